@@ -1,0 +1,270 @@
+//===- HummingOps.td - humming operations ------------------*- tablegen -*-===//
+
+#ifndef HUMMING_DIALECT_HUMMING_IR_HUMMINGOPS_TD
+#define HUMMING_DIALECT_HUMMING_IR_HUMMINGOPS_TD
+
+include "Humming/Dialect/Humming/IR/HummingDialect.td"
+include "Humming/Dialect/Humming/IR/HummingAttrs.td"
+include "Humming/Dialect/Humming/IR/HummingTypes.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/IR/CommonAttrConstraints.td"
+
+def Humming_TileConfigArrayAttr
+    : TypedArrayAttrBase<Humming_TileConfigAttr, "array of #humming.tile_config">;
+
+class Humming_In<string desc> : Arg<AnyMemRef, desc, [MemRead]>;
+class Humming_OptIn<string desc> : Arg<Optional<AnyMemRef>, desc, [MemRead]>;
+class Humming_Out<string desc> : Arg<AnyMemRef, desc, [MemWrite]>;
+
+// The optional weight-side operands, printed as `keyword(%v : type)`.
+defvar Humming_WeightSideFormat = [{
+  (`scales` `(` $scales^ `:` type($scales) `)`)?
+  (`zero_points` `(` $zero_points^ `:` type($zero_points) `)`)?
+  (`global_scale` `(` $global_scale^ `:` type($global_scale) `)`)?
+  (`bias` `(` $bias^ `:` type($bias) `)`)?
+}];
+
+//===----------------------------------------------------------------------===//
+// humming.gemm
+//===----------------------------------------------------------------------===//
+
+def Humming_GemmOp : Humming_Op<"gemm", [AttrSizedOperandSegments]> {
+  let summary = "Dense quantized matrix multiplication C = A * dequant(W)^T";
+  let description = [{
+    Multiplies activations `input` [M, K] by quantized weights described by
+    `weight_schema` and writes `output` [M, N] (f16 or bf16):
+
+      output[m, n] = sum_k input[m, k] * w(n, k) * scale(n, k)
+                     * global_scale (+ bias[n])
+
+    with w(n, k) the dequantized code (minus its zero point). 8- and 4-bit
+    activations carry `input_scale` as their schema says. M may be dynamic;
+    N and K are static. Weight-side operands have the padded sizes
+    N + pad_n, K + pad_k; without `layout` they are in the schema's source
+    format, with `layout` in the prepared execution layout (see
+    `#humming.layout`).
+
+    `tile_configs`, one per M range, are written by `humming-select-tiles`.
+    The verifier checks the whole support matrix, the shape and element type
+    of every operand, and, below a module with `humming.target`, what the
+    chip can run.
+
+    The kernels use `mma.sync` (PTX ISA 9.7.14), `wgmma.mma_async` (9.7.15)
+    or `tcgen05.mma` (9.7.16):
+    https://docs.nvidia.com/cuda/parallel-thread-execution/
+
+    ```mlir
+    humming.gemm %a, %w scales(%s : memref<4096x32xf16>) into %c
+        {weight_schema = #humming.weight_schema<type = ui4, scale = f16,
+                                                granularity = group<128>>,
+         input_schema = #humming.input_schema<type = f16>}
+        : memref<?x4096xf16>, memref<4096x512xi32> -> memref<?x4096xf16>
+    ```
+  }];
+  let arguments = (ins
+    Humming_In<"activations [M, K]">:$input,
+    Humming_In<"quantized weights">:$weight,
+    Humming_OptIn<"weight scales">:$scales,
+    Humming_OptIn<"zero points">:$zero_points,
+    Humming_OptIn<"global fp32 scale [1]">:$global_scale,
+    Humming_OptIn<"bias [N]">:$bias,
+    Humming_OptIn<"activation scales">:$input_scale,
+    Humming_Out<"output [M, N]">:$output,
+    Humming_WeightSchemaAttr:$weight_schema,
+    Humming_InputSchemaAttr:$input_schema,
+    OptionalAttr<Humming_ComputeAttr>:$compute,
+    OptionalAttr<Humming_LayoutAttr>:$layout,
+    OptionalAttr<Humming_TileConfigArrayAttr>:$tile_configs
+  );
+  let assemblyFormat = !strconcat("$input `,` $weight ", Humming_WeightSideFormat, [{
+    (`input_scale` `(` $input_scale^ `:` type($input_scale) `)`)?
+    `into` $output attr-dict `:` type($input) `,` type($weight) `->` type($output)
+  }]);
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// humming.moe_gemm
+//===----------------------------------------------------------------------===//
+
+def Humming_MoeGemmOp : Humming_Op<"moe_gemm", [AttrSizedOperandSegments]> {
+  let summary = "Mixture-of-experts quantized matrix multiplication";
+  let description = [{
+    Like `humming.gemm`, with E experts (`weight_schema.experts` > 0, every
+    weight-side operand has a leading E dimension) and tokens routed to
+    experts as `compute.gemm` says:
+
+    - `indexed` (vLLM `moe_align_block_size`): `sorted_ids` [P] i32 holds
+      token*top_k+k ids grouped per expert (padded with a sentinel >=
+      M*top_k), `expert_ids` [P/block_m] i32 the expert of each m-block,
+      `num_tokens_padded` [1] i32. Rows of `input` [M, K] are gathered as
+      id/top_k and `output` is [M*top_k, N].
+    - `grouped_contiguous`: rows of `input` [M, K] and `output` [M, N] are
+      sorted by expert; `expert_layout` [E+1] (i32 or i64) holds the offsets.
+    - `grouped_masked`: `input` is [E*max_tokens, K], `output`
+      [E*max_tokens, N] and `expert_layout` [E] i32 holds the token count of
+      each expert (DeepEP low-latency layout).
+
+    ```mlir
+    humming.moe_gemm %a, %w scales(%s : memref<8x1024x8xbf16>)
+        expert_layout(%offs : memref<9xi32>) into %c
+        {weight_schema = #humming.weight_schema<type = ui4, scale = bf16,
+             granularity = group<128>, experts = 8>,
+         input_schema = #humming.input_schema<type = bf16>,
+         compute = #humming.compute<gemm = grouped_contiguous>}
+        : memref<?x1024xbf16>, memref<8x1024x128xi32> -> memref<?x1024xbf16>
+    ```
+  }];
+  let arguments = (ins
+    Humming_In<"activations">:$input,
+    Humming_In<"quantized weights [E, ...]">:$weight,
+    Humming_OptIn<"weight scales">:$scales,
+    Humming_OptIn<"zero points">:$zero_points,
+    Humming_OptIn<"global fp32 scales [E]">:$global_scale,
+    Humming_OptIn<"bias [E, N]">:$bias,
+    Humming_OptIn<"activation scales">:$input_scale,
+    Humming_OptIn<"indexed: sorted token ids">:$sorted_ids,
+    Humming_OptIn<"indexed: expert of each m-block">:$expert_ids,
+    Humming_OptIn<"indexed: padded token count [1]">:$num_tokens_padded,
+    Humming_OptIn<"grouped: expert offsets [E+1] or counts [E]">:$expert_layout,
+    Humming_Out<"output">:$output,
+    Humming_WeightSchemaAttr:$weight_schema,
+    Humming_InputSchemaAttr:$input_schema,
+    Humming_ComputeAttr:$compute,
+    OptionalAttr<ConfinedAttr<I64Attr, [IntMinValue<1>]>>:$top_k,
+    OptionalAttr<Humming_LayoutAttr>:$layout,
+    OptionalAttr<Humming_TileConfigArrayAttr>:$tile_configs
+  );
+  let assemblyFormat = !strconcat("$input `,` $weight ", Humming_WeightSideFormat, [{
+    (`input_scale` `(` $input_scale^ `:` type($input_scale) `)`)?
+    (`sorted_ids` `(` $sorted_ids^ `:` type($sorted_ids) `)`)?
+    (`expert_ids` `(` $expert_ids^ `:` type($expert_ids) `)`)?
+    (`num_tokens_padded` `(` $num_tokens_padded^ `:` type($num_tokens_padded) `)`)?
+    (`expert_layout` `(` $expert_layout^ `:` type($expert_layout) `)`)?
+    `into` $output attr-dict `:` type($input) `,` type($weight) `->` type($output)
+  }]);
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// humming.quantize
+//===----------------------------------------------------------------------===//
+
+def Humming_QuantizeOp : Humming_Op<"quantize", [AttrSizedOperandSegments]> {
+  let summary = "Quantize fp weights or activations to a schema";
+  let description = [{
+    With a `#humming.weight_schema` (canonical format): rounds `source`
+    [E?, N, K] (f16, bf16 or f32, logical sizes) to nearest (absmax for
+    symmetric schemas, min-max with a zero point) into `dest`, the canonical
+    packed weight [E?, N+pad_n, (K+pad_k)*b/32] i32, writing the `scales`,
+    `zero_points` and `global_scale` the schema has (padding is zero).
+
+    With a `#humming.input_schema` (8- or 4-bit activations): quantizes
+    `source` [M, K] into `dest` [M, K] of the activation type and writes
+    `scales` (per token [M, 1], per group [M, K/g]); with `static` scaling,
+    `scales` [1] is read instead.
+
+    ```mlir
+    humming.quantize %x into %q scales(%s : memref<?x1xf32>)
+        {schema = #humming.input_schema<type = f8E4M3FN, scaling = token>}
+        : memref<?x4096xbf16> -> memref<?x4096xf8E4M3FN>
+    ```
+  }];
+  let arguments = (ins
+    Humming_In<"fp values">:$source,
+    Humming_OptIn<"scales">:$scales,
+    Humming_OptIn<"zero points">:$zero_points,
+    Humming_OptIn<"global scale">:$global_scale,
+    Humming_Out<"quantized values">:$dest,
+    AnyAttrOf<[Humming_WeightSchemaAttr, Humming_InputSchemaAttr]>:$schema
+  );
+  let assemblyFormat = [{
+    $source `into` $dest
+    (`scales` `(` $scales^ `:` type($scales) `)`)?
+    (`zero_points` `(` $zero_points^ `:` type($zero_points) `)`)?
+    (`global_scale` `(` $global_scale^ `:` type($global_scale) `)`)?
+    attr-dict `:` type($source) `->` type($dest)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// humming.dequantize
+//===----------------------------------------------------------------------===//
+
+def Humming_DequantizeOp : Humming_Op<"dequantize", [AttrSizedOperandSegments]> {
+  let summary = "Dequantize weights to f16, bf16 or f32";
+  let description = [{
+    The inverse of weight quantization: reads the weight-side operands in the
+    schema's source format (or the prepared `layout`) and writes `dest`
+    [E?, N, K] with the logical (unpadded) sizes `n` and `k` of the dest:
+
+      dest[e, n, k] = (w(e, n, k) - zp) * scale * global_scale
+
+    ```mlir
+    humming.dequantize %w scales(%s : memref<256x1xf16>) into %out
+        {weight_schema = #humming.weight_schema<type = ui8, scale = f16>}
+        : memref<256x128xi32> -> memref<256x512xf32>
+    ```
+  }];
+  let arguments = (ins
+    Humming_In<"quantized weights">:$weight,
+    Humming_OptIn<"scales">:$scales,
+    Humming_OptIn<"zero points">:$zero_points,
+    Humming_OptIn<"global scale">:$global_scale,
+    Humming_Out<"fp weights [E?, N, K]">:$dest,
+    Humming_WeightSchemaAttr:$weight_schema,
+    OptionalAttr<Humming_InputSchemaAttr>:$input_schema,
+    OptionalAttr<Humming_LayoutAttr>:$layout
+  );
+  let assemblyFormat = [{
+    $weight
+    (`scales` `(` $scales^ `:` type($scales) `)`)?
+    (`zero_points` `(` $zero_points^ `:` type($zero_points) `)`)?
+    (`global_scale` `(` $global_scale^ `:` type($global_scale) `)`)?
+    `into` $dest attr-dict `:` type($weight) `->` type($dest)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// humming.repack
+//===----------------------------------------------------------------------===//
+
+def Humming_RepackOp : Humming_Op<"repack"> {
+  let summary = "Rewrite one weight-side tensor into a prepared layout";
+  let description = [{
+    Rewrites `source` (one of the layer's weight-side tensors, named by
+    `operand`: `weight`, `scales`, `zero_points` or `bias`, in the schema's
+    source format) into `dest` in the execution layout `layout` for the
+    activations of `input_schema`. `n` and `k` are the layer's logical
+    sizes; both tensors have the padded sizes of the schema. The weight
+    becomes [E?, K/P, N*P*b/32] i32 in MMA-fragment order (P = 256/activation
+    bits), scales and float zero points [E?, K/g, N], integer zero points
+    [E?, K/g, N*zb/32].
+
+    ```mlir
+    humming.repack %w into %p {operand = weight, n = 4096, k = 4096,
+        weight_schema = #humming.weight_schema<type = ui4, scale = f16>,
+        input_schema = #humming.input_schema<type = f16>,
+        layout = #humming.layout<mma = wgmma, chip = "sm_90a">}
+        : memref<4096x512xi32> -> memref<256x8192xi32>
+    ```
+  }];
+  let arguments = (ins
+    Humming_In<"source tensor">:$source,
+    Humming_Out<"prepared tensor">:$dest,
+    Humming_WeightOperandAttr:$operand,
+    ConfinedAttr<I64Attr, [IntMinValue<1>]>:$n,
+    ConfinedAttr<I64Attr, [IntMinValue<1>]>:$k,
+    Humming_WeightSchemaAttr:$weight_schema,
+    Humming_InputSchemaAttr:$input_schema,
+    Humming_LayoutAttr:$layout
+  );
+  let assemblyFormat = [{
+    $source `into` $dest attr-dict `:` type($source) `->` type($dest)
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // HUMMING_DIALECT_HUMMING_IR_HUMMINGOPS_TD

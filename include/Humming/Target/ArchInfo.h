@@ -1,0 +1,91 @@
+//===- ArchInfo.h - Chips, known devices and what they can run --*- C++ -*-===//
+//
+// The capability table of NVIDIA chips (sm_75 ... sm_121a), the facts of known
+// devices that the tile heuristics use, and the target-dependent part of the
+// support matrix. No MLIR dependency: the runtime and unit tests use it too.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef HUMMING_TARGET_ARCHINFO_H
+#define HUMMING_TARGET_ARCHINFO_H
+
+#include "Humming/Quant/Schema.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace humming {
+
+/// A compilation target such as sm_90a: compute capability 9.0 with the
+/// arch-specific ('a') or family ('f') feature set.
+struct Chip {
+  unsigned sm = 0; ///< 75, 80, 86, 87, 88, 89, 90, 100, 103, 110, 120, 121
+  char suffix = 0; ///< 0, 'a' or 'f'
+
+  /// Parses "sm_90a"; nullopt for chips ptxas/LLVM do not know.
+  static std::optional<Chip> parse(std::string_view name);
+  std::string str() const;
+  unsigned major() const { return sm / 10; }
+  /// Lowest PTX ISA version (x10, e.g. 78 = 7.8) that can target this chip.
+  unsigned minPtxVersion() const;
+  /// Whether tensor-core family `k` exists on this chip.
+  bool supportsMma(MmaKind k) const;
+  /// TMA, mbarrier transaction counts, clusters (sm_90+).
+  bool hasTma() const { return sm >= 90; }
+  /// cp.async (sm_80+).
+  bool hasCpAsync() const { return sm >= 80; }
+  /// Largest dynamic shared memory per block, in bytes.
+  int64_t maxSharedMemoryPerBlock() const;
+
+  friend bool operator==(const Chip &a, const Chip &b) {
+    return a.sm == b.sm && a.suffix == b.suffix;
+  }
+};
+
+/// Highest PTX ISA version the toolchain (LLVM 22, ptxas 13) emits.
+constexpr unsigned kMaxPtxVersion = 90;
+
+/// The list of every chip name Chip::parse accepts, for diagnostics.
+std::string knownChipNames();
+
+/// Facts about a device that the heuristics use. Throughputs are dense
+/// tensor-core TFLOP/s (TOP/s for integers) with fp32 accumulation, from the
+/// vendors' datasheets; 0 means "not supported".
+struct DeviceInfo {
+  std::string name;  ///< "H200"
+  std::string chip;  ///< "sm_90a"
+  int64_t smCount = 0;
+  double memoryBandwidthGBs = 0; ///< GB/s
+  int64_t smemPerSmKB = 0;       ///< shared memory per SM usable by one block, KiB
+  int64_t l2MB = 0;              ///< L2 size, MiB
+  double tflopsF16 = 0, tflopsBF16 = 0, tflopsFP8 = 0, tflopsINT8 = 0,
+         tflopsINT4 = 0, tflopsFP4 = 0;
+
+  /// Tensor throughput for activations of type `t` (0: unsupported).
+  double tflopsFor(const ScalarType &t) const;
+};
+
+/// Every known device.
+const std::vector<DeviceInfo> &knownDevices();
+/// Case-insensitive lookup ("h200", "RTX 5090", "rtx5090").
+const DeviceInfo *lookupDevice(std::string_view name);
+std::string knownDeviceNames();
+
+/// Minimum compute capability for activations of type `t` (fp16/int8: 75;
+/// bf16/int4: 80; fp8: 89; fp4: 120).
+unsigned minSmForActivation(const ScalarType &t);
+
+/// Target-dependent rules: activation type vs SM, each tile config's MMA
+/// family and TMA/warp-specialisation/multicast features vs the chip, a
+/// prepared layout vs the chip and the tiles.
+Diag verifyOnChip(const Chip &chip, const InputSchema &in,
+                  const std::vector<TileConfig> &tiles,
+                  std::optional<MmaKind> layoutMma,
+                  std::optional<Chip> layoutChip);
+
+} // namespace humming
+
+#endif // HUMMING_TARGET_ARCHINFO_H

@@ -1,0 +1,585 @@
+//===- HummingOps.cpp - humming operations --------------------------------===//
+//
+// Operation verifiers. The rules themselves live in Humming/Quant/Schema.h and
+// Humming/Target/ArchInfo.h; this file gathers each op's operands, asks for
+// the expected shapes and element types, and reports mismatches against the
+// operand by name.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Humming/Dialect/Humming/IR/HummingOps.h"
+
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/SmallString.h"
+
+using namespace mlir;
+using namespace mlir::humming;
+namespace hq = ::humming;
+
+#define GET_OP_CLASSES
+#include "Humming/Dialect/Humming/IR/HummingOps.cpp.inc"
+
+namespace {
+
+/// A memref's shape with -1 for dynamic sizes (the host convention).
+std::vector<int64_t> hostShape(MemRefType t) {
+  std::vector<int64_t> s;
+  for (int64_t d : t.getShape())
+    s.push_back(ShapedType::isDynamic(d) ? -1 : d);
+  return s;
+}
+
+/// Whether `t` is the host scalar type `s` (signless integers are signed).
+bool isScalar(Type t, const hq::ScalarType &s) {
+  std::optional<hq::ScalarType> st = toScalarType(t);
+  return st && *st == s;
+}
+
+bool isI32(Type t) { return t.isSignlessInteger(32); }
+
+/// Checks operand `name` against an expected shape and element type.
+/// `elemOk` decides the element type; `elemWhat` describes it.
+LogicalResult checkOperand(Operation *op, StringRef name, Value v,
+                           const hq::ShapeOrDiag &expected,
+                           function_ref<bool(Type)> elemOk,
+                           const std::string &elemWhat) {
+  if (expected.error)
+    return op->emitOpError() << "operand '" << name << "': " << *expected.error;
+  auto type = cast<MemRefType>(v.getType());
+  std::vector<int64_t> actual = hostShape(type);
+  if (actual != expected.shape)
+    return op->emitOpError() << "expected '" << name << "' of shape "
+                             << hq::formatShape(expected.shape) << ", got "
+                             << type;
+  if (!elemOk(type.getElementType()))
+    return op->emitOpError() << "expected '" << name << "' element type "
+                             << elemWhat << ", got "
+                             << type.getElementType();
+  return success();
+}
+
+/// Presence of an optional operand must match what the schema implies.
+LogicalResult checkPresence(Operation *op, StringRef name, Value v,
+                            bool required, StringRef why) {
+  if (required && !v)
+    return op->emitOpError() << "expected a '" << name << "' operand (" << why
+                             << ")";
+  if (!required && v)
+    return op->emitOpError() << "unexpected '" << name << "' operand (" << why
+                             << ")";
+  return success();
+}
+
+/// Why the schema does or does not imply each weight-side operand.
+std::string scaleReason(const hq::WeightSchema &w) {
+  return std::string("the schema has ") + hq::toString(w.granularity) +
+         " scales";
+}
+std::string zeroPointReason(const hq::WeightSchema &w) {
+  return std::string("the schema has zero_point = ") +
+         hq::toString(w.zeroPoint);
+}
+std::string globalReason(const hq::WeightSchema &w) {
+  return w.hasGlobalScale() ? std::string("the schema has a global scale")
+                            : std::string("the schema has no global scale");
+}
+std::string biasReason(const hq::WeightSchema &w) {
+  return std::string("the schema has bias = ") + (w.bias ? "true" : "false");
+}
+
+/// Element type of a weight-side operand: packed codes in i32, scales in the
+/// schema's scale type, int zero points packed in i32, float zero points and
+/// bias in the output type, global scales in f32.
+struct ElemRule {
+  std::function<bool(Type)> ok;
+  std::string what;
+};
+ElemRule weightSideElem(hq::WeightOperand which, const hq::WeightSchema &w,
+                        Type outputElem) {
+  switch (which) {
+  case hq::WeightOperand::Weight:
+    return {isI32, "i32 (packed codes)"};
+  case hq::WeightOperand::Scales:
+    return {[s = w.scaleType](Type t) { return isScalar(t, s); },
+            w.scaleType.str() + " (the schema's scale type)"};
+  case hq::WeightOperand::ZeroPoints:
+    if (w.zeroPoint == hq::ZeroPointKind::Int)
+      return {isI32, "i32 (packed codes)"};
+    if (outputElem)
+      return {[outputElem](Type t) { return t == outputElem; },
+              "equal to the output type"};
+    return {[](Type t) { return t.isF16() || t.isBF16(); }, "f16 or bf16"};
+  case hq::WeightOperand::GlobalScale:
+    return {[](Type t) { return t.isF32(); }, "f32"};
+  case hq::WeightOperand::Bias:
+    if (outputElem)
+      return {[outputElem](Type t) { return t == outputElem; },
+              "equal to the output type"};
+    return {[](Type t) { return t.isF16() || t.isBF16(); }, "f16 or bf16"};
+  }
+  return {[](Type) { return false; }, "?"};
+}
+
+/// Checks the scales/zero_points/global_scale operands (and bias when
+/// `withBias`) of a layer with padded sizes n x k.
+LogicalResult checkWeightSide(Operation *op, const hq::WeightSchema &w,
+                              const hq::InputSchema &in, int64_t n, int64_t k,
+                              bool prepared, Value scales, Value zeroPoints,
+                              Value globalScale, Value bias, bool withBias,
+                              Type outputElem) {
+  struct Item {
+    hq::WeightOperand which;
+    StringRef name;
+    Value v;
+    bool required;
+    std::string why;
+  };
+  SmallVector<Item> items = {
+      {hq::WeightOperand::Scales, "scales", scales, w.hasScaleTensor(),
+       scaleReason(w)},
+      {hq::WeightOperand::ZeroPoints, "zero_points", zeroPoints,
+       w.zeroPoint != hq::ZeroPointKind::None, zeroPointReason(w)},
+      {hq::WeightOperand::GlobalScale, "global_scale", globalScale,
+       w.hasGlobalScale(), globalReason(w)},
+  };
+  if (withBias)
+    items.push_back(
+        {hq::WeightOperand::Bias, "bias", bias, w.bias, biasReason(w)});
+  for (const Item &item : items) {
+    if (failed(checkPresence(op, item.name, item.v, item.required, item.why)))
+      return failure();
+    if (!item.v)
+      continue;
+    ElemRule rule = weightSideElem(item.which, w, outputElem);
+    if (failed(checkOperand(op, item.name, item.v,
+                            hq::expectedShape(item.which, w, in, n, k, prepared),
+                            rule.ok, rule.what)))
+      return failure();
+  }
+  return success();
+}
+
+std::vector<hq::TileConfig> hostTiles(ArrayAttr tiles) {
+  std::vector<hq::TileConfig> out;
+  if (tiles)
+    for (Attribute a : tiles)
+      out.push_back(cast<TileConfigAttr>(a).toHost());
+  return out;
+}
+
+/// Checks the prepared layout and the tile configurations against each other
+/// and, under a module with humming.target, against the chip.
+LogicalResult checkTargetAndTiles(Operation *op, const hq::WeightSchema &w,
+                                  const hq::InputSchema &in,
+                                  const hq::ComputeOptions &c, int64_t n,
+                                  int64_t k, LayoutAttr layout,
+                                  ArrayAttr tileAttrs) {
+  std::vector<hq::TileConfig> tiles = hostTiles(tileAttrs);
+  if (tileAttrs && tiles.empty())
+    return op->emitOpError("expected at least one tile configuration");
+  if (hq::Diag d = hq::verifyTileRanges(tiles))
+    return op->emitOpError() << *d;
+  for (size_t i = 0; i < tiles.size(); ++i)
+    if (hq::Diag d = hq::verifyTileForProblem(tiles[i], w, in, c, n, k))
+      return op->emitOpError() << "tile_configs[" << i << "]: " << *d;
+
+  std::optional<hq::MmaKind> layoutMma;
+  std::optional<hq::Chip> layoutChip;
+  if (layout) {
+    layoutMma = layout.getMma();
+    layoutChip = layout.getHostChip();
+  }
+  if (TargetAttr target = lookupTarget(op)) {
+    if (hq::Diag d = hq::verifyOnChip(target.getHostChip(), in, tiles,
+                                      layoutMma, layoutChip))
+      return op->emitOpError() << *d;
+    return success();
+  }
+  // Without a target the layout still fixes the MMA family of the tiles.
+  if (layoutChip)
+    if (hq::Diag d =
+            hq::verifyOnChip(*layoutChip, in, tiles, layoutMma, std::nullopt))
+      return op->emitOpError() << *d;
+  return success();
+}
+
+/// The operands and attributes shared by humming.gemm and humming.moe_gemm.
+struct LayerView {
+  Value input, weight, scales, zeroPoints, globalScale, bias, inputScale,
+      output;
+  WeightSchemaAttr weightSchema;
+  InputSchemaAttr inputSchema;
+  ComputeAttr compute;
+  LayoutAttr layout;
+  ArrayAttr tileConfigs;
+};
+
+/// Everything but the routing: returns the logical N and K in `nOut`, `kOut`.
+LogicalResult verifyLayer(Operation *op, const LayerView &l, int64_t &nOut,
+                          int64_t &kOut) {
+  hq::WeightSchema w = l.weightSchema.toHost();
+  hq::InputSchema in = l.inputSchema.toHost();
+  hq::ComputeOptions c =
+      l.compute ? l.compute.toHost() : hq::ComputeOptions{};
+
+  auto inputType = cast<MemRefType>(l.input.getType());
+  auto outputType = cast<MemRefType>(l.output.getType());
+  if (inputType.getRank() != 2)
+    return op->emitOpError() << "expected 'input' to be a rank-2 memref "
+                                "[M, K], got "
+                             << inputType;
+  if (outputType.getRank() != 2)
+    return op->emitOpError() << "expected 'output' to be a rank-2 memref "
+                                "[M, N], got "
+                             << outputType;
+  if (inputType.isDynamicDim(1))
+    return op->emitOpError() << "expected a static K in 'input', got "
+                             << inputType;
+  if (outputType.isDynamicDim(1))
+    return op->emitOpError() << "expected a static N in 'output', got "
+                             << outputType;
+  if (!isScalar(inputType.getElementType(), in.type))
+    return op->emitOpError()
+           << "expected 'input' element type " << l.inputSchema.getType()
+           << " (the input schema's type), got "
+           << inputType.getElementType();
+  Type outputElem = outputType.getElementType();
+  std::optional<hq::ScalarType> outScalar = toScalarType(outputElem);
+  if (!outScalar)
+    return op->emitOpError() << "expected output type f16 or bf16, got "
+                             << outputElem;
+
+  if (hq::Diag d = hq::verifyCompatibility(w, in, c, outScalar))
+    return op->emitOpError() << *d;
+
+  int64_t kLogical = inputType.getDimSize(1);
+  int64_t nLogical = outputType.getDimSize(1);
+  int64_t n = nLogical + w.padN, k = kLogical + w.padK;
+  if (hq::Diag d = hq::verifyPadding(w, in, n, k))
+    return op->emitOpError() << *d;
+
+  bool prepared = static_cast<bool>(l.layout);
+  if (prepared && w.format != hq::SourceFormat::Canonical)
+    return op->emitOpError() << "expected format = canonical with a prepared "
+                                "layout, got "
+                             << hq::toString(w.format);
+  if (failed(checkOperand(
+          op, "weight", l.weight,
+          hq::expectedShape(hq::WeightOperand::Weight, w, in, n, k, prepared),
+          isI32, "i32 (packed codes)")))
+    return failure();
+  if (failed(checkWeightSide(op, w, in, n, k, prepared, l.scales,
+                             l.zeroPoints, l.globalScale, l.bias,
+                             /*withBias=*/true, outputElem)))
+    return failure();
+
+  bool needsInputScale = in.scaling != hq::ActScaling::None;
+  if (failed(checkPresence(
+          op, "input_scale", l.inputScale, needsInputScale,
+          std::string("the input schema has scaling = ") +
+              hq::toString(in.scaling))))
+    return failure();
+  if (l.inputScale &&
+      failed(checkOperand(op, "input_scale", l.inputScale,
+                          hq::expectedInputScaleShape(
+                              in, hostShape(inputType)[0], kLogical),
+                          [](Type t) { return t.isF32(); }, "f32")))
+    return failure();
+
+  if (failed(checkTargetAndTiles(op, w, in, c, n, k, l.layout,
+                                 l.tileConfigs)))
+    return failure();
+  nOut = nLogical;
+  kOut = kLogical;
+  return success();
+}
+
+/// Rows of 'output' must be `expected` (-1: dynamic).
+LogicalResult checkOutputRows(Operation *op, Value output, int64_t expected,
+                              StringRef why) {
+  auto t = cast<MemRefType>(output.getType());
+  int64_t actual = hostShape(t)[0];
+  if (actual != expected) {
+    auto diag = op->emitOpError() << "expected 'output' to have ";
+    if (expected < 0)
+      diag << "a dynamic number of rows";
+    else
+      diag << expected << " rows";
+    return diag << " (" << why << "), got " << t;
+  }
+  return success();
+}
+
+LogicalResult checkIndexVector(Operation *op, StringRef name, Value v,
+                               std::optional<int64_t> size, bool allowI64) {
+  auto t = cast<MemRefType>(v.getType());
+  Type e = t.getElementType();
+  bool elemOk = isI32(e) || (allowI64 && e.isSignlessInteger(64));
+  if (t.getRank() != 1 || !elemOk ||
+      (size && (t.isDynamicDim(0) || t.getDimSize(0) != *size))) {
+    auto diag = op->emitOpError() << "expected '" << name << "' to be ";
+    if (size)
+      diag << "memref<" << *size << "x" << (allowI64 ? "i32 or i64" : "i32")
+           << ">";
+    else
+      diag << "a 1-D memref of i32";
+    return diag << ", got " << t;
+  }
+  return success();
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// humming.gemm
+//===----------------------------------------------------------------------===//
+
+LogicalResult GemmOp::verify() {
+  ComputeAttr compute = getComputeAttr();
+  if (compute && compute.getGemm() != hq::GemmType::Dense)
+    return emitOpError() << "expected gemm = dense in humming.gemm (use "
+                            "humming.moe_gemm for MoE), got "
+                         << hq::toString(compute.getGemm());
+  if (getWeightSchema().getExperts() != 0)
+    return emitOpError() << "expected experts = 0 in humming.gemm (use "
+                            "humming.moe_gemm for MoE), got "
+                         << getWeightSchema().getExperts();
+  LayerView l{getInput(),       getWeight(),         getScales(),
+              getZeroPoints(),  getGlobalScale(),    getBias(),
+              getInputScale(),  getOutput(),         getWeightSchema(),
+              getInputSchema(), compute,             getLayoutAttr(),
+              getTileConfigsAttr()};
+  int64_t n = 0, k = 0;
+  if (failed(verifyLayer(*this, l, n, k)))
+    return failure();
+  auto inputType = cast<MemRefType>(getInput().getType());
+  return checkOutputRows(*this, getOutput(), hostShape(inputType)[0],
+                         "one per input row");
+}
+
+//===----------------------------------------------------------------------===//
+// humming.moe_gemm
+//===----------------------------------------------------------------------===//
+
+LogicalResult MoeGemmOp::verify() {
+  hq::GemmType gemm = getCompute().getGemm();
+  int64_t experts = getWeightSchema().getExperts();
+  if (gemm == hq::GemmType::Dense)
+    return emitOpError() << "expected gemm = indexed, grouped_contiguous or "
+                            "grouped_masked in humming.moe_gemm, got dense";
+  if (experts < 1)
+    return emitOpError() << "expected experts >= 1 in the weight schema of "
+                            "humming.moe_gemm, got "
+                         << experts;
+
+  // Routing operands first: they decide how rows are interpreted.
+  bool indexed = gemm == hq::GemmType::Indexed;
+  std::string why = std::string("gemm = ") + hq::toString(gemm);
+  if (failed(checkPresence(*this, "sorted_ids", getSortedIds(), indexed,
+                           why)) ||
+      failed(checkPresence(*this, "expert_ids", getExpertIds(), indexed,
+                           why)) ||
+      failed(checkPresence(*this, "num_tokens_padded", getNumTokensPadded(),
+                           indexed, why)) ||
+      failed(checkPresence(*this, "expert_layout", getExpertLayout(),
+                           !indexed, why)))
+    return failure();
+  if (indexed && !getTopK())
+    return emitOpError("expected a 'top_k' attribute with gemm = indexed");
+  if (!indexed && getTopK())
+    return emitOpError() << "unexpected 'top_k' attribute with " << why
+                         << " (rows are already per expert)";
+  if (indexed) {
+    if (failed(checkIndexVector(*this, "sorted_ids", getSortedIds(),
+                                std::nullopt, false)) ||
+        failed(checkIndexVector(*this, "expert_ids", getExpertIds(),
+                                std::nullopt, false)) ||
+        failed(checkIndexVector(*this, "num_tokens_padded",
+                                getNumTokensPadded(), 1, false)))
+      return failure();
+  } else if (gemm == hq::GemmType::GroupedContiguous) {
+    if (failed(checkIndexVector(*this, "expert_layout", getExpertLayout(),
+                                experts + 1, true)))
+      return failure();
+  } else {
+    if (failed(checkIndexVector(*this, "expert_layout", getExpertLayout(),
+                                experts, false)))
+      return failure();
+  }
+
+  LayerView l{getInput(),       getWeight(),      getScales(),
+              getZeroPoints(),  getGlobalScale(), getBias(),
+              getInputScale(),  getOutput(),      getWeightSchema(),
+              getInputSchema(), getCompute(),     getLayoutAttr(),
+              getTileConfigsAttr()};
+  int64_t n = 0, k = 0;
+  if (failed(verifyLayer(*this, l, n, k)))
+    return failure();
+
+  int64_t m = hostShape(cast<MemRefType>(getInput().getType()))[0];
+  if (indexed) {
+    int64_t topK = *getTopK();
+    return checkOutputRows(*this, getOutput(), m < 0 ? -1 : m * topK,
+                           "M * top_k");
+  }
+  if (gemm == hq::GemmType::GroupedMasked && m >= 0 && m % experts != 0)
+    return emitOpError() << "expected the rows of 'input' to be E * "
+                            "max_tokens with E = "
+                         << experts << ", got " << m;
+  return checkOutputRows(*this, getOutput(), m, "one per input row");
+}
+
+//===----------------------------------------------------------------------===//
+// humming.quantize
+//===----------------------------------------------------------------------===//
+
+static bool isFpSource(Type t) { return t.isF16() || t.isBF16() || t.isF32(); }
+
+LogicalResult QuantizeOp::verify() {
+  auto srcType = cast<MemRefType>(getSource().getType());
+  if (!isFpSource(srcType.getElementType()))
+    return emitOpError() << "expected 'source' element type f16, bf16 or "
+                            "f32, got "
+                         << srcType.getElementType();
+
+  if (auto in = dyn_cast<InputSchemaAttr>(getSchema())) {
+    hq::InputSchema schema = in.toHost();
+    if (schema.scaling == hq::ActScaling::None)
+      return emitOpError() << "expected an 8- or 4-bit activation schema, got "
+                           << in.getType()
+                           << " (16-bit activations are used as they are)";
+    if (srcType.getRank() != 2 || srcType.isDynamicDim(1))
+      return emitOpError() << "expected 'source' to be a rank-2 memref "
+                              "[M, K] with a static K, got "
+                           << srcType;
+    std::vector<int64_t> shape = hostShape(srcType);
+    hq::ShapeOrDiag destShape{shape, std::nullopt};
+    if (failed(checkOperand(
+            *this, "dest", getDest(), destShape,
+            [&](Type t) { return isScalar(t, schema.type); },
+            schema.type.str() + " (the input schema's type)")))
+      return failure();
+    if (failed(checkPresence(*this, "scales", getScales(), true,
+                             "activations are scaled")) ||
+        failed(checkPresence(*this, "zero_points", getZeroPoints(), false,
+                             "activations have no zero point")) ||
+        failed(checkPresence(*this, "global_scale", getGlobalScale(), false,
+                             "activations have no global scale")))
+      return failure();
+    return checkOperand(*this, "scales", getScales(),
+                        hq::expectedInputScaleShape(schema, shape[0],
+                                                    shape[1]),
+                        [](Type t) { return t.isF32(); }, "f32");
+  }
+
+  auto ws = cast<WeightSchemaAttr>(getSchema());
+  hq::WeightSchema w = ws.toHost();
+  if (w.format != hq::SourceFormat::Canonical)
+    return emitOpError() << "expected format = canonical for quantized "
+                            "weights, got "
+                         << hq::toString(w.format);
+  int64_t rank = w.experts > 0 ? 3 : 2;
+  if (srcType.getRank() != rank || !srcType.hasStaticShape())
+    return emitOpError() << "expected 'source' to be a static rank-" << rank
+                         << " memref " << (rank == 3 ? "[E, N, K]" : "[N, K]")
+                         << ", got " << srcType;
+  if (rank == 3 && srcType.getDimSize(0) != w.experts)
+    return emitOpError() << "expected " << w.experts
+                         << " experts in 'source', got " << srcType;
+  int64_t n = srcType.getDimSize(rank - 2) + w.padN;
+  int64_t k = srcType.getDimSize(rank - 1) + w.padK;
+  hq::InputSchema unused;
+  if (failed(checkOperand(
+          *this, "dest", getDest(),
+          hq::expectedShape(hq::WeightOperand::Weight, w, unused, n, k, false),
+          isI32, "i32 (packed codes)")))
+    return failure();
+  return checkWeightSide(*this, w, unused, n, k, false, getScales(),
+                         getZeroPoints(), getGlobalScale(), Value(),
+                         /*withBias=*/false, Type());
+}
+
+//===----------------------------------------------------------------------===//
+// humming.dequantize
+//===----------------------------------------------------------------------===//
+
+LogicalResult DequantizeOp::verify() {
+  hq::WeightSchema w = getWeightSchema().toHost();
+  auto destType = cast<MemRefType>(getDest().getType());
+  int64_t rank = w.experts > 0 ? 3 : 2;
+  if (destType.getRank() != rank || !destType.hasStaticShape() ||
+      !isFpSource(destType.getElementType()))
+    return emitOpError() << "expected 'dest' to be a static rank-" << rank
+                         << " memref " << (rank == 3 ? "[E, N, K]" : "[N, K]")
+                         << " of f16, bf16 or f32, got " << destType;
+  if (rank == 3 && destType.getDimSize(0) != w.experts)
+    return emitOpError() << "expected " << w.experts
+                         << " experts in 'dest', got " << destType;
+  bool prepared = static_cast<bool>(getLayoutAttr());
+  if (prepared && !getInputSchemaAttr())
+    return emitOpError("expected an 'input_schema' with a prepared layout "
+                       "(the activation width fixes the packing)");
+  if (prepared && w.format != hq::SourceFormat::Canonical)
+    return emitOpError() << "expected format = canonical with a prepared "
+                            "layout, got "
+                         << hq::toString(w.format);
+  hq::InputSchema in;
+  if (InputSchemaAttr inAttr = getInputSchemaAttr()) {
+    in = inAttr.toHost();
+    if (hq::Diag d = hq::verifyCompatibility(w, in, {}, std::nullopt))
+      return emitOpError() << *d;
+  }
+  int64_t n = destType.getDimSize(rank - 2) + w.padN;
+  int64_t k = destType.getDimSize(rank - 1) + w.padK;
+  if (failed(checkOperand(
+          *this, "weight", getWeight(),
+          hq::expectedShape(hq::WeightOperand::Weight, w, in, n, k, prepared),
+          isI32, "i32 (packed codes)")))
+    return failure();
+  return checkWeightSide(*this, w, in, n, k, prepared, getScales(),
+                         getZeroPoints(), getGlobalScale(), Value(),
+                         /*withBias=*/false, Type());
+}
+
+//===----------------------------------------------------------------------===//
+// humming.repack
+//===----------------------------------------------------------------------===//
+
+LogicalResult RepackOp::verify() {
+  hq::WeightSchema w = getWeightSchema().toHost();
+  hq::InputSchema in = getInputSchema().toHost();
+  hq::WeightOperand which = getOperand().getValue();
+  if (which == hq::WeightOperand::GlobalScale)
+    return emitOpError("expected operand weight, scales, zero_points or bias "
+                       "(a global scale is not repacked), got global_scale");
+  if (hq::Diag d = hq::verifyCompatibility(w, in, {}, std::nullopt))
+    return emitOpError() << *d;
+  int64_t n = getN() + w.padN, k = getK() + w.padK;
+  if (hq::Diag d = hq::verifyPadding(w, in, n, k))
+    return emitOpError() << *d;
+  if (hq::Diag d = hq::verifyOnChip(getLayout().getHostChip(), in, {},
+                                    std::nullopt, std::nullopt))
+    return emitOpError() << *d;
+  if (TargetAttr target = lookupTarget(*this))
+    if (!(target.getHostChip() == getLayout().getHostChip()))
+      return emitOpError() << "expected a layout for the target "
+                           << target.getChip() << ", got one for "
+                           << getLayout().getChip();
+
+  // Bias and float zero points are in the model's fp type; accept f16/bf16.
+  ElemRule rule = weightSideElem(which, w, Type());
+  const char *name = hq::toString(which);
+  if (failed(checkOperand(*this, (Twine("source ") + name).str(), getSource(),
+                          hq::expectedShape(which, w, in, n, k, false),
+                          rule.ok, rule.what)) ||
+      failed(checkOperand(*this, (Twine("dest ") + name).str(), getDest(),
+                          hq::expectedShape(which, w, in, n, k, true), rule.ok,
+                          rule.what)))
+    return failure();
+  auto srcElem = cast<MemRefType>(getSource().getType()).getElementType();
+  auto dstElem = cast<MemRefType>(getDest().getType()).getElementType();
+  if (srcElem != dstElem)
+    return emitOpError() << "expected 'dest' element type " << srcElem
+                         << " (as 'source'), got " << dstElem;
+  return success();
+}

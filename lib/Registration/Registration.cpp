@@ -1,0 +1,31 @@
+//===- Registration.cpp - Register humming with an MLIR context -----------===//
+
+#include "Humming/Registration.h"
+#include "Humming/Dialect/Humming/IR/HummingDialect.h"
+#include "Humming/Dialect/Humming/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/DialectRegistry.h"
+
+void mlir::humming::registerHummingDialects(DialectRegistry &registry) {
+  registry.insert<HummingDialect, arith::ArithDialect, func::FuncDialect,
+                  gpu::GPUDialect, LLVM::LLVMDialect, memref::MemRefDialect,
+                  nvgpu::NVGPUDialect, NVVM::NVVMDialect, scf::SCFDialect,
+                  vector::VectorDialect>();
+}
+
+void mlir::humming::registerHummingPasses() {
+  static bool registered = [] {
+    registerHummingTransformsPasses();
+    return true;
+  }();
+  (void)registered;
+}

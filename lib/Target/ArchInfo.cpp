@@ -1,0 +1,249 @@
+//===- ArchInfo.cpp - Chips, known devices and what they can run ----------===//
+
+#include "Humming/Target/ArchInfo.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+#include <sstream>
+
+namespace humming {
+
+namespace {
+struct ChipRow {
+  unsigned sm;
+  const char *suffixes; ///< accepted suffixes besides none, e.g. "af"
+  unsigned minPtx;      ///< plain chip
+  unsigned minPtxA;     ///< 'a' variant
+  unsigned minPtxF;     ///< 'f' variant
+  int64_t maxSmemPerBlock;
+};
+
+// PTX ISA minimums follow LLVM 22's NVPTX subtarget table; shared memory per
+// block is the opt-in maximum of each compute capability.
+constexpr ChipRow kChips[] = {
+    {75, "", 63, 0, 0, 64 * 1024},
+    {80, "", 70, 0, 0, 163 * 1024},
+    {86, "", 71, 0, 0, 99 * 1024},
+    {87, "", 74, 0, 0, 163 * 1024},
+    {88, "", 90, 0, 0, 99 * 1024},
+    {89, "", 78, 0, 0, 99 * 1024},
+    {90, "a", 78, 80, 0, 227 * 1024},
+    {100, "af", 86, 86, 88, 227 * 1024},
+    {103, "af", 88, 88, 88, 227 * 1024},
+    {110, "af", 90, 90, 90, 227 * 1024},
+    {120, "af", 87, 87, 88, 99 * 1024},
+    {121, "af", 88, 88, 88, 99 * 1024},
+};
+
+const ChipRow *findChip(unsigned sm) {
+  for (const ChipRow &row : kChips)
+    if (row.sm == sm)
+      return &row;
+  return nullptr;
+}
+
+std::string lower(std::string_view s) {
+  std::string out;
+  for (char c : s)
+    if (!std::isspace(static_cast<unsigned char>(c)) && c != '-' && c != '_')
+      out.push_back(char(std::tolower(static_cast<unsigned char>(c))));
+  return out;
+}
+} // namespace
+
+std::optional<Chip> Chip::parse(std::string_view name) {
+  if (name.substr(0, 3) != "sm_")
+    return std::nullopt;
+  std::string_view rest = name.substr(3);
+  unsigned sm = 0;
+  size_t i = 0;
+  while (i < rest.size() && std::isdigit(static_cast<unsigned char>(rest[i])) &&
+         i < 3)
+    sm = sm * 10 + unsigned(rest[i++] - '0');
+  if (i == 0)
+    return std::nullopt;
+  const ChipRow *row = findChip(sm);
+  if (!row)
+    return std::nullopt;
+  Chip chip;
+  chip.sm = sm;
+  if (i == rest.size())
+    return chip;
+  if (i + 1 != rest.size())
+    return std::nullopt;
+  char s = rest[i];
+  if (!std::strchr(row->suffixes, s))
+    return std::nullopt;
+  chip.suffix = s;
+  return chip;
+}
+
+std::string Chip::str() const {
+  std::string s = "sm_" + std::to_string(sm);
+  if (suffix)
+    s.push_back(suffix);
+  return s;
+}
+
+unsigned Chip::minPtxVersion() const {
+  const ChipRow *row = findChip(sm);
+  if (!row)
+    return 0;
+  if (suffix == 'a')
+    return row->minPtxA;
+  if (suffix == 'f')
+    return row->minPtxF;
+  return row->minPtx;
+}
+
+bool Chip::supportsMma(MmaKind k) const {
+  switch (k) {
+  case MmaKind::MmaSync:
+    return sm >= 75;
+  case MmaKind::Wgmma:
+    return sm == 90 && suffix == 'a';
+  case MmaKind::Tcgen05:
+    return (sm == 100 || sm == 103 || sm == 110) && suffix != 0;
+  case MmaKind::BlockScaled:
+    return (sm == 120 || sm == 121) && suffix != 0;
+  }
+  return false;
+}
+
+int64_t Chip::maxSharedMemoryPerBlock() const {
+  const ChipRow *row = findChip(sm);
+  return row ? row->maxSmemPerBlock : 0;
+}
+
+std::string knownChipNames() {
+  std::string out;
+  for (const ChipRow &row : kChips) {
+    std::string base = "sm_" + std::to_string(row.sm);
+    out += (out.empty() ? "" : ", ") + base;
+    for (const char *s = row.suffixes; *s; ++s)
+      out += ", " + base + *s;
+  }
+  return out;
+}
+
+double DeviceInfo::tflopsFor(const ScalarType &t) const {
+  if (t == ScalarType::f16())
+    return tflopsF16;
+  if (t == ScalarType::bf16())
+    return tflopsBF16;
+  if (t == ScalarType::e4m3() || t == ScalarType::e5m2())
+    return tflopsFP8;
+  if (t == ScalarType::sint(8))
+    return tflopsINT8;
+  if (t == ScalarType::sint(4))
+    return tflopsINT4;
+  if (t == ScalarType::e2m1())
+    return tflopsFP4;
+  return 0;
+}
+
+const std::vector<DeviceInfo> &knownDevices() {
+  // Dense tensor-core throughput with fp32 accumulation (datasheets; the
+  // GeForce parts run fp16/fp8 with fp32 accumulation at half rate).
+  // name, chip, SMs, GB/s, smem KiB/block, L2 MiB, f16, bf16, fp8, int8,
+  // int4, fp4.
+  static const std::vector<DeviceInfo> devices = {
+      {"T4", "sm_75", 40, 320, 64, 4, 65, 0, 0, 130, 260, 0},
+      {"A100", "sm_80", 108, 2039, 163, 40, 312, 312, 0, 624, 1248, 0},
+      {"A800", "sm_80", 108, 2039, 163, 40, 312, 312, 0, 624, 1248, 0},
+      {"A10", "sm_86", 72, 600, 99, 6, 125, 125, 0, 250, 500, 0},
+      {"RTX 3090", "sm_86", 82, 936, 99, 6, 71, 71, 0, 284, 568, 0},
+      {"Orin", "sm_87", 16, 205, 163, 4, 43, 43, 0, 85, 170, 0},
+      {"L4", "sm_89", 58, 300, 99, 48, 121, 121, 242, 242, 242, 0},
+      {"L40S", "sm_89", 142, 864, 99, 96, 362, 362, 733, 733, 733, 0},
+      {"RTX 4090", "sm_89", 128, 1008, 99, 72, 165, 165, 330, 661, 1321, 0},
+      {"H20", "sm_90a", 78, 4000, 227, 60, 148, 148, 296, 296, 0, 0},
+      {"H100", "sm_90a", 132, 3350, 227, 50, 989, 989, 1979, 1979, 0, 0},
+      {"H800", "sm_90a", 132, 3350, 227, 50, 989, 989, 1979, 1979, 0, 0},
+      {"H200", "sm_90a", 132, 4800, 227, 50, 989, 989, 1979, 1979, 0, 0},
+      {"B200", "sm_100a", 148, 8000, 227, 126, 2250, 2250, 4500, 4500, 0,
+       9000},
+      {"B300", "sm_103a", 148, 8000, 227, 126, 2250, 2250, 4500, 0, 0, 13500},
+      {"RTX 5090", "sm_120a", 170, 1792, 99, 96, 210, 210, 419, 838, 0, 1676},
+      {"RTX PRO 6000", "sm_120a", 188, 1792, 99, 128, 252, 252, 504, 1007, 0,
+       2015},
+      {"DGX Spark", "sm_121a", 48, 273, 99, 24, 125, 125, 250, 250, 0, 500},
+  };
+  return devices;
+}
+
+const DeviceInfo *lookupDevice(std::string_view name) {
+  std::string key = lower(name);
+  for (const DeviceInfo &d : knownDevices())
+    if (lower(d.name) == key)
+      return &d;
+  return nullptr;
+}
+
+std::string knownDeviceNames() {
+  std::string out;
+  for (const DeviceInfo &d : knownDevices())
+    out += (out.empty() ? "" : ", ") + d.name;
+  return out;
+}
+
+unsigned minSmForActivation(const ScalarType &t) {
+  if (t == ScalarType::f16() || t == ScalarType::sint(8))
+    return 75;
+  if (t == ScalarType::bf16() || t == ScalarType::sint(4))
+    return 80;
+  if (t == ScalarType::e4m3() || t == ScalarType::e5m2())
+    return 89;
+  if (t == ScalarType::e2m1())
+    return 120;
+  return 0;
+}
+
+Diag verifyOnChip(const Chip &chip, const InputSchema &in,
+                  const std::vector<TileConfig> &tiles,
+                  std::optional<MmaKind> layoutMma,
+                  std::optional<Chip> layoutChip) {
+  std::ostringstream os;
+  unsigned minSm = minSmForActivation(in.type);
+  if (chip.sm < minSm) {
+    os << "expected sm_" << minSm << " or newer for " << in.type.str()
+       << " activations, got " << chip.str();
+    return os.str();
+  }
+  if (layoutChip && !(*layoutChip == chip)) {
+    os << "weights prepared for " << layoutChip->str()
+       << " cannot run on the target " << chip.str()
+       << "; expected a layout for " << chip.str();
+    return os.str();
+  }
+  for (size_t i = 0; i < tiles.size(); ++i) {
+    const TileConfig &t = tiles[i];
+    os.str("");
+    os << "tile_configs[" << i << "]: ";
+    if (!chip.supportsMma(t.mma)) {
+      os << toString(t.mma) << " is not available on " << chip.str();
+      return os.str();
+    }
+    if (layoutMma && *layoutMma != t.mma) {
+      os << "expected " << toString(*layoutMma)
+         << " to match the weights' prepared layout, got "
+         << toString(t.mma);
+      return os.str();
+    }
+    if (!chip.hasTma() && (t.tma || t.warpSpecialized || t.multicastA > 1 ||
+                           t.multicastB > 1)) {
+      os << "expected sm_90 or newer for TMA, warp specialisation or "
+            "multicast, got "
+         << chip.str();
+      return os.str();
+    }
+    if (!chip.hasCpAsync() && t.cpAsync) {
+      os << "expected sm_80 or newer for cp.async, got " << chip.str();
+      return os.str();
+    }
+  }
+  return std::nullopt;
+}
+
+} // namespace humming
