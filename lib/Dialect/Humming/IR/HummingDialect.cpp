@@ -26,6 +26,6 @@ LogicalResult HummingDialect::verifyOperationAttribute(Operation *op,
                              << attr.getValue();
     return success();
   }
-  return op->emitError() << "unknown humming attribute '" << attr.getName()
+  return op->emitError() << "unknown humming attribute '" << attr.getName().getValue()
                          << "'; expected '" << kTargetAttrName << "'";
 }

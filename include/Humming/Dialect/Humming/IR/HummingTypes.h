@@ -4,6 +4,7 @@
 #define HUMMING_DIALECT_HUMMING_IR_HUMMINGTYPES_H
 
 #include "Humming/Quant/DType.h"
+#include "mlir/IR/BuiltinTypeInterfaces.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Types.h"
 

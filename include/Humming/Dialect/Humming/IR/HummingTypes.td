@@ -5,8 +5,10 @@
 
 include "Humming/Dialect/Humming/IR/HummingDialect.td"
 include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/BuiltinTypeInterfaces.td"
 
-def Humming_SmallFloatType : TypeDef<Humming_Dialect, "SmallFloat"> {
+def Humming_SmallFloatType : TypeDef<Humming_Dialect, "SmallFloat",
+    [MemRefElementTypeInterface]> {
   let mnemonic = "float";
   let summary = "A signed small float eXmY without inf or NaN";
   let description = [{

@@ -1,0 +1,60 @@
+// RUN: humming-opt %s -split-input-file -verify-diagnostics
+
+// expected-error @+1 {{unknown device 'H300' (known: T4, A100, A800, A10, RTX 3090, Orin, L4, L40S, RTX 4090, H20, H100, H800, H200, B200, B300, RTX 5090, RTX PRO 6000, DGX Spark); an unknown device must give chip, sms, bandwidth, smem, l2 and at least f16}}
+func.func @unknown_device() attributes {t = #humming.target<device = "H300">} { return }
+
+// -----
+
+// expected-error @+1 {{expected a known 'device' or the fields chip, sms, bandwidth, smem, l2 and at least f16}}
+func.func @missing_facts() attributes {t = #humming.target<chip = "sm_90a", sms = 132>} { return }
+
+// -----
+
+// expected-error @+1 {{expected a PTX ISA version between 80 and 90 for sm_90a, got 70}}
+func.func @old_ptx() attributes {t = #humming.target<device = "H200", ptx = 70>} { return }
+
+// -----
+
+// expected-error @+1 {{expected a PTX ISA version between 78 and 90 for sm_89, got 91}}
+func.func @future_ptx() attributes {t = #humming.target<device = "L40S", ptx = 91>} { return }
+
+// -----
+
+// expected-error @+1 {{expected a chip among}}
+func.func @bad_chip() attributes {t = #humming.target<device = "H200", chip = "sm_90b">} { return }
+
+// -----
+
+// expected-error @+1 {{expected smem <= 99 KiB on sm_86, got 163}}
+func.func @too_much_smem() attributes {t = #humming.target<device = "A10", smem = 163>} { return }
+
+// -----
+
+// expected-error @+1 {{unknown #humming.target field 'memory'; expected one of device, chip, ptx, sms, bandwidth, smem, l2, f16, bf16, fp8, int8, int4, fp4}}
+func.func @unknown_field() attributes {t = #humming.target<device = "H200", memory = 141>} { return }
+
+// -----
+
+// expected-error @+1 {{field 'sms' is given twice}}
+func.func @twice() attributes {t = #humming.target<device = "H200", sms = 132, sms = 100>} { return }
+
+// -----
+
+// expected-error @+1 {{expected a positive 'sms', got 0}}
+func.func @zero_sms() attributes {t = #humming.target<device = "H200", sms = 0>} { return }
+
+// -----
+
+// expected-error @+1 {{expected a non-negative 'fp8', got -1}}
+func.func @negative_tflops() attributes {t = #humming.target<device = "H200", fp8 = -1.0>} { return }
+
+// -----
+
+// The module attribute must be a #humming.target.
+// expected-error @+1 {{expected 'humming.target' to be a #humming.target attribute, got "H200"}}
+module attributes {humming.target = "H200"} {}
+
+// -----
+
+// expected-error @+1 {{unknown humming attribute 'humming.device'; expected 'humming.target'}}
+module attributes {humming.device = #humming.target<device = "H200">} {}

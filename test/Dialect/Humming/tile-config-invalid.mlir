@@ -1,0 +1,120 @@
+// RUN: humming-opt %s -split-input-file -verify-diagnostics
+
+// expected-error @+1 {{expected block_n (96) to be a power-of-two multiple of warp_n (32)}}
+func.func @block_not_multiple() attributes {t = #humming.tile_config<block = [64, 96, 64], warp = [64, 32, 64]>} { return }
+
+// -----
+
+// expected-error @+1 {{expected block_m (48) to be a power-of-two multiple of warp_m (16)}}
+func.func @three_m_warps() attributes {t = #humming.tile_config<block = [48, 128, 64], warp = [16, 32, 64]>} { return }
+
+// -----
+
+// expected-error @+1 {{expected warp_n to be 16, 32 or 64, got 128}}
+func.func @warp_n_wide() attributes {t = #humming.tile_config<block = [64, 256, 64], warp = [64, 128, 64]>} { return }
+
+// -----
+
+// expected-error @+1 {{expected warp_m to be a multiple of 8, got 12}}
+func.func @warp_m_odd() attributes {t = #humming.tile_config<block = [12, 128, 64], warp = [12, 32, 64]>} { return }
+
+// -----
+
+// expected-error @+1 {{expected block_m > 0, got 0}}
+func.func @zero_block() attributes {t = #humming.tile_config<block = [0, 128, 64], warp = [16, 32, 64]>} { return }
+
+// -----
+
+// expected-error @+1 {{expected warp_m <= 256 with wgmma (it is the instruction's n), got 264}}
+func.func @wgmma_wide_m() attributes {t = #humming.tile_config<block = [264, 256, 64], warp = [264, 64, 64], mma = wgmma>} { return }
+
+// -----
+
+// expected-error @+1 {{expected block_n >= 4 * warp_n with wgmma (a warpgroup spans four warps), got block_n = 128, warp_n = 64}}
+func.func @wgmma_narrow() attributes {t = #humming.tile_config<block = [64, 128, 64], warp = [64, 64, 64], mma = wgmma>} { return }
+
+// -----
+
+// expected-error @+1 {{expected stages >= 2, got 1}}
+func.func @one_stage() attributes {t = #humming.tile_config<block = [64, 128, 64], warp = [64, 32, 64], stages = 1>} { return }
+
+// -----
+
+// expected-error @+1 {{expected stages >= 3 with warp specialisation and wgmma, got 2}}
+func.func @ws_two_stages() attributes {t = #humming.tile_config<block = [64, 256, 64], warp = [64, 32, 64], stages = 2, mma = wgmma, warp_specialized = true, mbarrier = true>} { return }
+
+// -----
+
+// expected-error @+1 {{expected mbarrier = true: TMA loads and warp specialisation synchronise through mbarriers}}
+func.func @tma_without_mbarrier() attributes {t = #humming.tile_config<block = [64, 256, 64], warp = [64, 32, 64], tma = [a]>} { return }
+
+// -----
+
+// expected-error @+1 {{expected ctas_per_sm >= 1, got 0}}
+func.func @no_ctas() attributes {t = #humming.tile_config<block = [64, 128, 64], warp = [64, 32, 64], ctas_per_sm = 0>} { return }
+
+// -----
+
+// expected-error @+1 {{expected write_splits 1 or 2, got 4}}
+func.func @write_splits_4() attributes {t = #humming.tile_config<block = [64, 128, 64], warp = [64, 32, 64], write_splits = 4>} { return }
+
+// -----
+
+// expected-error @+1 {{expected block_m == warp_m with write_splits = 2, got block_m = 128, warp_m = 64}}
+func.func @write_splits_two_m_warps() attributes {t = #humming.tile_config<block = [128, 128, 64], warp = [64, 32, 64], write_splits = 2>} { return }
+
+// -----
+
+// expected-error @+1 {{expected at most one of multicast_a and multicast_b to exceed 1, got both}}
+func.func @multicast_both() attributes {t = #humming.tile_config<block = [64, 256, 64], warp = [64, 32, 64], mbarrier = true, tma = [a, b], multicast_a = 2, multicast_b = 2>} { return }
+
+// -----
+
+// expected-error @+1 {{expected multicast_a to be 1 or 2, got 4}}
+func.func @multicast_4() attributes {t = #humming.tile_config<block = [64, 256, 64], warp = [64, 32, 64], mbarrier = true, tma = [a], multicast_a = 4>} { return }
+
+// -----
+
+// expected-error @+1 {{expected TMA on operand a with multicast_a = 2}}
+func.func @multicast_without_tma() attributes {t = #humming.tile_config<block = [64, 256, 64], warp = [64, 32, 64], mbarrier = true, tma = [b], multicast_a = 2>} { return }
+
+// -----
+
+// 2 x 8 x 2 warps = 32 warps + a producer warpgroup.
+// expected-error @+1 {{expected at most 1024 threads per block, got 1152 (32 math warps + 4)}}
+func.func @too_many_threads() attributes {t = #humming.tile_config<block = [128, 256, 128], warp = [64, 32, 64], warp_specialized = true, mbarrier = true>} { return }
+
+// -----
+
+// expected-error @+2 {{expected the M range end >= 17 (or 'inf'), got 16}}
+// expected-error @+1 {{failed to parse Humming_TileConfigAttr parameter 'm'}}
+func.func @empty_range() attributes {t = #humming.tile_config<m = [17, 16], block = [64, 128, 64], warp = [64, 32, 64]>} { return }
+
+// -----
+
+// expected-error @+2 {{expected the M range to start at >= 1, got 0}}
+// expected-error @+1 {{failed to parse Humming_TileConfigAttr parameter 'm'}}
+func.func @zero_start() attributes {t = #humming.tile_config<m = [0, 16], block = [64, 128, 64], warp = [64, 32, 64]>} { return }
+
+// -----
+
+// expected-error @+2 {{expected a TMA operand 'a', 'b', 'c', 'scales', 'zero_points' or 'bias', got 'd'}}
+// expected-error @+1 {{failed to parse Humming_TileConfigAttr parameter 'tma'}}
+func.func @bad_tma_operand() attributes {t = #humming.tile_config<block = [64, 128, 64], warp = [64, 32, 64], mbarrier = true, tma = [a, d]>} { return }
+
+// -----
+
+// expected-error @+2 {{operand 'a' is listed twice}}
+// expected-error @+1 {{failed to parse Humming_TileConfigAttr parameter 'tma'}}
+func.func @tma_twice() attributes {t = #humming.tile_config<block = [64, 128, 64], warp = [64, 32, 64], mbarrier = true, tma = [a, a]>} { return }
+
+// -----
+
+// expected-error @+2 {{expected 'true' or 'false'}}
+// expected-error @+1 {{failed to parse Humming_TileConfigAttr parameter 'stream_k'}}
+func.func @bad_bool() attributes {t = #humming.tile_config<block = [64, 128, 64], warp = [64, 32, 64], stream_k = 1>} { return }
+
+// -----
+
+// expected-error @+1 {{struct is missing required parameter: warp}}
+func.func @missing_warp() attributes {t = #humming.tile_config<block = [64, 128, 64]>} { return }
