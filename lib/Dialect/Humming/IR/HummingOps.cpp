@@ -62,10 +62,10 @@ LogicalResult checkOperand(Operation *op, StringRef name, Value v,
 LogicalResult checkPresence(Operation *op, StringRef name, Value v,
                             bool required, StringRef why) {
   if (required && !v)
-    return op->emitOpError() << "expected a '" << name << "' operand (" << why
+    return op->emitOpError() << "expected operand '" << name << "' (" << why
                              << ")";
   if (!required && v)
-    return op->emitOpError() << "unexpected '" << name << "' operand (" << why
+    return op->emitOpError() << "unexpected operand '" << name << "' (" << why
                              << ")";
   return success();
 }

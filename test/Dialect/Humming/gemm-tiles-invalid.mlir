@@ -1,0 +1,188 @@
+// RUN: humming-opt %s -split-input-file -verify-diagnostics
+
+// Tile configurations against the problem they serve.
+
+module attributes {humming.target = #humming.target<device = "H200">} {
+func.func @ranges_start(%a: memref<?x4096xf16>, %w: memref<4096x512xi32>, %s: memref<4096x1xf16>, %c: memref<?x4096xf16>) {
+  // expected-error @+1 {{tile_configs[0]: expected the M range to start at 1, got 2}}
+  humming.gemm %a, %w scales(%s : memref<4096x1xf16>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16>, input_schema = #humming.input_schema<type = f16>,
+       tile_configs = [#humming.tile_config<m = [2, inf], block = [64, 256, 64], warp = [64, 32, 64]>]}
+      : memref<?x4096xf16>, memref<4096x512xi32> -> memref<?x4096xf16>
+  return
+}
+}
+
+// -----
+
+module attributes {humming.target = #humming.target<device = "H200">} {
+func.func @ranges_hole(%a: memref<?x4096xf16>, %w: memref<4096x512xi32>, %s: memref<4096x1xf16>, %c: memref<?x4096xf16>) {
+  // expected-error @+1 {{tile_configs[1]: expected the M range to start at 17, got 32}}
+  humming.gemm %a, %w scales(%s : memref<4096x1xf16>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16>, input_schema = #humming.input_schema<type = f16>,
+       tile_configs = [#humming.tile_config<m = [1, 16], block = [64, 256, 64], warp = [64, 32, 64]>,
+                       #humming.tile_config<m = [32, inf], block = [64, 256, 64], warp = [64, 32, 64]>]}
+      : memref<?x4096xf16>, memref<4096x512xi32> -> memref<?x4096xf16>
+  return
+}
+}
+
+// -----
+
+module attributes {humming.target = #humming.target<device = "H200">} {
+func.func @ranges_open_middle(%a: memref<?x4096xf16>, %w: memref<4096x512xi32>, %s: memref<4096x1xf16>, %c: memref<?x4096xf16>) {
+  // expected-error @+1 {{tile_configs[0] is open-ended (m = [1, inf]) but is not the last}}
+  humming.gemm %a, %w scales(%s : memref<4096x1xf16>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16>, input_schema = #humming.input_schema<type = f16>,
+       tile_configs = [#humming.tile_config<m = [1, inf], block = [64, 256, 64], warp = [64, 32, 64]>,
+                       #humming.tile_config<m = [17, inf], block = [64, 256, 64], warp = [64, 32, 64]>]}
+      : memref<?x4096xf16>, memref<4096x512xi32> -> memref<?x4096xf16>
+  return
+}
+}
+
+// -----
+
+module attributes {humming.target = #humming.target<device = "H200">} {
+func.func @ranges_closed_end(%a: memref<?x4096xf16>, %w: memref<4096x512xi32>, %s: memref<4096x1xf16>, %c: memref<?x4096xf16>) {
+  // expected-error @+1 {{tile_configs[0]: expected the last M range to be open-ended (inf), got 16}}
+  humming.gemm %a, %w scales(%s : memref<4096x1xf16>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16>, input_schema = #humming.input_schema<type = f16>,
+       tile_configs = [#humming.tile_config<m = [1, 16], block = [64, 256, 64], warp = [64, 32, 64]>]}
+      : memref<?x4096xf16>, memref<4096x512xi32> -> memref<?x4096xf16>
+  return
+}
+}
+
+// -----
+
+module attributes {humming.target = #humming.target<device = "H200">} {
+func.func @empty_tiles(%a: memref<?x4096xf16>, %w: memref<4096x512xi32>, %s: memref<4096x1xf16>, %c: memref<?x4096xf16>) {
+  // expected-error @+1 {{expected at least one tile configuration}}
+  humming.gemm %a, %w scales(%s : memref<4096x1xf16>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16>, input_schema = #humming.input_schema<type = f16>,
+       tile_configs = []}
+      : memref<?x4096xf16>, memref<4096x512xi32> -> memref<?x4096xf16>
+  return
+}
+}
+
+// -----
+
+module attributes {humming.target = #humming.target<device = "H200">} {
+func.func @block_n_divides(%a: memref<?x4096xf16>, %w: memref<4160x512xi32>, %s: memref<4160x1xf16>, %c: memref<?x4160xf16>) {
+  // expected-error @+1 {{tile_configs[0]: expected block_n (256) to divide the padded N (4160)}}
+  humming.gemm %a, %w scales(%s : memref<4160x1xf16>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16>, input_schema = #humming.input_schema<type = f16>,
+       tile_configs = [#humming.tile_config<block = [64, 256, 64], warp = [64, 32, 64]>]}
+      : memref<?x4096xf16>, memref<4160x512xi32> -> memref<?x4160xf16>
+  return
+}
+}
+
+// -----
+
+module attributes {humming.target = #humming.target<device = "H200">} {
+func.func @warp_k_a16(%a: memref<?x4096xf16>, %w: memref<4096x512xi32>, %s: memref<4096x1xf16>, %c: memref<?x4096xf16>) {
+  // expected-error @+1 {{tile_configs[0]: expected warp_k 32 or 64 for 16-bit activations, got 128}}
+  humming.gemm %a, %w scales(%s : memref<4096x1xf16>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16>, input_schema = #humming.input_schema<type = f16>,
+       tile_configs = [#humming.tile_config<block = [64, 256, 128], warp = [64, 32, 128]>]}
+      : memref<?x4096xf16>, memref<4096x512xi32> -> memref<?x4096xf16>
+  return
+}
+}
+
+// -----
+
+module attributes {humming.target = #humming.target<device = "H200">} {
+func.func @warp_n_a16(%a: memref<?x4096xf16>, %w: memref<4096x512xi32>, %s: memref<4096x1xf16>, %c: memref<?x4096xf16>) {
+  // expected-error @+1 {{tile_configs[0]: expected warp_n >= 32 for 16-bit activations, got 16}}
+  humming.gemm %a, %w scales(%s : memref<4096x1xf16>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16>, input_schema = #humming.input_schema<type = f16>,
+       tile_configs = [#humming.tile_config<block = [64, 256, 64], warp = [64, 16, 64]>]}
+      : memref<?x4096xf16>, memref<4096x512xi32> -> memref<?x4096xf16>
+  return
+}
+}
+
+// -----
+
+module attributes {humming.target = #humming.target<device = "H200">} {
+func.func @batch_invariant_stream_k(%a: memref<?x4096xf16>, %w: memref<4096x512xi32>, %s: memref<4096x1xf16>, %c: memref<?x4096xf16>) {
+  // expected-error @+1 {{tile_configs[0]: expected stream_k = false for batch-invariant kernels (the K decomposition must not depend on M)}}
+  humming.gemm %a, %w scales(%s : memref<4096x1xf16>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16>, input_schema = #humming.input_schema<type = f16>,
+       compute = #humming.compute<batch_invariant = true>,
+       tile_configs = [#humming.tile_config<block = [64, 256, 32], warp = [64, 32, 32], stream_k = true>]}
+      : memref<?x4096xf16>, memref<4096x512xi32> -> memref<?x4096xf16>
+  return
+}
+}
+
+// -----
+
+module attributes {humming.target = #humming.target<device = "H200">} {
+func.func @batch_invariant_k(%a: memref<?x4096xf16>, %w: memref<4096x512xi32>, %s: memref<4096x1xf16>, %c: memref<?x4096xf16>) {
+  // expected-error @+1 {{tile_configs[0]: expected block_k = warp_k = 32 for batch-invariant kernels, got block_k = 64, warp_k = 64}}
+  humming.gemm %a, %w scales(%s : memref<4096x1xf16>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16>, input_schema = #humming.input_schema<type = f16>,
+       compute = #humming.compute<batch_invariant = true>,
+       tile_configs = [#humming.tile_config<block = [64, 256, 64], warp = [64, 32, 64]>]}
+      : memref<?x4096xf16>, memref<4096x512xi32> -> memref<?x4096xf16>
+  return
+}
+}
+
+// -----
+
+module attributes {humming.target = #humming.target<device = "H200">} {
+func.func @batch_invariant_warp_m(%a: memref<?x4096xf16>, %w: memref<4096x512xi32>, %s: memref<4096x1xf16>, %c: memref<?x4096xf16>) {
+  // expected-error @+1 {{tile_configs[0]: expected warp_m to be a multiple of 16 for batch-invariant kernels, got 8}}
+  humming.gemm %a, %w scales(%s : memref<4096x1xf16>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16>, input_schema = #humming.input_schema<type = f16>,
+       compute = #humming.compute<batch_invariant = true>,
+       tile_configs = [#humming.tile_config<block = [8, 256, 32], warp = [8, 32, 32]>]}
+      : memref<?x4096xf16>, memref<4096x512xi32> -> memref<?x4096xf16>
+  return
+}
+}
+
+// -----
+
+module attributes {humming.target = #humming.target<device = "RTX 5090">} {
+func.func @block_scaled_a16(%a: memref<?x4096xf16>, %w: memref<4096x512xi32>, %s: memref<4096x1xf16>, %c: memref<?x4096xf16>) {
+  // expected-error @+1 {{tile_configs[0]: expected fp8 or fp4 activations with block_scaled MMA, got f16}}
+  humming.gemm %a, %w scales(%s : memref<4096x1xf16>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16>, input_schema = #humming.input_schema<type = f16>,
+       tile_configs = [#humming.tile_config<block = [64, 256, 64], warp = [64, 32, 64], mma = block_scaled>]}
+      : memref<?x4096xf16>, memref<4096x512xi32> -> memref<?x4096xf16>
+  return
+}
+}
+
+// -----
+
+module attributes {humming.target = #humming.target<device = "H200">} {
+func.func @tma_zero_points(%a: memref<?x4096xf16>, %w: memref<4096x512xi32>, %s: memref<4096x1xf16>, %c: memref<?x4096xf16>) {
+  // expected-error @+1 {{tile_configs[0]: expected a zero point in the schema with TMA on zero points}}
+  humming.gemm %a, %w scales(%s : memref<4096x1xf16>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16>, input_schema = #humming.input_schema<type = f16>,
+       tile_configs = [#humming.tile_config<block = [64, 256, 64], warp = [64, 32, 64], mma = wgmma, mbarrier = true, tma = [zero_points]>]}
+      : memref<?x4096xf16>, memref<4096x512xi32> -> memref<?x4096xf16>
+  return
+}
+}
+
+// -----
+
+module attributes {humming.target = #humming.target<device = "H200">} {
+func.func @tma_bias(%a: memref<?x4096xf16>, %w: memref<4096x512xi32>, %s: memref<4096x1xf16>, %c: memref<?x4096xf16>) {
+  // expected-error @+1 {{tile_configs[0]: expected a bias in the schema with TMA on bias}}
+  humming.gemm %a, %w scales(%s : memref<4096x1xf16>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16>, input_schema = #humming.input_schema<type = f16>,
+       tile_configs = [#humming.tile_config<block = [64, 256, 64], warp = [64, 32, 64], mma = wgmma, mbarrier = true, tma = [bias]>]}
+      : memref<?x4096xf16>, memref<4096x512xi32> -> memref<?x4096xf16>
+  return
+}
+}

@@ -1,0 +1,166 @@
+// RUN: humming-opt %s -split-input-file -verify-diagnostics
+
+// The weight x activation rules (the original's check_dtype). Shapes are
+// right in every case, so only the rule under test can fire.
+
+// Integers decode through the activation mantissa: e4m3 holds b <= 3 + 2.
+func.func @w8_e4m3(%a: memref<?x1024xf8E4M3FN>, %w: memref<1024x256xi32>, %s: memref<1024x1xf16>, %as: memref<?x1xf32>, %c: memref<?x1024xf16>) {
+  // expected-error @+1 {{expected integer weights of at most 5 bits with f8E4M3FN activations, got ui8}}
+  humming.gemm %a, %w scales(%s : memref<1024x1xf16>) input_scale(%as : memref<?x1xf32>) into %c
+      {weight_schema = #humming.weight_schema<type = ui8, scale = f16>, input_schema = #humming.input_schema<type = f8E4M3FN, scaling = token>}
+      : memref<?x1024xf8E4M3FN>, memref<1024x256xi32> -> memref<?x1024xf16>
+  return
+}
+
+// -----
+
+// With a zero point one bit less: b <= 3 + 1.
+func.func @w5_e4m3_zp(%a: memref<?x1024xf8E4M3FN>, %w: memref<1024x160xi32>, %s: memref<1024x8xf16>, %z: memref<160x8xi32>, %as: memref<?x1xf32>, %c: memref<?x1024xf16>) {
+  // expected-error @+1 {{expected integer weights of at most 4 bits with f8E4M3FN activations and a zero point, got ui5}}
+  humming.gemm %a, %w scales(%s : memref<1024x8xf16>) zero_points(%z : memref<160x8xi32>) input_scale(%as : memref<?x1xf32>) into %c
+      {weight_schema = #humming.weight_schema<type = ui5, scale = f16, granularity = group<128>, zero_point = int>, input_schema = #humming.input_schema<type = f8E4M3FN, scaling = token>}
+      : memref<?x1024xf8E4M3FN>, memref<1024x160xi32> -> memref<?x1024xf16>
+  return
+}
+
+// -----
+
+// fp4 activations have one mantissa bit: b <= 3.
+func.func @w4_e2m1(%a: memref<?x1024xf4E2M1FN>, %w: memref<1024x128xi32>, %s: memref<1024x1xf16>, %as: memref<?x16xf32>, %c: memref<?x1024xbf16>) {
+  // expected-error @+1 {{expected integer weights of at most 3 bits with f4E2M1FN activations, got ui4}}
+  humming.gemm %a, %w scales(%s : memref<1024x1xf16>) input_scale(%as : memref<?x16xf32>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16>, input_schema = #humming.input_schema<type = f4E2M1FN, scaling = group<64>>}
+      : memref<?x1024xf4E2M1FN>, memref<1024x128xi32> -> memref<?x1024xbf16>
+  return
+}
+
+// -----
+
+// Weights are never wider than the activations.
+func.func @w8_s4(%a: memref<?x1024xsi4>, %w: memref<1024x256xi32>, %s: memref<1024x1xf16>, %as: memref<?x1xf32>, %c: memref<?x1024xf16>) {
+  // expected-error @+1 {{expected weights no wider than the activations: ui8 has 8 bits, si4 activations have 4}}
+  humming.gemm %a, %w scales(%s : memref<1024x1xf16>) input_scale(%as : memref<?x1xf32>) into %c
+      {weight_schema = #humming.weight_schema<type = ui8, scale = f16>, input_schema = #humming.input_schema<type = si4, scaling = token>}
+      : memref<?x1024xsi4>, memref<1024x256xi32> -> memref<?x1024xf16>
+  return
+}
+
+// -----
+
+// Unsigned integer weights must be narrower than integer activations.
+func.func @u8_s8(%a: memref<?x1024xsi8>, %w: memref<1024x256xi32>, %s: memref<1024x1xf16>, %as: memref<?x1xf32>, %c: memref<?x1024xf16>) {
+  // expected-error @+1 {{expected unsigned integer weights narrower than the si8 activations (at most ui7), got ui8}}
+  humming.gemm %a, %w scales(%s : memref<1024x1xf16>) input_scale(%as : memref<?x1xf32>) into %c
+      {weight_schema = #humming.weight_schema<type = ui8, scale = f16>, input_schema = #humming.input_schema<type = si8, scaling = token>}
+      : memref<?x1024xsi8>, memref<1024x256xi32> -> memref<?x1024xf16>
+  return
+}
+
+// -----
+
+// Signed integer weights must be as wide as integer activations.
+func.func @s4_s8(%a: memref<?x1024xsi8>, %w: memref<1024x128xi32>, %s: memref<1024x1xf16>, %as: memref<?x1xf32>, %c: memref<?x1024xf16>) {
+  // expected-error @+1 {{expected signed integer weights as wide as the si8 activations (si8), got si4}}
+  humming.gemm %a, %w scales(%s : memref<1024x1xf16>) input_scale(%as : memref<?x1xf32>) into %c
+      {weight_schema = #humming.weight_schema<type = si4, scale = f16>, input_schema = #humming.input_schema<type = si8, scaling = token>}
+      : memref<?x1024xsi8>, memref<1024x128xi32> -> memref<?x1024xf16>
+  return
+}
+
+// -----
+
+// No float weights on integer activations.
+func.func @fp8w_int8a(%a: memref<?x1024xsi8>, %w: memref<1024x256xi32>, %s: memref<1024x1xf16>, %as: memref<?x1xf32>, %c: memref<?x1024xf16>) {
+  // expected-error @+1 {{float weights (f8E4M3FN) cannot be used with integer activations (si8)}}
+  humming.gemm %a, %w scales(%s : memref<1024x1xf16>) input_scale(%as : memref<?x1xf32>) into %c
+      {weight_schema = #humming.weight_schema<type = f8E4M3FN, scale = f16>, input_schema = #humming.input_schema<type = si8, scaling = token>}
+      : memref<?x1024xsi8>, memref<1024x256xi32> -> memref<?x1024xf16>
+  return
+}
+
+// -----
+
+// Float weights need no more exponent bits than the activation...
+func.func @e5m2_on_e4m3(%a: memref<?x1024xf8E4M3FN>, %w: memref<1024x256xi32>, %s: memref<1024x1xf16>, %as: memref<?x1xf32>, %c: memref<?x1024xf16>) {
+  // expected-error @+1 {{expected weight exponent bits <= 4 (the exponent of f8E4M3FN activations), got 5 (f8E5M2)}}
+  humming.gemm %a, %w scales(%s : memref<1024x1xf16>) input_scale(%as : memref<?x1xf32>) into %c
+      {weight_schema = #humming.weight_schema<type = f8E5M2, scale = f16>, input_schema = #humming.input_schema<type = f8E4M3FN, scaling = token>}
+      : memref<?x1024xf8E4M3FN>, memref<1024x256xi32> -> memref<?x1024xf16>
+  return
+}
+
+// -----
+
+// ... and no more mantissa bits.
+func.func @e2m3_on_e5m2(%a: memref<?x1024xf8E5M2>, %w: memref<1024x192xi32>, %s: memref<1024x1xf16>, %as: memref<?x1xf32>, %c: memref<?x1024xf16>) {
+  // expected-error @+1 {{expected weight mantissa bits <= 2 (the mantissa of f8E5M2 activations), got 3 (f6E2M3FN)}}
+  humming.gemm %a, %w scales(%s : memref<1024x1xf16>) input_scale(%as : memref<?x1xf32>) into %c
+      {weight_schema = #humming.weight_schema<type = f6E2M3FN, scale = f16>, input_schema = #humming.input_schema<type = f8E5M2, scaling = token>}
+      : memref<?x1024xf8E5M2>, memref<1024x192xi32> -> memref<?x1024xf16>
+  return
+}
+
+// -----
+
+// The same rule for a generic format: e1m6 has 6 mantissa bits, e4m3 has 3.
+func.func @e1m6_on_e4m3(%a: memref<?x1024xf8E4M3FN>, %w: memref<1024x256xi32>, %s: memref<1024x1xf16>, %as: memref<?x1xf32>, %c: memref<?x1024xf16>) {
+  // expected-error @+1 {{expected weight mantissa bits <= 3 (the mantissa of f8E4M3FN activations), got 6 (!humming.float<e1m6>)}}
+  humming.gemm %a, %w scales(%s : memref<1024x1xf16>) input_scale(%as : memref<?x1xf32>) into %c
+      {weight_schema = #humming.weight_schema<type = !humming.float<e1m6>, scale = f16>, input_schema = #humming.input_schema<type = f8E4M3FN, scaling = token>}
+      : memref<?x1024xf8E4M3FN>, memref<1024x256xi32> -> memref<?x1024xf16>
+  return
+}
+
+// -----
+
+// A scale group covers at least one MMA k-step (256 / activation bits).
+func.func @group_too_small_a16(%a: memref<?x1024xf16>, %w: memref<1024x128xi32>, %s: memref<1024x128xf16>, %c: memref<?x1024xf16>) {
+  // expected-error @+1 {{expected a weight scale group size >= 16 for 16-bit activations, got 8}}
+  humming.gemm %a, %w scales(%s : memref<1024x128xf16>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<8>>, input_schema = #humming.input_schema<type = f16>}
+      : memref<?x1024xf16>, memref<1024x128xi32> -> memref<?x1024xf16>
+  return
+}
+
+// -----
+
+func.func @group_too_small_a8(%a: memref<?x1024xf8E4M3FN>, %w: memref<1024x128xi32>, %s: memref<1024x64xf16>, %as: memref<?x1xf32>, %c: memref<?x1024xf16>) {
+  // expected-error @+1 {{expected a weight scale group size >= 32 for 8-bit activations, got 16}}
+  humming.gemm %a, %w scales(%s : memref<1024x64xf16>) input_scale(%as : memref<?x1xf32>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<16>>, input_schema = #humming.input_schema<type = f8E4M3FN, scaling = token>}
+      : memref<?x1024xf8E4M3FN>, memref<1024x128xi32> -> memref<?x1024xf16>
+  return
+}
+
+// -----
+
+// Block scales and grouped activations share the K groups.
+func.func @block_k_vs_input_group(%a: memref<?x1024xf8E4M3FN>, %w: memref<1024x256xi32>, %s: memref<8x8xf32>, %as: memref<?x16xf32>, %c: memref<?x1024xbf16>) {
+  // expected-error @+1 {{expected the activation group size to equal the block scale's k size (128), got 64}}
+  humming.gemm %a, %w scales(%s : memref<8x8xf32>) input_scale(%as : memref<?x16xf32>) into %c
+      {weight_schema = #humming.weight_schema<type = f8E4M3FN, scale = f32, granularity = block<128, 128>>, input_schema = #humming.input_schema<type = f8E4M3FN, scaling = group<64>>}
+      : memref<?x1024xf8E4M3FN>, memref<1024x256xi32> -> memref<?x1024xbf16>
+  return
+}
+
+// -----
+
+// Float zero points are applied on 16-bit registers.
+func.func @float_zp_a8(%a: memref<?x1024xf8E4M3FN>, %w: memref<1024x128xi32>, %s: memref<1024x8xf16>, %z: memref<1024x8xf16>, %as: memref<?x1xf32>, %c: memref<?x1024xf16>) {
+  // expected-error @+1 {{expected 16-bit activations with float zero points, got f8E4M3FN}}
+  humming.gemm %a, %w scales(%s : memref<1024x8xf16>) zero_points(%z : memref<1024x8xf16>) input_scale(%as : memref<?x1xf32>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<128>, zero_point = float>, input_schema = #humming.input_schema<type = f8E4M3FN, scaling = token>}
+      : memref<?x1024xf8E4M3FN>, memref<1024x128xi32> -> memref<?x1024xf16>
+  return
+}
+
+// -----
+
+// f16 accumulation needs fp16 (or e4m3) activations.
+func.func @f16acc_bf16(%a: memref<?x1024xbf16>, %w: memref<1024x128xi32>, %s: memref<1024x1xf16>, %c: memref<?x1024xbf16>) {
+  // expected-error @+1 {{expected f16 activations, or f8E4M3FN activations with integer or at most 4-exponent-bit weights, for f16 accumulation; got bf16 activations and ui4 weights}}
+  humming.gemm %a, %w scales(%s : memref<1024x1xf16>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16>, input_schema = #humming.input_schema<type = bf16>, compute = #humming.compute<f16_accumulation = true>}
+      : memref<?x1024xbf16>, memref<1024x128xi32> -> memref<?x1024xbf16>
+  return
+}
