@@ -322,6 +322,16 @@ hq::WeightSchema WeightSchemaAttr::toHost() const {
                           getFormat());
 }
 
+WeightSchemaAttr
+WeightSchemaAttr::fromHost(function_ref<InFlightDiagnostic()> emitError,
+                           MLIRContext *ctx, const hq::WeightSchema &w) {
+  return getChecked(emitError, ctx, toMLIRType(ctx, w.type),
+                    toMLIRType(ctx, w.scaleType),
+                    ScaleGranularity{w.granularity, w.groupN, w.groupK},
+                    w.zeroPoint, w.globalScale, w.bias, w.experts, w.padN,
+                    w.padK, w.format);
+}
+
 LogicalResult WeightSchemaAttr::verify(
     function_ref<InFlightDiagnostic()> emitError, Type type, Type scale,
     ScaleGranularity granularity, hq::ZeroPointKind zeroPoint, bool globalScale,
@@ -349,6 +359,13 @@ hq::InputSchema InputSchemaAttr::toHost() const {
   return in;
 }
 
+InputSchemaAttr
+InputSchemaAttr::fromHost(function_ref<InFlightDiagnostic()> emitError,
+                          MLIRContext *ctx, const hq::InputSchema &in) {
+  return getChecked(emitError, ctx, toMLIRType(ctx, in.type),
+                    ActivationScaling{in.scaling, in.groupK});
+}
+
 LogicalResult
 InputSchemaAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                         Type type, ActivationScaling scaling) {
@@ -370,6 +387,11 @@ hq::ComputeOptions ComputeAttr::toHost() const {
   c.f16Accumulation = getF16Accumulation();
   c.batchInvariant = getBatchInvariant();
   return c;
+}
+
+ComputeAttr ComputeAttr::fromHost(MLIRContext *ctx,
+                                  const hq::ComputeOptions &c) {
+  return get(ctx, c.gemm, c.f16Accumulation, c.batchInvariant);
 }
 
 LogicalResult ComputeAttr::verify(function_ref<InFlightDiagnostic()>,
@@ -426,6 +448,17 @@ hq::TileConfig TileConfigAttr::toHost() const {
   t.gridCap = getGridCap();
   t.writeSplits = getWriteSplits();
   return t;
+}
+
+TileConfigAttr
+TileConfigAttr::fromHost(function_ref<InFlightDiagnostic()> emitError,
+                         MLIRContext *ctx, const hq::TileConfig &t) {
+  return getChecked(emitError, ctx, MRange{t.mMin, t.mMax},
+                    Dim3{t.blockM, t.blockN, t.blockK},
+                    Dim3{t.warpM, t.warpN, t.warpK}, t.stages, t.mma,
+                    t.warpSpecialized, t.streamK, t.mbarrier, t.cpAsync, t.tma,
+                    t.multicastA, t.multicastB, t.ctasPerSm, t.gridCap,
+                    t.writeSplits);
 }
 
 LogicalResult TileConfigAttr::verify(

@@ -106,6 +106,11 @@ def Humming_WeightSchemaAttr : Humming_Attr<"WeightSchema", "weight_schema"> {
   let extraClassDeclaration = [{
     /// The host-side description (element types must be valid).
     ::humming::WeightSchema toHost() const;
+    /// The attribute for a host schema; null (with a diagnostic through
+    /// `emitError`) when the schema breaks a rule.
+    static WeightSchemaAttr fromHost(
+        ::llvm::function_ref<::mlir::InFlightDiagnostic()> emitError,
+        ::mlir::MLIRContext *ctx, const ::humming::WeightSchema &schema);
   }];
 }
 
@@ -135,6 +140,9 @@ def Humming_InputSchemaAttr : Humming_Attr<"InputSchema", "input_schema"> {
   let assemblyFormat = "`<` struct(params) `>`";
   let extraClassDeclaration = [{
     ::humming::InputSchema toHost() const;
+    static InputSchemaAttr fromHost(
+        ::llvm::function_ref<::mlir::InFlightDiagnostic()> emitError,
+        ::mlir::MLIRContext *ctx, const ::humming::InputSchema &schema);
   }];
 }
 
@@ -164,6 +172,8 @@ def Humming_ComputeAttr : Humming_Attr<"Compute", "compute"> {
   let assemblyFormat = "`<` struct(params) `>`";
   let extraClassDeclaration = [{
     ::humming::ComputeOptions toHost() const;
+    static ComputeAttr fromHost(::mlir::MLIRContext *ctx,
+                                const ::humming::ComputeOptions &options);
   }];
 }
 
@@ -299,6 +309,9 @@ def Humming_TileConfigAttr : Humming_Attr<"TileConfig", "tile_config"> {
   let assemblyFormat = "`<` struct(params) `>`";
   let extraClassDeclaration = [{
     ::humming::TileConfig toHost() const;
+    static TileConfigAttr fromHost(
+        ::llvm::function_ref<::mlir::InFlightDiagnostic()> emitError,
+        ::mlir::MLIRContext *ctx, const ::humming::TileConfig &config);
   }];
 }
 

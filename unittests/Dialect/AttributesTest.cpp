@@ -1,0 +1,147 @@
+//===- AttributesTest.cpp - Building humming attributes from C++ ----------===//
+
+#include "Humming/Dialect/Humming/IR/HummingOps.h"
+#include "Humming/Registration.h"
+
+#include "mlir/AsmParser/AsmParser.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+
+#include <gtest/gtest.h>
+
+using namespace mlir;
+using namespace mlir::humming;
+namespace hq = ::humming;
+
+namespace {
+struct Ctx : ::testing::Test {
+  Ctx() {
+    DialectRegistry registry;
+    registerHummingDialects(registry);
+    ctx.appendDialectRegistry(registry);
+    ctx.loadDialect<HummingDialect>();
+  }
+  MLIRContext ctx;
+};
+
+std::string print(Attribute a) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  a.print(os);
+  return s;
+}
+} // namespace
+
+TEST_F(Ctx, EveryKnownDeviceRoundTrips) {
+  auto emitError = [&] { return mlir::emitError(UnknownLoc::get(&ctx)); };
+  for (const hq::DeviceInfo &d : hq::knownDevices()) {
+    TargetAttr t = TargetAttr::getKnown(emitError, &ctx, d.name);
+    ASSERT_TRUE(t) << d.name;
+    std::string text = print(t);
+    EXPECT_EQ(text, "#humming.target<device = \"" + d.name + "\">");
+    Attribute parsed = parseAttribute(text, &ctx);
+    EXPECT_EQ(parsed, t) << text;
+    hq::DeviceInfo back = t.toHost();
+    EXPECT_EQ(back.smCount, d.smCount);
+    EXPECT_EQ(back.memoryBandwidthGBs, d.memoryBandwidthGBs);
+    EXPECT_EQ(back.tflopsFP8, d.tflopsFP8);
+  }
+}
+
+TEST_F(Ctx, WeightSchemaFromCpp) {
+  Builder b(&ctx);
+  Type ui4 = IntegerType::get(&ctx, 4, IntegerType::Unsigned);
+  WeightSchemaAttr w = WeightSchemaAttr::get(
+      &ctx, ui4, Type(b.getF16Type()),
+      ScaleGranularity{hq::Granularity::Group, 0, 128},
+      hq::ZeroPointKind::Int, false, false, int64_t(0), int64_t(0), int64_t(0),
+      hq::SourceFormat::GPTQv2);
+  EXPECT_EQ(print(w), "#humming.weight_schema<type = ui4, scale = f16, "
+                      "granularity = group<128>, zero_point = int, "
+                      "format = gptq_v2>");
+  hq::WeightSchema host = w.toHost();
+  EXPECT_EQ(host.type, hq::ScalarType::uint(4));
+  EXPECT_EQ(host.groupK, 128);
+  EXPECT_EQ(host.format, hq::SourceFormat::GPTQv2);
+  EXPECT_EQ(parseAttribute(print(w), &ctx), w);
+}
+
+TEST_F(Ctx, HostRoundTrips) {
+  auto emitError = [&] { return mlir::emitError(UnknownLoc::get(&ctx)); };
+  hq::WeightSchema w;
+  w.type = hq::ScalarType::e2m1();
+  w.scaleType = hq::ScalarType::e4m3();
+  w.granularity = hq::Granularity::GroupTensor;
+  w.groupK = 16;
+  w.experts = 256;
+  w.bias = true;
+  WeightSchemaAttr wa = WeightSchemaAttr::fromHost(emitError, &ctx, w);
+  ASSERT_TRUE(wa);
+  hq::WeightSchema back = wa.toHost();
+  EXPECT_EQ(back.type, w.type);
+  EXPECT_EQ(back.scaleType, w.scaleType);
+  EXPECT_EQ(back.granularity, w.granularity);
+  EXPECT_EQ(back.groupK, 16);
+  EXPECT_EQ(back.experts, 256);
+  EXPECT_TRUE(back.bias);
+
+  hq::InputSchema in{hq::ScalarType::e4m3(), hq::ActScaling::Group, 128};
+  InputSchemaAttr ia = InputSchemaAttr::fromHost(emitError, &ctx, in);
+  ASSERT_TRUE(ia);
+  EXPECT_EQ(print(ia),
+            "#humming.input_schema<type = f8E4M3FN, scaling = group<128>>");
+
+  hq::TileConfig t;
+  t.mMin = 17;
+  t.mMax = 0;
+  t.mma = hq::MmaKind::Wgmma;
+  t.blockM = 128;
+  t.blockN = 256;
+  t.warpM = 128;
+  t.warpN = 32;
+  t.tma = hq::TmaA | hq::TmaB;
+  t.mbarrier = true;
+  TileConfigAttr ta = TileConfigAttr::fromHost(emitError, &ctx, t);
+  ASSERT_TRUE(ta);
+  EXPECT_EQ(print(ta), "#humming.tile_config<m = [17, inf], block = [128, 256, "
+                       "64], warp = [128, 32, 64], mma = wgmma, mbarrier = "
+                       "true, tma = [a, b]>");
+  EXPECT_EQ(ta.toHost().tma, t.tma);
+}
+
+TEST_F(Ctx, CheckedConstructionReportsTheRule) {
+  std::string message;
+  auto emitError = [&] { return mlir::emitError(UnknownLoc::get(&ctx)); };
+  ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &d) {
+    message = d.str();
+    return success();
+  });
+  hq::WeightSchema w;
+  w.type = hq::ScalarType::e4m3();
+  w.zeroPoint = hq::ZeroPointKind::Int;
+  EXPECT_FALSE(WeightSchemaAttr::fromHost(emitError, &ctx, w));
+  EXPECT_EQ(message, "expected an unsigned integer weight type with a zero "
+                     "point, got f8E4M3FN");
+  hq::TileConfig t;
+  t.stages = 1;
+  EXPECT_FALSE(TileConfigAttr::fromHost(emitError, &ctx, t));
+  EXPECT_EQ(message, "expected stages >= 2, got 1");
+}
+
+TEST_F(Ctx, ScalarTypeConversions) {
+  for (const char *name : {"ui1", "si8", "f16", "bf16", "f32", "f8E4M3FN",
+                           "f8E5M2", "f4E2M1FN", "f6E2M3FN", "f6E3M2FN",
+                           "f8E8M0FNU", "!humming.float<e3m3>"}) {
+    Type t = parseType(name, &ctx);
+    ASSERT_TRUE(t) << name;
+    std::optional<hq::ScalarType> s = toScalarType(t);
+    ASSERT_TRUE(s) << name;
+    EXPECT_EQ(s->str(), name);
+    EXPECT_EQ(toMLIRType(&ctx, *s), t) << name;
+  }
+  EXPECT_FALSE(toScalarType(Float8E4M3FNUZType::get(&ctx)));
+  EXPECT_FALSE(toScalarType(Float64Type::get(&ctx)));
+  // Signless integers are signed.
+  EXPECT_EQ(toScalarType(IntegerType::get(&ctx, 8)), hq::ScalarType::sint(8));
+}
