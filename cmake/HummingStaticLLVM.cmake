@@ -26,3 +26,14 @@ foreach(_t IN LISTS MLIR_EXPORTED_TARGETS)
   endif()
 endforeach()
 message(STATUS "Humming: linking LLVM and MLIR statically")
+
+# Debian's LLVMSupport also lists libz3.so (used only by the clang static
+# analyzer's Z3 solver, which nothing here calls). Drop it so the tools do
+# not need libz3 on the GPU machine; a real reference would fail the link.
+if(TARGET LLVMSupport)
+  get_target_property(_support_libs LLVMSupport INTERFACE_LINK_LIBRARIES)
+  if(_support_libs)
+    list(FILTER _support_libs EXCLUDE REGEX "libz3")
+    set_target_properties(LLVMSupport PROPERTIES INTERFACE_LINK_LIBRARIES "${_support_libs}")
+  endif()
+endif()

@@ -16,6 +16,7 @@ config.excludes = ["CMakeLists.txt", "README.txt", "lit.cfg.py", "lit.site.cfg.p
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%humming_src_root", config.humming_src_root))
 config.substitutions.append(("%python", config.python_executable))
+config.substitutions.append(("%mlir_obj_dir", config.mlir_obj_dir))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
@@ -29,5 +30,9 @@ llvm_config.add_tool_substitutions(tools, tool_dirs)
 if config.ptxas and os.path.exists(config.ptxas):
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", config.ptxas))
+config.substitutions.append(
+    ("%humming_opt_path", os.path.join(config.humming_tools_dir, "humming-opt")))
+if config.humming_static_llvm:
+    config.available_features.add("static-llvm")
 if config.humming_unittests:
     config.available_features.add("unittests")
