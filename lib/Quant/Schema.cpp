@@ -337,6 +337,14 @@ Diag verifyTileConfig(const TileConfig &t) {
   for (auto [name, v] : dims)
     if (v <= 0)
       return msg("expected ", name, " > 0, got ", v);
+  if (!isPowerOf2(t.warpN) || t.warpN < 16 || t.warpN > 64)
+    return msg("expected warp_n to be 16, 32 or 64, got ", t.warpN);
+  if (!isPowerOf2(t.warpK))
+    return msg("expected warp_k to be a power of two, got ", t.warpK);
+  if (t.warpM % 8 != 0)
+    return msg("expected warp_m to be a multiple of 8, got ", t.warpM);
+  // With power-of-two warp_n and warp_k, power-of-two multiples keep block_n
+  // and block_k powers of two.
   const std::tuple<const char *, int64_t, const char *, int64_t> pairs[] = {
       {"block_m", t.blockM, "warp_m", t.warpM},
       {"block_n", t.blockN, "warp_n", t.warpN},
@@ -345,15 +353,6 @@ Diag verifyTileConfig(const TileConfig &t) {
     if (b % w != 0 || !isPowerOf2(b / w))
       return msg("expected ", bn, " (", b, ") to be a power-of-two multiple "
                  "of ", wn, " (", w, ")");
-  if (!isPowerOf2(t.blockN) || !isPowerOf2(t.blockK))
-    return msg("expected block_n and block_k to be powers of two, got [",
-               t.blockM, ", ", t.blockN, ", ", t.blockK, "]");
-  if (!isPowerOf2(t.warpK))
-    return msg("expected warp_k to be a power of two, got ", t.warpK);
-  if (!isPowerOf2(t.warpN) || t.warpN < 16 || t.warpN > 64)
-    return msg("expected warp_n to be 16, 32 or 64, got ", t.warpN);
-  if (t.warpM % 8 != 0)
-    return msg("expected warp_m to be a multiple of 8, got ", t.warpM);
   if (t.mma == MmaKind::Wgmma) {
     // The transposed wgmma puts tokens on the instruction's N (8..256) and a
     // warpgroup's 64 weight rows on M.

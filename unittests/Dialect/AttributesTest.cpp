@@ -129,6 +129,29 @@ TEST_F(Ctx, CheckedConstructionReportsTheRule) {
   EXPECT_EQ(message, "expected stages >= 2, got 1");
 }
 
+TEST_F(Ctx, TargetFactsFromCpp) {
+  std::string message;
+  auto emitErrorFn = [&] { return mlir::emitError(UnknownLoc::get(&ctx)); };
+  llvm::function_ref<InFlightDiagnostic()> emitError = emitErrorFn;
+  ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &d) {
+    message = d.str();
+    return success();
+  });
+  auto make = [&](int64_t sms, double fp8) {
+    return TargetAttr::getChecked(emitError, &ctx, StringRef("Lab"),
+                                  StringRef("sm_90a"), 80u, sms, Real(3000.0),
+                                  int64_t(227), int64_t(50), Real(900.0),
+                                  Real(900.0), Real(fp8), Real(0.0), Real(0.0),
+                                  Real(0.0));
+  };
+  EXPECT_TRUE(make(100, 1800.0));
+  EXPECT_FALSE(make(0, 1800.0));
+  EXPECT_EQ(message, "expected positive sms, bandwidth, smem and l2, got 0, "
+                     "3000, 227, 50");
+  EXPECT_FALSE(make(100, -1.0));
+  EXPECT_EQ(message, "expected non-negative throughputs, got -1");
+}
+
 TEST_F(Ctx, ScalarTypeConversions) {
   for (const char *name : {"ui1", "si8", "f16", "bf16", "f32", "f8E4M3FN",
                            "f8E5M2", "f4E2M1FN", "f6E2M3FN", "f6E3M2FN",

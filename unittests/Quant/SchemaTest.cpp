@@ -207,6 +207,37 @@ TEST(Schema, UnrepresentableSizesAreDiagnosed) {
             "expected K*bits (100*3) to be a multiple of 32 to pack the weight");
 }
 
+TEST(Schema, AbsentOperandsHaveNoShape) {
+  WeightSchema w;
+  InputSchema in;
+  ShapeOrDiag g = expectedShape(WeightOperand::GlobalScale, w, in, 64, 64, false);
+  ASSERT_TRUE(g.error);
+  EXPECT_EQ(*g.error, "the schema has no global scale");
+  ShapeOrDiag b = expectedShape(WeightOperand::Bias, w, in, 64, 64, false);
+  ASSERT_TRUE(b.error);
+  EXPECT_EQ(*b.error, "the schema has no bias");
+  ShapeOrDiag s = expectedInputScaleShape(in, -1, 64);
+  ASSERT_TRUE(s.error);
+  EXPECT_EQ(*s.error, "16-bit activations have no activation scale");
+  InputSchema grouped{ScalarType::e4m3(), ActScaling::Group, 128};
+  EXPECT_EQ(expectedInputScaleShape(grouped, -1, 4000).shape,
+            (std::vector<int64_t>{-1, 32}));
+}
+
+TEST(Schema, TileConfigMRange) {
+  TileConfig t;
+  t.mMin = 17;
+  t.mMax = 16;
+  Diag d = verifyTileConfig(t);
+  ASSERT_TRUE(d);
+  EXPECT_EQ(*d, "expected the M range [17, 16] to be non-empty");
+  t.mMin = 0;
+  t.mMax = 0;
+  d = verifyTileConfig(t);
+  ASSERT_TRUE(d);
+  EXPECT_EQ(*d, "expected the M range to start at >= 1, got 0");
+}
+
 TEST(Schema, TileRanges) {
   TileConfig a, b;
   a.mMin = 1;

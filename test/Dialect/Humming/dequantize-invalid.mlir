@@ -33,3 +33,14 @@ func.func @incompatible_input(%w: memref<256x128xi32>, %s: memref<256x1xf16>, %o
       : memref<256x128xi32> -> memref<256x512xf32>
   return
 }
+
+// -----
+
+// AWQ packs along N.
+func.func @awq_partial_word(%w: memref<64x4xi32>, %s: memref<1x36xf16>, %out: memref<36x64xf32>) {
+  // expected-error @+1 {{operand 'weight': expected N*bits (36*4) to be a multiple of 32 for awq qweight}}
+  humming.dequantize %w scales(%s : memref<1x36xf16>) into %out
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16, format = awq>}
+      : memref<64x4xi32> -> memref<36x64xf32>
+  return
+}

@@ -275,3 +275,13 @@ func.func @prepared_shape(%a: memref<?x4096xf16>, %w: memref<4096x512xi32>, %s: 
       : memref<?x4096xf16>, memref<4096x512xi32> -> memref<?x4096xf16>
   return
 }
+
+// -----
+
+func.func @output_rank(%a: memref<?x4096xf16>, %w: memref<4096x512xi32>, %s: memref<4096x1xf16>, %c: memref<4096xf16>) {
+  // expected-error @+1 {{expected 'output' to be a rank-2 memref [M, N], got 'memref<4096xf16>'}}
+  humming.gemm %a, %w scales(%s : memref<4096x1xf16>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16>, input_schema = #humming.input_schema<type = f16>}
+      : memref<?x4096xf16>, memref<4096x512xi32> -> memref<4096xf16>
+  return
+}

@@ -186,3 +186,16 @@ func.func @tma_bias(%a: memref<?x4096xf16>, %w: memref<4096x512xi32>, %s: memref
   return
 }
 }
+
+// -----
+
+module attributes {humming.target = #humming.target<device = "H200">} {
+func.func @block_k_divides(%a: memref<?x4160xf16>, %w: memref<4096x520xi32>, %s: memref<4096x1xf16>, %c: memref<?x4096xf16>) {
+  // expected-error @+1 {{tile_configs[0]: expected block_k (128) to divide the padded K (4160)}}
+  humming.gemm %a, %w scales(%s : memref<4096x1xf16>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16>, input_schema = #humming.input_schema<type = f16>,
+       tile_configs = [#humming.tile_config<block = [64, 256, 128], warp = [64, 32, 64]>]}
+      : memref<?x4160xf16>, memref<4096x520xi32> -> memref<?x4096xf16>
+  return
+}
+}

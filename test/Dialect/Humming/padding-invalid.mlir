@@ -61,3 +61,13 @@ func.func @pad_exceeds(%a: memref<?x4096xf16>, %w: memref<64x512xi32>, %s: memre
       : memref<?x4096xf16>, memref<64x512xi32> -> memref<?x0xf16>
   return
 }
+
+// -----
+
+func.func @pad_k_exceeds(%a: memref<?x0xf16>, %w: memref<64x8xi32>, %s: memref<64x1xf16>, %c: memref<?x64xf16>) {
+  // expected-error @+1 {{expected pad_k < K (64), got 64}}
+  humming.gemm %a, %w scales(%s : memref<64x1xf16>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16, pad_k = 64>, input_schema = #humming.input_schema<type = f16>}
+      : memref<?x0xf16>, memref<64x8xi32> -> memref<?x64xf16>
+  return
+}

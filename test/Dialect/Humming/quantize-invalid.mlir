@@ -110,3 +110,22 @@ func.func @schema_kind(%w: memref<256x512xf16>, %q: memref<256x64xi32>) {
   humming.quantize %w into %q {schema = #humming.layout<chip = "sm_80">} : memref<256x512xf16> -> memref<256x64xi32>
   return
 }
+
+// -----
+
+// Integer zero points are packed along N: N * bits must fill whole words.
+func.func @zp_partial_word(%w: memref<36x64xf16>, %q: memref<36x8xi32>, %s: memref<36x2xf16>, %z: memref<5x2xi32>) {
+  // expected-error @+1 {{operand 'zero_points': expected N*bits (36*4) to be a multiple of 32 to pack zero points}}
+  humming.quantize %w into %q scales(%s : memref<36x2xf16>) zero_points(%z : memref<5x2xi32>)
+      {schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<32>, zero_point = int>}
+      : memref<36x64xf16> -> memref<36x8xi32>
+  return
+}
+
+// -----
+
+func.func @activation_rank(%x: memref<4096xbf16>, %q: memref<4096xf8E4M3FN>, %s: memref<1xf32>) {
+  // expected-error @+1 {{expected 'source' to be a rank-2 memref [M, K] with a static K, got 'memref<4096xbf16>'}}
+  humming.quantize %x into %q scales(%s : memref<1xf32>) {schema = #humming.input_schema<type = f8E4M3FN, scaling = static>} : memref<4096xbf16> -> memref<4096xf8E4M3FN>
+  return
+}

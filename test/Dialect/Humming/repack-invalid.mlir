@@ -87,3 +87,25 @@ func.func @n_attr(%w: memref<4096x512xi32>, %pw: memref<256x8192xi32>) {
       : memref<4096x512xi32> -> memref<256x8192xi32>
   return
 }
+
+// -----
+
+func.func @tensor_scales(%s: memref<4096x1xf32>, %ps: memref<1x4096xf32>) {
+  // expected-error @+1 {{operand 'source scales': tensor granularity has no scale tensor: its scale is the global_scale operand}}
+  humming.repack %s into %ps {operand = #humming.operand<scales>, n = 4096, k = 4096,
+      weight_schema = #humming.weight_schema<type = f8E4M3FN, scale = f32, granularity = tensor>,
+      input_schema = #humming.input_schema<type = f16>, layout = #humming.layout<chip = "sm_80">}
+      : memref<4096x1xf32> -> memref<1x4096xf32>
+  return
+}
+
+// -----
+
+func.func @no_bias(%b: memref<4096xf16>, %pb: memref<4096xf16>) {
+  // expected-error @+1 {{operand 'source bias': the schema has no bias}}
+  humming.repack %b into %pb {operand = #humming.operand<bias>, n = 4096, k = 4096,
+      weight_schema = #humming.weight_schema<type = ui4, scale = f16>,
+      input_schema = #humming.input_schema<type = f16>, layout = #humming.layout<chip = "sm_80">}
+      : memref<4096xf16> -> memref<4096xf16>
+  return
+}

@@ -58,3 +58,13 @@ module attributes {humming.target = "H200"} {}
 
 // expected-error @+1 {{unknown humming attribute 'humming.device'; expected 'humming.target'}}
 module attributes {humming.device = #humming.target<device = "H200">} {}
+
+// -----
+
+// expected-error @+1 {{expected a positive 'bandwidth'}}
+func.func @zero_bandwidth() attributes {t = #humming.target<device = "H200", bandwidth = 0.0>} { return }
+
+// -----
+
+// expected-error @+1 {{expected a positive f16 throughput, got 0}}
+func.func @zero_f16() attributes {t = #humming.target<device = "H200", f16 = 0.0>} { return }

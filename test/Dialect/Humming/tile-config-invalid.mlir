@@ -118,3 +118,18 @@ func.func @bad_bool() attributes {t = #humming.tile_config<block = [64, 128, 64]
 
 // expected-error @+1 {{struct is missing required parameter: warp}}
 func.func @missing_warp() attributes {t = #humming.tile_config<block = [64, 128, 64]>} { return }
+
+// -----
+
+// expected-error @+1 {{expected warp_k to be a power of two, got 48}}
+func.func @warp_k_odd() attributes {t = #humming.tile_config<block = [64, 128, 96], warp = [64, 32, 48]>} { return }
+
+// -----
+
+// expected-error @+1 {{expected grid_cap >= 0 (0 = every SM), got -1}}
+func.func @negative_grid_cap() attributes {t = #humming.tile_config<block = [64, 128, 64], warp = [64, 32, 64], grid_cap = -1>} { return }
+
+// -----
+
+// expected-error @+1 {{expected TMA on operand b with multicast_b = 2}}
+func.func @multicast_b_without_tma() attributes {t = #humming.tile_config<block = [64, 256, 64], warp = [64, 32, 64], mbarrier = true, tma = [a], multicast_b = 2>} { return }

@@ -16,9 +16,19 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <sstream>
+
 using namespace mlir;
 using namespace mlir::humming;
 namespace hq = ::humming;
+
+/// "3000", "0.5": doubles as people write them (raw_ostream prints %e).
+static std::string formatReal(double v) {
+  std::ostringstream os;
+  os << v;
+  return os.str();
+}
+
 
 //===----------------------------------------------------------------------===//
 // Enum value lists
@@ -600,7 +610,7 @@ Attribute TargetAttr::parse(AsmParser &parser, Type) {
         return failure();
       if (!(v >= 0))
         return parser.emitError(valueLoc, "expected a non-negative '")
-               << key << "', got " << v;
+               << key << "', got " << formatReal(v);
       out = v;
       return success();
     };
@@ -744,7 +754,7 @@ LogicalResult TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        << ptx;
   if (sms <= 0 || smem <= 0 || l2 <= 0 || !(bandwidth.value > 0))
     return emitError() << "expected positive sms, bandwidth, smem and l2, got "
-                       << sms << ", " << bandwidth.value << ", " << smem << ", "
+                       << sms << ", " << formatReal(bandwidth) << ", " << smem << ", "
                        << l2;
   int64_t maxSmemKB = chip->maxSharedMemoryPerBlock() / 1024;
   if (smem > maxSmemKB)
@@ -753,9 +763,11 @@ LogicalResult TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   for (double v : {f16.value, bf16.value, fp8.value, int8.value,
                    int4.value, fp4.value})
     if (!(v >= 0))
-      return emitError() << "expected non-negative throughputs, got " << v;
+      return emitError() << "expected non-negative throughputs, got "
+                         << formatReal(v);
   if (!(f16.value > 0))
-    return emitError() << "expected a positive f16 throughput, got " << f16.value;
+    return emitError() << "expected a positive f16 throughput, got "
+                       << formatReal(f16);
   return success();
 }
 
