@@ -1,0 +1,119 @@
+//===- Quantize.h - Reference quantization and GEMM -------------*- C++ -*-===//
+//
+// The ground truth for every number Humming produces: round-to-nearest
+// quantization of fp weights to a schema (absmax for symmetric schemas,
+// min-max with a zero point), exact dequantization, activation quantization,
+// and float64 reference GEMM and MoE GEMM over dequantized data — the oracle
+// the GPU tests compare with.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef HUMMING_QUANT_QUANTIZE_H
+#define HUMMING_QUANT_QUANTIZE_H
+
+#include "Humming/Quant/Result.h"
+#include "Humming/Quant/Schema.h"
+#include "Humming/Quant/Tensor.h"
+
+#include <optional>
+#include <vector>
+
+namespace humming {
+
+/// A layer's weight-side tensors in the canonical format (padded sizes):
+///   weight        I32 [E?, N, K*b/32]       bit stream along K
+///   scales        scale dtype [E?, N, K/g]  (channel [E?, N, 1],
+///                 block F32 [E?, ceil(N/gn), ceil(K/gk)])
+///   zeroPoints    I32 [E?, N*b/32, groups] packed along N (int), or
+///                 F16/BF16 [E?, N, groups] (float)
+///   globalScale   F32 [max(E, 1)]
+///   bias          F16/BF16 [E?, N]
+struct QuantizedWeights {
+  Tensor weight;
+  std::optional<Tensor> scales;
+  std::optional<Tensor> zeroPoints;
+  std::optional<Tensor> globalScale;
+  std::optional<Tensor> bias;
+};
+
+/// The model's 16-bit float type for float zero points and bias.
+struct QuantizeOptions {
+  DType paramDType = DType::F16;
+};
+
+/// Quantizes `w` ([E, N, K] with E = max(experts, 1), logical sizes) to a
+/// canonical-format schema. Padding rows/columns quantize to zero. `bias`
+/// ([E, N], optional) is stored in paramDType when the schema has one.
+Result<QuantizedWeights> quantizeWeights(const WeightSchema &schema,
+                                         const double *w, int64_t n,
+                                         int64_t k,
+                                         const double *bias = nullptr,
+                                         const QuantizeOptions &opts = {});
+
+/// Dequantizes canonical tensors to float64 [E, N, K] (logical sizes; the
+/// padding is dropped). Shapes and dtypes are checked first; a mismatch names
+/// the tensor, what was expected and what was found.
+Result<std::vector<double>> dequantizeWeights(const WeightSchema &schema,
+                                              const QuantizedWeights &q,
+                                              int64_t n, int64_t k);
+
+/// The bias of a layer as float64 [E, N] (logical N), or empty without one.
+std::vector<double> biasValues(const WeightSchema &schema,
+                               const QuantizedWeights &q, int64_t n);
+
+/// Quantized activations: codes [M, K] and fp32 scales ([M, 1] per token,
+/// [M, ceil(K/g)] per group, [1] static).
+struct QuantizedActivations {
+  std::vector<uint32_t> codes;
+  std::vector<float> scales;
+};
+
+/// Quantizes activations `x` [M, K] (8- and 4-bit input schemas): dynamic
+/// absmax per token or per group, or the given static scale.
+Result<QuantizedActivations>
+quantizeActivations(const InputSchema &in, const double *x, int64_t m,
+                    int64_t k, std::optional<float> staticScale = {});
+std::vector<double> dequantizeActivations(const InputSchema &in,
+                                          const QuantizedActivations &q,
+                                          int64_t m, int64_t k);
+
+/// out[m, n] = sum_k a[m, k] * w[n, k] + bias[n], in float64.
+std::vector<double> referenceGemm(const double *a, const double *w,
+                                  const double *bias, int64_t m, int64_t n,
+                                  int64_t k);
+
+/// Token routing of a MoE layer, in the layout of each GEMM type.
+struct Routing {
+  GemmType type = GemmType::Indexed;
+  int64_t topK = 1;
+  int64_t blockM = 16;
+  /// indexed: flat token*top_k+k ids grouped per expert, each expert padded
+  /// to blockM with the sentinel M*top_k.
+  std::vector<int32_t> sortedIds;
+  /// indexed: expert of each m-block.
+  std::vector<int32_t> expertIds;
+  int32_t numTokensPadded = 0;
+  /// grouped_contiguous: offsets [E+1]; grouped_masked: counts [E].
+  std::vector<int64_t> expertLayout;
+  /// grouped_masked: rows per expert in the activations.
+  int64_t maxTokens = 0;
+};
+
+/// vLLM's moe_align_block_size: from top-k expert choices [M, topK].
+Result<Routing> alignBlockSize(const std::vector<int32_t> &topkIds, int64_t m,
+                               int64_t topK, int64_t experts, int64_t blockM);
+
+/// Reference MoE GEMM over dequantized weights w [E, N, K] (and bias [E, N]
+/// or null). Activations: indexed and grouped_contiguous [M, K], masked
+/// [E*maxTokens, K]. Output rows: indexed M*topK, else as the activations;
+/// rows no expert writes are 0.
+Result<std::vector<double>> referenceMoeGemm(const Routing &routing,
+                                             const double *a, int64_t rows,
+                                             const double *w,
+                                             const double *bias,
+                                             int64_t experts, int64_t n,
+                                             int64_t k);
+
+} // namespace humming
+
+#endif // HUMMING_QUANT_QUANTIZE_H

@@ -1,0 +1,572 @@
+//===- Quantize.cpp - Reference quantization and GEMM ---------------------===//
+
+#include "Humming/Quant/Quantize.h"
+#include "Humming/Quant/Codec.h"
+#include "Humming/Quant/Pack.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+namespace humming {
+
+namespace {
+
+template <typename... Ts> std::string msg(const Ts &...parts) {
+  std::ostringstream os;
+  (os << ... << parts);
+  return os.str();
+}
+
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/// The implicit zero of unsigned codes without a zero point.
+double implicitZero(const ScalarType &t) { return double(1u << (t.bits - 1)); }
+
+/// Largest magnitude a symmetric code reaches (before scaling).
+double symmetricMax(const ScalarType &t) {
+  if (t.isFloat())
+    return maxValue(t);
+  return t.bits == 1 ? 1.0 : double((1u << (t.bits - 1)) - 1);
+}
+
+/// Value of a weight code before scaling.
+double codeValue(const WeightSchema &w, uint32_t q, double zp) {
+  if (w.type.isFloat() || w.type.isSigned)
+    return decode(w.type, q);
+  return double(q) - zp;
+}
+
+/// Code of x (the weight already divided by its scale).
+uint32_t quantizeValue(const WeightSchema &w, double x, double zp) {
+  if (w.type.isFloat() || w.type.isSigned)
+    return encode(w.type, x);
+  double hi = double((1u << w.type.bits) - 1);
+  double q = w.zeroPoint == ZeroPointKind::Float ? std::nearbyint(x + zp)
+                                                 : std::nearbyint(x) + zp;
+  return uint32_t(std::clamp(q, 0.0, hi));
+}
+
+/// Encodes a positive scale; e8m0 rounds up to a power of two so that no
+/// value overflows the weight format. Returns the decoded value.
+double roundScale(const ScalarType &scaleType, double s) {
+  if (!(s > 0) || !std::isfinite(s))
+    s = 1.0;
+  uint32_t code;
+  if (scaleType.isE8M0())
+    code = encode(scaleType, std::exp2(std::ceil(std::log2(s))));
+  else
+    code = encode(scaleType, s);
+  double dec = decode(scaleType, code);
+  if (!(dec > 0)) // underflow: the smallest positive scale
+    dec = decode(scaleType, scaleType.isE8M0() ? 0u : 1u);
+  return dec;
+}
+
+/// One set of weights sharing a scale: rows [r0, r1) x columns [c0, c1).
+struct Group {
+  int64_t r0, r1, c0, c1;
+};
+
+/// The scale groups of one expert in the order of the scale tensor.
+std::vector<Group> scaleGroups(const WeightSchema &w, int64_t n, int64_t k) {
+  std::vector<Group> groups;
+  switch (w.granularity) {
+  case Granularity::Tensor:
+    groups.push_back({0, n, 0, k});
+    break;
+  case Granularity::Channel:
+    for (int64_t r = 0; r < n; ++r)
+      groups.push_back({r, r + 1, 0, k});
+    break;
+  case Granularity::Group:
+  case Granularity::GroupTensor:
+    for (int64_t r = 0; r < n; ++r)
+      for (int64_t c = 0; c < k; c += w.groupK)
+        groups.push_back({r, r + 1, c, std::min(k, c + w.groupK)});
+    break;
+  case Granularity::Block:
+    for (int64_t r = 0; r < n; r += w.groupN)
+      for (int64_t c = 0; c < k; c += w.groupK)
+        groups.push_back(
+            {r, std::min(n, r + w.groupN), c, std::min(k, c + w.groupK)});
+    break;
+  }
+  return groups;
+}
+
+Status checkTensor(const char *name, const Tensor &t, DType dtype,
+                   const ShapeOrDiag &shape) {
+  if (shape.error)
+    return Error{msg(name, ": ", *shape.error)};
+  if (t.dtype != dtype)
+    return Error{msg(name, ": expected dtype ", dtypeName(dtype), ", got ",
+                     dtypeName(t.dtype))};
+  if (t.shape != shape.shape)
+    return Error{msg(name, ": expected shape ", formatShape(shape.shape),
+                     ", got ", formatShape(t.shape))};
+  if (t.data.size() != storageBytes(t.dtype, t.numel()))
+    return Error{msg(name, ": expected ", storageBytes(t.dtype, t.numel()),
+                     " bytes, got ", t.data.size())};
+  return Status::success();
+}
+
+bool isParamDType(DType d) { return d == DType::F16 || d == DType::BF16; }
+
+} // namespace
+
+Result<QuantizedWeights> quantizeWeights(const WeightSchema &w,
+                                         const double *values, int64_t n,
+                                         int64_t k, const double *bias,
+                                         const QuantizeOptions &opts) {
+  if (Diag d = verifyWeightSchema(w))
+    return Error{*d};
+  if (w.format != SourceFormat::Canonical)
+    return Error{msg("expected format canonical to quantize into, got ",
+                     toString(w.format))};
+  if (n <= 0 || k <= 0)
+    return Error{msg("expected positive sizes, got N = ", n, ", K = ", k)};
+  if (!isParamDType(opts.paramDType))
+    return Error{msg("expected F16 or BF16 as the parameter dtype, got ",
+                     dtypeName(opts.paramDType))};
+  const int64_t e = std::max<int64_t>(w.experts, 1);
+  const int64_t np = n + w.padN, kp = k + w.padK;
+  const unsigned b = w.type.bits;
+  InputSchema anyInput;
+  auto shapeOf = [&](WeightOperand op) {
+    return expectedShape(op, w, anyInput, np, kp, /*prepared=*/false);
+  };
+  ShapeOrDiag weightShape = shapeOf(WeightOperand::Weight);
+  if (weightShape.error)
+    return Error{*weightShape.error};
+
+  QuantizedWeights out;
+  out.weight = Tensor(DType::I32, weightShape.shape);
+  if (w.hasScaleTensor()) {
+    std::optional<DType> sd = storageFor(w.scaleType);
+    if (!sd)
+      return Error{msg("no storage dtype for scale type ", w.scaleType.str())};
+    out.scales = Tensor(*sd, shapeOf(WeightOperand::Scales).shape);
+  }
+  if (w.zeroPoint == ZeroPointKind::Int) {
+    ShapeOrDiag zs = shapeOf(WeightOperand::ZeroPoints);
+    if (zs.error)
+      return Error{*zs.error};
+    out.zeroPoints = Tensor(DType::I32, zs.shape);
+  } else if (w.zeroPoint == ZeroPointKind::Float) {
+    out.zeroPoints =
+        Tensor(opts.paramDType, shapeOf(WeightOperand::ZeroPoints).shape);
+  }
+  if (w.hasGlobalScale())
+    out.globalScale = Tensor(DType::F32, shapeOf(WeightOperand::GlobalScale).shape);
+  if (w.bias)
+    out.bias = Tensor(opts.paramDType, shapeOf(WeightOperand::Bias).shape);
+
+  const int64_t wordsPerRow = kp * b / 32;
+  const int64_t groupsK = w.groupsAlongK(kp);
+  const double codeRange = double((1u << b) - 1);
+  std::vector<uint32_t> codes(size_t(np * kp));
+  std::vector<double> zps; // per group, for int zero-point packing
+
+  for (int64_t ei = 0; ei < e; ++ei) {
+    auto at = [&](int64_t r, int64_t c) -> double {
+      if (r >= n || c >= k)
+        return 0.0; // padding
+      return values[(ei * n + r) * k + c];
+    };
+    std::vector<Group> groups = scaleGroups(w, np, kp);
+    bool useZp = w.zeroPoint != ZeroPointKind::None;
+
+    // Raw scale of each group (before the global scale and rounding).
+    std::vector<double> raw(groups.size()), lows(groups.size());
+    for (size_t gi = 0; gi < groups.size(); ++gi) {
+      const Group &g = groups[gi];
+      double lo = 0, hi = 0, amax = 0;
+      for (int64_t r = g.r0; r < g.r1; ++r)
+        for (int64_t c = g.c0; c < g.c1; ++c) {
+          double v = at(r, c);
+          lo = std::min(lo, v);
+          hi = std::max(hi, v);
+          amax = std::max(amax, std::fabs(v));
+        }
+      raw[gi] = useZp ? (hi - lo) / codeRange : amax / symmetricMax(w.type);
+      lows[gi] = lo;
+    }
+
+    // The global scale: the whole scale for tensor granularity; otherwise it
+    // brings narrow (fp8) group scales into their range.
+    double gs = 1.0;
+    if (w.granularity == Granularity::Tensor) {
+      gs = raw[0];
+    } else if (w.hasGlobalScale() &&
+               (w.scaleType == ScalarType::e4m3() ||
+                w.scaleType == ScalarType::e5m2())) {
+      double maxRaw = *std::max_element(raw.begin(), raw.end());
+      gs = maxRaw / maxValue(w.scaleType);
+    }
+    if (!(gs > 0) || !std::isfinite(gs))
+      gs = 1.0;
+    gs = double(float(gs));
+    if (out.globalScale)
+      out.globalScale->set(ei, gs);
+
+    zps.assign(groups.size(), 0.0);
+    for (size_t gi = 0; gi < groups.size(); ++gi) {
+      const Group &g = groups[gi];
+      double s = w.granularity == Granularity::Tensor
+                     ? 1.0
+                     : roundScale(w.scaleType, raw[gi] / gs);
+      double scale = s * gs;
+      double zp = w.type.isInt() && !w.type.isSigned ? implicitZero(w.type) : 0;
+      if (w.zeroPoint == ZeroPointKind::Int)
+        zp = std::clamp(std::nearbyint(-lows[gi] / scale), 0.0, codeRange);
+      else if (w.zeroPoint == ZeroPointKind::Float)
+        zp = decode(*dtypeScalar(opts.paramDType),
+                    encode(*dtypeScalar(opts.paramDType), -lows[gi] / scale));
+      zps[gi] = zp;
+      // Scale tensors are [E, N, groups] (block: [E, rows, cols], in the
+      // row-major order of `groups`).
+      int64_t column = w.granularity == Granularity::Channel ||
+                               w.granularity == Granularity::Tensor
+                           ? 0
+                           : g.c0 / w.groupK;
+      int64_t index = w.granularity == Granularity::Block
+                          ? ei * int64_t(groups.size()) + int64_t(gi)
+                          : (ei * np + g.r0) * groupsK + column;
+      if (out.scales)
+        out.scales->set(index, s);
+      if (w.zeroPoint == ZeroPointKind::Float)
+        out.zeroPoints->set(index, zp);
+      for (int64_t r = g.r0; r < g.r1; ++r)
+        for (int64_t c = g.c0; c < g.c1; ++c)
+          codes[size_t(r * kp + c)] = quantizeValue(w, at(r, c) / scale, zp);
+    }
+
+    // Pack each row along K.
+    uint32_t *weightWords = out.weight.as<uint32_t>() + ei * np * wordsPerRow;
+    for (int64_t r = 0; r < np; ++r) {
+      std::vector<uint32_t> words =
+          packBits(codes.data() + r * kp, kp, b);
+      std::copy(words.begin(), words.end(), weightWords + r * wordsPerRow);
+    }
+    // Integer zero points: per group, packed along N.
+    if (w.zeroPoint == ZeroPointKind::Int) {
+      int64_t zRows = np * b / 32;
+      uint32_t *zw = out.zeroPoints->as<uint32_t>() + ei * zRows * groupsK;
+      for (int64_t gk = 0; gk < groupsK; ++gk) {
+        std::vector<uint32_t> column(static_cast<size_t>(np));
+        for (int64_t r = 0; r < np; ++r)
+          column[size_t(r)] = uint32_t(zps[size_t(r * groupsK + gk)]);
+        std::vector<uint32_t> words = packBits(column.data(), np, b);
+        for (int64_t wr = 0; wr < zRows; ++wr)
+          zw[wr * groupsK + gk] = words[size_t(wr)];
+      }
+    }
+    if (out.bias)
+      for (int64_t r = 0; r < np; ++r)
+        out.bias->set(ei * np + r, bias && r < n ? bias[ei * n + r] : 0.0);
+  }
+  return out;
+}
+
+Result<std::vector<double>> dequantizeWeights(const WeightSchema &w,
+                                              const QuantizedWeights &q,
+                                              int64_t n, int64_t k) {
+  if (Diag d = verifyWeightSchema(w))
+    return Error{*d};
+  if (w.format != SourceFormat::Canonical)
+    return Error{msg("expected format canonical to dequantize, got ",
+                     toString(w.format), " (convert it with an adapter first)")};
+  const int64_t e = std::max<int64_t>(w.experts, 1);
+  const int64_t np = n + w.padN, kp = k + w.padK;
+  const unsigned b = w.type.bits;
+  InputSchema anyInput;
+  auto shapeOf = [&](WeightOperand op) {
+    return expectedShape(op, w, anyInput, np, kp, false);
+  };
+  if (Status s = checkTensor("weight", q.weight, DType::I32,
+                             shapeOf(WeightOperand::Weight));
+      !s)
+    return Error{s.error()};
+  if (w.hasScaleTensor()) {
+    if (!q.scales)
+      return Error{msg("scales: missing (the schema has ",
+                       toString(w.granularity), " scales)")};
+    if (Status s = checkTensor("scales", *q.scales, *storageFor(w.scaleType),
+                               shapeOf(WeightOperand::Scales));
+        !s)
+      return Error{s.error()};
+  }
+  if (w.zeroPoint != ZeroPointKind::None) {
+    if (!q.zeroPoints)
+      return Error{std::string("zero_points: missing (the schema has a zero "
+                               "point)")};
+    DType zd = w.zeroPoint == ZeroPointKind::Int ? DType::I32
+                                                 : q.zeroPoints->dtype;
+    if (w.zeroPoint == ZeroPointKind::Float && !isParamDType(zd))
+      return Error{msg("zero_points: expected dtype F16 or BF16, got ",
+                       dtypeName(zd))};
+    if (Status s = checkTensor("zero_points", *q.zeroPoints, zd,
+                               shapeOf(WeightOperand::ZeroPoints));
+        !s)
+      return Error{s.error()};
+  }
+  if (w.hasGlobalScale()) {
+    if (!q.globalScale)
+      return Error{std::string("global_scale: missing (the schema has a "
+                               "global scale)")};
+    if (Status s = checkTensor("global_scale", *q.globalScale, DType::F32,
+                               shapeOf(WeightOperand::GlobalScale));
+        !s)
+      return Error{s.error()};
+  }
+
+  const int64_t wordsPerRow = kp * b / 32;
+  const int64_t groupsK = w.groupsAlongK(kp);
+  std::vector<double> out(size_t(e * n * k));
+  for (int64_t ei = 0; ei < e; ++ei) {
+    double gs = q.globalScale ? q.globalScale->at(ei) : 1.0;
+    const uint32_t *words = q.weight.as<uint32_t>() + ei * np * wordsPerRow;
+    for (int64_t r = 0; r < n; ++r) {
+      for (int64_t c = 0; c < k; ++c) {
+        int64_t g = w.granularity == Granularity::Channel ||
+                            w.granularity == Granularity::Tensor
+                        ? 0
+                        : c / w.groupK;
+        double s = 1.0;
+        if (w.granularity == Granularity::Block) {
+          int64_t cols = ceilDiv(kp, w.groupK);
+          s = q.scales->at((ei * ceilDiv(np, w.groupN) + r / w.groupN) * cols +
+                           c / w.groupK);
+        } else if (w.hasScaleTensor()) {
+          s = q.scales->at((ei * np + r) * groupsK + g);
+        }
+        double zp = w.type.isInt() && !w.type.isSigned ? implicitZero(w.type)
+                                                       : 0.0;
+        if (w.zeroPoint == ZeroPointKind::Int) {
+          int64_t zRows = np * b / 32;
+          const uint32_t *zw =
+              q.zeroPoints->as<uint32_t>() + ei * zRows * groupsK;
+          // Code r of the N-packed column g: word (r*b)/32 of that column.
+          uint64_t bit = uint64_t(r) * b;
+          uint32_t lo = zw[int64_t(bit / 32) * groupsK + g];
+          uint64_t window = lo;
+          if ((bit % 32) + b > 32)
+            window |= uint64_t(zw[int64_t(bit / 32 + 1) * groupsK + g]) << 32;
+          zp = double((window >> (bit % 32)) & ((1u << b) - 1));
+        } else if (w.zeroPoint == ZeroPointKind::Float) {
+          zp = q.zeroPoints->at((ei * np + r) * groupsK + g);
+        }
+        uint32_t code = packedCodeAt(words + r * wordsPerRow, c, b);
+        out[size_t((ei * n + r) * k + c)] = codeValue(w, code, zp) * s * gs;
+      }
+    }
+  }
+  return out;
+}
+
+std::vector<double> biasValues(const WeightSchema &w, const QuantizedWeights &q,
+                               int64_t n) {
+  std::vector<double> out;
+  if (!w.bias || !q.bias)
+    return out;
+  int64_t e = std::max<int64_t>(w.experts, 1), np = n + w.padN;
+  out.resize(size_t(e * n));
+  for (int64_t ei = 0; ei < e; ++ei)
+    for (int64_t r = 0; r < n; ++r)
+      out[size_t(ei * n + r)] = q.bias->at(ei * np + r);
+  return out;
+}
+
+Result<QuantizedActivations> quantizeActivations(const InputSchema &in,
+                                                 const double *x, int64_t m,
+                                                 int64_t k,
+                                                 std::optional<float> staticScale) {
+  if (Diag d = verifyInputSchema(in))
+    return Error{*d};
+  if (in.scaling == ActScaling::None)
+    return Error{msg("expected 8- or 4-bit activations to quantize, got ",
+                     in.type.str())};
+  if (in.scaling == ActScaling::Static && !(staticScale && *staticScale > 0))
+    return Error{std::string("expected a positive static activation scale")};
+  QuantizedActivations q;
+  q.codes.resize(size_t(m * k));
+  const double qmax = maxValue(in.type);
+  const int64_t g = in.scaling == ActScaling::Group ? in.groupK : k;
+  const int64_t groups = in.scaling == ActScaling::Group ? ceilDiv(k, g) : 1;
+  if (in.scaling == ActScaling::Static)
+    q.scales.push_back(*staticScale);
+  else
+    q.scales.resize(size_t(m * groups));
+  for (int64_t r = 0; r < m; ++r) {
+    for (int64_t gi = 0; gi < groups; ++gi) {
+      int64_t c0 = gi * g, c1 = std::min(k, c0 + g);
+      float s;
+      if (in.scaling == ActScaling::Static) {
+        s = *staticScale;
+      } else {
+        double amax = 0;
+        for (int64_t c = c0; c < c1; ++c)
+          amax = std::max(amax, std::fabs(x[r * k + c]));
+        s = float(amax / qmax);
+        if (!(s > 0))
+          s = 1.0f;
+        q.scales[size_t(r * groups + gi)] = s;
+      }
+      for (int64_t c = c0; c < c1; ++c)
+        q.codes[size_t(r * k + c)] = encode(in.type, x[r * k + c] / double(s));
+    }
+  }
+  return q;
+}
+
+std::vector<double> dequantizeActivations(const InputSchema &in,
+                                          const QuantizedActivations &q,
+                                          int64_t m, int64_t k) {
+  std::vector<double> out(size_t(m * k));
+  const int64_t g = in.scaling == ActScaling::Group ? in.groupK : k;
+  const int64_t groups = in.scaling == ActScaling::Group ? ceilDiv(k, g) : 1;
+  for (int64_t r = 0; r < m; ++r)
+    for (int64_t c = 0; c < k; ++c) {
+      double s = in.scaling == ActScaling::Static
+                     ? q.scales[0]
+                     : q.scales[size_t(r * groups + c / g)];
+      out[size_t(r * k + c)] = decode(in.type, q.codes[size_t(r * k + c)]) * s;
+    }
+  return out;
+}
+
+std::vector<double> referenceGemm(const double *a, const double *w,
+                                  const double *bias, int64_t m, int64_t n,
+                                  int64_t k) {
+  std::vector<double> out(size_t(m * n));
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double acc = bias ? bias[j] : 0.0;
+      const double *ar = a + i * k, *wr = w + j * k;
+      for (int64_t c = 0; c < k; ++c)
+        acc += ar[c] * wr[c];
+      out[size_t(i * n + j)] = acc;
+    }
+  return out;
+}
+
+Result<Routing> alignBlockSize(const std::vector<int32_t> &topkIds, int64_t m,
+                               int64_t topK, int64_t experts, int64_t blockM) {
+  if (int64_t(topkIds.size()) != m * topK)
+    return Error{msg("expected ", m * topK, " top-k ids (M * top_k), got ",
+                     topkIds.size())};
+  if (blockM <= 0 || topK <= 0 || experts <= 0)
+    return Error{msg("expected positive block_m, top_k and experts, got ",
+                     blockM, ", ", topK, ", ", experts)};
+  Routing r;
+  r.type = GemmType::Indexed;
+  r.topK = topK;
+  r.blockM = blockM;
+  std::vector<std::vector<int32_t>> perExpert(static_cast<size_t>(experts));
+  for (size_t i = 0; i < topkIds.size(); ++i) {
+    int32_t e = topkIds[i];
+    if (e < 0 || e >= experts)
+      return Error{msg("top-k id ", i, " selects expert ", e,
+                       ", outside [0, ", experts, ")")};
+    perExpert[size_t(e)].push_back(int32_t(i));
+  }
+  const int32_t sentinel = int32_t(m * topK);
+  for (int64_t e = 0; e < experts; ++e) {
+    auto &ids = perExpert[size_t(e)];
+    int64_t blocks = ceilDiv(int64_t(ids.size()), blockM);
+    for (int64_t bi = 0; bi < blocks; ++bi) {
+      r.expertIds.push_back(int32_t(e));
+      for (int64_t j = 0; j < blockM; ++j) {
+        size_t idx = size_t(bi * blockM + j);
+        r.sortedIds.push_back(idx < ids.size() ? ids[idx] : sentinel);
+      }
+    }
+  }
+  r.numTokensPadded = int32_t(r.sortedIds.size());
+  return r;
+}
+
+Result<std::vector<double>> referenceMoeGemm(const Routing &rt,
+                                             const double *a, int64_t rows,
+                                             const double *w,
+                                             const double *bias,
+                                             int64_t experts, int64_t n,
+                                             int64_t k) {
+  auto rowTimesExpert = [&](const double *arow, int64_t e, double *out) {
+    const double *we = w + e * n * k;
+    for (int64_t j = 0; j < n; ++j) {
+      double acc = bias ? bias[e * n + j] : 0.0;
+      for (int64_t c = 0; c < k; ++c)
+        acc += arow[c] * we[j * k + c];
+      out[j] = acc;
+    }
+  };
+  std::vector<double> out;
+  switch (rt.type) {
+  case GemmType::Dense:
+    return Error{std::string("expected a MoE routing, got dense")};
+  case GemmType::Indexed: {
+    int64_t outRows = rows * rt.topK;
+    out.assign(size_t(outRows * n), 0.0);
+    if (rt.numTokensPadded < 0 ||
+        rt.numTokensPadded > int64_t(rt.sortedIds.size()))
+      return Error{msg("num_tokens_padded ", rt.numTokensPadded,
+                       " exceeds the ", rt.sortedIds.size(), " sorted ids")};
+    for (int64_t i = 0; i < rt.numTokensPadded; ++i) {
+      int32_t id = rt.sortedIds[size_t(i)];
+      if (id < 0)
+        return Error{msg("sorted_ids[", i, "] = ", id, " is negative")};
+      if (id >= outRows)
+        continue; // padding sentinel
+      size_t block = size_t(i / rt.blockM);
+      if (block >= rt.expertIds.size())
+        return Error{msg("sorted_ids[", i, "] lies in m-block ", block,
+                         " but there are only ", rt.expertIds.size(),
+                         " expert ids")};
+      int32_t e = rt.expertIds[block];
+      if (e < 0 || e >= experts)
+        return Error{msg("expert_ids[", block, "] = ", e, " is outside [0, ",
+                         experts, ")")};
+      rowTimesExpert(a + (id / rt.topK) * k, e, out.data() + id * n);
+    }
+    return out;
+  }
+  case GemmType::GroupedContiguous: {
+    if (int64_t(rt.expertLayout.size()) != experts + 1)
+      return Error{msg("expected ", experts + 1, " expert offsets, got ",
+                       rt.expertLayout.size())};
+    out.assign(size_t(rows * n), 0.0);
+    for (int64_t e = 0; e < experts; ++e) {
+      int64_t lo = rt.expertLayout[size_t(e)], hi = rt.expertLayout[size_t(e + 1)];
+      if (lo < 0 || hi < lo || hi > rows)
+        return Error{msg("expert offsets [", e, "], [", e + 1, "] = ", lo,
+                         ", ", hi, " are not ascending within [0, ", rows, "]")};
+      for (int64_t r = lo; r < hi; ++r)
+        rowTimesExpert(a + r * k, e, out.data() + r * n);
+    }
+    return out;
+  }
+  case GemmType::GroupedMasked: {
+    if (int64_t(rt.expertLayout.size()) != experts)
+      return Error{msg("expected ", experts, " expert counts, got ",
+                       rt.expertLayout.size())};
+    if (rt.maxTokens * experts != rows)
+      return Error{msg("expected E * max_tokens = ", experts * rt.maxTokens,
+                       " activation rows, got ", rows)};
+    out.assign(size_t(rows * n), 0.0);
+    for (int64_t e = 0; e < experts; ++e) {
+      int64_t count = rt.expertLayout[size_t(e)];
+      if (count < 0 || count > rt.maxTokens)
+        return Error{msg("expert ", e, " has ", count, " tokens, outside [0, ",
+                         rt.maxTokens, "]")};
+      for (int64_t r = e * rt.maxTokens; r < e * rt.maxTokens + count; ++r)
+        rowTimesExpert(a + r * k, e, out.data() + r * n);
+    }
+    return out;
+  }
+  }
+  return out;
+}
+
+} // namespace humming

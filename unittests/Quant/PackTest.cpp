@@ -1,0 +1,49 @@
+//===- PackTest.cpp - Bit-stream packing ----------------------------------===//
+
+#include "Humming/Quant/Pack.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+using namespace humming;
+
+TEST(Pack, RoundTripsEveryWidth) {
+  std::mt19937 rng(1);
+  for (unsigned bits = 1; bits <= 32; ++bits) {
+    int64_t count = 32 * 5; // a multiple of 32 fills whole words
+    std::vector<uint32_t> codes(static_cast<size_t>(count));
+    for (auto &c : codes)
+      c = bits == 32 ? rng() : rng() & ((1u << bits) - 1);
+    std::vector<uint32_t> words = packBits(codes.data(), count, bits);
+    ASSERT_EQ(int64_t(words.size()), count * bits / 32);
+    EXPECT_EQ(unpackBits(words.data(), count, bits), codes) << bits;
+  }
+}
+
+TEST(Pack, LeastSignificantBitFirstAcrossWords) {
+  // 3-bit codes 0..31: an independent bit-by-bit construction.
+  std::vector<uint32_t> codes(32);
+  for (uint32_t i = 0; i < 32; ++i)
+    codes[i] = i & 7;
+  std::vector<uint32_t> expected(3, 0);
+  for (unsigned i = 0; i < 32; ++i)
+    for (unsigned b = 0; b < 3; ++b)
+      if ((codes[i] >> b) & 1) {
+        unsigned bit = i * 3 + b;
+        expected[bit / 32] |= 1u << (bit % 32);
+      }
+  EXPECT_EQ(packBits(codes.data(), 32, 3), expected);
+  // Code 10 occupies bits 30..32: it straddles words 0 and 1.
+  EXPECT_EQ(packedCodeAt(expected.data(), 10, 3), 2u);
+}
+
+TEST(Pack, SetCodeKeepsNeighbours) {
+  std::vector<uint32_t> words(5, 0xFFFFFFFFu);
+  setPackedCode(words.data(), 6, 5, 0); // bits 30..34
+  EXPECT_EQ(packedCodeAt(words.data(), 6, 5), 0u);
+  EXPECT_EQ(packedCodeAt(words.data(), 5, 5), 31u);
+  EXPECT_EQ(packedCodeAt(words.data(), 7, 5), 31u);
+  EXPECT_EQ(words[0], 0x3FFFFFFFu);
+  EXPECT_EQ(words[1], 0xFFFFFFF8u);
+}

@@ -1,0 +1,279 @@
+//===- QuantizeTest.cpp - Reference quantization and GEMM -----------------===//
+
+#include "Humming/Quant/Codec.h"
+#include "Humming/Quant/Pack.h"
+#include "Humming/Quant/Quantize.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+using namespace humming;
+
+namespace {
+std::vector<double> randomValues(size_t n, uint32_t seed, double scale = 1.0) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<double> dist(0.0, scale);
+  std::vector<double> v(n);
+  for (double &x : v)
+    x = dist(rng);
+  return v;
+}
+
+WeightSchema schema(ScalarType type, ScalarType scale, Granularity g,
+                    int64_t groupK = 0, ZeroPointKind zp = ZeroPointKind::None) {
+  WeightSchema w;
+  w.type = type;
+  w.scaleType = scale;
+  w.granularity = g;
+  w.groupK = groupK;
+  w.zeroPoint = zp;
+  return w;
+}
+
+/// Largest |w - dequant(quant(w))| relative to the group's absmax.
+double worstRelativeError(const WeightSchema &w, int64_t n, int64_t k,
+                          uint32_t seed) {
+  int64_t e = std::max<int64_t>(w.experts, 1);
+  std::vector<double> values = randomValues(size_t(e * n * k), seed);
+  Result<QuantizedWeights> q = quantizeWeights(w, values.data(), n, k);
+  EXPECT_TRUE(q.ok()) << q.error();
+  if (!q.ok())
+    return 1e9;
+  Result<std::vector<double>> d = dequantizeWeights(w, *q, n, k);
+  EXPECT_TRUE(d.ok()) << d.error();
+  if (!d.ok())
+    return 1e9;
+  double amax = 0, worst = 0;
+  for (double v : values)
+    amax = std::max(amax, std::fabs(v));
+  for (size_t i = 0; i < values.size(); ++i)
+    worst = std::max(worst, std::fabs(values[i] - (*d)[i]));
+  return worst / amax;
+}
+} // namespace
+
+TEST(Quantize, IntegerSchemasReconstructWithinHalfAStep) {
+  for (unsigned b : {2u, 3u, 4u, 5u, 8u}) {
+    for (ZeroPointKind zp :
+         {ZeroPointKind::None, ZeroPointKind::Int, ZeroPointKind::Float}) {
+      for (Granularity g : {Granularity::Channel, Granularity::Group}) {
+        WeightSchema w = schema(ScalarType::uint(b), ScalarType::f16(), g,
+                                g == Granularity::Group ? 32 : 0, zp);
+        double err = worstRelativeError(w, 64, 128, b * 7 + unsigned(zp));
+        // Half a quantization step of a group, relative to the tensor's
+        // absmax (plus a little for the f16 scale rounding).
+        double step = zp == ZeroPointKind::None
+                          ? 1.0 / ((1u << (b - 1)) - 1 ? (1u << (b - 1)) - 1 : 1)
+                          : 2.0 / ((1u << b) - 1);
+        EXPECT_LE(err, 0.51 * step + 1e-3)
+            << "ui" << b << " zp " << toString(zp) << " " << toString(g);
+      }
+    }
+  }
+}
+
+TEST(Quantize, FloatFormatsAndScaleTypes) {
+  struct Case {
+    ScalarType type, scale;
+    Granularity g;
+    int64_t groupK;
+    double bound;
+  } cases[] = {
+      {ScalarType::e4m3(), ScalarType::f32(), Granularity::Tensor, 0, 0.07},
+      {ScalarType::e4m3(), ScalarType::bf16(), Granularity::Channel, 0, 0.07},
+      {ScalarType::e2m1(), ScalarType::ue8m0(), Granularity::Group, 32, 0.35},
+      {ScalarType::e2m1(), ScalarType::e4m3(), Granularity::GroupTensor, 16, 0.2},
+      {ScalarType::e3m2(), ScalarType::e5m2(), Granularity::Group, 64, 0.2},
+      {*ScalarType::parse("e3m3"), ScalarType::f16(), Granularity::Group, 32, 0.1},
+      {ScalarType::sint(8), ScalarType::f16(), Granularity::Channel, 0, 0.01},
+  };
+  for (const Case &c : cases) {
+    WeightSchema w = schema(c.type, c.scale, c.g, c.groupK);
+    EXPECT_LE(worstRelativeError(w, 32, 128, 3), c.bound)
+        << c.type.str() << " / " << c.scale.str();
+  }
+}
+
+TEST(Quantize, BlockScalesExpertsAndPadding) {
+  WeightSchema w = schema(ScalarType::e4m3(), ScalarType::f32(),
+                          Granularity::Block, 128);
+  w.groupN = 128;
+  w.experts = 3;
+  w.padN = 64;
+  w.padK = 32;
+  w.bias = true;
+  int64_t n = 192, k = 224;
+  std::vector<double> values = randomValues(size_t(3 * n * k), 11);
+  std::vector<double> bias = randomValues(size_t(3 * n), 12);
+  Result<QuantizedWeights> q = quantizeWeights(w, values.data(), n, k, bias.data());
+  ASSERT_TRUE(q.ok()) << q.error();
+  EXPECT_EQ(q->weight.shape, (std::vector<int64_t>{3, 256, 64}));
+  EXPECT_EQ(q->scales->shape, (std::vector<int64_t>{3, 2, 2}));
+  EXPECT_EQ(q->bias->shape, (std::vector<int64_t>{3, 256}));
+  Result<std::vector<double>> d = dequantizeWeights(w, *q, n, k);
+  ASSERT_TRUE(d.ok()) << d.error();
+  for (size_t i = 0; i < values.size(); ++i)
+    EXPECT_NEAR((*d)[i], values[i], 0.07 * 4.5) << i;
+  // Padding columns decode to zero.
+  const uint32_t *words = q->weight.as<uint32_t>();
+  EXPECT_EQ(decode(w.type, packedCodeAt(words, k, 8)), 0.0);
+  std::vector<double> b = biasValues(w, *q, n);
+  ASSERT_EQ(b.size(), bias.size());
+  EXPECT_NEAR(b[5], bias[5], 1e-2);
+}
+
+TEST(Quantize, ExactlyRepresentableWeightsRoundTrip) {
+  // ui4 with an int zero point, group 32: weights (q - z) * s for s a power of
+  // two reconstruct exactly.
+  WeightSchema w = schema(ScalarType::uint(4), ScalarType::f16(),
+                          Granularity::Group, 32, ZeroPointKind::Int);
+  int64_t n = 32, k = 64;
+  std::vector<double> values(size_t(n * k));
+  std::mt19937 rng(5);
+  for (int64_t r = 0; r < n; ++r)
+    for (int64_t c = 0; c < k; ++c) {
+      int q = int(rng() % 16);
+      if (c % 32 == 0)
+        q = 0; // every group spans the whole range [0, 15]
+      if (c % 32 == 1)
+        q = 15;
+      values[size_t(r * k + c)] = (q - 3) * 0.25;
+    }
+  Result<QuantizedWeights> q = quantizeWeights(w, values.data(), n, k);
+  ASSERT_TRUE(q.ok()) << q.error();
+  Result<std::vector<double>> d = dequantizeWeights(w, *q, n, k);
+  ASSERT_TRUE(d.ok()) << d.error();
+  EXPECT_EQ(*d, values);
+}
+
+TEST(Quantize, DequantizeChecksTheTensors) {
+  WeightSchema w = schema(ScalarType::uint(4), ScalarType::f16(),
+                          Granularity::Group, 32);
+  std::vector<double> values = randomValues(64 * 64, 1);
+  Result<QuantizedWeights> q = quantizeWeights(w, values.data(), 64, 64);
+  ASSERT_TRUE(q.ok());
+  QuantizedWeights bad = *q;
+  bad.scales->shape = {64, 4};
+  Result<std::vector<double>> d = dequantizeWeights(w, bad, 64, 64);
+  ASSERT_FALSE(d.ok());
+  EXPECT_EQ(d.error(), "scales: expected shape [64, 2], got [64, 4]");
+  bad = *q;
+  bad.scales->dtype = DType::BF16;
+  d = dequantizeWeights(w, bad, 64, 64);
+  EXPECT_EQ(d.error(), "scales: expected dtype F16, got BF16");
+  bad = *q;
+  bad.weight.data.resize(10);
+  d = dequantizeWeights(w, bad, 64, 64);
+  EXPECT_EQ(d.error(), "weight: expected 2048 bytes, got 10");
+  bad = *q;
+  bad.scales.reset();
+  d = dequantizeWeights(w, bad, 64, 64);
+  EXPECT_EQ(d.error(), "scales: missing (the schema has group scales)");
+  WeightSchema gptq = w;
+  gptq.format = SourceFormat::GPTQ;
+  EXPECT_FALSE(quantizeWeights(gptq, values.data(), 64, 64).ok());
+}
+
+TEST(Quantize, Activations) {
+  std::vector<double> x = randomValues(8 * 256, 9, 3.0);
+  for (InputSchema in :
+       {InputSchema{ScalarType::e4m3(), ActScaling::Token, 0},
+        InputSchema{ScalarType::sint(8), ActScaling::Group, 128},
+        InputSchema{ScalarType::sint(4), ActScaling::Group, 64},
+        InputSchema{ScalarType::e2m1(), ActScaling::Group, 64}}) {
+    Result<QuantizedActivations> q = quantizeActivations(in, x.data(), 8, 256);
+    ASSERT_TRUE(q.ok()) << q.error();
+    std::vector<double> d = dequantizeActivations(in, *q, 8, 256);
+    double amax = 0, worst = 0;
+    for (size_t i = 0; i < x.size(); ++i) {
+      amax = std::max(amax, std::fabs(x[i]));
+      worst = std::max(worst, std::fabs(x[i] - d[i]));
+    }
+    double bound = in.type.isInt() ? 0.5 / maxValue(in.type) : 0.25;
+    EXPECT_LE(worst / amax, bound + 1e-6) << in.type.str();
+  }
+  InputSchema fixed{ScalarType::e4m3(), ActScaling::Static, 0};
+  EXPECT_FALSE(quantizeActivations(fixed, x.data(), 8, 256).ok());
+  Result<QuantizedActivations> q =
+      quantizeActivations(fixed, x.data(), 8, 256, 0.05f);
+  ASSERT_TRUE(q.ok());
+  EXPECT_EQ(q->scales, std::vector<float>{0.05f});
+}
+
+TEST(Reference, Gemm) {
+  double a[] = {1, 2, 3, 4, 5, 6};    // 2 x 3
+  double w[] = {1, 0, 1, 0, 1, 0};    // 2 x 3
+  double bias[] = {0.5, -1};
+  std::vector<double> out = referenceGemm(a, w, bias, 2, 2, 3);
+  EXPECT_EQ(out, (std::vector<double>{4.5, 1, 10.5, 4}));
+}
+
+TEST(Reference, MoeRoutingsAgree) {
+  int64_t m = 7, topK = 2, experts = 4, n = 5, k = 6;
+  std::vector<double> a = randomValues(size_t(m * k), 21);
+  std::vector<double> w = randomValues(size_t(experts * n * k), 22);
+  std::vector<int32_t> topk = {0, 1, 1, 2, 3, 0, 2, 2, 1, 3, 0, 3, 2, 1};
+  Result<Routing> r = alignBlockSize(topk, m, topK, experts, 4);
+  ASSERT_TRUE(r.ok()) << r.error();
+  EXPECT_EQ(r->numTokensPadded % 4, 0);
+  Result<std::vector<double>> out =
+      referenceMoeGemm(*r, a.data(), m, w.data(), nullptr, experts, n, k);
+  ASSERT_TRUE(out.ok()) << out.error();
+  // Each (token, k) row is that token times its expert.
+  for (int64_t t = 0; t < m; ++t)
+    for (int64_t j = 0; j < topK; ++j) {
+      int32_t e = topk[size_t(t * topK + j)];
+      std::vector<double> direct =
+          referenceGemm(a.data() + t * k, w.data() + e * n * k, nullptr, 1, n, k);
+      for (int64_t c = 0; c < n; ++c)
+        EXPECT_DOUBLE_EQ((*out)[size_t((t * topK + j) * n + c)], direct[size_t(c)]);
+    }
+
+  // Contiguous: rows sorted by expert.
+  Routing contiguous;
+  contiguous.type = GemmType::GroupedContiguous;
+  contiguous.expertLayout = {0, 2, 2, 5, 7};
+  out = referenceMoeGemm(contiguous, a.data(), m, w.data(), nullptr, experts, n, k);
+  ASSERT_TRUE(out.ok()) << out.error();
+  std::vector<double> row3 =
+      referenceGemm(a.data() + 3 * k, w.data() + 2 * n * k, nullptr, 1, n, k);
+  EXPECT_DOUBLE_EQ((*out)[size_t(3 * n)], row3[0]);
+
+  // Masked: [E * max_tokens, K] with counts.
+  Routing masked;
+  masked.type = GemmType::GroupedMasked;
+  masked.maxTokens = 2;
+  masked.expertLayout = {2, 0, 1, 2};
+  std::vector<double> am = randomValues(size_t(8 * k), 23);
+  out = referenceMoeGemm(masked, am.data(), 8, w.data(), nullptr, experts, n, k);
+  ASSERT_TRUE(out.ok()) << out.error();
+  EXPECT_EQ((*out)[size_t(2 * n)], 0.0); // expert 1 has no tokens
+  std::vector<double> row4 =
+      referenceGemm(am.data() + 4 * k, w.data() + 2 * n * k, nullptr, 1, n, k);
+  EXPECT_DOUBLE_EQ((*out)[size_t(4 * n + 1)], row4[1]);
+}
+
+TEST(Reference, MoeRoutingErrors) {
+  std::vector<double> a(12), w(2 * 3 * 6);
+  Routing r;
+  r.type = GemmType::Indexed;
+  r.blockM = 2;
+  r.topK = 1;
+  r.sortedIds = {0, 1};
+  r.expertIds = {5};
+  r.numTokensPadded = 2;
+  Result<std::vector<double>> out =
+      referenceMoeGemm(r, a.data(), 2, w.data(), nullptr, 2, 3, 6);
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.error(), "expert_ids[0] = 5 is outside [0, 2)");
+  Routing c;
+  c.type = GemmType::GroupedContiguous;
+  c.expertLayout = {0, 3, 2};
+  out = referenceMoeGemm(c, a.data(), 2, w.data(), nullptr, 2, 3, 6);
+  EXPECT_EQ(out.error(),
+            "expert offsets [0], [1] = 0, 3 are not ascending within [0, 2]");
+  EXPECT_EQ(alignBlockSize({0, 7}, 2, 1, 2, 4).error(),
+            "top-k id 1 selects expert 7, outside [0, 2)");
+}
