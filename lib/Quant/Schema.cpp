@@ -219,12 +219,18 @@ Diag verifyWeightSchema(const WeightSchema &w) {
   case Granularity::Channel:
   case Granularity::Group:
   case Granularity::GroupTensor:
+    // Channel scales are applied once, in the fp32 epilogue, so f32 works
+    // there too (FP8 per-channel checkpoints store f32 scales).
     if (s != ScalarType::f16() && s != ScalarType::bf16() &&
         s != ScalarType::e4m3() && s != ScalarType::e5m2() &&
-        s != ScalarType::ue8m0())
+        s != ScalarType::ue8m0() &&
+        !(w.granularity == Granularity::Channel && s == ScalarType::f32()))
       return msg("expected scale type f16, bf16, f8E4M3FN, f8E5M2 or "
                  "f8E8M0FNU for ",
-                 toString(w.granularity), " scales, got ", s.str());
+                 toString(w.granularity),
+                 " scales (f32 only for channel, block and tensor scales), "
+                 "got ",
+                 s.str());
     break;
   }
 

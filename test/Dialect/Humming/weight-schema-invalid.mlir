@@ -21,7 +21,7 @@ func.func @fnuz_weight() attributes {s = #humming.weight_schema<type = f8E4M3FNU
 
 // -----
 
-// expected-error @+1 {{expected scale type f16, bf16, f8E4M3FN, f8E5M2 or f8E8M0FNU for group scales, got f32}}
+// expected-error @+1 {{expected scale type f16, bf16, f8E4M3FN, f8E5M2 or f8E8M0FNU for group scales (f32 only for channel, block and tensor scales), got f32}}
 func.func @f32_group_scale() attributes {s = #humming.weight_schema<type = ui4, scale = f32, granularity = group<128>>} { return }
 
 // -----

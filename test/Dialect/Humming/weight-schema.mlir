@@ -23,6 +23,7 @@ func.func @integers() attributes {
 // CHECK-SAME: e2m3 = #humming.weight_schema<type = f6E2M3FN, scale = f8E5M2, granularity = group<64>>
 // CHECK-SAME: e3m2 = #humming.weight_schema<type = f6E3M2FN, scale = f16>
 // CHECK-SAME: e5m2 = #humming.weight_schema<type = f8E5M2, scale = f32, granularity = tensor>
+// CHECK-SAME: f32chan = #humming.weight_schema<type = f8E4M3FN, scale = f32>
 // CHECK-SAME: fp8 = #humming.weight_schema<type = f8E4M3FN, scale = f32, granularity = block<128, 128>>
 // CHECK-SAME: generic = #humming.weight_schema<type = !humming.float<e2m2>, scale = bf16>
 // CHECK-SAME: mxfp4 = #humming.weight_schema<type = f4E2M1FN, scale = f8E8M0FNU, granularity = group<32>>
@@ -33,6 +34,7 @@ func.func @floats() attributes {
   nvfp4 = #humming.weight_schema<type = f4E2M1FN, scale = f8E4M3FN, granularity = group_tensor<16>>,
   e2m3 = #humming.weight_schema<type = f6E2M3FN, scale = f8E5M2, granularity = group<64>>,
   e3m2 = #humming.weight_schema<type = f6E3M2FN, scale = f16>,
+  f32chan = #humming.weight_schema<type = f8E4M3FN, scale = f32>,
   e5m2 = #humming.weight_schema<type = f8E5M2, scale = f32, granularity = tensor>,
   generic = #humming.weight_schema<type = !humming.float<e2m2>, scale = bf16>
 } { return }

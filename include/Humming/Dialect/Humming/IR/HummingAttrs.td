@@ -61,7 +61,8 @@ def Humming_WeightSchemaAttr : Humming_Attr<"WeightSchema", "weight_schema"> {
       `f6E3M2FN`, `f4E2M1FN`, `!humming.float<eXmY>`). Unsigned weights
       without a zero point are centred at 2^(N-1).
     - `scale`: scale element type; `f16`, `bf16`, `f8E4M3FN`, `f8E5M2`,
-      `f8E8M0FNU` for channel/group scales, `f32` for block and tensor scales.
+      `f8E8M0FNU` for channel/group scales, `f32` for channel, block and
+      tensor scales.
     - `granularity`: `channel` (default), `group<k>`, `block<n, k>`,
       `tensor` (a global fp32 scale only), `group_tensor<k>` (groups plus a
       global fp32 scale).
