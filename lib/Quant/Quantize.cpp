@@ -115,6 +115,100 @@ bool isParamDType(DType d) { return d == DType::F16 || d == DType::BF16; }
 
 } // namespace
 
+Result<QuantizedWeights> packCanonical(const WeightSchema &w,
+                                       const CanonicalValues &v, int64_t np,
+                                       int64_t kp, DType paramDType) {
+  if (Diag d = verifyWeightSchema(w))
+    return Error{*d};
+  if (w.format != SourceFormat::Canonical)
+    return Error{msg("expected format canonical, got ", toString(w.format))};
+  if (!isParamDType(paramDType))
+    return Error{msg("expected F16 or BF16 as the parameter dtype, got ",
+                     dtypeName(paramDType))};
+  const int64_t e = std::max<int64_t>(w.experts, 1);
+  const unsigned b = w.type.bits;
+  InputSchema anyInput;
+  auto shapeOf = [&](WeightOperand op) {
+    return expectedShape(op, w, anyInput, np, kp, /*prepared=*/false);
+  };
+  auto sizeCheck = [&](const char *what, size_t got, int64_t want) -> Status {
+    if (int64_t(got) != want)
+      return Error{msg(what, ": expected ", want, " values, got ", got)};
+    return Status::success();
+  };
+  ShapeOrDiag weightShape = shapeOf(WeightOperand::Weight);
+  if (weightShape.error)
+    return Error{*weightShape.error};
+  if (Status s = sizeCheck("codes", v.codes.size(), e * np * kp); !s)
+    return Error{s.error()};
+
+  QuantizedWeights out;
+  out.weight = Tensor(DType::I32, weightShape.shape);
+  const int64_t wordsPerRow = kp * b / 32;
+  for (int64_t row = 0; row < e * np; ++row) {
+    std::vector<uint32_t> words = packBits(v.codes.data() + row * kp, kp, b);
+    std::copy(words.begin(), words.end(),
+              out.weight.as<uint32_t>() + row * wordsPerRow);
+  }
+  if (w.hasScaleTensor()) {
+    std::optional<DType> sd = storageFor(w.scaleType);
+    if (!sd)
+      return Error{msg("no storage dtype for scale type ", w.scaleType.str())};
+    out.scales = Tensor(*sd, shapeOf(WeightOperand::Scales).shape);
+    if (Status s = sizeCheck("scales", v.scales.size(), out.scales->numel()); !s)
+      return Error{s.error()};
+    for (int64_t i = 0; i < out.scales->numel(); ++i)
+      out.scales->set(i, v.scales[size_t(i)]);
+  }
+  const int64_t groupsK = w.groupsAlongK(kp);
+  if (w.zeroPoint != ZeroPointKind::None) {
+    ShapeOrDiag zs = shapeOf(WeightOperand::ZeroPoints);
+    if (zs.error)
+      return Error{*zs.error};
+    if (Status s = sizeCheck("zero points", v.zeroPoints.size(), e * np * groupsK);
+        !s)
+      return Error{s.error()};
+    if (w.zeroPoint == ZeroPointKind::Float) {
+      out.zeroPoints = Tensor(paramDType, zs.shape);
+      for (int64_t i = 0; i < out.zeroPoints->numel(); ++i)
+        out.zeroPoints->set(i, v.zeroPoints[size_t(i)]);
+    } else {
+      // Per group, the N codes are packed along N.
+      out.zeroPoints = Tensor(DType::I32, zs.shape);
+      int64_t zRows = np * b / 32;
+      for (int64_t ei = 0; ei < e; ++ei) {
+        uint32_t *zw = out.zeroPoints->as<uint32_t>() + ei * zRows * groupsK;
+        for (int64_t gk = 0; gk < groupsK; ++gk) {
+          std::vector<uint32_t> column(static_cast<size_t>(np));
+          for (int64_t r = 0; r < np; ++r)
+            column[size_t(r)] =
+                uint32_t(v.zeroPoints[size_t((ei * np + r) * groupsK + gk)]);
+          std::vector<uint32_t> words = packBits(column.data(), np, b);
+          for (int64_t wr = 0; wr < zRows; ++wr)
+            zw[wr * groupsK + gk] = words[size_t(wr)];
+        }
+      }
+    }
+  }
+  if (w.hasGlobalScale()) {
+    out.globalScale = Tensor(DType::F32, shapeOf(WeightOperand::GlobalScale).shape);
+    if (Status s = sizeCheck("global scales", v.globalScales.size(), e); !s)
+      return Error{s.error()};
+    for (int64_t i = 0; i < e; ++i)
+      out.globalScale->set(i, v.globalScales[size_t(i)]);
+  }
+  if (w.bias) {
+    out.bias = Tensor(paramDType, shapeOf(WeightOperand::Bias).shape);
+    if (!v.bias.empty()) {
+      if (Status s = sizeCheck("bias", v.bias.size(), e * np); !s)
+        return Error{s.error()};
+      for (int64_t i = 0; i < e * np; ++i)
+        out.bias->set(i, v.bias[size_t(i)]);
+    }
+  }
+  return out;
+}
+
 Result<QuantizedWeights> quantizeWeights(const WeightSchema &w,
                                          const double *values, int64_t n,
                                          int64_t k, const double *bias,
@@ -126,47 +220,20 @@ Result<QuantizedWeights> quantizeWeights(const WeightSchema &w,
                      toString(w.format))};
   if (n <= 0 || k <= 0)
     return Error{msg("expected positive sizes, got N = ", n, ", K = ", k)};
-  if (!isParamDType(opts.paramDType))
-    return Error{msg("expected F16 or BF16 as the parameter dtype, got ",
-                     dtypeName(opts.paramDType))};
   const int64_t e = std::max<int64_t>(w.experts, 1);
   const int64_t np = n + w.padN, kp = k + w.padK;
-  const unsigned b = w.type.bits;
-  InputSchema anyInput;
-  auto shapeOf = [&](WeightOperand op) {
-    return expectedShape(op, w, anyInput, np, kp, /*prepared=*/false);
-  };
-  ShapeOrDiag weightShape = shapeOf(WeightOperand::Weight);
-  if (weightShape.error)
-    return Error{*weightShape.error};
-
-  QuantizedWeights out;
-  out.weight = Tensor(DType::I32, weightShape.shape);
-  if (w.hasScaleTensor()) {
-    std::optional<DType> sd = storageFor(w.scaleType);
-    if (!sd)
-      return Error{msg("no storage dtype for scale type ", w.scaleType.str())};
-    out.scales = Tensor(*sd, shapeOf(WeightOperand::Scales).shape);
-  }
-  if (w.zeroPoint == ZeroPointKind::Int) {
-    ShapeOrDiag zs = shapeOf(WeightOperand::ZeroPoints);
-    if (zs.error)
-      return Error{*zs.error};
-    out.zeroPoints = Tensor(DType::I32, zs.shape);
-  } else if (w.zeroPoint == ZeroPointKind::Float) {
-    out.zeroPoints =
-        Tensor(opts.paramDType, shapeOf(WeightOperand::ZeroPoints).shape);
-  }
-  if (w.hasGlobalScale())
-    out.globalScale = Tensor(DType::F32, shapeOf(WeightOperand::GlobalScale).shape);
-  if (w.bias)
-    out.bias = Tensor(opts.paramDType, shapeOf(WeightOperand::Bias).shape);
-
-  const int64_t wordsPerRow = kp * b / 32;
   const int64_t groupsK = w.groupsAlongK(kp);
-  const double codeRange = double((1u << b) - 1);
-  std::vector<uint32_t> codes(size_t(np * kp));
-  std::vector<double> zps; // per group, for int zero-point packing
+  const double codeRange = double((1u << w.type.bits) - 1);
+  const ScalarType param = *dtypeScalar(opts.paramDType == DType::BF16
+                                            ? DType::BF16
+                                            : DType::F16);
+
+  CanonicalValues cv;
+  cv.codes.assign(size_t(e * np * kp), 0);
+  if (w.zeroPoint != ZeroPointKind::None)
+    cv.zeroPoints.assign(size_t(e * np * groupsK), 0.0);
+  if (w.bias)
+    cv.bias.assign(size_t(e * np), 0.0);
 
   for (int64_t ei = 0; ei < e; ++ei) {
     auto at = [&](int64_t r, int64_t c) -> double {
@@ -207,10 +274,9 @@ Result<QuantizedWeights> quantizeWeights(const WeightSchema &w,
     if (!(gs > 0) || !std::isfinite(gs))
       gs = 1.0;
     gs = double(float(gs));
-    if (out.globalScale)
-      out.globalScale->set(ei, gs);
+    if (w.hasGlobalScale())
+      cv.globalScales.push_back(gs);
 
-    zps.assign(groups.size(), 0.0);
     for (size_t gi = 0; gi < groups.size(); ++gi) {
       const Group &g = groups[gi];
       double s = w.granularity == Granularity::Tensor
@@ -221,52 +287,24 @@ Result<QuantizedWeights> quantizeWeights(const WeightSchema &w,
       if (w.zeroPoint == ZeroPointKind::Int)
         zp = std::clamp(std::nearbyint(-lows[gi] / scale), 0.0, codeRange);
       else if (w.zeroPoint == ZeroPointKind::Float)
-        zp = decode(*dtypeScalar(opts.paramDType),
-                    encode(*dtypeScalar(opts.paramDType), -lows[gi] / scale));
-      zps[gi] = zp;
-      // Scale tensors are [E, N, groups] (block: [E, rows, cols], in the
-      // row-major order of `groups`).
-      int64_t column = w.granularity == Granularity::Channel ||
-                               w.granularity == Granularity::Tensor
-                           ? 0
-                           : g.c0 / w.groupK;
-      int64_t index = w.granularity == Granularity::Block
-                          ? ei * int64_t(groups.size()) + int64_t(gi)
-                          : (ei * np + g.r0) * groupsK + column;
-      if (out.scales)
-        out.scales->set(index, s);
-      if (w.zeroPoint == ZeroPointKind::Float)
-        out.zeroPoints->set(index, zp);
+        zp = decode(param, encode(param, -lows[gi] / scale));
+      if (w.hasScaleTensor())
+        cv.scales.push_back(s); // groups are in scale-tensor order
+      if (useZp) {
+        int64_t column = w.granularity == Granularity::Channel ? 0
+                                                                : g.c0 / w.groupK;
+        cv.zeroPoints[size_t((ei * np + g.r0) * groupsK + column)] = zp;
+      }
       for (int64_t r = g.r0; r < g.r1; ++r)
         for (int64_t c = g.c0; c < g.c1; ++c)
-          codes[size_t(r * kp + c)] = quantizeValue(w, at(r, c) / scale, zp);
+          cv.codes[size_t((ei * np + r) * kp + c)] =
+              quantizeValue(w, at(r, c) / scale, zp);
     }
-
-    // Pack each row along K.
-    uint32_t *weightWords = out.weight.as<uint32_t>() + ei * np * wordsPerRow;
-    for (int64_t r = 0; r < np; ++r) {
-      std::vector<uint32_t> words =
-          packBits(codes.data() + r * kp, kp, b);
-      std::copy(words.begin(), words.end(), weightWords + r * wordsPerRow);
-    }
-    // Integer zero points: per group, packed along N.
-    if (w.zeroPoint == ZeroPointKind::Int) {
-      int64_t zRows = np * b / 32;
-      uint32_t *zw = out.zeroPoints->as<uint32_t>() + ei * zRows * groupsK;
-      for (int64_t gk = 0; gk < groupsK; ++gk) {
-        std::vector<uint32_t> column(static_cast<size_t>(np));
-        for (int64_t r = 0; r < np; ++r)
-          column[size_t(r)] = uint32_t(zps[size_t(r * groupsK + gk)]);
-        std::vector<uint32_t> words = packBits(column.data(), np, b);
-        for (int64_t wr = 0; wr < zRows; ++wr)
-          zw[wr * groupsK + gk] = words[size_t(wr)];
-      }
-    }
-    if (out.bias)
-      for (int64_t r = 0; r < np; ++r)
-        out.bias->set(ei * np + r, bias && r < n ? bias[ei * n + r] : 0.0);
+    if (w.bias)
+      for (int64_t r = 0; r < n; ++r)
+        cv.bias[size_t(ei * np + r)] = bias ? bias[ei * n + r] : 0.0;
   }
-  return out;
+  return packCanonical(w, cv, np, kp, opts.paramDType);
 }
 
 Result<std::vector<double>> dequantizeWeights(const WeightSchema &w,

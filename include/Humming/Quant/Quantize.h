@@ -36,6 +36,25 @@ struct QuantizedWeights {
   std::optional<Tensor> bias;
 };
 
+/// A layer's canonical data before packing (sizes as the tensors have them,
+/// i.e. padded). Scales, zero points, global scales and bias are values; they
+/// are stored in their dtypes exactly when representable.
+struct CanonicalValues {
+  std::vector<uint32_t> codes;       ///< [E, N, K] weight codes
+  std::vector<double> scales;        ///< scale tensor order: [E, N, groups]
+                                     ///< (block: [E, rows, cols])
+  std::vector<double> zeroPoints;    ///< [E, N, groups]: codes or values
+  std::vector<double> globalScales;  ///< [E]
+  std::vector<double> bias;          ///< [E, N], or empty
+};
+
+/// Packs canonical values into the canonical tensors of `schema` (sizes n x k
+/// are those of the tensors, padding included).
+Result<QuantizedWeights> packCanonical(const WeightSchema &schema,
+                                       const CanonicalValues &values,
+                                       int64_t n, int64_t k,
+                                       DType paramDType);
+
 /// The model's 16-bit float type for float zero points and bias.
 struct QuantizeOptions {
   DType paramDType = DType::F16;

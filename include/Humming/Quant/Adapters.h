@@ -1,0 +1,135 @@
+//===- Adapters.h - Checkpoint formats to the canonical form ----*- C++ -*-===//
+//
+// The front door for real checkpoints: parse a model directory's
+// quantization config (config.json `quantization_config`, ModelOpt's
+// hf_quant_config.json), decide per module how it is quantized (honouring
+// ignored/excluded modules and per-module overrides), and convert its tensors
+// into Humming's canonical format with a #humming.weight_schema. See
+// docs/Formats.md for every format, its tensors and the conventions assumed.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef HUMMING_QUANT_ADAPTERS_H
+#define HUMMING_QUANT_ADAPTERS_H
+
+#include "Humming/Quant/Quantize.h"
+#include "Humming/Quant/Safetensors.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace humming {
+
+/// How one module is quantized, as the checkpoint says.
+struct ModuleQuantization {
+  /// gptq, awq, auto-round, compressed-tensors, fp8, modelopt, mxfp4, quark,
+  /// bitnet.
+  std::string method;
+  /// The tensor layout within the method: gptq | gptq_v2 | awq |
+  /// pack-quantized | int-quantized | float-quantized | nvfp4-pack-quantized |
+  /// mxfp4-pack-quantized | FP8 | NVFP4 | MXFP8 | fp8_e4m3 | int8 | int4 |
+  /// uint4 | fp4 | blocks (gpt-oss) | ...
+  std::string variant;
+  int bits = 0;
+  /// K group of the weight scales; 0 = per channel.
+  int64_t groupSize = 0;
+  /// compressed-tensors / fp8 block scales.
+  int64_t blockN = 0, blockK = 0;
+  bool symmetric = true;
+  bool actOrder = false;
+  /// compressed-tensors strategy or quark qscheme (channel, group, block,
+  /// tensor, tensor_group, per_tensor ...).
+  std::string strategy;
+  /// The activations the checkpoint asks for (before any fallback), and
+  /// whether their scale is static (an input_scale tensor).
+  InputSchema activation;
+  bool staticActivationScale = false;
+
+  /// "gptq_v2 4-bit group 128 asymmetric act-order".
+  std::string describe() const;
+};
+
+class QuantConfig {
+public:
+  /// From a checkpoint directory's config.json / hf_quant_config.json.
+  static Result<QuantConfig> fromCheckpoint(const Checkpoint &checkpoint);
+  /// From parsed files; `where` names them in messages.
+  static Result<QuantConfig> fromJson(const Json &config,
+                                      const Json *hfQuantConfig,
+                                      const std::string &where);
+
+  /// The quantization method ("gptq" ...).
+  const std::string &method() const { return method_; }
+  /// The model's 16-bit type (torch_dtype), F16 or BF16.
+  DType paramDType() const { return paramDType_; }
+
+  /// How `module` ("model.layers.0.mlp.down_proj") is quantized, nullopt when
+  /// the config leaves it unquantized, or an error for a config this module
+  /// cannot be read with.
+  Result<std::optional<ModuleQuantization>>
+  forModule(const std::string &module) const;
+
+private:
+  struct Rule {
+    uint8_t kind = 0;    ///< how `pattern` matches (exact, substring, glob, regex)
+    std::string pattern;
+    bool exclude = false;
+    ModuleQuantization quant;
+  };
+  std::string method_;
+  std::string where_;
+  DType paramDType_ = DType::BF16;
+  /// Rules in priority order; the first match decides. A module no rule
+  /// matches gets `default_` (if any).
+  std::vector<Rule> rules_;
+  std::optional<ModuleQuantization> default_;
+};
+
+/// A module converted to the canonical form.
+struct LoadedLayer {
+  std::string module;
+  ModuleQuantization source;
+  /// Canonical-format schema of `tensors`.
+  WeightSchema weight;
+  /// The activations the checkpoint asks for.
+  InputSchema input;
+  /// Logical sizes.
+  int64_t n = 0, k = 0;
+  QuantizedWeights tensors;
+  /// Act-order: canonical column j holds the checkpoint's input column
+  /// kPermutation[j]; activations must be gathered the same way. Empty when
+  /// the order is the natural one.
+  std::vector<int32_t> kPermutation;
+  /// Lossy conversions and other facts worth telling.
+  std::vector<std::string> notes;
+
+  /// Bytes of the canonical tensors.
+  size_t bytes() const;
+};
+
+/// The modules of `checkpoint` whose quantized weights are present and which
+/// the config quantizes, sorted.
+std::vector<std::string> quantizedModules(const Checkpoint &checkpoint,
+                                          const QuantConfig &config);
+
+/// Converts one module. Errors name the module, the tensor and the field.
+Result<LoadedLayer> loadLayer(const Checkpoint &checkpoint,
+                              const QuantConfig &config,
+                              const std::string &module);
+
+/// Concatenates shards of a fused layer (QKV, gate/up) along N. Schemas must
+/// agree except for scalar scales: unequal per-tensor scales become f32
+/// channel scales (exact); unequal NVFP4 global scales are folded into group
+/// scales of the model's 16-bit type (noted as lossy).
+Result<LoadedLayer> fuseShards(const std::vector<LoadedLayer> &shards,
+                               DType paramDType);
+
+/// The "#humming.weight_schema<...>" text of a schema, identical to the
+/// attribute's printed form (tests compare the two).
+std::string formatWeightSchema(const WeightSchema &w);
+std::string formatInputSchema(const InputSchema &in);
+
+} // namespace humming
+
+#endif // HUMMING_QUANT_ADAPTERS_H

@@ -1,0 +1,730 @@
+//===- AdaptersTest.cpp - Checkpoints in every format ---------------------===//
+//
+// Each test writes a small checkpoint in one format from random values, with
+// its own (test-side) implementation of that format's public packing
+// convention, loads it through the adapter and requires the dequantized
+// canonical weights to equal the values the test meant, exactly.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Humming/Quant/Adapters.h"
+#include "Humming/Quant/Codec.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <random>
+
+using namespace humming;
+
+namespace {
+/// A temporary model directory.
+struct ModelDir {
+  std::string path;
+  ModelDir() {
+    char tmpl[] = "/tmp/humming-ckpt-XXXXXX";
+    path = mkdtemp(tmpl);
+  }
+  ~ModelDir() { std::system(("rm -rf " + path).c_str()); }
+  void file(const std::string &name, const std::string &text) const {
+    std::ofstream(path + "/" + name) << text;
+  }
+  void tensors(const std::vector<std::pair<std::string, Tensor>> &ts,
+               const std::string &name = "model.safetensors") const {
+    std::vector<std::pair<std::string, TensorView>> views;
+    for (const auto &[n, t] : ts)
+      views.push_back({n, t.view()});
+    ASSERT_TRUE(writeSafetensors(path + "/" + name, views).ok());
+  }
+};
+
+Tensor words(std::vector<int64_t> shape, const std::vector<uint32_t> &w) {
+  Tensor t(DType::I32, std::move(shape));
+  EXPECT_EQ(int64_t(w.size()), t.numel());
+  std::memcpy(t.data.data(), w.data(), w.size() * 4);
+  return t;
+}
+Tensor bytes(DType d, std::vector<int64_t> shape, const std::vector<uint8_t> &b) {
+  Tensor t(d, std::move(shape));
+  EXPECT_EQ(b.size(), t.data.size());
+  t.data = b;
+  return t;
+}
+Tensor values(DType d, std::vector<int64_t> shape, const std::vector<double> &v) {
+  Tensor t(d, std::move(shape));
+  for (size_t i = 0; i < v.size(); ++i)
+    t.set(int64_t(i), v[i]);
+  return t;
+}
+/// Rounds to what a dtype holds (the test's scales are stored in it).
+double as(DType d, double v) { return decode(*dtypeScalar(d), encode(*dtypeScalar(d), v)); }
+
+/// Sets bits [bit, bit + width) of a little-endian word array (test-side,
+/// one bit at a time).
+void putBits(std::vector<uint32_t> &w, int64_t bit, unsigned width, uint32_t v) {
+  for (unsigned i = 0; i < width; ++i) {
+    int64_t b = bit + i;
+    if ((v >> i) & 1)
+      w[size_t(b / 32)] |= 1u << (b % 32);
+  }
+}
+
+/// Loads `module` and returns its dequantized weights [E, N, K].
+std::vector<double> loadAndDequantize(const ModelDir &dir,
+                                      const std::string &module,
+                                      LoadedLayer *out = nullptr) {
+  Result<Checkpoint> c = Checkpoint::open(dir.path);
+  EXPECT_TRUE(c.ok()) << c.error();
+  if (!c)
+    return {};
+  Result<QuantConfig> q = QuantConfig::fromCheckpoint(*c);
+  EXPECT_TRUE(q.ok()) << q.error();
+  if (!q)
+    return {};
+  Result<LoadedLayer> l = loadLayer(*c, *q, module);
+  EXPECT_TRUE(l.ok()) << l.error();
+  if (!l)
+    return {};
+  Result<std::vector<double>> d =
+      dequantizeWeights(l->weight, l->tensors, l->n, l->k);
+  EXPECT_TRUE(d.ok()) << d.error();
+  if (out)
+    *out = *l;
+  return d.ok() ? *d : std::vector<double>();
+}
+
+/// A GPTQ/AWQ-style quantized matrix: codes [K][N] (k-major as the
+/// checkpoints store them), scales and zeros per (group, n).
+struct IntLayer {
+  int64_t n, k, group;
+  unsigned bits;
+  std::vector<uint32_t> q;      // [K, N]
+  std::vector<double> scale;    // [G, N] (f16 values)
+  std::vector<uint32_t> zero;   // [G, N]
+  std::vector<int32_t> gIdx;    // [K]
+  int64_t groups() const { return group ? k / group : 1; }
+  double value(int64_t kk, int64_t nn) const {
+    int64_t g = gIdx[size_t(kk)];
+    return (double(q[size_t(kk * n + nn)]) - zero[size_t(g * n + nn)]) *
+           scale[size_t(g * n + nn)];
+  }
+};
+
+IntLayer randomIntLayer(int64_t n, int64_t k, int64_t group, unsigned bits,
+                        bool symmetric, uint32_t seed, bool shuffleGroups = false) {
+  std::mt19937 rng(seed);
+  IntLayer l{n, k, group, bits, {}, {}, {}, {}};
+  uint32_t maxq = (1u << bits) - 1;
+  for (int64_t i = 0; i < n * k; ++i)
+    l.q.push_back(rng() & maxq);
+  for (int64_t i = 0; i < l.groups() * n; ++i) {
+    l.scale.push_back(as(DType::F16, 0.001 + (rng() % 1000) * 1e-4));
+    l.zero.push_back(symmetric ? 1u << (bits - 1) : rng() & maxq);
+  }
+  for (int64_t i = 0; i < k; ++i)
+    l.gIdx.push_back(group ? int32_t(i / group) : 0);
+  if (shuffleGroups)
+    std::shuffle(l.gIdx.begin(), l.gIdx.end(), rng);
+  return l;
+}
+
+/// GPTQ tensors: qweight [K*b/32, N] (bit stream along K per column),
+/// qzeros [G, N*b/32] (bit stream along N), scales [G, N].
+std::vector<std::pair<std::string, Tensor>>
+gptqTensors(const std::string &m, const IntLayer &l, bool v1) {
+  std::vector<uint32_t> qw(size_t(l.k * l.bits / 32 * l.n), 0);
+  for (int64_t nn = 0; nn < l.n; ++nn) {
+    std::vector<uint32_t> column(size_t(l.k * l.bits / 32), 0);
+    for (int64_t kk = 0; kk < l.k; ++kk)
+      putBits(column, kk * l.bits, l.bits, l.q[size_t(kk * l.n + nn)]);
+    for (size_t i = 0; i < column.size(); ++i)
+      qw[i * size_t(l.n) + size_t(nn)] = column[i];
+  }
+  std::vector<uint32_t> qz;
+  for (int64_t g = 0; g < l.groups(); ++g) {
+    std::vector<uint32_t> row(size_t(l.n * l.bits / 32), 0);
+    for (int64_t nn = 0; nn < l.n; ++nn) {
+      uint32_t z = l.zero[size_t(g * l.n + nn)];
+      putBits(row, nn * l.bits, l.bits, v1 ? (z - 1) & ((1u << l.bits) - 1) : z);
+    }
+    qz.insert(qz.end(), row.begin(), row.end());
+  }
+  return {{m + ".qweight", words({l.k * l.bits / 32, l.n}, qw)},
+          {m + ".qzeros", words({l.groups(), l.n * l.bits / 32}, qz)},
+          {m + ".scales", values(DType::F16, {l.groups(), l.n}, l.scale)},
+          {m + ".g_idx", [&] {
+             Tensor t(DType::I32, {l.k});
+             std::memcpy(t.data.data(), l.gIdx.data(), size_t(l.k) * 4);
+             return t;
+           }()}};
+}
+
+void expectIntLayer(const std::vector<double> &d, const IntLayer &l,
+                    const std::vector<int32_t> &perm = {}) {
+  ASSERT_EQ(int64_t(d.size()), l.n * l.k);
+  for (int64_t nn = 0; nn < l.n; ++nn)
+    for (int64_t j = 0; j < l.k; ++j) {
+      int64_t kk = perm.empty() ? j : perm[size_t(j)];
+      ASSERT_EQ(d[size_t(nn * l.k + j)], l.value(kk, nn)) << nn << ", " << j;
+    }
+}
+} // namespace
+
+TEST(Adapters, GptqEveryWidthBothZeroConventions) {
+  for (unsigned bits : {2u, 3u, 4u, 8u})
+    for (bool v1 : {true, false})
+      for (bool sym : {true, false}) {
+        ModelDir dir;
+        IntLayer l = randomIntLayer(64, 256, bits == 3 ? 64 : 128, bits, sym,
+                                    bits * 10 + v1 * 2 + sym);
+        dir.file("config.json",
+                 std::string(R"({"torch_dtype": "float16", "quantization_config": {
+                   "quant_method": "gptq", "bits": )") +
+                     std::to_string(bits) + R"(, "group_size": )" +
+                     std::to_string(l.group) + R"(, "sym": )" +
+                     (sym ? "true" : "false") + R"(, "desc_act": false,
+                   "checkpoint_format": ")" + (v1 ? "gptq" : "gptq_v2") + R"("}})");
+        dir.tensors(gptqTensors("model.layers.0.mlp.down_proj", l, v1));
+        LoadedLayer layer;
+        std::vector<double> d =
+            loadAndDequantize(dir, "model.layers.0.mlp.down_proj", &layer);
+        expectIntLayer(d, l);
+        EXPECT_EQ(layer.weight.zeroPoint,
+                  sym ? ZeroPointKind::None : ZeroPointKind::Int)
+            << bits << (v1 ? " v1" : " v2");
+        EXPECT_EQ(layer.n, 64);
+        EXPECT_EQ(layer.k, 256);
+      }
+}
+
+TEST(Adapters, GptqActOrderPermutesK) {
+  ModelDir dir;
+  IntLayer l = randomIntLayer(32, 256, 64, 4, false, 77, /*shuffle=*/true);
+  dir.file("config.json", R"({"quantization_config": {"quant_method": "gptq",
+      "bits": 4, "group_size": 64, "sym": false, "desc_act": true,
+      "checkpoint_format": "gptq_v2"}})");
+  dir.tensors(gptqTensors("m", l, false));
+  LoadedLayer layer;
+  std::vector<double> d = loadAndDequantize(dir, "m", &layer);
+  ASSERT_EQ(layer.kPermutation.size(), 256u);
+  // Canonical column j is checkpoint column perm[j]; groups are contiguous.
+  expectIntLayer(d, l, layer.kPermutation);
+  for (int64_t j = 0; j < 256; ++j)
+    EXPECT_EQ(l.gIdx[size_t(layer.kPermutation[size_t(j)])], j / 64);
+}
+
+TEST(Adapters, GptqUnequalGroupsAreRejected) {
+  ModelDir dir;
+  IntLayer l = randomIntLayer(32, 128, 64, 4, true, 5);
+  l.gIdx[0] = 1; // group 1 now has 65 channels
+  dir.file("config.json", R"({"quantization_config": {"quant_method": "gptq",
+      "bits": 4, "group_size": 64, "desc_act": true}})");
+  dir.tensors(gptqTensors("m", l, true));
+  Result<Checkpoint> c = Checkpoint::open(dir.path);
+  Result<QuantConfig> q = QuantConfig::fromCheckpoint(*c);
+  Result<LoadedLayer> layer = loadLayer(*c, *q, "m");
+  ASSERT_FALSE(layer.ok());
+  EXPECT_EQ(layer.error(), "m.g_idx: group 0 has 63 input channels; expected 64 "
+                           "(act-order needs equal groups)");
+}
+
+namespace {
+constexpr int kAwqOrder[8] = {0, 2, 4, 6, 1, 3, 5, 7};
+/// AWQ packs 8 columns per word; nibble i holds column order[i].
+std::vector<uint32_t> awqPack(const std::vector<uint32_t> &rowsByN, int64_t rows,
+                              int64_t n) {
+  std::vector<uint32_t> out(size_t(rows * n / 8), 0);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t w = 0; w < n / 8; ++w)
+      for (int i = 0; i < 8; ++i)
+        out[size_t(r * (n / 8) + w)] |=
+            rowsByN[size_t(r * n + w * 8 + kAwqOrder[i])] << (4 * i);
+  return out;
+}
+} // namespace
+
+TEST(Adapters, AwqInterleaveAndAutoRound) {
+  for (const char *config :
+       {R"({"quantization_config": {"quant_method": "awq", "bits": 4, "group_size": 64,
+           "zero_point": true, "version": "gemm"}})",
+        R"({"quantization_config": {"quant_method": "auto-round", "bits": 4,
+           "group_size": 64, "sym": false, "packing_format": "auto_round:auto_awq"}})"}) {
+    ModelDir dir;
+    IntLayer l = randomIntLayer(64, 128, 64, 4, false, 9);
+    std::vector<uint32_t> zeros(l.zero.begin(), l.zero.end());
+    dir.file("config.json", config);
+    dir.tensors({{"m.qweight", words({128, 8}, awqPack(l.q, 128, 64))},
+                 {"m.qzeros", words({2, 8}, awqPack(zeros, 2, 64))},
+                 {"m.scales", values(DType::F16, {2, 64}, l.scale)}});
+    expectIntLayer(loadAndDequantize(dir, "m"), l);
+  }
+}
+
+TEST(Adapters, AutoRoundGptqPacking) {
+  ModelDir dir;
+  IntLayer l = randomIntLayer(32, 128, 32, 4, false, 12);
+  dir.file("config.json", R"({"quantization_config": {"quant_method": "auto-round",
+      "bits": 4, "group_size": 32, "sym": false, "data_type": "int",
+      "packing_format": "auto_round:auto_gptq"}})");
+  dir.tensors(gptqTensors("m", l, /*v1=*/true));
+  expectIntLayer(loadAndDequantize(dir, "m"), l);
+}
+
+TEST(Adapters, CompressedTensorsPackQuantized) {
+  for (bool symmetric : {true, false}) {
+    ModelDir dir;
+    int64_t n = 64, k = 256, g = 32, groups = k / g;
+    std::mt19937 rng(3);
+    // Signed values in [-8, 7], stored offset-binary (value + 8).
+    std::vector<int> q(size_t(n * k)), zp(size_t(n * groups));
+    std::vector<double> scale(size_t(n * groups));
+    for (int &v : q)
+      v = int(rng() % 16) - 8;
+    for (int &z : zp)
+      z = symmetric ? 0 : int(rng() % 16) - 8;
+    for (double &s : scale)
+      s = as(DType::BF16, 0.01 + (rng() % 100) * 1e-3);
+    std::vector<uint32_t> packed(size_t(n * k / 8), 0);
+    for (int64_t r = 0; r < n; ++r)
+      for (int64_t c = 0; c < k; ++c)
+        putBits(packed, (r * k + c) * 4, 4, uint32_t(q[size_t(r * k + c)] + 8));
+    std::vector<uint32_t> zpPacked(size_t(n / 8 * groups), 0);
+    for (int64_t gi = 0; gi < groups; ++gi) {
+      std::vector<uint32_t> column(size_t(n / 8), 0);
+      for (int64_t r = 0; r < n; ++r)
+        putBits(column, r * 4, 4, uint32_t(zp[size_t(r * groups + gi)] + 8));
+      for (int64_t i = 0; i < n / 8; ++i)
+        zpPacked[size_t(i * groups + gi)] = column[size_t(i)];
+    }
+    dir.file("config.json", std::string(R"({"quantization_config": {
+        "quant_method": "compressed-tensors", "format": "pack-quantized",
+        "ignore": ["lm_head", "re:.*gate$"],
+        "config_groups": {"group_0": {"targets": ["Linear"],
+          "weights": {"num_bits": 4, "type": "int", "symmetric": )") +
+        (symmetric ? "true" : "false") + R"(, "strategy": "group", "group_size": 32}}}}})");
+    std::vector<std::pair<std::string, Tensor>> ts = {
+        {"layers.0.up.weight_packed", words({n, k / 8}, packed)},
+        {"layers.0.up.weight_scale", values(DType::BF16, {n, groups}, scale)},
+        {"layers.0.up.weight_shape", [] {
+           Tensor t(DType::I64, {2});
+           int64_t v[2] = {64, 256};
+           std::memcpy(t.data.data(), v, 16);
+           return t;
+         }()},
+        {"layers.0.gate.weight_packed", words({n, k / 8}, packed)},
+        {"layers.0.gate.weight_scale", values(DType::BF16, {n, groups}, scale)}};
+    if (!symmetric)
+      ts.push_back({"layers.0.up.weight_zero_point", words({n / 8, groups}, zpPacked)});
+    dir.tensors(ts);
+    std::vector<double> d = loadAndDequantize(dir, "layers.0.up");
+    ASSERT_EQ(int64_t(d.size()), n * k);
+    for (int64_t r = 0; r < n; ++r)
+      for (int64_t c = 0; c < k; ++c)
+        ASSERT_EQ(d[size_t(r * k + c)],
+                  (q[size_t(r * k + c)] - zp[size_t(r * groups + c / g)]) *
+                      scale[size_t(r * groups + c / g)]);
+    // The ignore list's regex keeps gate unquantized.
+    Result<Checkpoint> c = Checkpoint::open(dir.path);
+    Result<QuantConfig> cfg = QuantConfig::fromCheckpoint(*c);
+    EXPECT_EQ(quantizedModules(*c, *cfg), std::vector<std::string>{"layers.0.up"});
+  }
+}
+
+namespace {
+std::vector<uint8_t> randomFp8Codes(size_t count, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::vector<uint8_t> out(count);
+  for (uint8_t &b : out) {
+    do
+      b = uint8_t(rng());
+    while ((b & 0x7F) == 0x7F); // skip NaN
+  }
+  return out;
+}
+/// Two e2m1 codes per byte, low nibble first.
+std::vector<uint8_t> packFp4(const std::vector<uint8_t> &codes) {
+  std::vector<uint8_t> out(codes.size() / 2);
+  for (size_t i = 0; i < out.size(); ++i)
+    out[i] = uint8_t(codes[2 * i] | (codes[2 * i + 1] << 4));
+  return out;
+}
+} // namespace
+
+TEST(Adapters, Fp8BlockAndChannelAndTensor) {
+  int64_t n = 192, k = 256;
+  std::vector<uint8_t> codes = randomFp8Codes(size_t(n * k), 4);
+  struct Case {
+    const char *config;
+    const char *scaleName;
+    std::vector<int64_t> scaleShape;
+  } cases[] = {
+      {R"({"quantization_config": {"quant_method": "fp8", "weight_block_size": [128, 128],
+          "activation_scheme": "dynamic"}})",
+       ".weight_scale_inv", {2, 2}},
+      {R"({"quantization_config": {"quant_method": "fp8", "activation_scheme": "static"}})",
+       ".weight_scale", {192, 1}},
+      {R"({"quantization_config": {"quant_method": "fp8"}})", ".weight_scale", {1}},
+  };
+  for (const Case &cs : cases) {
+    ModelDir dir;
+    std::vector<double> scales;
+    std::mt19937 rng(8);
+    for (int64_t i = 0; i < numElements(cs.scaleShape); ++i)
+      scales.push_back(as(DType::F32, 1e-3 * (1 + rng() % 997)));
+    dir.file("config.json", cs.config);
+    dir.tensors({{std::string("w") + ".weight", bytes(DType::F8_E4M3, {n, k}, codes)},
+                 {std::string("w") + cs.scaleName,
+                  values(DType::F32, cs.scaleShape, scales)}});
+    LoadedLayer layer;
+    std::vector<double> d = loadAndDequantize(dir, "w", &layer);
+    ASSERT_EQ(int64_t(d.size()), n * k);
+    for (int64_t r = 0; r < n; ++r)
+      for (int64_t c = 0; c < k; ++c) {
+        double s = scales.size() == 4 ? scales[size_t((r / 128) * 2 + c / 128)]
+                   : scales.size() == 1 ? scales[0]
+                                        : scales[size_t(r)];
+        ASSERT_EQ(d[size_t(r * k + c)],
+                  decode(ScalarType::e4m3(), codes[size_t(r * k + c)]) * s);
+      }
+    EXPECT_EQ(layer.input.type, ScalarType::e4m3());
+  }
+}
+
+TEST(Adapters, Nvfp4CompressedTensorsAndModelOpt) {
+  int64_t n = 64, k = 128;
+  std::mt19937 rng(6);
+  std::vector<uint8_t> codes(size_t(n * k));
+  for (uint8_t &c : codes)
+    c = uint8_t(rng() % 16);
+  std::vector<uint8_t> scaleCodes = randomFp8Codes(size_t(n * k / 16), 7);
+  for (uint8_t &s : scaleCodes)
+    s &= 0x7F; // positive scales
+  for (bool modelopt : {false, true}) {
+    ModelDir dir;
+    double stored = 0.0625; // compressed-tensors stores 1 / global
+    if (modelopt) {
+      dir.file("hf_quant_config.json", R"({"producer": {"name": "modelopt"},
+          "quantization": {"quant_algo": "NVFP4", "group_size": 16,
+                           "exclude_modules": ["lm_head", "*.router"]}})");
+      dir.tensors({{"l.weight", bytes(DType::U8, {n, k / 2}, packFp4(codes))},
+                   {"l.weight_scale", bytes(DType::F8_E4M3, {n, k / 16}, scaleCodes)},
+                   {"l.weight_scale_2", values(DType::F32, {}, {stored})},
+                   {"l.router.weight", bytes(DType::U8, {n, k / 2}, packFp4(codes))},
+                   {"l.router.weight_scale", bytes(DType::F8_E4M3, {n, k / 16}, scaleCodes)}});
+    } else {
+      dir.file("config.json", R"({"quantization_config": {"quant_method": "compressed-tensors",
+          "format": "nvfp4-pack-quantized", "config_groups": {"g": {"targets": ["Linear"],
+          "weights": {"num_bits": 4, "type": "float", "strategy": "tensor_group", "group_size": 16},
+          "input_activations": {"num_bits": 4, "type": "float", "strategy": "tensor_group",
+                                "group_size": 16, "dynamic": "local"}}}}})");
+      dir.tensors({{"l.weight_packed", bytes(DType::U8, {n, k / 2}, packFp4(codes))},
+                   {"l.weight_scale", bytes(DType::F8_E4M3, {n, k / 16}, scaleCodes)},
+                   {"l.weight_global_scale", values(DType::F32, {1}, {stored})}});
+    }
+    LoadedLayer layer;
+    std::vector<double> d = loadAndDequantize(dir, "l", &layer);
+    double global = modelopt ? stored : 1.0 / stored;
+    ASSERT_EQ(int64_t(d.size()), n * k);
+    for (int64_t i = 0; i < n * k; ++i)
+      ASSERT_EQ(d[size_t(i)], decode(ScalarType::e2m1(), codes[size_t(i)]) *
+                                  decode(ScalarType::e4m3(), scaleCodes[size_t(i / 16)]) *
+                                  global);
+    EXPECT_EQ(layer.weight.granularity, Granularity::GroupTensor);
+    EXPECT_EQ(layer.input.type, ScalarType::e2m1());
+    if (modelopt) {
+      Result<Checkpoint> c = Checkpoint::open(dir.path);
+      Result<QuantConfig> cfg = QuantConfig::fromCheckpoint(*c);
+      EXPECT_EQ(quantizedModules(*c, *cfg), std::vector<std::string>{"l"});
+    }
+  }
+}
+
+TEST(Adapters, MxFormats) {
+  int64_t n = 32, k = 128;
+  std::mt19937 rng(10);
+  std::vector<uint8_t> codes(size_t(n * k));
+  for (uint8_t &c : codes)
+    c = uint8_t(rng() % 16);
+  std::vector<uint8_t> exps(size_t(n * k / 32));
+  for (uint8_t &e : exps)
+    e = uint8_t(120 + rng() % 16);
+  auto expectMx = [&](const std::vector<double> &d, ScalarType t,
+                      const std::vector<uint8_t> &c) {
+    ASSERT_EQ(int64_t(d.size()), n * k);
+    for (int64_t i = 0; i < n * k; ++i)
+      ASSERT_EQ(d[size_t(i)], decode(t, c[size_t(i)]) * std::ldexp(1.0, exps[size_t(i / 32)] - 127));
+  };
+  { // compressed-tensors mxfp4
+    ModelDir dir;
+    dir.file("config.json", R"({"quantization_config": {"quant_method": "compressed-tensors",
+        "format": "mxfp4-pack-quantized", "config_groups": {"g": {"targets": ["Linear"],
+        "weights": {"num_bits": 4, "type": "float", "strategy": "group", "group_size": 32}}}}})");
+    dir.tensors({{"l.weight_packed", bytes(DType::U8, {n, k / 2}, packFp4(codes))},
+                 {"l.weight_scale", bytes(DType::U8, {n, k / 32}, exps)}});
+    expectMx(loadAndDequantize(dir, "l"), ScalarType::e2m1(), codes);
+  }
+  { // ModelOpt MXFP8
+    ModelDir dir;
+    std::vector<uint8_t> fp8 = randomFp8Codes(size_t(n * k), 11);
+    dir.file("config.json", R"({"quantization_config": {"quant_method": "modelopt",
+        "quant_algo": "MXFP8"}})");
+    dir.tensors({{"l.weight", bytes(DType::F8_E4M3, {n, k}, fp8)},
+                 {"l.weight_scale", bytes(DType::U8, {n, k / 32}, exps)}});
+    expectMx(loadAndDequantize(dir, "l"), ScalarType::e4m3(), fp8);
+  }
+  { // Quark fp4
+    ModelDir dir;
+    dir.file("config.json", R"({"quantization_config": {"quant_method": "quark",
+        "global_quant_config": {"weight": {"dtype": "fp4", "qscheme": "per_group",
+        "group_size": 32}}}})");
+    dir.tensors({{"l.weight", bytes(DType::U8, {n, k / 2}, packFp4(codes))},
+                 {"l.weight_scale", bytes(DType::U8, {n, k / 32}, exps)}});
+    expectMx(loadAndDequantize(dir, "l"), ScalarType::e2m1(), codes);
+  }
+}
+
+TEST(Adapters, GptOssExperts) {
+  int64_t e = 3, n = 16, k = 64;
+  std::mt19937 rng(12);
+  std::vector<uint8_t> codes(size_t(e * n * k));
+  for (uint8_t &c : codes)
+    c = uint8_t(rng() % 16);
+  std::vector<uint8_t> exps(size_t(e * n * k / 32));
+  for (uint8_t &x : exps)
+    x = uint8_t(124 + rng() % 8);
+  std::vector<double> bias(size_t(e * n));
+  for (double &b : bias)
+    b = as(DType::BF16, (int(rng() % 200) - 100) * 0.01);
+  ModelDir dir;
+  dir.file("config.json", R"({"torch_dtype": "bfloat16", "quantization_config": {
+      "quant_method": "mxfp4", "modules_to_not_convert": ["model.layers.*.self_attn",
+      "model.layers.*.mlp.router", "model.embed_tokens", "lm_head"]}})");
+  std::string m = "model.layers.0.mlp.experts.gate_up_proj";
+  dir.tensors({{m + "_blocks", bytes(DType::U8, {e, n, k / 32, 16}, packFp4(codes))},
+               {m + "_scales", bytes(DType::U8, {e, n, k / 32}, exps)},
+               {m + "_bias", values(DType::BF16, {e, n}, bias)}});
+  LoadedLayer layer;
+  std::vector<double> d = loadAndDequantize(dir, m, &layer);
+  ASSERT_EQ(int64_t(d.size()), e * n * k);
+  for (int64_t i = 0; i < e * n * k; ++i)
+    ASSERT_EQ(d[size_t(i)], decode(ScalarType::e2m1(), codes[size_t(i)]) *
+                                std::ldexp(1.0, exps[size_t(i / 32)] - 127));
+  EXPECT_EQ(layer.weight.experts, 3);
+  EXPECT_TRUE(layer.weight.bias);
+  EXPECT_EQ(biasValues(layer.weight, layer.tensors, n), bias);
+}
+
+TEST(Adapters, QuarkInt4ReorderAndUint4) {
+  int64_t n = 16, k = 128, g = 64;
+  std::mt19937 rng(13);
+  for (bool reorder : {false, true})
+    for (bool isSigned : {true, false}) {
+      std::vector<uint32_t> codes(size_t(n * k));
+      for (uint32_t &c : codes)
+        c = rng() % 16;
+      std::vector<double> scale(size_t(n * k / g));
+      for (double &s : scale)
+        s = as(DType::F16, 0.01 * (1 + rng() % 50));
+      std::vector<uint32_t> zp(size_t(n * k / g));
+      for (uint32_t &z : zp)
+        z = rng() % 16;
+      std::vector<uint32_t> packed(size_t(n * k / 8), 0);
+      for (int64_t r = 0; r < n; ++r)
+        for (int64_t w = 0; w < k / 8; ++w)
+          for (int i = 0; i < 8; ++i) {
+            int col = reorder ? kAwqOrder[i] : i;
+            packed[size_t(r * k / 8 + w)] |= codes[size_t(r * k + w * 8 + col)] << (4 * i);
+          }
+      ModelDir dir;
+      dir.file("config.json", std::string(R"({"quantization_config": {"quant_method": "quark",
+          "export": {"pack_method": ")") + (reorder ? "reorder" : "order") +
+          R"("}, "global_quant_config": {"weight": {"dtype": ")" +
+          (isSigned ? "int4" : "uint4") + R"(", "qscheme": "per_group", "group_size": 64,
+          "symmetric": )" + (isSigned ? "true" : "false") + "}}}}");
+      std::vector<std::pair<std::string, Tensor>> ts = {
+          {"l.weight", words({n, k / 8}, packed)},
+          {"l.weight_scale", values(DType::F16, {n, k / g}, scale)}};
+      if (!isSigned) {
+        Tensor z(DType::I32, {n, k / g});
+        std::memcpy(z.data.data(), zp.data(), zp.size() * 4);
+        ts.push_back({"l.weight_zero_point", z});
+      }
+      dir.tensors(ts);
+      std::vector<double> d = loadAndDequantize(dir, "l");
+      ASSERT_EQ(int64_t(d.size()), n * k);
+      for (int64_t r = 0; r < n; ++r)
+        for (int64_t c = 0; c < k; ++c) {
+          uint32_t q = codes[size_t(r * k + c)];
+          double v = isSigned ? (q >= 8 ? double(q) - 16 : double(q))
+                              : double(q) - zp[size_t(r * (k / g) + c / g)];
+          ASSERT_EQ(d[size_t(r * k + c)], v * scale[size_t(r * (k / g) + c / g)])
+              << (reorder ? "reorder " : "order ") << (isSigned ? "int4" : "uint4");
+        }
+    }
+}
+
+TEST(Adapters, Int8CompressedTensorsAndQuark) {
+  int64_t n = 32, k = 64;
+  std::mt19937 rng(14);
+  std::vector<uint8_t> q(size_t(n * k));
+  for (uint8_t &b : q)
+    b = uint8_t(rng());
+  std::vector<double> scale(static_cast<size_t>(n));
+  for (double &s : scale)
+    s = as(DType::F32, 1e-3 * (1 + rng() % 999));
+  for (int quark = 0; quark < 2; ++quark) {
+    ModelDir dir;
+    dir.file("config.json", quark
+        ? R"({"quantization_config": {"quant_method": "quark", "global_quant_config": {
+             "weight": {"dtype": "int8", "qscheme": "per_channel", "symmetric": true},
+             "input_tensors": {"dtype": "int8", "qscheme": "per_tensor", "is_dynamic": false}}}})"
+        : R"({"quantization_config": {"quant_method": "compressed-tensors",
+             "format": "int-quantized", "config_groups": {"g": {"targets": ["Linear"],
+             "weights": {"num_bits": 8, "type": "int", "strategy": "channel"},
+             "input_activations": {"num_bits": 8, "type": "int", "strategy": "token",
+                                   "dynamic": true}}}}})");
+    dir.tensors({{"l.weight", bytes(DType::I8, {n, k}, q)},
+                 {"l.weight_scale", values(DType::F32, {n, 1}, scale)}});
+    LoadedLayer layer;
+    std::vector<double> d = loadAndDequantize(dir, "l", &layer);
+    ASSERT_EQ(int64_t(d.size()), n * k);
+    for (int64_t i = 0; i < n * k; ++i)
+      ASSERT_EQ(d[size_t(i)], double(int8_t(q[size_t(i)])) * scale[size_t(i / k)]);
+    EXPECT_EQ(layer.input.type, ScalarType::sint(8));
+    EXPECT_EQ(layer.input.scaling, quark ? ActScaling::Static : ActScaling::Token);
+  }
+}
+
+TEST(Adapters, BitNet) {
+  int64_t n = 16, k = 32;
+  std::mt19937 rng(15);
+  std::vector<int> value(size_t(n * k));
+  for (int &v : value)
+    v = int(rng() % 3) - 1;
+  std::vector<uint8_t> packed(size_t(n / 4 * k), 0);
+  for (int64_t r = 0; r < n / 4; ++r)
+    for (int64_t c = 0; c < k; ++c)
+      for (int64_t j = 0; j < 4; ++j)
+        packed[size_t(r * k + c)] |=
+            uint8_t((value[size_t((r + j * n / 4) * k + c)] + 1) << (2 * j));
+  ModelDir dir;
+  dir.file("config.json", R"({"quantization_config": {"quant_method": "bitnet"}})");
+  dir.tensors({{"l.weight", bytes(DType::U8, {n / 4, k}, packed)},
+               {"l.weight_scale", values(DType::BF16, {1}, {4.0})}});
+  std::vector<double> d = loadAndDequantize(dir, "l");
+  ASSERT_EQ(int64_t(d.size()), n * k);
+  for (int64_t i = 0; i < n * k; ++i)
+    ASSERT_EQ(d[size_t(i)], value[size_t(i)] * 0.25);
+}
+
+TEST(Adapters, FusedShardsWithDifferentTensorScales) {
+  ModelDir dir;
+  int64_t n = 64, k = 128;
+  std::vector<uint8_t> a = randomFp8Codes(size_t(n * k), 20),
+                       b = randomFp8Codes(size_t(n * k), 21);
+  dir.file("config.json", R"({"quantization_config": {"quant_method": "fp8"}})");
+  dir.tensors({{"q.weight", bytes(DType::F8_E4M3, {n, k}, a)},
+               {"q.weight_scale", values(DType::F32, {1}, {0.5})},
+               {"k.weight", bytes(DType::F8_E4M3, {n, k}, b)},
+               {"k.weight_scale", values(DType::F32, {1}, {0.125})}});
+  Result<Checkpoint> c = Checkpoint::open(dir.path);
+  Result<QuantConfig> cfg = QuantConfig::fromCheckpoint(*c);
+  Result<LoadedLayer> q = loadLayer(*c, *cfg, "q"), kk = loadLayer(*c, *cfg, "k");
+  ASSERT_TRUE(q.ok() && kk.ok());
+  Result<LoadedLayer> fused = fuseShards({*q, *kk}, DType::BF16);
+  ASSERT_TRUE(fused.ok()) << fused.error();
+  EXPECT_EQ(fused->n, 2 * n);
+  EXPECT_EQ(fused->weight.granularity, Granularity::Channel);
+  EXPECT_EQ(fused->weight.scaleType, ScalarType::f32());
+  Result<std::vector<double>> d =
+      dequantizeWeights(fused->weight, fused->tensors, fused->n, fused->k);
+  ASSERT_TRUE(d.ok()) << d.error();
+  for (int64_t i = 0; i < n * k; ++i) {
+    ASSERT_EQ((*d)[size_t(i)], decode(ScalarType::e4m3(), a[size_t(i)]) * 0.5);
+    ASSERT_EQ((*d)[size_t(n * k + i)], decode(ScalarType::e4m3(), b[size_t(i)]) * 0.125);
+  }
+}
+
+TEST(Adapters, ConfigErrorsNameTheField) {
+  struct Case {
+    const char *config, *error;
+  } cases[] = {
+      {R"({"quantization_config": {"quant_method": "exl2"}})",
+       "D/config.json: quantization_config: quant_method 'exl2' is not supported; "
+       "expected one of gptq, awq, auto-round, compressed-tensors, fp8, modelopt, "
+       "mxfp4, quark, bitnet"},
+      {R"({"quantization_config": {"quant_method": "gptq", "bits": "four"}})",
+       "D/config.json: quantization_config: 'bits': expected an integer, got \"four\""},
+      {R"({"quantization_config": {"quant_method": "awq", "version": "gemv"}})",
+       "D/config.json: quantization_config: 'version': expected gemm (the packed "
+       "layout Humming reads), got 'gemv'"},
+      {R"({"quantization_config": {"quant_method": "modelopt", "quant_algo": "W4A8_AWQ"}})",
+       "D/config.json: quantization_config: 'quant_algo': expected FP8, NVFP4 or "
+       "MXFP8, got 'W4A8_AWQ' (it needs per-channel activation pre-scaling, "
+       "pre_quant_scale, which Humming does not implement)"},
+      {R"({"quantization_config": {"quant_method": "compressed-tensors",
+           "config_groups": {"g": {"targets": ["Linear"],
+           "weights": {"num_bits": 4, "strategy": "rows"}}}}})",
+       "D/config.json: quantization_config: config_groups 'g': weights: 'strategy': "
+       "expected channel, group, block, tensor or tensor_group, got 'rows'"},
+      {R"({"quantization_config": {"quant_method": "auto-round", "act_bits": 8}})",
+       "D/config.json: quantization_config: 'act_bits': expected 16 (activation "
+       "quantization is not supported for auto-round checkpoints), got 8"},
+      {R"({"quantization_config": {"quant_method": "gptq", "dynamic": {"-:(": {}}}})",
+       "D/config.json: quantization_config: dynamic '-:(': invalid regular expression"},
+      {R"({"torch_dtype": "float16"})",
+       "D: no quantization_config in config.json and no hf_quant_config.json: the "
+       "checkpoint is not quantized"},
+  };
+  for (const Case &c : cases) {
+    Result<Json> j = parseJson(c.config);
+    ASSERT_TRUE(j.ok());
+    Result<QuantConfig> q = QuantConfig::fromJson(*j, nullptr, "D");
+    ASSERT_FALSE(q.ok()) << c.config;
+    EXPECT_EQ(q.error(), c.error);
+  }
+}
+
+TEST(Adapters, TensorErrorsNameTheTensor) {
+  ModelDir dir;
+  IntLayer l = randomIntLayer(32, 128, 64, 4, false, 30);
+  auto ts = gptqTensors("m", l, false);
+  ts[2].second = values(DType::F16, {4, 32}, std::vector<double>(128, 1.0)); // scales
+  dir.file("config.json", R"({"quantization_config": {"quant_method": "gptq",
+      "bits": 4, "group_size": 64, "sym": false, "checkpoint_format": "gptq_v2",
+      "dynamic": {"-:.*skip.*": {}}}})");
+  dir.tensors(ts);
+  Result<Checkpoint> c = Checkpoint::open(dir.path);
+  Result<QuantConfig> q = QuantConfig::fromCheckpoint(*c);
+  Result<LoadedLayer> layer = loadLayer(*c, *q, "m");
+  ASSERT_FALSE(layer.ok());
+  EXPECT_EQ(layer.error(), "m.scales: expected shape [2, 32] ([K / group_size, N]), "
+                           "got [4, 32]");
+  layer = loadLayer(*c, *q, "other");
+  EXPECT_EQ(layer.error(), "other: missing tensor 'other.qweight' (gptq gptq_v2 "
+                           "4-bit group 64 asymmetric)");
+  layer = loadLayer(*c, *q, "model.skip.proj");
+  EXPECT_EQ(layer.error(), "model.skip.proj: the quantization config leaves this "
+                           "module unquantized");
+}
+
+TEST(Adapters, HostSchemaTextMatchesTheDialect) {
+  // The dialect's printer is checked against this text in the dialect tests;
+  // here the host side covers every field.
+  WeightSchema w;
+  w.type = ScalarType::uint(4);
+  w.granularity = Granularity::Group;
+  w.groupK = 128;
+  w.zeroPoint = ZeroPointKind::Int;
+  w.bias = true;
+  w.experts = 8;
+  w.padN = 64;
+  w.format = SourceFormat::GPTQv2;
+  EXPECT_EQ(formatWeightSchema(w),
+            "#humming.weight_schema<type = ui4, scale = f16, granularity = group<128>, "
+            "zero_point = int, bias = true, experts = 8, pad_n = 64, format = gptq_v2>");
+  EXPECT_EQ(formatInputSchema({ScalarType::e4m3(), ActScaling::Group, 128}),
+            "#humming.input_schema<type = f8E4M3FN, scaling = group<128>>");
+}
