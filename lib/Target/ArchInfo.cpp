@@ -246,4 +246,42 @@ Diag verifyOnChip(const Chip &chip, const InputSchema &in,
   return std::nullopt;
 }
 
+ActivationChoice chooseActivation(const WeightSchema &w,
+                                  const InputSchema &requested,
+                                  const Chip &chip, bool paramIsF16) {
+  std::vector<InputSchema> candidates = {requested};
+  InputSchema token{ScalarType::e4m3(), ActScaling::Token, 0};
+  if (requested.type == ScalarType::e2m1()) {
+    candidates.push_back(token);
+  } else if (requested.type == ScalarType::sint(4)) {
+    candidates.push_back(token);
+    candidates.push_back({ScalarType::sint(8), ActScaling::Token, 0});
+  }
+  InputSchema sixteen{paramIsF16 ? ScalarType::f16() : ScalarType::bf16(),
+                      ActScaling::None, 0};
+  candidates.push_back(sixteen);
+  // bf16 holds wider exponents (e6m1, e7m0 weights) than f16.
+  if (paramIsF16)
+    candidates.push_back({ScalarType::bf16(), ActScaling::None, 0});
+  ActivationChoice choice;
+  for (const InputSchema &in : candidates) {
+    Diag d = verifyInputSchema(in);
+    if (!d)
+      d = verifyCompatibility(w, in, {}, std::nullopt);
+    if (!d && chip.sm < minSmForActivation(in.type))
+      d = "expected sm_" + std::to_string(minSmForActivation(in.type)) +
+          " or newer, got " + chip.str();
+    if (!d) {
+      choice.input = in;
+      return choice;
+    }
+    if (!choice.fallbackReason.empty())
+      choice.fallbackReason += "; ";
+    choice.fallbackReason += in.type.str() + " activations: " + *d;
+  }
+  // Unreachable for valid weight schemas: bf16 activations accept all.
+  choice.input = candidates.back();
+  return choice;
+}
+
 } // namespace humming

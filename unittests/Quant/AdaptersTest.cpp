@@ -728,3 +728,100 @@ TEST(Adapters, HostSchemaTextMatchesTheDialect) {
   EXPECT_EQ(formatInputSchema({ScalarType::e4m3(), ActScaling::Group, 128}),
             "#humming.input_schema<type = f8E4M3FN, scaling = group<128>>");
 }
+
+TEST(Adapters, GptqPerChannel) {
+  ModelDir dir;
+  IntLayer l = randomIntLayer(32, 128, 0, 4, false, 40);
+  dir.file("config.json", R"({"quantization_config": {"quant_method": "gptq",
+      "bits": 4, "group_size": -1, "sym": false, "checkpoint_format": "gptq_v2"}})");
+  auto ts = gptqTensors("m", l, false);
+  ts.pop_back(); // no g_idx
+  dir.tensors(ts);
+  LoadedLayer layer;
+  expectIntLayer(loadAndDequantize(dir, "m", &layer), l);
+  EXPECT_EQ(layer.weight.granularity, Granularity::Channel);
+}
+
+TEST(Adapters, CompressedTensorsFloatBlocksAndOcpMxfp4) {
+  int64_t n = 256, k = 384;
+  std::vector<uint8_t> codes = randomFp8Codes(size_t(n * k), 41);
+  std::vector<double> scales = {0.5, 0.25, 0.125, 1.0, 2.0, 4.0};
+  {
+    ModelDir dir;
+    dir.file("config.json", R"({"quantization_config": {"quant_method": "compressed-tensors",
+        "format": "float-quantized", "config_groups": {"g": {"targets": ["Linear"],
+        "weights": {"num_bits": 8, "type": "float", "strategy": "block",
+                    "block_structure": [128, 128]},
+        "input_activations": {"num_bits": 8, "type": "float", "strategy": "group",
+                              "group_size": 128}}}}})");
+    dir.tensors({{"l.weight", bytes(DType::F8_E4M3, {n, k}, codes)},
+                 {"l.weight_scale", values(DType::F32, {2, 3}, scales)}});
+    LoadedLayer layer;
+    std::vector<double> d = loadAndDequantize(dir, "l", &layer);
+    ASSERT_EQ(int64_t(d.size()), n * k);
+    for (int64_t r = 0; r < n; ++r)
+      for (int64_t c = 0; c < k; ++c)
+        ASSERT_EQ(d[size_t(r * k + c)], decode(ScalarType::e4m3(), codes[size_t(r * k + c)]) *
+                                            scales[size_t((r / 128) * 3 + c / 128)]);
+    EXPECT_EQ(layer.weight.granularity, Granularity::Block);
+    EXPECT_EQ(layer.input.scaling, ActScaling::Group);
+  }
+  {
+    ModelDir dir;
+    std::mt19937 rng(42);
+    std::vector<uint8_t> fp4(size_t(64 * 64)), exps(size_t(64 * 2));
+    for (uint8_t &c : fp4)
+      c = uint8_t(rng() % 16);
+    for (uint8_t &e : exps)
+      e = uint8_t(125 + rng() % 5);
+    dir.file("config.json", R"({"quantization_config": {"quant_method": "mxfp4"}})");
+    dir.tensors({{"l.weight", bytes(DType::U8, {64, 32}, packFp4(fp4))},
+                 {"l.weight_scale", bytes(DType::U8, {64, 2}, exps)}});
+    std::vector<double> d = loadAndDequantize(dir, "l");
+    ASSERT_EQ(d.size(), fp4.size());
+    for (size_t i = 0; i < d.size(); ++i)
+      ASSERT_EQ(d[i], decode(ScalarType::e2m1(), fp4[i]) * std::ldexp(1.0, exps[i / 32] - 127));
+  }
+}
+
+TEST(Adapters, FusedNvfp4ShardsFoldUnequalGlobals) {
+  int64_t n = 32, k = 64;
+  std::mt19937 rng(43);
+  std::vector<uint8_t> codes(size_t(n * k)), sc(size_t(n * k / 16));
+  for (uint8_t &c : codes)
+    c = uint8_t(rng() % 16);
+  for (uint8_t &s : sc)
+    s = uint8_t(0x30 + rng() % 16); // e4m3 scales around 1
+  ModelDir dir;
+  dir.file("config.json", R"({"torch_dtype": "bfloat16"})");
+  dir.file("hf_quant_config.json", R"({"quantization": {"quant_algo": "NVFP4"}})");
+  dir.tensors({{"gate.weight", bytes(DType::U8, {n, k / 2}, packFp4(codes))},
+               {"gate.weight_scale", bytes(DType::F8_E4M3, {n, k / 16}, sc)},
+               {"gate.weight_scale_2", values(DType::F32, {}, {0.5})},
+               {"up.weight", bytes(DType::U8, {n, k / 2}, packFp4(codes))},
+               {"up.weight_scale", bytes(DType::F8_E4M3, {n, k / 16}, sc)},
+               {"up.weight_scale_2", values(DType::F32, {}, {0.25})}});
+  Result<Checkpoint> c = Checkpoint::open(dir.path);
+  Result<QuantConfig> cfg = QuantConfig::fromCheckpoint(*c);
+  Result<LoadedLayer> a = loadLayer(*c, *cfg, "gate"), b = loadLayer(*c, *cfg, "up");
+  ASSERT_TRUE(a.ok() && b.ok()) << a.error() << b.error();
+  Result<LoadedLayer> fused = fuseShards({*a, *b}, DType::BF16);
+  ASSERT_TRUE(fused.ok()) << fused.error();
+  EXPECT_EQ(fused->weight.granularity, Granularity::Group);
+  EXPECT_EQ(fused->weight.scaleType, ScalarType::bf16());
+  ASSERT_EQ(fused->notes.size(), 1u);
+  Result<std::vector<double>> d =
+      dequantizeWeights(fused->weight, fused->tensors, fused->n, fused->k);
+  ASSERT_TRUE(d.ok()) << d.error();
+  // e4m3 scales times 0.5 or 0.25 are exact in bf16 (4 significant bits).
+  for (int64_t i = 0; i < n * k; ++i) {
+    double base = decode(ScalarType::e2m1(), codes[size_t(i)]) *
+                  decode(ScalarType::e4m3(), sc[size_t(i / 16)]);
+    ASSERT_EQ((*d)[size_t(i)], base * 0.5);
+    ASSERT_EQ((*d)[size_t(n * k + i)], base * 0.25);
+  }
+  // Shards with different schemas are refused, naming both.
+  b->weight.type = ScalarType::e4m3();
+  EXPECT_NE(fuseShards({*a, *b}, DType::BF16).error().find("cannot fuse up"),
+            std::string::npos);
+}

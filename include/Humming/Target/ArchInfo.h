@@ -86,6 +86,23 @@ Diag verifyOnChip(const Chip &chip, const InputSchema &in,
                   std::optional<MmaKind> layoutMma,
                   std::optional<Chip> layoutChip);
 
+/// The activations a layer runs with on a chip, and why.
+struct ActivationChoice {
+  InputSchema input;
+  /// Empty when the requested activations run as asked; otherwise why each
+  /// rejected candidate was rejected ("f4E2M1FN activations: expected sm_120
+  /// or newer ...; f8E4M3FN activations: ...").
+  std::string fallbackReason;
+};
+
+/// Picks the activations for weights `w` on `chip`: the requested ones when
+/// legal, else the original's fallbacks (fp4 -> e4m3; int4 -> e4m3 -> int8),
+/// else the model's 16-bit type (`paramIsF16` ? f16 : bf16), else bf16,
+/// which every valid weight schema accepts on every chip.
+ActivationChoice chooseActivation(const WeightSchema &w,
+                                  const InputSchema &requested,
+                                  const Chip &chip, bool paramIsF16);
+
 } // namespace humming
 
 #endif // HUMMING_TARGET_ARCHINFO_H

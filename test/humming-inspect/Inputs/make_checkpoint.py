@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""Writes small quantized checkpoints for the humming-inspect tests.
+
+Pure Python (struct + json), so the tests need no numpy or torch:
+  make_checkpoint.py <dir> <kind>
+kinds: gptq, nvfp4, fp8-block, gptq-bad-scales, bad-config, awq-experts
+"""
+import json
+import os
+import random
+import struct
+import sys
+
+DTYPE_BYTES = {"I32": 4, "F16": 2, "BF16": 2, "F32": 4, "U8": 1, "F8_E4M3": 1, "I64": 8}
+
+
+def write_safetensors(path, tensors):
+    """tensors: list of (name, dtype, shape, bytes)."""
+    header, offset, blobs = {}, 0, []
+    for name, dtype, shape, data in tensors:
+        n = 1
+        for d in shape:
+            n *= d
+        assert len(data) == n * DTYPE_BYTES[dtype], (name, len(data))
+        header[name] = {"dtype": dtype, "shape": shape,
+                        "data_offsets": [offset, offset + len(data)]}
+        offset += len(data)
+        blobs.append(data)
+    text = json.dumps(header).encode()
+    text += b" " * ((8 - len(text) % 8) % 8)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(text)))
+        f.write(text)
+        for b in blobs:
+            f.write(b)
+
+
+def rand_bytes(n, seed, lo=0, hi=255):
+    r = random.Random(seed)
+    return bytes(r.randint(lo, hi) for _ in range(n))
+
+
+def f16(values):
+    return struct.pack("<%de" % len(values), *values)
+
+
+def f32(values):
+    return struct.pack("<%df" % len(values), *values)
+
+
+def gptq(d, bad_scales=False):
+    n, k, g = 64, 256, 128
+    cfg = {"torch_dtype": "float16", "quantization_config": {
+        "quant_method": "gptq", "bits": 4, "group_size": g, "sym": True,
+        "desc_act": False, "checkpoint_format": "gptq"}}
+    json.dump(cfg, open(os.path.join(d, "config.json"), "w"))
+    m = "model.layers.0.mlp.down_proj"
+    scales_rows = 4 if bad_scales else k // g
+    tensors = [
+        (m + ".qweight", "I32", [k // 8, n], rand_bytes(k // 8 * n * 4, 1)),
+        (m + ".qzeros", "I32", [k // g, n // 8], struct.pack("<I", 0x77777777) * (k // g * n // 8)),
+        (m + ".scales", "F16", [scales_rows, n], f16([0.01] * (scales_rows * n))),
+        ("lm_head.weight", "F16", [8, n], f16([0.5] * (8 * n))),
+    ]
+    write_safetensors(os.path.join(d, "model.safetensors"), tensors)
+
+
+def nvfp4(d):
+    n, k = 64, 128
+    json.dump({"torch_dtype": "bfloat16"}, open(os.path.join(d, "config.json"), "w"))
+    json.dump({"producer": {"name": "modelopt"}, "quantization": {
+        "quant_algo": "NVFP4", "group_size": 16, "exclude_modules": ["lm_head"]}},
+        open(os.path.join(d, "hf_quant_config.json"), "w"))
+    m = "model.layers.0.self_attn.o_proj"
+    write_safetensors(os.path.join(d, "model.safetensors"), [
+        (m + ".weight", "U8", [n, k // 2], rand_bytes(n * k // 2, 2)),
+        (m + ".weight_scale", "F8_E4M3", [n, k // 16], rand_bytes(n * k // 16, 3, 0x30, 0x40)),
+        (m + ".weight_scale_2", "F32", [], f32([0.0005])),
+        (m + ".input_scale", "F32", [], f32([0.01])),
+    ])
+
+
+def fp8_block(d):
+    n, k = 256, 256
+    json.dump({"quantization_config": {"quant_method": "fp8", "fmt": "e4m3",
+               "activation_scheme": "dynamic", "weight_block_size": [128, 128]}},
+              open(os.path.join(d, "config.json"), "w"))
+    m = "model.layers.0.mlp.experts.0.up_proj"
+    write_safetensors(os.path.join(d, "model.safetensors"), [
+        (m + ".weight", "F8_E4M3", [n, k], rand_bytes(n * k, 4, 0, 0x7E)),
+        (m + ".weight_scale_inv", "F32", [2, 2], f32([0.001, 0.002, 0.003, 0.004])),
+    ])
+
+
+def bad_config(d):
+    with open(os.path.join(d, "config.json"), "w") as f:
+        f.write('{"quantization_config": {"quant_method": "gptq",\n "bits": 4,, }}')
+    write_safetensors(os.path.join(d, "model.safetensors"), [])
+
+
+def main():
+    d, kind = sys.argv[1], sys.argv[2]
+    os.makedirs(d, exist_ok=True)
+    {"gptq": gptq, "nvfp4": nvfp4, "fp8-block": fp8_block,
+     "gptq-bad-scales": lambda d: gptq(d, bad_scales=True),
+     "bad-config": bad_config}[kind](d)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,189 @@
+//===- humming-inspect.cpp - Describe a quantized checkpoint --------------===//
+//
+//   humming-inspect <model-dir> [--target=<device>] [--json] [--layer=<name>]
+//
+// Prints each quantized layer of a model directory: its name, shape, the
+// checkpoint format, the canonical #humming.weight_schema, its bytes, and what
+// Humming will run it as on the target device (activations, with the reason
+// for any fallback); then a summary. Errors name the file and the field; the
+// exit status is 1 when any layer could not be read.
+//
+// Host-only: links the numerics and the chip table, no MLIR.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Humming/Quant/Adapters.h"
+#include "Humming/Target/ArchInfo.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <string>
+
+using namespace humming;
+
+namespace {
+void usage() {
+  std::fprintf(stderr,
+               "usage: humming-inspect <model-dir> [--target=<device>] "
+               "[--json] [--layer=<name>]\n"
+               "  --target   a known device (default H200): %s\n",
+               knownDeviceNames().c_str());
+}
+
+std::string shapeText(const LoadedLayer &l) {
+  std::string s;
+  if (l.weight.experts)
+    s = std::to_string(l.weight.experts) + " x ";
+  return s + std::to_string(l.n) + " x " + std::to_string(l.k);
+}
+
+/// "w4a16", "w8a8": weight and activation widths.
+std::string shortName(const LoadedLayer &l, const InputSchema &in) {
+  return "w" + std::to_string(l.weight.type.bits) + "a" +
+         std::to_string(in.type.bits);
+}
+} // namespace
+
+int main(int argc, char **argv) {
+  std::string dir, device = "H200", only;
+  bool json = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--json")
+      json = true;
+    else if (a.rfind("--target=", 0) == 0)
+      device = a.substr(9);
+    else if (a.rfind("--layer=", 0) == 0)
+      only = a.substr(8);
+    else if (a == "-h" || a == "--help") {
+      usage();
+      return 0;
+    } else if (!a.empty() && a[0] == '-') {
+      std::fprintf(stderr, "humming-inspect: unknown option '%s'\n", a.c_str());
+      usage();
+      return 2;
+    } else if (dir.empty()) {
+      dir = a;
+    } else {
+      std::fprintf(stderr, "humming-inspect: expected one model directory, "
+                           "got '%s' and '%s'\n",
+                   dir.c_str(), a.c_str());
+      return 2;
+    }
+  }
+  if (dir.empty()) {
+    usage();
+    return 2;
+  }
+  const DeviceInfo *target = lookupDevice(device);
+  if (!target) {
+    std::fprintf(stderr, "humming-inspect: unknown device '%s'; expected one "
+                         "of %s\n",
+                 device.c_str(), knownDeviceNames().c_str());
+    return 2;
+  }
+  Chip chip = *Chip::parse(target->chip);
+
+  Result<Checkpoint> ckpt = Checkpoint::open(dir);
+  if (!ckpt) {
+    std::fprintf(stderr, "error: %s\n", ckpt.error().c_str());
+    return 1;
+  }
+  Result<QuantConfig> config = QuantConfig::fromCheckpoint(*ckpt);
+  if (!config) {
+    std::fprintf(stderr, "error: %s\n", config.error().c_str());
+    return 1;
+  }
+  std::vector<std::string> modules = quantizedModules(*ckpt, *config);
+  if (!only.empty()) {
+    if (std::find(modules.begin(), modules.end(), only) == modules.end()) {
+      std::fprintf(stderr, "error: %s: no quantized layer '%s' (%zu layers)\n",
+                   dir.c_str(), only.c_str(), modules.size());
+      return 1;
+    }
+    modules = {only};
+  }
+
+  Json layers = Json::array();
+  std::map<std::string, int> perFormat;
+  size_t totalBytes = 0;
+  int failures = 0;
+  bool paramIsF16 = config->paramDType() == DType::F16;
+  for (const std::string &m : modules) {
+    Result<LoadedLayer> l = loadLayer(*ckpt, *config, m);
+    if (!l) {
+      ++failures;
+      if (json)
+        layers.push(Json::object({{"name", Json::string(m)},
+                                  {"error", Json::string(l.error())}}));
+      else
+        std::printf("%s\n  error: %s\n", m.c_str(), l.error().c_str());
+      continue;
+    }
+    ActivationChoice choice = chooseActivation(l->weight, l->input, chip, paramIsF16);
+    std::string runsAs = shortName(*l, choice.input) + " (" +
+                         formatInputSchema(choice.input) + ")";
+    totalBytes += l->bytes();
+    ++perFormat[l->source.describe()];
+    if (json) {
+      Json notes = Json::array();
+      for (const std::string &n : l->notes)
+        notes.push(Json::string(n));
+      Json entry = Json::object(
+          {{"name", Json::string(m)},
+           {"n", Json::integer(l->n)},
+           {"k", Json::integer(l->k)},
+           {"experts", Json::integer(l->weight.experts)},
+           {"format", Json::string(l->source.describe())},
+           {"weight_schema", Json::string(formatWeightSchema(l->weight))},
+           {"requested_input_schema", Json::string(formatInputSchema(l->input))},
+           {"input_schema", Json::string(formatInputSchema(choice.input))},
+           {"runs_as", Json::string(shortName(*l, choice.input))},
+           {"bytes", Json::integer(int64_t(l->bytes()))},
+           {"act_order", Json::boolean(!l->kPermutation.empty())},
+           {"notes", std::move(notes)}});
+      if (!choice.fallbackReason.empty())
+        entry.append("fallback", Json::string(choice.fallbackReason));
+      layers.push(std::move(entry));
+      continue;
+    }
+    std::printf("%s\n", m.c_str());
+    std::printf("  shape   %s\n", shapeText(*l).c_str());
+    std::printf("  format  %s\n", l->source.describe().c_str());
+    std::printf("  schema  %s\n", formatWeightSchema(l->weight).c_str());
+    std::printf("  bytes   %zu\n", l->bytes());
+    std::printf("  runs as %s on %s\n", runsAs.c_str(), target->name.c_str());
+    if (!choice.fallbackReason.empty())
+      std::printf("  because %s\n", choice.fallbackReason.c_str());
+    for (const std::string &n : l->notes)
+      std::printf("  note    %s\n", n.c_str());
+  }
+
+  if (json) {
+    Json formats = Json::object();
+    for (const auto &[f, count] : perFormat)
+      formats.append(f, Json::integer(count));
+    Json out = Json::object(
+        {{"model", Json::string(dir)},
+         {"quant_method", Json::string(config->method())},
+         {"target", Json::string(target->name)},
+         {"chip", Json::string(chip.str())},
+         {"layers", std::move(layers)},
+         {"summary", Json::object({{"quantized_layers", Json::integer(int64_t(modules.size()))},
+                                   {"errors", Json::integer(failures)},
+                                   {"bytes", Json::integer(int64_t(totalBytes))},
+                                   {"formats", std::move(formats)}})}});
+    std::printf("%s\n", out.dump(2).c_str());
+  } else {
+    std::printf("\nsummary: %zu quantized layer%s (%s, target %s %s), %zu bytes, "
+                "%d errors\n",
+                modules.size(), modules.size() == 1 ? "" : "s",
+                config->method().c_str(), target->name.c_str(),
+                chip.str().c_str(), totalBytes, failures);
+    for (const auto &[f, count] : perFormat)
+      std::printf("  %4d x %s\n", count, f.c_str());
+  }
+  return failures ? 1 : 0;
+}
