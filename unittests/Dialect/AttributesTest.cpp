@@ -1,6 +1,7 @@
 //===- AttributesTest.cpp - Building humming attributes from C++ ----------===//
 
 #include "Humming/Dialect/Humming/IR/HummingOps.h"
+#include "Humming/Quant/Adapters.h"
 #include "Humming/Registration.h"
 
 #include "mlir/AsmParser/AsmParser.h"
@@ -150,6 +151,58 @@ TEST_F(Ctx, TargetFactsFromCpp) {
                      "3000, 227, 50");
   EXPECT_FALSE(make(100, -1.0));
   EXPECT_EQ(message, "expected non-negative throughputs, got -1");
+}
+
+TEST_F(Ctx, HostSchemaTextIsTheAttributeText) {
+  // humming-inspect prints schemas without MLIR; the text must be what the
+  // dialect prints and parses.
+  auto emitError = [&] { return mlir::emitError(UnknownLoc::get(&ctx)); };
+  std::vector<hq::WeightSchema> schemas;
+  for (hq::Granularity g :
+       {hq::Granularity::Channel, hq::Granularity::Group, hq::Granularity::Block,
+        hq::Granularity::Tensor, hq::Granularity::GroupTensor}) {
+    hq::WeightSchema w;
+    w.granularity = g;
+    w.type = g == hq::Granularity::Block ? hq::ScalarType::e4m3()
+                                         : hq::ScalarType::uint(3);
+    w.scaleType = g == hq::Granularity::Block || g == hq::Granularity::Tensor
+                      ? hq::ScalarType::f32()
+                      : hq::ScalarType::e4m3();
+    w.groupN = g == hq::Granularity::Block ? 128 : 0;
+    w.groupK = g == hq::Granularity::Channel || g == hq::Granularity::Tensor ? 0 : 64;
+    schemas.push_back(w);
+    w.bias = true;
+    w.experts = 4;
+    w.padN = 8;
+    w.padK = 16;
+    w.globalScale = true;
+    schemas.push_back(w);
+  }
+  hq::WeightSchema zp;
+  zp.type = hq::ScalarType::uint(4);
+  zp.granularity = hq::Granularity::Group;
+  zp.groupK = 128;
+  zp.zeroPoint = hq::ZeroPointKind::Int;
+  zp.format = hq::SourceFormat::GPTQv2;
+  schemas.push_back(zp);
+  zp.zeroPoint = hq::ZeroPointKind::Float;
+  zp.format = hq::SourceFormat::Canonical;
+  zp.type = *hq::ScalarType::parse("ui6");
+  schemas.push_back(zp);
+  for (const hq::WeightSchema &w : schemas) {
+    WeightSchemaAttr a = WeightSchemaAttr::fromHost(emitError, &ctx, w);
+    ASSERT_TRUE(a) << hq::formatWeightSchema(w);
+    EXPECT_EQ(print(a), hq::formatWeightSchema(w));
+  }
+  for (hq::InputSchema in :
+       {hq::InputSchema{hq::ScalarType::f16(), hq::ActScaling::None, 0},
+        hq::InputSchema{hq::ScalarType::e4m3(), hq::ActScaling::Token, 0},
+        hq::InputSchema{hq::ScalarType::sint(8), hq::ActScaling::Static, 0},
+        hq::InputSchema{hq::ScalarType::sint(4), hq::ActScaling::Group, 128}}) {
+    InputSchemaAttr a = InputSchemaAttr::fromHost(emitError, &ctx, in);
+    ASSERT_TRUE(a);
+    EXPECT_EQ(print(a), hq::formatInputSchema(in));
+  }
 }
 
 TEST_F(Ctx, ScalarTypeConversions) {
