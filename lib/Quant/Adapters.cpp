@@ -18,12 +18,6 @@
 namespace humming {
 
 namespace {
-template <typename... Ts> std::string msg(const Ts &...parts) {
-  std::ostringstream os;
-  (os << ... << parts);
-  return os.str();
-}
-
 bool endsWith(const std::string &s, const std::string &suffix) {
   return s.size() >= suffix.size() &&
          s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
@@ -49,17 +43,17 @@ struct Ctx {
                          int rank = -1) const {
     Result<TensorView> t = ckpt.tensor(name(suffix));
     if (!t)
-      return Error{msg(module, ": missing tensor '", name(suffix), "' (",
+      return Error{concat(module, ": missing tensor '", name(suffix), "' (",
                        mq.describe(), ")")};
     if (std::find(dtypes.begin(), dtypes.end(), t->dtype) == dtypes.end()) {
       std::string want;
       for (DType d : dtypes)
         want += (want.empty() ? "" : " or ") + std::string(dtypeName(d));
-      return Error{msg(name(suffix), ": expected dtype ", want, ", got ",
+      return Error{concat(name(suffix), ": expected dtype ", want, ", got ",
                        dtypeName(t->dtype))};
     }
     if (rank >= 0 && int(t->shape.size()) != rank)
-      return Error{msg(name(suffix), ": expected rank ", rank, ", got shape ",
+      return Error{concat(name(suffix), ": expected rank ", rank, ", got shape ",
                        formatShape(t->shape))};
     return t;
   }
@@ -68,7 +62,7 @@ struct Ctx {
                      const std::vector<int64_t> &shape,
                      const std::string &why) const {
     if (t.shape != shape)
-      return Error{msg(name(suffix), ": expected shape ", formatShape(shape),
+      return Error{concat(name(suffix), ": expected shape ", formatShape(shape),
                        " (", why, "), got ", formatShape(t.shape))};
     return Status::success();
   }
@@ -101,7 +95,7 @@ ScalarType scaleTypeFor(Ctx &c, DType stored, Granularity g) {
   if (g == Granularity::Channel || g == Granularity::Block ||
       g == Granularity::Tensor)
     return ScalarType::f32();
-  c.layer.notes.push_back(msg("F32 ", toString(g), " scales stored as ",
+  c.layer.notes.push_back(concat("F32 ", toString(g), " scales stored as ",
                               dtypeName(c.param), " (rounded)"));
   return paramScalar(c.param);
 }
@@ -117,7 +111,7 @@ Result<std::vector<int32_t>> actOrderPermutation(Ctx &c, const char *suffix,
                                                  const TensorView &gIdx,
                                                  int64_t k, int64_t group) {
   if (gIdx.numel() != k)
-    return Error{msg(c.name(suffix), ": expected ", k, " entries (one per "
+    return Error{concat(c.name(suffix), ": expected ", k, " entries (one per "
                      "input channel), got ", gIdx.numel())};
   int64_t groups = groupCount(k, group);
   std::vector<int64_t> count(size_t(groups), 0);
@@ -125,7 +119,7 @@ Result<std::vector<int32_t>> actOrderPermutation(Ctx &c, const char *suffix,
   for (int64_t i = 0; i < k; ++i) {
     int64_t g = gIdx.intAt(i);
     if (g < 0 || g >= groups)
-      return Error{msg(c.name(suffix), "[", i, "] = ", g,
+      return Error{concat(c.name(suffix), "[", i, "] = ", g,
                        " is outside the ", groups, " groups")};
     ++count[size_t(g)];
     natural &= g == (group > 0 ? i / group : 0);
@@ -134,7 +128,7 @@ Result<std::vector<int32_t>> actOrderPermutation(Ctx &c, const char *suffix,
     return std::vector<int32_t>();
   for (int64_t g = 0; g < groups; ++g)
     if (count[size_t(g)] != (group > 0 ? group : k))
-      return Error{msg(c.name(suffix), ": group ", g, " has ", count[size_t(g)],
+      return Error{concat(c.name(suffix), ": group ", g, " has ", count[size_t(g)],
                        " input channels; expected ", group,
                        " (act-order needs equal groups)")};
   // Sort by (group, channel): the order within a group is kept.
@@ -170,7 +164,7 @@ Status readBias(Ctx &c, const std::string &suffix, int64_t e, int64_t n,
   if (!b)
     return Error{b.error()};
   if (b->numel() != e * n)
-    return Error{msg(c.module + suffix, ": expected ", e * n,
+    return Error{concat(c.module + suffix, ": expected ", e * n,
                      " values (one per output channel), got shape ",
                      formatShape(b->shape))};
   c.layer.weight.bias = true;
@@ -189,10 +183,10 @@ Result<LoadedLayer> finish(Ctx &c, WeightSchema w, CanonicalValues &cv,
   c.layer.k = k - w.padK;
   c.layer.input = c.mq.activation;
   if (Diag d = verifyWeightSchema(w))
-    return Error{msg(c.module, ": ", *d, " (", c.mq.describe(), ")")};
+    return Error{concat(c.module, ": ", *d, " (", c.mq.describe(), ")")};
   Result<QuantizedWeights> q = packCanonical(w, cv, n, k, c.param);
   if (!q)
-    return Error{msg(c.module, ": ", q.error())};
+    return Error{concat(c.module, ": ", q.error())};
   c.layer.tensors = q.take();
   return std::move(c.layer);
 }
@@ -215,14 +209,14 @@ std::vector<double> readScales(const TensorView &t, int64_t rows, int64_t cols,
 Result<LoadedLayer> loadGptq(Ctx &c) {
   const unsigned b = unsigned(c.mq.bits);
   if (b != 2 && b != 3 && b != 4 && b != 8)
-    return Error{msg(c.module, ": expected 2, 3, 4 or 8 bits in a GPTQ "
+    return Error{concat(c.module, ": expected 2, 3, 4 or 8 bits in a GPTQ "
                                "checkpoint, got ",
                      b)};
   TRY(qweight, c.get(".qweight", {DType::I32, DType::U32}, 2));
   int64_t n = qweight->shape[1], k = qweight->shape[0] * 32 / b;
   int64_t group = c.mq.groupSize >= k ? 0 : c.mq.groupSize;
   if (group > 0 && k % group)
-    return Error{msg(c.name(".qweight"), ": K = ", k,
+    return Error{concat(c.name(".qweight"), ": K = ", k,
                      " is not a multiple of group_size ", group)};
   int64_t groups = groupCount(k, group);
   TRY(scales, c.get(".scales", {DType::F16, DType::BF16, DType::F32}, 2));
@@ -266,7 +260,7 @@ Result<LoadedLayer> loadGptq(Ctx &c) {
       }
     }
   } else if (!c.mq.symmetric) {
-    return Error{msg(c.module, ": missing tensor '", c.name(".qzeros"),
+    return Error{concat(c.module, ": missing tensor '", c.name(".qzeros"),
                      "' (an asymmetric checkpoint needs its zero points)")};
   }
   bool implicitOnly = std::all_of(zeros.begin(), zeros.end(), [&](double z) {
@@ -303,13 +297,13 @@ constexpr int kAwqSlot[8] = {0, 4, 1, 5, 2, 6, 3, 7};
 
 Result<LoadedLayer> loadAwq(Ctx &c) {
   if (c.mq.bits != 4)
-    return Error{msg(c.module, ": expected 4-bit AWQ weights, got ",
+    return Error{concat(c.module, ": expected 4-bit AWQ weights, got ",
                      c.mq.bits, " bits")};
   TRY(qweight, c.get(".qweight", {DType::I32, DType::U32}, 2));
   int64_t k = qweight->shape[0], n = qweight->shape[1] * 8;
   int64_t group = c.mq.groupSize >= k ? 0 : c.mq.groupSize;
   if (group > 0 && k % group)
-    return Error{msg(c.name(".qweight"), ": K = ", k,
+    return Error{concat(c.name(".qweight"), ": K = ", k,
                      " is not a multiple of group_size ", group)};
   int64_t groups = groupCount(k, group);
   TRY(scales, c.get(".scales", {DType::F16, DType::BF16, DType::F32}, 2));
@@ -359,7 +353,7 @@ Status readShapedScales(Ctx &c, const char *suffix, const TensorView &s,
   if (blockN > 0) {
     int64_t rows = (n + blockN - 1) / blockN, cols = (k + blockK - 1) / blockK;
     if (s.shape != std::vector<int64_t>{rows, cols})
-      return Error{msg(c.name(suffix), ": expected shape [", rows, ", ", cols,
+      return Error{concat(c.name(suffix), ": expected shape [", rows, ", ", cols,
                        "] (block ", blockN, "x", blockK, "), got ",
                        formatShape(s.shape))};
     w.granularity = Granularity::Block;
@@ -389,7 +383,7 @@ Status readShapedScales(Ctx &c, const char *suffix, const TensorView &s,
     cv.scales = readScales(s, n, s.shape[1], false, multiplier);
     return Status::success();
   }
-  return Error{msg(c.name(suffix), ": expected one value, [", n, "], [", n,
+  return Error{concat(c.name(suffix), ": expected one value, [", n, "], [", n,
                    ", 1] or [", n, ", K / group] for a [", n, ", ", k,
                    "] weight, got ", formatShape(s.shape))};
 }
@@ -416,12 +410,12 @@ Result<std::pair<int64_t, int64_t>> readFp4Weight(Ctx &c, const TensorView &t,
                                                   int64_t experts,
                                                   CanonicalValues &cv) {
   if (t.dtype != DType::U8 && t.dtype != DType::I8)
-    return Error{msg(name, ": expected dtype U8 (two e2m1 per byte), got ",
+    return Error{concat(name, ": expected dtype U8 (two e2m1 per byte), got ",
                      dtypeName(t.dtype))};
   int64_t rows = experts > 0 ? t.shape.size() >= 2 ? t.shape[1] : 0
                              : t.shape.empty() ? 0 : t.shape[0];
   if (rows <= 0 || t.numel() % ((experts > 0 ? experts : 1) * rows))
-    return Error{msg(name, ": expected [", experts > 0 ? "E, " : "",
+    return Error{concat(name, ": expected [", experts > 0 ? "E, " : "",
                      "N, K / 2] bytes, got ", formatShape(t.shape))};
   int64_t e = std::max<int64_t>(experts, 1);
   int64_t k = 2 * t.numel() / (e * rows);
@@ -459,12 +453,12 @@ Result<LoadedLayer> loadNvfp4(Ctx &c, const char *weightSuffix,
                              "[N, K / " + std::to_string(group) + "]"));
   TRY(global, c.get(globalSuffix, {DType::F32}));
   if (global->numel() != 1)
-    return Error{msg(c.name(globalSuffix), ": expected one value, got shape ",
+    return Error{concat(c.name(globalSuffix), ": expected one value, got shape ",
                      formatShape(global->shape),
                      " (fuse shards with fuseShards)")};
   double g = global->at(0);
   if (!(g > 0) || !std::isfinite(g))
-    return Error{msg(c.name(globalSuffix), ": expected a positive finite "
+    return Error{concat(c.name(globalSuffix), ": expected a positive finite "
                                            "scale, got ",
                      g)};
   WeightSchema w;
@@ -484,20 +478,38 @@ Result<LoadedLayer> loadNvfp4(Ctx &c, const char *weightSuffix,
 Status readE8m0Scales(Ctx &c, const TensorView &s, const std::string &name,
                       int64_t rows, int64_t groups, CanonicalValues &cv) {
   if (s.dtype != DType::U8 && s.dtype != DType::F8_E8M0)
-    return Error{msg(name, ": expected dtype U8 or F8_E8M0 (e8m0 exponents), "
+    return Error{concat(name, ": expected dtype U8 or F8_E8M0 (e8m0 exponents), "
                            "got ",
                      dtypeName(s.dtype))};
   if (s.numel() != rows * groups)
-    return Error{msg(name, ": expected ", rows * groups, " scales (",
+    return Error{concat(name, ": expected ", rows * groups, " scales (",
                      rows, " rows x ", groups, " groups of 32), got shape ",
                      formatShape(s.shape))};
   cv.scales.resize(size_t(rows * groups));
   for (int64_t i = 0; i < rows * groups; ++i) {
     if (s.data[i] == 0xFF)
-      return Error{msg(name, "[", i, "]: e8m0 NaN (0xFF) is not a scale")};
+      return Error{concat(name, "[", i, "]: e8m0 NaN (0xFF) is not a scale")};
     cv.scales[size_t(i)] = decode(ScalarType::ue8m0(), s.data[i]);
   }
   return Status::success();
+}
+
+/// MXFP4 without experts: e2m1 [N, K/2] at `weightSuffix` and e8m0
+/// `.weight_scale` [N, K/32].
+Result<LoadedLayer> loadDenseMxfp4(Ctx &c, const char *weightSuffix) {
+  TRY(weight, c.get(weightSuffix, {DType::U8, DType::I8}, 2));
+  CanonicalValues cv;
+  TRY(nk, readFp4Weight(c, *weight, c.name(weightSuffix), 0, cv));
+  auto [n, k] = *nk;
+  TRY(scale, c.ckpt.tensor(c.name(".weight_scale")));
+  CHECK_STATUS(readE8m0Scales(c, *scale, c.name(".weight_scale"), n, k / 32, cv));
+  WeightSchema w;
+  w.type = ScalarType::e2m1();
+  w.scaleType = ScalarType::ue8m0();
+  w.granularity = Granularity::Group;
+  w.groupK = 32;
+  CHECK_STATUS(readBias(c, ".bias", 1, n, cv));
+  return finish(c, w, cv, n, k);
 }
 
 Result<LoadedLayer> loadMxfp4(Ctx &c) {
@@ -514,7 +526,7 @@ Result<LoadedLayer> loadMxfp4(Ctx &c) {
     scaleName = c.module + "_scales";
     TRY(t, c.ckpt.tensor(weightName));
     if (t->shape.size() != 4 || t->shape[3] != 16)
-      return Error{msg(weightName, ": expected [E, N, K / 32, 16], got ",
+      return Error{concat(weightName, ": expected [E, N, K / 32, 16], got ",
                        formatShape(t->shape))};
     experts = t->shape[0];
   } else {
@@ -543,26 +555,13 @@ Result<LoadedLayer> loadCompressedTensors(Ctx &c) {
   const std::string &fmt = mq.variant;
   if (fmt == "nvfp4-pack-quantized")
     return loadNvfp4(c, ".weight_packed", ".weight_global_scale", true);
-  if (fmt == "mxfp4-pack-quantized") {
-    TRY(weight, c.get(".weight_packed", {DType::U8, DType::I8}, 2));
-    CanonicalValues cv;
-    TRY(nk, readFp4Weight(c, *weight, c.name(".weight_packed"), 0, cv));
-    auto [n, k] = *nk;
-    TRY(scale, c.ckpt.tensor(c.name(".weight_scale")));
-    CHECK_STATUS(readE8m0Scales(c, *scale, c.name(".weight_scale"), n, k / 32, cv));
-    WeightSchema w;
-    w.type = ScalarType::e2m1();
-    w.scaleType = ScalarType::ue8m0();
-    w.granularity = Granularity::Group;
-    w.groupK = 32;
-    CHECK_STATUS(readBias(c, ".bias", 1, n, cv));
-    return finish(c, w, cv, n, k);
-  }
+  if (fmt == "mxfp4-pack-quantized")
+    return loadDenseMxfp4(c, ".weight_packed");
   if (fmt == "float-quantized" ||
       ((fmt == "int-quantized" || fmt == "naive-quantized") && mq.bits == 8)) {
     bool isInt = fmt != "float-quantized";
     if (!isInt && mq.bits != 8)
-      return Error{msg(c.module, ": expected 8-bit float weights, got ",
+      return Error{concat(c.module, ": expected 8-bit float weights, got ",
                        mq.bits)};
     WeightSchema w;
     w.type = isInt ? ScalarType::uint(8) : ScalarType::e4m3();
@@ -576,7 +575,7 @@ Result<LoadedLayer> loadCompressedTensors(Ctx &c) {
       TRY(zp, c.get(".weight_zero_point", {DType::I8, DType::I32}));
       int64_t groups = w.granularity == Granularity::Group ? k / w.groupK : 1;
       if (zp->numel() != n * groups)
-        return Error{msg(c.name(".weight_zero_point"), ": expected ",
+        return Error{concat(c.name(".weight_zero_point"), ": expected ",
                          n * groups, " values, got shape ",
                          formatShape(zp->shape))};
       w.zeroPoint = ZeroPointKind::Int;
@@ -588,7 +587,7 @@ Result<LoadedLayer> loadCompressedTensors(Ctx &c) {
     return finish(c, w, cv, n, k);
   }
   if (fmt != "pack-quantized")
-    return Error{msg(c.module, ": compressed-tensors format '", fmt,
+    return Error{concat(c.module, ": compressed-tensors format '", fmt,
                      "' is not supported; expected pack-quantized, "
                      "int-quantized, float-quantized, naive-quantized, "
                      "nvfp4-pack-quantized or mxfp4-pack-quantized")};
@@ -596,7 +595,7 @@ Result<LoadedLayer> loadCompressedTensors(Ctx &c) {
   // pack-quantized: int codes offset by 2^(b-1), bit stream along K.
   const unsigned b = unsigned(mq.bits);
   if (b < 2 || b > 8)
-    return Error{msg(c.module, ": expected 2 to 8 bits with pack-quantized, "
+    return Error{concat(c.module, ": expected 2 to 8 bits with pack-quantized, "
                                "got ",
                      b)};
   TRY(packed, c.get(".weight_packed", {DType::I32, DType::U32}, 2));
@@ -608,7 +607,7 @@ Result<LoadedLayer> loadCompressedTensors(Ctx &c) {
                 shape->intAt(1) > 0 &&
                 (shape->intAt(1) * int64_t(b) + 31) / 32 == packed->shape[1];
     if (!fits)
-      return Error{msg(c.name(".weight_shape"), ": expected [", n,
+      return Error{concat(c.name(".weight_shape"), ": expected [", n,
                        ", K] with ceil(K * ", b, " / 32) = ", packed->shape[1],
                        " words per row, got ",
                        shape->numel() == 2
@@ -622,7 +621,7 @@ Result<LoadedLayer> loadCompressedTensors(Ctx &c) {
   w.padK = kPacked - k; // the packed rows carry the padding already
   int64_t group = mq.groupSize;
   if (group > 0 && kPacked % group)
-    return Error{msg(c.name(".weight_packed"), ": K = ", kPacked,
+    return Error{concat(c.name(".weight_packed"), ": K = ", kPacked,
                      " is not a multiple of group_size ", group)};
   CanonicalValues cv;
   cv.codes.resize(size_t(n * kPacked));
@@ -662,7 +661,7 @@ Result<LoadedLayer> loadCompressedTensors(Ctx &c) {
         cv.zeroPoints[size_t(i)] = double(
             uint32_t(zp->intAt(i) + int64_t(offset)) & ((1u << b) - 1));
     } else {
-      return Error{msg(c.name(".weight_zero_point"), ": expected [",
+      return Error{concat(c.name(".weight_zero_point"), ": expected [",
                        n * b / 32, ", ", groups, "] (packed) or [", n, ", ",
                        groups, "], got ", formatShape(zp->shape))};
     }
@@ -685,21 +684,8 @@ Result<LoadedLayer> loadQuark(Ctx &c) {
   const std::string &dtype = c.mq.variant;
   if (dtype == "fp8_e4m3")
     return loadFp8Like(c, ".weight_scale");
-  if (dtype == "fp4") {
-    TRY(weight, c.get(".weight", {DType::U8, DType::I8}, 2));
-    CanonicalValues cv;
-    TRY(nk, readFp4Weight(c, *weight, c.name(".weight"), 0, cv));
-    auto [n, k] = *nk;
-    TRY(scale, c.ckpt.tensor(c.name(".weight_scale")));
-    CHECK_STATUS(readE8m0Scales(c, *scale, c.name(".weight_scale"), n, k / 32, cv));
-    WeightSchema w;
-    w.type = ScalarType::e2m1();
-    w.scaleType = ScalarType::ue8m0();
-    w.granularity = Granularity::Group;
-    w.groupK = 32;
-    CHECK_STATUS(readBias(c, ".bias", 1, n, cv));
-    return finish(c, w, cv, n, k);
-  }
+  if (dtype == "fp4")
+    return loadDenseMxfp4(c, ".weight");
   if (dtype == "int8") {
     WeightSchema w;
     w.type = ScalarType::uint(8); // offset by 128
@@ -719,7 +705,7 @@ Result<LoadedLayer> loadQuark(Ctx &c) {
   int64_t n = weight->shape[0], k = weight->shape[1] * 8;
   int64_t group = c.mq.groupSize;
   if (group > 0 && k % group)
-    return Error{msg(c.name(".weight"), ": K = ", k,
+    return Error{concat(c.name(".weight"), ": K = ", k,
                      " is not a multiple of group_size ", group)};
   int64_t groups = group > 0 ? k / group : 1;
   CanonicalValues cv;
@@ -737,7 +723,7 @@ Result<LoadedLayer> loadQuark(Ctx &c) {
   if (!isSigned) {
     TRY(zp, c.get(".weight_zero_point", {DType::I32, DType::U8, DType::I8}));
     if (zp->numel() != n * groups)
-      return Error{msg(c.name(".weight_zero_point"), ": expected ", n * groups,
+      return Error{concat(c.name(".weight_zero_point"), ": expected ", n * groups,
                        " values ([N, K / group_size]), got shape ",
                        formatShape(zp->shape))};
     w.zeroPoint = ZeroPointKind::Int;
@@ -766,18 +752,18 @@ Result<LoadedLayer> loadBitnet(Ctx &c) {
       for (int64_t j = 0; j < 4; ++j) {
         uint32_t code = (byte >> (2 * j)) & 3;
         if (code == 3)
-          return Error{msg(c.name(".weight"), "[", r, ", ", kk, "]: code 3 "
+          return Error{concat(c.name(".weight"), "[", r, ", ", kk, "]: code 3 "
                            "is not a ternary value (expected 0, 1 or 2)")};
         cv.codes[size_t((r + j * quarter) * k + kk)] = code + 1;
       }
     }
   TRY(scale, c.get(".weight_scale", {DType::F32, DType::F16, DType::BF16}));
   if (scale->numel() != 1)
-    return Error{msg(c.name(".weight_scale"), ": expected one value, got shape ",
+    return Error{concat(c.name(".weight_scale"), ": expected one value, got shape ",
                      formatShape(scale->shape))};
   double inv = scale->at(0);
   if (!(inv > 0) || !std::isfinite(inv))
-    return Error{msg(c.name(".weight_scale"), ": expected a positive finite "
+    return Error{concat(c.name(".weight_scale"), ": expected a positive finite "
                                               "scale, got ",
                      inv)};
   WeightSchema w;
@@ -839,7 +825,7 @@ Result<LoadedLayer> loadLayer(const Checkpoint &ckpt, const QuantConfig &config,
   if (!mq)
     return Error{mq.error()};
   if (!mq->has_value())
-    return Error{msg(module, ": the quantization config leaves this module "
+    return Error{concat(module, ": the quantization config leaves this module "
                              "unquantized")};
   Ctx c{ckpt, module, **mq, config.paramDType(), {}};
   c.layer.module = module;
@@ -879,7 +865,7 @@ Result<LoadedLayer> loadLayer(const Checkpoint &ckpt, const QuantConfig &config,
     return loadQuark(c);
   if (method == "bitnet")
     return loadBitnet(c);
-  return Error{msg(module, ": no loader for quant_method '", method, "'")};
+  return Error{concat(module, ": no loader for quant_method '", method, "'")};
 }
 
 namespace {
@@ -935,7 +921,7 @@ Result<LoadedLayer> fuseShards(const std::vector<LoadedLayer> &shards,
   for (const LoadedLayer &s : shards) {
     WeightSchema a = s.weight, b = first.weight;
     if (s.k != first.k || a.padK != b.padK || a.padN != 0)
-      return Error{msg("cannot fuse ", s.module, " with ", first.module,
+      return Error{concat("cannot fuse ", s.module, " with ", first.module,
                        ": expected equal K and no N padding, got K = ", s.k,
                        " and ", first.k)};
     if (a.type != b.type || a.scaleType != b.scaleType ||
@@ -943,15 +929,15 @@ Result<LoadedLayer> fuseShards(const std::vector<LoadedLayer> &shards,
         a.groupN != b.groupN || a.zeroPoint != b.zeroPoint ||
         a.experts != b.experts || a.globalScale != b.globalScale ||
         a.bias != b.bias)
-      return Error{msg("cannot fuse ", s.module, " (", formatWeightSchema(a),
+      return Error{concat("cannot fuse ", s.module, " (", formatWeightSchema(a),
                        ") with ", first.module, " (", formatWeightSchema(b),
                        "): the schemas differ beyond their scalar scales")};
     if (!s.kPermutation.empty() || !first.kPermutation.empty())
       if (s.kPermutation != first.kPermutation)
-        return Error{msg("cannot fuse ", s.module, " with ", first.module,
+        return Error{concat("cannot fuse ", s.module, " with ", first.module,
                          ": their act-order permutations differ")};
     if (w.granularity == Granularity::Block && s.n % w.groupN)
-      return Error{msg("cannot fuse ", s.module, ": N = ", s.n,
+      return Error{concat("cannot fuse ", s.module, ": N = ", s.n,
                        " is not a multiple of the block ", w.groupN)};
   }
   const int64_t e = std::max<int64_t>(w.experts, 1);
@@ -979,10 +965,10 @@ Result<LoadedLayer> fuseShards(const std::vector<LoadedLayer> &shards,
   } else if (unequal && w.granularity == Granularity::GroupTensor) {
     fused.granularity = Granularity::Group;
     fused.scaleType = paramScalar(paramDType);
-    out.notes.push_back(msg("per-shard global scales folded into ",
+    out.notes.push_back(concat("per-shard global scales folded into ",
                             dtypeName(paramDType), " group scales (rounded)"));
   } else if (unequal) {
-    return Error{msg("cannot fuse: the shards' global scales differ and ",
+    return Error{concat("cannot fuse: the shards' global scales differ and ",
                      toString(w.granularity), " scales cannot absorb them")};
   }
   const int64_t groupsK = fused.groupsAlongK(kp);
@@ -1023,7 +1009,7 @@ Result<LoadedLayer> fuseShards(const std::vector<LoadedLayer> &shards,
                                     : parts.front().globalScales[size_t(ei)]);
   }
   if (Diag d = verifyWeightSchema(fused))
-    return Error{msg("fused schema: ", *d)};
+    return Error{concat("fused schema: ", *d)};
   Result<QuantizedWeights> q = packCanonical(fused, cv, n, kp, paramDType);
   if (!q)
     return Error{q.error()};

@@ -16,12 +16,6 @@
 namespace humming {
 
 namespace {
-template <typename... Ts> std::string msg(const Ts &...parts) {
-  std::ostringstream os;
-  (os << ... << parts);
-  return os.str();
-}
-
 std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(),
                  [](unsigned char c) { return char(std::tolower(c)); });
@@ -106,7 +100,7 @@ public:
 private:
   const Json *find(const char *key) const { return obj_ ? obj_->get(key) : nullptr; }
   void typeError(const char *key, const char *want, const Json &got) {
-    fail(msg("'", key, "': expected ", want, ", got ", got.dump()));
+    fail(concat("'", key, "': expected ", want, ", got ", got.dump()));
   }
   const Json *obj_;
   std::string path_;
@@ -229,7 +223,7 @@ bool parseCtWeights(Fields &f, ModuleQuantization &q) {
   }
   q.bits = int(*bits);
   if (type != "int" && type != "float") {
-    f.fail(msg("'type': expected int or float, got '", type, "'"));
+    f.fail(concat("'type': expected int or float, got '", type, "'"));
     return false;
   }
   q.variant = type; // refined by the format below
@@ -242,12 +236,12 @@ bool parseCtWeights(Fields &f, ModuleQuantization &q) {
     q.blockK = block[1];
   } else if (q.strategy == "group" || q.strategy == "tensor_group") {
     if (q.groupSize <= 0) {
-      f.fail(msg("'group_size': expected a positive size with strategy ",
+      f.fail(concat("'group_size': expected a positive size with strategy ",
                  q.strategy));
       return false;
     }
   } else if (q.strategy != "channel" && q.strategy != "tensor") {
-    f.fail(msg("'strategy': expected channel, group, block, tensor or "
+    f.fail(concat("'strategy': expected channel, group, block, tensor or "
                "tensor_group, got '",
                q.strategy, "'"));
     return false;
@@ -270,7 +264,7 @@ bool parseCtActivations(Fields &f, ModuleQuantization &q, DType param) {
     else if (d->isString() && d->asString() == "local")
       dynamic = true;
     else if (!d->isNull()) {
-      f.fail(msg("'dynamic': expected true, false or \"local\", got ", d->dump()));
+      f.fail(concat("'dynamic': expected true, false or \"local\", got ", d->dump()));
       return false;
     }
   }
@@ -283,7 +277,7 @@ bool parseCtActivations(Fields &f, ModuleQuantization &q, DType param) {
   else if (bits && *bits == 4)
     in.type = type == "float" ? ScalarType::e2m1() : ScalarType::sint(4);
   else if (bits && *bits != 16) {
-    f.fail(msg("'num_bits': expected 4, 8 or 16 for activations, got ", *bits));
+    f.fail(concat("'num_bits': expected 4, 8 or 16 for activations, got ", *bits));
     return false;
   }
   if (in.type.bits != 16) {
@@ -323,7 +317,7 @@ Result<QuantConfig> QuantConfig::fromJson(const Json &config,
   std::string method;
   if (q) {
     if (!q->isObject())
-      return Error{msg(qPath, ": expected an object, got ", q->kindName())};
+      return Error{concat(qPath, ": expected an object, got ", q->kindName())};
     Fields f(q, qPath);
     method = lower(f.str("quant_method").value_or(""));
     if (!f.ok())
@@ -333,7 +327,7 @@ Result<QuantConfig> QuantConfig::fromJson(const Json &config,
   if (hfQuantConfig) {
     modelopt = hfQuantConfig->get("quantization");
     if (!modelopt || !modelopt->isObject())
-      return Error{msg(where, "/hf_quant_config.json: expected an object "
+      return Error{concat(where, "/hf_quant_config.json: expected an object "
                               "'quantization'")};
     if (method.empty() || method == "modelopt") {
       method = "modelopt";
@@ -342,11 +336,11 @@ Result<QuantConfig> QuantConfig::fromJson(const Json &config,
     }
   }
   if (!q)
-    return Error{msg(where, ": no quantization_config in config.json and no "
+    return Error{concat(where, ": no quantization_config in config.json and no "
                             "hf_quant_config.json: the checkpoint is not "
                             "quantized")};
   if (method.empty())
-    return Error{msg(qPath, ": expected a 'quant_method'")};
+    return Error{concat(qPath, ": expected a 'quant_method'")};
   if (method == "auto_round")
     method = "auto-round";
   qc.method_ = method;
@@ -357,7 +351,7 @@ Result<QuantConfig> QuantConfig::fromJson(const Json &config,
       if (p.rfind("re:", 0) == 0) {
         std::string re = p.substr(3);
         if (!validRegex(re)) {
-          f.fail(msg("'", p, "': invalid regular expression"));
+          f.fail(concat("'", p, "': invalid regular expression"));
           continue;
         }
         qc.rules_.push_back({uint8_t(Match::RegexMatch), re, true, {}});
@@ -385,7 +379,7 @@ Result<QuantConfig> QuantConfig::fromJson(const Json &config,
       base.actOrder = f.boolean("desc_act").value_or(false);
       std::string fmt = lower(f.str("checkpoint_format").value_or("gptq"));
       if (fmt != "gptq" && fmt != "gptq_v2")
-        f.fail(msg("'checkpoint_format': expected gptq or gptq_v2, got '", fmt,
+        f.fail(concat("'checkpoint_format': expected gptq or gptq_v2, got '", fmt,
                    "'"));
       base.variant = fmt;
       // GPTQModel's per-module overrides: "-:regex" skips, "+:regex" or a
@@ -395,7 +389,7 @@ Result<QuantConfig> QuantConfig::fromJson(const Json &config,
           bool skip = key.rfind("-:", 0) == 0;
           std::string re = key.rfind("+:", 0) == 0 || skip ? key.substr(2) : key;
           if (!validRegex(re)) {
-            f.fail(msg("dynamic '", key, "': invalid regular expression"));
+            f.fail(concat("dynamic '", key, "': invalid regular expression"));
             break;
           }
           Rule rule{uint8_t(Match::RegexSearch), re, skip, base};
@@ -419,7 +413,7 @@ Result<QuantConfig> QuantConfig::fromJson(const Json &config,
       base.symmetric = !f.boolean("zero_point").value_or(true);
       std::string version = lower(f.str("version").value_or("gemm"));
       if (version != "gemm")
-        f.fail(msg("'version': expected gemm (the packed layout Humming reads), "
+        f.fail(concat("'version': expected gemm (the packed layout Humming reads), "
                    "got '",
                    version, "'"));
       base.variant = "awq";
@@ -427,12 +421,12 @@ Result<QuantConfig> QuantConfig::fromJson(const Json &config,
       base.symmetric = f.boolean("sym").value_or(true);
       std::string dataType = lower(f.str("data_type").value_or("int"));
       if (dataType != "int")
-        f.fail(msg("'data_type': expected int (auto-round float formats are "
+        f.fail(concat("'data_type': expected int (auto-round float formats are "
                    "not supported), got '",
                    dataType, "'"));
       int64_t actBits = f.integer("act_bits").value_or(16);
       if (actBits < 16)
-        f.fail(msg("'act_bits': expected 16 (activation quantization is not "
+        f.fail(concat("'act_bits': expected 16 (activation quantization is not "
                    "supported for auto-round checkpoints), got ",
                    actBits));
       std::string packing =
@@ -503,7 +497,7 @@ Result<QuantConfig> QuantConfig::fromJson(const Json &config,
           if (t.rfind("re:", 0) == 0) {
             std::string re = t.substr(3);
             if (!validRegex(re))
-              return Error{msg(gpath, ": target '", t,
+              return Error{concat(gpath, ": target '", t,
                                "': invalid regular expression")};
             qc.rules_.push_back({uint8_t(Match::RegexMatch), re, false, mq});
           } else if (t == "Linear" || t.find("Linear") != std::string::npos) {
@@ -521,7 +515,7 @@ Result<QuantConfig> QuantConfig::fromJson(const Json &config,
     base.variant = "fp8";
     std::string fmt = lower(f.str("fmt").value_or("e4m3"));
     if (fmt != "e4m3")
-      f.fail(msg("'fmt': expected e4m3, got '", fmt, "'"));
+      f.fail(concat("'fmt': expected e4m3, got '", fmt, "'"));
     std::vector<int64_t> block = f.integers("weight_block_size");
     if (block.size() == 2) {
       base.blockN = block[0];
@@ -558,7 +552,7 @@ Result<QuantConfig> QuantConfig::fromJson(const Json &config,
       base.groupSize = 32;
       base.activation = {ScalarType::e4m3(), ActScaling::Group, 32};
     } else if (f.ok()) {
-      f.fail(msg("'quant_algo': expected FP8, NVFP4 or MXFP8, got '", algo, "'",
+      f.fail(concat("'quant_algo': expected FP8, NVFP4 or MXFP8, got '", algo, "'",
                  algo == "W4A8_AWQ"
                      ? " (it needs per-channel activation pre-scaling, "
                        "pre_quant_scale, which Humming does not implement)"
@@ -609,7 +603,7 @@ Result<QuantConfig> QuantConfig::fromJson(const Json &config,
       else if (dtype == "int4" || dtype == "uint4" || dtype == "fp4")
         mq.bits = 4;
       else {
-        f.fail(msg(path, ": weight 'dtype': expected fp8_e4m3, int8, int4, "
+        f.fail(concat(path, ": weight 'dtype': expected fp8_e4m3, int8, int4, "
                          "uint4 or fp4, got '",
                    dtype, "'"));
         return false;
@@ -657,7 +651,7 @@ Result<QuantConfig> QuantConfig::fromJson(const Json &config,
       f.fail("expected 'global_quant_config'");
     }
   } else {
-    return Error{msg(qPath, ": quant_method '", method,
+    return Error{concat(qPath, ": quant_method '", method,
                      "' is not supported; expected one of gptq, awq, "
                      "auto-round, compressed-tensors, fp8, modelopt, mxfp4, "
                      "quark, bitnet")};

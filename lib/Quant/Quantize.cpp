@@ -11,15 +11,6 @@
 namespace humming {
 
 namespace {
-
-template <typename... Ts> std::string msg(const Ts &...parts) {
-  std::ostringstream os;
-  (os << ... << parts);
-  return os.str();
-}
-
-int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
 /// The implicit zero of unsigned codes without a zero point.
 double implicitZero(const ScalarType &t) { return double(1u << (t.bits - 1)); }
 
@@ -98,15 +89,15 @@ std::vector<Group> scaleGroups(const WeightSchema &w, int64_t n, int64_t k) {
 Status checkTensor(const char *name, const Tensor &t, DType dtype,
                    const ShapeOrDiag &shape) {
   if (shape.error)
-    return Error{msg(name, ": ", *shape.error)};
+    return Error{concat(name, ": ", *shape.error)};
   if (t.dtype != dtype)
-    return Error{msg(name, ": expected dtype ", dtypeName(dtype), ", got ",
+    return Error{concat(name, ": expected dtype ", dtypeName(dtype), ", got ",
                      dtypeName(t.dtype))};
   if (t.shape != shape.shape)
-    return Error{msg(name, ": expected shape ", formatShape(shape.shape),
+    return Error{concat(name, ": expected shape ", formatShape(shape.shape),
                      ", got ", formatShape(t.shape))};
   if (t.data.size() != storageBytes(t.dtype, t.numel()))
-    return Error{msg(name, ": expected ", storageBytes(t.dtype, t.numel()),
+    return Error{concat(name, ": expected ", storageBytes(t.dtype, t.numel()),
                      " bytes, got ", t.data.size())};
   return Status::success();
 }
@@ -121,9 +112,9 @@ Result<QuantizedWeights> packCanonical(const WeightSchema &w,
   if (Diag d = verifyWeightSchema(w))
     return Error{*d};
   if (w.format != SourceFormat::Canonical)
-    return Error{msg("expected format canonical, got ", toString(w.format))};
+    return Error{concat("expected format canonical, got ", toString(w.format))};
   if (!isParamDType(paramDType))
-    return Error{msg("expected F16 or BF16 as the parameter dtype, got ",
+    return Error{concat("expected F16 or BF16 as the parameter dtype, got ",
                      dtypeName(paramDType))};
   const int64_t e = std::max<int64_t>(w.experts, 1);
   const unsigned b = w.type.bits;
@@ -133,7 +124,7 @@ Result<QuantizedWeights> packCanonical(const WeightSchema &w,
   };
   auto sizeCheck = [&](const char *what, size_t got, int64_t want) -> Status {
     if (int64_t(got) != want)
-      return Error{msg(what, ": expected ", want, " values, got ", got)};
+      return Error{concat(what, ": expected ", want, " values, got ", got)};
     return Status::success();
   };
   ShapeOrDiag weightShape = shapeOf(WeightOperand::Weight);
@@ -153,7 +144,7 @@ Result<QuantizedWeights> packCanonical(const WeightSchema &w,
   if (w.hasScaleTensor()) {
     std::optional<DType> sd = storageFor(w.scaleType);
     if (!sd)
-      return Error{msg("no storage dtype for scale type ", w.scaleType.str())};
+      return Error{concat("no storage dtype for scale type ", w.scaleType.str())};
     out.scales = Tensor(*sd, shapeOf(WeightOperand::Scales).shape);
     if (Status s = sizeCheck("scales", v.scales.size(), out.scales->numel()); !s)
       return Error{s.error()};
@@ -216,10 +207,10 @@ Result<QuantizedWeights> quantizeWeights(const WeightSchema &w,
   if (Diag d = verifyWeightSchema(w))
     return Error{*d};
   if (w.format != SourceFormat::Canonical)
-    return Error{msg("expected format canonical to quantize into, got ",
+    return Error{concat("expected format canonical to quantize into, got ",
                      toString(w.format))};
   if (n <= 0 || k <= 0)
-    return Error{msg("expected positive sizes, got N = ", n, ", K = ", k)};
+    return Error{concat("expected positive sizes, got N = ", n, ", K = ", k)};
   const int64_t e = std::max<int64_t>(w.experts, 1);
   const int64_t np = n + w.padN, kp = k + w.padK;
   const int64_t groupsK = w.groupsAlongK(kp);
@@ -313,7 +304,7 @@ Result<std::vector<double>> dequantizeWeights(const WeightSchema &w,
   if (Diag d = verifyWeightSchema(w))
     return Error{*d};
   if (w.format != SourceFormat::Canonical)
-    return Error{msg("expected format canonical to dequantize, got ",
+    return Error{concat("expected format canonical to dequantize, got ",
                      toString(w.format), " (convert it with an adapter first)")};
   const int64_t e = std::max<int64_t>(w.experts, 1);
   const int64_t np = n + w.padN, kp = k + w.padK;
@@ -328,7 +319,7 @@ Result<std::vector<double>> dequantizeWeights(const WeightSchema &w,
     return Error{s.error()};
   if (w.hasScaleTensor()) {
     if (!q.scales)
-      return Error{msg("scales: missing (the schema has ",
+      return Error{concat("scales: missing (the schema has ",
                        toString(w.granularity), " scales)")};
     if (Status s = checkTensor("scales", *q.scales, *storageFor(w.scaleType),
                                shapeOf(WeightOperand::Scales));
@@ -342,7 +333,7 @@ Result<std::vector<double>> dequantizeWeights(const WeightSchema &w,
     DType zd = w.zeroPoint == ZeroPointKind::Int ? DType::I32
                                                  : q.zeroPoints->dtype;
     if (w.zeroPoint == ZeroPointKind::Float && !isParamDType(zd))
-      return Error{msg("zero_points: expected dtype F16 or BF16, got ",
+      return Error{concat("zero_points: expected dtype F16 or BF16, got ",
                        dtypeName(zd))};
     if (Status s = checkTensor("zero_points", *q.zeroPoints, zd,
                                shapeOf(WeightOperand::ZeroPoints));
@@ -423,7 +414,7 @@ Result<QuantizedActivations> quantizeActivations(const InputSchema &in,
   if (Diag d = verifyInputSchema(in))
     return Error{*d};
   if (in.scaling == ActScaling::None)
-    return Error{msg("expected 8- or 4-bit activations to quantize, got ",
+    return Error{concat("expected 8- or 4-bit activations to quantize, got ",
                      in.type.str())};
   if (in.scaling == ActScaling::Static && !(staticScale && *staticScale > 0))
     return Error{std::string("expected a positive static activation scale")};
@@ -492,10 +483,10 @@ std::vector<double> referenceGemm(const double *a, const double *w,
 Result<Routing> alignBlockSize(const std::vector<int32_t> &topkIds, int64_t m,
                                int64_t topK, int64_t experts, int64_t blockM) {
   if (int64_t(topkIds.size()) != m * topK)
-    return Error{msg("expected ", m * topK, " top-k ids (M * top_k), got ",
+    return Error{concat("expected ", m * topK, " top-k ids (M * top_k), got ",
                      topkIds.size())};
   if (blockM <= 0 || topK <= 0 || experts <= 0)
-    return Error{msg("expected positive block_m, top_k and experts, got ",
+    return Error{concat("expected positive block_m, top_k and experts, got ",
                      blockM, ", ", topK, ", ", experts)};
   Routing r;
   r.type = GemmType::Indexed;
@@ -505,7 +496,7 @@ Result<Routing> alignBlockSize(const std::vector<int32_t> &topkIds, int64_t m,
   for (size_t i = 0; i < topkIds.size(); ++i) {
     int32_t e = topkIds[i];
     if (e < 0 || e >= experts)
-      return Error{msg("top-k id ", i, " selects expert ", e,
+      return Error{concat("top-k id ", i, " selects expert ", e,
                        ", outside [0, ", experts, ")")};
     perExpert[size_t(e)].push_back(int32_t(i));
   }
@@ -549,22 +540,22 @@ Result<std::vector<double>> referenceMoeGemm(const Routing &rt,
     out.assign(size_t(outRows * n), 0.0);
     if (rt.numTokensPadded < 0 ||
         rt.numTokensPadded > int64_t(rt.sortedIds.size()))
-      return Error{msg("num_tokens_padded ", rt.numTokensPadded,
+      return Error{concat("num_tokens_padded ", rt.numTokensPadded,
                        " exceeds the ", rt.sortedIds.size(), " sorted ids")};
     for (int64_t i = 0; i < rt.numTokensPadded; ++i) {
       int32_t id = rt.sortedIds[size_t(i)];
       if (id < 0)
-        return Error{msg("sorted_ids[", i, "] = ", id, " is negative")};
+        return Error{concat("sorted_ids[", i, "] = ", id, " is negative")};
       if (id >= outRows)
         continue; // padding sentinel
       size_t block = size_t(i / rt.blockM);
       if (block >= rt.expertIds.size())
-        return Error{msg("sorted_ids[", i, "] lies in m-block ", block,
+        return Error{concat("sorted_ids[", i, "] lies in m-block ", block,
                          " but there are only ", rt.expertIds.size(),
                          " expert ids")};
       int32_t e = rt.expertIds[block];
       if (e < 0 || e >= experts)
-        return Error{msg("expert_ids[", block, "] = ", e, " is outside [0, ",
+        return Error{concat("expert_ids[", block, "] = ", e, " is outside [0, ",
                          experts, ")")};
       rowTimesExpert(a + (id / rt.topK) * k, e, out.data() + id * n);
     }
@@ -572,13 +563,13 @@ Result<std::vector<double>> referenceMoeGemm(const Routing &rt,
   }
   case GemmType::GroupedContiguous: {
     if (int64_t(rt.expertLayout.size()) != experts + 1)
-      return Error{msg("expected ", experts + 1, " expert offsets, got ",
+      return Error{concat("expected ", experts + 1, " expert offsets, got ",
                        rt.expertLayout.size())};
     out.assign(size_t(rows * n), 0.0);
     for (int64_t e = 0; e < experts; ++e) {
       int64_t lo = rt.expertLayout[size_t(e)], hi = rt.expertLayout[size_t(e + 1)];
       if (lo < 0 || hi < lo || hi > rows)
-        return Error{msg("expert offsets [", e, "], [", e + 1, "] = ", lo,
+        return Error{concat("expert offsets [", e, "], [", e + 1, "] = ", lo,
                          ", ", hi, " are not ascending within [0, ", rows, "]")};
       for (int64_t r = lo; r < hi; ++r)
         rowTimesExpert(a + r * k, e, out.data() + r * n);
@@ -587,16 +578,16 @@ Result<std::vector<double>> referenceMoeGemm(const Routing &rt,
   }
   case GemmType::GroupedMasked: {
     if (int64_t(rt.expertLayout.size()) != experts)
-      return Error{msg("expected ", experts, " expert counts, got ",
+      return Error{concat("expected ", experts, " expert counts, got ",
                        rt.expertLayout.size())};
     if (rt.maxTokens * experts != rows)
-      return Error{msg("expected E * max_tokens = ", experts * rt.maxTokens,
+      return Error{concat("expected E * max_tokens = ", experts * rt.maxTokens,
                        " activation rows, got ", rows)};
     out.assign(size_t(rows * n), 0.0);
     for (int64_t e = 0; e < experts; ++e) {
       int64_t count = rt.expertLayout[size_t(e)];
       if (count < 0 || count > rt.maxTokens)
-        return Error{msg("expert ", e, " has ", count, " tokens, outside [0, ",
+        return Error{concat("expert ", e, " has ", count, " tokens, outside [0, ",
                          rt.maxTokens, "]")};
       for (int64_t r = e * rt.maxTokens; r < e * rt.maxTokens + count; ++r)
         rowTimesExpert(a + r * k, e, out.data() + r * n);

@@ -16,12 +16,6 @@
 namespace humming {
 
 namespace {
-template <typename... Ts> std::string msg(const Ts &...parts) {
-  std::ostringstream os;
-  (os << ... << parts);
-  return os.str();
-}
-
 /// The largest header we read (the format's own limit is 100 MB).
 constexpr uint64_t kMaxHeader = 100ull << 20;
 
@@ -53,12 +47,12 @@ struct SafetensorsFile::Storage {
 Result<SafetensorsFile> SafetensorsFile::open(const std::string &path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0)
-    return Error{msg(path, ": cannot open: ", std::strerror(errno))};
+    return Error{concat(path, ": cannot open: ", std::strerror(errno))};
   struct stat st;
   if (fstat(fd, &st) != 0) {
     int err = errno;
     ::close(fd);
-    return Error{msg(path, ": cannot stat: ", std::strerror(err))};
+    return Error{concat(path, ": cannot stat: ", std::strerror(err))};
   }
   auto storage = std::make_shared<Storage>();
   storage->size = size_t(st.st_size);
@@ -67,7 +61,7 @@ Result<SafetensorsFile> SafetensorsFile::open(const std::string &path) {
     if (m == MAP_FAILED) {
       int err = errno;
       ::close(fd);
-      return Error{msg(path, ": cannot map: ", std::strerror(err))};
+      return Error{concat(path, ": cannot map: ", std::strerror(err))};
     }
     storage->mapping = m;
     storage->data = static_cast<const uint8_t *>(m);
@@ -91,25 +85,25 @@ SafetensorsFile::parse(std::shared_ptr<const Storage> storage,
   const uint8_t *p = storage->data;
   size_t size = storage->size;
   if (size < 8)
-    return Error{msg(name, ": expected at least 8 bytes (the header length), "
+    return Error{concat(name, ": expected at least 8 bytes (the header length), "
                            "got ",
                      size)};
   uint64_t headerLen = 0;
   for (int i = 0; i < 8; ++i)
     headerLen |= uint64_t(p[i]) << (8 * i);
   if (headerLen > kMaxHeader)
-    return Error{msg(name, ": header length ", headerLen,
+    return Error{concat(name, ": header length ", headerLen,
                      " exceeds the 100 MiB limit")};
   if (headerLen > size - 8)
-    return Error{msg(name, ": header length ", headerLen,
+    return Error{concat(name, ": header length ", headerLen,
                      " runs past the end of the file (", size, " bytes)")};
   std::string_view headerText(reinterpret_cast<const char *>(p + 8),
                               size_t(headerLen));
   Result<Json> header = parseJson(headerText);
   if (!header)
-    return Error{msg(name, ": invalid JSON header: ", header.error())};
+    return Error{concat(name, ": invalid JSON header: ", header.error())};
   if (!header->isObject())
-    return Error{msg(name, ": expected the header to be an object, got ",
+    return Error{concat(name, ": expected the header to be an object, got ",
                      header->kindName())};
 
   SafetensorsFile file;
@@ -122,61 +116,61 @@ SafetensorsFile::parse(std::shared_ptr<const Storage> storage,
   for (const auto &[key, value] : header->members()) {
     if (key == "__metadata__") {
       if (!value.isObject())
-        return Error{msg(fname, ": expected __metadata__ to be an object, got ",
+        return Error{concat(fname, ": expected __metadata__ to be an object, got ",
                          value.kindName())};
       for (const auto &[mk, mv] : value.members()) {
         if (!mv.isString())
-          return Error{msg(fname, ": __metadata__ '", mk,
+          return Error{concat(fname, ": __metadata__ '", mk,
                            "': expected a string, got ", mv.kindName())};
         file.metadata_.emplace_back(mk, mv.asString());
       }
       continue;
     }
     const std::string &tensorName = key;
-    auto where = [&] { return msg(fname, ": tensor '", tensorName, "': "); };
+    auto where = [&] { return concat(fname, ": tensor '", tensorName, "': "); };
     if (!value.isObject())
-      return Error{msg(where(), "expected an object, got ", value.kindName())};
+      return Error{concat(where(), "expected an object, got ", value.kindName())};
     const Json *dtype = value.get("dtype");
     const Json *shape = value.get("shape");
     const Json *offsets = value.get("data_offsets");
     if (!dtype || !dtype->isString())
-      return Error{msg(where(), "expected a string 'dtype'")};
+      return Error{concat(where(), "expected a string 'dtype'")};
     if (!shape || !shape->isArray())
-      return Error{msg(where(), "expected an array 'shape'")};
+      return Error{concat(where(), "expected an array 'shape'")};
     if (!offsets || !offsets->isArray() || offsets->items().size() != 2)
-      return Error{msg(where(), "expected 'data_offsets' [begin, end]")};
+      return Error{concat(where(), "expected 'data_offsets' [begin, end]")};
     SafetensorsEntry e;
     e.name = key;
     std::optional<DType> d = parseDType(dtype->asString());
     if (!d)
-      return Error{msg(where(), "unknown dtype '", dtype->asString(), "'")};
+      return Error{concat(where(), "unknown dtype '", dtype->asString(), "'")};
     e.dtype = *d;
     uint64_t numel = 1;
     for (const Json &dim : shape->items()) {
       if (!dim.isInteger() || dim.asInteger() < 0)
-        return Error{msg(where(), "expected non-negative integer dimensions, "
+        return Error{concat(where(), "expected non-negative integer dimensions, "
                                   "got ",
                          dim.dump())};
       uint64_t v = uint64_t(dim.asInteger());
       if (v && numel > (uint64_t(1) << 56) / v)
-        return Error{msg(where(), "shape ", shape->dump(), " is too large")};
+        return Error{concat(where(), "shape ", shape->dump(), " is too large")};
       numel *= v;
       e.shape.push_back(int64_t(v));
     }
     for (const Json &o : offsets->items())
       if (!o.isInteger() || o.asInteger() < 0)
-        return Error{msg(where(), "expected non-negative integer data_offsets, "
+        return Error{concat(where(), "expected non-negative integer data_offsets, "
                                   "got ",
                          offsets->dump())};
     e.begin = uint64_t(offsets->items()[0].asInteger());
     e.end = uint64_t(offsets->items()[1].asInteger());
     if (e.begin > e.end || e.end > file.bufferSize_)
-      return Error{msg(where(), "data_offsets [", e.begin, ", ", e.end,
+      return Error{concat(where(), "data_offsets [", e.begin, ", ", e.end,
                        "] lie outside the ", file.bufferSize_,
                        "-byte data buffer")};
     uint64_t need = storageBytes(e.dtype, int64_t(numel));
     if (e.end - e.begin != need)
-      return Error{msg(where(), "dtype ", dtypeName(e.dtype), " with shape ",
+      return Error{concat(where(), "dtype ", dtypeName(e.dtype), " with shape ",
                        shapeString(e.shape), " needs ", need,
                        " bytes, data_offsets give ", e.end - e.begin)};
     file.index_.emplace(e.name, file.entries_.size());
@@ -196,18 +190,18 @@ SafetensorsFile::parse(std::shared_ptr<const Storage> storage,
   const SafetensorsEntry *previous = nullptr;
   for (const SafetensorsEntry *e : byOffset) {
     if (e->begin < cursor)
-      return Error{msg(fname, ": tensor '", e->name, "' (bytes ", e->begin,
+      return Error{concat(fname, ": tensor '", e->name, "' (bytes ", e->begin,
                        "..", e->end, ") overlaps tensor '", previous->name,
                        "' (bytes ", previous->begin, "..", previous->end, ")")};
     if (e->begin > cursor)
-      return Error{msg(fname, ": bytes ", cursor, "..", e->begin,
+      return Error{concat(fname, ": bytes ", cursor, "..", e->begin,
                        " of the data buffer belong to no tensor (before '",
                        e->name, "')")};
     cursor = e->end;
     previous = e;
   }
   if (cursor != file.bufferSize_)
-    return Error{msg(fname, ": the data buffer has ", file.bufferSize_,
+    return Error{concat(fname, ": the data buffer has ", file.bufferSize_,
                      " bytes but the tensors end at byte ", cursor)};
   return file;
 }
@@ -220,7 +214,7 @@ const SafetensorsEntry *SafetensorsFile::find(std::string_view name) const {
 Result<TensorView> SafetensorsFile::tensor(std::string_view name) const {
   const SafetensorsEntry *e = find(name);
   if (!e)
-    return Error{msg(path_, ": no tensor '", name, "'")};
+    return Error{concat(path_, ": no tensor '", name, "'")};
   return TensorView{e->dtype, e->shape, buffer_ + e->begin,
                     size_t(e->end - e->begin)};
 }
@@ -271,18 +265,18 @@ Status writeSafetensors(
   std::vector<uint8_t> bytes = serializeSafetensors(tensors, metadata);
   std::ofstream out(path, std::ios::binary);
   if (!out)
-    return Error{msg(path, ": cannot write")};
+    return Error{concat(path, ": cannot write")};
   out.write(reinterpret_cast<const char *>(bytes.data()),
             std::streamsize(bytes.size()));
   if (!out)
-    return Error{msg(path, ": write failed")};
+    return Error{concat(path, ": write failed")};
   return Status::success();
 }
 
 Result<std::string> readTextFile(const std::string &path) {
   std::ifstream in(path, std::ios::binary);
   if (!in)
-    return Error{msg(path, ": cannot open")};
+    return Error{concat(path, ": cannot open")};
   std::ostringstream os;
   os << in.rdbuf();
   return os.str();
@@ -294,7 +288,7 @@ Result<Json> readJsonFile(const std::string &path) {
     return Error{text.error()};
   Result<Json> j = parseJson(*text);
   if (!j)
-    return Error{msg(path, ": ", j.error())};
+    return Error{concat(path, ": ", j.error())};
   return j;
 }
 
@@ -303,7 +297,7 @@ Result<Checkpoint> Checkpoint::open(const std::string &dir) {
   c.dir_ = dir;
   struct stat st;
   if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
-    return Error{msg(dir, ": not a directory")};
+    return Error{concat(dir, ": not a directory")};
   auto pathOf = [&](const std::string &f) { return dir + "/" + f; };
   auto exists = [&](const std::string &f) {
     struct stat s;
@@ -314,7 +308,7 @@ Result<Checkpoint> Checkpoint::open(const std::string &dir) {
     if (!cfg)
       return Error{cfg.error()};
     if (!cfg->isObject())
-      return Error{msg(pathOf("config.json"), ": expected an object, got ",
+      return Error{concat(pathOf("config.json"), ": expected an object, got ",
                        cfg->kindName())};
     c.config_ = cfg.take();
   }
@@ -335,13 +329,13 @@ Result<Checkpoint> Checkpoint::open(const std::string &dir) {
       return Error{index.error()};
     const Json *map = index->get("weight_map");
     if (!map || !map->isObject())
-      return Error{msg(pathOf(indexName), ": expected an object 'weight_map'")};
+      return Error{concat(pathOf(indexName), ": expected an object 'weight_map'")};
     for (const auto &[tensor, file] : map->members()) {
       if (!file.isString())
-        return Error{msg(pathOf(indexName), ": weight_map '", tensor,
+        return Error{concat(pathOf(indexName), ": weight_map '", tensor,
                          "': expected a file name, got ", file.kindName())};
       if (file.asString().find('/') != std::string::npos)
-        return Error{msg(pathOf(indexName), ": weight_map '", tensor,
+        return Error{concat(pathOf(indexName), ": weight_map '", tensor,
                          "': expected a file in the directory, got '",
                          file.asString(), "'")};
       indexMap[tensor] = file.asString();
@@ -351,7 +345,7 @@ Result<Checkpoint> Checkpoint::open(const std::string &dir) {
   } else {
     DIR *d = opendir(dir.c_str());
     if (!d)
-      return Error{msg(dir, ": cannot list: ", std::strerror(errno))};
+      return Error{concat(dir, ": cannot list: ", std::strerror(errno))};
     while (dirent *ent = readdir(d)) {
       std::string name = ent->d_name;
       if (endsWith(name, ".safetensors"))
@@ -361,10 +355,10 @@ Result<Checkpoint> Checkpoint::open(const std::string &dir) {
   }
   std::sort(files.begin(), files.end());
   if (files.empty())
-    return Error{msg(dir, ": no .safetensors files")};
+    return Error{concat(dir, ": no .safetensors files")};
   for (const std::string &f : files) {
     if (!exists(f))
-      return Error{msg(pathOf(indexName), " names '", f,
+      return Error{concat(pathOf(indexName), " names '", f,
                        "', which does not exist")};
     Result<SafetensorsFile> sf = SafetensorsFile::open(pathOf(f));
     if (!sf)
@@ -373,7 +367,7 @@ Result<Checkpoint> Checkpoint::open(const std::string &dir) {
     for (const SafetensorsEntry &e : sf->entries()) {
       auto [it, inserted] = c.where_.emplace(e.name, fi);
       if (!inserted)
-        return Error{msg(dir, ": tensor '", e.name, "' is in both ",
+        return Error{concat(dir, ": tensor '", e.name, "' is in both ",
                          c.files_[it->second].path(), " and ", pathOf(f))};
     }
     c.files_.push_back(sf.take());
@@ -381,7 +375,7 @@ Result<Checkpoint> Checkpoint::open(const std::string &dir) {
   for (const auto &[tensor, file] : indexMap) {
     auto it = c.where_.find(tensor);
     if (it == c.where_.end() || c.files_[it->second].path() != pathOf(file))
-      return Error{msg(pathOf(indexName), " maps '", tensor, "' to '", file,
+      return Error{concat(pathOf(indexName), " maps '", tensor, "' to '", file,
                        "', which does not hold it")};
   }
   return c;
@@ -394,7 +388,7 @@ bool Checkpoint::has(std::string_view tensor) const {
 Result<TensorView> Checkpoint::tensor(std::string_view name) const {
   auto it = where_.find(std::string(name));
   if (it == where_.end())
-    return Error{msg(dir_, ": no tensor '", name, "' in ", files_.size(),
+    return Error{concat(dir_, ": no tensor '", name, "' in ", files_.size(),
                      " safetensors file", files_.size() == 1 ? "" : "s")};
   return files_[it->second].tensor(name);
 }

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Humming/Quant/Schema.h"
+#include "Humming/Quant/Result.h"
 
 #include <algorithm>
 #include <sstream>
@@ -115,15 +116,6 @@ const char *toString(WeightOperand o) {
 }
 
 namespace {
-/// Builds a message from streamable pieces.
-template <typename... Ts> std::string msg(const Ts &...parts) {
-  std::ostringstream os;
-  (os << ... << parts);
-  return os.str();
-}
-
-int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
 /// "16-bit", "8-bit", "4-bit" for messages about activation widths.
 std::string widthName(const ScalarType &t) {
   return std::to_string(t.bits) + "-bit";
@@ -178,7 +170,7 @@ Diag verifyWeightType(const ScalarType &t) {
   if (t.isFloat() && t.isSigned && t.bits <= 8 && t.exponentBits >= 1 &&
       !t.isE8M0())
     return std::nullopt;
-  return msg("expected a weight element type (integer of 1 to 8 bits or "
+  return concat("expected a weight element type (integer of 1 to 8 bits or "
              "signed float of at most 8 bits), got ",
              t.str());
 }
@@ -189,7 +181,7 @@ Diag verifyActivationType(const ScalarType &t) {
       t == ScalarType::sint(8) || t == ScalarType::sint(4) ||
       t == ScalarType::e2m1())
     return std::nullopt;
-  return msg("expected activation type f16, bf16, f8E4M3FN, f8E5M2, si8, si4 "
+  return concat("expected activation type f16, bf16, f8E4M3FN, f8E5M2, si8, si4 "
              "or f4E2M1FN, got ",
              t.str());
 }
@@ -197,7 +189,7 @@ Diag verifyActivationType(const ScalarType &t) {
 Diag verifyOutputType(const ScalarType &t) {
   if (t == ScalarType::f16() || t == ScalarType::bf16())
     return std::nullopt;
-  return msg("expected output type f16 or bf16, got ", t.str());
+  return concat("expected output type f16 or bf16, got ", t.str());
 }
 
 // ---- Schemas ---------------------------------------------------------------
@@ -213,7 +205,7 @@ Diag verifyWeightSchema(const WeightSchema &w) {
   case Granularity::Tensor:
   case Granularity::Block:
     if (s != ScalarType::f32())
-      return msg("expected scale type f32 for ", toString(w.granularity),
+      return concat("expected scale type f32 for ", toString(w.granularity),
                  " scales, got ", s.str());
     break;
   case Granularity::Channel:
@@ -225,7 +217,7 @@ Diag verifyWeightSchema(const WeightSchema &w) {
         s != ScalarType::e4m3() && s != ScalarType::e5m2() &&
         s != ScalarType::ue8m0() &&
         !(w.granularity == Granularity::Channel && s == ScalarType::f32()))
-      return msg("expected scale type f16, bf16, f8E4M3FN, f8E5M2 or "
+      return concat("expected scale type f16, bf16, f8E4M3FN, f8E5M2 or "
                  "f8E8M0FNU for ",
                  toString(w.granularity),
                  " scales (f32 only for channel, block and tensor scales), "
@@ -241,16 +233,16 @@ Diag verifyWeightSchema(const WeightSchema &w) {
   case Granularity::Group:
   case Granularity::GroupTensor:
     if (!isPowerOf2(w.groupK))
-      return msg("expected the scale group size to be a power of two, got ",
+      return concat("expected the scale group size to be a power of two, got ",
                  w.groupK);
     break;
   case Granularity::Block:
     if (!isPowerOf2(w.groupN) || w.groupN < 64)
-      return msg("expected the block scale's n size to be a power of two >= "
+      return concat("expected the block scale's n size to be a power of two >= "
                  "64, got ",
                  w.groupN);
     if (!isPowerOf2(w.groupK))
-      return msg("expected the block scale's k size to be a power of two, "
+      return concat("expected the block scale's k size to be a power of two, "
                  "got ",
                  w.groupK);
     break;
@@ -260,23 +252,23 @@ Diag verifyWeightSchema(const WeightSchema &w) {
 
   if (w.zeroPoint != ZeroPointKind::None) {
     if (!w.type.isInt() || w.type.isSigned)
-      return msg("expected an unsigned integer weight type with a zero point, "
+      return concat("expected an unsigned integer weight type with a zero point, "
                  "got ",
                  w.type.str());
     if (w.granularity == Granularity::Block ||
         w.granularity == Granularity::Tensor)
-      return msg("expected channel, group or group_tensor scales with a zero "
+      return concat("expected channel, group or group_tensor scales with a zero "
                  "point, got ",
                  toString(w.granularity), " scales");
   }
 
   if (w.experts < 0)
-    return msg("expected experts >= 0, got ", w.experts);
+    return concat("expected experts >= 0, got ", w.experts);
   if (w.padN < 0 || w.padK < 0)
-    return msg("expected non-negative padding, got pad_n = ", w.padN,
+    return concat("expected non-negative padding, got pad_n = ", w.padN,
                ", pad_k = ", w.padK);
   if (w.padN % 8 != 0)
-    return msg("expected pad_n to be a multiple of 8, got ", w.padN);
+    return concat("expected pad_n to be a multiple of 8, got ", w.padN);
 
   switch (w.format) {
   case SourceFormat::Canonical:
@@ -286,12 +278,12 @@ Diag verifyWeightSchema(const WeightSchema &w) {
     if (!w.type.isInt() || w.type.isSigned ||
         !(w.type.bits == 2 || w.type.bits == 3 || w.type.bits == 4 ||
           w.type.bits == 8))
-      return msg("expected ui2, ui3, ui4 or ui8 weights in the gptq format, "
+      return concat("expected ui2, ui3, ui4 or ui8 weights in the gptq format, "
                  "got ",
                  w.type.str());
     if (w.granularity != Granularity::Channel &&
         w.granularity != Granularity::Group)
-      return msg("expected channel or group scales in the gptq format, got ",
+      return concat("expected channel or group scales in the gptq format, got ",
                  toString(w.granularity));
     if (w.zeroPoint == ZeroPointKind::Float)
       return std::string("expected integer zero points (qzeros) in the gptq "
@@ -299,10 +291,10 @@ Diag verifyWeightSchema(const WeightSchema &w) {
     break;
   case SourceFormat::AWQ:
     if (w.type != ScalarType::uint(4))
-      return msg("expected ui4 weights in the awq format, got ", w.type.str());
+      return concat("expected ui4 weights in the awq format, got ", w.type.str());
     if (w.granularity != Granularity::Channel &&
         w.granularity != Granularity::Group)
-      return msg("expected channel or group scales in the awq format, got ",
+      return concat("expected channel or group scales in the awq format, got ",
                  toString(w.granularity));
     if (w.zeroPoint == ZeroPointKind::Float)
       return std::string("expected integer zero points (qzeros) in the awq "
@@ -317,19 +309,19 @@ Diag verifyInputSchema(const InputSchema &in) {
     return d;
   if (in.type.bits == 16) {
     if (in.scaling != ActScaling::None)
-      return msg("expected activation scaling none for 16-bit activations, "
+      return concat("expected activation scaling none for 16-bit activations, "
                  "got ",
                  toString(in.scaling));
     return std::nullopt;
   }
   if (in.scaling == ActScaling::None)
-    return msg("expected activation scaling token, group<k> or static for ",
+    return concat("expected activation scaling token, group<k> or static for ",
                widthName(in.type), " activations (", in.type.str(),
                "), got none");
   if (in.scaling == ActScaling::Group) {
     int64_t minGroup = kPack(in);
     if (!isPowerOf2(in.groupK) || in.groupK < minGroup)
-      return msg("expected the activation group size to be a power of two >= ",
+      return concat("expected the activation group size to be a power of two >= ",
                  minGroup, " for ", widthName(in.type), " activations, got ",
                  in.groupK);
   }
@@ -342,13 +334,13 @@ Diag verifyTileConfig(const TileConfig &t) {
       {"warp_m", t.warpM},   {"warp_n", t.warpN},   {"warp_k", t.warpK}};
   for (auto [name, v] : dims)
     if (v <= 0)
-      return msg("expected ", name, " > 0, got ", v);
+      return concat("expected ", name, " > 0, got ", v);
   if (!isPowerOf2(t.warpN) || t.warpN < 16 || t.warpN > 64)
-    return msg("expected warp_n to be 16, 32 or 64, got ", t.warpN);
+    return concat("expected warp_n to be 16, 32 or 64, got ", t.warpN);
   if (!isPowerOf2(t.warpK))
-    return msg("expected warp_k to be a power of two, got ", t.warpK);
+    return concat("expected warp_k to be a power of two, got ", t.warpK);
   if (t.warpM % 8 != 0)
-    return msg("expected warp_m to be a multiple of 8, got ", t.warpM);
+    return concat("expected warp_m to be a multiple of 8, got ", t.warpM);
   // With power-of-two warp_n and warp_k, power-of-two multiples keep block_n
   // and block_k powers of two.
   const std::tuple<const char *, int64_t, const char *, int64_t> pairs[] = {
@@ -357,44 +349,44 @@ Diag verifyTileConfig(const TileConfig &t) {
       {"block_k", t.blockK, "warp_k", t.warpK}};
   for (auto [bn, b, wn, w] : pairs)
     if (b % w != 0 || !isPowerOf2(b / w))
-      return msg("expected ", bn, " (", b, ") to be a power-of-two multiple "
+      return concat("expected ", bn, " (", b, ") to be a power-of-two multiple "
                  "of ", wn, " (", w, ")");
   if (t.mma == MmaKind::Wgmma) {
     // The transposed wgmma puts tokens on the instruction's N (8..256) and a
     // warpgroup's 64 weight rows on M.
     if (t.warpM > 256)
-      return msg("expected warp_m <= 256 with wgmma (it is the instruction's "
+      return concat("expected warp_m <= 256 with wgmma (it is the instruction's "
                  "n), got ",
                  t.warpM);
     if (t.blockN < 4 * t.warpN)
-      return msg("expected block_n >= 4 * warp_n with wgmma (a warpgroup "
+      return concat("expected block_n >= 4 * warp_n with wgmma (a warpgroup "
                  "spans four warps), got block_n = ",
                  t.blockN, ", warp_n = ", t.warpN);
   }
   if (t.stages < 2)
-    return msg("expected stages >= 2, got ", t.stages);
+    return concat("expected stages >= 2, got ", t.stages);
   if (t.warpSpecialized && t.mma == MmaKind::Wgmma && t.stages < 3)
-    return msg("expected stages >= 3 with warp specialisation and wgmma, "
+    return concat("expected stages >= 3 with warp specialisation and wgmma, "
                "got ",
                t.stages);
   if ((t.warpSpecialized || t.tma != 0) && !t.mbarrier)
     return std::string("expected mbarrier = true: TMA loads and warp "
                        "specialisation synchronise through mbarriers");
   if (t.ctasPerSm < 1)
-    return msg("expected ctas_per_sm >= 1, got ", t.ctasPerSm);
+    return concat("expected ctas_per_sm >= 1, got ", t.ctasPerSm);
   if (t.gridCap < 0)
-    return msg("expected grid_cap >= 0 (0 = every SM), got ", t.gridCap);
+    return concat("expected grid_cap >= 0 (0 = every SM), got ", t.gridCap);
   if (t.writeSplits != 1 && t.writeSplits != 2)
-    return msg("expected write_splits 1 or 2, got ", t.writeSplits);
+    return concat("expected write_splits 1 or 2, got ", t.writeSplits);
   if (t.writeSplits == 2 && t.blockM != t.warpM)
-    return msg("expected block_m == warp_m with write_splits = 2, got "
+    return concat("expected block_m == warp_m with write_splits = 2, got "
                "block_m = ",
                t.blockM, ", warp_m = ", t.warpM);
   for (auto [name, v] : {std::pair<const char *, int64_t>{"multicast_a",
                                                           t.multicastA},
                          {"multicast_b", t.multicastB}})
     if (v != 1 && v != 2)
-      return msg("expected ", name, " to be 1 or 2, got ", v);
+      return concat("expected ", name, " to be 1 or 2, got ", v);
   if (t.multicastA > 1 && t.multicastB > 1)
     return std::string("expected at most one of multicast_a and multicast_b "
                        "to exceed 1, got both");
@@ -403,13 +395,13 @@ Diag verifyTileConfig(const TileConfig &t) {
   if (t.multicastB > 1 && !(t.tma & TmaB))
     return std::string("expected TMA on operand b with multicast_b = 2");
   if (t.threads() > 1024)
-    return msg("expected at most 1024 threads per block, got ", t.threads(),
+    return concat("expected at most 1024 threads per block, got ", t.threads(),
                " (", t.warps(), " math warps", t.warpSpecialized ? " + 4" : "",
                ")");
   if (t.mMin < 1)
-    return msg("expected the M range to start at >= 1, got ", t.mMin);
+    return concat("expected the M range to start at >= 1, got ", t.mMin);
   if (t.mMax != 0 && t.mMax < t.mMin)
-    return msg("expected the M range [", t.mMin, ", ", t.mMax,
+    return concat("expected the M range [", t.mMin, ", ", t.mMax,
                "] to be non-empty");
   return std::nullopt;
 }
@@ -417,17 +409,17 @@ Diag verifyTileConfig(const TileConfig &t) {
 Diag verifyTileRanges(const std::vector<TileConfig> &tiles) {
   for (size_t i = 0; i < tiles.size(); ++i) {
     if (auto d = verifyTileConfig(tiles[i]))
-      return msg("tile_configs[", i, "]: ", *d);
+      return concat("tile_configs[", i, "]: ", *d);
     int64_t expectedMin = i == 0 ? 1 : tiles[i - 1].mMax + 1;
     if (i > 0 && tiles[i - 1].mMax == 0)
-      return msg("tile_configs[", i - 1, "] is open-ended (m = [",
+      return concat("tile_configs[", i - 1, "] is open-ended (m = [",
                  tiles[i - 1].mMin, ", inf]) but is not the last");
     if (tiles[i].mMin != expectedMin)
-      return msg("tile_configs[", i, "]: expected the M range to start at ",
+      return concat("tile_configs[", i, "]: expected the M range to start at ",
                  expectedMin, ", got ", tiles[i].mMin);
   }
   if (!tiles.empty() && tiles.back().mMax != 0)
-    return msg("tile_configs[", tiles.size() - 1,
+    return concat("tile_configs[", tiles.size() - 1,
                "]: expected the last M range to be open-ended (inf), got ",
                tiles.back().mMax);
   return std::nullopt;
@@ -447,7 +439,7 @@ Diag verifyCompatibility(const WeightSchema &w, const InputSchema &in,
       return d;
 
   if (b.bits > a.bits)
-    return msg("expected weights no wider than the activations: ", b.str(),
+    return concat("expected weights no wider than the activations: ", b.str(),
                " has ", b.bits, " bits, ", a.str(), " activations have ",
                a.bits);
 
@@ -456,27 +448,27 @@ Diag verifyCompatibility(const WeightSchema &w, const InputSchema &in,
     // b <= M_a + 2 (sign/magnitude trick), one bit less with a zero point.
     unsigned maxBits = a.mantissaBits + (hasZp ? 1 : 2);
     if (b.bits > maxBits)
-      return msg("expected integer weights of at most ", maxBits, " bits with ",
+      return concat("expected integer weights of at most ", maxBits, " bits with ",
                  a.str(), " activations", hasZp ? " and a zero point" : "",
                  ", got ", b.str());
   } else if (b.isInt() && a.isInt()) {
     if (b.isSigned && b.bits != a.bits)
-      return msg("expected signed integer weights as wide as the ", a.str(),
+      return concat("expected signed integer weights as wide as the ", a.str(),
                  " activations (si", a.bits, "), got ", b.str());
     if (!b.isSigned && b.bits >= a.bits)
-      return msg("expected unsigned integer weights narrower than the ",
+      return concat("expected unsigned integer weights narrower than the ",
                  a.str(), " activations (at most ui", a.bits - 1, "), got ",
                  b.str());
   } else if (b.isFloat() && a.isInt()) {
-    return msg("float weights (", b.str(),
+    return concat("float weights (", b.str(),
                ") cannot be used with integer activations (", a.str(), ")");
   } else {
     if (b.exponentBits > a.exponentBits)
-      return msg("expected weight exponent bits <= ", a.exponentBits,
+      return concat("expected weight exponent bits <= ", a.exponentBits,
                  " (the exponent of ", a.str(), " activations), got ",
                  b.exponentBits, " (", b.str(), ")");
     if (b.mantissaBits > a.mantissaBits)
-      return msg("expected weight mantissa bits <= ", a.mantissaBits,
+      return concat("expected weight mantissa bits <= ", a.mantissaBits,
                  " (the mantissa of ", a.str(), " activations), got ",
                  b.mantissaBits, " (", b.str(), ")");
   }
@@ -487,16 +479,16 @@ Diag verifyCompatibility(const WeightSchema &w, const InputSchema &in,
        w.granularity == Granularity::GroupTensor ||
        w.granularity == Granularity::Block) &&
       w.groupK < minGroup)
-    return msg("expected a weight scale group size >= ", minGroup, " for ",
+    return concat("expected a weight scale group size >= ", minGroup, " for ",
                widthName(a), " activations, got ", w.groupK);
   if (w.granularity == Granularity::Block && in.scaling == ActScaling::Group &&
       in.groupK != w.groupK)
-    return msg("expected the activation group size to equal the block "
+    return concat("expected the activation group size to equal the block "
                "scale's k size (",
                w.groupK, "), got ", in.groupK);
 
   if (w.zeroPoint == ZeroPointKind::Float && a.bits != 16)
-    return msg("expected 16-bit activations with float zero points, got ",
+    return concat("expected 16-bit activations with float zero points, got ",
                a.str());
 
   if (c.f16Accumulation) {
@@ -504,7 +496,7 @@ Diag verifyCompatibility(const WeightSchema &w, const InputSchema &in,
               (a == ScalarType::e4m3() &&
                (b.isInt() || b.exponentBits <= 4));
     if (!ok)
-      return msg("expected f16 activations, or f8E4M3FN activations with "
+      return concat("expected f16 activations, or f8E4M3FN activations with "
                  "integer or at most 4-exponent-bit weights, for f16 "
                  "accumulation; got ",
                  a.str(), " activations and ", b.str(), " weights");
@@ -516,27 +508,27 @@ Diag verifyPadding(const WeightSchema &w, const InputSchema &in, int64_t n,
                    int64_t k) {
   unsigned aBits = in.type.bits;
   if (w.padN >= n)
-    return msg("expected pad_n < N (", n, "), got ", w.padN);
+    return concat("expected pad_n < N (", n, "), got ", w.padN);
   if (w.padK >= k)
-    return msg("expected pad_k < K (", k, "), got ", w.padK);
+    return concat("expected pad_k < K (", k, "), got ", w.padK);
   if (w.padK % (128 / aBits) != 0)
-    return msg("expected pad_k to be a multiple of ", 128 / aBits, " for ",
+    return concat("expected pad_k to be a multiple of ", 128 / aBits, " for ",
                widthName(in.type), " activations, got ", w.padK);
   if (n % 64 != 0)
-    return msg("expected the padded N to be a multiple of 64, got ", n,
+    return concat("expected the padded N to be a multiple of 64, got ", n,
                " (pad N with pad_n)");
   if (k % (512 / aBits) != 0)
-    return msg("expected the padded K to be a multiple of ", 512 / aBits,
+    return concat("expected the padded K to be a multiple of ", 512 / aBits,
                " for ", widthName(in.type), " activations, got ", k,
                " (pad K with pad_k)");
   if ((w.granularity == Granularity::Group ||
        w.granularity == Granularity::GroupTensor) &&
       w.groupK > 0 && k % w.groupK != 0)
-    return msg("expected the padded K to be a multiple of the scale group "
+    return concat("expected the padded K to be a multiple of the scale group "
                "size ",
                w.groupK, ", got ", k);
   if (in.scaling == ActScaling::Group && in.groupK > 0 && k % in.groupK != 0)
-    return msg("expected the padded K to be a multiple of the activation "
+    return concat("expected the padded K to be a multiple of the activation "
                "group size ",
                in.groupK, ", got ", k);
   return std::nullopt;
@@ -547,39 +539,39 @@ Diag verifyTileForProblem(const TileConfig &t, const WeightSchema &w,
                           int64_t n, int64_t k) {
   unsigned aBits = in.type.bits;
   if (n % t.blockN != 0)
-    return msg("expected block_n (", t.blockN, ") to divide the padded N (", n,
+    return concat("expected block_n (", t.blockN, ") to divide the padded N (", n,
                ")");
   if (k % t.blockK != 0)
-    return msg("expected block_k (", t.blockK, ") to divide the padded K (", k,
+    return concat("expected block_k (", t.blockK, ") to divide the padded K (", k,
                ")");
   int64_t kLo = 512 / aBits, kHi = 1024 / aBits;
   if (t.warpK != kLo && t.warpK != kHi)
-    return msg("expected warp_k ", kLo, " or ", kHi, " for ",
+    return concat("expected warp_k ", kLo, " or ", kHi, " for ",
                widthName(in.type), " activations, got ", t.warpK);
   int64_t minWarpN = std::max<int64_t>(16, 2 * aBits);
   if (t.mma != MmaKind::Wgmma && t.warpN < minWarpN)
-    return msg("expected warp_n >= ", minWarpN, " for ", widthName(in.type),
+    return concat("expected warp_n >= ", minWarpN, " for ", widthName(in.type),
                " activations, got ", t.warpN);
   if (t.mma == MmaKind::BlockScaled &&
       !(in.type == ScalarType::e4m3() || in.type == ScalarType::e5m2() ||
         in.type == ScalarType::e2m1()))
-    return msg("expected fp8 or fp4 activations with block_scaled MMA, got ",
+    return concat("expected fp8 or fp4 activations with block_scaled MMA, got ",
                in.type.str());
   if (c.batchInvariant) {
     if (t.streamK)
       return std::string("expected stream_k = false for batch-invariant "
                          "kernels (the K decomposition must not depend on M)");
     if (t.blockK != kLo || t.warpK != kLo)
-      return msg("expected block_k = warp_k = ", kLo,
+      return concat("expected block_k = warp_k = ", kLo,
                  " for batch-invariant kernels, got block_k = ", t.blockK,
                  ", warp_k = ", t.warpK);
     if (t.warpM % 16 != 0)
-      return msg("expected warp_m to be a multiple of 16 for batch-invariant "
+      return concat("expected warp_m to be a multiple of 16 for batch-invariant "
                  "kernels, got ",
                  t.warpM);
   }
   if ((t.multicastA > 1 || t.multicastB > 1) && c.gemm != GemmType::Dense)
-    return msg("expected a dense GEMM with multicast, got ", toString(c.gemm));
+    return concat("expected a dense GEMM with multicast, got ", toString(c.gemm));
   if ((t.tma & TmaA) && c.gemm == GemmType::Indexed)
     return std::string("expected no TMA on operand a for indexed MoE (its "
                        "rows are gathered)");
@@ -615,22 +607,22 @@ ShapeOrDiag expectedShape(WeightOperand op, const WeightSchema &w,
     if (prepared) {
       int64_t p = kPack(in);
       if (k % p != 0)
-        return fail(msg("expected K (", k, ") to be a multiple of ", p,
+        return fail(concat("expected K (", k, ") to be a multiple of ", p,
                         " for the prepared layout"));
       if ((n * p * b) % 32 != 0)
-        return fail(msg("expected N*", p, "*bits (", n, "*", p, "*", b,
+        return fail(concat("expected N*", p, "*bits (", n, "*", p, "*", b,
                         ") to be a multiple of 32 for the prepared layout"));
       s.push_back(k / p);
       s.push_back(n * p * b / 32);
     } else if (awq) {
       if ((n * b) % 32 != 0)
-        return fail(msg("expected N*bits (", n, "*", b,
+        return fail(concat("expected N*bits (", n, "*", b,
                         ") to be a multiple of 32 for awq qweight"));
       s.push_back(k);
       s.push_back(n * b / 32);
     } else {
       if ((k * b) % 32 != 0)
-        return fail(msg("expected K*bits (", k, "*", b,
+        return fail(concat("expected K*bits (", k, "*", b,
                         ") to be a multiple of 32 to pack the weight"));
       if (gptq) {
         s.push_back(k * b / 32);
@@ -674,14 +666,14 @@ ShapeOrDiag expectedShape(WeightOperand op, const WeightSchema &w,
     if (prepared) {
       int64_t zb = preparedZeroPointBits(w);
       if ((n * zb) % 32 != 0)
-        return fail(msg("expected N*", zb, " (", n, "*", zb,
+        return fail(concat("expected N*", zb, " (", n, "*", zb,
                         ") to be a multiple of 32 for prepared zero points"));
       s.push_back(groups);
       s.push_back(n * zb / 32);
       return r;
     }
     if ((n * b) % 32 != 0)
-      return fail(msg("expected N*bits (", n, "*", b,
+      return fail(concat("expected N*bits (", n, "*", b,
                       ") to be a multiple of 32 to pack zero points"));
     if (gptq || awq) {
       s.push_back(groups);

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Humming/Quant/Codec.h"
+#include "Formats.h"
 
 #include <gtest/gtest.h>
 
@@ -45,15 +46,7 @@ double reference(const ScalarType &t, uint32_t code) {
 }
 
 std::vector<ScalarType> allSmallFormats() {
-  std::vector<ScalarType> out;
-  for (unsigned b = 1; b <= 8; ++b) {
-    out.push_back(ScalarType::uint(b));
-    out.push_back(ScalarType::sint(b));
-  }
-  for (unsigned e = 1; e <= 7; ++e)
-    for (unsigned m = 0; 1 + e + m <= 8; ++m)
-      out.push_back(*ScalarType::parse("e" + std::to_string(e) + "m" +
-                                       std::to_string(m)));
+  std::vector<ScalarType> out = test::allWeightFormats();
   out.push_back(ScalarType::ue8m0());
   out.push_back(ScalarType::f16());
   out.push_back(ScalarType::bf16());

@@ -1,6 +1,7 @@
 //===- SchemaTest.cpp - The support matrix and operand shapes -------------===//
 
 #include "Humming/Quant/Schema.h"
+#include "Formats.h"
 
 #include <gtest/gtest.h>
 
@@ -9,19 +10,6 @@
 using namespace humming;
 
 namespace {
-std::vector<ScalarType> allWeightTypes() {
-  std::vector<ScalarType> out;
-  for (unsigned b = 1; b <= 8; ++b) {
-    out.push_back(ScalarType::uint(b));
-    out.push_back(ScalarType::sint(b));
-  }
-  for (unsigned e = 1; e <= 7; ++e)
-    for (unsigned m = 0; 1 + e + m <= 8; ++m)
-      out.push_back(*ScalarType::parse("e" + std::to_string(e) + "m" +
-                                       std::to_string(m)));
-  return out;
-}
-
 std::vector<InputSchema> allInputs() {
   std::vector<InputSchema> out;
   for (ScalarType t : {ScalarType::f16(), ScalarType::bf16()})
@@ -50,7 +38,7 @@ bool originalAccepts(const ScalarType &w, const ScalarType &a, bool zp) {
 
 TEST(Schema, WeightTimesActivationMatrixMatchesTheOriginal) {
   int accepted = 0, checked = 0;
-  for (const ScalarType &w : allWeightTypes()) {
+  for (const ScalarType &w : test::allWeightFormats()) {
     for (const InputSchema &in : allInputs()) {
       for (bool zp : {false, true}) {
         if (zp && !(w.isInt() && !w.isSigned))

@@ -11,10 +11,18 @@
 
 #include <cassert>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <utility>
 
 namespace humming {
+
+/// Streams `parts` into one string: the building block of messages.
+template <typename... Ts> std::string concat(const Ts &...parts) {
+  std::ostringstream os;
+  (os << ... << parts);
+  return os.str();
+}
 
 /// An error message, to build Results from: `return Error{"..."};`.
 struct Error {

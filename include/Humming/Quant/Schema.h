@@ -217,6 +217,7 @@ inline unsigned preparedZeroPointBits(const WeightSchema &w) {
 std::string formatShape(const std::vector<int64_t> &shape);
 
 inline bool isPowerOf2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+inline int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 } // namespace humming
 
