@@ -9,7 +9,7 @@ set(LLVM_LINK_LLVM_DYLIB OFF)
 llvm_map_components_to_libnames(_humming_llvm_static_libs
   Core Support Demangle BinaryFormat BitReader BitWriter IRReader AsmParser
   Linker TransformUtils Analysis Passes IPO MC MCParser Object Target TargetParser
-  FrontendOpenMP FrontendOffloading)
+  FrontendOpenMP FrontendOffloading NVPTX)
 add_library(humming_llvm_static INTERFACE)
 target_link_libraries(humming_llvm_static INTERFACE ${_humming_llvm_static_libs})
 

@@ -2,7 +2,9 @@
 
 #include "Humming/Registration.h"
 #include "Humming/Dialect/Humming/IR/HummingDialect.h"
+#include "Humming/Conversion/Passes.h"
 #include "Humming/Dialect/Humming/Transforms/Passes.h"
+#include "Humming/Pipelines/Pipelines.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -20,11 +22,14 @@ void mlir::humming::registerHummingDialects(DialectRegistry &registry) {
                   gpu::GPUDialect, LLVM::LLVMDialect, memref::MemRefDialect,
                   nvgpu::NVGPUDialect, NVVM::NVVMDialect, scf::SCFDialect,
                   vector::VectorDialect>();
+  registerHummingCodegenExtensions(registry);
 }
 
 void mlir::humming::registerHummingPasses() {
   static bool registered = [] {
     registerHummingTransformsPasses();
+    registerHummingConversionPasses();
+    registerHummingPipelines();
     return true;
   }();
   (void)registered;

@@ -1,0 +1,25 @@
+//===- Passes.h - humming conversion passes ---------------------*- C++ -*-===//
+
+#ifndef HUMMING_CONVERSION_PASSES_H
+#define HUMMING_CONVERSION_PASSES_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mlir::humming {
+
+#define GEN_PASS_DECL
+#include "Humming/Conversion/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "Humming/Conversion/Passes.h.inc"
+
+} // namespace mlir::humming
+
+#endif // HUMMING_CONVERSION_PASSES_H

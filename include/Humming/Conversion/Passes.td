@@ -1,0 +1,45 @@
+//===- Passes.td - humming conversion passes ---------------*- tablegen -*-===//
+
+#ifndef HUMMING_CONVERSION_PASSES_TD
+#define HUMMING_CONVERSION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def HummingLowerToNVVMPass : Pass<"humming-lower-to-nvvm", "::mlir::ModuleOp"> {
+  let summary = "Lower humming.gemm to an NVVM kernel and its launch";
+  let description = [{
+    Replaces every `humming.gemm` by a `gpu.launch_func` of a kernel generated
+    into the module's `gpu.module @humming_kernels`. The kernel body is built
+    from arith, scf, llvm and nvvm operations (`nvvm.mma.sync` m16n8k16 with
+    fp32 accumulation); the launch passes device pointers and M as the
+    runtime ABI (Humming/Target/KernelABI.h) says.
+
+    The first kernel family reads the canonical weight layout directly and
+    dequantizes in registers: every integer width 1-8 (implicit, integer or
+    float zero points), signed integers, every small float, channel, group,
+    block, tensor and group_tensor scales in any scale type, global scales,
+    bias, padded N and K and any M, on fp16 and bf16 activations. Prepared
+    layouts, 8/4-bit activations and MoE are diagnosed as not lowered yet.
+
+    ```sh
+    humming-opt --humming-lower-to-nvvm="chip=sm_90a" layer.mlir
+    ```
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_80\"",
+           "Chip the kernels are generated for (sm_80 or newer)">,
+    Option<"ptxVersion", "ptx-version", "unsigned", /*default=*/"0",
+           "PTX ISA version x10 the kernels will be emitted with (0: the "
+           "chip's minimum); checked here, before any code generation">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::NVVM::NVVMDialect",
+    "::mlir::scf::SCFDialect",
+  ];
+}
+
+#endif // HUMMING_CONVERSION_PASSES_TD

@@ -1,0 +1,60 @@
+//===- Pipelines.h - The named humming compile pipeline ---------*- C++ -*-===//
+//
+// `humming-compile-pipeline` is the one pipeline lit, humming-opt,
+// humming-translate and the runtime's JIT run: humming dialect -> NVVM ->
+// PTX (in process, through LLVM's NVPTX backend) inside a gpu.binary.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef HUMMING_PIPELINES_PIPELINES_H
+#define HUMMING_PIPELINES_PIPELINES_H
+
+#include "Humming/Quant/Result.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+
+#include <string>
+
+namespace mlir {
+class DialectRegistry;
+} // namespace mlir
+
+namespace mlir::humming {
+
+struct CompilePipelineOptions
+    : public PassPipelineOptions<CompilePipelineOptions> {
+  PassOptions::Option<std::string> chip{
+      *this, "chip", llvm::cl::desc("Target chip, e.g. sm_90a"),
+      llvm::cl::init("sm_80")};
+  PassOptions::Option<unsigned> ptxVersion{
+      *this, "ptx-version",
+      llvm::cl::desc("PTX ISA version x10 (0: the chip's minimum)"),
+      llvm::cl::init(0)};
+  PassOptions::Option<unsigned> optLevel{
+      *this, "opt-level", llvm::cl::desc("LLVM optimisation level (0-3)"),
+      llvm::cl::init(3)};
+};
+
+/// Appends the pipeline to `pm` (anchored on builtin.module).
+void buildHummingCompilePipeline(OpPassManager &pm,
+                                 const CompilePipelineOptions &options);
+
+/// Registers `humming-compile-pipeline` (idempotent).
+void registerHummingPipelines();
+
+/// Adds what the pipeline needs besides the dialects: LLVM IR translations
+/// and the NVVM target serializer.
+void registerHummingCodegenExtensions(DialectRegistry &registry);
+
+/// Runs the pipeline on `module` and returns the PTX of its kernels. Errors
+/// are the diagnostics the pipeline emitted.
+::humming::Result<std::string> compileToPtx(ModuleOp module,
+                                            const std::string &chip,
+                                            unsigned ptxVersion = 0,
+                                            unsigned optLevel = 3);
+
+} // namespace mlir::humming
+
+#endif // HUMMING_PIPELINES_PIPELINES_H

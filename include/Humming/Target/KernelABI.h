@@ -1,0 +1,49 @@
+//===- KernelABI.h - How the runtime launches generated kernels -*- C++ -*-===//
+//
+// The contract between the lowering (which generates the kernels) and the
+// runtime (which launches them): parameter order, block size and grid. Both
+// sides include this header, so they cannot disagree. No MLIR dependency.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef HUMMING_TARGET_KERNELABI_H
+#define HUMMING_TARGET_KERNELABI_H
+
+#include <cstdint>
+
+namespace humming::abi {
+
+/// Kernel parameters, in order: device pointers (null when the layer has no
+/// such tensor) followed by M as a 32-bit integer.
+enum GemmParam : unsigned {
+  ParamInput = 0,
+  ParamWeight,
+  ParamScales,
+  ParamZeroPoints,
+  ParamGlobalScale,
+  ParamBias,
+  ParamOutput,
+  ParamM,
+  NumGemmParams
+};
+
+/// The mma_sync kernel's tile: 16 rows of M by 64 columns of N, four warps
+/// side by side along N, each computing 16 x 16 with two m16n8k16 MMAs.
+struct MmaSyncTile {
+  static constexpr int64_t kBlockM = 16;
+  static constexpr int64_t kBlockN = 64;
+  static constexpr int64_t kBlockK = 16;
+  static constexpr int64_t kWarps = 4;
+  static constexpr int64_t kThreads = 32 * kWarps;
+};
+
+/// Grid of the mma_sync kernel for `m` tokens and padded N `np`.
+inline void mmaSyncGrid(int64_t m, int64_t np, uint32_t grid[3]) {
+  grid[0] = uint32_t((np + MmaSyncTile::kBlockN - 1) / MmaSyncTile::kBlockN);
+  grid[1] = uint32_t((m + MmaSyncTile::kBlockM - 1) / MmaSyncTile::kBlockM);
+  grid[2] = 1;
+}
+
+} // namespace humming::abi
+
+#endif // HUMMING_TARGET_KERNELABI_H

@@ -1,0 +1,422 @@
+//===- MmaSync.cpp - The mma.sync GEMM kernel -----------------------------===//
+//
+// Builds the body of the mma_sync GEMM kernel for one humming.gemm: a grid of
+// 16 x 64 output tiles, four warps per block, each warp two m16n8k16 MMAs per
+// k-step with fp32 accumulators. Weights are read in the canonical layout
+// (bit stream along K) and dequantized in registers; per-k scales (group,
+// block) are applied to the dequantized weights in the activation type, as
+// the original does for 16-bit activations; per-channel, tensor and global
+// scales and the bias are applied to the fp32 accumulators in the epilogue.
+//
+// Fragment layouts follow the PTX ISA, "Matrix Fragments for mma.m16n8k16
+// with floating point type" (9.7.14.5.8).
+//
+//===----------------------------------------------------------------------===//
+
+#include "MmaSync.h"
+
+#include "Humming/Target/KernelABI.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+
+#define DEBUG_TYPE "humming-lower-to-nvvm"
+
+using namespace mlir;
+using namespace mlir::humming;
+namespace hq = ::humming;
+using Tile = hq::abi::MmaSyncTile;
+
+namespace {
+
+/// Emits the kernel body with an implicit-location builder.
+class KernelEmitter {
+public:
+  KernelEmitter(ImplicitLocOpBuilder &b, const GemmKernelSpec &spec,
+                ArrayRef<Value> params)
+      : b(b), spec(spec), params(params.begin(), params.end()) {
+    i1 = b.getI1Type();
+    i8 = b.getI8Type();
+    i16 = b.getI16Type();
+    i32 = b.getI32Type();
+    i64 = b.getI64Type();
+    f32 = b.getF32Type();
+    ptr = LLVM::LLVMPointerType::get(b.getContext(), 1);
+  }
+
+  void emit();
+
+private:
+  // ---- Small helpers -------------------------------------------------------
+  Value c32(int64_t v) { return arith::ConstantIntOp::create(b, i32, v); }
+  Value c64(int64_t v) { return arith::ConstantIntOp::create(b, i64, v); }
+  Value cf(double v) {
+    return arith::ConstantFloatOp::create(b, cast<FloatType>(f32), APFloat(float(v)));
+  }
+  Value param(hq::abi::GemmParam p) { return params[p]; }
+
+  /// Element `index` (i64) of type `type` at `base`.
+  Value load(Type type, Value base, Value index) {
+    Value addr = LLVM::GEPOp::create(b, ptr, type, base, ValueRange{index});
+    return LLVM::LoadOp::create(b, type, addr);
+  }
+  void store(Value value, Value base, Value index) {
+    Value addr =
+        LLVM::GEPOp::create(b, ptr, value.getType(), base, ValueRange{index});
+    LLVM::StoreOp::create(b, value, addr);
+  }
+  Value ext64(Value v) { return arith::ExtUIOp::create(b, i64, v); }
+  Value sext64(Value v) { return arith::ExtSIOp::create(b, i64, v); }
+
+  /// f32 value of a 16-bit float stored as its bits.
+  Value half16ToF32(Value bits, bool isBF16) {
+    Type t = isBF16 ? Type(b.getBF16Type()) : Type(b.getF16Type());
+    Value h = arith::BitcastOp::create(b, t, bits);
+    return arith::ExtFOp::create(b, f32, h);
+  }
+
+  /// f32 value of a small-float code (i32) of format `t` (exact).
+  Value smallFloatToF32(Value code, const hq::ScalarType &t);
+  /// f32 value of element `index` of a tensor of scalar type `t`.
+  Value loadAsF32(Value base, Value index, const hq::ScalarType &t);
+
+  /// The b-bit code at bit offset `bit` of a word stream whose last word is
+  /// `lastWord`; `stride` separates consecutive words (1 along a row, G for
+  /// the N-packed zero points).
+  Value extractCode(Value base, Value firstWordIndex, Value bitInWord,
+                    Value nextWordIndex, unsigned bits);
+
+  /// The 16-bit bits of the dequantized weight (n, k) in the activation type.
+  Value dequantizedWeight(Value n, Value k);
+
+  // ---- State ---------------------------------------------------------------
+  ImplicitLocOpBuilder &b;
+  const GemmKernelSpec &spec;
+  SmallVector<Value> params;
+  Type i1, i8, i16, i32, i64, f32;
+  LLVM::LLVMPointerType ptr;
+};
+
+Value KernelEmitter::smallFloatToF32(Value code, const hq::ScalarType &t) {
+  if (t.isE8M0()) {
+    // 2^(code - 127); code 0 is 2^-127, an f32 subnormal.
+    Value isZero = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, code, c32(0));
+    Value normal = arith::BitcastOp::create(
+        b, f32, arith::ShLIOp::create(b, code, c32(23)));
+    return arith::SelectOp::create(b, isZero, cf(std::ldexp(1.0, -127)), normal);
+  }
+  unsigned e = t.exponentBits, m = t.mantissaBits;
+  int bias = t.bias();
+  Value sign = arith::AndIOp::create(
+      b, arith::ShRUIOp::create(b, code, c32(e + m)), c32(1));
+  Value exp = arith::AndIOp::create(
+      b, arith::ShRUIOp::create(b, code, c32(m)), c32((1 << e) - 1));
+  Value mant = arith::AndIOp::create(b, code, c32((1 << m) - 1));
+  // Normal numbers: rebias the exponent and left-align the mantissa.
+  Value bits = arith::OrIOp::create(
+      b, arith::ShLIOp::create(b, sign, c32(31)),
+      arith::OrIOp::create(
+          b,
+          arith::ShLIOp::create(
+              b, arith::AddIOp::create(b, exp, c32(127 - bias)), c32(23)),
+          arith::ShLIOp::create(b, mant, c32(23 - m))));
+  Value normal = arith::BitcastOp::create(b, f32, bits);
+  // Subnormals: mantissa * 2^(1 - bias - M), with the sign.
+  Value sub = arith::MulFOp::create(
+      b, arith::UIToFPOp::create(b, f32, mant),
+      cf(std::ldexp(1.0, 1 - bias - int(m))));
+  Value negSub = arith::NegFOp::create(b, sub);
+  Value isNeg = arith::CmpIOp::create(b, arith::CmpIPredicate::ne, sign, c32(0));
+  Value subnormal = arith::SelectOp::create(b, isNeg, negSub, sub);
+  Value isSub = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, exp, c32(0));
+  return arith::SelectOp::create(b, isSub, subnormal, normal);
+}
+
+Value KernelEmitter::loadAsF32(Value base, Value index,
+                               const hq::ScalarType &t) {
+  if (t == hq::ScalarType::f32())
+    return load(f32, base, index);
+  if (t == hq::ScalarType::f16() || t == hq::ScalarType::bf16())
+    return half16ToF32(load(i16, base, index), t == hq::ScalarType::bf16());
+  // 8-bit float formats (e4m3, e5m2, ue8m0).
+  Value byte = load(i8, base, index);
+  return smallFloatToF32(arith::ExtUIOp::create(b, i32, byte), t);
+}
+
+Value KernelEmitter::extractCode(Value base, Value firstWordIndex,
+                                 Value bitInWord, Value nextWordIndex,
+                                 unsigned bits) {
+  Value lo = ext64(load(i32, base, firstWordIndex));
+  Value hi = ext64(load(i32, base, nextWordIndex));
+  Value window = arith::OrIOp::create(
+      b, arith::ShLIOp::create(b, hi, c64(32)), lo);
+  Value shifted = arith::ShRUIOp::create(b, window, ext64(bitInWord));
+  Value code = arith::TruncIOp::create(b, i32, shifted);
+  return arith::AndIOp::create(b, code, c32((int64_t(1) << bits) - 1));
+}
+
+Value KernelEmitter::dequantizedWeight(Value n, Value k) {
+  const hq::WeightSchema &w = spec.weight;
+  const unsigned bits = w.type.bits;
+  const int64_t wordsPerRow = spec.kp * bits / 32;
+  // Code (n, k): bit k*b of row n.
+  Value bit = arith::MulIOp::create(b, k, c64(bits));
+  Value word = arith::ShRUIOp::create(b, bit, c64(5));
+  Value inWord = arith::TruncIOp::create(
+      b, i32, arith::AndIOp::create(b, bit, c64(31)));
+  Value rowBase = arith::MulIOp::create(b, n, c64(wordsPerRow));
+  Value next = arith::MinSIOp::create(
+      b, arith::AddIOp::create(b, word, c64(1)), c64(wordsPerRow - 1));
+  Value code = extractCode(param(hq::abi::ParamWeight),
+                           arith::AddIOp::create(b, rowBase, word), inWord,
+                           arith::AddIOp::create(b, rowBase, next), bits);
+
+  int64_t groupsK = w.groupsAlongK(spec.kp);
+  auto groupOf = [&](Value kk) -> Value {
+    if (w.granularity == hq::Granularity::Channel ||
+        w.granularity == hq::Granularity::Tensor)
+      return c64(0);
+    return arith::DivUIOp::create(b, kk, c64(w.groupK));
+  };
+
+  Value value;
+  if (w.type.isFloat()) {
+    value = smallFloatToF32(code, w.type);
+  } else if (w.type.isSigned) {
+    Value shift = c32(32 - bits);
+    value = arith::SIToFPOp::create(
+        b, f32,
+        arith::ShRSIOp::create(b, arith::ShLIOp::create(b, code, shift), shift));
+  } else {
+    Value zero;
+    switch (w.zeroPoint) {
+    case hq::ZeroPointKind::None:
+      zero = cf(double(1u << (bits - 1)));
+      break;
+    case hq::ZeroPointKind::Int: {
+      // [N*b/32, G], each group's column a bit stream along N.
+      int64_t zRows = spec.np * bits / 32;
+      Value g = groupOf(k);
+      Value zbit = arith::MulIOp::create(b, n, c64(bits));
+      Value zword = arith::ShRUIOp::create(b, zbit, c64(5));
+      Value zIn = arith::TruncIOp::create(
+          b, i32, arith::AndIOp::create(b, zbit, c64(31)));
+      Value znext = arith::MinSIOp::create(
+          b, arith::AddIOp::create(b, zword, c64(1)), c64(zRows - 1));
+      Value first = arith::AddIOp::create(
+          b, arith::MulIOp::create(b, zword, c64(groupsK)), g);
+      Value second = arith::AddIOp::create(
+          b, arith::MulIOp::create(b, znext, c64(groupsK)), g);
+      Value z = extractCode(param(hq::abi::ParamZeroPoints), first, zIn, second,
+                            bits);
+      zero = arith::UIToFPOp::create(b, f32, z);
+      break;
+    }
+    case hq::ZeroPointKind::Float: {
+      Value index = arith::AddIOp::create(
+          b, arith::MulIOp::create(b, n, c64(groupsK)), groupOf(k));
+      zero = loadAsF32(param(hq::abi::ParamZeroPoints), index, spec.output);
+      break;
+    }
+    }
+    value = arith::SubFOp::create(b, arith::UIToFPOp::create(b, f32, code), zero);
+  }
+
+  // Per-k scales go on the weight (group, group_tensor, block).
+  if (w.granularity == hq::Granularity::Group ||
+      w.granularity == hq::Granularity::GroupTensor) {
+    Value index = arith::AddIOp::create(
+        b, arith::MulIOp::create(b, n, c64(groupsK)), groupOf(k));
+    value = arith::MulFOp::create(
+        b, value, loadAsF32(param(hq::abi::ParamScales), index, w.scaleType));
+  } else if (w.granularity == hq::Granularity::Block) {
+    int64_t cols = hq::ceilDiv(spec.kp, w.groupK);
+    Value index = arith::AddIOp::create(
+        b,
+        arith::MulIOp::create(
+            b, arith::DivUIOp::create(b, n, c64(w.groupN)), c64(cols)),
+        arith::DivUIOp::create(b, k, c64(w.groupK)));
+    value = arith::MulFOp::create(
+        b, value, loadAsF32(param(hq::abi::ParamScales), index, w.scaleType));
+  }
+  Type act = spec.input.type == hq::ScalarType::bf16() ? Type(b.getBF16Type())
+                                                         : Type(b.getF16Type());
+  Value half = arith::TruncFOp::create(b, act, value);
+  return arith::BitcastOp::create(b, i16, half);
+}
+
+void KernelEmitter::emit() {
+  const hq::WeightSchema &w = spec.weight;
+  bool bf16 = spec.input.type == hq::ScalarType::bf16();
+  auto index32 = [&](Value v) {
+    return arith::IndexCastOp::create(b, i32, v);
+  };
+  Value tid = index32(gpu::ThreadIdOp::create(b, gpu::Dimension::x));
+  Value bidX = index32(gpu::BlockIdOp::create(b, gpu::Dimension::x));
+  Value bidY = index32(gpu::BlockIdOp::create(b, gpu::Dimension::y));
+  Value lane = arith::AndIOp::create(b, tid, c32(31));
+  Value warp = arith::ShRUIOp::create(b, tid, c32(5));
+  Value group = arith::ShRUIOp::create(b, lane, c32(2)); // row / column
+  Value quad = arith::AndIOp::create(b, lane, c32(3));   // k pair
+  Value m = param(hq::abi::ParamM);
+
+  Value m0 = arith::MulIOp::create(b, bidY, c32(Tile::kBlockM));
+  Value row0 = arith::AddIOp::create(b, m0, group);
+  Value row1 = arith::AddIOp::create(b, row0, c32(8));
+  Value nWarp = arith::AddIOp::create(
+      b, arith::MulIOp::create(b, bidX, c32(Tile::kBlockN)),
+      arith::MulIOp::create(b, warp, c32(16)));
+
+  // One loop over K; two accumulator tiles of four f32 each.
+  SmallVector<Value> zeros(8, cf(0.0));
+  Value lb = arith::ConstantIndexOp::create(b, 0);
+  Value ub = arith::ConstantIndexOp::create(b, spec.kp);
+  Value step = arith::ConstantIndexOp::create(b, Tile::kBlockK);
+  auto loop = scf::ForOp::create(b, lb, ub, step, zeros);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value k0 = index32(loop.getInductionVar());
+    Value col0 = arith::AddIOp::create(
+        b, k0, arith::MulIOp::create(b, quad, c32(2)));
+    Value col8 = arith::AddIOp::create(b, col0, c32(8));
+
+    // A element (r, c) as 16 bits, zero outside [0, M) x [0, K).
+    auto aBits = [&](Value r, Value c) -> Value {
+      Value inRows = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, r, m);
+      Value inCols = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, c,
+                                           c32(spec.kAct));
+      Value ok = arith::AndIOp::create(b, inRows, inCols);
+      Value index = arith::AddIOp::create(
+          b, arith::MulIOp::create(b, sext64(r), c64(spec.kAct)), sext64(c));
+      Value safe = arith::SelectOp::create(b, ok, index, c64(0));
+      Value v = load(i16, param(hq::abi::ParamInput), safe);
+      return arith::SelectOp::create(
+          b, ok, v, arith::ConstantIntOp::create(b, i16, 0));
+    };
+    auto pack = [&](Value lo, Value hi) -> Value {
+      Value l = arith::ExtUIOp::create(b, i32, lo);
+      Value h = arith::ShLIOp::create(b, arith::ExtUIOp::create(b, i32, hi),
+                                      c32(16));
+      return arith::OrIOp::create(b, l, h);
+    };
+    auto plus1 = [&](Value v) { return arith::AddIOp::create(b, v, c32(1)); };
+    SmallVector<Value> a = {
+        pack(aBits(row0, col0), aBits(row0, plus1(col0))),
+        pack(aBits(row1, col0), aBits(row1, plus1(col0))),
+        pack(aBits(row0, col8), aBits(row0, plus1(col8))),
+        pack(aBits(row1, col8), aBits(row1, plus1(col8)))};
+
+    // MMA operands: f16 as vector<2xf16>, bf16 as i32 (NVVM's convention).
+    VectorType f16x2 = VectorType::get({2}, b.getF16Type());
+    auto operand = [&](Value packed) -> Value {
+      if (bf16)
+        return packed;
+      return LLVM::BitcastOp::create(b, f16x2, packed);
+    };
+    SmallVector<Value> aOps;
+    for (Value v : a)
+      aOps.push_back(operand(v));
+
+    Type accStruct = LLVM::LLVMStructType::getLiteral(
+        b.getContext(), SmallVector<Type>(4, f32));
+    SmallVector<Value> results;
+    for (int tile = 0; tile < 2; ++tile) {
+      Value n = arith::AddIOp::create(
+          b, nWarp, arith::AddIOp::create(b, c32(tile * 8), group));
+      Value n64 = ext64(n);
+      auto wBits = [&](Value kk) { return dequantizedWeight(n64, ext64(kk)); };
+      SmallVector<Value> bOps = {
+          operand(pack(wBits(col0), wBits(plus1(col0)))),
+          operand(pack(wBits(col8), wBits(plus1(col8))))};
+      SmallVector<Value> acc(loop.getRegionIterArgs().begin() + tile * 4,
+                             loop.getRegionIterArgs().begin() + tile * 4 + 4);
+      auto types = bf16 ? std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16,
+                                                         NVVM::MMATypes::bf16}
+                        : std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::f16,
+                                                         NVVM::MMATypes::f16};
+      auto mma = NVVM::MmaOp::create(
+          b, accStruct, aOps, bOps, acc, ArrayRef<int64_t>{16, 8, 16},
+          std::nullopt, std::nullopt, types,
+          std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                         NVVM::MMALayout::col});
+      for (int64_t i = 0; i < 4; ++i)
+        results.push_back(LLVM::ExtractValueOp::create(b, mma.getResult(), i));
+    }
+    scf::YieldOp::create(b, results);
+  }
+
+  // Epilogue: per-channel, tensor and global scales, bias, conversion,
+  // predicated stores.
+  Value global;
+  if (w.hasGlobalScale())
+    global = load(f32, param(hq::abi::ParamGlobalScale), c64(0));
+  bool outBF16 = spec.output == hq::ScalarType::bf16();
+  Type outType = outBF16 ? Type(b.getBF16Type()) : Type(b.getF16Type());
+  for (int tile = 0; tile < 2; ++tile) {
+    for (int half = 0; half < 2; ++half) {
+      Value row = half ? row1 : row0;
+      for (int j = 0; j < 2; ++j) {
+        Value acc = loop.getResult(tile * 4 + half * 2 + j);
+        Value col = arith::AddIOp::create(
+            b, nWarp,
+            arith::AddIOp::create(
+                b, c32(tile * 8 + j),
+                arith::MulIOp::create(b, quad, c32(2))));
+        Value col64 = ext64(col);
+        Value v = acc;
+        if (w.granularity == hq::Granularity::Channel)
+          v = arith::MulFOp::create(
+              b, v, loadAsF32(param(hq::abi::ParamScales), col64, w.scaleType));
+        if (global)
+          v = arith::MulFOp::create(b, v, global);
+        if (w.bias)
+          v = arith::AddFOp::create(
+              b, v, loadAsF32(param(hq::abi::ParamBias), col64, spec.output));
+        Value out = arith::TruncFOp::create(b, outType, v);
+        Value ok = arith::AndIOp::create(
+            b, arith::CmpIOp::create(b, arith::CmpIPredicate::slt, row, m),
+            arith::CmpIOp::create(b, arith::CmpIPredicate::slt, col,
+                                  c32(spec.nOut)));
+        auto ifOp = scf::IfOp::create(b, ok, /*withElseRegion=*/false);
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(ifOp.thenBlock());
+        Value index = arith::AddIOp::create(
+            b, arith::MulIOp::create(b, sext64(row), c64(spec.nOut)), col64);
+        store(arith::BitcastOp::create(b, i16, out),
+              param(hq::abi::ParamOutput), index);
+      }
+    }
+  }
+  gpu::ReturnOp::create(b);
+}
+
+} // namespace
+
+gpu::GPUFuncOp mlir::humming::buildMmaSyncGemmKernel(OpBuilder &builder,
+                                                     Location loc,
+                                                     gpu::GPUModuleOp module,
+                                                     StringRef name,
+                                                     const GemmKernelSpec &spec) {
+  MLIRContext *ctx = builder.getContext();
+  Type ptr = LLVM::LLVMPointerType::get(ctx, 1);
+  SmallVector<Type> argTypes(hq::abi::ParamM, ptr);
+  argTypes.push_back(builder.getI32Type());
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToEnd(module.getBody());
+  auto func = gpu::GPUFuncOp::create(builder, loc, name,
+                                     builder.getFunctionType(argTypes, {}));
+  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), builder.getUnitAttr());
+  func.setKnownBlockSizeAttr(
+      builder.getDenseI32ArrayAttr({int32_t(Tile::kThreads), 1, 1}));
+  ImplicitLocOpBuilder b(loc, builder);
+  b.setInsertionPointToStart(&func.getBody().front());
+  SmallVector<Value> params(func.getArguments().begin(),
+                            func.getArguments().end());
+  KernelEmitter(b, spec, params).emit();
+  return func;
+}

@@ -1,0 +1,32 @@
+//===- MmaSync.h - The mma.sync GEMM kernel ---------------------*- C++ -*-===//
+
+#ifndef HUMMING_LIB_CONVERSION_HUMMINGTONVVM_MMASYNC_H
+#define HUMMING_LIB_CONVERSION_HUMMINGTONVVM_MMASYNC_H
+
+#include "Humming/Quant/Schema.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/Builders.h"
+
+namespace mlir::humming {
+
+/// Everything the kernel is specialised on (the JIT bakes every constant in).
+struct GemmKernelSpec {
+  ::humming::WeightSchema weight;
+  ::humming::InputSchema input;
+  ::humming::ScalarType output = ::humming::ScalarType::f16();
+  int64_t nOut = 0; ///< logical N (columns written)
+  int64_t kAct = 0; ///< logical K (columns of the activations)
+  int64_t np = 0;   ///< padded N of the weights
+  int64_t kp = 0;   ///< padded K of the weights
+};
+
+/// Appends the kernel `name` for `spec` to `module`. Its parameters follow
+/// Humming/Target/KernelABI.h.
+gpu::GPUFuncOp buildMmaSyncGemmKernel(OpBuilder &builder, Location loc,
+                                      gpu::GPUModuleOp module, StringRef name,
+                                      const GemmKernelSpec &spec);
+
+} // namespace mlir::humming
+
+#endif // HUMMING_LIB_CONVERSION_HUMMINGTONVVM_MMASYNC_H

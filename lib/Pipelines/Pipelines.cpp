@@ -1,0 +1,114 @@
+//===- Pipelines.cpp - The named humming compile pipeline -----------------===//
+
+#include "Humming/Pipelines/Pipelines.h"
+#include "Humming/Conversion/Passes.h"
+#include "Humming/Target/ArchInfo.h"
+
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
+#include "mlir/Conversion/GPUToNVVM/GPUToNVVM.h"
+#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
+#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Target/LLVM/NVVM/Target.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
+
+using namespace mlir;
+using namespace mlir::humming;
+namespace hq = ::humming;
+
+void mlir::humming::buildHummingCompilePipeline(
+    OpPassManager &pm, const CompilePipelineOptions &options) {
+  std::optional<hq::Chip> chip = hq::Chip::parse(options.chip);
+  unsigned ptx = options.ptxVersion;
+  if (!ptx && chip)
+    ptx = chip->minPtxVersion();
+  HummingLowerToNVVMPassOptions lower;
+  lower.chip = options.chip;
+  lower.ptxVersion = options.ptxVersion;
+  pm.addPass(createHummingLowerToNVVMPass(lower));
+  pm.addNestedPass<gpu::GPUModuleOp>(createSCFToControlFlowPass());
+  pm.addNestedPass<gpu::GPUModuleOp>(createConvertGpuOpsToNVVMOps());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  GpuNVVMAttachTargetOptions target;
+  target.chip = options.chip;
+  target.features = "+ptx" + std::to_string(ptx);
+  target.optLevel = options.optLevel;
+  pm.addPass(createGpuNVVMAttachTarget(target));
+  GpuModuleToBinaryPassOptions binary;
+  binary.compilationTarget = "isa"; // PTX text; ptxas/nvJitLink/driver next
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+}
+
+void mlir::humming::registerHummingPipelines() {
+  static bool registered = [] {
+    PassPipelineRegistration<CompilePipelineOptions>(
+        "humming-compile-pipeline",
+        "humming dialect to NVVM to PTX (in a gpu.binary), the pipeline lit, "
+        "humming-opt, humming-translate and the JIT share",
+        buildHummingCompilePipeline);
+    return true;
+  }();
+  (void)registered;
+}
+
+void mlir::humming::registerHummingCodegenExtensions(DialectRegistry &registry) {
+  // convert-gpu-to-nvvm collects the patterns of every dialect in the
+  // kernels through these interfaces.
+  arith::registerConvertArithToLLVMInterface(registry);
+  cf::registerConvertControlFlowToLLVMInterface(registry);
+  registerConvertFuncToLLVMInterface(registry);
+  registerConvertMemRefToLLVMInterface(registry);
+  ub::registerConvertUBToLLVMInterface(registry);
+  registerConvertNVVMToLLVMInterface(registry);
+  NVVM::registerConvertGpuToNVVMInterface(registry);
+  NVVM::registerNVVMTargetInterfaceExternalModels(registry);
+  registerBuiltinDialectTranslation(registry);
+  registerGPUDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  registerNVVMDialectTranslation(registry);
+}
+
+hq::Result<std::string> mlir::humming::compileToPtx(ModuleOp module,
+                                                   const std::string &chip,
+                                                   unsigned ptxVersion,
+                                                   unsigned optLevel) {
+  std::string diagnostics;
+  ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &d) {
+    if (d.getSeverity() == DiagnosticSeverity::Error) {
+      std::string loc;
+      llvm::raw_string_ostream os(loc);
+      d.getLocation().print(os);
+      diagnostics += loc + ": " + d.str() + "\n";
+    }
+    return success();
+  });
+  PassManager pm(module.getContext(), ModuleOp::getOperationName());
+  CompilePipelineOptions options;
+  options.chip = chip;
+  options.ptxVersion = ptxVersion;
+  options.optLevel = optLevel;
+  buildHummingCompilePipeline(pm, options);
+  if (failed(pm.run(module)))
+    return hq::Error{diagnostics.empty() ? "the compile pipeline failed"
+                                         : diagnostics};
+  std::string ptx;
+  module.walk([&](gpu::BinaryOp binary) {
+    for (Attribute a : binary.getObjects())
+      if (auto object = dyn_cast<gpu::ObjectAttr>(a))
+        ptx += object.getObject().getValue().str();
+  });
+  if (ptx.empty())
+    return hq::Error{"the module has no kernels to compile"};
+  return ptx;
+}
