@@ -1,0 +1,118 @@
+//===- CudaDriver.h - The CUDA driver API through dlopen --------*- C++ -*-===//
+//
+// The runtime reaches the driver only through dlopen("libcuda.so.1"), so the
+// library builds and its CPU tests run on machines without a driver or a GPU
+// (where `CudaDriver::get` returns a clear error). Only the handful of entry
+// points Humming uses are resolved; no CUDA header is needed to build.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef HUMMING_RUNTIME_CUDADRIVER_H
+#define HUMMING_RUNTIME_CUDADRIVER_H
+
+#include "Humming/Quant/Result.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace humming::rt {
+
+using CUresult = int;
+using CUdevice = int;
+using CUdeviceptr = unsigned long long;
+using CUcontext = struct CUctx_st *;
+using CUmodule = struct CUmod_st *;
+using CUfunction = struct CUfunc_st *;
+using CUstream = struct CUstream_st *;
+using CUevent = struct CUevent_st *;
+
+/// The driver entry points, resolved once.
+struct CudaDriver {
+  CUresult (*cuInit)(unsigned);
+  CUresult (*cuDeviceGet)(CUdevice *, int);
+  CUresult (*cuDeviceGetName)(char *, int, CUdevice);
+  CUresult (*cuDeviceGetAttribute)(int *, int, CUdevice);
+  CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *, CUdevice);
+  CUresult (*cuCtxSetCurrent)(CUcontext);
+  CUresult (*cuCtxSynchronize)();
+  CUresult (*cuModuleLoadDataEx)(CUmodule *, const void *, unsigned, int *,
+                                 void **);
+  CUresult (*cuModuleUnload)(CUmodule);
+  CUresult (*cuModuleGetFunction)(CUfunction *, CUmodule, const char *);
+  CUresult (*cuMemAlloc)(CUdeviceptr *, size_t);
+  CUresult (*cuMemFree)(CUdeviceptr);
+  CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void *, size_t);
+  CUresult (*cuMemcpyDtoH)(void *, CUdeviceptr, size_t);
+  CUresult (*cuMemsetD8)(CUdeviceptr, unsigned char, size_t);
+  CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned,
+                             unsigned, unsigned, unsigned, unsigned, CUstream,
+                             void **, void **);
+  CUresult (*cuEventCreate)(CUevent *, unsigned);
+  CUresult (*cuEventRecord)(CUevent, CUstream);
+  CUresult (*cuEventSynchronize)(CUevent);
+  CUresult (*cuEventElapsedTime)(float *, CUevent, CUevent);
+  CUresult (*cuEventDestroy)(CUevent);
+  CUresult (*cuGetErrorString)(CUresult, const char **);
+
+  /// The driver, loaded and initialised once; an error when there is no
+  /// libcuda.so.1 or no device ("no CUDA driver: libcuda.so.1: cannot open
+  /// shared object file").
+  static Result<const CudaDriver *> get();
+
+  /// "CUDA_ERROR_INVALID_VALUE (1) in cuLaunchKernel".
+  std::string describe(CUresult r, const char *call) const;
+  /// Ok, or an Error naming the call.
+  Status check(CUresult r, const char *call) const;
+};
+
+/// Device 0 made current with its primary context; its name and chip.
+struct Device {
+  CUdevice device = 0;
+  CUcontext context = nullptr;
+  std::string name;
+  int major = 0, minor = 0, smCount = 0;
+};
+Result<Device> openDevice(const CudaDriver &driver, int ordinal = 0);
+
+/// A loaded module (PTX JIT-compiled by the driver, or a cubin).
+class Module {
+public:
+  static Result<Module> load(const CudaDriver &driver, const std::string &image);
+  Module(Module &&other) noexcept;
+  Module &operator=(Module &&) = delete;
+  Module(const Module &) = delete;
+  ~Module();
+  Result<CUfunction> function(const std::string &name) const;
+
+private:
+  Module(const CudaDriver &d, CUmodule m) : driver_(&d), module_(m) {}
+  const CudaDriver *driver_;
+  CUmodule module_;
+};
+
+/// Device memory freed on destruction.
+class DeviceBuffer {
+public:
+  static Result<DeviceBuffer> allocate(const CudaDriver &driver, size_t bytes);
+  DeviceBuffer(DeviceBuffer &&other) noexcept;
+  DeviceBuffer &operator=(DeviceBuffer &&) = delete;
+  DeviceBuffer(const DeviceBuffer &) = delete;
+  ~DeviceBuffer();
+  CUdeviceptr ptr() const { return ptr_; }
+  size_t size() const { return bytes_; }
+  Status upload(const void *data, size_t bytes) const;
+  Status download(void *data, size_t bytes) const;
+  Status fill(unsigned char byte) const;
+
+private:
+  DeviceBuffer(const CudaDriver &d, CUdeviceptr p, size_t n)
+      : driver_(&d), ptr_(p), bytes_(n) {}
+  const CudaDriver *driver_;
+  CUdeviceptr ptr_;
+  size_t bytes_;
+};
+
+} // namespace humming::rt
+
+#endif // HUMMING_RUNTIME_CUDADRIVER_H

@@ -1,0 +1,521 @@
+//===- humming-gpu-test.cpp - GEMM correctness on a real GPU --------------===//
+//
+//   humming-gpu-test [--quick] [--json=<file>] [--filter=<substring>]
+//   humming-gpu-test --compile-only=<chip> --ptx-dir=<dir> [--quick]
+//
+// --compile-only needs no GPU: it compiles every case for <chip> and writes
+// <dir>/<case>.ptx, so ptxas can check them where no device is.
+// For every case of the suite: builds the layer as humming IR, compiles it
+// with humming-compile-pipeline for the GPU's chip (the JIT path: nothing is
+// pre-built), quantizes fresh random weights with lib/Quant, runs the kernel
+// on the device with poisoned outputs, and compares against the float64
+// reference GEMM over the dequantized weights. Large M are checked on a
+// random sample of rows (always including the first and the last); every
+// output element is checked for NaN. Pass: relative error (Frobenius norm)
+// <= 1e-3 for f16 outputs, <= 1e-2 for bf16, and no NaN.
+//
+// Exit status 0 when every case passes, 1 otherwise, 2 when no GPU.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Humming/Dialect/Humming/IR/HummingOps.h"
+#include "Humming/Pipelines/Pipelines.h"
+#include "Humming/Quant/Adapters.h"
+#include "Humming/Quant/Codec.h"
+#include "Humming/Registration.h"
+#include "Humming/Runtime/CudaDriver.h"
+#include "Humming/Target/KernelABI.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <random>
+#include <thread>
+
+using namespace humming;
+namespace mh = mlir::humming;
+
+namespace {
+
+struct Case {
+  std::string name;
+  WeightSchema weight;
+  ScalarType act = ScalarType::f16();
+  int64_t n = 256, k = 512; ///< logical sizes
+  std::vector<int64_t> ms;
+};
+
+WeightSchema schema(ScalarType t, ScalarType s, Granularity g, int64_t gk = 0,
+                    ZeroPointKind zp = ZeroPointKind::None) {
+  WeightSchema w;
+  w.type = t;
+  w.scaleType = s;
+  w.granularity = g;
+  w.groupK = gk;
+  w.zeroPoint = zp;
+  return w;
+}
+
+std::vector<Case> suite(bool quick) {
+  std::vector<Case> cases;
+  const std::vector<int64_t> smallMs = {1, 7, 16, 33, 128};
+  auto add = [&](std::string name, WeightSchema w, ScalarType act,
+                 int64_t n = 256, int64_t k = 512,
+                 std::vector<int64_t> ms = {}) {
+    cases.push_back({std::move(name), w, act, n, k, ms.empty() ? smallMs : ms});
+  };
+  ScalarType f16 = ScalarType::f16(), bf16 = ScalarType::bf16();
+  // Every integer width, group 128, both activation types.
+  for (unsigned b = 1; b <= 8; ++b)
+    for (ScalarType act : {f16, bf16})
+      add("ui" + std::to_string(b) + "_g128_" + act.str(),
+          schema(ScalarType::uint(b), act, Granularity::Group, 128), act);
+  // Zero points, signed integers, scale types and granularities.
+  add("ui4_zp_int_g128_f16",
+      schema(ScalarType::uint(4), f16, Granularity::Group, 128, ZeroPointKind::Int), f16);
+  add("ui3_zp_int_g64_bf16",
+      schema(ScalarType::uint(3), bf16, Granularity::Group, 64, ZeroPointKind::Int), bf16);
+  add("ui8_zp_int_channel_bf16",
+      schema(ScalarType::uint(8), bf16, Granularity::Channel, 0, ZeroPointKind::Int), bf16);
+  add("ui4_zp_float_g64_f16",
+      schema(ScalarType::uint(4), f16, Granularity::Group, 64, ZeroPointKind::Float), f16);
+  add("ui6_zp_float_g32_bf16",
+      schema(ScalarType::uint(6), bf16, Granularity::Group, 32, ZeroPointKind::Float), bf16);
+  add("si4_channel_f16", schema(ScalarType::sint(4), f16, Granularity::Channel), f16);
+  add("si8_channel_bf16", schema(ScalarType::sint(8), bf16, Granularity::Channel), bf16);
+  add("ui4_g32_e4m3_scales_f16",
+      schema(ScalarType::uint(4), ScalarType::e4m3(), Granularity::Group, 32), f16);
+  add("ui5_g128_e5m2_scales_bf16",
+      schema(ScalarType::uint(5), ScalarType::e5m2(), Granularity::Group, 128), bf16);
+  add("ui4_g16_ue8m0_scales_f16",
+      schema(ScalarType::uint(4), ScalarType::ue8m0(), Granularity::Group, 16), f16);
+  add("e4m3_channel_f32_f16",
+      schema(ScalarType::e4m3(), ScalarType::f32(), Granularity::Channel), f16);
+  WeightSchema block = schema(ScalarType::e4m3(), ScalarType::f32(), Granularity::Block, 128);
+  block.groupN = 128;
+  add("e4m3_block128_bf16", block, bf16);
+  add("e5m2_tensor_f16", schema(ScalarType::e5m2(), ScalarType::f32(), Granularity::Tensor), f16);
+  add("mxfp4_e2m1_ue8m0_g32_bf16",
+      schema(ScalarType::e2m1(), ScalarType::ue8m0(), Granularity::Group, 32), bf16);
+  add("nvfp4_e2m1_e4m3_g16_global_f16",
+      schema(ScalarType::e2m1(), ScalarType::e4m3(), Granularity::GroupTensor, 16), f16);
+  add("e2m3_g64_e5m2_scales_f16",
+      schema(ScalarType::e2m3(), ScalarType::e5m2(), Granularity::Group, 64), f16);
+  add("e3m2_g128_bf16", schema(ScalarType::e3m2(), bf16, Granularity::Group, 128), bf16);
+  add("e3m3_g128_f16", schema(*ScalarType::parse("e3m3"), f16, Granularity::Group, 128), f16);
+  add("e1m2_channel_bf16", schema(*ScalarType::parse("e1m2"), bf16, Granularity::Channel), bf16);
+  WeightSchema biased = schema(ScalarType::uint(4), f16, Granularity::Channel);
+  biased.bias = true;
+  biased.globalScale = true;
+  add("ui4_channel_bias_global_f16", biased, f16);
+
+  // Padding: a 4032 x 4064 layer stored as 4096 x 4096.
+  WeightSchema padded = schema(ScalarType::uint(4), f16, Granularity::Group, 128);
+  padded.padN = 64;
+  padded.padK = 32;
+  add("ui4_g128_padded_4032x4064_f16", padded, f16, 4032, 4064, {1, 33, 1000});
+
+  if (!quick) {
+    // The standard shapes, every M of the issue.
+    add("w4a16_g128_4096x4096", schema(ScalarType::uint(4), f16, Granularity::Group, 128),
+        f16, 4096, 4096, {1, 7, 16, 33, 128, 1000, 4096});
+    for (auto [n, k] : {std::pair<int64_t, int64_t>{8192, 8192}, {4096, 14336}, {14336, 4096}}) {
+      std::string shape = std::to_string(n) + "x" + std::to_string(k);
+      add("w4a16_g128_" + shape, schema(ScalarType::uint(4), f16, Granularity::Group, 128),
+          f16, n, k, {1, 16, 128, 1000});
+      add("w8a16_channel_bf16_" + shape, schema(ScalarType::uint(8), bf16, Granularity::Channel),
+          bf16, n, k, {1, 33, 4096});
+    }
+  }
+  return cases;
+}
+
+/// The layer as humming IR: func @layer(input, weight, scales?, zp?, global?,
+/// bias?, output) { humming.gemm }.
+mlir::OwningOpRef<mlir::ModuleOp> buildLayer(mlir::MLIRContext &ctx,
+                                             const Case &c, std::string &error) {
+  mlir::OpBuilder b(&ctx);
+  mlir::Location loc = mlir::UnknownLoc::get(&ctx);
+  auto emitError = [&] { return mlir::emitError(loc); };
+  InputSchema in{c.act, ActScaling::None, 0};
+  auto ws = mh::WeightSchemaAttr::fromHost(emitError, &ctx, c.weight);
+  auto is = mh::InputSchemaAttr::fromHost(emitError, &ctx, in);
+  if (!ws || !is) {
+    error = "invalid schema";
+    return {};
+  }
+  int64_t np = c.n + c.weight.padN, kp = c.k + c.weight.padK;
+  auto memref = [&](std::vector<int64_t> shape, mlir::Type elem) {
+    return mlir::MemRefType::get(shape, elem);
+  };
+  auto shapeOf = [&](WeightOperand op) {
+    return expectedShape(op, c.weight, in, np, kp, false).shape;
+  };
+  mlir::Type act = mh::toMLIRType(&ctx, c.act);
+  mlir::Type out = act;
+  std::vector<mlir::Type> types = {memref({mlir::ShapedType::kDynamic, c.k}, act),
+                                   memref(shapeOf(WeightOperand::Weight), b.getI32Type())};
+  int scalesArg = -1, zpArg = -1, globalArg = -1, biasArg = -1;
+  if (c.weight.hasScaleTensor()) {
+    scalesArg = int(types.size());
+    types.push_back(memref(shapeOf(WeightOperand::Scales),
+                           mh::toMLIRType(&ctx, c.weight.scaleType)));
+  }
+  if (c.weight.zeroPoint != ZeroPointKind::None) {
+    zpArg = int(types.size());
+    types.push_back(memref(shapeOf(WeightOperand::ZeroPoints),
+                           c.weight.zeroPoint == ZeroPointKind::Int
+                               ? mlir::Type(b.getI32Type())
+                               : out));
+  }
+  if (c.weight.hasGlobalScale()) {
+    globalArg = int(types.size());
+    types.push_back(memref(shapeOf(WeightOperand::GlobalScale), b.getF32Type()));
+  }
+  if (c.weight.bias) {
+    biasArg = int(types.size());
+    types.push_back(memref(shapeOf(WeightOperand::Bias), out));
+  }
+  types.push_back(memref({mlir::ShapedType::kDynamic, c.n}, out));
+  mlir::OwningOpRef<mlir::ModuleOp> module = mlir::ModuleOp::create(loc);
+  b.setInsertionPointToEnd(module->getBody());
+  auto func = mlir::func::FuncOp::create(b, loc, "layer", b.getFunctionType(types, {}));
+  mlir::Block *body = func.addEntryBlock();
+  b.setInsertionPointToStart(body);
+  auto arg = [&](int i) { return i < 0 ? mlir::Value() : body->getArgument(unsigned(i)); };
+  mh::GemmOp::create(b, loc, arg(0), arg(1), arg(scalesArg), arg(zpArg),
+                     arg(globalArg), arg(biasArg), mlir::Value(),
+                     body->getArgument(unsigned(types.size() - 1)), ws, is,
+                     mh::ComputeAttr(), mh::LayoutAttr(), mlir::ArrayAttr());
+  mlir::func::ReturnOp::create(b, loc);
+  if (mlir::failed(mlir::verify(*module))) {
+    error = "the generated layer does not verify";
+    return {};
+  }
+  return module;
+}
+
+/// Rows checked against the reference: all for small M, else a sample that
+/// includes the first and the last.
+std::vector<int64_t> sampleRows(int64_t m, std::mt19937 &rng) {
+  std::vector<int64_t> rows;
+  if (m <= 48) {
+    for (int64_t r = 0; r < m; ++r)
+      rows.push_back(r);
+    return rows;
+  }
+  rows = {0, m - 1};
+  while (rows.size() < 48)
+    rows.push_back(int64_t(rng() % uint64_t(m)));
+  std::sort(rows.begin(), rows.end());
+  rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
+  return rows;
+}
+
+struct Outcome {
+  std::string name;
+  int64_t m = 0, n = 0, k = 0;
+  double relError = 0;
+  int64_t nans = 0;
+  double ms = 0;
+  double compileSeconds = 0;
+  bool pass = false;
+  std::string error;
+};
+
+} // namespace
+
+int main(int argc, char **argv) {
+  bool quick = false;
+  std::string jsonPath, filter, compileOnly, ptxDir;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--quick")
+      quick = true;
+    else if (a.rfind("--json=", 0) == 0)
+      jsonPath = a.substr(7);
+    else if (a.rfind("--filter=", 0) == 0)
+      filter = a.substr(9);
+    else if (a.rfind("--compile-only=", 0) == 0)
+      compileOnly = a.substr(15);
+    else if (a.rfind("--ptx-dir=", 0) == 0)
+      ptxDir = a.substr(10);
+    else {
+      std::fprintf(stderr, "usage: humming-gpu-test [--quick] [--json=<file>] "
+                           "[--filter=<substring>]\n");
+      return 2;
+    }
+  }
+  if (!compileOnly.empty()) {
+    mlir::DialectRegistry registry;
+    mh::registerHummingDialects(registry);
+    mlir::MLIRContext ctx(registry);
+    ctx.loadAllAvailableDialects();
+    int compiled = 0, errors = 0;
+    for (const Case &c : suite(quick)) {
+      if (!filter.empty() && c.name.find(filter) == std::string::npos)
+        continue;
+      std::string error;
+      mlir::OwningOpRef<mlir::ModuleOp> module = buildLayer(ctx, c, error);
+      Result<std::string> ptx = module ? mh::compileToPtx(*module, compileOnly)
+                                       : Result<std::string>(Error{error});
+      if (!ptx) {
+        std::fprintf(stderr, "%s: %s\n", c.name.c_str(), ptx.error().c_str());
+        ++errors;
+        continue;
+      }
+      if (!ptxDir.empty())
+        std::ofstream(ptxDir + "/" + c.name + ".ptx") << *ptx;
+      ++compiled;
+    }
+    std::printf("humming-gpu-test: %d passed, %d failed\n", compiled, errors);
+    return errors ? 1 : 0;
+  }
+  Result<const rt::CudaDriver *> driver = rt::CudaDriver::get();
+  if (!driver) {
+    std::fprintf(stderr, "humming-gpu-test: %s\n", driver.error().c_str());
+    return 2;
+  }
+  const rt::CudaDriver &cu = **driver;
+  Result<rt::Device> device = rt::openDevice(cu);
+  if (!device) {
+    std::fprintf(stderr, "humming-gpu-test: %s\n", device.error().c_str());
+    return 2;
+  }
+  std::string chip = "sm_" + std::to_string(device->major * 10 + device->minor);
+  if (device->major == 9)
+    chip += "a";
+  std::printf("device: %s (%s, %d SMs)\n", device->name.c_str(), chip.c_str(),
+              device->smCount);
+
+  mlir::DialectRegistry registry;
+  mh::registerHummingDialects(registry);
+  mlir::MLIRContext ctx(registry);
+  ctx.loadAllAvailableDialects();
+
+  std::vector<Outcome> outcomes;
+  std::mt19937 rng(uint32_t(std::random_device{}()));
+  unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+  for (const Case &c : suite(quick)) {
+    if (!filter.empty() && c.name.find(filter) == std::string::npos)
+      continue;
+    Outcome base;
+    base.name = c.name;
+    base.n = c.n;
+    base.k = c.k;
+    auto fail = [&](const std::string &why) {
+      Outcome o = base;
+      o.error = why;
+      outcomes.push_back(o);
+      std::printf("%-40s ERROR %s\n", c.name.c_str(), why.c_str());
+    };
+    std::string error;
+    mlir::OwningOpRef<mlir::ModuleOp> module = buildLayer(ctx, c, error);
+    if (!module) {
+      fail(error);
+      continue;
+    }
+    auto t0 = std::chrono::steady_clock::now();
+    Result<std::string> ptx = mh::compileToPtx(*module, chip);
+    base.compileSeconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (!ptx) {
+      fail("compile: " + ptx.error());
+      continue;
+    }
+    Result<rt::Module> loaded = rt::Module::load(cu, *ptx);
+    if (!loaded) {
+      fail(loaded.error());
+      continue;
+    }
+    Result<rt::CUfunction> kernel = loaded->function("layer_gemm0");
+    if (!kernel) {
+      fail(kernel.error());
+      continue;
+    }
+
+    // Fresh random weights, quantized by the host reference.
+    int64_t np = c.n + c.weight.padN;
+    std::normal_distribution<double> normal(0.0, 1.0);
+    std::vector<double> w(size_t(c.n * c.k)), bias(size_t(c.n));
+    for (double &v : w)
+      v = normal(rng);
+    for (double &v : bias)
+      v = normal(rng);
+    QuantizeOptions qo;
+    qo.paramDType = c.act == ScalarType::bf16() ? DType::BF16 : DType::F16;
+    Result<QuantizedWeights> q =
+        quantizeWeights(c.weight, w.data(), c.n, c.k, bias.data(), qo);
+    if (!q) {
+      fail("quantize: " + q.error());
+      continue;
+    }
+    Result<std::vector<double>> deq = dequantizeWeights(c.weight, *q, c.n, c.k);
+    if (!deq) {
+      fail("dequantize: " + deq.error());
+      continue;
+    }
+    std::vector<double> biasVals = biasValues(c.weight, *q, c.n);
+    auto upload = [&](const Tensor &t) -> Result<rt::DeviceBuffer> {
+      Result<rt::DeviceBuffer> buf = rt::DeviceBuffer::allocate(cu, t.data.size());
+      if (buf)
+        if (Status s = buf->upload(t.data.data(), t.data.size()); !s)
+          return Error{s.error()};
+      return buf;
+    };
+    std::vector<rt::DeviceBuffer> keep;
+    rt::CUdeviceptr ptrs[abi::NumGemmParams] = {0};
+    bool ok = true;
+    auto put = [&](abi::GemmParam p, const std::optional<Tensor> &t) {
+      if (!t || !ok)
+        return;
+      Result<rt::DeviceBuffer> buf = upload(*t);
+      if (!buf) {
+        fail(buf.error());
+        ok = false;
+        return;
+      }
+      ptrs[p] = buf->ptr();
+      keep.push_back(buf.take());
+    };
+    put(abi::ParamWeight, q->weight);
+    put(abi::ParamScales, q->scales);
+    put(abi::ParamZeroPoints, q->zeroPoints);
+    put(abi::ParamGlobalScale, q->globalScale);
+    put(abi::ParamBias, q->bias);
+    if (!ok)
+      continue;
+
+    ScalarType act = c.act;
+    DType actD = act == ScalarType::bf16() ? DType::BF16 : DType::F16;
+    for (int64_t m : c.ms) {
+      Outcome o = base;
+      o.m = m;
+      // Activations: random values that the 16-bit type holds exactly.
+      Tensor a(actD, {m, c.k});
+      std::vector<double> av(size_t(m * c.k));
+      std::uniform_real_distribution<double> uni(-1.0, 1.0);
+      for (int64_t i = 0; i < m * c.k; ++i) {
+        a.set(i, uni(rng));
+        av[size_t(i)] = a.at(i);
+      }
+      Result<rt::DeviceBuffer> da = upload(a);
+      Result<rt::DeviceBuffer> dc =
+          rt::DeviceBuffer::allocate(cu, size_t(m * c.n) * 2);
+      if (!da || !dc) {
+        o.error = !da ? da.error() : dc.error();
+        outcomes.push_back(o);
+        continue;
+      }
+      dc->fill(0xFF); // poison: NaN in f16 and bf16
+      ptrs[abi::ParamInput] = da->ptr();
+      ptrs[abi::ParamOutput] = dc->ptr();
+      int32_t m32 = int32_t(m);
+      void *args[abi::NumGemmParams];
+      for (unsigned p = 0; p < abi::ParamM; ++p)
+        args[p] = &ptrs[p];
+      args[abi::ParamM] = &m32;
+      uint32_t grid[3];
+      abi::mmaSyncGrid(m, np, grid);
+      rt::CUevent start, stop;
+      cu.cuEventCreate(&start, 0);
+      cu.cuEventCreate(&stop, 0);
+      cu.cuEventRecord(start, nullptr);
+      Status launched = cu.check(
+          cu.cuLaunchKernel(*kernel, grid[0], grid[1], grid[2],
+                            unsigned(abi::MmaSyncTile::kThreads), 1, 1, 0,
+                            nullptr, args, nullptr),
+          "cuLaunchKernel");
+      cu.cuEventRecord(stop, nullptr);
+      Status synced = cu.check(cu.cuCtxSynchronize(), "cuCtxSynchronize");
+      float elapsed = 0;
+      cu.cuEventElapsedTime(&elapsed, start, stop);
+      cu.cuEventDestroy(start);
+      cu.cuEventDestroy(stop);
+      o.ms = elapsed;
+      if (!launched || !synced) {
+        o.error = !launched ? launched.error() : synced.error();
+        outcomes.push_back(o);
+        std::printf("%-40s M=%-5lld ERROR %s\n", c.name.c_str(), (long long)m,
+                    o.error.c_str());
+        continue;
+      }
+      Tensor out(actD, {m, c.n});
+      dc->download(out.data.data(), out.data.size());
+      for (int64_t i = 0; i < m * c.n; ++i)
+        o.nans += std::isnan(out.at(i)) ? 1 : 0;
+
+      // Reference over sampled rows, in float64, on every core.
+      std::vector<int64_t> rows = sampleRows(m, rng);
+      std::vector<double> ref(rows.size() * size_t(c.n));
+      auto work = [&](size_t begin, size_t end) {
+        for (size_t ri = begin; ri < end; ++ri) {
+          std::vector<double> r = referenceGemm(
+              av.data() + rows[ri] * c.k, deq->data(),
+              biasVals.empty() ? nullptr : biasVals.data(), 1, c.n, c.k);
+          std::copy(r.begin(), r.end(), ref.begin() + int64_t(ri) * c.n);
+        }
+      };
+      std::vector<std::thread> pool;
+      size_t per = (rows.size() + threads - 1) / threads;
+      for (size_t t0i = 0; t0i < rows.size(); t0i += per)
+        pool.emplace_back(work, t0i, std::min(rows.size(), t0i + per));
+      for (std::thread &t : pool)
+        t.join();
+      double num = 0, den = 0;
+      for (size_t ri = 0; ri < rows.size(); ++ri)
+        for (int64_t j = 0; j < c.n; ++j) {
+          double got = out.at(rows[ri] * c.n + j);
+          double want = ref[ri * size_t(c.n) + size_t(j)];
+          if (std::isnan(got))
+            continue;
+          num += (got - want) * (got - want);
+          den += want * want;
+        }
+      o.relError = std::sqrt(num / std::max(den, 1e-300));
+      double tol = act == ScalarType::bf16() ? 1e-2 : 1e-3;
+      o.pass = o.nans == 0 && o.relError <= tol;
+      outcomes.push_back(o);
+      std::printf("%-40s M=%-5lld N=%-6lld K=%-6lld rel_err=%.2e nan=%lld "
+                  "%.3f ms %s\n",
+                  c.name.c_str(), (long long)m, (long long)c.n, (long long)c.k,
+                  o.relError, (long long)o.nans, o.ms, o.pass ? "PASS" : "FAIL");
+    }
+  }
+
+  int passed = 0, failed = 0;
+  Json results = Json::array();
+  for (const Outcome &o : outcomes) {
+    (o.pass ? passed : failed)++;
+    Json j = Json::object({{"case", Json::string(o.name)},
+                           {"m", Json::integer(o.m)},
+                           {"n", Json::integer(o.n)},
+                           {"k", Json::integer(o.k)},
+                           {"rel_error", Json::number(o.relError)},
+                           {"nans", Json::integer(o.nans)},
+                           {"kernel_ms", Json::number(o.ms)},
+                           {"compile_s", Json::number(o.compileSeconds)},
+                           {"pass", Json::boolean(o.pass)}});
+    if (!o.error.empty())
+      j.append("error", Json::string(o.error));
+    results.push(std::move(j));
+  }
+  if (!jsonPath.empty()) {
+    Json report = Json::object({{"device", Json::string(device->name)},
+                                {"chip", Json::string(chip)},
+                                {"passed", Json::integer(passed)},
+                                {"failed", Json::integer(failed)},
+                                {"results", std::move(results)}});
+    std::ofstream(jsonPath) << report.dump(2) << "\n";
+  }
+  std::printf("humming-gpu-test: %d passed, %d failed\n", passed, failed);
+  return failed ? 1 : 0;
+}
