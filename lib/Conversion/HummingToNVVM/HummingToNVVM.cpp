@@ -86,7 +86,7 @@ struct LowerToNVVMPass
                             "between "
                          << parsed->minPtxVersion() << " and "
                          << hq::kMaxPtxVersion << " for " << parsed->str()
-                         << ", got " << ptxVersion;
+                         << ", got " << static_cast<unsigned>(ptxVersion);
       return signalPassFailure();
     }
 

@@ -1,0 +1,56 @@
+// RUN: humming-opt %s --humming-lower-to-nvvm="chip=sm_90a" -split-input-file -verify-diagnostics
+
+// What the mma_sync family does not lower yet is a diagnostic, never a
+// miscompile.
+
+func.func @fp8_activations(%a: memref<?x128xf8E4M3FN>, %w: memref<128x16xi32>, %s: memref<128x1xf16>, %as: memref<?x1xf32>, %c: memref<?x128xf16>) {
+  // expected-error @+1 {{the mma_sync lowering supports 16-bit activations so far, got 'f8E4M3FN'}}
+  humming.gemm %a, %w scales(%s : memref<128x1xf16>) input_scale(%as : memref<?x1xf32>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16>, input_schema = #humming.input_schema<type = f8E4M3FN, scaling = token>}
+      : memref<?x128xf8E4M3FN>, memref<128x16xi32> -> memref<?x128xf16>
+  return
+}
+
+// -----
+
+func.func @prepared(%a: memref<?x128xf16>, %w: memref<8x256xi32>, %s: memref<1x128xf16>, %c: memref<?x128xf16>) {
+  // expected-error @+1 {{prepared layouts are not lowered yet; pass canonical weights (no 'layout')}}
+  humming.gemm %a, %w scales(%s : memref<1x128xf16>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16>, input_schema = #humming.input_schema<type = f16>,
+       layout = #humming.layout<chip = "sm_90a">}
+      : memref<?x128xf16>, memref<8x256xi32> -> memref<?x128xf16>
+  return
+}
+
+// -----
+
+func.func @gptq(%a: memref<?x128xf16>, %w: memref<16x128xi32>, %s: memref<1x128xf16>, %c: memref<?x128xf16>) {
+  // expected-error @+1 {{expected canonical weights to lower, got format gptq (convert with the host adapters first)}}
+  humming.gemm %a, %w scales(%s : memref<1x128xf16>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16, format = gptq>, input_schema = #humming.input_schema<type = f16>}
+      : memref<?x128xf16>, memref<16x128xi32> -> memref<?x128xf16>
+  return
+}
+
+// -----
+
+func.func @strided(%a: memref<?x128xf16, strided<[256, 1]>>, %w: memref<128x16xi32>, %s: memref<128x1xf16>, %c: memref<?x128xf16>) {
+  // expected-error @+1 {{expected identity-layout memrefs, got 'memref<?x128xf16, strided<[256, 1]>>'}}
+  humming.gemm %a, %w scales(%s : memref<128x1xf16>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16>, input_schema = #humming.input_schema<type = f16>}
+      : memref<?x128xf16, strided<[256, 1]>>, memref<128x16xi32> -> memref<?x128xf16>
+  return
+}
+
+// -----
+
+// The module's target decides the chip: a T4 has no m16n8k16.
+module attributes {humming.target = #humming.target<device = "T4">} {
+func.func @turing(%a: memref<?x128xf16>, %w: memref<128x16xi32>, %s: memref<128x1xf16>, %c: memref<?x128xf16>) {
+  // expected-error @+1 {{the mma_sync lowering needs sm_80 or newer (m16n8k16), got sm_75}}
+  humming.gemm %a, %w scales(%s : memref<128x1xf16>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16>, input_schema = #humming.input_schema<type = f16>}
+      : memref<?x128xf16>, memref<128x16xi32> -> memref<?x128xf16>
+  return
+}
+}

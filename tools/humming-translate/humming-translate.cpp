@@ -1,0 +1,125 @@
+//===- humming-translate.cpp - humming IR to PTX or a cubin ---------------===//
+//
+//   humming-translate <in.mlir> --chip=sm_90a [--ptx-version=N] [--opt-level=N]
+//                     [--emit=ptx|cubin] [--ptxas=<path>] [-o <out>]
+//
+// Runs humming-compile-pipeline (the same code path as humming-opt and the
+// JIT) and writes the PTX of the module's kernels; with --emit=cubin it then
+// assembles them with ptxas and reports the command line and ptxas' output on
+// failure.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Humming/Pipelines/Pipelines.h"
+#include "Humming/Registration.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+using namespace llvm;
+
+static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input .mlir>"),
+                                      cl::init("-"));
+static cl::opt<std::string> outputFile("o", cl::desc("Output file"),
+                                       cl::init("-"));
+static cl::opt<std::string> chip("chip", cl::desc("Target chip, e.g. sm_90a"),
+                                 cl::init("sm_80"));
+static cl::opt<unsigned> ptxVersion("ptx-version",
+                                    cl::desc("PTX ISA version x10 (0: minimum)"),
+                                    cl::init(0));
+static cl::opt<unsigned> optLevel("opt-level", cl::desc("LLVM -O level"),
+                                  cl::init(3));
+static cl::opt<std::string> emit("emit", cl::desc("ptx or cubin"),
+                                 cl::init("ptx"));
+static cl::opt<std::string> ptxasPath("ptxas",
+                                      cl::desc("ptxas to use for --emit=cubin "
+                                               "(default: PATH, then "
+                                               "/usr/local/cuda/bin)"),
+                                      cl::init(""));
+
+int main(int argc, char **argv) {
+  InitLLVM init(argc, argv);
+  cl::ParseCommandLineOptions(argc, argv, "humming IR to PTX / cubin\n");
+  if (emit != "ptx" && emit != "cubin") {
+    errs() << "humming-translate: expected --emit=ptx or --emit=cubin, got '"
+           << emit << "'\n";
+    return 2;
+  }
+  mlir::DialectRegistry registry;
+  mlir::humming::registerHummingDialects(registry);
+  mlir::MLIRContext ctx(registry);
+  llvm::SourceMgr sources;
+  mlir::SourceMgrDiagnosticHandler handler(sources, &ctx);
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::parseSourceFile<mlir::ModuleOp>(inputFile, sources, &ctx);
+  if (!module)
+    return 1;
+  ::humming::Result<std::string> ptx =
+      mlir::humming::compileToPtx(*module, chip, ptxVersion, optLevel);
+  if (!ptx) {
+    errs() << ptx.error();
+    return 1;
+  }
+  std::string error;
+  if (emit == "ptx") {
+    auto out = mlir::openOutputFile(outputFile, &error);
+    if (!out) {
+      errs() << "humming-translate: " << error << "\n";
+      return 1;
+    }
+    out->os() << *ptx;
+    out->keep();
+    return 0;
+  }
+  // cubin through ptxas.
+  std::string ptxas = ptxasPath;
+  if (ptxas.empty()) {
+    if (ErrorOr<std::string> p = sys::findProgramByName("ptxas"))
+      ptxas = *p;
+    else if (ErrorOr<std::string> q =
+                 sys::findProgramByName("ptxas", {"/usr/local/cuda/bin"}))
+      ptxas = *q;
+  }
+  if (ptxas.empty()) {
+    errs() << "humming-translate: --emit=cubin needs ptxas: not on PATH nor "
+              "in /usr/local/cuda/bin (pass --ptxas=<path>)\n";
+    return 1;
+  }
+  SmallString<128> ptxFile, logFile;
+  sys::fs::createTemporaryFile("humming", "ptx", ptxFile);
+  sys::fs::createTemporaryFile("humming", "log", logFile);
+  {
+    std::error_code ec;
+    raw_fd_ostream os(ptxFile, ec);
+    os << *ptx;
+  }
+  std::string out = outputFile == "-" ? std::string(ptxFile) + ".cubin"
+                                      : std::string(outputFile);
+  std::string arch = "-arch=" + std::string(chip);
+  SmallVector<StringRef> args = {ptxas, arch, "-O3", ptxFile, "-o", out};
+  std::optional<StringRef> redirects[] = {std::nullopt, StringRef(logFile),
+                                          StringRef(logFile)};
+  int rc = sys::ExecuteAndWait(ptxas, args, std::nullopt, redirects);
+  if (rc != 0) {
+    auto log = MemoryBuffer::getFile(logFile);
+    errs() << "humming-translate: ptxas failed (exit " << rc << "): ";
+    for (StringRef a : args)
+      errs() << a << " ";
+    errs() << "\nPTX kept at " << ptxFile << "\n"
+           << (log ? (*log)->getBuffer() : StringRef()) << "\n";
+    return 1;
+  }
+  sys::fs::remove(ptxFile);
+  sys::fs::remove(logFile);
+  if (outputFile == "-")
+    outs() << "wrote " << out << "\n";
+  return 0;
+}
