@@ -27,13 +27,17 @@ enum GemmParam : unsigned {
   NumGemmParams
 };
 
-/// The mma_sync kernel's tile: 16 rows of M by 64 columns of N, four warps
-/// side by side along N, each computing 16 x 16 with two m16n8k16 MMAs.
+/// The mma_sync kernel's tile: 16 rows of M by 64 columns of N. Four warps
+/// side by side along N each compute 16 x 16 with two m16n8k16 MMAs; kKSplit
+/// groups of those four warps split K inside the block and add their partial
+/// sums through shared memory, so even M = 1 keeps 16 warps per block busy.
 struct MmaSyncTile {
   static constexpr int64_t kBlockM = 16;
   static constexpr int64_t kBlockN = 64;
   static constexpr int64_t kBlockK = 16;
-  static constexpr int64_t kWarps = 4;
+  static constexpr int64_t kWarpsN = 4;
+  static constexpr int64_t kKSplit = 4;
+  static constexpr int64_t kWarps = kWarpsN * kKSplit;
   static constexpr int64_t kThreads = 32 * kWarps;
 };
 

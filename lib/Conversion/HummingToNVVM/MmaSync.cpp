@@ -21,6 +21,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 
@@ -37,8 +38,9 @@ namespace {
 class KernelEmitter {
 public:
   KernelEmitter(ImplicitLocOpBuilder &b, const GemmKernelSpec &spec,
-                ArrayRef<Value> params)
-      : b(b), spec(spec), params(params.begin(), params.end()) {
+                ArrayRef<Value> params, Value workspace)
+      : b(b), spec(spec), params(params.begin(), params.end()),
+        workspace(workspace) {
     i1 = b.getI1Type();
     i8 = b.getI8Type();
     i16 = b.getI16Type();
@@ -90,13 +92,16 @@ private:
   Value extractCode(Value base, Value firstWordIndex, Value bitInWord,
                     Value nextWordIndex, unsigned bits);
 
-  /// The 16-bit bits of the dequantized weight (n, k) in the activation type.
-  Value dequantizedWeight(Value n, Value k);
+  /// The 16-bit bits of the dequantized weights (n, k) and (n, k + 1) in
+  /// the activation type (k even).
+  std::pair<Value, Value> dequantizedPair(Value n, Value k);
 
   // ---- State ---------------------------------------------------------------
   ImplicitLocOpBuilder &b;
   const GemmKernelSpec &spec;
   SmallVector<Value> params;
+  /// Shared memory for the split-K partial sums.
+  Value workspace;
   Type i1, i8, i16, i32, i64, f32;
   LLVM::LLVMPointerType ptr;
 };
@@ -159,11 +164,12 @@ Value KernelEmitter::extractCode(Value base, Value firstWordIndex,
   return arith::AndIOp::create(b, code, c32((int64_t(1) << bits) - 1));
 }
 
-Value KernelEmitter::dequantizedWeight(Value n, Value k) {
+std::pair<Value, Value> KernelEmitter::dequantizedPair(Value n, Value k) {
   const hq::WeightSchema &w = spec.weight;
   const unsigned bits = w.type.bits;
   const int64_t wordsPerRow = spec.kp * bits / 32;
-  // Code (n, k): bit k*b of row n.
+  // Codes k and k+1 of row n: 2*bits <= 16 bits from bit k*b, inside one
+  // 64-bit window of two consecutive words.
   Value bit = arith::MulIOp::create(b, k, c64(bits));
   Value word = arith::ShRUIOp::create(b, bit, c64(5));
   Value inWord = arith::TruncIOp::create(
@@ -171,28 +177,22 @@ Value KernelEmitter::dequantizedWeight(Value n, Value k) {
   Value rowBase = arith::MulIOp::create(b, n, c64(wordsPerRow));
   Value next = arith::MinSIOp::create(
       b, arith::AddIOp::create(b, word, c64(1)), c64(wordsPerRow - 1));
-  Value code = extractCode(param(hq::abi::ParamWeight),
+  Value pair = extractCode(param(hq::abi::ParamWeight),
                            arith::AddIOp::create(b, rowBase, word), inWord,
-                           arith::AddIOp::create(b, rowBase, next), bits);
-
+                           arith::AddIOp::create(b, rowBase, next), 2 * bits);
+  Value mask = c32((int64_t(1) << bits) - 1);
+  Value code0 = arith::AndIOp::create(b, pair, mask);
+  Value code1 = arith::AndIOp::create(
+      b, arith::ShRUIOp::create(b, pair, c32(bits)), mask);
+  // k and k+1 share their scale group, zero point and block (groups are
+  // powers of two >= 16, and k is even).
+  Value zero, scale;
   int64_t groupsK = w.groupsAlongK(spec.kp);
-  auto groupOf = [&](Value kk) -> Value {
-    if (w.granularity == hq::Granularity::Channel ||
-        w.granularity == hq::Granularity::Tensor)
-      return c64(0);
-    return arith::DivUIOp::create(b, kk, c64(w.groupK));
-  };
-
-  Value value;
-  if (w.type.isFloat()) {
-    value = smallFloatToF32(code, w.type);
-  } else if (w.type.isSigned) {
-    Value shift = c32(32 - bits);
-    value = arith::SIToFPOp::create(
-        b, f32,
-        arith::ShRSIOp::create(b, arith::ShLIOp::create(b, code, shift), shift));
-  } else {
-    Value zero;
+  Value group = w.granularity == hq::Granularity::Channel ||
+                        w.granularity == hq::Granularity::Tensor
+                    ? c64(0)
+                    : arith::DivUIOp::create(b, k, c64(w.groupK));
+  if (w.type.isInt() && !w.type.isSigned) {
     switch (w.zeroPoint) {
     case hq::ZeroPointKind::None:
       zero = cf(double(1u << (bits - 1)));
@@ -200,7 +200,6 @@ Value KernelEmitter::dequantizedWeight(Value n, Value k) {
     case hq::ZeroPointKind::Int: {
       // [N*b/32, G], each group's column a bit stream along N.
       int64_t zRows = spec.np * bits / 32;
-      Value g = groupOf(k);
       Value zbit = arith::MulIOp::create(b, n, c64(bits));
       Value zword = arith::ShRUIOp::create(b, zbit, c64(5));
       Value zIn = arith::TruncIOp::create(
@@ -208,31 +207,28 @@ Value KernelEmitter::dequantizedWeight(Value n, Value k) {
       Value znext = arith::MinSIOp::create(
           b, arith::AddIOp::create(b, zword, c64(1)), c64(zRows - 1));
       Value first = arith::AddIOp::create(
-          b, arith::MulIOp::create(b, zword, c64(groupsK)), g);
+          b, arith::MulIOp::create(b, zword, c64(groupsK)), group);
       Value second = arith::AddIOp::create(
-          b, arith::MulIOp::create(b, znext, c64(groupsK)), g);
-      Value z = extractCode(param(hq::abi::ParamZeroPoints), first, zIn, second,
-                            bits);
-      zero = arith::UIToFPOp::create(b, f32, z);
+          b, arith::MulIOp::create(b, znext, c64(groupsK)), group);
+      zero = arith::UIToFPOp::create(
+          b, f32,
+          extractCode(param(hq::abi::ParamZeroPoints), first, zIn, second, bits));
       break;
     }
     case hq::ZeroPointKind::Float: {
       Value index = arith::AddIOp::create(
-          b, arith::MulIOp::create(b, n, c64(groupsK)), groupOf(k));
+          b, arith::MulIOp::create(b, n, c64(groupsK)), group);
       zero = loadAsF32(param(hq::abi::ParamZeroPoints), index, spec.output);
       break;
     }
     }
-    value = arith::SubFOp::create(b, arith::UIToFPOp::create(b, f32, code), zero);
   }
-
   // Per-k scales go on the weight (group, group_tensor, block).
   if (w.granularity == hq::Granularity::Group ||
       w.granularity == hq::Granularity::GroupTensor) {
     Value index = arith::AddIOp::create(
-        b, arith::MulIOp::create(b, n, c64(groupsK)), groupOf(k));
-    value = arith::MulFOp::create(
-        b, value, loadAsF32(param(hq::abi::ParamScales), index, w.scaleType));
+        b, arith::MulIOp::create(b, n, c64(groupsK)), group);
+    scale = loadAsF32(param(hq::abi::ParamScales), index, w.scaleType);
   } else if (w.granularity == hq::Granularity::Block) {
     int64_t cols = hq::ceilDiv(spec.kp, w.groupK);
     Value index = arith::AddIOp::create(
@@ -240,13 +236,30 @@ Value KernelEmitter::dequantizedWeight(Value n, Value k) {
         arith::MulIOp::create(
             b, arith::DivUIOp::create(b, n, c64(w.groupN)), c64(cols)),
         arith::DivUIOp::create(b, k, c64(w.groupK)));
-    value = arith::MulFOp::create(
-        b, value, loadAsF32(param(hq::abi::ParamScales), index, w.scaleType));
+    scale = loadAsF32(param(hq::abi::ParamScales), index, w.scaleType);
   }
   Type act = spec.input.type == hq::ScalarType::bf16() ? Type(b.getBF16Type())
                                                          : Type(b.getF16Type());
-  Value half = arith::TruncFOp::create(b, act, value);
-  return arith::BitcastOp::create(b, i16, half);
+  auto dequant = [&](Value code) -> Value {
+    Value value;
+    if (w.type.isFloat()) {
+      value = smallFloatToF32(code, w.type);
+    } else if (w.type.isSigned) {
+      Value shift = c32(32 - bits);
+      value = arith::SIToFPOp::create(
+          b, f32,
+          arith::ShRSIOp::create(b, arith::ShLIOp::create(b, code, shift),
+                                 shift));
+    } else {
+      value = arith::SubFOp::create(b, arith::UIToFPOp::create(b, f32, code),
+                                    zero);
+    }
+    if (scale)
+      value = arith::MulFOp::create(b, value, scale);
+    Value half = arith::TruncFOp::create(b, act, value);
+    return arith::BitcastOp::create(b, i16, half);
+  };
+  return {dequant(code0), dequant(code1)};
 }
 
 void KernelEmitter::emit() {
@@ -260,6 +273,8 @@ void KernelEmitter::emit() {
   Value bidY = index32(gpu::BlockIdOp::create(b, gpu::Dimension::y));
   Value lane = arith::AndIOp::create(b, tid, c32(31));
   Value warp = arith::ShRUIOp::create(b, tid, c32(5));
+  Value warpN = arith::AndIOp::create(b, warp, c32(Tile::kWarpsN - 1));
+  Value warpK = arith::DivUIOp::create(b, warp, c32(Tile::kWarpsN));
   Value group = arith::ShRUIOp::create(b, lane, c32(2)); // row / column
   Value quad = arith::AndIOp::create(b, lane, c32(3));   // k pair
   Value m = param(hq::abi::ParamM);
@@ -269,13 +284,15 @@ void KernelEmitter::emit() {
   Value row1 = arith::AddIOp::create(b, row0, c32(8));
   Value nWarp = arith::AddIOp::create(
       b, arith::MulIOp::create(b, bidX, c32(Tile::kBlockN)),
-      arith::MulIOp::create(b, warp, c32(16)));
+      arith::MulIOp::create(b, warpN, c32(16)));
 
-  // One loop over K; two accumulator tiles of four f32 each.
+  // The K loop: warp group warpK takes k-steps warpK, warpK + kKSplit, ...
+  // Two accumulator tiles of four f32 each.
   SmallVector<Value> zeros(8, cf(0.0));
-  Value lb = arith::ConstantIndexOp::create(b, 0);
+  Value lb = arith::IndexCastOp::create(
+      b, b.getIndexType(), arith::MulIOp::create(b, warpK, c32(Tile::kBlockK)));
   Value ub = arith::ConstantIndexOp::create(b, spec.kp);
-  Value step = arith::ConstantIndexOp::create(b, Tile::kBlockK);
+  Value step = arith::ConstantIndexOp::create(b, Tile::kBlockK * Tile::kKSplit);
   auto loop = scf::ForOp::create(b, lb, ub, step, zeros);
   {
     OpBuilder::InsertionGuard guard(b);
@@ -285,18 +302,19 @@ void KernelEmitter::emit() {
         b, k0, arith::MulIOp::create(b, quad, c32(2)));
     Value col8 = arith::AddIOp::create(b, col0, c32(8));
 
-    // A element (r, c) as 16 bits, zero outside [0, M) x [0, K).
-    auto aBits = [&](Value r, Value c) -> Value {
+    // A elements (r, c) and (r, c + 1) as one 32-bit load (c even; K is a
+    // multiple of 8), zero outside [0, M) x [0, K).
+    auto aPair = [&](Value r, Value c) -> Value {
       Value inRows = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, r, m);
       Value inCols = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, c,
                                            c32(spec.kAct));
       Value ok = arith::AndIOp::create(b, inRows, inCols);
       Value index = arith::AddIOp::create(
-          b, arith::MulIOp::create(b, sext64(r), c64(spec.kAct)), sext64(c));
+          b, arith::MulIOp::create(b, sext64(r), c64(spec.kAct / 2)),
+          sext64(arith::ShRUIOp::create(b, c, c32(1))));
       Value safe = arith::SelectOp::create(b, ok, index, c64(0));
-      Value v = load(i16, param(hq::abi::ParamInput), safe);
-      return arith::SelectOp::create(
-          b, ok, v, arith::ConstantIntOp::create(b, i16, 0));
+      Value v = load(i32, param(hq::abi::ParamInput), safe);
+      return arith::SelectOp::create(b, ok, v, c32(0));
     };
     auto pack = [&](Value lo, Value hi) -> Value {
       Value l = arith::ExtUIOp::create(b, i32, lo);
@@ -304,12 +322,8 @@ void KernelEmitter::emit() {
                                       c32(16));
       return arith::OrIOp::create(b, l, h);
     };
-    auto plus1 = [&](Value v) { return arith::AddIOp::create(b, v, c32(1)); };
-    SmallVector<Value> a = {
-        pack(aBits(row0, col0), aBits(row0, plus1(col0))),
-        pack(aBits(row1, col0), aBits(row1, plus1(col0))),
-        pack(aBits(row0, col8), aBits(row0, plus1(col8))),
-        pack(aBits(row1, col8), aBits(row1, plus1(col8)))};
+    SmallVector<Value> a = {aPair(row0, col0), aPair(row1, col0),
+                            aPair(row0, col8), aPair(row1, col8)};
 
     // MMA operands: f16 as vector<2xf16>, bf16 as i32 (NVVM's convention).
     VectorType f16x2 = VectorType::get({2}, b.getF16Type());
@@ -329,10 +343,9 @@ void KernelEmitter::emit() {
       Value n = arith::AddIOp::create(
           b, nWarp, arith::AddIOp::create(b, c32(tile * 8), group));
       Value n64 = ext64(n);
-      auto wBits = [&](Value kk) { return dequantizedWeight(n64, ext64(kk)); };
-      SmallVector<Value> bOps = {
-          operand(pack(wBits(col0), wBits(plus1(col0)))),
-          operand(pack(wBits(col8), wBits(plus1(col8))))};
+      auto [w0, w1] = dequantizedPair(n64, ext64(col0));
+      auto [w8, w9] = dequantizedPair(n64, ext64(col8));
+      SmallVector<Value> bOps = {operand(pack(w0, w1)), operand(pack(w8, w9))};
       SmallVector<Value> acc(loop.getRegionIterArgs().begin() + tile * 4,
                              loop.getRegionIterArgs().begin() + tile * 4 + 4);
       auto types = bf16 ? std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16,
@@ -350,8 +363,65 @@ void KernelEmitter::emit() {
     scf::YieldOp::create(b, results);
   }
 
-  // Epilogue: per-channel, tensor and global scales, bias, conversion,
-  // predicated stores.
+  // Split-K inside the block: warp groups 1.. leave their partial sums in
+  // shared memory, group 0 adds them and runs the epilogue.
+  SmallVector<Value> acc(loop.getResults().begin(), loop.getResults().end());
+  Value isLeader = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, warpK,
+                                         c32(0));
+  if (Tile::kKSplit > 1) {
+    Value slot = arith::AddIOp::create(
+        b, arith::MulIOp::create(b, warpN, c32(32 * 8)),
+        arith::MulIOp::create(b, lane, c32(8)));
+    auto indexOf = [&](Value i32v) {
+      return arith::IndexCastOp::create(b, b.getIndexType(), i32v);
+    };
+    {
+      auto ifNotLeader = scf::IfOp::create(
+          b, arith::XOrIOp::create(
+                 b, isLeader, arith::ConstantIntOp::create(b, i1, 1)),
+          /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(ifNotLeader.thenBlock());
+      Value base = arith::AddIOp::create(
+          b,
+          arith::MulIOp::create(
+              b, arith::SubIOp::create(b, warpK, c32(1)),
+              c32(Tile::kWarpsN * 32 * 8)),
+          slot);
+      for (int i = 0; i < 8; ++i)
+        memref::StoreOp::create(
+            b, acc[i], workspace,
+            ValueRange{indexOf(arith::AddIOp::create(b, base, c32(i)))});
+    }
+    gpu::BarrierOp::create(b);
+    auto ifLeader = scf::IfOp::create(b, TypeRange(SmallVector<Type>(8, f32)),
+                                      isLeader, /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(ifLeader.thenBlock());
+      SmallVector<Value> sums = acc;
+      for (int64_t s = 1; s < Tile::kKSplit; ++s) {
+        Value base = arith::AddIOp::create(
+            b, c32((s - 1) * Tile::kWarpsN * 32 * 8), slot);
+        for (int i = 0; i < 8; ++i)
+          sums[i] = arith::AddFOp::create(
+              b, sums[i],
+              memref::LoadOp::create(
+                  b, workspace,
+                  ValueRange{indexOf(arith::AddIOp::create(b, base, c32(i)))}));
+      }
+      scf::YieldOp::create(b, sums);
+      b.setInsertionPointToStart(ifLeader.elseBlock());
+      scf::YieldOp::create(b, acc);
+    }
+    acc.assign(ifLeader.getResults().begin(), ifLeader.getResults().end());
+  }
+
+  // Epilogue (warp group 0): per-channel, tensor and global scales, bias,
+  // conversion, predicated stores.
+  auto epilogue = scf::IfOp::create(b, isLeader, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard epilogueGuard(b);
+  b.setInsertionPointToStart(epilogue.thenBlock());
   Value global;
   if (w.hasGlobalScale())
     global = load(f32, param(hq::abi::ParamGlobalScale), c64(0));
@@ -361,14 +431,13 @@ void KernelEmitter::emit() {
     for (int half = 0; half < 2; ++half) {
       Value row = half ? row1 : row0;
       for (int j = 0; j < 2; ++j) {
-        Value acc = loop.getResult(tile * 4 + half * 2 + j);
+        Value v = acc[tile * 4 + half * 2 + j];
         Value col = arith::AddIOp::create(
             b, nWarp,
             arith::AddIOp::create(
                 b, c32(tile * 8 + j),
                 arith::MulIOp::create(b, quad, c32(2))));
         Value col64 = ext64(col);
-        Value v = acc;
         if (w.granularity == hq::Granularity::Channel)
           v = arith::MulFOp::create(
               b, v, loadAsF32(param(hq::abi::ParamScales), col64, w.scaleType));
@@ -392,7 +461,6 @@ void KernelEmitter::emit() {
       }
     }
   }
-  gpu::ReturnOp::create(b);
 }
 
 } // namespace
@@ -408,8 +476,14 @@ gpu::GPUFuncOp mlir::humming::buildMmaSyncGemmKernel(OpBuilder &builder,
   argTypes.push_back(builder.getI32Type());
   OpBuilder::InsertionGuard guard(builder);
   builder.setInsertionPointToEnd(module.getBody());
+  // Partial sums of the warp groups 1..kKSplit-1: 8 floats per thread.
+  auto workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+  auto workspaceType = MemRefType::get(
+      {std::max<int64_t>(1, (Tile::kKSplit - 1) * Tile::kWarpsN * 32 * 8)},
+      builder.getF32Type(), MemRefLayoutAttrInterface(), workgroup);
   auto func = gpu::GPUFuncOp::create(builder, loc, name,
-                                     builder.getFunctionType(argTypes, {}));
+                                     builder.getFunctionType(argTypes, {}),
+                                     TypeRange{workspaceType});
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), builder.getUnitAttr());
   func.setKnownBlockSizeAttr(
       builder.getDenseI32ArrayAttr({int32_t(Tile::kThreads), 1, 1}));
@@ -417,6 +491,7 @@ gpu::GPUFuncOp mlir::humming::buildMmaSyncGemmKernel(OpBuilder &builder,
   b.setInsertionPointToStart(&func.getBody().front());
   SmallVector<Value> params(func.getArguments().begin(),
                             func.getArguments().end());
-  KernelEmitter(b, spec, params).emit();
+  KernelEmitter(b, spec, params, func.getWorkgroupAttributions()[0]).emit();
+  gpu::ReturnOp::create(b);
   return func;
 }

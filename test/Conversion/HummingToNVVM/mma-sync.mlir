@@ -6,13 +6,17 @@
 // CHECK:       %[[M:.*]] = memref.dim %{{.*}}, %c0
 // CHECK:       %[[GY:.*]] = arith.ceildivui %[[M]], %c16
 // CHECK:       %[[M32:.*]] = arith.index_cast %[[M]] : index to i32
-// CHECK:       gpu.launch_func @humming_kernels::@gemm_w4a16_g128_gemm0 blocks in (%c2, %[[GY]], %c1) threads in (%c128, %c1, %c1)
+// CHECK:       gpu.launch_func @humming_kernels::@gemm_w4a16_g128_gemm0 blocks in (%c2, %[[GY]], %c1) threads in (%c512, %c1, %c1)
 // CHECK-SAME:    args(%{{.*}} : !llvm.ptr<1>, %{{.*}} : !llvm.ptr<1>, %{{.*}} : !llvm.ptr<1>, %{{.*}} : !llvm.ptr<1>, %{{.*}} : !llvm.ptr<1>, %{{.*}} : !llvm.ptr<1>, %{{.*}} : !llvm.ptr<1>, %[[M32]] : i32)
 // CHECK-NOT:   humming.gemm
 // CHECK:       gpu.module @humming_kernels
-// CHECK:       gpu.func @gemm_w4a16_g128_gemm0(%{{.*}}: !llvm.ptr<1>, {{.*}}, %{{.*}}: i32) kernel attributes {known_block_size = array<i32: 128, 1, 1>}
-// CHECK:         scf.for %{{.*}} = %c0{{.*}} to %c128{{.*}} step %c16
+// Four warp groups split K inside the block and meet in shared memory.
+// CHECK:       gpu.func @gemm_w4a16_g128_gemm0(%{{.*}}: !llvm.ptr<1>, {{.*}}, %{{.*}}: i32) workgroup(%[[WS:.*]] : memref<3072xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 512, 1, 1>}
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %c128{{.*}} step %c64
 // CHECK-COUNT-2: nvvm.mma.sync A[{{.*}}]  B[{{.*}}]  C[{{.*}}]  {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+// CHECK:         memref.store %{{.*}}, %[[WS]]
+// CHECK:         gpu.barrier
+// CHECK-COUNT-24: memref.load %[[WS]]
 // CHECK:         gpu.return
 func.func @gemm_w4a16_g128(%a: memref<?x128xf16>, %w: memref<128x16xi32>, %s: memref<128x1xf16>, %c: memref<?x128xf16>) {
   humming.gemm %a, %w scales(%s : memref<128x1xf16>) into %c
