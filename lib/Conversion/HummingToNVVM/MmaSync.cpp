@@ -23,6 +23,7 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 
 #define DEBUG_TYPE "humming-lower-to-nvvm"
@@ -31,6 +32,9 @@ using namespace mlir;
 using namespace mlir::humming;
 namespace hq = ::humming;
 using Tile = hq::abi::MmaSyncTile;
+
+/// k-steps per loop iteration of a warp group.
+constexpr int64_t kUnroll = 2;
 
 namespace {
 
@@ -93,8 +97,24 @@ private:
                     Value nextWordIndex, unsigned bits);
 
   /// The 16-bit bits of the dequantized weights (n, k) and (n, k + 1) in
-  /// the activation type (k even).
+  /// the activation type (k even). With magic-number dequantization the first
+  /// value is the packed pair (i32) and the second is null.
   std::pair<Value, Value> dequantizedPair(Value n, Value k);
+
+  /// Whether unsigned codes dequantize with the magic-number trick: the code
+  /// fits the activation's mantissa and any per-k scale is already in the
+  /// activation type.
+  bool useMagicNumbers() const {
+    const hq::WeightSchema &w = spec.weight;
+    if (!w.type.isInt() || w.type.isSigned)
+      return false;
+    if (spec.input.type == hq::ScalarType::bf16() && w.type.bits > 7)
+      return false;
+    bool perK = w.granularity == hq::Granularity::Group ||
+                w.granularity == hq::Granularity::GroupTensor ||
+                w.granularity == hq::Granularity::Block;
+    return !perK || w.scaleType == spec.input.type;
+  }
 
   // ---- State ---------------------------------------------------------------
   ImplicitLocOpBuilder &b;
@@ -171,7 +191,10 @@ std::pair<Value, Value> KernelEmitter::dequantizedPair(Value n, Value k) {
   // Codes k and k+1 of row n: 2*bits <= 16 bits from bit k*b, inside one
   // 64-bit window of two consecutive words.
   Value bit = arith::MulIOp::create(b, k, c64(bits));
-  Value word = arith::ShRUIOp::create(b, bit, c64(5));
+  // Clamped: unrolled k-steps past K read a valid word, and their MMA
+  // operands are zeroed by the caller.
+  Value word = arith::MinSIOp::create(
+      b, arith::ShRUIOp::create(b, bit, c64(5)), c64(wordsPerRow - 1));
   Value inWord = arith::TruncIOp::create(
       b, i32, arith::AndIOp::create(b, bit, c64(31)));
   Value rowBase = arith::MulIOp::create(b, n, c64(wordsPerRow));
@@ -188,10 +211,11 @@ std::pair<Value, Value> KernelEmitter::dequantizedPair(Value n, Value k) {
   // powers of two >= 16, and k is even).
   Value zero, scale;
   int64_t groupsK = w.groupsAlongK(spec.kp);
+  Value kIn = arith::MinSIOp::create(b, k, c64(spec.kp - 1));
   Value group = w.granularity == hq::Granularity::Channel ||
                         w.granularity == hq::Granularity::Tensor
                     ? c64(0)
-                    : arith::DivUIOp::create(b, k, c64(w.groupK));
+                    : arith::DivUIOp::create(b, kIn, c64(w.groupK));
   if (w.type.isInt() && !w.type.isSigned) {
     switch (w.zeroPoint) {
     case hq::ZeroPointKind::None:
@@ -235,11 +259,40 @@ std::pair<Value, Value> KernelEmitter::dequantizedPair(Value n, Value k) {
         b,
         arith::MulIOp::create(
             b, arith::DivUIOp::create(b, n, c64(w.groupN)), c64(cols)),
-        arith::DivUIOp::create(b, k, c64(w.groupK)));
+        arith::DivUIOp::create(b, kIn, c64(w.groupK)));
     scale = loadAsF32(param(hq::abi::ParamScales), index, w.scaleType);
   }
   Type act = spec.input.type == hq::ScalarType::bf16() ? Type(b.getBF16Type())
                                                          : Type(b.getF16Type());
+  if (useMagicNumbers()) {
+    // Both codes in the mantissas of 1024.0 (f16) or 128.0 (bf16): the lanes
+    // hold exactly magic + code, so one packed subtraction of magic + zero
+    // gives q - z exactly, and one packed multiply applies a 16-bit scale
+    // (the product rounds once, as the float path does).
+    bool isBF16 = spec.input.type == hq::ScalarType::bf16();
+    double magic = isBF16 ? 128.0 : 1024.0;
+    uint32_t magicBits = isBF16 ? 0x43004300u : 0x64006400u;
+    VectorType vec = VectorType::get({2}, act);
+    Value lanes = arith::OrIOp::create(
+        b, arith::OrIOp::create(b, code0, arith::ShLIOp::create(b, code1, c32(16))),
+        c32(int64_t(magicBits)));
+    Value v = LLVM::BitcastOp::create(b, vec, lanes);
+    auto splat = [&](Value f) -> Value {
+      Value h = arith::TruncFOp::create(b, act, f);
+      return vector::BroadcastOp::create(b, vec, h);
+    };
+    if (w.zeroPoint == hq::ZeroPointKind::Float) {
+      v = arith::SubFOp::create(b, v, splat(cf(magic)));
+      v = arith::SubFOp::create(b, v, splat(zero));
+    } else {
+      v = arith::SubFOp::create(b, v,
+                                splat(arith::AddFOp::create(b, zero, cf(magic))));
+    }
+    if (scale)
+      v = arith::MulFOp::create(b, v, splat(scale));
+    Value packed = LLVM::BitcastOp::create(b, i32, v);
+    return {packed, Value()};
+  }
   auto dequant = [&](Value code) -> Value {
     Value value;
     if (w.type.isFloat()) {
@@ -292,74 +345,91 @@ void KernelEmitter::emit() {
   Value lb = arith::IndexCastOp::create(
       b, b.getIndexType(), arith::MulIOp::create(b, warpK, c32(Tile::kBlockK)));
   Value ub = arith::ConstantIndexOp::create(b, spec.kp);
-  Value step = arith::ConstantIndexOp::create(b, Tile::kBlockK * Tile::kKSplit);
+  Value step = arith::ConstantIndexOp::create(
+      b, Tile::kBlockK * Tile::kKSplit * kUnroll);
   auto loop = scf::ForOp::create(b, lb, ub, step, zeros);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
-    Value k0 = index32(loop.getInductionVar());
-    Value col0 = arith::AddIOp::create(
-        b, k0, arith::MulIOp::create(b, quad, c32(2)));
-    Value col8 = arith::AddIOp::create(b, col0, c32(8));
+    // kUnroll k-steps per iteration: one basic block, so ptxas can issue
+    // every load of the unrolled steps before the first MMA needs them.
+    SmallVector<Value> accs(loop.getRegionIterArgs().begin(),
+                            loop.getRegionIterArgs().end());
+    Value kBase = index32(loop.getInductionVar());
+    for (int64_t u = 0; u < kUnroll; ++u) {
+      Value k0 = arith::AddIOp::create(
+          b, kBase, c32(u * Tile::kBlockK * Tile::kKSplit));
+      Value inK = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, k0,
+                                        c32(spec.kp));
+      Value col0 = arith::AddIOp::create(
+          b, k0, arith::MulIOp::create(b, quad, c32(2)));
+      Value col8 = arith::AddIOp::create(b, col0, c32(8));
 
-    // A elements (r, c) and (r, c + 1) as one 32-bit load (c even; K is a
-    // multiple of 8), zero outside [0, M) x [0, K).
-    auto aPair = [&](Value r, Value c) -> Value {
-      Value inRows = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, r, m);
-      Value inCols = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, c,
-                                           c32(spec.kAct));
-      Value ok = arith::AndIOp::create(b, inRows, inCols);
-      Value index = arith::AddIOp::create(
-          b, arith::MulIOp::create(b, sext64(r), c64(spec.kAct / 2)),
-          sext64(arith::ShRUIOp::create(b, c, c32(1))));
-      Value safe = arith::SelectOp::create(b, ok, index, c64(0));
-      Value v = load(i32, param(hq::abi::ParamInput), safe);
-      return arith::SelectOp::create(b, ok, v, c32(0));
-    };
-    auto pack = [&](Value lo, Value hi) -> Value {
-      Value l = arith::ExtUIOp::create(b, i32, lo);
-      Value h = arith::ShLIOp::create(b, arith::ExtUIOp::create(b, i32, hi),
-                                      c32(16));
-      return arith::OrIOp::create(b, l, h);
-    };
-    SmallVector<Value> a = {aPair(row0, col0), aPair(row1, col0),
-                            aPair(row0, col8), aPair(row1, col8)};
+      // A elements (r, c) and (r, c + 1) as one 32-bit load (c even; K is a
+      // multiple of 8), zero outside [0, M) x [0, K).
+      auto aPair = [&](Value r, Value c) -> Value {
+        Value inRows = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, r, m);
+        Value inCols = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, c,
+                                             c32(spec.kAct));
+        Value ok = arith::AndIOp::create(b, inRows, inCols);
+        Value index = arith::AddIOp::create(
+            b, arith::MulIOp::create(b, sext64(r), c64(spec.kAct / 2)),
+            sext64(arith::ShRUIOp::create(b, c, c32(1))));
+        Value safe = arith::SelectOp::create(b, ok, index, c64(0));
+        Value v = load(i32, param(hq::abi::ParamInput), safe);
+        return arith::SelectOp::create(b, ok, v, c32(0));
+      };
+      auto pack = [&](Value lo, Value hi) -> Value {
+        if (!hi)
+          return lo; // already packed (magic-number path)
+        Value l = arith::ExtUIOp::create(b, i32, lo);
+        Value h = arith::ShLIOp::create(b, arith::ExtUIOp::create(b, i32, hi),
+                                        c32(16));
+        return arith::OrIOp::create(b, l, h);
+      };
+      SmallVector<Value> a = {aPair(row0, col0), aPair(row1, col0),
+                              aPair(row0, col8), aPair(row1, col8)};
 
-    // MMA operands: f16 as vector<2xf16>, bf16 as i32 (NVVM's convention).
-    VectorType f16x2 = VectorType::get({2}, b.getF16Type());
-    auto operand = [&](Value packed) -> Value {
-      if (bf16)
-        return packed;
-      return LLVM::BitcastOp::create(b, f16x2, packed);
-    };
-    SmallVector<Value> aOps;
-    for (Value v : a)
-      aOps.push_back(operand(v));
+      // MMA operands: f16 as vector<2xf16>, bf16 as i32 (NVVM's convention).
+      VectorType f16x2 = VectorType::get({2}, b.getF16Type());
+      auto operand = [&](Value packed) -> Value {
+        if (bf16)
+          return packed;
+        return LLVM::BitcastOp::create(b, f16x2, packed);
+      };
+      SmallVector<Value> aOps;
+      for (Value v : a)
+        aOps.push_back(operand(v));
 
-    Type accStruct = LLVM::LLVMStructType::getLiteral(
-        b.getContext(), SmallVector<Type>(4, f32));
-    SmallVector<Value> results;
-    for (int tile = 0; tile < 2; ++tile) {
-      Value n = arith::AddIOp::create(
-          b, nWarp, arith::AddIOp::create(b, c32(tile * 8), group));
-      Value n64 = ext64(n);
-      auto [w0, w1] = dequantizedPair(n64, ext64(col0));
-      auto [w8, w9] = dequantizedPair(n64, ext64(col8));
-      SmallVector<Value> bOps = {operand(pack(w0, w1)), operand(pack(w8, w9))};
-      SmallVector<Value> acc(loop.getRegionIterArgs().begin() + tile * 4,
-                             loop.getRegionIterArgs().begin() + tile * 4 + 4);
-      auto types = bf16 ? std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16,
-                                                         NVVM::MMATypes::bf16}
-                        : std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::f16,
-                                                         NVVM::MMATypes::f16};
-      auto mma = NVVM::MmaOp::create(
-          b, accStruct, aOps, bOps, acc, ArrayRef<int64_t>{16, 8, 16},
-          std::nullopt, std::nullopt, types,
-          std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
-                                         NVVM::MMALayout::col});
-      for (int64_t i = 0; i < 4; ++i)
-        results.push_back(LLVM::ExtractValueOp::create(b, mma.getResult(), i));
+      Type accStruct = LLVM::LLVMStructType::getLiteral(
+          b.getContext(), SmallVector<Type>(4, f32));
+      for (int tile = 0; tile < 2; ++tile) {
+        Value n = arith::AddIOp::create(
+            b, nWarp, arith::AddIOp::create(b, c32(tile * 8), group));
+        Value n64 = ext64(n);
+        auto [w0, w1] = dequantizedPair(n64, ext64(col0));
+        auto [w8, w9] = dequantizedPair(n64, ext64(col8));
+        // Past K the weights are zeroed too, so 0 * garbage never adds NaN.
+        auto guarded = [&](Value packed) {
+          return operand(arith::SelectOp::create(b, inK, packed, c32(0)));
+        };
+        SmallVector<Value> bOps = {guarded(pack(w0, w1)), guarded(pack(w8, w9))};
+        SmallVector<Value> acc(accs.begin() + tile * 4,
+                               accs.begin() + tile * 4 + 4);
+        auto types = bf16 ? std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16,
+                                                           NVVM::MMATypes::bf16}
+                          : std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::f16,
+                                                           NVVM::MMATypes::f16};
+        auto mma = NVVM::MmaOp::create(
+            b, accStruct, aOps, bOps, acc, ArrayRef<int64_t>{16, 8, 16},
+            std::nullopt, std::nullopt, types,
+            std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                           NVVM::MMALayout::col});
+        for (int64_t i = 0; i < 4; ++i)
+          accs[tile * 4 + i] = LLVM::ExtractValueOp::create(b, mma.getResult(), i);
+      }
     }
+    SmallVector<Value> results = accs;
     scf::YieldOp::create(b, results);
   }
 

@@ -12,8 +12,13 @@
 // CHECK:       gpu.module @humming_kernels
 // Four warp groups split K inside the block and meet in shared memory.
 // CHECK:       gpu.func @gemm_w4a16_g128_gemm0(%{{.*}}: !llvm.ptr<1>, {{.*}}, %{{.*}}: i32) workgroup(%[[WS:.*]] : memref<3072xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 512, 1, 1>}
-// CHECK:         scf.for %{{.*}} = %{{.*}} to %c128{{.*}} step %c64
-// CHECK-COUNT-2: nvvm.mma.sync A[{{.*}}]  B[{{.*}}]  C[{{.*}}]  {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+// Each iteration runs two k-steps (unrolled) of 16, every fourth k-step
+// belonging to this warp group: step 2 * 4 * 16 = 128. Unsigned codes
+// dequantize with the magic-number trick in packed f16 arithmetic.
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %c128{{.*}} step %c128
+// CHECK:           arith.subf %{{.*}}, %{{.*}} : vector<2xf16>
+// CHECK:           arith.mulf %{{.*}}, %{{.*}} : vector<2xf16>
+// CHECK-COUNT-4: nvvm.mma.sync A[{{.*}}]  B[{{.*}}]  C[{{.*}}]  {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>
 // CHECK:         memref.store %{{.*}}, %[[WS]]
 // CHECK:         gpu.barrier
 // CHECK-COUNT-24: memref.load %[[WS]]
@@ -30,7 +35,7 @@ func.func @gemm_w4a16_g128(%a: memref<?x128xf16>, %w: memref<128x16xi32>, %s: me
 
 // bf16 operands travel as i32 (NVVM's convention for bf16 MMA).
 // CHECK-LABEL: gpu.func @gemm_w8a16_bf16_gemm0
-// CHECK-COUNT-2: nvvm.mma.sync {{.*}}multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>{{.*}} : (i32, i32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+// CHECK-COUNT-4: nvvm.mma.sync {{.*}}multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>{{.*}} : (i32, i32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
 func.func @gemm_w8a16_bf16(%a: memref<?x64xbf16>, %w: memref<64x16xi32>, %s: memref<64x1xbf16>, %c: memref<?x64xbf16>) {
   humming.gemm %a, %w scales(%s : memref<64x1xbf16>) into %c
       {weight_schema = #humming.weight_schema<type = ui8, scale = bf16>, input_schema = #humming.input_schema<type = bf16>}
