@@ -7,11 +7,11 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${HUMMING_BUILD_DIR:-$root/build}"
 HUMMING_STATIC_LLVM=ON "$root/scripts/humming" build
-ninja -C "$build" humming-gpu-test humming-opt humming-inspect >/dev/null
+ninja -C "$build" humming-gpu-test humming-opt humming-inspect humming-translate >/dev/null
 stage="$(mktemp -d)"
 trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage/humming/bin"
-for tool in humming-gpu-test humming-opt humming-inspect; do
+for tool in humming-gpu-test humming-opt humming-inspect humming-translate; do
   if ldd "$build/bin/$tool" | grep -Eq 'libLLVM|libMLIR'; then
     echo "make-bundle: $tool links LLVM/MLIR dynamically; configure with HUMMING_STATIC_LLVM=ON" >&2
     exit 1

@@ -1,6 +1,9 @@
 //===- humming-gpu-test.cpp - GEMM correctness on a real GPU --------------===//
 //
-//   humming-gpu-test [--quick] [--json=<file>] [--filter=<substring>]
+//   humming-gpu-test [--quick | --matrix] [--json=<file>] [--filter=<substring>]
+//
+// --matrix runs every legal (weight type, scale type, granularity, zero
+// point, activation type) combination on a 128 x 256 layer at M = 1 and 33.
 //   humming-gpu-test --compile-only=<chip> --ptx-dir=<dir> [--quick]
 //
 // --compile-only needs no GPU: it compiles every case for <chip> and writes
@@ -138,6 +141,55 @@ std::vector<Case> suite(bool quick) {
   return cases;
 }
 
+/// Every legal (weight type, scale type, granularity, zero point, activation)
+/// combination, on a small layer: the support matrix, exhaustively.
+std::vector<Case> matrix() {
+  std::vector<ScalarType> weights;
+  for (unsigned b = 1; b <= 8; ++b) {
+    weights.push_back(ScalarType::uint(b));
+    weights.push_back(ScalarType::sint(b));
+  }
+  for (unsigned e = 1; e <= 7; ++e)
+    for (unsigned m = 0; 1 + e + m <= 8; ++m)
+      weights.push_back(*ScalarType::parse("e" + std::to_string(e) + "m" +
+                                           std::to_string(m)));
+  struct Gran {
+    Granularity g;
+    int64_t k;
+  };
+  const Gran grans[] = {{Granularity::Channel, 0},
+                        {Granularity::Group, 32},
+                        {Granularity::Group, 128},
+                        {Granularity::GroupTensor, 64},
+                        {Granularity::Block, 128},
+                        {Granularity::Tensor, 0}};
+  const ScalarType scales[] = {ScalarType::f16(),  ScalarType::bf16(),
+                               ScalarType::e4m3(), ScalarType::e5m2(),
+                               ScalarType::ue8m0(), ScalarType::f32()};
+  std::vector<Case> cases;
+  for (ScalarType act : {ScalarType::f16(), ScalarType::bf16()})
+    for (const ScalarType &t : weights)
+      for (const Gran &g : grans)
+        for (const ScalarType &sc : scales)
+          for (ZeroPointKind zp : {ZeroPointKind::None, ZeroPointKind::Int,
+                                   ZeroPointKind::Float}) {
+            WeightSchema w = schema(t, sc, g.g, g.k, zp);
+            if (g.g == Granularity::Block)
+              w.groupN = 128;
+            InputSchema in{act, ActScaling::None, 0};
+            if (verifyWeightSchema(w) || verifyCompatibility(w, in, {}, act))
+              continue;
+            std::string name = "matrix_" + t.str() + "_" + sc.str() + "_" +
+                               toString(g.g) + std::to_string(g.k) + "_zp" +
+                               toString(zp) + "_" + act.str();
+            for (char &c : name)
+              if (c == '!' || c == '<' || c == '>' || c == '.')
+                c = '_';
+            cases.push_back({name, w, act, 128, 256, {1, 33}});
+          }
+  return cases;
+}
+
 /// The layer as humming IR: func @layer(input, weight, scales?, zp?, global?,
 /// bias?, output) { humming.gemm }.
 mlir::OwningOpRef<mlir::ModuleOp> buildLayer(mlir::MLIRContext &ctx,
@@ -234,12 +286,14 @@ struct Outcome {
 } // namespace
 
 int main(int argc, char **argv) {
-  bool quick = false;
+  bool quick = false, useMatrix = false;
   std::string jsonPath, filter, compileOnly, ptxDir;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--quick")
       quick = true;
+    else if (a == "--matrix")
+      useMatrix = true;
     else if (a.rfind("--json=", 0) == 0)
       jsonPath = a.substr(7);
     else if (a.rfind("--filter=", 0) == 0)
@@ -249,8 +303,8 @@ int main(int argc, char **argv) {
     else if (a.rfind("--ptx-dir=", 0) == 0)
       ptxDir = a.substr(10);
     else {
-      std::fprintf(stderr, "usage: humming-gpu-test [--quick] [--json=<file>] "
-                           "[--filter=<substring>]\n");
+      std::fprintf(stderr, "usage: humming-gpu-test [--quick | --matrix] "
+                           "[--json=<file>] [--filter=<substring>]\n");
       return 2;
     }
   }
@@ -260,7 +314,7 @@ int main(int argc, char **argv) {
     mlir::MLIRContext ctx(registry);
     ctx.loadAllAvailableDialects();
     int compiled = 0, errors = 0;
-    for (const Case &c : suite(quick)) {
+    for (const Case &c : useMatrix ? matrix() : suite(quick)) {
       if (!filter.empty() && c.name.find(filter) == std::string::npos)
         continue;
       std::string error;
@@ -304,7 +358,7 @@ int main(int argc, char **argv) {
   std::vector<Outcome> outcomes;
   std::mt19937 rng(uint32_t(std::random_device{}()));
   unsigned threads = std::max(1u, std::thread::hardware_concurrency());
-  for (const Case &c : suite(quick)) {
+  for (const Case &c : useMatrix ? matrix() : suite(quick)) {
     if (!filter.empty() && c.name.find(filter) == std::string::npos)
       continue;
     Outcome base;
