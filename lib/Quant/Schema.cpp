@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Humming/Quant/Schema.h"
+#include "Humming/Quant/Codec.h"
 #include "Humming/Quant/Result.h"
 
 #include <algorithm>
@@ -469,8 +470,15 @@ Diag verifyCompatibility(const WeightSchema &w, const InputSchema &in,
                  b.exponentBits, " (", b.str(), ")");
     if (b.mantissaBits > a.mantissaBits)
       return concat("expected weight mantissa bits <= ", a.mantissaBits,
-                 " (the mantissa of ", a.str(), " activations), got ",
-                 b.mantissaBits, " (", b.str(), ")");
+                    " (the mantissa of ", a.str(), " activations), got ",
+                    b.mantissaBits, " (", b.str(), ")");
+    // Equal exponent widths are not enough: e5m0/e5m1 reach 2^16 and beyond,
+    // where f16 keeps its top exponent for inf. The weights are decoded into
+    // the activation type, so every value must fit it.
+    if (maxValue(b) > maxValue(a))
+      return concat("expected weight values within the range of ", a.str(),
+                    " activations (max ", maxValue(a), "), got ", b.str(),
+                    " (max ", maxValue(b), ")");
   }
 
   // One group must cover at least one MMA k-step.

@@ -1,5 +1,6 @@
 //===- SchemaTest.cpp - The support matrix and operand shapes -------------===//
 
+#include "Humming/Quant/Codec.h"
 #include "Humming/Quant/Schema.h"
 #include "Formats.h"
 
@@ -32,7 +33,14 @@ bool originalAccepts(const ScalarType &w, const ScalarType &a, bool zp) {
     return w.isSigned ? w.bits == a.bits : w.bits < a.bits;
   if (w.isFloat() && a.isInt())
     return false;
-  return w.exponentBits <= a.exponentBits && w.mantissaBits <= a.mantissaBits;
+  // Humming's one addition: the weight's values must fit the activation type.
+  // A finite-only weight format with as many exponent bits as an IEEE
+  // activation type uses the exponent the activation keeps for inf (the
+  // original decodes e5m0/e5m1 into f16's inf).
+  bool fits = !(w.flavor == FloatFlavor::Finite && a.flavor == FloatFlavor::IEEE &&
+                w.exponentBits == a.exponentBits);
+  return w.exponentBits <= a.exponentBits &&
+         w.mantissaBits <= a.mantissaBits && fits;
 }
 } // namespace
 

@@ -110,11 +110,22 @@ private:
       return false;
     if (spec.input.type == hq::ScalarType::bf16() && w.type.bits > 7)
       return false;
-    bool perK = w.granularity == hq::Granularity::Group ||
-                w.granularity == hq::Granularity::GroupTensor ||
-                w.granularity == hq::Granularity::Block;
-    return !perK || w.scaleType == spec.input.type;
+    return !hasPerKScales() ||
+           (w.scaleType == spec.input.type && !foldsGlobalScale());
   }
+
+  bool hasPerKScales() const {
+    hq::Granularity g = spec.weight.granularity;
+    return g == hq::Granularity::Group || g == hq::Granularity::GroupTensor ||
+           g == hq::Granularity::Block;
+  }
+  /// Whether the global scale multiplies the per-k scales (in f32, on the
+  /// weights) instead of the accumulators.
+  bool foldsGlobalScale() const {
+    return spec.weight.hasGlobalScale() && hasPerKScales();
+  }
+  /// The global scale, loaded once at the kernel's start.
+  Value globalScale() const { return global; }
 
   // ---- State ---------------------------------------------------------------
   ImplicitLocOpBuilder &b;
@@ -122,6 +133,8 @@ private:
   SmallVector<Value> params;
   /// Shared memory for the split-K partial sums.
   Value workspace;
+  /// The layer's global scale (f32), when it has one.
+  Value global;
   Type i1, i8, i16, i32, i64, f32;
   LLVM::LLVMPointerType ptr;
 };
@@ -262,6 +275,11 @@ std::pair<Value, Value> KernelEmitter::dequantizedPair(Value n, Value k) {
         arith::DivUIOp::create(b, kIn, c64(w.groupK)));
     scale = loadAsF32(param(hq::abi::ParamScales), index, w.scaleType);
   }
+  // A global scale with per-k scales is folded into them in f32 (group
+  // scales alone may exceed the 16-bit range, e.g. e5m2 group scales of an
+  // NVFP4-style group_tensor schema).
+  if (scale && foldsGlobalScale())
+    scale = arith::MulFOp::create(b, scale, globalScale());
   Type act = spec.input.type == hq::ScalarType::bf16() ? Type(b.getBF16Type())
                                                          : Type(b.getF16Type());
   if (useMagicNumbers()) {
@@ -331,6 +349,8 @@ void KernelEmitter::emit() {
   Value group = arith::ShRUIOp::create(b, lane, c32(2)); // row / column
   Value quad = arith::AndIOp::create(b, lane, c32(3));   // k pair
   Value m = param(hq::abi::ParamM);
+  if (w.hasGlobalScale())
+    global = load(f32, param(hq::abi::ParamGlobalScale), c64(0));
 
   Value m0 = arith::MulIOp::create(b, bidY, c32(Tile::kBlockM));
   Value row0 = arith::AddIOp::create(b, m0, group);
@@ -492,9 +512,6 @@ void KernelEmitter::emit() {
   auto epilogue = scf::IfOp::create(b, isLeader, /*withElseRegion=*/false);
   OpBuilder::InsertionGuard epilogueGuard(b);
   b.setInsertionPointToStart(epilogue.thenBlock());
-  Value global;
-  if (w.hasGlobalScale())
-    global = load(f32, param(hq::abi::ParamGlobalScale), c64(0));
   bool outBF16 = spec.output == hq::ScalarType::bf16();
   Type outType = outBF16 ? Type(b.getBF16Type()) : Type(b.getF16Type());
   for (int tile = 0; tile < 2; ++tile) {
@@ -511,7 +528,7 @@ void KernelEmitter::emit() {
         if (w.granularity == hq::Granularity::Channel)
           v = arith::MulFOp::create(
               b, v, loadAsF32(param(hq::abi::ParamScales), col64, w.scaleType));
-        if (global)
+        if (global && !foldsGlobalScale())
           v = arith::MulFOp::create(b, v, global);
         if (w.bias)
           v = arith::AddFOp::create(

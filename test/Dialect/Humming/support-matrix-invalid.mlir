@@ -164,3 +164,15 @@ func.func @f16acc_bf16(%a: memref<?x1024xbf16>, %w: memref<1024x128xi32>, %s: me
       : memref<?x1024xbf16>, memref<1024x128xi32> -> memref<?x1024xbf16>
   return
 }
+
+// -----
+
+// e5m1 reaches 98304: past f16's largest finite value (its top exponent is
+// inf), although the exponent widths are equal.
+func.func @e5m1_on_f16(%a: memref<?x1024xf16>, %w: memref<1024x224xi32>, %s: memref<1024x1xf16>, %c: memref<?x1024xf16>) {
+  // expected-error @+1 {{expected weight values within the range of f16 activations (max 65504), got !humming.float<e5m1> (max 98304)}}
+  humming.gemm %a, %w scales(%s : memref<1024x1xf16>) into %c
+      {weight_schema = #humming.weight_schema<type = !humming.float<e5m1>, scale = f16>, input_schema = #humming.input_schema<type = f16>}
+      : memref<?x1024xf16>, memref<1024x224xi32> -> memref<?x1024xf16>
+  return
+}
