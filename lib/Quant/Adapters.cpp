@@ -44,17 +44,17 @@ struct Ctx {
     Result<TensorView> t = ckpt.tensor(name(suffix));
     if (!t)
       return Error{concat(module, ": missing tensor '", name(suffix), "' (",
-                       mq.describe(), ")")};
+                          mq.describe(), ")")};
     if (std::find(dtypes.begin(), dtypes.end(), t->dtype) == dtypes.end()) {
       std::string want;
       for (DType d : dtypes)
         want += (want.empty() ? "" : " or ") + std::string(dtypeName(d));
       return Error{concat(name(suffix), ": expected dtype ", want, ", got ",
-                       dtypeName(t->dtype))};
+                          dtypeName(t->dtype))};
     }
     if (rank >= 0 && int(t->shape.size()) != rank)
-      return Error{concat(name(suffix), ": expected rank ", rank, ", got shape ",
-                       formatShape(t->shape))};
+      return Error{concat(name(suffix), ": expected rank ", rank,
+                          ", got shape ", formatShape(t->shape))};
     return t;
   }
 
@@ -63,7 +63,7 @@ struct Ctx {
                      const std::string &why) const {
     if (t.shape != shape)
       return Error{concat(name(suffix), ": expected shape ", formatShape(shape),
-                       " (", why, "), got ", formatShape(t.shape))};
+                          " (", why, "), got ", formatShape(t.shape))};
     return Status::success();
   }
 };
@@ -96,7 +96,7 @@ ScalarType scaleTypeFor(Ctx &c, DType stored, Granularity g) {
       g == Granularity::Tensor)
     return ScalarType::f32();
   c.layer.notes.push_back(concat("F32 ", toString(g), " scales stored as ",
-                              dtypeName(c.param), " (rounded)"));
+                                 dtypeName(c.param), " (rounded)"));
   return paramScalar(c.param);
 }
 
@@ -111,16 +111,18 @@ Result<std::vector<int32_t>> actOrderPermutation(Ctx &c, const char *suffix,
                                                  const TensorView &gIdx,
                                                  int64_t k, int64_t group) {
   if (gIdx.numel() != k)
-    return Error{concat(c.name(suffix), ": expected ", k, " entries (one per "
-                     "input channel), got ", gIdx.numel())};
+    return Error{concat(c.name(suffix), ": expected ", k,
+                        " entries (one per "
+                        "input channel), got ",
+                        gIdx.numel())};
   int64_t groups = groupCount(k, group);
   std::vector<int64_t> count(size_t(groups), 0);
   bool natural = true;
   for (int64_t i = 0; i < k; ++i) {
     int64_t g = gIdx.intAt(i);
     if (g < 0 || g >= groups)
-      return Error{concat(c.name(suffix), "[", i, "] = ", g,
-                       " is outside the ", groups, " groups")};
+      return Error{concat(c.name(suffix), "[", i, "] = ", g, " is outside the ",
+                          groups, " groups")};
     ++count[size_t(g)];
     natural &= g == (group > 0 ? i / group : 0);
   }
@@ -128,9 +130,9 @@ Result<std::vector<int32_t>> actOrderPermutation(Ctx &c, const char *suffix,
     return std::vector<int32_t>();
   for (int64_t g = 0; g < groups; ++g)
     if (count[size_t(g)] != (group > 0 ? group : k))
-      return Error{concat(c.name(suffix), ": group ", g, " has ", count[size_t(g)],
-                       " input channels; expected ", group,
-                       " (act-order needs equal groups)")};
+      return Error{concat(c.name(suffix), ": group ", g, " has ",
+                          count[size_t(g)], " input channels; expected ", group,
+                          " (act-order needs equal groups)")};
   // Sort by (group, channel): the order within a group is kept.
   std::vector<std::pair<int64_t, int32_t>> keyed(static_cast<size_t>(k));
   for (int64_t i = 0; i < k; ++i)
@@ -165,8 +167,8 @@ Status readBias(Ctx &c, const std::string &suffix, int64_t e, int64_t n,
     return Error{b.error()};
   if (b->numel() != e * n)
     return Error{concat(c.module + suffix, ": expected ", e * n,
-                     " values (one per output channel), got shape ",
-                     formatShape(b->shape))};
+                        " values (one per output channel), got shape ",
+                        formatShape(b->shape))};
   c.layer.weight.bias = true;
   cv.bias.resize(size_t(e * n));
   for (int64_t i = 0; i < e * n; ++i)
@@ -202,6 +204,25 @@ std::vector<double> readScales(const TensorView &t, int64_t rows, int64_t cols,
   return out;
 }
 
+/// The group size, group count and `[K / group_size, N]` scale tensor of a
+/// GPTQ-style packed-integer layer (GPTQ, AWQ): `group_size` >= K or -1 means
+/// one group (per channel).
+struct GroupedScales {
+  int64_t group, groups;
+  TensorView scales;
+};
+Result<GroupedScales> groupedScales(Ctx &c, int64_t k, int64_t n) {
+  int64_t group = c.mq.groupSize >= k ? 0 : c.mq.groupSize;
+  if (group > 0 && k % group)
+    return Error{concat(c.name(".qweight"), ": K = ", k,
+                        " is not a multiple of group_size ", group)};
+  int64_t groups = groupCount(k, group);
+  TRY(scales, c.get(".scales", {DType::F16, DType::BF16, DType::F32}, 2));
+  CHECK_STATUS(
+      c.expectShape(".scales", *scales, {groups, n}, "[K / group_size, N]"));
+  return GroupedScales{group, groups, *scales};
+}
+
 //===----------------------------------------------------------------------===//
 // GPTQ (and auto-round's GPTQ packing)
 //===----------------------------------------------------------------------===//
@@ -209,19 +230,15 @@ std::vector<double> readScales(const TensorView &t, int64_t rows, int64_t cols,
 Result<LoadedLayer> loadGptq(Ctx &c) {
   const unsigned b = unsigned(c.mq.bits);
   if (b != 2 && b != 3 && b != 4 && b != 8)
-    return Error{concat(c.module, ": expected 2, 3, 4 or 8 bits in a GPTQ "
-                               "checkpoint, got ",
-                     b)};
+    return Error{concat(c.module,
+                        ": expected 2, 3, 4 or 8 bits in a GPTQ "
+                        "checkpoint, got ",
+                        b)};
   TRY(qweight, c.get(".qweight", {DType::I32, DType::U32}, 2));
   int64_t n = qweight->shape[1], k = qweight->shape[0] * 32 / b;
-  int64_t group = c.mq.groupSize >= k ? 0 : c.mq.groupSize;
-  if (group > 0 && k % group)
-    return Error{concat(c.name(".qweight"), ": K = ", k,
-                     " is not a multiple of group_size ", group)};
-  int64_t groups = groupCount(k, group);
-  TRY(scales, c.get(".scales", {DType::F16, DType::BF16, DType::F32}, 2));
-  CHECK_STATUS(c.expectShape(".scales", *scales, {groups, n},
-                             "[K / group_size, N]"));
+  TRY(grouped, groupedScales(c, k, n));
+  const int64_t group = grouped->group, groups = grouped->groups;
+  const TensorView *scales = &grouped->scales;
   WeightSchema w;
   w.type = ScalarType::uint(b);
   w.granularity = group ? Granularity::Group : Granularity::Channel;
@@ -261,7 +278,7 @@ Result<LoadedLayer> loadGptq(Ctx &c) {
     }
   } else if (!c.mq.symmetric) {
     return Error{concat(c.module, ": missing tensor '", c.name(".qzeros"),
-                     "' (an asymmetric checkpoint needs its zero points)")};
+                        "' (an asymmetric checkpoint needs its zero points)")};
   }
   bool implicitOnly = std::all_of(zeros.begin(), zeros.end(), [&](double z) {
     return z == double(1u << (b - 1));
@@ -298,17 +315,12 @@ constexpr int kAwqSlot[8] = {0, 4, 1, 5, 2, 6, 3, 7};
 Result<LoadedLayer> loadAwq(Ctx &c) {
   if (c.mq.bits != 4)
     return Error{concat(c.module, ": expected 4-bit AWQ weights, got ",
-                     c.mq.bits, " bits")};
+                        c.mq.bits, " bits")};
   TRY(qweight, c.get(".qweight", {DType::I32, DType::U32}, 2));
   int64_t k = qweight->shape[0], n = qweight->shape[1] * 8;
-  int64_t group = c.mq.groupSize >= k ? 0 : c.mq.groupSize;
-  if (group > 0 && k % group)
-    return Error{concat(c.name(".qweight"), ": K = ", k,
-                     " is not a multiple of group_size ", group)};
-  int64_t groups = groupCount(k, group);
-  TRY(scales, c.get(".scales", {DType::F16, DType::BF16, DType::F32}, 2));
-  CHECK_STATUS(c.expectShape(".scales", *scales, {groups, n},
-                             "[K / group_size, N]"));
+  TRY(grouped, groupedScales(c, k, n));
+  const int64_t group = grouped->group, groups = grouped->groups;
+  const TensorView *scales = &grouped->scales;
   auto nibble = [](uint32_t word, int64_t col) {
     return (word >> (4 * kAwqSlot[col % 8])) & 0xF;
   };
@@ -348,14 +360,15 @@ Result<LoadedLayer> loadAwq(Ctx &c) {
 /// block structure, [ceil(N/bn), ceil(K/bk)] (block).
 Status readShapedScales(Ctx &c, const char *suffix, const TensorView &s,
                         int64_t n, int64_t k, int64_t blockN, int64_t blockK,
-                        double multiplier, WeightSchema &w, CanonicalValues &cv) {
+                        double multiplier, WeightSchema &w,
+                        CanonicalValues &cv) {
   int64_t numel = s.numel();
   if (blockN > 0) {
     int64_t rows = (n + blockN - 1) / blockN, cols = (k + blockK - 1) / blockK;
     if (s.shape != std::vector<int64_t>{rows, cols})
-      return Error{concat(c.name(suffix), ": expected shape [", rows, ", ", cols,
-                       "] (block ", blockN, "x", blockK, "), got ",
-                       formatShape(s.shape))};
+      return Error{concat(c.name(suffix), ": expected shape [", rows, ", ",
+                          cols, "] (block ", blockN, "x", blockK, "), got ",
+                          formatShape(s.shape))};
     w.granularity = Granularity::Block;
     w.groupN = blockN;
     w.groupK = blockK;
@@ -384,16 +397,17 @@ Status readShapedScales(Ctx &c, const char *suffix, const TensorView &s,
     return Status::success();
   }
   return Error{concat(c.name(suffix), ": expected one value, [", n, "], [", n,
-                   ", 1] or [", n, ", K / group] for a [", n, ", ", k,
-                   "] weight, got ", formatShape(s.shape))};
+                      ", 1] or [", n, ", K / group] for a [", n, ", ", k,
+                      "] weight, got ", formatShape(s.shape))};
 }
 
 /// Codes of a byte-per-value weight [N, K] (F8_E4M3 codes; I8 offset by 128).
 Result<std::pair<int64_t, int64_t>> readByteWeight(Ctx &c, const char *suffix,
                                                    CanonicalValues &cv,
                                                    bool signedInt) {
-  TRY(weight, c.get(suffix, signedInt ? std::vector<DType>{DType::I8}
-                                      : std::vector<DType>{DType::F8_E4M3},
+  TRY(weight, c.get(suffix,
+                    signedInt ? std::vector<DType>{DType::I8}
+                              : std::vector<DType>{DType::F8_E4M3},
                     2));
   int64_t n = weight->shape[0], k = weight->shape[1];
   cv.codes.resize(size_t(n * k));
@@ -411,12 +425,13 @@ Result<std::pair<int64_t, int64_t>> readFp4Weight(Ctx &c, const TensorView &t,
                                                   CanonicalValues &cv) {
   if (t.dtype != DType::U8 && t.dtype != DType::I8)
     return Error{concat(name, ": expected dtype U8 (two e2m1 per byte), got ",
-                     dtypeName(t.dtype))};
-  int64_t rows = experts > 0 ? t.shape.size() >= 2 ? t.shape[1] : 0
-                             : t.shape.empty() ? 0 : t.shape[0];
+                        dtypeName(t.dtype))};
+  int64_t rows = experts > 0       ? t.shape.size() >= 2 ? t.shape[1] : 0
+                 : t.shape.empty() ? 0
+                                   : t.shape[0];
   if (rows <= 0 || t.numel() % ((experts > 0 ? experts : 1) * rows))
     return Error{concat(name, ": expected [", experts > 0 ? "E, " : "",
-                     "N, K / 2] bytes, got ", formatShape(t.shape))};
+                        "N, K / 2] bytes, got ", formatShape(t.shape))};
   int64_t e = std::max<int64_t>(experts, 1);
   int64_t k = 2 * t.numel() / (e * rows);
   cv.codes.resize(size_t(e * rows * k));
@@ -453,14 +468,15 @@ Result<LoadedLayer> loadNvfp4(Ctx &c, const char *weightSuffix,
                              "[N, K / " + std::to_string(group) + "]"));
   TRY(global, c.get(globalSuffix, {DType::F32}));
   if (global->numel() != 1)
-    return Error{concat(c.name(globalSuffix), ": expected one value, got shape ",
-                     formatShape(global->shape),
-                     " (fuse shards with fuseShards)")};
+    return Error{
+        concat(c.name(globalSuffix), ": expected one value, got shape ",
+               formatShape(global->shape), " (fuse shards with fuseShards)")};
   double g = global->at(0);
   if (!(g > 0) || !std::isfinite(g))
-    return Error{concat(c.name(globalSuffix), ": expected a positive finite "
-                                           "scale, got ",
-                     g)};
+    return Error{concat(c.name(globalSuffix),
+                        ": expected a positive finite "
+                        "scale, got ",
+                        g)};
   WeightSchema w;
   w.type = ScalarType::e2m1();
   w.scaleType = ScalarType::e4m3();
@@ -478,13 +494,14 @@ Result<LoadedLayer> loadNvfp4(Ctx &c, const char *weightSuffix,
 Status readE8m0Scales(Ctx &c, const TensorView &s, const std::string &name,
                       int64_t rows, int64_t groups, CanonicalValues &cv) {
   if (s.dtype != DType::U8 && s.dtype != DType::F8_E8M0)
-    return Error{concat(name, ": expected dtype U8 or F8_E8M0 (e8m0 exponents), "
-                           "got ",
-                     dtypeName(s.dtype))};
+    return Error{concat(name,
+                        ": expected dtype U8 or F8_E8M0 (e8m0 exponents), "
+                        "got ",
+                        dtypeName(s.dtype))};
   if (s.numel() != rows * groups)
-    return Error{concat(name, ": expected ", rows * groups, " scales (",
-                     rows, " rows x ", groups, " groups of 32), got shape ",
-                     formatShape(s.shape))};
+    return Error{concat(name, ": expected ", rows * groups, " scales (", rows,
+                        " rows x ", groups, " groups of 32), got shape ",
+                        formatShape(s.shape))};
   cv.scales.resize(size_t(rows * groups));
   for (int64_t i = 0; i < rows * groups; ++i) {
     if (s.data[i] == 0xFF)
@@ -502,7 +519,8 @@ Result<LoadedLayer> loadDenseMxfp4(Ctx &c, const char *weightSuffix) {
   TRY(nk, readFp4Weight(c, *weight, c.name(weightSuffix), 0, cv));
   auto [n, k] = *nk;
   TRY(scale, c.ckpt.tensor(c.name(".weight_scale")));
-  CHECK_STATUS(readE8m0Scales(c, *scale, c.name(".weight_scale"), n, k / 32, cv));
+  CHECK_STATUS(
+      readE8m0Scales(c, *scale, c.name(".weight_scale"), n, k / 32, cv));
   WeightSchema w;
   w.type = ScalarType::e2m1();
   w.scaleType = ScalarType::ue8m0();
@@ -527,7 +545,7 @@ Result<LoadedLayer> loadMxfp4(Ctx &c) {
     TRY(t, c.ckpt.tensor(weightName));
     if (t->shape.size() != 4 || t->shape[3] != 16)
       return Error{concat(weightName, ": expected [E, N, K / 32, 16], got ",
-                       formatShape(t->shape))};
+                          formatShape(t->shape))};
     experts = t->shape[0];
   } else {
     weightName = c.name(".weight");
@@ -561,23 +579,23 @@ Result<LoadedLayer> loadCompressedTensors(Ctx &c) {
       ((fmt == "int-quantized" || fmt == "naive-quantized") && mq.bits == 8)) {
     bool isInt = fmt != "float-quantized";
     if (!isInt && mq.bits != 8)
-      return Error{concat(c.module, ": expected 8-bit float weights, got ",
-                       mq.bits)};
+      return Error{
+          concat(c.module, ": expected 8-bit float weights, got ", mq.bits)};
     WeightSchema w;
     w.type = isInt ? ScalarType::uint(8) : ScalarType::e4m3();
     CanonicalValues cv;
     TRY(nk, readByteWeight(c, ".weight", cv, isInt));
     auto [n, k] = *nk;
     TRY(scale, c.get(".weight_scale", {DType::F32, DType::F16, DType::BF16}));
-    CHECK_STATUS(readShapedScales(c, ".weight_scale", *scale, n, k,
-                                  mq.blockN, mq.blockK, 1.0, w, cv));
+    CHECK_STATUS(readShapedScales(c, ".weight_scale", *scale, n, k, mq.blockN,
+                                  mq.blockK, 1.0, w, cv));
     if (isInt && !mq.symmetric) {
       TRY(zp, c.get(".weight_zero_point", {DType::I8, DType::I32}));
       int64_t groups = w.granularity == Granularity::Group ? k / w.groupK : 1;
       if (zp->numel() != n * groups)
         return Error{concat(c.name(".weight_zero_point"), ": expected ",
-                         n * groups, " values, got shape ",
-                         formatShape(zp->shape))};
+                            n * groups, " values, got shape ",
+                            formatShape(zp->shape))};
       w.zeroPoint = ZeroPointKind::Int;
       cv.zeroPoints.resize(size_t(n * groups));
       for (int64_t i = 0; i < n * groups; ++i)
@@ -588,16 +606,17 @@ Result<LoadedLayer> loadCompressedTensors(Ctx &c) {
   }
   if (fmt != "pack-quantized")
     return Error{concat(c.module, ": compressed-tensors format '", fmt,
-                     "' is not supported; expected pack-quantized, "
-                     "int-quantized, float-quantized, naive-quantized, "
-                     "nvfp4-pack-quantized or mxfp4-pack-quantized")};
+                        "' is not supported; expected pack-quantized, "
+                        "int-quantized, float-quantized, naive-quantized, "
+                        "nvfp4-pack-quantized or mxfp4-pack-quantized")};
 
   // pack-quantized: int codes offset by 2^(b-1), bit stream along K.
   const unsigned b = unsigned(mq.bits);
   if (b < 2 || b > 8)
-    return Error{concat(c.module, ": expected 2 to 8 bits with pack-quantized, "
-                               "got ",
-                     b)};
+    return Error{concat(c.module,
+                        ": expected 2 to 8 bits with pack-quantized, "
+                        "got ",
+                        b)};
   TRY(packed, c.get(".weight_packed", {DType::I32, DType::U32}, 2));
   int64_t n = packed->shape[0], kPacked = packed->shape[1] * 32 / b;
   int64_t k = kPacked;
@@ -607,13 +626,12 @@ Result<LoadedLayer> loadCompressedTensors(Ctx &c) {
                 shape->intAt(1) > 0 &&
                 (shape->intAt(1) * int64_t(b) + 31) / 32 == packed->shape[1];
     if (!fits)
-      return Error{concat(c.name(".weight_shape"), ": expected [", n,
-                       ", K] with ceil(K * ", b, " / 32) = ", packed->shape[1],
-                       " words per row, got ",
-                       shape->numel() == 2
-                           ? "[" + std::to_string(shape->intAt(0)) + ", " +
-                                 std::to_string(shape->intAt(1)) + "]"
-                           : formatShape(shape->shape))};
+      return Error{concat(
+          c.name(".weight_shape"), ": expected [", n, ", K] with ceil(K * ", b,
+          " / 32) = ", packed->shape[1], " words per row, got ",
+          shape->numel() == 2 ? "[" + std::to_string(shape->intAt(0)) + ", " +
+                                    std::to_string(shape->intAt(1)) + "]"
+                              : formatShape(shape->shape))};
     k = shape->intAt(1);
   }
   WeightSchema w;
@@ -622,7 +640,7 @@ Result<LoadedLayer> loadCompressedTensors(Ctx &c) {
   int64_t group = mq.groupSize;
   if (group > 0 && kPacked % group)
     return Error{concat(c.name(".weight_packed"), ": K = ", kPacked,
-                     " is not a multiple of group_size ", group)};
+                        " is not a multiple of group_size ", group)};
   CanonicalValues cv;
   cv.codes.resize(size_t(n * kPacked));
   std::vector<uint32_t> row(static_cast<size_t>(packed->shape[1]));
@@ -658,12 +676,12 @@ Result<LoadedLayer> loadCompressedTensors(Ctx &c) {
       }
     } else if (zp->shape == std::vector<int64_t>{n, groups}) {
       for (int64_t i = 0; i < n * groups; ++i)
-        cv.zeroPoints[size_t(i)] = double(
-            uint32_t(zp->intAt(i) + int64_t(offset)) & ((1u << b) - 1));
+        cv.zeroPoints[size_t(i)] =
+            double(uint32_t(zp->intAt(i) + int64_t(offset)) & ((1u << b) - 1));
     } else {
       return Error{concat(c.name(".weight_zero_point"), ": expected [",
-                       n * b / 32, ", ", groups, "] (packed) or [", n, ", ",
-                       groups, "], got ", formatShape(zp->shape))};
+                          n * b / 32, ", ", groups, "] (packed) or [", n, ", ",
+                          groups, "], got ", formatShape(zp->shape))};
     }
   }
   if (c.has(".weight_g_idx")) {
@@ -693,7 +711,8 @@ Result<LoadedLayer> loadQuark(Ctx &c) {
     TRY(nk, readByteWeight(c, ".weight", cv, true));
     auto [n, k] = *nk;
     TRY(scale, c.get(".weight_scale", {DType::F32, DType::F16, DType::BF16}));
-    CHECK_STATUS(readShapedScales(c, ".weight_scale", *scale, n, k, 0, 0, 1.0, w, cv));
+    CHECK_STATUS(
+        readShapedScales(c, ".weight_scale", *scale, n, k, 0, 0, 1.0, w, cv));
     CHECK_STATUS(readBias(c, ".bias", 1, n, cv));
     return finish(c, w, cv, n, k);
   }
@@ -706,7 +725,7 @@ Result<LoadedLayer> loadQuark(Ctx &c) {
   int64_t group = c.mq.groupSize;
   if (group > 0 && k % group)
     return Error{concat(c.name(".weight"), ": K = ", k,
-                     " is not a multiple of group_size ", group)};
+                        " is not a multiple of group_size ", group)};
   int64_t groups = group > 0 ? k / group : 1;
   CanonicalValues cv;
   cv.codes.resize(size_t(n * k));
@@ -719,13 +738,14 @@ Result<LoadedLayer> loadQuark(Ctx &c) {
   WeightSchema w;
   w.type = isSigned ? ScalarType::sint(4) : ScalarType::uint(4);
   TRY(scale, c.get(".weight_scale", {DType::F32, DType::F16, DType::BF16}));
-  CHECK_STATUS(readShapedScales(c, ".weight_scale", *scale, n, k, 0, 0, 1.0, w, cv));
+  CHECK_STATUS(
+      readShapedScales(c, ".weight_scale", *scale, n, k, 0, 0, 1.0, w, cv));
   if (!isSigned) {
     TRY(zp, c.get(".weight_zero_point", {DType::I32, DType::U8, DType::I8}));
     if (zp->numel() != n * groups)
-      return Error{concat(c.name(".weight_zero_point"), ": expected ", n * groups,
-                       " values ([N, K / group_size]), got shape ",
-                       formatShape(zp->shape))};
+      return Error{concat(
+          c.name(".weight_zero_point"), ": expected ", n * groups,
+          " values ([N, K / group_size]), got shape ", formatShape(zp->shape))};
     w.zeroPoint = ZeroPointKind::Int;
     cv.zeroPoints.resize(size_t(n * groups));
     for (int64_t i = 0; i < n * groups; ++i)
@@ -752,20 +772,23 @@ Result<LoadedLayer> loadBitnet(Ctx &c) {
       for (int64_t j = 0; j < 4; ++j) {
         uint32_t code = (byte >> (2 * j)) & 3;
         if (code == 3)
-          return Error{concat(c.name(".weight"), "[", r, ", ", kk, "]: code 3 "
-                           "is not a ternary value (expected 0, 1 or 2)")};
+          return Error{concat(c.name(".weight"), "[", r, ", ", kk,
+                              "]: code 3 "
+                              "is not a ternary value (expected 0, 1 or 2)")};
         cv.codes[size_t((r + j * quarter) * k + kk)] = code + 1;
       }
     }
   TRY(scale, c.get(".weight_scale", {DType::F32, DType::F16, DType::BF16}));
   if (scale->numel() != 1)
-    return Error{concat(c.name(".weight_scale"), ": expected one value, got shape ",
-                     formatShape(scale->shape))};
+    return Error{concat(c.name(".weight_scale"),
+                        ": expected one value, got shape ",
+                        formatShape(scale->shape))};
   double inv = scale->at(0);
   if (!(inv > 0) || !std::isfinite(inv))
-    return Error{concat(c.name(".weight_scale"), ": expected a positive finite "
-                                              "scale, got ",
-                     inv)};
+    return Error{concat(c.name(".weight_scale"),
+                        ": expected a positive finite "
+                        "scale, got ",
+                        inv)};
   WeightSchema w;
   w.type = ScalarType::uint(2);
   w.scaleType = ScalarType::f32();
@@ -826,7 +849,7 @@ Result<LoadedLayer> loadLayer(const Checkpoint &ckpt, const QuantConfig &config,
     return Error{mq.error()};
   if (!mq->has_value())
     return Error{concat(module, ": the quantization config leaves this module "
-                             "unquantized")};
+                                "unquantized")};
   Ctx c{ckpt, module, **mq, config.paramDType(), {}};
   c.layer.module = module;
   c.layer.source = **mq;
@@ -853,7 +876,8 @@ Result<LoadedLayer> loadLayer(const Checkpoint &ckpt, const QuantConfig &config,
       TRY(nk, readByteWeight(c, ".weight", cv, false));
       auto [n, k] = *nk;
       TRY(scale, ckpt.tensor(c.name(".weight_scale")));
-      CHECK_STATUS(readE8m0Scales(c, *scale, c.name(".weight_scale"), n, k / 32, cv));
+      CHECK_STATUS(
+          readE8m0Scales(c, *scale, c.name(".weight_scale"), n, k / 32, cv));
       CHECK_STATUS(readBias(c, ".bias", 1, n, cv));
       return finish(c, w, cv, n, k);
     }
@@ -870,8 +894,9 @@ Result<LoadedLayer> loadLayer(const Checkpoint &ckpt, const QuantConfig &config,
 
 namespace {
 /// The inverse of packCanonical, for re-packing (fusing shards).
-CanonicalValues unpackCanonical(const WeightSchema &w, const QuantizedWeights &q,
-                                int64_t np, int64_t kp) {
+CanonicalValues unpackCanonical(const WeightSchema &w,
+                                const QuantizedWeights &q, int64_t np,
+                                int64_t kp) {
   CanonicalValues v;
   const int64_t e = std::max<int64_t>(w.experts, 1);
   const unsigned b = w.type.bits;
@@ -922,23 +947,23 @@ Result<LoadedLayer> fuseShards(const std::vector<LoadedLayer> &shards,
     WeightSchema a = s.weight, b = first.weight;
     if (s.k != first.k || a.padK != b.padK || a.padN != 0)
       return Error{concat("cannot fuse ", s.module, " with ", first.module,
-                       ": expected equal K and no N padding, got K = ", s.k,
-                       " and ", first.k)};
+                          ": expected equal K and no N padding, got K = ", s.k,
+                          " and ", first.k)};
     if (a.type != b.type || a.scaleType != b.scaleType ||
         a.granularity != b.granularity || a.groupK != b.groupK ||
         a.groupN != b.groupN || a.zeroPoint != b.zeroPoint ||
         a.experts != b.experts || a.globalScale != b.globalScale ||
         a.bias != b.bias)
       return Error{concat("cannot fuse ", s.module, " (", formatWeightSchema(a),
-                       ") with ", first.module, " (", formatWeightSchema(b),
-                       "): the schemas differ beyond their scalar scales")};
+                          ") with ", first.module, " (", formatWeightSchema(b),
+                          "): the schemas differ beyond their scalar scales")};
     if (!s.kPermutation.empty() || !first.kPermutation.empty())
       if (s.kPermutation != first.kPermutation)
         return Error{concat("cannot fuse ", s.module, " with ", first.module,
-                         ": their act-order permutations differ")};
+                            ": their act-order permutations differ")};
     if (w.granularity == Granularity::Block && s.n % w.groupN)
       return Error{concat("cannot fuse ", s.module, ": N = ", s.n,
-                       " is not a multiple of the block ", w.groupN)};
+                          " is not a multiple of the block ", w.groupN)};
   }
   const int64_t e = std::max<int64_t>(w.experts, 1);
   const int64_t kp = first.k + w.padK;
@@ -966,10 +991,11 @@ Result<LoadedLayer> fuseShards(const std::vector<LoadedLayer> &shards,
     fused.granularity = Granularity::Group;
     fused.scaleType = paramScalar(paramDType);
     out.notes.push_back(concat("per-shard global scales folded into ",
-                            dtypeName(paramDType), " group scales (rounded)"));
+                               dtypeName(paramDType),
+                               " group scales (rounded)"));
   } else if (unequal) {
     return Error{concat("cannot fuse: the shards' global scales differ and ",
-                     toString(w.granularity), " scales cannot absorb them")};
+                        toString(w.granularity), " scales cannot absorb them")};
   }
   const int64_t groupsK = fused.groupsAlongK(kp);
   const int64_t scaleCols = w.granularity == Granularity::Block
@@ -983,7 +1009,8 @@ Result<LoadedLayer> fuseShards(const std::vector<LoadedLayer> &shards,
       const CanonicalValues &p = parts[si];
       int64_t sn = shards[si].n;
       double gs = p.globalScales.empty() ? 1.0 : p.globalScales[size_t(ei)];
-      std::copy(p.codes.begin() + ei * sn * kp, p.codes.begin() + (ei + 1) * sn * kp,
+      std::copy(p.codes.begin() + ei * sn * kp,
+                p.codes.begin() + (ei + 1) * sn * kp,
                 cv.codes.begin() + (ei * n + row0) * kp);
       if (fused.granularity == Granularity::Channel && unequal) {
         for (int64_t r = 0; r < sn; ++r)

@@ -123,6 +123,19 @@ std::string widthName(const ScalarType &t) {
 }
 } // namespace
 
+std::vector<ScalarType> allWeightTypes() {
+  std::vector<ScalarType> out;
+  for (unsigned b = 1; b <= 8; ++b) {
+    out.push_back(ScalarType::uint(b));
+    out.push_back(ScalarType::sint(b));
+  }
+  for (unsigned e = 1; e <= 7; ++e)
+    for (unsigned m = 0; 1 + e + m <= 8; ++m)
+      out.push_back(*ScalarType::parse("e" + std::to_string(e) + "m" +
+                                       std::to_string(m))); // flavor by name
+  return out;
+}
+
 int64_t WeightSchema::groupsAlongK(int64_t k) const {
   switch (granularity) {
   case Granularity::Channel:

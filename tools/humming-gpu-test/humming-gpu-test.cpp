@@ -1,6 +1,7 @@
 //===- humming-gpu-test.cpp - GEMM correctness on a real GPU --------------===//
 //
-//   humming-gpu-test [--quick | --matrix] [--json=<file>] [--filter=<substring>]
+//   humming-gpu-test [--quick | --matrix] [--json=<file>]
+//   [--filter=<substring>]
 //
 // --matrix runs every legal (weight type, scale type, granularity, zero
 // point, activation type) combination on a 128 x 256 layer at M = 1 and 33.
@@ -56,17 +57,6 @@ struct Case {
   std::vector<int64_t> ms;
 };
 
-WeightSchema schema(ScalarType t, ScalarType s, Granularity g, int64_t gk = 0,
-                    ZeroPointKind zp = ZeroPointKind::None) {
-  WeightSchema w;
-  w.type = t;
-  w.scaleType = s;
-  w.granularity = g;
-  w.groupK = gk;
-  w.zeroPoint = zp;
-  return w;
-}
-
 std::vector<Case> suite(bool quick) {
   std::vector<Case> cases;
   const std::vector<int64_t> smallMs = {1, 7, 16, 33, 128};
@@ -80,61 +70,108 @@ std::vector<Case> suite(bool quick) {
   for (unsigned b = 1; b <= 8; ++b)
     for (ScalarType act : {f16, bf16})
       add("ui" + std::to_string(b) + "_g128_" + act.str(),
-          schema(ScalarType::uint(b), act, Granularity::Group, 128), act);
+          WeightSchema::make(ScalarType::uint(b), act, Granularity::Group, 128),
+          act);
   // Zero points, signed integers, scale types and granularities.
   add("ui4_zp_int_g128_f16",
-      schema(ScalarType::uint(4), f16, Granularity::Group, 128, ZeroPointKind::Int), f16);
+      WeightSchema::make(ScalarType::uint(4), f16, Granularity::Group, 128,
+                         ZeroPointKind::Int),
+      f16);
   add("ui3_zp_int_g64_bf16",
-      schema(ScalarType::uint(3), bf16, Granularity::Group, 64, ZeroPointKind::Int), bf16);
+      WeightSchema::make(ScalarType::uint(3), bf16, Granularity::Group, 64,
+                         ZeroPointKind::Int),
+      bf16);
   add("ui8_zp_int_channel_bf16",
-      schema(ScalarType::uint(8), bf16, Granularity::Channel, 0, ZeroPointKind::Int), bf16);
+      WeightSchema::make(ScalarType::uint(8), bf16, Granularity::Channel, 0,
+                         ZeroPointKind::Int),
+      bf16);
   add("ui4_zp_float_g64_f16",
-      schema(ScalarType::uint(4), f16, Granularity::Group, 64, ZeroPointKind::Float), f16);
+      WeightSchema::make(ScalarType::uint(4), f16, Granularity::Group, 64,
+                         ZeroPointKind::Float),
+      f16);
   add("ui6_zp_float_g32_bf16",
-      schema(ScalarType::uint(6), bf16, Granularity::Group, 32, ZeroPointKind::Float), bf16);
-  add("si4_channel_f16", schema(ScalarType::sint(4), f16, Granularity::Channel), f16);
-  add("si8_channel_bf16", schema(ScalarType::sint(8), bf16, Granularity::Channel), bf16);
+      WeightSchema::make(ScalarType::uint(6), bf16, Granularity::Group, 32,
+                         ZeroPointKind::Float),
+      bf16);
+  add("si4_channel_f16",
+      WeightSchema::make(ScalarType::sint(4), f16, Granularity::Channel), f16);
+  add("si8_channel_bf16",
+      WeightSchema::make(ScalarType::sint(8), bf16, Granularity::Channel),
+      bf16);
   add("ui4_g32_e4m3_scales_f16",
-      schema(ScalarType::uint(4), ScalarType::e4m3(), Granularity::Group, 32), f16);
+      WeightSchema::make(ScalarType::uint(4), ScalarType::e4m3(),
+                         Granularity::Group, 32),
+      f16);
   add("ui5_g128_e5m2_scales_bf16",
-      schema(ScalarType::uint(5), ScalarType::e5m2(), Granularity::Group, 128), bf16);
+      WeightSchema::make(ScalarType::uint(5), ScalarType::e5m2(),
+                         Granularity::Group, 128),
+      bf16);
   add("ui4_g16_ue8m0_scales_f16",
-      schema(ScalarType::uint(4), ScalarType::ue8m0(), Granularity::Group, 16), f16);
+      WeightSchema::make(ScalarType::uint(4), ScalarType::ue8m0(),
+                         Granularity::Group, 16),
+      f16);
   add("e4m3_channel_f32_f16",
-      schema(ScalarType::e4m3(), ScalarType::f32(), Granularity::Channel), f16);
-  WeightSchema block = schema(ScalarType::e4m3(), ScalarType::f32(), Granularity::Block, 128);
+      WeightSchema::make(ScalarType::e4m3(), ScalarType::f32(),
+                         Granularity::Channel),
+      f16);
+  WeightSchema block = WeightSchema::make(ScalarType::e4m3(), ScalarType::f32(),
+                                          Granularity::Block, 128);
   block.groupN = 128;
   add("e4m3_block128_bf16", block, bf16);
-  add("e5m2_tensor_f16", schema(ScalarType::e5m2(), ScalarType::f32(), Granularity::Tensor), f16);
+  add("e5m2_tensor_f16",
+      WeightSchema::make(ScalarType::e5m2(), ScalarType::f32(),
+                         Granularity::Tensor),
+      f16);
   add("mxfp4_e2m1_ue8m0_g32_bf16",
-      schema(ScalarType::e2m1(), ScalarType::ue8m0(), Granularity::Group, 32), bf16);
+      WeightSchema::make(ScalarType::e2m1(), ScalarType::ue8m0(),
+                         Granularity::Group, 32),
+      bf16);
   add("nvfp4_e2m1_e4m3_g16_global_f16",
-      schema(ScalarType::e2m1(), ScalarType::e4m3(), Granularity::GroupTensor, 16), f16);
+      WeightSchema::make(ScalarType::e2m1(), ScalarType::e4m3(),
+                         Granularity::GroupTensor, 16),
+      f16);
   add("e2m3_g64_e5m2_scales_f16",
-      schema(ScalarType::e2m3(), ScalarType::e5m2(), Granularity::Group, 64), f16);
-  add("e3m2_g128_bf16", schema(ScalarType::e3m2(), bf16, Granularity::Group, 128), bf16);
-  add("e3m3_g128_f16", schema(*ScalarType::parse("e3m3"), f16, Granularity::Group, 128), f16);
-  add("e1m2_channel_bf16", schema(*ScalarType::parse("e1m2"), bf16, Granularity::Channel), bf16);
-  WeightSchema biased = schema(ScalarType::uint(4), f16, Granularity::Channel);
+      WeightSchema::make(ScalarType::e2m3(), ScalarType::e5m2(),
+                         Granularity::Group, 64),
+      f16);
+  add("e3m2_g128_bf16",
+      WeightSchema::make(ScalarType::e3m2(), bf16, Granularity::Group, 128),
+      bf16);
+  add("e3m3_g128_f16",
+      WeightSchema::make(*ScalarType::parse("e3m3"), f16, Granularity::Group,
+                         128),
+      f16);
+  add("e1m2_channel_bf16",
+      WeightSchema::make(*ScalarType::parse("e1m2"), bf16,
+                         Granularity::Channel),
+      bf16);
+  WeightSchema biased =
+      WeightSchema::make(ScalarType::uint(4), f16, Granularity::Channel);
   biased.bias = true;
   biased.globalScale = true;
   add("ui4_channel_bias_global_f16", biased, f16);
 
   // Padding: a 4032 x 4064 layer stored as 4096 x 4096.
-  WeightSchema padded = schema(ScalarType::uint(4), f16, Granularity::Group, 128);
+  WeightSchema padded =
+      WeightSchema::make(ScalarType::uint(4), f16, Granularity::Group, 128);
   padded.padN = 64;
   padded.padK = 32;
   add("ui4_g128_padded_4032x4064_f16", padded, f16, 4032, 4064, {1, 33, 1000});
 
   if (!quick) {
     // The standard shapes, every M of the issue.
-    add("w4a16_g128_4096x4096", schema(ScalarType::uint(4), f16, Granularity::Group, 128),
+    add("w4a16_g128_4096x4096",
+        WeightSchema::make(ScalarType::uint(4), f16, Granularity::Group, 128),
         f16, 4096, 4096, {1, 7, 16, 33, 128, 1000, 4096});
-    for (auto [n, k] : {std::pair<int64_t, int64_t>{8192, 8192}, {4096, 14336}, {14336, 4096}}) {
+    for (auto [n, k] : {std::pair<int64_t, int64_t>{8192, 8192},
+                        {4096, 14336},
+                        {14336, 4096}}) {
       std::string shape = std::to_string(n) + "x" + std::to_string(k);
-      add("w4a16_g128_" + shape, schema(ScalarType::uint(4), f16, Granularity::Group, 128),
+      add("w4a16_g128_" + shape,
+          WeightSchema::make(ScalarType::uint(4), f16, Granularity::Group, 128),
           f16, n, k, {1, 16, 128, 1000});
-      add("w8a16_channel_bf16_" + shape, schema(ScalarType::uint(8), bf16, Granularity::Channel),
+      add("w8a16_channel_bf16_" + shape,
+          WeightSchema::make(ScalarType::uint(8), bf16, Granularity::Channel),
           bf16, n, k, {1, 33, 4096});
     }
   }
@@ -144,27 +181,17 @@ std::vector<Case> suite(bool quick) {
 /// Every legal (weight type, scale type, granularity, zero point, activation)
 /// combination, on a small layer: the support matrix, exhaustively.
 std::vector<Case> matrix() {
-  std::vector<ScalarType> weights;
-  for (unsigned b = 1; b <= 8; ++b) {
-    weights.push_back(ScalarType::uint(b));
-    weights.push_back(ScalarType::sint(b));
-  }
-  for (unsigned e = 1; e <= 7; ++e)
-    for (unsigned m = 0; 1 + e + m <= 8; ++m)
-      weights.push_back(*ScalarType::parse("e" + std::to_string(e) + "m" +
-                                           std::to_string(m)));
+  std::vector<ScalarType> weights = allWeightTypes();
   struct Gran {
     Granularity g;
     int64_t k;
   };
-  const Gran grans[] = {{Granularity::Channel, 0},
-                        {Granularity::Group, 32},
-                        {Granularity::Group, 128},
-                        {Granularity::GroupTensor, 64},
-                        {Granularity::Block, 128},
-                        {Granularity::Tensor, 0}};
-  const ScalarType scales[] = {ScalarType::f16(),  ScalarType::bf16(),
-                               ScalarType::e4m3(), ScalarType::e5m2(),
+  const Gran grans[] = {
+      {Granularity::Channel, 0}, {Granularity::Group, 32},
+      {Granularity::Group, 128}, {Granularity::GroupTensor, 64},
+      {Granularity::Block, 128}, {Granularity::Tensor, 0}};
+  const ScalarType scales[] = {ScalarType::f16(),   ScalarType::bf16(),
+                               ScalarType::e4m3(),  ScalarType::e5m2(),
                                ScalarType::ue8m0(), ScalarType::f32()};
   std::vector<Case> cases;
   for (ScalarType act : {ScalarType::f16(), ScalarType::bf16()})
@@ -173,7 +200,7 @@ std::vector<Case> matrix() {
         for (const ScalarType &sc : scales)
           for (ZeroPointKind zp : {ZeroPointKind::None, ZeroPointKind::Int,
                                    ZeroPointKind::Float}) {
-            WeightSchema w = schema(t, sc, g.g, g.k, zp);
+            WeightSchema w = WeightSchema::make(t, sc, g.g, g.k, zp);
             if (g.g == Granularity::Block)
               w.groupN = 128;
             InputSchema in{act, ActScaling::None, 0};
@@ -192,8 +219,8 @@ std::vector<Case> matrix() {
 
 /// The layer as humming IR: func @layer(input, weight, scales?, zp?, global?,
 /// bias?, output) { humming.gemm }.
-mlir::OwningOpRef<mlir::ModuleOp> buildLayer(mlir::MLIRContext &ctx,
-                                             const Case &c, std::string &error) {
+mlir::OwningOpRef<mlir::ModuleOp>
+buildLayer(mlir::MLIRContext &ctx, const Case &c, std::string &error) {
   mlir::OpBuilder b(&ctx);
   mlir::Location loc = mlir::UnknownLoc::get(&ctx);
   auto emitError = [&] { return mlir::emitError(loc); };
@@ -213,8 +240,9 @@ mlir::OwningOpRef<mlir::ModuleOp> buildLayer(mlir::MLIRContext &ctx,
   };
   mlir::Type act = mh::toMLIRType(&ctx, c.act);
   mlir::Type out = act;
-  std::vector<mlir::Type> types = {memref({mlir::ShapedType::kDynamic, c.k}, act),
-                                   memref(shapeOf(WeightOperand::Weight), b.getI32Type())};
+  std::vector<mlir::Type> types = {
+      memref({mlir::ShapedType::kDynamic, c.k}, act),
+      memref(shapeOf(WeightOperand::Weight), b.getI32Type())};
   int scalesArg = -1, zpArg = -1, globalArg = -1, biasArg = -1;
   if (c.weight.hasScaleTensor()) {
     scalesArg = int(types.size());
@@ -230,7 +258,8 @@ mlir::OwningOpRef<mlir::ModuleOp> buildLayer(mlir::MLIRContext &ctx,
   }
   if (c.weight.hasGlobalScale()) {
     globalArg = int(types.size());
-    types.push_back(memref(shapeOf(WeightOperand::GlobalScale), b.getF32Type()));
+    types.push_back(
+        memref(shapeOf(WeightOperand::GlobalScale), b.getF32Type()));
   }
   if (c.weight.bias) {
     biasArg = int(types.size());
@@ -239,10 +268,13 @@ mlir::OwningOpRef<mlir::ModuleOp> buildLayer(mlir::MLIRContext &ctx,
   types.push_back(memref({mlir::ShapedType::kDynamic, c.n}, out));
   mlir::OwningOpRef<mlir::ModuleOp> module = mlir::ModuleOp::create(loc);
   b.setInsertionPointToEnd(module->getBody());
-  auto func = mlir::func::FuncOp::create(b, loc, "layer", b.getFunctionType(types, {}));
+  auto func =
+      mlir::func::FuncOp::create(b, loc, "layer", b.getFunctionType(types, {}));
   mlir::Block *body = func.addEntryBlock();
   b.setInsertionPointToStart(body);
-  auto arg = [&](int i) { return i < 0 ? mlir::Value() : body->getArgument(unsigned(i)); };
+  auto arg = [&](int i) {
+    return i < 0 ? mlir::Value() : body->getArgument(unsigned(i));
+  };
   mh::GemmOp::create(b, loc, arg(0), arg(1), arg(scalesArg), arg(zpArg),
                      arg(globalArg), arg(biasArg), mlir::Value(),
                      body->getArgument(unsigned(types.size() - 1)), ws, is,
@@ -380,7 +412,8 @@ int main(int argc, char **argv) {
     auto t0 = std::chrono::steady_clock::now();
     Result<std::string> ptx = mh::compileToPtx(*module, chip);
     base.compileSeconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+            .count();
     if (!ptx) {
       fail("compile: " + ptx.error());
       continue;
@@ -419,7 +452,8 @@ int main(int argc, char **argv) {
     }
     std::vector<double> biasVals = biasValues(c.weight, *q, c.n);
     auto upload = [&](const Tensor &t) -> Result<rt::DeviceBuffer> {
-      Result<rt::DeviceBuffer> buf = rt::DeviceBuffer::allocate(cu, t.data.size());
+      Result<rt::DeviceBuffer> buf =
+          rt::DeviceBuffer::allocate(cu, t.data.size());
       if (buf)
         if (Status s = buf->upload(t.data.data(), t.data.size()); !s)
           return Error{s.error()};
@@ -483,11 +517,11 @@ int main(int argc, char **argv) {
       cu.cuEventCreate(&start, 0);
       cu.cuEventCreate(&stop, 0);
       cu.cuEventRecord(start, nullptr);
-      Status launched = cu.check(
-          cu.cuLaunchKernel(*kernel, grid[0], grid[1], grid[2],
-                            unsigned(abi::MmaSyncTile::kThreads), 1, 1, 0,
-                            nullptr, args, nullptr),
-          "cuLaunchKernel");
+      Status launched =
+          cu.check(cu.cuLaunchKernel(*kernel, grid[0], grid[1], grid[2],
+                                     unsigned(abi::MmaSyncTile::kThreads), 1, 1,
+                                     0, nullptr, args, nullptr),
+                   "cuLaunchKernel");
       cu.cuEventRecord(stop, nullptr);
       Status synced = cu.check(cu.cuCtxSynchronize(), "cuCtxSynchronize");
       float elapsed = 0;
@@ -541,7 +575,8 @@ int main(int argc, char **argv) {
       std::printf("%-40s M=%-5lld N=%-6lld K=%-6lld rel_err=%.2e nan=%lld "
                   "%.3f ms %s\n",
                   c.name.c_str(), (long long)m, (long long)c.n, (long long)c.k,
-                  o.relError, (long long)o.nans, o.ms, o.pass ? "PASS" : "FAIL");
+                  o.relError, (long long)o.nans, o.ms,
+                  o.pass ? "PASS" : "FAIL");
     }
   }
 

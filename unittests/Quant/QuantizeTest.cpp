@@ -23,13 +23,7 @@ std::vector<double> randomValues(size_t n, uint32_t seed, double scale = 1.0) {
 
 WeightSchema schema(ScalarType type, ScalarType scale, Granularity g,
                     int64_t groupK = 0, ZeroPointKind zp = ZeroPointKind::None) {
-  WeightSchema w;
-  w.type = type;
-  w.scaleType = scale;
-  w.granularity = g;
-  w.groupK = groupK;
-  w.zeroPoint = zp;
-  return w;
+  return WeightSchema::make(type, scale, g, groupK, zp);
 }
 
 /// Largest |w - dequant(quant(w))| relative to the group's absmax.

@@ -77,6 +77,10 @@ const char *toString(GemmType g);
 const char *toString(MmaKind m);
 const char *toString(WeightOperand o);
 
+/// Every weight element type the schema admits: integers of 1..8 bits (both
+/// signs) and every signed float eXmY of at most 8 bits (28 of them).
+std::vector<ScalarType> allWeightTypes();
+
 struct WeightSchema {
   ScalarType type = ScalarType::uint(4);
   ScalarType scaleType = ScalarType::f16();
@@ -90,6 +94,20 @@ struct WeightSchema {
   int64_t padN = 0;    ///< padding rows appended to N (weights are padded, outputs are not)
   int64_t padK = 0;    ///< padding columns appended to K (activations are not padded)
   SourceFormat format = SourceFormat::Canonical;
+
+  /// The common dense-layer schema: `type` weights with `scaleType` scales of
+  /// `granularity` (group/group_tensor/block along K: `groupK`).
+  static WeightSchema make(ScalarType type, ScalarType scaleType,
+                           Granularity granularity, int64_t groupK = 0,
+                           ZeroPointKind zeroPoint = ZeroPointKind::None) {
+    WeightSchema w;
+    w.type = type;
+    w.scaleType = scaleType;
+    w.granularity = granularity;
+    w.groupK = groupK;
+    w.zeroPoint = zeroPoint;
+    return w;
+  }
 
   bool hasGlobalScale() const {
     return globalScale || granularity == Granularity::Tensor ||
