@@ -43,6 +43,22 @@ LogicalResult checkSupported(GemmOp op, const hq::Chip &chip) {
     return op.emitOpError() << "expected canonical weights to lower, got format "
                             << hq::toString(op.getWeightSchema().getFormat())
                             << " (convert with the host adapters first)";
+  if (ArrayAttr tiles = op.getTileConfigsAttr(); tiles && !tiles.empty())
+    return op.emitOpError()
+           << "tile_configs are not honoured by the mma_sync lowering yet (it "
+              "emits one fixed kernel: "
+           << hq::abi::MmaSyncTile::kBlockM << "x"
+           << hq::abi::MmaSyncTile::kBlockN << " output blocks, "
+           << hq::abi::MmaSyncTile::kKSplit
+           << "-way in-block split-K); remove 'tile_configs'";
+  if (ComputeAttr compute = op.getComputeAttr()) {
+    if (compute.getF16Accumulation())
+      return op.emitOpError("f16 accumulation is not lowered yet (the "
+                            "mma_sync kernels accumulate in f32); drop "
+                            "'f16_accumulation'");
+    // Batch invariance holds: the K decomposition is fixed and each token's
+    // row depends on nothing else.
+  }
   if (chip.sm < 80)
     return op.emitOpError() << "the mma_sync lowering needs sm_80 or newer "
                                "(m16n8k16), got "
@@ -91,10 +107,20 @@ struct LowerToNVVMPass
     }
 
     SmallVector<GemmOp> gemms;
-    module.walk([&](GemmOp op) { gemms.push_back(op); });
+    bool failedAny = false;
+    module.walk([&](Operation *op) {
+      if (auto gemm = dyn_cast<GemmOp>(op))
+        gemms.push_back(gemm);
+      else if (isa_and_nonnull<HummingDialect>(op->getDialect())) {
+        op->emitOpError("is not lowered by humming-lower-to-nvvm yet (only "
+                        "humming.gemm is)");
+        failedAny = true;
+      }
+    });
+    if (failedAny)
+      return signalPassFailure();
     if (gemms.empty())
       return;
-    bool failedAny = false;
     for (GemmOp op : gemms)
       failedAny |= failed(checkSupported(op, *parsed));
     if (failedAny)

@@ -54,3 +54,38 @@ func.func @turing(%a: memref<?x128xf16>, %w: memref<128x16xi32>, %s: memref<128x
   return
 }
 }
+
+// -----
+
+// A forced tile configuration is refused, not silently ignored.
+func.func @forced_tiles(%a: memref<?x128xf16>, %w: memref<128x16xi32>, %s: memref<128x1xf16>, %c: memref<?x128xf16>) {
+  // expected-error @+1 {{tile_configs are not honoured by the mma_sync lowering yet (it emits one fixed kernel: 16x64 output blocks, 4-way in-block split-K); remove 'tile_configs'}}
+  humming.gemm %a, %w scales(%s : memref<128x1xf16>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16>, input_schema = #humming.input_schema<type = f16>,
+       tile_configs = [#humming.tile_config<block = [64, 128, 64], warp = [64, 32, 64], stages = 4>]}
+      : memref<?x128xf16>, memref<128x16xi32> -> memref<?x128xf16>
+  return
+}
+
+// -----
+
+func.func @f16_accumulation(%a: memref<?x128xf16>, %w: memref<128x16xi32>, %s: memref<128x1xf16>, %c: memref<?x128xf16>) {
+  // expected-error @+1 {{f16 accumulation is not lowered yet (the mma_sync kernels accumulate in f32); drop 'f16_accumulation'}}
+  humming.gemm %a, %w scales(%s : memref<128x1xf16>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16>, input_schema = #humming.input_schema<type = f16>,
+       compute = #humming.compute<f16_accumulation = true>}
+      : memref<?x128xf16>, memref<128x16xi32> -> memref<?x128xf16>
+  return
+}
+
+// -----
+
+// Every other humming op is diagnosed rather than left behind for the
+// translation to trip over.
+func.func @dequantize(%w: memref<256x128xi32>, %s: memref<256x1xf16>, %out: memref<256x512xf32>) {
+  // expected-error @+1 {{'humming.dequantize' op is not lowered by humming-lower-to-nvvm yet (only humming.gemm is)}}
+  humming.dequantize %w scales(%s : memref<256x1xf16>) into %out
+      {weight_schema = #humming.weight_schema<type = ui8, scale = f16>}
+      : memref<256x128xi32> -> memref<256x512xf32>
+  return
+}
