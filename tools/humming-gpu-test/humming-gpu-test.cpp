@@ -335,8 +335,12 @@ int main(int argc, char **argv) {
     else if (a.rfind("--ptx-dir=", 0) == 0)
       ptxDir = a.substr(10);
     else {
-      std::fprintf(stderr, "usage: humming-gpu-test [--quick | --matrix] "
-                           "[--json=<file>] [--filter=<substring>]\n");
+      std::fprintf(stderr,
+                   "humming-gpu-test: unknown argument '%s'\n"
+                   "usage: humming-gpu-test [--quick | --matrix] "
+                   "[--json=<file>] [--filter=<substring>]\n"
+                   "       [--compile-only=<chip> --ptx-dir=<dir>]\n",
+                   a.c_str());
       return 2;
     }
   }
@@ -358,8 +362,19 @@ int main(int argc, char **argv) {
         ++errors;
         continue;
       }
-      if (!ptxDir.empty())
-        std::ofstream(ptxDir + "/" + c.name + ".ptx") << *ptx;
+      if (!ptxDir.empty()) {
+        std::string path = ptxDir + "/" + c.name + ".ptx";
+        std::ofstream file(path);
+        file << *ptx;
+        file.close();
+        if (!file) {
+          std::fprintf(stderr,
+                       "humming-gpu-test: cannot write '%s' (does --ptx-dir "
+                       "name a writable directory?)\n",
+                       path.c_str());
+          return 2;
+        }
+      }
       ++compiled;
     }
     std::printf("humming-gpu-test: %d passed, %d failed\n", compiled, errors);
