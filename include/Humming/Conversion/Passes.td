@@ -19,7 +19,10 @@ def HummingLowerToNVVMPass : Pass<"humming-lower-to-nvvm", "::mlir::ModuleOp"> {
     float zero points), signed integers, every small float, channel, group,
     block, tensor and group_tensor scales in any scale type, global scales,
     bias, padded N and K and any M, on fp16 and bf16 activations. Prepared
-    layouts, 8/4-bit activations and MoE are diagnosed as not lowered yet.
+    layouts, 8/4-bit activations and MoE are diagnosed as not lowered yet,
+    as are `tile_configs`, `f16_accumulation` and every humming op other than
+    `gemm`. A module with a `humming.target` must be compiled for that
+    target's chip (`chip=` must name it).
 
     ```sh
     humming-opt --humming-lower-to-nvvm="chip=sm_90a" layer.mlir

@@ -93,8 +93,19 @@ struct LowerToNVVMPass
                          << hq::knownChipNames() << ", got '" << chip << "'";
       return signalPassFailure();
     }
-    if (TargetAttr target = lookupTarget(module))
-      parsed = target.getHostChip();
+    // The chip is the one the pipeline attaches to the gpu.module and emits
+    // PTX for; a module that names its device must agree with it, or the
+    // checks below would be made for one chip and the code built for another.
+    if (TargetAttr target = lookupTarget(module);
+        target && !(target.getHostChip() == *parsed)) {
+      module.emitError() << "humming-lower-to-nvvm: the module's "
+                            "humming.target ("
+                         << target.getDevice() << ") is "
+                         << target.getHostChip().str()
+                         << "; expected chip=" << target.getHostChip().str()
+                         << ", got chip=" << parsed->str();
+      return signalPassFailure();
+    }
     // LLVM aborts on intrinsics a PTX version cannot express: check first.
     if (ptxVersion && (ptxVersion < parsed->minPtxVersion() ||
                        ptxVersion > hq::kMaxPtxVersion)) {
