@@ -1,0 +1,114 @@
+//===- PreparedLayout.h - The mma_sync execution layout ---------*- C++ -*-===//
+//
+// The one description of the prepared weight layout of the mma_sync kernel
+// family (16-bit activations): the host repack (prepareMmaSync) writes it and
+// the lowering's loads read it, both through the functions below, so the two
+// cannot drift. No MLIR dependency.
+//
+// Weights. K is cut into k-tiles of 16 and N into n-tiles of 64. One warp
+// reads one (k-tile, n-tile) with one vector load per lane per plane, and the
+// lane then holds exactly the codes of its B fragments of the eight
+// m16n8k16 MMAs of that tile (PTX ISA 9.7.14.5.8): for sub-tile j (0..7) and
+// register r (0..1), the pair of codes (n, k) and (n, k + 1) with
+//   n = 64 * ntile + 8 * j + lane / 4,  k = 16 * ktile + 8 * r + 2 * (lane % 4).
+// The pair index is q = 2 * j + r (0..15).
+//
+// A b-bit code is split into bit planes, the binary decomposition of b
+// (7 = 4 + 2 + 1, 8 = 8): plane p of width w holds bits [shift, shift + w)
+// of the code. In a plane, a 32-bit word holds 16 / w pairs: pair q sits in
+// word q / (16 / w), its first code at bit w * (q % (16 / w)) and its second
+// 16 bits higher, so one shift and one mask put both codes of a pair into the
+// two 16-bit lanes of a register (ready for magic-number dequantization).
+// Within a tile, planes follow each other, each 32 lanes x w words, lane-major
+// (a lane's words of a plane are contiguous and aligned to the vector size).
+// The tile (ktile, ntile) starts at word ktile * (N * b / 2) + ntile * 32 * b
+// of the [K/16, N*b/2] i32 tensor.
+//
+// Codes. Unsigned integers as they are; signed integers in offset binary
+// (q + 2^(b-1), the top bit flipped), so every integer weight dequantizes as
+// (code - zero) * scale with zero = 2^(b-1) when the schema has no zero
+// point; float codes keep their bits.
+//
+// Scales and float zero points: [G, N] (G groups along K; channel: 1), the
+// 64 columns of n-tile t permuted so that the 8 columns one lane needs are
+// contiguous: column 64 t + 8 j + g is stored at 64 t + 8 g + j.
+// Integer zero points: [G, N*zb/32] with zb = 4 (b <= 4) or 8 bits per code;
+// lane group g of n-tile t finds its 8 codes (j = 0..7) in the zb consecutive
+// bytes starting at byte (64 t + 8 g) * zb / 8, code j at bit j * zb.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef HUMMING_QUANT_PREPAREDLAYOUT_H
+#define HUMMING_QUANT_PREPAREDLAYOUT_H
+
+#include "Humming/Quant/Quantize.h"
+#include "Humming/Quant/Result.h"
+#include "Humming/Quant/Schema.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace humming::layout {
+
+constexpr int64_t kTileK = 16;
+constexpr int64_t kTileN = 64;
+/// Pairs of codes per lane and tile (8 sub-tiles x 2 registers).
+constexpr int kPairs = 16;
+
+/// One bit plane of a b-bit code.
+struct Plane {
+  unsigned width;      ///< 8, 4, 2 or 1
+  unsigned shift;      ///< lowest code bit the plane holds
+  unsigned wordOffset; ///< first word of the plane in a tile, / 32 lanes
+};
+
+/// The planes of a `bits`-bit code, widest first.
+std::vector<Plane> planes(unsigned bits);
+
+/// Word of tile (ktile, ntile) (relative to the tile's start) that holds
+/// pair q of `lane` in `plane`, and the bit of the pair's first code.
+inline int64_t pairWord(const Plane &p, int lane, int q) {
+  return int64_t(p.wordOffset) * 32 + int64_t(lane) * p.width +
+         q / int(16 / p.width);
+}
+inline unsigned pairBit(const Plane &p, int q) {
+  return p.width * unsigned(q % int(16 / p.width));
+}
+/// First word of tile (ktile, ntile) for a padded N `n`.
+inline int64_t tileWord(int64_t ktile, int64_t ntile, int64_t n,
+                        unsigned bits) {
+  return ktile * (n * bits / 2) + ntile * 32 * int64_t(bits);
+}
+/// Prepared column of logical column `n` in scales / float zero points.
+inline int64_t permutedColumn(int64_t n) {
+  int64_t t = n / kTileN, c = n % kTileN;
+  return t * kTileN + (c % 8) * 8 + c / 8;
+}
+/// Bits per integer zero point in the prepared layout.
+inline unsigned zeroPointBits(unsigned bits) { return bits <= 4 ? 4 : 8; }
+
+/// Whether the prepared mma_sync layout can hold this layer (padded sizes
+/// n x k) for activations `in`; the diagnostic says what is missing.
+Diag supports(const WeightSchema &w, const InputSchema &in, int64_t n,
+              int64_t k);
+
+/// The largest magnitude a dequantized weight reaches before the global
+/// scale, (max |code - zero|) * (max scale): the prepared kernels form it in
+/// the activation type.
+double maxDequantizedMagnitude(const WeightSchema &w);
+
+/// Rewrites canonical tensors (padded sizes n x k, as quantizeWeights makes
+/// them) into the prepared layout. The global scale and bias are unchanged.
+Result<QuantizedWeights> prepareMmaSync(const WeightSchema &w,
+                                        const InputSchema &in,
+                                        const QuantizedWeights &canonical,
+                                        int64_t n, int64_t k);
+
+/// The code (as the canonical layout stores it) of weight (n, k) read back
+/// from prepared weights: the inverse used by the tests.
+uint32_t preparedCodeAt(const WeightSchema &w, const uint32_t *words,
+                        int64_t n, int64_t padN, int64_t k);
+
+} // namespace humming::layout
+
+#endif // HUMMING_QUANT_PREPAREDLAYOUT_H

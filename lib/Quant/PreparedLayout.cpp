@@ -1,0 +1,214 @@
+//===- PreparedLayout.cpp - The mma_sync execution layout -----------------===//
+
+#include "Humming/Quant/PreparedLayout.h"
+
+#include "Humming/Quant/Codec.h"
+#include "Humming/Quant/Pack.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace humming::layout {
+
+std::vector<Plane> planes(unsigned bits) {
+  std::vector<Plane> out;
+  unsigned offset = 0;
+  for (unsigned width : {8u, 4u, 2u, 1u})
+    if (bits & width) {
+      // Low code bits live in the narrow planes: the plane of width w holds
+      // the bits just above the narrower planes that exist.
+      unsigned shift = bits & (width - 1);
+      out.push_back({width, shift, offset});
+      offset += width;
+    }
+  return out;
+}
+
+namespace {
+/// Whether every value of `from` is exactly a value of the 16-bit `to`.
+bool representable(const ScalarType &from, const ScalarType &to) {
+  if (from == to)
+    return true;
+  if (from.isE8M0())
+    return to == ScalarType::bf16();
+  if (!from.isFloat() || from.bits > 8)
+    return false; // f16 <-> bf16, f32
+  // 8-bit floats: enough exponent range and mantissa.
+  return from.mantissaBits <= to.mantissaBits &&
+         from.exponentBits <= to.exponentBits;
+}
+} // namespace
+
+double maxDequantizedMagnitude(const WeightSchema &w) {
+  double q;
+  if (w.type.isFloat())
+    q = maxValue(w.type);
+  else if (w.type.isSigned || w.zeroPoint == ZeroPointKind::None)
+    q = double(1u << (w.type.bits - 1));
+  else
+    q = double((1u << w.type.bits) - 1); // int or float zero points in range
+  return w.hasScaleTensor() ? q * maxValue(w.scaleType) : q;
+}
+
+Diag supports(const WeightSchema &w, const InputSchema &in, int64_t n,
+              int64_t k) {
+  const char *prefix = "the prepared mma_sync layout ";
+  if (in.type != ScalarType::f16() && in.type != ScalarType::bf16())
+    return concat(prefix, "expects f16 or bf16 activations, got ",
+                  in.type.str());
+  if (w.experts != 0)
+    return concat(prefix, "holds dense layers so far, got ", w.experts,
+                  " experts");
+  if (w.format != SourceFormat::Canonical)
+    return concat(prefix, "is made from canonical weights, got format ",
+                  toString(w.format));
+  if (n % kTileN != 0)
+    return concat(prefix, "expects the padded N to be a multiple of ", kTileN,
+                  ", got ", n, " (pad N with pad_n)");
+  if (k % kTileK != 0)
+    return concat(prefix, "expects the padded K to be a multiple of ", kTileK,
+                  ", got ", k);
+  if (w.granularity == Granularity::Block)
+    return concat(prefix, "does not hold block scales yet (group, channel, "
+                          "tensor and group_tensor are supported)");
+  bool bf16 = in.type == ScalarType::bf16();
+  if (w.type.isInt() && bf16 && w.type.bits > 7)
+    return concat(prefix, "expects integer weights of at most 7 bits with "
+                          "bf16 activations (bf16 magic numbers hold 7 "
+                          "mantissa bits), got ",
+                  w.type.str());
+  if (w.type.isFloat() && (w.type.exponentBits > in.type.exponentBits ||
+                           w.type.mantissaBits > in.type.mantissaBits))
+    return concat(prefix, "expects float weights that ", in.type.str(),
+                  " holds exactly, got ", w.type.str());
+  if (w.hasScaleTensor() && !representable(w.scaleType, in.type))
+    return concat(prefix, "applies scales in the activation type and expects "
+                          "scales that ",
+                  in.type.str(), " represents exactly, got ",
+                  w.scaleType.str());
+  if (w.hasGlobalScale() && maxDequantizedMagnitude(w) > maxValue(in.type))
+    return concat(prefix, "applies the global scale to the accumulators and "
+                          "expects scaled weights within the ",
+                  in.type.str(), " range (", maxValue(in.type), "), got up to ",
+                  maxDequantizedMagnitude(w));
+  return std::nullopt;
+}
+
+namespace {
+/// Lane, pair and half of weight (n, k) within its tile.
+struct Slot {
+  int lane, q, half;
+};
+Slot slotOf(int64_t n, int64_t k) {
+  int64_t c = n % kTileN, r = k % kTileK;
+  return {int(4 * (c % 8) + (r % 8) / 2), int(2 * (c / 8) + r / 8), int(r % 2)};
+}
+} // namespace
+
+uint32_t preparedCodeAt(const WeightSchema &w, const uint32_t *words,
+                        int64_t n, int64_t padN, int64_t k) {
+  const unsigned bits = w.type.bits;
+  Slot s = slotOf(n, k);
+  int64_t base = tileWord(k / kTileK, n / kTileN, padN, bits);
+  uint32_t code = 0;
+  for (const Plane &p : planes(bits)) {
+    uint32_t word = words[base + pairWord(p, s.lane, s.q)];
+    uint32_t v = (word >> (pairBit(p, s.q) + 16 * s.half)) &
+                 ((1u << p.width) - 1);
+    code |= v << p.shift;
+  }
+  if (w.type.isInt() && w.type.isSigned)
+    code ^= 1u << (bits - 1);
+  return code;
+}
+
+Result<QuantizedWeights> prepareMmaSync(const WeightSchema &w,
+                                        const InputSchema &in,
+                                        const QuantizedWeights &canonical,
+                                        int64_t n, int64_t k) {
+  if (Diag d = supports(w, in, n, k))
+    return Error{*d};
+  const unsigned bits = w.type.bits;
+  const int64_t groups = w.groupsAlongK(k);
+  auto shapeCheck = [&](const char *what, const Tensor &t,
+                        WeightOperand op) -> Status {
+    ShapeOrDiag want = expectedShape(op, w, in, n, k, /*prepared=*/false);
+    if (want.error)
+      return Error{*want.error};
+    if (t.shape != want.shape)
+      return Error{concat("prepareMmaSync: expected ", what, " of shape ",
+                          formatShape(want.shape), ", got ",
+                          formatShape(t.shape))};
+    return Status::success();
+  };
+  if (Status s = shapeCheck("weight", canonical.weight, WeightOperand::Weight);
+      !s)
+    return Error{s.error()};
+
+  QuantizedWeights out;
+  // Weights: every (ktile, ntile, lane, pair) gathers its two codes.
+  out.weight = Tensor(DType::I32, {k / kTileK, n * bits / 2});
+  uint32_t *dst = out.weight.as<uint32_t>();
+  const uint32_t *src = canonical.weight.as<uint32_t>();
+  const int64_t rowWords = k * bits / 32;
+  const uint32_t flip = w.type.isInt() && w.type.isSigned ? 1u << (bits - 1) : 0;
+  const std::vector<Plane> ps = planes(bits);
+  for (int64_t nn = 0; nn < n; ++nn) {
+    std::vector<uint32_t> row = unpackBits(src + nn * rowWords, k, bits);
+    for (int64_t kk = 0; kk < k; ++kk) {
+      Slot s = slotOf(nn, kk);
+      int64_t base = tileWord(kk / kTileK, nn / kTileN, n, bits);
+      uint32_t code = row[size_t(kk)] ^ flip;
+      for (const Plane &p : ps)
+        dst[base + pairWord(p, s.lane, s.q)] |=
+            ((code >> p.shift) & ((1u << p.width) - 1))
+            << (pairBit(p, s.q) + 16 * s.half);
+    }
+  }
+
+  // Scales and float zero points: [N, G] -> [G, N] with permuted columns.
+  auto transpose = [&](const Tensor &t) {
+    Tensor r(t.dtype, {groups, n});
+    size_t es = storageBytes(t.dtype, 1);
+    for (int64_t nn = 0; nn < n; ++nn)
+      for (int64_t g = 0; g < groups; ++g)
+        std::memcpy(r.data.data() + size_t(g * n + permutedColumn(nn)) * es,
+                    t.data.data() + size_t(nn * groups + g) * es, es);
+    return r;
+  };
+  if (canonical.scales) {
+    if (Status s = shapeCheck("scales", *canonical.scales, WeightOperand::Scales);
+        !s)
+      return Error{s.error()};
+    out.scales = transpose(*canonical.scales);
+  }
+  if (canonical.zeroPoints) {
+    if (Status s = shapeCheck("zero points", *canonical.zeroPoints,
+                              WeightOperand::ZeroPoints);
+        !s)
+      return Error{s.error()};
+    if (w.zeroPoint == ZeroPointKind::Float) {
+      out.zeroPoints = transpose(*canonical.zeroPoints);
+    } else {
+      // Canonical [N*b/32, G]: each group's column is a bit stream along N.
+      unsigned zb = zeroPointBits(bits);
+      out.zeroPoints = Tensor(DType::I32, {groups, n * zb / 32});
+      const uint32_t *zs = canonical.zeroPoints->as<uint32_t>();
+      int64_t zRows = n * bits / 32;
+      std::vector<uint32_t> column(static_cast<size_t>(zRows));
+      for (int64_t g = 0; g < groups; ++g) {
+        for (int64_t r = 0; r < zRows; ++r)
+          column[size_t(r)] = zs[r * groups + g];
+        uint32_t *row = out.zeroPoints->as<uint32_t>() + g * (n * zb / 32);
+        for (int64_t nn = 0; nn < n; ++nn)
+          setPackedCode(row, permutedColumn(nn), zb,
+                        packedCodeAt(column.data(), nn, bits));
+      }
+    }
+  }
+  out.globalScale = canonical.globalScale;
+  out.bias = canonical.bias;
+  return out;
+}
+
+} // namespace humming::layout

@@ -1,0 +1,174 @@
+//===- PreparedLayoutTest.cpp - The mma_sync prepared layout --------------===//
+
+#include "Humming/Quant/PreparedLayout.h"
+
+#include "Humming/Quant/Codec.h"
+#include "Humming/Quant/Pack.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+using namespace humming;
+namespace L = humming::layout;
+
+namespace {
+QuantizedWeights quantized(const WeightSchema &w, int64_t n, int64_t k,
+                           uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<double> normal;
+  std::vector<double> v(size_t(n * k));
+  for (double &x : v)
+    x = normal(rng);
+  Result<QuantizedWeights> q = quantizeWeights(w, v.data(), n, k);
+  EXPECT_TRUE(bool(q)) << (q ? "" : q.error());
+  return q.take();
+}
+const InputSchema kF16{ScalarType::f16(), ActScaling::None, 0};
+} // namespace
+
+TEST(PreparedLayout, PlanesAreTheBinaryDecomposition) {
+  for (unsigned bits = 1; bits <= 8; ++bits) {
+    unsigned total = 0, covered = 0;
+    for (const L::Plane &p : L::planes(bits)) {
+      EXPECT_EQ(p.wordOffset, total) << bits;
+      total += p.width;
+      covered |= ((1u << p.width) - 1) << p.shift;
+    }
+    EXPECT_EQ(total, bits);
+    EXPECT_EQ(covered, (1u << bits) - 1) << bits; // every code bit, once
+  }
+}
+
+TEST(PreparedLayout, KnownPositionOfOneCode) {
+  // 4-bit code (n = 9, k = 3) of tile (0, 0): lane 4 * 1 + 1 = 5, pair
+  // q = 2 * 1 + 0 = 2, second code of the pair: word 5 * 4 + 0, bit 8 + 16.
+  WeightSchema w = WeightSchema::make(ScalarType::uint(4), ScalarType::f16(),
+                                      Granularity::Channel);
+  QuantizedWeights q = quantized(w, 64, 16, 1);
+  uint32_t code = packedCodeAt(q.weight.as<uint32_t>() + 9 * 2, 3, 4);
+  Result<QuantizedWeights> p = L::prepareMmaSync(w, kF16, q, 64, 16);
+  ASSERT_TRUE(bool(p)) << p.error();
+  EXPECT_EQ((p->weight.as<uint32_t>()[20] >> 24) & 15, code);
+}
+
+TEST(PreparedLayout, LanesHoldTheirMmaFragmentsForEveryWidth) {
+  const int64_t n = 128, k = 64;
+  for (unsigned bits = 1; bits <= 8; ++bits)
+    for (bool isSigned : {false, true}) {
+      WeightSchema w = WeightSchema::make(
+          isSigned ? ScalarType::sint(bits) : ScalarType::uint(bits),
+          ScalarType::f16(), Granularity::Channel);
+      if (isSigned && bits == 1)
+        continue;
+      QuantizedWeights q = quantized(w, n, k, bits);
+      Result<QuantizedWeights> p = L::prepareMmaSync(w, kF16, q, n, k);
+      ASSERT_TRUE(bool(p)) << p.error();
+      ASSERT_EQ(p->weight.shape, (std::vector<int64_t>{k / 16, n * bits / 2}));
+      const uint32_t *pw = p->weight.as<uint32_t>();
+      const uint32_t *cw = q.weight.as<uint32_t>();
+      uint32_t flip = isSigned ? 1u << (bits - 1) : 0;
+      // What a lane decodes: pair q of every plane, shifted into place, gives
+      // B-fragment elements (PTX ISA: row k = 2 * (lane % 4) + 8 r + half,
+      // column n = lane / 4 of sub-tile j).
+      for (int64_t kt = 0; kt < k / 16; ++kt)
+        for (int64_t nt = 0; nt < n / 64; ++nt)
+          for (int lane = 0; lane < 32; ++lane)
+            for (int pq = 0; pq < L::kPairs; ++pq) {
+              uint32_t pair = 0;
+              for (const L::Plane &pl : L::planes(bits)) {
+                uint32_t word =
+                    pw[L::tileWord(kt, nt, n, bits) + L::pairWord(pl, lane, pq)];
+                uint32_t mask = ((1u << pl.width) - 1) * 0x10001u;
+                pair |= ((word >> L::pairBit(pl, pq)) & mask) << pl.shift;
+              }
+              int64_t nn = nt * 64 + 8 * (pq / 2) + lane / 4;
+              int64_t kk = kt * 16 + 8 * (pq % 2) + 2 * (lane % 4);
+              uint32_t c0 = packedCodeAt(cw + nn * (k * bits / 32), kk, bits);
+              uint32_t c1 = packedCodeAt(cw + nn * (k * bits / 32), kk + 1, bits);
+              ASSERT_EQ(pair & 0xFFFF, c0 ^ flip) << bits << " " << lane;
+              ASSERT_EQ(pair >> 16, c1 ^ flip) << bits << " " << lane;
+              EXPECT_EQ(L::preparedCodeAt(w, pw, nn, n, kk), c0);
+            }
+    }
+}
+
+TEST(PreparedLayout, ScalesAndZeroPointsArePermutedPerLaneGroup) {
+  const int64_t n = 128, k = 256;
+  for (unsigned bits : {2u, 4u, 8u}) {
+    WeightSchema w = WeightSchema::make(ScalarType::uint(bits), ScalarType::f16(),
+                                        Granularity::Group, 64,
+                                        ZeroPointKind::Int);
+    QuantizedWeights q = quantized(w, n, k, 7 + bits);
+    Result<QuantizedWeights> p = L::prepareMmaSync(w, kF16, q, n, k);
+    ASSERT_TRUE(bool(p)) << p.error();
+    const int64_t groups = k / 64;
+    ASSERT_EQ(p->scales->shape, (std::vector<int64_t>{groups, n}));
+    unsigned zb = L::zeroPointBits(bits);
+    ASSERT_EQ(p->zeroPoints->shape, (std::vector<int64_t>{groups, n * zb / 32}));
+    for (int64_t g = 0; g < groups; ++g)
+      for (int64_t nt = 0; nt < n / 64; ++nt)
+        for (int64_t lg = 0; lg < 8; ++lg)
+          for (int64_t j = 0; j < 8; ++j) {
+            int64_t nn = nt * 64 + 8 * j + lg; // column of sub-tile j
+            // Lane group lg reads 8 contiguous scales from 64 nt + 8 lg.
+            EXPECT_EQ(p->scales->at(g * n + nt * 64 + 8 * lg + j),
+                      q.scales->at(nn * groups + g));
+            // ... and zb contiguous bytes of zero points, code j at j * zb.
+            const uint8_t *bytes =
+                p->zeroPoints->data.data() + g * (n * zb / 8) +
+                (64 * nt + 8 * lg) * zb / 8;
+            uint64_t lane = 0;
+            std::memcpy(&lane, bytes, zb);
+            std::vector<uint32_t> column(size_t(n * bits / 32));
+            for (int64_t r = 0; r < n * bits / 32; ++r)
+              column[size_t(r)] = q.zeroPoints->as<uint32_t>()[r * groups + g];
+            uint32_t want = packedCodeAt(column.data(), nn, bits);
+            EXPECT_EQ((lane >> (j * zb)) & ((1u << zb) - 1), want);
+          }
+  }
+}
+
+TEST(PreparedLayout, RefusesWhatItCannotHold) {
+  auto diag = [](WeightSchema w, InputSchema in, int64_t n, int64_t k) {
+    Diag d = L::supports(w, in, n, k);
+    return d ? *d : std::string();
+  };
+  WeightSchema u4 = WeightSchema::make(ScalarType::uint(4), ScalarType::f16(),
+                                       Granularity::Group, 128);
+  EXPECT_EQ(diag(u4, kF16, 4096, 4096), "");
+  EXPECT_NE(diag(u4, kF16, 4000, 4096).find("multiple of 64, got 4000"),
+            std::string::npos);
+  EXPECT_NE(diag(u4, kF16, 4096, 4104).find("multiple of 16, got 4104"),
+            std::string::npos);
+  InputSchema bf16{ScalarType::bf16(), ActScaling::None, 0};
+  EXPECT_NE(diag(u4, bf16, 4096, 4096).find("represents exactly, got f16"),
+            std::string::npos);
+  WeightSchema u8 = WeightSchema::make(ScalarType::uint(8), ScalarType::bf16(),
+                                       Granularity::Channel);
+  EXPECT_NE(diag(u8, bf16, 64, 64).find("at most 7 bits"), std::string::npos);
+  WeightSchema blk = WeightSchema::make(ScalarType::e4m3(), ScalarType::f32(),
+                                        Granularity::Block, 128);
+  blk.groupN = 128;
+  EXPECT_NE(diag(blk, kF16, 128, 128).find("block scales"), std::string::npos);
+  WeightSchema mx = WeightSchema::make(ScalarType::e2m1(), ScalarType::ue8m0(),
+                                       Granularity::Group, 32);
+  EXPECT_NE(diag(mx, kF16, 64, 64).find("got f8E8M0FNU"), std::string::npos);
+  EXPECT_EQ(diag(mx, bf16, 64, 64), "");
+  WeightSchema nv = WeightSchema::make(ScalarType::e2m1(), ScalarType::e5m2(),
+                                       Granularity::GroupTensor, 16);
+  EXPECT_NE(diag(nv, kF16, 64, 64).find("range"), std::string::npos);
+  InputSchema i8{ScalarType::sint(8), ActScaling::Token, 0};
+  EXPECT_NE(diag(u4, i8, 64, 64).find("f16 or bf16 activations"),
+            std::string::npos);
+  // The host repack reports the same.
+  QuantizedWeights q = quantized(u4, 64, 128, 3);
+  Result<QuantizedWeights> p = L::prepareMmaSync(u4, bf16, q, 64, 128);
+  ASSERT_FALSE(bool(p));
+  EXPECT_NE(p.error().find("represents exactly"), std::string::npos);
+  // ... and wrong canonical shapes.
+  Result<QuantizedWeights> wrong = L::prepareMmaSync(u4, kF16, q, 128, 128);
+  ASSERT_FALSE(bool(wrong));
+  EXPECT_NE(wrong.error().find("expected weight of shape [128, 16], got [64, 16]"),
+            std::string::npos);
+}
