@@ -2,6 +2,7 @@
 
 #include "Humming/Pipelines/Pipelines.h"
 #include "Humming/Conversion/Passes.h"
+#include "Humming/Dialect/Humming/Transforms/Passes.h"
 #include "Humming/Target/ArchInfo.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
@@ -34,6 +35,10 @@ void mlir::humming::buildHummingCompilePipeline(
   unsigned ptx = options.ptxVersion;
   if (!ptx && chip)
     ptx = chip->minPtxVersion();
+  HummingSelectTilesPassOptions select;
+  select.device = options.device;
+  select.chip = options.chip;
+  pm.addPass(createHummingSelectTilesPass(select));
   HummingLowerToNVVMPassOptions lower;
   lower.chip = options.chip;
   lower.ptxVersion = options.ptxVersion;
@@ -84,7 +89,8 @@ void mlir::humming::registerHummingCodegenExtensions(DialectRegistry &registry) 
 hq::Result<std::string> mlir::humming::compileToPtx(ModuleOp module,
                                                    const std::string &chip,
                                                    unsigned ptxVersion,
-                                                   unsigned optLevel) {
+                                                   unsigned optLevel,
+                                                   const std::string &device) {
   std::string diagnostics;
   ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &d) {
     if (d.getSeverity() == DiagnosticSeverity::Error) {
@@ -100,6 +106,7 @@ hq::Result<std::string> mlir::humming::compileToPtx(ModuleOp module,
   options.chip = chip;
   options.ptxVersion = ptxVersion;
   options.optLevel = optLevel;
+  options.device = device;
   buildHummingCompilePipeline(pm, options);
   if (failed(pm.run(module)))
     return hq::Error{diagnostics.empty() ? "the compile pipeline failed"
@@ -113,4 +120,30 @@ hq::Result<std::string> mlir::humming::compileToPtx(ModuleOp module,
   if (ptx.empty())
     return hq::Error{"the module has no kernels to compile"};
   return ptx;
+}
+
+std::vector<hq::abi::KernelLaunch> mlir::humming::kernelTable(ModuleOp module) {
+  std::vector<hq::abi::KernelLaunch> out;
+  auto table = module->getAttrOfType<ArrayAttr>(hq::abi::kKernelTableAttr);
+  if (!table)
+    return out;
+  for (Attribute a : table) {
+    auto d = dyn_cast<DictionaryAttr>(a);
+    if (!d)
+      continue;
+    hq::abi::KernelLaunch k;
+    if (auto s = d.getAs<StringAttr>("name"))
+      k.name = s.str();
+    auto get = [&](StringRef key, int64_t &v) {
+      if (auto i = d.getAs<IntegerAttr>(key))
+        v = i.getInt();
+    };
+    get("m_min", k.mMin);
+    get("m_max", k.mMax);
+    get("block_m", k.blockM);
+    get("block_n", k.blockN);
+    get("threads", k.threads);
+    out.push_back(k);
+  }
+  return out;
 }

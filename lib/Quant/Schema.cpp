@@ -566,9 +566,16 @@ Diag verifyTileForProblem(const TileConfig &t, const WeightSchema &w,
     return concat("expected block_k (", t.blockK, ") to divide the padded K (", k,
                ")");
   int64_t kLo = 512 / aBits, kHi = 1024 / aBits;
-  if (t.warpK != kLo && t.warpK != kHi)
-    return concat("expected warp_k ", kLo, " or ", kHi, " for ",
-               widthName(in.type), " activations, got ", t.warpK);
+  // The mma_sync kernels also take one MMA k-step per warp and stage (their
+  // register pipeline needs it with warp_m = 64).
+  int64_t kMin = t.mma == MmaKind::MmaSync ? 256 / aBits : kLo;
+  if (t.warpK != kLo && t.warpK != kHi && t.warpK != kMin)
+    return kMin != kLo
+               ? concat("expected warp_k ", kMin, ", ", kLo, " or ", kHi,
+                        " for ", widthName(in.type),
+                        " activations with mma_sync, got ", t.warpK)
+               : concat("expected warp_k ", kLo, " or ", kHi, " for ",
+                        widthName(in.type), " activations, got ", t.warpK);
   int64_t minWarpN = std::max<int64_t>(16, 2 * aBits);
   if (t.mma != MmaKind::Wgmma && t.warpN < minWarpN)
     return concat("expected warp_n >= ", minWarpN, " for ", widthName(in.type),

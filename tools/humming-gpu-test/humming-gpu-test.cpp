@@ -26,6 +26,8 @@
 #include "Humming/Pipelines/Pipelines.h"
 #include "Humming/Quant/Adapters.h"
 #include "Humming/Quant/Codec.h"
+#include "Humming/Quant/PreparedLayout.h"
+#include "Humming/Target/TileHeuristics.h"
 #include "Humming/Registration.h"
 #include "Humming/Runtime/CudaDriver.h"
 #include "Humming/Target/KernelABI.h"
@@ -37,6 +39,7 @@
 #include "mlir/IR/Verifier.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -55,7 +58,28 @@ struct Case {
   ScalarType act = ScalarType::f16();
   int64_t n = 256, k = 512; ///< logical sizes
   std::vector<int64_t> ms;
+  /// Weights in the prepared mma_sync layout (humming.repack's output, made
+  /// on the host by layout::prepareMmaSync) instead of canonical ones.
+  bool prepared = false;
 };
+
+/// Adds, after each case the prepared layout can hold, the same case with
+/// prepared weights ("<name>_prep").
+std::vector<Case> withPrepared(const std::vector<Case> &cases) {
+  std::vector<Case> out;
+  for (const Case &c : cases) {
+    out.push_back(c);
+    InputSchema in{c.act, ActScaling::None, 0};
+    if (layout::supports(c.weight, in, c.n + c.weight.padN,
+                         c.k + c.weight.padK))
+      continue;
+    Case p = c;
+    p.name += "_prep";
+    p.prepared = true;
+    out.push_back(p);
+  }
+  return out;
+}
 
 std::vector<Case> suite(bool quick) {
   std::vector<Case> cases;
@@ -158,6 +182,24 @@ std::vector<Case> suite(bool quick) {
   padded.padK = 32;
   add("ui4_g128_padded_4032x4064_f16", padded, f16, 4032, 4064, {1, 33, 1000});
 
+  // Signed weights and zero points in the prepared layout's odd widths.
+  add("si3_g64_f16",
+      WeightSchema::make(ScalarType::sint(3), f16, Granularity::Group, 64), f16);
+  add("si7_g32_bf16",
+      WeightSchema::make(ScalarType::sint(7), bf16, Granularity::Group, 32),
+      bf16);
+  add("ui5_zp_int_g128_f16",
+      WeightSchema::make(ScalarType::uint(5), f16, Granularity::Group, 128,
+                         ZeroPointKind::Int),
+      f16);
+  add("mxfp4_e2m1_ue8m0_g32_bf16_4096x4096",
+      WeightSchema::make(ScalarType::e2m1(), ScalarType::ue8m0(),
+                         Granularity::Group, 32),
+      bf16, 4096, 4096, {1, 16, 64, 1000});
+  add("e4m3_channel_f16_f16_4096x4096",
+      WeightSchema::make(ScalarType::e4m3(), f16, Granularity::Channel), f16,
+      4096, 4096, {1, 33, 100});
+
   if (!quick) {
     // The standard shapes, every M of the issue.
     add("w4a16_g128_4096x4096",
@@ -169,13 +211,13 @@ std::vector<Case> suite(bool quick) {
       std::string shape = std::to_string(n) + "x" + std::to_string(k);
       add("w4a16_g128_" + shape,
           WeightSchema::make(ScalarType::uint(4), f16, Granularity::Group, 128),
-          f16, n, k, {1, 16, 128, 1000});
+          f16, n, k, {1, 16, 33, 128, 1000});
       add("w8a16_channel_bf16_" + shape,
           WeightSchema::make(ScalarType::uint(8), bf16, Granularity::Channel),
           bf16, n, k, {1, 33, 4096});
     }
   }
-  return cases;
+  return withPrepared(cases);
 }
 
 /// Every legal (weight type, scale type, granularity, zero point, activation)
@@ -214,13 +256,14 @@ std::vector<Case> matrix() {
                 c = '_';
             cases.push_back({name, w, act, 128, 256, {1, 33}});
           }
-  return cases;
+  return withPrepared(cases);
 }
 
 /// The layer as humming IR: func @layer(input, weight, scales?, zp?, global?,
 /// bias?, output) { humming.gemm }.
 mlir::OwningOpRef<mlir::ModuleOp>
-buildLayer(mlir::MLIRContext &ctx, const Case &c, std::string &error) {
+buildLayer(mlir::MLIRContext &ctx, const Case &c, const std::string &chip,
+           std::string &error) {
   mlir::OpBuilder b(&ctx);
   mlir::Location loc = mlir::UnknownLoc::get(&ctx);
   auto emitError = [&] { return mlir::emitError(loc); };
@@ -236,7 +279,7 @@ buildLayer(mlir::MLIRContext &ctx, const Case &c, std::string &error) {
     return mlir::MemRefType::get(shape, elem);
   };
   auto shapeOf = [&](WeightOperand op) {
-    return expectedShape(op, c.weight, in, np, kp, false).shape;
+    return expectedShape(op, c.weight, in, np, kp, c.prepared).shape;
   };
   mlir::Type act = mh::toMLIRType(&ctx, c.act);
   mlir::Type out = act;
@@ -275,10 +318,13 @@ buildLayer(mlir::MLIRContext &ctx, const Case &c, std::string &error) {
   auto arg = [&](int i) {
     return i < 0 ? mlir::Value() : body->getArgument(unsigned(i));
   };
+  mh::LayoutAttr layoutAttr;
+  if (c.prepared)
+    layoutAttr = mh::LayoutAttr::get(&ctx, MmaKind::MmaSync, chip);
   mh::GemmOp::create(b, loc, arg(0), arg(1), arg(scalesArg), arg(zpArg),
                      arg(globalArg), arg(biasArg), mlir::Value(),
                      body->getArgument(unsigned(types.size() - 1)), ws, is,
-                     mh::ComputeAttr(), mh::LayoutAttr(), mlir::ArrayAttr());
+                     mh::ComputeAttr(), layoutAttr, mlir::ArrayAttr());
   mlir::func::ReturnOp::create(b, loc);
   if (mlir::failed(mlir::verify(*module))) {
     error = "the generated layer does not verify";
@@ -309,7 +355,10 @@ struct Outcome {
   int64_t m = 0, n = 0, k = 0;
   double relError = 0;
   int64_t nans = 0;
-  double ms = 0;
+  double ms = 0; ///< one cold launch
+  double us = 0; ///< mean per launch over rotating weight copies (big layers)
+  int64_t kernels = 0; ///< kernels compiled for the layer (one per M range)
+  std::string kernel; ///< the kernel that ran
   double compileSeconds = 0;
   bool pass = false;
   std::string error;
@@ -354,7 +403,8 @@ int main(int argc, char **argv) {
       if (!filter.empty() && c.name.find(filter) == std::string::npos)
         continue;
       std::string error;
-      mlir::OwningOpRef<mlir::ModuleOp> module = buildLayer(ctx, c, error);
+      mlir::OwningOpRef<mlir::ModuleOp> module =
+          buildLayer(ctx, c, compileOnly, error);
       Result<std::string> ptx = module ? mh::compileToPtx(*module, compileOnly)
                                        : Result<std::string>(Error{error});
       if (!ptx) {
@@ -396,6 +446,16 @@ int main(int argc, char **argv) {
     chip += "a";
   std::printf("device: %s (%s, %d SMs)\n", device->name.c_str(), chip.c_str(),
               device->smCount);
+  // The facts the tile heuristics use: the known device of that name
+  // ("NVIDIA H200" -> H200), else the chip's representative.
+  std::string tileDevice = device->name;
+  if (tileDevice.rfind("NVIDIA ", 0) == 0)
+    tileDevice = tileDevice.substr(7);
+  if (!lookupDevice(tileDevice))
+    tileDevice.clear();
+  std::printf("tile heuristics: %s\n",
+              tileDevice.empty() ? "the chip's representative device"
+                                 : tileDevice.c_str());
 
   mlir::DialectRegistry registry;
   mh::registerHummingDialects(registry);
@@ -419,13 +479,14 @@ int main(int argc, char **argv) {
       std::printf("%-40s ERROR %s\n", c.name.c_str(), why.c_str());
     };
     std::string error;
-    mlir::OwningOpRef<mlir::ModuleOp> module = buildLayer(ctx, c, error);
+    mlir::OwningOpRef<mlir::ModuleOp> module = buildLayer(ctx, c, chip, error);
     if (!module) {
       fail(error);
       continue;
     }
     auto t0 = std::chrono::steady_clock::now();
-    Result<std::string> ptx = mh::compileToPtx(*module, chip);
+    Result<std::string> ptx =
+        mh::compileToPtx(*module, chip, 0, 3, tileDevice);
     base.compileSeconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
             .count();
@@ -438,11 +499,23 @@ int main(int argc, char **argv) {
       fail(loaded.error());
       continue;
     }
-    Result<rt::CUfunction> kernel = loaded->function("layer_gemm0");
-    if (!kernel) {
-      fail(kernel.error());
+    // The kernels of the layer, one per M range, as the lowering recorded
+    // them.
+    std::vector<abi::KernelLaunch> table = mh::kernelTable(*module);
+    std::vector<rt::CUfunction> functions;
+    for (const abi::KernelLaunch &k : table) {
+      Result<rt::CUfunction> f = loaded->function(k.name);
+      if (!f) {
+        error = f.error();
+        break;
+      }
+      functions.push_back(*f);
+    }
+    if (table.empty() || functions.size() != table.size()) {
+      fail(table.empty() ? "the module has no kernel table" : error);
       continue;
     }
+    base.kernels = int64_t(table.size());
 
     // Fresh random weights, quantized by the host reference.
     int64_t np = c.n + c.weight.padN;
@@ -466,6 +539,17 @@ int main(int argc, char **argv) {
       continue;
     }
     std::vector<double> biasVals = biasValues(c.weight, *q, c.n);
+    if (c.prepared) {
+      // What humming.repack does on the device, done by the host reference.
+      Result<QuantizedWeights> p = layout::prepareMmaSync(
+          c.weight, InputSchema{c.act, ActScaling::None, 0}, *q, np,
+          c.k + c.weight.padK);
+      if (!p) {
+        fail("prepare: " + p.error());
+        continue;
+      }
+      q = p.take();
+    }
     auto upload = [&](const Tensor &t) -> Result<rt::DeviceBuffer> {
       Result<rt::DeviceBuffer> buf =
           rt::DeviceBuffer::allocate(cu, t.data.size());
@@ -496,6 +580,40 @@ int main(int argc, char **argv) {
     put(abi::ParamBias, q->bias);
     if (!ok)
       continue;
+    // Big layers are also timed: copies of the weight-side tensors that
+    // together exceed 256 MiB (twice the L2 of any current GPU).
+    std::vector<std::vector<std::pair<abi::GemmParam, rt::CUdeviceptr>>>
+        weightCopies;
+    if (c.n * c.k >= int64_t(4096) * 4096) {
+      size_t bytes = q->weight.data.size() +
+                     (q->scales ? q->scales->data.size() : 0) +
+                     (q->zeroPoints ? q->zeroPoints->data.size() : 0);
+      size_t count = std::min<size_t>(
+          16, std::max<size_t>(2, (size_t(256) << 20) / bytes + 1));
+      for (size_t i = 0; i < count && ok; ++i) {
+        std::vector<std::pair<abi::GemmParam, rt::CUdeviceptr>> copy;
+        for (auto [param, t] :
+             {std::pair<abi::GemmParam, const std::optional<Tensor> *>{
+                  abi::ParamWeight, nullptr},
+              {abi::ParamScales, &q->scales},
+              {abi::ParamZeroPoints, &q->zeroPoints}}) {
+          const Tensor *tensor = t ? (*t ? &**t : nullptr) : &q->weight;
+          if (!tensor)
+            continue;
+          Result<rt::DeviceBuffer> buf = upload(*tensor);
+          if (!buf) {
+            fail(buf.error());
+            ok = false;
+            break;
+          }
+          copy.push_back({param, buf->ptr()});
+          keep.push_back(buf.take());
+        }
+        weightCopies.push_back(copy);
+      }
+      if (!ok)
+        continue;
+    }
 
     ScalarType act = c.act;
     DType actD = act == ScalarType::bf16() ? DType::BF16 : DType::F16;
@@ -518,7 +636,11 @@ int main(int argc, char **argv) {
         outcomes.push_back(o);
         continue;
       }
-      dc->fill(0xFF); // poison: NaN in f16 and bf16
+      if (Status poisoned = dc->fill(0xFF); !poisoned) { // NaN in f16 and bf16
+        o.error = poisoned.error();
+        outcomes.push_back(o);
+        continue;
+      }
       ptrs[abi::ParamInput] = da->ptr();
       ptrs[abi::ParamOutput] = dc->ptr();
       int32_t m32 = int32_t(m);
@@ -526,25 +648,35 @@ int main(int argc, char **argv) {
       for (unsigned p = 0; p < abi::ParamM; ++p)
         args[p] = &ptrs[p];
       args[abi::ParamM] = &m32;
+      const abi::KernelLaunch *launch = abi::kernelFor(table, m);
+      if (!launch) {
+        o.error = "no kernel serves M = " + std::to_string(m);
+        outcomes.push_back(o);
+        continue;
+      }
+      rt::CUfunction kernel = functions[size_t(launch - table.data())];
+      o.kernel = launch->name;
       uint32_t grid[3];
-      abi::mmaSyncGrid(m, np, grid);
+      launch->grid(m, np, grid);
+      auto run = [&](void **argv) {
+        return cu.check(cu.cuLaunchKernel(kernel, grid[0], grid[1], grid[2],
+                                          unsigned(launch->threads), 1, 1, 0,
+                                          nullptr, argv, nullptr),
+                        "cuLaunchKernel");
+      };
       rt::CUevent start, stop;
       cu.cuEventCreate(&start, 0);
       cu.cuEventCreate(&stop, 0);
       cu.cuEventRecord(start, nullptr);
-      Status launched =
-          cu.check(cu.cuLaunchKernel(*kernel, grid[0], grid[1], grid[2],
-                                     unsigned(abi::MmaSyncTile::kThreads), 1, 1,
-                                     0, nullptr, args, nullptr),
-                   "cuLaunchKernel");
+      Status launched = run(args);
       cu.cuEventRecord(stop, nullptr);
       Status synced = cu.check(cu.cuCtxSynchronize(), "cuCtxSynchronize");
       float elapsed = 0;
       cu.cuEventElapsedTime(&elapsed, start, stop);
-      cu.cuEventDestroy(start);
-      cu.cuEventDestroy(stop);
       o.ms = elapsed;
       if (!launched || !synced) {
+        cu.cuEventDestroy(start);
+        cu.cuEventDestroy(stop);
         o.error = !launched ? launched.error() : synced.error();
         outcomes.push_back(o);
         std::printf("%-40s M=%-5lld ERROR %s\n", c.name.c_str(), (long long)m,
@@ -552,7 +684,11 @@ int main(int argc, char **argv) {
         continue;
       }
       Tensor out(actD, {m, c.n});
-      dc->download(out.data.data(), out.data.size());
+      if (Status got = dc->download(out.data.data(), out.data.size()); !got) {
+        o.error = got.error();
+        outcomes.push_back(o);
+        continue;
+      }
       for (int64_t i = 0; i < m * c.n; ++i)
         o.nans += std::isnan(out.at(i)) ? 1 : 0;
 
@@ -586,12 +722,52 @@ int main(int argc, char **argv) {
       o.relError = std::sqrt(num / std::max(den, 1e-300));
       double tol = act == ScalarType::bf16() ? 1e-2 : 1e-3;
       o.pass = o.nans == 0 && o.relError <= tol;
+      if (o.pass && !weightCopies.empty()) {
+        // Steady-state time: launches cycle through copies of the weights
+        // that together exceed L2 twice over, so every launch reads its
+        // weights from HBM; the mean of a batch, median of five batches.
+        std::vector<std::array<rt::CUdeviceptr, abi::NumGemmParams>> sets;
+        for (const auto &copy : weightCopies) {
+          std::array<rt::CUdeviceptr, abi::NumGemmParams> set;
+          std::copy(std::begin(ptrs), std::end(ptrs), set.begin());
+          for (auto [param, ptr] : copy)
+            set[param] = ptr;
+          sets.push_back(set);
+        }
+        std::vector<std::array<void *, abi::NumGemmParams>> argSets(sets.size());
+        for (size_t i = 0; i < sets.size(); ++i) {
+          for (unsigned p = 0; p < abi::ParamM; ++p)
+            argSets[i][p] = &sets[i][p];
+          argSets[i][abi::ParamM] = &m32;
+        }
+        for (auto &as : argSets)
+          (void)run(as.data());
+        int per = int(std::max<size_t>(1, 64 / argSets.size()));
+        std::vector<double> batches;
+        for (int batch = 0; batch < 5; ++batch) {
+          cu.cuEventRecord(start, nullptr);
+          for (int r = 0; r < per; ++r)
+            for (auto &as : argSets)
+              (void)run(as.data());
+          cu.cuEventRecord(stop, nullptr);
+          cu.cuCtxSynchronize();
+          float batchMs = 0;
+          cu.cuEventElapsedTime(&batchMs, start, stop);
+          batches.push_back(1000.0 * batchMs / double(per * argSets.size()));
+        }
+        std::sort(batches.begin(), batches.end());
+        o.us = batches[2];
+      }
+      cu.cuEventDestroy(start);
+      cu.cuEventDestroy(stop);
       outcomes.push_back(o);
       std::printf("%-40s M=%-5lld N=%-6lld K=%-6lld rel_err=%.2e nan=%lld "
-                  "%.3f ms %s\n",
+                  "%.3f ms",
                   c.name.c_str(), (long long)m, (long long)c.n, (long long)c.k,
-                  o.relError, (long long)o.nans, o.ms,
-                  o.pass ? "PASS" : "FAIL");
+                  o.relError, (long long)o.nans, o.ms);
+      if (o.us > 0)
+        std::printf(" steady %.1f us", o.us);
+      std::printf(" %s %s\n", o.kernel.c_str(), o.pass ? "PASS" : "FAIL");
     }
   }
 
@@ -606,6 +782,9 @@ int main(int argc, char **argv) {
                            {"rel_error", Json::number(o.relError)},
                            {"nans", Json::integer(o.nans)},
                            {"kernel_ms", Json::number(o.ms)},
+                           {"steady_us", Json::number(o.us)},
+                           {"kernel", Json::string(o.kernel)},
+                           {"kernels", Json::integer(o.kernels)},
                            {"compile_s", Json::number(o.compileSeconds)},
                            {"pass", Json::boolean(o.pass)}});
     if (!o.error.empty())

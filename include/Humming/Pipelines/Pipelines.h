@@ -10,6 +10,7 @@
 #define HUMMING_PIPELINES_PIPELINES_H
 
 #include "Humming/Quant/Result.h"
+#include "Humming/Target/KernelABI.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
@@ -32,6 +33,12 @@ struct CompilePipelineOptions
       *this, "ptx-version",
       llvm::cl::desc("PTX ISA version x10 (0: the chip's minimum)"),
       llvm::cl::init(0)};
+  PassOptions::Option<std::string> device{
+      *this, "device",
+      llvm::cl::desc("Known device whose facts choose the tiles (default: "
+                     "the module's humming.target, else the chip's "
+                     "representative device)"),
+      llvm::cl::init("")};
   PassOptions::Option<unsigned> optLevel{
       *this, "opt-level", llvm::cl::desc("LLVM optimisation level (0-3)"),
       llvm::cl::init(3)};
@@ -53,7 +60,12 @@ void registerHummingCodegenExtensions(DialectRegistry &registry);
 ::humming::Result<std::string> compileToPtx(ModuleOp module,
                                             const std::string &chip,
                                             unsigned ptxVersion = 0,
-                                            unsigned optLevel = 3);
+                                            unsigned optLevel = 3,
+                                            const std::string &device = "");
+
+/// The kernel table humming-lower-to-nvvm recorded on `module` (empty when
+/// it holds no lowered layer).
+std::vector<::humming::abi::KernelLaunch> kernelTable(ModuleOp module);
 
 } // namespace mlir::humming
 

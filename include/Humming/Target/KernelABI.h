@@ -10,6 +10,8 @@
 #define HUMMING_TARGET_KERNELABI_H
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 namespace humming::abi {
 
@@ -46,6 +48,37 @@ inline void mmaSyncGrid(int64_t m, int64_t np, uint32_t grid[3]) {
   grid[0] = uint32_t((np + MmaSyncTile::kBlockN - 1) / MmaSyncTile::kBlockN);
   grid[1] = uint32_t((m + MmaSyncTile::kBlockM - 1) / MmaSyncTile::kBlockM);
   grid[2] = 1;
+}
+
+/// How to launch one generated kernel: the lowering records one entry per
+/// kernel in the module attribute kKernelTableAttr (an array of dictionaries
+/// with these fields), so a runtime that only holds the PTX can pick the
+/// kernel of an M and launch it as the host code would.
+struct KernelLaunch {
+  std::string name;
+  int64_t mMin = 1, mMax = 0; ///< tokens served, inclusive (mMax 0: no bound)
+  int64_t blockM = 16, blockN = 64;
+  int64_t threads = 128;
+
+  bool serves(int64_t m) const { return m >= mMin && (mMax == 0 || m <= mMax); }
+  /// Grid for `m` tokens and padded N `np` (one block per block_n columns
+  /// and block_m rows, rounded up).
+  void grid(int64_t m, int64_t np, uint32_t g[3]) const {
+    g[0] = uint32_t((np + blockN - 1) / blockN);
+    g[1] = uint32_t((m + blockM - 1) / blockM);
+    g[2] = 1;
+  }
+};
+
+constexpr const char *kKernelTableAttr = "humming.kernels";
+
+/// The entry of `table` serving `m`, or null.
+inline const KernelLaunch *kernelFor(const std::vector<KernelLaunch> &table,
+                                     int64_t m) {
+  for (const KernelLaunch &k : table)
+    if (k.serves(m))
+      return &k;
+  return nullptr;
 }
 
 } // namespace humming::abi

@@ -12,6 +12,8 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "Humming/Quant/PreparedLayout.h"
 #include "mlir/IR/SymbolTable.h"
 
 #define DEBUG_TYPE "humming-lower-to-nvvm"
@@ -29,35 +31,105 @@ namespace {
 
 constexpr StringLiteral kKernelModule = "humming_kernels";
 
+/// The prepared-layout kernel shape of `t`, or why the mma_sync family
+/// cannot run it.
+FailureOr<PreparedTile> preparedTile(GemmOp op, unsigned index,
+                                     const hq::TileConfig &t, int64_t np) {
+  auto fail = [&](const Twine &why) {
+    return op.emitOpError() << "tile_configs[" << index << "]: " << why;
+  };
+  if (t.mma != hq::MmaKind::MmaSync)
+    return fail("the mma_sync lowering expects mma = mma_sync, got " +
+                Twine(hq::toString(t.mma)));
+  if (t.warpN != 64)
+    return fail("expected warp_n = 64 (one 16x64 weight tile per warp), got " +
+                Twine(t.warpN));
+  if (t.warpM % 16 != 0 || t.warpM > 64)
+    return fail("expected warp_m of 16, 32, 48 or 64, got " + Twine(t.warpM));
+  if (t.blockM != t.warpM)
+    return fail("expected block_m == warp_m (one warp row along M), got "
+                "block_m = " + Twine(t.blockM) + ", warp_m = " + Twine(t.warpM));
+  if (t.warpK % 16 != 0 || t.warpK > 64)
+    return fail("expected warp_k of 16, 32 or 64, got " + Twine(t.warpK));
+  if (t.stages > 8)
+    return fail("expected at most 8 stages (registers in flight), got " +
+                Twine(t.stages));
+  if (t.cpAsync)
+    return fail("the mma_sync kernels pipeline their loads through registers; "
+                "expected cp_async = false");
+  if (t.warpSpecialized || t.streamK || t.mbarrier || t.tma ||
+      t.multicastA != 1 || t.multicastB != 1 || t.ctasPerSm != 1 ||
+      t.gridCap != 0 || t.writeSplits != 1)
+    return fail("the mma_sync kernels do not implement warp specialisation, "
+                "stream-K, mbarriers, TMA, multicast, ctas_per_sm, grid_cap or "
+                "write_splits yet; expected their defaults");
+  if (np % t.blockN != 0)
+    return fail("expected block_n (" + Twine(t.blockN) +
+                ") to divide the padded N (" + Twine(np) + ")");
+  PreparedTile tile;
+  tile.warpM = t.warpM;
+  tile.warpsN = t.blockN / t.warpN;
+  tile.kSplit = t.blockK / t.warpK;
+  tile.kTilesPerWarp = t.warpK / 16;
+  tile.stages = t.stages;
+  if (tile.threads() > 1024)
+    return fail("expected at most 1024 threads, got " + Twine(tile.threads()));
+  if (tile.workspaceFloats() * 4 > 48 * 1024)
+    return fail("the in-block split-K needs " +
+                Twine(tile.workspaceFloats() * 4) +
+                " bytes of shared memory; expected at most 49152 (reduce "
+                "block_k / warp_k, block_n or warp_m)");
+  return tile;
+}
+
 /// Checks that the mma_sync family can lower `op`; reports why not.
 LogicalResult checkSupported(GemmOp op, const hq::Chip &chip) {
   hq::InputSchema in = op.getInputSchema().toHost();
+  hq::WeightSchema w = op.getWeightSchema().toHost();
   if (in.type.bits != 16)
     return op.emitOpError() << "the mma_sync lowering supports 16-bit "
                                "activations so far, got "
                             << op.getInputSchema().getType();
-  if (op.getLayoutAttr())
-    return op.emitOpError("prepared layouts are not lowered yet; pass "
-                          "canonical weights (no 'layout')");
-  if (op.getWeightSchema().toHost().format != hq::SourceFormat::Canonical)
+  if (w.format != hq::SourceFormat::Canonical)
     return op.emitOpError() << "expected canonical weights to lower, got format "
-                            << hq::toString(op.getWeightSchema().getFormat())
+                            << hq::toString(w.format)
                             << " (convert with the host adapters first)";
-  if (ArrayAttr tiles = op.getTileConfigsAttr(); tiles && !tiles.empty())
+  ArrayAttr tiles = op.getTileConfigsAttr();
+  if (LayoutAttr layout = op.getLayoutAttr()) {
+    if (layout.getMma() != hq::MmaKind::MmaSync)
+      return op.emitOpError() << "expected a layout for mma = mma_sync, got "
+                              << hq::toString(layout.getMma());
+    if (!(layout.getHostChip() == chip))
+      return op.emitOpError() << "the weights are prepared for "
+                              << layout.getChip() << "; expected chip="
+                              << layout.getChip() << ", got chip="
+                              << chip.str();
+    auto outType = cast<MemRefType>(op.getOutput().getType());
+    auto inType = cast<MemRefType>(op.getInput().getType());
+    int64_t np = outType.getDimSize(1) + w.padN;
+    int64_t kp = inType.getDimSize(1) + w.padK;
+    if (hq::Diag d = hq::layout::supports(w, in, np, kp))
+      return op.emitOpError() << *d;
+    if (!tiles || tiles.empty())
+      return op.emitOpError("prepared weights need tile_configs; run "
+                            "humming-select-tiles (or give them by hand)");
+  } else if (tiles && !tiles.empty()) {
     return op.emitOpError()
-           << "tile_configs are not honoured by the mma_sync lowering yet (it "
-              "emits one fixed kernel: "
+           << "tile_configs apply to prepared weights; the canonical-weight "
+              "kernel is fixed ("
            << hq::abi::MmaSyncTile::kBlockM << "x"
            << hq::abi::MmaSyncTile::kBlockN << " output blocks, "
            << hq::abi::MmaSyncTile::kKSplit
-           << "-way in-block split-K); remove 'tile_configs'";
+           << "-way in-block split-K); remove 'tile_configs' or prepare the "
+              "weights ('layout')";
+  }
   if (ComputeAttr compute = op.getComputeAttr()) {
     if (compute.getF16Accumulation())
       return op.emitOpError("f16 accumulation is not lowered yet (the "
                             "mma_sync kernels accumulate in f32); drop "
                             "'f16_accumulation'");
-    // Batch invariance holds: the K decomposition is fixed and each token's
-    // row depends on nothing else.
+    // Batch invariance holds: the K decomposition of each kernel is fixed
+    // and each token's row depends on nothing else.
   }
   if (chip.sm < 80)
     return op.emitOpError() << "the mma_sync lowering needs sm_80 or newer "
@@ -69,6 +141,18 @@ LogicalResult checkSupported(GemmOp op, const hq::Chip &chip) {
       return op.emitOpError() << "expected identity-layout memrefs, got " << t;
   }
   return success();
+}
+
+/// One entry of the module's kernel table.
+DictionaryAttr launchAttr(OpBuilder &b, const hq::abi::KernelLaunch &l) {
+  return b.getDictionaryAttr({
+      b.getNamedAttr("name", b.getStringAttr(l.name)),
+      b.getNamedAttr("m_min", b.getI64IntegerAttr(l.mMin)),
+      b.getNamedAttr("m_max", b.getI64IntegerAttr(l.mMax)),
+      b.getNamedAttr("block_m", b.getI64IntegerAttr(l.blockM)),
+      b.getNamedAttr("block_n", b.getI64IntegerAttr(l.blockN)),
+      b.getNamedAttr("threads", b.getI64IntegerAttr(l.threads)),
+  });
 }
 
 /// A device pointer (!llvm.ptr<1>) to the data of `memref`, or null.
@@ -148,6 +232,7 @@ struct LowerToNVVMPass
     SymbolTable kernelSymbols(kernels);
 
     unsigned counter = 0;
+    SmallVector<Attribute> launchTable;
     for (GemmOp op : gemms) {
       hq::WeightSchema w = op.getWeightSchema().toHost();
       auto inputType = cast<MemRefType>(op.getInput().getType());
@@ -164,31 +249,78 @@ struct LowerToNVVMPass
       auto parent = op->getParentOfType<FunctionOpInterface>();
       std::string name = (parent ? parent.getName().str() : std::string("layer")) +
                          "_gemm" + std::to_string(counter++);
-      gpu::GPUFuncOp kernel =
-          buildMmaSyncGemmKernel(builder, op.getLoc(), kernels, name, spec);
-      kernelSymbols.insert(kernel);
 
-      // The launch: grid from M at run time, pointers from the memrefs.
+      // One kernel per M range: (kernel, its launch facts).
+      SmallVector<std::pair<gpu::GPUFuncOp, hq::abi::KernelLaunch>> variants;
+      if (op.getLayoutAttr()) {
+        ArrayAttr tiles = op.getTileConfigsAttr();
+        for (auto [i, attr] : llvm::enumerate(tiles)) {
+          hq::TileConfig t = cast<TileConfigAttr>(attr).toHost();
+          FailureOr<PreparedTile> tile = preparedTile(op, unsigned(i), t, spec.np);
+          if (failed(tile))
+            return signalPassFailure();
+          std::string kname = name + "_m" + std::to_string(i);
+          gpu::GPUFuncOp kernel = buildMmaSyncPreparedKernel(
+              builder, op.getLoc(), kernels, kname, spec, *tile);
+          kernelSymbols.insert(kernel);
+          variants.push_back({kernel, hq::abi::KernelLaunch{
+                                          kernel.getName().str(), t.mMin, t.mMax,
+                                          tile->warpM, tile->blockN(),
+                                          tile->threads()}});
+        }
+      } else {
+        gpu::GPUFuncOp kernel =
+            buildMmaSyncGemmKernel(builder, op.getLoc(), kernels, name, spec);
+        kernelSymbols.insert(kernel);
+        variants.push_back(
+            {kernel, hq::abi::KernelLaunch{kernel.getName().str(), 1, 0,
+                                           hq::abi::MmaSyncTile::kBlockM,
+                                           hq::abi::MmaSyncTile::kBlockN,
+                                           hq::abi::MmaSyncTile::kThreads}});
+      }
+
+      // The launch: the kernel of M's range, grid from M at run time,
+      // pointers from the memrefs.
       ImplicitLocOpBuilder b(op.getLoc(), op);
       Value m = memref::DimOp::create(b, op.getInput(), 0);
-      Value gridX = arith::ConstantIndexOp::create(
-          b, hq::ceilDiv(spec.np, hq::abi::MmaSyncTile::kBlockN));
-      Value blockM = arith::ConstantIndexOp::create(b, hq::abi::MmaSyncTile::kBlockM);
-      Value gridY = arith::CeilDivUIOp::create(b, m, blockM);
-      Value one = arith::ConstantIndexOp::create(b, 1);
-      Value threads =
-          arith::ConstantIndexOp::create(b, hq::abi::MmaSyncTile::kThreads);
       SmallVector<Value> args = {
           devicePointer(b, op.getInput()),       devicePointer(b, op.getWeight()),
           devicePointer(b, op.getScales()),      devicePointer(b, op.getZeroPoints()),
           devicePointer(b, op.getGlobalScale()), devicePointer(b, op.getBias()),
           devicePointer(b, op.getOutput()),
           arith::IndexCastOp::create(b, b.getI32Type(), m)};
-      gpu::LaunchFuncOp::create(b, kernel, gpu::KernelDim3{gridX, gridY, one},
-                                gpu::KernelDim3{threads, one, one},
-                                /*dynamicSharedMemorySize=*/Value(), args);
+      auto launch = [&](gpu::GPUFuncOp kernel, const hq::abi::KernelLaunch &l) {
+        Value gridX =
+            arith::ConstantIndexOp::create(b, hq::ceilDiv(spec.np, l.blockN));
+        Value blockM = arith::ConstantIndexOp::create(b, l.blockM);
+        Value gridY = arith::CeilDivUIOp::create(b, m, blockM);
+        Value one = arith::ConstantIndexOp::create(b, 1);
+        Value threads = arith::ConstantIndexOp::create(b, l.threads);
+        gpu::LaunchFuncOp::create(b, kernel, gpu::KernelDim3{gridX, gridY, one},
+                                  gpu::KernelDim3{threads, one, one},
+                                  /*dynamicSharedMemorySize=*/Value(), args);
+      };
+      // if (m <= mMax_0) launch_0 else if (m <= mMax_1) ... else launch_last.
+      for (auto [i, v] : llvm::enumerate(variants)) {
+        launchTable.push_back(launchAttr(builder, v.second));
+        if (i + 1 == variants.size()) {
+          launch(v.first, v.second);
+          break;
+        }
+        Value bound = arith::ConstantIndexOp::create(b, v.second.mMax);
+        Value inRange =
+            arith::CmpIOp::create(b, arith::CmpIPredicate::ule, m, bound);
+        auto ifOp = scf::IfOp::create(b, inRange, /*withElseRegion=*/true);
+        b.setInsertionPointToStart(ifOp.thenBlock());
+        launch(v.first, v.second);
+        b.setInsertionPointToStart(ifOp.elseBlock());
+      }
       op.erase();
     }
+    // What a runtime needs to launch the kernels without running the host
+    // code: names, M ranges and launch shapes (Humming/Target/KernelABI.h).
+    module->setAttr(hq::abi::kKernelTableAttr,
+                    builder.getArrayAttr(launchTable));
   }
 };
 } // namespace

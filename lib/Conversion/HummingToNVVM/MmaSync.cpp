@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "MmaSync.h"
+#include "EmitterBase.h"
 
 #include "Humming/Target/KernelABI.h"
 
@@ -39,57 +40,15 @@ constexpr int64_t kUnroll = 2;
 namespace {
 
 /// Emits the kernel body with an implicit-location builder.
-class KernelEmitter {
+class KernelEmitter : EmitterBase {
 public:
   KernelEmitter(ImplicitLocOpBuilder &b, const GemmKernelSpec &spec,
                 ArrayRef<Value> params, Value workspace)
-      : b(b), spec(spec), params(params.begin(), params.end()),
-        workspace(workspace) {
-    i1 = b.getI1Type();
-    i8 = b.getI8Type();
-    i16 = b.getI16Type();
-    i32 = b.getI32Type();
-    i64 = b.getI64Type();
-    f32 = b.getF32Type();
-    ptr = LLVM::LLVMPointerType::get(b.getContext(), 1);
-  }
+      : EmitterBase(b, params), spec(spec), workspace(workspace) {}
 
   void emit();
 
 private:
-  // ---- Small helpers -------------------------------------------------------
-  Value c32(int64_t v) { return arith::ConstantIntOp::create(b, i32, v); }
-  Value c64(int64_t v) { return arith::ConstantIntOp::create(b, i64, v); }
-  Value cf(double v) {
-    return arith::ConstantFloatOp::create(b, cast<FloatType>(f32), APFloat(float(v)));
-  }
-  Value param(hq::abi::GemmParam p) { return params[p]; }
-
-  /// Element `index` (i64) of type `type` at `base`.
-  Value load(Type type, Value base, Value index) {
-    Value addr = LLVM::GEPOp::create(b, ptr, type, base, ValueRange{index});
-    return LLVM::LoadOp::create(b, type, addr);
-  }
-  void store(Value value, Value base, Value index) {
-    Value addr =
-        LLVM::GEPOp::create(b, ptr, value.getType(), base, ValueRange{index});
-    LLVM::StoreOp::create(b, value, addr);
-  }
-  Value ext64(Value v) { return arith::ExtUIOp::create(b, i64, v); }
-  Value sext64(Value v) { return arith::ExtSIOp::create(b, i64, v); }
-
-  /// f32 value of a 16-bit float stored as its bits.
-  Value half16ToF32(Value bits, bool isBF16) {
-    Type t = isBF16 ? Type(b.getBF16Type()) : Type(b.getF16Type());
-    Value h = arith::BitcastOp::create(b, t, bits);
-    return arith::ExtFOp::create(b, f32, h);
-  }
-
-  /// f32 value of a small-float code (i32) of format `t` (exact).
-  Value smallFloatToF32(Value code, const hq::ScalarType &t);
-  /// f32 value of element `index` of a tensor of scalar type `t`.
-  Value loadAsF32(Value base, Value index, const hq::ScalarType &t);
-
   /// The b-bit code at bit offset `bit` of a word stream whose last word is
   /// `lastWord`; `stride` separates consecutive words (1 along a row, G for
   /// the N-packed zero points).
@@ -128,62 +87,12 @@ private:
   Value globalScale() const { return global; }
 
   // ---- State ---------------------------------------------------------------
-  ImplicitLocOpBuilder &b;
   const GemmKernelSpec &spec;
-  SmallVector<Value> params;
   /// Shared memory for the split-K partial sums.
   Value workspace;
   /// The layer's global scale (f32), when it has one.
   Value global;
-  Type i1, i8, i16, i32, i64, f32;
-  LLVM::LLVMPointerType ptr;
 };
-
-Value KernelEmitter::smallFloatToF32(Value code, const hq::ScalarType &t) {
-  if (t.isE8M0()) {
-    // 2^(code - 127); code 0 is 2^-127, an f32 subnormal.
-    Value isZero = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, code, c32(0));
-    Value normal = arith::BitcastOp::create(
-        b, f32, arith::ShLIOp::create(b, code, c32(23)));
-    return arith::SelectOp::create(b, isZero, cf(std::ldexp(1.0, -127)), normal);
-  }
-  unsigned e = t.exponentBits, m = t.mantissaBits;
-  int bias = t.bias();
-  Value sign = arith::AndIOp::create(
-      b, arith::ShRUIOp::create(b, code, c32(e + m)), c32(1));
-  Value exp = arith::AndIOp::create(
-      b, arith::ShRUIOp::create(b, code, c32(m)), c32((1 << e) - 1));
-  Value mant = arith::AndIOp::create(b, code, c32((1 << m) - 1));
-  // Normal numbers: rebias the exponent and left-align the mantissa.
-  Value bits = arith::OrIOp::create(
-      b, arith::ShLIOp::create(b, sign, c32(31)),
-      arith::OrIOp::create(
-          b,
-          arith::ShLIOp::create(
-              b, arith::AddIOp::create(b, exp, c32(127 - bias)), c32(23)),
-          arith::ShLIOp::create(b, mant, c32(23 - m))));
-  Value normal = arith::BitcastOp::create(b, f32, bits);
-  // Subnormals: mantissa * 2^(1 - bias - M), with the sign.
-  Value sub = arith::MulFOp::create(
-      b, arith::UIToFPOp::create(b, f32, mant),
-      cf(std::ldexp(1.0, 1 - bias - int(m))));
-  Value negSub = arith::NegFOp::create(b, sub);
-  Value isNeg = arith::CmpIOp::create(b, arith::CmpIPredicate::ne, sign, c32(0));
-  Value subnormal = arith::SelectOp::create(b, isNeg, negSub, sub);
-  Value isSub = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, exp, c32(0));
-  return arith::SelectOp::create(b, isSub, subnormal, normal);
-}
-
-Value KernelEmitter::loadAsF32(Value base, Value index,
-                               const hq::ScalarType &t) {
-  if (t == hq::ScalarType::f32())
-    return load(f32, base, index);
-  if (t == hq::ScalarType::f16() || t == hq::ScalarType::bf16())
-    return half16ToF32(load(i16, base, index), t == hq::ScalarType::bf16());
-  // 8-bit float formats (e4m3, e5m2, ue8m0).
-  Value byte = load(i8, base, index);
-  return smallFloatToF32(arith::ExtUIOp::create(b, i32, byte), t);
-}
 
 Value KernelEmitter::extractCode(Value base, Value firstWordIndex,
                                  Value bitInWord, Value nextWordIndex,

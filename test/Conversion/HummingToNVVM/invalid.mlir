@@ -13,8 +13,9 @@ func.func @fp8_activations(%a: memref<?x128xf8E4M3FN>, %w: memref<128x16xi32>, %
 
 // -----
 
-func.func @prepared(%a: memref<?x128xf16>, %w: memref<8x256xi32>, %s: memref<1x128xf16>, %c: memref<?x128xf16>) {
-  // expected-error @+1 {{prepared layouts are not lowered yet; pass canonical weights (no 'layout')}}
+// Prepared weights: see prepared-invalid.mlir.
+func.func @prepared_without_tiles(%a: memref<?x128xf16>, %w: memref<8x256xi32>, %s: memref<1x128xf16>, %c: memref<?x128xf16>) {
+  // expected-error @+1 {{prepared weights need tile_configs; run humming-select-tiles (or give them by hand)}}
   humming.gemm %a, %w scales(%s : memref<1x128xf16>) into %c
       {weight_schema = #humming.weight_schema<type = ui4, scale = f16>, input_schema = #humming.input_schema<type = f16>,
        layout = #humming.layout<chip = "sm_90a">}
@@ -59,9 +60,10 @@ func.func @turing(%a: memref<?x128xf16>, %w: memref<128x16xi32>, %s: memref<128x
 
 // -----
 
-// A forced tile configuration is refused, not silently ignored.
+// A forced tile configuration on canonical weights is refused, not silently
+// ignored.
 func.func @forced_tiles(%a: memref<?x128xf16>, %w: memref<128x16xi32>, %s: memref<128x1xf16>, %c: memref<?x128xf16>) {
-  // expected-error @+1 {{tile_configs are not honoured by the mma_sync lowering yet (it emits one fixed kernel: 16x64 output blocks, 4-way in-block split-K); remove 'tile_configs'}}
+  // expected-error @+1 {{tile_configs apply to prepared weights; the canonical-weight kernel is fixed (16x64 output blocks, 4-way in-block split-K); remove 'tile_configs' or prepare the weights ('layout')}}
   humming.gemm %a, %w scales(%s : memref<128x1xf16>) into %c
       {weight_schema = #humming.weight_schema<type = ui4, scale = f16>, input_schema = #humming.input_schema<type = f16>,
        tile_configs = [#humming.tile_config<block = [64, 128, 64], warp = [64, 32, 64], stages = 4>]}

@@ -4,8 +4,8 @@
 
 // CHECK-LABEL: func.func @gemm_w4a16_g128
 // CHECK:       %[[M:.*]] = memref.dim %{{.*}}, %c0
-// CHECK:       %[[GY:.*]] = arith.ceildivui %[[M]], %c16
 // CHECK:       %[[M32:.*]] = arith.index_cast %[[M]] : index to i32
+// CHECK:       %[[GY:.*]] = arith.ceildivui %[[M]], %c16
 // CHECK:       gpu.launch_func @humming_kernels::@gemm_w4a16_g128_gemm0 blocks in (%c2, %[[GY]], %c1) threads in (%c512, %c1, %c1)
 // CHECK-SAME:    args(%{{.*}} : !llvm.ptr<1>, %{{.*}} : !llvm.ptr<1>, %{{.*}} : !llvm.ptr<1>, %{{.*}} : !llvm.ptr<1>, %{{.*}} : !llvm.ptr<1>, %{{.*}} : !llvm.ptr<1>, %{{.*}} : !llvm.ptr<1>, %[[M32]] : i32)
 // CHECK-NOT:   humming.gemm

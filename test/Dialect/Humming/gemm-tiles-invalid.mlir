@@ -84,10 +84,24 @@ func.func @block_n_divides(%a: memref<?x4096xf16>, %w: memref<4160x512xi32>, %s:
 
 module attributes {humming.target = #humming.target<device = "H200">} {
 func.func @warp_k_a16(%a: memref<?x4096xf16>, %w: memref<4096x512xi32>, %s: memref<4096x1xf16>, %c: memref<?x4096xf16>) {
-  // expected-error @+1 {{tile_configs[0]: expected warp_k 32 or 64 for 16-bit activations, got 128}}
+  // expected-error @+1 {{tile_configs[0]: expected warp_k 16, 32 or 64 for 16-bit activations with mma_sync, got 128}}
   humming.gemm %a, %w scales(%s : memref<4096x1xf16>) into %c
       {weight_schema = #humming.weight_schema<type = ui4, scale = f16>, input_schema = #humming.input_schema<type = f16>,
        tile_configs = [#humming.tile_config<block = [64, 256, 128], warp = [64, 32, 128]>]}
+      : memref<?x4096xf16>, memref<4096x512xi32> -> memref<?x4096xf16>
+  return
+}
+}
+
+// -----
+
+// Only the mma_sync kernels take warp_k = 16.
+module attributes {humming.target = #humming.target<device = "H200">} {
+func.func @warp_k_16_wgmma(%a: memref<?x4096xf16>, %w: memref<4096x512xi32>, %s: memref<4096x1xf16>, %c: memref<?x4096xf16>) {
+  // expected-error @+1 {{tile_configs[0]: expected warp_k 32 or 64 for 16-bit activations, got 16}}
+  humming.gemm %a, %w scales(%s : memref<4096x1xf16>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16>, input_schema = #humming.input_schema<type = f16>,
+       tile_configs = [#humming.tile_config<block = [64, 256, 16], warp = [64, 32, 16], mma = wgmma>]}
       : memref<?x4096xf16>, memref<4096x512xi32> -> memref<?x4096xf16>
   return
 }

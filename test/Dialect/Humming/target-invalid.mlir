@@ -56,7 +56,7 @@ module attributes {humming.target = "H200"} {}
 
 // -----
 
-// expected-error @+1 {{unknown humming attribute 'humming.device'; expected 'humming.target'}}
+// expected-error @+1 {{unknown humming attribute 'humming.device'; expected 'humming.target' or 'humming.kernels'}}
 module attributes {humming.device = #humming.target<device = "H200">} {}
 
 // -----
@@ -68,3 +68,9 @@ func.func @zero_bandwidth() attributes {t = #humming.target<device = "H200", ban
 
 // expected-error @+1 {{expected a positive f16 throughput, got 0}}
 func.func @zero_f16() attributes {t = #humming.target<device = "H200", f16 = 0.0>} { return }
+
+// -----
+
+// The kernel table humming-lower-to-nvvm writes has a fixed shape.
+// expected-error @+1 {{expected 'humming.kernels' to be an array of {name, m_min, m_max, block_m, block_n, threads} dictionaries, got [{name = "k"}]}}
+module attributes {humming.kernels = [{name = "k"}]} {}

@@ -2,6 +2,7 @@
 
 #include "Humming/Dialect/Humming/IR/HummingDialect.h"
 #include "Humming/Dialect/Humming/IR/HummingOps.h"
+#include "Humming/Target/KernelABI.h"
 
 using namespace mlir;
 using namespace mlir::humming;
@@ -26,6 +27,27 @@ LogicalResult HummingDialect::verifyOperationAttribute(Operation *op,
                              << attr.getValue();
     return success();
   }
+  if (attr.getName() == ::humming::abi::kKernelTableAttr) {
+    // Written by humming-lower-to-nvvm: one dictionary per kernel.
+    auto table = dyn_cast<ArrayAttr>(attr.getValue());
+    auto isEntry = [](Attribute a) {
+      auto d = dyn_cast<DictionaryAttr>(a);
+      if (!d || !d.getAs<StringAttr>("name"))
+        return false;
+      for (StringRef key : {"m_min", "m_max", "block_m", "block_n", "threads"})
+        if (!d.getAs<IntegerAttr>(key))
+          return false;
+      return true;
+    };
+    if (!table || !llvm::all_of(table, isEntry))
+      return op->emitError()
+             << "expected '" << ::humming::abi::kKernelTableAttr
+             << "' to be an array of {name, m_min, m_max, block_m, block_n, "
+                "threads} dictionaries, got "
+             << attr.getValue();
+    return success();
+  }
   return op->emitError() << "unknown humming attribute '" << attr.getName().getValue()
-                         << "'; expected '" << kTargetAttrName << "'";
+                         << "'; expected '" << kTargetAttrName << "' or '"
+                         << ::humming::abi::kKernelTableAttr << "'";
 }

@@ -33,4 +33,34 @@ def HummingAttachTargetPass : Pass<"humming-attach-target", "::mlir::ModuleOp"> 
   ];
 }
 
+def HummingSelectTilesPass : Pass<"humming-select-tiles", "::mlir::ModuleOp"> {
+  let summary = "Choose the tile configurations of prepared-weight GEMMs";
+  let description = [{
+    Writes `tile_configs` (one `#humming.tile_config` per M range) on every
+    `humming.gemm` whose weights are prepared (`layout`) and that has none,
+    from the heuristics of Humming/Target/TileHeuristics.h: pure functions
+    of the schema, the padded N and K and the device's facts. The device is
+    the module's `humming.target`, else `device=`, else the representative
+    device of `chip=` (sm_80: A100, sm_86: A10, sm_89: L40S, sm_90a: H100).
+    `force-tile-config` replaces the choice with one configuration (its M
+    range is widened to every M); configurations already on an op are kept
+    unless forced. Canonical-weight GEMMs run one fixed kernel and are left
+    alone.
+
+    ```sh
+    humming-opt --humming-select-tiles="device=H200" layer.mlir
+    humming-opt --humming-select-tiles="chip=sm_90a force-tile-config=#humming.tile_config<block = [16, 64, 256], warp = [16, 64, 32], stages = 4, cp_async = false>" layer.mlir
+    ```
+  }];
+  let options = [
+    Option<"device", "device", "std::string", /*default=*/"\"\"",
+           "Known device whose facts to use (default: the module's target)">,
+    Option<"chip", "chip", "std::string", /*default=*/"\"\"",
+           "Chip whose representative device to use when no device is known">,
+    Option<"forceTileConfig", "force-tile-config", "std::string",
+           /*default=*/"\"\"",
+           "A #humming.tile_config used for every M instead of the heuristics">,
+  ];
+}
+
 #endif // HUMMING_DIALECT_HUMMING_TRANSFORMS_PASSES_TD

@@ -1,0 +1,48 @@
+//===- TileHeuristics.h - Tile configurations from device facts -*- C++ -*-===//
+//
+// The heuristics humming-select-tiles runs: pure functions of the layer
+// (schema, padded N and K) and the device's facts (SM count, bandwidth,
+// tensor throughput, shared memory), so lit tests check them per device
+// without a GPU and the runtime can recompute them. No MLIR dependency.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef HUMMING_TARGET_TILEHEURISTICS_H
+#define HUMMING_TARGET_TILEHEURISTICS_H
+
+#include "Humming/Quant/Result.h"
+#include "Humming/Quant/Schema.h"
+#include "Humming/Target/ArchInfo.h"
+
+#include <vector>
+
+namespace humming {
+
+/// Tokens where a layer turns from memory- to compute-bound on `device`:
+/// weight bytes per element / bandwidth = 2 M / tensor throughput.
+double computeMemoryCrossover(const WeightSchema &w, const InputSchema &in,
+                              const DeviceInfo &device);
+
+/// The device whose facts stand for a chip when the module names no
+/// device (sm_80: A100, sm_86: A10, sm_89: L40S, sm_90a: H100, ...).
+const DeviceInfo *representativeDevice(const Chip &chip);
+
+/// Tile configurations, one per M range (1-16, 17-32, 33-64, 65-inf), for
+/// the prepared-layout mma_sync kernels of a layer with padded sizes n x k.
+/// Each range picks warp_m (16, 32, 64), then warps along N and the in-block
+/// K split so that the resident warps cover the device (more for the
+/// memory-bound ranges below the crossover, fewer above it), within the
+/// register and shared-memory budgets of the kernel; the pipeline depth
+/// shrinks as the per-warp registers grow. A diagnostic when the layer does
+/// not fit the family. Batch-invariant layers get one K decomposition for
+/// every M (no in-block split, warp_k = block_k = 32, warp_m <= 32), so a
+/// token's sums never depend on how many tokens share the batch.
+Result<std::vector<TileConfig>> selectMmaSyncTiles(const WeightSchema &w,
+                                                   const InputSchema &in,
+                                                   const ComputeOptions &c,
+                                                   int64_t n, int64_t k,
+                                                   const DeviceInfo &device);
+
+} // namespace humming
+
+#endif // HUMMING_TARGET_TILEHEURISTICS_H

@@ -1,0 +1,54 @@
+//===- EmitterBase.h - Shared pieces of the kernel emitters -----*- C++ -*-===//
+//
+// Constants, typed global loads and stores and exact small-float conversions
+// that every generated GEMM kernel uses.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef HUMMING_LIB_CONVERSION_HUMMINGTONVVM_EMITTERBASE_H
+#define HUMMING_LIB_CONVERSION_HUMMINGTONVVM_EMITTERBASE_H
+
+#include "Humming/Quant/DType.h"
+#include "Humming/Target/KernelABI.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+
+namespace mlir::humming {
+
+class EmitterBase {
+public:
+  EmitterBase(ImplicitLocOpBuilder &b, ArrayRef<Value> params);
+
+protected:
+  Value c32(int64_t v) { return arith::ConstantIntOp::create(b, i32, v); }
+  Value c64(int64_t v) { return arith::ConstantIntOp::create(b, i64, v); }
+  Value cf(double v) {
+    return arith::ConstantFloatOp::create(b, cast<FloatType>(f32),
+                                          APFloat(float(v)));
+  }
+  Value param(::humming::abi::GemmParam p) { return params[p]; }
+
+  /// Element `index` (i64) of type `type` at `base`.
+  Value load(Type type, Value base, Value index);
+  void store(Value value, Value base, Value index);
+  Value ext64(Value v) { return arith::ExtUIOp::create(b, i64, v); }
+  Value sext64(Value v) { return arith::ExtSIOp::create(b, i64, v); }
+
+  /// f32 value of a 16-bit float stored as its bits.
+  Value half16ToF32(Value bits, bool isBF16);
+  /// f32 value of a small-float code (i32) of format `t` (exact).
+  Value smallFloatToF32(Value code, const ::humming::ScalarType &t);
+  /// f32 value of element `index` of a tensor of scalar type `t`.
+  Value loadAsF32(Value base, Value index, const ::humming::ScalarType &t);
+
+  ImplicitLocOpBuilder &b;
+  SmallVector<Value> params;
+  Type i1, i8, i16, i32, i64, f32;
+  LLVM::LLVMPointerType ptr;
+};
+
+} // namespace mlir::humming
+
+#endif // HUMMING_LIB_CONVERSION_HUMMINGTONVVM_EMITTERBASE_H

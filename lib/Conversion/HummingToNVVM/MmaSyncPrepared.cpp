@@ -1,0 +1,592 @@
+//===- MmaSyncPrepared.cpp - mma.sync GEMM over prepared weights ----------===//
+//
+// The mma_sync kernel for weights in the prepared layout of
+// Humming/Quant/PreparedLayout.h, parametrised by a tile configuration:
+//
+// * Each warp computes warp_m x 64 outputs (warp_m / 16 MMA rows times eight
+//   m16n8k16 sub-tiles) over warp_k of every block_k chunk of K; block_n / 64
+//   warps sit side by side along N and block_k / warp_k warp groups split K
+//   inside the block, adding their partial sums through shared memory.
+// * A lane fetches its B fragments of a 16 x 64 weight tile with one vector
+//   load per bit plane (128 bits for 4-bit weights), its A fragments with
+//   four 32-bit loads per 16-row tile, and the scales / zero points of its
+//   eight columns with one vector load per group.
+// * Loads run `stages - 1` iterations ahead of the MMAs: the loop carries the
+//   loaded registers of the iterations in flight (a register pipeline).
+// * Dequantization works on pairs: one shift and mask place both codes of a
+//   pair in the two 16-bit lanes of a register; integers become (code -
+//   zero) by the magic-number trick (codes OR-ed into the mantissa of 1024
+//   or 128, one packed subtraction), floats by moving their exponent and
+//   mantissa into place and one packed multiply by 2^(bias difference);
+//   then one packed multiply by the group scale.
+//
+//===----------------------------------------------------------------------===//
+
+#include "EmitterBase.h"
+#include "MmaSync.h"
+
+#include "Humming/Quant/PreparedLayout.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::humming;
+namespace hq = ::humming;
+namespace L = ::humming::layout;
+
+int64_t PreparedTile::workspaceFloats() const {
+  return (kSplit - 1) * warpsN * 32 * (warpM / 16) * 32;
+}
+
+namespace {
+
+class PreparedEmitter : EmitterBase {
+public:
+  PreparedEmitter(ImplicitLocOpBuilder &b, const GemmKernelSpec &spec,
+                  const PreparedTile &tile, ArrayRef<Value> params,
+                  Value workspace)
+      : EmitterBase(b, params), spec(spec), tile(tile), workspace(workspace),
+        planes(L::planes(spec.weight.type.bits)) {
+    bf16 = spec.input.type == hq::ScalarType::bf16();
+    act = bf16 ? Type(b.getBF16Type()) : Type(b.getF16Type());
+    act2 = VectorType::get({2}, act);
+    mt = tile.warpM / 16;
+    tiles = spec.kp / L::kTileK;
+    tilesPerIter = tile.kSplit * tile.kTilesPerWarp;
+    iterations = hq::ceilDiv(tiles, tilesPerIter);
+    const hq::WeightSchema &w = spec.weight;
+    perKScales = w.granularity == hq::Granularity::Group ||
+                 w.granularity == hq::Granularity::GroupTensor;
+    groups = w.groupsAlongK(spec.kp);
+    // One scale / zero-point load per iteration when a warp's k-tiles of an
+    // iteration share their group.
+    groupPerIter = !perKScales || L::kTileK * tile.kTilesPerWarp <= w.groupK;
+  }
+
+  void emit();
+
+private:
+  /// Registers loaded for one iteration, in issue order.
+  using Stage = SmallVector<Value>;
+
+  Stage issueLoads(Value iter);
+  SmallVector<Value> compute(ArrayRef<Value> accs, ArrayRef<Value> stage);
+  void epilogue(ArrayRef<Value> accs);
+
+  /// `words` i32 at word `index` of `base` as one aligned vector load.
+  Value loadVector(Value base, Value index, int64_t words);
+  /// Element `i` (i32) of vector `v`.
+  Value element(Value v, int64_t i);
+  /// The 16-bit bits (i32, low half) of a scale stored with type `t`, given
+  /// the i32 word that holds it and its position.
+  Value scaleBits(Value word, int64_t slot);
+  /// Packs a 16-bit value (low bits of an i32) into both lanes.
+  Value splat16(Value bits16) {
+    Value lo = arith::AndIOp::create(b, bits16, c32(0xFFFF));
+    return arith::OrIOp::create(b, lo, arith::ShLIOp::create(b, lo, c32(16)));
+  }
+  Value asAct2(Value i32v) { return LLVM::BitcastOp::create(b, act2, i32v); }
+  Value asI32(Value v) { return LLVM::BitcastOp::create(b, i32, v); }
+  Value splatConst(double v) {
+    APFloat f(v);
+    bool lost;
+    f.convert(bf16 ? APFloat::BFloat() : APFloat::IEEEhalf(),
+              APFloat::rmNearestTiesToEven, &lost);
+    uint32_t bits = uint32_t(f.bitcastToAPInt().getZExtValue());
+    return asAct2(c32(int64_t(bits | (bits << 16))));
+  }
+
+  const GemmKernelSpec &spec;
+  const PreparedTile &tile;
+  Value workspace;
+  std::vector<L::Plane> planes;
+  bool bf16;
+  Type act;
+  VectorType act2;
+  int64_t mt, tiles, tilesPerIter, iterations, groups;
+  bool perKScales, groupPerIter;
+  // Thread coordinates.
+  Value lane, quad, grp, warpN, warpK, nTile, m0, m;
+  Value global;
+};
+
+Value PreparedEmitter::loadVector(Value base, Value index, int64_t words) {
+  Type t = words == 1 ? Type(i32) : Type(VectorType::get({words}, i32));
+  Value addr = LLVM::GEPOp::create(b, ptr, i32, base, ValueRange{index});
+  return LLVM::LoadOp::create(b, t, addr, /*alignment=*/unsigned(4 * words));
+}
+
+Value PreparedEmitter::element(Value v, int64_t i) {
+  if (!isa<VectorType>(v.getType()))
+    return v;
+  return LLVM::ExtractElementOp::create(b, v, c32(i));
+}
+
+Value PreparedEmitter::scaleBits(Value word, int64_t slot) {
+  const hq::ScalarType &t = spec.weight.scaleType;
+  if (t.bits == 16) {
+    Value v = slot % 2 ? arith::ShRUIOp::create(b, word, c32(16)) : word;
+    return arith::AndIOp::create(b, v, c32(0xFFFF));
+  }
+  // 8-bit scales: exact in the activation type (PreparedLayout::supports).
+  Value code = arith::AndIOp::create(
+      b, arith::ShRUIOp::create(b, word, c32(8 * (slot % 4))), c32(0xFF));
+  Value f = smallFloatToF32(code, t);
+  Value h = arith::TruncFOp::create(b, act, f);
+  return arith::ExtUIOp::create(b, i32, arith::BitcastOp::create(b, i16, h));
+}
+
+PreparedEmitter::Stage PreparedEmitter::issueLoads(Value iter) {
+  const hq::WeightSchema &w = spec.weight;
+  const unsigned bits = w.type.bits;
+  Stage s;
+  Value wgt = param(hq::abi::ParamWeight);
+  for (int64_t u = 0; u < tile.kTilesPerWarp; ++u) {
+    // k-tile of this warp, clamped: past the end the A operand is zero and
+    // the weights are real (finite) ones, so the MMA adds nothing.
+    Value t = arith::AddIOp::create(
+        b, arith::MulIOp::create(b, iter, c32(tilesPerIter)),
+        arith::AddIOp::create(
+            b, arith::MulIOp::create(b, warpK, c32(tile.kTilesPerWarp)),
+            c32(u)));
+    Value tc = arith::MinSIOp::create(b, t, c32(tiles - 1));
+    // B: one vector per plane (two for the 8-bit plane).
+    Value tileBase = arith::AddIOp::create(
+        b, arith::MulIOp::create(b, ext64(tc), c64(spec.np * bits / 2)),
+        arith::MulIOp::create(b, ext64(nTile), c64(32 * bits)));
+    for (const L::Plane &p : planes) {
+      Value base = arith::AddIOp::create(
+          b, tileBase,
+          arith::AddIOp::create(
+              b, c64(int64_t(p.wordOffset) * 32),
+              arith::MulIOp::create(b, ext64(lane), c64(p.width))));
+      for (unsigned off = 0; off < p.width; off += 4)
+        s.push_back(loadVector(wgt, arith::AddIOp::create(b, base, c64(off)),
+                               std::min<unsigned>(4, p.width)));
+    }
+    // A: rows m0 + 16 i + grp (+8), columns 16 t + 2 quad (+8), as pairs.
+    Value col0 = arith::AddIOp::create(
+        b, arith::MulIOp::create(b, t, c32(16)),
+        arith::MulIOp::create(b, quad, c32(2)));
+    for (int64_t i = 0; i < mt; ++i) {
+      Value r0 = arith::AddIOp::create(b, m0, arith::AddIOp::create(b, grp, c32(16 * i)));
+      for (int64_t h = 0; h < 4; ++h) {
+        Value r = h % 2 ? arith::AddIOp::create(b, r0, c32(8)) : r0;
+        Value c = h / 2 ? arith::AddIOp::create(b, col0, c32(8)) : col0;
+        Value ok = arith::AndIOp::create(
+            b, arith::CmpIOp::create(b, arith::CmpIPredicate::slt, r, m),
+            arith::CmpIOp::create(b, arith::CmpIPredicate::slt, c,
+                                  c32(spec.kAct)));
+        Value index = arith::AddIOp::create(
+            b, arith::MulIOp::create(b, sext64(r), c64(spec.kAct / 2)),
+            sext64(arith::ShRUIOp::create(b, c, c32(1))));
+        Value safe = arith::SelectOp::create(b, ok, index, c64(0));
+        Value v = load(i32, param(hq::abi::ParamInput), safe);
+        s.push_back(arith::SelectOp::create(b, ok, v, c32(0)));
+      }
+    }
+    // Scales and zero points of the tile's group (once per iteration when
+    // the warp's tiles share it).
+    if (u == 0 || !groupPerIter) {
+      Value g = perKScales ? arith::DivUIOp::create(
+                                 b, arith::MulIOp::create(b, tc, c32(16)),
+                                 c32(w.groupK))
+                           : c32(0);
+      Value g64 = ext64(g);
+      Value col = arith::AddIOp::create(
+          b, arith::MulIOp::create(b, ext64(nTile), c64(64)),
+          arith::MulIOp::create(b, ext64(grp), c64(8)));
+      if (perKScales) {
+        int64_t words = w.scaleType.bits / 4; // 8 scales of 8 or 16 bits
+        Value elem = arith::AddIOp::create(
+            b, arith::MulIOp::create(b, g64, c64(spec.np)), col);
+        Value index = arith::DivUIOp::create(
+            b, arith::MulIOp::create(b, elem, c64(w.scaleType.bits)), c64(32));
+        s.push_back(loadVector(param(hq::abi::ParamScales), index, words));
+      }
+      if (w.zeroPoint == hq::ZeroPointKind::Float) {
+        Value elem = arith::AddIOp::create(
+            b, arith::MulIOp::create(b, g64, c64(spec.np)), col);
+        Value index = arith::ShRUIOp::create(b, elem, c64(1));
+        s.push_back(loadVector(param(hq::abi::ParamZeroPoints), index, 4));
+      } else if (w.zeroPoint == hq::ZeroPointKind::Int) {
+        int64_t zb = L::zeroPointBits(bits);
+        Value rowWords = c64(spec.np * zb / 32);
+        Value index = arith::AddIOp::create(
+            b, arith::MulIOp::create(b, g64, rowWords),
+            arith::DivUIOp::create(b, arith::MulIOp::create(b, col, c64(zb)),
+                                   c64(32)));
+        s.push_back(loadVector(param(hq::abi::ParamZeroPoints), index, zb / 4));
+      }
+    }
+  }
+  return s;
+}
+
+SmallVector<Value> PreparedEmitter::compute(ArrayRef<Value> accIn,
+                                            ArrayRef<Value> stage) {
+  const hq::WeightSchema &w = spec.weight;
+  const unsigned bits = w.type.bits;
+  SmallVector<Value> accs(accIn.begin(), accIn.end());
+  size_t cursor = 0;
+  auto next = [&] { return stage[cursor++]; };
+  bool isInt = w.type.isInt();
+  uint32_t magicBits = bf16 ? 0x4300u : 0x6400u;
+  double magic = bf16 ? 128.0 : 1024.0;
+  // Per-column zero (magic + zero, both lanes) and scale (both lanes).
+  SmallVector<Value> zeroVec(8), scaleVec(8);
+  Value constZero;
+  if (isInt && w.zeroPoint == hq::ZeroPointKind::None)
+    constZero = splatConst(magic + double(1u << (bits - 1)));
+  Type accStruct = LLVM::LLVMStructType::getLiteral(b.getContext(),
+                                                    SmallVector<Type>(4, f32));
+  for (int64_t u = 0; u < tile.kTilesPerWarp; ++u) {
+    // Words of this tile, plane by plane.
+    SmallVector<SmallVector<Value>> planeWords;
+    for (const L::Plane &p : planes) {
+      SmallVector<Value> words;
+      for (unsigned off = 0; off < p.width; off += 4) {
+        Value v = next();
+        for (unsigned i = 0; i < std::min<unsigned>(4, p.width); ++i)
+          words.push_back(element(v, i));
+      }
+      planeWords.push_back(words);
+    }
+    SmallVector<Value> a;
+    for (int64_t i = 0; i < 4 * mt; ++i)
+      a.push_back(next());
+    if (u == 0 || !groupPerIter) {
+      if (perKScales) {
+        Value v = next();
+        for (int64_t j = 0; j < 8; ++j) {
+          int64_t perWord = 32 / w.scaleType.bits;
+          scaleVec[j] = asAct2(
+              splat16(scaleBits(element(v, j / perWord), j % perWord)));
+        }
+      }
+      if (w.zeroPoint == hq::ZeroPointKind::Float) {
+        Value v = next();
+        for (int64_t j = 0; j < 8; ++j) {
+          Value word = element(v, j / 2);
+          Value h = j % 2 ? arith::ShRUIOp::create(b, word, c32(16)) : word;
+          zeroVec[j] = asAct2(splat16(h));
+        }
+      } else if (w.zeroPoint == hq::ZeroPointKind::Int) {
+        int64_t zb = L::zeroPointBits(bits);
+        Value v = next();
+        for (int64_t j = 0; j < 8; ++j) {
+          Value word = element(v, (j * zb) / 32);
+          Value z = arith::AndIOp::create(
+              b, arith::ShRUIOp::create(b, word, c32((j * zb) % 32)),
+              c32((1 << zb) - 1));
+          // magic + z exactly: z fits the mantissa (PreparedLayout::supports).
+          zeroVec[j] = asAct2(splat16(arith::OrIOp::create(b, z, c32(magicBits))));
+        }
+      }
+    }
+    // Dequantize the 16 pairs and run the MMAs of the eight sub-tiles.
+    auto pairBits = [&](int q) {
+      Value pair;
+      for (size_t pi = 0; pi < planes.size(); ++pi) {
+        const L::Plane &p = planes[pi];
+        Value word = planeWords[pi][q / int(16 / p.width)];
+        Value v = arith::AndIOp::create(
+            b, arith::ShRUIOp::create(b, word, c32(L::pairBit(p, q))),
+            c32(int64_t(((1u << p.width) - 1) * 0x10001u)));
+        if (p.shift)
+          v = arith::ShLIOp::create(b, v, c32(p.shift));
+        pair = pair ? arith::OrIOp::create(b, pair, v) : v;
+      }
+      return pair;
+    };
+    auto dequant = [&](int q) -> Value {
+      int j = q / 2;
+      Value pair = pairBits(q);
+      Value v;
+      if (isInt) {
+        v = asAct2(arith::OrIOp::create(b, pair, c32(int64_t(magicBits * 0x10001u))));
+        if (w.zeroPoint == hq::ZeroPointKind::Float) {
+          v = arith::SubFOp::create(b, v, splatConst(magic));
+          v = arith::SubFOp::create(b, v, zeroVec[j]);
+        } else {
+          v = arith::SubFOp::create(
+              b, v, w.zeroPoint == hq::ZeroPointKind::Int ? zeroVec[j] : constZero);
+        }
+      } else {
+        // Float codes: exponent and mantissa moved under the activation's,
+        // the sign to bit 15; the value is then off by 2^(bias difference).
+        unsigned m = w.type.mantissaBits, e = w.type.exponentBits;
+        unsigned actM = bf16 ? 7 : 10;
+        uint32_t magMask = ((1u << (e + m)) - 1) * 0x10001u;
+        uint32_t signMask = (1u << (e + m)) * 0x10001u;
+        Value mag = arith::ShLIOp::create(
+            b, arith::AndIOp::create(b, pair, c32(int64_t(magMask))),
+            c32(actM - m));
+        Value sign = arith::ShLIOp::create(
+            b, arith::AndIOp::create(b, pair, c32(int64_t(signMask))),
+            c32(15 - (e + m)));
+        v = asAct2(arith::OrIOp::create(b, mag, sign));
+        int actBias = bf16 ? 127 : 15;
+        v = arith::MulFOp::create(
+            b, v, splatConst(std::ldexp(1.0, actBias - w.type.bias())));
+      }
+      if (perKScales)
+        v = arith::MulFOp::create(b, v, scaleVec[j]);
+      return bf16 ? asI32(v) : v;
+    };
+    SmallVector<Value> aOps;
+    VectorType f16x2 = VectorType::get({2}, b.getF16Type());
+    for (Value v : a)
+      aOps.push_back(bf16 ? v : Value(LLVM::BitcastOp::create(b, f16x2, v)));
+    auto types = bf16 ? std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16,
+                                                       NVVM::MMATypes::bf16}
+                      : std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::f16,
+                                                       NVVM::MMATypes::f16};
+    for (int j = 0; j < 8; ++j) {
+      SmallVector<Value> bOps = {dequant(2 * j), dequant(2 * j + 1)};
+      for (int64_t i = 0; i < mt; ++i) {
+        size_t base = size_t((i * 8 + j) * 4);
+        SmallVector<Value> acc(accs.begin() + base, accs.begin() + base + 4);
+        auto mma = NVVM::MmaOp::create(
+            b, accStruct, ArrayRef<Value>(aOps).slice(4 * i, 4), bOps, acc,
+            ArrayRef<int64_t>{16, 8, 16}, std::nullopt, std::nullopt, types,
+            std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                           NVVM::MMALayout::col});
+        for (int64_t e = 0; e < 4; ++e)
+          accs[base + e] = LLVM::ExtractValueOp::create(b, mma.getResult(), e);
+      }
+    }
+  }
+  return accs;
+}
+
+void PreparedEmitter::epilogue(ArrayRef<Value> accs) {
+  const hq::WeightSchema &w = spec.weight;
+  bool outBF16 = spec.output == hq::ScalarType::bf16();
+  Type outType = outBF16 ? Type(b.getBF16Type()) : Type(b.getF16Type());
+  bool pairedStores = spec.nOut % 2 == 0;
+  Value nBase = arith::MulIOp::create(b, nTile, c32(64));
+  for (int64_t j = 0; j < 8; ++j) {
+    // Columns 64 nTile + 8 j + 2 quad + {0, 1}: their per-column factors.
+    Value col = arith::AddIOp::create(
+        b, nBase,
+        arith::AddIOp::create(b, c32(8 * j),
+                              arith::MulIOp::create(b, quad, c32(2))));
+    Value colOk = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, col,
+                                        c32(spec.nOut));
+    SmallVector<Value> factor(2), biasV(2);
+    for (int64_t e = 0; e < 2; ++e) {
+      Value c = arith::AddIOp::create(b, col, c32(e));
+      Value cc = arith::MinSIOp::create(b, c, c32(spec.nOut - 1));
+      if (w.granularity == hq::Granularity::Channel) {
+        // Prepared [1, N] scales, permuted: column 8 j + 2 quad + e of the
+        // n-tile is stored at 8 (2 quad + e) + j.
+        Value stored = arith::AddIOp::create(
+            b, nBase,
+            arith::AddIOp::create(
+                b,
+                arith::MulIOp::create(
+                    b, arith::AddIOp::create(
+                           b, arith::MulIOp::create(b, quad, c32(2)), c32(e)),
+                    c32(8)),
+                c32(j)));
+        factor[e] = loadAsF32(param(hq::abi::ParamScales), ext64(stored),
+                              w.scaleType);
+      }
+      if (global)
+        factor[e] = factor[e] ? arith::MulFOp::create(b, factor[e], global)
+                              : global;
+      if (w.bias)
+        biasV[e] = loadAsF32(param(hq::abi::ParamBias), ext64(cc), spec.output);
+    }
+    for (int64_t i = 0; i < mt; ++i)
+      for (int64_t half = 0; half < 2; ++half) {
+        Value row = arith::AddIOp::create(
+            b, m0, arith::AddIOp::create(b, grp, c32(16 * i + 8 * half)));
+        SmallVector<Value> outs;
+        for (int64_t e = 0; e < 2; ++e) {
+          Value v = accs[size_t((i * 8 + j) * 4 + half * 2 + e)];
+          if (factor[e])
+            v = arith::MulFOp::create(b, v, factor[e]);
+          if (biasV[e])
+            v = arith::AddFOp::create(b, v, biasV[e]);
+          outs.push_back(arith::ExtUIOp::create(
+              b, i32,
+              arith::BitcastOp::create(b, i16,
+                                       arith::TruncFOp::create(b, outType, v))));
+        }
+        Value rowOk = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, row, m);
+        Value index = arith::AddIOp::create(
+            b, arith::MulIOp::create(b, sext64(row), c64(spec.nOut)), ext64(col));
+        if (pairedStores) {
+          // Both columns in range together (col even, N even): one 32-bit store.
+          auto ifOp = scf::IfOp::create(b, arith::AndIOp::create(b, rowOk, colOk),
+                                        /*withElseRegion=*/false);
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToStart(ifOp.thenBlock());
+          Value packed = arith::OrIOp::create(
+              b, outs[0], arith::ShLIOp::create(b, outs[1], c32(16)));
+          store(packed, param(hq::abi::ParamOutput),
+                arith::ShRUIOp::create(b, index, c64(1)));
+          continue;
+        }
+        for (int64_t e = 0; e < 2; ++e) {
+          Value c = arith::AddIOp::create(b, col, c32(e));
+          Value ok = arith::AndIOp::create(
+              b, rowOk,
+              arith::CmpIOp::create(b, arith::CmpIPredicate::slt, c,
+                                    c32(spec.nOut)));
+          auto ifOp = scf::IfOp::create(b, ok, /*withElseRegion=*/false);
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToStart(ifOp.thenBlock());
+          store(arith::TruncIOp::create(b, i16, outs[e]),
+                param(hq::abi::ParamOutput),
+                arith::AddIOp::create(b, index, c64(e)));
+        }
+      }
+  }
+}
+
+void PreparedEmitter::emit() {
+  auto index32 = [&](Value v) { return arith::IndexCastOp::create(b, i32, v); };
+  Value tid = index32(gpu::ThreadIdOp::create(b, gpu::Dimension::x));
+  Value bidX = index32(gpu::BlockIdOp::create(b, gpu::Dimension::x));
+  Value bidY = index32(gpu::BlockIdOp::create(b, gpu::Dimension::y));
+  lane = arith::AndIOp::create(b, tid, c32(31));
+  Value warp = arith::ShRUIOp::create(b, tid, c32(5));
+  warpN = arith::RemUIOp::create(b, warp, c32(tile.warpsN));
+  warpK = arith::DivUIOp::create(b, warp, c32(tile.warpsN));
+  grp = arith::ShRUIOp::create(b, lane, c32(2));
+  quad = arith::AndIOp::create(b, lane, c32(3));
+  nTile = arith::AddIOp::create(b, arith::MulIOp::create(b, bidX, c32(tile.warpsN)),
+                                warpN);
+  m0 = arith::MulIOp::create(b, bidY, c32(tile.warpM));
+  m = param(hq::abi::ParamM);
+  if (spec.weight.hasGlobalScale())
+    global = load(f32, param(hq::abi::ParamGlobalScale), c64(0));
+
+  // Prologue: the first stages - 1 iterations' loads.
+  const int64_t inFlight = tile.stages - 1;
+  SmallVector<Value> init(size_t(mt * 32), cf(0.0));
+  SmallVector<size_t> stageSizes;
+  for (int64_t s = 0; s < inFlight; ++s) {
+    Stage st = issueLoads(c32(s));
+    stageSizes.push_back(st.size());
+    init.append(st.begin(), st.end());
+  }
+  size_t stageSize = stageSizes.front();
+  Value lb = arith::ConstantIndexOp::create(b, 0);
+  Value ub = arith::ConstantIndexOp::create(b, iterations);
+  Value one = arith::ConstantIndexOp::create(b, 1);
+  auto loop = scf::ForOp::create(b, lb, ub, one, init);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    ArrayRef<BlockArgument> args = loop.getRegionIterArgs();
+    Value iter = index32(loop.getInductionVar());
+    // Loads for iteration iter + stages - 1 first, so they fly during the MMAs.
+    Stage ahead = issueLoads(arith::AddIOp::create(b, iter, c32(inFlight)));
+    SmallVector<Value> accs(args.begin(), args.begin() + mt * 32);
+    SmallVector<Value> current(args.begin() + mt * 32,
+                               args.begin() + mt * 32 + stageSize);
+    SmallVector<Value> results = compute(accs, current);
+    results.append(args.begin() + mt * 32 + stageSize, args.end());
+    results.append(ahead.begin(), ahead.end());
+    scf::YieldOp::create(b, results);
+  }
+  SmallVector<Value> acc(loop.getResults().begin(),
+                         loop.getResults().begin() + mt * 32);
+
+  // Split-K inside the block: warp groups 1.. leave their partial sums in
+  // shared memory, group 0 adds them and runs the epilogue.
+  Value isLeader = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, warpK, c32(0));
+  if (tile.kSplit > 1) {
+    const int64_t perThread = mt * 32;
+    Value slot = arith::MulIOp::create(
+        b, arith::AddIOp::create(b, arith::MulIOp::create(b, warpN, c32(32)), lane),
+        c32(perThread));
+    auto indexOf = [&](Value v) {
+      return arith::IndexCastOp::create(b, b.getIndexType(), v);
+    };
+    const int64_t groupStride = tile.warpsN * 32 * perThread;
+    {
+      auto ifNot = scf::IfOp::create(
+          b, arith::XOrIOp::create(b, isLeader, arith::ConstantIntOp::create(b, i1, 1)),
+          /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(ifNot.thenBlock());
+      Value base = arith::AddIOp::create(
+          b,
+          arith::MulIOp::create(b, arith::SubIOp::create(b, warpK, c32(1)),
+                                c32(groupStride)),
+          slot);
+      for (int64_t i = 0; i < perThread; ++i)
+        memref::StoreOp::create(
+            b, acc[size_t(i)], workspace,
+            ValueRange{indexOf(arith::AddIOp::create(b, base, c32(i)))});
+    }
+    gpu::BarrierOp::create(b);
+    auto ifLeader = scf::IfOp::create(
+        b, TypeRange(SmallVector<Type>(size_t(perThread), f32)), isLeader,
+        /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(ifLeader.thenBlock());
+      SmallVector<Value> sums = acc;
+      for (int64_t s = 1; s < tile.kSplit; ++s) {
+        Value base = arith::AddIOp::create(b, c32((s - 1) * groupStride), slot);
+        for (int64_t i = 0; i < perThread; ++i)
+          sums[size_t(i)] = arith::AddFOp::create(
+              b, sums[size_t(i)],
+              memref::LoadOp::create(
+                  b, workspace,
+                  ValueRange{indexOf(arith::AddIOp::create(b, base, c32(i)))}));
+      }
+      scf::YieldOp::create(b, sums);
+      b.setInsertionPointToStart(ifLeader.elseBlock());
+      scf::YieldOp::create(b, acc);
+    }
+    acc.assign(ifLeader.getResults().begin(), ifLeader.getResults().end());
+  }
+  auto ifEpilogue = scf::IfOp::create(b, isLeader, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifEpilogue.thenBlock());
+  epilogue(acc);
+}
+
+} // namespace
+
+gpu::GPUFuncOp mlir::humming::buildMmaSyncPreparedKernel(
+    OpBuilder &builder, Location loc, gpu::GPUModuleOp module, StringRef name,
+    const GemmKernelSpec &spec, const PreparedTile &tile) {
+  MLIRContext *ctx = builder.getContext();
+  Type ptr = LLVM::LLVMPointerType::get(ctx, 1);
+  SmallVector<Type> argTypes(hq::abi::ParamM, ptr);
+  argTypes.push_back(builder.getI32Type());
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToEnd(module.getBody());
+  auto workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+  auto workspaceType = MemRefType::get(
+      {std::max<int64_t>(1, tile.workspaceFloats())}, builder.getF32Type(),
+      MemRefLayoutAttrInterface(), workgroup);
+  auto func = gpu::GPUFuncOp::create(builder, loc, name,
+                                     builder.getFunctionType(argTypes, {}),
+                                     TypeRange{workspaceType});
+  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), builder.getUnitAttr());
+  func.setKnownBlockSizeAttr(
+      builder.getDenseI32ArrayAttr({int32_t(tile.threads()), 1, 1}));
+  ImplicitLocOpBuilder b(loc, builder);
+  b.setInsertionPointToStart(&func.getBody().front());
+  SmallVector<Value> params(func.getArguments().begin(),
+                            func.getArguments().end());
+  PreparedEmitter(b, spec, tile, params, func.getWorkgroupAttributions()[0])
+      .emit();
+  gpu::ReturnOp::create(b);
+  return func;
+}

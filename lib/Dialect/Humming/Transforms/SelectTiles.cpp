@@ -1,0 +1,119 @@
+//===- SelectTiles.cpp - humming-select-tiles -----------------------------===//
+//
+// Writes tile_configs on prepared-weight GEMMs from the device heuristics
+// (Humming/Target/TileHeuristics.h) or a forced configuration.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Humming/Dialect/Humming/IR/HummingOps.h"
+#include "Humming/Dialect/Humming/Transforms/Passes.h"
+#include "Humming/Target/TileHeuristics.h"
+
+#include "mlir/AsmParser/AsmParser.h"
+
+#define DEBUG_TYPE "humming-select-tiles"
+
+namespace mlir::humming {
+#define GEN_PASS_DEF_HUMMINGSELECTTILESPASS
+#include "Humming/Dialect/Humming/Transforms/Passes.h.inc"
+} // namespace mlir::humming
+
+using namespace mlir;
+using namespace mlir::humming;
+namespace hq = ::humming;
+
+namespace {
+struct SelectTilesPass
+    : public mlir::humming::impl::HummingSelectTilesPassBase<SelectTilesPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *ctx = module.getContext();
+    auto fail = [&](const Twine &why) {
+      module.emitError() << "humming-select-tiles: " << why;
+      signalPassFailure();
+    };
+
+    // A forced configuration serves every M.
+    TileConfigAttr forced;
+    if (!forceTileConfig.empty()) {
+      Attribute parsed = parseAttribute(forceTileConfig, ctx);
+      forced = dyn_cast_or_null<TileConfigAttr>(parsed);
+      if (!forced)
+        return fail("expected force-tile-config to be a #humming.tile_config, "
+                    "got '" + forceTileConfig + "'");
+      hq::TileConfig t = forced.toHost();
+      t.mMin = 1;
+      t.mMax = 0;
+      forced = TileConfigAttr::fromHost(
+          [&] { return module.emitError() << "humming-select-tiles: "; }, ctx,
+          t);
+      if (!forced)
+        return signalPassFailure();
+    }
+
+    // The device whose facts the heuristics use.
+    hq::DeviceInfo device;
+    if (TargetAttr target = lookupTarget(module)) {
+      device = target.toHost();
+    } else if (!this->device.empty()) {
+      const hq::DeviceInfo *known = hq::lookupDevice(this->device);
+      if (!known)
+        return fail("expected a device among " + hq::knownDeviceNames() +
+                    ", got '" + this->device + "'");
+      device = *known;
+    } else if (!chip.empty()) {
+      std::optional<hq::Chip> parsed = hq::Chip::parse(chip);
+      if (!parsed)
+        return fail("expected a chip among " + hq::knownChipNames() +
+                    ", got '" + chip + "'");
+      const hq::DeviceInfo *rep = hq::representativeDevice(*parsed);
+      if (!rep)
+        return fail("no representative device is known for " + parsed->str() +
+                    "; give device=");
+      device = *rep;
+    } else if (!forced) {
+      bool anyPrepared = false;
+      module.walk([&](GemmOp op) { anyPrepared |= bool(op.getLayoutAttr()); });
+      if (anyPrepared)
+        return fail("expected a humming.target on the module, device= or "
+                    "chip= to choose tiles for prepared weights");
+      return;
+    }
+
+    module.walk([&](GemmOp op) {
+      if (!op.getLayoutAttr())
+        return; // the canonical-weight kernel is fixed
+      if (forced) {
+        op.setTileConfigsAttr(ArrayAttr::get(ctx, {forced}));
+        return;
+      }
+      if (ArrayAttr tiles = op.getTileConfigsAttr(); tiles && !tiles.empty())
+        return; // chosen by hand
+      hq::WeightSchema w = op.getWeightSchema().toHost();
+      hq::InputSchema in = op.getInputSchema().toHost();
+      int64_t n = cast<MemRefType>(op.getOutput().getType()).getDimSize(1) + w.padN;
+      int64_t k = cast<MemRefType>(op.getInput().getType()).getDimSize(1) + w.padK;
+      hq::ComputeOptions compute;
+      if (ComputeAttr c = op.getComputeAttr())
+        compute = c.toHost();
+      hq::Result<std::vector<hq::TileConfig>> tiles =
+          hq::selectMmaSyncTiles(w, in, compute, n, k, device);
+      if (!tiles) {
+        op.emitOpError() << "humming-select-tiles: " << tiles.error();
+        return signalPassFailure();
+      }
+      SmallVector<Attribute> attrs;
+      for (const hq::TileConfig &t : *tiles) {
+        TileConfigAttr a = TileConfigAttr::fromHost(
+            [&] { return op.emitOpError() << "humming-select-tiles: "; }, ctx, t);
+        if (!a)
+          return signalPassFailure();
+        attrs.push_back(a);
+      }
+      op.setTileConfigsAttr(ArrayAttr::get(ctx, attrs));
+    });
+  }
+};
+} // namespace
