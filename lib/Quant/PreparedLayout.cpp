@@ -47,7 +47,11 @@ double maxDequantizedMagnitude(const WeightSchema &w) {
     q = double(1u << (w.type.bits - 1));
   else
     q = double((1u << w.type.bits) - 1); // int or float zero points in range
-  return w.hasScaleTensor() ? q * maxValue(w.scaleType) : q;
+  // Only per-k scales are applied in the activation type; channel scales
+  // multiply the f32 accumulators.
+  bool perK = w.granularity == Granularity::Group ||
+              w.granularity == Granularity::GroupTensor;
+  return perK ? q * maxValue(w.scaleType) : q;
 }
 
 Diag supports(const WeightSchema &w, const InputSchema &in, int64_t n,
@@ -81,7 +85,9 @@ Diag supports(const WeightSchema &w, const InputSchema &in, int64_t n,
                            w.type.mantissaBits > in.type.mantissaBits))
     return concat(prefix, "expects float weights that ", in.type.str(),
                   " holds exactly, got ", w.type.str());
-  if (w.hasScaleTensor() && !representable(w.scaleType, in.type))
+  bool perK = w.granularity == Granularity::Group ||
+              w.granularity == Granularity::GroupTensor;
+  if (perK && !representable(w.scaleType, in.type))
     return concat(prefix, "applies scales in the activation type and expects "
                           "scales that ",
                   in.type.str(), " represents exactly, got ",

@@ -92,9 +92,10 @@ inline unsigned zeroPointBits(unsigned bits) { return bits <= 4 ? 4 : 8; }
 Diag supports(const WeightSchema &w, const InputSchema &in, int64_t n,
               int64_t k);
 
-/// The largest magnitude a dequantized weight reaches before the global
-/// scale, (max |code - zero|) * (max scale): the prepared kernels form it in
-/// the activation type.
+/// The largest magnitude a dequantized weight reaches in the activation type
+/// (the prepared kernels form it there): max |code - zero|, times the
+/// largest per-k (group) scale; channel and global scales multiply the f32
+/// accumulators instead.
 double maxDequantizedMagnitude(const WeightSchema &w);
 
 /// Rewrites canonical tensors (padded sizes n x k, as quantizeWeights makes

@@ -21,7 +21,11 @@ EmitterBase::EmitterBase(ImplicitLocOpBuilder &b, ArrayRef<Value> params)
 
 Value EmitterBase::load(Type type, Value base, Value index) {
   Value addr = LLVM::GEPOp::create(b, ptr, type, base, ValueRange{index});
-  return LLVM::LoadOp::create(b, type, addr);
+  // Every tensor a kernel reads is read-only while it runs: invariant loads
+  // go through the non-coherent (read-only) cache path, ld.global.nc.
+  return LLVM::LoadOp::create(b, type, addr, /*alignment=*/0,
+                              /*isVolatile=*/false, /*isNonTemporal=*/false,
+                              /*isInvariant=*/true);
 }
 
 void EmitterBase::store(Value value, Value base, Value index) {

@@ -30,7 +30,8 @@ protected:
   }
   Value param(::humming::abi::GemmParam p) { return params[p]; }
 
-  /// Element `index` (i64) of type `type` at `base`.
+  /// Element `index` (i64) of type `type` at `base` (an invariant load: the
+  /// kernels only read their inputs).
   Value load(Type type, Value base, Value index);
   void store(Value value, Value base, Value index);
   Value ext64(Value v) { return arith::ExtUIOp::create(b, i64, v); }

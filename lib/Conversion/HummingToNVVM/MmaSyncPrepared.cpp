@@ -119,7 +119,9 @@ private:
 Value PreparedEmitter::loadVector(Value base, Value index, int64_t words) {
   Type t = words == 1 ? Type(i32) : Type(VectorType::get({words}, i32));
   Value addr = LLVM::GEPOp::create(b, ptr, i32, base, ValueRange{index});
-  return LLVM::LoadOp::create(b, t, addr, /*alignment=*/unsigned(4 * words));
+  return LLVM::LoadOp::create(b, t, addr, /*alignment=*/unsigned(4 * words),
+                              /*isVolatile=*/false, /*isNonTemporal=*/false,
+                              /*isInvariant=*/true);
 }
 
 Value PreparedEmitter::element(Value v, int64_t i) {
