@@ -79,10 +79,6 @@ private:
   SmallVector<Value> compute(ArrayRef<Value> accs, ArrayRef<Value> stage);
   void epilogue(ArrayRef<Value> accs);
 
-  /// `words` i32 at word `index` of `base` as one aligned vector load.
-  Value loadVector(Value base, Value index, int64_t words);
-  /// Element `i` (i32) of vector `v`.
-  Value element(Value v, int64_t i);
   /// The 16-bit bits (i32, low half) of a scale stored with type `t`, given
   /// the i32 word that holds it and its position.
   Value scaleBits(Value word, int64_t slot);
@@ -115,20 +111,6 @@ private:
   Value lane, quad, grp, warpN, warpK, nTile, m0, m;
   Value global;
 };
-
-Value PreparedEmitter::loadVector(Value base, Value index, int64_t words) {
-  Type t = words == 1 ? Type(i32) : Type(VectorType::get({words}, i32));
-  Value addr = LLVM::GEPOp::create(b, ptr, i32, base, ValueRange{index});
-  return LLVM::LoadOp::create(b, t, addr, /*alignment=*/unsigned(4 * words),
-                              /*isVolatile=*/false, /*isNonTemporal=*/false,
-                              /*isInvariant=*/true);
-}
-
-Value PreparedEmitter::element(Value v, int64_t i) {
-  if (!isa<VectorType>(v.getType()))
-    return v;
-  return LLVM::ExtractElementOp::create(b, v, c32(i));
-}
 
 Value PreparedEmitter::scaleBits(Value word, int64_t slot) {
   const hq::ScalarType &t = spec.weight.scaleType;
@@ -169,8 +151,10 @@ PreparedEmitter::Stage PreparedEmitter::issueLoads(Value iter) {
               b, c64(int64_t(p.wordOffset) * 32),
               arith::MulIOp::create(b, ext64(lane), c64(p.width))));
       for (unsigned off = 0; off < p.width; off += 4)
-        s.push_back(loadVector(wgt, arith::AddIOp::create(b, base, c64(off)),
-                               std::min<unsigned>(4, p.width)));
+        for (Value word :
+             loadGlobalNC(wgt, arith::AddIOp::create(b, base, c64(off)),
+                          std::min<unsigned>(4, p.width)))
+          s.push_back(word);
     }
     // A: rows m0 + 16 i + grp (+8), columns 16 t + 2 quad (+8), as pairs.
     Value col0 = arith::AddIOp::create(
@@ -189,8 +173,10 @@ PreparedEmitter::Stage PreparedEmitter::issueLoads(Value iter) {
             b, arith::MulIOp::create(b, sext64(r), c64(spec.kAct / 2)),
             sext64(arith::ShRUIOp::create(b, c, c32(1))));
         Value safe = arith::SelectOp::create(b, ok, index, c64(0));
-        Value v = load(i32, param(hq::abi::ParamInput), safe);
-        s.push_back(arith::SelectOp::create(b, ok, v, c32(0)));
+        // The mask is applied where the value is used: a select here would
+        // wait for the load and stall the whole pipeline.
+        s.push_back(loadGlobalNC(param(hq::abi::ParamInput), safe, 1)[0]);
+        s.push_back(ok);
       }
     }
     // Scales and zero points of the tile's group (once per iteration when
@@ -210,13 +196,13 @@ PreparedEmitter::Stage PreparedEmitter::issueLoads(Value iter) {
             b, arith::MulIOp::create(b, g64, c64(spec.np)), col);
         Value index = arith::DivUIOp::create(
             b, arith::MulIOp::create(b, elem, c64(w.scaleType.bits)), c64(32));
-        s.push_back(loadVector(param(hq::abi::ParamScales), index, words));
+        s.append(loadGlobalNC(param(hq::abi::ParamScales), index, words));
       }
       if (w.zeroPoint == hq::ZeroPointKind::Float) {
         Value elem = arith::AddIOp::create(
             b, arith::MulIOp::create(b, g64, c64(spec.np)), col);
         Value index = arith::ShRUIOp::create(b, elem, c64(1));
-        s.push_back(loadVector(param(hq::abi::ParamZeroPoints), index, 4));
+        s.append(loadGlobalNC(param(hq::abi::ParamZeroPoints), index, 4));
       } else if (w.zeroPoint == hq::ZeroPointKind::Int) {
         int64_t zb = L::zeroPointBits(bits);
         Value rowWords = c64(spec.np * zb / 32);
@@ -224,7 +210,7 @@ PreparedEmitter::Stage PreparedEmitter::issueLoads(Value iter) {
             b, arith::MulIOp::create(b, g64, rowWords),
             arith::DivUIOp::create(b, arith::MulIOp::create(b, col, c64(zb)),
                                    c64(32)));
-        s.push_back(loadVector(param(hq::abi::ParamZeroPoints), index, zb / 4));
+        s.append(loadGlobalNC(param(hq::abi::ParamZeroPoints), index, zb / 4));
       }
     }
   }
@@ -253,37 +239,41 @@ SmallVector<Value> PreparedEmitter::compute(ArrayRef<Value> accIn,
     SmallVector<SmallVector<Value>> planeWords;
     for (const L::Plane &p : planes) {
       SmallVector<Value> words;
-      for (unsigned off = 0; off < p.width; off += 4) {
-        Value v = next();
-        for (unsigned i = 0; i < std::min<unsigned>(4, p.width); ++i)
-          words.push_back(element(v, i));
-      }
+      for (unsigned i = 0; i < p.width; ++i)
+        words.push_back(next());
       planeWords.push_back(words);
     }
     SmallVector<Value> a;
-    for (int64_t i = 0; i < 4 * mt; ++i)
-      a.push_back(next());
+    for (int64_t i = 0; i < 4 * mt; ++i) {
+      Value v = next();
+      a.push_back(arith::SelectOp::create(b, next(), v, c32(0)));
+    }
     if (u == 0 || !groupPerIter) {
       if (perKScales) {
-        Value v = next();
+        SmallVector<Value> v;
+        for (int64_t i = 0; i < int64_t(w.scaleType.bits) / 4; ++i)
+          v.push_back(next());
         for (int64_t j = 0; j < 8; ++j) {
           int64_t perWord = 32 / w.scaleType.bits;
-          scaleVec[j] = asAct2(
-              splat16(scaleBits(element(v, j / perWord), j % perWord)));
+          scaleVec[j] = asAct2(splat16(scaleBits(v[j / perWord], j % perWord)));
         }
       }
       if (w.zeroPoint == hq::ZeroPointKind::Float) {
-        Value v = next();
+        SmallVector<Value> v;
+        for (int64_t i = 0; i < 4; ++i)
+          v.push_back(next());
         for (int64_t j = 0; j < 8; ++j) {
-          Value word = element(v, j / 2);
+          Value word = v[j / 2];
           Value h = j % 2 ? arith::ShRUIOp::create(b, word, c32(16)) : word;
           zeroVec[j] = asAct2(splat16(h));
         }
       } else if (w.zeroPoint == hq::ZeroPointKind::Int) {
         int64_t zb = L::zeroPointBits(bits);
-        Value v = next();
+        SmallVector<Value> v;
+        for (int64_t i = 0; i < zb / 4; ++i)
+          v.push_back(next());
         for (int64_t j = 0; j < 8; ++j) {
-          Value word = element(v, (j * zb) / 32);
+          Value word = v[(j * zb) / 32];
           Value z = arith::AndIOp::create(
               b, arith::ShRUIOp::create(b, word, c32((j * zb) % 32)),
               c32((1 << zb) - 1));
@@ -473,33 +463,46 @@ void PreparedEmitter::emit() {
   if (spec.weight.hasGlobalScale())
     global = load(f32, param(hq::abi::ParamGlobalScale), c64(0));
 
-  // Prologue: the first stages - 1 iterations' loads.
+  // Prologue: the loads of the first stages - 1 iterations, one buffer
+  // each.
   const int64_t inFlight = tile.stages - 1;
   SmallVector<Value> init(size_t(mt * 32), cf(0.0));
-  SmallVector<size_t> stageSizes;
+  size_t stageSize = 0;
   for (int64_t s = 0; s < inFlight; ++s) {
     Stage st = issueLoads(c32(s));
-    stageSizes.push_back(st.size());
+    stageSize = st.size();
     init.append(st.begin(), st.end());
   }
-  size_t stageSize = stageSizes.front();
+  // The loop body runs inFlight iterations, so buffer j always serves
+  // iterations j (mod inFlight): each sub-step computes with its buffer and
+  // then refills that same buffer for inFlight iterations later. The
+  // buffers map to themselves across the back edge, so no register copy
+  // (which would wait for the loads in flight) is needed. Iterations past
+  // the end read clamped, finite weights against zero activations.
   Value lb = arith::ConstantIndexOp::create(b, 0);
-  Value ub = arith::ConstantIndexOp::create(b, iterations);
-  Value one = arith::ConstantIndexOp::create(b, 1);
-  auto loop = scf::ForOp::create(b, lb, ub, one, init);
+  Value ub = arith::ConstantIndexOp::create(
+      b, hq::ceilDiv(iterations, inFlight) * inFlight);
+  Value step = arith::ConstantIndexOp::create(b, inFlight);
+  auto loop = scf::ForOp::create(b, lb, ub, step, init);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
     ArrayRef<BlockArgument> args = loop.getRegionIterArgs();
-    Value iter = index32(loop.getInductionVar());
-    // Loads for iteration iter + stages - 1 first, so they fly during the MMAs.
-    Stage ahead = issueLoads(arith::AddIOp::create(b, iter, c32(inFlight)));
+    Value iter0 = index32(loop.getInductionVar());
     SmallVector<Value> accs(args.begin(), args.begin() + mt * 32);
-    SmallVector<Value> current(args.begin() + mt * 32,
-                               args.begin() + mt * 32 + stageSize);
-    SmallVector<Value> results = compute(accs, current);
-    results.append(args.begin() + mt * 32 + stageSize, args.end());
-    results.append(ahead.begin(), ahead.end());
+    SmallVector<Value> results;
+    SmallVector<Value> refilled;
+    for (int64_t j = 0; j < inFlight; ++j) {
+      size_t at = size_t(mt * 32) + size_t(j) * stageSize;
+      SmallVector<Value> buffer(args.begin() + at,
+                                args.begin() + at + stageSize);
+      accs = compute(accs, buffer);
+      Value ahead = arith::AddIOp::create(b, iter0, c32(j + inFlight));
+      Stage st = issueLoads(ahead);
+      refilled.append(st.begin(), st.end());
+    }
+    results = accs;
+    results.append(refilled.begin(), refilled.end());
     scf::YieldOp::create(b, results);
   }
   SmallVector<Value> acc(loop.getResults().begin(),
@@ -583,6 +586,15 @@ gpu::GPUFuncOp mlir::humming::buildMmaSyncPreparedKernel(
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), builder.getUnitAttr());
   func.setKnownBlockSizeAttr(
       builder.getDenseI32ArrayAttr({int32_t(tile.threads()), 1, 1}));
+  // Inputs are read-only and never alias the output: loads through them
+  // may use the read-only data path (ld.global.nc).
+  for (unsigned i = 0; i < hq::abi::ParamM; ++i) {
+    func.setArgAttr(i, LLVM::LLVMDialect::getNoAliasAttrName(),
+                    builder.getUnitAttr());
+    if (i != hq::abi::ParamOutput)
+      func.setArgAttr(i, LLVM::LLVMDialect::getReadonlyAttrName(),
+                      builder.getUnitAttr());
+  }
   ImplicitLocOpBuilder b(loc, builder);
   b.setInsertionPointToStart(&func.getBody().front());
   SmallVector<Value> params(func.getArguments().begin(),
