@@ -143,6 +143,7 @@ std::vector<hq::abi::KernelLaunch> mlir::humming::kernelTable(ModuleOp module) {
     get("block_m", k.blockM);
     get("block_n", k.blockN);
     get("threads", k.threads);
+    get("smem", k.smemBytes);
     out.push_back(k);
   }
   return out;

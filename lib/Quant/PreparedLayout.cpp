@@ -25,6 +25,33 @@ std::vector<Plane> planes(unsigned bits) {
 }
 
 namespace {
+bool hasPerKScales(const WeightSchema &w) {
+  return w.granularity == Granularity::Group ||
+         w.granularity == Granularity::GroupTensor;
+}
+} // namespace
+
+bool groupPerIteration(const WeightSchema &w, const KernelShape &k) {
+  return !hasPerKScales(w) || kTileK * k.kTilesPerWarp <= w.groupK;
+}
+
+int64_t stageChunks(const WeightSchema &w, const KernelShape &k) {
+  int64_t perTile = k.warpM / 16;
+  for (const Plane &p : planes(w.type.bits))
+    perTile += (p.width + 3) / 4;
+  int64_t perGroup = (hasPerKScales(w) ? 1 : 0) +
+                     (w.zeroPoint != ZeroPointKind::None ? 1 : 0);
+  int64_t groupCopies = groupPerIteration(w, k) ? 1 : k.kTilesPerWarp;
+  return k.kTilesPerWarp * perTile + groupCopies * perGroup;
+}
+
+int64_t sharedBytes(const WeightSchema &w, const KernelShape &k) {
+  int64_t warps = k.warpsN * k.kSplit;
+  int64_t pipeline = warps * k.stages * stageChunks(w, k) * 512;
+  return std::max(pipeline, k.workspaceFloats() * 4);
+}
+
+namespace {
 /// Whether every value of `from` is exactly a value of the 16-bit `to`.
 bool representable(const ScalarType &from, const ScalarType &to) {
   if (from == to)
@@ -72,6 +99,10 @@ Diag supports(const WeightSchema &w, const InputSchema &in, int64_t n,
   if (k % kTileK != 0)
     return concat(prefix, "expects the padded K to be a multiple of ", kTileK,
                   ", got ", k);
+  if ((k - w.padK) % 8 != 0)
+    return concat(prefix, "copies activation rows in 16-byte pieces and "
+                          "expects K to be a multiple of 8, got ",
+                  k - w.padK);
   if (w.granularity == Granularity::Block)
     return concat(prefix, "does not hold block scales yet (group, channel, "
                           "tensor and group_tensor are supported)");

@@ -58,7 +58,6 @@ Result<std::vector<TileConfig>> selectMmaSyncTiles(const WeightSchema &w,
                         "got ", device.smCount)};
   const double crossover = computeMemoryCrossover(w, in, device);
   const int64_t columnTiles = n / layout::kTileN;
-  const unsigned bits = w.type.bits;
   struct Range {
     int64_t lo, hi, warpM;
   };
@@ -70,7 +69,7 @@ Result<std::vector<TileConfig>> selectMmaSyncTiles(const WeightSchema &w,
     TileConfig t;
     t.mMin = r.lo;
     t.mMax = r.hi;
-    t.cpAsync = false; // the mma_sync kernels pipeline through registers
+    t.cpAsync = true; // the mma_sync kernels stage every operand with cp.async
     t.mma = MmaKind::MmaSync;
     const int64_t mt = r.warpM / 16;
     // Tokens the range stands for: its top, or 256 for the open range.
@@ -86,7 +85,8 @@ Result<std::vector<TileConfig>> selectMmaSyncTiles(const WeightSchema &w,
     if (n % (2 * layout::kTileN) == 0 &&
         (mt == 4 || columnTiles * mTiles >= 4 * device.smCount))
       warpsN = 2;
-    // k-tiles per warp and iteration: two when K allows it.
+    // k-tiles per warp and iteration: two when K allows it, one for the
+    // 64-row tiles (their A fragments and 128 accumulators leave no room).
     int64_t kTiles = mt < 4 && k % (2 * layout::kTileK) == 0 ? 2 : 1;
     if (c.batchInvariant) {
       if (k % (2 * layout::kTileK) != 0)
@@ -95,29 +95,58 @@ Result<std::vector<TileConfig>> selectMmaSyncTiles(const WeightSchema &w,
                             "be a multiple of 32, got ", k)};
       kTiles = 2;
     }
+    // Pipeline depth: four slots hide HBM latency at small M; the 64-row
+    // tiles keep 128 accumulators per thread and take three.
+    int64_t stages = mt == 4 ? 3 : 4;
     // In-block K split: as many warp groups as the device needs, bounded
-    // by registers (warp_m = 64 holds 128 accumulators per thread: at most
-    // 256 threads), shared memory for the partial sums (48 KiB static) and
-    // at least two iterations per warp group.
+    // by registers (warp_m = 32 and 64 hold 64 and 128 accumulators per
+    // thread: at most 256 threads), the shared memory of the pipeline and the partial sums,
+    // and at least `stages` iterations per warp group.
     const int64_t blocks = (columnTiles / warpsN) * mTiles;
-    int64_t kSplit = floorPow2(std::max<int64_t>(1, wantWarps / (blocks * warpsN)));
-    const int64_t maxThreads = mt == 4 ? 256 : mt == 2 ? 512 : 512;
-    auto fits = [&](int64_t s) {
-      int64_t threads = 32 * warpsN * s;
-      int64_t smem = (s - 1) * warpsN * 32 * mt * 32 * 4;
-      int64_t chunk = s * kTiles * layout::kTileK;
-      return threads <= maxThreads && smem <= 48 * 1024 && k % chunk == 0 &&
-             k / chunk >= 2;
+    int64_t kSplit = c.batchInvariant
+                         ? 1
+                         : floorPow2(std::max<int64_t>(
+                               1, wantWarps / (blocks * warpsN)));
+    const int64_t maxThreads = mt == 1 ? 512 : 256;
+    const int64_t smemBudget =
+        std::min<int64_t>(device.smemPerSmKB * 1024,
+                          Chip::parse(device.chip)
+                              ? Chip::parse(device.chip)->maxSharedMemoryPerBlock()
+                              : device.smemPerSmKB * 1024);
+    auto shape = [&](int64_t split, int64_t st) {
+      layout::KernelShape ks;
+      ks.warpM = r.warpM;
+      ks.warpsN = warpsN;
+      ks.kSplit = split;
+      ks.kTilesPerWarp = kTiles;
+      ks.stages = st;
+      return ks;
     };
-    while (kSplit > 1 && !fits(kSplit))
+    // Threads and K bound the split; shared memory then takes pipeline
+    // depth first (down to three slots), then split.
+    auto legalSplit = [&](int64_t split, int64_t st) {
+      layout::KernelShape ks = shape(split, st);
+      int64_t chunk = split * kTiles * layout::kTileK;
+      return ks.threads() <= maxThreads && k % chunk == 0 &&
+             (split == 1 || k / chunk >= st);
+    };
+    auto fitsSmem = [&](int64_t split, int64_t st) {
+      return layout::sharedBytes(w, shape(split, st)) <= smemBudget;
+    };
+    while (kSplit > 1 && !legalSplit(kSplit, stages))
       kSplit /= 2;
-    if (c.batchInvariant)
-      kSplit = 1;
-    // Pipeline depth: registers in flight per stage grow with warp_m and
-    // the weight width.
-    int64_t stages = mt == 1 ? 4 : mt == 2 ? 3 : 2;
-    if (bits > 4 && stages > 2)
-      --stages;
+    while (!fitsSmem(kSplit, stages)) {
+      if (stages > 3)
+        --stages;
+      else if (kSplit > 1)
+        kSplit /= 2;
+      else if (stages > 2)
+        --stages;
+      else
+        return Error{concat("humming-select-tiles: no mma_sync tile fits ",
+                            device.name, " (", smemBudget,
+                            " bytes of shared memory) for warp_m = ", r.warpM)};
+    }
     t.warpM = t.blockM = r.warpM;
     t.warpN = layout::kTileN;
     t.blockN = warpsN * layout::kTileN;

@@ -509,6 +509,15 @@ int main(int argc, char **argv) {
         error = f.error();
         break;
       }
+      // Dynamic shared memory above 48 KiB must be allowed per function.
+      if (Status s = cu.check(cu.cuFuncSetAttribute(
+                                  *f, rt::kFuncAttrMaxDynamicSharedBytes,
+                                  int(k.smemBytes)),
+                              "cuFuncSetAttribute");
+          !s) {
+        error = s.error();
+        break;
+      }
       functions.push_back(*f);
     }
     if (table.empty() || functions.size() != table.size()) {
@@ -660,8 +669,9 @@ int main(int argc, char **argv) {
       launch->grid(m, np, grid);
       auto run = [&](void **argv) {
         return cu.check(cu.cuLaunchKernel(kernel, grid[0], grid[1], grid[2],
-                                          unsigned(launch->threads), 1, 1, 0,
-                                          nullptr, argv, nullptr),
+                                          unsigned(launch->threads), 1, 1,
+                                          unsigned(launch->smemBytes), nullptr,
+                                          argv, nullptr),
                         "cuLaunchKernel");
       };
       rt::CUevent start, stop;

@@ -141,6 +141,11 @@ TEST(PreparedLayout, RefusesWhatItCannotHold) {
             std::string::npos);
   EXPECT_NE(diag(u4, kF16, 4096, 4104).find("multiple of 16, got 4104"),
             std::string::npos);
+  WeightSchema ragged = u4;
+  ragged.padK = 4; // 4092 activation columns stored as 4096
+  EXPECT_NE(diag(ragged, kF16, 4096, 4096)
+                .find("expects K to be a multiple of 8, got 4092"),
+            std::string::npos);
   InputSchema bf16{ScalarType::bf16(), ActScaling::None, 0};
   EXPECT_NE(diag(u4, bf16, 4096, 4096).find("represents exactly, got f16"),
             std::string::npos);

@@ -87,6 +87,36 @@ inline int64_t permutedColumn(int64_t n) {
 /// Bits per integer zero point in the prepared layout.
 inline unsigned zeroPointBits(unsigned bits) { return bits <= 4 ? 4 : 8; }
 
+/// The shape of a prepared-layout mma_sync kernel (what a tile_config
+/// means for it): warps of warpM x 64 outputs, warpsN of them along N,
+/// kSplit warp groups splitting each block_k chunk of K (kTilesPerWarp
+/// k-tiles of 16 each), and a cp.async pipeline of `stages` slots.
+struct KernelShape {
+  int64_t warpM = 16;
+  int64_t warpsN = 1;
+  int64_t kSplit = 1;
+  int64_t kTilesPerWarp = 2;
+  int64_t stages = 3;
+
+  int64_t blockN() const { return kTileN * warpsN; }
+  int64_t threads() const { return 32 * warpsN * kSplit; }
+  /// f32 slots for the in-block split-K partial sums.
+  int64_t workspaceFloats() const {
+    return (kSplit - 1) * warpsN * 32 * (warpM / 16) * 32;
+  }
+};
+
+/// Whether a warp's k-tiles of one iteration share their scale group (then
+/// scales and zero points are copied once per iteration).
+bool groupPerIteration(const WeightSchema &w, const KernelShape &k);
+/// 16-byte chunks per lane in one pipeline stage: per k-tile one per bit
+/// plane word group of up to 4 words and one per 16 rows of A; per group
+/// one for scales and one for zero points.
+int64_t stageChunks(const WeightSchema &w, const KernelShape &k);
+/// Dynamic shared memory of the kernel: the pipeline (warps x stages x
+/// chunks x 512 bytes), reused afterwards for the split-K partial sums.
+int64_t sharedBytes(const WeightSchema &w, const KernelShape &k);
+
 /// Whether the prepared mma_sync layout can hold this layer (padded sizes
 /// n x k) for activations `in`; the diagnostic says what is missing.
 Diag supports(const WeightSchema &w, const InputSchema &in, int64_t n,

@@ -40,6 +40,7 @@ struct CudaDriver {
                                  void **);
   CUresult (*cuModuleUnload)(CUmodule);
   CUresult (*cuModuleGetFunction)(CUfunction *, CUmodule, const char *);
+  CUresult (*cuFuncSetAttribute)(CUfunction, int, int);
   CUresult (*cuMemAlloc)(CUdeviceptr *, size_t);
   CUresult (*cuMemFree)(CUdeviceptr);
   CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void *, size_t);
@@ -65,6 +66,9 @@ struct CudaDriver {
   /// Ok, or an Error naming the call.
   Status check(CUresult r, const char *call) const;
 };
+
+/// CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES.
+constexpr int kFuncAttrMaxDynamicSharedBytes = 8;
 
 /// Device 0 made current with its primary context; its name and chip.
 struct Device {

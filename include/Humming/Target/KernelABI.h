@@ -52,13 +52,16 @@ inline void mmaSyncGrid(int64_t m, int64_t np, uint32_t grid[3]) {
 
 /// How to launch one generated kernel: the lowering records one entry per
 /// kernel in the module attribute kKernelTableAttr (an array of dictionaries
-/// with these fields), so a runtime that only holds the PTX can pick the
+/// with these fields: name, m_min, m_max, block_m, block_n, threads, smem), so a runtime that only holds the PTX can pick the
 /// kernel of an M and launch it as the host code would.
 struct KernelLaunch {
   std::string name;
   int64_t mMin = 1, mMax = 0; ///< tokens served, inclusive (mMax 0: no bound)
   int64_t blockM = 16, blockN = 64;
   int64_t threads = 128;
+  /// Dynamic shared memory per block, in bytes (above 48 KiB the runtime
+  /// must raise the function's limit first).
+  int64_t smemBytes = 0;
 
   bool serves(int64_t m) const { return m >= mMin && (mMax == 0 || m <= mMax); }
   /// Grid for `m` tokens and padded N `np` (one block per block_n columns

@@ -34,7 +34,10 @@ constexpr StringLiteral kKernelModule = "humming_kernels";
 /// The prepared-layout kernel shape of `t`, or why the mma_sync family
 /// cannot run it.
 FailureOr<PreparedTile> preparedTile(GemmOp op, unsigned index,
-                                     const hq::TileConfig &t, int64_t np) {
+                                     const hq::TileConfig &t,
+                                     const GemmKernelSpec &spec,
+                                     const hq::Chip &chip) {
+  const int64_t np = spec.np;
   auto fail = [&](const Twine &why) {
     return op.emitOpError() << "tile_configs[" << index << "]: " << why;
   };
@@ -54,9 +57,9 @@ FailureOr<PreparedTile> preparedTile(GemmOp op, unsigned index,
   if (t.stages > 8)
     return fail("expected at most 8 stages (registers in flight), got " +
                 Twine(t.stages));
-  if (t.cpAsync)
-    return fail("the mma_sync kernels pipeline their loads through registers; "
-                "expected cp_async = false");
+  if (!t.cpAsync)
+    return fail("the mma_sync kernels stage their operands with cp.async; "
+                "expected cp_async = true");
   if (t.warpSpecialized || t.streamK || t.mbarrier || t.tma ||
       t.multicastA != 1 || t.multicastB != 1 || t.ctasPerSm != 1 ||
       t.gridCap != 0 || t.writeSplits != 1)
@@ -74,11 +77,13 @@ FailureOr<PreparedTile> preparedTile(GemmOp op, unsigned index,
   tile.stages = t.stages;
   if (tile.threads() > 1024)
     return fail("expected at most 1024 threads, got " + Twine(tile.threads()));
-  if (tile.workspaceFloats() * 4 > 48 * 1024)
-    return fail("the in-block split-K needs " +
-                Twine(tile.workspaceFloats() * 4) +
-                " bytes of shared memory; expected at most 49152 (reduce "
-                "block_k / warp_k, block_n or warp_m)");
+  int64_t smem = preparedSharedBytes(spec, tile);
+  if (smem > chip.maxSharedMemoryPerBlock())
+    return fail("the kernel needs " + Twine(smem) +
+                " bytes of shared memory (pipeline stages and split-K sums); "
+                "expected at most " + Twine(chip.maxSharedMemoryPerBlock()) +
+                " on " + chip.str() +
+                " (reduce stages, block_k / warp_k, block_n or warp_m)");
   return tile;
 }
 
@@ -152,6 +157,7 @@ DictionaryAttr launchAttr(OpBuilder &b, const hq::abi::KernelLaunch &l) {
       b.getNamedAttr("block_m", b.getI64IntegerAttr(l.blockM)),
       b.getNamedAttr("block_n", b.getI64IntegerAttr(l.blockN)),
       b.getNamedAttr("threads", b.getI64IntegerAttr(l.threads)),
+      b.getNamedAttr("smem", b.getI64IntegerAttr(l.smemBytes)),
   });
 }
 
@@ -256,7 +262,8 @@ struct LowerToNVVMPass
         ArrayAttr tiles = op.getTileConfigsAttr();
         for (auto [i, attr] : llvm::enumerate(tiles)) {
           hq::TileConfig t = cast<TileConfigAttr>(attr).toHost();
-          FailureOr<PreparedTile> tile = preparedTile(op, unsigned(i), t, spec.np);
+          FailureOr<PreparedTile> tile =
+              preparedTile(op, unsigned(i), t, spec, *parsed);
           if (failed(tile))
             return signalPassFailure();
           std::string kname = name + "_m" + std::to_string(i);
@@ -266,7 +273,8 @@ struct LowerToNVVMPass
           variants.push_back({kernel, hq::abi::KernelLaunch{
                                           kernel.getName().str(), t.mMin, t.mMax,
                                           tile->warpM, tile->blockN(),
-                                          tile->threads()}});
+                                          tile->threads(),
+                                          preparedSharedBytes(spec, *tile)}});
         }
       } else {
         gpu::GPUFuncOp kernel =
@@ -276,7 +284,8 @@ struct LowerToNVVMPass
             {kernel, hq::abi::KernelLaunch{kernel.getName().str(), 1, 0,
                                            hq::abi::MmaSyncTile::kBlockM,
                                            hq::abi::MmaSyncTile::kBlockN,
-                                           hq::abi::MmaSyncTile::kThreads}});
+                                           hq::abi::MmaSyncTile::kThreads,
+                                           /*smemBytes=*/0}});
       }
 
       // The launch: the kernel of M's range, grid from M at run time,
@@ -296,9 +305,12 @@ struct LowerToNVVMPass
         Value gridY = arith::CeilDivUIOp::create(b, m, blockM);
         Value one = arith::ConstantIndexOp::create(b, 1);
         Value threads = arith::ConstantIndexOp::create(b, l.threads);
+        Value smem;
+        if (l.smemBytes)
+          smem = arith::ConstantIntOp::create(b, b.getI32Type(), l.smemBytes);
         gpu::LaunchFuncOp::create(b, kernel, gpu::KernelDim3{gridX, gridY, one},
-                                  gpu::KernelDim3{threads, one, one},
-                                  /*dynamicSharedMemorySize=*/Value(), args);
+                                  gpu::KernelDim3{threads, one, one}, smem,
+                                  args);
       };
       // if (m <= mMax_0) launch_0 else if (m <= mMax_1) ... else launch_last.
       for (auto [i, v] : llvm::enumerate(variants)) {

@@ -3,6 +3,7 @@
 #ifndef HUMMING_LIB_CONVERSION_HUMMINGTONVVM_MMASYNC_H
 #define HUMMING_LIB_CONVERSION_HUMMINGTONVVM_MMASYNC_H
 
+#include "Humming/Quant/PreparedLayout.h"
 #include "Humming/Quant/Schema.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -27,22 +28,14 @@ gpu::GPUFuncOp buildMmaSyncGemmKernel(OpBuilder &builder, Location loc,
                                       gpu::GPUModuleOp module, StringRef name,
                                       const GemmKernelSpec &spec);
 
-/// The shape of a prepared-layout mma_sync kernel (from a tile_config):
-/// warps of warpM x 64 outputs, warpsN of them along N, kSplit warp groups
-/// splitting each block_k chunk of K (kTilesPerWarp k-tiles of 16 each), and
-/// loads issued stages - 1 iterations ahead.
-struct PreparedTile {
-  int64_t warpM = 16;
-  int64_t warpsN = 1;
-  int64_t kSplit = 1;
-  int64_t kTilesPerWarp = 2;
-  int64_t stages = 3;
+/// The shape of a prepared-layout kernel (Humming/Quant/PreparedLayout.h).
+using PreparedTile = ::humming::layout::KernelShape;
 
-  int64_t blockN() const { return 64 * warpsN; }
-  int64_t threads() const { return 32 * warpsN * kSplit; }
-  /// f32 slots of shared memory for the in-block split-K reduction.
-  int64_t workspaceFloats() const;
-};
+/// 16-byte chunks per lane of one pipeline stage of the prepared kernel.
+int64_t preparedStageChunks(const GemmKernelSpec &spec, const PreparedTile &tile);
+/// Dynamic shared memory of the prepared kernel: the cp.async pipeline
+/// (warps x stages x chunks x 512 bytes), reused for the split-K sums.
+int64_t preparedSharedBytes(const GemmKernelSpec &spec, const PreparedTile &tile);
 
 /// Appends the prepared-layout kernel `name` for `spec` and `tile`.
 gpu::GPUFuncOp buildMmaSyncPreparedKernel(OpBuilder &builder, Location loc,

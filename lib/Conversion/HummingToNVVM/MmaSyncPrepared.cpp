@@ -40,8 +40,14 @@ using namespace mlir::humming;
 namespace hq = ::humming;
 namespace L = ::humming::layout;
 
-int64_t PreparedTile::workspaceFloats() const {
-  return (kSplit - 1) * warpsN * 32 * (warpM / 16) * 32;
+int64_t mlir::humming::preparedStageChunks(const GemmKernelSpec &spec,
+                                           const PreparedTile &tile) {
+  return L::stageChunks(spec.weight, tile);
+}
+
+int64_t mlir::humming::preparedSharedBytes(const GemmKernelSpec &spec,
+                                           const PreparedTile &tile) {
+  return L::sharedBytes(spec.weight, tile);
 }
 
 namespace {
@@ -50,9 +56,10 @@ class PreparedEmitter : EmitterBase {
 public:
   PreparedEmitter(ImplicitLocOpBuilder &b, const GemmKernelSpec &spec,
                   const PreparedTile &tile, ArrayRef<Value> params,
-                  Value workspace)
-      : EmitterBase(b, params), spec(spec), tile(tile), workspace(workspace),
+                  Value smem)
+      : EmitterBase(b, params), spec(spec), tile(tile), smem(smem),
         planes(L::planes(spec.weight.type.bits)) {
+    chunks = preparedStageChunks(spec, tile);
     bf16 = spec.input.type == hq::ScalarType::bf16();
     act = bf16 ? Type(b.getBF16Type()) : Type(b.getF16Type());
     act2 = VectorType::get({2}, act);
@@ -66,7 +73,7 @@ public:
     groups = w.groupsAlongK(spec.kp);
     // One scale / zero-point load per iteration when a warp's k-tiles of an
     // iteration share their group.
-    groupPerIter = !perKScales || L::kTileK * tile.kTilesPerWarp <= w.groupK;
+    groupPerIter = L::groupPerIteration(w, tile);
   }
 
   void emit();
@@ -74,8 +81,32 @@ public:
 private:
   /// Registers loaded for one iteration, in issue order.
   using Stage = SmallVector<Value>;
+  /// One global -> shared copy of an iteration: `words` i32 at word `index`
+  /// of `base` into words [offset, offset + words) of the lane's 16-byte
+  /// `chunk` of the stage. `srcBytes` (when set) copies only that many
+  /// bytes and zero-fills the rest. An `ldmatrix` chunk holds a 16 x 16
+  /// activation tile, row-major, read back with ldmatrix.x4.
+  struct Copy {
+    Value base, index;
+    int64_t words;
+    Value srcBytes;
+    int64_t chunk, offset;
+    bool ldmatrix = false;
+  };
 
-  Stage issueLoads(Value iter);
+  /// The copies of iteration `iter` (k-tiles clamped to K), in the order
+  /// compute() consumes their words.
+  SmallVector<Copy> copiesFor(Value iter);
+  /// Issues the copies of iteration `iter` into pipeline slot `slot` and
+  /// commits them as one cp.async group.
+  void issueCopies(Value iter, Value slot);
+  /// The words of pipeline slot `slot`, in copy order.
+  Stage readSlot(Value slot);
+  /// The copies of one iteration (their structure only: chunks and sizes).
+  SmallVector<Copy> copyShape;
+  /// Shared-memory address (ptr<3>) of word `word` of `chunk` of `slot` for
+  /// this lane.
+  Value slotAddress(Value slot, int64_t chunk, int64_t word);
   SmallVector<Value> compute(ArrayRef<Value> accs, ArrayRef<Value> stage);
   void epilogue(ArrayRef<Value> accs);
 
@@ -100,8 +131,13 @@ private:
 
   const GemmKernelSpec &spec;
   const PreparedTile &tile;
-  Value workspace;
+  /// The dynamic shared memory (ptr<3>): the cp.async pipeline, then the
+  /// split-K partial sums.
+  Value smem;
   std::vector<L::Plane> planes;
+  int64_t chunks;
+  /// Byte offset of this lane's first chunk of slot 0.
+  Value laneBase;
   bool bf16;
   Type act;
   VectorType act2;
@@ -126,10 +162,12 @@ Value PreparedEmitter::scaleBits(Value word, int64_t slot) {
   return arith::ExtUIOp::create(b, i32, arith::BitcastOp::create(b, i16, h));
 }
 
-PreparedEmitter::Stage PreparedEmitter::issueLoads(Value iter) {
+SmallVector<PreparedEmitter::Copy>
+PreparedEmitter::copiesFor(Value iter) {
   const hq::WeightSchema &w = spec.weight;
   const unsigned bits = w.type.bits;
-  Stage s;
+  SmallVector<Copy> s;
+  int64_t chunk = 0;
   Value wgt = param(hq::abi::ParamWeight);
   for (int64_t u = 0; u < tile.kTilesPerWarp; ++u) {
     // k-tile of this warp, clamped: past the end the A operand is zero and
@@ -151,33 +189,35 @@ PreparedEmitter::Stage PreparedEmitter::issueLoads(Value iter) {
               b, c64(int64_t(p.wordOffset) * 32),
               arith::MulIOp::create(b, ext64(lane), c64(p.width))));
       for (unsigned off = 0; off < p.width; off += 4)
-        for (Value word :
-             loadGlobalNC(wgt, arith::AddIOp::create(b, base, c64(off)),
-                          std::min<unsigned>(4, p.width)))
-          s.push_back(word);
+        s.push_back({wgt, arith::AddIOp::create(b, base, c64(off)),
+                     std::min<unsigned>(4, p.width), Value(), chunk++, 0});
     }
-    // A: rows m0 + 16 i + grp (+8), columns 16 t + 2 quad (+8), as pairs.
-    Value col0 = arith::AddIOp::create(
+    // A: per 16 rows, lane L copies 16 bytes of row L / 2, columns
+    // 16 t + 8 (L % 2) ..+8; rows past M and columns past K zero-fill.
+    Value row16 = arith::ShRUIOp::create(b, lane, c32(1));
+    Value col = arith::AddIOp::create(
         b, arith::MulIOp::create(b, t, c32(16)),
-        arith::MulIOp::create(b, quad, c32(2)));
+        arith::MulIOp::create(b, arith::AndIOp::create(b, lane, c32(1)),
+                              c32(8)));
+    // Bytes of the 8 columns that lie inside K (0..16).
+    Value colBytes = arith::MulIOp::create(
+        b,
+        arith::MaxSIOp::create(
+            b, c32(0),
+            arith::MinSIOp::create(b, c32(8),
+                                   arith::SubIOp::create(b, c32(spec.kAct), col))),
+        c32(2));
     for (int64_t i = 0; i < mt; ++i) {
-      Value r0 = arith::AddIOp::create(b, m0, arith::AddIOp::create(b, grp, c32(16 * i)));
-      for (int64_t h = 0; h < 4; ++h) {
-        Value r = h % 2 ? arith::AddIOp::create(b, r0, c32(8)) : r0;
-        Value c = h / 2 ? arith::AddIOp::create(b, col0, c32(8)) : col0;
-        Value ok = arith::AndIOp::create(
-            b, arith::CmpIOp::create(b, arith::CmpIPredicate::slt, r, m),
-            arith::CmpIOp::create(b, arith::CmpIPredicate::slt, c,
-                                  c32(spec.kAct)));
-        Value index = arith::AddIOp::create(
-            b, arith::MulIOp::create(b, sext64(r), c64(spec.kAct / 2)),
-            sext64(arith::ShRUIOp::create(b, c, c32(1))));
-        Value safe = arith::SelectOp::create(b, ok, index, c64(0));
-        // The mask is applied where the value is used: a select here would
-        // wait for the load and stall the whole pipeline.
-        s.push_back(loadGlobalNC(param(hq::abi::ParamInput), safe, 1)[0]);
-        s.push_back(ok);
-      }
+      Value r = arith::AddIOp::create(b, m0, arith::AddIOp::create(b, row16, c32(16 * i)));
+      Value inRows = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, r, m);
+      Value bytes = arith::SelectOp::create(b, inRows, colBytes, c32(0));
+      Value ok = arith::CmpIOp::create(b, arith::CmpIPredicate::sgt, bytes, c32(0));
+      Value index = arith::AddIOp::create(
+          b, arith::MulIOp::create(b, sext64(r), c64(spec.kAct / 2)),
+          sext64(arith::ShRUIOp::create(b, col, c32(1))));
+      Value safe = arith::SelectOp::create(b, ok, index, c64(0));
+      s.push_back({param(hq::abi::ParamInput), safe, 4, bytes, chunk++, 0,
+                   /*ldmatrix=*/true});
     }
     // Scales and zero points of the tile's group (once per iteration when
     // the warp's tiles share it).
@@ -196,13 +236,13 @@ PreparedEmitter::Stage PreparedEmitter::issueLoads(Value iter) {
             b, arith::MulIOp::create(b, g64, c64(spec.np)), col);
         Value index = arith::DivUIOp::create(
             b, arith::MulIOp::create(b, elem, c64(w.scaleType.bits)), c64(32));
-        s.append(loadGlobalNC(param(hq::abi::ParamScales), index, words));
+        s.push_back({param(hq::abi::ParamScales), index, words, Value(), chunk++, 0});
       }
       if (w.zeroPoint == hq::ZeroPointKind::Float) {
         Value elem = arith::AddIOp::create(
             b, arith::MulIOp::create(b, g64, c64(spec.np)), col);
         Value index = arith::ShRUIOp::create(b, elem, c64(1));
-        s.append(loadGlobalNC(param(hq::abi::ParamZeroPoints), index, 4));
+        s.push_back({param(hq::abi::ParamZeroPoints), index, 4, Value(), chunk++, 0});
       } else if (w.zeroPoint == hq::ZeroPointKind::Int) {
         int64_t zb = L::zeroPointBits(bits);
         Value rowWords = c64(spec.np * zb / 32);
@@ -210,9 +250,97 @@ PreparedEmitter::Stage PreparedEmitter::issueLoads(Value iter) {
             b, arith::MulIOp::create(b, g64, rowWords),
             arith::DivUIOp::create(b, arith::MulIOp::create(b, col, c64(zb)),
                                    c64(32)));
-        s.append(loadGlobalNC(param(hq::abi::ParamZeroPoints), index, zb / 4));
+        s.push_back({param(hq::abi::ParamZeroPoints), index, zb / 4, Value(),
+                     chunk++, 0});
       }
     }
+  }
+  return s;
+}
+
+Value PreparedEmitter::slotAddress(Value slot, int64_t chunk, int64_t word) {
+  // Lane-major 16-byte chunks: a warp's accesses to one chunk are 512
+  // contiguous bytes, free of bank conflicts.
+  int64_t offset = chunk * 32 * 16 + word * 4;
+  Value byte = arith::AddIOp::create(
+      b, arith::AddIOp::create(b, laneBase,
+                               arith::MulIOp::create(b, slot, c32(chunks * 512))),
+      c32(offset));
+  return LLVM::GEPOp::create(b, smem.getType(), i8, smem, ValueRange{byte});
+}
+
+void PreparedEmitter::issueCopies(Value iter, Value slot) {
+  for (const Copy &c : copiesFor(iter)) {
+    Value src = LLVM::GEPOp::create(b, ptr, i32, c.base, ValueRange{c.index});
+    Value dst = slotAddress(slot, c.chunk, c.offset);
+    int64_t bytes = 4 * c.words;
+    // 16-byte copies bypass L1 (.cg); smaller ones must use .ca.
+    auto modifier = NVVM::LoadCacheModifierKindAttr::get(
+        b.getContext(), bytes == 16 ? NVVM::LoadCacheModifierKind::CG
+                                    : NVVM::LoadCacheModifierKind::CA);
+    NVVM::CpAsyncOp::create(b, dst, src, b.getI32IntegerAttr(bytes), modifier,
+                            c.srcBytes);
+  }
+  NVVM::CpAsyncCommitGroupOp::create(b);
+}
+
+PreparedEmitter::Stage PreparedEmitter::readSlot(Value slot) {
+  // Words per chunk, in copy order (the structure does not depend on the
+  // iteration).
+  SmallVector<int64_t> words(size_t(chunks), 0);
+  SmallVector<bool> matrix(size_t(chunks), false);
+  for (const Copy &c : copyShape) {
+    words[size_t(c.chunk)] = std::max(words[size_t(c.chunk)], c.offset + c.words);
+    matrix[size_t(c.chunk)] = c.ldmatrix;
+  }
+  Stage s;
+  for (int64_t c = 0; c < chunks; ++c) {
+    int64_t n = words[size_t(c)];
+    if (matrix[size_t(c)]) {
+      // The 16 x 16 tile (32 bytes per row): lane i points at row
+      // i % 8 + 8 ((i / 8) % 2), columns 8 (i / 16); the four 8 x 8
+      // matrices come back as the m16n8k16 A fragment a0..a3.
+      Value row = arith::AddIOp::create(
+          b, arith::AndIOp::create(b, lane, c32(7)),
+          arith::MulIOp::create(
+              b, arith::AndIOp::create(b, arith::ShRUIOp::create(b, lane, c32(3)),
+                                       c32(1)),
+              c32(8)));
+      Value byte = arith::AddIOp::create(
+          b, arith::MulIOp::create(b, row, c32(32)),
+          arith::MulIOp::create(b, arith::ShRUIOp::create(b, lane, c32(4)),
+                                c32(16)));
+      // The chunk's first byte for this warp (lane 0's slot).
+      Value chunkBase = arith::AddIOp::create(
+          b,
+          arith::SubIOp::create(
+              b, laneBase, arith::MulIOp::create(b, lane, c32(16))),
+          arith::AddIOp::create(
+              b, arith::MulIOp::create(b, slot, c32(chunks * 512)),
+              c32(c * 512)));
+      Value addr = LLVM::GEPOp::create(
+          b, smem.getType(), i8, smem,
+          ValueRange{arith::AddIOp::create(b, chunkBase, byte)});
+      Type four = LLVM::LLVMStructType::getLiteral(b.getContext(),
+                                                   SmallVector<Type>(4, i32));
+      Value frag = NVVM::LdMatrixOp::create(
+          b, four, addr, 4u, NVVM::MMALayout::row,
+          NVVM::LdStMatrixShapeAttr::get(b.getContext(), 8, 8),
+          NVVM::LdStMatrixEltType::B16);
+      for (int64_t i = 0; i < 4; ++i)
+        s.push_back(LLVM::ExtractValueOp::create(b, frag, i));
+      continue;
+    }
+    Value addr = slotAddress(slot, c, 0);
+    if (n == 1) {
+      s.push_back(LLVM::LoadOp::create(b, i32, addr, /*alignment=*/16));
+      continue;
+    }
+    int64_t vec = n == 3 ? 4 : n;
+    Value v = LLVM::LoadOp::create(b, VectorType::get({vec}, i32), addr,
+                                   /*alignment=*/16);
+    for (int64_t i = 0; i < n; ++i)
+      s.push_back(LLVM::ExtractElementOp::create(b, v, c32(i)));
   }
   return s;
 }
@@ -244,10 +372,8 @@ SmallVector<Value> PreparedEmitter::compute(ArrayRef<Value> accIn,
       planeWords.push_back(words);
     }
     SmallVector<Value> a;
-    for (int64_t i = 0; i < 4 * mt; ++i) {
-      Value v = next();
-      a.push_back(arith::SelectOp::create(b, next(), v, c32(0)));
-    }
+    for (int64_t i = 0; i < 4 * mt; ++i)
+      a.push_back(next()); // zero-filled outside [0, M) x [0, K)
     if (u == 0 || !groupPerIter) {
       if (perKScales) {
         SmallVector<Value> v;
@@ -463,61 +589,59 @@ void PreparedEmitter::emit() {
   if (spec.weight.hasGlobalScale())
     global = load(f32, param(hq::abi::ParamGlobalScale), c64(0));
 
-  // Prologue: the loads of the first stages - 1 iterations, one buffer
-  // each.
-  const int64_t inFlight = tile.stages - 1;
+  // This lane's region of the pipeline: warp-major, then slot, chunk, lane.
+  laneBase = arith::AddIOp::create(
+      b, arith::MulIOp::create(b, warp, c32(tile.stages * chunks * 512)),
+      arith::MulIOp::create(b, lane, c32(16)));
+  copyShape = copiesFor(c32(0));
+
+  // The cp.async pipeline. Every lane copies and later reads back only its
+  // own bytes, so no barrier is needed: cp.async.wait_group orders them.
+  // Prologue: iterations 0 .. stages-2, one commit group each.
+  const int64_t S = tile.stages;
+  for (int64_t st = 0; st < S - 1; ++st)
+    issueCopies(c32(st), c32(st));
+  // Iteration it waits for its group, reads slot it % S into registers,
+  // issues iteration it + S - 1 into the slot read one iteration ago and
+  // computes. Iterations past the end copy clamped, finite weights and
+  // zero-filled activations: they add nothing.
   SmallVector<Value> init(size_t(mt * 32), cf(0.0));
-  size_t stageSize = 0;
-  for (int64_t s = 0; s < inFlight; ++s) {
-    Stage st = issueLoads(c32(s));
-    stageSize = st.size();
-    init.append(st.begin(), st.end());
-  }
-  // The loop body runs inFlight iterations, so buffer j always serves
-  // iterations j (mod inFlight): each sub-step computes with its buffer and
-  // then refills that same buffer for inFlight iterations later. The
-  // buffers map to themselves across the back edge, so no register copy
-  // (which would wait for the loads in flight) is needed. Iterations past
-  // the end read clamped, finite weights against zero activations.
   Value lb = arith::ConstantIndexOp::create(b, 0);
-  Value ub = arith::ConstantIndexOp::create(
-      b, hq::ceilDiv(iterations, inFlight) * inFlight);
-  Value step = arith::ConstantIndexOp::create(b, inFlight);
-  auto loop = scf::ForOp::create(b, lb, ub, step, init);
+  Value ub = arith::ConstantIndexOp::create(b, iterations);
+  Value one = arith::ConstantIndexOp::create(b, 1);
+  auto loop = scf::ForOp::create(b, lb, ub, one, init);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
-    ArrayRef<BlockArgument> args = loop.getRegionIterArgs();
-    Value iter0 = index32(loop.getInductionVar());
-    SmallVector<Value> accs(args.begin(), args.begin() + mt * 32);
-    SmallVector<Value> results;
-    SmallVector<Value> refilled;
-    for (int64_t j = 0; j < inFlight; ++j) {
-      size_t at = size_t(mt * 32) + size_t(j) * stageSize;
-      SmallVector<Value> buffer(args.begin() + at,
-                                args.begin() + at + stageSize);
-      accs = compute(accs, buffer);
-      Value ahead = arith::AddIOp::create(b, iter0, c32(j + inFlight));
-      Stage st = issueLoads(ahead);
-      refilled.append(st.begin(), st.end());
-    }
-    results = accs;
-    results.append(refilled.begin(), refilled.end());
-    scf::YieldOp::create(b, results);
+    Value it = index32(loop.getInductionVar());
+    SmallVector<Value> accs(loop.getRegionIterArgs().begin(),
+                            loop.getRegionIterArgs().end());
+    // Groups committed so far: S - 1 + it; iteration it's group is complete
+    // when at most S - 2 are pending.
+    NVVM::CpAsyncWaitGroupOp::create(b, b.getI32IntegerAttr(int32_t(S - 2)));
+    Stage data = readSlot(arith::RemUIOp::create(b, it, c32(S)));
+    Value ahead = arith::AddIOp::create(b, it, c32(S - 1));
+    issueCopies(ahead, arith::RemUIOp::create(b, ahead, c32(S)));
+    accs = compute(accs, data);
+    scf::YieldOp::create(b, accs);
   }
-  SmallVector<Value> acc(loop.getResults().begin(),
-                         loop.getResults().begin() + mt * 32);
+  SmallVector<Value> acc(loop.getResults().begin(), loop.getResults().end());
+  // Drain the copies still in flight (past the end) before the shared
+  // memory is reused for the partial sums.
+  NVVM::CpAsyncWaitGroupOp::create(b, b.getI32IntegerAttr(0));
 
   // Split-K inside the block: warp groups 1.. leave their partial sums in
   // shared memory, group 0 adds them and runs the epilogue.
   Value isLeader = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, warpK, c32(0));
   if (tile.kSplit > 1) {
+    gpu::BarrierOp::create(b); // every warp is done with its pipeline
     const int64_t perThread = mt * 32;
     Value slot = arith::MulIOp::create(
         b, arith::AddIOp::create(b, arith::MulIOp::create(b, warpN, c32(32)), lane),
         c32(perThread));
-    auto indexOf = [&](Value v) {
-      return arith::IndexCastOp::create(b, b.getIndexType(), v);
+    auto at = [&](Value index) {
+      return LLVM::GEPOp::create(b, smem.getType(), f32, smem,
+                                 ValueRange{index});
     };
     const int64_t groupStride = tile.warpsN * 32 * perThread;
     {
@@ -532,9 +656,8 @@ void PreparedEmitter::emit() {
                                 c32(groupStride)),
           slot);
       for (int64_t i = 0; i < perThread; ++i)
-        memref::StoreOp::create(
-            b, acc[size_t(i)], workspace,
-            ValueRange{indexOf(arith::AddIOp::create(b, base, c32(i)))});
+        LLVM::StoreOp::create(b, acc[size_t(i)],
+                              at(arith::AddIOp::create(b, base, c32(i))));
     }
     gpu::BarrierOp::create(b);
     auto ifLeader = scf::IfOp::create(
@@ -549,9 +672,8 @@ void PreparedEmitter::emit() {
         for (int64_t i = 0; i < perThread; ++i)
           sums[size_t(i)] = arith::AddFOp::create(
               b, sums[size_t(i)],
-              memref::LoadOp::create(
-                  b, workspace,
-                  ValueRange{indexOf(arith::AddIOp::create(b, base, c32(i)))}));
+              LLVM::LoadOp::create(b, f32,
+                                   at(arith::AddIOp::create(b, base, c32(i)))));
       }
       scf::YieldOp::create(b, sums);
       b.setInsertionPointToStart(ifLeader.elseBlock());
@@ -575,14 +697,20 @@ gpu::GPUFuncOp mlir::humming::buildMmaSyncPreparedKernel(
   SmallVector<Type> argTypes(hq::abi::ParamM, ptr);
   argTypes.push_back(builder.getI32Type());
   OpBuilder::InsertionGuard guard(builder);
+  // The kernels' dynamic shared memory: one external, zero-sized
+  // addrspace(3) array per module (its size is given at launch).
+  constexpr StringLiteral kSmem = "humming_dynamic_smem";
+  auto smemGlobal = module.lookupSymbol<LLVM::GlobalOp>(kSmem);
+  if (!smemGlobal) {
+    builder.setInsertionPointToStart(module.getBody());
+    smemGlobal = LLVM::GlobalOp::create(
+        builder, loc, LLVM::LLVMArrayType::get(builder.getI8Type(), 0),
+        /*isConstant=*/false, LLVM::Linkage::External, kSmem, Attribute(),
+        /*alignment=*/16, /*addrSpace=*/3);
+  }
   builder.setInsertionPointToEnd(module.getBody());
-  auto workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
-  auto workspaceType = MemRefType::get(
-      {std::max<int64_t>(1, tile.workspaceFloats())}, builder.getF32Type(),
-      MemRefLayoutAttrInterface(), workgroup);
   auto func = gpu::GPUFuncOp::create(builder, loc, name,
-                                     builder.getFunctionType(argTypes, {}),
-                                     TypeRange{workspaceType});
+                                     builder.getFunctionType(argTypes, {}));
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), builder.getUnitAttr());
   func.setKnownBlockSizeAttr(
       builder.getDenseI32ArrayAttr({int32_t(tile.threads()), 1, 1}));
@@ -599,8 +727,8 @@ gpu::GPUFuncOp mlir::humming::buildMmaSyncPreparedKernel(
   b.setInsertionPointToStart(&func.getBody().front());
   SmallVector<Value> params(func.getArguments().begin(),
                             func.getArguments().end());
-  PreparedEmitter(b, spec, tile, params, func.getWorkgroupAttributions()[0])
-      .emit();
+  Value smem = LLVM::AddressOfOp::create(b, smemGlobal);
+  PreparedEmitter(b, spec, tile, params, smem).emit();
   gpu::ReturnOp::create(b);
   return func;
 }

@@ -34,7 +34,8 @@ LogicalResult HummingDialect::verifyOperationAttribute(Operation *op,
       auto d = dyn_cast<DictionaryAttr>(a);
       if (!d || !d.getAs<StringAttr>("name"))
         return false;
-      for (StringRef key : {"m_min", "m_max", "block_m", "block_n", "threads"})
+      for (StringRef key :
+           {"m_min", "m_max", "block_m", "block_n", "threads", "smem"})
         if (!d.getAs<IntegerAttr>(key))
           return false;
       return true;
@@ -43,7 +44,7 @@ LogicalResult HummingDialect::verifyOperationAttribute(Operation *op,
       return op->emitError()
              << "expected '" << ::humming::abi::kKernelTableAttr
              << "' to be an array of {name, m_min, m_max, block_m, block_n, "
-                "threads} dictionaries, got "
+                "threads, smem} dictionaries, got "
              << attr.getValue();
     return success();
   }

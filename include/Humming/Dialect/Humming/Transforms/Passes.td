@@ -49,7 +49,7 @@ def HummingSelectTilesPass : Pass<"humming-select-tiles", "::mlir::ModuleOp"> {
 
     ```sh
     humming-opt --humming-select-tiles="device=H200" layer.mlir
-    humming-opt --humming-select-tiles="chip=sm_90a force-tile-config=#humming.tile_config<block = [16, 64, 256], warp = [16, 64, 32], stages = 4, cp_async = false>" layer.mlir
+    humming-opt --humming-select-tiles="chip=sm_90a force-tile-config='#humming.tile_config<block = [16, 64, 256], warp = [16, 64, 32], stages = 4>'" layer.mlir
     ```
   }];
   let options = [

@@ -1,0 +1,20 @@
+// humming-select-tiles diagnostics: unknown devices and chips, no device at
+// all, and a forced configuration that is not a tile_config.
+
+// RUN: not humming-opt %s --humming-select-tiles="device=B300X" 2>&1 | FileCheck %s --check-prefix=DEVICE
+// RUN: not humming-opt %s --humming-select-tiles="chip=sm_12" 2>&1 | FileCheck %s --check-prefix=CHIP
+// RUN: not humming-opt %s --humming-select-tiles 2>&1 | FileCheck %s --check-prefix=NONE
+// RUN: not humming-opt %s --humming-select-tiles="device=H200 force-tile-config='#humming.layout<chip = \"sm_90a\">'" 2>&1 | FileCheck %s --check-prefix=FORCE
+
+// DEVICE: humming-select-tiles: expected a device among T4, {{.*}}, got 'B300X'
+// CHIP: humming-select-tiles: expected a chip among sm_75, {{.*}} got 'sm_12'
+// NONE: humming-select-tiles: expected a humming.target on the module, device= or chip= to choose tiles for prepared weights
+// FORCE: humming-select-tiles: expected force-tile-config to be a #humming.tile_config, got '#humming.layout<chip = "sm_90a">'
+
+func.func @prepared(%a: memref<?x4096xf16>, %w: memref<256x8192xi32>, %s: memref<32x4096xf16>, %c: memref<?x4096xf16>) {
+  humming.gemm %a, %w scales(%s : memref<32x4096xf16>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<128>>,
+       input_schema = #humming.input_schema<type = f16>, layout = #humming.layout<chip = "sm_90a">}
+      : memref<?x4096xf16>, memref<256x8192xi32> -> memref<?x4096xf16>
+  return
+}

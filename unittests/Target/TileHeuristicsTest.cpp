@@ -1,0 +1,109 @@
+//===- TileHeuristicsTest.cpp - Tile configurations from device facts -----===//
+
+#include "Humming/Target/TileHeuristics.h"
+
+#include "Humming/Quant/PreparedLayout.h"
+
+#include <gtest/gtest.h>
+
+using namespace humming;
+
+namespace {
+const InputSchema kF16{ScalarType::f16(), ActScaling::None, 0};
+WeightSchema w4g128() {
+  return WeightSchema::make(ScalarType::uint(4), ScalarType::f16(),
+                            Granularity::Group, 128);
+}
+} // namespace
+
+TEST(TileHeuristics, CrossoverFollowsBandwidthAndThroughput) {
+  // 0.5 bytes per weight: M* = 0.5 * T / (2 * BW).
+  EXPECT_NEAR(computeMemoryCrossover(w4g128(), kF16, *lookupDevice("H200")),
+              0.5 * 989e12 / (2 * 4800e9), 1e-9);
+  EXPECT_NEAR(computeMemoryCrossover(w4g128(), kF16, *lookupDevice("H20")),
+              0.5 * 148e12 / (2 * 4000e9), 1e-9);
+  // Eight-bit weights move twice the bytes: twice the crossover.
+  WeightSchema w8 = WeightSchema::make(ScalarType::uint(8), ScalarType::f16(),
+                                       Granularity::Channel);
+  EXPECT_NEAR(computeMemoryCrossover(w8, kF16, *lookupDevice("A100")),
+              2 * computeMemoryCrossover(w4g128(), kF16, *lookupDevice("A100")),
+              1e-9);
+}
+
+TEST(TileHeuristics, RepresentativeDevices) {
+  EXPECT_EQ(representativeDevice(*Chip::parse("sm_80"))->name, "A100");
+  EXPECT_EQ(representativeDevice(*Chip::parse("sm_86"))->name, "A10");
+  EXPECT_EQ(representativeDevice(*Chip::parse("sm_89"))->name, "L40S");
+  EXPECT_EQ(representativeDevice(*Chip::parse("sm_90a"))->name, "H100");
+}
+
+TEST(TileHeuristics, EveryChoiceIsLegalAndFitsTheDevice) {
+  const char *devices[] = {"A100", "A10", "L40S", "RTX 4090", "H20", "H100",
+                           "H200"};
+  const std::pair<int64_t, int64_t> shapes[] = {
+      {4096, 4096}, {8192, 8192}, {4096, 14336}, {14336, 4096}, {128, 256},
+      {64, 32}};
+  int checked = 0;
+  for (const char *name : devices) {
+    const DeviceInfo &d = *lookupDevice(name);
+    std::optional<Chip> chip = Chip::parse(d.chip);
+    ASSERT_TRUE(chip);
+    for (const ScalarType &t : allWeightTypes())
+      for (ScalarType act : {ScalarType::f16(), ScalarType::bf16()})
+        for (auto [n, k] : shapes)
+          for (bool invariant : {false, true}) {
+            WeightSchema w = WeightSchema::make(t, act, Granularity::Group, 32);
+            InputSchema in{act, ActScaling::None, 0};
+            if (verifyWeightSchema(w) || verifyCompatibility(w, in, {}, act) ||
+                layout::supports(w, in, n, k))
+              continue;
+            ComputeOptions c;
+            c.batchInvariant = invariant;
+            Result<std::vector<TileConfig>> tiles =
+                selectMmaSyncTiles(w, in, c, n, k, d);
+            ASSERT_TRUE(bool(tiles)) << name << " " << t.str() << " " << n
+                                     << "x" << k << ": " << tiles.error();
+            EXPECT_FALSE(verifyTileRanges(*tiles));
+            for (const TileConfig &tc : *tiles) {
+              EXPECT_FALSE(verifyTileForProblem(tc, w, in, c, n, k))
+                  << *verifyTileForProblem(tc, w, in, c, n, k);
+              layout::KernelShape ks;
+              ks.warpM = tc.warpM;
+              ks.warpsN = tc.blockN / tc.warpN;
+              ks.kSplit = tc.blockK / tc.warpK;
+              ks.kTilesPerWarp = tc.warpK / 16;
+              ks.stages = tc.stages;
+              EXPECT_LE(layout::sharedBytes(w, ks), chip->maxSharedMemoryPerBlock());
+              EXPECT_LE(layout::sharedBytes(w, ks), d.smemPerSmKB * 1024);
+              EXPECT_LE(ks.threads(), ks.warpM == 16 ? 512 : 256);
+              if (invariant)
+                EXPECT_EQ(tc.blockK, 32);
+              ++checked;
+            }
+          }
+  }
+  EXPECT_GT(checked, 1000);
+}
+
+TEST(TileHeuristics, SmallMSplitsKToCoverTheDevice) {
+  // H200, 8192 x 8192: 128 column tiles; M <= 16 wants ~16 warps per SM, so
+  // sixteen warp groups split K inside each block.
+  Result<std::vector<TileConfig>> t = selectMmaSyncTiles(
+      w4g128(), kF16, {}, 8192, 8192, *lookupDevice("H200"));
+  ASSERT_TRUE(bool(t));
+  EXPECT_EQ((*t)[0].blockK / (*t)[0].warpK, 16);
+  EXPECT_EQ((*t)[0].mMax, 16);
+  EXPECT_EQ((*t)[3].mMax, 0);
+}
+
+TEST(TileHeuristics, RefusesLayersTheLayoutCannotHold) {
+  Result<std::vector<TileConfig>> t = selectMmaSyncTiles(
+      w4g128(), kF16, {}, 4000, 4096, *lookupDevice("H200"));
+  ASSERT_FALSE(bool(t));
+  EXPECT_NE(t.error().find("multiple of 64, got 4000"), std::string::npos);
+  DeviceInfo broken = *lookupDevice("H200");
+  broken.smCount = 0;
+  t = selectMmaSyncTiles(w4g128(), kF16, {}, 4096, 4096, broken);
+  ASSERT_FALSE(bool(t));
+  EXPECT_NE(t.error().find("SM count"), std::string::npos);
+}
