@@ -36,7 +36,7 @@ def bench(m, n, k, copies=4, replays=20):
 
 def main():
     shapes = [(8192, 8192), (4096, 14336), (14336, 4096), (4096, 4096)]
-    ms = [1, 16, 64, 128, 1024, 8192]
+    ms = [1, 7, 16, 33, 64, 128, 1000, 1024, 4096, 8192]
     rows = []
     for n, k in shapes:
         for m in ms:

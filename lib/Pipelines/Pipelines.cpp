@@ -38,6 +38,7 @@ void mlir::humming::buildHummingCompilePipeline(
   HummingSelectTilesPassOptions select;
   select.device = options.device;
   select.chip = options.chip;
+  select.forceTileConfig = options.forceTileConfig;
   pm.addPass(createHummingSelectTilesPass(select));
   HummingLowerToNVVMPassOptions lower;
   lower.chip = options.chip;
@@ -90,7 +91,8 @@ hq::Result<std::string> mlir::humming::compileToPtx(ModuleOp module,
                                                    const std::string &chip,
                                                    unsigned ptxVersion,
                                                    unsigned optLevel,
-                                                   const std::string &device) {
+                                                   const std::string &device,
+                                                   const std::string &forceTileConfig) {
   std::string diagnostics;
   ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &d) {
     if (d.getSeverity() == DiagnosticSeverity::Error) {
@@ -107,6 +109,7 @@ hq::Result<std::string> mlir::humming::compileToPtx(ModuleOp module,
   options.ptxVersion = ptxVersion;
   options.optLevel = optLevel;
   options.device = device;
+  options.forceTileConfig = forceTileConfig;
   buildHummingCompilePipeline(pm, options);
   if (failed(pm.run(module)))
     return hq::Error{diagnostics.empty() ? "the compile pipeline failed"

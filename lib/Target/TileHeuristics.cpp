@@ -58,27 +58,35 @@ Result<std::vector<TileConfig>> selectMmaSyncTiles(const WeightSchema &w,
                         "got ", device.smCount)};
   const double crossover = computeMemoryCrossover(w, in, device);
   const int64_t columnTiles = n / layout::kTileN;
+  // M ranges. Below the compute/memory crossover the weights dominate:
+  // 16-row warp tiles (every block streams its weights once per 16 tokens,
+  // from L2 after the first) with the in-block K split keep the most SMs
+  // busy. Above it, 64-row tiles dequantize each weight once per 64 tokens.
+  // (Measured on the H200, bench/NOTES.md: for 8192 x 8192 at M = 33,
+  // warp_m = 16 beats 32 and 64 by 8-30%; from M = 65 on, 64 wins.)
   struct Range {
-    int64_t lo, hi, warpM;
+    int64_t lo, hi;
   };
-  const Range ranges[] = {{1, 16, 16}, {17, 32, 32}, {33, 64, 64}, {65, 0, 64}};
+  const Range ranges[] = {{1, 16}, {17, 64}, {65, 128}, {129, 0}};
   std::vector<TileConfig> out;
   for (Range r : ranges) {
+    const bool memoryBound = double(r.lo) <= crossover;
+    int64_t warpM = memoryBound ? 16 : (r.hi && r.hi <= 32 ? 32 : 64);
     if (c.batchInvariant)
-      r.warpM = std::min<int64_t>(r.warpM, 32);
+      warpM = std::min<int64_t>(warpM, 32);
     TileConfig t;
     t.mMin = r.lo;
     t.mMax = r.hi;
     t.cpAsync = true; // the mma_sync kernels stage every operand with cp.async
     t.mma = MmaKind::MmaSync;
-    const int64_t mt = r.warpM / 16;
-    // Tokens the range stands for: its top, or 256 for the open range.
-    const int64_t mRep = r.hi ? r.hi : 256;
-    const int64_t mTiles = ceilDiv(mRep, r.warpM);
-    const bool memoryBound = double(mRep) <= crossover;
-    // Warps per SM that keep enough loads in flight (memory-bound) or the
-    // tensor pipes fed (compute-bound).
-    const int64_t wantWarps = device.smCount * (memoryBound ? 16 : 8);
+    const int64_t mt = warpM / 16;
+    // Tokens the range stands for: its top, or 512 for the open range.
+    const int64_t mRep = r.hi ? r.hi : 512;
+    const int64_t mTiles = ceilDiv(mRep, warpM);
+    // Eight resident warps per SM: measured on the H200, sixteen lose to
+    // eight at M = 1 (the split-K reduction grows, the instruction work per
+    // SM does not shrink) and four lose to eight (fewer bytes in flight).
+    const int64_t wantWarps = device.smCount * 8;
     // Warps along N: one while the grid alone cannot fill the device, two
     // once there are several blocks per SM (fewer, larger blocks reuse A).
     int64_t warpsN = 1;
@@ -99,15 +107,16 @@ Result<std::vector<TileConfig>> selectMmaSyncTiles(const WeightSchema &w,
     // tiles keep 128 accumulators per thread and take three.
     int64_t stages = mt == 4 ? 3 : 4;
     // In-block K split: as many warp groups as the device needs, bounded
-    // by registers (warp_m = 32 and 64 hold 64 and 128 accumulators per
-    // thread: at most 256 threads), the shared memory of the pipeline and the partial sums,
-    // and at least `stages` iterations per warp group.
+    // by eight warps per block, the shared memory of the pipeline and the
+    // partial sums, and at least `stages` iterations per warp group.
     const int64_t blocks = (columnTiles / warpsN) * mTiles;
     int64_t kSplit = c.batchInvariant
                          ? 1
                          : floorPow2(std::max<int64_t>(
                                1, wantWarps / (blocks * warpsN)));
-    const int64_t maxThreads = mt == 1 ? 512 : 256;
+    // At most eight warps per block: sixteen lost on the H200 even where
+    // only half the SMs get a block (4096 x 4096, M = 1: 18.7 vs 14.5 us).
+    const int64_t maxThreads = 256;
     const int64_t smemBudget =
         std::min<int64_t>(device.smemPerSmKB * 1024,
                           Chip::parse(device.chip)
@@ -115,7 +124,7 @@ Result<std::vector<TileConfig>> selectMmaSyncTiles(const WeightSchema &w,
                               : device.smemPerSmKB * 1024);
     auto shape = [&](int64_t split, int64_t st) {
       layout::KernelShape ks;
-      ks.warpM = r.warpM;
+      ks.warpM = warpM;
       ks.warpsN = warpsN;
       ks.kSplit = split;
       ks.kTilesPerWarp = kTiles;
@@ -145,9 +154,9 @@ Result<std::vector<TileConfig>> selectMmaSyncTiles(const WeightSchema &w,
       else
         return Error{concat("humming-select-tiles: no mma_sync tile fits ",
                             device.name, " (", smemBudget,
-                            " bytes of shared memory) for warp_m = ", r.warpM)};
+                            " bytes of shared memory) for warp_m = ", warpM)};
     }
-    t.warpM = t.blockM = r.warpM;
+    t.warpM = t.blockM = warpM;
     t.warpN = layout::kTileN;
     t.blockN = warpsN * layout::kTileN;
     t.warpK = kTiles * layout::kTileK;

@@ -7,6 +7,9 @@
 // point, activation type) combination on a 128 x 256 layer at M = 1 and 33.
 //   humming-gpu-test --compile-only=<chip> --ptx-dir=<dir> [--quick]
 //
+// --force-tile-config=<#humming.tile_config> compiles every prepared layer
+// with that configuration for every M (tuning experiments).
+//
 // --compile-only needs no GPU: it compiles every case for <chip> and writes
 // <dir>/<case>.ptx, so ptxas can check them where no device is.
 // For every case of the suite: builds the layer as humming IR, compiles it
@@ -368,7 +371,7 @@ struct Outcome {
 
 int main(int argc, char **argv) {
   bool quick = false, useMatrix = false;
-  std::string jsonPath, filter, compileOnly, ptxDir;
+  std::string jsonPath, filter, compileOnly, ptxDir, forceTiles;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--quick")
@@ -383,12 +386,15 @@ int main(int argc, char **argv) {
       compileOnly = a.substr(15);
     else if (a.rfind("--ptx-dir=", 0) == 0)
       ptxDir = a.substr(10);
+    else if (a.rfind("--force-tile-config=", 0) == 0)
+      forceTiles = a.substr(20);
     else {
       std::fprintf(stderr,
                    "humming-gpu-test: unknown argument '%s'\n"
                    "usage: humming-gpu-test [--quick | --matrix] "
                    "[--json=<file>] [--filter=<substring>]\n"
-                   "       [--compile-only=<chip> --ptx-dir=<dir>]\n",
+                   "       [--compile-only=<chip> --ptx-dir=<dir>]\n"
+                   "       [--force-tile-config=<#humming.tile_config>]\n",
                    a.c_str());
       return 2;
     }
@@ -405,8 +411,9 @@ int main(int argc, char **argv) {
       std::string error;
       mlir::OwningOpRef<mlir::ModuleOp> module =
           buildLayer(ctx, c, compileOnly, error);
-      Result<std::string> ptx = module ? mh::compileToPtx(*module, compileOnly)
-                                       : Result<std::string>(Error{error});
+      Result<std::string> ptx =
+          module ? mh::compileToPtx(*module, compileOnly, 0, 3, "", forceTiles)
+                 : Result<std::string>(Error{error});
       if (!ptx) {
         std::fprintf(stderr, "%s: %s\n", c.name.c_str(), ptx.error().c_str());
         ++errors;
@@ -486,7 +493,7 @@ int main(int argc, char **argv) {
     }
     auto t0 = std::chrono::steady_clock::now();
     Result<std::string> ptx =
-        mh::compileToPtx(*module, chip, 0, 3, tileDevice);
+        mh::compileToPtx(*module, chip, 0, 3, tileDevice, forceTiles);
     base.compileSeconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
             .count();

@@ -39,6 +39,11 @@ struct CompilePipelineOptions
                      "the module's humming.target, else the chip's "
                      "representative device)"),
       llvm::cl::init("")};
+  PassOptions::Option<std::string> forceTileConfig{
+      *this, "force-tile-config",
+      llvm::cl::desc("A #humming.tile_config every prepared GEMM uses for "
+                     "every M instead of the heuristics"),
+      llvm::cl::init("")};
   PassOptions::Option<unsigned> optLevel{
       *this, "opt-level", llvm::cl::desc("LLVM optimisation level (0-3)"),
       llvm::cl::init(3)};
@@ -61,7 +66,8 @@ void registerHummingCodegenExtensions(DialectRegistry &registry);
                                             const std::string &chip,
                                             unsigned ptxVersion = 0,
                                             unsigned optLevel = 3,
-                                            const std::string &device = "");
+                                            const std::string &device = "",
+                                            const std::string &forceTileConfig = "");
 
 /// The kernel table humming-lower-to-nvvm recorded on `module` (empty when
 /// it holds no lowered layer).

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine: times prepared layers under forced tile
+# configurations (one humming-gpu-test run per configuration) and prints
+# "config case M steady_us". Usage: tile-sweep.sh <filter> <config>...
+set -uo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+out="${OUT:-$root/gpu-results}"
+mkdir -p "$out"
+work="$(mktemp -d)"
+xz -dc "$root/.bundle/humming-bundle.tar.xz" | tar -C "$work" -xf -
+bin="$work/humming/bin"
+filter="$1"
+shift
+i=0
+for config in "$@"; do
+  "$bin/humming-gpu-test" --filter="$filter" --force-tile-config="$config" \
+    > "$out/sweep-$i.log" 2>&1
+  grep -E "steady" "$out/sweep-$i.log" |
+    awk -v c="$i" '{for (f = 1; f <= NF; f++) if ($f == "steady") print c, $1, $2, $(f + 1), $NF}'
+  i=$((i + 1))
+done
