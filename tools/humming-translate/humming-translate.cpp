@@ -37,6 +37,16 @@ static cl::opt<unsigned> ptxVersion("ptx-version",
                                     cl::init(0));
 static cl::opt<unsigned> optLevel("opt-level", cl::desc("LLVM -O level"),
                                   cl::init(3));
+static cl::opt<std::string>
+    device("device", cl::desc("Known device whose facts choose the tiles of "
+                              "prepared weights (default: the module's "
+                              "humming.target, else the chip's "
+                              "representative)"),
+           cl::init(""));
+static cl::opt<std::string> forceTileConfig(
+    "force-tile-config",
+    cl::desc("A #humming.tile_config every prepared GEMM uses for every M"),
+    cl::init(""));
 static cl::opt<std::string> emit("emit", cl::desc("ptx or cubin"),
                                  cl::init("ptx"));
 static cl::opt<std::string> ptxasPath("ptxas",
@@ -63,7 +73,8 @@ int main(int argc, char **argv) {
   if (!module)
     return 1;
   ::humming::Result<std::string> ptx =
-      mlir::humming::compileToPtx(*module, chip, ptxVersion, optLevel);
+      mlir::humming::compileToPtx(*module, chip, ptxVersion, optLevel, device,
+                                  forceTileConfig);
   if (!ptx) {
     errs() << ptx.error();
     return 1;
