@@ -16,7 +16,10 @@
 namespace humming::abi {
 
 /// Kernel parameters, in order: device pointers (null when the layer has no
-/// such tensor) followed by M as a 32-bit integer.
+/// such tensor) followed by M as a 32-bit integer. The prepared-weight
+/// kernels copy activations, weights, scales and zero points in 16-byte
+/// cp.async pieces: those pointers must be 16-byte aligned (cudaMalloc'd
+/// tensors are; a view at an odd offset is not), the output 4-byte aligned.
 enum GemmParam : unsigned {
   ParamInput = 0,
   ParamWeight,

@@ -34,39 +34,6 @@ void EmitterBase::store(Value value, Value base, Value index) {
   LLVM::StoreOp::create(b, value, addr);
 }
 
-SmallVector<Value> EmitterBase::loadGlobalNC(Value base, Value index,
-                                             int64_t words) {
-  assert((words == 1 || words == 2 || words == 4) && "ld.global.nc width");
-  Value addr = LLVM::GEPOp::create(b, ptr, i32, base, ValueRange{index});
-  std::string regs, constraints;
-  for (int64_t i = 0; i < words; ++i) {
-    regs += (i ? ", $" : "$") + std::to_string(i);
-    constraints += "=r,";
-  }
-  std::string text =
-      words == 1 ? "ld.global.nc.b32 $0, [$1];"
-                 : "ld.global.nc.v" + std::to_string(words) + ".b32 {" + regs +
-                       "}, [$" + std::to_string(words) + "];";
-  constraints += "l";
-  Type result = words == 1 ? Type(i32)
-                           : Type(LLVM::LLVMStructType::getLiteral(
-                                 b.getContext(), SmallVector<Type>(words, i32)));
-  auto op = LLVM::InlineAsmOp::create(
-      b, result, ValueRange{addr}, text, constraints,
-      /*has_side_effects=*/true, /*is_align_stack=*/false,
-      LLVM::tailcallkind::TailCallKind::None,
-      LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
-      ArrayAttr());
-  SmallVector<Value> out;
-  if (words == 1) {
-    out.push_back(op.getResult(0));
-    return out;
-  }
-  for (int64_t i = 0; i < words; ++i)
-    out.push_back(LLVM::ExtractValueOp::create(b, op.getResult(0), i));
-  return out;
-}
-
 Value EmitterBase::half16ToF32(Value bits, bool isBF16) {
   Type t = isBF16 ? Type(b.getBF16Type()) : Type(b.getF16Type());
   Value h = arith::BitcastOp::create(b, t, bits);

@@ -37,13 +37,6 @@ protected:
   Value ext64(Value v) { return arith::ExtUIOp::create(b, i64, v); }
   Value sext64(Value v) { return arith::ExtSIOp::create(b, i64, v); }
 
-  /// `words` (1, 2 or 4) consecutive i32 at word `index` of global `base`
-  /// through the read-only path, as one inline-PTX ld.global.nc (aligned to
-  /// its size). LLVM sees an opaque side-effecting instruction, so it keeps
-  /// the load where the kernel issues it: a software pipeline's loads are
-  /// not folded back to their uses (as it does with plain loads).
-  SmallVector<Value> loadGlobalNC(Value base, Value index, int64_t words);
-
   /// f32 value of a 16-bit float stored as its bits.
   Value half16ToF32(Value bits, bool isBF16);
   /// f32 value of a small-float code (i32) of format `t` (exact).
