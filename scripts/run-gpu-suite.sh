@@ -3,12 +3,7 @@
 # correctness suite (the JIT compiles every kernel there) and writes the
 # report under $OUT (or ./gpu-results). Arguments go to humming-gpu-test.
 set -uo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-out="${OUT:-$root/gpu-results}"
-mkdir -p "$out"
-work="$(mktemp -d)"
-xz -dc "$root/.bundle/humming-bundle.tar.xz" | tar -C "$work" -xf -
-bin="$work/humming/bin"
+source "$(dirname "${BASH_SOURCE[0]}")/bundle-env.sh"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader > "$out/gpu.txt" 2>&1
 echo "bundle commit: $(cat "$work/humming/COMMIT")" | tee -a "$out/gpu.txt"
 "$bin/humming-gpu-test" --json="$out/gpu-test.json" "$@" 2>&1 | tee "$out/gpu-test.log"

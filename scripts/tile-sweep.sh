@@ -3,12 +3,7 @@
 # configurations (one humming-gpu-test run per configuration) and prints
 # "config case M steady_us". Usage: tile-sweep.sh <filter> <config>...
 set -uo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-out="${OUT:-$root/gpu-results}"
-mkdir -p "$out"
-work="$(mktemp -d)"
-xz -dc "$root/.bundle/humming-bundle.tar.xz" | tar -C "$work" -xf -
-bin="$work/humming/bin"
+source "$(dirname "${BASH_SOURCE[0]}")/bundle-env.sh"
 filter="$1"
 shift
 i=0

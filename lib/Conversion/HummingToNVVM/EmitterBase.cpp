@@ -2,6 +2,9 @@
 
 #include "EmitterBase.h"
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
 #include <cmath>
 
 using namespace mlir;
@@ -32,6 +35,51 @@ void EmitterBase::store(Value value, Value base, Value index) {
   Value addr =
       LLVM::GEPOp::create(b, ptr, value.getType(), base, ValueRange{index});
   LLVM::StoreOp::create(b, value, addr);
+}
+
+SmallVector<Value> EmitterBase::reduceSplitK(
+    ArrayRef<Value> acc, Value warpK, Value isLeader, int64_t kSplit,
+    Value slot, int64_t groupStride, function_ref<void(Value, Value)> store,
+    function_ref<Value(Value)> load) {
+  SmallVector<Value> out(acc.begin(), acc.end());
+  if (kSplit <= 1)
+    return out;
+  const int64_t n = int64_t(acc.size());
+  {
+    auto ifNotLeader = scf::IfOp::create(
+        b, arith::XOrIOp::create(b, isLeader,
+                                 arith::ConstantIntOp::create(b, i1, 1)),
+        /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifNotLeader.thenBlock());
+    Value base = arith::AddIOp::create(
+        b,
+        arith::MulIOp::create(b, arith::SubIOp::create(b, warpK, c32(1)),
+                              c32(groupStride)),
+        slot);
+    for (int64_t i = 0; i < n; ++i)
+      store(acc[size_t(i)], arith::AddIOp::create(b, base, c32(i)));
+  }
+  gpu::BarrierOp::create(b);
+  auto ifLeader = scf::IfOp::create(
+      b, TypeRange(SmallVector<Type>(size_t(n), f32)), isLeader,
+      /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifLeader.thenBlock());
+    SmallVector<Value> sums = out;
+    for (int64_t s = 1; s < kSplit; ++s) {
+      Value base = arith::AddIOp::create(b, c32((s - 1) * groupStride), slot);
+      for (int64_t i = 0; i < n; ++i)
+        sums[size_t(i)] = arith::AddFOp::create(
+            b, sums[size_t(i)], load(arith::AddIOp::create(b, base, c32(i))));
+    }
+    scf::YieldOp::create(b, sums);
+    b.setInsertionPointToStart(ifLeader.elseBlock());
+    scf::YieldOp::create(b, out);
+  }
+  out.assign(ifLeader.getResults().begin(), ifLeader.getResults().end());
+  return out;
 }
 
 Value EmitterBase::half16ToF32(Value bits, bool isBF16) {

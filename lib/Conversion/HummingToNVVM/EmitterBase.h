@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 
 namespace mlir::humming {
 
@@ -36,6 +37,17 @@ protected:
   void store(Value value, Value base, Value index);
   Value ext64(Value v) { return arith::ExtUIOp::create(b, i64, v); }
   Value sext64(Value v) { return arith::ExtSIOp::create(b, i64, v); }
+
+  /// The in-block split-K reduction: warp groups 1 .. kSplit-1 store their
+  /// accumulators through `store(value, slotIndex)` at
+  /// (group - 1) * groupStride + slot + i, a barrier follows, and group 0
+  /// adds them (`load(slotIndex)`) to its own. Returns the sums in group 0
+  /// and the unchanged accumulators elsewhere.
+  SmallVector<Value>
+  reduceSplitK(ArrayRef<Value> acc, Value warpK, Value isLeader,
+               int64_t kSplit, Value slot, int64_t groupStride,
+               function_ref<void(Value, Value)> store,
+               function_ref<Value(Value)> load);
 
   /// f32 value of a 16-bit float stored as its bits.
   Value half16ToF32(Value bits, bool isBF16);

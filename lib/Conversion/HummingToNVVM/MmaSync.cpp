@@ -367,53 +367,21 @@ void KernelEmitter::emit() {
   SmallVector<Value> acc(loop.getResults().begin(), loop.getResults().end());
   Value isLeader = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, warpK,
                                          c32(0));
-  if (Tile::kKSplit > 1) {
+  {
     Value slot = arith::AddIOp::create(
         b, arith::MulIOp::create(b, warpN, c32(32 * 8)),
         arith::MulIOp::create(b, lane, c32(8)));
     auto indexOf = [&](Value i32v) {
       return arith::IndexCastOp::create(b, b.getIndexType(), i32v);
     };
-    {
-      auto ifNotLeader = scf::IfOp::create(
-          b, arith::XOrIOp::create(
-                 b, isLeader, arith::ConstantIntOp::create(b, i1, 1)),
-          /*withElseRegion=*/false);
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(ifNotLeader.thenBlock());
-      Value base = arith::AddIOp::create(
-          b,
-          arith::MulIOp::create(
-              b, arith::SubIOp::create(b, warpK, c32(1)),
-              c32(Tile::kWarpsN * 32 * 8)),
-          slot);
-      for (int i = 0; i < 8; ++i)
-        memref::StoreOp::create(
-            b, acc[i], workspace,
-            ValueRange{indexOf(arith::AddIOp::create(b, base, c32(i)))});
-    }
-    gpu::BarrierOp::create(b);
-    auto ifLeader = scf::IfOp::create(b, TypeRange(SmallVector<Type>(8, f32)),
-                                      isLeader, /*withElseRegion=*/true);
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(ifLeader.thenBlock());
-      SmallVector<Value> sums = acc;
-      for (int64_t s = 1; s < Tile::kKSplit; ++s) {
-        Value base = arith::AddIOp::create(
-            b, c32((s - 1) * Tile::kWarpsN * 32 * 8), slot);
-        for (int i = 0; i < 8; ++i)
-          sums[i] = arith::AddFOp::create(
-              b, sums[i],
-              memref::LoadOp::create(
-                  b, workspace,
-                  ValueRange{indexOf(arith::AddIOp::create(b, base, c32(i)))}));
-      }
-      scf::YieldOp::create(b, sums);
-      b.setInsertionPointToStart(ifLeader.elseBlock());
-      scf::YieldOp::create(b, acc);
-    }
-    acc.assign(ifLeader.getResults().begin(), ifLeader.getResults().end());
+    acc = reduceSplitK(
+        acc, warpK, isLeader, Tile::kKSplit, slot, Tile::kWarpsN * 32 * 8,
+        [&](Value v, Value i) {
+          memref::StoreOp::create(b, v, workspace, ValueRange{indexOf(i)});
+        },
+        [&](Value i) -> Value {
+          return memref::LoadOp::create(b, workspace, ValueRange{indexOf(i)});
+        });
   }
 
   // Epilogue (warp group 0): per-channel, tensor and global scales, bias,

@@ -642,43 +642,10 @@ void PreparedEmitter::emit() {
       return LLVM::GEPOp::create(b, smem.getType(), f32, smem,
                                  ValueRange{index});
     };
-    const int64_t groupStride = tile.warpsN * 32 * perThread;
-    {
-      auto ifNot = scf::IfOp::create(
-          b, arith::XOrIOp::create(b, isLeader, arith::ConstantIntOp::create(b, i1, 1)),
-          /*withElseRegion=*/false);
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(ifNot.thenBlock());
-      Value base = arith::AddIOp::create(
-          b,
-          arith::MulIOp::create(b, arith::SubIOp::create(b, warpK, c32(1)),
-                                c32(groupStride)),
-          slot);
-      for (int64_t i = 0; i < perThread; ++i)
-        LLVM::StoreOp::create(b, acc[size_t(i)],
-                              at(arith::AddIOp::create(b, base, c32(i))));
-    }
-    gpu::BarrierOp::create(b);
-    auto ifLeader = scf::IfOp::create(
-        b, TypeRange(SmallVector<Type>(size_t(perThread), f32)), isLeader,
-        /*withElseRegion=*/true);
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(ifLeader.thenBlock());
-      SmallVector<Value> sums = acc;
-      for (int64_t s = 1; s < tile.kSplit; ++s) {
-        Value base = arith::AddIOp::create(b, c32((s - 1) * groupStride), slot);
-        for (int64_t i = 0; i < perThread; ++i)
-          sums[size_t(i)] = arith::AddFOp::create(
-              b, sums[size_t(i)],
-              LLVM::LoadOp::create(b, f32,
-                                   at(arith::AddIOp::create(b, base, c32(i)))));
-      }
-      scf::YieldOp::create(b, sums);
-      b.setInsertionPointToStart(ifLeader.elseBlock());
-      scf::YieldOp::create(b, acc);
-    }
-    acc.assign(ifLeader.getResults().begin(), ifLeader.getResults().end());
+    acc = reduceSplitK(
+        acc, warpK, isLeader, tile.kSplit, slot, tile.warpsN * 32 * perThread,
+        [&](Value v, Value i) { LLVM::StoreOp::create(b, v, at(i)); },
+        [&](Value i) -> Value { return LLVM::LoadOp::create(b, f32, at(i)); });
   }
   auto ifEpilogue = scf::IfOp::create(b, isLeader, /*withElseRegion=*/false);
   OpBuilder::InsertionGuard guard(b);
