@@ -1,0 +1,44 @@
+// RUN: humming-translate %s --chip=sm_90a -o - | FileCheck %s
+
+// The dequantization sequences of the prepared kernels, in the PTX.
+
+// Unsigned 4-bit codes, f16: one shift and mask put both codes of a pair in
+// the two 16-bit lanes (mask 0x000F000F), the OR with 0x64006400 makes them
+// 1024 + code, one packed add of -(1024 + 8) (0xE408E408) subtracts magic
+// and the symmetric zero, one packed multiply applies the group scale.
+// CHECK-LABEL: .entry int4_gemm0_m0
+// CHECK:       mov.b32 [[ZERO:%r[0-9]+]], -469179384;
+// CHECK:       and.b32 [[PAIR:%r[0-9]+]], {{%r[0-9]+}}, 983055;
+// CHECK-NEXT:  or.b32 [[MAGIC:%r[0-9]+]], [[PAIR]], 1677747200;
+// CHECK-NEXT:  add.rn.f16x2 [[Q:%r[0-9]+]], [[MAGIC]], [[ZERO]];
+// CHECK-NEXT:  mul.rn.f16x2 {{%r[0-9]+}}, [[Q]], {{%r[0-9]+}};
+// CHECK:       mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+
+// e2m1 (MXFP4) codes, bf16: exponent and mantissa moved under bf16's
+// (mask 0x01C001C0 after the shift), the sign to bit 15 of each lane
+// (0x80008000), one packed multiply by 2^126 (0x7E80: bf16 bias 127 minus
+// e2m1 bias 1) and one by the ue8m0 group scale (converted once per group).
+// CHECK-LABEL: .entry e2m1_gemm1_m0
+// CHECK:       and.b32 [[MAG:%r[0-9]+]], {{%r[0-9]+}}, 29360576;
+// CHECK:       and.b32 [[SIGN:%r[0-9]+]], {{%r[0-9]+}}, -2147450880;
+// CHECK-NEXT:  or.b32 [[BITS:%r[0-9]+]], [[MAG]], [[SIGN]];
+// CHECK-NEXT:  mov.b32 [[FACTOR:%r[0-9]+]], 2122350208;
+// CHECK-NEXT:  mul.rn.bf16x2 [[V:%r[0-9]+]], [[BITS]], [[FACTOR]];
+// CHECK-NEXT:  mul.rn.bf16x2 {{%r[0-9]+}}, [[V]], {{%r[0-9]+}};
+// CHECK:       mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+
+#t = #humming.tile_config<block = [16, 64, 64], warp = [16, 64, 32], stages = 3>
+func.func @int4(%a: memref<?x128xf16>, %w: memref<8x256xi32>, %s: memref<1x128xf16>, %c: memref<?x128xf16>) {
+  humming.gemm %a, %w scales(%s : memref<1x128xf16>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<128>>,
+       input_schema = #humming.input_schema<type = f16>, layout = #humming.layout<chip = "sm_90a">, tile_configs = [#t]}
+      : memref<?x128xf16>, memref<8x256xi32> -> memref<?x128xf16>
+  return
+}
+func.func @e2m1(%a: memref<?x128xbf16>, %w: memref<8x256xi32>, %s: memref<4x128xf8E8M0FNU>, %c: memref<?x128xbf16>) {
+  humming.gemm %a, %w scales(%s : memref<4x128xf8E8M0FNU>) into %c
+      {weight_schema = #humming.weight_schema<type = f4E2M1FN, scale = f8E8M0FNU, granularity = group<32>>,
+       input_schema = #humming.input_schema<type = bf16>, layout = #humming.layout<chip = "sm_90a">, tile_configs = [#t]}
+      : memref<?x128xbf16>, memref<8x256xi32> -> memref<?x128xbf16>
+  return
+}
