@@ -14,15 +14,26 @@ def HummingLowerToNVVMPass : Pass<"humming-lower-to-nvvm", "::mlir::ModuleOp"> {
     fp32 accumulation); the launch passes device pointers and M as the
     runtime ABI (Humming/Target/KernelABI.h) says.
 
-    The first kernel family reads the canonical weight layout directly and
-    dequantizes in registers: every integer width 1-8 (implicit, integer or
-    float zero points), signed integers, every small float, channel, group,
-    block, tensor and group_tensor scales in any scale type, global scales,
-    bias, padded N and K and any M, on fp16 and bf16 activations. Prepared
-    layouts, 8/4-bit activations and MoE are diagnosed as not lowered yet,
-    as are `tile_configs`, `f16_accumulation` and every humming op other than
-    `gemm`. A module with a `humming.target` must be compiled for that
-    target's chip (`chip=` must name it).
+    Canonical weights (no `layout`) get one general kernel that reads the
+    canonical layout directly and dequantizes in registers: every integer
+    width 1-8 (implicit, integer or float zero points), signed integers,
+    every small float, channel, group, block, tensor and group_tensor scales
+    in any scale type, global scales, bias, padded N and K and any M, on
+    fp16 and bf16 activations.
+
+    Weights in the prepared mma_sync layout (Humming/Quant/PreparedLayout.h)
+    get one kernel per `tile_configs` entry (written by
+    `humming-select-tiles`), chosen by M in the host code and recorded in the
+    module's `humming.kernels` table: a cp.async pipeline of `stages` slots in
+    dynamic shared memory, ldmatrix for activations, bit-plane weights
+    dequantized in pairs with magic numbers or exponent placement, in-block
+    split-K (block_k / warp_k warp groups).
+
+    8/4-bit activations, MoE, `f16_accumulation`, tile features the kernels
+    lack (stream-K, TMA, multicast, warp specialisation, `cp_async = false`),
+    `tile_configs` on canonical weights and every humming op other than
+    `gemm` are diagnosed, not dropped. A module with a `humming.target` must
+    be compiled for that target's chip (`chip=` must name it).
 
     ```sh
     humming-opt --humming-lower-to-nvvm="chip=sm_90a" layer.mlir

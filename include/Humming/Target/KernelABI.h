@@ -78,7 +78,8 @@ struct KernelLaunch {
 
 constexpr const char *kKernelTableAttr = "humming.kernels";
 
-/// The entry of `table` serving `m`, or null.
+/// The entry of `table` serving `m`, or null (also for m = 0: with no
+/// tokens there is nothing to launch; a zero-block grid is a launch error).
 inline const KernelLaunch *kernelFor(const std::vector<KernelLaunch> &table,
                                      int64_t m) {
   for (const KernelLaunch &k : table)

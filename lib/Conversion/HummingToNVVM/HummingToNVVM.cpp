@@ -55,7 +55,7 @@ FailureOr<PreparedTile> preparedTile(GemmOp op, unsigned index,
   if (t.warpK % 16 != 0 || t.warpK > 64)
     return fail("expected warp_k of 16, 32 or 64, got " + Twine(t.warpK));
   if (t.stages > 8)
-    return fail("expected at most 8 stages (registers in flight), got " +
+    return fail("expected at most 8 stages (pipeline slots), got " +
                 Twine(t.stages));
   if (!t.cpAsync)
     return fail("the mma_sync kernels stage their operands with cp.async; "
@@ -312,6 +312,11 @@ struct LowerToNVVMPass
                                   gpu::KernelDim3{threads, one, one}, smem,
                                   args);
       };
+      // No tokens, no launch (a grid of zero blocks is a launch error).
+      Value any = arith::CmpIOp::create(b, arith::CmpIPredicate::ne, m,
+                                        arith::ConstantIndexOp::create(b, 0));
+      auto ifAny = scf::IfOp::create(b, any, /*withElseRegion=*/false);
+      b.setInsertionPointToStart(ifAny.thenBlock());
       // if (m <= mMax_0) launch_0 else if (m <= mMax_1) ... else launch_last.
       for (auto [i, v] : llvm::enumerate(variants)) {
         launchTable.push_back(launchAttr(builder, v.second));

@@ -7,12 +7,15 @@
 //   m16n8k16 sub-tiles) over warp_k of every block_k chunk of K; block_n / 64
 //   warps sit side by side along N and block_k / warp_k warp groups split K
 //   inside the block, adding their partial sums through shared memory.
-// * A lane fetches its B fragments of a 16 x 64 weight tile with one vector
-//   load per bit plane (128 bits for 4-bit weights), its A fragments with
-//   four 32-bit loads per 16-row tile, and the scales / zero points of its
-//   eight columns with one vector load per group.
-// * Loads run `stages - 1` iterations ahead of the MMAs: the loop carries the
-//   loaded registers of the iterations in flight (a register pipeline).
+// * Every operand goes through a cp.async pipeline of `stages` slots in
+//   dynamic shared memory, copies issued `stages - 1` iterations ahead. A
+//   lane copies (and later reads back) only its own 16-byte chunks, so the
+//   pipeline is ordered by cp.async.wait_group alone, without barriers: its
+//   B fragments of a 16 x 64 weight tile (one chunk per bit plane word
+//   group: 16 bytes for 4-bit weights), one 16-byte piece of a row-major
+//   16 x 16 activation tile per 16 rows (zero-filled past M and K, read
+//   back with ldmatrix.x4), and the scales / zero points of its eight
+//   columns (one chunk per group).
 // * Dequantization works on pairs: one shift and mask place both codes of a
 //   pair in the two 16-bit lanes of a register; integers become (code -
 //   zero) by the magic-number trick (codes OR-ed into the mantissa of 1024

@@ -7,6 +7,9 @@
 // CHECK: module attributes {gpu.container_module, humming.kernels = [{block_m = 16 : i64, block_n = 64 : i64, m_max = 16 : i64, m_min = 1 : i64, name = "prepared_gemm0_m0", smem = 15360 : i64, threads = 64 : i64}, {block_m = 32 : i64, block_n = 128 : i64, m_max = 0 : i64, m_min = 17 : i64, name = "prepared_gemm0_m1", smem = 16384 : i64, threads = 128 : i64}]}
 // CHECK-LABEL: func.func @prepared
 // CHECK:         %[[M:.*]] = memref.dim %{{.*}}, %c0
+// No tokens, no launch.
+// CHECK:         %[[ANY:.*]] = arith.cmpi ne, %[[M]], %c0
+// CHECK:         scf.if %[[ANY]] {
 // CHECK:         %[[SMALL:.*]] = arith.cmpi ule, %[[M]], %c16
 // CHECK:         scf.if %[[SMALL]] {
 // CHECK:           gpu.launch_func @humming_kernels::@prepared_gemm0_m0 blocks in (%c2, %{{.*}}, %c1) threads in (%c64, %c1, %c1) dynamic_shared_memory_size %c15360_i32
