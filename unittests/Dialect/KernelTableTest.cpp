@@ -1,0 +1,89 @@
+//===- KernelTableTest.cpp - What a runtime reads after the lowering ------===//
+//
+// A runtime that holds only the PTX launches from the module's
+// `humming.kernels` table (Humming/Target/KernelABI.h): the kernels of a
+// prepared layer, one per M range, cover every M from 1 without gaps, and
+// each entry says its grid, threads and dynamic shared memory.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Humming/Pipelines/Pipelines.h"
+#include "Humming/Registration.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+
+#include <gtest/gtest.h>
+
+using namespace mlir;
+namespace habi = ::humming::abi;
+namespace mh = ::mlir::humming;
+
+namespace {
+constexpr const char *kLayer = R"mlir(
+func.func @layer(%a: memref<?x4096xf16>, %w: memref<256x8192xi32>, %s: memref<32x4096xf16>, %c: memref<?x4096xf16>) {
+  humming.gemm %a, %w scales(%s : memref<32x4096xf16>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<128>>,
+       input_schema = #humming.input_schema<type = f16>, layout = #humming.layout<chip = "sm_90a">}
+      : memref<?x4096xf16>, memref<256x8192xi32> -> memref<?x4096xf16>
+  return
+}
+)mlir";
+} // namespace
+
+TEST(KernelTable, CoversEveryMAndSaysHowToLaunch) {
+  DialectRegistry registry;
+  mh::registerHummingDialects(registry);
+  mh::registerHummingPasses();
+  MLIRContext ctx(registry);
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(kLayer, &ctx);
+  ASSERT_TRUE(module);
+  PassManager pm(&ctx, ModuleOp::getOperationName());
+  ASSERT_TRUE(succeeded(parsePassPipeline(
+      "humming-select-tiles{device=H200},humming-lower-to-nvvm{chip=sm_90a}",
+      pm)));
+  ASSERT_TRUE(succeeded(pm.run(*module)));
+
+  std::vector<habi::KernelLaunch> table = mh::kernelTable(*module);
+  ASSERT_EQ(table.size(), 4u);
+  EXPECT_EQ(table.front().name, "layer_gemm0_m0");
+  EXPECT_EQ(table.front().mMin, 1);
+  for (size_t i = 1; i < table.size(); ++i)
+    EXPECT_EQ(table[i].mMin, table[i - 1].mMax + 1) << i; // no gaps
+  EXPECT_EQ(table.back().mMax, 0);                         // open-ended
+  for (const habi::KernelLaunch &k : table) {
+    EXPECT_GT(k.threads, 0);
+    EXPECT_LE(k.threads, 1024);
+    EXPECT_GT(k.smemBytes, 0) << k.name;
+    EXPECT_LE(k.smemBytes, 232448) << k.name; // sm_90a's per-block maximum
+  }
+  // The M <= 16 kernel on the H200: eight warps splitting K, four slots of
+  // five 512-byte chunks (two k-tiles of 4-bit weights and activations, one
+  // of scales): 8 x 4 x 5 x 512 bytes, above the 48 KiB that needs the
+  // runtime's opt-in.
+  EXPECT_EQ(table[0].threads, 256);
+  EXPECT_EQ(table[0].smemBytes, 8 * 4 * 5 * 512);
+  // Every M finds exactly its kernel; M = 0 finds none.
+  EXPECT_EQ(habi::kernelFor(table, 0), nullptr);
+  EXPECT_EQ(habi::kernelFor(table, 1), &table[0]);
+  EXPECT_EQ(habi::kernelFor(table, table[0].mMax), &table[0]);
+  EXPECT_EQ(habi::kernelFor(table, table[0].mMax + 1), &table[1]);
+  EXPECT_EQ(habi::kernelFor(table, 1 << 20), &table.back());
+  // Grid: one block per block_n columns and block_m rows.
+  uint32_t grid[3];
+  table.back().grid(1000, 4096, grid);
+  EXPECT_EQ(grid[0], uint32_t(4096 / table.back().blockN));
+  EXPECT_EQ(grid[1], uint32_t((1000 + table.back().blockM - 1) /
+                              table.back().blockM));
+  EXPECT_EQ(grid[2], 1u);
+}
+
+TEST(KernelTable, EmptyWithoutLoweredLayers) {
+  MLIRContext ctx;
+  OwningOpRef<ModuleOp> module = ModuleOp::create(UnknownLoc::get(&ctx));
+  EXPECT_TRUE(mh::kernelTable(*module).empty());
+}
