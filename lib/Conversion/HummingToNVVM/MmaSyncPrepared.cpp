@@ -72,7 +72,6 @@ public:
     const hq::WeightSchema &w = spec.weight;
     perKScales = w.granularity == hq::Granularity::Group ||
                  w.granularity == hq::Granularity::GroupTensor;
-    groups = w.groupsAlongK(spec.kp);
     // One scale / zero-point load per iteration when a warp's k-tiles of an
     // iteration share their group.
     groupPerIter = L::groupPerIteration(w, tile);
@@ -81,7 +80,8 @@ public:
   void emit();
 
 private:
-  /// Registers loaded for one iteration, in issue order.
+  /// The words of one iteration read back from its pipeline slot, in copy
+  /// order.
   using Stage = SmallVector<Value>;
   /// One global -> shared copy of an iteration: `words` i32 at word `index`
   /// of `base` into words [offset, offset + words) of the lane's 16-byte
@@ -143,7 +143,7 @@ private:
   bool bf16;
   Type act;
   VectorType act2;
-  int64_t mt, tiles, tilesPerIter, iterations, groups;
+  int64_t mt, tiles, tilesPerIter, iterations;
   bool perKScales, groupPerIter;
   // Thread coordinates.
   Value lane, quad, grp, warpN, warpK, nTile, m0, m;
@@ -338,8 +338,7 @@ PreparedEmitter::Stage PreparedEmitter::readSlot(Value slot) {
       s.push_back(LLVM::LoadOp::create(b, i32, addr, /*alignment=*/16));
       continue;
     }
-    int64_t vec = n == 3 ? 4 : n;
-    Value v = LLVM::LoadOp::create(b, VectorType::get({vec}, i32), addr,
+    Value v = LLVM::LoadOp::create(b, VectorType::get({n}, i32), addr,
                                    /*alignment=*/16);
     for (int64_t i = 0; i < n; ++i)
       s.push_back(LLVM::ExtractElementOp::create(b, v, c32(i)));
