@@ -177,3 +177,53 @@ TEST(PreparedLayout, RefusesWhatItCannotHold) {
   EXPECT_NE(wrong.error().find("expected weight of shape [128, 16], got [64, 16]"),
             std::string::npos);
 }
+
+TEST(PreparedLayout, PipelineChunksAndSharedMemory) {
+  // W4 g128, 16-row warps, two k-tiles per iteration: per k-tile one chunk
+  // of weights (one 4-bit plane, 4 words) and one of activations; the two
+  // tiles share their group, so one chunk of scales: 5.
+  WeightSchema w4 = WeightSchema::make(ScalarType::uint(4), ScalarType::f16(),
+                                       Granularity::Group, 128);
+  L::KernelShape k;
+  k.warpM = 16;
+  k.warpsN = 1;
+  k.kSplit = 8;
+  k.kTilesPerWarp = 2;
+  k.stages = 4;
+  EXPECT_TRUE(L::groupPerIteration(w4, k));
+  EXPECT_EQ(L::stageChunks(w4, k), 5);
+  EXPECT_EQ(L::sharedBytes(w4, k), 8 * 4 * 5 * 512);
+  // 7-bit weights with int zero points and group 16: planes 4 + 2 + 1 (three
+  // chunks), 64 rows (four A chunks) per k-tile; the two k-tiles of an
+  // iteration lie in different groups, so scales and zero points twice.
+  WeightSchema w7 = WeightSchema::make(ScalarType::uint(7), ScalarType::f16(),
+                                       Granularity::Group, 16,
+                                       ZeroPointKind::Int);
+  k.warpM = 64;
+  EXPECT_FALSE(L::groupPerIteration(w7, k));
+  EXPECT_EQ(L::stageChunks(w7, k), 2 * (3 + 4) + 2 * 2);
+  // The split-K partial sums reuse the pipeline's memory: the larger wins.
+  k.stages = 2;
+  k.kSplit = 4;
+  k.warpsN = 2;
+  EXPECT_EQ(k.workspaceFloats(), 3 * 2 * 32 * 4 * 32);
+  EXPECT_EQ(L::sharedBytes(w7, k),
+            std::max<int64_t>(8 * 2 * 18 * 512, k.workspaceFloats() * 4));
+}
+
+TEST(PreparedLayout, OnlyGroupScalesBoundTheActivationRange) {
+  // Group scales multiply the weights in the activation type; channel
+  // scales multiply the f32 accumulators.
+  WeightSchema nv = WeightSchema::make(ScalarType::e2m1(), ScalarType::e4m3(),
+                                       Granularity::GroupTensor, 16);
+  EXPECT_EQ(L::maxDequantizedMagnitude(nv), 6.0 * 448.0);
+  WeightSchema ch = WeightSchema::make(ScalarType::uint(4), ScalarType::f16(),
+                                       Granularity::Channel);
+  ch.globalScale = true;
+  EXPECT_EQ(L::maxDequantizedMagnitude(ch), 8.0);
+  EXPECT_FALSE(L::supports(ch, kF16, 64, 64));
+  WeightSchema zp = WeightSchema::make(ScalarType::uint(4), ScalarType::f16(),
+                                       Granularity::Group, 64,
+                                       ZeroPointKind::Int);
+  EXPECT_EQ(L::maxDequantizedMagnitude(zp), 15.0 * 65504.0);
+}
