@@ -2,6 +2,7 @@
 
 #include "Humming/Pipelines/Pipelines.h"
 #include "Humming/Conversion/Passes.h"
+#include "Humming/Dialect/Humming/IR/HummingOps.h"
 #include "Humming/Dialect/Humming/Transforms/Passes.h"
 #include "Humming/Target/ArchInfo.h"
 
@@ -106,6 +107,10 @@ hq::Result<std::string> mlir::humming::compileToPtx(ModuleOp module,
   PassManager pm(module.getContext(), ModuleOp::getOperationName());
   CompilePipelineOptions options;
   options.chip = chip;
+  // A module that names its target also names the PTX version to emit.
+  if (!ptxVersion)
+    if (TargetAttr target = lookupTarget(module))
+      ptxVersion = target.getPtx();
   options.ptxVersion = ptxVersion;
   options.optLevel = optLevel;
   options.device = device;

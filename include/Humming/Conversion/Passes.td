@@ -33,7 +33,9 @@ def HummingLowerToNVVMPass : Pass<"humming-lower-to-nvvm", "::mlir::ModuleOp"> {
     lack (stream-K, TMA, multicast, warp specialisation, `cp_async = false`),
     `tile_configs` on canonical weights and every humming op other than
     `gemm` are diagnosed, not dropped. A module with a `humming.target` must
-    be compiled for that target's chip (`chip=` must name it).
+    be compiled for that target's chip and PTX version (`chip=` and
+    `ptx-version=` must name them; `compileToPtx` and humming-translate take
+    the version from the target).
 
     ```sh
     humming-opt --humming-lower-to-nvvm="chip=sm_90a" layer.mlir

@@ -196,6 +196,21 @@ struct LowerToNVVMPass
                          << ", got chip=" << parsed->str();
       return signalPassFailure();
     }
+    // The module's target also names the PTX ISA version to emit; the
+    // pipeline must emit that one (0 means the chip's minimum).
+    if (TargetAttr target = lookupTarget(module)) {
+      unsigned effective = ptxVersion ? unsigned(ptxVersion)
+                                      : parsed->minPtxVersion();
+      if (target.getPtx() != effective) {
+        module.emitError() << "humming-lower-to-nvvm: the module's "
+                              "humming.target asks for PTX ISA "
+                           << target.getPtx() << "; expected ptx-version="
+                           << target.getPtx() << ", got ptx-version="
+                           << effective
+                           << (ptxVersion ? "" : " (the chip's minimum)");
+        return signalPassFailure();
+      }
+    }
     // LLVM aborts on intrinsics a PTX version cannot express: check first.
     if (ptxVersion && (ptxVersion < parsed->minPtxVersion() ||
                        ptxVersion > hq::kMaxPtxVersion)) {
