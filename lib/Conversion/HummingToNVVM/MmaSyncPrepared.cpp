@@ -9,8 +9,9 @@
 //   inside the block, adding their partial sums through shared memory.
 // * Every operand goes through a cp.async pipeline of `stages` slots in
 //   dynamic shared memory, copies issued `stages - 1` iterations ahead. A
-//   lane copies (and later reads back) only its own 16-byte chunks, so the
-//   pipeline is ordered by cp.async.wait_group alone, without barriers: its
+//   lane copies (and later reads back) its own 16-byte chunks, so the
+//   pipeline needs cp.async.wait_group and one warp barrier (for the
+//   activation tiles ldmatrix reads across lanes), no block barrier: its
 //   B fragments of a 16 x 64 weight tile (one chunk per bit plane word
 //   group: 16 bytes for 4-bit weights), one 16-byte piece of a row-major
 //   16 x 16 activation tile per 16 rows (zero-filled past M and K, read
@@ -620,6 +621,9 @@ void PreparedEmitter::emit() {
     // Groups committed so far: S - 1 + it; iteration it's group is complete
     // when at most S - 2 are pending.
     NVVM::CpAsyncWaitGroupOp::create(b, b.getI32IntegerAttr(int32_t(S - 2)));
+    // wait_group covers a lane's own copies; ldmatrix reads activation rows
+    // other lanes copied, which the warp barrier makes visible.
+    NVVM::SyncWarpOp::create(b, c32(-1));
     Stage data = readSlot(arith::RemUIOp::create(b, it, c32(S)));
     Value ahead = arith::AddIOp::create(b, it, c32(S - 1));
     issueCopies(ahead, arith::RemUIOp::create(b, ahead, c32(S)));

@@ -25,10 +25,12 @@
 // CHECK:           nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache = cg : !llvm.ptr<3>, !llvm.ptr<1>
 // CHECK:           nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache = cg, %{{.*}} : !llvm.ptr<3>, !llvm.ptr<1>, i32
 // CHECK:           nvvm.cp.async.commit.group
-// The loop waits for its group, reads A with ldmatrix, refills a slot and
-// runs eight m16n8k16 MMAs per k-tile.
+// The loop waits for its group, makes the other lanes' activation copies
+// visible (warp barrier), reads A with ldmatrix, refills a slot and runs
+// eight m16n8k16 MMAs per k-tile.
 // CHECK:           scf.for
 // CHECK:             nvvm.cp.async.wait.group 1
+// CHECK:             nvvm.bar.warp.sync %{{.*}} : i32
 // CHECK:             nvvm.ldmatrix %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<row>, num = 4 : i32, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>}
 // CHECK:             nvvm.cp.async.commit.group
 // CHECK-COUNT-8:     nvvm.mma.sync {{.*}} shape = #nvvm.shape<m = 16, n = 8, k = 16>
