@@ -24,22 +24,15 @@ std::vector<Plane> planes(unsigned bits) {
   return out;
 }
 
-namespace {
-bool hasPerKScales(const WeightSchema &w) {
-  return w.granularity == Granularity::Group ||
-         w.granularity == Granularity::GroupTensor;
-}
-} // namespace
-
 bool groupPerIteration(const WeightSchema &w, const KernelShape &k) {
-  return !hasPerKScales(w) || kTileK * k.kTilesPerWarp <= w.groupK;
+  return !w.hasPerKScales() || kTileK * k.kTilesPerWarp <= w.groupK;
 }
 
 int64_t stageChunks(const WeightSchema &w, const KernelShape &k) {
   int64_t perTile = k.warpM / 16;
   for (const Plane &p : planes(w.type.bits))
     perTile += (p.width + 3) / 4;
-  int64_t perGroup = (hasPerKScales(w) ? 1 : 0) +
+  int64_t perGroup = (w.hasPerKScales() ? 1 : 0) +
                      (w.zeroPoint != ZeroPointKind::None ? 1 : 0);
   int64_t groupCopies = groupPerIteration(w, k) ? 1 : k.kTilesPerWarp;
   return k.kTilesPerWarp * perTile + groupCopies * perGroup;
@@ -76,9 +69,7 @@ double maxDequantizedMagnitude(const WeightSchema &w) {
     q = double((1u << w.type.bits) - 1); // int or float zero points in range
   // Only per-k scales are applied in the activation type; channel scales
   // multiply the f32 accumulators.
-  bool perK = w.granularity == Granularity::Group ||
-              w.granularity == Granularity::GroupTensor;
-  return perK ? q * maxValue(w.scaleType) : q;
+  return w.hasPerKScales() ? q * maxValue(w.scaleType) : q;
 }
 
 Diag supports(const WeightSchema &w, const InputSchema &in, int64_t n,
@@ -116,9 +107,7 @@ Diag supports(const WeightSchema &w, const InputSchema &in, int64_t n,
                            w.type.mantissaBits > in.type.mantissaBits))
     return concat(prefix, "expects float weights that ", in.type.str(),
                   " holds exactly, got ", w.type.str());
-  bool perK = w.granularity == Granularity::Group ||
-              w.granularity == Granularity::GroupTensor;
-  if (perK && !representable(w.scaleType, in.type))
+  if (w.hasPerKScales() && !representable(w.scaleType, in.type))
     return concat(prefix, "applies scales in the activation type and expects "
                           "scales that ",
                   in.type.str(), " represents exactly, got ",

@@ -117,11 +117,9 @@ Result<std::vector<TileConfig>> selectMmaSyncTiles(const WeightSchema &w,
     // At most eight warps per block: sixteen lost on the H200 even where
     // only half the SMs get a block (4096 x 4096, M = 1: 18.7 vs 14.5 us).
     const int64_t maxThreads = 256;
-    const int64_t smemBudget =
-        std::min<int64_t>(device.smemPerSmKB * 1024,
-                          Chip::parse(device.chip)
-                              ? Chip::parse(device.chip)->maxSharedMemoryPerBlock()
-                              : device.smemPerSmKB * 1024);
+    int64_t smemBudget = device.smemPerSmKB * 1024;
+    if (std::optional<Chip> chip = Chip::parse(device.chip))
+      smemBudget = std::min(smemBudget, chip->maxSharedMemoryPerBlock());
     auto shape = [&](int64_t split, int64_t st) {
       layout::KernelShape ks;
       ks.warpM = warpM;

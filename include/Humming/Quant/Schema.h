@@ -113,6 +113,13 @@ struct WeightSchema {
     return globalScale || granularity == Granularity::Tensor ||
            granularity == Granularity::GroupTensor;
   }
+  /// Whether the scales vary along K (group, group_tensor, block): they are
+  /// applied to the weights, not to the accumulators.
+  bool hasPerKScales() const {
+    return granularity == Granularity::Group ||
+           granularity == Granularity::GroupTensor ||
+           granularity == Granularity::Block;
+  }
   /// Whether a per-channel/group/block scale tensor exists.
   bool hasScaleTensor() const { return granularity != Granularity::Tensor; }
   /// Number of scale groups along K for a padded K (channel/tensor: 1).

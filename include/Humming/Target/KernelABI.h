@@ -46,17 +46,11 @@ struct MmaSyncTile {
   static constexpr int64_t kThreads = 32 * kWarps;
 };
 
-/// Grid of the mma_sync kernel for `m` tokens and padded N `np`.
-inline void mmaSyncGrid(int64_t m, int64_t np, uint32_t grid[3]) {
-  grid[0] = uint32_t((np + MmaSyncTile::kBlockN - 1) / MmaSyncTile::kBlockN);
-  grid[1] = uint32_t((m + MmaSyncTile::kBlockM - 1) / MmaSyncTile::kBlockM);
-  grid[2] = 1;
-}
-
 /// How to launch one generated kernel: the lowering records one entry per
 /// kernel in the module attribute kKernelTableAttr (an array of dictionaries
-/// with these fields: name, m_min, m_max, block_m, block_n, threads, smem), so a runtime that only holds the PTX can pick the
-/// kernel of an M and launch it as the host code would.
+/// with these fields: name, m_min, m_max, block_m, block_n, threads, smem),
+/// so a runtime that only holds the PTX can pick the kernel of an M and
+/// launch it as the host code would.
 struct KernelLaunch {
   std::string name;
   int64_t mMin = 1, mMax = 0; ///< tokens served, inclusive (mMax 0: no bound)

@@ -77,7 +77,7 @@ FailureOr<PreparedTile> preparedTile(GemmOp op, unsigned index,
   tile.stages = t.stages;
   if (tile.threads() > 1024)
     return fail("expected at most 1024 threads, got " + Twine(tile.threads()));
-  int64_t smem = preparedSharedBytes(spec, tile);
+  int64_t smem = hq::layout::sharedBytes(spec.weight, tile);
   if (smem > chip.maxSharedMemoryPerBlock())
     return fail("the kernel needs " + Twine(smem) +
                 " bytes of shared memory (pipeline stages and split-K sums); "
@@ -289,7 +289,7 @@ struct LowerToNVVMPass
                                           kernel.getName().str(), t.mMin, t.mMax,
                                           tile->warpM, tile->blockN(),
                                           tile->threads(),
-                                          preparedSharedBytes(spec, *tile)}});
+                                          hq::layout::sharedBytes(spec.weight, *tile)}});
         }
       } else {
         gpu::GPUFuncOp kernel =

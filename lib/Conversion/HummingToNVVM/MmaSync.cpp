@@ -73,11 +73,7 @@ private:
            (w.scaleType == spec.input.type && !foldsGlobalScale());
   }
 
-  bool hasPerKScales() const {
-    hq::Granularity g = spec.weight.granularity;
-    return g == hq::Granularity::Group || g == hq::Granularity::GroupTensor ||
-           g == hq::Granularity::Block;
-  }
+  bool hasPerKScales() const { return spec.weight.hasPerKScales(); }
   /// Whether the global scale multiplies the per-k scales (in f32, on the
   /// weights) instead of the accumulators.
   bool foldsGlobalScale() const {

@@ -31,12 +31,6 @@ gpu::GPUFuncOp buildMmaSyncGemmKernel(OpBuilder &builder, Location loc,
 /// The shape of a prepared-layout kernel (Humming/Quant/PreparedLayout.h).
 using PreparedTile = ::humming::layout::KernelShape;
 
-/// 16-byte chunks per lane of one pipeline stage of the prepared kernel.
-int64_t preparedStageChunks(const GemmKernelSpec &spec, const PreparedTile &tile);
-/// Dynamic shared memory of the prepared kernel: the cp.async pipeline
-/// (warps x stages x chunks x 512 bytes), reused for the split-K sums.
-int64_t preparedSharedBytes(const GemmKernelSpec &spec, const PreparedTile &tile);
-
 /// Appends the prepared-layout kernel `name` for `spec` and `tile`.
 gpu::GPUFuncOp buildMmaSyncPreparedKernel(OpBuilder &builder, Location loc,
                                           gpu::GPUModuleOp module,

@@ -43,16 +43,6 @@ using namespace mlir::humming;
 namespace hq = ::humming;
 namespace L = ::humming::layout;
 
-int64_t mlir::humming::preparedStageChunks(const GemmKernelSpec &spec,
-                                           const PreparedTile &tile) {
-  return L::stageChunks(spec.weight, tile);
-}
-
-int64_t mlir::humming::preparedSharedBytes(const GemmKernelSpec &spec,
-                                           const PreparedTile &tile) {
-  return L::sharedBytes(spec.weight, tile);
-}
-
 namespace {
 
 class PreparedEmitter : EmitterBase {
@@ -62,7 +52,7 @@ public:
                   Value smem)
       : EmitterBase(b, params), spec(spec), tile(tile), smem(smem),
         planes(L::planes(spec.weight.type.bits)) {
-    chunks = preparedStageChunks(spec, tile);
+    chunks = L::stageChunks(spec.weight, tile);
     bf16 = spec.input.type == hq::ScalarType::bf16();
     act = bf16 ? Type(b.getBF16Type()) : Type(b.getF16Type());
     act2 = VectorType::get({2}, act);
@@ -71,8 +61,7 @@ public:
     tilesPerIter = tile.kSplit * tile.kTilesPerWarp;
     iterations = hq::ceilDiv(tiles, tilesPerIter);
     const hq::WeightSchema &w = spec.weight;
-    perKScales = w.granularity == hq::Granularity::Group ||
-                 w.granularity == hq::Granularity::GroupTensor;
+    perKScales = w.hasPerKScales(); // group or group_tensor (block is refused)
     // One scale / zero-point load per iteration when a warp's k-tiles of an
     // iteration share their group.
     groupPerIter = L::groupPerIteration(w, tile);
