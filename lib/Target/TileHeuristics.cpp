@@ -54,7 +54,7 @@ Result<std::vector<TileConfig>> selectMmaSyncTiles(const WeightSchema &w,
   if (Diag d = layout::supports(w, in, n, k))
     return Error{*d};
   if (device.smCount <= 0)
-    return Error{concat("humming-select-tiles: expected the device's SM count, "
+    return Error{concat("expected the device's SM count, "
                         "got ", device.smCount)};
   const double crossover = computeMemoryCrossover(w, in, device);
   const int64_t columnTiles = n / layout::kTileN;
@@ -98,7 +98,7 @@ Result<std::vector<TileConfig>> selectMmaSyncTiles(const WeightSchema &w,
     int64_t kTiles = mt < 4 && k % (2 * layout::kTileK) == 0 ? 2 : 1;
     if (c.batchInvariant) {
       if (k % (2 * layout::kTileK) != 0)
-        return Error{concat("humming-select-tiles: batch-invariant kernels "
+        return Error{concat("batch-invariant kernels "
                             "take K in steps of 32; expected the padded K to "
                             "be a multiple of 32, got ", k)};
       kTiles = 2;
@@ -150,8 +150,9 @@ Result<std::vector<TileConfig>> selectMmaSyncTiles(const WeightSchema &w,
       else if (stages > 2)
         --stages;
       else
-        return Error{concat("humming-select-tiles: no mma_sync tile fits ",
-                            device.name, " (", smemBudget,
+        return Error{concat("no mma_sync tile fits ",
+                            device.name.empty() ? device.chip : device.name,
+                            " (", smemBudget,
                             " bytes of shared memory) for warp_m = ", warpM)};
     }
     t.warpM = t.blockM = warpM;
@@ -161,7 +162,7 @@ Result<std::vector<TileConfig>> selectMmaSyncTiles(const WeightSchema &w,
     t.blockK = kSplit * t.warpK;
     t.stages = stages;
     if (Diag d = verifyTileConfig(t))
-      return Error{concat("humming-select-tiles chose an invalid tile (a bug): ",
+      return Error{concat("the tile heuristics chose an invalid tile (a bug): ",
                           *d)};
     out.push_back(t);
   }

@@ -106,6 +106,14 @@ TEST(TileHeuristics, RefusesLayersTheLayoutCannotHold) {
       w4g128(), kF16, {}, 4000, 4096, *lookupDevice("H200"));
   ASSERT_FALSE(bool(t));
   EXPECT_NE(t.error().find("multiple of 64, got 4000"), std::string::npos);
+  // Batch-invariant kernels step K by 32: K = 48 (a multiple of 16) is not.
+  ComputeOptions invariant;
+  invariant.batchInvariant = true;
+  t = selectMmaSyncTiles(w4g128(), kF16, invariant, 4096, 48,
+                         *lookupDevice("H200"));
+  ASSERT_FALSE(bool(t));
+  EXPECT_EQ(t.error(), "batch-invariant kernels take K in steps of 32; "
+                       "expected the padded K to be a multiple of 32, got 48");
   DeviceInfo broken = *lookupDevice("H200");
   broken.smCount = 0;
   t = selectMmaSyncTiles(w4g128(), kF16, {}, 4096, 4096, broken);
