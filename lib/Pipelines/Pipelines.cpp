@@ -142,16 +142,9 @@ std::vector<hq::abi::KernelLaunch> mlir::humming::kernelTable(ModuleOp module) {
     hq::abi::KernelLaunch k;
     if (auto s = d.getAs<StringAttr>("name"))
       k.name = s.str();
-    auto get = [&](StringRef key, int64_t &v) {
-      if (auto i = d.getAs<IntegerAttr>(key))
-        v = i.getInt();
-    };
-    get("m_min", k.mMin);
-    get("m_max", k.mMax);
-    get("block_m", k.blockM);
-    get("block_n", k.blockN);
-    get("threads", k.threads);
-    get("smem", k.smemBytes);
+    for (const hq::abi::KernelField &f : hq::abi::kKernelFields)
+      if (auto i = d.getAs<IntegerAttr>(f.key))
+        k.*f.member = i.getInt();
     out.push_back(k);
   }
   return out;

@@ -392,6 +392,15 @@ Diag verifyTileConfig(const TileConfig &t) {
     return concat("expected grid_cap >= 0 (0 = every SM), got ", t.gridCap);
   if (t.writeSplits != 1 && t.writeSplits != 2)
     return concat("expected write_splits 1 or 2, got ", t.writeSplits);
+  if (t.splitK < 1 || t.splitK > 16)
+    return concat("expected split_k between 1 and 16, got ", t.splitK);
+  if (t.splitK > 1 && t.mMax == 0)
+    return concat("expected a bounded M range with split_k = ", t.splitK,
+                  " (its partial sums are sized for the range's largest M), "
+                  "got m = [", t.mMin, ", inf]");
+  if (t.splitK > 1 && t.streamK)
+    return std::string("expected split_k = 1 with stream_k = true (stream-K "
+                       "chooses its own K split)");
   if (t.writeSplits == 2 && t.blockM != t.warpM)
     return concat("expected block_m == warp_m with write_splits = 2, got "
                "block_m = ",
@@ -589,6 +598,9 @@ Diag verifyTileForProblem(const TileConfig &t, const WeightSchema &w,
     if (t.streamK)
       return std::string("expected stream_k = false for batch-invariant "
                          "kernels (the K decomposition must not depend on M)");
+    if (t.splitK != 1)
+      return concat("expected split_k = 1 for batch-invariant kernels (the K "
+                    "decomposition must not depend on M), got ", t.splitK);
     if (t.blockK != kLo || t.warpK != kLo)
       return concat("expected block_k = warp_k = ", kLo,
                  " for batch-invariant kernels, got block_k = ", t.blockK,

@@ -106,10 +106,21 @@ Result<std::vector<TileConfig>> selectMmaSyncTiles(const WeightSchema &w,
     // Pipeline depth: four slots hide HBM latency at small M; the 64-row
     // tiles keep 128 accumulators per thread and take three.
     int64_t stages = mt == 4 ? 3 : 4;
+    // Split-K across CTAs while the output tiles alone leave SMs idle
+    // (N = 4096 at M <= 16 is 64 tiles for 132 SMs on the H200): every SM
+    // then streams its share of the weights. Below the crossover only (above
+    // it the 64-row tiles' partial sums would cost more than the idle SMs),
+    // bounded ranges only (the workspace is sized for the range's top), and
+    // never batch-invariant.
+    const int64_t outputTiles = (columnTiles / warpsN) * mTiles;
+    int64_t ctaSplit = 1;
+    if (memoryBound && !c.batchInvariant && r.hi != 0 &&
+        outputTiles < device.smCount)
+      ctaSplit = std::min<int64_t>(8, device.smCount / outputTiles);
     // In-block K split: as many warp groups as the device needs, bounded
     // by eight warps per block, the shared memory of the pipeline and the
     // partial sums, and at least `stages` iterations per warp group.
-    const int64_t blocks = (columnTiles / warpsN) * mTiles;
+    const int64_t blocks = outputTiles * ctaSplit;
     int64_t kSplit = c.batchInvariant
                          ? 1
                          : floorPow2(std::max<int64_t>(
@@ -155,6 +166,12 @@ Result<std::vector<TileConfig>> selectMmaSyncTiles(const WeightSchema &w,
                             " (", smemBudget,
                             " bytes of shared memory) for warp_m = ", warpM)};
     }
+    // Every CTA along K keeps at least `stages` iterations (fewer would
+    // leave its pipeline unfilled).
+    const int64_t iterations = k / (kSplit * kTiles * layout::kTileK);
+    while (ctaSplit > 1 && iterations / ctaSplit < stages)
+      --ctaSplit;
+    t.splitK = ctaSplit;
     t.warpM = t.blockM = warpM;
     t.warpN = layout::kTileN;
     t.blockN = warpsN * layout::kTileN;

@@ -78,6 +78,16 @@ TEST(TileHeuristics, EveryChoiceIsLegalAndFitsTheDevice) {
               EXPECT_LE(ks.threads(), 256);
               if (invariant)
                 EXPECT_EQ(tc.blockK, 32);
+              // Split-K across CTAs: bounded ranges, and every CTA keeps at
+              // least `stages` iterations of K.
+              if (tc.splitK > 1) {
+                EXPECT_FALSE(invariant);
+                EXPECT_NE(tc.mMax, 0);
+                EXPECT_GE(k / tc.blockK / tc.splitK, tc.stages);
+                EXPECT_LE(((n / tc.blockN) * ceilDiv(tc.mMax, tc.warpM)) *
+                              tc.splitK,
+                          d.smCount);
+              }
               ++checked;
             }
           }
@@ -99,6 +109,27 @@ TEST(TileHeuristics, SmallMSplitsKToCoverTheDevice) {
   EXPECT_EQ((*t)[3].blockK, (*t)[3].warpK);
   EXPECT_EQ((*t)[0].mMax, 16);
   EXPECT_EQ((*t)[3].mMax, 0);
+  // 128 output tiles already cover 132 SMs: no split across CTAs.
+  EXPECT_EQ((*t)[0].splitK, 1);
+}
+
+TEST(TileHeuristics, SmallMSplitsKAcrossCtasWhenTilesLeaveSmsIdle) {
+  // H200, N = 4096: 64 output tiles at M <= 16 for 132 SMs, so two CTAs
+  // share each tile's K; the 64-row and open ranges never split.
+  Result<std::vector<TileConfig>> t = selectMmaSyncTiles(
+      w4g128(), kF16, {}, 4096, 14336, *lookupDevice("H200"));
+  ASSERT_TRUE(bool(t));
+  EXPECT_EQ((*t)[0].splitK, 2);
+  EXPECT_EQ((*t)[0].blockK / (*t)[0].warpK, 8);
+  EXPECT_EQ((*t)[1].splitK, 1); // M 17..64: 256 output tiles
+  EXPECT_EQ((*t)[3].splitK, 1);
+  // Batch invariance keeps one K decomposition for every M.
+  ComputeOptions c;
+  c.batchInvariant = true;
+  t = selectMmaSyncTiles(w4g128(), kF16, c, 4096, 14336, *lookupDevice("H200"));
+  ASSERT_TRUE(bool(t));
+  for (const TileConfig &tc : *t)
+    EXPECT_EQ(tc.splitK, 1);
 }
 
 TEST(TileHeuristics, RefusesLayersTheLayoutCannotHold) {

@@ -165,6 +165,11 @@ struct TileConfig {
   int64_t ctasPerSm = 1;
   int64_t gridCap = 0; ///< 0 = every SM
   int64_t writeSplits = 1;
+  /// CTAs that each take a contiguous share of K and add their fp32 partial
+  /// sums in a fixed order (split-K across CTAs, for M ranges whose grid
+  /// alone cannot fill the device). Needs a bounded M range: the partial
+  /// sums live in a workspace sized for mMax tokens.
+  int64_t splitK = 1;
 
   int64_t warps() const;
   int64_t threads() const;

@@ -48,9 +48,9 @@ struct MmaSyncTile {
 
 /// How to launch one generated kernel: the lowering records one entry per
 /// kernel in the module attribute kKernelTableAttr (an array of dictionaries
-/// with these fields: name, m_min, m_max, block_m, block_n, threads, smem),
-/// so a runtime that only holds the PTX can pick the kernel of an M and
-/// launch it as the host code would.
+/// with a string `name` and the integer fields of kKernelFields), so a
+/// runtime that only holds the PTX can pick the kernel of an M and launch it
+/// as the host code would.
 struct KernelLaunch {
   std::string name;
   int64_t mMin = 1, mMax = 0; ///< tokens served, inclusive (mMax 0: no bound)
@@ -59,16 +59,35 @@ struct KernelLaunch {
   /// Dynamic shared memory per block, in bytes (above 48 KiB the runtime
   /// must raise the function's limit first).
   int64_t smemBytes = 0;
+  /// CTAs along K (grid z). With more than one, the CTAs of an output tile
+  /// add their partial sums through a workspace and an arrival counter that
+  /// live in the kernel's module (zeroed when it is loaded, reset by every
+  /// launch): launches of one loaded kernel must not overlap in time, i.e.
+  /// use one stream per loaded module (CUDA-graph replay on it is fine).
+  int64_t splitK = 1;
 
   bool serves(int64_t m) const { return m >= mMin && (mMax == 0 || m <= mMax); }
   /// Grid for `m` tokens and padded N `np` (one block per block_n columns
-  /// and block_m rows, rounded up).
+  /// and block_m rows, rounded up; split_k blocks along z).
   void grid(int64_t m, int64_t np, uint32_t g[3]) const {
     g[0] = uint32_t((np + blockN - 1) / blockN);
     g[1] = uint32_t((m + blockM - 1) / blockM);
-    g[2] = 1;
+    g[2] = uint32_t(splitK);
   }
 };
+
+/// The integer fields of a kernel-table entry, as spelled in the module
+/// attribute; the lowering writes, the dialect verifies and the runtime
+/// reads them from this one list.
+struct KernelField {
+  const char *key;
+  int64_t KernelLaunch::*member;
+};
+inline constexpr KernelField kKernelFields[] = {
+    {"m_min", &KernelLaunch::mMin},       {"m_max", &KernelLaunch::mMax},
+    {"block_m", &KernelLaunch::blockM},   {"block_n", &KernelLaunch::blockN},
+    {"threads", &KernelLaunch::threads},  {"smem", &KernelLaunch::smemBytes},
+    {"split_k", &KernelLaunch::splitK}};
 
 constexpr const char *kKernelTableAttr = "humming.kernels";
 

@@ -69,6 +69,13 @@ FailureOr<PreparedTile> preparedTile(GemmOp op, unsigned index,
   tile.kSplit = t.blockK / t.warpK;
   tile.kTilesPerWarp = t.warpK / 16;
   tile.stages = t.stages;
+  if (t.splitK > 1) {
+    int64_t iterations = hq::ceilDiv(spec.kp / 16, tile.kSplit * tile.kTilesPerWarp);
+    if (t.splitK > iterations)
+      return fail("expected split_k <= " + Twine(iterations) +
+                  " (the K iterations of " + Twine(t.blockK) +
+                  " to share among the CTAs), got " + Twine(t.splitK));
+  }
   int64_t smem = hq::layout::sharedBytes(spec.weight, tile);
   if (smem > chip.maxSharedMemoryPerBlock())
     return fail("the kernel needs " + Twine(smem) +
@@ -142,15 +149,11 @@ LogicalResult checkSupported(GemmOp op, const hq::Chip &chip) {
 
 /// One entry of the module's kernel table.
 DictionaryAttr launchAttr(OpBuilder &b, const hq::abi::KernelLaunch &l) {
-  return b.getDictionaryAttr({
-      b.getNamedAttr("name", b.getStringAttr(l.name)),
-      b.getNamedAttr("m_min", b.getI64IntegerAttr(l.mMin)),
-      b.getNamedAttr("m_max", b.getI64IntegerAttr(l.mMax)),
-      b.getNamedAttr("block_m", b.getI64IntegerAttr(l.blockM)),
-      b.getNamedAttr("block_n", b.getI64IntegerAttr(l.blockN)),
-      b.getNamedAttr("threads", b.getI64IntegerAttr(l.threads)),
-      b.getNamedAttr("smem", b.getI64IntegerAttr(l.smemBytes)),
-  });
+  SmallVector<NamedAttribute> fields = {
+      b.getNamedAttr("name", b.getStringAttr(l.name))};
+  for (const hq::abi::KernelField &f : hq::abi::kKernelFields)
+    fields.push_back(b.getNamedAttr(f.key, b.getI64IntegerAttr(l.*f.member)));
+  return b.getDictionaryAttr(fields);
 }
 
 /// A device pointer (!llvm.ptr<1>) to the data of `memref`, or null.
@@ -275,13 +278,19 @@ struct LowerToNVVMPass
             return signalPassFailure();
           std::string kname = name + "_m" + std::to_string(i);
           gpu::GPUFuncOp kernel = buildMmaSyncPreparedKernel(
-              builder, op.getLoc(), kernels, kname, spec, *tile);
+              builder, op.getLoc(), kernels, kname, spec, *tile,
+              CtaSplit{t.splitK, t.mMax});
           kernelSymbols.insert(kernel);
-          variants.push_back({kernel, hq::abi::KernelLaunch{
-                                          kernel.getName().str(), t.mMin, t.mMax,
-                                          tile->warpM, tile->blockN(),
-                                          tile->threads(),
-                                          hq::layout::sharedBytes(spec.weight, *tile)}});
+          hq::abi::KernelLaunch launch;
+          launch.name = kernel.getName().str();
+          launch.mMin = t.mMin;
+          launch.mMax = t.mMax;
+          launch.blockM = tile->warpM;
+          launch.blockN = tile->blockN();
+          launch.threads = tile->threads();
+          launch.smemBytes = hq::layout::sharedBytes(spec.weight, *tile);
+          launch.splitK = t.splitK;
+          variants.push_back({kernel, launch});
         }
       } else {
         gpu::GPUFuncOp kernel =
@@ -311,11 +320,13 @@ struct LowerToNVVMPass
         Value blockM = arith::ConstantIndexOp::create(b, l.blockM);
         Value gridY = arith::CeilDivUIOp::create(b, m, blockM);
         Value one = arith::ConstantIndexOp::create(b, 1);
+        Value gridZ =
+            l.splitK == 1 ? one : arith::ConstantIndexOp::create(b, l.splitK);
         Value threads = arith::ConstantIndexOp::create(b, l.threads);
         Value smem;
         if (l.smemBytes)
           smem = arith::ConstantIntOp::create(b, b.getI32Type(), l.smemBytes);
-        gpu::LaunchFuncOp::create(b, kernel, gpu::KernelDim3{gridX, gridY, one},
+        gpu::LaunchFuncOp::create(b, kernel, gpu::KernelDim3{gridX, gridY, gridZ},
                                   gpu::KernelDim3{threads, one, one}, smem,
                                   args);
       };

@@ -31,12 +31,22 @@ gpu::GPUFuncOp buildMmaSyncGemmKernel(OpBuilder &builder, Location loc,
 /// The shape of a prepared-layout kernel (Humming/Quant/PreparedLayout.h).
 using PreparedTile = ::humming::layout::KernelShape;
 
-/// Appends the prepared-layout kernel `name` for `spec` and `tile`.
+/// Split-K across CTAs: `ctas` CTAs along K (grid z) per output tile, for
+/// at most `maxM` tokens (the workspace of partial sums is sized for them).
+struct CtaSplit {
+  int64_t ctas = 1;
+  int64_t maxM = 0;
+};
+
+/// Appends the prepared-layout kernel `name` for `spec` and `tile`. With
+/// `split.ctas` > 1 the module also gets the kernel's workspace: its fp32
+/// partial sums and one arrival counter per output tile.
 gpu::GPUFuncOp buildMmaSyncPreparedKernel(OpBuilder &builder, Location loc,
                                           gpu::GPUModuleOp module,
                                           StringRef name,
                                           const GemmKernelSpec &spec,
-                                          const PreparedTile &tile);
+                                          const PreparedTile &tile,
+                                          const CtaSplit &split = {});
 
 } // namespace mlir::humming
 

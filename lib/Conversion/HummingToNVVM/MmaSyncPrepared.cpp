@@ -49,8 +49,10 @@ class PreparedEmitter : EmitterBase {
 public:
   PreparedEmitter(ImplicitLocOpBuilder &b, const GemmKernelSpec &spec,
                   const PreparedTile &tile, ArrayRef<Value> params,
-                  Value smem)
-      : EmitterBase(b, params), spec(spec), tile(tile), smem(smem),
+                  Value smem, const CtaSplit &split, Value partials,
+                  Value arrivals)
+      : EmitterBase(b, params), spec(spec), tile(tile), split(split),
+        smem(smem), partials(partials), arrivals(arrivals),
         planes(L::planes(spec.weight.type.bits)) {
     chunks = L::stageChunks(spec.weight, tile);
     bf16 = spec.input.type == hq::ScalarType::bf16();
@@ -60,6 +62,9 @@ public:
     tiles = spec.kp / L::kTileK;
     tilesPerIter = tile.kSplit * tile.kTilesPerWarp;
     iterations = hq::ceilDiv(tiles, tilesPerIter);
+    // Each CTA along K takes the same number of iterations (the last one's
+    // tail past K adds zeros).
+    ctaIterations = hq::ceilDiv(iterations, split.ctas);
     const hq::WeightSchema &w = spec.weight;
     perKScales = w.hasPerKScales(); // group or group_tensor (block is refused)
     // One scale / zero-point load per iteration when a warp's k-tiles of an
@@ -101,6 +106,11 @@ private:
   Value slotAddress(Value slot, int64_t chunk, int64_t word);
   SmallVector<Value> compute(ArrayRef<Value> accs, ArrayRef<Value> stage);
   void epilogue(ArrayRef<Value> accs);
+  /// Split-K across CTAs: every CTA of an output tile stores its sums
+  /// (valid in the leader warps) to the workspace; the last to arrive adds
+  /// all of them in split order and runs the epilogue (so the result does
+  /// not depend on which CTA finished last).
+  void reduceAcrossCtas(ArrayRef<Value> accs, Value isLeader, Value tid);
 
   /// The 16-bit bits (i32, low half) of a scale stored with type `t`, given
   /// the i32 word that holds it and its position.
@@ -123,9 +133,13 @@ private:
 
   const GemmKernelSpec &spec;
   const PreparedTile &tile;
+  const CtaSplit &split;
   /// The dynamic shared memory (ptr<3>): the cp.async pipeline, then the
   /// split-K partial sums.
   Value smem;
+  /// Split-K across CTAs: the module's fp32 partial sums and arrival
+  /// counters (ptr<1>; null without the split).
+  Value partials, arrivals;
   std::vector<L::Plane> planes;
   int64_t chunks;
   /// Byte offset of this lane's first chunk of slot 0.
@@ -133,10 +147,11 @@ private:
   bool bf16;
   Type act;
   VectorType act2;
-  int64_t mt, tiles, tilesPerIter, iterations;
+  int64_t mt, tiles, tilesPerIter, iterations, ctaIterations;
   bool perKScales, groupPerIter;
   // Thread coordinates.
   Value lane, quad, grp, warpN, warpK, nTile, m0, m;
+  Value bidX, bidY, bidZ;
   Value global;
 };
 
@@ -565,8 +580,12 @@ void PreparedEmitter::epilogue(ArrayRef<Value> accs) {
 void PreparedEmitter::emit() {
   auto index32 = [&](Value v) { return arith::IndexCastOp::create(b, i32, v); };
   Value tid = index32(gpu::ThreadIdOp::create(b, gpu::Dimension::x));
-  Value bidX = index32(gpu::BlockIdOp::create(b, gpu::Dimension::x));
-  Value bidY = index32(gpu::BlockIdOp::create(b, gpu::Dimension::y));
+  bidX = index32(gpu::BlockIdOp::create(b, gpu::Dimension::x));
+  bidY = index32(gpu::BlockIdOp::create(b, gpu::Dimension::y));
+  bidZ = split.ctas > 1 ? index32(gpu::BlockIdOp::create(b, gpu::Dimension::z))
+                        : c32(0);
+  // This CTA's first iteration (split-K across CTAs).
+  Value first = arith::MulIOp::create(b, bidZ, c32(ctaIterations));
   lane = arith::AndIOp::create(b, tid, c32(31));
   Value warp = arith::ShRUIOp::create(b, tid, c32(5));
   warpN = arith::RemUIOp::create(b, warp, c32(tile.warpsN));
@@ -591,14 +610,14 @@ void PreparedEmitter::emit() {
   // Prologue: iterations 0 .. stages-2, one commit group each.
   const int64_t S = tile.stages;
   for (int64_t st = 0; st < S - 1; ++st)
-    issueCopies(c32(st), c32(st));
+    issueCopies(arith::AddIOp::create(b, first, c32(st)), c32(st));
   // Iteration it waits for its group, reads slot it % S into registers,
   // issues iteration it + S - 1 into the slot read one iteration ago and
   // computes. Iterations past the end copy clamped, finite weights and
   // zero-filled activations: they add nothing.
   SmallVector<Value> init(size_t(mt * 32), cf(0.0));
   Value lb = arith::ConstantIndexOp::create(b, 0);
-  Value ub = arith::ConstantIndexOp::create(b, iterations);
+  Value ub = arith::ConstantIndexOp::create(b, ctaIterations);
   Value one = arith::ConstantIndexOp::create(b, 1);
   auto loop = scf::ForOp::create(b, lb, ub, one, init);
   {
@@ -615,7 +634,8 @@ void PreparedEmitter::emit() {
     NVVM::SyncWarpOp::create(b, c32(-1));
     Stage data = readSlot(arith::RemUIOp::create(b, it, c32(S)));
     Value ahead = arith::AddIOp::create(b, it, c32(S - 1));
-    issueCopies(ahead, arith::RemUIOp::create(b, ahead, c32(S)));
+    issueCopies(arith::AddIOp::create(b, first, ahead),
+                arith::RemUIOp::create(b, ahead, c32(S)));
     accs = compute(accs, data);
     scf::YieldOp::create(b, accs);
   }
@@ -642,17 +662,97 @@ void PreparedEmitter::emit() {
         [&](Value v, Value i) { LLVM::StoreOp::create(b, v, at(i)); },
         [&](Value i) -> Value { return LLVM::LoadOp::create(b, f32, at(i)); });
   }
+  if (split.ctas > 1)
+    return reduceAcrossCtas(acc, isLeader, tid);
   auto ifEpilogue = scf::IfOp::create(b, isLeader, /*withElseRegion=*/false);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(ifEpilogue.thenBlock());
   epilogue(acc);
 }
 
+void PreparedEmitter::reduceAcrossCtas(ArrayRef<Value> acc, Value isLeader,
+                                       Value tid) {
+  const int64_t S = split.ctas;
+  const int64_t perThread = mt * 32;
+  const int64_t leaders = tile.warpsN * 32;
+  // Output tile of this CTA, and this leader thread's slot: partial sums
+  // are [tile][split][i][leader thread], so a warp's stores are coalesced.
+  Value tileId = arith::AddIOp::create(
+      b, arith::MulIOp::create(b, bidY, c32(spec.np / tile.blockN())), bidX);
+  Value leader = arith::AddIOp::create(
+      b, arith::MulIOp::create(b, warpN, c32(32)), lane);
+  auto slot = [&](Value s, int64_t i) {
+    Value row = arith::AddIOp::create(
+        b, arith::MulIOp::create(b, ext64(tileId), c64(S)), ext64(s));
+    Value idx = arith::AddIOp::create(
+        b, arith::MulIOp::create(b, row, c64(perThread)), c64(i));
+    idx = arith::AddIOp::create(b, arith::MulIOp::create(b, idx, c64(leaders)),
+                                ext64(leader));
+    return LLVM::GEPOp::create(b, ptr, f32, partials, ValueRange{idx});
+  };
+  {
+    auto ifLeader = scf::IfOp::create(b, isLeader, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifLeader.thenBlock());
+    for (int64_t i = 0; i < perThread; ++i)
+      LLVM::StoreOp::create(b, acc[size_t(i)], slot(bidZ, i));
+  }
+  // Release: the partial sums are visible device-wide before the arrival.
+  NVVM::MembarOp::create(b, NVVM::MemScopeKind::GPU);
+  gpu::BarrierOp::create(b);
+  Value flag = LLVM::GEPOp::create(b, smem.getType(), i32, smem,
+                                   ValueRange{c32(0)});
+  {
+    auto ifFirst = scf::IfOp::create(
+        b, arith::CmpIOp::create(b, arith::CmpIPredicate::eq, tid, c32(0)),
+        /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifFirst.thenBlock());
+    Value counter = LLVM::GEPOp::create(b, ptr, i32, arrivals,
+                                        ValueRange{ext64(tileId)});
+    Value before = LLVM::AtomicRMWOp::create(
+        b, LLVM::AtomicBinOp::add, counter, c32(1),
+        LLVM::AtomicOrdering::acq_rel, "agent");
+    Value last = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, before,
+                                       c32(S - 1));
+    // The last arrival resets the counter for the next launch.
+    auto ifLast = scf::IfOp::create(b, last, /*withElseRegion=*/false);
+    {
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPointToStart(ifLast.thenBlock());
+      LLVM::StoreOp::create(b, c32(0), counter);
+    }
+    // Acquire: the other CTAs' partial sums are visible from here on.
+    NVVM::MembarOp::create(b, NVVM::MemScopeKind::GPU);
+    LLVM::StoreOp::create(b, arith::ExtUIOp::create(b, i32, last), flag);
+  }
+  gpu::BarrierOp::create(b);
+  Value isLast = arith::CmpIOp::create(
+      b, arith::CmpIPredicate::ne, LLVM::LoadOp::create(b, i32, flag), c32(0));
+  auto ifSum = scf::IfOp::create(b, arith::AndIOp::create(b, isLast, isLeader),
+                                 /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifSum.thenBlock());
+  SmallVector<Value> sums;
+  for (int64_t i = 0; i < perThread; ++i) {
+    Value sum;
+    for (int64_t s = 0; s < S; ++s) {
+      // Volatile: written by other CTAs during this launch.
+      Value v = LLVM::LoadOp::create(b, f32, slot(c32(s), i), /*alignment=*/4,
+                                     /*isVolatile=*/true);
+      sum = sum ? arith::AddFOp::create(b, sum, v) : v;
+    }
+    sums.push_back(sum);
+  }
+  epilogue(sums);
+}
+
 } // namespace
 
 gpu::GPUFuncOp mlir::humming::buildMmaSyncPreparedKernel(
     OpBuilder &builder, Location loc, gpu::GPUModuleOp module, StringRef name,
-    const GemmKernelSpec &spec, const PreparedTile &tile) {
+    const GemmKernelSpec &spec, const PreparedTile &tile,
+    const CtaSplit &split) {
   MLIRContext *ctx = builder.getContext();
   Type ptr = LLVM::LLVMPointerType::get(ctx, 1);
   SmallVector<Type> argTypes(hq::abi::ParamM, ptr);
@@ -668,6 +768,30 @@ gpu::GPUFuncOp mlir::humming::buildMmaSyncPreparedKernel(
         builder, loc, LLVM::LLVMArrayType::get(builder.getI8Type(), 0),
         /*isConstant=*/false, LLVM::Linkage::External, kSmem, Attribute(),
         /*alignment=*/16, /*addrSpace=*/3);
+  }
+  // Split-K across CTAs: the kernel's workspace, module globals (PTX zeroes
+  // .global variables at load; every launch leaves the counters at zero).
+  LLVM::GlobalOp partialsGlobal, arrivalsGlobal;
+  if (split.ctas > 1) {
+    const int64_t tilesMax = (spec.np / tile.blockN()) *
+                             hq::ceilDiv(split.maxM, tile.warpM);
+    const int64_t floats =
+        tilesMax * split.ctas * (tile.warpM / 16) * 32 * tile.warpsN * 32;
+    builder.setInsertionPointToEnd(module.getBody());
+    auto global = [&](StringRef suffix, Type elem, int64_t count) {
+      auto type = LLVM::LLVMArrayType::get(elem, uint64_t(count));
+      auto g = LLVM::GlobalOp::create(
+          builder, loc, type, /*isConstant=*/false, LLVM::Linkage::Internal,
+          (name + suffix).str(), Attribute(), /*alignment=*/16,
+          /*addrSpace=*/1);
+      OpBuilder::InsertionGuard inner(builder);
+      builder.createBlock(&g.getInitializerRegion());
+      LLVM::ReturnOp::create(builder, loc,
+                             LLVM::ZeroOp::create(builder, loc, type).getResult());
+      return g;
+    };
+    partialsGlobal = global("_partials", builder.getF32Type(), floats);
+    arrivalsGlobal = global("_arrivals", builder.getI32Type(), tilesMax);
   }
   builder.setInsertionPointToEnd(module.getBody());
   auto func = gpu::GPUFuncOp::create(builder, loc, name,
@@ -689,7 +813,13 @@ gpu::GPUFuncOp mlir::humming::buildMmaSyncPreparedKernel(
   SmallVector<Value> params(func.getArguments().begin(),
                             func.getArguments().end());
   Value smem = LLVM::AddressOfOp::create(b, smemGlobal);
-  PreparedEmitter(b, spec, tile, params, smem).emit();
+  Value partials, arrivals;
+  if (split.ctas > 1) {
+    partials = LLVM::AddressOfOp::create(b, partialsGlobal);
+    arrivals = LLVM::AddressOfOp::create(b, arrivalsGlobal);
+  }
+  PreparedEmitter(b, spec, tile, params, smem, split, partials, arrivals)
+      .emit();
   gpu::ReturnOp::create(b);
   return func;
 }

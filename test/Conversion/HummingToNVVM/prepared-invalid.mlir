@@ -158,3 +158,18 @@ func.func @stages(%a: memref<?x128xf16>, %w: memref<8x256xi32>, %s: memref<1x128
       : memref<?x128xf16>, memref<8x256xi32> -> memref<?x128xf16>
   return
 }
+
+// -----
+
+// K = 128 is 4 iterations of block_k = 32: no work for a fifth CTA.
+#tile = #humming.tile_config<m = [1, 16], block = [16, 64, 32], warp = [16, 64, 32], stages = 3, split_k = 5>
+#rest = #humming.tile_config<m = [17, inf], block = [16, 64, 32], warp = [16, 64, 32], stages = 3>
+
+func.func @split_k_past_k(%a: memref<?x128xf16>, %w: memref<8x256xi32>, %s: memref<1x128xf16>, %c: memref<?x128xf16>) {
+  // expected-error @+1 {{tile_configs[0]: expected split_k <= 4 (the K iterations of 32 to share among the CTAs), got 5}}
+  humming.gemm %a, %w scales(%s : memref<1x128xf16>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16>, input_schema = #humming.input_schema<type = f16>,
+       layout = #humming.layout<chip = "sm_90a">, tile_configs = [#tile, #rest]}
+      : memref<?x128xf16>, memref<8x256xi32> -> memref<?x128xf16>
+  return
+}

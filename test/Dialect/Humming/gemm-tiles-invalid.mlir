@@ -137,6 +137,21 @@ func.func @batch_invariant_stream_k(%a: memref<?x4096xf16>, %w: memref<4096x512x
 // -----
 
 module attributes {humming.target = #humming.target<device = "H200">} {
+func.func @batch_invariant_split_k(%a: memref<?x4096xf16>, %w: memref<4096x512xi32>, %s: memref<4096x1xf16>, %c: memref<?x4096xf16>) {
+  // expected-error @+1 {{tile_configs[0]: expected split_k = 1 for batch-invariant kernels (the K decomposition must not depend on M), got 2}}
+  humming.gemm %a, %w scales(%s : memref<4096x1xf16>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16>, input_schema = #humming.input_schema<type = f16>,
+       compute = #humming.compute<batch_invariant = true>,
+       tile_configs = [#humming.tile_config<m = [1, 16], block = [64, 256, 32], warp = [64, 32, 32], split_k = 2>,
+                       #humming.tile_config<m = [17, inf], block = [64, 256, 32], warp = [64, 32, 32]>]}
+      : memref<?x4096xf16>, memref<4096x512xi32> -> memref<?x4096xf16>
+  return
+}
+}
+
+// -----
+
+module attributes {humming.target = #humming.target<device = "H200">} {
 func.func @batch_invariant_k(%a: memref<?x4096xf16>, %w: memref<4096x512xi32>, %s: memref<4096x1xf16>, %c: memref<?x4096xf16>) {
   // expected-error @+1 {{tile_configs[0]: expected block_k = warp_k = 32 for batch-invariant kernels, got block_k = 64, warp_k = 64}}
   humming.gemm %a, %w scales(%s : memref<4096x1xf16>) into %c

@@ -12,16 +12,18 @@
 // RUN: humming-opt %s --humming-select-tiles="chip=sm_89" | FileCheck %s --check-prefix=SM89
 
 // The H200 (132 SMs, 227 KiB, crossover ~52 tokens): 16-row tiles with an
-// eight-way in-block K split up to M = 64, 64-row tiles beyond, no split once
-// the grid alone fills the device.
-// H200: tile_configs = [#humming.tile_config<m = [1, 16], block = [16, 64, 256], warp = [16, 64, 32]>,
+// eight-way in-block K split up to M = 64, 64-row tiles beyond. Up to M = 16
+// the 64 output tiles leave half the SMs idle: two CTAs split K (split_k);
+// no split once the grid alone fills the device. (The A100's 108 SMs and
+// A10's 72 take one CTA per tile: 108 / 64 rounds down to 1.)
+// H200: tile_configs = [#humming.tile_config<m = [1, 16], block = [16, 64, 256], warp = [16, 64, 32], split_k = 2>,
 // H200-SAME: #humming.tile_config<m = [17, 64], block = [16, 64, 128], warp = [16, 64, 32]>,
 // H200-SAME: #humming.tile_config<m = [65, 128], block = [64, 128, 64], warp = [64, 64, 16], stages = 3>,
 // H200-SAME: #humming.tile_config<m = [129, inf], block = [64, 128, 32], warp = [64, 64, 16], stages = 3>]
 
 // On the H100 less bandwidth moves the crossover to ~74 tokens, so M = 65..128
 // still streams with 16-row tiles.
-// H100: tile_configs = [#humming.tile_config<m = [1, 16], block = [16, 64, 256], warp = [16, 64, 32]>,
+// H100: tile_configs = [#humming.tile_config<m = [1, 16], block = [16, 64, 256], warp = [16, 64, 32], split_k = 2>,
 // H100-SAME: #humming.tile_config<m = [17, 64], block = [16, 64, 128], warp = [16, 64, 32]>,
 // H100-SAME: #humming.tile_config<m = [65, 128], block = [16, 64, 64], warp = [16, 64, 32]>,
 // H100-SAME: #humming.tile_config<m = [129, inf], block = [64, 128, 32], warp = [64, 64, 16], stages = 3>]
@@ -47,7 +49,7 @@
 
 // sm_89 (L40S, also the chip's representative): little bandwidth for its
 // tensor throughput, crossover ~105 tokens.
-// SM89: tile_configs = [#humming.tile_config<m = [1, 16], block = [16, 64, 256], warp = [16, 64, 32]>,
+// SM89: tile_configs = [#humming.tile_config<m = [1, 16], block = [16, 64, 256], warp = [16, 64, 32], split_k = 2>,
 // SM89-SAME: #humming.tile_config<m = [17, 64], block = [16, 64, 128], warp = [16, 64, 32]>,
 // SM89-SAME: #humming.tile_config<m = [65, 128], block = [16, 64, 64], warp = [16, 64, 32]>,
 // SM89-SAME: #humming.tile_config<m = [129, inf], block = [64, 128, 32], warp = [64, 64, 16], stages = 3>]

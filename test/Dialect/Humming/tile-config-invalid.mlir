@@ -133,3 +133,23 @@ func.func @negative_grid_cap() attributes {t = #humming.tile_config<block = [64,
 
 // expected-error @+1 {{expected TMA on operand b with multicast_b = 2}}
 func.func @multicast_b_without_tma() attributes {t = #humming.tile_config<block = [64, 256, 64], warp = [64, 32, 64], mbarrier = true, tma = [a], multicast_b = 2>} { return }
+
+// -----
+
+// expected-error @+1 {{expected split_k between 1 and 16, got 0}}
+func.func @split_k_zero() attributes {t = #humming.tile_config<m = [1, 16], block = [16, 64, 64], warp = [16, 64, 32], split_k = 0>} { return }
+
+// -----
+
+// expected-error @+1 {{expected split_k between 1 and 16, got 17}}
+func.func @split_k_large() attributes {t = #humming.tile_config<m = [1, 16], block = [16, 64, 64], warp = [16, 64, 32], split_k = 17>} { return }
+
+// -----
+
+// expected-error @+1 {{expected a bounded M range with split_k = 2 (its partial sums are sized for the range's largest M), got m = [1, inf]}}
+func.func @split_k_unbounded() attributes {t = #humming.tile_config<block = [16, 64, 64], warp = [16, 64, 32], split_k = 2>} { return }
+
+// -----
+
+// expected-error @+1 {{expected split_k = 1 with stream_k = true (stream-K chooses its own K split)}}
+func.func @split_k_and_stream_k() attributes {t = #humming.tile_config<m = [1, 16], block = [16, 64, 64], warp = [16, 64, 32], split_k = 2, stream_k = true>} { return }

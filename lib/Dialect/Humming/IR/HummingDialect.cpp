@@ -34,18 +34,20 @@ LogicalResult HummingDialect::verifyOperationAttribute(Operation *op,
       auto d = dyn_cast<DictionaryAttr>(a);
       if (!d || !d.getAs<StringAttr>("name"))
         return false;
-      for (StringRef key :
-           {"m_min", "m_max", "block_m", "block_n", "threads", "smem"})
-        if (!d.getAs<IntegerAttr>(key))
+      for (const ::humming::abi::KernelField &f : ::humming::abi::kKernelFields)
+        if (!d.getAs<IntegerAttr>(f.key))
           return false;
       return true;
     };
-    if (!table || !llvm::all_of(table, isEntry))
+    if (!table || !llvm::all_of(table, isEntry)) {
+      std::string keys = "name";
+      for (const ::humming::abi::KernelField &f : ::humming::abi::kKernelFields)
+        keys += std::string(", ") + f.key;
       return op->emitError()
              << "expected '" << ::humming::abi::kKernelTableAttr
-             << "' to be an array of {name, m_min, m_max, block_m, block_n, "
-                "threads, smem} dictionaries, got "
+             << "' to be an array of {" << keys << "} dictionaries, got "
              << attr.getValue();
+    }
     return success();
   }
   return op->emitError() << "unknown humming attribute '" << attr.getName().getValue()

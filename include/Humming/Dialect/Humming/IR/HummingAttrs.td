@@ -277,7 +277,8 @@ def Humming_TileConfigAttr : Humming_Attr<"TileConfig", "tile_config"> {
     lists the operands fetched by TMA (`a`, `b`, `c`, `scales`,
     `zero_points`, `bias`); `multicast_a`/`multicast_b` share a tile across a
     cluster of 2; `ctas_per_sm`, `grid_cap` (0 = every SM) and
-    `write_splits` (1 or 2) shape the launch.
+    `write_splits` (1 or 2) shape the launch; `split_k` CTAs split K and add
+    their fp32 partial sums in a fixed order (bounded M ranges only).
 
     ```mlir
     #humming.tile_config<m = [1, 16], block = [16, 256, 64], warp = [16, 32, 64],
@@ -305,7 +306,8 @@ def Humming_TileConfigAttr : Humming_Attr<"TileConfig", "tile_config"> {
     Humming_I64Param<"1", "cluster multicast of B">:$multicast_b,
     Humming_I64Param<"1", "CTAs per SM">:$ctas_per_sm,
     Humming_I64Param<"0", "grid cap (0: every SM)">:$grid_cap,
-    Humming_I64Param<"1", "epilogue write splits">:$write_splits
+    Humming_I64Param<"1", "epilogue write splits">:$write_splits,
+    Humming_I64Param<"1", "CTAs splitting K">:$split_k
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let extraClassDeclaration = [{

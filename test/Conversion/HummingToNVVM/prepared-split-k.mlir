@@ -1,0 +1,44 @@
+// RUN: humming-opt %s --humming-lower-to-nvvm="chip=sm_90a" | FileCheck %s
+// RUN: humming-opt %s --humming-compile-pipeline="chip=sm_90a" -o /dev/null
+
+// Split-K across CTAs (split_k = 2 for M <= 16): grid z is the split, the
+// kernel table says so, and the module holds the kernel's workspace (fp32
+// partial sums for 2 n-blocks x 1 m-block x 2 splits x 32 sums x 32 leader
+// threads, and one arrival counter per output tile).
+
+// CHECK: humming.kernels = [{block_m = 16 : i64, block_n = 64 : i64, m_max = 16 : i64, m_min = 1 : i64, name = "split_gemm0_m0", smem = 15360 : i64, split_k = 2 : i64, threads = 64 : i64}, {{.*}}split_k = 1 : i64
+// CHECK-LABEL: func.func @split
+// CHECK:         gpu.launch_func @humming_kernels::@split_gemm0_m0 blocks in (%c2, %{{.*}}, %c2{{.*}}) threads in (%c64, %c1, %c1)
+// CHECK:       gpu.module @humming_kernels
+// CHECK:         llvm.mlir.global internal @split_gemm0_m0_partials() {addr_space = 1 : i32, alignment = 16 : i64} : !llvm.array<4096 x f32>
+// CHECK:         llvm.mlir.global internal @split_gemm0_m0_arrivals() {addr_space = 1 : i32, alignment = 16 : i64} : !llvm.array<2 x i32>
+// CHECK:         gpu.func @split_gemm0_m0
+// Each CTA starts at its share of the K iterations (4 of 8: K = 512 in
+// steps of 64).
+// CHECK:           gpu.block_id  z
+// CHECK:           scf.for %{{.*}} = %{{.*}} to %c4 step
+// After the in-block reduction: store, release, count the arrival.
+// CHECK:           llvm.store %{{.*}}, %{{.*}} : f32, !llvm.ptr<1>
+// CHECK:           nvvm.memory.barrier <gpu>
+// CHECK:           gpu.barrier
+// CHECK:           llvm.atomicrmw add %{{.*}}, %{{.*}} syncscope("agent") acq_rel : !llvm.ptr<1>, i32
+// The last arrival resets the counter, acquires, and tells the block.
+// CHECK:           llvm.store %{{.*}}, %{{.*}} : i32, !llvm.ptr<1>
+// CHECK:           nvvm.memory.barrier <gpu>
+// CHECK:           llvm.store %{{.*}}, %{{.*}} : i32, !llvm.ptr<3>
+// CHECK:           gpu.barrier
+// It adds the splits in order (volatile loads: other CTAs wrote them).
+// CHECK-COUNT-2:   llvm.load volatile %{{.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> f32
+// CHECK:         gpu.func @split_gemm0_m1
+// CHECK-NOT:       gpu.block_id  z
+
+#small = #humming.tile_config<m = [1, 16], block = [16, 64, 64], warp = [16, 64, 32], stages = 3, split_k = 2>
+#large = #humming.tile_config<m = [17, inf], block = [32, 128, 32], warp = [32, 64, 16], stages = 2>
+func.func @split(%a: memref<?x512xf16>, %w: memref<32x256xi32>, %s: memref<4x128xf16>, %c: memref<?x128xf16>) {
+  humming.gemm %a, %w scales(%s : memref<4x128xf16>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<128>>,
+       input_schema = #humming.input_schema<type = f16>, layout = #humming.layout<chip = "sm_90a">,
+       tile_configs = [#small, #large]}
+      : memref<?x512xf16>, memref<32x256xi32> -> memref<?x128xf16>
+  return
+}
