@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine: times prepared layers under forced tile
 # configurations (one humming-gpu-test run per configuration) and prints
-# "config case M steady_us". Usage: tile-sweep.sh <filter> <config>...
+# "config case M steady_us graph_us". Usage: tile-sweep.sh <filter> <config>...
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/bundle-env.sh"
 filter="$1"
@@ -11,6 +11,6 @@ for config in "$@"; do
   "$bin/humming-gpu-test" --filter="$filter" --force-tile-config="$config" \
     > "$out/sweep-$i.log" 2>&1
   grep -E "steady" "$out/sweep-$i.log" |
-    awk -v c="$i" '{for (f = 1; f <= NF; f++) if ($f == "steady") print c, $1, $2, $(f + 1), $NF}'
+    awk -v c="$i" '{g = "-"; for (f = 1; f <= NF; f++) { if ($f == "steady") s = $(f + 1); if ($f == "graph") g = $(f + 1) } print c, $1, $2, s, g, $NF}'
   i=$((i + 1))
 done

@@ -46,6 +46,15 @@ Result<const CudaDriver *> loadDriver() {
       {(void **)&d.cuEventElapsedTime, "cuEventElapsedTime_v2"},
       {(void **)&d.cuEventDestroy, "cuEventDestroy_v2"},
       {(void **)&d.cuGetErrorString, "cuGetErrorString"},
+      {(void **)&d.cuStreamCreate, "cuStreamCreate"},
+      {(void **)&d.cuStreamDestroy, "cuStreamDestroy_v2"},
+      {(void **)&d.cuStreamSynchronize, "cuStreamSynchronize"},
+      {(void **)&d.cuStreamBeginCapture, "cuStreamBeginCapture_v2"},
+      {(void **)&d.cuStreamEndCapture, "cuStreamEndCapture"},
+      {(void **)&d.cuGraphInstantiateWithFlags, "cuGraphInstantiateWithFlags"},
+      {(void **)&d.cuGraphLaunch, "cuGraphLaunch"},
+      {(void **)&d.cuGraphExecDestroy, "cuGraphExecDestroy"},
+      {(void **)&d.cuGraphDestroy, "cuGraphDestroy"},
   };
   for (Entry &e : entries) {
     *e.slot = dlsym(lib, e.name);

@@ -26,6 +26,8 @@ using CUmodule = struct CUmod_st *;
 using CUfunction = struct CUfunc_st *;
 using CUstream = struct CUstream_st *;
 using CUevent = struct CUevent_st *;
+using CUgraph = struct CUgraph_st *;
+using CUgraphExec = struct CUgraphExec_st *;
 
 /// The driver entry points, resolved once.
 struct CudaDriver {
@@ -55,6 +57,17 @@ struct CudaDriver {
   CUresult (*cuEventElapsedTime)(float *, CUevent, CUevent);
   CUresult (*cuEventDestroy)(CUevent);
   CUresult (*cuGetErrorString)(CUresult, const char **);
+  // Streams and CUDA graphs (capture and replay: the benchmark protocol).
+  CUresult (*cuStreamCreate)(CUstream *, unsigned);
+  CUresult (*cuStreamDestroy)(CUstream);
+  CUresult (*cuStreamSynchronize)(CUstream);
+  CUresult (*cuStreamBeginCapture)(CUstream, int);
+  CUresult (*cuStreamEndCapture)(CUstream, CUgraph *);
+  CUresult (*cuGraphInstantiateWithFlags)(CUgraphExec *, CUgraph,
+                                          unsigned long long);
+  CUresult (*cuGraphLaunch)(CUgraphExec, CUstream);
+  CUresult (*cuGraphExecDestroy)(CUgraphExec);
+  CUresult (*cuGraphDestroy)(CUgraph);
 
   /// The driver, loaded and initialised once; an error when there is no
   /// libcuda.so.1 or no device ("no CUDA driver: libcuda.so.1: cannot open
@@ -69,6 +82,10 @@ struct CudaDriver {
 
 /// CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES.
 constexpr int kFuncAttrMaxDynamicSharedBytes = 8;
+/// CU_STREAM_NON_BLOCKING.
+constexpr unsigned kStreamNonBlocking = 1;
+/// CU_STREAM_CAPTURE_MODE_THREAD_LOCAL.
+constexpr int kCaptureModeThreadLocal = 1;
 
 /// Device 0 made current with its primary context; its name and chip.
 struct Device {

@@ -35,22 +35,40 @@ struct SelectTilesPass
       signalPassFailure();
     };
 
-    // A forced configuration serves every M.
-    TileConfigAttr forced;
+    // A forced configuration serves every M. One that splits K across CTAs
+    // has a bounded range (the attribute's verifier insists): it serves M up
+    // to that range's top and the same tile without the split the rest.
+    ArrayAttr forced;
     if (!forceTileConfig.empty()) {
-      Attribute parsed = parseAttribute(forceTileConfig, ctx);
-      forced = dyn_cast_or_null<TileConfigAttr>(parsed);
-      if (!forced)
+      auto parsed = dyn_cast_or_null<TileConfigAttr>(
+          parseAttribute(forceTileConfig, ctx));
+      if (!parsed)
         return fail("expected force-tile-config to be a #humming.tile_config, "
                     "got '" + forceTileConfig + "'");
-      hq::TileConfig t = forced.toHost();
-      t.mMin = 1;
-      t.mMax = 0;
-      forced = TileConfigAttr::fromHost(
-          [&] { return module.emitError() << "humming-select-tiles: "; }, ctx,
-          t);
-      if (!forced)
-        return signalPassFailure();
+      hq::TileConfig t = parsed.toHost();
+      std::vector<hq::TileConfig> list;
+      if (t.splitK > 1) {
+        hq::TileConfig rest = t;
+        t.mMin = 1;
+        rest.mMin = t.mMax + 1;
+        rest.mMax = 0;
+        rest.splitK = 1;
+        list = {t, rest};
+      } else {
+        t.mMin = 1;
+        t.mMax = 0;
+        list = {t};
+      }
+      SmallVector<Attribute> attrs;
+      for (const hq::TileConfig &c : list) {
+        TileConfigAttr a = TileConfigAttr::fromHost(
+            [&] { return module.emitError() << "humming-select-tiles: "; }, ctx,
+            c);
+        if (!a)
+          return signalPassFailure();
+        attrs.push_back(a);
+      }
+      forced = ArrayAttr::get(ctx, attrs);
     }
 
     // The device whose facts the heuristics use.
@@ -86,7 +104,7 @@ struct SelectTilesPass
       if (!op.getLayoutAttr())
         return; // the canonical-weight kernel is fixed
       if (forced) {
-        op.setTileConfigsAttr(ArrayAttr::get(ctx, {forced}));
+        op.setTileConfigsAttr(forced);
         return;
       }
       if (ArrayAttr tiles = op.getTileConfigsAttr(); tiles && !tiles.empty())
