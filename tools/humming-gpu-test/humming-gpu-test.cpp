@@ -10,6 +10,10 @@
 // --force-tile-config=<#humming.tile_config> compiles every prepared layer
 // with that configuration for every M (tuning experiments).
 //
+// --layer=<N>x<K> (repeatable) replaces the suite by ad-hoc W4A16 g128
+// layers, canonical and prepared, checked and timed at the M of --m=
+// (default 1,16): fixed-cost and scaling experiments.
+//
 // --compile-only needs no GPU: it compiles every case for <chip> and writes
 // <dir>/<case>.ptx, so ptxas can check them where no device is.
 // For every case of the suite: builds the layer as humming IR, compiles it
@@ -64,6 +68,8 @@ struct Case {
   /// Weights in the prepared mma_sync layout (humming.repack's output, made
   /// on the host by layout::prepareMmaSync) instead of canonical ones.
   bool prepared = false;
+  /// Timed (steady and graph replay) whatever its size (--layer).
+  bool timed = false;
 };
 
 /// Adds, after each case the prepared layout can hold, the same case with
@@ -428,6 +434,8 @@ struct Outcome {
 int main(int argc, char **argv) {
   bool quick = false, useMatrix = false;
   std::string jsonPath, filter, compileOnly, ptxDir, forceTiles;
+  std::vector<Case> layers; // --layer: ad-hoc W4A16 g128 layers, timed
+  std::vector<int64_t> layerMs = {1, 16};
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--quick")
@@ -444,24 +452,71 @@ int main(int argc, char **argv) {
       ptxDir = a.substr(10);
     else if (a.rfind("--force-tile-config=", 0) == 0)
       forceTiles = a.substr(20);
-    else {
+    else if (a.rfind("--m=", 0) == 0) {
+      layerMs.clear();
+      for (size_t pos = 4; pos <= a.size();) {
+        size_t comma = a.find(',', pos);
+        std::string item = a.substr(pos, comma == std::string::npos
+                                             ? std::string::npos
+                                             : comma - pos);
+        long long v = std::atoll(item.c_str());
+        if (v < 0 || item.empty() ||
+            item.find_first_not_of("0123456789") != std::string::npos) {
+          std::fprintf(stderr,
+                       "humming-gpu-test: expected --m=<M>[,<M>...] with "
+                       "non-negative integers, got '%s'\n",
+                       a.c_str());
+          return 2;
+        }
+        layerMs.push_back(v);
+        if (comma == std::string::npos)
+          break;
+        pos = comma + 1;
+      }
+    } else if (a.rfind("--layer=", 0) == 0) {
+      long long n = 0, k = 0;
+      char tail = 0;
+      if (std::sscanf(a.c_str() + 8, "%lldx%lld%c", &n, &k, &tail) != 2 ||
+          n <= 0 || k <= 0) {
+        std::fprintf(stderr,
+                     "humming-gpu-test: expected --layer=<N>x<K> with "
+                     "positive sizes, got '%s'\n",
+                     a.c_str());
+        return 2;
+      }
+      Case c;
+      c.name = "w4a16_g128_" + std::to_string(n) + "x" + std::to_string(k);
+      c.weight = WeightSchema::make(ScalarType::uint(4), ScalarType::f16(),
+                                    Granularity::Group, 128);
+      c.n = n;
+      c.k = k;
+      c.timed = true;
+      layers.push_back(c);
+    } else {
       std::fprintf(stderr,
                    "humming-gpu-test: unknown argument '%s'\n"
                    "usage: humming-gpu-test [--quick | --matrix] "
                    "[--json=<file>] [--filter=<substring>]\n"
                    "       [--compile-only=<chip> --ptx-dir=<dir>]\n"
-                   "       [--force-tile-config=<#humming.tile_config>]\n",
+                   "       [--force-tile-config=<#humming.tile_config>]\n"
+                   "       [--layer=<N>x<K>]... [--m=<M>[,<M>...]]\n",
                    a.c_str());
       return 2;
     }
   }
+  for (Case &c : layers)
+    c.ms = layerMs;
+  layers = withPrepared(layers);
+  auto cases = [&] {
+    return !layers.empty() ? layers : useMatrix ? matrix() : suite(quick);
+  };
   if (!compileOnly.empty()) {
     mlir::DialectRegistry registry;
     mh::registerHummingDialects(registry);
     mlir::MLIRContext ctx(registry);
     ctx.loadAllAvailableDialects();
     int compiled = 0, errors = 0;
-    for (const Case &c : useMatrix ? matrix() : suite(quick)) {
+    for (const Case &c : cases()) {
       if (!filter.empty() && c.name.find(filter) == std::string::npos)
         continue;
       std::string error;
@@ -528,7 +583,7 @@ int main(int argc, char **argv) {
   std::vector<Outcome> outcomes;
   std::mt19937 rng(uint32_t(std::random_device{}()));
   unsigned threads = std::max(1u, std::thread::hardware_concurrency());
-  for (const Case &c : useMatrix ? matrix() : suite(quick)) {
+  for (const Case &c : cases()) {
     if (!filter.empty() && c.name.find(filter) == std::string::npos)
       continue;
     Outcome base;
@@ -656,12 +711,12 @@ int main(int argc, char **argv) {
     // together exceed 256 MiB (twice the L2 of any current GPU).
     std::vector<std::vector<std::pair<abi::GemmParam, rt::CUdeviceptr>>>
         weightCopies;
-    if (c.n * c.k >= int64_t(4096) * 4096) {
+    if (c.timed || c.n * c.k >= int64_t(4096) * 4096) {
       size_t bytes = q->weight.data.size() +
                      (q->scales ? q->scales->data.size() : 0) +
                      (q->zeroPoints ? q->zeroPoints->data.size() : 0);
       size_t count = std::min<size_t>(
-          16, std::max<size_t>(2, (size_t(256) << 20) / bytes + 1));
+          256, std::max<size_t>(2, (size_t(256) << 20) / bytes + 1));
       for (size_t i = 0; i < count && ok; ++i) {
         std::vector<std::pair<abi::GemmParam, rt::CUdeviceptr>> copy;
         for (auto [param, t] :
