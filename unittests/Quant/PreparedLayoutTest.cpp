@@ -206,7 +206,7 @@ TEST(PreparedLayout, PipelineChunksAndSharedMemory) {
   k.stages = 2;
   k.kSplit = 4;
   k.warpsN = 2;
-  EXPECT_EQ(k.workspaceFloats(), 3 * 2 * 32 * 4 * 32);
+  EXPECT_EQ(k.workspaceFloats(), 4 * 2 * 32 * 4 * 32);
   EXPECT_EQ(L::sharedBytes(w7, k),
             std::max<int64_t>(8 * 2 * 18 * 512, k.workspaceFloats() * 4));
 }

@@ -100,9 +100,10 @@ struct KernelShape {
 
   int64_t blockN() const { return kTileN * warpsN; }
   int64_t threads() const { return 32 * warpsN * kSplit; }
-  /// f32 slots for the in-block split-K partial sums.
+  /// f32 slots for the in-block split-K partial sums: every warp group
+  /// leaves all its sums (each then adds 1/kSplit of them).
   int64_t workspaceFloats() const {
-    return (kSplit - 1) * warpsN * 32 * (warpM / 16) * 32;
+    return kSplit > 1 ? kSplit * warpsN * 32 * (warpM / 16) * 32 : 0;
   }
 };
 

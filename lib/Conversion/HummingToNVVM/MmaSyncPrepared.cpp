@@ -105,12 +105,22 @@ private:
   /// this lane.
   Value slotAddress(Value slot, int64_t chunk, int64_t word);
   SmallVector<Value> compute(ArrayRef<Value> accs, ArrayRef<Value> stage);
-  void epilogue(ArrayRef<Value> accs);
-  /// Split-K across CTAs: every CTA of an output tile stores its sums
-  /// (valid in the leader warps) to the workspace; the last to arrive adds
-  /// all of them in split order and runs the epilogue (so the result does
-  /// not depend on which CTA finished last).
-  void reduceAcrossCtas(ArrayRef<Value> accs, Value isLeader, Value tid);
+  /// After the loop: the in-block split-K reduction and the epilogue, both
+  /// spread over the warp groups (see `owns`).
+  void finish(ArrayRef<Value> acc, Value tid);
+  /// Whether this warp's group owns output unit `unit` (two accumulators:
+  /// one row, two adjacent columns).
+  Value owns(int64_t unit);
+  /// `body`'s two values where this warp owns `unit`, zeros elsewhere.
+  SmallVector<Value> ifOwned(int64_t unit,
+                             function_ref<SmallVector<Value>()> body);
+  /// Scales, bias, conversion and the store of output unit `unit`.
+  void storeUnit(int64_t unit, Value v0, Value v1);
+  /// Split-K across CTAs: every CTA of an output tile stores its sums to
+  /// the workspace; the last to arrive adds all of them in split order and
+  /// runs the epilogue (so the result does not depend on which CTA
+  /// finished last).
+  void reduceAcrossCtas(ArrayRef<SmallVector<Value>> sums, Value tid);
 
   /// The 16-bit bits (i32, low half) of a scale stored with type `t`, given
   /// the i32 word that holds it and its position.
@@ -490,90 +500,82 @@ SmallVector<Value> PreparedEmitter::compute(ArrayRef<Value> accIn,
   return accs;
 }
 
-void PreparedEmitter::epilogue(ArrayRef<Value> accs) {
+void PreparedEmitter::storeUnit(int64_t unit, Value v0, Value v1) {
   const hq::WeightSchema &w = spec.weight;
+  const int64_t i = unit / 16, j = (unit / 2) % 8, half = unit % 2;
   bool outBF16 = spec.output == hq::ScalarType::bf16();
   Type outType = outBF16 ? Type(b.getBF16Type()) : Type(b.getF16Type());
   bool pairedStores = spec.nOut % 2 == 0;
   Value nBase = arith::MulIOp::create(b, nTile, c32(64));
-  for (int64_t j = 0; j < 8; ++j) {
-    // Columns 64 nTile + 8 j + 2 quad + {0, 1}: their per-column factors.
-    Value col = arith::AddIOp::create(
-        b, nBase,
-        arith::AddIOp::create(b, c32(8 * j),
-                              arith::MulIOp::create(b, quad, c32(2))));
-    Value colOk = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, col,
-                                        c32(spec.nOut));
-    SmallVector<Value> factor(2), biasV(2);
-    for (int64_t e = 0; e < 2; ++e) {
-      Value c = arith::AddIOp::create(b, col, c32(e));
-      Value cc = arith::MinSIOp::create(b, c, c32(spec.nOut - 1));
-      if (w.granularity == hq::Granularity::Channel) {
-        // Prepared [1, N] scales, permuted: column 8 j + 2 quad + e of the
-        // n-tile is stored at 8 (2 quad + e) + j.
-        Value stored = arith::AddIOp::create(
-            b, nBase,
-            arith::AddIOp::create(
-                b,
-                arith::MulIOp::create(
-                    b, arith::AddIOp::create(
-                           b, arith::MulIOp::create(b, quad, c32(2)), c32(e)),
-                    c32(8)),
-                c32(j)));
-        factor[e] = loadAsF32(param(hq::abi::ParamScales), ext64(stored),
-                              w.scaleType);
-      }
-      if (global)
-        factor[e] = factor[e] ? arith::MulFOp::create(b, factor[e], global)
-                              : global;
-      if (w.bias)
-        biasV[e] = loadAsF32(param(hq::abi::ParamBias), ext64(cc), spec.output);
+  // Columns 64 nTile + 8 j + 2 quad + {0, 1}: their per-column factors.
+  Value col = arith::AddIOp::create(
+      b, nBase,
+      arith::AddIOp::create(b, c32(8 * j),
+                            arith::MulIOp::create(b, quad, c32(2))));
+  Value colOk = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, col,
+                                      c32(spec.nOut));
+  Value row = arith::AddIOp::create(
+      b, m0, arith::AddIOp::create(b, grp, c32(16 * i + 8 * half)));
+  Value rowOk = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, row, m);
+  Value vals[2] = {v0, v1};
+  SmallVector<Value> outs;
+  for (int64_t e = 0; e < 2; ++e) {
+    Value c = arith::AddIOp::create(b, col, c32(e));
+    Value cc = arith::MinSIOp::create(b, c, c32(spec.nOut - 1));
+    Value factor, bias;
+    if (w.granularity == hq::Granularity::Channel) {
+      // Prepared [1, N] scales, permuted: column 8 j + 2 quad + e of the
+      // n-tile is stored at 8 (2 quad + e) + j.
+      Value stored = arith::AddIOp::create(
+          b, nBase,
+          arith::AddIOp::create(
+              b,
+              arith::MulIOp::create(
+                  b, arith::AddIOp::create(
+                         b, arith::MulIOp::create(b, quad, c32(2)), c32(e)),
+                  c32(8)),
+              c32(j)));
+      factor = loadAsF32(param(hq::abi::ParamScales), ext64(stored),
+                         w.scaleType);
     }
-    for (int64_t i = 0; i < mt; ++i)
-      for (int64_t half = 0; half < 2; ++half) {
-        Value row = arith::AddIOp::create(
-            b, m0, arith::AddIOp::create(b, grp, c32(16 * i + 8 * half)));
-        SmallVector<Value> outs;
-        for (int64_t e = 0; e < 2; ++e) {
-          Value v = accs[size_t((i * 8 + j) * 4 + half * 2 + e)];
-          if (factor[e])
-            v = arith::MulFOp::create(b, v, factor[e]);
-          if (biasV[e])
-            v = arith::AddFOp::create(b, v, biasV[e]);
-          outs.push_back(arith::ExtUIOp::create(
-              b, i32,
-              arith::BitcastOp::create(b, i16,
-                                       arith::TruncFOp::create(b, outType, v))));
-        }
-        Value rowOk = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, row, m);
-        Value index = arith::AddIOp::create(
-            b, arith::MulIOp::create(b, sext64(row), c64(spec.nOut)), ext64(col));
-        if (pairedStores) {
-          // Both columns in range together (col even, N even): one 32-bit store.
-          auto ifOp = scf::IfOp::create(b, arith::AndIOp::create(b, rowOk, colOk),
-                                        /*withElseRegion=*/false);
-          OpBuilder::InsertionGuard guard(b);
-          b.setInsertionPointToStart(ifOp.thenBlock());
-          Value packed = arith::OrIOp::create(
-              b, outs[0], arith::ShLIOp::create(b, outs[1], c32(16)));
-          store(packed, param(hq::abi::ParamOutput),
-                arith::ShRUIOp::create(b, index, c64(1)));
-          continue;
-        }
-        for (int64_t e = 0; e < 2; ++e) {
-          Value c = arith::AddIOp::create(b, col, c32(e));
-          Value ok = arith::AndIOp::create(
-              b, rowOk,
-              arith::CmpIOp::create(b, arith::CmpIPredicate::slt, c,
-                                    c32(spec.nOut)));
-          auto ifOp = scf::IfOp::create(b, ok, /*withElseRegion=*/false);
-          OpBuilder::InsertionGuard guard(b);
-          b.setInsertionPointToStart(ifOp.thenBlock());
-          store(arith::TruncIOp::create(b, i16, outs[e]),
-                param(hq::abi::ParamOutput),
-                arith::AddIOp::create(b, index, c64(e)));
-        }
-      }
+    if (global)
+      factor = factor ? arith::MulFOp::create(b, factor, global) : global;
+    if (w.bias)
+      bias = loadAsF32(param(hq::abi::ParamBias), ext64(cc), spec.output);
+    Value v = vals[e];
+    if (factor)
+      v = arith::MulFOp::create(b, v, factor);
+    if (bias)
+      v = arith::AddFOp::create(b, v, bias);
+    outs.push_back(arith::ExtUIOp::create(
+        b, i32,
+        arith::BitcastOp::create(b, i16, arith::TruncFOp::create(b, outType, v))));
+  }
+  Value index = arith::AddIOp::create(
+      b, arith::MulIOp::create(b, sext64(row), c64(spec.nOut)), ext64(col));
+  if (pairedStores) {
+    // Both columns in range together (col even, N even): one 32-bit store.
+    auto ifOp = scf::IfOp::create(b, arith::AndIOp::create(b, rowOk, colOk),
+                                  /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    Value packed = arith::OrIOp::create(
+        b, outs[0], arith::ShLIOp::create(b, outs[1], c32(16)));
+    store(packed, param(hq::abi::ParamOutput),
+          arith::ShRUIOp::create(b, index, c64(1)));
+    return;
+  }
+  for (int64_t e = 0; e < 2; ++e) {
+    Value c = arith::AddIOp::create(b, col, c32(e));
+    Value ok = arith::AndIOp::create(
+        b, rowOk,
+        arith::CmpIOp::create(b, arith::CmpIPredicate::slt, c,
+                              c32(spec.nOut)));
+    auto ifOp = scf::IfOp::create(b, ok, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    store(arith::TruncIOp::create(b, i16, outs[e]), param(hq::abi::ParamOutput),
+          arith::AddIOp::create(b, index, c64(e)));
   }
 }
 
@@ -644,61 +646,119 @@ void PreparedEmitter::emit() {
   // memory is reused for the partial sums.
   NVVM::CpAsyncWaitGroupOp::create(b, b.getI32IntegerAttr(0));
 
-  // Split-K inside the block: warp groups 1.. leave their partial sums in
-  // shared memory, group 0 adds them and runs the epilogue.
-  Value isLeader = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, warpK, c32(0));
-  if (tile.kSplit > 1) {
-    gpu::BarrierOp::create(b); // every warp is done with its pipeline
-    const int64_t perThread = mt * 32;
-    Value slot = arith::MulIOp::create(
-        b, arith::AddIOp::create(b, arith::MulIOp::create(b, warpN, c32(32)), lane),
-        c32(perThread));
-    auto at = [&](Value index) {
-      return LLVM::GEPOp::create(b, smem.getType(), f32, smem,
-                                 ValueRange{index});
-    };
-    acc = reduceSplitK(
-        acc, warpK, isLeader, tile.kSplit, slot, tile.warpsN * 32 * perThread,
-        [&](Value v, Value i) { LLVM::StoreOp::create(b, v, at(i)); },
-        [&](Value i) -> Value { return LLVM::LoadOp::create(b, f32, at(i)); });
-  }
-  if (split.ctas > 1)
-    return reduceAcrossCtas(acc, isLeader, tid);
-  auto ifEpilogue = scf::IfOp::create(b, isLeader, /*withElseRegion=*/false);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(ifEpilogue.thenBlock());
-  epilogue(acc);
+  finish(acc, tid);
 }
 
-void PreparedEmitter::reduceAcrossCtas(ArrayRef<Value> acc, Value isLeader,
+Value PreparedEmitter::owns(int64_t unit) {
+  if (tile.kSplit == 1)
+    return arith::ConstantIntOp::create(b, i1, 1);
+  return arith::CmpIOp::create(b, arith::CmpIPredicate::eq, warpK,
+                               c32(unit % tile.kSplit));
+}
+
+SmallVector<Value> PreparedEmitter::ifOwned(
+    int64_t unit, function_ref<SmallVector<Value>()> body) {
+  auto ifOp = scf::IfOp::create(b, TypeRange{f32, f32}, owns(unit),
+                                /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  scf::YieldOp::create(b, body());
+  b.setInsertionPointToStart(ifOp.elseBlock());
+  Value zero = cf(0.0);
+  scf::YieldOp::create(b, ValueRange{zero, zero});
+  return SmallVector<Value>(ifOp.getResults().begin(), ifOp.getResults().end());
+}
+
+void PreparedEmitter::finish(ArrayRef<Value> acc, Value tid) {
+  const int64_t perThread = mt * 32;
+  const int64_t units = perThread / 2;
+  // The output is cut into units of two accumulators (one row, two
+  // adjacent columns: one 32-bit store); warp group g of the in-block K
+  // split owns the units u with u % kSplit == g, adds that unit's partial
+  // sums of every group (in group order, so the result does not depend on
+  // timing) and stores it. Every warp does 1/kSplit of the reduction and
+  // of the epilogue instead of one warp doing all of it.
+  SmallVector<SmallVector<Value>> sums(static_cast<size_t>(units));
+  if (tile.kSplit == 1) {
+    for (int64_t u = 0; u < units; ++u)
+      sums[size_t(u)] = {acc[size_t(2 * u)], acc[size_t(2 * u + 1)]};
+  } else {
+    gpu::BarrierOp::create(b); // every warp is done with its pipeline
+    // [group][warpN][accumulator][lane]: a warp's accesses are 128
+    // contiguous bytes, free of bank conflicts.
+    auto at = [&](Value group, int64_t index) {
+      Value slot = arith::AddIOp::create(
+          b,
+          arith::MulIOp::create(
+              b,
+              arith::AddIOp::create(
+                  b,
+                  arith::MulIOp::create(
+                      b,
+                      arith::AddIOp::create(
+                          b, arith::MulIOp::create(b, group, c32(tile.warpsN)),
+                          warpN),
+                      c32(perThread)),
+                  c32(index)),
+              c32(32)),
+          lane);
+      return LLVM::GEPOp::create(b, smem.getType(), f32, smem, ValueRange{slot});
+    };
+    for (int64_t i = 0; i < perThread; ++i)
+      LLVM::StoreOp::create(b, acc[size_t(i)], at(warpK, i));
+    gpu::BarrierOp::create(b);
+    for (int64_t u = 0; u < units; ++u)
+      sums[size_t(u)] = ifOwned(u, [&] {
+        SmallVector<Value> v(2);
+        for (int64_t g = 0; g < tile.kSplit; ++g)
+          for (int64_t e = 0; e < 2; ++e) {
+            Value x = LLVM::LoadOp::create(b, f32, at(c32(g), 2 * u + e));
+            v[size_t(e)] = v[size_t(e)] ? arith::AddFOp::create(b, v[size_t(e)], x)
+                                        : x;
+          }
+        return v;
+      });
+  }
+  if (split.ctas > 1)
+    return reduceAcrossCtas(sums, tid);
+  for (int64_t u = 0; u < units; ++u) {
+    auto ifOp = scf::IfOp::create(b, owns(u), /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    storeUnit(u, sums[size_t(u)][0], sums[size_t(u)][1]);
+  }
+}
+
+void PreparedEmitter::reduceAcrossCtas(ArrayRef<SmallVector<Value>> sums,
                                        Value tid) {
   const int64_t S = split.ctas;
   const int64_t perThread = mt * 32;
-  const int64_t leaders = tile.warpsN * 32;
-  // Output tile of this CTA, and this leader thread's slot: partial sums
-  // are [tile][split][i][leader thread], so a warp's stores are coalesced.
+  const int64_t threads = tile.warpsN * 32;
+  const int64_t units = perThread / 2;
+  // Output tile of this CTA; partial sums are [tile][split][accumulator]
+  // [warpN][lane], so a warp's stores are coalesced.
   Value tileId = arith::AddIOp::create(
       b, arith::MulIOp::create(b, bidY, c32(spec.np / tile.blockN())), bidX);
-  Value leader = arith::AddIOp::create(
+  Value column = arith::AddIOp::create(
       b, arith::MulIOp::create(b, warpN, c32(32)), lane);
-  auto slot = [&](Value s, int64_t i) {
+  auto slot = [&](Value s, int64_t index) {
     Value row = arith::AddIOp::create(
         b, arith::MulIOp::create(b, ext64(tileId), c64(S)), ext64(s));
     Value idx = arith::AddIOp::create(
-        b, arith::MulIOp::create(b, row, c64(perThread)), c64(i));
-    idx = arith::AddIOp::create(b, arith::MulIOp::create(b, idx, c64(leaders)),
-                                ext64(leader));
+        b, arith::MulIOp::create(b, row, c64(perThread)), c64(index));
+    idx = arith::AddIOp::create(b, arith::MulIOp::create(b, idx, c64(threads)),
+                                ext64(column));
     return LLVM::GEPOp::create(b, ptr, f32, partials, ValueRange{idx});
   };
-  {
-    auto ifLeader = scf::IfOp::create(b, isLeader, /*withElseRegion=*/false);
+  for (int64_t u = 0; u < units; ++u) {
+    auto ifOp = scf::IfOp::create(b, owns(u), /*withElseRegion=*/false);
     OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(ifLeader.thenBlock());
-    for (int64_t i = 0; i < perThread; ++i)
-      LLVM::StoreOp::create(b, acc[size_t(i)], slot(bidZ, i));
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    for (int64_t e = 0; e < 2; ++e)
+      LLVM::StoreOp::create(b, sums[size_t(u)][size_t(e)], slot(bidZ, 2 * u + e));
   }
   // Release: the partial sums are visible device-wide before the arrival.
-  NVVM::MembarOp::create(b, NVVM::MemScopeKind::GPU);
+  LLVM::FenceOp::create(b, LLVM::AtomicOrdering::release, "device");
   gpu::BarrierOp::create(b);
   Value flag = LLVM::GEPOp::create(b, smem.getType(), i32, smem,
                                    ValueRange{c32(0)});
@@ -712,7 +772,7 @@ void PreparedEmitter::reduceAcrossCtas(ArrayRef<Value> acc, Value isLeader,
                                         ValueRange{ext64(tileId)});
     Value before = LLVM::AtomicRMWOp::create(
         b, LLVM::AtomicBinOp::add, counter, c32(1),
-        LLVM::AtomicOrdering::acq_rel, "agent");
+        LLVM::AtomicOrdering::acq_rel, "device");
     Value last = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, before,
                                        c32(S - 1));
     // The last arrival resets the counter for the next launch.
@@ -722,29 +782,30 @@ void PreparedEmitter::reduceAcrossCtas(ArrayRef<Value> acc, Value isLeader,
       b.setInsertionPointToStart(ifLast.thenBlock());
       LLVM::StoreOp::create(b, c32(0), counter);
     }
-    // Acquire: the other CTAs' partial sums are visible from here on.
-    NVVM::MembarOp::create(b, NVVM::MemScopeKind::GPU);
     LLVM::StoreOp::create(b, arith::ExtUIOp::create(b, i32, last), flag);
   }
   gpu::BarrierOp::create(b);
   Value isLast = arith::CmpIOp::create(
       b, arith::CmpIPredicate::ne, LLVM::LoadOp::create(b, i32, flag), c32(0));
-  auto ifSum = scf::IfOp::create(b, arith::AndIOp::create(b, isLast, isLeader),
-                                 /*withElseRegion=*/false);
+  auto ifSum = scf::IfOp::create(b, isLast, /*withElseRegion=*/false);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(ifSum.thenBlock());
-  SmallVector<Value> sums;
-  for (int64_t i = 0; i < perThread; ++i) {
-    Value sum;
-    for (int64_t s = 0; s < S; ++s) {
-      // Volatile: written by other CTAs during this launch.
-      Value v = LLVM::LoadOp::create(b, f32, slot(c32(s), i), /*alignment=*/4,
-                                     /*isVolatile=*/true);
-      sum = sum ? arith::AddFOp::create(b, sum, v) : v;
-    }
-    sums.push_back(sum);
+  // Acquire: the other CTAs' partial sums are visible from here on.
+  LLVM::FenceOp::create(b, LLVM::AtomicOrdering::acquire, "device");
+  for (int64_t u = 0; u < units; ++u) {
+    auto ifOp = scf::IfOp::create(b, owns(u), /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    Value v[2];
+    for (int64_t e = 0; e < 2; ++e)
+      for (int64_t z = 0; z < S; ++z) {
+        // Written by other CTAs during this launch: through L2 (.cg).
+        Value x = LLVM::LoadOp::create(b, f32, slot(c32(z), 2 * u + e),
+                                       /*alignment=*/4, /*isVolatile=*/true);
+        v[e] = v[e] ? arith::AddFOp::create(b, v[e], x) : x;
+      }
+    storeUnit(u, v[0], v[1]);
   }
-  epilogue(sums);
 }
 
 } // namespace

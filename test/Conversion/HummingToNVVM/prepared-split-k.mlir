@@ -17,17 +17,20 @@
 // steps of 64).
 // CHECK:           gpu.block_id  z
 // CHECK:           scf.for %{{.*}} = %{{.*}} to %c4 step
-// After the in-block reduction: store, release, count the arrival.
+// After the in-block reduction (each of the two warp groups adds and
+// stores half of the output units): store the sums, release, count the
+// arrival.
 // CHECK:           llvm.store %{{.*}}, %{{.*}} : f32, !llvm.ptr<1>
-// CHECK:           nvvm.memory.barrier <gpu>
+// CHECK:           llvm.fence syncscope("device") release
 // CHECK:           gpu.barrier
-// CHECK:           llvm.atomicrmw add %{{.*}}, %{{.*}} syncscope("agent") acq_rel : !llvm.ptr<1>, i32
-// The last arrival resets the counter, acquires, and tells the block.
+// CHECK:           llvm.atomicrmw add %{{.*}}, %{{.*}} syncscope("device") acq_rel : !llvm.ptr<1>, i32
+// The last arrival resets the counter and tells the block.
 // CHECK:           llvm.store %{{.*}}, %{{.*}} : i32, !llvm.ptr<1>
-// CHECK:           nvvm.memory.barrier <gpu>
 // CHECK:           llvm.store %{{.*}}, %{{.*}} : i32, !llvm.ptr<3>
 // CHECK:           gpu.barrier
-// It adds the splits in order (volatile loads: other CTAs wrote them).
+// The last CTA acquires and adds the splits in order (volatile loads: other
+// CTAs wrote them).
+// CHECK:           llvm.fence syncscope("device") acquire
 // CHECK-COUNT-2:   llvm.load volatile %{{.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> f32
 // CHECK:         gpu.func @split_gemm0_m1
 // CHECK-NOT:       gpu.block_id  z

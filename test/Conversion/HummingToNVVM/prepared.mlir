@@ -4,7 +4,7 @@
 // M range, the host code picks by M, and the module records the kernel
 // table a runtime launches from.
 
-// CHECK: module attributes {gpu.container_module, humming.kernels = [{block_m = 16 : i64, block_n = 64 : i64, m_max = 16 : i64, m_min = 1 : i64, name = "prepared_gemm0_m0", smem = 15360 : i64, split_k = 1 : i64, threads = 64 : i64}, {block_m = 32 : i64, block_n = 128 : i64, m_max = 0 : i64, m_min = 17 : i64, name = "prepared_gemm0_m1", smem = 16384 : i64, split_k = 1 : i64, threads = 128 : i64}]}
+// CHECK: module attributes {gpu.container_module, humming.kernels = [{block_m = 16 : i64, block_n = 64 : i64, m_max = 16 : i64, m_min = 1 : i64, name = "prepared_gemm0_m0", smem = 15360 : i64, split_k = 1 : i64, threads = 64 : i64}, {block_m = 32 : i64, block_n = 128 : i64, m_max = 0 : i64, m_min = 17 : i64, name = "prepared_gemm0_m1", smem = 32768 : i64, split_k = 1 : i64, threads = 128 : i64}]}
 // CHECK-LABEL: func.func @prepared
 // CHECK:         %[[M:.*]] = memref.dim %{{.*}}, %c0
 // No tokens, no launch.
@@ -14,7 +14,7 @@
 // CHECK:         scf.if %[[SMALL]] {
 // CHECK:           gpu.launch_func @humming_kernels::@prepared_gemm0_m0 blocks in (%c2, %{{.*}}, %c1) threads in (%c64, %c1, %c1) dynamic_shared_memory_size %c15360_i32
 // CHECK:         } else {
-// CHECK:           gpu.launch_func @humming_kernels::@prepared_gemm0_m1 blocks in (%c1, %{{.*}}, %c1{{.*}}) threads in (%c128, %c1{{.*}}, %c1{{.*}}) dynamic_shared_memory_size %c16384_i32
+// CHECK:           gpu.launch_func @humming_kernels::@prepared_gemm0_m1 blocks in (%c1, %{{.*}}, %c1{{.*}}) threads in (%c128, %c1{{.*}}, %c1{{.*}}) dynamic_shared_memory_size %c32768_i32
 // The kernels share one external dynamic shared-memory array.
 // CHECK:       gpu.module @humming_kernels
 // CHECK:         llvm.mlir.global external @humming_dynamic_smem() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>

@@ -41,10 +41,12 @@
 // A100-SAME: #humming.tile_config<m = [65, 128], block = [64, 128, 64], warp = [64, 64, 16], stages = 3>,
 // A100-SAME: #humming.tile_config<m = [129, inf], block = [64, 128, 16], warp = [64, 64, 16], stages = 3>]
 
-// sm_86 (A10: 72 SMs, 99 KiB of shared memory, crossover ~52 tokens).
+// sm_86 (A10: 72 SMs, 99 KiB of shared memory, crossover ~52 tokens): at
+// M = 65..128 the partial sums of four 64-row warp groups (128 KiB) do not
+// fit, so two split K.
 // SM86: tile_configs = [#humming.tile_config<m = [1, 16], block = [16, 64, 256], warp = [16, 64, 32]>,
 // SM86-SAME: #humming.tile_config<m = [17, 64], block = [16, 64, 64], warp = [16, 64, 32]>,
-// SM86-SAME: #humming.tile_config<m = [65, 128], block = [64, 128, 64], warp = [64, 64, 16], stages = 3>,
+// SM86-SAME: #humming.tile_config<m = [65, 128], block = [64, 128, 32], warp = [64, 64, 16], stages = 3>,
 // SM86-SAME: #humming.tile_config<m = [129, inf], block = [64, 128, 16], warp = [64, 64, 16], stages = 3>]
 
 // sm_89 (L40S, also the chip's representative): little bandwidth for its
