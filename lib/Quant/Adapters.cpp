@@ -224,6 +224,60 @@ Result<GroupedScales> groupedScales(Ctx &c, int64_t k, int64_t n) {
 }
 
 //===----------------------------------------------------------------------===//
+// GPTQ and AWQ packings (shared by the checkpoint loaders and
+// sourceToCanonical)
+//===----------------------------------------------------------------------===//
+
+/// GPTQ qweight [K*b/32, N] (column n a bit stream along K) -> codes [N, K].
+std::vector<uint32_t> gptqCodes(const TensorView &qweight, int64_t n,
+                                int64_t k, unsigned b) {
+  std::vector<uint32_t> codes(size_t(n * k));
+  std::vector<uint32_t> column(static_cast<size_t>(qweight.shape[0]));
+  for (int64_t col = 0; col < n; ++col) {
+    for (int64_t i = 0; i < qweight.shape[0]; ++i)
+      column[size_t(i)] = uint32_t(qweight.intAt(i * n + col));
+    for (int64_t kk = 0; kk < k; ++kk)
+      codes[size_t(col * k + kk)] = packedCodeAt(column.data(), kk, b);
+  }
+  return codes;
+}
+
+/// GPTQ qzeros [G, N*b/32] packed along N -> zero codes [N, G]; v1
+/// checkpoints store z - 1.
+std::vector<double> gptqZeros(const TensorView &qzeros, int64_t n,
+                              int64_t groups, unsigned b, bool v1) {
+  std::vector<double> zeros(size_t(n * groups));
+  std::vector<uint32_t> row(static_cast<size_t>(n * b / 32));
+  for (int64_t g = 0; g < groups; ++g) {
+    for (size_t i = 0; i < row.size(); ++i)
+      row[i] = uint32_t(qzeros.intAt(g * int64_t(row.size()) + int64_t(i)));
+    for (int64_t col = 0; col < n; ++col) {
+      uint32_t z = packedCodeAt(row.data(), col, b);
+      if (v1)
+        z = (z + 1) & ((1u << b) - 1);
+      zeros[size_t(col * groups + g)] = z;
+    }
+  }
+  return zeros;
+}
+
+/// AWQ nibble i of a word holds column kAwqOrder[i] of its 8; kAwqSlot is the
+/// inverse: column j sits in nibble kAwqSlot[j].
+constexpr int kAwqSlot[8] = {0, 4, 1, 5, 2, 6, 3, 7};
+
+/// An AWQ tensor [R, N/8] of nibbles packed along N -> values [N, R].
+template <typename T>
+std::vector<T> awqUnpack(const TensorView &t, int64_t rows, int64_t n) {
+  std::vector<T> out(size_t(n * rows));
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t col = 0; col < n; ++col) {
+      uint32_t word = uint32_t(t.intAt(r * (n / 8) + col / 8));
+      out[size_t(col * rows + r)] = T((word >> (4 * kAwqSlot[col % 8])) & 0xF);
+    }
+  return out;
+}
+
+//===----------------------------------------------------------------------===//
 // GPTQ (and auto-round's GPTQ packing)
 //===----------------------------------------------------------------------===//
 
@@ -246,15 +300,7 @@ Result<LoadedLayer> loadGptq(Ctx &c) {
   w.scaleType = scaleTypeFor(c, scales->dtype, w.granularity);
 
   CanonicalValues cv;
-  // qweight [K*b/32, N]: column n is a bit stream along K.
-  cv.codes.resize(size_t(n * k));
-  std::vector<uint32_t> column(static_cast<size_t>(qweight->shape[0]));
-  for (int64_t col = 0; col < n; ++col) {
-    for (int64_t i = 0; i < qweight->shape[0]; ++i)
-      column[size_t(i)] = uint32_t(qweight->intAt(i * n + col));
-    for (int64_t kk = 0; kk < k; ++kk)
-      cv.codes[size_t(col * k + kk)] = packedCodeAt(column.data(), kk, b);
-  }
+  cv.codes = gptqCodes(*qweight, n, k, b);
   cv.scales = readScales(*scales, n, groups, /*transposed=*/true);
 
   // qzeros [G, N*b/32], packed along N; v1 stores z - 1.
@@ -264,18 +310,7 @@ Result<LoadedLayer> loadGptq(Ctx &c) {
     TRY(qzeros, c.get(".qzeros", {DType::I32, DType::U32}, 2));
     CHECK_STATUS(c.expectShape(".qzeros", *qzeros, {groups, n * b / 32},
                                "[K / group_size, N * bits / 32]"));
-    zeros.resize(size_t(n * groups));
-    std::vector<uint32_t> row(static_cast<size_t>(n * b / 32));
-    for (int64_t g = 0; g < groups; ++g) {
-      for (size_t i = 0; i < row.size(); ++i)
-        row[i] = uint32_t(qzeros->intAt(g * int64_t(row.size()) + int64_t(i)));
-      for (int64_t col = 0; col < n; ++col) {
-        uint32_t z = packedCodeAt(row.data(), col, b);
-        if (v1)
-          z = (z + 1) & ((1u << b) - 1);
-        zeros[size_t(col * groups + g)] = z;
-      }
-    }
+    zeros = gptqZeros(*qzeros, n, groups, b, v1);
   } else if (!c.mq.symmetric) {
     return Error{concat(c.module, ": missing tensor '", c.name(".qzeros"),
                         "' (an asymmetric checkpoint needs its zero points)")};
@@ -308,10 +343,6 @@ Result<LoadedLayer> loadGptq(Ctx &c) {
 // AWQ (and auto-round's AWQ packing)
 //===----------------------------------------------------------------------===//
 
-/// AWQ nibble i of a word holds column kAwqOrder[i] of its 8; kAwqSlot is the
-/// inverse: column j sits in nibble kAwqSlot[j].
-constexpr int kAwqSlot[8] = {0, 4, 1, 5, 2, 6, 3, 7};
-
 Result<LoadedLayer> loadAwq(Ctx &c) {
   if (c.mq.bits != 4)
     return Error{concat(c.module, ": expected 4-bit AWQ weights, got ",
@@ -321,31 +352,20 @@ Result<LoadedLayer> loadAwq(Ctx &c) {
   TRY(grouped, groupedScales(c, k, n));
   const int64_t group = grouped->group, groups = grouped->groups;
   const TensorView *scales = &grouped->scales;
-  auto nibble = [](uint32_t word, int64_t col) {
-    return (word >> (4 * kAwqSlot[col % 8])) & 0xF;
-  };
   WeightSchema w;
   w.type = ScalarType::uint(4);
   w.granularity = group ? Granularity::Group : Granularity::Channel;
   w.groupK = group;
   w.scaleType = scaleTypeFor(c, scales->dtype, w.granularity);
   CanonicalValues cv;
-  cv.codes.resize(size_t(n * k));
-  for (int64_t kk = 0; kk < k; ++kk)
-    for (int64_t col = 0; col < n; ++col)
-      cv.codes[size_t(col * k + kk)] =
-          nibble(uint32_t(qweight->intAt(kk * (n / 8) + col / 8)), col);
+  cv.codes = awqUnpack<uint32_t>(*qweight, k, n);
   cv.scales = readScales(*scales, n, groups, true);
   if (!c.mq.symmetric) {
     TRY(qzeros, c.get(".qzeros", {DType::I32, DType::U32}, 2));
     CHECK_STATUS(c.expectShape(".qzeros", *qzeros, {groups, n / 8},
                                "[K / group_size, N / 8]"));
     w.zeroPoint = ZeroPointKind::Int;
-    cv.zeroPoints.resize(size_t(n * groups));
-    for (int64_t g = 0; g < groups; ++g)
-      for (int64_t col = 0; col < n; ++col)
-        cv.zeroPoints[size_t(col * groups + g)] =
-            nibble(uint32_t(qzeros->intAt(g * (n / 8) + col / 8)), col);
+    cv.zeroPoints = awqUnpack<double>(*qzeros, groups, n);
   }
   CHECK_STATUS(readBias(c, ".bias", 1, n, cv));
   return finish(c, w, cv, n, k);
@@ -1041,6 +1061,81 @@ Result<LoadedLayer> fuseShards(const std::vector<LoadedLayer> &shards,
   if (!q)
     return Error{q.error()};
   out.weight = fused;
+  out.tensors = q.take();
+  return out;
+}
+
+Result<CanonicalLayer> sourceToCanonical(const WeightSchema &source,
+                                         const QuantizedWeights &tensors,
+                                         int64_t n, int64_t k) {
+  if (Diag d = verifyWeightSchema(source))
+    return Error{*d};
+  const bool gptq = source.format == SourceFormat::GPTQ ||
+                    source.format == SourceFormat::GPTQv2;
+  if (!gptq && source.format != SourceFormat::AWQ)
+    return Error{concat("expected weights in the gptq, gptq_v2 or awq format, "
+                        "got ",
+                        toString(source.format))};
+  if (source.experts > 0)
+    return Error{concat("expected a dense layer (experts = 0) to convert, got ",
+                        source.experts, " experts (convert each expert)")};
+  InputSchema unused;
+  auto check = [&](WeightOperand op, const char *name, const Tensor *t,
+                   std::initializer_list<DType> dtypes) -> Status {
+    if (!t)
+      return Error{concat("expected the '", name, "' tensor of the schema")};
+    ShapeOrDiag want = expectedShape(op, source, unused, n, k, false);
+    if (want.error)
+      return Error{concat(name, ": ", *want.error)};
+    if (t->shape != want.shape)
+      return Error{concat(name, ": expected shape ", formatShape(want.shape),
+                          ", got ", formatShape(t->shape))};
+    if (std::find(dtypes.begin(), dtypes.end(), t->dtype) == dtypes.end())
+      return Error{concat(name, ": expected dtype ",
+                          dtypeName(*dtypes.begin()), ", got ",
+                          dtypeName(t->dtype))};
+    return Status::success();
+  };
+  auto ptr = [](const std::optional<Tensor> &t) { return t ? &*t : nullptr; };
+  CHECK_STATUS(check(WeightOperand::Weight, "weight", &tensors.weight,
+                     {DType::I32, DType::U32}));
+  const unsigned b = source.type.bits;
+  const int64_t groups = source.groupsAlongK(k);
+  CanonicalValues cv;
+  cv.codes = gptq ? gptqCodes(tensors.weight.view(), n, k, b)
+                  : awqUnpack<uint32_t>(tensors.weight.view(), k, n);
+  // gptq / awq scales are channel or group scales of a 16- or 8-bit type.
+  std::optional<DType> scaleDType = storageFor(source.scaleType);
+  if (!scaleDType)
+    return Error{concat("expected a scale type stored one per element, got ",
+                        source.scaleType.str())};
+  CHECK_STATUS(check(WeightOperand::Scales, "scales", ptr(tensors.scales),
+                     {*scaleDType}));
+  cv.scales = readScales(tensors.scales->view(), n, groups, /*transposed=*/true);
+  if (source.zeroPoint == ZeroPointKind::Int) {
+    CHECK_STATUS(check(WeightOperand::ZeroPoints, "zero_points",
+                       ptr(tensors.zeroPoints), {DType::I32, DType::U32}));
+    TensorView z = tensors.zeroPoints->view();
+    cv.zeroPoints = gptq ? gptqZeros(z, n, groups, b,
+                                     source.format == SourceFormat::GPTQ)
+                         : awqUnpack<double>(z, groups, n);
+  }
+  DType param = DType::F16;
+  if (source.bias) {
+    if (!tensors.bias || tensors.bias->numel() != n)
+      return Error{concat("bias: expected ", n, " values (one per output "
+                          "channel)")};
+    param = tensors.bias->dtype;
+    cv.bias.resize(size_t(n));
+    for (int64_t i = 0; i < n; ++i)
+      cv.bias[size_t(i)] = tensors.bias->at(i);
+  }
+  CanonicalLayer out;
+  out.weight = source;
+  out.weight.format = SourceFormat::Canonical;
+  Result<QuantizedWeights> q = packCanonical(out.weight, cv, n, k, param);
+  if (!q)
+    return Error{q.error()};
   out.tensors = q.take();
   return out;
 }

@@ -825,3 +825,62 @@ TEST(Adapters, FusedNvfp4ShardsFoldUnequalGlobals) {
   EXPECT_NE(fuseShards({*a, *b}, DType::BF16).error().find("cannot fuse up"),
             std::string::npos);
 }
+
+// sourceToCanonical: the host step humming-legalize-schema leaves to the
+// caller for weights handed over in a source format. Same packings as the
+// checkpoint loaders, on in-memory tensors.
+TEST(Adapters, SourceToCanonicalGptqAndAwq) {
+  for (unsigned bits : {2u, 3u, 4u, 8u})
+    for (bool v1 : {true, false}) {
+      IntLayer l = randomIntLayer(64, 256, bits == 3 ? 64 : 128, bits, false,
+                                  bits * 3 + v1);
+      auto t = gptqTensors("m", l, v1);
+      WeightSchema w = WeightSchema::make(ScalarType::uint(bits),
+                                          ScalarType::f16(), Granularity::Group,
+                                          l.group, ZeroPointKind::Int);
+      w.format = v1 ? SourceFormat::GPTQ : SourceFormat::GPTQv2;
+      QuantizedWeights q;
+      q.weight = t[0].second;
+      q.zeroPoints = t[1].second;
+      q.scales = t[2].second;
+      Result<CanonicalLayer> c = sourceToCanonical(w, q, l.n, l.k);
+      ASSERT_TRUE(c.ok()) << c.error();
+      EXPECT_EQ(c->weight.format, SourceFormat::Canonical);
+      Result<std::vector<double>> d =
+          dequantizeWeights(c->weight, c->tensors, l.n, l.k);
+      ASSERT_TRUE(d.ok()) << d.error();
+      expectIntLayer(*d, l);
+    }
+  IntLayer l = randomIntLayer(64, 128, 64, 4, false, 9);
+  std::vector<uint32_t> zeros(l.zero.begin(), l.zero.end());
+  WeightSchema w = WeightSchema::make(ScalarType::uint(4), ScalarType::f16(),
+                                      Granularity::Group, 64, ZeroPointKind::Int);
+  w.format = SourceFormat::AWQ;
+  QuantizedWeights q;
+  q.weight = words({128, 8}, awqPack(l.q, 128, 64));
+  q.zeroPoints = words({2, 8}, awqPack(zeros, 2, 64));
+  q.scales = values(DType::F16, {2, 64}, l.scale);
+  Result<CanonicalLayer> c = sourceToCanonical(w, q, 64, 128);
+  ASSERT_TRUE(c.ok()) << c.error();
+  Result<std::vector<double>> d = dequantizeWeights(c->weight, c->tensors, 64, 128);
+  ASSERT_TRUE(d.ok()) << d.error();
+  expectIntLayer(*d, l);
+
+  // Errors name the tensor, what was expected and what was found.
+  QuantizedWeights bad = q;
+  bad.scales = values(DType::F16, {64, 2}, l.scale);
+  EXPECT_EQ(sourceToCanonical(w, bad, 64, 128).error(),
+            "scales: expected shape [2, 64], got [64, 2]");
+  bad = q;
+  bad.zeroPoints.reset();
+  EXPECT_EQ(sourceToCanonical(w, bad, 64, 128).error(),
+            "expected the 'zero_points' tensor of the schema");
+  bad = q;
+  bad.scales = values(DType::BF16, {2, 64}, l.scale);
+  EXPECT_EQ(sourceToCanonical(w, bad, 64, 128).error(),
+            "scales: expected dtype F16, got BF16");
+  WeightSchema canonical = w;
+  canonical.format = SourceFormat::Canonical;
+  EXPECT_EQ(sourceToCanonical(canonical, q, 64, 128).error(),
+            "expected weights in the gptq, gptq_v2 or awq format, got canonical");
+}

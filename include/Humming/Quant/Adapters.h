@@ -125,6 +125,22 @@ Result<LoadedLayer> loadLayer(const Checkpoint &checkpoint,
 Result<LoadedLayer> fuseShards(const std::vector<LoadedLayer> &shards,
                                DType paramDType);
 
+/// Converts a dense layer's weight-side tensors from a source format
+/// (`source.format`: gptq, gptq_v2 or awq; the shapes
+/// `expectedShape(..., prepared = false)` gives for padded sizes n x k) to the
+/// canonical format of the same schema with `format = canonical`, which is
+/// returned with them. This is the host step `humming-legalize-schema`
+/// leaves to the caller for weights handed to a function in a source format
+/// (see its `humming.source_schema` argument attributes). Errors name the
+/// tensor, what was expected and what was found.
+struct CanonicalLayer {
+  WeightSchema weight;
+  QuantizedWeights tensors;
+};
+Result<CanonicalLayer> sourceToCanonical(const WeightSchema &source,
+                                         const QuantizedWeights &tensors,
+                                         int64_t n, int64_t k);
+
 /// The "#humming.weight_schema<...>" text of a schema, identical to the
 /// attribute's printed form (tests compare the two).
 std::string formatWeightSchema(const WeightSchema &w);
