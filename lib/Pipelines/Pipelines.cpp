@@ -36,6 +36,9 @@ void mlir::humming::buildHummingCompilePipeline(
   unsigned ptx = options.ptxVersion;
   if (!ptx && chip)
     ptx = chip->minPtxVersion();
+  HummingLegalizeSchemaPassOptions legalize;
+  legalize.chip = options.chip;
+  pm.addPass(createHummingLegalizeSchemaPass(legalize));
   HummingSelectTilesPassOptions select;
   select.device = options.device;
   select.chip = options.chip;

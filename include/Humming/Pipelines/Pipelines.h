@@ -1,8 +1,9 @@
 //===- Pipelines.h - The named humming compile pipeline ---------*- C++ -*-===//
 //
 // `humming-compile-pipeline` is the one pipeline lit, humming-opt,
-// humming-translate and the runtime's JIT run: humming dialect -> NVVM ->
-// PTX (in process, through LLVM's NVPTX backend) inside a gpu.binary.
+// humming-translate and the runtime's JIT run: humming-legalize-schema,
+// humming-select-tiles, humming-lower-to-nvvm, then NVVM -> PTX (in process,
+// through LLVM's NVPTX backend) inside a gpu.binary.
 //
 //===----------------------------------------------------------------------===//
 

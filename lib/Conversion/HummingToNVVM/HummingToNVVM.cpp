@@ -97,7 +97,7 @@ LogicalResult checkSupported(GemmOp op, const hq::Chip &chip) {
   if (w.format != hq::SourceFormat::Canonical)
     return op.emitOpError() << "expected canonical weights to lower, got format "
                             << hq::toString(w.format)
-                            << " (convert with the host adapters first)";
+                            << " (run humming-legalize-schema first)";
   ArrayAttr tiles = op.getTileConfigsAttr();
   if (LayoutAttr layout = op.getLayoutAttr()) {
     if (layout.getMma() != hq::MmaKind::MmaSync)

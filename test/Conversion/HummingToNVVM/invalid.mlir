@@ -26,7 +26,7 @@ func.func @prepared_without_tiles(%a: memref<?x128xf16>, %w: memref<8x256xi32>, 
 // -----
 
 func.func @gptq(%a: memref<?x128xf16>, %w: memref<16x128xi32>, %s: memref<1x128xf16>, %c: memref<?x128xf16>) {
-  // expected-error @+1 {{expected canonical weights to lower, got format gptq (convert with the host adapters first)}}
+  // expected-error @+1 {{expected canonical weights to lower, got format gptq (run humming-legalize-schema first)}}
   humming.gemm %a, %w scales(%s : memref<1x128xf16>) into %c
       {weight_schema = #humming.weight_schema<type = ui4, scale = f16, format = gptq>, input_schema = #humming.input_schema<type = f16>}
       : memref<?x128xf16>, memref<16x128xi32> -> memref<?x128xf16>

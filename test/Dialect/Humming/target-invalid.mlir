@@ -56,7 +56,7 @@ module attributes {humming.target = "H200"} {}
 
 // -----
 
-// expected-error @+1 {{unknown humming attribute 'humming.device'; expected 'humming.target' or 'humming.kernels'}}
+// expected-error @+1 {{unknown humming attribute 'humming.device'; expected 'humming.target', 'humming.kernels' or 'humming.legalized'}}
 module attributes {humming.device = #humming.target<device = "H200">} {}
 
 // -----

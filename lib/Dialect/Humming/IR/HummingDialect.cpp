@@ -18,8 +18,46 @@ void HummingDialect::initialize() {
       >();
 }
 
+LogicalResult HummingDialect::verifyRegionArgAttribute(Operation *op,
+                                                       unsigned region,
+                                                       unsigned argIndex,
+                                                       NamedAttribute attr) {
+  if (attr.getName() == kSourceSchemaAttrName) {
+    auto schema = dyn_cast<WeightSchemaAttr>(attr.getValue());
+    if (!schema ||
+        schema.toHost().format == ::humming::SourceFormat::Canonical)
+      return op->emitError()
+             << "expected '" << kSourceSchemaAttrName << "' on argument #"
+             << argIndex
+             << " to be a #humming.weight_schema in a source format (gptq, "
+                "gptq_v2, awq), got "
+             << attr.getValue();
+    return success();
+  }
+  if (attr.getName() == kOperandAttrName) {
+    if (!isa<WeightOperandAttr>(attr.getValue()))
+      return op->emitError() << "expected '" << kOperandAttrName
+                             << "' on argument #" << argIndex
+                             << " to be a #humming.operand, got "
+                             << attr.getValue();
+    return success();
+  }
+  return op->emitError() << "unknown humming argument attribute '"
+                         << attr.getName().getValue() << "' on argument #"
+                         << argIndex << "; expected '" << kSourceSchemaAttrName
+                         << "' or '" << kOperandAttrName << "'";
+}
+
 LogicalResult HummingDialect::verifyOperationAttribute(Operation *op,
                                                        NamedAttribute attr) {
+  if (attr.getName() == kLegalizedAttrName) {
+    auto list = dyn_cast<ArrayAttr>(attr.getValue());
+    if (!list || !llvm::all_of(list, [](Attribute a) { return isa<StringAttr>(a); }))
+      return op->emitError() << "expected '" << kLegalizedAttrName
+                             << "' to be an array of strings, got "
+                             << attr.getValue();
+    return success();
+  }
   if (attr.getName() == kTargetAttrName) {
     if (!isa<TargetAttr>(attr.getValue()))
       return op->emitError() << "expected '" << kTargetAttrName
@@ -51,6 +89,7 @@ LogicalResult HummingDialect::verifyOperationAttribute(Operation *op,
     return success();
   }
   return op->emitError() << "unknown humming attribute '" << attr.getName().getValue()
-                         << "'; expected '" << kTargetAttrName << "' or '"
-                         << ::humming::abi::kKernelTableAttr << "'";
+                         << "'; expected '" << kTargetAttrName << "', '"
+                         << ::humming::abi::kKernelTableAttr << "' or '"
+                         << kLegalizedAttrName << "'";
 }

@@ -29,9 +29,19 @@ def Humming_Dialect : Dialect {
   let useDefaultAttributePrinterParser = 1;
   let useDefaultTypePrinterParser = 1;
   let hasOperationAttrVerify = 1;
+  let hasRegionArgAttrVerify = 1;
   let extraClassDeclaration = [{
     /// Name of the discardable attribute that carries the #humming.target.
     static constexpr ::llvm::StringLiteral kTargetAttrName = "humming.target";
+    /// On an op: what humming-legalize-schema changed and why (strings).
+    static constexpr ::llvm::StringLiteral kLegalizedAttrName =
+        "humming.legalized";
+    /// On a function argument: the source #humming.weight_schema of a tensor
+    /// the caller converts to the canonical layout (with kOperandAttrName
+    /// naming which tensor it is).
+    static constexpr ::llvm::StringLiteral kSourceSchemaAttrName =
+        "humming.source_schema";
+    static constexpr ::llvm::StringLiteral kOperandAttrName = "humming.operand";
 
   private:
     void registerAttributes();

@@ -33,6 +33,42 @@ def HummingAttachTargetPass : Pass<"humming-attach-target", "::mlir::ModuleOp"> 
   ];
 }
 
+def HummingLegalizeSchemaPass
+    : Pass<"humming-legalize-schema", "::mlir::ModuleOp"> {
+  let summary = "Rewrite source schemas into the canonical execution schema";
+  let description = [{
+    Makes every `humming.gemm` one the kernels can run, recording each
+    change and its reason in the op's `humming.legalized` attribute:
+
+    - **Weights in a source format** (`format = gptq`, `gptq_v2`, `awq`):
+      the weight-side operands must be arguments of the enclosing function
+      used only by this op. Their types become the canonical layout's,
+      the op's schema becomes `format = canonical`, and each argument is
+      marked with `humming.source_schema` (the original schema) and
+      `humming.operand`: the caller converts those tensors on the host once
+      (`humming::sourceToCanonical`, Humming/Quant/Adapters.h), so no kernel
+      ever reads a source layout.
+    - **Activations the target cannot run**: 8- and 4-bit activations need
+      tensor-core support (int8 sm_75, int4 sm_80, fp8 sm_89, fp4 sm_120)
+      and kernels that take them (the mma_sync kernels take 16-bit
+      activations only). Activations produced by `humming.quantize` from
+      f16/bf16 values fall back to those values: the op takes the
+      quantize's source, drops `input_scale`, and the quantize is erased
+      when nothing else reads its result. The chip is the module's
+      `humming.target`, else `chip=`.
+
+    Anything it cannot legalize is an error that says what was expected.
+
+    ```sh
+    humming-opt --humming-legalize-schema="chip=sm_80" layer.mlir
+    ```
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"\"",
+           "Chip to check activations against (default: the module's target)">,
+  ];
+}
+
 def HummingSelectTilesPass : Pass<"humming-select-tiles", "::mlir::ModuleOp"> {
   let summary = "Choose the tile configurations of prepared-weight GEMMs";
   let description = [{

@@ -1,0 +1,231 @@
+//===- LegalizeSchema.cpp - humming-legalize-schema -----------------------===//
+//
+// Rewrites what the kernels cannot run into what they can: weights in a
+// source format become canonical function arguments (converted once on the
+// host), and activations the target cannot multiply fall back to the 16-bit
+// values they were quantized from. Every change is recorded on the op.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Humming/Dialect/Humming/IR/HummingOps.h"
+#include "Humming/Dialect/Humming/Transforms/Passes.h"
+#include "Humming/Target/ArchInfo.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+
+namespace mlir::humming {
+#define GEN_PASS_DEF_HUMMINGLEGALIZESCHEMAPASS
+#include "Humming/Dialect/Humming/Transforms/Passes.h.inc"
+} // namespace mlir::humming
+
+using namespace mlir;
+using namespace mlir::humming;
+namespace hq = ::humming;
+
+namespace {
+
+/// Appends `reason` to the op's humming.legalized list.
+void record(Operation *op, StringRef reason) {
+  Builder b(op->getContext());
+  SmallVector<Attribute> list;
+  if (auto old = op->getAttrOfType<ArrayAttr>(HummingDialect::kLegalizedAttrName))
+    list.append(old.begin(), old.end());
+  list.push_back(b.getStringAttr(reason));
+  op->setAttr(HummingDialect::kLegalizedAttrName, b.getArrayAttr(list));
+}
+
+/// Weights in a source format: the weight-side operands become canonical
+/// arguments of the enclosing function, marked for the host conversion.
+LogicalResult legalizeFormat(GemmOp op) {
+  WeightSchemaAttr schema = op.getWeightSchema();
+  hq::WeightSchema w = schema.toHost();
+  if (w.format == hq::SourceFormat::Canonical)
+    return success();
+  auto func = op->getParentOfType<func::FuncOp>();
+  if (!func || func.isExternal())
+    return op.emitOpError() << "expected to be inside a func.func whose "
+                               "arguments carry the "
+                            << hq::toString(w.format)
+                            << " weights (the caller converts them)";
+  hq::WeightSchema canonical = w;
+  canonical.format = hq::SourceFormat::Canonical;
+  auto inType = cast<MemRefType>(op.getInput().getType());
+  auto outType = cast<MemRefType>(op.getOutput().getType());
+  const int64_t n = outType.getDimSize(1) + w.padN;
+  const int64_t k = inType.getDimSize(1) + w.padK;
+  hq::InputSchema in = op.getInputSchema().toHost();
+
+  struct Operand {
+    Value value;
+    hq::WeightOperand which;
+  };
+  SmallVector<Operand> operands = {{op.getWeight(), hq::WeightOperand::Weight}};
+  if (Value s = op.getScales())
+    operands.push_back({s, hq::WeightOperand::Scales});
+  if (Value z = op.getZeroPoints())
+    operands.push_back({z, hq::WeightOperand::ZeroPoints});
+
+  // Check everything before changing anything.
+  SmallVector<std::pair<BlockArgument, MemRefType>> changes;
+  for (const Operand &o : operands) {
+    const char *name = hq::toString(o.which);
+    auto arg = dyn_cast<BlockArgument>(o.value);
+    if (!arg || arg.getOwner() != &func.getBody().front())
+      return op.emitOpError()
+             << "expected the " << hq::toString(w.format) << " '" << name
+             << "' to be an argument of @" << func.getName()
+             << " (the caller converts it to the canonical layout on the "
+                "host), got a value defined by "
+             << (arg ? StringRef("a nested block")
+                     : o.value.getDefiningOp()->getName().getStringRef());
+    if (!o.value.hasOneUse())
+      return op.emitOpError()
+             << "expected the " << hq::toString(w.format) << " '" << name
+             << "' (argument #" << arg.getArgNumber()
+             << ") to be used only by this op: its type changes to the "
+                "canonical layout";
+    // The op verifier's padding rules (K a multiple of 32 for 16-bit
+    // activations, N*b of 32 for packed zero points) make every canonical
+    // shape exist; this only guards against a verifier change.
+    hq::ShapeOrDiag shape = hq::expectedShape(o.which, canonical, in, n, k,
+                                              /*prepared=*/false);
+    if (shape.error)
+      return op.emitOpError() << "cannot hold '" << name
+                              << "' in the canonical layout: " << *shape.error;
+    auto type = cast<MemRefType>(o.value.getType());
+    changes.push_back(
+        {arg, MemRefType::get(shape.shape, type.getElementType())});
+  }
+
+  MLIRContext *ctx = op.getContext();
+  std::string args;
+  for (auto [i, change] : llvm::enumerate(changes)) {
+    auto [arg, type] = change;
+    arg.setType(type);
+    unsigned index = arg.getArgNumber();
+    func.setArgAttr(index, HummingDialect::kSourceSchemaAttrName, schema);
+    func.setArgAttr(index, HummingDialect::kOperandAttrName,
+                    WeightOperandAttr::get(ctx, operands[i].which));
+    args += (args.empty() ? "#" : ", #") + std::to_string(index);
+  }
+  func.setFunctionType(FunctionType::get(
+      ctx, func.getBody().front().getArgumentTypes(),
+      func.getFunctionType().getResults()));
+  op.setWeightSchemaAttr(WeightSchemaAttr::fromHost(
+      [&] { return op.emitOpError(); }, ctx, canonical));
+  record(op, (Twine("weights: ") + hq::toString(w.format) +
+              " -> canonical; the caller converts arguments " + args +
+              " on the host (humming::sourceToCanonical)")
+                 .str());
+  return success();
+}
+
+/// Activations the target cannot run: fall back to the 16-bit values they
+/// were quantized from.
+LogicalResult legalizeActivations(GemmOp op, std::optional<hq::Chip> chip) {
+  hq::InputSchema in = op.getInputSchema().toHost();
+  if (in.type.bits == 16)
+    return success();
+  std::string reason;
+  unsigned minSm = hq::minSmForActivation(in.type);
+  if (chip && chip->sm < minSm)
+    reason = chip->str() + " has no " + in.type.str() +
+             " tensor cores (needs sm_" + std::to_string(minSm) + ")";
+  else
+    reason = "the mma_sync kernels take 16-bit activations only (" +
+             in.type.str() + " activation kernels are not lowered yet)";
+
+  auto quantize = op.getInput().getDefiningOp<QuantizeOp>();
+  if (!quantize) {
+    // Memrefs: the producer is the humming.quantize writing into the input
+    // earlier in the same block.
+    for (Operation *user : op.getInput().getUsers())
+      if (auto q = dyn_cast<QuantizeOp>(user);
+          q && q.getDest() == op.getInput() &&
+          q->getBlock() == op->getBlock() && q->isBeforeInBlock(op) &&
+          isa<InputSchemaAttr>(q.getSchema()))
+        quantize = q;
+  }
+  if (!quantize)
+    return op.emitOpError()
+           << reason << "; expected the " << in.type.str()
+           << " activations to be written by a humming.quantize of 16-bit "
+              "values earlier in the block, to use those values instead";
+  Type srcElem = cast<MemRefType>(quantize.getSource().getType()).getElementType();
+  if (!srcElem.isF16() && !srcElem.isBF16())
+    return op.emitOpError() << reason
+                            << "; expected the quantized activations' source "
+                               "to be f16 or bf16 to fall back to, got "
+                            << srcElem;
+  hq::InputSchema fallback{srcElem.isF16() ? hq::ScalarType::f16()
+                                           : hq::ScalarType::bf16(),
+                           hq::ActScaling::None, 0};
+  hq::WeightSchema w = op.getWeightSchema().toHost();
+  hq::ComputeOptions compute;
+  if (ComputeAttr c = op.getComputeAttr())
+    compute = c.toHost();
+  auto outType = cast<MemRefType>(op.getOutput().getType());
+  std::optional<hq::ScalarType> out =
+      outType.getElementType().isBF16() ? hq::ScalarType::bf16()
+                                        : hq::ScalarType::f16();
+  if (hq::Diag d = hq::verifyCompatibility(w, fallback, compute, out))
+    return op.emitOpError() << reason << "; the fallback to "
+                            << fallback.type.str()
+                            << " activations is not possible: " << *d;
+
+  MLIRContext *ctx = op.getContext();
+  Value quantized = op.getInput();
+  op.getInputMutable().assign(quantize.getSource());
+  op.getInputScaleMutable().clear();
+  op.setInputSchemaAttr(InputSchemaAttr::fromHost(
+      [&] { return op.emitOpError(); }, ctx, fallback));
+  record(op, "activations: " + in.type.str() + " -> " + fallback.type.str() +
+                 " (the values humming.quantize read): " + reason);
+  // Nothing else reads the quantized activations: drop the quantize.
+  if (llvm::all_of(quantized.getUsers(),
+                   [&](Operation *u) { return u == quantize.getOperation(); }))
+    quantize.erase();
+  return success();
+}
+
+struct LegalizeSchemaPass
+    : public mlir::humming::impl::HummingLegalizeSchemaPassBase<
+          LegalizeSchemaPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    std::optional<hq::Chip> target;
+    if (TargetAttr t = lookupTarget(module))
+      target = t.getHostChip();
+    if (!chip.empty()) {
+      std::optional<hq::Chip> parsed = hq::Chip::parse(chip);
+      if (!parsed) {
+        module.emitError() << "humming-legalize-schema: expected a chip among "
+                           << hq::knownChipNames() << ", got '" << chip << "'";
+        return signalPassFailure();
+      }
+      target = parsed;
+    }
+    bool failed = false;
+    module.walk([&](Operation *op) {
+      if (auto gemm = dyn_cast<GemmOp>(op)) {
+        failed |= mlir::failed(legalizeFormat(gemm)) ||
+                  mlir::failed(legalizeActivations(gemm, target));
+      } else if (auto moe = dyn_cast<MoeGemmOp>(op)) {
+        if (moe.getWeightSchema().toHost().format !=
+            hq::SourceFormat::Canonical) {
+          moe.emitOpError("expected canonical weights: per-expert source "
+                          "formats are converted by the host adapters "
+                          "(humming::loadLayer)");
+          failed = true;
+        }
+      }
+    });
+    if (failed)
+      signalPassFailure();
+  }
+};
+
+} // namespace
