@@ -70,6 +70,8 @@ struct Case {
   bool prepared = false;
   /// Timed (steady and graph replay) whatever its size (--layer).
   bool timed = false;
+  /// compute = #humming.compute<f16_accumulation = true> (prepared only).
+  bool f16Accumulation = false;
 };
 
 /// Adds, after each case the prepared layout can hold, the same case with
@@ -209,6 +211,28 @@ std::vector<Case> suite(bool quick) {
       WeightSchema::make(ScalarType::e4m3(), f16, Granularity::Channel), f16,
       4096, 4096, {1, 33, 100});
 
+  // f16 accumulation (prepared weights only): group scales, and channel
+  // scales of 8-bit codes (applied in the main loop to stay in f16 range).
+  std::vector<Case> f16acc;
+  auto addF16Acc = [&](std::string name, WeightSchema w, int64_t n, int64_t k,
+                       std::vector<int64_t> ms) {
+    Case c{std::move(name), w, f16, n, k, std::move(ms)};
+    c.prepared = true;
+    c.f16Accumulation = true;
+    f16acc.push_back(c);
+  };
+  addF16Acc("ui4_g128_f16_prep_f16acc",
+            WeightSchema::make(ScalarType::uint(4), f16, Granularity::Group, 128),
+            256, 512, smallMs);
+  addF16Acc("ui8_channel_f16_prep_f16acc",
+            WeightSchema::make(ScalarType::uint(8), f16, Granularity::Channel),
+            256, 512, smallMs);
+  if (!quick)
+    addF16Acc("w4a16_g128_4096x4096_prep_f16acc",
+              WeightSchema::make(ScalarType::uint(4), f16, Granularity::Group,
+                                 128),
+              4096, 4096, {1, 16, 128, 1000});
+
   if (!quick) {
     // The standard shapes, every M of the issue.
     add("w4a16_g128_4096x4096",
@@ -226,7 +250,9 @@ std::vector<Case> suite(bool quick) {
           bf16, n, k, {1, 33, 4096});
     }
   }
-  return withPrepared(cases);
+  std::vector<Case> out = withPrepared(cases);
+  out.insert(out.end(), f16acc.begin(), f16acc.end());
+  return out;
 }
 
 /// Every legal (weight type, scale type, granularity, zero point, activation)
@@ -330,10 +356,16 @@ buildLayer(mlir::MLIRContext &ctx, const Case &c, const std::string &chip,
   mh::LayoutAttr layoutAttr;
   if (c.prepared)
     layoutAttr = mh::LayoutAttr::get(&ctx, MmaKind::MmaSync, chip);
+  mh::ComputeAttr computeAttr;
+  if (c.f16Accumulation) {
+    ComputeOptions options;
+    options.f16Accumulation = true;
+    computeAttr = mh::ComputeAttr::fromHost(&ctx, options);
+  }
   mh::GemmOp::create(b, loc, arg(0), arg(1), arg(scalesArg), arg(zpArg),
                      arg(globalArg), arg(biasArg), mlir::Value(),
                      body->getArgument(unsigned(types.size() - 1)), ws, is,
-                     mh::ComputeAttr(), layoutAttr, mlir::ArrayAttr());
+                     computeAttr, layoutAttr, mlir::ArrayAttr());
   mlir::func::ReturnOp::create(b, loc);
   if (mlir::failed(mlir::verify(*module))) {
     error = "the generated layer does not verify";
@@ -848,7 +880,10 @@ int main(int argc, char **argv) {
           den += want * want;
         }
       o.relError = std::sqrt(num / std::max(den, 1e-300));
-      double tol = act == ScalarType::bf16() ? 1e-2 : 1e-3;
+      // f16 accumulation rounds every partial sum to 11 bits: the bf16
+      // tolerance.
+      double tol =
+          act == ScalarType::bf16() || c.f16Accumulation ? 1e-2 : 1e-3;
       o.pass = o.nans == 0 && o.relError <= tol;
       if (o.pass && !weightCopies.empty()) {
         // Steady-state time: launches cycle through copies of the weights

@@ -128,10 +128,11 @@ LogicalResult checkSupported(GemmOp op, const hq::Chip &chip) {
               "weights ('layout')";
   }
   if (ComputeAttr compute = op.getComputeAttr()) {
-    if (compute.getF16Accumulation())
-      return op.emitOpError("f16 accumulation is not lowered yet (the "
-                            "mma_sync kernels accumulate in f32); drop "
-                            "'f16_accumulation'");
+    if (compute.getF16Accumulation() && !op.getLayoutAttr())
+      return op.emitOpError("f16 accumulation is lowered for prepared weights "
+                            "(the fast mma_sync kernels); the canonical-weight "
+                            "kernel accumulates in f32: prepare the weights "
+                            "('layout') or drop 'f16_accumulation'");
     // Batch invariance holds: the K decomposition of each kernel is fixed
     // and each token's row depends on nothing else.
   }
@@ -256,6 +257,8 @@ struct LowerToNVVMPass
       GemmKernelSpec spec;
       spec.weight = w;
       spec.input = op.getInputSchema().toHost();
+      if (ComputeAttr compute = op.getComputeAttr())
+        spec.f16Accumulation = compute.getF16Accumulation();
       spec.output = *toScalarType(outputType.getElementType());
       spec.kAct = inputType.getDimSize(1);
       spec.nOut = outputType.getDimSize(1);

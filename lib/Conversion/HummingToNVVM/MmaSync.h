@@ -20,6 +20,9 @@ struct GemmKernelSpec {
   int64_t kAct = 0; ///< logical K (columns of the activations)
   int64_t np = 0;   ///< padded N of the weights
   int64_t kp = 0;   ///< padded K of the weights
+  /// Accumulate in f16 (prepared kernels, f16 activations): channel scales
+  /// then move into the main loop so the f16 sums stay in range.
+  bool f16Accumulation = false;
 };
 
 /// Appends the kernel `name` for `spec` to `module`. Its parameters follow

@@ -67,6 +67,10 @@ public:
     ctaIterations = hq::ceilDiv(iterations, split.ctas);
     const hq::WeightSchema &w = spec.weight;
     perKScales = w.hasPerKScales(); // group or group_tensor (block is refused)
+    // f16 accumulation: channel scales are applied to the weights in the
+    // main loop (like group scales) so the f16 partial sums stay in range.
+    loopChannelScales =
+        spec.f16Accumulation && w.granularity == hq::Granularity::Channel;
     // One scale / zero-point load per iteration when a warp's k-tiles of an
     // iteration share their group.
     groupPerIter = L::groupPerIteration(w, tile);
@@ -158,7 +162,10 @@ private:
   Type act;
   VectorType act2;
   int64_t mt, tiles, tilesPerIter, iterations, ctaIterations;
-  bool perKScales, groupPerIter;
+  bool perKScales, groupPerIter, loopChannelScales = false;
+  /// With loopChannelScales: this lane's eight column scales (both lanes of
+  /// an act2), loaded once before the loop.
+  SmallVector<Value> channelScaleVec;
   // Thread coordinates.
   Value lane, quad, grp, warpN, warpK, nTile, m0, m;
   Value bidX, bidY, bidZ;
@@ -472,6 +479,8 @@ SmallVector<Value> PreparedEmitter::compute(ArrayRef<Value> accIn,
       }
       if (perKScales)
         v = arith::MulFOp::create(b, v, scaleVec[j]);
+      else if (loopChannelScales)
+        v = arith::MulFOp::create(b, v, channelScaleVec[j]);
       return bf16 ? asI32(v) : v;
     };
     SmallVector<Value> aOps;
@@ -482,17 +491,23 @@ SmallVector<Value> PreparedEmitter::compute(ArrayRef<Value> accIn,
                                                        NVVM::MMATypes::bf16}
                       : std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::f16,
                                                        NVVM::MMATypes::f16};
+    // Accumulators per MMA: four f32, or two f16x2 with f16 accumulation.
+    const int64_t perMma = spec.f16Accumulation ? 2 : 4;
+    Type resultStruct = accStruct;
+    if (spec.f16Accumulation)
+      resultStruct = LLVM::LLVMStructType::getLiteral(
+          b.getContext(), SmallVector<Type>(2, f16x2));
     for (int j = 0; j < 8; ++j) {
       SmallVector<Value> bOps = {dequant(2 * j), dequant(2 * j + 1)};
       for (int64_t i = 0; i < mt; ++i) {
-        size_t base = size_t((i * 8 + j) * 4);
-        SmallVector<Value> acc(accs.begin() + base, accs.begin() + base + 4);
+        size_t base = size_t((i * 8 + j) * perMma);
+        SmallVector<Value> acc(accs.begin() + base, accs.begin() + base + perMma);
         auto mma = NVVM::MmaOp::create(
-            b, accStruct, ArrayRef<Value>(aOps).slice(4 * i, 4), bOps, acc,
+            b, resultStruct, ArrayRef<Value>(aOps).slice(4 * i, 4), bOps, acc,
             ArrayRef<int64_t>{16, 8, 16}, std::nullopt, std::nullopt, types,
             std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
                                            NVVM::MMALayout::col});
-        for (int64_t e = 0; e < 4; ++e)
+        for (int64_t e = 0; e < perMma; ++e)
           accs[base + e] = LLVM::ExtractValueOp::create(b, mma.getResult(), e);
       }
     }
@@ -523,7 +538,7 @@ void PreparedEmitter::storeUnit(int64_t unit, Value v0, Value v1) {
     Value c = arith::AddIOp::create(b, col, c32(e));
     Value cc = arith::MinSIOp::create(b, c, c32(spec.nOut - 1));
     Value factor, bias;
-    if (w.granularity == hq::Granularity::Channel) {
+    if (w.granularity == hq::Granularity::Channel && !loopChannelScales) {
       // Prepared [1, N] scales, permuted: column 8 j + 2 quad + e of the
       // n-tile is stored at 8 (2 quad + e) + j.
       Value stored = arith::AddIOp::create(
@@ -617,7 +632,31 @@ void PreparedEmitter::emit() {
   // issues iteration it + S - 1 into the slot read one iteration ago and
   // computes. Iterations past the end copy clamped, finite weights and
   // zero-filled activations: they add nothing.
-  SmallVector<Value> init(size_t(mt * 32), cf(0.0));
+  // f32 accumulators (four per MMA), or f16x2 pairs (two per MMA).
+  SmallVector<Value> init;
+  if (spec.f16Accumulation) {
+    VectorType h2 = VectorType::get({2}, b.getF16Type());
+    Value zero = arith::ConstantOp::create(
+        b, h2, DenseElementsAttr::get(h2, APFloat::getZero(APFloat::IEEEhalf())));
+    init.assign(size_t(mt * 16), zero);
+  } else {
+    init.assign(size_t(mt * 32), cf(0.0));
+  }
+  if (loopChannelScales) {
+    // Prepared [1, N] channel scales: the lane's columns 64 nTile + 8 j +
+    // grp are stored at 64 nTile + 8 grp + j, eight contiguous values.
+    Value first = arith::AddIOp::create(
+        b, arith::MulIOp::create(b, ext64(nTile), c64(64)),
+        arith::MulIOp::create(b, ext64(grp), c64(8)));
+    for (int64_t j = 0; j < 8; ++j) {
+      Value f = loadAsF32(param(hq::abi::ParamScales),
+                          arith::AddIOp::create(b, first, c64(j)),
+                          spec.weight.scaleType);
+      Value h = arith::TruncFOp::create(b, act, f);
+      channelScaleVec.push_back(asAct2(splat16(arith::ExtUIOp::create(
+          b, i32, arith::BitcastOp::create(b, i16, h)))));
+    }
+  }
   Value lb = arith::ConstantIndexOp::create(b, 0);
   Value ub = arith::ConstantIndexOp::create(b, ctaIterations);
   Value one = arith::ConstantIndexOp::create(b, 1);
@@ -642,6 +681,16 @@ void PreparedEmitter::emit() {
     scf::YieldOp::create(b, accs);
   }
   SmallVector<Value> acc(loop.getResults().begin(), loop.getResults().end());
+  if (spec.f16Accumulation) {
+    // Pair r of MMA (i, j) holds row half r: c0,c1 or c2,c3 of the f32 layout.
+    SmallVector<Value> wide;
+    for (Value pair : acc)
+      for (int64_t e = 0; e < 2; ++e)
+        wide.push_back(arith::ExtFOp::create(
+            b, f32,
+            LLVM::ExtractElementOp::create(b, pair, c32(e)).getResult()));
+    acc = wide;
+  }
   // Drain the copies still in flight (past the end) before the shared
   // memory is reused for the partial sums.
   NVVM::CpAsyncWaitGroupOp::create(b, b.getI32IntegerAttr(0));

@@ -74,7 +74,7 @@ func.func @forced_tiles(%a: memref<?x128xf16>, %w: memref<128x16xi32>, %s: memre
 // -----
 
 func.func @f16_accumulation(%a: memref<?x128xf16>, %w: memref<128x16xi32>, %s: memref<128x1xf16>, %c: memref<?x128xf16>) {
-  // expected-error @+1 {{f16 accumulation is not lowered yet (the mma_sync kernels accumulate in f32); drop 'f16_accumulation'}}
+  // expected-error @+1 {{f16 accumulation is lowered for prepared weights (the fast mma_sync kernels); the canonical-weight kernel accumulates in f32: prepare the weights ('layout') or drop 'f16_accumulation'}}
   humming.gemm %a, %w scales(%s : memref<128x1xf16>) into %c
       {weight_schema = #humming.weight_schema<type = ui4, scale = f16>, input_schema = #humming.input_schema<type = f16>,
        compute = #humming.compute<f16_accumulation = true>}
