@@ -221,14 +221,14 @@ std::vector<Case> suite(bool quick) {
     c.f16Accumulation = true;
     f16acc.push_back(c);
   };
-  addF16Acc("ui4_g128_f16_prep_f16acc",
+  addF16Acc("ui4_g128_f16acc_prep",
             WeightSchema::make(ScalarType::uint(4), f16, Granularity::Group, 128),
             256, 512, smallMs);
-  addF16Acc("ui8_channel_f16_prep_f16acc",
+  addF16Acc("ui8_channel_f16acc_prep",
             WeightSchema::make(ScalarType::uint(8), f16, Granularity::Channel),
             256, 512, smallMs);
   if (!quick)
-    addF16Acc("w4a16_g128_4096x4096_prep_f16acc",
+    addF16Acc("w4a16_g128_f16acc_4096x4096_prep",
               WeightSchema::make(ScalarType::uint(4), f16, Granularity::Group,
                                  128),
               4096, 4096, {1, 16, 128, 1000});
