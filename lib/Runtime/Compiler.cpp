@@ -1,0 +1,323 @@
+//===- Compiler.cpp - ptxas, nvJitLink and the driver JIT -----------------===//
+
+#include "Humming/Runtime/Compiler.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <fstream>
+#include <mutex>
+#include <spawn.h>
+#include <sstream>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <vector>
+
+extern char **environ;
+
+namespace humming::rt {
+namespace {
+
+bool isExecutable(const std::string &path) {
+  struct stat st;
+  return !path.empty() && ::stat(path.c_str(), &st) == 0 &&
+         S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
+}
+
+std::string readFile(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+/// A scratch directory removed on destruction.
+struct TempDir {
+  std::string path;
+  TempDir() {
+    const char *base = std::getenv("TMPDIR");
+    std::string pattern = std::string(base && *base ? base : "/tmp") +
+                          "/humming-compile-XXXXXX";
+    std::vector<char> buf(pattern.begin(), pattern.end());
+    buf.push_back('\0');
+    if (::mkdtemp(buf.data()))
+      path = buf.data();
+  }
+  ~TempDir() {
+    if (path.empty())
+      return;
+    for (const char *f : {"/in.ptx", "/out.cubin", "/log.txt"})
+      ::unlink((path + f).c_str());
+    ::rmdir(path.c_str());
+  }
+};
+
+/// Runs `argv` with stdout and stderr into `logPath`; its exit status, or
+/// -1 when it could not start.
+int run(const std::vector<std::string> &argv, const std::string &logPath) {
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, logPath.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  std::vector<char *> args;
+  for (const std::string &a : argv)
+    args.push_back(const_cast<char *>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid;
+  int rc = posix_spawn(&pid, argv[0].c_str(), &actions, nullptr, args.data(),
+                       environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0)
+    return -1;
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR)
+      return -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+std::string joined(const std::vector<std::string> &argv) {
+  std::string s;
+  for (const std::string &a : argv)
+    s += (s.empty() ? "" : " ") + a;
+  return s;
+}
+
+class Ptxas : public KernelCompiler {
+public:
+  explicit Ptxas(std::string path, std::string version)
+      : path_(std::move(path)), version_(std::move(version)) {}
+  std::string name() const override { return "ptxas"; }
+  std::string version() const override { return version_; }
+  Result<CompiledKernel> compile(const std::string &ptx,
+                                 const std::string &chip) const override {
+    TempDir tmp;
+    if (tmp.path.empty())
+      return Error{concat("ptxas: cannot create a temporary directory: ",
+                          std::strerror(errno))};
+    std::string in = tmp.path + "/in.ptx", out = tmp.path + "/out.cubin",
+                log = tmp.path + "/log.txt";
+    {
+      std::ofstream f(in, std::ios::binary);
+      f << ptx;
+      if (!f)
+        return Error{concat("ptxas: cannot write ", in)};
+    }
+    std::vector<std::string> argv = {path_, "-arch=" + chip, "-O3", in, "-o",
+                                     out};
+    int rc = run(argv, log);
+    CompiledKernel k;
+    k.command = joined(argv);
+    k.log = readFile(log);
+    if (rc != 0)
+      return Error{concat("ptxas failed (exit status ", rc, ") for ", chip,
+                          ": ", k.log.empty() ? "no output" : k.log)};
+    k.image = readFile(out);
+    if (k.image.size() < 4 || k.image.compare(0, 4, "\x7f" "ELF") != 0)
+      return Error{concat("ptxas produced no cubin for ", chip, " (",
+                          k.image.size(), " bytes)")};
+    return k;
+  }
+
+private:
+  std::string path_, version_;
+};
+
+// nvJitLink through dlopen: the C API of nvJitLink.h, resolved by name.
+using NvHandle = void *;
+struct NvJitLinkApi {
+  int (*create)(NvHandle *, uint32_t, const char **);
+  int (*destroy)(NvHandle *);
+  int (*addData)(NvHandle, int, const void *, size_t, const char *);
+  int (*complete)(NvHandle);
+  int (*cubinSize)(NvHandle, size_t *);
+  int (*cubin)(NvHandle, void *);
+  int (*errorLogSize)(NvHandle, size_t *);
+  int (*errorLog)(NvHandle, char *);
+  int (*version)(unsigned *, unsigned *);
+};
+constexpr int kNvJitLinkInputPtx = 2; // NVJITLINK_INPUT_PTX
+
+Result<const NvJitLinkApi *> loadNvJitLink() {
+  static std::once_flag once;
+  static Result<const NvJitLinkApi *> result = Error{"not loaded"};
+  std::call_once(once, [] {
+    void *lib = nullptr;
+    for (const char *so : {"libnvJitLink.so.13", "libnvJitLink.so.12",
+                           "libnvJitLink.so"})
+      if ((lib = dlopen(so, RTLD_NOW | RTLD_LOCAL)))
+        break;
+    if (!lib) {
+      result = Error{"no nvJitLink: libnvJitLink.so.13 / .12 not found "
+                     "(add the CUDA toolkit's lib64 to LD_LIBRARY_PATH)"};
+      return;
+    }
+    static NvJitLinkApi api;
+    struct Entry {
+      void **slot;
+      const char *name;
+    } entries[] = {{(void **)&api.create, "nvJitLinkCreate"},
+                   {(void **)&api.destroy, "nvJitLinkDestroy"},
+                   {(void **)&api.addData, "nvJitLinkAddData"},
+                   {(void **)&api.complete, "nvJitLinkComplete"},
+                   {(void **)&api.cubinSize, "nvJitLinkGetLinkedCubinSize"},
+                   {(void **)&api.cubin, "nvJitLinkGetLinkedCubin"},
+                   {(void **)&api.errorLogSize, "nvJitLinkGetErrorLogSize"},
+                   {(void **)&api.errorLog, "nvJitLinkGetErrorLog"},
+                   {(void **)&api.version, "nvJitLinkVersion"}};
+    for (Entry &e : entries)
+      if (!(*e.slot = dlsym(lib, e.name))) {
+        result = Error{concat("nvJitLink lacks ", e.name)};
+        return;
+      }
+    result = &api;
+  });
+  return result;
+}
+
+class NvJitLink : public KernelCompiler {
+public:
+  explicit NvJitLink(const NvJitLinkApi &api) : api_(api) {}
+  std::string name() const override { return "nvjitlink"; }
+  std::string version() const override {
+    unsigned major = 0, minor = 0;
+    api_.version(&major, &minor);
+    return concat("nvJitLink ", major, ".", minor);
+  }
+  Result<CompiledKernel> compile(const std::string &ptx,
+                                 const std::string &chip) const override {
+    std::string arch = "-arch=" + chip, opt = "-O3";
+    const char *options[] = {arch.c_str(), opt.c_str()};
+    NvHandle h = nullptr;
+    CompiledKernel k;
+    k.command = "nvJitLink " + arch + " " + opt;
+    if (int rc = api_.create(&h, 2, options); rc != 0)
+      return Error{concat("nvJitLink: cannot create a linker for ", chip,
+                          " (error ", rc, ")")};
+    auto log = [&] {
+      size_t n = 0;
+      if (api_.errorLogSize(h, &n) != 0 || n <= 1)
+        return std::string();
+      std::string s(n, '\0');
+      api_.errorLog(h, s.data());
+      s.resize(std::strlen(s.c_str()));
+      return s;
+    };
+    int rc = api_.addData(h, kNvJitLinkInputPtx, ptx.data(), ptx.size(),
+                          "humming.ptx");
+    if (rc == 0)
+      rc = api_.complete(h);
+    if (rc != 0) {
+      std::string why = log();
+      api_.destroy(&h);
+      return Error{concat("nvJitLink failed (error ", rc, ") for ", chip,
+                          ": ", why.empty() ? "no log" : why)};
+    }
+    k.log = log();
+    size_t size = 0;
+    api_.cubinSize(h, &size);
+    k.image.resize(size);
+    api_.cubin(h, k.image.data());
+    api_.destroy(&h);
+    return k;
+  }
+
+private:
+  const NvJitLinkApi &api_;
+};
+
+class DriverJit : public KernelCompiler {
+public:
+  std::string name() const override { return "driver"; }
+  std::string version() const override { return "driver-jit"; }
+  Result<CompiledKernel> compile(const std::string &ptx,
+                                 const std::string &) const override {
+    CompiledKernel k;
+    k.image = ptx;
+    k.isPtx = true;
+    k.command = "cuModuleLoadDataEx (PTX, compiled by the driver at load)";
+    return k;
+  }
+};
+
+std::string findPtxas() {
+  std::vector<std::string> candidates;
+  if (const char *p = std::getenv("HUMMING_PTXAS"))
+    candidates.push_back(p);
+  for (const char *var : {"CUDA_HOME", "CUDA_PATH"})
+    if (const char *p = std::getenv(var))
+      candidates.push_back(std::string(p) + "/bin/ptxas");
+  candidates.push_back("/usr/local/cuda/bin/ptxas");
+  if (const char *path = std::getenv("PATH")) {
+    std::stringstream s(path);
+    std::string dir;
+    while (std::getline(s, dir, ':'))
+      if (!dir.empty())
+        candidates.push_back(dir + "/ptxas");
+  }
+  for (const std::string &c : candidates)
+    if (isExecutable(c))
+      return c;
+  return "";
+}
+
+} // namespace
+
+Result<std::unique_ptr<KernelCompiler>> makePtxasCompiler(std::string path) {
+  if (path.empty())
+    path = findPtxas();
+  if (!isExecutable(path))
+    return Error{path.empty()
+                     ? std::string("no ptxas: set HUMMING_PTXAS or CUDA_HOME, "
+                                   "or put ptxas on PATH")
+                     : concat("no ptxas: '", path, "' is not an executable")};
+  TempDir tmp;
+  std::string version = "ptxas";
+  if (!tmp.path.empty() && run({path, "--version"}, tmp.path + "/log.txt") == 0) {
+    std::string out = readFile(tmp.path + "/log.txt");
+    size_t at = out.rfind(", V");
+    if (at != std::string::npos)
+      version = "ptxas " + out.substr(at + 3, out.find('\n', at) - at - 3);
+  }
+  return std::unique_ptr<KernelCompiler>(new Ptxas(path, version));
+}
+
+Result<std::unique_ptr<KernelCompiler>> makeNvJitLinkCompiler() {
+  Result<const NvJitLinkApi *> api = loadNvJitLink();
+  if (!api)
+    return Error{api.error()};
+  return std::unique_ptr<KernelCompiler>(new NvJitLink(**api));
+}
+
+std::unique_ptr<KernelCompiler> makeDriverCompiler() {
+  return std::unique_ptr<KernelCompiler>(new DriverJit());
+}
+
+Result<std::unique_ptr<KernelCompiler>> selectCompiler(const char *request) {
+  std::string r = request ? request : "";
+  if (r == "ptxas")
+    return makePtxasCompiler();
+  if (r == "nvjitlink")
+    return makeNvJitLinkCompiler();
+  if (r == "driver")
+    return makeDriverCompiler();
+  if (!r.empty())
+    return Error{concat("expected HUMMING_COMPILER to be ptxas, nvjitlink or "
+                        "driver, got '",
+                        r, "'")};
+  if (auto c = makeNvJitLinkCompiler())
+    return c;
+  if (auto c = makePtxasCompiler())
+    return c;
+  return makeDriverCompiler();
+}
+
+Result<std::unique_ptr<KernelCompiler>> selectCompiler() {
+  return selectCompiler(std::getenv("HUMMING_COMPILER"));
+}
+
+} // namespace humming::rt

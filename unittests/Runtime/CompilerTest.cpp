@@ -1,0 +1,90 @@
+//===- CompilerTest.cpp - ptxas, nvJitLink and the driver JIT -------------===//
+//
+// Compiles a small kernel with each compiler present on this machine (the
+// CUDA toolkit needs no GPU) and checks the errors of bad input.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Humming/Runtime/Compiler.h"
+
+#include <gtest/gtest.h>
+
+using namespace humming;
+using namespace humming::rt;
+
+namespace {
+const char *kPtx = R"(.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry add_one(.param .u64 p) {
+  .reg .b64 %rd<3>;
+  .reg .b32 %r<3>;
+  ld.param.u64 %rd1, [p];
+  cvta.to.global.u64 %rd2, %rd1;
+  ld.global.u32 %r1, [%rd2];
+  add.s32 %r2, %r1, 1;
+  st.global.u32 [%rd2], %r2;
+  ret;
+}
+)";
+
+void expectCompiles(const KernelCompiler &c) {
+  Result<CompiledKernel> k = c.compile(kPtx, "sm_80");
+  ASSERT_TRUE(k.ok()) << c.name() << ": " << k.error();
+  ASSERT_GE(k->image.size(), 4u);
+  EXPECT_EQ(k->image.substr(0, 4), std::string("\x7f" "ELF", 4)) << c.name();
+  EXPECT_FALSE(k->isPtx);
+  EXPECT_NE(k->command.find("sm_80"), std::string::npos) << k->command;
+  EXPECT_FALSE(c.version().empty());
+  // Bad PTX: the error carries the compiler's message.
+  Result<CompiledKernel> bad = c.compile(".version 8.0\n.target sm_80\nnonsense;\n",
+                                         "sm_80");
+  ASSERT_FALSE(bad.ok()) << c.name();
+  EXPECT_NE(bad.error().find(c.name() == "ptxas" ? "ptxas failed"
+                                                 : "nvJitLink failed"),
+            std::string::npos)
+      << bad.error();
+}
+} // namespace
+
+TEST(Compiler, Ptxas) {
+  Result<std::unique_ptr<KernelCompiler>> c = makePtxasCompiler();
+  if (!c.ok())
+    GTEST_SKIP() << c.error();
+  EXPECT_EQ((*c)->name(), "ptxas");
+  EXPECT_EQ((*c)->version().rfind("ptxas ", 0), 0u) << (*c)->version();
+  expectCompiles(**c);
+}
+
+TEST(Compiler, NvJitLink) {
+  Result<std::unique_ptr<KernelCompiler>> c = makeNvJitLinkCompiler();
+  if (!c.ok())
+    GTEST_SKIP() << c.error();
+  EXPECT_EQ((*c)->name(), "nvjitlink");
+  expectCompiles(**c);
+}
+
+TEST(Compiler, DriverJitPassesThePtxThrough) {
+  std::unique_ptr<KernelCompiler> c = makeDriverCompiler();
+  Result<CompiledKernel> k = c->compile(kPtx, "sm_80");
+  ASSERT_TRUE(k.ok());
+  EXPECT_TRUE(k->isPtx);
+  EXPECT_EQ(k->image, kPtx);
+}
+
+TEST(Compiler, Selection) {
+  Result<std::unique_ptr<KernelCompiler>> c = selectCompiler("driver");
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ((*c)->name(), "driver");
+  Result<std::unique_ptr<KernelCompiler>> bad = selectCompiler("nvcc");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error(),
+            "expected HUMMING_COMPILER to be ptxas, nvjitlink or driver, got 'nvcc'");
+  // The default is the best one present: never an error (the driver JIT
+  // is always there).
+  EXPECT_TRUE(selectCompiler("").ok());
+  Result<std::unique_ptr<KernelCompiler>> missing =
+      makePtxasCompiler("/nonexistent/ptxas");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error(), "no ptxas: '/nonexistent/ptxas' is not an executable");
+}
