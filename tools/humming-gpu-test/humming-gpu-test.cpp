@@ -15,7 +15,9 @@
 // (default 1,16): fixed-cost and scaling experiments.
 //
 // --compile-only needs no GPU: it compiles every case for <chip> and writes
-// <dir>/<case>.ptx, so ptxas can check them where no device is.
+// <dir>/<case>.ptx, so ptxas can check them where no device is; with --jit
+// it also makes each loadable image through the kernel cache
+// ($HUMMING_COMPILER, $HUMMING_CACHE_DIR), as a GPU run does.
 // For every case of the suite: builds the layer as humming IR, compiles it
 // with humming-compile-pipeline for the GPU's chip (the JIT path: nothing is
 // pre-built), quantizes fresh random weights with lib/Quant, runs the kernel
@@ -467,11 +469,35 @@ struct Outcome {
   std::string error;
 };
 
+/// PTX -> the image the driver loads, through the kernel cache: what the
+/// JIT does after generating the PTX.
+Result<rt::KernelCache::Lookup> jitImage(rt::KernelCache &cache,
+                                         const rt::KernelCompiler &compiler,
+                                         const std::string &chip,
+                                         const std::string &ptx) {
+  rt::CacheKey key{rt::hummingVersion(), LLVM_VERSION_STRING, compiler.name(),
+                   compiler.version(), chip, "-O3", ptx};
+  return cache.get(key, ptx, [&] { return compiler.compile(ptx, chip); });
+}
+
+const char *sourceName(rt::KernelCache::Source s) {
+  switch (s) {
+  case rt::KernelCache::Source::Compiled:
+    return "compiled";
+  case rt::KernelCache::Source::Disk:
+    return "disk";
+  case rt::KernelCache::Source::Memory:
+    return "memory";
+  }
+  return "?";
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
   bool quick = false, useMatrix = false;
   std::string jsonPath, filter, compileOnly, ptxDir, forceTiles;
+  bool jit = false; // --jit: compile-only also makes the loadable images
   std::vector<Case> layers; // --layer: ad-hoc W4A16 g128 layers, timed
   std::vector<int64_t> layerMs = {1, 16};
   for (int i = 1; i < argc; ++i) {
@@ -488,6 +514,8 @@ int main(int argc, char **argv) {
       compileOnly = a.substr(15);
     else if (a.rfind("--ptx-dir=", 0) == 0)
       ptxDir = a.substr(10);
+    else if (a == "--jit")
+      jit = true;
     else if (a.rfind("--force-tile-config=", 0) == 0)
       forceTiles = a.substr(20);
     else if (a.rfind("--m=", 0) == 0) {
@@ -535,7 +563,7 @@ int main(int argc, char **argv) {
                    "humming-gpu-test: unknown argument '%s'\n"
                    "usage: humming-gpu-test [--quick | --matrix] "
                    "[--json=<file>] [--filter=<substring>]\n"
-                   "       [--compile-only=<chip> --ptx-dir=<dir>]\n"
+                   "       [--compile-only=<chip> [--ptx-dir=<dir>] [--jit]]\n"
                    "       [--force-tile-config=<#humming.tile_config>]\n"
                    "       [--layer=<N>x<K>]... [--m=<M>[,<M>...]]\n",
                    a.c_str());
@@ -554,6 +582,18 @@ int main(int argc, char **argv) {
     mlir::MLIRContext ctx(registry);
     ctx.loadAllAvailableDialects();
     int compiled = 0, errors = 0;
+    std::unique_ptr<rt::KernelCompiler> compiler;
+    std::unique_ptr<rt::KernelCache> cache;
+    std::map<std::string, int> sources;
+    if (jit) {
+      Result<std::unique_ptr<rt::KernelCompiler>> c = rt::selectCompiler();
+      if (!c) {
+        std::fprintf(stderr, "humming-gpu-test: %s\n", c.error().c_str());
+        return 2;
+      }
+      compiler = c.take();
+      cache = std::make_unique<rt::KernelCache>();
+    }
     for (const Case &c : cases()) {
       if (!filter.empty() && c.name.find(filter) == std::string::npos)
         continue;
@@ -581,7 +621,26 @@ int main(int argc, char **argv) {
           return 2;
         }
       }
+      if (jit) {
+        Result<rt::KernelCache::Lookup> image =
+            jitImage(*cache, *compiler, compileOnly, *ptx);
+        if (!image) {
+          std::fprintf(stderr, "%s: jit: %s\n", c.name.c_str(),
+                       image.error().c_str());
+          ++errors;
+          continue;
+        }
+        ++sources[sourceName(image->source)];
+      }
       ++compiled;
+    }
+    if (jit) {
+      std::printf("jit (%s):", compiler->name().c_str());
+      for (auto [source, count] : sources)
+        std::printf(" %s %d", source.c_str(), count);
+      std::printf("\n");
+      for (const std::string &w : cache->warnings())
+        std::printf("kernel cache: %s\n", w.c_str());
     }
     std::printf("humming-gpu-test: %d passed, %d failed\n", compiled, errors);
     return errors ? 1 : 0;
@@ -662,21 +721,14 @@ int main(int argc, char **argv) {
       fail("compile: " + ptx.error());
       continue;
     }
-    rt::CacheKey key{rt::hummingVersion(), LLVM_VERSION_STRING,
-                     (*compiler)->name(), (*compiler)->version(), chip, "-O3",
-                     *ptx};
     Result<rt::KernelCache::Lookup> image =
-        cache.get(key, *ptx, [&] { return (*compiler)->compile(*ptx, chip); });
+        jitImage(cache, **compiler, chip, *ptx);
     if (!image) {
       fail("jit: " + image.error());
       continue;
     }
     base.jitSeconds = image->seconds;
-    base.cacheSource = image->source == rt::KernelCache::Source::Compiled
-                           ? "compiled"
-                       : image->source == rt::KernelCache::Source::Disk
-                           ? "disk"
-                           : "memory";
+    base.cacheSource = sourceName(image->source);
     Result<rt::Module> loaded = rt::Module::load(cu, image->kernel->image);
     if (!loaded) {
       fail(loaded.error());
@@ -1002,12 +1054,12 @@ int main(int argc, char **argv) {
     std::ofstream(jsonPath) << report.dump(2) << "\n";
   }
   // Compile cost per layer (each case's outcomes share one compile).
-  std::map<std::string, std::vector<double>> jit;
+  std::map<std::string, std::vector<double>> jitTimes;
   std::vector<double> ptxTimes;
   std::set<std::string> seen;
   for (const Outcome &o : outcomes)
     if (!o.cacheSource.empty() && seen.insert(o.name).second) {
-      jit[o.cacheSource].push_back(o.jitSeconds);
+      jitTimes[o.cacheSource].push_back(o.jitSeconds);
       ptxTimes.push_back(o.compileSeconds);
     }
   auto median = [](std::vector<double> v) {
@@ -1016,7 +1068,7 @@ int main(int argc, char **argv) {
   };
   std::printf("jit (%s): PTX generation median %.3f s over %zu layers;",
               (*compiler)->name().c_str(), median(ptxTimes), ptxTimes.size());
-  for (auto &[source, times] : jit)
+  for (auto &[source, times] : jitTimes)
     std::printf(" %s %zu (median %.3f s, max %.3f s);", source.c_str(),
                 times.size(), median(times),
                 *std::max_element(times.begin(), times.end()));
