@@ -15,9 +15,12 @@
 #include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVM.h"
 #include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
 #include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/LLVM/NVVM/Target.h"
@@ -131,6 +134,91 @@ hq::Result<std::string> mlir::humming::compileToPtx(ModuleOp module,
   if (ptx.empty())
     return hq::Error{"the module has no kernels to compile"};
   return ptx;
+}
+
+hq::Result<OwningOpRef<ModuleOp>>
+mlir::humming::buildLayerModule(MLIRContext &ctx, const LayerSpec &spec) {
+  std::string diagnostics;
+  ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &d) {
+    if (d.getSeverity() == DiagnosticSeverity::Error)
+      diagnostics += d.str() + "\n";
+    return success();
+  });
+  auto fail = [&](const char *what) {
+    return hq::Error{diagnostics.empty() ? std::string(what)
+                                         : std::string(what) + ": " + diagnostics};
+  };
+  OpBuilder b(&ctx);
+  Location loc = UnknownLoc::get(&ctx);
+  auto emitError = [&] { return mlir::emitError(loc); };
+  auto ws = WeightSchemaAttr::fromHost(emitError, &ctx, spec.weight);
+  auto is = InputSchemaAttr::fromHost(emitError, &ctx, spec.input);
+  if (!ws || !is)
+    return fail("invalid schema");
+  const hq::WeightSchema &w = spec.weight;
+  int64_t np = spec.n + w.padN, kp = spec.k + w.padK;
+  auto memref = [&](ArrayRef<int64_t> shape, Type elem) {
+    return MemRefType::get(shape, elem);
+  };
+  std::string shapeError;
+  auto shapeOf = [&](hq::WeightOperand op) {
+    hq::ShapeOrDiag s =
+        hq::expectedShape(op, w, spec.input, np, kp, spec.prepared);
+    if (s.error && shapeError.empty())
+      shapeError = *s.error;
+    return s.shape;
+  };
+  Type act = toMLIRType(&ctx, spec.input.type);
+  Type out = toMLIRType(&ctx, spec.output);
+  SmallVector<Type> types = {memref({ShapedType::kDynamic, spec.k}, act),
+                             memref(shapeOf(hq::WeightOperand::Weight),
+                                    b.getI32Type())};
+  int scalesArg = -1, zpArg = -1, globalArg = -1, biasArg = -1;
+  if (w.hasScaleTensor()) {
+    scalesArg = int(types.size());
+    types.push_back(memref(shapeOf(hq::WeightOperand::Scales),
+                           toMLIRType(&ctx, w.scaleType)));
+  }
+  if (w.zeroPoint != hq::ZeroPointKind::None) {
+    zpArg = int(types.size());
+    types.push_back(memref(shapeOf(hq::WeightOperand::ZeroPoints),
+                           w.zeroPoint == hq::ZeroPointKind::Int
+                               ? Type(b.getI32Type())
+                               : out));
+  }
+  if (w.hasGlobalScale()) {
+    globalArg = int(types.size());
+    types.push_back(memref(shapeOf(hq::WeightOperand::GlobalScale),
+                           b.getF32Type()));
+  }
+  if (w.bias) {
+    biasArg = int(types.size());
+    types.push_back(memref(shapeOf(hq::WeightOperand::Bias), out));
+  }
+  if (!shapeError.empty())
+    return hq::Error{shapeError};
+  types.push_back(memref({ShapedType::kDynamic, spec.n}, out));
+  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
+  b.setInsertionPointToEnd(module->getBody());
+  auto func = func::FuncOp::create(b, loc, "layer", b.getFunctionType(types, {}));
+  Block *body = func.addEntryBlock();
+  b.setInsertionPointToStart(body);
+  auto arg = [&](int i) { return i < 0 ? Value() : body->getArgument(unsigned(i)); };
+  LayoutAttr layout;
+  if (spec.prepared)
+    layout = LayoutAttr::get(&ctx, hq::MmaKind::MmaSync, spec.chip);
+  ComputeAttr compute;
+  if (spec.compute.f16Accumulation || spec.compute.batchInvariant ||
+      spec.compute.gemm != hq::GemmType::Dense)
+    compute = ComputeAttr::fromHost(&ctx, spec.compute);
+  GemmOp::create(b, loc, arg(0), arg(1), arg(scalesArg), arg(zpArg),
+                 arg(globalArg), arg(biasArg), Value(),
+                 body->getArgument(unsigned(types.size() - 1)), ws, is, compute,
+                 layout, ArrayAttr());
+  func::ReturnOp::create(b, loc);
+  if (failed(verify(*module)))
+    return fail("the layer does not verify");
+  return std::move(module);
 }
 
 std::vector<hq::abi::KernelLaunch> mlir::humming::kernelTable(ModuleOp module) {

@@ -42,11 +42,8 @@
 #include "Humming/Runtime/KernelCache.h"
 #include "Humming/Target/KernelABI.h"
 
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
-#include "mlir/IR/Verifier.h"
 #include "llvm/Config/llvm-config.h"
 
 #include <algorithm>
@@ -300,84 +297,26 @@ std::vector<Case> matrix() {
   return withPrepared(cases);
 }
 
-/// The layer as humming IR: func @layer(input, weight, scales?, zp?, global?,
-/// bias?, output) { humming.gemm }.
+/// The layer as humming IR (Pipelines' buildLayerModule).
 mlir::OwningOpRef<mlir::ModuleOp>
 buildLayer(mlir::MLIRContext &ctx, const Case &c, const std::string &chip,
            std::string &error) {
-  mlir::OpBuilder b(&ctx);
-  mlir::Location loc = mlir::UnknownLoc::get(&ctx);
-  auto emitError = [&] { return mlir::emitError(loc); };
-  InputSchema in{c.act, ActScaling::None, 0};
-  auto ws = mh::WeightSchemaAttr::fromHost(emitError, &ctx, c.weight);
-  auto is = mh::InputSchemaAttr::fromHost(emitError, &ctx, in);
-  if (!ws || !is) {
-    error = "invalid schema";
+  mh::LayerSpec spec;
+  spec.weight = c.weight;
+  spec.input = InputSchema{c.act, ActScaling::None, 0};
+  spec.compute.f16Accumulation = c.f16Accumulation;
+  spec.output = c.act;
+  spec.n = c.n;
+  spec.k = c.k;
+  spec.prepared = c.prepared;
+  spec.chip = chip;
+  Result<mlir::OwningOpRef<mlir::ModuleOp>> module =
+      mh::buildLayerModule(ctx, spec);
+  if (!module) {
+    error = module.error();
     return {};
   }
-  int64_t np = c.n + c.weight.padN, kp = c.k + c.weight.padK;
-  auto memref = [&](std::vector<int64_t> shape, mlir::Type elem) {
-    return mlir::MemRefType::get(shape, elem);
-  };
-  auto shapeOf = [&](WeightOperand op) {
-    return expectedShape(op, c.weight, in, np, kp, c.prepared).shape;
-  };
-  mlir::Type act = mh::toMLIRType(&ctx, c.act);
-  mlir::Type out = act;
-  std::vector<mlir::Type> types = {
-      memref({mlir::ShapedType::kDynamic, c.k}, act),
-      memref(shapeOf(WeightOperand::Weight), b.getI32Type())};
-  int scalesArg = -1, zpArg = -1, globalArg = -1, biasArg = -1;
-  if (c.weight.hasScaleTensor()) {
-    scalesArg = int(types.size());
-    types.push_back(memref(shapeOf(WeightOperand::Scales),
-                           mh::toMLIRType(&ctx, c.weight.scaleType)));
-  }
-  if (c.weight.zeroPoint != ZeroPointKind::None) {
-    zpArg = int(types.size());
-    types.push_back(memref(shapeOf(WeightOperand::ZeroPoints),
-                           c.weight.zeroPoint == ZeroPointKind::Int
-                               ? mlir::Type(b.getI32Type())
-                               : out));
-  }
-  if (c.weight.hasGlobalScale()) {
-    globalArg = int(types.size());
-    types.push_back(
-        memref(shapeOf(WeightOperand::GlobalScale), b.getF32Type()));
-  }
-  if (c.weight.bias) {
-    biasArg = int(types.size());
-    types.push_back(memref(shapeOf(WeightOperand::Bias), out));
-  }
-  types.push_back(memref({mlir::ShapedType::kDynamic, c.n}, out));
-  mlir::OwningOpRef<mlir::ModuleOp> module = mlir::ModuleOp::create(loc);
-  b.setInsertionPointToEnd(module->getBody());
-  auto func =
-      mlir::func::FuncOp::create(b, loc, "layer", b.getFunctionType(types, {}));
-  mlir::Block *body = func.addEntryBlock();
-  b.setInsertionPointToStart(body);
-  auto arg = [&](int i) {
-    return i < 0 ? mlir::Value() : body->getArgument(unsigned(i));
-  };
-  mh::LayoutAttr layoutAttr;
-  if (c.prepared)
-    layoutAttr = mh::LayoutAttr::get(&ctx, MmaKind::MmaSync, chip);
-  mh::ComputeAttr computeAttr;
-  if (c.f16Accumulation) {
-    ComputeOptions options;
-    options.f16Accumulation = true;
-    computeAttr = mh::ComputeAttr::fromHost(&ctx, options);
-  }
-  mh::GemmOp::create(b, loc, arg(0), arg(1), arg(scalesArg), arg(zpArg),
-                     arg(globalArg), arg(biasArg), mlir::Value(),
-                     body->getArgument(unsigned(types.size() - 1)), ws, is,
-                     computeAttr, layoutAttr, mlir::ArrayAttr());
-  mlir::func::ReturnOp::create(b, loc);
-  if (mlir::failed(mlir::verify(*module))) {
-    error = "the generated layer does not verify";
-    return {};
-  }
-  return module;
+  return module.take();
 }
 
 /// Rows checked against the reference: all for small M, else a sample that

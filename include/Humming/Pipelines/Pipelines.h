@@ -11,9 +11,11 @@
 #define HUMMING_PIPELINES_PIPELINES_H
 
 #include "Humming/Quant/Result.h"
+#include "Humming/Quant/Schema.h"
 #include "Humming/Target/KernelABI.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 
@@ -69,6 +71,24 @@ void registerHummingCodegenExtensions(DialectRegistry &registry);
                                             unsigned optLevel = 3,
                                             const std::string &device = "",
                                             const std::string &forceTileConfig = "");
+
+/// A dense layer as the JIT compiles it.
+struct LayerSpec {
+  ::humming::WeightSchema weight; ///< canonical format
+  ::humming::InputSchema input;
+  ::humming::ComputeOptions compute;
+  ::humming::ScalarType output = ::humming::ScalarType::f16();
+  int64_t n = 0, k = 0; ///< logical sizes
+  /// Weights in the prepared mma_sync layout for `chip` (else canonical).
+  bool prepared = false;
+  std::string chip;
+};
+
+/// The layer as humming IR: func @layer(input, weight, scales?,
+/// zero_points?, global_scale?, bias?, output) { humming.gemm }, operands in
+/// that order (the kernel ABI's). Errors say why it does not verify.
+::humming::Result<OwningOpRef<ModuleOp>> buildLayerModule(MLIRContext &ctx,
+                                                          const LayerSpec &spec);
 
 /// The kernel table humming-lower-to-nvvm recorded on `module` (empty when
 /// it holds no lowered layer).
