@@ -31,6 +31,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Humming/API/Layer.h"
 #include "Humming/Dialect/Humming/IR/HummingOps.h"
 #include "Humming/Pipelines/Pipelines.h"
 #include "Humming/Quant/Adapters.h"
@@ -429,6 +430,96 @@ const char *sourceName(rt::KernelCache::Source s) {
     return "memory";
   }
   return "?";
+}
+
+/// humming::Layer end to end (create, quantize, transform for the device,
+/// forward on a stream, compare against float64): the C++ API the C API
+/// and the Python package sit on.
+Outcome runLayerApi(const rt::CudaDriver &cu, const std::string &device,
+                    const std::string &chip, std::mt19937 &rng, int64_t m) {
+  Outcome o;
+  o.name = "layer_api_ui4_g128_f16";
+  o.n = 256;
+  o.k = 512;
+  o.m = m;
+  o.kernel = "humming::Layer";
+  WeightSchema w = WeightSchema::make(ScalarType::uint(4), ScalarType::f16(),
+                                      Granularity::Group, 128);
+  InputSchema in{ScalarType::f16(), ActScaling::None, 0};
+  Result<Layer> layer = Layer::create(o.n, o.k, w, in);
+  if (!layer) {
+    o.error = layer.error();
+    return o;
+  }
+  std::normal_distribution<double> normal(0.0, 0.05);
+  std::vector<double> weights(size_t(o.n * o.k));
+  for (double &v : weights)
+    v = normal(rng);
+  LayerTarget target;
+  target.device = device;
+  target.chip = chip;
+  Status s = layer->quantize(weights.data());
+  if (s)
+    s = layer->transform(target);
+  if (!s) {
+    o.error = s.error();
+    return o;
+  }
+  // The reference uses the quantized weights: dequantize what the layer got.
+  Result<QuantizedWeights> q = quantizeWeights(w, weights.data(), o.n, o.k);
+  Result<std::vector<double>> deq =
+      q ? dequantizeWeights(w, *q, o.n, o.k)
+        : Result<std::vector<double>>(Error{q.error()});
+  if (!deq) {
+    o.error = deq.error();
+    return o;
+  }
+  Tensor a(DType::F16, {m, o.k});
+  std::vector<double> av(size_t(m * o.k));
+  std::uniform_real_distribution<double> uni(-1.0, 1.0);
+  for (int64_t i = 0; i < m * o.k; ++i) {
+    a.set(i, uni(rng));
+    av[size_t(i)] = a.at(i);
+  }
+  Result<rt::DeviceBuffer> da = rt::DeviceBuffer::allocate(cu, a.data.size());
+  Result<rt::DeviceBuffer> dc =
+      rt::DeviceBuffer::allocate(cu, size_t(m * o.n) * 2);
+  if (!da || !dc) {
+    o.error = !da ? da.error() : dc.error();
+    return o;
+  }
+  if (Status u = da->upload(a.data.data(), a.data.size()); !u) {
+    o.error = u.error();
+    return o;
+  }
+  (void)dc->fill(0xFF);
+  Status ran = layer->forward(nullptr, da->ptr(), dc->ptr(), m);
+  if (ran)
+    ran = cu.check(cu.cuCtxSynchronize(), "cuCtxSynchronize");
+  if (!ran) {
+    o.error = ran.error();
+    return o;
+  }
+  Tensor out(DType::F16, {m, o.n});
+  if (Status got = dc->download(out.data.data(), out.data.size()); !got) {
+    o.error = got.error();
+    return o;
+  }
+  std::vector<double> ref = referenceGemm(av.data(), deq->data(), nullptr, m,
+                                          o.n, o.k);
+  double num = 0, den = 0;
+  for (int64_t i = 0; i < m * o.n; ++i) {
+    double got = out.at(i);
+    if (std::isnan(got)) {
+      ++o.nans;
+      continue;
+    }
+    num += (got - ref[size_t(i)]) * (got - ref[size_t(i)]);
+    den += ref[size_t(i)] * ref[size_t(i)];
+  }
+  o.relError = std::sqrt(num / std::max(den, 1e-300));
+  o.pass = o.nans == 0 && o.relError <= 1e-3;
+  return o;
 }
 
 } // namespace
@@ -960,6 +1051,20 @@ int main(int argc, char **argv) {
       std::printf(" %s %s\n", o.kernel.c_str(), o.pass ? "PASS" : "FAIL");
     }
   }
+
+  // The C++ API end to end (not with ad-hoc --layer runs).
+  const std::string apiCase = "layer_api_ui4_g128_f16";
+  if (layers.empty() &&
+      (filter.empty() || apiCase.find(filter) != std::string::npos))
+    for (int64_t m : {1, 33}) {
+      Outcome o = runLayerApi(cu, tileDevice, chip, rng, m);
+      outcomes.push_back(o);
+      std::printf("%-40s M=%-5lld N=%-6lld K=%-6lld rel_err=%.2e nan=%lld %s %s%s\n",
+                  o.name.c_str(), (long long)o.m, (long long)o.n,
+                  (long long)o.k, o.relError, (long long)o.nans,
+                  o.kernel.c_str(), o.pass ? "PASS" : "FAIL",
+                  o.error.empty() ? "" : (" " + o.error).c_str());
+    }
 
   int passed = 0, failed = 0;
   Json results = Json::array();

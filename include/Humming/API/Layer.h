@@ -1,0 +1,94 @@
+//===- Layer.h - A quantized linear layer, ready to run ---------*- C++ -*-===//
+//
+// The C++ entry point for inference engines: describe a dense layer (shape
+// and schemas), give it weights (canonical tensors, or float weights to
+// quantize), transform it for a target (the weights are prepared for the
+// chip and every kernel the heuristics choose is compiled or loaded from the
+// kernel cache), then call forward() with device pointers. forward() neither
+// allocates nor synchronizes, so it can be captured in a CUDA graph.
+//
+//   auto layer = humming::Layer::create(4096, 4096, weightSchema, inputSchema);
+//   layer->quantize(weights);            // or loadQuantized(tensors)
+//   layer->transform({"H200"});          // prepare + compile + upload
+//   layer->forward(stream, x, y, m);     // y[m, N] = x[m, K] * W^T
+//
+// No MLIR type appears here: the C API and the Python package sit on top.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef HUMMING_API_LAYER_H
+#define HUMMING_API_LAYER_H
+
+#include "Humming/Quant/Quantize.h"
+#include "Humming/Quant/Result.h"
+#include "Humming/Quant/Schema.h"
+#include "Humming/Target/KernelABI.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace humming {
+
+/// Where a layer runs: a known device ("H200", whose chip and facts choose
+/// the tiles) or a bare chip ("sm_90a", with its representative device).
+struct LayerTarget {
+  std::string device;
+  std::string chip;
+  /// Compile only: no CUDA device is opened, nothing is uploaded, and
+  /// forward() is refused (warming the kernel cache, checking a layer).
+  bool compileOnly = false;
+};
+
+class Layer {
+public:
+  /// A layer of logical sizes n x k; the schemas are checked (each rule's
+  /// message says what was expected and what was found).
+  static Result<Layer> create(int64_t n, int64_t k, const WeightSchema &weight,
+                              const InputSchema &input,
+                              const ComputeOptions &compute = {},
+                              ScalarType output = ScalarType::f16());
+  Layer(Layer &&) noexcept;
+  Layer &operator=(Layer &&) noexcept;
+  ~Layer();
+
+  /// Canonical-format tensors with the schema's padded shapes and dtypes.
+  Status loadQuantized(QuantizedWeights tensors);
+  /// Quantizes float weights [N, K] (logical sizes) and, if the schema has
+  /// one, a bias [N].
+  Status quantize(const double *weights, const double *bias = nullptr);
+
+  /// Prepares the weights for `target` (the prepared mma_sync layout where
+  /// it holds the schema, else the canonical one), compiles every kernel
+  /// (PTX in process, then $HUMMING_COMPILER through the kernel cache) and,
+  /// unless compileOnly, uploads the weights and loads the kernels on the
+  /// current CUDA device, which must be the target's chip.
+  Status transform(const LayerTarget &target);
+
+  /// Runs y[m, N] = x[m, K] * W^T (+ bias) on `stream` (a CUstream; null is
+  /// the legacy default stream). `input` and `output` are device pointers
+  /// (16- and 4-byte aligned). Nothing is allocated or synchronized; launch
+  /// errors are returned. Refused before transform() and after a
+  /// compile-only one. m = 0 launches nothing.
+  Status forward(void *stream, uint64_t input, uint64_t output,
+                 int64_t m) const;
+
+  int64_t n() const;
+  int64_t k() const;
+  /// After transform: whether the weights use the prepared (fast) layout.
+  bool prepared() const;
+  /// After transform: the kernels, one per M range.
+  const std::vector<abi::KernelLaunch> &kernels() const;
+  /// After transform: the PTX of the kernels.
+  const std::string &ptx() const;
+
+private:
+  struct Impl;
+  explicit Layer(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+} // namespace humming
+
+#endif // HUMMING_API_LAYER_H

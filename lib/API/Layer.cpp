@@ -1,0 +1,348 @@
+//===- Layer.cpp - A quantized linear layer, ready to run -----------------===//
+
+#include "Humming/API/Layer.h"
+
+#include "Humming/Dialect/Humming/IR/HummingDialect.h"
+#include "Humming/Pipelines/Pipelines.h"
+#include "Humming/Quant/PreparedLayout.h"
+#include "Humming/Registration.h"
+#include "Humming/Runtime/CudaDriver.h"
+#include "Humming/Runtime/KernelCache.h"
+#include "Humming/Target/ArchInfo.h"
+#include "Humming/Target/TileHeuristics.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/Config/llvm-config.h"
+
+#include <array>
+#include <limits>
+#include <mutex>
+#include <optional>
+
+namespace humming {
+namespace mh = mlir::humming;
+
+namespace {
+/// One compiler and one kernel cache per process.
+struct JitState {
+  std::unique_ptr<rt::KernelCompiler> compiler;
+  std::string compilerError;
+  std::unique_ptr<rt::KernelCache> cache;
+};
+JitState &jit() {
+  static JitState state;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    Result<std::unique_ptr<rt::KernelCompiler>> c = rt::selectCompiler();
+    if (c)
+      state.compiler = c.take();
+    else
+      state.compilerError = c.error();
+    state.cache = std::make_unique<rt::KernelCache>();
+  });
+  return state;
+}
+} // namespace
+
+struct Layer::Impl {
+  int64_t n = 0, k = 0;
+  WeightSchema weight;
+  InputSchema input;
+  ComputeOptions compute;
+  ScalarType output = ScalarType::f16();
+  std::optional<QuantizedWeights> canonical;
+
+  // After transform.
+  bool transformed = false, compileOnly = false, prepared = false;
+  std::string chip, ptx;
+  std::vector<abi::KernelLaunch> kernels;
+  const rt::CudaDriver *driver = nullptr;
+  std::optional<rt::Module> module;
+  std::vector<rt::CUfunction> functions;
+  /// Device copies of the weight-side tensors, by kernel parameter.
+  std::vector<std::pair<abi::GemmParam, rt::DeviceBuffer>> buffers;
+  std::array<rt::CUdeviceptr, abi::NumGemmParams> pointers{};
+
+  int64_t paddedN() const { return n + weight.padN; }
+  int64_t paddedK() const { return k + weight.padK; }
+};
+
+Layer::Layer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Layer::Layer(Layer &&) noexcept = default;
+Layer &Layer::operator=(Layer &&) noexcept = default;
+Layer::~Layer() = default;
+
+int64_t Layer::n() const { return impl_->n; }
+int64_t Layer::k() const { return impl_->k; }
+bool Layer::prepared() const { return impl_->prepared; }
+const std::vector<abi::KernelLaunch> &Layer::kernels() const {
+  return impl_->kernels;
+}
+const std::string &Layer::ptx() const { return impl_->ptx; }
+
+Result<Layer> Layer::create(int64_t n, int64_t k, const WeightSchema &weight,
+                            const InputSchema &input,
+                            const ComputeOptions &compute, ScalarType output) {
+  if (n <= 0 || k <= 0)
+    return Error{concat("expected positive layer sizes, got N = ", n,
+                        ", K = ", k)};
+  if (weight.format != SourceFormat::Canonical)
+    return Error{concat("expected a canonical weight schema, got format ",
+                        toString(weight.format),
+                        " (convert with humming::sourceToCanonical or the "
+                        "checkpoint adapters)")};
+  if (weight.experts > 0)
+    return Error{"expected a dense layer (experts = 0); mixture-of-experts "
+                 "layers are not lowered yet"};
+  if (!(output == ScalarType::f16() || output == ScalarType::bf16()))
+    return Error{concat("expected an f16 or bf16 output, got ", output.str())};
+  if (Diag d = verifyWeightSchema(weight))
+    return Error{*d};
+  if (Diag d = verifyInputSchema(input))
+    return Error{*d};
+  if (input.type.bits != 16)
+    return Error{concat("expected 16-bit activations (f16 or bf16), got ",
+                        input.type.str(),
+                        ": 8- and 4-bit activation kernels are not lowered "
+                        "yet")};
+  if (Diag d = verifyCompatibility(weight, input, compute, output))
+    return Error{*d};
+  if (Diag d = verifyPadding(weight, input, n + weight.padN, k + weight.padK))
+    return Error{*d};
+  auto impl = std::make_unique<Impl>();
+  impl->n = n;
+  impl->k = k;
+  impl->weight = weight;
+  impl->input = input;
+  impl->compute = compute;
+  impl->output = output;
+  return Layer(std::move(impl));
+}
+
+Status Layer::loadQuantized(QuantizedWeights tensors) {
+  Impl &l = *impl_;
+  // dequantizeWeights checks every tensor's shape and dtype against the
+  // schema and names the one that does not fit.
+  Result<std::vector<double>> check =
+      dequantizeWeights(l.weight, tensors, l.paddedN(), l.paddedK());
+  if (!check)
+    return Error{check.error()};
+  if (l.weight.bias && !tensors.bias)
+    return Error{"expected a bias tensor: the schema has bias = true"};
+  l.canonical = std::move(tensors);
+  l.transformed = false;
+  return Status::success();
+}
+
+Status Layer::quantize(const double *weights, const double *bias) {
+  Impl &l = *impl_;
+  if (!weights)
+    return Error{"expected weights to quantize, got a null pointer"};
+  if (l.weight.bias && !bias)
+    return Error{"expected a bias: the schema has bias = true"};
+  QuantizeOptions options;
+  options.paramDType = l.output == ScalarType::bf16() ? DType::BF16 : DType::F16;
+  Result<QuantizedWeights> q =
+      quantizeWeights(l.weight, weights, l.n, l.k, bias, options);
+  if (!q)
+    return Error{q.error()};
+  l.canonical = q.take();
+  l.transformed = false;
+  return Status::success();
+}
+
+Status Layer::transform(const LayerTarget &target) {
+  Impl &l = *impl_;
+  if (!l.canonical)
+    return Error{"expected weights before transform(): call loadQuantized() "
+                 "or quantize() first"};
+  // The chip and the device whose facts choose the tiles.
+  std::string device = target.device, chipName = target.chip;
+  if (!device.empty()) {
+    const DeviceInfo *known = lookupDevice(device);
+    if (!known)
+      return Error{concat("expected a device among ", knownDeviceNames(),
+                          ", got '", device, "'")};
+    if (chipName.empty())
+      chipName = known->chip;
+  }
+  if (chipName.empty())
+    return Error{"expected a target device or chip"};
+  std::optional<Chip> chip = Chip::parse(chipName);
+  if (!chip)
+    return Error{concat("expected a chip among ", knownChipNames(), ", got '",
+                        chipName, "'")};
+  if (chip->sm < 80)
+    return Error{concat("the mma_sync kernels need sm_80 or newer, got ",
+                        chip->str())};
+
+  // The live device must be the target's chip.
+  const rt::CudaDriver *driver = nullptr;
+  if (!target.compileOnly) {
+    Result<const rt::CudaDriver *> d = rt::CudaDriver::get();
+    if (!d)
+      return Error{d.error()};
+    Result<rt::Device> dev = rt::openDevice(**d);
+    if (!dev)
+      return Error{dev.error()};
+    int sm = dev->major * 10 + dev->minor;
+    if (sm != int(chip->sm))
+      return Error{concat("the layer is transformed for ", chip->str(),
+                          " but the current device is ", dev->name, " (sm_",
+                          sm, "); expected a target for that device")};
+    driver = *d;
+  }
+
+  // Weights: the prepared layout where it holds the schema.
+  const int64_t np = l.paddedN(), kp = l.paddedK();
+  bool prepared = !layout::supports(l.weight, l.input, np, kp);
+  QuantizedWeights weights = *l.canonical;
+  if (prepared) {
+    Result<QuantizedWeights> p =
+        layout::prepareMmaSync(l.weight, l.input, *l.canonical, np, kp);
+    if (!p)
+      return Error{p.error()};
+    weights = p.take();
+  }
+
+  // Kernels: humming IR -> PTX in process -> the compiler through the cache.
+  mlir::DialectRegistry registry;
+  mh::registerHummingDialects(registry);
+  mlir::MLIRContext ctx(registry);
+  ctx.loadAllAvailableDialects();
+  mh::LayerSpec spec;
+  spec.weight = l.weight;
+  spec.input = l.input;
+  spec.compute = l.compute;
+  spec.output = l.output;
+  spec.n = l.n;
+  spec.k = l.k;
+  spec.prepared = prepared;
+  spec.chip = chip->str();
+  Result<mlir::OwningOpRef<mlir::ModuleOp>> module =
+      mh::buildLayerModule(ctx, spec);
+  if (!module)
+    return Error{module.error()};
+  Result<std::string> ptx =
+      mh::compileToPtx(**module, chip->str(), 0, 3, device);
+  if (!ptx)
+    return Error{ptx.error()};
+  std::vector<abi::KernelLaunch> kernels = mh::kernelTable(**module);
+  if (kernels.empty())
+    return Error{"the compiled layer has no kernels (a bug)"};
+  JitState &j = jit();
+  if (!j.compiler)
+    return Error{j.compilerError};
+  rt::CacheKey key{rt::hummingVersion(), LLVM_VERSION_STRING,
+                   j.compiler->name(), j.compiler->version(), chip->str(),
+                   "-O3", *ptx};
+  Result<rt::KernelCache::Lookup> image = j.cache->get(
+      key, *ptx, [&] { return j.compiler->compile(*ptx, chip->str()); });
+  if (!image)
+    return Error{image.error()};
+
+  // Upload and load (not for compile-only targets).
+  std::optional<rt::Module> loaded;
+  std::vector<rt::CUfunction> functions;
+  std::vector<std::pair<abi::GemmParam, rt::DeviceBuffer>> buffers;
+  std::array<rt::CUdeviceptr, abi::NumGemmParams> pointers{};
+  if (!target.compileOnly) {
+    Result<rt::Module> m = rt::Module::load(*driver, image->kernel->image);
+    if (!m)
+      return Error{m.error()};
+    for (const abi::KernelLaunch &kl : kernels) {
+      Result<rt::CUfunction> f = m->function(kl.name);
+      if (!f)
+        return Error{f.error()};
+      if (kl.smemBytes > 48 * 1024)
+        if (Status s = driver->check(
+                driver->cuFuncSetAttribute(
+                    *f, rt::kFuncAttrMaxDynamicSharedBytes, int(kl.smemBytes)),
+                "cuFuncSetAttribute");
+            !s)
+          return s;
+      functions.push_back(*f);
+    }
+    loaded.emplace(m.take());
+    const std::pair<abi::GemmParam, const std::optional<Tensor> *> sides[] = {
+        {abi::ParamScales, &weights.scales},
+        {abi::ParamZeroPoints, &weights.zeroPoints},
+        {abi::ParamGlobalScale, &weights.globalScale},
+        {abi::ParamBias, &weights.bias}};
+    auto upload = [&](abi::GemmParam param, const Tensor &t) -> Status {
+      Result<rt::DeviceBuffer> buf =
+          rt::DeviceBuffer::allocate(*driver, t.data.size());
+      if (!buf)
+        return Error{buf.error()};
+      if (Status s = buf->upload(t.data.data(), t.data.size()); !s)
+        return s;
+      pointers[param] = buf->ptr();
+      buffers.emplace_back(param, buf.take());
+      return Status::success();
+    };
+    if (Status s = upload(abi::ParamWeight, weights.weight); !s)
+      return s;
+    for (auto [param, tensor] : sides)
+      if (*tensor)
+        if (Status s = upload(param, **tensor); !s)
+          return s;
+  }
+  l.transformed = true;
+  l.compileOnly = target.compileOnly;
+  l.prepared = prepared;
+  l.chip = chip->str();
+  l.ptx = ptx.take();
+  l.kernels = std::move(kernels);
+  l.driver = driver;
+  l.functions = std::move(functions);
+  l.buffers = std::move(buffers);
+  l.module.reset(); // unloads the previous kernels (Module is move-only)
+  if (loaded)
+    l.module.emplace(std::move(*loaded));
+  l.pointers = pointers;
+  return Status::success();
+}
+
+Status Layer::forward(void *stream, uint64_t input, uint64_t output,
+                      int64_t m) const {
+  const Impl &l = *impl_;
+  if (!l.transformed)
+    return Error{"call transform() before forward()"};
+  if (l.compileOnly)
+    return Error{concat("the layer was transformed compile-only for ", l.chip,
+                        "; transform it for a device to run it")};
+  if (m < 0 || m > std::numeric_limits<int32_t>::max())
+    return Error{concat("expected 0 <= M <= 2^31 - 1 tokens, got ", m)};
+  if (m == 0)
+    return Status::success();
+  if (!input || !output)
+    return Error{"expected device pointers for the input and the output, got "
+                 "a null pointer"};
+  if (input % 16 != 0 || output % 4 != 0)
+    return Error{concat("expected a 16-byte aligned input and a 4-byte aligned "
+                        "output, got 0x",
+                        input, " and 0x", output)};
+  const abi::KernelLaunch *kl = abi::kernelFor(l.kernels, m);
+  if (!kl)
+    return Error{concat("no kernel serves M = ", m, " (a bug)")};
+  size_t index = size_t(kl - l.kernels.data());
+  std::array<rt::CUdeviceptr, abi::NumGemmParams> ptrs = l.pointers;
+  ptrs[abi::ParamInput] = input;
+  ptrs[abi::ParamOutput] = output;
+  int32_t m32 = int32_t(m);
+  std::array<void *, abi::NumGemmParams> args;
+  for (unsigned p = 0; p < abi::ParamM; ++p)
+    args[p] = &ptrs[p];
+  args[abi::ParamM] = &m32;
+  uint32_t grid[3];
+  kl->grid(m, l.paddedN(), grid);
+  return l.driver->check(
+      l.driver->cuLaunchKernel(l.functions[index], grid[0], grid[1], grid[2],
+                               unsigned(kl->threads), 1, 1,
+                               unsigned(kl->smemBytes),
+                               static_cast<rt::CUstream>(stream), args.data(),
+                               nullptr),
+      "cuLaunchKernel");
+}
+
+} // namespace humming

@@ -1,0 +1,160 @@
+//===- LayerTest.cpp - humming::Layer without a GPU -----------------------===//
+//
+// Everything up to the launch: creation errors, weights, transform for a
+// target (compile-only: PTX in process, then the kernel cache), the prepared
+// or canonical choice, and forward()'s refusals. The launch itself runs in
+// the GPU suite.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Humming/API/Layer.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <random>
+#include <string>
+
+using namespace humming;
+
+namespace {
+/// One kernel cache directory for the process (the layers' JIT state is
+/// process-wide): set before the first transform, removed at exit.
+struct CacheDir {
+  std::string path;
+  CacheDir() {
+    char buf[] = "/tmp/humming-layer-test-XXXXXX";
+    path = ::mkdtemp(buf);
+    ::setenv("HUMMING_CACHE_DIR", path.c_str(), 1);
+  }
+  ~CacheDir() { std::system(("rm -rf '" + path + "'").c_str()); }
+};
+const CacheDir &useTestCache() {
+  static CacheDir dir;
+  return dir;
+}
+
+std::vector<double> randomWeights(int64_t n, int64_t k) {
+  std::mt19937 rng(7);
+  std::normal_distribution<double> d(0.0, 0.02);
+  std::vector<double> w(size_t(n * k));
+  for (double &v : w)
+    v = d(rng);
+  return w;
+}
+
+const InputSchema kF16{ScalarType::f16(), ActScaling::None, 0};
+} // namespace
+
+TEST(Layer, CreateChecksTheDescription) {
+  WeightSchema w4 = WeightSchema::make(ScalarType::uint(4), ScalarType::f16(),
+                                       Granularity::Group, 128);
+  EXPECT_TRUE(Layer::create(256, 512, w4, kF16).ok());
+  EXPECT_EQ(Layer::create(0, 512, w4, kF16).error(),
+            "expected positive layer sizes, got N = 0, K = 512");
+  WeightSchema gptq = w4;
+  gptq.format = SourceFormat::GPTQ;
+  EXPECT_EQ(Layer::create(256, 512, gptq, kF16).error(),
+            "expected a canonical weight schema, got format gptq (convert with "
+            "humming::sourceToCanonical or the checkpoint adapters)");
+  InputSchema fp8{ScalarType::e4m3(), ActScaling::Token, 0};
+  EXPECT_EQ(Layer::create(256, 512, w4, fp8).error(),
+            "expected 16-bit activations (f16 or bf16), got f8E4M3FN: 8- and "
+            "4-bit activation kernels are not lowered yet");
+  EXPECT_EQ(Layer::create(256, 512, w4, kF16, {}, ScalarType::f32()).error(),
+            "expected an f16 or bf16 output, got f32");
+  // K not a multiple of the group size: the schema rules' own message.
+  Result<Layer> odd = Layer::create(256, 100, w4, kF16);
+  ASSERT_FALSE(odd.ok());
+  EXPECT_FALSE(odd.error().empty());
+}
+
+TEST(Layer, TransformCompilesEveryKernelForTheTarget) {
+  useTestCache();
+  WeightSchema w4 = WeightSchema::make(ScalarType::uint(4), ScalarType::f16(),
+                                       Granularity::Group, 128);
+  Result<Layer> layer = Layer::create(256, 512, w4, kF16);
+  ASSERT_TRUE(layer.ok()) << layer.error();
+  // Nothing to transform yet, nothing to run.
+  EXPECT_EQ(layer->transform({"H200", "", true}).error(),
+            "expected weights before transform(): call loadQuantized() or "
+            "quantize() first");
+  EXPECT_EQ(layer->forward(nullptr, 256, 256, 1).error(),
+            "call transform() before forward()");
+  std::vector<double> w = randomWeights(256, 512);
+  ASSERT_TRUE(layer->quantize(w.data()).ok());
+  Status s = layer->transform({"H200", "", /*compileOnly=*/true});
+  ASSERT_TRUE(s.ok()) << s.error();
+  EXPECT_TRUE(layer->prepared());
+  ASSERT_EQ(layer->kernels().size(), 4u); // one per M range
+  EXPECT_EQ(layer->kernels()[0].mMin, 1);
+  EXPECT_EQ(layer->kernels().back().mMax, 0);
+  EXPECT_NE(layer->ptx().find(".target sm_90a"), std::string::npos);
+  EXPECT_NE(layer->ptx().find(".entry layer_gemm0_m0"), std::string::npos);
+  EXPECT_EQ(layer->forward(nullptr, 256, 256, 1).error(),
+            "the layer was transformed compile-only for sm_90a; transform it "
+            "for a device to run it");
+}
+
+TEST(Layer, SchemasThePreparedLayoutRefusesUseTheCanonicalKernel) {
+  useTestCache();
+  // Block scales: the general kernel over canonical weights.
+  WeightSchema block = WeightSchema::make(ScalarType::e4m3(), ScalarType::f32(),
+                                          Granularity::Block, 128);
+  block.groupN = 128;
+  Result<Layer> layer = Layer::create(256, 512, block, kF16);
+  ASSERT_TRUE(layer.ok()) << layer.error();
+  std::vector<double> w = randomWeights(256, 512);
+  ASSERT_TRUE(layer->quantize(w.data()).ok());
+  Status s = layer->transform({"", "sm_80", true});
+  ASSERT_TRUE(s.ok()) << s.error();
+  EXPECT_FALSE(layer->prepared());
+  EXPECT_EQ(layer->kernels().size(), 1u);
+  EXPECT_NE(layer->ptx().find(".target sm_80"), std::string::npos);
+}
+
+TEST(Layer, TargetAndWeightErrors) {
+  useTestCache();
+  WeightSchema w8 = WeightSchema::make(ScalarType::uint(8), ScalarType::f16(),
+                                       Granularity::Channel);
+  Result<Layer> layer = Layer::create(128, 256, w8, kF16);
+  ASSERT_TRUE(layer.ok());
+  std::vector<double> w = randomWeights(128, 256);
+  ASSERT_TRUE(layer->quantize(w.data()).ok());
+  EXPECT_NE(layer->transform({"H201", "", true}).error().find(
+                "expected a device among"),
+            std::string::npos);
+  EXPECT_NE(layer->transform({"", "sm_99", true}).error().find(
+                "expected a chip among"),
+            std::string::npos);
+  EXPECT_EQ(layer->transform({"", "sm_75", true}).error(),
+            "the mma_sync kernels need sm_80 or newer, got sm_75");
+  EXPECT_EQ(layer->transform({"", "", true}).error(),
+            "expected a target device or chip");
+  // loadQuantized checks the tensors against the schema.
+  QuantizedWeights wrong;
+  wrong.weight = Tensor(DType::I32, {128, 32});
+  Status bad = layer->loadQuantized(wrong);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_FALSE(bad.error().empty());
+  EXPECT_EQ(layer->quantize(nullptr).error(),
+            "expected weights to quantize, got a null pointer");
+}
+
+TEST(Layer, ForwardWithoutADeviceFailsAtTransform) {
+  useTestCache();
+  WeightSchema w4 = WeightSchema::make(ScalarType::uint(4), ScalarType::f16(),
+                                       Granularity::Group, 128);
+  Result<Layer> layer = Layer::create(256, 512, w4, kF16);
+  ASSERT_TRUE(layer.ok());
+  std::vector<double> w = randomWeights(256, 512);
+  ASSERT_TRUE(layer->quantize(w.data()).ok());
+  // A real transform needs the CUDA driver and a device of the target chip;
+  // here there is none, and the error says so.
+  Status s = layer->transform({"H200", "", false});
+  if (s.ok())
+    GTEST_SKIP() << "a CUDA device is present";
+  EXPECT_NE(s.error().find("CUDA"), std::string::npos) << s.error();
+  EXPECT_EQ(layer->forward(nullptr, 256, 256, 1).error(),
+            "call transform() before forward()");
+}
