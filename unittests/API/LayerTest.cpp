@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Humming/API/Layer.h"
+#include "TestCache.h"
 
 #include <gtest/gtest.h>
 
@@ -18,22 +19,6 @@
 using namespace humming;
 
 namespace {
-/// One kernel cache directory for the process (the layers' JIT state is
-/// process-wide): set before the first transform, removed at exit.
-struct CacheDir {
-  std::string path;
-  CacheDir() {
-    char buf[] = "/tmp/humming-layer-test-XXXXXX";
-    path = ::mkdtemp(buf);
-    ::setenv("HUMMING_CACHE_DIR", path.c_str(), 1);
-  }
-  ~CacheDir() { std::system(("rm -rf '" + path + "'").c_str()); }
-};
-const CacheDir &useTestCache() {
-  static CacheDir dir;
-  return dir;
-}
-
 std::vector<double> randomWeights(int64_t n, int64_t k) {
   std::mt19937 rng(7);
   std::normal_distribution<double> d(0.0, 0.02);
@@ -70,7 +55,7 @@ TEST(Layer, CreateChecksTheDescription) {
 }
 
 TEST(Layer, TransformCompilesEveryKernelForTheTarget) {
-  useTestCache();
+  test::useTestCache();
   WeightSchema w4 = WeightSchema::make(ScalarType::uint(4), ScalarType::f16(),
                                        Granularity::Group, 128);
   Result<Layer> layer = Layer::create(256, 512, w4, kF16);
@@ -97,7 +82,7 @@ TEST(Layer, TransformCompilesEveryKernelForTheTarget) {
 }
 
 TEST(Layer, SchemasThePreparedLayoutRefusesUseTheCanonicalKernel) {
-  useTestCache();
+  test::useTestCache();
   // Block scales: the general kernel over canonical weights.
   WeightSchema block = WeightSchema::make(ScalarType::e4m3(), ScalarType::f32(),
                                           Granularity::Block, 128);
@@ -114,7 +99,7 @@ TEST(Layer, SchemasThePreparedLayoutRefusesUseTheCanonicalKernel) {
 }
 
 TEST(Layer, TargetAndWeightErrors) {
-  useTestCache();
+  test::useTestCache();
   WeightSchema w8 = WeightSchema::make(ScalarType::uint(8), ScalarType::f16(),
                                        Granularity::Channel);
   Result<Layer> layer = Layer::create(128, 256, w8, kF16);
@@ -142,7 +127,7 @@ TEST(Layer, TargetAndWeightErrors) {
 }
 
 TEST(Layer, ForwardWithoutADeviceFailsAtTransform) {
-  useTestCache();
+  test::useTestCache();
   WeightSchema w4 = WeightSchema::make(ScalarType::uint(4), ScalarType::f16(),
                                        Granularity::Group, 128);
   Result<Layer> layer = Layer::create(256, 512, w4, kF16);

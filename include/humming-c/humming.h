@@ -1,0 +1,96 @@
+/*===- humming-c/humming.h - The C API of humming::Layer -----------*- C -*-===
+ *
+ * For foreign-function interfaces (the Python package, other runtimes):
+ * describe a dense quantized layer, give it weights, transform it for a
+ * target and run it on device pointers. Every function returns 0 on success
+ * and nonzero on failure; humming_last_error() then says what was expected
+ * and what was found (per thread, valid until the next call on it).
+ *
+ *===----------------------------------------------------------------------===*/
+
+#ifndef HUMMING_C_HUMMING_H
+#define HUMMING_C_HUMMING_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct humming_layer humming_layer;
+
+/** What a quantized weight is (the fields of #humming.weight_schema). */
+typedef struct {
+  /** Element type: "uint1".."uint8", "int4", "int8", "e4m3", "e5m2",
+   *  "e2m1", "e2m3", "e3m2", or any "eXmY" small float. */
+  const char *type;
+  /** Scale type: "f16", "bf16", "e4m3", "e5m2", "ue8m0", "f32". */
+  const char *scale_type;
+  /** "channel", "group", "block", "tensor" or "group_tensor". */
+  const char *granularity;
+  /** Group size along K (group, block, group_tensor). */
+  int64_t group_k;
+  /** Block size along N (block). */
+  int64_t group_n;
+  /** "none" (or NULL), "int" or "float". */
+  const char *zero_point;
+  /** Nonzero: the layer has a bias [N] in the output type. */
+  int bias;
+  /** Weights stored padded to N + pad_n rows and K + pad_k columns. */
+  int64_t pad_n, pad_k;
+} humming_weight_schema;
+
+/** The message of the last failed call on this thread ("" if none). */
+const char *humming_last_error(void);
+
+/** A layer y[M, N] = x[M, K] * W^T with `activation` "f16" or "bf16"
+ *  activations and outputs of the same type. */
+int humming_layer_create(int64_t n, int64_t k,
+                         const humming_weight_schema *weight,
+                         const char *activation, int f16_accumulation,
+                         humming_layer **out);
+void humming_layer_destroy(humming_layer *layer);
+
+/** Quantizes float weights [N, K] (row-major) and, when the schema has one,
+ *  a bias [N]. */
+int humming_layer_quantize(humming_layer *layer, const float *weights,
+                           const float *bias);
+
+/** Loads canonical tensors from host memory (the humming standard format,
+ *  padded sizes): weight int32 [N, K*b/32]; scales [N, K/g] in the scale
+ *  type (channel [N, 1], block f32 [ceil(N/gn), ceil(K/gk)]); int zero
+ *  points int32 [N*b/32, K/g], float ones [N, K/g] in the output type;
+ *  global scale f32 [1]; bias [N] in the output type. Absent tensors are
+ *  NULL with size 0; every size is checked against the schema. */
+int humming_layer_load_quantized(humming_layer *layer, const void *weight,
+                                 size_t weight_bytes, const void *scales,
+                                 size_t scales_bytes, const void *zero_points,
+                                 size_t zero_points_bytes,
+                                 const void *global_scale,
+                                 size_t global_scale_bytes, const void *bias,
+                                 size_t bias_bytes);
+
+/** Prepares the weights and compiles the kernels for a known `device`
+ *  ("H200") or a `chip` ("sm_90a"; either may be NULL); unless
+ *  `compile_only`, uploads the weights and loads the kernels on the current
+ *  CUDA device, which must be that chip. */
+int humming_layer_transform(humming_layer *layer, const char *device,
+                            const char *chip, int compile_only);
+
+/** y = x * W^T on `stream` (a CUstream, NULL: the legacy default stream);
+ *  `input` [M, K] and `output` [M, N] are device pointers. No allocation,
+ *  no synchronization. */
+int humming_layer_forward(const humming_layer *layer, void *stream,
+                          uint64_t input, uint64_t output, int64_t m);
+
+/** After transform: the number of kernels (one per M range) and whether
+ *  the weights use the prepared (fast) layout. */
+int humming_layer_kernel_count(const humming_layer *layer);
+int humming_layer_is_prepared(const humming_layer *layer);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HUMMING_C_HUMMING_H */

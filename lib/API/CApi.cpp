@@ -1,0 +1,213 @@
+//===- CApi.cpp - The C API of humming::Layer -----------------------------===//
+
+#include "humming-c/humming.h"
+
+#include "Humming/API/Layer.h"
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+using namespace humming;
+
+struct humming_layer {
+  Layer layer;
+  WeightSchema weight;
+  ScalarType act;
+};
+
+namespace {
+thread_local std::string lastError;
+
+int fail(std::string message) {
+  lastError = std::move(message);
+  return 1;
+}
+int ok() {
+  lastError.clear();
+  return 0;
+}
+int check(const Status &s) { return s ? ok() : fail(s.error()); }
+
+template <typename Enum, size_t N>
+bool parseEnum(const char *text, const Enum (&values)[N], Enum &out) {
+  for (Enum v : values)
+    if (std::strcmp(text, toString(v)) == 0) {
+      out = v;
+      return true;
+    }
+  return false;
+}
+
+/// The host schema of a C description, or an error naming the field.
+Result<WeightSchema> toSchema(const humming_weight_schema &c) {
+  WeightSchema w;
+  if (!c.type || !ScalarType::parse(c.type))
+    return Error{concat("weight.type: expected an element type such as "
+                        "uint4, int8, e4m3 or e2m1, got '",
+                        c.type ? c.type : "(null)", "'")};
+  w.type = *ScalarType::parse(c.type);
+  if (!c.scale_type || !ScalarType::parse(c.scale_type))
+    return Error{concat("weight.scale_type: expected f16, bf16, e4m3, e5m2, "
+                        "ue8m0 or f32, got '",
+                        c.scale_type ? c.scale_type : "(null)", "'")};
+  w.scaleType = *ScalarType::parse(c.scale_type);
+  const Granularity grans[] = {Granularity::Channel, Granularity::Group,
+                               Granularity::Block, Granularity::Tensor,
+                               Granularity::GroupTensor};
+  if (!c.granularity || !parseEnum(c.granularity, grans, w.granularity))
+    return Error{concat("weight.granularity: expected channel, group, block, "
+                        "tensor or group_tensor, got '",
+                        c.granularity ? c.granularity : "(null)", "'")};
+  const ZeroPointKind zps[] = {ZeroPointKind::None, ZeroPointKind::Int,
+                               ZeroPointKind::Float};
+  if (c.zero_point && !parseEnum(c.zero_point, zps, w.zeroPoint))
+    return Error{concat("weight.zero_point: expected none, int or float, got '",
+                        c.zero_point, "'")};
+  w.groupK = c.group_k;
+  w.groupN = c.group_n;
+  w.bias = c.bias != 0;
+  w.padN = c.pad_n;
+  w.padK = c.pad_k;
+  return w;
+}
+} // namespace
+
+extern "C" {
+
+const char *humming_last_error(void) { return lastError.c_str(); }
+
+int humming_layer_create(int64_t n, int64_t k,
+                         const humming_weight_schema *weight,
+                         const char *activation, int f16Accumulation,
+                         humming_layer **out) {
+  if (!weight || !out)
+    return fail("expected a weight schema and an output pointer, got NULL");
+  *out = nullptr;
+  Result<WeightSchema> w = toSchema(*weight);
+  if (!w)
+    return fail(w.error());
+  std::optional<ScalarType> act =
+      activation ? ScalarType::parse(activation) : std::nullopt;
+  if (!act || !(*act == ScalarType::f16() || *act == ScalarType::bf16()))
+    return fail(concat("activation: expected f16 or bf16, got '",
+                       activation ? activation : "(null)", "'"));
+  ComputeOptions compute;
+  compute.f16Accumulation = f16Accumulation != 0;
+  Result<Layer> layer = Layer::create(n, k, *w, InputSchema{*act, ActScaling::None, 0},
+                                      compute, *act);
+  if (!layer)
+    return fail(layer.error());
+  *out = new humming_layer{layer.take(), *w, *act};
+  return ok();
+}
+
+void humming_layer_destroy(humming_layer *layer) { delete layer; }
+
+int humming_layer_quantize(humming_layer *layer, const float *weights,
+                           const float *bias) {
+  if (!layer || !weights)
+    return fail("expected a layer and weights, got NULL");
+  int64_t n = layer->layer.n(), k = layer->layer.k();
+  std::vector<double> w(weights, weights + n * k);
+  std::vector<double> b;
+  if (bias)
+    b.assign(bias, bias + n);
+  return check(layer->layer.quantize(w.data(), bias ? b.data() : nullptr));
+}
+
+int humming_layer_load_quantized(humming_layer *layer, const void *weight,
+                                 size_t weightBytes, const void *scales,
+                                 size_t scalesBytes, const void *zeroPoints,
+                                 size_t zeroPointsBytes,
+                                 const void *globalScale,
+                                 size_t globalScaleBytes, const void *bias,
+                                 size_t biasBytes) {
+  if (!layer)
+    return fail("expected a layer, got NULL");
+  const WeightSchema &w = layer->weight;
+  InputSchema in{layer->act, ActScaling::None, 0};
+  const int64_t np = layer->layer.n() + w.padN, kp = layer->layer.k() + w.padK;
+  DType param = layer->act == ScalarType::bf16() ? DType::BF16 : DType::F16;
+  QuantizedWeights q;
+  // One tensor from host bytes: the schema decides its shape and dtype.
+  auto take = [&](WeightOperand op, const char *name, bool wanted,
+                  const void *data, size_t bytes,
+                  DType dtype) -> Result<std::optional<Tensor>> {
+    if (!wanted) {
+      if (data || bytes)
+        return Error{concat(name, ": the schema has none, got ", bytes,
+                            " bytes")};
+      return std::optional<Tensor>();
+    }
+    ShapeOrDiag shape = expectedShape(op, w, in, np, kp, false);
+    if (shape.error)
+      return Error{concat(name, ": ", *shape.error)};
+    Tensor t(dtype, shape.shape);
+    if (!data || bytes != t.data.size())
+      return Error{concat(name, ": expected ", t.data.size(), " bytes (",
+                          dtypeName(dtype), " ", formatShape(shape.shape),
+                          "), got ", data ? bytes : 0)};
+    std::memcpy(t.data.data(), data, bytes);
+    return std::optional<Tensor>(std::move(t));
+  };
+  std::optional<DType> scaleDType = storageFor(w.scaleType);
+  Result<std::optional<Tensor>> tw =
+      take(WeightOperand::Weight, "weight", true, weight, weightBytes, DType::I32);
+  if (!tw)
+    return fail(tw.error());
+  q.weight = std::move(**tw);
+  Result<std::optional<Tensor>> ts =
+      take(WeightOperand::Scales, "scales", w.hasScaleTensor(), scales,
+           scalesBytes, scaleDType ? *scaleDType : DType::F32);
+  if (!ts)
+    return fail(ts.error());
+  q.scales = ts.take();
+  Result<std::optional<Tensor>> tz = take(
+      WeightOperand::ZeroPoints, "zero_points",
+      w.zeroPoint != ZeroPointKind::None, zeroPoints, zeroPointsBytes,
+      w.zeroPoint == ZeroPointKind::Int ? DType::I32 : param);
+  if (!tz)
+    return fail(tz.error());
+  q.zeroPoints = tz.take();
+  Result<std::optional<Tensor>> tg =
+      take(WeightOperand::GlobalScale, "global_scale", w.hasGlobalScale(),
+           globalScale, globalScaleBytes, DType::F32);
+  if (!tg)
+    return fail(tg.error());
+  q.globalScale = tg.take();
+  Result<std::optional<Tensor>> tb =
+      take(WeightOperand::Bias, "bias", w.bias, bias, biasBytes, param);
+  if (!tb)
+    return fail(tb.error());
+  q.bias = tb.take();
+  return check(layer->layer.loadQuantized(std::move(q)));
+}
+
+int humming_layer_transform(humming_layer *layer, const char *device,
+                            const char *chip, int compileOnly) {
+  if (!layer)
+    return fail("expected a layer, got NULL");
+  LayerTarget target;
+  target.device = device ? device : "";
+  target.chip = chip ? chip : "";
+  target.compileOnly = compileOnly != 0;
+  return check(layer->layer.transform(target));
+}
+
+int humming_layer_forward(const humming_layer *layer, void *stream,
+                          uint64_t input, uint64_t output, int64_t m) {
+  if (!layer)
+    return fail("expected a layer, got NULL");
+  return check(layer->layer.forward(stream, input, output, m));
+}
+
+int humming_layer_kernel_count(const humming_layer *layer) {
+  return layer ? int(layer->layer.kernels().size()) : 0;
+}
+
+int humming_layer_is_prepared(const humming_layer *layer) {
+  return layer && layer->layer.prepared() ? 1 : 0;
+}
+
+} // extern "C"

@@ -1,0 +1,56 @@
+/*===- CApiSmoke.c - The C API, compiled as C ------------------------------===
+ *
+ * Proves the header is C: a layer created, quantized and transformed
+ * compile-only through the C API, and its errors. Returns 0 or writes what
+ * went wrong into `why`.
+ *
+ *===----------------------------------------------------------------------===*/
+
+#include "humming-c/humming.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int humming_c_smoke(char *why, size_t size) {
+  humming_weight_schema w;
+  memset(&w, 0, sizeof w);
+  w.type = "uint4";
+  w.scale_type = "f16";
+  w.granularity = "group";
+  w.group_k = 128;
+  humming_layer *layer = NULL;
+  if (humming_layer_create(256, 512, &w, "f16", 0, &layer) != 0) {
+    snprintf(why, size, "create: %s", humming_last_error());
+    return 1;
+  }
+  float *weights = (float *)malloc(sizeof(float) * 256 * 512);
+  for (int i = 0; i < 256 * 512; ++i)
+    weights[i] = (float)((i % 17) - 8) * 0.01f;
+  int rc = humming_layer_quantize(layer, weights, NULL);
+  free(weights);
+  if (rc != 0) {
+    snprintf(why, size, "quantize: %s", humming_last_error());
+    humming_layer_destroy(layer);
+    return 1;
+  }
+  if (humming_layer_forward(layer, NULL, 0, 0, 1) == 0 ||
+      strcmp(humming_last_error(), "call transform() before forward()") != 0) {
+    snprintf(why, size, "forward before transform: '%s'", humming_last_error());
+    humming_layer_destroy(layer);
+    return 1;
+  }
+  if (humming_layer_transform(layer, "H200", NULL, 1) != 0) {
+    snprintf(why, size, "transform: %s", humming_last_error());
+    humming_layer_destroy(layer);
+    return 1;
+  }
+  if (humming_layer_kernel_count(layer) != 4 || !humming_layer_is_prepared(layer)) {
+    snprintf(why, size, "expected 4 prepared kernels, got %d (prepared %d)",
+             humming_layer_kernel_count(layer), humming_layer_is_prepared(layer));
+    humming_layer_destroy(layer);
+    return 1;
+  }
+  humming_layer_destroy(layer);
+  return 0;
+}

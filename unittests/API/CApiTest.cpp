@@ -1,0 +1,73 @@
+//===- CApiTest.cpp - The C API -------------------------------------------===//
+
+#include "humming-c/humming.h"
+#include "TestCache.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+extern "C" int humming_c_smoke(char *why, size_t size);
+
+TEST(CApi, FromC) {
+  humming::test::useTestCache();
+  char why[1024] = {0};
+  EXPECT_EQ(humming_c_smoke(why, sizeof why), 0) << why;
+}
+
+TEST(CApi, ErrorsSayWhatWasExpected) {
+  humming::test::useTestCache();
+  humming_weight_schema w = {};
+  w.type = "uint11";
+  w.scale_type = "f16";
+  w.granularity = "group";
+  w.group_k = 128;
+  humming_layer *layer = nullptr;
+  EXPECT_NE(humming_layer_create(256, 512, &w, "f16", 0, &layer), 0);
+  EXPECT_EQ(std::string(humming_last_error()),
+            "weight.type: expected an element type such as uint4, int8, e4m3 "
+            "or e2m1, got 'uint11'");
+  EXPECT_EQ(layer, nullptr);
+  w.type = "uint4";
+  w.granularity = "rows";
+  EXPECT_NE(humming_layer_create(256, 512, &w, "f16", 0, &layer), 0);
+  EXPECT_EQ(std::string(humming_last_error()),
+            "weight.granularity: expected channel, group, block, tensor or "
+            "group_tensor, got 'rows'");
+  w.granularity = "group";
+  EXPECT_NE(humming_layer_create(256, 512, &w, "e4m3", 0, &layer), 0);
+  EXPECT_EQ(std::string(humming_last_error()),
+            "activation: expected f16 or bf16, got 'e4m3'");
+  ASSERT_EQ(humming_layer_create(256, 512, &w, "f16", 0, &layer), 0)
+      << humming_last_error();
+  EXPECT_EQ(std::string(humming_last_error()), "");
+  // Canonical tensors from host bytes: sizes checked against the schema.
+  std::vector<int32_t> weight(256 * 512 * 4 / 32);
+  std::vector<uint16_t> scales(256 * 4, 0x3c00); // 1.0 in f16
+  EXPECT_NE(humming_layer_load_quantized(layer, weight.data(), 12, scales.data(),
+                                         scales.size() * 2, nullptr, 0,
+                                         nullptr, 0, nullptr, 0),
+            0);
+  EXPECT_EQ(std::string(humming_last_error()),
+            "weight: expected 65536 bytes (I32 [256, 64]), got 12");
+  EXPECT_NE(humming_layer_load_quantized(layer, weight.data(), weight.size() * 4,
+                                         scales.data(), scales.size() * 2,
+                                         weight.data(), 4, nullptr, 0, nullptr,
+                                         0),
+            0);
+  EXPECT_EQ(std::string(humming_last_error()),
+            "zero_points: the schema has none, got 4 bytes");
+  EXPECT_EQ(humming_layer_load_quantized(layer, weight.data(), weight.size() * 4,
+                                         scales.data(), scales.size() * 2,
+                                         nullptr, 0, nullptr, 0, nullptr, 0),
+            0)
+      << humming_last_error();
+  EXPECT_NE(humming_layer_transform(layer, nullptr, "sm_75", 1), 0);
+  EXPECT_EQ(std::string(humming_last_error()),
+            "the mma_sync kernels need sm_80 or newer, got sm_75");
+  humming_layer_destroy(layer);
+  EXPECT_NE(humming_layer_forward(nullptr, nullptr, 0, 0, 1), 0);
+  EXPECT_EQ(std::string(humming_last_error()), "expected a layer, got NULL");
+}
