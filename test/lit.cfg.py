@@ -17,6 +17,8 @@ config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%humming_src_root", config.humming_src_root))
 config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(("%mlir_obj_dir", config.mlir_obj_dir))
+config.substitutions.append(
+    ("%humming_lib", os.path.join(config.humming_obj_root, "lib", "libhumming.so")))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()

@@ -1,0 +1,243 @@
+"""Humming: quantized GEMM layers compiled for the GPU they run on.
+
+A thin ctypes layer over the C API (libhumming.so, include/humming-c). The
+shape of the original's API::
+
+    from humming import HummingLayer
+    layer = HummingLayer(shape_n=4096, shape_k=4096,
+                         weight_config={"dtype": "uint4", "group_size": 128,
+                                        "scale_dtype": "float16"},
+                         input_config={"dtype": "float16"})
+    layer.load_from_unquantized(w)      # torch tensor [N, K]
+    layer.transform()                   # prepare + compile for this GPU
+    y = layer(x)                        # x [M, K] on the GPU -> y [M, N]
+
+The library is found through $HUMMING_LIBRARY, next to this package, or in
+the build tree (build/lib/libhumming.so).
+"""
+
+import ctypes
+import os
+
+__all__ = ["HummingError", "HummingLayer", "library_path"]
+
+
+class HummingError(RuntimeError):
+    """A humming call failed; the message says what was expected and found."""
+
+
+class _WeightSchema(ctypes.Structure):
+    _fields_ = [
+        ("type", ctypes.c_char_p),
+        ("scale_type", ctypes.c_char_p),
+        ("granularity", ctypes.c_char_p),
+        ("group_k", ctypes.c_int64),
+        ("group_n", ctypes.c_int64),
+        ("zero_point", ctypes.c_char_p),
+        ("bias", ctypes.c_int),
+        ("pad_n", ctypes.c_int64),
+        ("pad_k", ctypes.c_int64),
+    ]
+
+
+def library_path():
+    """Where libhumming.so is loaded from."""
+    env = os.environ.get("HUMMING_LIBRARY")
+    if env:
+        return env
+    here = os.path.dirname(os.path.abspath(__file__))
+    for candidate in (os.path.join(here, "libhumming.so"),
+                      os.path.join(here, "..", "..", "build", "lib",
+                                   "libhumming.so")):
+        if os.path.exists(candidate):
+            return os.path.normpath(candidate)
+    raise HummingError(
+        "libhumming.so not found: set HUMMING_LIBRARY or build the "
+        "'humming' target (scripts/humming build)")
+
+
+_lib = None
+
+
+def _library():
+    global _lib
+    if _lib is None:
+        lib = ctypes.CDLL(library_path())
+        p = ctypes.c_void_p
+        lib.humming_last_error.restype = ctypes.c_char_p
+        lib.humming_layer_create.argtypes = [
+            ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(_WeightSchema),
+            ctypes.c_char_p, ctypes.c_int, ctypes.POINTER(p)]
+        lib.humming_layer_destroy.argtypes = [p]
+        lib.humming_layer_destroy.restype = None
+        lib.humming_layer_quantize.argtypes = [
+            p, ctypes.POINTER(ctypes.c_float), ctypes.POINTER(ctypes.c_float)]
+        lib.humming_layer_transform.argtypes = [
+            p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int]
+        lib.humming_layer_forward.argtypes = [
+            p, p, ctypes.c_uint64, ctypes.c_uint64, ctypes.c_int64]
+        lib.humming_layer_kernel_count.argtypes = [p]
+        lib.humming_layer_is_prepared.argtypes = [p]
+        _lib = lib
+    return _lib
+
+
+def _check(rc):
+    if rc != 0:
+        raise HummingError(_library().humming_last_error().decode())
+
+
+# The original's names for dtypes -> ours.
+_DTYPES = {"float16": "f16", "bfloat16": "bf16", "float32": "f32",
+           "float8_e4m3fn": "e4m3", "float8_e5m2": "e5m2",
+           "float8_e8m0fnu": "ue8m0"}
+
+
+def _dtype_name(value):
+    if value is None:
+        return None
+    name = str(value)
+    if name.startswith("torch."):
+        name = name[len("torch."):]
+    return _DTYPES.get(name, name)
+
+
+class HummingLayer:
+    """A dense quantized linear layer y = x W^T (+ bias).
+
+    weight_config: dtype ("uint4", "int8", "e4m3", "e2m1", ...), group_size
+    (0 or absent: per channel), scale_dtype ("float16", "bfloat16", "e4m3",
+    "ue8m0", "float32"), granularity (default "group" with a group size,
+    else "channel"), zero_point (None, "int", "float"), has_bias, block_n,
+    pad_n, pad_k. input_config: dtype "float16" or "bfloat16".
+    """
+
+    def __init__(self, shape_n, shape_k, weight_config, input_config=None,
+                 f16_accumulation=False):
+        input_config = input_config or {"dtype": "float16"}
+        self.shape_n, self.shape_k = int(shape_n), int(shape_k)
+        group = int(weight_config.get("group_size") or 0)
+        granularity = weight_config.get(
+            "granularity", "group" if group > 0 else "channel")
+        self.has_bias = bool(weight_config.get("has_bias", False))
+        self._act = _dtype_name(input_config.get("dtype", "float16"))
+        keep = []  # the C strings must outlive the call
+
+        def c(s):
+            if s is None:
+                return None
+            b = str(s).encode()
+            keep.append(b)
+            return b
+        schema = _WeightSchema(
+            c(_dtype_name(weight_config["dtype"])),
+            c(_dtype_name(weight_config.get("scale_dtype", input_config.get(
+                "dtype", "float16")))),
+            c(granularity), group, int(weight_config.get("block_n", 0)),
+            c(weight_config.get("zero_point") or "none"), int(self.has_bias),
+            int(weight_config.get("pad_n", 0)),
+            int(weight_config.get("pad_k", 0)))
+        handle = ctypes.c_void_p()
+        _check(_library().humming_layer_create(
+            self.shape_n, self.shape_k, ctypes.byref(schema), c(self._act),
+            int(bool(f16_accumulation)), ctypes.byref(handle)))
+        self._handle = handle
+        self._transformed = False
+
+    def __del__(self):
+        handle = getattr(self, "_handle", None)
+        if handle and _lib is not None:
+            _lib.humming_layer_destroy(handle)
+            self._handle = None
+
+    def load_from_unquantized(self, weight, bias=None):
+        """Quantizes float weights [N, K] (a torch tensor, or anything that
+        flattens to N*K floats) and, when the layer has one, a bias [N]."""
+        w = _floats(weight, self.shape_n * self.shape_k, "weight")
+        b = None
+        if bias is not None:
+            b = _floats(bias, self.shape_n, "bias")
+        _check(_library().humming_layer_quantize(self._handle, w, b))
+        self._transformed = False
+
+    def transform(self, device=None, chip=None, compile_only=False):
+        """Prepares the weights and compiles the kernels: for the current
+        CUDA device by default (its name picks the tile heuristics' facts),
+        or for `device` ("H200") / `chip` ("sm_90a")."""
+        def run(device, chip):
+            _check(_library().humming_layer_transform(
+                self._handle, device.encode() if device else None,
+                chip.encode() if chip else None, int(bool(compile_only))))
+        if device is None and chip is None:
+            device, chip = _current_device()
+            try:
+                run(device, chip)
+            except HummingError as e:
+                # A device the tables do not know: its chip's representative
+                # facts choose the tiles.
+                if "expected a device among" not in str(e):
+                    raise
+                run(None, chip)
+        else:
+            run(device, chip)
+        self._transformed = not compile_only
+
+    @property
+    def kernel_count(self):
+        return _library().humming_layer_kernel_count(self._handle)
+
+    @property
+    def prepared(self):
+        return bool(_library().humming_layer_is_prepared(self._handle))
+
+    def __call__(self, x, out=None):
+        """y[M, N] = x[M, K] W^T on the current CUDA stream."""
+        import torch
+        if x.dim() != 2 or x.shape[1] != self.shape_k:
+            raise HummingError(
+                f"expected x of shape [M, {self.shape_k}], got {list(x.shape)}")
+        want = {"f16": torch.float16, "bf16": torch.bfloat16}[self._act]
+        if x.dtype != want or not x.is_cuda:
+            raise HummingError(
+                f"expected a CUDA tensor of {want}, got {x.dtype} on {x.device}")
+        x = x.contiguous()
+        if out is None:
+            out = torch.empty((x.shape[0], self.shape_n), dtype=want,
+                              device=x.device)
+        stream = torch.cuda.current_stream(x.device).cuda_stream
+        _check(_library().humming_layer_forward(
+            self._handle, ctypes.c_void_p(stream), x.data_ptr(),
+            out.data_ptr(), x.shape[0]))
+        return out
+
+
+def _floats(value, count, name):
+    try:
+        import torch
+        if isinstance(value, torch.Tensor):
+            flat = value.detach().to("cpu", torch.float32).contiguous()
+            if flat.numel() != count:
+                raise HummingError(
+                    f"{name}: expected {count} values, got {flat.numel()}")
+            buf = (ctypes.c_float * count)()
+            ctypes.memmove(buf, flat.data_ptr(), 4 * count)
+            return buf
+    except ImportError:
+        pass
+    values = list(value)
+    if len(values) != count:
+        raise HummingError(f"{name}: expected {count} values, got {len(values)}")
+    return (ctypes.c_float * count)(*values)
+
+
+def _current_device():
+    import torch
+    if not torch.cuda.is_available():
+        raise HummingError("no CUDA device: pass device= or chip= with "
+                           "compile_only=True to compile without one")
+    name = torch.cuda.get_device_name()
+    major, minor = torch.cuda.get_device_capability()
+    if name.startswith("NVIDIA "):
+        name = name[len("NVIDIA "):]
+    chip = f"sm_{major}{minor}" + ("a" if major in (9, 10, 12) else "")
+    return name, chip

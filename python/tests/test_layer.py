@@ -1,0 +1,100 @@
+"""The Python package over the C API.
+
+Without torch or a GPU: creation errors and a compile-only transform. With
+torch and a CUDA device: a layer whose weights quantize exactly, run on the
+current stream and compared with x @ W^T in float64.
+"""
+
+import random
+import unittest
+
+import humming
+from humming import HummingError, HummingLayer
+
+W4G128 = {"dtype": "uint4", "group_size": 128, "scale_dtype": "float16"}
+
+
+def exact_weights(n, k, group, seed=1):
+    """Weights s * c with integers c in [-7, 7] and one 7 per group, so
+    absmax quantization to uint4 with an f16 group scale is exact."""
+    rng = random.Random(seed)
+    s = 2.0 ** -6
+    w = [s * rng.randint(-7, 7) for _ in range(n * k)]
+    for row in range(n):
+        for g in range(0, k, group):
+            w[row * k + g] = 7 * s
+    return w
+
+
+class CreateTest(unittest.TestCase):
+    def test_errors_say_what_was_expected(self):
+        with self.assertRaises(HummingError) as e:
+            HummingLayer(256, 512, {"dtype": "uint11", "group_size": 128})
+        self.assertEqual(str(e.exception),
+                         "weight.type: expected an element type such as "
+                         "uint4, int8, e4m3 or e2m1, got 'uint11'")
+        with self.assertRaises(HummingError) as e:
+            HummingLayer(256, 512, W4G128, {"dtype": "float8_e4m3fn"})
+        self.assertEqual(str(e.exception),
+                         "activation: expected f16 or bf16, got 'e4m3'")
+
+    def test_wrong_weight_count(self):
+        layer = HummingLayer(256, 512, W4G128)
+        with self.assertRaises(HummingError) as e:
+            layer.load_from_unquantized([0.0] * 10)
+        self.assertEqual(str(e.exception),
+                         "weight: expected 131072 values, got 10")
+
+    def test_compile_only_transform(self):
+        layer = HummingLayer(256, 512, W4G128)
+        layer.load_from_unquantized(exact_weights(256, 512, 128))
+        layer.transform(device="H200", compile_only=True)
+        self.assertEqual(layer.kernel_count, 4)
+        self.assertTrue(layer.prepared)
+        with self.assertRaises(HummingError) as e:
+            layer.transform(chip="sm_75", compile_only=True)
+        self.assertEqual(str(e.exception),
+                         "the mma_sync kernels need sm_80 or newer, got sm_75")
+
+
+def _cuda():
+    try:
+        import torch
+        return torch.cuda.is_available()
+    except ImportError:
+        return False
+
+
+@unittest.skipUnless(_cuda(), "needs torch and a CUDA device")
+class GpuTest(unittest.TestCase):
+    def test_forward_matches_float64(self):
+        import torch
+        n, k = 512, 1024
+        w = torch.tensor(exact_weights(n, k, 128), dtype=torch.float64)
+        w = w.reshape(n, k)
+        layer = HummingLayer(n, k, W4G128)
+        layer.load_from_unquantized(w)
+        layer.transform()
+        for m in (1, 7, 33, 200):
+            x = torch.rand(m, k, dtype=torch.float64, device="cuda") * 2 - 1
+            x16 = x.to(torch.float16)
+            y = layer(x16)
+            torch.cuda.synchronize()
+            ref = x16.to(torch.float64) @ w.to("cuda").T
+            rel = ((y.double() - ref).norm() / ref.norm()).item()
+            self.assertLess(rel, 1e-3, f"M={m}")
+            self.assertFalse(torch.isnan(y).any().item())
+
+    def test_forward_rejects_wrong_inputs(self):
+        import torch
+        layer = HummingLayer(256, 512, W4G128)
+        layer.load_from_unquantized(exact_weights(256, 512, 128))
+        layer.transform()
+        with self.assertRaises(HummingError):
+            layer(torch.zeros(4, 256, dtype=torch.float16, device="cuda"))
+        with self.assertRaises(HummingError):
+            layer(torch.zeros(4, 512, dtype=torch.float32, device="cuda"))
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine: the Python package's tests (python/tests) against
+# the bundle's libhumming.so, with the machine's PyTorch and GPU; the log
+# goes under $OUT (or ./gpu-results).
+set -uo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/bundle-env.sh"
+export HUMMING_LIBRARY="$work/humming/lib/libhumming.so"
+export PYTHONPATH="$root/python${PYTHONPATH:+:$PYTHONPATH}"
+python3 -m unittest discover -s "$root/python/tests" -v 2>&1 | tee "$out/python-tests.log"
+exit "${PIPESTATUS[0]}"
