@@ -233,11 +233,8 @@ Status Layer::transform(const LayerTarget &target) {
   JitState &j = jit();
   if (!j.compiler)
     return Error{j.compilerError};
-  rt::CacheKey key{rt::hummingVersion(), LLVM_VERSION_STRING,
-                   j.compiler->name(), j.compiler->version(), chip->str(),
-                   "-O3", *ptx};
-  Result<rt::KernelCache::Lookup> image = j.cache->get(
-      key, *ptx, [&] { return j.compiler->compile(*ptx, chip->str()); });
+  Result<rt::KernelCache::Lookup> image =
+      j.cache->compile(*j.compiler, LLVM_VERSION_STRING, chip->str(), *ptx);
   if (!image)
     return Error{image.error()};
 

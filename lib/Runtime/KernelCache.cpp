@@ -293,6 +293,16 @@ Status KernelCache::writeEntry(const std::string &digest,
 }
 
 Result<KernelCache::Lookup>
+KernelCache::compile(const KernelCompiler &compiler,
+                     const std::string &llvmVersion, const std::string &chip,
+                     const std::string &ptx) {
+  CacheKey key{hummingVersion(), llvmVersion,     compiler.name(),
+               compiler.version(), chip,          "-O3",
+               ptx};
+  return get(key, ptx, [&] { return compiler.compile(ptx, chip); });
+}
+
+Result<KernelCache::Lookup>
 KernelCache::get(const CacheKey &key, const std::string &ptx,
                  const std::function<Result<CompiledKernel>()> &compile) {
   using Clock = std::chrono::steady_clock;

@@ -409,17 +409,6 @@ struct Outcome {
   std::string error;
 };
 
-/// PTX -> the image the driver loads, through the kernel cache: what the
-/// JIT does after generating the PTX.
-Result<rt::KernelCache::Lookup> jitImage(rt::KernelCache &cache,
-                                         const rt::KernelCompiler &compiler,
-                                         const std::string &chip,
-                                         const std::string &ptx) {
-  rt::CacheKey key{rt::hummingVersion(), LLVM_VERSION_STRING, compiler.name(),
-                   compiler.version(), chip, "-O3", ptx};
-  return cache.get(key, ptx, [&] { return compiler.compile(ptx, chip); });
-}
-
 const char *sourceName(rt::KernelCache::Source s) {
   switch (s) {
   case rt::KernelCache::Source::Compiled:
@@ -653,7 +642,7 @@ int main(int argc, char **argv) {
       }
       if (jit) {
         Result<rt::KernelCache::Lookup> image =
-            jitImage(*cache, *compiler, compileOnly, *ptx);
+            cache->compile(*compiler, LLVM_VERSION_STRING, compileOnly, *ptx);
         if (!image) {
           std::fprintf(stderr, "%s: jit: %s\n", c.name.c_str(),
                        image.error().c_str());
@@ -752,7 +741,7 @@ int main(int argc, char **argv) {
       continue;
     }
     Result<rt::KernelCache::Lookup> image =
-        jitImage(cache, **compiler, chip, *ptx);
+        cache.compile(**compiler, LLVM_VERSION_STRING, chip, *ptx);
     if (!image) {
       fail("jit: " + image.error());
       continue;

@@ -62,6 +62,13 @@ public:
   Result<Lookup> get(const CacheKey &key, const std::string &ptx,
                      const std::function<Result<CompiledKernel>()> &compile);
 
+  /// `compiler` turning `ptx` into the image for `chip`, through the cache:
+  /// the key is (humming version, `llvmVersion` — the LLVM that generated
+  /// the PTX —, the compiler and its version, chip, its options, the PTX).
+  Result<Lookup> compile(const KernelCompiler &compiler,
+                         const std::string &llvmVersion,
+                         const std::string &chip, const std::string &ptx);
+
   const std::string &directory() const { return dir_; }
   /// Why entries were rebuilt or not stored, oldest first.
   std::vector<std::string> warnings() const;
