@@ -59,6 +59,10 @@ bool representable(const ScalarType &from, const ScalarType &to) {
 }
 } // namespace
 
+bool representableIn(const ScalarType &from, const ScalarType &to) {
+  return representable(from, to);
+}
+
 double maxDequantizedMagnitude(const WeightSchema &w) {
   double q;
   if (w.type.isFloat())

@@ -118,6 +118,10 @@ int64_t stageChunks(const WeightSchema &w, const KernelShape &k);
 /// chunks x 512 bytes), reused afterwards for the split-K partial sums.
 int64_t sharedBytes(const WeightSchema &w, const KernelShape &k);
 
+/// Whether every value of the scale type `from` is exactly a value of the
+/// 16-bit activation type `to` (the kernels multiply such scales there).
+bool representableIn(const ScalarType &from, const ScalarType &to);
+
 /// Whether the prepared mma_sync layout can hold this layer (padded sizes
 /// n x k) for activations `in`; the diagnostic says what is missing.
 Diag supports(const WeightSchema &w, const InputSchema &in, int64_t n,

@@ -114,6 +114,15 @@ LogicalResult checkSupported(GemmOp op, const hq::Chip &chip) {
     int64_t kp = inType.getDimSize(1) + w.padK;
     if (hq::Diag d = hq::layout::supports(w, in, np, kp))
       return op.emitOpError() << *d;
+    // f16 accumulation multiplies channel scales into the weights in f16.
+    if (ComputeAttr compute = op.getComputeAttr();
+        compute && compute.getF16Accumulation() &&
+        w.granularity == hq::Granularity::Channel &&
+        !hq::layout::representableIn(w.scaleType, in.type))
+      return op.emitOpError()
+             << "f16 accumulation applies channel scales to the weights in "
+             << in.type.str() << " and expects scales it represents exactly, "
+             << "got " << w.scaleType.str();
     if (!tiles || tiles.empty())
       return op.emitOpError("prepared weights need tile_configs; run "
                             "humming-select-tiles (or give them by hand)");

@@ -173,3 +173,17 @@ func.func @split_k_past_k(%a: memref<?x128xf16>, %w: memref<8x256xi32>, %s: memr
       : memref<?x128xf16>, memref<8x256xi32> -> memref<?x128xf16>
   return
 }
+
+// -----
+
+#tile = #humming.tile_config<m = [1, inf], block = [16, 64, 64], warp = [16, 64, 32], stages = 3>
+
+func.func @f16_accumulation_f32_channel_scales(%a: memref<?x128xf16>, %w: memref<8x256xi32>, %s: memref<1x128xf32>, %c: memref<?x128xf16>) {
+  // expected-error @+1 {{f16 accumulation applies channel scales to the weights in f16 and expects scales it represents exactly, got f32}}
+  humming.gemm %a, %w scales(%s : memref<1x128xf32>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f32>, input_schema = #humming.input_schema<type = f16>,
+       compute = #humming.compute<f16_accumulation = true>,
+       layout = #humming.layout<chip = "sm_90a">, tile_configs = [#tile]}
+      : memref<?x128xf16>, memref<8x256xi32> -> memref<?x128xf16>
+  return
+}
