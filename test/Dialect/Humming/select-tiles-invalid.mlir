@@ -6,11 +6,13 @@
 // RUN: not humming-opt %s --humming-select-tiles="chip=sm_110a" 2>&1 | FileCheck %s --check-prefix=NOREP
 // RUN: not humming-opt %s --humming-select-tiles 2>&1 | FileCheck %s --check-prefix=NONE
 // RUN: not humming-opt %s --humming-select-tiles="device=H200 force-tile-config='#humming.layout<chip = \"sm_90a\">'" 2>&1 | FileCheck %s --check-prefix=FORCE
+// RUN: not humming-opt %s --humming-select-tiles="device=H200 target=H100" 2>&1 | FileCheck %s --check-prefix=BOTH
 
 // DEVICE: humming-select-tiles: expected a device among T4, {{.*}}, got 'B300X'
 // CHIP: humming-select-tiles: expected a chip among sm_75, {{.*}} got 'sm_12'
 // NOREP: humming-select-tiles: no representative device is known for sm_110a; give device=
 // NONE: humming-select-tiles: expected a humming.target on the module, device= or chip= to choose tiles for prepared weights
+// BOTH: humming-select-tiles: expected target= and device= to name the same device, got 'H100' and 'H200'
 // FORCE: humming-select-tiles: expected force-tile-config to be a #humming.tile_config, got '#humming.layout<chip = "sm_90a">'
 
 func.func @prepared(%a: memref<?x4096xf16>, %w: memref<256x8192xi32>, %s: memref<32x4096xf16>, %c: memref<?x4096xf16>) {

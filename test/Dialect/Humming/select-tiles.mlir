@@ -4,6 +4,7 @@
 // tensor throughput and shared memory (Humming/Target/TileHeuristics.h).
 
 // RUN: humming-opt %s --humming-select-tiles="device=H200" | FileCheck %s --check-prefix=H200
+// RUN: humming-opt %s --humming-select-tiles="target=H200" | FileCheck %s --check-prefix=H200
 // RUN: humming-opt %s --humming-select-tiles="device=H100" | FileCheck %s --check-prefix=H100
 // RUN: humming-opt %s --humming-select-tiles="device=H20" | FileCheck %s --check-prefix=H20
 // RUN: humming-opt %s --humming-select-tiles="device=A100" | FileCheck %s --check-prefix=A100

@@ -71,6 +71,11 @@ struct SelectTilesPass
       forced = ArrayAttr::get(ctx, attrs);
     }
 
+    if (!target.empty() && !this->device.empty() && target != this->device)
+      return fail("expected target= and device= to name the same device, got '" +
+                  target + "' and '" + this->device + "'");
+    if (!target.empty())
+      this->device = target;
     // The device whose facts the heuristics use.
     hq::DeviceInfo device;
     if (TargetAttr target = lookupTarget(module)) {

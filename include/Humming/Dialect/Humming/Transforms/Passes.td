@@ -91,6 +91,8 @@ def HummingSelectTilesPass : Pass<"humming-select-tiles", "::mlir::ModuleOp"> {
   let options = [
     Option<"device", "device", "std::string", /*default=*/"\"\"",
            "Known device whose facts to use (default: the module's target)">,
+    Option<"target", "target", "std::string", /*default=*/"\"\"",
+           "The same as device= (the spelling the design documents use)">,
     Option<"chip", "chip", "std::string", /*default=*/"\"\"",
            "Chip whose representative device to use when no device is known">,
     Option<"forceTileConfig", "force-tile-config", "std::string",
