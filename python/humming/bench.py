@@ -1,0 +1,138 @@
+"""humming-bench: the benchmark protocol (bench/PROTOCOL.md) on this GPU.
+
+    python -m humming.bench --out results.json [--quick]
+
+For each configuration and M: CUDA-graph replay of one call on each of
+>= 4 layer copies (different weights, so they do not sit in L2), >= 15
+replays timed with CUDA events, median per call; torch.matmul fp16 on the
+same shapes with the same method in the same run. Reports time, ratio to
+torch, effective TB/s (weights + scales + activations + outputs) and
+TFLOP/s, and the compile cost: cold JIT per layer (empty kernel cache) and
+a cached transform. Prints a markdown table; writes JSON with the device,
+the git commit (if known) and every number.
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import tempfile
+import time
+
+CONFIGS = {
+    "w4a16_g128": {"dtype": "uint4", "group_size": 128, "scale_dtype": "float16"},
+    "w4a16_channel": {"dtype": "uint4", "scale_dtype": "float16"},
+    "w8a16_channel": {"dtype": "uint8", "scale_dtype": "float16"},
+}
+STANDARD_MS = [1, 16, 64, 128, 1024, 8192]
+
+
+def weight_bytes(config, n, k):
+    bits = int(config["dtype"][4:])
+    group = config.get("group_size") or k
+    return n * k * bits / 8 + n * (k // group) * 2
+
+
+def time_graph(torch, calls, replays):
+    """Median microseconds per call of `calls` (closures) captured once."""
+    for c in calls:  # warm up outside the capture
+        c()
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        for c in calls:
+            c()
+    graph.replay()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(replays):
+        start = torch.cuda.Event(enable_timing=True)
+        stop = torch.cuda.Event(enable_timing=True)
+        start.record()
+        graph.replay()
+        stop.record()
+        torch.cuda.synchronize()
+        times.append(start.elapsed_time(stop) * 1000.0 / len(calls))
+    times.sort()
+    return times[len(times) // 2]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", required=True, help="JSON results path")
+    parser.add_argument("--configs", default=",".join(CONFIGS))
+    parser.add_argument("--shape", default="8192x8192", help="NxK")
+    parser.add_argument("--ms", default=",".join(map(str, STANDARD_MS)))
+    parser.add_argument("--copies", type=int, default=4)
+    parser.add_argument("--replays", type=int, default=20)
+    args = parser.parse_args()
+    if args.copies < 4 or args.replays < 15:
+        parser.error("the protocol asks for >= 4 copies and >= 15 replays")
+
+    # An empty kernel cache for this run: the first transform is a cold JIT.
+    os.environ["HUMMING_CACHE_DIR"] = tempfile.mkdtemp(prefix="humming-bench-")
+    import torch
+    from humming import HummingLayer
+
+    n, k = (int(v) for v in args.shape.split("x"))
+    ms = [int(v) for v in args.ms.split(",")]
+    rows, jit = [], []
+    torch.manual_seed(0)
+    for name in args.configs.split(","):
+        config = CONFIGS[name]
+        layers = []
+        for copy in range(args.copies):
+            w = torch.randn(n, k, dtype=torch.float32) * 0.02
+            layer = HummingLayer(n, k, config, {"dtype": "float16"})
+            layer.load_from_unquantized(w)
+            t0 = time.perf_counter()
+            layer.transform()
+            seconds = time.perf_counter() - t0
+            if copy < 2:  # copy 0: cold JIT; copy 1: the same kernels, cached
+                jit.append({"config": name, "cold": copy == 0,
+                            "transform_s": seconds,
+                            "kernels": layer.kernel_count})
+            layers.append(layer)
+        torch_ws = [torch.randn(n, k, dtype=torch.float16, device="cuda")
+                    for _ in range(args.copies)]
+        for m in ms:
+            x = (torch.rand(m, k, device="cuda") * 2 - 1).to(torch.float16)
+            outs = [torch.empty(m, n, dtype=torch.float16, device="cuda")
+                    for _ in range(args.copies)]
+            ours = time_graph(torch, [
+                (lambda l=l, o=o: l(x, out=o)) for l, o in zip(layers, outs)],
+                args.replays)
+            base = time_graph(torch, [
+                (lambda w=w, o=o: torch.matmul(x, w.t(), out=o))
+                for w, o in zip(torch_ws, outs)], args.replays)
+            moved = weight_bytes(config, n, k) + 2 * m * (k + n)
+            rows.append({
+                "config": name, "m": m, "n": n, "k": k,
+                "humming_us": ours, "torch_fp16_us": base,
+                "ratio": ours / base,
+                "tb_per_s": moved / (ours * 1e-6) / 1e12,
+                "tflop_per_s": 2.0 * m * n * k / (ours * 1e-6) / 1e12,
+            })
+    try:
+        commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True,
+                                text=True, check=True).stdout.strip()
+    except Exception:
+        commit = os.environ.get("HUMMING_COMMIT", "unknown")
+    report = {"device": torch.cuda.get_device_name(), "commit": commit,
+              "method": f"CUDA graph, {args.copies} copies, median of "
+                        f"{args.replays} replays", "results": rows, "jit": jit}
+    with open(args.out, "w") as f:
+        json.dump(report, f, indent=2)
+    print(f"| config | N x K | M | humming us | torch fp16 us | ratio | TB/s | TFLOP/s |")
+    print("|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        print(f"| {r['config']} | {r['n']}x{r['k']} | {r['m']} | "
+              f"{r['humming_us']:.1f} | {r['torch_fp16_us']:.1f} | "
+              f"{r['ratio']:.2f} | {r['tb_per_s']:.2f} | {r['tflop_per_s']:.1f} |")
+    for j in jit:
+        print(f"jit {j['config']}: {'cold' if j['cold'] else 'cached'} "
+              f"transform {j['transform_s']:.2f} s ({j['kernels']} kernels)")
+
+
+if __name__ == "__main__":
+    main()
