@@ -15,6 +15,7 @@
 #include "llvm/Config/llvm-config.h"
 
 #include <array>
+#include <thread>
 #include <limits>
 #include <mutex>
 #include <optional>
@@ -57,7 +58,8 @@ struct Layer::Impl {
   std::string chip, ptx;
   std::vector<abi::KernelLaunch> kernels;
   const rt::CudaDriver *driver = nullptr;
-  std::optional<rt::Module> module;
+  /// One loaded module per M-range kernel (or one for all).
+  std::vector<rt::Module> modules;
   std::vector<rt::CUfunction> functions;
   /// Device copies of the weight-side tensors, by kernel parameter.
   std::vector<std::pair<abi::GemmParam, rt::DeviceBuffer>> buffers;
@@ -205,11 +207,12 @@ Status Layer::transform(const LayerTarget &target) {
     weights = p.take();
   }
 
-  // Kernels: humming IR -> PTX in process -> the compiler through the cache.
-  mlir::DialectRegistry registry;
-  mh::registerHummingDialects(registry);
-  mlir::MLIRContext ctx(registry);
-  ctx.loadAllAvailableDialects();
+  // Kernels: one pipeline run per M-range kernel, in parallel, each in its
+  // own MLIRContext (run i generates kernel i; the others are stubs there):
+  // humming IR -> PTX in process -> the compiler through the kernel cache.
+  JitState &j = jit();
+  if (!j.compiler)
+    return Error{j.compilerError};
   mh::LayerSpec spec;
   spec.weight = l.weight;
   spec.input = l.input;
@@ -219,36 +222,80 @@ Status Layer::transform(const LayerTarget &target) {
   spec.k = l.k;
   spec.prepared = prepared;
   spec.chip = chip->str();
-  Result<mlir::OwningOpRef<mlir::ModuleOp>> module =
-      mh::buildLayerModule(ctx, spec);
-  if (!module)
-    return Error{module.error()};
-  Result<std::string> ptx =
-      mh::compileToPtx(**module, chip->str(), 0, 3, device);
-  if (!ptx)
-    return Error{ptx.error()};
-  std::vector<abi::KernelLaunch> kernels = mh::kernelTable(**module);
+  // The kernels select-tiles will choose: the same heuristics, same facts.
+  size_t count = 1;
+  if (prepared) {
+    const DeviceInfo *facts =
+        device.empty() ? representativeDevice(*chip) : lookupDevice(device);
+    if (facts)
+      if (Result<std::vector<TileConfig>> tiles = selectMmaSyncTiles(
+              l.weight, l.input, l.compute, np, kp, *facts))
+        count = tiles->size();
+  }
+  struct Piece {
+    Result<std::string> ptx = Error{"not compiled"};
+    std::vector<abi::KernelLaunch> table;
+    Result<rt::KernelCache::Lookup> image = Error{"not compiled"};
+  };
+  std::vector<Piece> pieces(count);
+  auto work = [&](size_t i) {
+    mlir::DialectRegistry registry;
+    mh::registerHummingDialects(registry);
+    mlir::MLIRContext ctx(registry, mlir::MLIRContext::Threading::DISABLED);
+    ctx.loadAllAvailableDialects();
+    Result<mlir::OwningOpRef<mlir::ModuleOp>> module =
+        mh::buildLayerModule(ctx, spec);
+    Piece &p = pieces[i];
+    if (!module) {
+      p.ptx = Error{module.error()};
+      return;
+    }
+    p.ptx = mh::compileToPtx(**module, chip->str(), 0, 3, device, "",
+                             count > 1 ? int(i) : -1);
+    if (!p.ptx)
+      return;
+    p.table = mh::kernelTable(**module);
+    p.image = j.cache->compile(*j.compiler, LLVM_VERSION_STRING, chip->str(),
+                               *p.ptx);
+  };
+  std::vector<std::thread> threads;
+  for (size_t i = 1; i < count; ++i)
+    threads.emplace_back(work, i);
+  work(0);
+  for (std::thread &t : threads)
+    t.join();
+  for (Piece &p : pieces) {
+    if (!p.ptx)
+      return Error{p.ptx.error()};
+    if (!p.image)
+      return Error{p.image.error()};
+  }
+  std::vector<abi::KernelLaunch> kernels = pieces[0].table;
+  if (kernels.size() != count && count > 1)
+    return Error{concat("expected ", count, " kernels from the tile heuristics, "
+                        "the pipeline made ", kernels.size(), " (a bug)")};
   if (kernels.empty())
     return Error{"the compiled layer has no kernels (a bug)"};
-  JitState &j = jit();
-  if (!j.compiler)
-    return Error{j.compilerError};
-  Result<rt::KernelCache::Lookup> image =
-      j.cache->compile(*j.compiler, LLVM_VERSION_STRING, chip->str(), *ptx);
-  if (!image)
-    return Error{image.error()};
+  std::string allPtx;
+  for (const Piece &p : pieces)
+    allPtx += *p.ptx;
 
-  // Upload and load (not for compile-only targets).
-  std::optional<rt::Module> loaded;
+  // Upload and load (not for compile-only targets): kernel i from run i.
+  std::vector<rt::Module> loaded;
   std::vector<rt::CUfunction> functions;
   std::vector<std::pair<abi::GemmParam, rt::DeviceBuffer>> buffers;
   std::array<rt::CUdeviceptr, abi::NumGemmParams> pointers{};
   if (!target.compileOnly) {
-    Result<rt::Module> m = rt::Module::load(*driver, image->kernel->image);
-    if (!m)
-      return Error{m.error()};
-    for (const abi::KernelLaunch &kl : kernels) {
-      Result<rt::CUfunction> f = m->function(kl.name);
+    for (const Piece &p : pieces) {
+      Result<rt::Module> m = rt::Module::load(*driver, p.image->kernel->image);
+      if (!m)
+        return Error{m.error()};
+      loaded.push_back(m.take());
+    }
+    for (size_t i = 0; i < kernels.size(); ++i) {
+      const abi::KernelLaunch &kl = kernels[i];
+      Result<rt::CUfunction> f =
+          loaded[count > 1 ? i : 0].function(kl.name);
       if (!f)
         return Error{f.error()};
       if (kl.smemBytes > 48 * 1024)
@@ -260,7 +307,6 @@ Status Layer::transform(const LayerTarget &target) {
           return s;
       functions.push_back(*f);
     }
-    loaded.emplace(m.take());
     const std::pair<abi::GemmParam, const std::optional<Tensor> *> sides[] = {
         {abi::ParamScales, &weights.scales},
         {abi::ParamZeroPoints, &weights.zeroPoints},
@@ -288,14 +334,12 @@ Status Layer::transform(const LayerTarget &target) {
   l.compileOnly = target.compileOnly;
   l.prepared = prepared;
   l.chip = chip->str();
-  l.ptx = ptx.take();
+  l.ptx = std::move(allPtx);
   l.kernels = std::move(kernels);
   l.driver = driver;
   l.functions = std::move(functions);
   l.buffers = std::move(buffers);
-  l.module.reset(); // unloads the previous kernels (Module is move-only)
-  if (loaded)
-    l.module.emplace(std::move(*loaded));
+  l.modules = std::move(loaded); // unloads the previous kernels
   l.pointers = pointers;
   return Status::success();
 }

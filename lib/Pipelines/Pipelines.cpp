@@ -50,6 +50,7 @@ void mlir::humming::buildHummingCompilePipeline(
   HummingLowerToNVVMPassOptions lower;
   lower.chip = options.chip;
   lower.ptxVersion = options.ptxVersion;
+  lower.onlyKernel = options.onlyKernel;
   pm.addPass(createHummingLowerToNVVMPass(lower));
   pm.addNestedPass<gpu::GPUModuleOp>(createSCFToControlFlowPass());
   pm.addNestedPass<gpu::GPUModuleOp>(createConvertGpuOpsToNVVMOps());
@@ -99,7 +100,8 @@ hq::Result<std::string> mlir::humming::compileToPtx(ModuleOp module,
                                                    unsigned ptxVersion,
                                                    unsigned optLevel,
                                                    const std::string &device,
-                                                   const std::string &forceTileConfig) {
+                                                   const std::string &forceTileConfig,
+                                                   int onlyKernel) {
   std::string diagnostics;
   ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &d) {
     if (d.getSeverity() == DiagnosticSeverity::Error) {
@@ -121,6 +123,7 @@ hq::Result<std::string> mlir::humming::compileToPtx(ModuleOp module,
   options.optLevel = optLevel;
   options.device = device;
   options.forceTileConfig = forceTileConfig;
+  options.onlyKernel = onlyKernel;
   buildHummingCompilePipeline(pm, options);
   if (failed(pm.run(module)))
     return hq::Error{diagnostics.empty() ? "the compile pipeline failed"

@@ -76,6 +76,12 @@ TEST(Layer, TransformCompilesEveryKernelForTheTarget) {
   EXPECT_EQ(layer->kernels().back().mMax, 0);
   EXPECT_NE(layer->ptx().find(".target sm_90a"), std::string::npos);
   EXPECT_NE(layer->ptx().find(".entry layer_gemm0_m0"), std::string::npos);
+  // One pipeline run (one PTX module) per M-range kernel, run in parallel.
+  size_t modules = 0;
+  for (size_t at = layer->ptx().find(".version"); at != std::string::npos;
+       at = layer->ptx().find(".version", at + 1))
+    ++modules;
+  EXPECT_EQ(modules, 4u);
   EXPECT_EQ(layer->forward(nullptr, 256, 256, 1).error(),
             "the layer was transformed compile-only for sm_90a; transform it "
             "for a device to run it");

@@ -61,7 +61,8 @@ public:
 
   /// Prepares the weights for `target` (the prepared mma_sync layout where
   /// it holds the schema, else the canonical one), compiles every kernel
-  /// (PTX in process, then $HUMMING_COMPILER through the kernel cache) and,
+  /// (one pipeline run per M-range kernel on its own thread: PTX in process,
+  /// then $HUMMING_COMPILER through the kernel cache) and,
   /// unless compileOnly, uploads the weights and loads the kernels on the
   /// current CUDA device, which must be the target's chip.
   Status transform(const LayerTarget &target);
@@ -80,7 +81,8 @@ public:
   bool prepared() const;
   /// After transform: the kernels, one per M range.
   const std::vector<abi::KernelLaunch> &kernels() const;
-  /// After transform: the PTX of the kernels.
+  /// After transform: the PTX of the kernels (one module per M-range kernel,
+  /// each compiled by its own pipeline run, in parallel; concatenated).
   const std::string &ptx() const;
 
 private:

@@ -29,8 +29,11 @@ def HummingLowerToNVVMPass : Pass<"humming-lower-to-nvvm", "::mlir::ModuleOp"> {
     dequantized in pairs with magic numbers or exponent placement, in-block
     split-K (block_k / warp_k warp groups).
 
-    8/4-bit activations, MoE, `f16_accumulation`, tile features the kernels
-    lack (stream-K, TMA, multicast, warp specialisation, `cp_async = false`),
+    `split_k` CTAs share a tile's K through a module workspace; with
+    `f16_accumulation` the prepared kernels accumulate in f16.
+    8/4-bit activations, MoE, f16 accumulation on canonical weights, tile
+    features the kernels lack (stream-K, TMA, multicast, warp
+    specialisation, `cp_async = false`),
     `tile_configs` on canonical weights and every humming op other than
     `gemm` are diagnosed, not dropped. A module with a `humming.target` must
     be compiled for that target's chip and PTX version (`chip=` and
@@ -47,6 +50,10 @@ def HummingLowerToNVVMPass : Pass<"humming-lower-to-nvvm", "::mlir::ModuleOp"> {
     Option<"ptxVersion", "ptx-version", "unsigned", /*default=*/"0",
            "PTX ISA version x10 the kernels will be emitted with (0: the "
            "chip's minimum); checked here, before any code generation">,
+    Option<"onlyKernel", "only-kernel", "int", /*default=*/"-1",
+           "Generate only prepared kernel #i (its M range's); the others "
+           "become empty stubs never to be launched from this module. The "
+           "JIT runs one pipeline per kernel, in parallel">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

@@ -50,6 +50,11 @@ struct CompilePipelineOptions
   PassOptions::Option<unsigned> optLevel{
       *this, "opt-level", llvm::cl::desc("LLVM optimisation level (0-3)"),
       llvm::cl::init(3)};
+  PassOptions::Option<int> onlyKernel{
+      *this, "only-kernel",
+      llvm::cl::desc("Generate only prepared kernel #i (the others are empty "
+                     "stubs): one pipeline run per kernel, in parallel"),
+      llvm::cl::init(-1)};
 };
 
 /// Appends the pipeline to `pm` (anchored on builtin.module).
@@ -70,7 +75,8 @@ void registerHummingCodegenExtensions(DialectRegistry &registry);
                                             unsigned ptxVersion = 0,
                                             unsigned optLevel = 3,
                                             const std::string &device = "",
-                                            const std::string &forceTileConfig = "");
+                                            const std::string &forceTileConfig = "",
+                                            int onlyKernel = -1);
 
 /// A dense layer as the JIT compiles it.
 struct LayerSpec {

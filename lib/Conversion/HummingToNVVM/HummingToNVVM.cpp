@@ -176,6 +176,22 @@ Value devicePointer(ImplicitLocOpBuilder &b, Value memref) {
   return LLVM::IntToPtrOp::create(b, ptrType, i64);
 }
 
+/// A kernel with the ABI's parameters and an empty body (only-kernel=).
+gpu::GPUFuncOp buildStubKernel(OpBuilder &builder, Location loc,
+                               gpu::GPUModuleOp module, StringRef name) {
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToEnd(module.getBody());
+  SmallVector<Type> args(hq::abi::ParamM,
+                         LLVM::LLVMPointerType::get(builder.getContext(), 1));
+  args.push_back(builder.getI32Type());
+  auto func = gpu::GPUFuncOp::create(builder, loc, name,
+                                     builder.getFunctionType(args, {}));
+  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), builder.getUnitAttr());
+  builder.setInsertionPointToStart(&func.getBody().front());
+  gpu::ReturnOp::create(builder, loc);
+  return func;
+}
+
 struct LowerToNVVMPass
     : public mlir::humming::impl::HummingLowerToNVVMPassBase<LowerToNVVMPass> {
   using Base::Base;
@@ -244,6 +260,17 @@ struct LowerToNVVMPass
       return;
     for (GemmOp op : gemms)
       failedAny |= failed(checkSupported(op, *parsed));
+    if (onlyKernel >= 0)
+      for (GemmOp op : gemms) {
+        ArrayAttr tiles = op.getTileConfigsAttr();
+        int64_t count = op.getLayoutAttr() && tiles ? int64_t(tiles.size()) : 1;
+        if (onlyKernel >= count) {
+          op.emitOpError() << "only-kernel=" << int(onlyKernel)
+                           << " names no kernel: expected an index below "
+                           << count << " (one kernel per tile configuration)";
+          failedAny = true;
+        }
+      }
     if (failedAny)
       return signalPassFailure();
 
@@ -289,9 +316,12 @@ struct LowerToNVVMPass
           if (failed(tile))
             return signalPassFailure();
           std::string kname = name + "_m" + std::to_string(i);
-          gpu::GPUFuncOp kernel = buildMmaSyncPreparedKernel(
-              builder, op.getLoc(), kernels, kname, spec, *tile,
-              CtaSplit{t.splitK, t.mMax});
+          gpu::GPUFuncOp kernel =
+              onlyKernel >= 0 && int64_t(i) != onlyKernel
+                  ? buildStubKernel(builder, op.getLoc(), kernels, kname)
+                  : buildMmaSyncPreparedKernel(builder, op.getLoc(), kernels,
+                                               kname, spec, *tile,
+                                               CtaSplit{t.splitK, t.mMax});
           kernelSymbols.insert(kernel);
           hq::abi::KernelLaunch launch;
           launch.name = kernel.getName().str();
