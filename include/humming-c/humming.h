@@ -80,7 +80,9 @@ int humming_layer_transform(humming_layer *layer, const char *device,
 
 /** y = x * W^T on `stream` (a CUstream, NULL: the legacy default stream);
  *  `input` [M, K] and `output` [M, N] are device pointers. No allocation,
- *  no synchronization. */
+ *  no synchronization. Calls on one layer must not overlap in time (one
+ *  stream, or ordered streams): split-K kernels share a per-layer
+ *  workspace. */
 int humming_layer_forward(const humming_layer *layer, void *stream,
                           uint64_t input, uint64_t output, int64_t m);
 

@@ -191,7 +191,9 @@ class HummingLayer:
         return bool(_library().humming_layer_is_prepared(self._handle))
 
     def __call__(self, x, out=None):
-        """y[M, N] = x[M, K] W^T on the current CUDA stream."""
+        """y[M, N] = x[M, K] W^T on the current CUDA stream. Calls on one
+        layer must not overlap in time (one stream, or ordered streams): the
+        small-M kernels share a per-layer split-K workspace."""
         import torch
         if x.dim() != 2 or x.shape[1] != self.shape_k:
             raise HummingError(

@@ -71,7 +71,9 @@ public:
   /// the legacy default stream). `input` and `output` are device pointers
   /// (16- and 4-byte aligned). Nothing is allocated or synchronized; launch
   /// errors are returned. Refused before transform() and after a
-  /// compile-only one. m = 0 launches nothing.
+  /// compile-only one. m = 0 launches nothing. Calls on one layer must not
+  /// run concurrently (use one stream, or order the streams): the small-M
+  /// kernels that split K across CTAs share a workspace per loaded layer.
   Status forward(void *stream, uint64_t input, uint64_t output,
                  int64_t m) const;
 
