@@ -4,6 +4,7 @@
 
 #include "Humming/Dialect/Humming/IR/HummingDialect.h"
 #include "Humming/Pipelines/Pipelines.h"
+#include "Humming/Quant/Adapters.h"
 #include "Humming/Quant/PreparedLayout.h"
 #include "Humming/Registration.h"
 #include "Humming/Runtime/CudaDriver.h"
@@ -15,6 +16,7 @@
 #include "llvm/Config/llvm-config.h"
 
 #include <array>
+#include <chrono>
 #include <thread>
 #include <limits>
 #include <mutex>
@@ -57,6 +59,7 @@ struct Layer::Impl {
   bool transformed = false, compileOnly = false, prepared = false;
   std::string chip, ptx;
   std::vector<abi::KernelLaunch> kernels;
+  TransformStats stats;
   const rt::CudaDriver *driver = nullptr;
   /// One loaded module per M-range kernel (or one for all).
   std::vector<rt::Module> modules;
@@ -81,6 +84,7 @@ const std::vector<abi::KernelLaunch> &Layer::kernels() const {
   return impl_->kernels;
 }
 const std::string &Layer::ptx() const { return impl_->ptx; }
+const TransformStats &Layer::transformStats() const { return impl_->stats; }
 
 Result<Layer> Layer::create(int64_t n, int64_t k, const WeightSchema &weight,
                             const InputSchema &input,
@@ -232,44 +236,72 @@ Status Layer::transform(const LayerTarget &target) {
               l.weight, l.input, l.compute, np, kp, *facts))
         count = tiles->size();
   }
+  // Each kernel is cached under a description of the layer (everything the
+  // PTX depends on, and this build of humming): a cached transform reads
+  // its image and kernel table without running the pipeline or a compiler.
+  std::string description = concat(
+      "layer ", formatWeightSchema(l.weight), " ", formatInputSchema(l.input),
+      " output=", l.output.str(), " f16_accumulation=",
+      l.compute.f16Accumulation, " batch_invariant=",
+      l.compute.batchInvariant, " n=", l.n, " k=", l.k,
+      " prepared=", prepared, " device=", device, " kernels=", count);
   struct Piece {
-    Result<std::string> ptx = Error{"not compiled"};
-    std::vector<abi::KernelLaunch> table;
     Result<rt::KernelCache::Lookup> image = Error{"not compiled"};
+    std::vector<abi::KernelLaunch> table;
+    std::string ptx;
   };
   std::vector<Piece> pieces(count);
   auto work = [&](size_t i) {
-    mlir::DialectRegistry registry;
-    mh::registerHummingDialects(registry);
-    mlir::MLIRContext ctx(registry, mlir::MLIRContext::Threading::DISABLED);
-    ctx.loadAllAvailableDialects();
-    Result<mlir::OwningOpRef<mlir::ModuleOp>> module =
-        mh::buildLayerModule(ctx, spec);
+    const int only = count > 1 ? int(i) : -1;
+    rt::CacheKey key{concat(rt::hummingVersion(), " (", rt::buildIdentity(),
+                            ")"),
+                     LLVM_VERSION_STRING, j.compiler->name(),
+                     j.compiler->version(), chip->str(),
+                     concat(description, " only-kernel=", only), ""};
     Piece &p = pieces[i];
-    if (!module) {
-      p.ptx = Error{module.error()};
+    p.image = j.cache->getArtifact(key, [&]() -> Result<rt::CachedArtifact> {
+      mlir::DialectRegistry registry;
+      mh::registerHummingDialects(registry);
+      mlir::MLIRContext ctx(registry, mlir::MLIRContext::Threading::DISABLED);
+      ctx.loadAllAvailableDialects();
+      Result<mlir::OwningOpRef<mlir::ModuleOp>> module =
+          mh::buildLayerModule(ctx, spec);
+      if (!module)
+        return Error{module.error()};
+      Result<std::string> ptx =
+          mh::compileToPtx(**module, chip->str(), 0, 3, device, "", only);
+      if (!ptx)
+        return Error{ptx.error()};
+      Result<rt::CompiledKernel> kernel = j.compiler->compile(*ptx, chip->str());
+      if (!kernel)
+        return Error{kernel.error()};
+      return rt::CachedArtifact{kernel.take(), ptx.take(),
+                                abi::formatKernelTable(mh::kernelTable(**module))};
+    });
+    if (!p.image)
       return;
-    }
-    p.ptx = mh::compileToPtx(**module, chip->str(), 0, 3, device, "",
-                             count > 1 ? int(i) : -1);
-    if (!p.ptx)
-      return;
-    p.table = mh::kernelTable(**module);
-    p.image = j.cache->compile(*j.compiler, LLVM_VERSION_STRING, chip->str(),
-                               *p.ptx);
+    p.ptx = p.image->artifact->ptx;
+    if (!abi::parseKernelTable(p.image->artifact->metadata, p.table))
+      p.image = Error{"the kernel cache entry's kernel table does not parse "
+                      "(a bug)"};
   };
+  auto started = std::chrono::steady_clock::now();
   std::vector<std::thread> threads;
   for (size_t i = 1; i < count; ++i)
     threads.emplace_back(work, i);
   work(0);
   for (std::thread &t : threads)
     t.join();
+  TransformStats stats;
   for (Piece &p : pieces) {
-    if (!p.ptx)
-      return Error{p.ptx.error()};
     if (!p.image)
       return Error{p.image.error()};
+    (p.image->source == rt::KernelCache::Source::Compiled ? stats.compiled
+                                                          : stats.cached)++;
   }
+  stats.seconds = std::chrono::duration<double>(
+                      std::chrono::steady_clock::now() - started)
+                      .count();
   std::vector<abi::KernelLaunch> kernels = pieces[0].table;
   if (kernels.size() != count && count > 1)
     return Error{concat("expected ", count, " kernels from the tile heuristics, "
@@ -278,7 +310,7 @@ Status Layer::transform(const LayerTarget &target) {
     return Error{"the compiled layer has no kernels (a bug)"};
   std::string allPtx;
   for (const Piece &p : pieces)
-    allPtx += *p.ptx;
+    allPtx += p.ptx;
 
   // Upload and load (not for compile-only targets): kernel i from run i.
   std::vector<rt::Module> loaded;
@@ -335,6 +367,7 @@ Status Layer::transform(const LayerTarget &target) {
   l.prepared = prepared;
   l.chip = chip->str();
   l.ptx = std::move(allPtx);
+  l.stats = stats;
   l.kernels = std::move(kernels);
   l.driver = driver;
   l.functions = std::move(functions);

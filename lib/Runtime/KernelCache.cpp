@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <dirent.h>
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <sstream>
 #include <sys/file.h>
@@ -18,6 +19,29 @@
 namespace humming::rt {
 
 const char *hummingVersion() { return "humming 0.4"; }
+
+const std::string &buildIdentity() {
+  static const std::string id = [] {
+    // The object holding this function: libhumming.so, or the executable
+    // (whose name dladdr may give relative to the start directory).
+    Dl_info info;
+    std::string path;
+    if (::dladdr(reinterpret_cast<void *>(&buildIdentity), &info) &&
+        info.dli_fname && info.dli_fname[0] == '/')
+      path = info.dli_fname;
+    else {
+      char buf[4096];
+      ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf);
+      if (n > 0)
+        path.assign(buf, size_t(n));
+    }
+    struct stat st;
+    if (!path.empty() && ::stat(path.c_str(), &st) == 0)
+      return concat(path, " ", st.st_size, " ", st.st_mtime);
+    return std::string("unknown build");
+  }();
+  return id;
+}
 
 namespace {
 
@@ -189,8 +213,8 @@ std::string KernelCache::entryPath(const std::string &digest) const {
   return dir_ + "/entries/" + digest;
 }
 
-Result<CompiledKernel> KernelCache::readEntry(const std::string &digest,
-                                              const std::string &ptx) const {
+Result<CachedArtifact> KernelCache::readEntry(const std::string &digest,
+                                              const std::string *expectedPtx) const {
   std::string path = entryPath(digest);
   struct stat st;
   if (::stat(path.c_str(), &st) != 0)
@@ -204,7 +228,8 @@ Result<CompiledKernel> KernelCache::readEntry(const std::string &digest,
   if (magic != kManifestMagic)
     return Error{"the manifest's first line is not '" +
                  std::string(kManifestMagic) + "'"};
-  CompiledKernel k;
+  CachedArtifact a;
+  CompiledKernel &k = a.kernel;
   bool sawKey = false, sawPtx = false;
   std::string name;
   while (lines >> name) {
@@ -235,9 +260,12 @@ Result<CompiledKernel> KernelCache::readEntry(const std::string &digest,
     if (sha256Hex(*data) != sha)
       return Error{concat(name, " does not match its checksum")};
     if (name == "kernel.ptx") {
-      if (*data != ptx)
+      if (expectedPtx && *data != *expectedPtx)
         return Error{"kernel.ptx differs from the PTX being compiled"};
+      a.ptx = data.take();
       sawPtx = true;
+    } else if (name == "metadata.txt") {
+      a.metadata = data.take();
     } else if (name == "image.bin") {
       k.image = data.take();
     } else if (name == "command.txt") {
@@ -248,12 +276,12 @@ Result<CompiledKernel> KernelCache::readEntry(const std::string &digest,
   }
   if (!sawKey || !sawPtx || k.image.empty())
     return Error{"the manifest lacks the key, the PTX or the image"};
-  return k;
+  return a;
 }
 
 Status KernelCache::writeEntry(const std::string &digest,
-                               const std::string &ptx,
-                               const CompiledKernel &kernel) {
+                               const CachedArtifact &artifact) {
+  const CompiledKernel &kernel = artifact.kernel;
   std::string pattern = dir_ + "/tmp/" + digest + ".XXXXXX";
   std::vector<char> buf(pattern.begin(), pattern.end());
   buf.push_back('\0');
@@ -264,10 +292,11 @@ Status KernelCache::writeEntry(const std::string &digest,
   std::string manifest = std::string(kManifestMagic) + "\nkey " + digest +
                          "\nis_ptx " + (kernel.isPtx ? "1" : "0") + "\n";
   const std::pair<const char *, const std::string *> files[] = {
-      {"kernel.ptx", &ptx},
+      {"kernel.ptx", &artifact.ptx},
       {"image.bin", &kernel.image},
       {"command.txt", &kernel.command},
-      {"compile.log", &kernel.log}};
+      {"compile.log", &kernel.log},
+      {"metadata.txt", &artifact.metadata}};
   for (auto [name, data] : files) {
     if (Status s = writeWhole(tmp + "/" + name, *data); !s) {
       removeTree(tmp);
@@ -305,6 +334,23 @@ KernelCache::compile(const KernelCompiler &compiler,
 Result<KernelCache::Lookup>
 KernelCache::get(const CacheKey &key, const std::string &ptx,
                  const std::function<Result<CompiledKernel>()> &compile) {
+  return lookup(key, &ptx, [&]() -> Result<CachedArtifact> {
+    Result<CompiledKernel> k = compile();
+    if (!k)
+      return Error{k.error()};
+    return CachedArtifact{k.take(), ptx, ""};
+  });
+}
+
+Result<KernelCache::Lookup> KernelCache::getArtifact(
+    const CacheKey &key,
+    const std::function<Result<CachedArtifact>()> &produce) {
+  return lookup(key, nullptr, produce);
+}
+
+Result<KernelCache::Lookup>
+KernelCache::lookup(const CacheKey &key, const std::string *expectedPtx,
+                    const std::function<Result<CachedArtifact>()> &produce) {
   using Clock = std::chrono::steady_clock;
   auto start = Clock::now();
   auto seconds = [&] {
@@ -316,18 +362,19 @@ KernelCache::get(const CacheKey &key, const std::string &ptx,
     std::lock_guard<std::mutex> lock(mutex_);
     if (auto it = memory_.find(digest); it != memory_.end()) {
       logInfo(concat("cache hit (memory) ", shortKey, " for ", key.chip));
-      return Lookup{it->second, Source::Memory, seconds()};
+      return Lookup{{it->second, &it->second->kernel}, Source::Memory,
+                    seconds(), it->second};
     }
   }
-  auto remember = [&](CompiledKernel k, Source source) {
-    auto shared = std::make_shared<const CompiledKernel>(std::move(k));
+  auto remember = [&](CachedArtifact a, Source source) {
+    auto shared = std::make_shared<const CachedArtifact>(std::move(a));
     std::lock_guard<std::mutex> lock(mutex_);
     memory_[digest] = shared;
-    return Lookup{shared, source, seconds()};
+    return Lookup{{shared, &shared->kernel}, source, seconds(), shared};
   };
   // A corrupt entry is reported, moved aside and rebuilt.
-  auto tryDisk = [&]() -> std::optional<CompiledKernel> {
-    Result<CompiledKernel> entry = readEntry(digest, ptx);
+  auto tryDisk = [&]() -> std::optional<CachedArtifact> {
+    Result<CachedArtifact> entry = readEntry(digest, expectedPtx);
     if (entry)
       return entry.take();
     if (entry.error() != "missing") {
@@ -343,7 +390,7 @@ KernelCache::get(const CacheKey &key, const std::string &ptx,
     return std::nullopt;
   };
   if (usable_) {
-    if (std::optional<CompiledKernel> k = tryDisk()) {
+    if (std::optional<CachedArtifact> k = tryDisk()) {
       Lookup l = remember(std::move(*k), Source::Disk);
       logInfo(concat("cache hit (disk) ", shortKey, " for ", key.chip, " in ",
                      l.seconds * 1e3, " ms"));
@@ -357,18 +404,18 @@ KernelCache::get(const CacheKey &key, const std::string &ptx,
     if (lock->fd < 0)
       warn(concat("cannot lock ", dir_, "/locks/", digest, ".lock (",
                   std::strerror(errno), "): compiling without the lock"));
-    if (std::optional<CompiledKernel> k = tryDisk()) {
+    if (std::optional<CachedArtifact> k = tryDisk()) {
       Lookup l = remember(std::move(*k), Source::Disk);
       logInfo(concat("cache hit (disk, after waiting) ", shortKey, " for ",
                      key.chip, " in ", l.seconds * 1e3, " ms"));
       return l;
     }
   }
-  Result<CompiledKernel> compiled = compile();
+  Result<CachedArtifact> compiled = produce();
   if (!compiled)
     return Error{compiled.error()};
   if (usable_)
-    if (Status s = writeEntry(digest, ptx, *compiled); !s)
+    if (Status s = writeEntry(digest, *compiled); !s)
       warn(concat("kernel ", shortKey, " not stored in the cache: ",
                   s.error()));
   Lookup l = remember(compiled.take(), Source::Compiled);

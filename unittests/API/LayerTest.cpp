@@ -82,6 +82,16 @@ TEST(Layer, TransformCompilesEveryKernelForTheTarget) {
        at = layer->ptx().find(".version", at + 1))
     ++modules;
   EXPECT_EQ(modules, 4u);
+  EXPECT_EQ(layer->transformStats().compiled + layer->transformStats().cached, 4);
+  // The same layer again: every kernel from the cache, no pipeline run.
+  Result<Layer> twin = Layer::create(256, 512, w4, kF16);
+  ASSERT_TRUE(twin.ok());
+  ASSERT_TRUE(twin->quantize(w.data()).ok());
+  ASSERT_TRUE(twin->transform({"H200", "", true}).ok());
+  EXPECT_EQ(twin->transformStats().cached, 4);
+  EXPECT_EQ(twin->transformStats().compiled, 0);
+  EXPECT_EQ(twin->ptx(), layer->ptx());
+  EXPECT_LT(twin->transformStats().seconds, 0.5);
   EXPECT_EQ(layer->forward(nullptr, 256, 256, 1).error(),
             "the layer was transformed compile-only for sm_90a; transform it "
             "for a device to run it");

@@ -80,6 +80,20 @@ TEST(KernelTable, CoversEveryMAndSaysHowToLaunch) {
   EXPECT_EQ(grid[1], uint32_t((1000 + table.back().blockM - 1) /
                               table.back().blockM));
   EXPECT_EQ(grid[2], 1u);
+  // The text a kernel cache entry keeps reads back to the same table.
+  std::vector<habi::KernelLaunch> again;
+  ASSERT_TRUE(habi::parseKernelTable(habi::formatKernelTable(table), again));
+  ASSERT_EQ(again.size(), table.size());
+  for (size_t i = 0; i < table.size(); ++i) {
+    EXPECT_EQ(again[i].name, table[i].name);
+    for (const habi::KernelField &f : habi::kKernelFields)
+      EXPECT_EQ(again[i].*f.member, table[i].*f.member) << f.key;
+  }
+  EXPECT_FALSE(habi::parseKernelTable("layer_gemm0_m0 1 16\n", again));
+  EXPECT_FALSE(habi::parseKernelTable("", again));
+  EXPECT_FALSE(habi::parseKernelTable(
+      habi::formatKernelTable(table).substr(0, 20) + " 1 2 3 4 5 6 7 8 9\n",
+      again));
 }
 
 TEST(KernelTable, EmptyWithoutLoweredLayers) {

@@ -362,3 +362,42 @@ TEST(KernelCache, ThreadsShareOneCompile) {
     t.join();
   EXPECT_EQ(compiles.load(), 1);
 }
+
+TEST(KernelCache, ArtifactsKeyedByDescriptionSkipTheWork) {
+  TempDir dir;
+  CacheKey key = sampleKey();
+  key.ir.clear(); // the description is the key: no PTX before the work
+  key.options = "layer: ui4 g128 4096x4096 only=0";
+  int produced = 0;
+  auto produce = [&]() -> Result<CachedArtifact> {
+    ++produced;
+    return CachedArtifact{sampleKernel(), "ptx of the layer",
+                          "layer_gemm0_m0 1 16 16 64 256 81920 2\n"};
+  };
+  {
+    KernelCache cache(dir.path);
+    Result<KernelCache::Lookup> l = cache.getArtifact(key, produce);
+    ASSERT_TRUE(l.ok()) << l.error();
+    EXPECT_EQ(l->source, KernelCache::Source::Compiled);
+  }
+  KernelCache cache(dir.path);
+  Result<KernelCache::Lookup> l = cache.getArtifact(key, produce);
+  ASSERT_TRUE(l.ok()) << l.error();
+  EXPECT_EQ(l->source, KernelCache::Source::Disk);
+  EXPECT_EQ(produced, 1);
+  ASSERT_TRUE(l->artifact);
+  EXPECT_EQ(l->artifact->ptx, "ptx of the layer");
+  EXPECT_EQ(l->artifact->metadata, "layer_gemm0_m0 1 16 16 64 256 81920 2\n");
+  EXPECT_EQ(l->kernel->image, sampleKernel().image);
+  // Damage is still detected without a PTX to compare.
+  std::string entry = cache.entryPath(key.digest());
+  writeFile(entry + "/metadata.txt", "tampered");
+  KernelCache fresh(dir.path);
+  l = fresh.getArtifact(key, produce);
+  ASSERT_TRUE(l.ok());
+  EXPECT_EQ(l->source, KernelCache::Source::Compiled);
+  EXPECT_EQ(produced, 2);
+  ASSERT_EQ(fresh.warnings().size(), 1u);
+  EXPECT_NE(fresh.warnings()[0].find("metadata.txt"), std::string::npos)
+      << fresh.warnings()[0];
+}

@@ -41,6 +41,13 @@ struct LayerTarget {
   bool compileOnly = false;
 };
 
+/// How the last transform() got its kernels.
+struct TransformStats {
+  int compiled = 0; ///< kernels made by the pipeline and the compiler
+  int cached = 0;   ///< kernels read from the kernel cache (memory or disk)
+  double seconds = 0;
+};
+
 class Layer {
 public:
   /// A layer of logical sizes n x k; the schemas are checked (each rule's
@@ -83,6 +90,7 @@ public:
   bool prepared() const;
   /// After transform: the kernels, one per M range.
   const std::vector<abi::KernelLaunch> &kernels() const;
+  const TransformStats &transformStats() const;
   /// After transform: the PTX of the kernels (one module per M-range kernel,
   /// each compiled by its own pipeline run, in parallel; concatenated).
   const std::string &ptx() const;

@@ -42,6 +42,14 @@ struct CacheKey {
   std::string digest() const;
 };
 
+/// What an entry holds: the compiled kernel, the PTX it was made from and
+/// free-form metadata (e.g. the kernel table of a layer).
+struct CachedArtifact {
+  CompiledKernel kernel;
+  std::string ptx;
+  std::string metadata;
+};
+
 class KernelCache {
 public:
   enum class Source { Memory, Disk, Compiled };
@@ -49,6 +57,8 @@ public:
     std::shared_ptr<const CompiledKernel> kernel;
     Source source = Source::Compiled;
     double seconds = 0; ///< time to get it (compile or read)
+    /// The whole entry (kernel, PTX, metadata).
+    std::shared_ptr<const CachedArtifact> artifact;
   };
 
   /// A cache rooted at `dir` ("": $HUMMING_CACHE_DIR, else
@@ -61,6 +71,14 @@ public:
   /// result is published on disk. `ptx` is stored with the entry.
   Result<Lookup> get(const CacheKey &key, const std::string &ptx,
                      const std::function<Result<CompiledKernel>()> &compile);
+
+  /// An entry keyed by a description of what produces it (`key.ir` may
+  /// then be empty: the key must name everything the PTX depends on). On a
+  /// hit nothing runs — no PTX generation, no compiler — so a cached load
+  /// is a few file reads; on a miss `produce()` makes the PTX, the kernel
+  /// and the metadata, once across processes.
+  Result<Lookup> getArtifact(const CacheKey &key,
+                             const std::function<Result<CachedArtifact>()> &produce);
 
   /// `compiler` turning `ptx` into the image for `chip`, through the cache:
   /// the key is (humming version, `llvmVersion` — the LLVM that generated
@@ -82,20 +100,28 @@ private:
   void warn(std::string message);
   /// The verified entry of `digest`, or an error saying what is wrong
   /// ("missing" when there is none).
-  Result<CompiledKernel> readEntry(const std::string &digest,
-                                   const std::string &ptx) const;
-  Status writeEntry(const std::string &digest, const std::string &ptx,
-                    const CompiledKernel &kernel);
+  /// `expectedPtx` (when set) must equal the entry's PTX.
+  Result<CachedArtifact> readEntry(const std::string &digest,
+                                   const std::string *expectedPtx) const;
+  Status writeEntry(const std::string &digest, const CachedArtifact &artifact);
+  Result<Lookup> lookup(const CacheKey &key, const std::string *expectedPtx,
+                        const std::function<Result<CachedArtifact>()> &produce);
 
   std::string dir_;
   bool usable_ = false;
   mutable std::mutex mutex_;
-  std::map<std::string, std::shared_ptr<const CompiledKernel>> memory_;
+  std::map<std::string, std::shared_ptr<const CachedArtifact>> memory_;
   std::vector<std::string> warnings_;
 };
 
 /// The humming version stamped into cache keys.
 const char *hummingVersion();
+
+/// The identity of this build of humming: the size and modification time
+/// of the executable or shared library this code was linked into. Keys of
+/// entries found by description (getArtifact) include it, so a rebuilt
+/// compiler never reuses what an older one produced.
+const std::string &buildIdentity();
 
 } // namespace humming::rt
 

@@ -10,6 +10,7 @@
 #define HUMMING_TARGET_KERNELABI_H
 
 #include <cstdint>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -90,6 +91,41 @@ inline constexpr KernelField kKernelFields[] = {
     {"split_k", &KernelLaunch::splitK}};
 
 constexpr const char *kKernelTableAttr = "humming.kernels";
+
+/// The table as text, one kernel per line: its name, then the fields of
+/// kKernelFields in order (what a kernel cache entry keeps with the image).
+inline std::string formatKernelTable(const std::vector<KernelLaunch> &table) {
+  std::string out;
+  for (const KernelLaunch &k : table) {
+    out += k.name;
+    for (const KernelField &f : kKernelFields)
+      out += " " + std::to_string(k.*f.member);
+    out += "\n";
+  }
+  return out;
+}
+
+/// The inverse of formatKernelTable; false for text it did not write.
+inline bool parseKernelTable(const std::string &text,
+                             std::vector<KernelLaunch> &table) {
+  table.clear();
+  std::istringstream lines(text);
+  std::string line;
+  while (std::getline(lines, line)) {
+    std::istringstream fields(line);
+    KernelLaunch k;
+    if (!(fields >> k.name))
+      return false;
+    for (const KernelField &f : kKernelFields)
+      if (!(fields >> k.*f.member))
+        return false;
+    std::string extra;
+    if (fields >> extra)
+      return false;
+    table.push_back(k);
+  }
+  return !table.empty();
+}
 
 /// The entry of `table` serving `m`, or null (also for m = 0: with no
 /// tokens there is nothing to launch; a zero-block grid is a launch error).
