@@ -90,6 +90,22 @@ gpu.module @kernels {
   }
 }
 
+
+// -----
+
+func.func @gptq_called(%a: memref<?x1024xf16>, %w: memref<128x1024xi32>, %s: memref<8x1024xf16>, %c: memref<?x1024xf16>) {
+  // expected-error @+1 {{expected @gptq_called to have no callers in the module: its gptq arguments become canonical ones}}
+  humming.gemm %a, %w scales(%s : memref<8x1024xf16>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<128>, format = gptq>,
+       input_schema = #humming.input_schema<type = f16>}
+      : memref<?x1024xf16>, memref<128x1024xi32> -> memref<?x1024xf16>
+  return
+}
+func.func @caller(%a: memref<?x1024xf16>, %w: memref<128x1024xi32>, %s: memref<8x1024xf16>, %c: memref<?x1024xf16>) {
+  func.call @gptq_called(%a, %w, %s, %c) : (memref<?x1024xf16>, memref<128x1024xi32>, memref<8x1024xf16>, memref<?x1024xf16>) -> ()
+  return
+}
+
 // -----
 
 // RUN: not humming-opt %s --humming-legalize-schema="chip=sm_99" 2>&1 | FileCheck %s --check-prefix=CHIP

@@ -13,6 +13,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/SymbolTable.h"
 
 namespace mlir::humming {
 #define GEN_PASS_DEF_HUMMINGLEGALIZESCHEMAPASS
@@ -48,6 +49,14 @@ LogicalResult legalizeFormat(GemmOp op) {
                                "arguments carry the "
                             << hq::toString(w.format)
                             << " weights (the caller converts them)";
+  // The argument types change: callers in this module would no longer
+  // match (the host that calls the compiled function converts instead).
+  if (auto module = func->getParentOfType<ModuleOp>();
+      module && !SymbolTable::symbolKnownUseEmpty(func, module))
+    return op.emitOpError() << "expected @" << func.getName()
+                            << " to have no callers in the module: its "
+                            << hq::toString(w.format)
+                            << " arguments become canonical ones";
   hq::WeightSchema canonical = w;
   canonical.format = hq::SourceFormat::Canonical;
   auto inType = cast<MemRefType>(op.getInput().getType());
