@@ -22,7 +22,13 @@
 //   zero) by the magic-number trick (codes OR-ed into the mantissa of 1024
 //   or 128, one packed subtraction), floats by moving their exponent and
 //   mantissa into place and one packed multiply by 2^(bias difference);
-//   then one packed multiply by the group scale.
+//   then one packed multiply by the group scale (with f16 accumulation also
+//   by the channel scale, so the f16 sums stay in range).
+// * After the loop every warp group leaves its sums in shared memory and
+//   adds, in group order, the output units it owns (u % kSplit == g), then
+//   stores them: the reduction and the epilogue are spread over the block.
+// * split_k CTAs may share a tile's K: each stores its sums to the module's
+//   workspace and the last to arrive adds them in split order.
 //
 //===----------------------------------------------------------------------===//
 
