@@ -71,6 +71,22 @@ int humming_layer_load_quantized(humming_layer *layer, const void *weight,
                                  size_t global_scale_bytes, const void *bias,
                                  size_t bias_bytes);
 
+/** A layer read from a checkpoint directory (config.json and safetensors;
+ *  GPTQ, AWQ, compressed-tensors, FP8, ModelOpt, Quark, MXFP4 ...):
+ *  `module` names it ("model.layers.0.mlp.down_proj"). Activations and
+ *  outputs are the model's 16-bit type. */
+int humming_layer_create_from_checkpoint(const char *dir, const char *module,
+                                         humming_layer **out);
+
+/** Loads the weights of `module` from a checkpoint into an existing layer,
+ *  whose shape and schema must be the checkpoint layer's. */
+int humming_layer_load_checkpoint(humming_layer *layer, const char *dir,
+                                  const char *module);
+
+/** The layer's logical sizes. */
+int64_t humming_layer_n(const humming_layer *layer);
+int64_t humming_layer_k(const humming_layer *layer);
+
 /** Prepares the weights and compiles the kernels for a known `device`
  *  ("H200") or a `chip` ("sm_90a"; either may be NULL); unless
  *  `compile_only`, uploads the weights and loads the kernels on the current

@@ -3,6 +3,8 @@
 #include "humming-c/humming.h"
 
 #include "Humming/API/Layer.h"
+#include "Humming/Quant/Adapters.h"
+#include "Humming/Quant/Safetensors.h"
 
 #include <cstring>
 #include <string>
@@ -71,6 +73,31 @@ Result<WeightSchema> toSchema(const humming_weight_schema &c) {
   w.padK = c.pad_k;
   return w;
 }
+/// One module of a checkpoint in the canonical form, runnable by a Layer
+/// (16-bit activations of the model's type, no act-order permutation).
+Result<LoadedLayer> loadCheckpointLayer(const char *dir, const char *module,
+                                        ScalarType &act) {
+  if (!dir || !module)
+    return Error{"expected a checkpoint directory and a module name, got NULL"};
+  Result<Checkpoint> checkpoint = Checkpoint::open(dir);
+  if (!checkpoint)
+    return Error{checkpoint.error()};
+  Result<QuantConfig> config = QuantConfig::fromCheckpoint(*checkpoint);
+  if (!config)
+    return Error{config.error()};
+  Result<LoadedLayer> layer = loadLayer(*checkpoint, *config, module);
+  if (!layer)
+    return Error{layer.error()};
+  if (!layer->kPermutation.empty())
+    return Error{concat(module, ": act-order (desc_act) permutes K; running it "
+                                "needs the activations gathered by the "
+                                "permutation, which humming::Layer does not do "
+                                "yet")};
+  act = config->paramDType() == DType::BF16 ? ScalarType::bf16()
+                                            : ScalarType::f16();
+  return layer;
+}
+
 } // namespace
 
 extern "C" {
@@ -103,6 +130,52 @@ int humming_layer_create(int64_t n, int64_t k,
 }
 
 void humming_layer_destroy(humming_layer *layer) { delete layer; }
+
+int humming_layer_create_from_checkpoint(const char *dir, const char *module,
+                                         humming_layer **out) {
+  if (!out)
+    return fail("expected an output pointer, got NULL");
+  *out = nullptr;
+  ScalarType act = ScalarType::f16();
+  Result<LoadedLayer> loaded = loadCheckpointLayer(dir, module, act);
+  if (!loaded)
+    return fail(loaded.error());
+  Result<Layer> layer =
+      Layer::create(loaded->n, loaded->k, loaded->weight,
+                    InputSchema{act, ActScaling::None, 0}, {}, act);
+  if (!layer)
+    return fail(concat(module, ": ", layer.error()));
+  if (Status s = layer->loadQuantized(std::move(loaded->tensors)); !s)
+    return fail(concat(module, ": ", s.error()));
+  *out = new humming_layer{layer.take(), loaded->weight, act};
+  return ok();
+}
+
+int humming_layer_load_checkpoint(humming_layer *layer, const char *dir,
+                                  const char *module) {
+  if (!layer)
+    return fail("expected a layer, got NULL");
+  ScalarType act = ScalarType::f16();
+  Result<LoadedLayer> loaded = loadCheckpointLayer(dir, module, act);
+  if (!loaded)
+    return fail(loaded.error());
+  std::string have = concat(formatWeightSchema(layer->weight), " ",
+                            layer->layer.n(), "x", layer->layer.k());
+  std::string got = concat(formatWeightSchema(loaded->weight), " ", loaded->n,
+                           "x", loaded->k);
+  if (have != got)
+    return fail(concat(module, ": expected the layer's ", have,
+                       ", the checkpoint has ", got));
+  return check(layer->layer.loadQuantized(std::move(loaded->tensors)));
+}
+
+int64_t humming_layer_n(const humming_layer *layer) {
+  return layer ? layer->layer.n() : 0;
+}
+
+int64_t humming_layer_k(const humming_layer *layer) {
+  return layer ? layer->layer.k() : 0;
+}
 
 int humming_layer_quantize(humming_layer *layer, const float *weights,
                            const float *bias) {

@@ -76,6 +76,14 @@ def _library():
             p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int]
         lib.humming_layer_forward.argtypes = [
             p, p, ctypes.c_uint64, ctypes.c_uint64, ctypes.c_int64]
+        lib.humming_layer_create_from_checkpoint.argtypes = [
+            ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(p)]
+        lib.humming_layer_load_checkpoint.argtypes = [
+            p, ctypes.c_char_p, ctypes.c_char_p]
+        lib.humming_layer_n.argtypes = [p]
+        lib.humming_layer_n.restype = ctypes.c_int64
+        lib.humming_layer_k.argtypes = [p]
+        lib.humming_layer_k.restype = ctypes.c_int64
         lib.humming_layer_kernel_count.argtypes = [p]
         lib.humming_layer_is_prepared.argtypes = [p]
         _lib = lib
@@ -142,6 +150,37 @@ class HummingLayer:
             self.shape_n, self.shape_k, ctypes.byref(schema), c(self._act),
             int(bool(f16_accumulation)), ctypes.byref(handle)))
         self._handle = handle
+        self._transformed = False
+
+    @classmethod
+    def from_safetensors(cls, path, module):
+        """The layer `module` ("model.layers.0.mlp.down_proj") of a checkpoint
+        directory (config.json + safetensors: GPTQ, AWQ, compressed-tensors,
+        FP8, ModelOpt, Quark, MXFP4 ...), with the model's 16-bit type."""
+        handle = ctypes.c_void_p()
+        _check(_library().humming_layer_create_from_checkpoint(
+            str(path).encode(), str(module).encode(), ctypes.byref(handle)))
+        self = cls.__new__(cls)
+        self._handle = handle
+        self._transformed = False
+        self.shape_n = _library().humming_layer_n(handle)
+        self.shape_k = _library().humming_layer_k(handle)
+        self.has_bias = None
+        import json
+        import os
+        try:
+            with open(os.path.join(str(path), "config.json")) as f:
+                dtype = json.load(f).get("torch_dtype", "float16")
+        except (OSError, ValueError):
+            dtype = "float16"
+        self._act = "bf16" if dtype == "bfloat16" else "f16"
+        return self
+
+    def load_from_safetensors(self, path, module):
+        """Loads the weights of `module` from a checkpoint directory into
+        this layer (its shape and schema must be the checkpoint's)."""
+        _check(_library().humming_layer_load_checkpoint(
+            self._handle, str(path).encode(), str(module).encode()))
         self._transformed = False
 
     def __del__(self):

@@ -57,6 +57,54 @@ class CreateTest(unittest.TestCase):
                          "the mma_sync kernels need sm_80 or newer, got sm_75")
 
 
+class CheckpointTest(unittest.TestCase):
+    """A GPTQ checkpoint written by the humming-inspect tests' generator."""
+
+    @classmethod
+    def setUpClass(cls):
+        import os
+        import subprocess
+        import sys
+        import tempfile
+        here = os.path.dirname(os.path.abspath(__file__))
+        make = os.path.join(here, "..", "..", "test", "humming-inspect",
+                            "Inputs", "make_checkpoint.py")
+        cls.dir = tempfile.mkdtemp(prefix="humming-ckpt-")
+        for kind in ("gptq", "gptq-act-order"):
+            subprocess.run([sys.executable, make, cls.dir + "/" + kind, kind],
+                           check=True)
+        cls.module = "model.layers.0.mlp.down_proj"
+
+    def test_from_safetensors(self):
+        layer = HummingLayer.from_safetensors(self.dir + "/gptq", self.module)
+        self.assertEqual((layer.shape_n, layer.shape_k), (64, 256))
+        layer.transform(device="H200", compile_only=True)
+        self.assertEqual(layer.kernel_count, 4)
+
+    def test_load_into_a_matching_layer(self):
+        layer = HummingLayer(64, 256, W4G128)
+        layer.load_from_safetensors(self.dir + "/gptq", self.module)
+        other = HummingLayer(64, 512, W4G128)
+        with self.assertRaises(HummingError) as e:
+            other.load_from_safetensors(self.dir + "/gptq", self.module)
+        self.assertIn("expected the layer's", str(e.exception))
+        self.assertIn("64x512, the checkpoint has", str(e.exception))
+
+    def test_act_order_is_refused(self):
+        with self.assertRaises(HummingError) as e:
+            HummingLayer.from_safetensors(self.dir + "/gptq-act-order",
+                                          self.module)
+        self.assertEqual(str(e.exception),
+                         self.module + ": act-order (desc_act) permutes K; "
+                         "running it needs the activations gathered by the "
+                         "permutation, which humming::Layer does not do yet")
+
+    def test_missing_module(self):
+        with self.assertRaises(HummingError) as e:
+            HummingLayer.from_safetensors(self.dir + "/gptq", "model.nope")
+        self.assertTrue(str(e.exception))
+
+
 def _cuda():
     try:
         import torch

@@ -70,4 +70,17 @@ TEST(CApi, ErrorsSayWhatWasExpected) {
   humming_layer_destroy(layer);
   EXPECT_NE(humming_layer_forward(nullptr, nullptr, 0, 0, 1), 0);
   EXPECT_EQ(std::string(humming_last_error()), "expected a layer, got NULL");
+  // Checkpoints: missing arguments and directories say so.
+  EXPECT_NE(humming_layer_create_from_checkpoint(nullptr, "m", &layer), 0);
+  EXPECT_EQ(std::string(humming_last_error()),
+            "expected a checkpoint directory and a module name, got NULL");
+  EXPECT_NE(humming_layer_create_from_checkpoint("/nonexistent", "m", nullptr), 0);
+  EXPECT_EQ(std::string(humming_last_error()),
+            "expected an output pointer, got NULL");
+  EXPECT_NE(humming_layer_create_from_checkpoint("/nonexistent", "m", &layer), 0);
+  EXPECT_NE(std::string(humming_last_error()).find("/nonexistent"),
+            std::string::npos)
+      << humming_last_error();
+  EXPECT_NE(humming_layer_load_checkpoint(nullptr, "/nonexistent", "m"), 0);
+  EXPECT_EQ(std::string(humming_last_error()), "expected a layer, got NULL");
 }

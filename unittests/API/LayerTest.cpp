@@ -48,6 +48,11 @@ TEST(Layer, CreateChecksTheDescription) {
             "4-bit activation kernels are not lowered yet");
   EXPECT_EQ(Layer::create(256, 512, w4, kF16, {}, ScalarType::f32()).error(),
             "expected an f16 or bf16 output, got f32");
+  WeightSchema moe = w4;
+  moe.experts = 8;
+  EXPECT_EQ(Layer::create(256, 512, moe, kF16).error(),
+            "expected a dense layer (experts = 0); mixture-of-experts layers "
+            "are not lowered yet");
   // K not a multiple of the group size: the schema rules' own message.
   Result<Layer> odd = Layer::create(256, 100, w4, kF16);
   ASSERT_FALSE(odd.ok());

@@ -3,7 +3,7 @@
 
 Pure Python (struct + json), so the tests need no numpy or torch:
   make_checkpoint.py <dir> <kind>
-kinds: gptq, nvfp4, fp8-block, gptq-bad-scales, bad-config, awq-experts
+kinds: gptq, gptq-act-order, nvfp4, fp8-block, gptq-bad-scales, bad-config
 """
 import json
 import os
@@ -48,11 +48,11 @@ def f32(values):
     return struct.pack("<%df" % len(values), *values)
 
 
-def gptq(d, bad_scales=False):
+def gptq(d, bad_scales=False, act_order=False):
     n, k, g = 64, 256, 128
     cfg = {"torch_dtype": "float16", "quantization_config": {
         "quant_method": "gptq", "bits": 4, "group_size": g, "sym": True,
-        "desc_act": False, "checkpoint_format": "gptq"}}
+        "desc_act": act_order, "checkpoint_format": "gptq"}}
     json.dump(cfg, open(os.path.join(d, "config.json"), "w"))
     m = "model.layers.0.mlp.down_proj"
     scales_rows = 4 if bad_scales else k // g
@@ -62,6 +62,10 @@ def gptq(d, bad_scales=False):
         (m + ".scales", "F16", [scales_rows, n], f16([0.01] * (scales_rows * n))),
         ("lm_head.weight", "F16", [8, n], f16([0.5] * (8 * n))),
     ]
+    if act_order:
+        # Input channel i belongs to group (i * 7 mod k) // g: a permutation.
+        g_idx = [((i * 7) % k) // g for i in range(k)]
+        tensors.append((m + ".g_idx", "I32", [k], struct.pack("<%di" % k, *g_idx)))
     write_safetensors(os.path.join(d, "model.safetensors"), tensors)
 
 
@@ -103,6 +107,7 @@ def main():
     os.makedirs(d, exist_ok=True)
     {"gptq": gptq, "nvfp4": nvfp4, "fp8-block": fp8_block,
      "gptq-bad-scales": lambda d: gptq(d, bad_scales=True),
+     "gptq-act-order": lambda d: gptq(d, act_order=True),
      "bad-config": bad_config}[kind](d)
 
 
