@@ -102,6 +102,11 @@ int humming_layer_transform(humming_layer *layer, const char *device,
 int humming_layer_forward(const humming_layer *layer, void *stream,
                           uint64_t input, uint64_t output, int64_t m);
 
+/** After transform: how many kernels the pipeline and a compiler made,
+ *  how many came from the kernel cache, and the seconds it took. */
+int humming_layer_transform_stats(const humming_layer *layer, int *compiled,
+                                  int *cached, double *seconds);
+
 /** After transform: the number of kernels (one per M range) and whether
  *  the weights use the prepared (fast) layout. */
 int humming_layer_kernel_count(const humming_layer *layer);

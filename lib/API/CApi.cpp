@@ -275,6 +275,17 @@ int humming_layer_forward(const humming_layer *layer, void *stream,
   return check(layer->layer.forward(stream, input, output, m));
 }
 
+int humming_layer_transform_stats(const humming_layer *layer, int *compiled,
+                                  int *cached, double *seconds) {
+  if (!layer || !compiled || !cached || !seconds)
+    return fail("expected a layer and three output pointers, got NULL");
+  const TransformStats &s = layer->layer.transformStats();
+  *compiled = s.compiled;
+  *cached = s.cached;
+  *seconds = s.seconds;
+  return ok();
+}
+
 int humming_layer_kernel_count(const humming_layer *layer) {
   return layer ? int(layer->layer.kernels().size()) : 0;
 }

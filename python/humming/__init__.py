@@ -84,6 +84,9 @@ def _library():
         lib.humming_layer_n.restype = ctypes.c_int64
         lib.humming_layer_k.argtypes = [p]
         lib.humming_layer_k.restype = ctypes.c_int64
+        lib.humming_layer_transform_stats.argtypes = [
+            p, ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ctypes.c_int),
+            ctypes.POINTER(ctypes.c_double)]
         lib.humming_layer_kernel_count.argtypes = [p]
         lib.humming_layer_is_prepared.argtypes = [p]
         _lib = lib
@@ -220,6 +223,17 @@ class HummingLayer:
         else:
             run(device, chip)
         self._transformed = not compile_only
+
+    @property
+    def transform_stats(self):
+        """(kernels compiled, kernels from the cache, seconds) of the last
+        transform()."""
+        compiled, cached = ctypes.c_int(), ctypes.c_int()
+        seconds = ctypes.c_double()
+        _check(_library().humming_layer_transform_stats(
+            self._handle, ctypes.byref(compiled), ctypes.byref(cached),
+            ctypes.byref(seconds)))
+        return compiled.value, cached.value, seconds.value
 
     @property
     def kernel_count(self):

@@ -61,7 +61,9 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", required=True, help="JSON results path")
     parser.add_argument("--configs", default=",".join(CONFIGS))
-    parser.add_argument("--shape", default="8192x8192", help="NxK")
+    parser.add_argument("--shapes", default="8192x8192",
+                        help="comma-separated NxK (the model sweep: "
+                             "4096x14336,14336x4096,28672x8192,8192x28672)")
     parser.add_argument("--ms", default=",".join(map(str, STANDARD_MS)))
     parser.add_argument("--copies", type=int, default=4)
     parser.add_argument("--replays", type=int, default=20)
@@ -74,11 +76,11 @@ def main():
     import torch
     from humming import HummingLayer
 
-    n, k = (int(v) for v in args.shape.split("x"))
+    shapes = [tuple(int(v) for v in s.split("x")) for s in args.shapes.split(",")]
     ms = [int(v) for v in args.ms.split(",")]
     rows, jit = [], []
     torch.manual_seed(0)
-    for name in args.configs.split(","):
+    for (n, k), name in [(s, c) for s in shapes for c in args.configs.split(",")]:
         config = CONFIGS[name]
         layers = []
         for copy in range(args.copies):
@@ -89,9 +91,11 @@ def main():
             layer.transform()
             seconds = time.perf_counter() - t0
             if copy < 2:  # copy 0: cold JIT; copy 1: the same kernels, cached
-                jit.append({"config": name, "cold": copy == 0,
-                            "transform_s": seconds,
-                            "kernels": layer.kernel_count})
+                compiled, cached, _ = layer.transform_stats
+                jit.append({"config": name, "n": n, "k": k,
+                            "cold": copy == 0, "transform_s": seconds,
+                            "kernels": layer.kernel_count,
+                            "compiled": compiled, "cached": cached})
             layers.append(layer)
         torch_ws = [torch.randn(n, k, dtype=torch.float16, device="cuda")
                     for _ in range(args.copies)]
@@ -130,8 +134,10 @@ def main():
               f"{r['humming_us']:.1f} | {r['torch_fp16_us']:.1f} | "
               f"{r['ratio']:.2f} | {r['tb_per_s']:.2f} | {r['tflop_per_s']:.1f} |")
     for j in jit:
-        print(f"jit {j['config']}: {'cold' if j['cold'] else 'cached'} "
-              f"transform {j['transform_s']:.2f} s ({j['kernels']} kernels)")
+        print(f"jit {j['config']} {j['n']}x{j['k']}: "
+              f"{'cold' if j['cold'] else 'cached'} transform "
+              f"{j['transform_s']:.3f} s ({j['kernels']} kernels: "
+              f"{j['compiled']} compiled, {j['cached']} cached)")
 
 
 if __name__ == "__main__":

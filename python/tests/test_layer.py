@@ -51,6 +51,14 @@ class CreateTest(unittest.TestCase):
         layer.transform(device="H200", compile_only=True)
         self.assertEqual(layer.kernel_count, 4)
         self.assertTrue(layer.prepared)
+        compiled, cached, seconds = layer.transform_stats
+        self.assertEqual(compiled + cached, 4)
+        self.assertGreaterEqual(seconds, 0.0)
+        # The same description again: every kernel from the cache.
+        twin = HummingLayer(256, 512, W4G128)
+        twin.load_from_unquantized(exact_weights(256, 512, 128, seed=2))
+        twin.transform(device="H200", compile_only=True)
+        self.assertEqual(twin.transform_stats[:2], (0, 4))
         with self.assertRaises(HummingError) as e:
             layer.transform(chip="sm_75", compile_only=True)
         self.assertEqual(str(e.exception),

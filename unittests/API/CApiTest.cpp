@@ -83,4 +83,8 @@ TEST(CApi, ErrorsSayWhatWasExpected) {
       << humming_last_error();
   EXPECT_NE(humming_layer_load_checkpoint(nullptr, "/nonexistent", "m"), 0);
   EXPECT_EQ(std::string(humming_last_error()), "expected a layer, got NULL");
+  int compiled = 0, cached = 0;
+  EXPECT_NE(humming_layer_transform_stats(nullptr, &compiled, &cached, nullptr), 0);
+  EXPECT_EQ(std::string(humming_last_error()),
+            "expected a layer and three output pointers, got NULL");
 }
