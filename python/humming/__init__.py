@@ -259,6 +259,13 @@ class HummingLayer:
         if out is None:
             out = torch.empty((x.shape[0], self.shape_n), dtype=want,
                               device=x.device)
+        elif (tuple(out.shape) != (x.shape[0], self.shape_n) or
+              out.dtype != want or out.device != x.device or
+              not out.is_contiguous()):
+            raise HummingError(
+                f"expected out to be a contiguous {want} tensor of shape "
+                f"[{x.shape[0]}, {self.shape_n}] on {x.device}, got "
+                f"{out.dtype} {list(out.shape)} on {out.device}")
         stream = torch.cuda.current_stream(x.device).cuda_stream
         _check(_library().humming_layer_forward(
             self._handle, ctypes.c_void_p(stream), x.data_ptr(),

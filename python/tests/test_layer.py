@@ -150,6 +150,10 @@ class GpuTest(unittest.TestCase):
             layer(torch.zeros(4, 256, dtype=torch.float16, device="cuda"))
         with self.assertRaises(HummingError):
             layer(torch.zeros(4, 512, dtype=torch.float32, device="cuda"))
+        x = torch.zeros(4, 512, dtype=torch.float16, device="cuda")
+        with self.assertRaises(HummingError) as e:
+            layer(x, out=torch.empty(4, 128, dtype=torch.float16, device="cuda"))
+        self.assertIn("expected out to be a contiguous", str(e.exception))
 
 
 if __name__ == "__main__":
