@@ -223,6 +223,13 @@ class HummingLayer:
         else:
             run(device, chip)
         self._transformed = not compile_only
+        self._device_index = None
+        if not compile_only:
+            try:
+                import torch
+                self._device_index = torch.cuda.current_device()
+            except (ImportError, RuntimeError):
+                pass
 
     @property
     def transform_stats(self):
@@ -255,6 +262,10 @@ class HummingLayer:
         if x.dtype != want or not x.is_cuda:
             raise HummingError(
                 f"expected a CUDA tensor of {want}, got {x.dtype} on {x.device}")
+        index = getattr(self, "_device_index", None)
+        if index is not None and x.device.index != index:
+            raise HummingError(
+                f"the layer was transformed on cuda:{index}; got x on {x.device}")
         x = x.contiguous()
         if out is None:
             out = torch.empty((x.shape[0], self.shape_n), dtype=want,
