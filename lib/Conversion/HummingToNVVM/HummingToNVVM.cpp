@@ -181,11 +181,8 @@ gpu::GPUFuncOp buildStubKernel(OpBuilder &builder, Location loc,
                                gpu::GPUModuleOp module, StringRef name) {
   OpBuilder::InsertionGuard guard(builder);
   builder.setInsertionPointToEnd(module.getBody());
-  SmallVector<Type> args(hq::abi::ParamM,
-                         LLVM::LLVMPointerType::get(builder.getContext(), 1));
-  args.push_back(builder.getI32Type());
-  auto func = gpu::GPUFuncOp::create(builder, loc, name,
-                                     builder.getFunctionType(args, {}));
+  auto func =
+      gpu::GPUFuncOp::create(builder, loc, name, kernelFunctionType(builder));
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), builder.getUnitAttr());
   builder.setInsertionPointToStart(&func.getBody().front());
   gpu::ReturnOp::create(builder, loc);

@@ -425,15 +425,19 @@ void KernelEmitter::emit() {
 
 } // namespace
 
+FunctionType mlir::humming::kernelFunctionType(Builder &builder) {
+  SmallVector<Type> args(hq::abi::ParamM,
+                         LLVM::LLVMPointerType::get(builder.getContext(), 1));
+  args.push_back(builder.getI32Type());
+  return builder.getFunctionType(args, {});
+}
+
 gpu::GPUFuncOp mlir::humming::buildMmaSyncGemmKernel(OpBuilder &builder,
                                                      Location loc,
                                                      gpu::GPUModuleOp module,
                                                      StringRef name,
                                                      const GemmKernelSpec &spec) {
   MLIRContext *ctx = builder.getContext();
-  Type ptr = LLVM::LLVMPointerType::get(ctx, 1);
-  SmallVector<Type> argTypes(hq::abi::ParamM, ptr);
-  argTypes.push_back(builder.getI32Type());
   OpBuilder::InsertionGuard guard(builder);
   builder.setInsertionPointToEnd(module.getBody());
   // Partial sums of the warp groups 1..kKSplit-1: 8 floats per thread.
@@ -442,7 +446,7 @@ gpu::GPUFuncOp mlir::humming::buildMmaSyncGemmKernel(OpBuilder &builder,
       {std::max<int64_t>(1, (Tile::kKSplit - 1) * Tile::kWarpsN * 32 * 8)},
       builder.getF32Type(), MemRefLayoutAttrInterface(), workgroup);
   auto func = gpu::GPUFuncOp::create(builder, loc, name,
-                                     builder.getFunctionType(argTypes, {}),
+                                     kernelFunctionType(builder),
                                      TypeRange{workspaceType});
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), builder.getUnitAttr());
   func.setKnownBlockSizeAttr(

@@ -25,6 +25,10 @@ struct GemmKernelSpec {
   bool f16Accumulation = false;
 };
 
+/// The kernels' function type (Humming/Target/KernelABI.h): one global
+/// pointer per tensor parameter, then M as i32.
+FunctionType kernelFunctionType(Builder &builder);
+
 /// Appends the kernel `name` for `spec` to `module`. Its parameters follow
 /// Humming/Target/KernelABI.h.
 gpu::GPUFuncOp buildMmaSyncGemmKernel(OpBuilder &builder, Location loc,

@@ -869,10 +869,6 @@ gpu::GPUFuncOp mlir::humming::buildMmaSyncPreparedKernel(
     OpBuilder &builder, Location loc, gpu::GPUModuleOp module, StringRef name,
     const GemmKernelSpec &spec, const PreparedTile &tile,
     const CtaSplit &split) {
-  MLIRContext *ctx = builder.getContext();
-  Type ptr = LLVM::LLVMPointerType::get(ctx, 1);
-  SmallVector<Type> argTypes(hq::abi::ParamM, ptr);
-  argTypes.push_back(builder.getI32Type());
   OpBuilder::InsertionGuard guard(builder);
   // The kernels' dynamic shared memory: one external, zero-sized
   // addrspace(3) array per module (its size is given at launch).
@@ -910,8 +906,8 @@ gpu::GPUFuncOp mlir::humming::buildMmaSyncPreparedKernel(
     arrivalsGlobal = global("_arrivals", builder.getI32Type(), tilesMax);
   }
   builder.setInsertionPointToEnd(module.getBody());
-  auto func = gpu::GPUFuncOp::create(builder, loc, name,
-                                     builder.getFunctionType(argTypes, {}));
+  auto func =
+      gpu::GPUFuncOp::create(builder, loc, name, kernelFunctionType(builder));
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), builder.getUnitAttr());
   func.setKnownBlockSizeAttr(
       builder.getDenseI32ArrayAttr({int32_t(tile.threads()), 1, 1}));
