@@ -44,9 +44,7 @@ int64_t sharedBytes(const WeightSchema &w, const KernelShape &k) {
   return std::max(pipeline, k.workspaceFloats() * 4);
 }
 
-namespace {
-/// Whether every value of `from` is exactly a value of the 16-bit `to`.
-bool representable(const ScalarType &from, const ScalarType &to) {
+bool representableIn(const ScalarType &from, const ScalarType &to) {
   if (from == to)
     return true;
   if (from.isE8M0())
@@ -56,11 +54,6 @@ bool representable(const ScalarType &from, const ScalarType &to) {
   // 8-bit floats: enough exponent range and mantissa.
   return from.mantissaBits <= to.mantissaBits &&
          from.exponentBits <= to.exponentBits;
-}
-} // namespace
-
-bool representableIn(const ScalarType &from, const ScalarType &to) {
-  return representable(from, to);
 }
 
 double maxDequantizedMagnitude(const WeightSchema &w) {
@@ -111,7 +104,7 @@ Diag supports(const WeightSchema &w, const InputSchema &in, int64_t n,
                            w.type.mantissaBits > in.type.mantissaBits))
     return concat(prefix, "expects float weights that ", in.type.str(),
                   " holds exactly, got ", w.type.str());
-  if (w.hasPerKScales() && !representable(w.scaleType, in.type))
+  if (w.hasPerKScales() && !representableIn(w.scaleType, in.type))
     return concat(prefix, "applies scales in the activation type and expects "
                           "scales that ",
                   in.type.str(), " represents exactly, got ",
