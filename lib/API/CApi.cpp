@@ -14,8 +14,6 @@ using namespace humming;
 
 struct humming_layer {
   Layer layer;
-  WeightSchema weight;
-  ScalarType act;
 };
 
 namespace {
@@ -125,7 +123,7 @@ int humming_layer_create(int64_t n, int64_t k,
                                       compute, *act);
   if (!layer)
     return fail(layer.error());
-  *out = new humming_layer{layer.take(), *w, *act};
+  *out = new humming_layer{layer.take()};
   return ok();
 }
 
@@ -147,7 +145,7 @@ int humming_layer_create_from_checkpoint(const char *dir, const char *module,
     return fail(concat(module, ": ", layer.error()));
   if (Status s = layer->loadQuantized(std::move(loaded->tensors)); !s)
     return fail(concat(module, ": ", s.error()));
-  *out = new humming_layer{layer.take(), loaded->weight, act};
+  *out = new humming_layer{layer.take()};
   return ok();
 }
 
@@ -159,7 +157,7 @@ int humming_layer_load_checkpoint(humming_layer *layer, const char *dir,
   Result<LoadedLayer> loaded = loadCheckpointLayer(dir, module, act);
   if (!loaded)
     return fail(loaded.error());
-  std::string have = concat(formatWeightSchema(layer->weight), " ",
+  std::string have = concat(formatWeightSchema(layer->layer.weightSchema()), " ",
                             layer->layer.n(), "x", layer->layer.k());
   std::string got = concat(formatWeightSchema(loaded->weight), " ", loaded->n,
                            "x", loaded->k);
@@ -198,10 +196,11 @@ int humming_layer_load_quantized(humming_layer *layer, const void *weight,
                                  size_t biasBytes) {
   if (!layer)
     return fail("expected a layer, got NULL");
-  const WeightSchema &w = layer->weight;
-  InputSchema in{layer->act, ActScaling::None, 0};
+  const WeightSchema &w = layer->layer.weightSchema();
+  const InputSchema &in = layer->layer.inputSchema();
   const int64_t np = layer->layer.n() + w.padN, kp = layer->layer.k() + w.padK;
-  DType param = layer->act == ScalarType::bf16() ? DType::BF16 : DType::F16;
+  DType param = layer->layer.outputType() == ScalarType::bf16() ? DType::BF16
+                                                                : DType::F16;
   QuantizedWeights q;
   // One tensor from host bytes: the schema decides its shape and dtype.
   auto take = [&](WeightOperand op, const char *name, bool wanted,

@@ -78,6 +78,9 @@ Layer &Layer::operator=(Layer &&) noexcept = default;
 Layer::~Layer() = default;
 
 int64_t Layer::n() const { return impl_->n; }
+const WeightSchema &Layer::weightSchema() const { return impl_->weight; }
+const InputSchema &Layer::inputSchema() const { return impl_->input; }
+ScalarType Layer::outputType() const { return impl_->output; }
 int64_t Layer::k() const { return impl_->k; }
 bool Layer::prepared() const { return impl_->prepared; }
 const std::vector<abi::KernelLaunch> &Layer::kernels() const {
@@ -202,14 +205,17 @@ Status Layer::transform(const LayerTarget &target) {
   // Weights: the prepared layout where it holds the schema.
   const int64_t np = l.paddedN(), kp = l.paddedK();
   bool prepared = !layout::supports(l.weight, l.input, np, kp);
-  QuantizedWeights weights = *l.canonical;
+  // The canonical tensors themselves, or their prepared form (no copy).
+  std::optional<QuantizedWeights> preparedWeights;
   if (prepared) {
     Result<QuantizedWeights> p =
         layout::prepareMmaSync(l.weight, l.input, *l.canonical, np, kp);
     if (!p)
       return Error{p.error()};
-    weights = p.take();
+    preparedWeights = p.take();
   }
+  const QuantizedWeights &weights =
+      preparedWeights ? *preparedWeights : *l.canonical;
 
   // Kernels: one pipeline run per M-range kernel, in parallel, each in its
   // own MLIRContext (run i generates kernel i; the others are stubs there):

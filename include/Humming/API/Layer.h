@@ -86,6 +86,9 @@ public:
 
   int64_t n() const;
   int64_t k() const;
+  const WeightSchema &weightSchema() const;
+  const InputSchema &inputSchema() const;
+  ScalarType outputType() const;
   /// After transform: whether the weights use the prepared (fast) layout.
   bool prepared() const;
   /// After transform: the kernels, one per M range.
