@@ -17,6 +17,7 @@
 
 #include <array>
 #include <chrono>
+#include <cstdio>
 #include <thread>
 #include <limits>
 #include <mutex>
@@ -388,20 +389,27 @@ Status Layer::forward(void *stream, uint64_t input, uint64_t output,
   const Impl &l = *impl_;
   if (!l.transformed)
     return Error{"call transform() before forward()"};
+  // The arguments first, so their errors are the same with or without a
+  // device.
+  if (m < 0 || m > std::numeric_limits<int32_t>::max())
+    return Error{concat("expected 0 <= M <= 2^31 - 1 tokens, got ", m)};
+  if (m > 0 && (!input || !output))
+    return Error{"expected device pointers for the input and the output, got "
+                 "a null pointer"};
+  if (m > 0 && (input % 16 != 0 || output % 4 != 0)) {
+    char text[96];
+    std::snprintf(text, sizeof text,
+                  "0x%llx and 0x%llx", (unsigned long long)input,
+                  (unsigned long long)output);
+    return Error{concat("expected a 16-byte aligned input and a 4-byte "
+                        "aligned output, got ",
+                        text)};
+  }
   if (l.compileOnly)
     return Error{concat("the layer was transformed compile-only for ", l.chip,
                         "; transform it for a device to run it")};
-  if (m < 0 || m > std::numeric_limits<int32_t>::max())
-    return Error{concat("expected 0 <= M <= 2^31 - 1 tokens, got ", m)};
   if (m == 0)
     return Status::success();
-  if (!input || !output)
-    return Error{"expected device pointers for the input and the output, got "
-                 "a null pointer"};
-  if (input % 16 != 0 || output % 4 != 0)
-    return Error{concat("expected a 16-byte aligned input and a 4-byte aligned "
-                        "output, got 0x",
-                        input, " and 0x", output)};
   const abi::KernelLaunch *kl = abi::kernelFor(l.kernels, m);
   if (!kl)
     return Error{concat("no kernel serves M = ", m, " (a bug)")};

@@ -83,6 +83,14 @@ TEST(CApi, ErrorsSayWhatWasExpected) {
       << humming_last_error();
   EXPECT_NE(humming_layer_load_checkpoint(nullptr, "/nonexistent", "m"), 0);
   EXPECT_EQ(std::string(humming_last_error()), "expected a layer, got NULL");
+  EXPECT_NE(humming_layer_quantize(nullptr, nullptr, nullptr), 0);
+  EXPECT_EQ(std::string(humming_last_error()),
+            "expected a layer and weights, got NULL");
+  EXPECT_NE(humming_layer_transform(nullptr, "H200", nullptr, 1), 0);
+  EXPECT_EQ(std::string(humming_last_error()), "expected a layer, got NULL");
+  EXPECT_NE(humming_layer_create(256, 512, nullptr, "f16", 0, &layer), 0);
+  EXPECT_EQ(std::string(humming_last_error()),
+            "expected a weight schema and an output pointer, got NULL");
   int compiled = 0, cached = 0;
   EXPECT_NE(humming_layer_transform_stats(nullptr, &compiled, &cached, nullptr), 0);
   EXPECT_EQ(std::string(humming_last_error()),

@@ -100,6 +100,15 @@ TEST(Layer, TransformCompilesEveryKernelForTheTarget) {
   EXPECT_EQ(layer->forward(nullptr, 256, 256, 1).error(),
             "the layer was transformed compile-only for sm_90a; transform it "
             "for a device to run it");
+  // Bad arguments are named before anything needs a device.
+  EXPECT_EQ(layer->forward(nullptr, 256, 256, -1).error(),
+            "expected 0 <= M <= 2^31 - 1 tokens, got -1");
+  EXPECT_EQ(layer->forward(nullptr, 0, 256, 1).error(),
+            "expected device pointers for the input and the output, got a "
+            "null pointer");
+  EXPECT_EQ(layer->forward(nullptr, 0x1008, 0x2002, 1).error(),
+            "expected a 16-byte aligned input and a 4-byte aligned output, "
+            "got 0x1008 and 0x2002");
 }
 
 TEST(Layer, SchemasThePreparedLayoutRefusesUseTheCanonicalKernel) {

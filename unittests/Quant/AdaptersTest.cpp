@@ -883,4 +883,13 @@ TEST(Adapters, SourceToCanonicalGptqAndAwq) {
   canonical.format = SourceFormat::Canonical;
   EXPECT_EQ(sourceToCanonical(canonical, q, 64, 128).error(),
             "expected weights in the gptq, gptq_v2 or awq format, got canonical");
+  WeightSchema experts = w;
+  experts.experts = 4;
+  EXPECT_EQ(sourceToCanonical(experts, q, 64, 128).error(),
+            "expected a dense layer (experts = 0) to convert, got 4 experts "
+            "(convert each expert)");
+  WeightSchema withBias = w;
+  withBias.bias = true;
+  EXPECT_EQ(sourceToCanonical(withBias, q, 64, 128).error(),
+            "bias: expected 64 values (one per output channel)");
 }
