@@ -102,10 +102,22 @@ int humming_layer_transform(humming_layer *layer, const char *device,
 int humming_layer_forward(const humming_layer *layer, void *stream,
                           uint64_t input, uint64_t output, int64_t m);
 
-/** After transform: how many kernels the pipeline and a compiler made,
- *  how many came from the kernel cache, and the seconds it took. */
-int humming_layer_transform_stats(const humming_layer *layer, int *compiled,
-                                  int *cached, double *seconds);
+/** What the last transform did and what it cost. */
+typedef struct humming_transform_stats {
+  int compiled; /**< kernels made by the pipeline and a compiler */
+  int cached;   /**< kernels read from the kernel cache */
+  /** Wall seconds to get every kernel (compiled in parallel, or cached)
+   *  and load it into the device's context. */
+  double kernel_seconds;
+  /** Wall seconds of the slowest kernel alone (one thread each). */
+  double slowest_kernel_seconds;
+  /** Wall seconds to prepare the weights for the chip and upload them. */
+  double weight_seconds;
+} humming_transform_stats;
+
+/** After transform: fills *stats. */
+int humming_layer_transform_stats(const humming_layer *layer,
+                                  humming_transform_stats *stats);
 
 /** After transform: the number of kernels (one per M range) and whether
  *  the weights use the prepared (fast) layout. */

@@ -274,14 +274,16 @@ int humming_layer_forward(const humming_layer *layer, void *stream,
   return check(layer->layer.forward(stream, input, output, m));
 }
 
-int humming_layer_transform_stats(const humming_layer *layer, int *compiled,
-                                  int *cached, double *seconds) {
-  if (!layer || !compiled || !cached || !seconds)
-    return fail("expected a layer and three output pointers, got NULL");
+int humming_layer_transform_stats(const humming_layer *layer,
+                                  humming_transform_stats *stats) {
+  if (!layer || !stats)
+    return fail("expected a layer and a stats pointer, got NULL");
   const TransformStats &s = layer->layer.transformStats();
-  *compiled = s.compiled;
-  *cached = s.cached;
-  *seconds = s.seconds;
+  stats->compiled = s.compiled;
+  stats->cached = s.cached;
+  stats->kernel_seconds = s.kernelSeconds;
+  stats->slowest_kernel_seconds = s.slowestKernelSeconds;
+  stats->weight_seconds = s.weightSeconds;
   return ok();
 }
 

@@ -203,7 +203,14 @@ Status Layer::transform(const LayerTarget &target) {
     driver = *d;
   }
 
+  using Clock = std::chrono::steady_clock;
+  auto since = [](Clock::time_point t) {
+    return std::chrono::duration<double>(Clock::now() - t).count();
+  };
+  TransformStats stats;
+
   // Weights: the prepared layout where it holds the schema.
+  auto weightsStarted = Clock::now();
   const int64_t np = l.paddedN(), kp = l.paddedK();
   bool prepared = !layout::supports(l.weight, l.input, np, kp);
   // The canonical tensors themselves, or their prepared form (no copy).
@@ -217,6 +224,7 @@ Status Layer::transform(const LayerTarget &target) {
   }
   const QuantizedWeights &weights =
       preparedWeights ? *preparedWeights : *l.canonical;
+  stats.weightSeconds = since(weightsStarted);
 
   // Kernels: one pipeline run per M-range kernel, in parallel, each in its
   // own MLIRContext (run i generates kernel i; the others are stubs there):
@@ -256,9 +264,11 @@ Status Layer::transform(const LayerTarget &target) {
     Result<rt::KernelCache::Lookup> image = Error{"not compiled"};
     std::vector<abi::KernelLaunch> table;
     std::string ptx;
+    double seconds = 0;
   };
   std::vector<Piece> pieces(count);
   auto work = [&](size_t i) {
+    auto started = Clock::now();
     const int only = count > 1 ? int(i) : -1;
     rt::CacheKey key{concat(rt::hummingVersion(), " (", rt::buildIdentity(),
                             ")"),
@@ -285,6 +295,7 @@ Status Layer::transform(const LayerTarget &target) {
       return rt::CachedArtifact{kernel.take(), ptx.take(),
                                 abi::formatKernelTable(mh::kernelTable(**module))};
     });
+    p.seconds = since(started);
     if (!p.image)
       return;
     p.ptx = p.image->artifact->ptx;
@@ -292,23 +303,19 @@ Status Layer::transform(const LayerTarget &target) {
       p.image = Error{"the kernel cache entry's kernel table does not parse "
                       "(a bug)"};
   };
-  auto started = std::chrono::steady_clock::now();
+  auto kernelsStarted = Clock::now();
   std::vector<std::thread> threads;
   for (size_t i = 1; i < count; ++i)
     threads.emplace_back(work, i);
   work(0);
   for (std::thread &t : threads)
     t.join();
-  TransformStats stats;
   for (Piece &p : pieces) {
     if (!p.image)
       return Error{p.image.error()};
     (p.image->source == rt::KernelCache::Source::Compiled ? stats.compiled
                                                           : stats.cached)++;
   }
-  stats.seconds = std::chrono::duration<double>(
-                      std::chrono::steady_clock::now() - started)
-                      .count();
   std::vector<abi::KernelLaunch> kernels = pieces[0].table;
   if (kernels.size() != count && count > 1)
     return Error{concat("expected ", count, " kernels from the tile heuristics, "
@@ -325,11 +332,13 @@ Status Layer::transform(const LayerTarget &target) {
   std::vector<std::pair<abi::GemmParam, rt::DeviceBuffer>> buffers;
   std::array<rt::CUdeviceptr, abi::NumGemmParams> pointers{};
   if (!target.compileOnly) {
-    for (const Piece &p : pieces) {
+    for (Piece &p : pieces) {
+      auto loadStarted = Clock::now();
       Result<rt::Module> m = rt::Module::load(*driver, p.image->kernel->image);
       if (!m)
         return Error{m.error()};
       loaded.push_back(m.take());
+      p.seconds += since(loadStarted);
     }
     for (size_t i = 0; i < kernels.size(); ++i) {
       const abi::KernelLaunch &kl = kernels[i];
@@ -346,6 +355,12 @@ Status Layer::transform(const LayerTarget &target) {
           return s;
       functions.push_back(*f);
     }
+  }
+  stats.kernelSeconds = since(kernelsStarted);
+  for (const Piece &p : pieces)
+    stats.slowestKernelSeconds = std::max(stats.slowestKernelSeconds, p.seconds);
+  if (!target.compileOnly) {
+    auto uploadStarted = Clock::now();
     const std::pair<abi::GemmParam, const std::optional<Tensor> *> sides[] = {
         {abi::ParamScales, &weights.scales},
         {abi::ParamZeroPoints, &weights.zeroPoints},
@@ -368,6 +383,7 @@ Status Layer::transform(const LayerTarget &target) {
       if (*tensor)
         if (Status s = upload(param, **tensor); !s)
           return s;
+    stats.weightSeconds += since(uploadStarted);
   }
   l.transformed = true;
   l.compileOnly = target.compileOnly;

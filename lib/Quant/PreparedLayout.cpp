@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <thread>
 
 namespace humming::layout {
 
@@ -148,7 +149,8 @@ uint32_t preparedCodeAt(const WeightSchema &w, const uint32_t *words,
 Result<QuantizedWeights> prepareMmaSync(const WeightSchema &w,
                                         const InputSchema &in,
                                         const QuantizedWeights &canonical,
-                                        int64_t n, int64_t k) {
+                                        int64_t n, int64_t k,
+                                        unsigned threads) {
   if (Diag d = supports(w, in, n, k))
     return Error{*d};
   const unsigned bits = w.type.bits;
@@ -176,18 +178,35 @@ Result<QuantizedWeights> prepareMmaSync(const WeightSchema &w,
   const int64_t rowWords = k * bits / 32;
   const uint32_t flip = w.type.isInt() && w.type.isSigned ? 1u << (bits - 1) : 0;
   const std::vector<Plane> ps = planes(bits);
-  for (int64_t nn = 0; nn < n; ++nn) {
-    std::vector<uint32_t> row = unpackBits(src + nn * rowWords, k, bits);
-    for (int64_t kk = 0; kk < k; ++kk) {
-      Slot s = slotOf(nn, kk);
-      int64_t base = tileWord(kk / kTileK, nn / kTileN, n, bits);
-      uint32_t code = row[size_t(kk)] ^ flip;
-      for (const Plane &p : ps)
-        dst[base + pairWord(p, s.lane, s.q)] |=
-            ((code >> p.shift) & ((1u << p.width) - 1))
-            << (pairBit(p, s.q) + 16 * s.half);
+  // Columns of different n-tiles write disjoint words: the n-tiles are
+  // shared out among threads (a 70B model has ~1e4 such layers to load).
+  auto repack = [&](int64_t tileBegin, int64_t tileEnd) {
+    for (int64_t nn = tileBegin * kTileN; nn < tileEnd * kTileN; ++nn) {
+      std::vector<uint32_t> row = unpackBits(src + nn * rowWords, k, bits);
+      for (int64_t kk = 0; kk < k; ++kk) {
+        Slot s = slotOf(nn, kk);
+        int64_t base = tileWord(kk / kTileK, nn / kTileN, n, bits);
+        uint32_t code = row[size_t(kk)] ^ flip;
+        for (const Plane &p : ps)
+          dst[base + pairWord(p, s.lane, s.q)] |=
+              ((code >> p.shift) & ((1u << p.width) - 1))
+              << (pairBit(p, s.q) + 16 * s.half);
+      }
     }
-  }
+  };
+  const int64_t tiles = n / kTileN;
+  // By default about a million codes per thread at least, one per core.
+  const int64_t workers = std::clamp<int64_t>(
+      threads ? int64_t(threads)
+              : std::min<int64_t>(std::thread::hardware_concurrency(),
+                                  n * k / (int64_t(1) << 20)),
+      1, tiles);
+  std::vector<std::thread> pool;
+  for (int64_t t = 1; t < workers; ++t)
+    pool.emplace_back(repack, tiles * t / workers, tiles * (t + 1) / workers);
+  repack(0, tiles / workers);
+  for (std::thread &t : pool)
+    t.join();
 
   // Scales and float zero points: [N, G] -> [G, N] with permuted columns.
   auto transpose = [&](const Tensor &t) {

@@ -16,10 +16,23 @@ The library is found through $HUMMING_LIBRARY, next to this package, or in
 the build tree (build/lib/libhumming.so).
 """
 
+import collections
 import ctypes
 import os
 
 __all__ = ["HummingError", "HummingLayer", "library_path"]
+
+
+TransformStats = collections.namedtuple(
+    "TransformStats",
+    "compiled cached kernel_seconds slowest_kernel_seconds weight_seconds")
+
+
+class _CTransformStats(ctypes.Structure):
+    _fields_ = [("compiled", ctypes.c_int), ("cached", ctypes.c_int),
+                ("kernel_seconds", ctypes.c_double),
+                ("slowest_kernel_seconds", ctypes.c_double),
+                ("weight_seconds", ctypes.c_double)]
 
 
 class HummingError(RuntimeError):
@@ -85,8 +98,7 @@ def _library():
         lib.humming_layer_k.argtypes = [p]
         lib.humming_layer_k.restype = ctypes.c_int64
         lib.humming_layer_transform_stats.argtypes = [
-            p, ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ctypes.c_int),
-            ctypes.POINTER(ctypes.c_double)]
+            p, ctypes.POINTER(_CTransformStats)]
         lib.humming_layer_kernel_count.argtypes = [p]
         lib.humming_layer_is_prepared.argtypes = [p]
         _lib = lib
@@ -233,14 +245,15 @@ class HummingLayer:
 
     @property
     def transform_stats(self):
-        """(kernels compiled, kernels from the cache, seconds) of the last
-        transform()."""
-        compiled, cached = ctypes.c_int(), ctypes.c_int()
-        seconds = ctypes.c_double()
+        """TransformStats of the last transform(): kernels the pipeline and
+        a compiler made, kernels from the cache, wall seconds to get and load
+        every kernel, of the slowest kernel alone, and to prepare and upload
+        the weights."""
+        s = _CTransformStats()
         _check(_library().humming_layer_transform_stats(
-            self._handle, ctypes.byref(compiled), ctypes.byref(cached),
-            ctypes.byref(seconds)))
-        return compiled.value, cached.value, seconds.value
+            self._handle, ctypes.byref(s)))
+        return TransformStats(s.compiled, s.cached, s.kernel_seconds,
+                              s.slowest_kernel_seconds, s.weight_seconds)
 
     @property
     def kernel_count(self):

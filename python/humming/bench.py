@@ -7,8 +7,9 @@ For each configuration and M: CUDA-graph replay of one call on each of
 replays timed with CUDA events, median per call; torch.matmul fp16 on the
 same shapes with the same method in the same run. Reports time, ratio to
 torch, effective TB/s (weights + scales + activations + outputs) and
-TFLOP/s, and the compile cost: cold JIT per layer (empty kernel cache) and
-a cached transform. Prints a markdown table; writes JSON with the device,
+TFLOP/s, and the compile cost: cold JIT per layer (empty kernel cache), a
+transform in a fresh process that finds the kernels in the on-disk cache,
+and one that finds them in the process's memory. Prints a markdown table; writes JSON with the device,
 the git commit (if known) and every number.
 """
 
@@ -16,6 +17,7 @@ import argparse
 import json
 import os
 import subprocess
+import sys
 import tempfile
 import time
 
@@ -57,7 +59,39 @@ def time_graph(torch, calls, replays):
     return times[len(times) // 2]
 
 
+def transform_in_fresh_process(n, k, name):
+    """Transforms one layer in a new process (same HUMMING_CACHE_DIR): the
+    cost of a cached load from disk. Returns the stats as a dict."""
+    done = subprocess.run(
+        [sys.executable, "-m", "humming.bench", "--transform-only",
+         f"{n}x{k}:{name}"], capture_output=True, text=True, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def transform_once(HummingLayer, torch, n, k, name):
+    w = torch.randn(n, k, dtype=torch.float32) * 0.02
+    layer = HummingLayer(n, k, CONFIGS[name], {"dtype": "float16"})
+    layer.load_from_unquantized(w)
+    t0 = time.perf_counter()
+    layer.transform()
+    seconds = time.perf_counter() - t0
+    s = layer.transform_stats
+    return layer, {"config": name, "n": n, "k": k, "transform_s": seconds,
+                   "kernels": layer.kernel_count,
+                   "compiled": s.compiled, "cached": s.cached,
+                   "kernel_s": s.kernel_seconds,
+                   "slowest_kernel_s": s.slowest_kernel_seconds,
+                   "weight_s": s.weight_seconds}
+
+
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--transform-only":
+        import torch
+        from humming import HummingLayer
+        shape, name = sys.argv[2].split(":")
+        n, k = (int(v) for v in shape.split("x"))
+        print(json.dumps(transform_once(HummingLayer, torch, n, k, name)[1]))
+        return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", required=True, help="JSON results path")
     parser.add_argument("--configs", default=",".join(CONFIGS))
@@ -84,18 +118,14 @@ def main():
         config = CONFIGS[name]
         layers = []
         for copy in range(args.copies):
-            w = torch.randn(n, k, dtype=torch.float32) * 0.02
-            layer = HummingLayer(n, k, config, {"dtype": "float16"})
-            layer.load_from_unquantized(w)
-            t0 = time.perf_counter()
-            layer.transform()
-            seconds = time.perf_counter() - t0
-            if copy < 2:  # copy 0: cold JIT; copy 1: the same kernels, cached
-                compiled, cached, _ = layer.transform_stats
-                jit.append({"config": name, "n": n, "k": k,
-                            "cold": copy == 0, "transform_s": seconds,
-                            "kernels": layer.kernel_count,
-                            "compiled": compiled, "cached": cached})
+            layer, stats = transform_once(HummingLayer, torch, n, k, name)
+            # copy 0: cold JIT; copy 1: the kernels from this process's memory.
+            if copy == 0:
+                jit.append(dict(stats, cache="cold"))
+                jit.append(dict(transform_in_fresh_process(n, k, name),
+                                cache="disk"))
+            elif copy == 1:
+                jit.append(dict(stats, cache="memory"))
             layers.append(layer)
         torch_ws = [torch.randn(n, k, dtype=torch.float16, device="cuda")
                     for _ in range(args.copies)]
@@ -133,11 +163,17 @@ def main():
         print(f"| {r['config']} | {r['n']}x{r['k']} | {r['m']} | "
               f"{r['humming_us']:.1f} | {r['torch_fp16_us']:.1f} | "
               f"{r['ratio']:.2f} | {r['tb_per_s']:.2f} | {r['tflop_per_s']:.1f} |")
+    print()
+    print("| config | N x K | transform | kernels (compiled/cached) | "
+          "all kernels s | slowest kernel s | per kernel ms | weights s | total s |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for j in jit:
-        print(f"jit {j['config']} {j['n']}x{j['k']}: "
-              f"{'cold' if j['cold'] else 'cached'} transform "
-              f"{j['transform_s']:.3f} s ({j['kernels']} kernels: "
-              f"{j['compiled']} compiled, {j['cached']} cached)")
+        print(f"| {j['config']} | {j['n']}x{j['k']} | "
+              f"{j['cache']} | {j['kernels']} "
+              f"({j['compiled']}/{j['cached']}) | {j['kernel_s']:.3f} | "
+              f"{j['slowest_kernel_s']:.3f} | "
+              f"{1e3 * j['kernel_s'] / max(1, j['kernels']):.2f} | "
+              f"{j['weight_s']:.3f} | {j['transform_s']:.3f} |")
 
 
 if __name__ == "__main__":

@@ -51,9 +51,10 @@ class CreateTest(unittest.TestCase):
         layer.transform(device="H200", compile_only=True)
         self.assertEqual(layer.kernel_count, 4)
         self.assertTrue(layer.prepared)
-        compiled, cached, seconds = layer.transform_stats
-        self.assertEqual(compiled + cached, 4)
-        self.assertGreaterEqual(seconds, 0.0)
+        stats = layer.transform_stats
+        self.assertEqual(stats.compiled + stats.cached, 4)
+        self.assertGreaterEqual(stats.kernel_seconds, 0.0)
+        self.assertGreaterEqual(stats.weight_seconds, 0.0)
         # The same description again: every kernel from the cache.
         twin = HummingLayer(256, 512, W4G128)
         twin.load_from_unquantized(exact_weights(256, 512, 128, seed=2))

@@ -51,6 +51,17 @@ int humming_c_smoke(char *why, size_t size) {
     humming_layer_destroy(layer);
     return 1;
   }
+  humming_transform_stats stats;
+  if (humming_layer_transform_stats(layer, &stats) != 0 ||
+      stats.compiled + stats.cached != 4 || stats.kernel_seconds < 0 ||
+      stats.slowest_kernel_seconds > stats.kernel_seconds ||
+      stats.weight_seconds < 0) {
+    snprintf(why, size, "transform stats: %d compiled, %d cached, %g s, %g s, %g s",
+             stats.compiled, stats.cached, stats.kernel_seconds,
+             stats.slowest_kernel_seconds, stats.weight_seconds);
+    humming_layer_destroy(layer);
+    return 1;
+  }
   humming_layer_destroy(layer);
   return 0;
 }

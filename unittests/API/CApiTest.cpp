@@ -91,8 +91,8 @@ TEST(CApi, ErrorsSayWhatWasExpected) {
   EXPECT_NE(humming_layer_create(256, 512, nullptr, "f16", 0, &layer), 0);
   EXPECT_EQ(std::string(humming_last_error()),
             "expected a weight schema and an output pointer, got NULL");
-  int compiled = 0, cached = 0;
-  EXPECT_NE(humming_layer_transform_stats(nullptr, &compiled, &cached, nullptr), 0);
+  humming_transform_stats stats;
+  EXPECT_NE(humming_layer_transform_stats(nullptr, &stats), 0);
   EXPECT_EQ(std::string(humming_last_error()),
-            "expected a layer and three output pointers, got NULL");
+            "expected a layer and a stats pointer, got NULL");
 }

@@ -93,6 +93,30 @@ TEST(PreparedLayout, LanesHoldTheirMmaFragmentsForEveryWidth) {
     }
 }
 
+TEST(PreparedLayout, ThreadsShareTheRepackWithoutChangingIt) {
+  // 19 n-tiles shared by 1, 3 and 8 threads (uneven shares), 3-bit codes
+  // (three planes per word); the default (per core) as well.
+  const int64_t n = 19 * 64, k = 256;
+  WeightSchema w = WeightSchema::make(ScalarType::uint(3), ScalarType::f16(),
+                                      Granularity::Group, 128);
+  QuantizedWeights q = quantized(w, n, k, 7);
+  Result<QuantizedWeights> one = L::prepareMmaSync(w, kF16, q, n, k, 1);
+  ASSERT_TRUE(bool(one)) << one.error();
+  for (unsigned threads : {0u, 3u, 8u, 64u}) {
+    Result<QuantizedWeights> many = L::prepareMmaSync(w, kF16, q, n, k, threads);
+    ASSERT_TRUE(bool(many)) << many.error();
+    EXPECT_EQ(many->weight.data, one->weight.data) << threads;
+    EXPECT_EQ(many->scales->data, one->scales->data) << threads;
+  }
+  const uint32_t *pw = one->weight.as<uint32_t>();
+  const uint32_t *cw = q.weight.as<uint32_t>();
+  for (int64_t nn = 0; nn < n; ++nn)
+    for (int64_t kk = 0; kk < k; ++kk)
+      ASSERT_EQ(L::preparedCodeAt(w, pw, nn, n, kk),
+                packedCodeAt(cw + nn * (k * 3 / 32), kk, 3))
+          << nn << " " << kk;
+}
+
 TEST(PreparedLayout, ScalesAndZeroPointsArePermutedPerLaneGroup) {
   const int64_t n = 128, k = 256;
   for (unsigned bits : {2u, 4u, 8u}) {

@@ -45,7 +45,14 @@ struct LayerTarget {
 struct TransformStats {
   int compiled = 0; ///< kernels made by the pipeline and the compiler
   int cached = 0;   ///< kernels read from the kernel cache (memory or disk)
-  double seconds = 0;
+  /// Wall seconds to get every kernel's image (pipeline and compiler, or
+  /// the cache) and load it into the device's context.
+  double kernelSeconds = 0;
+  /// Wall seconds of the slowest kernel alone (each kernel is made on its
+  /// own thread: the cold JIT cost of one kernel on one core).
+  double slowestKernelSeconds = 0;
+  /// Wall seconds to prepare the weights for the chip and upload them.
+  double weightSeconds = 0;
 };
 
 class Layer {

@@ -135,10 +135,13 @@ double maxDequantizedMagnitude(const WeightSchema &w);
 
 /// Rewrites canonical tensors (padded sizes n x k, as quantizeWeights makes
 /// them) into the prepared layout. The global scale and bias are unchanged.
+/// The weights' n-tiles are shared among `threads` threads (0: one per core,
+/// for layers of a million codes or more).
 Result<QuantizedWeights> prepareMmaSync(const WeightSchema &w,
                                         const InputSchema &in,
                                         const QuantizedWeights &canonical,
-                                        int64_t n, int64_t k);
+                                        int64_t n, int64_t k,
+                                        unsigned threads = 0);
 
 /// The code (as the canonical layout stores it) of weight (n, k) read back
 /// from prepared weights: the inverse used by the tests.
