@@ -39,7 +39,36 @@ int64_t stageChunks(const WeightSchema &w, const KernelShape &k) {
   return k.kTilesPerWarp * perTile + groupCopies * perGroup;
 }
 
+KernelShape shapeOf(const TileConfig &t) {
+  KernelShape k;
+  k.warpM = t.warpM;
+  k.warpsM = t.blockM / t.warpM;
+  k.warpsN = t.blockN / t.warpN;
+  k.kSplit = t.blockK / t.warpK;
+  k.kTilesPerWarp = t.warpK / kTileK;
+  k.stages = t.stages;
+  return k;
+}
+
+CooperativeSlot cooperativeSlot(const WeightSchema &w, const KernelShape &k) {
+  CooperativeSlot s;
+  const unsigned bits = w.type.bits;
+  s.activationBytes = k.kTilesPerWarp * k.blockM() * 32;
+  s.weightBytes = k.kTilesPerWarp * k.warpsN * 128 * bits;
+  const int64_t columns = k.blockN();
+  if (w.hasPerKScales())
+    s.scaleBytes = columns * w.scaleType.bits / 8;
+  if (w.zeroPoint == ZeroPointKind::Float)
+    s.zeroBytes = columns * 2;
+  else if (w.zeroPoint == ZeroPointKind::Int)
+    s.zeroBytes = columns * zeroPointBits(bits) / 8;
+  s.groupCopies = groupPerIteration(w, k) ? 1 : k.kTilesPerWarp;
+  return s;
+}
+
 int64_t sharedBytes(const WeightSchema &w, const KernelShape &k) {
+  if (k.cooperative())
+    return k.stages * cooperativeSlot(w, k).total();
   int64_t warps = k.warpsN * k.kSplit;
   int64_t pipeline = warps * k.stages * stageChunks(w, k) * 512;
   return std::max(pipeline, k.workspaceFloats() * 4);

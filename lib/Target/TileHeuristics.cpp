@@ -44,6 +44,42 @@ int64_t floorPow2(int64_t v) {
     p *= 2;
   return p;
 }
+
+/// The large-M tile: 2 warp rows of 64 x 64 and 4 (or, where N has fewer
+/// than a wave of 128 x 256 blocks at M = 1024, 2) warps along N, two
+/// k-tiles per iteration, four stages. (Four k-tiles and three stages were
+/// 4% faster on the H200 but reach 255 registers and spill on sm_89 for
+/// 3-bit and fp4 weights: every k-tile's fragments are read up front.) None where N or K do not divide or
+/// the pipeline does not fit the device's shared memory.
+std::optional<TileConfig> cooperativeTile(const WeightSchema &w, int64_t n,
+                                          int64_t k, const DeviceInfo &device) {
+  layout::KernelShape ks;
+  ks.warpM = 64;
+  ks.warpsM = 2;
+  ks.warpsN = 4;
+  ks.kSplit = 1;
+  ks.kTilesPerWarp = 2;
+  ks.stages = 4;
+  if ((n / ks.blockN()) * (1024 / ks.blockM()) < device.smCount)
+    ks.warpsN = 2;
+  if (n % ks.blockN() != 0 || k % (ks.kTilesPerWarp * layout::kTileK) != 0)
+    return std::nullopt;
+  int64_t smemBudget = device.smemPerSmKB * 1024;
+  if (std::optional<Chip> chip = Chip::parse(device.chip))
+    smemBudget = std::min(smemBudget, chip->maxSharedMemoryPerBlock());
+  if (layout::sharedBytes(w, ks) > smemBudget)
+    return std::nullopt;
+  TileConfig t;
+  t.mma = MmaKind::MmaSync;
+  t.cpAsync = true;
+  t.warpM = ks.warpM;
+  t.blockM = ks.blockM();
+  t.warpN = layout::kTileN;
+  t.blockN = ks.blockN();
+  t.warpK = t.blockK = ks.kTilesPerWarp * layout::kTileK;
+  t.stages = ks.stages;
+  return t;
+}
 } // namespace
 
 Result<std::vector<TileConfig>> selectMmaSyncTiles(const WeightSchema &w,
@@ -64,12 +100,25 @@ Result<std::vector<TileConfig>> selectMmaSyncTiles(const WeightSchema &w,
   // busy. Above it, 64-row tiles dequantize each weight once per 64 tokens.
   // (Measured on the H200, bench/NOTES.md: for 8192 x 8192 at M = 33,
   // warp_m = 16 beats 32 and 64 by 8-30%; from M = 65 on, 64 wins.)
+  // From M = 513 on, blocks of 2 x 4 warps of 64 x 64 copy their tiles
+  // together (layout::KernelShape::cooperative): measured on the H200 for
+  // 8192 x 8192, 128 x 256 x 32 blocks take 3.49 ms at M = 8192 and 434 us
+  // at M = 1024 against 4.92 ms and 660 us for the per-warp copies; at
+  // M = 128 they lose (122-216 vs 111 us: too few blocks), hence the range.
   struct Range {
     int64_t lo, hi;
   };
-  const Range ranges[] = {{1, 16}, {17, 64}, {65, 128}, {129, 0}};
+  const Range ranges[] = {{1, 16}, {17, 64}, {65, 128}, {129, 512}, {513, 0}};
   std::vector<TileConfig> out;
   for (Range r : ranges) {
+    if (r.lo == 513 && !c.batchInvariant) {
+      if (std::optional<TileConfig> t = cooperativeTile(w, n, k, device)) {
+        t->mMin = r.lo;
+        t->mMax = r.hi;
+        out.push_back(*t);
+        continue;
+      }
+    }
     const bool memoryBound = double(r.lo) <= crossover;
     int64_t warpM = memoryBound ? 16 : (r.hi && r.hi <= 32 ? 32 : 64);
     if (c.batchInvariant)

@@ -76,7 +76,7 @@ TEST(Layer, TransformCompilesEveryKernelForTheTarget) {
   Status s = layer->transform({"H200", "", /*compileOnly=*/true});
   ASSERT_TRUE(s.ok()) << s.error();
   EXPECT_TRUE(layer->prepared());
-  ASSERT_EQ(layer->kernels().size(), 4u); // one per M range
+  ASSERT_EQ(layer->kernels().size(), 5u); // one per M range
   EXPECT_EQ(layer->kernels()[0].mMin, 1);
   EXPECT_EQ(layer->kernels().back().mMax, 0);
   EXPECT_NE(layer->ptx().find(".target sm_90a"), std::string::npos);
@@ -86,14 +86,14 @@ TEST(Layer, TransformCompilesEveryKernelForTheTarget) {
   for (size_t at = layer->ptx().find(".version"); at != std::string::npos;
        at = layer->ptx().find(".version", at + 1))
     ++modules;
-  EXPECT_EQ(modules, 4u);
-  EXPECT_EQ(layer->transformStats().compiled + layer->transformStats().cached, 4);
+  EXPECT_EQ(modules, 5u);
+  EXPECT_EQ(layer->transformStats().compiled + layer->transformStats().cached, 5);
   // The same layer again: every kernel from the cache, no pipeline run.
   Result<Layer> twin = Layer::create(256, 512, w4, kF16);
   ASSERT_TRUE(twin.ok());
   ASSERT_TRUE(twin->quantize(w.data()).ok());
   ASSERT_TRUE(twin->transform({"H200", "", true}).ok());
-  EXPECT_EQ(twin->transformStats().cached, 4);
+  EXPECT_EQ(twin->transformStats().cached, 5);
   EXPECT_EQ(twin->transformStats().compiled, 0);
   EXPECT_EQ(twin->ptx(), layer->ptx());
   EXPECT_LT(twin->transformStats().kernelSeconds, 0.5);

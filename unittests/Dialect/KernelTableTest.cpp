@@ -49,7 +49,7 @@ TEST(KernelTable, CoversEveryMAndSaysHowToLaunch) {
   ASSERT_TRUE(succeeded(pm.run(*module)));
 
   std::vector<habi::KernelLaunch> table = mh::kernelTable(*module);
-  ASSERT_EQ(table.size(), 4u);
+  ASSERT_EQ(table.size(), 5u);
   EXPECT_EQ(table.front().name, "layer_gemm0_m0");
   EXPECT_EQ(table.front().mMin, 1);
   for (size_t i = 1; i < table.size(); ++i)
@@ -73,6 +73,14 @@ TEST(KernelTable, CoversEveryMAndSaysHowToLaunch) {
   EXPECT_EQ(habi::kernelFor(table, table[0].mMax), &table[0]);
   EXPECT_EQ(habi::kernelFor(table, table[0].mMax + 1), &table[1]);
   EXPECT_EQ(habi::kernelFor(table, 1 << 20), &table.back());
+  // From M = 513 on: blocks of 2 x 2 warps (4096 columns give too few
+  // 128 x 256 blocks), 128 rows each, four slots of two k-tiles of
+  // activations (128 x 32 bytes each), weights (2 x 512 bytes each) and
+  // the block's 128 scales.
+  EXPECT_EQ(table.back().mMin, 513);
+  EXPECT_EQ(table.back().blockM, 128);
+  EXPECT_EQ(table.back().threads, 128);
+  EXPECT_EQ(table.back().smemBytes, 4 * (2 * 128 * 32 + 2 * 2 * 512 + 256));
   // Grid: one block per block_n columns and block_m rows.
   uint32_t grid[3];
   table.back().grid(1000, 4096, grid);

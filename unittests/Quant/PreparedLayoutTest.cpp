@@ -117,6 +117,58 @@ TEST(PreparedLayout, ThreadsShareTheRepackWithoutChangingIt) {
           << nn << " " << kk;
 }
 
+TEST(PreparedLayout, CooperativeSlotsHoldTheBlocksTiles) {
+  // 2 x 4 warps of 64 x 64, two k-tiles: per k-tile 128 rows of 32 bytes
+  // and 4 n-tiles of 128 x bits bytes; one group's 256 columns of scales
+  // and zero points per iteration.
+  L::KernelShape k;
+  k.warpM = 64;
+  k.warpsM = 2;
+  k.warpsN = 4;
+  k.kTilesPerWarp = 2;
+  k.stages = 4;
+  EXPECT_TRUE(k.cooperative());
+  EXPECT_EQ(k.blockM(), 128);
+  EXPECT_EQ(k.threads(), 256);
+  WeightSchema w = WeightSchema::make(ScalarType::uint(4), ScalarType::f16(),
+                                      Granularity::Group, 128);
+  w.zeroPoint = ZeroPointKind::Int;
+  L::CooperativeSlot s = L::cooperativeSlot(w, k);
+  EXPECT_EQ(s.activationBytes, 2 * 128 * 32);
+  EXPECT_EQ(s.weightBytes, 2 * 4 * 128 * 4);
+  EXPECT_EQ(s.scaleBytes, 256 * 2);
+  EXPECT_EQ(s.zeroBytes, 256 * 4 / 8);
+  EXPECT_EQ(s.groupCopies, 1);
+  EXPECT_EQ(L::sharedBytes(w, k), 4 * s.total());
+  // Groups of 16: each k-tile has its own scales; 8-bit e4m3 scales, float
+  // zero points (16-bit), 3-bit weights.
+  WeightSchema g16 = WeightSchema::make(ScalarType::uint(3),
+                                        ScalarType::e4m3(),
+                                        Granularity::Group, 16);
+  g16.zeroPoint = ZeroPointKind::Float;
+  s = L::cooperativeSlot(g16, k);
+  EXPECT_EQ(s.weightBytes, 2 * 4 * 128 * 3);
+  EXPECT_EQ(s.scaleBytes, 256);
+  EXPECT_EQ(s.zeroBytes, 256 * 2);
+  EXPECT_EQ(s.groupCopies, 2);
+  for (int64_t bytes : {s.activationBytes, s.weightBytes, s.scaleBytes,
+                        s.zeroBytes})
+    EXPECT_EQ(bytes % 16, 0); // whole 16-byte cp.async chunks
+  // A tile config's meaning: block_m / warp_m warp rows.
+  TileConfig t;
+  t.blockM = 128;
+  t.warpM = 64;
+  t.blockN = 256;
+  t.warpN = 64;
+  t.blockK = t.warpK = 32;
+  t.stages = 4;
+  L::KernelShape fromConfig = L::shapeOf(t);
+  EXPECT_EQ(fromConfig.warpsM, 2);
+  EXPECT_EQ(fromConfig.warpsN, 4);
+  EXPECT_EQ(fromConfig.kSplit, 1);
+  EXPECT_EQ(fromConfig.kTilesPerWarp, 2);
+}
+
 TEST(PreparedLayout, ScalesAndZeroPointsArePermutedPerLaneGroup) {
   const int64_t n = 128, k = 256;
   for (unsigned bits : {2u, 4u, 8u}) {

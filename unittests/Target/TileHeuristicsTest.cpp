@@ -67,12 +67,7 @@ TEST(TileHeuristics, EveryChoiceIsLegalAndFitsTheDevice) {
             for (const TileConfig &tc : *tiles) {
               EXPECT_FALSE(verifyTileForProblem(tc, w, in, c, n, k))
                   << *verifyTileForProblem(tc, w, in, c, n, k);
-              layout::KernelShape ks;
-              ks.warpM = tc.warpM;
-              ks.warpsN = tc.blockN / tc.warpN;
-              ks.kSplit = tc.blockK / tc.warpK;
-              ks.kTilesPerWarp = tc.warpK / 16;
-              ks.stages = tc.stages;
+              layout::KernelShape ks = layout::shapeOf(tc);
               EXPECT_LE(layout::sharedBytes(w, ks), chip->maxSharedMemoryPerBlock());
               EXPECT_LE(layout::sharedBytes(w, ks), d.smemPerSmKB * 1024);
               EXPECT_LE(ks.threads(), 256);
@@ -103,14 +98,45 @@ TEST(TileHeuristics, SmallMSplitsKToCoverTheDevice) {
   ASSERT_TRUE(bool(t));
   EXPECT_EQ((*t)[0].blockK / (*t)[0].warpK, 8);
   EXPECT_EQ((*t)[0].warpM, 16);
-  // Past the crossover (~52 tokens on the H200) 64-row tiles, and the open
-  // range has blocks enough without a K split.
+  // Past the crossover (~52 tokens on the H200) 64-row tiles, and the
+  // large ranges have blocks enough without a K split.
+  ASSERT_EQ(t->size(), 5u);
   EXPECT_EQ((*t)[2].warpM, 64);
   EXPECT_EQ((*t)[3].blockK, (*t)[3].warpK);
   EXPECT_EQ((*t)[0].mMax, 16);
-  EXPECT_EQ((*t)[3].mMax, 0);
+  EXPECT_EQ((*t)[3].mMax, 512);
+  // From M = 513 on: cooperative blocks of 2 x 4 warps of 64 x 64.
+  EXPECT_EQ((*t)[4].mMin, 513);
+  EXPECT_EQ((*t)[4].mMax, 0);
+  EXPECT_EQ((*t)[4].warpM, 64);
+  EXPECT_EQ((*t)[4].blockM, 128);
+  EXPECT_EQ((*t)[4].blockN, 256);
+  EXPECT_EQ((*t)[4].blockK, (*t)[4].warpK);
   // 128 output tiles already cover 132 SMs: no split across CTAs.
   EXPECT_EQ((*t)[0].splitK, 1);
+}
+
+TEST(TileHeuristics, LargeMBlocksNarrowWhereNIsShortOrTheyCannotRun) {
+  // N = 4096: 16 x 8 blocks of 128 x 256 at M = 1024 are less than a wave
+  // of 132 SMs: 128 x 128 blocks (2 x 2 warps).
+  const DeviceInfo &h200 = *lookupDevice("H200");
+  Result<std::vector<TileConfig>> t =
+      selectMmaSyncTiles(w4g128(), kF16, {}, 4096, 4096, h200);
+  ASSERT_TRUE(bool(t));
+  ASSERT_EQ(t->size(), 5u);
+  EXPECT_EQ(t->back().blockM, 128);
+  EXPECT_EQ(t->back().blockN, 128);
+  // N = 192 is not a multiple of 128: the per-warp tiles serve every M.
+  t = selectMmaSyncTiles(w4g128(), kF16, {}, 192, 4096, h200);
+  ASSERT_TRUE(bool(t));
+  EXPECT_EQ(t->back().blockM, t->back().warpM);
+  // Batch-invariant kernels keep one warp row (and K order) for every M.
+  ComputeOptions invariant;
+  invariant.batchInvariant = true;
+  t = selectMmaSyncTiles(w4g128(), kF16, invariant, 8192, 8192, h200);
+  ASSERT_TRUE(bool(t));
+  for (const TileConfig &tc : *t)
+    EXPECT_EQ(tc.blockM, tc.warpM);
 }
 
 TEST(TileHeuristics, SmallMSplitsKAcrossCtasWhenTilesLeaveSmsIdle) {

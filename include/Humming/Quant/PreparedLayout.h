@@ -88,24 +88,39 @@ inline int64_t permutedColumn(int64_t n) {
 inline unsigned zeroPointBits(unsigned bits) { return bits <= 4 ? 4 : 8; }
 
 /// The shape of a prepared-layout mma_sync kernel (what a tile_config
-/// means for it): warps of warpM x 64 outputs, warpsN of them along N,
-/// kSplit warp groups splitting each block_k chunk of K (kTilesPerWarp
-/// k-tiles of 16 each), and a cp.async pipeline of `stages` slots.
+/// means for it): warps of warpM x 64 outputs, warpsN of them along N and
+/// warpsM along M, kSplit warp groups splitting each block_k chunk of K
+/// (kTilesPerWarp k-tiles of 16 each), and a cp.async pipeline of `stages`
+/// slots.
+///
+/// With one warp row (warpsM = 1) every lane copies the bytes it reads
+/// itself (no block barrier: the small-M kernels). With several
+/// (cooperative(): the large-M kernels) the block copies one activation
+/// tile and one weight tile per stage together and every warp reads the
+/// rows and columns it needs, so each byte comes from L2 once per block;
+/// a block barrier per iteration orders the copies and the reads.
 struct KernelShape {
   int64_t warpM = 16;
   int64_t warpsN = 1;
   int64_t kSplit = 1;
   int64_t kTilesPerWarp = 2;
   int64_t stages = 3;
+  int64_t warpsM = 1;
 
+  int64_t blockM() const { return warpM * warpsM; }
   int64_t blockN() const { return kTileN * warpsN; }
-  int64_t threads() const { return 32 * warpsN * kSplit; }
+  int64_t threads() const { return 32 * warpsN * warpsM * kSplit; }
+  bool cooperative() const { return warpsM > 1; }
   /// f32 slots for the in-block split-K partial sums: every warp group
   /// leaves all its sums (each then adds 1/kSplit of them).
   int64_t workspaceFloats() const {
     return kSplit > 1 ? kSplit * warpsN * 32 * (warpM / 16) * 32 : 0;
   }
 };
+
+/// What tile configuration `t` means for a prepared-layout kernel (the
+/// lowering checks first that it is one such kernels can run).
+KernelShape shapeOf(const TileConfig &t);
 
 /// Whether a warp's k-tiles of one iteration share their scale group (then
 /// scales and zero points are copied once per iteration).
@@ -114,8 +129,26 @@ bool groupPerIteration(const WeightSchema &w, const KernelShape &k);
 /// plane word group of up to 4 words and one per 16 rows of A; per group
 /// one for scales and one for zero points.
 int64_t stageChunks(const WeightSchema &w, const KernelShape &k);
+/// One pipeline slot of a cooperative kernel (bytes, all multiples of 16):
+/// per k-tile the activation tile (block_m rows of 32 bytes, the two
+/// 16-byte halves of row r swapped when bit 2 of r is set, so ldmatrix
+/// reads are free of bank conflicts), per k-tile the block's weight tiles
+/// verbatim (warpsN x 128 x bits bytes, contiguous in global memory too),
+/// then per group copy the block's scales and zero points, verbatim.
+struct CooperativeSlot {
+  int64_t activationBytes = 0; ///< all k-tiles
+  int64_t weightBytes = 0;     ///< all k-tiles
+  int64_t scaleBytes = 0;      ///< per group copy
+  int64_t zeroBytes = 0;       ///< per group copy
+  int64_t groupCopies = 0;
+  int64_t total() const {
+    return activationBytes + weightBytes + groupCopies * (scaleBytes + zeroBytes);
+  }
+};
+CooperativeSlot cooperativeSlot(const WeightSchema &w, const KernelShape &k);
 /// Dynamic shared memory of the kernel: the pipeline (warps x stages x
-/// chunks x 512 bytes), reused afterwards for the split-K partial sums.
+/// chunks x 512 bytes, or stages cooperative slots), reused afterwards for
+/// the split-K partial sums.
 int64_t sharedBytes(const WeightSchema &w, const KernelShape &k);
 
 /// Whether every value of the scale type `from` is exactly a value of the

@@ -48,9 +48,16 @@ FailureOr<PreparedTile> preparedTile(GemmOp op, unsigned index,
                 Twine(t.warpN));
   if (t.warpM % 16 != 0 || t.warpM > 64)
     return fail("expected warp_m of 16, 32, 48 or 64, got " + Twine(t.warpM));
-  if (t.blockM != t.warpM)
-    return fail("expected block_m == warp_m (one warp row along M), got "
-                "block_m = " + Twine(t.blockM) + ", warp_m = " + Twine(t.warpM));
+  const int64_t warpsM = t.blockM / t.warpM;
+  if (t.blockM % t.warpM != 0 || warpsM > 8)
+    return fail("expected block_m = warp_m x 1, 2, 4 or 8 (warp rows along M), "
+                "got block_m = " + Twine(t.blockM) + ", warp_m = " + Twine(t.warpM));
+  if (warpsM > 1 && (t.blockK != t.warpK || t.splitK != 1))
+    return fail("blocks of several warp rows along M (block_m = " +
+                Twine(t.blockM) + ") copy their tiles together and do not "
+                "split K; expected block_k == warp_k and split_k = 1, got "
+                "block_k = " + Twine(t.blockK) + ", warp_k = " + Twine(t.warpK) +
+                ", split_k = " + Twine(t.splitK));
   if (t.stages > 8)
     return fail("expected at most 8 stages (pipeline slots), got " +
                 Twine(t.stages));
@@ -63,12 +70,7 @@ FailureOr<PreparedTile> preparedTile(GemmOp op, unsigned index,
     return fail("the mma_sync kernels do not implement warp specialisation, "
                 "stream-K, mbarriers, TMA, multicast, ctas_per_sm, grid_cap or "
                 "write_splits yet; expected their defaults");
-  PreparedTile tile;
-  tile.warpM = t.warpM;
-  tile.warpsN = t.blockN / t.warpN;
-  tile.kSplit = t.blockK / t.warpK;
-  tile.kTilesPerWarp = t.warpK / 16;
-  tile.stages = t.stages;
+  PreparedTile tile = hq::layout::shapeOf(t);
   if (t.splitK > 1) {
     int64_t iterations = hq::ceilDiv(spec.kp / 16, tile.kSplit * tile.kTilesPerWarp);
     if (t.splitK > iterations)
@@ -324,7 +326,7 @@ struct LowerToNVVMPass
           launch.name = kernel.getName().str();
           launch.mMin = t.mMin;
           launch.mMax = t.mMax;
-          launch.blockM = tile->warpM;
+          launch.blockM = tile->blockM();
           launch.blockN = tile->blockN();
           launch.threads = tile->threads();
           launch.smemBytes = hq::layout::sharedBytes(spec.weight, *tile);

@@ -24,6 +24,14 @@
 //   mantissa into place and one packed multiply by 2^(bias difference);
 //   then one packed multiply by the group scale (with f16 accumulation also
 //   by the channel scale, so the f16 sums stay in range).
+// * With several warp rows along M (tile.cooperative(): the large-M
+//   kernels) the block instead copies each stage's activation tile
+//   (block_m rows, the 16-byte halves of a row swapped by bit 2 of the row
+//   so ldmatrix is free of bank conflicts), its weight tiles and its
+//   scales / zero points verbatim, together, and every warp reads its rows
+//   and columns from them: every byte comes from L2 once per block instead
+//   of once per warp. One block barrier per iteration orders the copies of
+//   a slot after every warp's reads of it.
 // * After the loop every warp group leaves its sums in shared memory and
 //   adds, in group order, the output units it owns (u % kSplit == g), then
 //   stores them: the reduction and the epilogue are spread over the block.
@@ -104,6 +112,21 @@ private:
   /// The copies of iteration `iter` (k-tiles clamped to K), in the order
   /// compute() consumes their words.
   SmallVector<Copy> copiesFor(Value iter);
+  /// Cooperative kernels: the block's copies of iteration `iter` into slot
+  /// `slot` (one cp.async group), and this warp's words of a slot in the
+  /// order compute() consumes them.
+  void issueCooperativeCopies(Value iter, Value slot);
+  Stage readCooperativeSlot(Value slot);
+  /// `count` 16-byte copies shared out among the block's threads: `copy(c)`
+  /// emits chunk c (i32).
+  void forEachChunk(int64_t count, function_ref<void(Value)> copy);
+  /// One 16-byte cp.async (.cg) of word `index` (i64) of `base` to shared
+  /// byte `dstByte` (i32); `srcBytes` (when set) zero-fills the rest.
+  void copy16(Value dstByte, Value base, Value index, Value srcBytes = Value());
+  /// Shared-memory address (ptr<3>) of byte `byte` (i32).
+  Value smemAt(Value byte) {
+    return LLVM::GEPOp::create(b, smem.getType(), i8, smem, ValueRange{byte});
+  }
   /// Issues the copies of iteration `iter` into pipeline slot `slot` and
   /// commits them as one cp.async group.
   void issueCopies(Value iter, Value slot);
@@ -172,8 +195,11 @@ private:
   /// With loopChannelScales: this lane's eight column scales (both lanes of
   /// an act2), loaded once before the loop.
   SmallVector<Value> channelScaleVec;
-  // Thread coordinates.
-  Value lane, quad, grp, warpN, warpK, nTile, m0, m;
+  /// Cooperative kernels: the slot layout.
+  L::CooperativeSlot coop;
+  // Thread coordinates (warpMi: the warp's row along M in a cooperative
+  // block).
+  Value tid, lane, quad, grp, warpN, warpK, warpMi, nTile, m0, m;
   Value bidX, bidY, bidZ;
   Value global;
 };
@@ -300,6 +326,8 @@ Value PreparedEmitter::slotAddress(Value slot, int64_t chunk, int64_t word) {
 }
 
 void PreparedEmitter::issueCopies(Value iter, Value slot) {
+  if (tile.cooperative())
+    return issueCooperativeCopies(iter, slot);
   for (const Copy &c : copiesFor(iter)) {
     Value src = LLVM::GEPOp::create(b, ptr, i32, c.base, ValueRange{c.index});
     Value dst = slotAddress(slot, c.chunk, c.offset);
@@ -314,7 +342,248 @@ void PreparedEmitter::issueCopies(Value iter, Value slot) {
   NVVM::CpAsyncCommitGroupOp::create(b);
 }
 
+void PreparedEmitter::copy16(Value dstByte, Value base, Value index,
+                             Value srcBytes) {
+  Value src = LLVM::GEPOp::create(b, ptr, i32, base, ValueRange{index});
+  NVVM::CpAsyncOp::create(
+      b, smemAt(dstByte), src, b.getI32IntegerAttr(16),
+      NVVM::LoadCacheModifierKindAttr::get(b.getContext(),
+                                           NVVM::LoadCacheModifierKind::CG),
+      srcBytes);
+}
+
+void PreparedEmitter::forEachChunk(int64_t count,
+                                   function_ref<void(Value)> copy) {
+  const int64_t threads = tile.threads();
+  for (int64_t first = 0; first < count; first += threads) {
+    Value c = arith::AddIOp::create(b, tid, c32(first));
+    if (first + threads <= count) {
+      copy(c);
+      continue;
+    }
+    // The last round: only the threads with a chunk left copy.
+    auto ifOp = scf::IfOp::create(
+        b, arith::CmpIOp::create(b, arith::CmpIPredicate::ult, c, c32(count)),
+        /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    copy(c);
+  }
+}
+
+void PreparedEmitter::issueCooperativeCopies(Value iter, Value slot) {
+  const hq::WeightSchema &w = spec.weight;
+  const unsigned bits = w.type.bits;
+  const int64_t kT = tile.kTilesPerWarp, blockM = tile.blockM();
+  Value slotBase = arith::MulIOp::create(b, slot, c32(coop.total()));
+  // The k-tile of k-tile slot u of this iteration, and the same clamped
+  // to K (past the end the weights are real, finite ones and the
+  // activations zero: the MMAs add nothing).
+  auto kTileOf = [&](Value u) {
+    return arith::AddIOp::create(b, arith::MulIOp::create(b, iter, c32(kT)), u);
+  };
+  auto clamped = [&](Value t) {
+    return arith::MinSIOp::create(b, t, c32(tiles - 1));
+  };
+  // Activations: chunk c is half h = c % 2 of row r = (c / 2) % block_m of
+  // k-tile slot u = c / (2 block_m); rows past M and columns past K
+  // zero-fill.
+  forEachChunk(kT * blockM * 2, [&](Value c) {
+    Value h = arith::AndIOp::create(b, c, c32(1));
+    Value r = arith::RemUIOp::create(b, arith::ShRUIOp::create(b, c, c32(1)),
+                                     c32(blockM));
+    Value u = arith::DivUIOp::create(b, c, c32(2 * blockM));
+    Value col = arith::AddIOp::create(
+        b, arith::MulIOp::create(b, kTileOf(u), c32(16)),
+        arith::MulIOp::create(b, h, c32(8)));
+    Value colBytes = arith::MulIOp::create(
+        b,
+        arith::MaxSIOp::create(
+            b, c32(0),
+            arith::MinSIOp::create(
+                b, c32(8), arith::SubIOp::create(b, c32(spec.kAct), col))),
+        c32(2));
+    Value row = arith::AddIOp::create(
+        b, arith::MulIOp::create(b, bidY, c32(blockM)), r);
+    Value inRows = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, row, m);
+    Value bytes = arith::SelectOp::create(b, inRows, colBytes, c32(0));
+    Value ok = arith::CmpIOp::create(b, arith::CmpIPredicate::sgt, bytes, c32(0));
+    Value index = arith::AddIOp::create(
+        b, arith::MulIOp::create(b, sext64(row), c64(spec.kAct / 2)),
+        sext64(arith::ShRUIOp::create(b, col, c32(1))));
+    Value safe = arith::SelectOp::create(b, ok, index, c64(0));
+    Value swz = arith::XOrIOp::create(
+        b, h, arith::AndIOp::create(b, arith::ShRUIOp::create(b, r, c32(2)),
+                                    c32(1)));
+    Value dst = arith::AddIOp::create(
+        b, slotBase,
+        arith::AddIOp::create(
+            b, arith::MulIOp::create(b, u, c32(blockM * 32)),
+            arith::AddIOp::create(b, arith::MulIOp::create(b, r, c32(32)),
+                                  arith::MulIOp::create(b, swz, c32(16)))));
+    copy16(dst, param(hq::abi::ParamInput), safe, bytes);
+  });
+  // Weights: the block's n-tiles of a k-tile are contiguous (warpsN x 128
+  // x bits bytes, 8 x bits chunks per n-tile).
+  const int64_t perTile = tile.warpsN * 8 * bits;
+  Value weightsAt = arith::AddIOp::create(b, slotBase, c32(coop.activationBytes));
+  forEachChunk(kT * perTile, [&](Value c) {
+    Value u = arith::DivUIOp::create(b, c, c32(perTile));
+    Value off = arith::RemUIOp::create(b, c, c32(perTile));
+    Value tc = clamped(kTileOf(u));
+    Value index = arith::AddIOp::create(
+        b,
+        arith::AddIOp::create(
+            b, arith::MulIOp::create(b, ext64(tc), c64(spec.np * bits / 2)),
+            arith::MulIOp::create(b, ext64(bidX),
+                                  c64(tile.warpsN * 32 * bits))),
+        arith::MulIOp::create(b, ext64(off), c64(4)));
+    Value dst = arith::AddIOp::create(
+        b, weightsAt, arith::MulIOp::create(b, c, c32(16)));
+    copy16(dst, param(hq::abi::ParamWeight), index);
+  });
+  // Scales and zero points of the block's columns, per group copy.
+  const int64_t columns = tile.blockN();
+  for (int64_t gi = 0; gi < coop.groupCopies; ++gi) {
+    Value tc = clamped(kTileOf(c32(gi)));
+    Value g = perKScales ? arith::DivUIOp::create(
+                               b, arith::MulIOp::create(b, tc, c32(16)),
+                               c32(w.groupK))
+                         : c32(0);
+    // Element of the block's first column in a [G, N] row-major tensor.
+    Value elem = arith::AddIOp::create(
+        b, arith::MulIOp::create(b, ext64(g), c64(spec.np)),
+        arith::MulIOp::create(b, ext64(bidX), c64(columns)));
+    Value at = arith::AddIOp::create(
+        b, weightsAt,
+        c32(coop.weightBytes + gi * (coop.scaleBytes + coop.zeroBytes)));
+    auto region = [&](hq::abi::GemmParam param_, int64_t bytes,
+                      int64_t elemBits, Value dstBase) {
+      Value firstWord = arith::DivUIOp::create(
+          b, arith::MulIOp::create(b, elem, c64(elemBits)), c64(32));
+      forEachChunk(bytes / 16, [&](Value c) {
+        Value index = arith::AddIOp::create(
+            b, firstWord, arith::MulIOp::create(b, ext64(c), c64(4)));
+        copy16(arith::AddIOp::create(b, dstBase,
+                                     arith::MulIOp::create(b, c, c32(16))),
+               param(param_), index);
+      });
+    };
+    if (coop.scaleBytes)
+      region(hq::abi::ParamScales, coop.scaleBytes, w.scaleType.bits, at);
+    if (coop.zeroBytes)
+      region(hq::abi::ParamZeroPoints, coop.zeroBytes,
+             w.zeroPoint == hq::ZeroPointKind::Float ? 16
+                                                     : L::zeroPointBits(bits),
+             arith::AddIOp::create(b, at, c32(coop.scaleBytes)));
+  }
+  NVVM::CpAsyncCommitGroupOp::create(b);
+}
+
+PreparedEmitter::Stage PreparedEmitter::readCooperativeSlot(Value slot) {
+  const hq::WeightSchema &w = spec.weight;
+  const unsigned bits = w.type.bits;
+  Value slotBase = arith::MulIOp::create(b, slot, c32(coop.total()));
+  Value weightsAt = arith::AddIOp::create(b, slotBase, c32(coop.activationBytes));
+  auto loadWords = [&](Value byte, int64_t n, Stage &s) {
+    Value addr = smemAt(byte);
+    if (n == 1) {
+      s.push_back(LLVM::LoadOp::create(b, i32, addr, /*alignment=*/4));
+      return;
+    }
+    Value v = LLVM::LoadOp::create(b, VectorType::get({n}, i32), addr,
+                                   /*alignment=*/unsigned(std::min<int64_t>(16, 4 * n)));
+    for (int64_t i = 0; i < n; ++i)
+      s.push_back(LLVM::ExtractElementOp::create(b, v, c32(i)));
+  };
+  // ldmatrix: lane i points at row i % 8 + 8 ((i / 8) % 2) of a 16-row
+  // group, half i / 16 (swapped by bit 2 of the row, which is bit 2 of i).
+  Value rowInGroup = arith::AddIOp::create(
+      b, arith::AndIOp::create(b, lane, c32(7)),
+      arith::MulIOp::create(
+          b, arith::AndIOp::create(b, arith::ShRUIOp::create(b, lane, c32(3)),
+                                   c32(1)),
+          c32(8)));
+  Value half = arith::XOrIOp::create(
+      b, arith::ShRUIOp::create(b, lane, c32(4)),
+      arith::AndIOp::create(b, arith::ShRUIOp::create(b, lane, c32(2)), c32(1)));
+  Value laneA = arith::AddIOp::create(
+      b,
+      arith::MulIOp::create(
+          b,
+          arith::AddIOp::create(b, arith::MulIOp::create(b, warpMi, c32(tile.warpM)),
+                                rowInGroup),
+          c32(32)),
+      arith::MulIOp::create(b, half, c32(16)));
+  Value laneColumns = arith::AddIOp::create(
+      b, arith::MulIOp::create(b, warpN, c32(64)),
+      arith::MulIOp::create(b, grp, c32(8)));
+  Stage s;
+  for (int64_t u = 0; u < tile.kTilesPerWarp; ++u) {
+    // This warp's n-tile of k-tile slot u, plane by plane.
+    Value tileAt = arith::AddIOp::create(
+        b, weightsAt,
+        arith::AddIOp::create(
+            b, c32(u * tile.warpsN * 128 * bits),
+            arith::MulIOp::create(b, warpN, c32(128 * bits))));
+    for (const L::Plane &p : planes) {
+      Value at = arith::AddIOp::create(
+          b, tileAt,
+          arith::AddIOp::create(
+              b, c32(int64_t(p.wordOffset) * 32 * 4),
+              arith::MulIOp::create(b, lane, c32(4 * p.width))));
+      for (unsigned off = 0; off < p.width; off += 4)
+        loadWords(arith::AddIOp::create(b, at, c32(4 * off)),
+                  std::min<unsigned>(4, p.width - off), s);
+    }
+    for (int64_t i = 0; i < mt; ++i) {
+      Value addr = smemAt(arith::AddIOp::create(
+          b, slotBase,
+          arith::AddIOp::create(b, laneA,
+                                c32(u * tile.blockM() * 32 + 16 * i * 32))));
+      Type four = LLVM::LLVMStructType::getLiteral(b.getContext(),
+                                                   SmallVector<Type>(4, i32));
+      Value frag = NVVM::LdMatrixOp::create(
+          b, four, addr, 4u, NVVM::MMALayout::row,
+          NVVM::LdStMatrixShapeAttr::get(b.getContext(), 8, 8),
+          NVVM::LdStMatrixEltType::B16);
+      for (int64_t e = 0; e < 4; ++e)
+        s.push_back(LLVM::ExtractValueOp::create(b, frag, e));
+    }
+    if (u == 0 || !groupPerIter) {
+      int64_t gi = groupPerIter ? 0 : u;
+      Value at = arith::AddIOp::create(
+          b, weightsAt,
+          c32(coop.weightBytes + gi * (coop.scaleBytes + coop.zeroBytes)));
+      // The lane's eight columns of the block's scales / zero points.
+      if (perKScales)
+        loadWords(arith::AddIOp::create(
+                      b, at,
+                      arith::MulIOp::create(b, laneColumns,
+                                            c32(w.scaleType.bits / 8))),
+                  w.scaleType.bits / 4, s);
+      Value zeros = arith::AddIOp::create(b, at, c32(coop.scaleBytes));
+      if (w.zeroPoint == hq::ZeroPointKind::Float)
+        loadWords(arith::AddIOp::create(
+                      b, zeros, arith::MulIOp::create(b, laneColumns, c32(2))),
+                  4, s);
+      else if (w.zeroPoint == hq::ZeroPointKind::Int) {
+        int64_t zb = L::zeroPointBits(bits);
+        loadWords(arith::AddIOp::create(
+                      b, zeros,
+                      arith::DivUIOp::create(
+                          b, arith::MulIOp::create(b, laneColumns, c32(zb)),
+                          c32(8))),
+                  zb / 4, s);
+      }
+    }
+  }
+  return s;
+}
+
 PreparedEmitter::Stage PreparedEmitter::readSlot(Value slot) {
+  if (tile.cooperative())
+    return readCooperativeSlot(slot);
   // Words per chunk, in copy order (the structure does not depend on the
   // iteration).
   SmallVector<int64_t> words(size_t(chunks), 0);
@@ -602,7 +871,7 @@ void PreparedEmitter::storeUnit(int64_t unit, Value v0, Value v1) {
 
 void PreparedEmitter::emit() {
   auto index32 = [&](Value v) { return arith::IndexCastOp::create(b, i32, v); };
-  Value tid = index32(gpu::ThreadIdOp::create(b, gpu::Dimension::x));
+  tid = index32(gpu::ThreadIdOp::create(b, gpu::Dimension::x));
   bidX = index32(gpu::BlockIdOp::create(b, gpu::Dimension::x));
   bidY = index32(gpu::BlockIdOp::create(b, gpu::Dimension::y));
   bidZ = split.ctas > 1 ? index32(gpu::BlockIdOp::create(b, gpu::Dimension::z))
@@ -612,12 +881,18 @@ void PreparedEmitter::emit() {
   lane = arith::AndIOp::create(b, tid, c32(31));
   Value warp = arith::ShRUIOp::create(b, tid, c32(5));
   warpN = arith::RemUIOp::create(b, warp, c32(tile.warpsN));
-  warpK = arith::DivUIOp::create(b, warp, c32(tile.warpsN));
+  // Warps beyond a row along N: K-split groups, or (cooperative) rows
+  // along M.
+  Value row = arith::DivUIOp::create(b, warp, c32(tile.warpsN));
+  warpK = tile.cooperative() ? c32(0) : row;
+  warpMi = tile.cooperative() ? row : c32(0);
   grp = arith::ShRUIOp::create(b, lane, c32(2));
   quad = arith::AndIOp::create(b, lane, c32(3));
   nTile = arith::AddIOp::create(b, arith::MulIOp::create(b, bidX, c32(tile.warpsN)),
                                 warpN);
-  m0 = arith::MulIOp::create(b, bidY, c32(tile.warpM));
+  m0 = arith::AddIOp::create(
+      b, arith::MulIOp::create(b, bidY, c32(tile.blockM())),
+      arith::MulIOp::create(b, warpMi, c32(tile.warpM)));
   m = param(hq::abi::ParamM);
   if (spec.weight.hasGlobalScale())
     global = load(f32, param(hq::abi::ParamGlobalScale), c64(0));
@@ -626,7 +901,10 @@ void PreparedEmitter::emit() {
   laneBase = arith::AddIOp::create(
       b, arith::MulIOp::create(b, warp, c32(tile.stages * chunks * 512)),
       arith::MulIOp::create(b, lane, c32(16)));
-  copyShape = copiesFor(c32(0));
+  if (tile.cooperative())
+    coop = L::cooperativeSlot(spec.weight, tile);
+  else
+    copyShape = copiesFor(c32(0));
 
   // The cp.async pipeline. Every lane copies and later reads back only its
   // own bytes, so no barrier is needed: cp.async.wait_group orders them.
@@ -676,9 +954,16 @@ void PreparedEmitter::emit() {
     // Groups committed so far: S - 1 + it; iteration it's group is complete
     // when at most S - 2 are pending.
     NVVM::CpAsyncWaitGroupOp::create(b, b.getI32IntegerAttr(int32_t(S - 2)));
-    // wait_group covers a lane's own copies; ldmatrix reads activation rows
-    // other lanes copied, which the warp barrier makes visible.
-    NVVM::SyncWarpOp::create(b, c32(-1));
+    if (tile.cooperative()) {
+      // Every thread's copies of this slot are visible to the block, and
+      // every warp is done reading the slot refilled below (read one
+      // iteration ago).
+      gpu::BarrierOp::create(b);
+    } else {
+      // wait_group covers a lane's own copies; ldmatrix reads activation
+      // rows other lanes copied, which the warp barrier makes visible.
+      NVVM::SyncWarpOp::create(b, c32(-1));
+    }
     Stage data = readSlot(arith::RemUIOp::create(b, it, c32(S)));
     Value ahead = arith::AddIOp::create(b, it, c32(S - 1));
     issueCopies(arith::AddIOp::create(b, first, ahead),
