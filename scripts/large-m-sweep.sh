@@ -1,32 +1,45 @@
 #!/usr/bin/env bash
-# Runs on the GPU machine: the cooperative (several warp rows along M)
-# prepared kernels. First every prepared suite case under two forced
-# cooperative tiles (correctness across schemas and odd shapes; cases whose
-# N the forced block_n does not divide fail to compile and are listed
-# apart), then 8192 x 8192 W4A16 g128 timed at large M under each tile
-# given as an argument (block and warp shapes, "[bm, bn, bk], warp = [...],
-# stages = s"). Logs under $OUT.
+# Runs on the GPU machine: forced tile configurations for the prepared
+# kernels. Usage:
+#   large-m-sweep.sh [--check=<tile>]... [--ms=<M,...>] [--shape=<N>x<K>] <tile>...
+# where <tile> is the inside of a #humming.tile_config<...> ("m = [1, inf],
+# block = [128, 256, 32], warp = [64, 64, 32], stages = 4"). Every --check
+# tile runs all prepared suite cases (correctness across schemas and odd
+# shapes; cases whose N the forced block_n does not divide fail to compile
+# and are counted apart); every other tile times the W4A16 g128 layer
+# (default 8192x8192) at the M of --ms (default 128,1024,8192); "auto"
+# times the heuristics' own choice. Logs under
+# $OUT.
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/bundle-env.sh"
-tile() { echo "#humming.tile_config<m = [1, inf], block = $1>"; }
+checks=() timed=() ms=128,1024,8192 shape=8192x8192
+for a in "$@"; do
+  case "$a" in
+    --check=*) checks+=("${a#--check=}") ;;
+    --ms=*) ms="${a#--ms=}" ;;
+    --shape=*) shape="${a#--shape=}" ;;
+    *) timed+=("$a") ;;
+  esac
+done
 i=0
-for config in "[128, 256, 32], warp = [64, 64, 32], stages = 4" \
-              "[64, 128, 64], warp = [16, 64, 64], stages = 3"; do
-  "$bin/humming-gpu-test" --filter=_prep --force-tile-config="$(tile "$config")" \
-    > "$out/coop-check-$i.log" 2>&1
-  echo "check $i ($config): $(tail -n 1 "$out/coop-check-$i.log")"
-  echo "  wrong results: $(grep -c ' FAIL' "$out/coop-check-$i.log" | tr -d '\n')," \
-       "not compiled: $(grep -c "op tile_configs" "$out/coop-check-$i.log")"
-  grep ' FAIL' "$out/coop-check-$i.log" | head -5
+for config in "${checks[@]}"; do
+  "$bin/humming-gpu-test" --filter=_prep --force-tile-config="#humming.tile_config<$config>" \
+    > "$out/check-$i.log" 2>&1
+  echo "check $i ($config): $(tail -n 1 "$out/check-$i.log")"
+  echo "  not compiled: $(grep -c "op tile_configs" "$out/check-$i.log")"
+  grep ' FAIL' "$out/check-$i.log" | grep -v "op tile_configs" | head -5
   i=$((i + 1))
 done
-echo "--- 8192x8192 W4A16 g128, graph replay (us)"
+echo "--- $shape W4A16 g128, graph replay (us)"
 i=0
-for config in "$@"; do
-  "$bin/humming-gpu-test" --layer=8192x8192 --m=128,1024,8192 --filter=_prep \
-    --force-tile-config="$(tile "$config")" > "$out/coop-time-$i.log" 2>&1
-  echo "$config: $(grep -E 'graph' "$out/coop-time-$i.log" |
+for config in "${timed[@]}"; do
+  force=(--force-tile-config="#humming.tile_config<$config>")
+  [ "$config" = auto ] && force=()  # the heuristics' own choice
+  "$bin/humming-gpu-test" --layer="$shape" --m="$ms" --filter=_prep \
+    "${force[@]}" > "$out/time-$i.log" 2>&1
+  echo "$config: $(grep -E 'graph' "$out/time-$i.log" |
     awk '{for (f = 1; f <= NF; f++) if ($f == "graph") g = $(f + 1);
           printf "M=%s %s %s; ", substr($2, 3), g, $NF}')"
+  grep -m1 "op tile_configs" "$out/time-$i.log"
   i=$((i + 1))
 done

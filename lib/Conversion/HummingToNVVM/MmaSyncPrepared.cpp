@@ -1073,14 +1073,22 @@ void PreparedEmitter::reduceAcrossCtas(ArrayRef<SmallVector<Value>> sums,
                                        Value tid) {
   const int64_t S = split.ctas;
   const int64_t perThread = mt * 32;
-  const int64_t threads = tile.warpsN * 32;
+  // One column per thread of a warp group (the groups of an in-block K
+  // split own different units and share the columns).
+  const int64_t threads = tile.warpsM * tile.warpsN * 32;
   const int64_t units = perThread / 2;
   // Output tile of this CTA; partial sums are [tile][split][accumulator]
-  // [warpN][lane], so a warp's stores are coalesced.
+  // [warpMi][warpN][lane], so a warp's stores are coalesced.
   Value tileId = arith::AddIOp::create(
       b, arith::MulIOp::create(b, bidY, c32(spec.np / tile.blockN())), bidX);
   Value column = arith::AddIOp::create(
-      b, arith::MulIOp::create(b, warpN, c32(32)), lane);
+      b,
+      arith::MulIOp::create(
+          b,
+          arith::AddIOp::create(
+              b, arith::MulIOp::create(b, warpMi, c32(tile.warpsN)), warpN),
+          c32(32)),
+      lane);
   auto slot = [&](Value s, int64_t index) {
     Value row = arith::AddIOp::create(
         b, arith::MulIOp::create(b, ext64(tileId), c64(S)), ext64(s));
@@ -1171,9 +1179,9 @@ gpu::GPUFuncOp mlir::humming::buildMmaSyncPreparedKernel(
   LLVM::GlobalOp partialsGlobal, arrivalsGlobal;
   if (split.ctas > 1) {
     const int64_t tilesMax = (spec.np / tile.blockN()) *
-                             hq::ceilDiv(split.maxM, tile.warpM);
-    const int64_t floats =
-        tilesMax * split.ctas * (tile.warpM / 16) * 32 * tile.warpsN * 32;
+                             hq::ceilDiv(split.maxM, tile.blockM());
+    const int64_t floats = tilesMax * split.ctas * (tile.warpM / 16) * 32 *
+                           tile.warpsM * tile.warpsN * 32;
     builder.setInsertionPointToEnd(module.getBody());
     auto global = [&](StringRef suffix, Type elem, int64_t count) {
       auto type = LLVM::LLVMArrayType::get(elem, uint64_t(count));
