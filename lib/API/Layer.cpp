@@ -16,7 +16,9 @@
 #include "llvm/Config/llvm-config.h"
 
 #include <array>
+#include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <thread>
 #include <limits>
@@ -303,11 +305,26 @@ Status Layer::transform(const LayerTarget &target) {
       p.image = Error{"the kernel cache entry's kernel table does not parse "
                       "(a bug)"};
   };
+  // HUMMING_JIT_THREADS bounds the threads (default: one per kernel).
+  size_t workers = count;
+  if (const char *v = std::getenv("HUMMING_JIT_THREADS"); v && *v) {
+    char *end = nullptr;
+    long n = std::strtol(v, &end, 10);
+    if (*end != '\0' || n < 1 || n > 1024)
+      return Error{concat("expected HUMMING_JIT_THREADS to be a thread count "
+                          "between 1 and 1024, got '", v, "'")};
+    workers = std::min(count, size_t(n));
+  }
   auto kernelsStarted = Clock::now();
+  std::atomic<size_t> nextKernel{0};
+  auto worker = [&] {
+    for (size_t i = nextKernel++; i < count; i = nextKernel++)
+      work(i);
+  };
   std::vector<std::thread> threads;
-  for (size_t i = 1; i < count; ++i)
-    threads.emplace_back(work, i);
-  work(0);
+  for (size_t t = 1; t < workers; ++t)
+    threads.emplace_back(worker);
+  worker();
   for (std::thread &t : threads)
     t.join();
   for (Piece &p : pieces) {

@@ -7,9 +7,11 @@ For each configuration and M: CUDA-graph replay of one call on each of
 replays timed with CUDA events, median per call; torch.matmul fp16 on the
 same shapes with the same method in the same run. Reports time, ratio to
 torch, effective TB/s (weights + scales + activations + outputs) and
-TFLOP/s, and the compile cost: cold JIT per layer (empty kernel cache), a
-transform in a fresh process that finds the kernels in the on-disk cache,
-and one that finds them in the process's memory. Prints a markdown table; writes JSON with the device,
+TFLOP/s, and the compile cost: cold JIT per layer (empty kernel cache; in
+parallel, and in a fresh process with one compile thread, whose slowest
+kernel is the per-kernel cost on one core), a transform in a fresh process
+that finds the kernels in the on-disk cache, and one that finds them in the
+process's memory. Prints a markdown table; writes JSON with the device,
 the git commit (if known) and every number.
 """
 
@@ -59,12 +61,14 @@ def time_graph(torch, calls, replays):
     return times[len(times) // 2]
 
 
-def transform_in_fresh_process(n, k, name):
-    """Transforms one layer in a new process (same HUMMING_CACHE_DIR): the
-    cost of a cached load from disk. Returns the stats as a dict."""
+def transform_in_fresh_process(n, k, name, **env):
+    """Transforms one layer in a new process (by default with the same
+    HUMMING_CACHE_DIR: the cost of a cached load from disk; `env` overrides
+    variables). Returns the stats as a dict."""
     done = subprocess.run(
         [sys.executable, "-m", "humming.bench", "--transform-only",
-         f"{n}x{k}:{name}"], capture_output=True, text=True, check=True)
+         f"{n}x{k}:{name}"], capture_output=True, text=True, check=True,
+        env=dict(os.environ, **env))
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
@@ -122,6 +126,12 @@ def main():
             # copy 0: cold JIT; copy 1: the kernels from this process's memory.
             if copy == 0:
                 jit.append(dict(stats, cache="cold"))
+                # Cold again with one compile thread (an empty cache of its
+                # own): the protocol's per-kernel cost on one core.
+                jit.append(dict(transform_in_fresh_process(
+                    n, k, name, HUMMING_JIT_THREADS="1",
+                    HUMMING_CACHE_DIR=tempfile.mkdtemp(prefix="humming-bench-")),
+                    cache="cold, 1 thread"))
                 jit.append(dict(transform_in_fresh_process(n, k, name),
                                 cache="disk"))
             elif copy == 1:

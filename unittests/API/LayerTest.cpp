@@ -157,6 +157,30 @@ TEST(Layer, TargetAndWeightErrors) {
             "expected weights to quantize, got a null pointer");
 }
 
+TEST(Layer, JitThreadsBoundTheParallelCompile) {
+  test::useTestCache();
+  WeightSchema w4 = WeightSchema::make(ScalarType::uint(4), ScalarType::f16(),
+                                       Granularity::Group, 128);
+  Result<Layer> layer = Layer::create(256, 512, w4, kF16);
+  ASSERT_TRUE(layer.ok());
+  std::vector<double> w = randomWeights(256, 512);
+  ASSERT_TRUE(layer->quantize(w.data()).ok());
+  for (const char *bad : {"0", "two", "3x", "-1", "100000"}) {
+    ::setenv("HUMMING_JIT_THREADS", bad, 1);
+    EXPECT_EQ(layer->transform({"H200", "", true}).error(),
+              std::string("expected HUMMING_JIT_THREADS to be a thread count "
+                          "between 1 and 1024, got '") + bad + "'");
+  }
+  // One thread makes every kernel in turn: the same kernels.
+  ::setenv("HUMMING_JIT_THREADS", "1", 1);
+  Status s = layer->transform({"H200", "", true});
+  ::unsetenv("HUMMING_JIT_THREADS");
+  ASSERT_TRUE(s.ok()) << s.error();
+  EXPECT_EQ(layer->kernels().size(), 5u);
+  EXPECT_EQ(layer->transformStats().compiled + layer->transformStats().cached, 5);
+  EXPECT_NE(layer->ptx().find(".entry layer_gemm0_m4"), std::string::npos);
+}
+
 TEST(Layer, ForwardWithoutADeviceFailsAtTransform) {
   test::useTestCache();
   WeightSchema w4 = WeightSchema::make(ScalarType::uint(4), ScalarType::f16(),
