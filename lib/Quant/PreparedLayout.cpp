@@ -47,6 +47,7 @@ KernelShape shapeOf(const TileConfig &t) {
   k.kSplit = t.blockK / t.warpK;
   k.kTilesPerWarp = t.warpK / kTileK;
   k.stages = t.stages;
+  k.ctasPerSm = t.ctasPerSm;
   return k;
 }
 

@@ -106,6 +106,8 @@ struct KernelShape {
   int64_t kTilesPerWarp = 2;
   int64_t stages = 3;
   int64_t warpsM = 1;
+  /// Blocks per SM the registers must allow (ptxas .minnctapersm).
+  int64_t ctasPerSm = 1;
 
   int64_t blockM() const { return warpM * warpsM; }
   int64_t blockN() const { return kTileN * warpsN; }

@@ -64,11 +64,17 @@ FailureOr<PreparedTile> preparedTile(GemmOp op, unsigned index,
     return fail("the mma_sync kernels stage their operands with cp.async; "
                 "expected cp_async = true");
   if (t.warpSpecialized || t.streamK || t.mbarrier || t.tma ||
-      t.multicastA != 1 || t.multicastB != 1 || t.ctasPerSm != 1 ||
-      t.gridCap != 0 || t.writeSplits != 1)
+      t.multicastA != 1 || t.multicastB != 1 || t.gridCap != 0 ||
+      t.writeSplits != 1)
     return fail("the mma_sync kernels do not implement warp specialisation, "
-                "stream-K, mbarriers, TMA, multicast, ctas_per_sm, grid_cap or "
+                "stream-K, mbarriers, TMA, multicast, grid_cap or "
                 "write_splits yet; expected their defaults");
+  // ctas_per_sm asks ptxas (.minnctapersm) to fit that many blocks in an
+  // SM's 64 Ki registers.
+  if (int64_t perThread = 65536 / (t.ctasPerSm * t.threads()); perThread < 64)
+    return fail("ctas_per_sm = " + Twine(t.ctasPerSm) + " blocks of " +
+                Twine(t.threads()) + " threads leave " + Twine(perThread) +
+                " registers per thread; expected at least 64");
   PreparedTile tile = hq::layout::shapeOf(t);
   if (t.splitK > 1) {
     int64_t iterations = hq::ceilDiv(spec.kp / 16, tile.kSplit * tile.kTilesPerWarp);

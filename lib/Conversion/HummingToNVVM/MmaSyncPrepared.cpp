@@ -1204,6 +1204,9 @@ gpu::GPUFuncOp mlir::humming::buildMmaSyncPreparedKernel(
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), builder.getUnitAttr());
   func.setKnownBlockSizeAttr(
       builder.getDenseI32ArrayAttr({int32_t(tile.threads()), 1, 1}));
+  if (tile.ctasPerSm > 1)
+    func->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
+                  builder.getI32IntegerAttr(int32_t(tile.ctasPerSm)));
   // Inputs are read-only and never alias the output: loads through them
   // may use the read-only data path (ld.global.nc).
   for (unsigned i = 0; i < hq::abi::ParamM; ++i) {

@@ -16,6 +16,7 @@
 // CHECK:       gpu.module @humming_kernels
 // CHECK:         llvm.mlir.global internal @coop_gemm0_m0_partials() {{.*}} : !llvm.array<65536 x f32>
 // CHECK:         gpu.func @coop_gemm0_m0
+// CHECK-NOT:       nvvm.minctasm
 // CHECK:           nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache =  cg, %{{.*}} : !llvm.ptr<3>, !llvm.ptr<1>, i32
 // CHECK:           arith.cmpi ult, %{{.*}}, %c16
 // CHECK-NEXT:      scf.if
@@ -26,13 +27,14 @@
 // CHECK-COUNT-8:     nvvm.ldmatrix
 // CHECK:             nvvm.mma.sync
 // CHECK:           llvm.fence syncscope("device") release
-// CHECK:         gpu.func @coop_gemm0_m1
+// ctas_per_sm = 2 asks ptxas to fit two blocks in an SM's registers.
+// CHECK:         gpu.func @coop_gemm0_m1({{.*}}) kernel attributes {{{.*}}nvvm.minctasm = 2 : i32
 // CHECK:           scf.for
 // CHECK:             nvvm.cp.async.wait.group 2
 // CHECK-NEXT:        gpu.barrier
 
 #split = #humming.tile_config<m = [1, 128], block = [128, 128, 32], warp = [64, 64, 32], stages = 3, split_k = 2>
-#large = #humming.tile_config<m = [129, inf], block = [128, 256, 32], warp = [64, 64, 32], stages = 4>
+#large = #humming.tile_config<m = [129, inf], block = [128, 256, 32], warp = [64, 64, 32], stages = 4, ctas_per_sm = 2>
 func.func @coop(%a: memref<?x512xf16>, %w: memref<32x512xi32>, %s: memref<4x256xf16>, %c: memref<?x256xf16>) {
   humming.gemm %a, %w scales(%s : memref<4x256xf16>) into %c
       {weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<128>>,
