@@ -246,12 +246,14 @@ Status Layer::transform(const LayerTarget &target) {
   // The kernels select-tiles will choose: the same heuristics, same facts.
   size_t count = 1;
   if (prepared) {
-    const DeviceInfo *facts =
-        device.empty() ? representativeDevice(*chip) : lookupDevice(device);
-    if (facts)
-      if (Result<std::vector<TileConfig>> tiles = selectMmaSyncTiles(
-              l.weight, l.input, l.compute, np, kp, *facts))
-        count = tiles->size();
+    Result<DeviceInfo> facts = tileDeviceFacts(device, chip->str());
+    if (!facts)
+      return Error{facts.error()};
+    Result<std::vector<TileConfig>> tiles =
+        selectMmaSyncTiles(l.weight, l.input, l.compute, np, kp, *facts);
+    if (!tiles)
+      return Error{tiles.error()};
+    count = tiles->size();
   }
   // Each kernel is cached under a description of the layer (everything the
   // PTX depends on, and this build of humming): a cached transform reads

@@ -36,6 +36,26 @@ const DeviceInfo *representativeDevice(const Chip &chip) {
   return name ? lookupDevice(name) : nullptr;
 }
 
+Result<DeviceInfo> tileDeviceFacts(std::string_view device,
+                                   std::string_view chip) {
+  if (!device.empty()) {
+    const DeviceInfo *known = lookupDevice(std::string(device));
+    if (!known)
+      return Error{concat("expected a device among ", knownDeviceNames(),
+                          ", got '", device, "'")};
+    return *known;
+  }
+  std::optional<Chip> parsed = Chip::parse(chip);
+  if (!parsed)
+    return Error{concat("expected a chip among ", knownChipNames(), ", got '",
+                        chip, "'")};
+  const DeviceInfo *rep = representativeDevice(*parsed);
+  if (!rep)
+    return Error{concat("no representative device is known for ",
+                        parsed->str(), "; give device=")};
+  return *rep;
+}
+
 namespace {
 /// Largest power of two <= v (v >= 1).
 int64_t floorPow2(int64_t v) {

@@ -90,6 +90,26 @@ TEST(TileHeuristics, EveryChoiceIsLegalAndFitsTheDevice) {
   EXPECT_GT(checked, 1000);
 }
 
+TEST(TileHeuristics, DeviceFactsFromADeviceOrTheChipsRepresentative) {
+  Result<DeviceInfo> d = tileDeviceFacts("H200", "sm_80"); // device wins
+  ASSERT_TRUE(bool(d)) << d.error();
+  EXPECT_EQ(d->name, "H200");
+  d = tileDeviceFacts("", "sm_90a");
+  ASSERT_TRUE(bool(d)) << d.error();
+  EXPECT_EQ(d->name, "H100");
+  d = tileDeviceFacts("H201", "");
+  ASSERT_FALSE(bool(d));
+  EXPECT_EQ(d.error().rfind("expected a device among ", 0), 0u) << d.error();
+  EXPECT_NE(d.error().find(", got 'H201'"), std::string::npos);
+  d = tileDeviceFacts("", "sm_70");
+  ASSERT_FALSE(bool(d));
+  EXPECT_EQ(d.error().rfind("expected a chip among sm_75", 0), 0u) << d.error();
+  d = tileDeviceFacts("", "sm_88");
+  ASSERT_FALSE(bool(d));
+  EXPECT_EQ(d.error(), "no representative device is known for sm_88; give "
+                       "device=");
+}
+
 TEST(TileHeuristics, SmallMSplitsKToCoverTheDevice) {
   // H200, 8192 x 8192: 128 column tiles; M <= 16 wants eight warps per SM,
   // so eight warp groups split K inside each block.

@@ -27,7 +27,14 @@ double computeMemoryCrossover(const WeightSchema &w, const InputSchema &in,
 /// device (sm_80: A100, sm_86: A10, sm_89: L40S, sm_90a: H100, ...).
 const DeviceInfo *representativeDevice(const Chip &chip);
 
-/// Tile configurations, one per M range (1-16, 17-32, 33-64, 65-inf), for
+/// The facts the tile heuristics use for a named device, else for the
+/// chip's representative device (humming-select-tiles and humming::Layer
+/// choose the same way). Errors name what was expected.
+Result<DeviceInfo> tileDeviceFacts(std::string_view device,
+                                   std::string_view chip);
+
+/// Tile configurations, one per M range (1-16, 17-64, 65-128, 129-512,
+/// 513-inf), for
 /// the prepared-layout mma_sync kernels of a layer with padded sizes n x k.
 /// Each range picks warp_m (16, 32, 64), then warps along N and the in-block
 /// K split so that the resident warps cover the device (more for the

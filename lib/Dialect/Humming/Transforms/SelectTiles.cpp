@@ -80,22 +80,11 @@ struct SelectTilesPass
     hq::DeviceInfo device;
     if (TargetAttr target = lookupTarget(module)) {
       device = target.toHost();
-    } else if (!this->device.empty()) {
-      const hq::DeviceInfo *known = hq::lookupDevice(this->device);
-      if (!known)
-        return fail("expected a device among " + hq::knownDeviceNames() +
-                    ", got '" + this->device + "'");
-      device = *known;
-    } else if (!chip.empty()) {
-      std::optional<hq::Chip> parsed = hq::Chip::parse(chip);
-      if (!parsed)
-        return fail("expected a chip among " + hq::knownChipNames() +
-                    ", got '" + chip + "'");
-      const hq::DeviceInfo *rep = hq::representativeDevice(*parsed);
-      if (!rep)
-        return fail("no representative device is known for " + parsed->str() +
-                    "; give device=");
-      device = *rep;
+    } else if (!this->device.empty() || !chip.empty()) {
+      hq::Result<hq::DeviceInfo> facts = hq::tileDeviceFacts(this->device, chip);
+      if (!facts)
+        return fail(facts.error());
+      device = *facts;
     } else if (!forced) {
       bool anyPrepared = false;
       module.walk([&](GemmOp op) { anyPrepared |= bool(op.getLayoutAttr()); });
