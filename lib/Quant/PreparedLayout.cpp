@@ -51,6 +51,21 @@ KernelShape shapeOf(const TileConfig &t) {
   return k;
 }
 
+TileConfig tileConfigOf(const KernelShape &k) {
+  TileConfig t;
+  t.mma = MmaKind::MmaSync;
+  t.cpAsync = true; // the mma_sync kernels stage every operand with cp.async
+  t.warpM = k.warpM;
+  t.blockM = k.blockM();
+  t.warpN = kTileN;
+  t.blockN = k.blockN();
+  t.warpK = k.kTilesPerWarp * kTileK;
+  t.blockK = k.kSplit * t.warpK;
+  t.stages = k.stages;
+  t.ctasPerSm = k.ctasPerSm;
+  return t;
+}
+
 CooperativeSlot cooperativeSlot(const WeightSchema &w, const KernelShape &k) {
   CooperativeSlot s;
   const unsigned bits = w.type.bits;

@@ -69,8 +69,9 @@ int64_t floorPow2(int64_t v) {
 /// than a wave of 128 x 256 blocks at M = 1024, 2) warps along N, two
 /// k-tiles per iteration, four stages. (Four k-tiles and three stages were
 /// 4% faster on the H200 but reach 255 registers and spill on sm_89 for
-/// 3-bit and fp4 weights: every k-tile's fragments are read up front.) None where N or K do not divide or
-/// the pipeline does not fit the device's shared memory.
+/// 3-bit and fp4 weights: every k-tile's fragments are read up front.)
+/// None where N or K do not divide or the pipeline does not fit the
+/// device's shared memory.
 std::optional<TileConfig> cooperativeTile(const WeightSchema &w, int64_t n,
                                           int64_t k, const DeviceInfo &device) {
   layout::KernelShape ks;
@@ -89,16 +90,7 @@ std::optional<TileConfig> cooperativeTile(const WeightSchema &w, int64_t n,
     smemBudget = std::min(smemBudget, chip->maxSharedMemoryPerBlock());
   if (layout::sharedBytes(w, ks) > smemBudget)
     return std::nullopt;
-  TileConfig t;
-  t.mma = MmaKind::MmaSync;
-  t.cpAsync = true;
-  t.warpM = ks.warpM;
-  t.blockM = ks.blockM();
-  t.warpN = layout::kTileN;
-  t.blockN = ks.blockN();
-  t.warpK = t.blockK = ks.kTilesPerWarp * layout::kTileK;
-  t.stages = ks.stages;
-  return t;
+  return layout::tileConfigOf(ks);
 }
 } // namespace
 
@@ -143,11 +135,6 @@ Result<std::vector<TileConfig>> selectMmaSyncTiles(const WeightSchema &w,
     int64_t warpM = memoryBound ? 16 : (r.hi && r.hi <= 32 ? 32 : 64);
     if (c.batchInvariant)
       warpM = std::min<int64_t>(warpM, 32);
-    TileConfig t;
-    t.mMin = r.lo;
-    t.mMax = r.hi;
-    t.cpAsync = true; // the mma_sync kernels stage every operand with cp.async
-    t.mma = MmaKind::MmaSync;
     const int64_t mt = warpM / 16;
     // Tokens the range stands for: its top, or 512 for the open range.
     const int64_t mRep = r.hi ? r.hi : 512;
@@ -240,13 +227,10 @@ Result<std::vector<TileConfig>> selectMmaSyncTiles(const WeightSchema &w,
     const int64_t iterations = k / (kSplit * kTiles * layout::kTileK);
     while (ctaSplit > 1 && iterations / ctaSplit < stages)
       --ctaSplit;
+    TileConfig t = layout::tileConfigOf(shape(kSplit, stages));
+    t.mMin = r.lo;
+    t.mMax = r.hi;
     t.splitK = ctaSplit;
-    t.warpM = t.blockM = warpM;
-    t.warpN = layout::kTileN;
-    t.blockN = warpsN * layout::kTileN;
-    t.warpK = kTiles * layout::kTileK;
-    t.blockK = kSplit * t.warpK;
-    t.stages = stages;
     if (Diag d = verifyTileConfig(t))
       return Error{concat("the tile heuristics chose an invalid tile (a bug): ",
                           *d)};

@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <optional>
 #include <random>
 #include <string>
 
@@ -29,6 +30,24 @@ std::vector<double> randomWeights(int64_t n, int64_t k) {
 }
 
 const InputSchema kF16{ScalarType::f16(), ActScaling::None, 0};
+
+/// A 256 x 512 W4A16 g128 layer with quantized random weights (none, with
+/// a test failure, if that does not work).
+std::optional<Layer> quantizedW4Layer() {
+  WeightSchema w4 = WeightSchema::make(ScalarType::uint(4), ScalarType::f16(),
+                                       Granularity::Group, 128);
+  Result<Layer> layer = Layer::create(256, 512, w4, kF16);
+  if (!layer.ok()) {
+    ADD_FAILURE() << layer.error();
+    return std::nullopt;
+  }
+  std::vector<double> w = randomWeights(256, 512);
+  if (Status s = layer->quantize(w.data()); !s.ok()) {
+    ADD_FAILURE() << s.error();
+    return std::nullopt;
+  }
+  return layer.take();
+}
 } // namespace
 
 TEST(Layer, CreateChecksTheDescription) {
@@ -159,12 +178,8 @@ TEST(Layer, TargetAndWeightErrors) {
 
 TEST(Layer, JitThreadsBoundTheParallelCompile) {
   test::useTestCache();
-  WeightSchema w4 = WeightSchema::make(ScalarType::uint(4), ScalarType::f16(),
-                                       Granularity::Group, 128);
-  Result<Layer> layer = Layer::create(256, 512, w4, kF16);
-  ASSERT_TRUE(layer.ok());
-  std::vector<double> w = randomWeights(256, 512);
-  ASSERT_TRUE(layer->quantize(w.data()).ok());
+  std::optional<Layer> layer = quantizedW4Layer();
+  ASSERT_TRUE(layer);
   for (const char *bad : {"0", "two", "3x", "-1", "100000"}) {
     ::setenv("HUMMING_JIT_THREADS", bad, 1);
     EXPECT_EQ(layer->transform({"H200", "", true}).error(),
@@ -183,12 +198,8 @@ TEST(Layer, JitThreadsBoundTheParallelCompile) {
 
 TEST(Layer, ForwardWithoutADeviceFailsAtTransform) {
   test::useTestCache();
-  WeightSchema w4 = WeightSchema::make(ScalarType::uint(4), ScalarType::f16(),
-                                       Granularity::Group, 128);
-  Result<Layer> layer = Layer::create(256, 512, w4, kF16);
-  ASSERT_TRUE(layer.ok());
-  std::vector<double> w = randomWeights(256, 512);
-  ASSERT_TRUE(layer->quantize(w.data()).ok());
+  std::optional<Layer> layer = quantizedW4Layer();
+  ASSERT_TRUE(layer);
   // A real transform needs the CUDA driver and a device of the target chip;
   // here there is none, and the error says so.
   Status s = layer->transform({"H200", "", false});

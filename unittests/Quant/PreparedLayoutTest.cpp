@@ -167,6 +167,17 @@ TEST(PreparedLayout, CooperativeSlotsHoldTheBlocksTiles) {
   EXPECT_EQ(fromConfig.warpsN, 4);
   EXPECT_EQ(fromConfig.kSplit, 1);
   EXPECT_EQ(fromConfig.kTilesPerWarp, 2);
+  // ... and back: the same tile.
+  TileConfig again = L::tileConfigOf(fromConfig);
+  EXPECT_EQ(again.blockM, t.blockM);
+  EXPECT_EQ(again.blockN, t.blockN);
+  EXPECT_EQ(again.blockK, t.blockK);
+  EXPECT_EQ(again.warpM, t.warpM);
+  EXPECT_EQ(again.warpN, t.warpN);
+  EXPECT_EQ(again.warpK, t.warpK);
+  EXPECT_EQ(again.stages, t.stages);
+  EXPECT_TRUE(again.cpAsync);
+  EXPECT_EQ(again.mma, MmaKind::MmaSync);
 }
 
 TEST(PreparedLayout, ScalesAndZeroPointsArePermutedPerLaneGroup) {

@@ -123,6 +123,9 @@ struct KernelShape {
 /// What tile configuration `t` means for a prepared-layout kernel (the
 /// lowering checks first that it is one such kernels can run).
 KernelShape shapeOf(const TileConfig &t);
+/// The tile configuration (mma_sync, cp.async, every M) of a kernel shape:
+/// the inverse of shapeOf.
+TileConfig tileConfigOf(const KernelShape &k);
 
 /// Whether a warp's k-tiles of one iteration share their scale group (then
 /// scales and zero points are copied once per iteration).

@@ -127,6 +127,12 @@ private:
   Value smemAt(Value byte) {
     return LLVM::GEPOp::create(b, smem.getType(), i8, smem, ValueRange{byte});
   }
+  /// Appends to `s` the `n` i32 words at shared address `addr` (one scalar
+  /// or vector load aligned to `alignment` bytes).
+  void pushWords(Value addr, int64_t n, unsigned alignment, Stage &s);
+  /// Appends to `s` the m16n8k16 A fragment a0..a3 that ldmatrix.x4 reads
+  /// from the rows this lane's `addr` points at.
+  void pushLdmatrix(Value addr, Stage &s);
   /// Issues the copies of iteration `iter` into pipeline slot `slot` and
   /// commits them as one cp.async group.
   void issueCopies(Value iter, Value slot);
@@ -486,15 +492,7 @@ PreparedEmitter::Stage PreparedEmitter::readCooperativeSlot(Value slot) {
   Value slotBase = arith::MulIOp::create(b, slot, c32(coop.total()));
   Value weightsAt = arith::AddIOp::create(b, slotBase, c32(coop.activationBytes));
   auto loadWords = [&](Value byte, int64_t n, Stage &s) {
-    Value addr = smemAt(byte);
-    if (n == 1) {
-      s.push_back(LLVM::LoadOp::create(b, i32, addr, /*alignment=*/4));
-      return;
-    }
-    Value v = LLVM::LoadOp::create(b, VectorType::get({n}, i32), addr,
-                                   /*alignment=*/unsigned(std::min<int64_t>(16, 4 * n)));
-    for (int64_t i = 0; i < n; ++i)
-      s.push_back(LLVM::ExtractElementOp::create(b, v, c32(i)));
+    pushWords(smemAt(byte), n, unsigned(std::min<int64_t>(16, 4 * n)), s);
   };
   // ldmatrix: lane i points at row i % 8 + 8 ((i / 8) % 2) of a 16-row
   // group, half i / 16 (swapped by bit 2 of the row, which is bit 2 of i).
@@ -537,18 +535,11 @@ PreparedEmitter::Stage PreparedEmitter::readCooperativeSlot(Value slot) {
                   std::min<unsigned>(4, p.width - off), s);
     }
     for (int64_t i = 0; i < mt; ++i) {
-      Value addr = smemAt(arith::AddIOp::create(
-          b, slotBase,
-          arith::AddIOp::create(b, laneA,
-                                c32(u * tile.blockM() * 32 + 16 * i * 32))));
-      Type four = LLVM::LLVMStructType::getLiteral(b.getContext(),
-                                                   SmallVector<Type>(4, i32));
-      Value frag = NVVM::LdMatrixOp::create(
-          b, four, addr, 4u, NVVM::MMALayout::row,
-          NVVM::LdStMatrixShapeAttr::get(b.getContext(), 8, 8),
-          NVVM::LdStMatrixEltType::B16);
-      for (int64_t e = 0; e < 4; ++e)
-        s.push_back(LLVM::ExtractValueOp::create(b, frag, e));
+      pushLdmatrix(smemAt(arith::AddIOp::create(
+                       b, slotBase,
+                       arith::AddIOp::create(
+                           b, laneA, c32(u * tile.blockM() * 32 + 16 * i * 32)))),
+                   s);
     }
     if (u == 0 || !groupPerIter) {
       int64_t gi = groupPerIter ? 0 : u;
@@ -617,30 +608,34 @@ PreparedEmitter::Stage PreparedEmitter::readSlot(Value slot) {
           arith::AddIOp::create(
               b, arith::MulIOp::create(b, slot, c32(chunks * 512)),
               c32(c * 512)));
-      Value addr = LLVM::GEPOp::create(
-          b, smem.getType(), i8, smem,
-          ValueRange{arith::AddIOp::create(b, chunkBase, byte)});
-      Type four = LLVM::LLVMStructType::getLiteral(b.getContext(),
-                                                   SmallVector<Type>(4, i32));
-      Value frag = NVVM::LdMatrixOp::create(
-          b, four, addr, 4u, NVVM::MMALayout::row,
-          NVVM::LdStMatrixShapeAttr::get(b.getContext(), 8, 8),
-          NVVM::LdStMatrixEltType::B16);
-      for (int64_t i = 0; i < 4; ++i)
-        s.push_back(LLVM::ExtractValueOp::create(b, frag, i));
+      pushLdmatrix(smemAt(arith::AddIOp::create(b, chunkBase, byte)), s);
       continue;
     }
-    Value addr = slotAddress(slot, c, 0);
-    if (n == 1) {
-      s.push_back(LLVM::LoadOp::create(b, i32, addr, /*alignment=*/16));
-      continue;
-    }
-    Value v = LLVM::LoadOp::create(b, VectorType::get({n}, i32), addr,
-                                   /*alignment=*/16);
-    for (int64_t i = 0; i < n; ++i)
-      s.push_back(LLVM::ExtractElementOp::create(b, v, c32(i)));
+    pushWords(slotAddress(slot, c, 0), n, /*alignment=*/16, s);
   }
   return s;
+}
+
+void PreparedEmitter::pushWords(Value addr, int64_t n, unsigned alignment,
+                                Stage &s) {
+  if (n == 1) {
+    s.push_back(LLVM::LoadOp::create(b, i32, addr, alignment));
+    return;
+  }
+  Value v = LLVM::LoadOp::create(b, VectorType::get({n}, i32), addr, alignment);
+  for (int64_t i = 0; i < n; ++i)
+    s.push_back(LLVM::ExtractElementOp::create(b, v, c32(i)));
+}
+
+void PreparedEmitter::pushLdmatrix(Value addr, Stage &s) {
+  Type four = LLVM::LLVMStructType::getLiteral(b.getContext(),
+                                               SmallVector<Type>(4, i32));
+  Value frag = NVVM::LdMatrixOp::create(
+      b, four, addr, 4u, NVVM::MMALayout::row,
+      NVVM::LdStMatrixShapeAttr::get(b.getContext(), 8, 8),
+      NVVM::LdStMatrixEltType::B16);
+  for (int64_t i = 0; i < 4; ++i)
+    s.push_back(LLVM::ExtractValueOp::create(b, frag, i));
 }
 
 SmallVector<Value> PreparedEmitter::compute(ArrayRef<Value> accIn,
