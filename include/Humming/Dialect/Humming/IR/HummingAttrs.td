@@ -271,12 +271,16 @@ def Humming_TileConfigAttr : Humming_Attr<"TileConfig", "tile_config"> {
     Written by `humming-select-tiles`, read by the lowering, overridable by
     hand. `m = [lo, hi]` is the inclusive token range the kernel serves
     (`inf` for open-ended); `block` and `warp` are [M, N, K] tile shapes
-    (block a power-of-two multiple of warp); `stages` the shared-memory
+    (block a power-of-two multiple of warp: block_n / warp_n warps side by
+    side along N, block_k / warp_k warp groups splitting K inside the block,
+    and with mma_sync block_m / warp_m warp rows along M whose block copies
+    its tiles together); `stages` the shared-memory
     pipeline depth; `mma` the tensor-core family; `warp_specialized` adds a
     producer warpgroup; `stream_k` splits K across CTAs for small M; `tma`
     lists the operands fetched by TMA (`a`, `b`, `c`, `scales`,
     `zero_points`, `bias`); `multicast_a`/`multicast_b` share a tile across a
-    cluster of 2; `ctas_per_sm`, `grid_cap` (0 = every SM) and
+    cluster of 2; `ctas_per_sm` (with mma_sync: the blocks per SM ptxas
+    must fit in the registers, `.minnctapersm`), `grid_cap` (0 = every SM) and
     `write_splits` (1 or 2) shape the launch; `split_k` CTAs split K and add
     their fp32 partial sums in a fixed order (bounded M ranges only).
 
