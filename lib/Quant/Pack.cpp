@@ -46,9 +46,22 @@ std::vector<uint32_t> packBits(const uint32_t *codes, int64_t count,
 
 std::vector<uint32_t> unpackBits(const uint32_t *words, int64_t count,
                                  unsigned bits) {
+  assert(bits >= 1 && bits <= 32);
   std::vector<uint32_t> codes(static_cast<size_t>(count));
-  for (int64_t i = 0; i < count; ++i)
-    codes[size_t(i)] = packedCodeAt(words, i, bits);
+  // The same codes as packedCodeAt, streamed: a 64-bit window refilled one
+  // word at a time (reads only the words that hold codes [0, count)).
+  const uint64_t mask = bits == 32 ? 0xFFFFFFFFull : ((1ull << bits) - 1);
+  uint64_t window = 0;
+  unsigned have = 0;
+  for (int64_t i = 0; i < count; ++i) {
+    if (have < bits) {
+      window |= uint64_t(*words++) << have;
+      have += 32;
+    }
+    codes[size_t(i)] = uint32_t(window & mask);
+    window >>= bits;
+    have -= bits;
+  }
   return codes;
 }
 

@@ -223,19 +223,39 @@ Result<QuantizedWeights> prepareMmaSync(const WeightSchema &w,
   const int64_t rowWords = k * bits / 32;
   const uint32_t flip = w.type.isInt() && w.type.isSigned ? 1u << (bits - 1) : 0;
   const std::vector<Plane> ps = planes(bits);
+  // Where code (column c of an n-tile, row r of a k-tile) goes, per plane:
+  // the word within the tile and the bit (the same for every tile).
+  struct Place {
+    uint32_t word, bit;
+  };
+  std::vector<Place> places(size_t(kTileN * kTileK) * ps.size());
+  for (int64_t c = 0; c < kTileN; ++c)
+    for (int64_t r = 0; r < kTileK; ++r) {
+      Slot s = slotOf(c, r);
+      for (size_t pi = 0; pi < ps.size(); ++pi)
+        places[size_t((c * kTileK + r)) * ps.size() + pi] = {
+            uint32_t(pairWord(ps[pi], s.lane, s.q)),
+            pairBit(ps[pi], s.q) + 16 * unsigned(s.half)};
+    }
   // Columns of different n-tiles write disjoint words: the n-tiles are
   // shared out among threads (a 70B model has ~1e4 such layers to load).
+  const int64_t tileStride = n * bits / 2; // words per k-tile row of tiles
   auto repack = [&](int64_t tileBegin, int64_t tileEnd) {
+    std::vector<uint32_t> row;
     for (int64_t nn = tileBegin * kTileN; nn < tileEnd * kTileN; ++nn) {
-      std::vector<uint32_t> row = unpackBits(src + nn * rowWords, k, bits);
-      for (int64_t kk = 0; kk < k; ++kk) {
-        Slot s = slotOf(nn, kk);
-        int64_t base = tileWord(kk / kTileK, nn / kTileN, n, bits);
-        uint32_t code = row[size_t(kk)] ^ flip;
-        for (const Plane &p : ps)
-          dst[base + pairWord(p, s.lane, s.q)] |=
-              ((code >> p.shift) & ((1u << p.width) - 1))
-              << (pairBit(p, s.q) + 16 * s.half);
+      row = unpackBits(src + nn * rowWords, k, bits);
+      const int64_t c = nn % kTileN;
+      uint32_t *tile = dst + tileWord(0, nn / kTileN, n, bits);
+      for (int64_t kt = 0; kt < k / kTileK; ++kt, tile += tileStride) {
+        const uint32_t *codes = row.data() + kt * kTileK;
+        const Place *place = &places[size_t(c * kTileK) * ps.size()];
+        for (int64_t r = 0; r < kTileK; ++r) {
+          uint32_t code = codes[r] ^ flip;
+          for (size_t pi = 0; pi < ps.size(); ++pi, ++place)
+            tile[place->word] |=
+                ((code >> ps[pi].shift) & ((1u << ps[pi].width) - 1))
+                << place->bit;
+        }
       }
     }
   };

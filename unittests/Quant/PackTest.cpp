@@ -21,6 +21,28 @@ TEST(Pack, RoundTripsEveryWidth) {
   }
 }
 
+TEST(Pack, UnpackingAPartialWordReadsNoFurther) {
+  // 37 codes end inside a word: unpackBits streams exactly the words that
+  // hold them (the vector is sized to them; the sanitized build checks the
+  // reads) and agrees with packedCodeAt on every code.
+  std::mt19937 rng(2);
+  for (unsigned bits = 1; bits <= 32; ++bits) {
+    const int64_t count = 37;
+    std::vector<uint32_t> words(size_t((count * bits + 31) / 32));
+    for (uint32_t &w : words)
+      w = rng();
+    std::vector<uint32_t> codes = unpackBits(words.data(), count, bits);
+    ASSERT_EQ(int64_t(codes.size()), count);
+    for (int64_t i = 0; i < count; ++i) {
+      // packedCodeAt may look one word ahead only where a code straddles.
+      uint64_t lastBit = uint64_t(i + 1) * bits - 1;
+      ASSERT_LT(lastBit / 32, words.size());
+      EXPECT_EQ(codes[size_t(i)], packedCodeAt(words.data(), i, bits))
+          << bits << " " << i;
+    }
+  }
+}
+
 TEST(Pack, LeastSignificantBitFirstAcrossWords) {
   // 3-bit codes 0..31: an independent bit-by-bit construction.
   std::vector<uint32_t> codes(32);
