@@ -9,6 +9,11 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <fstream>
+#include <sys/stat.h>
+#include <unistd.h>
+
 using namespace humming;
 using namespace humming::rt;
 
@@ -54,6 +59,34 @@ TEST(Compiler, Ptxas) {
   EXPECT_EQ((*c)->name(), "ptxas");
   EXPECT_EQ((*c)->version().rfind("ptxas ", 0), 0u) << (*c)->version();
   expectCompiles(**c);
+}
+
+TEST(Compiler, APtxasThatWritesNoCubinIsAnError) {
+  // A "ptxas" that succeeds without output, and one that writes something
+  // other than an ELF image: both are errors, never a kernel.
+  char dir[] = "/tmp/humming-fake-ptxas-XXXXXX";
+  ASSERT_NE(::mkdtemp(dir), nullptr);
+  const std::pair<const char *, const char *> fakes[] = {
+      {"silent", "#!/bin/sh\nexit 0\n"},
+      {"garbage", "#!/bin/sh\nfor a; do out=$a; done\n"
+                  "printf 'not a cubin' > \"$out\"\nexit 0\n"}};
+  for (auto [name, script] : fakes) {
+    std::string path = std::string(dir) + "/" + name;
+    {
+      std::ofstream f(path);
+      f << script;
+    }
+    ::chmod(path.c_str(), 0755);
+    Result<std::unique_ptr<KernelCompiler>> c = makePtxasCompiler(path);
+    ASSERT_TRUE(c.ok()) << c.error();
+    Result<CompiledKernel> k = (*c)->compile(kPtx, "sm_80");
+    ASSERT_FALSE(k.ok()) << name;
+    EXPECT_EQ(k.error(), std::string("ptxas produced no cubin for sm_80 (") +
+                             (std::string(name) == "silent" ? "0" : "11") +
+                             " bytes)")
+        << name;
+  }
+  std::system((std::string("rm -rf ") + dir).c_str());
 }
 
 TEST(Compiler, NvJitLink) {
