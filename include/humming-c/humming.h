@@ -94,6 +94,13 @@ int64_t humming_layer_k(const humming_layer *layer);
 int humming_layer_transform(humming_layer *layer, const char *device,
                             const char *chip, int compile_only);
 
+/** humming_layer_transform with a `tile_config` ("#humming.tile_config<...>",
+ *  or NULL for the device heuristics) that serves every M: tuning, as
+ *  humming-select-tiles' force-tile-config. Prepared layouts only. */
+int humming_layer_transform_tuned(humming_layer *layer, const char *device,
+                                  const char *chip, int compile_only,
+                                  const char *tile_config);
+
 /** y = x * W^T on `stream` (a CUstream, NULL: the legacy default stream);
  *  `input` [M, K] and `output` [M, N] are device pointers. No allocation,
  *  no synchronization. Calls on one layer must not overlap in time (one

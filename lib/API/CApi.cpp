@@ -258,12 +258,20 @@ int humming_layer_load_quantized(humming_layer *layer, const void *weight,
 
 int humming_layer_transform(humming_layer *layer, const char *device,
                             const char *chip, int compileOnly) {
+  return humming_layer_transform_tuned(layer, device, chip, compileOnly,
+                                       nullptr);
+}
+
+int humming_layer_transform_tuned(humming_layer *layer, const char *device,
+                                  const char *chip, int compileOnly,
+                                  const char *tileConfig) {
   if (!layer)
     return fail("expected a layer, got NULL");
   LayerTarget target;
   target.device = device ? device : "";
   target.chip = chip ? chip : "";
   target.compileOnly = compileOnly != 0;
+  target.tileConfig = tileConfig ? tileConfig : "";
   return check(layer->layer.transform(target));
 }
 

@@ -12,6 +12,10 @@
 #include "Humming/Target/ArchInfo.h"
 #include "Humming/Target/TileHeuristics.h"
 
+#include "Humming/Dialect/Humming/IR/HummingAttrs.h"
+
+#include "mlir/AsmParser/AsmParser.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/Config/llvm-config.h"
 
@@ -243,9 +247,37 @@ Status Layer::transform(const LayerTarget &target) {
   spec.k = l.k;
   spec.prepared = prepared;
   spec.chip = chip->str();
+  // A forced tile configuration: parsed and verified here, so its errors
+  // come before any compile; printed back, so equal tiles share cache keys.
+  std::string tileConfig;
+  std::optional<TileConfig> forced;
+  if (!target.tileConfig.empty()) {
+    if (!prepared)
+      return Error{concat("a tile configuration applies to the prepared "
+                          "layout, which cannot hold this layer: ",
+                          *layout::supports(l.weight, l.input, np, kp))};
+    mlir::MLIRContext ctx;
+    ctx.loadDialect<mh::HummingDialect>();
+    std::string diagnostics;
+    mlir::ScopedDiagnosticHandler handler(&ctx, [&](mlir::Diagnostic &d) {
+      diagnostics += (diagnostics.empty() ? "" : "; ") + d.str();
+      return mlir::success();
+    });
+    auto attr = llvm::dyn_cast_or_null<mh::TileConfigAttr>(
+        mlir::parseAttribute(target.tileConfig, &ctx));
+    if (!attr)
+      return Error{concat("expected a #humming.tile_config, got '",
+                          target.tileConfig, "'",
+                          diagnostics.empty() ? "" : ": ", diagnostics)};
+    llvm::raw_string_ostream os(tileConfig);
+    mlir::Attribute(attr).print(os);
+    forced = attr.toHost();
+  }
   // The kernels select-tiles will choose: the same heuristics, same facts.
   size_t count = 1;
-  if (prepared) {
+  if (forced) {
+    count = forcedTileConfigs(*forced).size();
+  } else if (prepared) {
     Result<DeviceInfo> facts = tileDeviceFacts(device, chip->str());
     if (!facts)
       return Error{facts.error()};
@@ -263,7 +295,8 @@ Status Layer::transform(const LayerTarget &target) {
       " output=", l.output.str(), " f16_accumulation=",
       l.compute.f16Accumulation, " batch_invariant=",
       l.compute.batchInvariant, " n=", l.n, " k=", l.k,
-      " prepared=", prepared, " device=", device, " kernels=", count);
+      " prepared=", prepared, " device=", device, " tiles=", tileConfig,
+      " kernels=", count);
   struct Piece {
     Result<rt::KernelCache::Lookup> image = Error{"not compiled"};
     std::vector<abi::KernelLaunch> table;
@@ -290,7 +323,8 @@ Status Layer::transform(const LayerTarget &target) {
       if (!module)
         return Error{module.error()};
       Result<std::string> ptx =
-          mh::compileToPtx(**module, chip->str(), 0, 3, device, "", only);
+          mh::compileToPtx(**module, chip->str(), 0, 3, device, tileConfig,
+                           only);
       if (!ptx)
         return Error{ptx.error()};
       Result<rt::CompiledKernel> kernel = j.compiler->compile(*ptx, chip->str());

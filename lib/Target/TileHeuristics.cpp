@@ -36,6 +36,20 @@ const DeviceInfo *representativeDevice(const Chip &chip) {
   return name ? lookupDevice(name) : nullptr;
 }
 
+std::vector<TileConfig> forcedTileConfigs(TileConfig t) {
+  if (t.splitK > 1) {
+    TileConfig rest = t;
+    t.mMin = 1;
+    rest.mMin = t.mMax + 1;
+    rest.mMax = 0;
+    rest.splitK = 1;
+    return {t, rest};
+  }
+  t.mMin = 1;
+  t.mMax = 0;
+  return {t};
+}
+
 Result<DeviceInfo> tileDeviceFacts(std::string_view device,
                                    std::string_view chip) {
   if (!device.empty()) {

@@ -85,8 +85,8 @@ def _library():
         lib.humming_layer_destroy.restype = None
         lib.humming_layer_quantize.argtypes = [
             p, ctypes.POINTER(ctypes.c_float), ctypes.POINTER(ctypes.c_float)]
-        lib.humming_layer_transform.argtypes = [
-            p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int]
+        lib.humming_layer_transform_tuned.argtypes = [
+            p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p]
         lib.humming_layer_forward.argtypes = [
             p, p, ctypes.c_uint64, ctypes.c_uint64, ctypes.c_int64]
         lib.humming_layer_create_from_checkpoint.argtypes = [
@@ -214,14 +214,18 @@ class HummingLayer:
         _check(_library().humming_layer_quantize(self._handle, w, b))
         self._transformed = False
 
-    def transform(self, device=None, chip=None, compile_only=False):
+    def transform(self, device=None, chip=None, compile_only=False,
+                  tile_config=None):
         """Prepares the weights and compiles the kernels: for the current
         CUDA device by default (its name picks the tile heuristics' facts),
-        or for `device` ("H200") / `chip` ("sm_90a")."""
+        or for `device` ("H200") / `chip` ("sm_90a"). `tile_config`
+        ("#humming.tile_config<...>") replaces the heuristics for every M
+        (tuning; prepared layouts only)."""
         def run(device, chip):
-            _check(_library().humming_layer_transform(
+            _check(_library().humming_layer_transform_tuned(
                 self._handle, device.encode() if device else None,
-                chip.encode() if chip else None, int(bool(compile_only))))
+                chip.encode() if chip else None, int(bool(compile_only)),
+                tile_config.encode() if tile_config else None))
         if device is None and chip is None:
             device, chip = _current_device()
             try:

@@ -61,23 +61,24 @@ def time_graph(torch, calls, replays):
     return times[len(times) // 2]
 
 
-def transform_in_fresh_process(n, k, name, **env):
+def transform_in_fresh_process(n, k, name, tile_config, **env):
     """Transforms one layer in a new process (by default with the same
     HUMMING_CACHE_DIR: the cost of a cached load from disk; `env` overrides
     variables). Returns the stats as a dict."""
     done = subprocess.run(
         [sys.executable, "-m", "humming.bench", "--transform-only",
-         f"{n}x{k}:{name}"], capture_output=True, text=True, check=True,
+         f"{n}x{k}:{name}"] + ([tile_config] if tile_config else []),
+        capture_output=True, text=True, check=True,
         env=dict(os.environ, **env))
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def transform_once(HummingLayer, torch, n, k, name):
+def transform_once(HummingLayer, torch, n, k, name, tile_config=None):
     w = torch.randn(n, k, dtype=torch.float32) * 0.02
     layer = HummingLayer(n, k, CONFIGS[name], {"dtype": "float16"})
     layer.load_from_unquantized(w)
     t0 = time.perf_counter()
-    layer.transform()
+    layer.transform(tile_config=tile_config)
     seconds = time.perf_counter() - t0
     s = layer.transform_stats
     return layer, {"config": name, "n": n, "k": k, "transform_s": seconds,
@@ -89,12 +90,14 @@ def transform_once(HummingLayer, torch, n, k, name):
 
 
 def main():
-    if len(sys.argv) == 3 and sys.argv[1] == "--transform-only":
+    if len(sys.argv) in (3, 4) and sys.argv[1] == "--transform-only":
         import torch
         from humming import HummingLayer
         shape, name = sys.argv[2].split(":")
         n, k = (int(v) for v in shape.split("x"))
-        print(json.dumps(transform_once(HummingLayer, torch, n, k, name)[1]))
+        tile = sys.argv[3] if len(sys.argv) == 4 else None
+        print(json.dumps(transform_once(HummingLayer, torch, n, k, name,
+                                        tile)[1]))
         return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", required=True, help="JSON results path")
@@ -103,6 +106,9 @@ def main():
                         help="comma-separated NxK (the model sweep: "
                              "4096x14336,14336x4096,28672x8192,8192x28672)")
     parser.add_argument("--ms", default=",".join(map(str, STANDARD_MS)))
+    parser.add_argument("--tile-config", default=None,
+                        help="a #humming.tile_config<...> for every M instead "
+                             "of the device heuristics (tuning)")
     parser.add_argument("--copies", type=int, default=4)
     parser.add_argument("--replays", type=int, default=20)
     args = parser.parse_args()
@@ -122,18 +128,19 @@ def main():
         config = CONFIGS[name]
         layers = []
         for copy in range(args.copies):
-            layer, stats = transform_once(HummingLayer, torch, n, k, name)
+            layer, stats = transform_once(HummingLayer, torch, n, k, name,
+                                          args.tile_config)
             # copy 0: cold JIT; copy 1: the kernels from this process's memory.
             if copy == 0:
                 jit.append(dict(stats, cache="cold"))
                 # Cold again with one compile thread (an empty cache of its
                 # own): the protocol's per-kernel cost on one core.
                 jit.append(dict(transform_in_fresh_process(
-                    n, k, name, HUMMING_JIT_THREADS="1",
+                    n, k, name, args.tile_config, HUMMING_JIT_THREADS="1",
                     HUMMING_CACHE_DIR=tempfile.mkdtemp(prefix="humming-bench-")),
                     cache="cold, 1 thread"))
-                jit.append(dict(transform_in_fresh_process(n, k, name),
-                                cache="disk"))
+                jit.append(dict(transform_in_fresh_process(
+                    n, k, name, args.tile_config), cache="disk"))
             elif copy == 1:
                 jit.append(dict(stats, cache="memory"))
             layers.append(layer)
@@ -164,7 +171,8 @@ def main():
         commit = os.environ.get("HUMMING_COMMIT", "unknown")
     report = {"device": torch.cuda.get_device_name(), "commit": commit,
               "method": f"CUDA graph, {args.copies} copies, median of "
-                        f"{args.replays} replays", "results": rows, "jit": jit}
+                        f"{args.replays} replays", "tile_config": args.tile_config,
+              "results": rows, "jit": jit}
     with open(args.out, "w") as f:
         json.dump(report, f, indent=2)
     print(f"| config | N x K | M | humming us | torch fp16 us | ratio | TB/s | TFLOP/s |")

@@ -65,6 +65,19 @@ class CreateTest(unittest.TestCase):
         self.assertEqual(str(e.exception),
                          "the mma_sync kernels need sm_80 or newer, got sm_75")
 
+    def test_tile_config_replaces_the_heuristics(self):
+        layer = HummingLayer(256, 512, W4G128)
+        layer.load_from_unquantized(exact_weights(256, 512, 128))
+        layer.transform(device="H200", compile_only=True,
+                        tile_config="#humming.tile_config<block = [128, 128, 32],"
+                                    " warp = [64, 64, 32], stages = 3>")
+        self.assertEqual(layer.kernel_count, 1)
+        with self.assertRaises(HummingError) as e:
+            layer.transform(device="H200", compile_only=True,
+                            tile_config="#humming.tile_config<block = [16, 64]>")
+        self.assertTrue(str(e.exception).startswith(
+            "expected a #humming.tile_config, got "), str(e.exception))
+
 
 class CheckpointTest(unittest.TestCase):
     """A GPTQ checkpoint written by the humming-inspect tests' generator."""

@@ -67,6 +67,19 @@ TEST(CApi, ErrorsSayWhatWasExpected) {
   EXPECT_NE(humming_layer_transform(layer, nullptr, "sm_75", 1), 0);
   EXPECT_EQ(std::string(humming_last_error()),
             "the mma_sync kernels need sm_80 or newer, got sm_75");
+  // A forced tile: one kernel; a malformed one: the parser's reason.
+  EXPECT_EQ(humming_layer_transform_tuned(
+                layer, "H200", nullptr, 1,
+                "#humming.tile_config<block = [16, 64, 64], warp = [16, 64, 32]>"),
+            0)
+      << humming_last_error();
+  EXPECT_EQ(humming_layer_kernel_count(layer), 1);
+  EXPECT_NE(humming_layer_transform_tuned(layer, "H200", nullptr, 1, "tiles"),
+            0);
+  EXPECT_EQ(std::string(humming_last_error()).rfind(
+                "expected a #humming.tile_config, got 'tiles'", 0),
+            0u)
+      << humming_last_error();
   humming_layer_destroy(layer);
   EXPECT_NE(humming_layer_forward(nullptr, nullptr, 0, 0, 1), 0);
   EXPECT_EQ(std::string(humming_last_error()), "expected a layer, got NULL");
@@ -87,6 +100,9 @@ TEST(CApi, ErrorsSayWhatWasExpected) {
   EXPECT_EQ(std::string(humming_last_error()),
             "expected a layer and weights, got NULL");
   EXPECT_NE(humming_layer_transform(nullptr, "H200", nullptr, 1), 0);
+  EXPECT_EQ(std::string(humming_last_error()), "expected a layer, got NULL");
+  EXPECT_NE(humming_layer_transform_tuned(nullptr, "H200", nullptr, 1, nullptr),
+            0);
   EXPECT_EQ(std::string(humming_last_error()), "expected a layer, got NULL");
   EXPECT_NE(humming_layer_create(256, 512, nullptr, "f16", 0, &layer), 0);
   EXPECT_EQ(std::string(humming_last_error()),

@@ -196,6 +196,69 @@ TEST(Layer, JitThreadsBoundTheParallelCompile) {
   EXPECT_NE(layer->ptx().find(".entry layer_gemm0_m4"), std::string::npos);
 }
 
+TEST(Layer, AForcedTileConfigReplacesTheHeuristics) {
+  test::useTestCache();
+  std::optional<Layer> layer = quantizedW4Layer();
+  ASSERT_TRUE(layer);
+  LayerTarget target{"H200", "", /*compileOnly=*/true};
+  // One tile for every M: one kernel, of that shape.
+  target.tileConfig = "#humming.tile_config<m = [1, inf], block = [128, 128, "
+                      "32], warp = [64, 64, 32], stages = 3>";
+  Status s = layer->transform(target);
+  ASSERT_TRUE(s.ok()) << s.error();
+  ASSERT_EQ(layer->kernels().size(), 1u);
+  EXPECT_EQ(layer->kernels()[0].blockM, 128);
+  EXPECT_EQ(layer->kernels()[0].blockN, 128);
+  EXPECT_EQ(layer->kernels()[0].threads, 128);
+  // Splitting K across CTAs: that tile up to M = 16, the same without the
+  // split beyond.
+  target.tileConfig = "#humming.tile_config<m = [1, 16], block = [16, 64, 64], "
+                      "warp = [16, 64, 32], split_k = 2>";
+  s = layer->transform(target);
+  ASSERT_TRUE(s.ok()) << s.error();
+  ASSERT_EQ(layer->kernels().size(), 2u);
+  EXPECT_EQ(layer->kernels()[0].splitK, 2);
+  EXPECT_EQ(layer->kernels()[0].mMax, 16);
+  EXPECT_EQ(layer->kernels()[1].splitK, 1);
+  // Errors: not a tile config, one the verifier refuses, one the lowering
+  // refuses for this layer.
+  target.tileConfig = "#humming.tile_config<block = [16, 64]>";
+  EXPECT_EQ(layer->transform(target).error().rfind(
+                "expected a #humming.tile_config, got '#humming.tile_config<"
+                "block = [16, 64]>': ",
+                0),
+            0u)
+      << layer->transform(target).error();
+  target.tileConfig = "#humming.tile_config<block = [16, 64, 64], warp = "
+                      "[16, 64, 32], stages = 1>";
+  EXPECT_NE(layer->transform(target).error().find(
+                "expected stages >= 2, got 1"),
+            std::string::npos)
+      << layer->transform(target).error();
+  target.tileConfig = "#humming.tile_config<block = [16, 512, 32], warp = "
+                      "[16, 64, 32]>";
+  EXPECT_NE(layer->transform(target).error().find(
+                "expected block_n (512) to divide the padded N (256)"),
+            std::string::npos)
+      << layer->transform(target).error();
+  // The canonical layout has one fixed kernel: nothing to tune.
+  WeightSchema block = WeightSchema::make(ScalarType::e4m3(), ScalarType::f32(),
+                                          Granularity::Block, 128);
+  block.groupN = 128;
+  Result<Layer> canonical = Layer::create(256, 512, block, kF16);
+  ASSERT_TRUE(canonical.ok());
+  std::vector<double> w = randomWeights(256, 512);
+  ASSERT_TRUE(canonical->quantize(w.data()).ok());
+  target.tileConfig = "#humming.tile_config<block = [16, 64, 32], warp = "
+                      "[16, 64, 32]>";
+  EXPECT_EQ(canonical->transform(target).error().rfind(
+                "a tile configuration applies to the prepared layout, which "
+                "cannot hold this layer: ",
+                0),
+            0u)
+      << canonical->transform(target).error();
+}
+
 TEST(Layer, ForwardWithoutADeviceFailsAtTransform) {
   test::useTestCache();
   std::optional<Layer> layer = quantizedW4Layer();

@@ -39,6 +39,11 @@ struct LayerTarget {
   /// Compile only: no CUDA device is opened, nothing is uploaded, and
   /// forward() is refused (warming the kernel cache, checking a layer).
   bool compileOnly = false;
+  /// A `#humming.tile_config<...>` that replaces the device heuristics for
+  /// every M (tuning, as humming-select-tiles' force-tile-config; one that
+  /// splits K across CTAs serves its bounded range and the same tile without
+  /// the split the rest). Prepared layouts only. Empty: the heuristics.
+  std::string tileConfig = {};
 };
 
 /// How the last transform() got its kernels.

@@ -27,6 +27,12 @@ double computeMemoryCrossover(const WeightSchema &w, const InputSchema &in,
 /// device (sm_80: A100, sm_86: A10, sm_89: L40S, sm_90a: H100, ...).
 const DeviceInfo *representativeDevice(const Chip &chip);
 
+/// The M-range configurations a forced tile configuration stands for: it
+/// serves every M; one that splits K across CTAs has a bounded range (the
+/// verifier insists) and serves M up to that range's top, the same tile
+/// without the split the rest.
+std::vector<TileConfig> forcedTileConfigs(TileConfig forced);
+
 /// The facts the tile heuristics use for a named device, else for the
 /// chip's representative device (humming-select-tiles and humming::Layer
 /// choose the same way). Errors name what was expected.

@@ -35,9 +35,7 @@ struct SelectTilesPass
       signalPassFailure();
     };
 
-    // A forced configuration serves every M. One that splits K across CTAs
-    // has a bounded range (the attribute's verifier insists): it serves M up
-    // to that range's top and the same tile without the split the rest.
+    // A forced configuration serves every M (hq::forcedTileConfigs).
     ArrayAttr forced;
     if (!forceTileConfig.empty()) {
       auto parsed = dyn_cast_or_null<TileConfigAttr>(
@@ -45,22 +43,8 @@ struct SelectTilesPass
       if (!parsed)
         return fail("expected force-tile-config to be a #humming.tile_config, "
                     "got '" + forceTileConfig + "'");
-      hq::TileConfig t = parsed.toHost();
-      std::vector<hq::TileConfig> list;
-      if (t.splitK > 1) {
-        hq::TileConfig rest = t;
-        t.mMin = 1;
-        rest.mMin = t.mMax + 1;
-        rest.mMax = 0;
-        rest.splitK = 1;
-        list = {t, rest};
-      } else {
-        t.mMin = 1;
-        t.mMax = 0;
-        list = {t};
-      }
       SmallVector<Attribute> attrs;
-      for (const hq::TileConfig &c : list) {
+      for (const hq::TileConfig &c : hq::forcedTileConfigs(parsed.toHost())) {
         TileConfigAttr a = TileConfigAttr::fromHost(
             [&] { return module.emitError() << "humming-select-tiles: "; }, ctx,
             c);
