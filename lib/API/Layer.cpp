@@ -137,14 +137,14 @@ Result<Layer> Layer::create(int64_t n, int64_t k, const WeightSchema &weight,
 
 Status Layer::loadQuantized(QuantizedWeights tensors) {
   Impl &l = *impl_;
-  // dequantizeWeights checks every tensor's shape and dtype against the
-  // schema and names the one that does not fit.
-  Result<std::vector<double>> check =
-      dequantizeWeights(l.weight, tensors, l.paddedN(), l.paddedK());
-  if (!check)
-    return Error{check.error()};
-  if (l.weight.bias && !tensors.bias)
-    return Error{"expected a bias tensor: the schema has bias = true"};
+  // Every tensor's shape and dtype against the schema (the bias in the
+  // output type): a mismatch names the tensor. The kernels read exactly
+  // those sizes.
+  if (Status s = checkQuantizedTensors(
+          l.weight, tensors, l.n, l.k,
+          l.output == ScalarType::bf16() ? DType::BF16 : DType::F16);
+      !s)
+    return s;
   l.canonical = std::move(tensors);
   l.transformed = false;
   return Status::success();

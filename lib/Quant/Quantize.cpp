@@ -298,17 +298,16 @@ Result<QuantizedWeights> quantizeWeights(const WeightSchema &w,
   return packCanonical(w, cv, np, kp, opts.paramDType);
 }
 
-Result<std::vector<double>> dequantizeWeights(const WeightSchema &w,
-                                              const QuantizedWeights &q,
-                                              int64_t n, int64_t k) {
+namespace {
+/// The checks of every weight-side tensor but the bias.
+Status checkWeightTensors(const WeightSchema &w, const QuantizedWeights &q,
+                          int64_t n, int64_t k) {
   if (Diag d = verifyWeightSchema(w))
     return Error{*d};
   if (w.format != SourceFormat::Canonical)
     return Error{concat("expected format canonical to dequantize, got ",
                      toString(w.format), " (convert it with an adapter first)")};
-  const int64_t e = std::max<int64_t>(w.experts, 1);
   const int64_t np = n + w.padN, kp = k + w.padK;
-  const unsigned b = w.type.bits;
   InputSchema anyInput;
   auto shapeOf = [&](WeightOperand op) {
     return expectedShape(op, w, anyInput, np, kp, false);
@@ -349,7 +348,31 @@ Result<std::vector<double>> dequantizeWeights(const WeightSchema &w,
         !s)
       return Error{s.error()};
   }
+  return Status::success();
+}
+} // namespace
 
+Status checkQuantizedTensors(const WeightSchema &w, const QuantizedWeights &q,
+                             int64_t n, int64_t k, DType paramDType) {
+  if (Status s = checkWeightTensors(w, q, n, k); !s)
+    return s;
+  if (!w.bias)
+    return Status::success();
+  if (!q.bias)
+    return Error{"bias: missing (the schema has bias = true)"};
+  return checkTensor("bias", *q.bias, paramDType,
+                     expectedShape(WeightOperand::Bias, w, InputSchema{},
+                                   n + w.padN, k + w.padK, false));
+}
+
+Result<std::vector<double>> dequantizeWeights(const WeightSchema &w,
+                                              const QuantizedWeights &q,
+                                              int64_t n, int64_t k) {
+  if (Status s = checkWeightTensors(w, q, n, k); !s)
+    return Error{s.error()};
+  const int64_t e = std::max<int64_t>(w.experts, 1);
+  const int64_t np = n + w.padN, kp = k + w.padK;
+  const unsigned b = w.type.bits;
   const int64_t wordsPerRow = kp * b / 32;
   const int64_t groupsK = w.groupsAlongK(kp);
   std::vector<double> out(size_t(e * n * k));

@@ -176,6 +176,40 @@ TEST(Layer, TargetAndWeightErrors) {
             "expected weights to quantize, got a null pointer");
 }
 
+TEST(Layer, LoadQuantizedChecksPaddedTensorsAndTheBias) {
+  test::useTestCache();
+  // Padded weights with a bias: the host quantizer's tensors (padded
+  // shapes, bias in the output type) load; a bias of the wrong length or
+  // type does not.
+  WeightSchema w = WeightSchema::make(ScalarType::uint(4), ScalarType::f16(),
+                                      Granularity::Group, 128);
+  w.padN = 64;
+  w.padK = 128;
+  w.bias = true;
+  Result<Layer> layer = Layer::create(192, 384, w, kF16);
+  ASSERT_TRUE(layer.ok()) << layer.error();
+  std::vector<double> v = randomWeights(192, 384), bias(192, 0.5);
+  Result<QuantizedWeights> q = quantizeWeights(w, v.data(), 192, 384, bias.data());
+  ASSERT_TRUE(q.ok()) << q.error();
+  Status s = layer->loadQuantized(*q);
+  ASSERT_TRUE(s.ok()) << s.error();
+  s = layer->transform({"H200", "", true});
+  ASSERT_TRUE(s.ok()) << s.error();
+  EXPECT_TRUE(layer->prepared());
+  QuantizedWeights shortBias = *q;
+  shortBias.bias = Tensor(DType::F16, {100});
+  EXPECT_EQ(layer->loadQuantized(shortBias).error(),
+            "bias: expected shape [256], got [100]");
+  QuantizedWeights wrongType = *q;
+  wrongType.bias = Tensor(DType::F32, {256});
+  EXPECT_EQ(layer->loadQuantized(wrongType).error(),
+            "bias: expected dtype F16, got F32");
+  QuantizedWeights noBias = *q;
+  noBias.bias.reset();
+  EXPECT_EQ(layer->loadQuantized(noBias).error(),
+            "bias: missing (the schema has bias = true)");
+}
+
 TEST(Layer, JitThreadsBoundTheParallelCompile) {
   test::useTestCache();
   std::optional<Layer> layer = quantizedW4Layer();

@@ -69,9 +69,18 @@ Result<QuantizedWeights> quantizeWeights(const WeightSchema &schema,
                                          const double *bias = nullptr,
                                          const QuantizeOptions &opts = {});
 
+/// Checks canonical tensors against the schema for logical sizes n x k:
+/// every tensor the schema needs is there with its padded shape and dtype
+/// (the bias too, in `paramDType`, when the schema has one); a mismatch
+/// names the tensor, what was expected and what was found.
+Status checkQuantizedTensors(const WeightSchema &schema,
+                             const QuantizedWeights &q, int64_t n, int64_t k,
+                             DType paramDType);
+
 /// Dequantizes canonical tensors to float64 [E, N, K] (logical sizes; the
-/// padding is dropped). Shapes and dtypes are checked first; a mismatch names
-/// the tensor, what was expected and what was found.
+/// padding is dropped). Shapes and dtypes are checked first (as
+/// checkQuantizedTensors, except the bias); a mismatch names the tensor,
+/// what was expected and what was found.
 Result<std::vector<double>> dequantizeWeights(const WeightSchema &schema,
                                               const QuantizedWeights &q,
                                               int64_t n, int64_t k);
