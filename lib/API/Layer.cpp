@@ -218,7 +218,11 @@ Status Layer::transform(const LayerTarget &target) {
   // Weights: the prepared layout where it holds the schema.
   auto weightsStarted = Clock::now();
   const int64_t np = l.paddedN(), kp = l.paddedK();
-  bool prepared = !layout::supports(l.weight, l.input, np, kp);
+  // Why the prepared layout is not used (none: it is).
+  Diag unprepared = target.canonicalLayout
+                        ? Diag("the target asks for the canonical layout")
+                        : layout::supports(l.weight, l.input, np, kp);
+  bool prepared = !unprepared;
   // The canonical tensors themselves, or their prepared form (no copy).
   std::optional<QuantizedWeights> preparedWeights;
   if (prepared) {
@@ -254,8 +258,8 @@ Status Layer::transform(const LayerTarget &target) {
   if (!target.tileConfig.empty()) {
     if (!prepared)
       return Error{concat("a tile configuration applies to the prepared "
-                          "layout, which cannot hold this layer: ",
-                          *layout::supports(l.weight, l.input, np, kp))};
+                          "layout, which is not used: ",
+                          *unprepared)};
     mlir::MLIRContext ctx;
     ctx.loadDialect<mh::HummingDialect>();
     std::string diagnostics;

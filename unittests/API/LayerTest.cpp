@@ -287,10 +287,33 @@ TEST(Layer, AForcedTileConfigReplacesTheHeuristics) {
                       "[16, 64, 32]>";
   EXPECT_EQ(canonical->transform(target).error().rfind(
                 "a tile configuration applies to the prepared layout, which "
-                "cannot hold this layer: ",
+                "is not used: ",
                 0),
             0u)
       << canonical->transform(target).error();
+  target.canonicalLayout = true;
+  EXPECT_EQ(layer->transform(target).error(),
+            "a tile configuration applies to the prepared layout, which is "
+            "not used: the target asks for the canonical layout");
+}
+
+TEST(Layer, TheCanonicalLayoutCanBeChosen) {
+  test::useTestCache();
+  std::optional<Layer> layer = quantizedW4Layer();
+  ASSERT_TRUE(layer);
+  LayerTarget target{"H200", "", /*compileOnly=*/true};
+  target.canonicalLayout = true;
+  Status s = layer->transform(target);
+  ASSERT_TRUE(s.ok()) << s.error();
+  EXPECT_FALSE(layer->prepared());
+  ASSERT_EQ(layer->kernels().size(), 1u);
+  EXPECT_EQ(layer->ptx().find("cp.async"), std::string::npos);
+  // And back: the prepared kernels, from a description of their own.
+  target.canonicalLayout = false;
+  s = layer->transform(target);
+  ASSERT_TRUE(s.ok()) << s.error();
+  EXPECT_TRUE(layer->prepared());
+  EXPECT_EQ(layer->kernels().size(), 5u);
 }
 
 TEST(Layer, ForwardWithoutADeviceFailsAtTransform) {

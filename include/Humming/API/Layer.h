@@ -44,6 +44,9 @@ struct LayerTarget {
   /// splits K across CTAs serves its bounded range and the same tile without
   /// the split the rest). Prepared layouts only. Empty: the heuristics.
   std::string tileConfig = {};
+  /// The general kernel over canonical weights even where the prepared
+  /// layout holds the layer (checking and debugging the fast path).
+  bool canonicalLayout = false;
 };
 
 /// How the last transform() got its kernels.
