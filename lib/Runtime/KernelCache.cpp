@@ -189,6 +189,8 @@ std::string KernelCache::defaultDirectory() {
 
 KernelCache::KernelCache(std::string dir)
     : dir_(dir.empty() ? defaultDirectory() : std::move(dir)) {
+  if (dir_ == "off")
+    return; // asked for: memory only, nothing written, nothing to warn
   for (const char *sub : {"/entries", "/tmp", "/locks"})
     if (!makeDirs(dir_ + sub)) {
       warn(concat("kernel cache '", dir_, "' is not usable (",

@@ -14,15 +14,18 @@
 // layers, canonical and prepared, checked and timed at the M of --m=
 // (default 1,16): fixed-cost and scaling experiments.
 //
-// --compile-only needs no GPU: it compiles every case for <chip> and writes
-// <dir>/<case>.ptx, so ptxas can check them where no device is; with --jit
-// it also makes each loadable image through the kernel cache
-// ($HUMMING_COMPILER, $HUMMING_CACHE_DIR), as a GPU run does.
-// For every case of the suite: builds the layer as humming IR, compiles it
-// with humming-compile-pipeline for the GPU's chip (the JIT path: nothing is
-// pre-built), quantizes fresh random weights with lib/Quant, runs the kernel
-// on the device with poisoned outputs, and compares against the float64
-// reference GEMM over the dequantized weights. Large M are checked on a
+// --compile-only needs no GPU: it transforms every case compile-only for
+// <chip> and writes <dir>/<case>.ptx, so ptxas can check them where no
+// device is; with --jit it also makes each loadable image through the
+// kernel cache ($HUMMING_COMPILER, $HUMMING_CACHE_DIR), as a GPU run does.
+// For every case of the suite: a humming::Layer (the API the C API and the
+// Python package sit on) with fresh random weights quantized by lib/Quant,
+// in the case's canonical or prepared layout, transformed for the GPU (the
+// JIT path: nothing is pre-built; the M-range kernels compile in parallel
+// through the kernel cache), run with forward() on poisoned outputs, and
+// compared against the float64 reference GEMM over the dequantized weights.
+// Big layers are also timed through forward() over layer copies that
+// exceed L2, back to back and by CUDA-graph replay. Large M are checked on a
 // random sample of rows (always including the first and the last); every
 // output element is checked for NaN. Pass: relative error (Frobenius norm)
 // <= 1e-3 for f16 outputs, <= 1e-2 for bf16, and no NaN.
@@ -32,34 +35,28 @@
 //===----------------------------------------------------------------------===//
 
 #include "Humming/API/Layer.h"
-#include "Humming/Dialect/Humming/IR/HummingOps.h"
-#include "Humming/Pipelines/Pipelines.h"
 #include "Humming/Quant/Adapters.h"
 #include "Humming/Quant/Codec.h"
 #include "Humming/Quant/PreparedLayout.h"
-#include "Humming/Target/TileHeuristics.h"
-#include "Humming/Registration.h"
+#include "Humming/Runtime/Compiler.h"
 #include "Humming/Runtime/CudaDriver.h"
-#include "Humming/Runtime/KernelCache.h"
 #include "Humming/Target/KernelABI.h"
-
-#include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/MLIRContext.h"
-#include "llvm/Config/llvm-config.h"
+#include "Humming/Target/TileHeuristics.h"
 
 #include <algorithm>
 #include <array>
-#include <map>
-#include <set>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
+#include <functional>
+#include <map>
+#include <optional>
 #include <random>
+#include <set>
 #include <thread>
 
 using namespace humming;
-namespace mh = mlir::humming;
 
 namespace {
 
@@ -298,26 +295,71 @@ std::vector<Case> matrix() {
   return withPrepared(cases);
 }
 
-/// The layer as humming IR (Pipelines' buildLayerModule).
-mlir::OwningOpRef<mlir::ModuleOp>
-buildLayer(mlir::MLIRContext &ctx, const Case &c, const std::string &chip,
-           std::string &error) {
-  mh::LayerSpec spec;
-  spec.weight = c.weight;
-  spec.input = InputSchema{c.act, ActScaling::None, 0};
-  spec.compute.f16Accumulation = c.f16Accumulation;
-  spec.output = c.act;
-  spec.n = c.n;
-  spec.k = c.k;
-  spec.prepared = c.prepared;
-  spec.chip = chip;
-  Result<mlir::OwningOpRef<mlir::ModuleOp>> module =
-      mh::buildLayerModule(ctx, spec);
-  if (!module) {
-    error = module.error();
-    return {};
-  }
-  return module.take();
+/// The target of a case: its canonical or prepared layout, and the forced
+/// tile configuration for prepared layers.
+LayerTarget caseTarget(const Case &c, const std::string &device,
+                       const std::string &chip, bool compileOnly,
+                       const std::string &forceTiles) {
+  LayerTarget t;
+  t.device = device;
+  t.chip = chip;
+  t.compileOnly = compileOnly;
+  t.canonicalLayout = !c.prepared;
+  if (c.prepared)
+    t.tileConfig = forceTiles;
+  return t;
+}
+
+Result<Layer> createLayer(const Case &c) {
+  ComputeOptions compute;
+  compute.f16Accumulation = c.f16Accumulation;
+  return Layer::create(c.n, c.k, c.weight,
+                       InputSchema{c.act, ActScaling::None, 0}, compute, c.act);
+}
+
+/// A case as a humming::Layer with fresh random weights quantized by the
+/// host reference (and a bias where the schema has one), transformed for
+/// `target`, with the dequantized weights and bias the float64 reference
+/// multiplies.
+struct CaseLayer {
+  std::optional<Layer> layer;
+  QuantizedWeights q; ///< canonical tensors (loaded again into timing copies)
+  std::vector<double> deq, bias;
+};
+
+Result<CaseLayer> makeCaseLayer(const Case &c, const LayerTarget &target,
+                                std::mt19937 &rng) {
+  Result<Layer> layer = createLayer(c);
+  if (!layer)
+    return Error{layer.error()};
+  std::normal_distribution<double> normal(0.0, 1.0);
+  std::vector<double> w(size_t(c.n * c.k)), bias(size_t(c.n));
+  for (double &v : w)
+    v = normal(rng);
+  for (double &v : bias)
+    v = normal(rng);
+  QuantizeOptions qo;
+  qo.paramDType = c.act == ScalarType::bf16() ? DType::BF16 : DType::F16;
+  Result<QuantizedWeights> q =
+      quantizeWeights(c.weight, w.data(), c.n, c.k, bias.data(), qo);
+  if (!q)
+    return Error{"quantize: " + q.error()};
+  Result<std::vector<double>> deq = dequantizeWeights(c.weight, *q, c.n, c.k);
+  if (!deq)
+    return Error{"dequantize: " + deq.error()};
+  if (Status s = layer->loadQuantized(*q); !s)
+    return Error{s.error()};
+  if (Status s = layer->transform(target); !s)
+    return Error{s.error()};
+  if (layer->prepared() != c.prepared)
+    return Error{concat("expected the ", c.prepared ? "prepared" : "canonical",
+                        " layout, the layer chose the other (a bug)")};
+  CaseLayer out;
+  out.bias = biasValues(c.weight, *q, c.n);
+  out.deq = deq.take();
+  out.q = q.take();
+  out.layer = layer.take();
+  return out;
 }
 
 /// Rows checked against the reference: all for small M, else a sample that
@@ -337,28 +379,21 @@ std::vector<int64_t> sampleRows(int64_t m, std::mt19937 &rng) {
   return rows;
 }
 
-/// Microseconds per launch when the launches of `argSets` (one per weight
-/// copy, cycled to 64 launches) are captured in a CUDA graph on a stream of
-/// their own and replayed: the median of five timed replays after one
-/// warm-up. 0 when capture is not possible.
-double graphReplayUs(
-    const rt::CudaDriver &cu, rt::CUfunction kernel, const uint32_t grid[3],
-    const abi::KernelLaunch &launch,
-    std::vector<std::array<void *, abi::NumGemmParams>> &argSets) {
+/// Microseconds per launch when `launches` calls of `launch(stream, i)`
+/// (i = 0, 1, ...: one per weight copy in turn) are captured in a CUDA graph
+/// on a stream of their own and replayed: the median of five timed replays
+/// after one warm-up. 0 when capture is not possible.
+double graphReplayUs(const rt::CudaDriver &cu, size_t launches,
+                     const std::function<Status(void *, size_t)> &launch) {
   rt::CUstream stream = nullptr;
   if (cu.cuStreamCreate(&stream, rt::kStreamNonBlocking) != 0)
     return 0;
   rt::CUgraph graph = nullptr;
   rt::CUgraphExec exec = nullptr;
-  const size_t launches =
-      std::max<size_t>(1, 64 / argSets.size()) * argSets.size();
   double us = 0;
   bool ok = cu.cuStreamBeginCapture(stream, rt::kCaptureModeThreadLocal) == 0;
   for (size_t i = 0; ok && i < launches; ++i)
-    ok = cu.cuLaunchKernel(kernel, grid[0], grid[1], grid[2],
-                           unsigned(launch.threads), 1, 1,
-                           unsigned(launch.smemBytes), stream,
-                           argSets[i % argSets.size()].data(), nullptr) == 0;
+    ok = bool(launch(stream, i));
   ok = cu.cuStreamEndCapture(stream, &graph) == 0 && ok;
   ok = ok && cu.cuGraphInstantiateWithFlags(&exec, graph, 0) == 0;
   rt::CUevent start = nullptr, stop = nullptr;
@@ -402,24 +437,14 @@ struct Outcome {
   double graphUs = 0;
   int64_t kernels = 0; ///< kernels compiled for the layer (one per M range)
   std::string kernel; ///< the kernel that ran
-  double compileSeconds = 0; ///< humming IR -> PTX (our pipeline)
-  double jitSeconds = 0;     ///< PTX -> image (the compiler, or the cache)
-  std::string cacheSource;   ///< compiled | disk | memory
+  /// The layer's transform: every kernel (pipelines and compiler in
+  /// parallel, or the cache) and the slowest kernel alone.
+  double compileSeconds = 0;
+  double jitSeconds = 0;
+  std::string cacheSource; ///< compiled | cached
   bool pass = false;
   std::string error;
 };
-
-const char *sourceName(rt::KernelCache::Source s) {
-  switch (s) {
-  case rt::KernelCache::Source::Compiled:
-    return "compiled";
-  case rt::KernelCache::Source::Disk:
-    return "disk";
-  case rt::KernelCache::Source::Memory:
-    return "memory";
-  }
-  return "?";
-}
 
 /// humming::Layer end to end (create, quantize, transform for the device,
 /// forward on a stream, compare against float64): the C++ API the C API
@@ -596,41 +621,33 @@ int main(int argc, char **argv) {
     return !layers.empty() ? layers : useMatrix ? matrix() : suite(quick);
   };
   if (!compileOnly.empty()) {
-    mlir::DialectRegistry registry;
-    mh::registerHummingDialects(registry);
-    mlir::MLIRContext ctx(registry);
-    ctx.loadAllAvailableDialects();
-    int compiled = 0, errors = 0;
-    std::unique_ptr<rt::KernelCompiler> compiler;
-    std::unique_ptr<rt::KernelCache> cache;
-    std::map<std::string, int> sources;
-    if (jit) {
-      Result<std::unique_ptr<rt::KernelCompiler>> c = rt::selectCompiler();
-      if (!c) {
-        std::fprintf(stderr, "humming-gpu-test: %s\n", c.error().c_str());
-        return 2;
-      }
-      compiler = c.take();
-      cache = std::make_unique<rt::KernelCache>();
+    // PTX only unless --jit: the driver "compiler" passes the PTX through,
+    // and nothing is written to a kernel cache.
+    if (!jit) {
+      ::setenv("HUMMING_COMPILER", "driver", 1);
+      ::setenv("HUMMING_CACHE_DIR", "off", 1);
     }
+    Result<std::unique_ptr<rt::KernelCompiler>> compiler = rt::selectCompiler();
+    if (!compiler) {
+      std::fprintf(stderr, "humming-gpu-test: %s\n", compiler.error().c_str());
+      return 2;
+    }
+    int compiled = 0, errors = 0, kernelsCompiled = 0, kernelsCached = 0;
+    std::mt19937 rng(1);
     for (const Case &c : cases()) {
       if (!filter.empty() && c.name.find(filter) == std::string::npos)
         continue;
-      std::string error;
-      mlir::OwningOpRef<mlir::ModuleOp> module =
-          buildLayer(ctx, c, compileOnly, error);
-      Result<std::string> ptx =
-          module ? mh::compileToPtx(*module, compileOnly, 0, 3, "", forceTiles)
-                 : Result<std::string>(Error{error});
-      if (!ptx) {
-        std::fprintf(stderr, "%s: %s\n", c.name.c_str(), ptx.error().c_str());
+      Result<CaseLayer> made =
+          makeCaseLayer(c, caseTarget(c, "", compileOnly, true, forceTiles), rng);
+      if (!made) {
+        std::fprintf(stderr, "%s: %s\n", c.name.c_str(), made.error().c_str());
         ++errors;
         continue;
       }
       if (!ptxDir.empty()) {
         std::string path = ptxDir + "/" + c.name + ".ptx";
         std::ofstream file(path);
-        file << *ptx;
+        file << made->layer->ptx();
         file.close();
         if (!file) {
           std::fprintf(stderr,
@@ -640,27 +657,13 @@ int main(int argc, char **argv) {
           return 2;
         }
       }
-      if (jit) {
-        Result<rt::KernelCache::Lookup> image =
-            cache->compile(*compiler, LLVM_VERSION_STRING, compileOnly, *ptx);
-        if (!image) {
-          std::fprintf(stderr, "%s: jit: %s\n", c.name.c_str(),
-                       image.error().c_str());
-          ++errors;
-          continue;
-        }
-        ++sources[sourceName(image->source)];
-      }
+      kernelsCompiled += made->layer->transformStats().compiled;
+      kernelsCached += made->layer->transformStats().cached;
       ++compiled;
     }
-    if (jit) {
-      std::printf("jit (%s):", compiler->name().c_str());
-      for (auto [source, count] : sources)
-        std::printf(" %s %d", source.c_str(), count);
-      std::printf("\n");
-      for (const std::string &w : cache->warnings())
-        std::printf("kernel cache: %s\n", w.c_str());
-    }
+    if (jit)
+      std::printf("jit (%s): compiled %d, cached %d kernels\n",
+                  (*compiler)->name().c_str(), kernelsCompiled, kernelsCached);
     std::printf("humming-gpu-test: %d passed, %d failed\n", compiled, errors);
     return errors ? 1 : 0;
   }
@@ -691,22 +694,16 @@ int main(int argc, char **argv) {
               tileDevice.empty() ? "the chip's representative device"
                                  : tileDevice.c_str());
 
-  // PTX -> image: $HUMMING_COMPILER (default the best present), through the
-  // on-disk kernel cache ($HUMMING_CACHE_DIR, default ~/.cache/humming).
+  // Every case goes through humming::Layer: PTX in process, then
+  // $HUMMING_COMPILER (default the best present) through the on-disk kernel
+  // cache ($HUMMING_CACHE_DIR, default ~/.cache/humming).
   Result<std::unique_ptr<rt::KernelCompiler>> compiler = rt::selectCompiler();
   if (!compiler) {
     std::fprintf(stderr, "humming-gpu-test: %s\n", compiler.error().c_str());
     return 2;
   }
-  rt::KernelCache cache;
-  std::printf("compiler: %s (%s), kernel cache: %s\n",
-              (*compiler)->name().c_str(), (*compiler)->version().c_str(),
-              cache.directory().c_str());
-
-  mlir::DialectRegistry registry;
-  mh::registerHummingDialects(registry);
-  mlir::MLIRContext ctx(registry);
-  ctx.loadAllAvailableDialects();
+  std::printf("compiler: %s (%s)\n", (*compiler)->name().c_str(),
+              (*compiler)->version().c_str());
 
   std::vector<Outcome> outcomes;
   std::mt19937 rng(uint32_t(std::random_device{}()));
@@ -724,158 +721,46 @@ int main(int argc, char **argv) {
       outcomes.push_back(o);
       std::printf("%-40s ERROR %s\n", c.name.c_str(), why.c_str());
     };
-    std::string error;
-    mlir::OwningOpRef<mlir::ModuleOp> module = buildLayer(ctx, c, chip, error);
-    if (!module) {
-      fail(error);
+    const LayerTarget target =
+        caseTarget(c, tileDevice, chip, /*compileOnly=*/false, forceTiles);
+    Result<CaseLayer> made = makeCaseLayer(c, target, rng);
+    if (!made) {
+      fail(made.error());
       continue;
     }
-    auto t0 = std::chrono::steady_clock::now();
-    Result<std::string> ptx =
-        mh::compileToPtx(*module, chip, 0, 3, tileDevice, forceTiles);
-    base.compileSeconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
-            .count();
-    if (!ptx) {
-      fail("compile: " + ptx.error());
-      continue;
-    }
-    Result<rt::KernelCache::Lookup> image =
-        cache.compile(**compiler, LLVM_VERSION_STRING, chip, *ptx);
-    if (!image) {
-      fail("jit: " + image.error());
-      continue;
-    }
-    base.jitSeconds = image->seconds;
-    base.cacheSource = sourceName(image->source);
-    Result<rt::Module> loaded = rt::Module::load(cu, image->kernel->image);
-    if (!loaded) {
-      fail(loaded.error());
-      continue;
-    }
-    // The kernels of the layer, one per M range, as the lowering recorded
-    // them.
-    std::vector<abi::KernelLaunch> table = mh::kernelTable(*module);
-    std::vector<rt::CUfunction> functions;
-    for (const abi::KernelLaunch &k : table) {
-      Result<rt::CUfunction> f = loaded->function(k.name);
-      if (!f) {
-        error = f.error();
-        break;
-      }
-      // Dynamic shared memory above 48 KiB must be allowed per function.
-      if (Status s = cu.check(cu.cuFuncSetAttribute(
-                                  *f, rt::kFuncAttrMaxDynamicSharedBytes,
-                                  int(k.smemBytes)),
-                              "cuFuncSetAttribute");
-          !s) {
-        error = s.error();
-        break;
-      }
-      functions.push_back(*f);
-    }
-    if (table.empty() || functions.size() != table.size()) {
-      fail(table.empty() ? "the module has no kernel table" : error);
-      continue;
-    }
-    base.kernels = int64_t(table.size());
+    const Layer &layer = *made->layer;
+    const TransformStats &stats = layer.transformStats();
+    base.kernels = int64_t(layer.kernels().size());
+    base.compileSeconds = stats.kernelSeconds;
+    base.jitSeconds = stats.slowestKernelSeconds;
+    base.cacheSource = stats.compiled ? "compiled" : "cached";
 
-    // Fresh random weights, quantized by the host reference.
-    int64_t np = c.n + c.weight.padN;
-    std::normal_distribution<double> normal(0.0, 1.0);
-    std::vector<double> w(size_t(c.n * c.k)), bias(size_t(c.n));
-    for (double &v : w)
-      v = normal(rng);
-    for (double &v : bias)
-      v = normal(rng);
-    QuantizeOptions qo;
-    qo.paramDType = c.act == ScalarType::bf16() ? DType::BF16 : DType::F16;
-    Result<QuantizedWeights> q =
-        quantizeWeights(c.weight, w.data(), c.n, c.k, bias.data(), qo);
-    if (!q) {
-      fail("quantize: " + q.error());
-      continue;
-    }
-    Result<std::vector<double>> deq = dequantizeWeights(c.weight, *q, c.n, c.k);
-    if (!deq) {
-      fail("dequantize: " + deq.error());
-      continue;
-    }
-    std::vector<double> biasVals = biasValues(c.weight, *q, c.n);
-    if (c.prepared) {
-      // What humming.repack does on the device, done by the host reference.
-      Result<QuantizedWeights> p = layout::prepareMmaSync(
-          c.weight, InputSchema{c.act, ActScaling::None, 0}, *q, np,
-          c.k + c.weight.padK);
-      if (!p) {
-        fail("prepare: " + p.error());
-        continue;
-      }
-      q = p.take();
-    }
-    auto upload = [&](const Tensor &t) -> Result<rt::DeviceBuffer> {
-      Result<rt::DeviceBuffer> buf =
-          rt::DeviceBuffer::allocate(cu, t.data.size());
-      if (buf)
-        if (Status s = buf->upload(t.data.data(), t.data.size()); !s)
-          return Error{s.error()};
-      return buf;
-    };
-    std::vector<rt::DeviceBuffer> keep;
-    rt::CUdeviceptr ptrs[abi::NumGemmParams] = {0};
-    bool ok = true;
-    auto put = [&](abi::GemmParam p, const std::optional<Tensor> &t) {
-      if (!t || !ok)
-        return;
-      Result<rt::DeviceBuffer> buf = upload(*t);
-      if (!buf) {
-        fail(buf.error());
-        ok = false;
-        return;
-      }
-      ptrs[p] = buf->ptr();
-      keep.push_back(buf.take());
-    };
-    put(abi::ParamWeight, q->weight);
-    put(abi::ParamScales, q->scales);
-    put(abi::ParamZeroPoints, q->zeroPoints);
-    put(abi::ParamGlobalScale, q->globalScale);
-    put(abi::ParamBias, q->bias);
-    if (!ok)
-      continue;
-    // Big layers are also timed: copies of the weight-side tensors that
-    // together exceed 256 MiB (twice the L2 of any current GPU).
-    std::vector<std::vector<std::pair<abi::GemmParam, rt::CUdeviceptr>>>
-        weightCopies;
+    // Big layers are also timed: layers of the same weights whose
+    // weight-side tensors together exceed 256 MiB (twice the L2 of any
+    // current GPU), so every launch reads its weights from HBM.
+    std::vector<Layer> copies;
     if (c.timed || c.n * c.k >= int64_t(4096) * 4096) {
-      size_t bytes = q->weight.data.size() +
-                     (q->scales ? q->scales->data.size() : 0) +
-                     (q->zeroPoints ? q->zeroPoints->data.size() : 0);
+      const QuantizedWeights &q = made->q;
+      size_t bytes = q.weight.data.size() +
+                     (q.scales ? q.scales->data.size() : 0) +
+                     (q.zeroPoints ? q.zeroPoints->data.size() : 0);
       size_t count = std::min<size_t>(
           256, std::max<size_t>(2, (size_t(256) << 20) / bytes + 1));
-      for (size_t i = 0; i < count && ok; ++i) {
-        std::vector<std::pair<abi::GemmParam, rt::CUdeviceptr>> copy;
-        for (auto [param, t] :
-             {std::pair<abi::GemmParam, const std::optional<Tensor> *>{
-                  abi::ParamWeight, nullptr},
-              {abi::ParamScales, &q->scales},
-              {abi::ParamZeroPoints, &q->zeroPoints}}) {
-          const Tensor *tensor = t ? (*t ? &**t : nullptr) : &q->weight;
-          if (!tensor)
-            continue;
-          Result<rt::DeviceBuffer> buf = upload(*tensor);
-          if (!buf) {
-            fail(buf.error());
-            ok = false;
-            break;
-          }
-          copy.push_back({param, buf->ptr()});
-          keep.push_back(buf.take());
-        }
-        weightCopies.push_back(copy);
+      std::string error;
+      for (size_t i = 0; i < count && error.empty(); ++i) {
+        Result<Layer> copy = createLayer(c);
+        Status s = copy ? copy->loadQuantized(q) : Status(Error{copy.error()});
+        if (s)
+          s = copy->transform(target);
+        if (!s)
+          error = s.error();
+        else
+          copies.push_back(copy.take());
       }
-      if (!ok)
+      if (!error.empty()) {
+        fail("timing copies: " + error);
         continue;
+      }
     }
 
     ScalarType act = c.act;
@@ -891,11 +776,16 @@ int main(int argc, char **argv) {
         a.set(i, uni(rng));
         av[size_t(i)] = a.at(i);
       }
-      Result<rt::DeviceBuffer> da = upload(a);
+      Result<rt::DeviceBuffer> da = rt::DeviceBuffer::allocate(cu, a.data.size());
       Result<rt::DeviceBuffer> dc =
           rt::DeviceBuffer::allocate(cu, size_t(m * c.n) * 2);
       if (!da || !dc) {
         o.error = !da ? da.error() : dc.error();
+        outcomes.push_back(o);
+        continue;
+      }
+      if (Status up = da->upload(a.data.data(), a.data.size()); !up) {
+        o.error = up.error();
         outcomes.push_back(o);
         continue;
       }
@@ -904,35 +794,18 @@ int main(int argc, char **argv) {
         outcomes.push_back(o);
         continue;
       }
-      ptrs[abi::ParamInput] = da->ptr();
-      ptrs[abi::ParamOutput] = dc->ptr();
-      int32_t m32 = int32_t(m);
-      void *args[abi::NumGemmParams];
-      for (unsigned p = 0; p < abi::ParamM; ++p)
-        args[p] = &ptrs[p];
-      args[abi::ParamM] = &m32;
-      const abi::KernelLaunch *launch = abi::kernelFor(table, m);
+      const abi::KernelLaunch *launch = abi::kernelFor(layer.kernels(), m);
       if (!launch) {
         o.error = "no kernel serves M = " + std::to_string(m);
         outcomes.push_back(o);
         continue;
       }
-      rt::CUfunction kernel = functions[size_t(launch - table.data())];
       o.kernel = launch->name;
-      uint32_t grid[3];
-      launch->grid(m, np, grid);
-      auto run = [&](void **argv) {
-        return cu.check(cu.cuLaunchKernel(kernel, grid[0], grid[1], grid[2],
-                                          unsigned(launch->threads), 1, 1,
-                                          unsigned(launch->smemBytes), nullptr,
-                                          argv, nullptr),
-                        "cuLaunchKernel");
-      };
       rt::CUevent start, stop;
       cu.cuEventCreate(&start, 0);
       cu.cuEventCreate(&stop, 0);
       cu.cuEventRecord(start, nullptr);
-      Status launched = run(args);
+      Status launched = layer.forward(nullptr, da->ptr(), dc->ptr(), m);
       cu.cuEventRecord(stop, nullptr);
       Status synced = cu.check(cu.cuCtxSynchronize(), "cuCtxSynchronize");
       float elapsed = 0;
@@ -957,12 +830,13 @@ int main(int argc, char **argv) {
         o.nans += std::isnan(out.at(i)) ? 1 : 0;
 
       // Reference over sampled rows, in float64, on every core.
+      const std::vector<double> &deq = made->deq, &biasVals = made->bias;
       std::vector<int64_t> rows = sampleRows(m, rng);
       std::vector<double> ref(rows.size() * size_t(c.n));
       auto work = [&](size_t begin, size_t end) {
         for (size_t ri = begin; ri < end; ++ri) {
           std::vector<double> r = referenceGemm(
-              av.data() + rows[ri] * c.k, deq->data(),
+              av.data() + rows[ri] * c.k, deq.data(),
               biasVals.empty() ? nullptr : biasVals.data(), 1, c.n, c.k);
           std::copy(r.begin(), r.end(), ref.begin() + int64_t(ri) * c.n);
         }
@@ -989,42 +863,32 @@ int main(int argc, char **argv) {
       double tol =
           act == ScalarType::bf16() || c.f16Accumulation ? 1e-2 : 1e-3;
       o.pass = o.nans == 0 && o.relError <= tol;
-      if (o.pass && !weightCopies.empty()) {
-        // Steady-state time: launches cycle through copies of the weights
-        // that together exceed L2 twice over, so every launch reads its
-        // weights from HBM; the mean of a batch, median of five batches.
-        std::vector<std::array<rt::CUdeviceptr, abi::NumGemmParams>> sets;
-        for (const auto &copy : weightCopies) {
-          std::array<rt::CUdeviceptr, abi::NumGemmParams> set;
-          std::copy(std::begin(ptrs), std::end(ptrs), set.begin());
-          for (auto [param, ptr] : copy)
-            set[param] = ptr;
-          sets.push_back(set);
-        }
-        std::vector<std::array<void *, abi::NumGemmParams>> argSets(sets.size());
-        for (size_t i = 0; i < sets.size(); ++i) {
-          for (unsigned p = 0; p < abi::ParamM; ++p)
-            argSets[i][p] = &sets[i][p];
-          argSets[i][abi::ParamM] = &m32;
-        }
-        for (auto &as : argSets)
-          (void)run(as.data());
-        int per = int(std::max<size_t>(1, 64 / argSets.size()));
+      if (o.pass && !copies.empty()) {
+        // Steady-state time: launches cycle through the copies; the mean of
+        // a batch, median of five batches.
+        auto forwardCopy = [&](void *stream, size_t i) {
+          return copies[i % copies.size()].forward(stream, da->ptr(),
+                                                   dc->ptr(), m);
+        };
+        for (size_t i = 0; i < copies.size(); ++i)
+          (void)forwardCopy(nullptr, i);
+        int per = int(std::max<size_t>(1, 64 / copies.size()));
         std::vector<double> batches;
         for (int batch = 0; batch < 5; ++batch) {
           cu.cuEventRecord(start, nullptr);
-          for (int r = 0; r < per; ++r)
-            for (auto &as : argSets)
-              (void)run(as.data());
+          for (size_t i = 0; i < size_t(per) * copies.size(); ++i)
+            (void)forwardCopy(nullptr, i);
           cu.cuEventRecord(stop, nullptr);
           cu.cuCtxSynchronize();
           float batchMs = 0;
           cu.cuEventElapsedTime(&batchMs, start, stop);
-          batches.push_back(1000.0 * batchMs / double(per * argSets.size()));
+          batches.push_back(1000.0 * batchMs / double(per * copies.size()));
         }
         std::sort(batches.begin(), batches.end());
         o.us = batches[2];
-        o.graphUs = graphReplayUs(cu, kernel, grid, *launch, argSets);
+        o.graphUs = graphReplayUs(
+            cu, std::max<size_t>(1, 64 / copies.size()) * copies.size(),
+            forwardCopy);
       }
       cu.cuEventDestroy(start);
       cu.cuEventDestroy(stop);
@@ -1086,25 +950,28 @@ int main(int argc, char **argv) {
                                 {"results", std::move(results)}});
     std::ofstream(jsonPath) << report.dump(2) << "\n";
   }
-  // Compile cost per layer (each case's outcomes share one compile).
-  std::map<std::string, std::vector<double>> jitTimes;
-  std::vector<double> ptxTimes;
+  // Kernel cost per layer (each case's outcomes share one transform), by
+  // whether its kernels were compiled or came from the cache: all of a
+  // layer's kernels (in parallel) and the slowest kernel alone.
+  std::map<std::string, std::vector<double>> layerTimes, kernelTimes;
   std::set<std::string> seen;
   for (const Outcome &o : outcomes)
     if (!o.cacheSource.empty() && seen.insert(o.name).second) {
-      jitTimes[o.cacheSource].push_back(o.jitSeconds);
-      ptxTimes.push_back(o.compileSeconds);
+      layerTimes[o.cacheSource].push_back(o.compileSeconds);
+      kernelTimes[o.cacheSource].push_back(o.jitSeconds);
     }
   auto median = [](std::vector<double> v) {
     std::sort(v.begin(), v.end());
     return v.empty() ? 0.0 : v[v.size() / 2];
   };
-  std::printf("jit (%s): PTX generation median %.3f s over %zu layers;",
-              (*compiler)->name().c_str(), median(ptxTimes), ptxTimes.size());
-  for (auto &[source, times] : jitTimes)
-    std::printf(" %s %zu (median %.3f s, max %.3f s);", source.c_str(),
-                times.size(), median(times),
-                *std::max_element(times.begin(), times.end()));
+  std::printf("jit (%s):", (*compiler)->name().c_str());
+  for (auto &[source, times] : layerTimes) {
+    const std::vector<double> &slowest = kernelTimes[source];
+    std::printf(" %s %zu layers (median %.3f s per layer; slowest kernel "
+                "median %.3f s, max %.3f s);",
+                source.c_str(), times.size(), median(times), median(slowest),
+                *std::max_element(slowest.begin(), slowest.end()));
+  }
   std::printf("\n");
   std::printf("humming-gpu-test: %d passed, %d failed\n", passed, failed);
   return failed ? 1 : 0;

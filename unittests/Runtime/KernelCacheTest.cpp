@@ -245,6 +245,33 @@ TEST(KernelCache, AnUnwritableLocationKeepsKernelsInMemory) {
   EXPECT_EQ(compiles, 1);
 }
 
+TEST(KernelCache, OffKeepsKernelsInMemoryAndWritesNothing) {
+  TempDir dir;
+  char cwd[4096];
+  ASSERT_NE(::getcwd(cwd, sizeof cwd), nullptr);
+  ASSERT_EQ(::chdir(dir.path.c_str()), 0); // a relative "off" would land here
+  ::setenv("HUMMING_CACHE_DIR", "off", 1);
+  {
+    KernelCache cache;
+    EXPECT_EQ(cache.directory(), "off");
+    int compiles = 0;
+    auto compile = [&]() -> Result<CompiledKernel> {
+      ++compiles;
+      return sampleKernel();
+    };
+    EXPECT_EQ(cache.get(sampleKey(), "ptx", compile)->source,
+              KernelCache::Source::Compiled);
+    EXPECT_EQ(cache.get(sampleKey(), "ptx", compile)->source,
+              KernelCache::Source::Memory);
+    EXPECT_EQ(compiles, 1);
+    EXPECT_TRUE(cache.warnings().empty());
+  }
+  ::unsetenv("HUMMING_CACHE_DIR");
+  struct stat st;
+  EXPECT_NE(::stat((dir.path + "/off").c_str(), &st), 0); // nothing written
+  ASSERT_EQ(::chdir(cwd), 0);
+}
+
 TEST(KernelCache, AReadOnlyDirectoryStillCompiles) {
   TempDir dir;
   ::chmod(dir.path.c_str(), 0755);

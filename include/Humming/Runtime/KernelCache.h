@@ -62,8 +62,9 @@ public:
   };
 
   /// A cache rooted at `dir` ("": $HUMMING_CACHE_DIR, else
-  /// $HOME/.cache/humming). A directory that cannot be created works in
-  /// memory only (see warnings()).
+  /// $HOME/.cache/humming); "off" keeps kernels in memory only and writes
+  /// nothing. A directory that cannot be created works in memory only
+  /// too (see warnings()).
   explicit KernelCache(std::string dir = "");
 
   /// The kernel of `key`: from memory, else a valid disk entry, else
