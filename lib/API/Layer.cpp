@@ -216,41 +216,12 @@ Status Layer::transform(const LayerTarget &target) {
   TransformStats stats;
 
   // Weights: the prepared layout where it holds the schema.
-  auto weightsStarted = Clock::now();
   const int64_t np = l.paddedN(), kp = l.paddedK();
   // Why the prepared layout is not used (none: it is).
   Diag unprepared = target.canonicalLayout
                         ? Diag("the target asks for the canonical layout")
                         : layout::supports(l.weight, l.input, np, kp);
   bool prepared = !unprepared;
-  // The canonical tensors themselves, or their prepared form (no copy).
-  std::optional<QuantizedWeights> preparedWeights;
-  if (prepared) {
-    Result<QuantizedWeights> p =
-        layout::prepareMmaSync(l.weight, l.input, *l.canonical, np, kp);
-    if (!p)
-      return Error{p.error()};
-    preparedWeights = p.take();
-  }
-  const QuantizedWeights &weights =
-      preparedWeights ? *preparedWeights : *l.canonical;
-  stats.weightSeconds = since(weightsStarted);
-
-  // Kernels: one pipeline run per M-range kernel, in parallel, each in its
-  // own MLIRContext (run i generates kernel i; the others are stubs there):
-  // humming IR -> PTX in process -> the compiler through the kernel cache.
-  JitState &j = jit();
-  if (!j.compiler)
-    return Error{j.compilerError};
-  mh::LayerSpec spec;
-  spec.weight = l.weight;
-  spec.input = l.input;
-  spec.compute = l.compute;
-  spec.output = l.output;
-  spec.n = l.n;
-  spec.k = l.k;
-  spec.prepared = prepared;
-  spec.chip = chip->str();
   // A forced tile configuration: parsed and verified here, so its errors
   // come before any compile; printed back, so equal tiles share cache keys.
   std::string tileConfig;
@@ -291,6 +262,35 @@ Status Layer::transform(const LayerTarget &target) {
       return Error{tiles.error()};
     count = tiles->size();
   }
+  // The canonical tensors themselves, or their prepared form (no copy).
+  auto weightsStarted = Clock::now();
+  std::optional<QuantizedWeights> preparedWeights;
+  if (prepared) {
+    Result<QuantizedWeights> p =
+        layout::prepareMmaSync(l.weight, l.input, *l.canonical, np, kp);
+    if (!p)
+      return Error{p.error()};
+    preparedWeights = p.take();
+  }
+  const QuantizedWeights &weights =
+      preparedWeights ? *preparedWeights : *l.canonical;
+  stats.weightSeconds = since(weightsStarted);
+
+  // Kernels: one pipeline run per M-range kernel, in parallel, each in its
+  // own MLIRContext (run i generates kernel i; the others are stubs there):
+  // humming IR -> PTX in process -> the compiler through the kernel cache.
+  JitState &j = jit();
+  if (!j.compiler)
+    return Error{j.compilerError};
+  mh::LayerSpec spec;
+  spec.weight = l.weight;
+  spec.input = l.input;
+  spec.compute = l.compute;
+  spec.output = l.output;
+  spec.n = l.n;
+  spec.k = l.k;
+  spec.prepared = prepared;
+  spec.chip = chip->str();
   // Each kernel is cached under a description of the layer (everything the
   // PTX depends on, and this build of humming): a cached transform reads
   // its image and kernel table without running the pipeline or a compiler.
