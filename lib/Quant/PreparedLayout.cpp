@@ -48,6 +48,7 @@ KernelShape shapeOf(const TileConfig &t) {
   k.kTilesPerWarp = t.warpK / kTileK;
   k.stages = t.stages;
   k.ctasPerSm = t.ctasPerSm;
+  k.blockCopies = t.blockCopies;
   return k;
 }
 
@@ -63,14 +64,16 @@ TileConfig tileConfigOf(const KernelShape &k) {
   t.blockK = k.kSplit * t.warpK;
   t.stages = k.stages;
   t.ctasPerSm = k.ctasPerSm;
+  t.blockCopies = k.blockCopies;
   return t;
 }
 
 CooperativeSlot cooperativeSlot(const WeightSchema &w, const KernelShape &k) {
   CooperativeSlot s;
   const unsigned bits = w.type.bits;
-  s.activationBytes = k.kTilesPerWarp * k.blockM() * 32;
-  s.weightBytes = k.kTilesPerWarp * k.warpsN * 128 * bits;
+  const int64_t tiles = k.kTilesPerIteration();
+  s.activationBytes = tiles * k.blockM() * 32;
+  s.weightBytes = tiles * k.warpsN * 128 * bits;
   const int64_t columns = k.blockN();
   if (w.hasPerKScales())
     s.scaleBytes = columns * w.scaleType.bits / 8;
@@ -78,13 +81,15 @@ CooperativeSlot cooperativeSlot(const WeightSchema &w, const KernelShape &k) {
     s.zeroBytes = columns * 2;
   else if (w.zeroPoint == ZeroPointKind::Int)
     s.zeroBytes = columns * zeroPointBits(bits) / 8;
-  s.groupCopies = groupPerIteration(w, k) ? 1 : k.kTilesPerWarp;
+  s.groupCopies =
+      !w.hasPerKScales() || tiles * kTileK <= w.groupK ? 1 : tiles;
   return s;
 }
 
 int64_t sharedBytes(const WeightSchema &w, const KernelShape &k) {
   if (k.cooperative())
-    return k.stages * cooperativeSlot(w, k).total();
+    return std::max(k.stages * cooperativeSlot(w, k).total(),
+                    k.workspaceFloats() * 4);
   int64_t warps = k.warpsN * k.kSplit;
   int64_t pipeline = warps * k.stages * stageChunks(w, k) * 512;
   return std::max(pipeline, k.workspaceFloats() * 4);

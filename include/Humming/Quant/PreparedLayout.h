@@ -108,15 +108,19 @@ struct KernelShape {
   int64_t warpsM = 1;
   /// Blocks per SM the registers must allow (ptxas .minnctapersm).
   int64_t ctasPerSm = 1;
+  /// The block copies its tiles together even with one warp row.
+  bool blockCopies = false;
 
   int64_t blockM() const { return warpM * warpsM; }
   int64_t blockN() const { return kTileN * warpsN; }
   int64_t threads() const { return 32 * warpsN * warpsM * kSplit; }
-  bool cooperative() const { return warpsM > 1; }
+  bool cooperative() const { return warpsM > 1 || blockCopies; }
+  /// k-tiles of one pipeline iteration (every K-split group's).
+  int64_t kTilesPerIteration() const { return kSplit * kTilesPerWarp; }
   /// f32 slots for the in-block split-K partial sums: every warp group
   /// leaves all its sums (each then adds 1/kSplit of them).
   int64_t workspaceFloats() const {
-    return kSplit > 1 ? kSplit * warpsN * 32 * (warpM / 16) * 32 : 0;
+    return kSplit > 1 ? kSplit * warpsM * warpsN * 32 * (warpM / 16) * 32 : 0;
   }
 };
 
@@ -135,11 +139,13 @@ bool groupPerIteration(const WeightSchema &w, const KernelShape &k);
 /// one for scales and one for zero points.
 int64_t stageChunks(const WeightSchema &w, const KernelShape &k);
 /// One pipeline slot of a cooperative kernel (bytes, all multiples of 16):
-/// per k-tile the activation tile (block_m rows of 32 bytes, the two
-/// 16-byte halves of row r swapped when bit 2 of r is set, so ldmatrix
-/// reads are free of bank conflicts), per k-tile the block's weight tiles
-/// verbatim (warpsN x 128 x bits bytes, contiguous in global memory too),
-/// then per group copy the block's scales and zero points, verbatim.
+/// per k-tile of the iteration (every K-split group's) the activation tile
+/// (block_m rows of 32 bytes, the two 16-byte halves of row r swapped when
+/// bit 2 of r is set, so ldmatrix reads are free of bank conflicts), per
+/// k-tile the block's weight tiles verbatim (warpsN x 128 x bits bytes,
+/// contiguous in global memory too), then per group copy (one when the
+/// iteration's K lies in one group, else one per k-tile) the block's scales
+/// and zero points, verbatim.
 struct CooperativeSlot {
   int64_t activationBytes = 0; ///< all k-tiles
   int64_t weightBytes = 0;     ///< all k-tiles

@@ -170,6 +170,9 @@ struct TileConfig {
   /// alone cannot fill the device). Needs a bounded M range: the partial
   /// sums live in a workspace sized for mMax tokens.
   int64_t splitK = 1;
+  /// The block copies its tiles together and its warps share them (always
+  /// so with several warp rows, block_m > warp_m).
+  bool blockCopies = false;
 
   int64_t warps() const;
   int64_t threads() const;

@@ -52,11 +52,6 @@ FailureOr<PreparedTile> preparedTile(GemmOp op, unsigned index,
   if (t.blockM % t.warpM != 0 || warpsM > 8)
     return fail("expected block_m = warp_m x 1, 2, 4 or 8 (warp rows along M), "
                 "got block_m = " + Twine(t.blockM) + ", warp_m = " + Twine(t.warpM));
-  if (warpsM > 1 && t.blockK != t.warpK)
-    return fail("blocks of several warp rows along M (block_m = " +
-                Twine(t.blockM) + ") copy their tiles together and do not "
-                "split K inside the block; expected block_k == warp_k, got "
-                "block_k = " + Twine(t.blockK) + ", warp_k = " + Twine(t.warpK));
   if (t.stages > 8)
     return fail("expected at most 8 stages (pipeline slots), got " +
                 Twine(t.stages));

@@ -380,7 +380,8 @@ void PreparedEmitter::forEachChunk(int64_t count,
 void PreparedEmitter::issueCooperativeCopies(Value iter, Value slot) {
   const hq::WeightSchema &w = spec.weight;
   const unsigned bits = w.type.bits;
-  const int64_t kT = tile.kTilesPerWarp, blockM = tile.blockM();
+  // Every K-split group's k-tiles of the iteration.
+  const int64_t kT = tile.kTilesPerIteration(), blockM = tile.blockM();
   Value slotBase = arith::MulIOp::create(b, slot, c32(coop.total()));
   // The k-tile of k-tile slot u of this iteration, and the same clamped
   // to K (past the end the weights are real, finite ones and the
@@ -518,11 +519,14 @@ PreparedEmitter::Stage PreparedEmitter::readCooperativeSlot(Value slot) {
       arith::MulIOp::create(b, grp, c32(8)));
   Stage s;
   for (int64_t u = 0; u < tile.kTilesPerWarp; ++u) {
-    // This warp's n-tile of k-tile slot u, plane by plane.
+    // The slot's k-tile this warp's K-split group reads as its u-th.
+    Value su = arith::AddIOp::create(
+        b, arith::MulIOp::create(b, warpK, c32(tile.kTilesPerWarp)), c32(u));
+    // This warp's n-tile of that k-tile, plane by plane.
     Value tileAt = arith::AddIOp::create(
         b, weightsAt,
         arith::AddIOp::create(
-            b, c32(u * tile.warpsN * 128 * bits),
+            b, arith::MulIOp::create(b, su, c32(tile.warpsN * 128 * bits)),
             arith::MulIOp::create(b, warpN, c32(128 * bits))));
     for (const L::Plane &p : planes) {
       Value at = arith::AddIOp::create(
@@ -535,17 +539,25 @@ PreparedEmitter::Stage PreparedEmitter::readCooperativeSlot(Value slot) {
                   std::min<unsigned>(4, p.width - off), s);
     }
     for (int64_t i = 0; i < mt; ++i) {
-      pushLdmatrix(smemAt(arith::AddIOp::create(
-                       b, slotBase,
-                       arith::AddIOp::create(
-                           b, laneA, c32(u * tile.blockM() * 32 + 16 * i * 32)))),
-                   s);
+      pushLdmatrix(
+          smemAt(arith::AddIOp::create(
+              b, slotBase,
+              arith::AddIOp::create(
+                  b, laneA,
+                  arith::AddIOp::create(
+                      b, arith::MulIOp::create(b, su, c32(tile.blockM() * 32)),
+                      c32(16 * i * 32))))),
+          s);
     }
     if (u == 0 || !groupPerIter) {
-      int64_t gi = groupPerIter ? 0 : u;
+      // The group copy of that k-tile (one per iteration, or one per k-tile).
+      Value gi = coop.groupCopies == 1 ? c32(0) : su;
       Value at = arith::AddIOp::create(
           b, weightsAt,
-          c32(coop.weightBytes + gi * (coop.scaleBytes + coop.zeroBytes)));
+          arith::AddIOp::create(
+              b, c32(coop.weightBytes),
+              arith::MulIOp::create(b, gi,
+                                    c32(coop.scaleBytes + coop.zeroBytes))));
       // The lane's eight columns of the block's scales / zero points.
       if (perKScales)
         loadWords(arith::AddIOp::create(
@@ -876,11 +888,16 @@ void PreparedEmitter::emit() {
   lane = arith::AndIOp::create(b, tid, c32(31));
   Value warp = arith::ShRUIOp::create(b, tid, c32(5));
   warpN = arith::RemUIOp::create(b, warp, c32(tile.warpsN));
-  // Warps beyond a row along N: K-split groups, or (cooperative) rows
-  // along M.
+  // Warps beyond a row along N: rows along M (cooperative blocks), then
+  // K-split groups.
   Value row = arith::DivUIOp::create(b, warp, c32(tile.warpsN));
-  warpK = tile.cooperative() ? c32(0) : row;
-  warpMi = tile.cooperative() ? row : c32(0);
+  if (tile.warpsM > 1) {
+    warpMi = arith::RemUIOp::create(b, row, c32(tile.warpsM));
+    warpK = arith::DivUIOp::create(b, row, c32(tile.warpsM));
+  } else {
+    warpMi = c32(0);
+    warpK = row;
+  }
   grp = arith::ShRUIOp::create(b, lane, c32(2));
   quad = arith::AndIOp::create(b, lane, c32(3));
   nTile = arith::AddIOp::create(b, arith::MulIOp::create(b, bidX, c32(tile.warpsN)),
@@ -1019,21 +1036,23 @@ void PreparedEmitter::finish(ArrayRef<Value> acc, Value tid) {
       sums[size_t(u)] = {acc[size_t(2 * u)], acc[size_t(2 * u + 1)]};
   } else {
     gpu::BarrierOp::create(b); // every warp is done with its pipeline
-    // [group][warpN][accumulator][lane]: a warp's accesses are 128
-    // contiguous bytes, free of bank conflicts.
+    // [group][warpMi][warpN][accumulator][lane]: a warp's accesses are
+    // 128 contiguous bytes, free of bank conflicts.
     auto at = [&](Value group, int64_t index) {
+      Value warpOfGroup = arith::AddIOp::create(
+          b,
+          arith::MulIOp::create(
+              b,
+              arith::AddIOp::create(
+                  b, arith::MulIOp::create(b, group, c32(tile.warpsM)), warpMi),
+              c32(tile.warpsN)),
+          warpN);
       Value slot = arith::AddIOp::create(
           b,
           arith::MulIOp::create(
               b,
               arith::AddIOp::create(
-                  b,
-                  arith::MulIOp::create(
-                      b,
-                      arith::AddIOp::create(
-                          b, arith::MulIOp::create(b, group, c32(tile.warpsN)),
-                          warpN),
-                      c32(perThread)),
+                  b, arith::MulIOp::create(b, warpOfGroup, c32(perThread)),
                   c32(index)),
               c32(32)),
           lane);

@@ -135,19 +135,6 @@ func.func @block_m(%a: memref<?x128xf16>, %w: memref<8x256xi32>, %s: memref<1x12
 
 // -----
 
-#tile = #humming.tile_config<m = [1, inf], block = [32, 64, 64], warp = [16, 64, 32], stages = 3>
-
-func.func @block_m_split_in_block(%a: memref<?x128xf16>, %w: memref<8x256xi32>, %s: memref<1x128xf16>, %c: memref<?x128xf16>) {
-  // expected-error @+1 {{tile_configs[0]: blocks of several warp rows along M (block_m = 32) copy their tiles together and do not split K inside the block; expected block_k == warp_k, got block_k = 64, warp_k = 32}}
-  humming.gemm %a, %w scales(%s : memref<1x128xf16>) into %c
-      {weight_schema = #humming.weight_schema<type = ui4, scale = f16>, input_schema = #humming.input_schema<type = f16>,
-       layout = #humming.layout<chip = "sm_90a">, tile_configs = [#tile]}
-      : memref<?x128xf16>, memref<8x256xi32> -> memref<?x128xf16>
-  return
-}
-
-// -----
-
 #tile = #humming.tile_config<m = [1, inf], block = [64, 128, 128], warp = [64, 64, 32], stages = 8>
 
 func.func @shared_memory(%a: memref<?x128xf16>, %w: memref<8x256xi32>, %s: memref<1x128xf16>, %c: memref<?x128xf16>) {

@@ -458,6 +458,7 @@ hq::TileConfig TileConfigAttr::toHost() const {
   t.gridCap = getGridCap();
   t.writeSplits = getWriteSplits();
   t.splitK = getSplitK();
+  t.blockCopies = getBlockCopies();
   return t;
 }
 
@@ -469,7 +470,7 @@ TileConfigAttr::fromHost(function_ref<InFlightDiagnostic()> emitError,
                     Dim3{t.warpM, t.warpN, t.warpK}, t.stages, t.mma,
                     t.warpSpecialized, t.streamK, t.mbarrier, t.cpAsync, t.tma,
                     t.multicastA, t.multicastB, t.ctasPerSm, t.gridCap,
-                    t.writeSplits, t.splitK);
+                    t.writeSplits, t.splitK, t.blockCopies);
 }
 
 LogicalResult TileConfigAttr::verify(
@@ -477,7 +478,7 @@ LogicalResult TileConfigAttr::verify(
     Dim3 warp, int64_t stages, hq::MmaKind mma, bool warpSpecialized,
     bool streamK, bool mbarrier, bool cpAsync, uint32_t tma,
     int64_t multicastA, int64_t multicastB, int64_t ctasPerSm, int64_t gridCap,
-    int64_t writeSplits, int64_t splitK) {
+    int64_t writeSplits, int64_t splitK, bool blockCopies) {
   hq::TileConfig t;
   t.mMin = m.lo;
   t.mMax = m.hi;
@@ -500,6 +501,7 @@ LogicalResult TileConfigAttr::verify(
   t.gridCap = gridCap;
   t.writeSplits = writeSplits;
   t.splitK = splitK;
+  t.blockCopies = blockCopies;
   if (hq::Diag d = hq::verifyTileConfig(t))
     return emitError() << *d;
   return success();

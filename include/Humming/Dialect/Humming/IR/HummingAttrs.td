@@ -282,7 +282,10 @@ def Humming_TileConfigAttr : Humming_Attr<"TileConfig", "tile_config"> {
     cluster of 2; `ctas_per_sm` (with mma_sync: the blocks per SM ptxas
     must fit in the registers, `.minnctapersm`), `grid_cap` (0 = every SM) and
     `write_splits` (1 or 2) shape the launch; `split_k` CTAs split K and add
-    their fp32 partial sums in a fixed order (bounded M ranges only).
+    their fp32 partial sums in a fixed order (bounded M ranges only);
+    `block_copies` (mma_sync) makes the block copy each stage's activation
+    and weight tiles together and share them among its warps, as blocks of
+    several warp rows always do (block_m > warp_m).
 
     ```mlir
     #humming.tile_config<m = [1, 16], block = [16, 256, 64], warp = [16, 32, 64],
@@ -311,7 +314,8 @@ def Humming_TileConfigAttr : Humming_Attr<"TileConfig", "tile_config"> {
     Humming_I64Param<"1", "CTAs per SM">:$ctas_per_sm,
     Humming_I64Param<"0", "grid cap (0: every SM)">:$grid_cap,
     Humming_I64Param<"1", "epilogue write splits">:$write_splits,
-    Humming_I64Param<"1", "CTAs splitting K">:$split_k
+    Humming_I64Param<"1", "CTAs splitting K">:$split_k,
+    Humming_BoolParam<"false", "the block copies its tiles together">:$block_copies
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let extraClassDeclaration = [{
