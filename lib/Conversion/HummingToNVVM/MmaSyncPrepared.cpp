@@ -24,14 +24,15 @@
 //   mantissa into place and one packed multiply by 2^(bias difference);
 //   then one packed multiply by the group scale (with f16 accumulation also
 //   by the channel scale, so the f16 sums stay in range).
-// * With several warp rows along M (tile.cooperative(): the large-M
-//   kernels) the block instead copies each stage's activation tile
-//   (block_m rows, the 16-byte halves of a row swapped by bit 2 of the row
-//   so ldmatrix is free of bank conflicts), its weight tiles and its
-//   scales / zero points verbatim, together, and every warp reads its rows
-//   and columns from them: every byte comes from L2 once per block instead
-//   of once per warp. One block barrier per iteration orders the copies of
-//   a slot after every warp's reads of it.
+// * With several warp rows along M, or block_copies (tile.cooperative():
+//   the large-M kernels) the block instead copies each stage's activation
+//   tile (block_m rows, the 16-byte halves of a row swapped by bit 2 of the
+//   row so ldmatrix is free of bank conflicts), its weight tiles and its
+//   scales / zero points verbatim, together — every K group's k-tiles of
+//   the iteration — and every warp reads its rows, columns and k-tiles from
+//   them: every byte comes from L2 once per block instead of once per warp.
+//   One block barrier per iteration orders the copies of a slot after every
+//   warp's reads of it.
 // * After the loop every warp group leaves its sums in shared memory and
 //   adds, in group order, the output units it owns (u % kSplit == g), then
 //   stores them: the reduction and the epilogue are spread over the block.
