@@ -12,7 +12,7 @@ for k in 1024 2048 4096 8192 16384; do layers+=(--layer=4096x$k --layer=8192x$k)
 awk '{for(f=1;f<=NF;f++){if($f=="steady")s=$(f+1);if($f=="graph")g=$(f+1)} print $1,$2,"steady",s,"graph",g,$NF}' "$out/ksweep.log" | grep -E "PASS|FAIL"
 dir="$work/sass"; mkdir -p "$dir"
 "$bin/humming-gpu-test" --layer=4096x4096 --m=1 --filter=_prep --compile-only=sm_90a --ptx-dir="$dir" > /dev/null 2>&1
-ptxas -arch=sm_90a -v "$dir/w4a16_g128_4096x4096_prep.ptx" -o "$dir/k.cubin" > "$out/ptxas.txt" 2>&1
+ptxas -arch=sm_90a -v "$dir/w4a16_g128_4096x4096_prep_m0.ptx" -o "$dir/k.cubin" > "$out/ptxas.txt" 2>&1
 cuobjdump --dump-sass "$dir/k.cubin" > "$out/sass.txt" 2>&1
 echo "sass lines: $(wc -l < "$out/sass.txt")"
 if command -v ncu > /dev/null; then

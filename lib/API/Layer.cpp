@@ -65,6 +65,7 @@ struct Layer::Impl {
   // After transform.
   bool transformed = false, compileOnly = false, prepared = false;
   std::string chip, ptx;
+  std::vector<std::string> modulePtx;
   std::vector<abi::KernelLaunch> kernels;
   TransformStats stats;
   const rt::CudaDriver *driver = nullptr;
@@ -94,6 +95,9 @@ const std::vector<abi::KernelLaunch> &Layer::kernels() const {
   return impl_->kernels;
 }
 const std::string &Layer::ptx() const { return impl_->ptx; }
+const std::vector<std::string> &Layer::modulePtx() const {
+  return impl_->modulePtx;
+}
 const TransformStats &Layer::transformStats() const { return impl_->stats; }
 
 Result<Layer> Layer::create(int64_t n, int64_t k, const WeightSchema &weight,
@@ -380,8 +384,11 @@ Status Layer::transform(const LayerTarget &target) {
   if (kernels.empty())
     return Error{"the compiled layer has no kernels (a bug)"};
   std::string allPtx;
-  for (const Piece &p : pieces)
+  std::vector<std::string> modulePtx;
+  for (const Piece &p : pieces) {
     allPtx += p.ptx;
+    modulePtx.push_back(p.ptx);
+  }
 
   // Upload and load (not for compile-only targets): kernel i from run i.
   std::vector<rt::Module> loaded;
@@ -447,6 +454,7 @@ Status Layer::transform(const LayerTarget &target) {
   l.prepared = prepared;
   l.chip = chip->str();
   l.ptx = std::move(allPtx);
+  l.modulePtx = std::move(modulePtx);
   l.stats = stats;
   l.kernels = std::move(kernels);
   l.driver = driver;

@@ -15,8 +15,8 @@
 // (default 1,16): fixed-cost and scaling experiments.
 //
 // --compile-only needs no GPU: it transforms every case compile-only for
-// <chip> and writes <dir>/<case>.ptx, so ptxas can check them where no
-// device is; with --jit it also makes each loadable image through the
+// <chip> and writes <dir>/<case>.ptx (<case>_m<i>.ptx for M-range kernel i
+// of a prepared layer), so ptxas can check them where no device is; with --jit it also makes each loadable image through the
 // kernel cache ($HUMMING_COMPILER, $HUMMING_CACHE_DIR), as a GPU run does.
 // For every case of the suite: a humming::Layer (the API the C API and the
 // Python package sit on) with fresh random weights quantized by lib/Quant,
@@ -644,10 +644,15 @@ int main(int argc, char **argv) {
         ++errors;
         continue;
       }
-      if (!ptxDir.empty()) {
-        std::string path = ptxDir + "/" + c.name + ".ptx";
+      // One file per PTX module, so ptxas can assemble each: <case>.ptx,
+      // or <case>_m<i>.ptx for the M-range kernel i of a prepared layer.
+      const std::vector<std::string> &modules = made->layer->modulePtx();
+      for (size_t i = 0; i < modules.size() && !ptxDir.empty(); ++i) {
+        std::string path = ptxDir + "/" + c.name +
+                           (modules.size() > 1 ? "_m" + std::to_string(i) : "") +
+                           ".ptx";
         std::ofstream file(path);
-        file << made->layer->ptx();
+        file << modules[i];
         file.close();
         if (!file) {
           std::fprintf(stderr,

@@ -112,6 +112,9 @@ public:
   /// After transform: the PTX of the kernels (one module per M-range kernel,
   /// each compiled by its own pipeline run, in parallel; concatenated).
   const std::string &ptx() const;
+  /// The same modules one by one (module i holds kernel i; the other
+  /// kernels are empty stubs there), each a complete PTX file for ptxas.
+  const std::vector<std::string> &modulePtx() const;
 
 private:
   struct Impl;
