@@ -320,7 +320,7 @@ Result<Layer> createLayer(const Case &c) {
 /// A case as a humming::Layer with fresh random weights quantized by the
 /// host reference (and a bias where the schema has one), transformed for
 /// `target`, with the dequantized weights and bias the float64 reference
-/// multiplies.
+/// multiplies (not for compile-only targets).
 struct CaseLayer {
   std::optional<Layer> layer;
   QuantizedWeights q; ///< canonical tensors (loaded again into timing copies)
@@ -344,9 +344,6 @@ Result<CaseLayer> makeCaseLayer(const Case &c, const LayerTarget &target,
       quantizeWeights(c.weight, w.data(), c.n, c.k, bias.data(), qo);
   if (!q)
     return Error{"quantize: " + q.error()};
-  Result<std::vector<double>> deq = dequantizeWeights(c.weight, *q, c.n, c.k);
-  if (!deq)
-    return Error{"dequantize: " + deq.error()};
   if (Status s = layer->loadQuantized(*q); !s)
     return Error{s.error()};
   if (Status s = layer->transform(target); !s)
@@ -355,8 +352,13 @@ Result<CaseLayer> makeCaseLayer(const Case &c, const LayerTarget &target,
     return Error{concat("expected the ", c.prepared ? "prepared" : "canonical",
                         " layout, the layer chose the other (a bug)")};
   CaseLayer out;
-  out.bias = biasValues(c.weight, *q, c.n);
-  out.deq = deq.take();
+  if (!target.compileOnly) { // what the reference multiplies
+    Result<std::vector<double>> deq = dequantizeWeights(c.weight, *q, c.n, c.k);
+    if (!deq)
+      return Error{"dequantize: " + deq.error()};
+    out.deq = deq.take();
+    out.bias = biasValues(c.weight, *q, c.n);
+  }
   out.q = q.take();
   out.layer = layer.take();
   return out;
@@ -446,6 +448,36 @@ struct Outcome {
   std::string error;
 };
 
+/// Random activations [m, k] that the 16-bit type holds exactly (their
+/// float64 values too), uploaded, and an output [m, n] poisoned with NaN.
+struct Activations {
+  Tensor host;
+  std::vector<double> values;
+  rt::DeviceBuffer input, output;
+};
+
+Result<Activations> randomActivations(const rt::CudaDriver &cu, DType dtype,
+                                      int64_t m, int64_t k, int64_t n,
+                                      std::mt19937 &rng) {
+  Tensor a(dtype, {m, k});
+  std::vector<double> av(size_t(m * k));
+  std::uniform_real_distribution<double> uni(-1.0, 1.0);
+  for (int64_t i = 0; i < m * k; ++i) {
+    a.set(i, uni(rng));
+    av[size_t(i)] = a.at(i);
+  }
+  Result<rt::DeviceBuffer> da = rt::DeviceBuffer::allocate(cu, a.data.size());
+  Result<rt::DeviceBuffer> dc =
+      rt::DeviceBuffer::allocate(cu, size_t(m * n) * 2);
+  if (!da || !dc)
+    return Error{!da ? da.error() : dc.error()};
+  if (Status up = da->upload(a.data.data(), a.data.size()); !up)
+    return Error{up.error()};
+  if (Status poisoned = dc->fill(0xFF); !poisoned) // NaN in f16 and bf16
+    return Error{poisoned.error()};
+  return Activations{std::move(a), std::move(av), da.take(), dc.take()};
+}
+
 /// humming::Layer end to end (create, quantize, transform for the device,
 /// forward on a stream, compare against float64): the C++ API the C API
 /// and the Python package sit on.
@@ -488,26 +520,14 @@ Outcome runLayerApi(const rt::CudaDriver &cu, const std::string &device,
     o.error = deq.error();
     return o;
   }
-  Tensor a(DType::F16, {m, o.k});
-  std::vector<double> av(size_t(m * o.k));
-  std::uniform_real_distribution<double> uni(-1.0, 1.0);
-  for (int64_t i = 0; i < m * o.k; ++i) {
-    a.set(i, uni(rng));
-    av[size_t(i)] = a.at(i);
-  }
-  Result<rt::DeviceBuffer> da = rt::DeviceBuffer::allocate(cu, a.data.size());
-  Result<rt::DeviceBuffer> dc =
-      rt::DeviceBuffer::allocate(cu, size_t(m * o.n) * 2);
-  if (!da || !dc) {
-    o.error = !da ? da.error() : dc.error();
+  Result<Activations> acts = randomActivations(cu, DType::F16, m, o.k, o.n, rng);
+  if (!acts) {
+    o.error = acts.error();
     return o;
   }
-  if (Status u = da->upload(a.data.data(), a.data.size()); !u) {
-    o.error = u.error();
-    return o;
-  }
-  (void)dc->fill(0xFF);
-  Status ran = layer->forward(nullptr, da->ptr(), dc->ptr(), m);
+  const std::vector<double> &av = acts->values;
+  rt::DeviceBuffer *dc = &acts->output;
+  Status ran = layer->forward(nullptr, acts->input.ptr(), dc->ptr(), m);
   if (ran)
     ran = cu.check(cu.cuCtxSynchronize(), "cuCtxSynchronize");
   if (!ran) {
@@ -773,32 +793,14 @@ int main(int argc, char **argv) {
     for (int64_t m : c.ms) {
       Outcome o = base;
       o.m = m;
-      // Activations: random values that the 16-bit type holds exactly.
-      Tensor a(actD, {m, c.k});
-      std::vector<double> av(size_t(m * c.k));
-      std::uniform_real_distribution<double> uni(-1.0, 1.0);
-      for (int64_t i = 0; i < m * c.k; ++i) {
-        a.set(i, uni(rng));
-        av[size_t(i)] = a.at(i);
-      }
-      Result<rt::DeviceBuffer> da = rt::DeviceBuffer::allocate(cu, a.data.size());
-      Result<rt::DeviceBuffer> dc =
-          rt::DeviceBuffer::allocate(cu, size_t(m * c.n) * 2);
-      if (!da || !dc) {
-        o.error = !da ? da.error() : dc.error();
+      Result<Activations> acts = randomActivations(cu, actD, m, c.k, c.n, rng);
+      if (!acts) {
+        o.error = acts.error();
         outcomes.push_back(o);
         continue;
       }
-      if (Status up = da->upload(a.data.data(), a.data.size()); !up) {
-        o.error = up.error();
-        outcomes.push_back(o);
-        continue;
-      }
-      if (Status poisoned = dc->fill(0xFF); !poisoned) { // NaN in f16 and bf16
-        o.error = poisoned.error();
-        outcomes.push_back(o);
-        continue;
-      }
+      const std::vector<double> &av = acts->values;
+      rt::DeviceBuffer *da = &acts->input, *dc = &acts->output;
       const abi::KernelLaunch *launch = abi::kernelFor(layer.kernels(), m);
       if (!launch) {
         o.error = "no kernel serves M = " + std::to_string(m);
