@@ -22,6 +22,7 @@
 #include <array>
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <cstdlib>
 #include <cstdio>
 #include <thread>
@@ -252,6 +253,16 @@ Status Layer::transform(const LayerTarget &target) {
     mlir::Attribute(attr).print(os);
     forced = attr.toHost();
   }
+  // HUMMING_JIT_THREADS bounds the threads (default: one per kernel).
+  size_t workers = SIZE_MAX;
+  if (const char *v = std::getenv("HUMMING_JIT_THREADS"); v && *v) {
+    char *end = nullptr;
+    long n = std::strtol(v, &end, 10);
+    if (*end != '\0' || n < 1 || n > 1024)
+      return Error{concat("expected HUMMING_JIT_THREADS to be a thread count "
+                          "between 1 and 1024, got '", v, "'")};
+    workers = size_t(n);
+  }
   // The kernels select-tiles will choose: the same heuristics, same facts.
   size_t count = 1;
   if (forced) {
@@ -349,16 +360,7 @@ Status Layer::transform(const LayerTarget &target) {
       p.image = Error{"the kernel cache entry's kernel table does not parse "
                       "(a bug)"};
   };
-  // HUMMING_JIT_THREADS bounds the threads (default: one per kernel).
-  size_t workers = count;
-  if (const char *v = std::getenv("HUMMING_JIT_THREADS"); v && *v) {
-    char *end = nullptr;
-    long n = std::strtol(v, &end, 10);
-    if (*end != '\0' || n < 1 || n > 1024)
-      return Error{concat("expected HUMMING_JIT_THREADS to be a thread count "
-                          "between 1 and 1024, got '", v, "'")};
-    workers = std::min(count, size_t(n));
-  }
+  workers = std::min(workers, count);
   auto kernelsStarted = Clock::now();
   std::atomic<size_t> nextKernel{0};
   auto worker = [&] {
