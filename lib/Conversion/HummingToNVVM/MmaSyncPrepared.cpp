@@ -33,6 +33,11 @@
 //   them: every byte comes from L2 once per block instead of once per warp.
 //   One block barrier per iteration orders the copies of a slot after every
 //   warp's reads of it.
+// * Where K is exact (every k-tile of every iteration real, no column past
+//   K: the common case) the loop copies without clamps or column checks and
+//   skips the copies of the iterations past its end (empty cp.async
+//   groups); otherwise those copies re-read the last k-tile with zero-filled
+//   activations, which add nothing.
 // * After the loop every warp group leaves its sums in shared memory and
 //   adds, in group order, the output units it owns (u % kSplit == g), then
 //   stores them: the reduction and the epilogue are spread over the block.
@@ -80,6 +85,12 @@ public:
     // Each CTA along K takes the same number of iterations (the last one's
     // tail past K adds zeros).
     ctaIterations = hq::ceilDiv(iterations, split.ctas);
+    // Exact K: every k-tile every warp of every CTA reads is a real one and
+    // every activation column of it lies inside K. The loop then copies
+    // without clamping k-tiles or checking columns, and skips the copies
+    // past its end instead of re-reading the last k-tile.
+    exactK = spec.kAct == tiles * L::kTileK && tiles % tilesPerIter == 0 &&
+             iterations % split.ctas == 0;
     const hq::WeightSchema &w = spec.weight;
     perKScales = w.hasPerKScales(); // group or group_tensor (block is refused)
     // f16 accumulation: channel scales are applied to the weights in the
@@ -113,9 +124,12 @@ private:
   /// The copies of iteration `iter` (k-tiles clamped to K), in the order
   /// compute() consumes their words.
   SmallVector<Copy> copiesFor(Value iter);
+  /// The lane's own copies of iteration `iter` into slot `slot` (kernels
+  /// whose warps copy their own tiles).
+  void issueWarpCopies(Value iter, Value slot);
   /// Cooperative kernels: the block's copies of iteration `iter` into slot
-  /// `slot` (one cp.async group), and this warp's words of a slot in the
-  /// order compute() consumes them.
+  /// `slot`, and this warp's words of a slot in the order compute()
+  /// consumes them.
   void issueCooperativeCopies(Value iter, Value slot);
   Stage readCooperativeSlot(Value slot);
   /// `count` 16-byte copies shared out among the block's threads: `copy(c)`
@@ -134,9 +148,23 @@ private:
   /// Appends to `s` the m16n8k16 A fragment a0..a3 that ldmatrix.x4 reads
   /// from the rows this lane's `addr` points at.
   void pushLdmatrix(Value addr, Stage &s);
-  /// Issues the copies of iteration `iter` into pipeline slot `slot` and
-  /// commits them as one cp.async group.
-  void issueCopies(Value iter, Value slot);
+  /// Issues the copies of iteration `iter` into pipeline slot `slot` (only
+  /// where `when`, an i1, holds, if given) and commits them as one cp.async
+  /// group (empty where they were skipped: the group count stays uniform).
+  void issueCopies(Value iter, Value slot, Value when = Value());
+  /// Bytes (i32, 0..16) of the 8 activation columns from column `col` that
+  /// lie inside K: 16 with exact K.
+  Value columnBytes(Value col) {
+    if (exactK)
+      return c32(16);
+    return arith::MulIOp::create(
+        b,
+        arith::MaxSIOp::create(
+            b, c32(0),
+            arith::MinSIOp::create(
+                b, c32(8), arith::SubIOp::create(b, c32(spec.kAct), col))),
+        c32(2));
+  }
   /// The words of pipeline slot `slot`, in copy order.
   Stage readSlot(Value slot);
   /// The copies of one iteration (their structure only: chunks and sizes).
@@ -198,6 +226,7 @@ private:
   Type act;
   VectorType act2;
   int64_t mt, tiles, tilesPerIter, iterations, ctaIterations;
+  bool exactK = false;
   bool perKScales, groupPerIter, loopChannelScales = false;
   /// With loopChannelScales: this lane's eight column scales (both lanes of
   /// an act2), loaded once before the loop.
@@ -240,7 +269,7 @@ PreparedEmitter::copiesFor(Value iter) {
         arith::AddIOp::create(
             b, arith::MulIOp::create(b, warpK, c32(tile.kTilesPerWarp)),
             c32(u)));
-    Value tc = arith::MinSIOp::create(b, t, c32(tiles - 1));
+    Value tc = exactK ? t : Value(arith::MinSIOp::create(b, t, c32(tiles - 1)));
     // B: one vector per plane (two for the 8-bit plane).
     Value tileBase = arith::AddIOp::create(
         b, arith::MulIOp::create(b, ext64(tc), c64(spec.np * bits / 2)),
@@ -263,13 +292,7 @@ PreparedEmitter::copiesFor(Value iter) {
         arith::MulIOp::create(b, arith::AndIOp::create(b, lane, c32(1)),
                               c32(8)));
     // Bytes of the 8 columns that lie inside K (0..16).
-    Value colBytes = arith::MulIOp::create(
-        b,
-        arith::MaxSIOp::create(
-            b, c32(0),
-            arith::MinSIOp::create(b, c32(8),
-                                   arith::SubIOp::create(b, c32(spec.kAct), col))),
-        c32(2));
+    Value colBytes = columnBytes(col);
     for (int64_t i = 0; i < mt; ++i) {
       Value r = arith::AddIOp::create(b, m0, arith::AddIOp::create(b, row16, c32(16 * i)));
       Value inRows = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, r, m);
@@ -332,9 +355,22 @@ Value PreparedEmitter::slotAddress(Value slot, int64_t chunk, int64_t word) {
   return LLVM::GEPOp::create(b, smem.getType(), i8, smem, ValueRange{byte});
 }
 
-void PreparedEmitter::issueCopies(Value iter, Value slot) {
-  if (tile.cooperative())
-    return issueCooperativeCopies(iter, slot);
+void PreparedEmitter::issueCopies(Value iter, Value slot, Value when) {
+  {
+    OpBuilder::InsertionGuard guard(b);
+    if (when) {
+      auto ifOp = scf::IfOp::create(b, when, /*withElseRegion=*/false);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+    }
+    if (tile.cooperative())
+      issueCooperativeCopies(iter, slot);
+    else
+      issueWarpCopies(iter, slot);
+  }
+  NVVM::CpAsyncCommitGroupOp::create(b);
+}
+
+void PreparedEmitter::issueWarpCopies(Value iter, Value slot) {
   for (const Copy &c : copiesFor(iter)) {
     Value src = LLVM::GEPOp::create(b, ptr, i32, c.base, ValueRange{c.index});
     Value dst = slotAddress(slot, c.chunk, c.offset);
@@ -346,7 +382,6 @@ void PreparedEmitter::issueCopies(Value iter, Value slot) {
     NVVM::CpAsyncOp::create(b, dst, src, b.getI32IntegerAttr(bytes), modifier,
                             c.srcBytes);
   }
-  NVVM::CpAsyncCommitGroupOp::create(b);
 }
 
 void PreparedEmitter::copy16(Value dstByte, Value base, Value index,
@@ -390,8 +425,8 @@ void PreparedEmitter::issueCooperativeCopies(Value iter, Value slot) {
   auto kTileOf = [&](Value u) {
     return arith::AddIOp::create(b, arith::MulIOp::create(b, iter, c32(kT)), u);
   };
-  auto clamped = [&](Value t) {
-    return arith::MinSIOp::create(b, t, c32(tiles - 1));
+  auto clamped = [&](Value t) -> Value {
+    return exactK ? t : arith::MinSIOp::create(b, t, c32(tiles - 1));
   };
   // Activations: chunk c is half h = c % 2 of row r = (c / 2) % block_m of
   // k-tile slot u = c / (2 block_m); rows past M and columns past K
@@ -404,13 +439,7 @@ void PreparedEmitter::issueCooperativeCopies(Value iter, Value slot) {
     Value col = arith::AddIOp::create(
         b, arith::MulIOp::create(b, kTileOf(u), c32(16)),
         arith::MulIOp::create(b, h, c32(8)));
-    Value colBytes = arith::MulIOp::create(
-        b,
-        arith::MaxSIOp::create(
-            b, c32(0),
-            arith::MinSIOp::create(
-                b, c32(8), arith::SubIOp::create(b, c32(spec.kAct), col))),
-        c32(2));
+    Value colBytes = columnBytes(col);
     Value row = arith::AddIOp::create(
         b, arith::MulIOp::create(b, bidY, c32(blockM)), r);
     Value inRows = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, row, m);
@@ -485,7 +514,6 @@ void PreparedEmitter::issueCooperativeCopies(Value iter, Value slot) {
                                                      : L::zeroPointBits(bits),
              arith::AddIOp::create(b, at, c32(coop.scaleBytes)));
   }
-  NVVM::CpAsyncCommitGroupOp::create(b);
 }
 
 PreparedEmitter::Stage PreparedEmitter::readCooperativeSlot(Value slot) {
@@ -729,11 +757,43 @@ SmallVector<Value> PreparedEmitter::compute(ArrayRef<Value> accIn,
       }
       return pair;
     };
+    // Single-plane integer codes without zero points: the pair at bit
+    // r = pb % span of the word shifted right by pb - r is masked in place
+    // and OR-ed into the magic number's mantissa (magic + code 2^r, exact
+    // while r + width fits the mantissa), then one fma by 2^-r subtracts
+    // magic 2^-r + zero (exact: every term is an integer below 2^11). One
+    // shift per `span` bits of a word instead of one per pair (for 4-bit
+    // codes in f16: shifts by 0 and 8 serve all four pairs).
+    const unsigned mantissa = bf16 ? 7 : 10;
+    const bool inPlace = isInt && w.zeroPoint == hq::ZeroPointKind::None &&
+                         planes.size() == 1 && planes[0].shift == 0 &&
+                         planes[0].width <= mantissa;
+    const unsigned width = planes[0].width;
+    const unsigned span = inPlace ? ((mantissa - width) / width + 1) * width : 0;
+    auto inPlacePair = [&](int q) -> Value {
+      const L::Plane &p = planes[0];
+      Value word = planeWords[0][q / int(16 / p.width)];
+      unsigned pb = L::pairBit(p, q), r = pb % span;
+      if (pb != r)
+        word = arith::ShRUIOp::create(b, word, c32(pb - r));
+      Value pair = arith::AndIOp::create(
+          b, word, c32(int64_t((((1u << width) - 1) << r) * 0x10001u)));
+      Value v = asAct2(
+          arith::OrIOp::create(b, pair, c32(int64_t(magicBits * 0x10001u))));
+      if (r == 0)
+        return Value(arith::SubFOp::create(b, v, constZero));
+      double inv = std::ldexp(1.0, -int(r));
+      double offset = -(magic * inv + double(1u << (bits - 1)));
+      return Value(LLVM::FMAOp::create(b, v, splatConst(inv),
+                                       splatConst(offset)));
+    };
     auto dequant = [&](int q) -> Value {
       int j = q / 2;
-      Value pair = pairBits(q);
       Value v;
-      if (isInt) {
+      if (inPlace) {
+        v = inPlacePair(q);
+      } else if (isInt) {
+        Value pair = pairBits(q);
         v = asAct2(arith::OrIOp::create(b, pair, c32(int64_t(magicBits * 0x10001u))));
         if (w.zeroPoint == hq::ZeroPointKind::Float) {
           v = arith::SubFOp::create(b, v, splatConst(magic));
@@ -743,6 +803,7 @@ SmallVector<Value> PreparedEmitter::compute(ArrayRef<Value> accIn,
               b, v, w.zeroPoint == hq::ZeroPointKind::Int ? zeroVec[j] : constZero);
         }
       } else {
+        Value pair = pairBits(q);
         // Float codes: exponent and mantissa moved under the activation's,
         // the sign to bit 15; the value is then off by 2^(bias difference).
         unsigned m = w.type.mantissaBits, e = w.type.exponentBits;
@@ -923,12 +984,18 @@ void PreparedEmitter::emit() {
   // own bytes, so no barrier is needed: cp.async.wait_group orders them.
   // Prologue: iterations 0 .. stages-2, one commit group each.
   const int64_t S = tile.stages;
-  for (int64_t st = 0; st < S - 1; ++st)
-    issueCopies(arith::AddIOp::create(b, first, c32(st)), c32(st));
+  // With exact K the iterations past the CTA's end copy nothing (their
+  // groups are empty).
+  for (int64_t st = 0; st < S - 1; ++st) {
+    if (exactK && st >= ctaIterations)
+      NVVM::CpAsyncCommitGroupOp::create(b);
+    else
+      issueCopies(arith::AddIOp::create(b, first, c32(st)), c32(st));
+  }
   // Iteration it waits for its group, reads slot it % S into registers,
   // issues iteration it + S - 1 into the slot read one iteration ago and
-  // computes. Iterations past the end copy clamped, finite weights and
-  // zero-filled activations: they add nothing.
+  // computes. Iterations past the end copy nothing (exact K) or clamped,
+  // finite weights and zero-filled activations, which add nothing.
   // f32 accumulators (four per MMA), or f16x2 pairs (two per MMA).
   SmallVector<Value> init;
   if (spec.f16Accumulation) {
@@ -979,8 +1046,12 @@ void PreparedEmitter::emit() {
     }
     Stage data = readSlot(arith::RemUIOp::create(b, it, c32(S)));
     Value ahead = arith::AddIOp::create(b, it, c32(S - 1));
+    Value inside = exactK ? Value(arith::CmpIOp::create(
+                                b, arith::CmpIPredicate::slt, ahead,
+                                c32(ctaIterations)))
+                          : Value();
     issueCopies(arith::AddIOp::create(b, first, ahead),
-                arith::RemUIOp::create(b, ahead, c32(S)));
+                arith::RemUIOp::create(b, ahead, c32(S)), inside);
     accs = compute(accs, data);
     scf::YieldOp::create(b, accs);
   }
