@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 namespace humming {
 
@@ -106,6 +107,71 @@ std::optional<TileConfig> cooperativeTile(const WeightSchema &w, int64_t n,
     return std::nullopt;
   return layout::tileConfigOf(ks);
 }
+/// Whether two tiles make the same kernel (everything but the M range).
+bool sameKernel(const TileConfig &a, const TileConfig &b) {
+  auto key = [](const TileConfig &t) {
+    return std::make_tuple(t.blockM, t.blockN, t.blockK, t.warpM, t.warpN,
+                           t.warpK, t.stages, t.mma, t.warpSpecialized,
+                           t.streamK, t.mbarrier, t.cpAsync, t.tma,
+                           t.multicastA, t.multicastB, t.ctasPerSm, t.gridCap,
+                           t.writeSplits, t.splitK, t.blockCopies);
+  };
+  return key(a) == key(b);
+}
+
+/// Appends `t` to `out`, or widens the last range where both are one
+/// kernel (batch-invariant tiles, and devices where a range's special tile
+/// does not apply: one kernel less to compile and load).
+void appendRange(std::vector<TileConfig> &out, const TileConfig &t) {
+  if (!out.empty() && out.back().mMax + 1 == t.mMin &&
+      sameKernel(out.back(), t)) {
+    out.back().mMax = t.mMax;
+    return;
+  }
+  out.push_back(t);
+}
+
+/// The tile for M = 9..16 where the per-warp tiles leave SMs idle: two
+/// warps along N share one block copy of the 16-row activation tile
+/// (block_copies: each column block otherwise reads all of A from L2, as
+/// many bytes as its weights at M = 16), four warp groups split K inside
+/// the block, and split-K across CTAs fills the SMs. Measured on the H200
+/// for 8192 x 8192 (bench/NOTES.md, session 6): 21.0 us at M = 16 against
+/// 23.6 for the best per-warp tile (at M = 8 it loses, 20.3 vs 18.0, hence
+/// its own range; without the CTA split, 64 blocks for 132 SMs, it took
+/// 33.3 us). None where the 128-column blocks cannot be split at least in
+/// two across the SMs (by their number or by K; not measured there), where
+/// N or K do not divide, or where the pipeline does not fit.
+std::optional<TileConfig> sharedActivationTile(const WeightSchema &w,
+                                               int64_t n, int64_t k,
+                                               const DeviceInfo &device) {
+  layout::KernelShape ks;
+  ks.warpM = 16;
+  ks.warpsN = 2;
+  ks.kSplit = 4;
+  ks.kTilesPerWarp = 2;
+  ks.stages = 4;
+  ks.blockCopies = true;
+  const int64_t chunk = ks.kTilesPerIteration() * layout::kTileK;
+  if (n % ks.blockN() != 0 || k % chunk != 0)
+    return std::nullopt;
+  const int64_t outputTiles = n / ks.blockN();
+  if (2 * outputTiles > device.smCount)
+    return std::nullopt;
+  int64_t smemBudget = device.smemPerSmKB * 1024;
+  if (std::optional<Chip> chip = Chip::parse(device.chip))
+    smemBudget = std::min(smemBudget, chip->maxSharedMemoryPerBlock());
+  if (layout::sharedBytes(w, ks) > smemBudget)
+    return std::nullopt;
+  int64_t ctaSplit = std::min<int64_t>(8, device.smCount / outputTiles);
+  while (ctaSplit > 1 && (k / chunk) / ctaSplit < ks.stages)
+    --ctaSplit;
+  if (ctaSplit < 2) // K too short to split: the SMs would stay idle
+    return std::nullopt;
+  TileConfig t = layout::tileConfigOf(ks);
+  t.splitK = ctaSplit;
+  return t;
+}
 } // namespace
 
 Result<std::vector<TileConfig>> selectMmaSyncTiles(const WeightSchema &w,
@@ -134,14 +200,23 @@ Result<std::vector<TileConfig>> selectMmaSyncTiles(const WeightSchema &w,
   struct Range {
     int64_t lo, hi;
   };
-  const Range ranges[] = {{1, 16}, {17, 64}, {65, 128}, {129, 512}, {513, 0}};
+  const Range ranges[] = {{1, 8},    {9, 16},    {17, 64},
+                          {65, 128}, {129, 512}, {513, 0}};
   std::vector<TileConfig> out;
   for (Range r : ranges) {
+    if (r.lo == 9 && !c.batchInvariant && double(r.lo) <= crossover) {
+      if (std::optional<TileConfig> t = sharedActivationTile(w, n, k, device)) {
+        t->mMin = r.lo;
+        t->mMax = r.hi;
+        appendRange(out, *t);
+        continue;
+      }
+    }
     if (r.lo == 513 && !c.batchInvariant) {
       if (std::optional<TileConfig> t = cooperativeTile(w, n, k, device)) {
         t->mMin = r.lo;
         t->mMax = r.hi;
-        out.push_back(*t);
+        appendRange(out, *t);
         continue;
       }
     }
@@ -164,8 +239,15 @@ Result<std::vector<TileConfig>> selectMmaSyncTiles(const WeightSchema &w,
         (mt == 4 || columnTiles * mTiles >= 4 * device.smCount))
       warpsN = 2;
     // k-tiles per warp and iteration: two when K allows it, one for the
-    // 64-row tiles (their A fragments and 128 accumulators leave no room).
+    // 64-row tiles (their A fragments and 128 accumulators leave no room);
+    // four for 16-row tiles at M <= 16 where that costs neither pipeline
+    // depth nor K split (below). Measured on the H200, 8192 x 8192: M = 1
+    // 16.3 -> 16.1 us, M = 4 17.4 -> 16.5, M = 8 19.6 -> 18.0 (half the
+    // per-iteration copy issue, address and barrier work per k-tile).
     int64_t kTiles = mt < 4 && k % (2 * layout::kTileK) == 0 ? 2 : 1;
+    const bool tryFourTiles = memoryBound && mt == 1 && r.hi != 0 &&
+                              r.hi <= 16 && !c.batchInvariant &&
+                              k % (4 * layout::kTileK) == 0;
     if (c.batchInvariant) {
       if (k % (2 * layout::kTileK) != 0)
         return Error{concat("batch-invariant kernels "
@@ -191,64 +273,77 @@ Result<std::vector<TileConfig>> selectMmaSyncTiles(const WeightSchema &w,
     // by eight warps per block, the shared memory of the pipeline and the
     // partial sums, and at least `stages` iterations per warp group.
     const int64_t blocks = outputTiles * ctaSplit;
-    int64_t kSplit = c.batchInvariant
-                         ? 1
-                         : floorPow2(std::max<int64_t>(
-                               1, wantWarps / (blocks * warpsN)));
+    const int64_t wantSplit = c.batchInvariant
+                                  ? 1
+                                  : floorPow2(std::max<int64_t>(
+                                        1, wantWarps / (blocks * warpsN)));
     // At most eight warps per block: sixteen lost on the H200 even where
     // only half the SMs get a block (4096 x 4096, M = 1: 18.7 vs 14.5 us).
     const int64_t maxThreads = 256;
     int64_t smemBudget = device.smemPerSmKB * 1024;
     if (std::optional<Chip> chip = Chip::parse(device.chip))
       smemBudget = std::min(smemBudget, chip->maxSharedMemoryPerBlock());
-    auto shape = [&](int64_t split, int64_t st) {
+    auto shape = [&](int64_t tilesPerWarp, int64_t split, int64_t st) {
       layout::KernelShape ks;
       ks.warpM = warpM;
       ks.warpsN = warpsN;
       ks.kSplit = split;
-      ks.kTilesPerWarp = kTiles;
+      ks.kTilesPerWarp = tilesPerWarp;
       ks.stages = st;
       return ks;
     };
     // Threads and K bound the split; shared memory then takes pipeline
-    // depth first (down to three slots), then split.
-    auto legalSplit = [&](int64_t split, int64_t st) {
-      layout::KernelShape ks = shape(split, st);
-      int64_t chunk = split * kTiles * layout::kTileK;
-      return ks.threads() <= maxThreads && k % chunk == 0 &&
-             (split == 1 || k / chunk >= st);
+    // depth first (down to three slots), then split. False where nothing
+    // fits.
+    auto fit = [&](int64_t tilesPerWarp, int64_t &split, int64_t &st) {
+      auto legalSplit = [&](int64_t sp) {
+        layout::KernelShape ks = shape(tilesPerWarp, sp, st);
+        int64_t chunk = sp * tilesPerWarp * layout::kTileK;
+        return ks.threads() <= maxThreads && k % chunk == 0 &&
+               (sp == 1 || k / chunk >= st);
+      };
+      auto fitsSmem = [&] {
+        return layout::sharedBytes(w, shape(tilesPerWarp, split, st)) <=
+               smemBudget;
+      };
+      while (split > 1 && !legalSplit(split))
+        split /= 2;
+      while (!fitsSmem()) {
+        if (st > 3)
+          --st;
+        else if (split > 1)
+          split /= 2;
+        else if (st > 2)
+          --st;
+        else
+          return false;
+      }
+      return true;
     };
-    auto fitsSmem = [&](int64_t split, int64_t st) {
-      return layout::sharedBytes(w, shape(split, st)) <= smemBudget;
-    };
-    while (kSplit > 1 && !legalSplit(kSplit, stages))
-      kSplit /= 2;
-    while (!fitsSmem(kSplit, stages)) {
-      if (stages > 3)
-        --stages;
-      else if (kSplit > 1)
-        kSplit /= 2;
-      else if (stages > 2)
-        --stages;
-      else
-        return Error{concat("no mma_sync tile fits ",
-                            device.name.empty() ? device.chip : device.name,
-                            " (", smemBudget,
-                            " bytes of shared memory) for warp_m = ", warpM)};
+    int64_t kSplit = wantSplit;
+    if (!fit(kTiles, kSplit, stages))
+      return Error{concat("no mma_sync tile fits ",
+                          device.name.empty() ? device.chip : device.name,
+                          " (", smemBudget,
+                          " bytes of shared memory) for warp_m = ", warpM)};
+    if (tryFourTiles) {
+      int64_t split4 = wantSplit, stages4 = mt == 4 ? 3 : 4;
+      if (fit(4, split4, stages4) && split4 == kSplit && stages4 == stages)
+        kTiles = 4;
     }
     // Every CTA along K keeps at least `stages` iterations (fewer would
     // leave its pipeline unfilled).
     const int64_t iterations = k / (kSplit * kTiles * layout::kTileK);
     while (ctaSplit > 1 && iterations / ctaSplit < stages)
       --ctaSplit;
-    TileConfig t = layout::tileConfigOf(shape(kSplit, stages));
+    TileConfig t = layout::tileConfigOf(shape(kTiles, kSplit, stages));
     t.mMin = r.lo;
     t.mMax = r.hi;
     t.splitK = ctaSplit;
     if (Diag d = verifyTileConfig(t))
       return Error{concat("the tile heuristics chose an invalid tile (a bug): ",
                           *d)};
-    out.push_back(t);
+    appendRange(out, t);
   }
   return out;
 }

@@ -49,7 +49,7 @@ TEST(KernelTable, CoversEveryMAndSaysHowToLaunch) {
   ASSERT_TRUE(succeeded(pm.run(*module)));
 
   std::vector<habi::KernelLaunch> table = mh::kernelTable(*module);
-  ASSERT_EQ(table.size(), 5u);
+  ASSERT_EQ(table.size(), 6u);
   EXPECT_EQ(table.front().name, "layer_gemm0_m0");
   EXPECT_EQ(table.front().mMin, 1);
   for (size_t i = 1; i < table.size(); ++i)
@@ -61,12 +61,12 @@ TEST(KernelTable, CoversEveryMAndSaysHowToLaunch) {
     EXPECT_GT(k.smemBytes, 0) << k.name;
     EXPECT_LE(k.smemBytes, 232448) << k.name; // sm_90a's per-block maximum
   }
-  // The M <= 16 kernel on the H200: eight warps splitting K, four slots of
-  // five 512-byte chunks (two k-tiles of 4-bit weights and activations, one
-  // of scales): 8 x 4 x 5 x 512 bytes, above the 48 KiB that needs the
+  // The M <= 8 kernel on the H200: eight warps splitting K, four slots of
+  // nine 512-byte chunks (four k-tiles of 4-bit weights and activations,
+  // one of scales): 8 x 4 x 9 x 512 bytes, above the 48 KiB that needs the
   // runtime's opt-in.
   EXPECT_EQ(table[0].threads, 256);
-  EXPECT_EQ(table[0].smemBytes, 8 * 4 * 5 * 512);
+  EXPECT_EQ(table[0].smemBytes, 8 * 4 * 9 * 512);
   // Every M finds exactly its kernel; M = 0 finds none.
   EXPECT_EQ(habi::kernelFor(table, 0), nullptr);
   EXPECT_EQ(habi::kernelFor(table, 1), &table[0]);

@@ -116,24 +116,79 @@ TEST(TileHeuristics, SmallMSplitsKToCoverTheDevice) {
   Result<std::vector<TileConfig>> t = selectMmaSyncTiles(
       w4g128(), kF16, {}, 8192, 8192, *lookupDevice("H200"));
   ASSERT_TRUE(bool(t));
+  ASSERT_EQ(t->size(), 6u);
   EXPECT_EQ((*t)[0].blockK / (*t)[0].warpK, 8);
   EXPECT_EQ((*t)[0].warpM, 16);
-  // Past the crossover (~52 tokens on the H200) 64-row tiles, and the
-  // large ranges have blocks enough without a K split.
-  ASSERT_EQ(t->size(), 5u);
-  EXPECT_EQ((*t)[2].warpM, 64);
-  EXPECT_EQ((*t)[3].blockK, (*t)[3].warpK);
-  EXPECT_EQ((*t)[0].mMax, 16);
-  EXPECT_EQ((*t)[3].mMax, 512);
-  // From M = 513 on: cooperative blocks of 2 x 4 warps of 64 x 64.
-  EXPECT_EQ((*t)[4].mMin, 513);
-  EXPECT_EQ((*t)[4].mMax, 0);
-  EXPECT_EQ((*t)[4].warpM, 64);
-  EXPECT_EQ((*t)[4].blockM, 128);
-  EXPECT_EQ((*t)[4].blockN, 256);
-  EXPECT_EQ((*t)[4].blockK, (*t)[4].warpK);
+  EXPECT_EQ((*t)[0].mMax, 8);
+  // Four k-tiles per warp and iteration at M <= 8: the same split and
+  // pipeline depth as two would have.
+  EXPECT_EQ((*t)[0].warpK, 64);
+  EXPECT_EQ((*t)[0].stages, 4);
   // 128 output tiles already cover 132 SMs: no split across CTAs.
   EXPECT_EQ((*t)[0].splitK, 1);
+  // M = 9..16: two warps along N share the block's copy of A, four warp
+  // groups split K, and two CTAs per tile fill the 132 SMs.
+  EXPECT_EQ((*t)[1].mMin, 9);
+  EXPECT_EQ((*t)[1].mMax, 16);
+  EXPECT_TRUE((*t)[1].blockCopies);
+  EXPECT_EQ((*t)[1].blockN, 128);
+  EXPECT_EQ((*t)[1].blockK / (*t)[1].warpK, 4);
+  EXPECT_EQ((*t)[1].splitK, 2);
+  // Past the crossover (~52 tokens on the H200) 64-row tiles, and the
+  // large ranges have blocks enough without a K split.
+  EXPECT_EQ((*t)[3].warpM, 64);
+  EXPECT_EQ((*t)[3].warpK, 16);
+  EXPECT_EQ((*t)[4].blockK, (*t)[4].warpK);
+  EXPECT_EQ((*t)[4].mMax, 512);
+  // From M = 513 on: cooperative blocks of 2 x 4 warps of 64 x 64.
+  EXPECT_EQ((*t)[5].mMin, 513);
+  EXPECT_EQ((*t)[5].mMax, 0);
+  EXPECT_EQ((*t)[5].warpM, 64);
+  EXPECT_EQ((*t)[5].blockM, 128);
+  EXPECT_EQ((*t)[5].blockN, 256);
+  EXPECT_EQ((*t)[5].blockK, (*t)[5].warpK);
+  EXPECT_FALSE((*t)[5].blockCopies);
+}
+
+TEST(TileHeuristics, SmallMTilesFallBackWhereTheirConditionsFail) {
+  const DeviceInfo &h200 = *lookupDevice("H200");
+  // N = 28672: 224 blocks of 128 columns are more than a wave: M = 9..16
+  // keeps the per-warp tiles (the shared-activation tile is measured only
+  // where a CTA split fills the SMs).
+  Result<std::vector<TileConfig>> t =
+      selectMmaSyncTiles(w4g128(), kF16, {}, 28672, 8192, h200);
+  ASSERT_TRUE(bool(t));
+  EXPECT_FALSE((*t)[1].blockCopies);
+  EXPECT_EQ((*t)[1].blockM, 16);
+  // K = 96 is no multiple of 64: two k-tiles per warp; of 128 (the
+  // shared-activation tile's step) neither.
+  t = selectMmaSyncTiles(w4g128(), kF16, {}, 4096, 96, h200);
+  ASSERT_TRUE(bool(t));
+  EXPECT_EQ((*t)[0].warpK, 32);
+  EXPECT_FALSE((*t)[1].blockCopies);
+  // Where shared memory forces a shallower pipeline or a smaller split with
+  // four k-tiles, two stay: the L40S's 99 KiB per block hold eight warps'
+  // four stages of two k-tiles, not of four.
+  t = selectMmaSyncTiles(w4g128(), kF16, {}, 8192, 8192,
+                         *lookupDevice("L40S"));
+  ASSERT_TRUE(bool(t));
+  EXPECT_EQ((*t)[0].warpK, 32);
+  EXPECT_EQ((*t)[0].blockK / (*t)[0].warpK, 8);
+  // The A100's 108 SMs take 64 blocks of 128 columns only once: no split
+  // across CTAs to fill them, so M = 9..16 keeps the per-warp tiles.
+  t = selectMmaSyncTiles(w4g128(), kF16, {}, 8192, 8192,
+                         *lookupDevice("A100"));
+  ASSERT_TRUE(bool(t));
+  EXPECT_FALSE((*t)[1].blockCopies);
+  // Batch-invariant kernels: neither.
+  ComputeOptions invariant;
+  invariant.batchInvariant = true;
+  t = selectMmaSyncTiles(w4g128(), kF16, invariant, 8192, 8192, h200);
+  ASSERT_TRUE(bool(t));
+  for (const TileConfig &tc : *t) {
+    EXPECT_LE(tc.warpK, 32);
+    EXPECT_FALSE(tc.blockCopies);
+  }
 }
 
 TEST(TileHeuristics, LargeMBlocksNarrowWhereNIsShortOrTheyCannotRun) {
@@ -143,7 +198,7 @@ TEST(TileHeuristics, LargeMBlocksNarrowWhereNIsShortOrTheyCannotRun) {
   Result<std::vector<TileConfig>> t =
       selectMmaSyncTiles(w4g128(), kF16, {}, 4096, 4096, h200);
   ASSERT_TRUE(bool(t));
-  ASSERT_EQ(t->size(), 5u);
+  ASSERT_EQ(t->size(), 6u);
   EXPECT_EQ(t->back().blockM, 128);
   EXPECT_EQ(t->back().blockN, 128);
   // N = 192 is not a multiple of 128: the per-warp tiles serve every M.
@@ -160,15 +215,18 @@ TEST(TileHeuristics, LargeMBlocksNarrowWhereNIsShortOrTheyCannotRun) {
 }
 
 TEST(TileHeuristics, SmallMSplitsKAcrossCtasWhenTilesLeaveSmsIdle) {
-  // H200, N = 4096: 64 output tiles at M <= 16 for 132 SMs, so two CTAs
-  // share each tile's K; the 64-row and open ranges never split.
+  // H200, N = 4096: 64 output tiles at M <= 8 for 132 SMs, so two CTAs
+  // share each tile's K; at M = 9..16 32 blocks of 128 columns, four; the
+  // 64-row and open ranges never split.
   Result<std::vector<TileConfig>> t = selectMmaSyncTiles(
       w4g128(), kF16, {}, 4096, 14336, *lookupDevice("H200"));
   ASSERT_TRUE(bool(t));
   EXPECT_EQ((*t)[0].splitK, 2);
   EXPECT_EQ((*t)[0].blockK / (*t)[0].warpK, 8);
-  EXPECT_EQ((*t)[1].splitK, 1); // M 17..64: 256 output tiles
-  EXPECT_EQ((*t)[3].splitK, 1);
+  EXPECT_EQ((*t)[1].splitK, 4);
+  EXPECT_TRUE((*t)[1].blockCopies);
+  EXPECT_EQ((*t)[2].splitK, 1); // M 17..64: 256 output tiles
+  EXPECT_EQ((*t)[4].splitK, 1);
   // Batch invariance keeps one K decomposition for every M.
   ComputeOptions c;
   c.batchInvariant = true;

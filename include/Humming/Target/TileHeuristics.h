@@ -39,10 +39,11 @@ std::vector<TileConfig> forcedTileConfigs(TileConfig forced);
 Result<DeviceInfo> tileDeviceFacts(std::string_view device,
                                    std::string_view chip);
 
-/// Tile configurations, one per M range (1-16, 17-64, 65-128, 129-512,
-/// 513-inf), for
-/// the prepared-layout mma_sync kernels of a layer with padded sizes n x k.
-/// Each range picks warp_m (16, 32, 64), then warps along N and the in-block
+/// Tile configurations, one per M range (1-8, 9-16, 17-64, 65-128,
+/// 129-512, 513-inf; neighbours with the same tile merge into one kernel),
+/// for the prepared-layout mma_sync kernels of a layer with padded sizes
+/// n x k. Each range picks warp_m (16, 32, 64), then warps along N and the
+/// in-block
 /// K split so that the resident warps cover the device (more for the
 /// memory-bound ranges below the crossover, fewer above it), within the
 /// register and shared-memory budgets of the kernel; the pipeline depth
