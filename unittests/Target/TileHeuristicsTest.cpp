@@ -150,6 +150,28 @@ TEST(TileHeuristics, SmallMSplitsKToCoverTheDevice) {
   EXPECT_FALSE((*t)[5].blockCopies);
 }
 
+TEST(TileHeuristics, EightBitWeightsShareActivationsFromMOne) {
+  // 8-bit codes: the per-lane copies read each sector of a weight tile
+  // half, so M = 1..16 is one shared-activation kernel (the two ranges'
+  // equal tiles merged); 4-bit codes keep the per-warp tile up to M = 8.
+  WeightSchema w8 = WeightSchema::make(ScalarType::uint(8), ScalarType::f16(),
+                                       Granularity::Channel, 0);
+  Result<std::vector<TileConfig>> t = selectMmaSyncTiles(
+      w8, kF16, {}, 8192, 8192, *lookupDevice("H200"));
+  ASSERT_TRUE(bool(t));
+  ASSERT_EQ(t->size(), 5u);
+  EXPECT_EQ((*t)[0].mMin, 1);
+  EXPECT_EQ((*t)[0].mMax, 16);
+  EXPECT_TRUE((*t)[0].blockCopies);
+  EXPECT_EQ((*t)[0].splitK, 2);
+  EXPECT_EQ((*t)[1].mMin, 17);
+  t = selectMmaSyncTiles(w4g128(), kF16, {}, 8192, 8192,
+                         *lookupDevice("H200"));
+  ASSERT_TRUE(bool(t));
+  EXPECT_FALSE((*t)[0].blockCopies);
+  EXPECT_EQ((*t)[0].mMax, 8);
+}
+
 TEST(TileHeuristics, SmallMTilesFallBackWhereTheirConditionsFail) {
   const DeviceInfo &h200 = *lookupDevice("H200");
   // N = 28672: 224 blocks of 128 columns are more than a wave: M = 9..16
