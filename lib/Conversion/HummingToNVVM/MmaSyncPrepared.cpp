@@ -9,9 +9,11 @@
 //   inside the block, adding their partial sums through shared memory.
 // * Every operand goes through a cp.async pipeline of `stages` slots in
 //   dynamic shared memory, copies issued `stages - 1` iterations ahead. A
-//   lane copies (and later reads back) its own 16-byte chunks, so the
+//   lane copies (and mostly reads back) its own 16-byte chunks, so the
 //   pipeline needs cp.async.wait_group and one warp barrier (for the
-//   activation tiles ldmatrix reads across lanes), no block barrier: its
+//   activation tiles ldmatrix reads across lanes, and 8-bit weight planes,
+//   which the warp copies in global order so every 32-byte sector comes in
+//   one copy), no block barrier: its
 //   B fragments of a 16 x 64 weight tile (one chunk per bit plane word
 //   group: 16 bytes for 4-bit weights), one 16-byte piece of a row-major
 //   16 x 16 activation tile per 16 rows (zero-filled past M and K, read
@@ -119,6 +121,11 @@ private:
     Value srcBytes;
     int64_t chunk, offset;
     bool ldmatrix = false;
+    /// The first of the two chunks of an 8-bit plane, copied warp-wide in
+    /// global order (lane i of copy j: bytes 512 j + 16 i of the plane's
+    /// kilobyte): lane L reads its 32 bytes back from chunk j = L / 16 at
+    /// byte 32 (L % 16), written by lanes 2 (L % 16) and 2 (L % 16) + 1.
+    bool wideFirst = false;
   };
 
   /// The copies of iteration `iter` (k-tiles clamped to K), in the order
@@ -275,6 +282,22 @@ PreparedEmitter::copiesFor(Value iter) {
         b, arith::MulIOp::create(b, ext64(tc), c64(spec.np * bits / 2)),
         arith::MulIOp::create(b, ext64(nTile), c64(32 * bits)));
     for (const L::Plane &p : planes) {
+      if (p.width == 8) {
+        // A lane's 32 bytes as two copies of its own would read each
+        // 32-byte sector of the plane half per copy: the warp copies the
+        // plane's kilobyte in order instead (coalesced; see Copy).
+        Value base = arith::AddIOp::create(
+            b, tileBase,
+            arith::AddIOp::create(b, c64(int64_t(p.wordOffset) * 32),
+                                  arith::MulIOp::create(b, ext64(lane), c64(4))));
+        for (int64_t j = 0; j < 2; ++j) {
+          Copy c{wgt, arith::AddIOp::create(b, base, c64(128 * j)), 4,
+                 Value(), chunk++, 0};
+          c.wideFirst = j == 0;
+          s.push_back(c);
+        }
+        continue;
+      }
       Value base = arith::AddIOp::create(
           b, tileBase,
           arith::AddIOp::create(
@@ -619,14 +642,37 @@ PreparedEmitter::Stage PreparedEmitter::readSlot(Value slot) {
   // Words per chunk, in copy order (the structure does not depend on the
   // iteration).
   SmallVector<int64_t> words(size_t(chunks), 0);
-  SmallVector<bool> matrix(size_t(chunks), false);
+  SmallVector<bool> matrix(size_t(chunks), false), wide(size_t(chunks), false);
   for (const Copy &c : copyShape) {
     words[size_t(c.chunk)] = std::max(words[size_t(c.chunk)], c.offset + c.words);
     matrix[size_t(c.chunk)] = c.ldmatrix;
+    wide[size_t(c.chunk)] = c.wideFirst;
   }
   Stage s;
   for (int64_t c = 0; c < chunks; ++c) {
     int64_t n = words[size_t(c)];
+    if (wide[size_t(c)]) {
+      // This lane's 8 words of the plane: chunk c + L / 16, byte 32 (L % 16)
+      // (the two chunks hold the plane's kilobyte in order).
+      Value warpBase =
+          arith::SubIOp::create(b, laneBase, arith::MulIOp::create(b, lane, c32(16)));
+      Value byte = arith::AddIOp::create(
+          b,
+          arith::AddIOp::create(
+              b, warpBase,
+              arith::AddIOp::create(
+                  b, arith::MulIOp::create(b, slot, c32(chunks * 512)),
+                  c32(c * 512))),
+          arith::AddIOp::create(
+              b,
+              arith::MulIOp::create(b, arith::ShRUIOp::create(b, lane, c32(4)),
+                                    c32(512)),
+              arith::MulIOp::create(b, arith::AndIOp::create(b, lane, c32(15)),
+                                    c32(32))));
+      pushWords(smemAt(byte), 8, /*alignment=*/16, s);
+      ++c; // the plane's second chunk is read with the first
+      continue;
+    }
     if (matrix[size_t(c)]) {
       // The 16 x 16 tile (32 bytes per row): lane i points at row
       // i % 8 + 8 ((i / 8) % 2), columns 8 (i / 16); the four 8 x 8
@@ -980,8 +1026,9 @@ void PreparedEmitter::emit() {
   else
     copyShape = copiesFor(c32(0));
 
-  // The cp.async pipeline. Every lane copies and later reads back only its
-  // own bytes, so no barrier is needed: cp.async.wait_group orders them.
+  // The cp.async pipeline. cp.async.wait_group orders a lane's own copies;
+  // the warp barrier in the loop makes the others' visible (activation
+  // tiles, 8-bit weight planes) — cooperative kernels take a block barrier.
   // Prologue: iterations 0 .. stages-2, one commit group each.
   const int64_t S = tile.stages;
   // With exact K the iterations past the CTA's end copy nothing (their
