@@ -202,17 +202,9 @@ Result<std::vector<TileConfig>> selectMmaSyncTiles(const WeightSchema &w,
   };
   const Range ranges[] = {{1, 8},    {9, 16},    {17, 64},
                           {65, 128}, {129, 512}, {513, 0}};
-  // 8-bit codes: a lane's weights of a k-tile are two 16-byte chunks 32
-  // bytes apart, so each of the per-lane copies reads every 32-byte sector
-  // of the tile half; the block's copies are contiguous. Measured on the
-  // H200 (8192 x 8192, W8A16 channel, M = 1, 4, 8): 43.3, 46.4, 49.5 us
-  // with the per-warp tile, 24.9, 25.8, 25.8 with the shared-activation
-  // tile. (4-bit: 17.4, 18.7, 20.0 against 21.8, 22.0, 22.4.)
-  const bool wideLanes = layout::planes(w.type.bits).front().width > 4;
   std::vector<TileConfig> out;
   for (Range r : ranges) {
-    const bool sharedRange = r.lo == 9 || (r.lo == 1 && wideLanes);
-    if (sharedRange && !c.batchInvariant && double(r.lo) <= crossover) {
+    if (r.lo == 9 && !c.batchInvariant && double(r.lo) <= crossover) {
       if (std::optional<TileConfig> t = sharedActivationTile(w, n, k, device)) {
         t->mMin = r.lo;
         t->mMax = r.hi;
