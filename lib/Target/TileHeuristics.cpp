@@ -72,6 +72,15 @@ Result<DeviceInfo> tileDeviceFacts(std::string_view device,
 }
 
 namespace {
+/// Shared memory one block may use on the device: its per-SM amount,
+/// bounded by the chip's per-block maximum.
+int64_t sharedMemoryBudget(const DeviceInfo &device) {
+  int64_t budget = device.smemPerSmKB * 1024;
+  if (std::optional<Chip> chip = Chip::parse(device.chip))
+    budget = std::min(budget, chip->maxSharedMemoryPerBlock());
+  return budget;
+}
+
 /// Largest power of two <= v (v >= 1).
 int64_t floorPow2(int64_t v) {
   int64_t p = 1;
@@ -100,10 +109,7 @@ std::optional<TileConfig> cooperativeTile(const WeightSchema &w, int64_t n,
     ks.warpsN = 2;
   if (n % ks.blockN() != 0 || k % (ks.kTilesPerWarp * layout::kTileK) != 0)
     return std::nullopt;
-  int64_t smemBudget = device.smemPerSmKB * 1024;
-  if (std::optional<Chip> chip = Chip::parse(device.chip))
-    smemBudget = std::min(smemBudget, chip->maxSharedMemoryPerBlock());
-  if (layout::sharedBytes(w, ks) > smemBudget)
+  if (layout::sharedBytes(w, ks) > sharedMemoryBudget(device))
     return std::nullopt;
   return layout::tileConfigOf(ks);
 }
@@ -158,10 +164,7 @@ std::optional<TileConfig> sharedActivationTile(const WeightSchema &w,
   const int64_t outputTiles = n / ks.blockN();
   if (2 * outputTiles > device.smCount)
     return std::nullopt;
-  int64_t smemBudget = device.smemPerSmKB * 1024;
-  if (std::optional<Chip> chip = Chip::parse(device.chip))
-    smemBudget = std::min(smemBudget, chip->maxSharedMemoryPerBlock());
-  if (layout::sharedBytes(w, ks) > smemBudget)
+  if (layout::sharedBytes(w, ks) > sharedMemoryBudget(device))
     return std::nullopt;
   int64_t ctaSplit = std::min<int64_t>(8, device.smCount / outputTiles);
   while (ctaSplit > 1 && (k / chunk) / ctaSplit < ks.stages)
@@ -280,9 +283,7 @@ Result<std::vector<TileConfig>> selectMmaSyncTiles(const WeightSchema &w,
     // At most eight warps per block: sixteen lost on the H200 even where
     // only half the SMs get a block (4096 x 4096, M = 1: 18.7 vs 14.5 us).
     const int64_t maxThreads = 256;
-    int64_t smemBudget = device.smemPerSmKB * 1024;
-    if (std::optional<Chip> chip = Chip::parse(device.chip))
-      smemBudget = std::min(smemBudget, chip->maxSharedMemoryPerBlock());
+    const int64_t smemBudget = sharedMemoryBudget(device);
     auto shape = [&](int64_t tilesPerWarp, int64_t split, int64_t st) {
       layout::KernelShape ks;
       ks.warpM = warpM;
