@@ -327,16 +327,24 @@ Result<std::vector<TileConfig>> selectMmaSyncTiles(const WeightSchema &w,
                           device.name.empty() ? device.chip : device.name,
                           " (", smemBudget,
                           " bytes of shared memory) for warp_m = ", warpM)};
-    if (tryFourTiles) {
-      int64_t split4 = wantSplit, stages4 = mt == 4 ? 3 : 4;
-      if (fit(4, split4, stages4) && split4 == kSplit && stages4 == stages)
-        kTiles = 4;
-    }
     // Every CTA along K keeps at least `stages` iterations (fewer would
     // leave its pipeline unfilled).
-    const int64_t iterations = k / (kSplit * kTiles * layout::kTileK);
-    while (ctaSplit > 1 && iterations / ctaSplit < stages)
-      --ctaSplit;
+    auto ctasFor = [&](int64_t tilesPerWarp) {
+      const int64_t iterations = k / (kSplit * tilesPerWarp * layout::kTileK);
+      int64_t ctas = ctaSplit;
+      while (ctas > 1 && iterations / ctas < stages)
+        --ctas;
+      return ctas;
+    };
+    if (tryFourTiles) {
+      // Four k-tiles only where they keep the split inside the block, the
+      // pipeline depth and the split across CTAs of two.
+      int64_t split4 = wantSplit, stages4 = mt == 4 ? 3 : 4;
+      if (fit(4, split4, stages4) && split4 == kSplit && stages4 == stages &&
+          ctasFor(4) == ctasFor(kTiles))
+        kTiles = 4;
+    }
+    ctaSplit = ctasFor(kTiles);
     TileConfig t = layout::tileConfigOf(shape(kTiles, kSplit, stages));
     t.mMin = r.lo;
     t.mMax = r.hi;

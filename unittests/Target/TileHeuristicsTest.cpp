@@ -196,6 +196,13 @@ TEST(TileHeuristics, SmallMTilesFallBackWhereTheirConditionsFail) {
                          *lookupDevice("A100"));
   ASSERT_TRUE(bool(t));
   EXPECT_FALSE((*t)[1].blockCopies);
+  // N = 4096, K = 2048: with four k-tiles the 64 output tiles could no
+  // longer be split across CTAs (four iterations for four stages), so two
+  // stay and the split does.
+  t = selectMmaSyncTiles(w4g128(), kF16, {}, 4096, 2048, h200);
+  ASSERT_TRUE(bool(t));
+  EXPECT_EQ((*t)[0].warpK, 32);
+  EXPECT_EQ((*t)[0].splitK, 2);
   // Batch-invariant kernels: neither.
   ComputeOptions invariant;
   invariant.batchInvariant = true;

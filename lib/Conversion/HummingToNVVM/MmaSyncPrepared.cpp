@@ -128,7 +128,8 @@ private:
     bool wideFirst = false;
   };
 
-  /// The copies of iteration `iter` (k-tiles clamped to K), in the order
+  /// The copies of iteration `iter` (k-tiles clamped to K unless K is
+  /// exact), in the order
   /// compute() consumes their words.
   SmallVector<Copy> copiesFor(Value iter);
   /// The lane's own copies of iteration `iter` into slot `slot` (kernels
