@@ -49,6 +49,7 @@ KernelShape shapeOf(const TileConfig &t) {
   k.stages = t.stages;
   k.ctasPerSm = t.ctasPerSm;
   k.blockCopies = t.blockCopies;
+  k.scaleAfterMma = t.scaleAfterMma;
   return k;
 }
 
@@ -65,6 +66,7 @@ TileConfig tileConfigOf(const KernelShape &k) {
   t.stages = k.stages;
   t.ctasPerSm = k.ctasPerSm;
   t.blockCopies = k.blockCopies;
+  t.scaleAfterMma = k.scaleAfterMma;
   return t;
 }
 

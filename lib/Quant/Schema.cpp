@@ -379,6 +379,9 @@ Diag verifyTileConfig(const TileConfig &t) {
   }
   if (t.stages < 2)
     return concat("expected stages >= 2, got ", t.stages);
+  if (t.scaleAfterMma && t.mma != MmaKind::MmaSync)
+    return std::string("expected mma = mma_sync with scale_after_mma (the "
+                       "other families do not implement it)");
   if (t.warpSpecialized && t.mma == MmaKind::Wgmma && t.stages < 3)
     return concat("expected stages >= 3 with warp specialisation and wgmma, "
                "got ",

@@ -120,7 +120,8 @@ bool sameKernel(const TileConfig &a, const TileConfig &b) {
                            t.warpK, t.stages, t.mma, t.warpSpecialized,
                            t.streamK, t.mbarrier, t.cpAsync, t.tma,
                            t.multicastA, t.multicastB, t.ctasPerSm, t.gridCap,
-                           t.writeSplits, t.splitK, t.blockCopies);
+                           t.writeSplits, t.splitK, t.blockCopies,
+                           t.scaleAfterMma);
   };
   return key(a) == key(b);
 }

@@ -110,6 +110,8 @@ struct KernelShape {
   int64_t ctasPerSm = 1;
   /// The block copies its tiles together even with one warp row.
   bool blockCopies = false;
+  /// Group scales multiply the f32 sums after the MMAs (TileConfig).
+  bool scaleAfterMma = false;
 
   int64_t blockM() const { return warpM * warpsM; }
   int64_t blockN() const { return kTileN * warpsN; }

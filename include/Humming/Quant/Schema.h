@@ -173,6 +173,10 @@ struct TileConfig {
   /// The block copies its tiles together and its warps share them (always
   /// so with several warp rows, block_m > warp_m).
   bool blockCopies = false;
+  /// Group scales multiply the f32 sums of a warp's k-tiles of an iteration
+  /// (one group) after the MMAs instead of every dequantized weight pair
+  /// (mma_sync prepared kernels with per-warp copies).
+  bool scaleAfterMma = false;
 
   int64_t warps() const;
   int64_t threads() const;

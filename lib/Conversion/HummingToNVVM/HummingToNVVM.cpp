@@ -71,6 +71,25 @@ FailureOr<PreparedTile> preparedTile(GemmOp op, unsigned index,
                 Twine(t.threads()) + " threads leave " + Twine(perThread) +
                 " registers per thread; expected at least 64");
   PreparedTile tile = hq::layout::shapeOf(t);
+  if (t.scaleAfterMma) {
+    const hq::WeightSchema &w = spec.weight;
+    if (!w.hasPerKScales())
+      return fail(Twine("scale_after_mma applies group scales; expected group "
+                        "or group_tensor granularity, got ") +
+                  hq::toString(w.granularity));
+    if (w.scaleType.bits != 16)
+      return fail("scale_after_mma reads 16-bit scales; expected f16 or bf16 "
+                  "scales, got " + w.scaleType.str());
+    if (spec.f16Accumulation)
+      return fail("scale_after_mma scales f32 sums; expected f32 accumulation");
+    if (tile.cooperative())
+      return fail("scale_after_mma is lowered for per-warp copies; expected "
+                  "block_m = warp_m and block_copies = false");
+    if (t.warpK > w.groupK)
+      return fail("scale_after_mma needs a warp's k-tiles of an iteration in "
+                  "one group: expected warp_k (" + Twine(t.warpK) +
+                  ") <= the group size (" + Twine(w.groupK) + ")");
+  }
   if (t.splitK > 1) {
     int64_t iterations = hq::ceilDiv(spec.kp / 16, tile.kSplit * tile.kTilesPerWarp);
     if (t.splitK > iterations)

@@ -102,6 +102,12 @@ public:
     // One scale / zero-point load per iteration when a warp's k-tiles of an
     // iteration share their group.
     groupPerIter = L::groupPerIteration(w, tile);
+    // Group scales after the MMAs (preparedTile checked the conditions: group
+    // scales of 16 bits, f32 sums, per-warp copies, a warp's k-tiles of an
+    // iteration in one group). Tiles serving at most 8 tokens leave the C
+    // rows g + 8 of their one MMA row zero: those need no scaling.
+    postScale = tile.scaleAfterMma;
+    lowRowsOnly = mt == 1 && split.maxM > 0 && split.maxM <= 8;
   }
 
   void emit();
@@ -126,6 +132,11 @@ private:
     /// kilobyte): lane L reads its 32 bytes back from chunk j = L / 16 at
     /// byte 32 (L % 16), written by lanes 2 (L % 16) and 2 (L % 16) + 1.
     bool wideFirst = false;
+    /// Group scales for scale_after_mma: lane L copies the 16 bytes of
+    /// prepared columns 8 (L % 8) ..+8 and reads back the 32 bytes of
+    /// columns 16 q ..+16 (its C columns 8 j + 2 q, + 1), which lanes 2 q and
+    /// 2 q + 1 copied.
+    bool columnScales = false;
   };
 
   /// The copies of iteration `iter` (k-tiles clamped to K unless K is
@@ -235,6 +246,7 @@ private:
   VectorType act2;
   int64_t mt, tiles, tilesPerIter, iterations, ctaIterations;
   bool exactK = false;
+  bool postScale = false, lowRowsOnly = false;
   bool perKScales, groupPerIter, loopChannelScales = false;
   /// With loopChannelScales: this lane's eight column scales (both lanes of
   /// an act2), loaded once before the loop.
@@ -342,11 +354,20 @@ PreparedEmitter::copiesFor(Value iter) {
           arith::MulIOp::create(b, ext64(grp), c64(8)));
       if (perKScales) {
         int64_t words = w.scaleType.bits / 4; // 8 scales of 8 or 16 bits
+        Value scaleCol =
+            postScale ? Value(arith::AddIOp::create(
+                            b, arith::MulIOp::create(b, ext64(nTile), c64(64)),
+                            arith::MulIOp::create(
+                                b, ext64(arith::AndIOp::create(b, lane, c32(7))),
+                                c64(8))))
+                      : col;
         Value elem = arith::AddIOp::create(
-            b, arith::MulIOp::create(b, g64, c64(spec.np)), col);
+            b, arith::MulIOp::create(b, g64, c64(spec.np)), scaleCol);
         Value index = arith::DivUIOp::create(
             b, arith::MulIOp::create(b, elem, c64(w.scaleType.bits)), c64(32));
-        s.push_back({param(hq::abi::ParamScales), index, words, Value(), chunk++, 0});
+        Copy c{param(hq::abi::ParamScales), index, words, Value(), chunk++, 0};
+        c.columnScales = postScale;
+        s.push_back(c);
       }
       if (w.zeroPoint == hq::ZeroPointKind::Float) {
         Value elem = arith::AddIOp::create(
@@ -643,15 +664,32 @@ PreparedEmitter::Stage PreparedEmitter::readSlot(Value slot) {
   // Words per chunk, in copy order (the structure does not depend on the
   // iteration).
   SmallVector<int64_t> words(size_t(chunks), 0);
-  SmallVector<bool> matrix(size_t(chunks), false), wide(size_t(chunks), false);
+  SmallVector<bool> matrix(size_t(chunks), false), wide(size_t(chunks), false),
+      columnScales(size_t(chunks), false);
   for (const Copy &c : copyShape) {
     words[size_t(c.chunk)] = std::max(words[size_t(c.chunk)], c.offset + c.words);
     matrix[size_t(c.chunk)] = c.ldmatrix;
     wide[size_t(c.chunk)] = c.wideFirst;
+    columnScales[size_t(c.chunk)] = c.columnScales;
   }
   Stage s;
   for (int64_t c = 0; c < chunks; ++c) {
     int64_t n = words[size_t(c)];
+    if (columnScales[size_t(c)]) {
+      // The 16 scales of this lane's C columns: byte 32 q of the chunk.
+      Value byte = arith::AddIOp::create(
+          b,
+          arith::AddIOp::create(
+              b,
+              arith::SubIOp::create(b, laneBase,
+                                    arith::MulIOp::create(b, lane, c32(16))),
+              arith::AddIOp::create(
+                  b, arith::MulIOp::create(b, slot, c32(chunks * 512)),
+                  c32(c * 512))),
+          arith::MulIOp::create(b, quad, c32(32)));
+      pushWords(smemAt(byte), 8, /*alignment=*/16, s);
+      continue;
+    }
     if (wide[size_t(c)]) {
       // This lane's 8 words of the plane: chunk c + L / 16, byte 32 (L % 16)
       // (the two chunks hold the plane's kilobyte in order).
@@ -738,6 +776,12 @@ SmallVector<Value> PreparedEmitter::compute(ArrayRef<Value> accIn,
   double magic = bf16 ? 128.0 : 1024.0;
   // Per-column zero (magic + zero, both lanes) and scale (both lanes).
   SmallVector<Value> zeroVec(8), scaleVec(8);
+  // scale_after_mma: the f32 scales of the lane's C columns 8 j + 2 q + e
+  // (index 2 j + e), and the iteration's unscaled sums (from zero).
+  SmallVector<Value> columnScale(16);
+  SmallVector<Value> sums;
+  if (postScale)
+    sums.assign(accs.size(), cf(0.0));
   Value constZero;
   if (isInt && w.zeroPoint == hq::ZeroPointKind::None)
     constZero = splatConst(magic + double(1u << (bits - 1)));
@@ -756,7 +800,25 @@ SmallVector<Value> PreparedEmitter::compute(ArrayRef<Value> accIn,
     for (int64_t i = 0; i < 4 * mt; ++i)
       a.push_back(next()); // zero-filled outside [0, M) x [0, K)
     if (u == 0 || !groupPerIter) {
-      if (perKScales) {
+      if (perKScales && postScale) {
+        // Prepared column 16 q + 8 e + j is the C column 8 j + 2 q + e.
+        SmallVector<Value> v;
+        for (int64_t i = 0; i < 8; ++i)
+          v.push_back(next());
+        Type scaleElem = w.scaleType == hq::ScalarType::bf16()
+                             ? Type(b.getBF16Type())
+                             : Type(b.getF16Type());
+        for (int64_t e = 0; e < 2; ++e)
+          for (int64_t j = 0; j < 8; ++j) {
+            int64_t x = 8 * e + j;
+            Value word = v[size_t(x / 2)];
+            Value bits16 = arith::TruncIOp::create(
+                b, i16,
+                x % 2 ? Value(arith::ShRUIOp::create(b, word, c32(16))) : word);
+            Value h = arith::BitcastOp::create(b, scaleElem, bits16);
+            columnScale[size_t(2 * j + e)] = arith::ExtFOp::create(b, f32, h);
+          }
+      } else if (perKScales) {
         SmallVector<Value> v;
         for (int64_t i = 0; i < int64_t(w.scaleType.bits) / 4; ++i)
           v.push_back(next());
@@ -868,7 +930,7 @@ SmallVector<Value> PreparedEmitter::compute(ArrayRef<Value> accIn,
         v = arith::MulFOp::create(
             b, v, splatConst(std::ldexp(1.0, actBias - w.type.bias())));
       }
-      if (perKScales)
+      if (perKScales && !postScale)
         v = arith::MulFOp::create(b, v, scaleVec[j]);
       else if (loopChannelScales)
         v = arith::MulFOp::create(b, v, channelScaleVec[j]);
@@ -888,19 +950,33 @@ SmallVector<Value> PreparedEmitter::compute(ArrayRef<Value> accIn,
     if (spec.f16Accumulation)
       resultStruct = LLVM::LLVMStructType::getLiteral(
           b.getContext(), SmallVector<Type>(2, f16x2));
+    // The MMAs add into the accumulators, or with scale_after_mma into the
+    // iteration's unscaled sums.
+    SmallVector<Value> &into = postScale ? sums : accs;
     for (int j = 0; j < 8; ++j) {
       SmallVector<Value> bOps = {dequant(2 * j), dequant(2 * j + 1)};
       for (int64_t i = 0; i < mt; ++i) {
         size_t base = size_t((i * 8 + j) * perMma);
-        SmallVector<Value> acc(accs.begin() + base, accs.begin() + base + perMma);
+        SmallVector<Value> acc(into.begin() + base, into.begin() + base + perMma);
         auto mma = NVVM::MmaOp::create(
             b, resultStruct, ArrayRef<Value>(aOps).slice(4 * i, 4), bOps, acc,
             ArrayRef<int64_t>{16, 8, 16}, std::nullopt, std::nullopt, types,
             std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
                                            NVVM::MMALayout::col});
         for (int64_t e = 0; e < perMma; ++e)
-          accs[base + e] = LLVM::ExtractValueOp::create(b, mma.getResult(), e);
+          into[base + e] = LLVM::ExtractValueOp::create(b, mma.getResult(), e);
       }
+    }
+  }
+  if (postScale) {
+    // accumulator += sum x scale of its column (f32 fma); C element e of MMA
+    // (i, j) is row g + 8 (e / 2), column 8 j + 2 q + e % 2.
+    for (size_t k = 0; k < accs.size(); ++k) {
+      int64_t e = int64_t(k % 4), j = int64_t(k / 4) % 8;
+      if (lowRowsOnly && e >= 2)
+        continue; // rows g + 8: padding in a tile of at most 8 tokens
+      accs[k] = LLVM::FMAOp::create(b, sums[k], columnScale[size_t(2 * j + e % 2)],
+                                    accs[k]);
     }
   }
   return accs;

@@ -200,3 +200,72 @@ func.func @f16_accumulation_f32_channel_scales(%a: memref<?x128xf16>, %w: memref
       : memref<?x128xf16>, memref<8x256xi32> -> memref<?x128xf16>
   return
 }
+
+// -----
+
+// scale_after_mma scales the f32 sums of a warp's k-tiles by their group's
+// scales: it needs group scales of 16 bits, f32 sums, per-warp copies and a
+// warp's k-tiles of an iteration inside one group.
+#tile = #humming.tile_config<block = [16, 64, 64], warp = [16, 64, 32], stages = 3, scale_after_mma = true>
+
+func.func @scale_after_mma_channel(%a: memref<?x128xf16>, %w: memref<8x256xi32>, %s: memref<1x128xf16>, %c: memref<?x128xf16>) {
+  // expected-error @+1 {{tile_configs[0]: scale_after_mma applies group scales; expected group or group_tensor granularity, got channel}}
+  humming.gemm %a, %w scales(%s : memref<1x128xf16>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16>, input_schema = #humming.input_schema<type = f16>,
+       layout = #humming.layout<chip = "sm_90a">, tile_configs = [#tile]}
+      : memref<?x128xf16>, memref<8x256xi32> -> memref<?x128xf16>
+  return
+}
+
+// -----
+
+#tile = #humming.tile_config<block = [16, 64, 64], warp = [16, 64, 32], stages = 3, scale_after_mma = true>
+
+func.func @scale_after_mma_8bit_scales(%a: memref<?x128xbf16>, %w: memref<8x256xi32>, %s: memref<4x128xf8E8M0FNU>, %c: memref<?x128xbf16>) {
+  // expected-error @+1 {{tile_configs[0]: scale_after_mma reads 16-bit scales; expected f16 or bf16 scales, got f8E8M0FNU}}
+  humming.gemm %a, %w scales(%s : memref<4x128xf8E8M0FNU>) into %c
+      {weight_schema = #humming.weight_schema<type = f4E2M1FN, scale = f8E8M0FNU, granularity = group<32>>,
+       input_schema = #humming.input_schema<type = bf16>, layout = #humming.layout<chip = "sm_90a">, tile_configs = [#tile]}
+      : memref<?x128xbf16>, memref<8x256xi32> -> memref<?x128xbf16>
+  return
+}
+
+// -----
+
+#tile = #humming.tile_config<block = [16, 64, 64], warp = [16, 64, 32], stages = 3, scale_after_mma = true>
+
+func.func @scale_after_mma_f16_accumulation(%a: memref<?x128xf16>, %w: memref<8x256xi32>, %s: memref<1x128xf16>, %c: memref<?x128xf16>) {
+  // expected-error @+1 {{tile_configs[0]: scale_after_mma scales f32 sums; expected f32 accumulation}}
+  humming.gemm %a, %w scales(%s : memref<1x128xf16>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<128>>, input_schema = #humming.input_schema<type = f16>,
+       compute = #humming.compute<f16_accumulation = true>,
+       layout = #humming.layout<chip = "sm_90a">, tile_configs = [#tile]}
+      : memref<?x128xf16>, memref<8x256xi32> -> memref<?x128xf16>
+  return
+}
+
+// -----
+
+#tile = #humming.tile_config<block = [16, 128, 64], warp = [16, 64, 32], stages = 3, block_copies = true, scale_after_mma = true>
+
+func.func @scale_after_mma_block_copies(%a: memref<?x128xf16>, %w: memref<8x512xi32>, %s: memref<1x256xf16>, %c: memref<?x256xf16>) {
+  // expected-error @+1 {{tile_configs[0]: scale_after_mma is lowered for per-warp copies; expected block_m = warp_m and block_copies = false}}
+  humming.gemm %a, %w scales(%s : memref<1x256xf16>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<128>>, input_schema = #humming.input_schema<type = f16>,
+       layout = #humming.layout<chip = "sm_90a">, tile_configs = [#tile]}
+      : memref<?x128xf16>, memref<8x512xi32> -> memref<?x256xf16>
+  return
+}
+
+// -----
+
+#tile = #humming.tile_config<block = [16, 64, 64], warp = [16, 64, 64], stages = 3, scale_after_mma = true>
+
+func.func @scale_after_mma_group_smaller_than_warp_k(%a: memref<?x128xf16>, %w: memref<8x256xi32>, %s: memref<4x128xf16>, %c: memref<?x128xf16>) {
+  // expected-error @+1 {{tile_configs[0]: scale_after_mma needs a warp's k-tiles of an iteration in one group: expected warp_k (64) <= the group size (32)}}
+  humming.gemm %a, %w scales(%s : memref<4x128xf16>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<32>>, input_schema = #humming.input_schema<type = f16>,
+       layout = #humming.layout<chip = "sm_90a">, tile_configs = [#tile]}
+      : memref<?x128xf16>, memref<8x256xi32> -> memref<?x128xf16>
+  return
+}

@@ -153,3 +153,8 @@ func.func @split_k_unbounded() attributes {t = #humming.tile_config<block = [16,
 
 // expected-error @+1 {{expected split_k = 1 with stream_k = true (stream-K chooses its own K split)}}
 func.func @split_k_and_stream_k() attributes {t = #humming.tile_config<m = [1, 16], block = [16, 64, 64], warp = [16, 64, 32], split_k = 2, stream_k = true>} { return }
+
+// -----
+
+// expected-error @+1 {{expected mma = mma_sync with scale_after_mma (the other families do not implement it)}}
+func.func @scale_after_mma_wgmma() attributes {t = #humming.tile_config<block = [64, 256, 64], warp = [64, 64, 64], mma = wgmma, scale_after_mma = true>} { return }

@@ -459,6 +459,7 @@ hq::TileConfig TileConfigAttr::toHost() const {
   t.writeSplits = getWriteSplits();
   t.splitK = getSplitK();
   t.blockCopies = getBlockCopies();
+  t.scaleAfterMma = getScaleAfterMma();
   return t;
 }
 
@@ -470,7 +471,7 @@ TileConfigAttr::fromHost(function_ref<InFlightDiagnostic()> emitError,
                     Dim3{t.warpM, t.warpN, t.warpK}, t.stages, t.mma,
                     t.warpSpecialized, t.streamK, t.mbarrier, t.cpAsync, t.tma,
                     t.multicastA, t.multicastB, t.ctasPerSm, t.gridCap,
-                    t.writeSplits, t.splitK, t.blockCopies);
+                    t.writeSplits, t.splitK, t.blockCopies, t.scaleAfterMma);
 }
 
 LogicalResult TileConfigAttr::verify(
@@ -478,7 +479,8 @@ LogicalResult TileConfigAttr::verify(
     Dim3 warp, int64_t stages, hq::MmaKind mma, bool warpSpecialized,
     bool streamK, bool mbarrier, bool cpAsync, uint32_t tma,
     int64_t multicastA, int64_t multicastB, int64_t ctasPerSm, int64_t gridCap,
-    int64_t writeSplits, int64_t splitK, bool blockCopies) {
+    int64_t writeSplits, int64_t splitK, bool blockCopies,
+    bool scaleAfterMma) {
   hq::TileConfig t;
   t.mMin = m.lo;
   t.mMax = m.hi;
@@ -502,6 +504,7 @@ LogicalResult TileConfigAttr::verify(
   t.writeSplits = writeSplits;
   t.splitK = splitK;
   t.blockCopies = blockCopies;
+  t.scaleAfterMma = scaleAfterMma;
   if (hq::Diag d = hq::verifyTileConfig(t))
     return emitError() << *d;
   return success();

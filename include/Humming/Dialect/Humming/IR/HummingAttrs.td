@@ -285,7 +285,10 @@ def Humming_TileConfigAttr : Humming_Attr<"TileConfig", "tile_config"> {
     their fp32 partial sums in a fixed order (bounded M ranges only);
     `block_copies` (mma_sync) makes the block copy each stage's activation
     and weight tiles together and share them among its warps, as blocks of
-    several warp rows always do (block_m > warp_m).
+    several warp rows always do (block_m > warp_m); `scale_after_mma`
+    (mma_sync, group scales) multiplies the f32 sums of a warp's k-tiles of
+    an iteration by their group's scales after the MMAs instead of scaling
+    every dequantized weight pair.
 
     ```mlir
     #humming.tile_config<m = [1, 16], block = [16, 256, 64], warp = [16, 32, 64],
@@ -315,7 +318,8 @@ def Humming_TileConfigAttr : Humming_Attr<"TileConfig", "tile_config"> {
     Humming_I64Param<"0", "grid cap (0: every SM)">:$grid_cap,
     Humming_I64Param<"1", "epilogue write splits">:$write_splits,
     Humming_I64Param<"1", "CTAs splitting K">:$split_k,
-    Humming_BoolParam<"false", "the block copies its tiles together">:$block_copies
+    Humming_BoolParam<"false", "the block copies its tiles together">:$block_copies,
+    Humming_BoolParam<"false", "group scales applied after the MMAs">:$scale_after_mma
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let extraClassDeclaration = [{
