@@ -672,36 +672,34 @@ PreparedEmitter::Stage PreparedEmitter::readSlot(Value slot) {
     wide[size_t(c.chunk)] = c.wideFirst;
     columnScales[size_t(c.chunk)] = c.columnScales;
   }
+  // Byte `offset` (i32) of chunk c of the slot counted from the warp's
+  // first lane (for chunks read across lanes).
+  Value warpBase =
+      arith::SubIOp::create(b, laneBase, arith::MulIOp::create(b, lane, c32(16)));
+  auto inChunk = [&](int64_t c, Value offset) {
+    return arith::AddIOp::create(
+        b,
+        arith::AddIOp::create(
+            b, warpBase,
+            arith::AddIOp::create(
+                b, arith::MulIOp::create(b, slot, c32(chunks * 512)),
+                c32(c * 512))),
+        offset);
+  };
   Stage s;
   for (int64_t c = 0; c < chunks; ++c) {
     int64_t n = words[size_t(c)];
     if (columnScales[size_t(c)]) {
       // The 16 scales of this lane's C columns: byte 32 q of the chunk.
-      Value byte = arith::AddIOp::create(
-          b,
-          arith::AddIOp::create(
-              b,
-              arith::SubIOp::create(b, laneBase,
-                                    arith::MulIOp::create(b, lane, c32(16))),
-              arith::AddIOp::create(
-                  b, arith::MulIOp::create(b, slot, c32(chunks * 512)),
-                  c32(c * 512))),
-          arith::MulIOp::create(b, quad, c32(32)));
-      pushWords(smemAt(byte), 8, /*alignment=*/16, s);
+      pushWords(smemAt(inChunk(c, arith::MulIOp::create(b, quad, c32(32)))), 8,
+                /*alignment=*/16, s);
       continue;
     }
     if (wide[size_t(c)]) {
       // This lane's 8 words of the plane: chunk c + L / 16, byte 32 (L % 16)
       // (the two chunks hold the plane's kilobyte in order).
-      Value warpBase =
-          arith::SubIOp::create(b, laneBase, arith::MulIOp::create(b, lane, c32(16)));
-      Value byte = arith::AddIOp::create(
-          b,
-          arith::AddIOp::create(
-              b, warpBase,
-              arith::AddIOp::create(
-                  b, arith::MulIOp::create(b, slot, c32(chunks * 512)),
-                  c32(c * 512))),
+      Value byte = inChunk(
+          c,
           arith::AddIOp::create(
               b,
               arith::MulIOp::create(b, arith::ShRUIOp::create(b, lane, c32(4)),
@@ -726,15 +724,7 @@ PreparedEmitter::Stage PreparedEmitter::readSlot(Value slot) {
           b, arith::MulIOp::create(b, row, c32(32)),
           arith::MulIOp::create(b, arith::ShRUIOp::create(b, lane, c32(4)),
                                 c32(16)));
-      // The chunk's first byte for this warp (lane 0's slot).
-      Value chunkBase = arith::AddIOp::create(
-          b,
-          arith::SubIOp::create(
-              b, laneBase, arith::MulIOp::create(b, lane, c32(16))),
-          arith::AddIOp::create(
-              b, arith::MulIOp::create(b, slot, c32(chunks * 512)),
-              c32(c * 512)));
-      pushLdmatrix(smemAt(arith::AddIOp::create(b, chunkBase, byte)), s);
+      pushLdmatrix(smemAt(inChunk(c, byte)), s);
       continue;
     }
     pushWords(slotAddress(slot, c, 0), n, /*alignment=*/16, s);
