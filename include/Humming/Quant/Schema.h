@@ -175,7 +175,7 @@ struct TileConfig {
   bool blockCopies = false;
   /// Group scales multiply the f32 sums of a warp's k-tiles of an iteration
   /// (one group) after the MMAs instead of every dequantized weight pair
-  /// (mma_sync prepared kernels with per-warp copies).
+  /// (mma_sync prepared kernels with 16-row warps).
   bool scaleAfterMma = false;
 
   int64_t warps() const;

@@ -82,9 +82,10 @@ FailureOr<PreparedTile> preparedTile(GemmOp op, unsigned index,
                   "scales, got " + w.scaleType.str());
     if (spec.f16Accumulation)
       return fail("scale_after_mma scales f32 sums; expected f32 accumulation");
-    if (tile.cooperative())
-      return fail("scale_after_mma is lowered for per-warp copies; expected "
-                  "block_m = warp_m and block_copies = false");
+    if (t.warpM != 16 || t.blockM != t.warpM)
+      return fail("scale_after_mma keeps a second set of f32 sums per warp; "
+                  "expected warp_m = block_m = 16, got warp_m = " +
+                  Twine(t.warpM) + ", block_m = " + Twine(t.blockM));
     if (t.warpK > w.groupK)
       return fail("scale_after_mma needs a warp's k-tiles of an iteration in "
                   "one group: expected warp_k (" + Twine(t.warpK) +

@@ -103,8 +103,8 @@ public:
     // iteration share their group.
     groupPerIter = L::groupPerIteration(w, tile);
     // Group scales after the MMAs (preparedTile checked the conditions: group
-    // scales of 16 bits, f32 sums, per-warp copies, a warp's k-tiles of an
-    // iteration in one group). Tiles serving at most 8 tokens leave the C
+    // scales of 16 bits, f32 sums, 16-row warps in one warp row, a warp's
+    // k-tiles of an iteration in one group). Tiles serving at most 8 tokens leave the C
     // rows g + 8 of their one MMA row zero: those need no scaling.
     postScale = tile.scaleAfterMma;
     lowRowsOnly = mt == 1 && split.maxM > 0 && split.maxM <= 8;
@@ -632,8 +632,20 @@ PreparedEmitter::Stage PreparedEmitter::readCooperativeSlot(Value slot) {
               b, c32(coop.weightBytes),
               arith::MulIOp::create(b, gi,
                                     c32(coop.scaleBytes + coop.zeroBytes))));
-      // The lane's eight columns of the block's scales / zero points.
-      if (perKScales)
+      // The lane's eight columns of the block's scales / zero points (with
+      // scale_after_mma: the 16 scales of its C columns, prepared columns
+      // 16 q ..+16 of its n-tile).
+      if (perKScales && postScale)
+        loadWords(arith::AddIOp::create(
+                      b, at,
+                      arith::MulIOp::create(
+                          b,
+                          arith::AddIOp::create(
+                              b, arith::MulIOp::create(b, warpN, c32(64)),
+                              arith::MulIOp::create(b, quad, c32(16))),
+                          c32(2))),
+                  8, s);
+      else if (perKScales)
         loadWords(arith::AddIOp::create(
                       b, at,
                       arith::MulIOp::create(b, laneColumns,

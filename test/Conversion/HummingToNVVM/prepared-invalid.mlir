@@ -246,10 +246,10 @@ func.func @scale_after_mma_f16_accumulation(%a: memref<?x128xf16>, %w: memref<8x
 
 // -----
 
-#tile = #humming.tile_config<block = [16, 128, 64], warp = [16, 64, 32], stages = 3, block_copies = true, scale_after_mma = true>
+#tile = #humming.tile_config<block = [32, 128, 64], warp = [32, 64, 32], stages = 3, scale_after_mma = true>
 
-func.func @scale_after_mma_block_copies(%a: memref<?x128xf16>, %w: memref<8x512xi32>, %s: memref<1x256xf16>, %c: memref<?x256xf16>) {
-  // expected-error @+1 {{tile_configs[0]: scale_after_mma is lowered for per-warp copies; expected block_m = warp_m and block_copies = false}}
+func.func @scale_after_mma_warp_m_32(%a: memref<?x128xf16>, %w: memref<8x512xi32>, %s: memref<1x256xf16>, %c: memref<?x256xf16>) {
+  // expected-error @+1 {{tile_configs[0]: scale_after_mma keeps a second set of f32 sums per warp; expected warp_m = block_m = 16, got warp_m = 32, block_m = 32}}
   humming.gemm %a, %w scales(%s : memref<1x256xf16>) into %c
       {weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<128>>, input_schema = #humming.input_schema<type = f16>,
        layout = #humming.layout<chip = "sm_90a">, tile_configs = [#tile]}

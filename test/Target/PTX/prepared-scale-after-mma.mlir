@@ -19,6 +19,10 @@
 // CHECK:       fma.rn.f32
 // COUNT: int4_gemm0_m0( fma 16 cvt 16 mul 0
 // COUNT-NEXT: int4_gemm0_m1( fma 32 cvt 16 mul 0
+// The shared-activation tile (block_copies, two warps along N, K split in
+// two inside the block): each lane reads its C columns' 16 scales from the
+// block's copy of the group's row.
+// COUNT-NEXT: shared_gemm1_m0( fma 32 cvt 16 mul 0
 
 #few = #humming.tile_config<m = [1, 8], block = [16, 64, 64], warp = [16, 64, 32], stages = 3, scale_after_mma = true>
 #more = #humming.tile_config<m = [9, inf], block = [16, 64, 64], warp = [16, 64, 32], stages = 3, scale_after_mma = true>
@@ -28,5 +32,15 @@ func.func @int4(%a: memref<?x256xf16>, %w: memref<16x256xi32>, %s: memref<2x128x
        input_schema = #humming.input_schema<type = f16>, layout = #humming.layout<chip = "sm_90a">,
        tile_configs = [#few, #more]}
       : memref<?x256xf16>, memref<16x256xi32> -> memref<?x128xf16>
+  return
+}
+
+#shared = #humming.tile_config<m = [1, inf], block = [16, 128, 64], warp = [16, 64, 32], stages = 3, block_copies = true, scale_after_mma = true>
+func.func @shared(%a: memref<?x256xf16>, %w: memref<16x512xi32>, %s: memref<2x256xf16>, %c: memref<?x256xf16>) {
+  humming.gemm %a, %w scales(%s : memref<2x256xf16>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<128>>,
+       input_schema = #humming.input_schema<type = f16>, layout = #humming.layout<chip = "sm_90a">,
+       tile_configs = [#shared]}
+      : memref<?x256xf16>, memref<16x512xi32> -> memref<?x256xf16>
   return
 }
