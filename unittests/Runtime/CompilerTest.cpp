@@ -68,7 +68,9 @@ TEST(Compiler, APtxasThatWritesNoCubinIsAnError) {
   ASSERT_NE(::mkdtemp(dir), nullptr);
   const std::pair<const char *, const char *> fakes[] = {
       {"silent", "#!/bin/sh\nexit 0\n"},
-      {"garbage", "#!/bin/sh\nfor a; do out=$a; done\n"
+      // (`--version`, which makePtxasCompiler asks first, writes nothing.)
+      {"garbage", "#!/bin/sh\n[ \"$1\" = --version ] && exit 0\n"
+                  "for a; do out=$a; done\n"
                   "printf 'not a cubin' > \"$out\"\nexit 0\n"}};
   for (auto [name, script] : fakes) {
     std::string path = std::string(dir) + "/" + name;
