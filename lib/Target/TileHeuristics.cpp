@@ -261,7 +261,8 @@ Result<std::vector<TileConfig>> selectMmaSyncTiles(const WeightSchema &w,
     }
     // Pipeline depth: four slots hide HBM latency at small M; the 64-row
     // tiles keep 128 accumulators per thread and take three.
-    int64_t stages = mt == 4 ? 3 : 4;
+    const int64_t firstStages = mt == 4 ? 3 : 4;
+    int64_t stages = firstStages;
     // Split-K across CTAs while the output tiles alone leave SMs idle
     // (N = 4096 at M <= 16 is 64 tiles for 132 SMs on the H200): every SM
     // then streams its share of the weights. Below the crossover only (above
@@ -340,7 +341,7 @@ Result<std::vector<TileConfig>> selectMmaSyncTiles(const WeightSchema &w,
     if (tryFourTiles) {
       // Four k-tiles only where they keep the split inside the block, the
       // pipeline depth and the split across CTAs of two.
-      int64_t split4 = wantSplit, stages4 = mt == 4 ? 3 : 4;
+      int64_t split4 = wantSplit, stages4 = firstStages;
       if (fit(4, split4, stages4) && split4 == kSplit && stages4 == stages &&
           ctasFor(4) == ctasFor(kTiles))
         kTiles = 4;

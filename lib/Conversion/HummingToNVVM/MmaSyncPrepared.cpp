@@ -167,6 +167,17 @@ private:
   /// Appends to `s` the m16n8k16 A fragment a0..a3 that ldmatrix.x4 reads
   /// from the rows this lane's `addr` points at.
   void pushLdmatrix(Value addr, Stage &s);
+  /// The row of a 16-row activation tile whose address this lane gives
+  /// ldmatrix.x4: lane % 8 + 8 ((lane / 8) % 2) (lanes 16-31 repeat the rows
+  /// for the second 8 columns).
+  Value ldmatrixRow() {
+    return arith::AddIOp::create(
+        b, arith::AndIOp::create(b, lane, c32(7)),
+        arith::MulIOp::create(
+            b, arith::AndIOp::create(b, arith::ShRUIOp::create(b, lane, c32(3)),
+                                     c32(1)),
+            c32(8)));
+  }
   /// Issues the copies of iteration `iter` into pipeline slot `slot` (only
   /// where `when`, an i1, holds, if given) and commits them as one cp.async
   /// group (empty where they were skipped: the group count stays uniform).
@@ -569,14 +580,9 @@ PreparedEmitter::Stage PreparedEmitter::readCooperativeSlot(Value slot) {
   auto loadWords = [&](Value byte, int64_t n, Stage &s) {
     pushWords(smemAt(byte), n, unsigned(std::min<int64_t>(16, 4 * n)), s);
   };
-  // ldmatrix: lane i points at row i % 8 + 8 ((i / 8) % 2) of a 16-row
-  // group, half i / 16 (swapped by bit 2 of the row, which is bit 2 of i).
-  Value rowInGroup = arith::AddIOp::create(
-      b, arith::AndIOp::create(b, lane, c32(7)),
-      arith::MulIOp::create(
-          b, arith::AndIOp::create(b, arith::ShRUIOp::create(b, lane, c32(3)),
-                                   c32(1)),
-          c32(8)));
+  // ldmatrix: lane i points at row ldmatrixRow() of a 16-row group, half
+  // i / 16 (swapped by bit 2 of the row, which is bit 2 of i).
+  Value rowInGroup = ldmatrixRow();
   Value half = arith::XOrIOp::create(
       b, arith::ShRUIOp::create(b, lane, c32(4)),
       arith::AndIOp::create(b, arith::ShRUIOp::create(b, lane, c32(2)), c32(1)));
@@ -724,14 +730,9 @@ PreparedEmitter::Stage PreparedEmitter::readSlot(Value slot) {
     }
     if (matrix[size_t(c)]) {
       // The 16 x 16 tile (32 bytes per row): lane i points at row
-      // i % 8 + 8 ((i / 8) % 2), columns 8 (i / 16); the four 8 x 8
-      // matrices come back as the m16n8k16 A fragment a0..a3.
-      Value row = arith::AddIOp::create(
-          b, arith::AndIOp::create(b, lane, c32(7)),
-          arith::MulIOp::create(
-              b, arith::AndIOp::create(b, arith::ShRUIOp::create(b, lane, c32(3)),
-                                       c32(1)),
-              c32(8)));
+      // ldmatrixRow(), columns 8 (i / 16); the four 8 x 8 matrices come back
+      // as the m16n8k16 A fragment a0..a3.
+      Value row = ldmatrixRow();
       Value byte = arith::AddIOp::create(
           b, arith::MulIOp::create(b, row, c32(32)),
           arith::MulIOp::create(b, arith::ShRUIOp::create(b, lane, c32(4)),
