@@ -122,6 +122,30 @@ double maxDequantizedMagnitude(const WeightSchema &w) {
   return w.hasPerKScales() ? q * maxValue(w.scaleType) : q;
 }
 
+Diag scaleAfterMmaApplies(const WeightSchema &w, bool f16Accumulation,
+                          const TileConfig &t) {
+  if (!w.hasPerKScales())
+    return concat("scale_after_mma applies group scales; expected group or "
+                  "group_tensor granularity, got ",
+                  toString(w.granularity));
+  if (w.scaleType.bits != 16)
+    return concat("scale_after_mma reads 16-bit scales; expected f16 or bf16 "
+                  "scales, got ",
+                  w.scaleType.str());
+  if (f16Accumulation)
+    return std::string(
+        "scale_after_mma scales f32 sums; expected f32 accumulation");
+  if (t.warpM != 16 || t.blockM != t.warpM)
+    return concat("scale_after_mma keeps a second set of f32 sums per warp; "
+                  "expected warp_m = block_m = 16, got warp_m = ",
+                  t.warpM, ", block_m = ", t.blockM);
+  if (t.warpK > w.groupK)
+    return concat("scale_after_mma needs a warp's k-tiles of an iteration in "
+                  "one group: expected warp_k (",
+                  t.warpK, ") <= the group size (", w.groupK, ")");
+  return std::nullopt;
+}
+
 Diag supports(const WeightSchema &w, const InputSchema &in, int64_t n,
               int64_t k) {
   const char *prefix = "the prepared mma_sync layout ";

@@ -351,6 +351,16 @@ Result<std::vector<TileConfig>> selectMmaSyncTiles(const WeightSchema &w,
     t.mMin = r.lo;
     t.mMax = r.hi;
     t.splitK = ctaSplit;
+    // M <= 8 with four k-tiles per warp: group scales multiply each
+    // iteration's f32 MMA sums per C column (16 conversions + 16 FFMA per
+    // warp and iteration) instead of every dequantized pair (64 HMUL2 for
+    // four k-tiles of 4-bit codes; with two k-tiles the counts are even).
+    // Measured on the H200, 8192 x 8192 (bench/NOTES.md, session 7): M = 1
+    // 16.4 -> 15.2 us, M = 4 16.6 -> 15.6, M = 8 18.5 -> 16.6; at M = 16 it
+    // lost (22.0 / 22.2 vs 21.2: the rows g + 8 are real there, 32 FFMA).
+    if (kTiles == 4 && r.hi <= 8 &&
+        !layout::scaleAfterMmaApplies(w, c.f16Accumulation, t))
+      t.scaleAfterMma = true;
     if (Diag d = verifyTileConfig(t))
       return Error{concat("the tile heuristics chose an invalid tile (a bug): ",
                           *d)};

@@ -166,6 +166,51 @@ TEST(TileHeuristics, EightBitWeightsKeepThePerWarpTileUpToMEight) {
   EXPECT_TRUE((*t)[1].blockCopies);
 }
 
+TEST(TileHeuristics, GroupScalesFollowTheMmasOnlyWhereTheyApply) {
+  // Measured on the H200 (8192 x 8192, W4A16 g128): M = 1 16.4 -> 15.2 us
+  // with the scales after the MMAs; at M = 16 it lost.
+  const DeviceInfo &h200 = *lookupDevice("H200");
+  Result<std::vector<TileConfig>> t =
+      selectMmaSyncTiles(w4g128(), kF16, {}, 8192, 8192, h200);
+  ASSERT_TRUE(bool(t));
+  EXPECT_EQ((*t)[0].mMax, 8);
+  EXPECT_EQ((*t)[0].warpK, 64);
+  EXPECT_TRUE((*t)[0].scaleAfterMma);
+  for (size_t i = 1; i < t->size(); ++i)
+    EXPECT_FALSE((*t)[i].scaleAfterMma) << i;
+  auto firstScaled = [&](const WeightSchema &w, const ComputeOptions &c,
+                         const DeviceInfo &d) {
+    Result<std::vector<TileConfig>> r =
+        selectMmaSyncTiles(w, kF16, c, 8192, 8192, d);
+    EXPECT_TRUE(bool(r)) << r.error();
+    return r && (*r)[0].scaleAfterMma;
+  };
+  // Channel scales (nothing per group), groups of 32 (a warp's 64 rows of
+  // K span two), f16 accumulation, batch-invariant kernels and two k-tiles
+  // per warp (the L40S) keep the scales on the dequantized pairs.
+  EXPECT_FALSE(firstScaled(WeightSchema::make(ScalarType::uint(4),
+                                              ScalarType::f16(),
+                                              Granularity::Channel, 0),
+                           {}, h200));
+  EXPECT_FALSE(firstScaled(WeightSchema::make(ScalarType::uint(4),
+                                              ScalarType::f16(),
+                                              Granularity::Group, 32),
+                           {}, h200));
+  ComputeOptions f16acc;
+  f16acc.f16Accumulation = true;
+  EXPECT_FALSE(firstScaled(w4g128(), f16acc, h200));
+  ComputeOptions invariant;
+  invariant.batchInvariant = true;
+  EXPECT_FALSE(firstScaled(w4g128(), invariant, h200));
+  EXPECT_FALSE(firstScaled(w4g128(), {}, *lookupDevice("L40S")));
+  // The rule the lowering enforces, with its reason.
+  TileConfig wide = (*t)[0];
+  wide.warpM = wide.blockM = 32;
+  EXPECT_EQ(layout::scaleAfterMmaApplies(w4g128(), false, wide),
+            "scale_after_mma keeps a second set of f32 sums per warp; "
+            "expected warp_m = block_m = 16, got warp_m = 32, block_m = 32");
+}
+
 TEST(TileHeuristics, SmallMTilesFallBackWhereTheirConditionsFail) {
   const DeviceInfo &h200 = *lookupDevice("H200");
   // N = 28672: 224 blocks of 128 columns are more than a wave: M = 9..16

@@ -168,6 +168,16 @@ int64_t sharedBytes(const WeightSchema &w, const KernelShape &k);
 /// 16-bit activation type `to` (the kernels multiply such scales there).
 bool representableIn(const ScalarType &from, const ScalarType &to);
 
+/// Whether tile `t` may apply the group scales after the MMAs
+/// (`scale_after_mma`: the MMAs sum unscaled codes in f32, scaled per C
+/// column once per iteration): group scales of 16 bits, f32 accumulation,
+/// one 16-row warp per block along M, and a warp's k-tiles of an iteration
+/// inside one group. The diagnostic says which condition fails. Shared by
+/// the lowering (which rejects such tiles) and the tile heuristics (which
+/// choose the flag only where it holds).
+Diag scaleAfterMmaApplies(const WeightSchema &w, bool f16Accumulation,
+                          const TileConfig &t);
+
 /// Whether the prepared mma_sync layout can hold this layer (padded sizes
 /// n x k) for activations `in`; the diagnostic says what is missing.
 Diag supports(const WeightSchema &w, const InputSchema &in, int64_t n,

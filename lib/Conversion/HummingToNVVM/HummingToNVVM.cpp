@@ -71,26 +71,10 @@ FailureOr<PreparedTile> preparedTile(GemmOp op, unsigned index,
                 Twine(t.threads()) + " threads leave " + Twine(perThread) +
                 " registers per thread; expected at least 64");
   PreparedTile tile = hq::layout::shapeOf(t);
-  if (t.scaleAfterMma) {
-    const hq::WeightSchema &w = spec.weight;
-    if (!w.hasPerKScales())
-      return fail(Twine("scale_after_mma applies group scales; expected group "
-                        "or group_tensor granularity, got ") +
-                  hq::toString(w.granularity));
-    if (w.scaleType.bits != 16)
-      return fail("scale_after_mma reads 16-bit scales; expected f16 or bf16 "
-                  "scales, got " + w.scaleType.str());
-    if (spec.f16Accumulation)
-      return fail("scale_after_mma scales f32 sums; expected f32 accumulation");
-    if (t.warpM != 16 || t.blockM != t.warpM)
-      return fail("scale_after_mma keeps a second set of f32 sums per warp; "
-                  "expected warp_m = block_m = 16, got warp_m = " +
-                  Twine(t.warpM) + ", block_m = " + Twine(t.blockM));
-    if (t.warpK > w.groupK)
-      return fail("scale_after_mma needs a warp's k-tiles of an iteration in "
-                  "one group: expected warp_k (" + Twine(t.warpK) +
-                  ") <= the group size (" + Twine(w.groupK) + ")");
-  }
+  if (t.scaleAfterMma)
+    if (hq::Diag d = hq::layout::scaleAfterMmaApplies(
+            spec.weight, spec.f16Accumulation, t))
+      return fail(*d);
   if (t.splitK > 1) {
     int64_t iterations = hq::ceilDiv(spec.kp / 16, tile.kSplit * tile.kTilesPerWarp);
     if (t.splitK > iterations)

@@ -14,16 +14,17 @@
 
 // The H200 (132 SMs, 227 KiB, crossover ~52 tokens): 16-row tiles with an
 // eight-way in-block K split up to M = 64, 64-row tiles beyond. Up to M = 8
-// the warps take four k-tiles per iteration and the 64 output tiles leave
-// half the SMs idle: two CTAs split K (split_k); no split once the grid
-// alone fills the device (the A100's 108 SMs and A10's 72 take one CTA per
-// tile: 108 / 64 rounds down to 1). At M = 9..16 two warps along N share
+// the warps take four k-tiles per iteration, all in one group, so the group
+// scales multiply the f32 sums after the MMAs (scale_after_mma), and the 64
+// output tiles leave half the SMs idle: two CTAs split K (split_k); no split
+// once the grid alone fills the device (the A100's 108 SMs and A10's 72 take
+// one CTA per tile: 108 / 64 rounds down to 1). At M = 9..16 two warps along N share
 // the block's copy of A (block_copies) and the 32 blocks of 128 columns
 // split K over four CTAs (three on the A100, two on the A10 and the H20).
 // From M = 513 on, blocks of two warp rows copy their tiles together:
 // 128 x 256 where N / 256 x 8 blocks (M = 1024) fill the device, else
 // 128 x 128.
-// H200: tile_configs = [#humming.tile_config<m = [1, 8], block = [16, 64, 512], warp = [16, 64, 64], split_k = 2>,
+// H200: tile_configs = [#humming.tile_config<m = [1, 8], block = [16, 64, 512], warp = [16, 64, 64], split_k = 2, scale_after_mma = true>,
 // H200-SAME: #humming.tile_config<m = [9, 16], block = [16, 128, 128], warp = [16, 64, 32], split_k = 4, block_copies = true>,
 // H200-SAME: #humming.tile_config<m = [17, 64], block = [16, 64, 128], warp = [16, 64, 32]>,
 // H200-SAME: #humming.tile_config<m = [65, 128], block = [64, 128, 64], warp = [64, 64, 16], stages = 3>,
@@ -32,7 +33,7 @@
 
 // On the H100 less bandwidth moves the crossover to ~74 tokens, so M = 65..128
 // still streams with 16-row tiles.
-// H100: tile_configs = [#humming.tile_config<m = [1, 8], block = [16, 64, 512], warp = [16, 64, 64], split_k = 2>,
+// H100: tile_configs = [#humming.tile_config<m = [1, 8], block = [16, 64, 512], warp = [16, 64, 64], split_k = 2, scale_after_mma = true>,
 // H100-SAME: #humming.tile_config<m = [9, 16], block = [16, 128, 128], warp = [16, 64, 32], split_k = 4, block_copies = true>,
 // H100-SAME: #humming.tile_config<m = [17, 64], block = [16, 64, 128], warp = [16, 64, 32]>,
 // H100-SAME: #humming.tile_config<m = [65, 128], block = [16, 64, 64], warp = [16, 64, 32]>,
@@ -41,14 +42,14 @@
 
 // The H20 (78 SMs, 148 TFLOP/s) turns compute-bound near M = 9: 64-row
 // tiles from M = 17 on (one kernel for M = 17..128: equal neighbours merge).
-// H20: tile_configs = [#humming.tile_config<m = [1, 8], block = [16, 64, 512], warp = [16, 64, 64]>,
+// H20: tile_configs = [#humming.tile_config<m = [1, 8], block = [16, 64, 512], warp = [16, 64, 64], scale_after_mma = true>,
 // H20-SAME: #humming.tile_config<m = [9, 16], block = [16, 128, 128], warp = [16, 64, 32], split_k = 2, block_copies = true>,
 // H20-SAME: #humming.tile_config<m = [17, 128], block = [64, 128, 64], warp = [64, 64, 16], stages = 3>,
 // H20-SAME: #humming.tile_config<m = [129, 512], block = [64, 128, 16], warp = [64, 64, 16], stages = 3>,
 // H20-SAME: #humming.tile_config<m = [513, inf], block = [128, 256, 32], warp = [64, 64, 32]>]
 
 // The A100 (108 SMs, crossover ~38 tokens).
-// A100: tile_configs = [#humming.tile_config<m = [1, 8], block = [16, 64, 512], warp = [16, 64, 64]>,
+// A100: tile_configs = [#humming.tile_config<m = [1, 8], block = [16, 64, 512], warp = [16, 64, 64], scale_after_mma = true>,
 // A100-SAME: #humming.tile_config<m = [9, 16], block = [16, 128, 128], warp = [16, 64, 32], split_k = 3, block_copies = true>,
 // A100-SAME: #humming.tile_config<m = [17, 64], block = [16, 64, 64], warp = [16, 64, 32]>,
 // A100-SAME: #humming.tile_config<m = [65, 128], block = [64, 128, 64], warp = [64, 64, 16], stages = 3>,
