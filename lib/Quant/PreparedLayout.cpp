@@ -44,6 +44,12 @@ KernelShape shapeOf(const TileConfig &t) {
   k.warpM = t.warpM;
   k.warpsM = t.blockM / t.warpM;
   k.warpsN = t.blockN / t.warpN;
+  if (t.mma == MmaKind::Wgmma) {
+    // warp_n: a warp's rows of each of its group's n-tiles, 16 per n-tile.
+    k.wgmma = true;
+    k.nTilesPerGroup = t.warpN / 16;
+    k.warpsN = t.blockN / kTileN;
+  }
   k.kSplit = t.blockK / t.warpK;
   k.kTilesPerWarp = t.warpK / kTileK;
   k.stages = t.stages;
@@ -60,6 +66,10 @@ TileConfig tileConfigOf(const KernelShape &k) {
   t.warpM = k.warpM;
   t.blockM = k.blockM();
   t.warpN = kTileN;
+  if (k.wgmma) {
+    t.mma = MmaKind::Wgmma;
+    t.warpN = 16 * k.nTilesPerGroup;
+  }
   t.blockN = k.blockN();
   t.warpK = k.kTilesPerWarp * kTileK;
   t.blockK = k.kSplit * t.warpK;

@@ -112,11 +112,27 @@ struct KernelShape {
   bool blockCopies = false;
   /// Group scales multiply the f32 sums after the MMAs (TileConfig).
   bool scaleAfterMma = false;
+  /// sm_90a wgmma (mma = wgmma): the transposed product out^T = W X^T, one
+  /// warpgroup of four warps per warpM tokens (the instruction's n) x
+  /// nTilesPerGroup n-tiles of 64 weight columns (one m64 instruction
+  /// each; warp w of the group supplies rows 16 w ..+16 of every n-tile's A
+  /// operand from registers). warpsN then counts the block's n-tiles, not
+  /// its warps; the block always copies cooperatively, and the activations
+  /// of a k-tile lie in shared memory as wgmma's no-swizzle K-major core
+  /// matrices (8 tokens x 16 bytes, 128 contiguous bytes; the two 8-column
+  /// halves of K block_m x 16 bytes apart).
+  bool wgmma = false;
+  int64_t nTilesPerGroup = 1;
 
   int64_t blockM() const { return warpM * warpsM; }
   int64_t blockN() const { return kTileN * warpsN; }
-  int64_t threads() const { return 32 * warpsN * warpsM * kSplit; }
-  bool cooperative() const { return warpsM > 1 || blockCopies; }
+  /// wgmma: warpgroups along N.
+  int64_t groupsN() const { return warpsN / nTilesPerGroup; }
+  int64_t threads() const {
+    return wgmma ? 128 * groupsN() * warpsM
+                 : 32 * warpsN * warpsM * kSplit;
+  }
+  bool cooperative() const { return warpsM > 1 || blockCopies || wgmma; }
   /// k-tiles of one pipeline iteration (every K-split group's).
   int64_t kTilesPerIteration() const { return kSplit * kTilesPerWarp; }
   /// f32 slots for the in-block split-K partial sums: every warp group

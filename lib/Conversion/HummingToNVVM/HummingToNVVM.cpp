@@ -43,11 +43,34 @@ FailureOr<PreparedTile> preparedTile(GemmOp op, unsigned index,
   auto fail = [&](const Twine &why) {
     return op.emitOpError() << "tile_configs[" << index << "]: " << why;
   };
-  if (t.warpN != 64)
-    return fail("expected warp_n = 64 (one 16x64 weight tile per warp), got " +
-                Twine(t.warpN));
-  if (t.warpM % 16 != 0 || t.warpM > 64)
-    return fail("expected warp_m of 16, 32, 48 or 64, got " + Twine(t.warpM));
+  if (t.mma == hq::MmaKind::Wgmma) {
+    // The transposed product: warp_m tokens are the instruction's n, each
+    // of a warpgroup's warp_n / 16 n-tiles one m64 instruction.
+    if (!chip.supportsMma(hq::MmaKind::Wgmma))
+      return fail("wgmma needs sm_90a, got " + Twine(chip.str()));
+    if (spec.f16Accumulation)
+      return fail("the wgmma kernels accumulate in f32; expected "
+                  "f16_accumulation = false");
+    if (t.blockK != t.warpK)
+      return fail("expected block_k = warp_k with wgmma (no K split inside "
+                  "the block), got block_k = " + Twine(t.blockK) +
+                  ", warp_k = " + Twine(t.warpK));
+    if (t.splitK != 1)
+      return fail("expected split_k = 1 with wgmma (no split of K across "
+                  "CTAs yet), got " + Twine(t.splitK));
+    if (int64_t accs = t.warpM / 2 * (t.warpN / 16); accs > 128)
+      return fail("warp_m = " + Twine(t.warpM) + ", warp_n = " +
+                  Twine(t.warpN) + " keep " + Twine(accs) +
+                  " f32 sums per thread; expected at most 128 "
+                  "(warp_m x warp_n <= 4096)");
+  } else {
+    if (t.warpN != 64)
+      return fail("expected warp_n = 64 (one 16x64 weight tile per warp), "
+                  "got " + Twine(t.warpN));
+    if (t.warpM % 16 != 0 || t.warpM > 64)
+      return fail("expected warp_m of 16, 32, 48 or 64, got " +
+                  Twine(t.warpM));
+  }
   const int64_t warpsM = t.blockM / t.warpM;
   if (t.blockM % t.warpM != 0 || warpsM > 8)
     return fail("expected block_m = warp_m x 1, 2, 4 or 8 (warp rows along M), "

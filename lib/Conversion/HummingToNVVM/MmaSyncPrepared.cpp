@@ -203,6 +203,25 @@ private:
   /// this lane.
   Value slotAddress(Value slot, int64_t chunk, int64_t word);
   SmallVector<Value> compute(ArrayRef<Value> accs, ArrayRef<Value> stage);
+  /// The per-column factors of one group copy (a lane's eight columns of an
+  /// n-tile), unpacked from the slot's words.
+  struct GroupData {
+    /// Per column j: magic + zero point and the group scale (both lanes).
+    SmallVector<Value> zeroVec, scaleVec;
+    /// scale_after_mma: the f32 scales of the lane's C columns 8 j + 2 q + e
+    /// (index 2 j + e).
+    SmallVector<Value> columnScale;
+  };
+  /// Constants the dequantization shares over an iteration.
+  void beginDequant();
+  /// Unpacks a group copy's words (consumed through `next`) into `g`.
+  void readGroup(function_ref<Value()> next, GroupData &g);
+  /// The dequantized pair q (0..15: b0, b1 of n8 sub-tile q / 2) of a lane's
+  /// words of one k-tile and n-tile, in the activation type (f16x2 or, for
+  /// bf16, i32).
+  Value dequantPair(ArrayRef<SmallVector<Value>> planeWords, const GroupData &g,
+                    int q);
+  Value constZero;
   /// After the loop: the in-block split-K reduction and the epilogue, both
   /// spread over the warp groups (see `owns`).
   void finish(ArrayRef<Value> acc, Value tid);
@@ -767,29 +786,177 @@ void PreparedEmitter::pushLdmatrix(Value addr, Stage &s) {
     s.push_back(LLVM::ExtractValueOp::create(b, frag, i));
 }
 
-SmallVector<Value> PreparedEmitter::compute(ArrayRef<Value> accIn,
-                                            ArrayRef<Value> stage) {
+void PreparedEmitter::beginDequant() {
   const hq::WeightSchema &w = spec.weight;
   const unsigned bits = w.type.bits;
-  SmallVector<Value> accs(accIn.begin(), accIn.end());
-  size_t cursor = 0;
-  auto next = [&] { return stage[cursor++]; };
+  constZero = Value();
+  if (w.type.isInt() && w.zeroPoint == hq::ZeroPointKind::None)
+    constZero = splatConst((bf16 ? 128.0 : 1024.0) + double(1u << (bits - 1)));
+}
+
+void PreparedEmitter::readGroup(function_ref<Value()> next, GroupData &g) {
+  const hq::WeightSchema &w = spec.weight;
+  const unsigned bits = w.type.bits;
+  uint32_t magicBits = bf16 ? 0x4300u : 0x6400u;
+  g.zeroVec.resize(8);
+  g.scaleVec.resize(8);
+  g.columnScale.resize(16);
+  if (perKScales && postScale) {
+    // Prepared column 16 q + 8 e + j is the C column 8 j + 2 q + e.
+    SmallVector<Value> v;
+    for (int64_t i = 0; i < 8; ++i)
+      v.push_back(next());
+    Type scaleElem = w.scaleType == hq::ScalarType::bf16()
+                         ? Type(b.getBF16Type())
+                         : Type(b.getF16Type());
+    for (int64_t e = 0; e < 2; ++e)
+      for (int64_t j = 0; j < 8; ++j) {
+        int64_t x = 8 * e + j;
+        Value word = v[size_t(x / 2)];
+        Value bits16 = arith::TruncIOp::create(
+            b, i16,
+            x % 2 ? Value(arith::ShRUIOp::create(b, word, c32(16))) : word);
+        Value h = arith::BitcastOp::create(b, scaleElem, bits16);
+        g.columnScale[size_t(2 * j + e)] = arith::ExtFOp::create(b, f32, h);
+      }
+  } else if (perKScales) {
+    SmallVector<Value> v;
+    for (int64_t i = 0; i < int64_t(w.scaleType.bits) / 4; ++i)
+      v.push_back(next());
+    for (int64_t j = 0; j < 8; ++j) {
+      int64_t perWord = 32 / w.scaleType.bits;
+      g.scaleVec[j] = asAct2(splat16(scaleBits(v[j / perWord], j % perWord)));
+    }
+  }
+  if (w.zeroPoint == hq::ZeroPointKind::Float) {
+    SmallVector<Value> v;
+    for (int64_t i = 0; i < 4; ++i)
+      v.push_back(next());
+    for (int64_t j = 0; j < 8; ++j) {
+      Value word = v[j / 2];
+      Value h = j % 2 ? arith::ShRUIOp::create(b, word, c32(16)) : word;
+      g.zeroVec[j] = asAct2(splat16(h));
+    }
+  } else if (w.zeroPoint == hq::ZeroPointKind::Int) {
+    int64_t zb = L::zeroPointBits(bits);
+    SmallVector<Value> v;
+    for (int64_t i = 0; i < zb / 4; ++i)
+      v.push_back(next());
+    for (int64_t j = 0; j < 8; ++j) {
+      Value word = v[(j * zb) / 32];
+      Value z = arith::AndIOp::create(
+          b, arith::ShRUIOp::create(b, word, c32((j * zb) % 32)),
+          c32((1 << zb) - 1));
+      // magic + z exactly: z fits the mantissa (PreparedLayout::supports).
+      g.zeroVec[j] = asAct2(splat16(arith::OrIOp::create(b, z, c32(magicBits))));
+    }
+  }
+}
+
+Value PreparedEmitter::dequantPair(ArrayRef<SmallVector<Value>> planeWords,
+                                   const GroupData &g, int q) {
+  const hq::WeightSchema &w = spec.weight;
+  const unsigned bits = w.type.bits;
   bool isInt = w.type.isInt();
   uint32_t magicBits = bf16 ? 0x4300u : 0x6400u;
   double magic = bf16 ? 128.0 : 1024.0;
-  // Per-column zero (magic + zero, both lanes) and scale (both lanes).
-  SmallVector<Value> zeroVec(8), scaleVec(8);
-  // scale_after_mma: the f32 scales of the lane's C columns 8 j + 2 q + e
-  // (index 2 j + e), and the iteration's unscaled sums (from zero).
-  SmallVector<Value> columnScale(16);
+  auto pairBits = [&](int q) {
+    Value pair;
+    for (size_t pi = 0; pi < planes.size(); ++pi) {
+      const L::Plane &p = planes[pi];
+      Value word = planeWords[pi][q / int(16 / p.width)];
+      Value v = arith::AndIOp::create(
+          b, arith::ShRUIOp::create(b, word, c32(L::pairBit(p, q))),
+          c32(int64_t(((1u << p.width) - 1) * 0x10001u)));
+      if (p.shift)
+        v = arith::ShLIOp::create(b, v, c32(p.shift));
+      pair = pair ? arith::OrIOp::create(b, pair, v) : v;
+    }
+    return pair;
+  };
+  // Single-plane integer codes without zero points: the pair at bit
+  // r = pb % span of the word shifted right by pb - r is masked in place
+  // and OR-ed into the magic number's mantissa (magic + code 2^r, exact
+  // while r + width fits the mantissa), then one fma by 2^-r subtracts
+  // magic 2^-r + zero (exact: every term is an integer below 2^11). One
+  // shift per `span` bits of a word instead of one per pair (for 4-bit
+  // codes in f16: shifts by 0 and 8 serve all four pairs).
+  const unsigned mantissa = bf16 ? 7 : 10;
+  const bool inPlace = isInt && w.zeroPoint == hq::ZeroPointKind::None &&
+                       planes.size() == 1 && planes[0].shift == 0 &&
+                       planes[0].width <= mantissa;
+  const unsigned width = planes[0].width;
+  const unsigned span = inPlace ? ((mantissa - width) / width + 1) * width : 0;
+  auto inPlacePair = [&](int q) -> Value {
+    const L::Plane &p = planes[0];
+    Value word = planeWords[0][q / int(16 / p.width)];
+    unsigned pb = L::pairBit(p, q), r = pb % span;
+    if (pb != r)
+      word = arith::ShRUIOp::create(b, word, c32(pb - r));
+    Value pair = arith::AndIOp::create(
+        b, word, c32(int64_t((((1u << width) - 1) << r) * 0x10001u)));
+    Value v = asAct2(
+        arith::OrIOp::create(b, pair, c32(int64_t(magicBits * 0x10001u))));
+    if (r == 0)
+      return Value(arith::SubFOp::create(b, v, constZero));
+    double inv = std::ldexp(1.0, -int(r));
+    double offset = -(magic * inv + double(1u << (bits - 1)));
+    return Value(LLVM::FMAOp::create(b, v, splatConst(inv),
+                                     splatConst(offset)));
+  };
+  int j = q / 2;
+  Value v;
+  if (inPlace) {
+    v = inPlacePair(q);
+  } else if (isInt) {
+    Value pair = pairBits(q);
+    v = asAct2(arith::OrIOp::create(b, pair, c32(int64_t(magicBits * 0x10001u))));
+    if (w.zeroPoint == hq::ZeroPointKind::Float) {
+      v = arith::SubFOp::create(b, v, splatConst(magic));
+      v = arith::SubFOp::create(b, v, g.zeroVec[j]);
+    } else {
+      v = arith::SubFOp::create(
+          b, v, w.zeroPoint == hq::ZeroPointKind::Int ? g.zeroVec[j] : constZero);
+    }
+  } else {
+    Value pair = pairBits(q);
+    // Float codes: exponent and mantissa moved under the activation's,
+    // the sign to bit 15; the value is then off by 2^(bias difference).
+    unsigned m = w.type.mantissaBits, e = w.type.exponentBits;
+    unsigned actM = bf16 ? 7 : 10;
+    uint32_t magMask = ((1u << (e + m)) - 1) * 0x10001u;
+    uint32_t signMask = (1u << (e + m)) * 0x10001u;
+    Value mag = arith::ShLIOp::create(
+        b, arith::AndIOp::create(b, pair, c32(int64_t(magMask))),
+        c32(actM - m));
+    Value sign = arith::ShLIOp::create(
+        b, arith::AndIOp::create(b, pair, c32(int64_t(signMask))),
+        c32(15 - (e + m)));
+    v = asAct2(arith::OrIOp::create(b, mag, sign));
+    int actBias = bf16 ? 127 : 15;
+    v = arith::MulFOp::create(
+        b, v, splatConst(std::ldexp(1.0, actBias - w.type.bias())));
+  }
+  if (perKScales && !postScale)
+    v = arith::MulFOp::create(b, v, g.scaleVec[j]);
+  else if (loopChannelScales)
+    v = arith::MulFOp::create(b, v, channelScaleVec[j]);
+  return bf16 ? asI32(v) : v;
+}
+
+SmallVector<Value> PreparedEmitter::compute(ArrayRef<Value> accIn,
+                                            ArrayRef<Value> stage) {
+  SmallVector<Value> accs(accIn.begin(), accIn.end());
+  size_t cursor = 0;
+  auto next = [&] { return stage[cursor++]; };
+  // scale_after_mma: the iteration's unscaled sums (from zero).
   SmallVector<Value> sums;
   if (postScale)
     sums.assign(accs.size(), cf(0.0));
-  Value constZero;
-  if (isInt && w.zeroPoint == hq::ZeroPointKind::None)
-    constZero = splatConst(magic + double(1u << (bits - 1)));
+  beginDequant();
   Type accStruct = LLVM::LLVMStructType::getLiteral(b.getContext(),
                                                     SmallVector<Type>(4, f32));
+  GroupData group;
   for (int64_t u = 0; u < tile.kTilesPerWarp; ++u) {
     // Words of this tile, plane by plane.
     SmallVector<SmallVector<Value>> planeWords;
@@ -802,143 +969,8 @@ SmallVector<Value> PreparedEmitter::compute(ArrayRef<Value> accIn,
     SmallVector<Value> a;
     for (int64_t i = 0; i < 4 * mt; ++i)
       a.push_back(next()); // zero-filled outside [0, M) x [0, K)
-    if (u == 0 || !groupPerIter) {
-      if (perKScales && postScale) {
-        // Prepared column 16 q + 8 e + j is the C column 8 j + 2 q + e.
-        SmallVector<Value> v;
-        for (int64_t i = 0; i < 8; ++i)
-          v.push_back(next());
-        Type scaleElem = w.scaleType == hq::ScalarType::bf16()
-                             ? Type(b.getBF16Type())
-                             : Type(b.getF16Type());
-        for (int64_t e = 0; e < 2; ++e)
-          for (int64_t j = 0; j < 8; ++j) {
-            int64_t x = 8 * e + j;
-            Value word = v[size_t(x / 2)];
-            Value bits16 = arith::TruncIOp::create(
-                b, i16,
-                x % 2 ? Value(arith::ShRUIOp::create(b, word, c32(16))) : word);
-            Value h = arith::BitcastOp::create(b, scaleElem, bits16);
-            columnScale[size_t(2 * j + e)] = arith::ExtFOp::create(b, f32, h);
-          }
-      } else if (perKScales) {
-        SmallVector<Value> v;
-        for (int64_t i = 0; i < int64_t(w.scaleType.bits) / 4; ++i)
-          v.push_back(next());
-        for (int64_t j = 0; j < 8; ++j) {
-          int64_t perWord = 32 / w.scaleType.bits;
-          scaleVec[j] = asAct2(splat16(scaleBits(v[j / perWord], j % perWord)));
-        }
-      }
-      if (w.zeroPoint == hq::ZeroPointKind::Float) {
-        SmallVector<Value> v;
-        for (int64_t i = 0; i < 4; ++i)
-          v.push_back(next());
-        for (int64_t j = 0; j < 8; ++j) {
-          Value word = v[j / 2];
-          Value h = j % 2 ? arith::ShRUIOp::create(b, word, c32(16)) : word;
-          zeroVec[j] = asAct2(splat16(h));
-        }
-      } else if (w.zeroPoint == hq::ZeroPointKind::Int) {
-        int64_t zb = L::zeroPointBits(bits);
-        SmallVector<Value> v;
-        for (int64_t i = 0; i < zb / 4; ++i)
-          v.push_back(next());
-        for (int64_t j = 0; j < 8; ++j) {
-          Value word = v[(j * zb) / 32];
-          Value z = arith::AndIOp::create(
-              b, arith::ShRUIOp::create(b, word, c32((j * zb) % 32)),
-              c32((1 << zb) - 1));
-          // magic + z exactly: z fits the mantissa (PreparedLayout::supports).
-          zeroVec[j] = asAct2(splat16(arith::OrIOp::create(b, z, c32(magicBits))));
-        }
-      }
-    }
-    // Dequantize the 16 pairs and run the MMAs of the eight sub-tiles.
-    auto pairBits = [&](int q) {
-      Value pair;
-      for (size_t pi = 0; pi < planes.size(); ++pi) {
-        const L::Plane &p = planes[pi];
-        Value word = planeWords[pi][q / int(16 / p.width)];
-        Value v = arith::AndIOp::create(
-            b, arith::ShRUIOp::create(b, word, c32(L::pairBit(p, q))),
-            c32(int64_t(((1u << p.width) - 1) * 0x10001u)));
-        if (p.shift)
-          v = arith::ShLIOp::create(b, v, c32(p.shift));
-        pair = pair ? arith::OrIOp::create(b, pair, v) : v;
-      }
-      return pair;
-    };
-    // Single-plane integer codes without zero points: the pair at bit
-    // r = pb % span of the word shifted right by pb - r is masked in place
-    // and OR-ed into the magic number's mantissa (magic + code 2^r, exact
-    // while r + width fits the mantissa), then one fma by 2^-r subtracts
-    // magic 2^-r + zero (exact: every term is an integer below 2^11). One
-    // shift per `span` bits of a word instead of one per pair (for 4-bit
-    // codes in f16: shifts by 0 and 8 serve all four pairs).
-    const unsigned mantissa = bf16 ? 7 : 10;
-    const bool inPlace = isInt && w.zeroPoint == hq::ZeroPointKind::None &&
-                         planes.size() == 1 && planes[0].shift == 0 &&
-                         planes[0].width <= mantissa;
-    const unsigned width = planes[0].width;
-    const unsigned span = inPlace ? ((mantissa - width) / width + 1) * width : 0;
-    auto inPlacePair = [&](int q) -> Value {
-      const L::Plane &p = planes[0];
-      Value word = planeWords[0][q / int(16 / p.width)];
-      unsigned pb = L::pairBit(p, q), r = pb % span;
-      if (pb != r)
-        word = arith::ShRUIOp::create(b, word, c32(pb - r));
-      Value pair = arith::AndIOp::create(
-          b, word, c32(int64_t((((1u << width) - 1) << r) * 0x10001u)));
-      Value v = asAct2(
-          arith::OrIOp::create(b, pair, c32(int64_t(magicBits * 0x10001u))));
-      if (r == 0)
-        return Value(arith::SubFOp::create(b, v, constZero));
-      double inv = std::ldexp(1.0, -int(r));
-      double offset = -(magic * inv + double(1u << (bits - 1)));
-      return Value(LLVM::FMAOp::create(b, v, splatConst(inv),
-                                       splatConst(offset)));
-    };
-    auto dequant = [&](int q) -> Value {
-      int j = q / 2;
-      Value v;
-      if (inPlace) {
-        v = inPlacePair(q);
-      } else if (isInt) {
-        Value pair = pairBits(q);
-        v = asAct2(arith::OrIOp::create(b, pair, c32(int64_t(magicBits * 0x10001u))));
-        if (w.zeroPoint == hq::ZeroPointKind::Float) {
-          v = arith::SubFOp::create(b, v, splatConst(magic));
-          v = arith::SubFOp::create(b, v, zeroVec[j]);
-        } else {
-          v = arith::SubFOp::create(
-              b, v, w.zeroPoint == hq::ZeroPointKind::Int ? zeroVec[j] : constZero);
-        }
-      } else {
-        Value pair = pairBits(q);
-        // Float codes: exponent and mantissa moved under the activation's,
-        // the sign to bit 15; the value is then off by 2^(bias difference).
-        unsigned m = w.type.mantissaBits, e = w.type.exponentBits;
-        unsigned actM = bf16 ? 7 : 10;
-        uint32_t magMask = ((1u << (e + m)) - 1) * 0x10001u;
-        uint32_t signMask = (1u << (e + m)) * 0x10001u;
-        Value mag = arith::ShLIOp::create(
-            b, arith::AndIOp::create(b, pair, c32(int64_t(magMask))),
-            c32(actM - m));
-        Value sign = arith::ShLIOp::create(
-            b, arith::AndIOp::create(b, pair, c32(int64_t(signMask))),
-            c32(15 - (e + m)));
-        v = asAct2(arith::OrIOp::create(b, mag, sign));
-        int actBias = bf16 ? 127 : 15;
-        v = arith::MulFOp::create(
-            b, v, splatConst(std::ldexp(1.0, actBias - w.type.bias())));
-      }
-      if (perKScales && !postScale)
-        v = arith::MulFOp::create(b, v, scaleVec[j]);
-      else if (loopChannelScales)
-        v = arith::MulFOp::create(b, v, channelScaleVec[j]);
-      return bf16 ? asI32(v) : v;
-    };
+    if (u == 0 || !groupPerIter)
+      readGroup(next, group);
     SmallVector<Value> aOps;
     VectorType f16x2 = VectorType::get({2}, b.getF16Type());
     for (Value v : a)
@@ -957,7 +989,8 @@ SmallVector<Value> PreparedEmitter::compute(ArrayRef<Value> accIn,
     // iteration's unscaled sums.
     SmallVector<Value> &into = postScale ? sums : accs;
     for (int j = 0; j < 8; ++j) {
-      SmallVector<Value> bOps = {dequant(2 * j), dequant(2 * j + 1)};
+      SmallVector<Value> bOps = {dequantPair(planeWords, group, 2 * j),
+                                 dequantPair(planeWords, group, 2 * j + 1)};
       for (int64_t i = 0; i < mt; ++i) {
         size_t base = size_t((i * 8 + j) * perMma);
         SmallVector<Value> acc(into.begin() + base, into.begin() + base + perMma);
@@ -978,7 +1011,7 @@ SmallVector<Value> PreparedEmitter::compute(ArrayRef<Value> accIn,
       int64_t e = int64_t(k % 4), j = int64_t(k / 4) % 8;
       if (lowRowsOnly && e >= 2)
         continue; // rows g + 8: padding in a tile of at most 8 tokens
-      accs[k] = LLVM::FMAOp::create(b, sums[k], columnScale[size_t(2 * j + e % 2)],
+      accs[k] = LLVM::FMAOp::create(b, sums[k], group.columnScale[size_t(2 * j + e % 2)],
                                     accs[k]);
     }
   }
