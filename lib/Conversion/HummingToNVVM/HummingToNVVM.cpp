@@ -55,6 +55,10 @@ FailureOr<PreparedTile> preparedTile(GemmOp op, unsigned index,
       return fail("expected block_k = warp_k with wgmma (no K split inside "
                   "the block), got block_k = " + Twine(t.blockK) +
                   ", warp_k = " + Twine(t.warpK));
+    if (t.stages < 3)
+      return fail("expected stages >= 3 with wgmma (a slot is refilled two "
+                  "iterations after it is read: its wgmmas run on), got " +
+                  Twine(t.stages));
     if (t.splitK != 1)
       return fail("expected split_k = 1 with wgmma (no split of K across "
                   "CTAs yet), got " + Twine(t.splitK));

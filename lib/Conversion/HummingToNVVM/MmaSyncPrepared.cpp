@@ -111,6 +111,11 @@ public:
   }
 
   void emit();
+  /// The cp.async pipeline, the main loop and the epilogue from this CTA's
+  /// first iteration `first`.
+  void emitLoop(Value first);
+  /// wgmma: the same pipeline with copies S - 2 iterations ahead (below).
+  void emitWgmmaLoop(Value first);
 
 private:
   /// The words of one iteration read back from its pipeline slot, in copy
@@ -151,6 +156,10 @@ private:
   /// consumes them.
   void issueCooperativeCopies(Value iter, Value slot);
   Stage readCooperativeSlot(Value slot);
+  /// wgmma: this warp's words of a slot in the order computeWgmma consumes
+  /// them (per k-tile and n-tile: its pairs' words, then its columns' group
+  /// data in the shape readGroup expects).
+  Stage readWgmmaSlot(Value slot);
   /// `count` 16-byte copies shared out among the block's threads: `copy(c)`
   /// emits chunk c (i32).
   void forEachChunk(int64_t count, function_ref<void(Value)> copy);
@@ -222,6 +231,33 @@ private:
   Value dequantPair(ArrayRef<SmallVector<Value>> planeWords, const GroupData &g,
                     int q);
   Value constZero;
+
+  // ---- sm_90a wgmma (tile.wgmma): the transposed product ---------------
+  /// The iteration's wgmmas: per k-tile, the warp's rows of every n-tile's
+  /// A operand dequantized in registers (warp w of the group: pairs 4 w
+  /// ..+4 of the lane's words), one m64 n(warp_m) k16 wgmma per n-tile
+  /// reading the k-tile's activations from the slot, one commit group per
+  /// k-tile.
+  SmallVector<Value> computeWgmma(ArrayRef<Value> accs, ArrayRef<Value> stage,
+                                  Value slot);
+  /// The A fragment a0..a3 (i32) of warp w for one n-tile: its pairs
+  /// 4 w, 4 w + 2, 4 w + 1, 4 w + 3 (the b0 / b1 of n8 sub-tiles 2 w and
+  /// 2 w + 1), which readWgmmaSlot left where pairs 0, 2, 1, 3 are.
+  SmallVector<Value> wgmmaFragment(ArrayRef<SmallVector<Value>> planeWords,
+                                   const GroupData &g);
+  /// Inline PTX `text` whose operands are `vals`, each read and rewritten
+  /// (tied "+r" / "+f"): orders the registers' other uses around it.
+  SmallVector<Value> tiedAsm(StringRef text, ArrayRef<Value> vals);
+  /// The shared-memory matrix descriptor of k-tile `su` of slot `slot` for
+  /// this warpgroup's tokens (no swizzle, K-major core matrices).
+  Value activationDescriptor(Value slot, int64_t su);
+  /// After the loop: per n-tile and element the scales, bias, conversion
+  /// and the (transposed) store.
+  void finishWgmma(ArrayRef<Value> acc);
+  /// wgmma: the warp's index in its warpgroup, the warpgroup's index along N.
+  Value wIn, groupN;
+  /// 32-bit shared address of the dynamic shared memory.
+  Value smemAddr;
   /// After the loop: the in-block split-K reduction and the epilogue, both
   /// spread over the warp groups (see `owns`).
   void finish(ArrayRef<Value> acc, Value tid);
@@ -506,10 +542,20 @@ void PreparedEmitter::issueCooperativeCopies(Value iter, Value slot) {
   // Activations: chunk c is half h = c % 2 of row r = (c / 2) % block_m of
   // k-tile slot u = c / (2 block_m); rows past M and columns past K
   // zero-fill.
+  // With wgmma: chunk c is row r = c % block_m of half h = (c / block_m)
+  // % 2, stored at [u][h][r] x 16 bytes (wgmma's no-swizzle K-major core
+  // matrices: 8 rows of 16 bytes each 128 contiguous bytes, the halves of
+  // K block_m x 16 bytes apart); consecutive threads write consecutive
+  // 16-byte chunks.
   forEachChunk(kT * blockM * 2, [&](Value c) {
-    Value h = arith::AndIOp::create(b, c, c32(1));
-    Value r = arith::RemUIOp::create(b, arith::ShRUIOp::create(b, c, c32(1)),
-                                     c32(blockM));
+    Value h = tile.wgmma
+                  ? Value(arith::AndIOp::create(
+                        b, arith::DivUIOp::create(b, c, c32(blockM)), c32(1)))
+                  : Value(arith::AndIOp::create(b, c, c32(1)));
+    Value r = tile.wgmma
+                  ? Value(arith::RemUIOp::create(b, c, c32(blockM)))
+                  : Value(arith::RemUIOp::create(
+                        b, arith::ShRUIOp::create(b, c, c32(1)), c32(blockM)));
     Value u = arith::DivUIOp::create(b, c, c32(2 * blockM));
     Value col = arith::AddIOp::create(
         b, arith::MulIOp::create(b, kTileOf(u), c32(16)),
@@ -524,6 +570,16 @@ void PreparedEmitter::issueCooperativeCopies(Value iter, Value slot) {
         b, arith::MulIOp::create(b, sext64(row), c64(spec.kAct / 2)),
         sext64(arith::ShRUIOp::create(b, col, c32(1))));
     Value safe = arith::SelectOp::create(b, ok, index, c64(0));
+    if (tile.wgmma) {
+      Value dst = arith::AddIOp::create(
+          b, slotBase,
+          arith::AddIOp::create(
+              b, arith::MulIOp::create(b, u, c32(blockM * 32)),
+              arith::AddIOp::create(b, arith::MulIOp::create(b, h, c32(blockM * 16)),
+                                    arith::MulIOp::create(b, r, c32(16)))));
+      copy16(dst, param(hq::abi::ParamInput), safe, bytes);
+      return;
+    }
     Value swz = arith::XOrIOp::create(
         b, h, arith::AndIOp::create(b, arith::ShRUIOp::create(b, r, c32(2)),
                                     c32(1)));
@@ -695,7 +751,119 @@ PreparedEmitter::Stage PreparedEmitter::readCooperativeSlot(Value slot) {
   return s;
 }
 
+PreparedEmitter::Stage PreparedEmitter::readWgmmaSlot(Value slot) {
+  const hq::WeightSchema &w = spec.weight;
+  const unsigned bits = w.type.bits;
+  Value slotBase = arith::MulIOp::create(b, slot, c32(coop.total()));
+  Value weightsAt = arith::AddIOp::create(b, slotBase, c32(coop.activationBytes));
+  // Loads of `n` bytes (2, 4, 8 or 16) at shared byte `byte`, as i32 words
+  // (a 2-byte load zero-extended into one).
+  auto load = [&](Value byte, int64_t n, Stage &s) {
+    if (n == 2) {
+      Value h = LLVM::LoadOp::create(b, i16, smemAt(byte), /*alignment=*/2);
+      s.push_back(arith::ExtUIOp::create(b, i32, h));
+      return;
+    }
+    pushWords(smemAt(byte), n / 4, unsigned(n), s);
+  };
+  // Warp w of the group reads only its pairs 4 w ..+4 of a lane's words:
+  // in a plane of width W (16 / W pairs per word) words w W / 4 ..+W / 4
+  // for W >= 4, else word w W / 4 shifted right by W (4 w % (16 / W)) bits,
+  // so that pair 4 w + q' sits where dequantPair finds pair q' (0..3).
+  // Of a group copy, the scales / zero points of its columns j = 2 w,
+  // 2 w + 1 (the lane's eight columns' first two where readGroup looks).
+  const int64_t nT = tile.nTilesPerGroup;
+  Stage s;
+  for (int64_t u = 0; u < tile.kTilesPerWarp; ++u)
+    for (int64_t t = 0; t < nT; ++t) {
+      Value nIdx = arith::AddIOp::create(
+          b, arith::MulIOp::create(b, groupN, c32(nT)), c32(t));
+      Value tileAt = arith::AddIOp::create(
+          b, weightsAt,
+          arith::AddIOp::create(
+              b, c32(u * tile.warpsN * 128 * bits),
+              arith::MulIOp::create(b, nIdx, c32(128 * bits))));
+      for (const L::Plane &p : planes) {
+        const unsigned W = p.width;
+        Value lanePlane = arith::AddIOp::create(
+            b, tileAt,
+            arith::AddIOp::create(b, c32(int64_t(p.wordOffset) * 32 * 4),
+                                  arith::MulIOp::create(b, lane, c32(4 * W))));
+        // Byte of word w W / 4 of the lane's plane words.
+        Value first = arith::AddIOp::create(
+            b, lanePlane,
+            arith::MulIOp::create(
+                b, arith::DivUIOp::create(b, arith::MulIOp::create(b, wIn, c32(W)),
+                                          c32(4)),
+                c32(4)));
+        if (W >= 4) {
+          load(first, W, s); // W / 4 words
+          continue;
+        }
+        Stage one;
+        load(first, 4, one);
+        const unsigned perWord = 16 / W;
+        Value shift = arith::MulIOp::create(
+            b,
+            arith::RemUIOp::create(b, arith::MulIOp::create(b, wIn, c32(4)),
+                                   c32(perWord)),
+            c32(W));
+        s.push_back(arith::ShRUIOp::create(b, one[0], shift));
+      }
+      if (u != 0 && groupPerIter)
+        continue;
+      Value gi = coop.groupCopies == 1 ? c32(0) : c32(u);
+      Value at = arith::AddIOp::create(
+          b, weightsAt,
+          arith::AddIOp::create(
+              b, c32(coop.weightBytes),
+              arith::MulIOp::create(b, gi,
+                                    c32(coop.scaleBytes + coop.zeroBytes))));
+      // Columns 2 w, 2 w + 1 of the lane's eight: prepared column
+      // 64 nIdx + 8 g + 2 w.
+      Value pairColumn = arith::AddIOp::create(
+          b,
+          arith::AddIOp::create(b, arith::MulIOp::create(b, nIdx, c32(64)),
+                                arith::MulIOp::create(b, grp, c32(8))),
+          arith::MulIOp::create(b, wIn, c32(2)));
+      // `elemBits`-bit values of the two columns, then zero words up to the
+      // `words` readGroup takes.
+      auto pairOf = [&](Value base, int64_t elemBits, int64_t words) {
+        size_t before = s.size();
+        load(arith::AddIOp::create(
+                 b, base,
+                 arith::DivUIOp::create(
+                     b, arith::MulIOp::create(b, pairColumn, c32(elemBits)),
+                     c32(8))),
+             std::max<int64_t>(2, elemBits / 4), s);
+        while (int64_t(s.size() - before) < words)
+          s.push_back(c32(0));
+      };
+      if (perKScales)
+        pairOf(at, w.scaleType.bits, w.scaleType.bits / 4);
+      Value zeros = arith::AddIOp::create(b, at, c32(coop.scaleBytes));
+      if (w.zeroPoint == hq::ZeroPointKind::Float)
+        pairOf(zeros, 16, 4);
+      else if (w.zeroPoint == hq::ZeroPointKind::Int) {
+        int64_t zb = L::zeroPointBits(bits);
+        if (zb == 4) {
+          // Two 4-bit zero points: one byte, read as the word's low bits.
+          Stage one;
+          Value byte = arith::AddIOp::create(
+              b, zeros, arith::DivUIOp::create(b, pairColumn, c32(2)));
+          Value v = LLVM::LoadOp::create(b, b.getI8Type(), smemAt(byte), 1);
+          s.push_back(arith::ExtUIOp::create(b, i32, v));
+        } else {
+          pairOf(zeros, zb, zb / 4);
+        }
+      }
+    }
+  return s;
+}
+
 PreparedEmitter::Stage PreparedEmitter::readSlot(Value slot) {
+  if (tile.wgmma)
+    return readWgmmaSlot(slot);
   if (tile.cooperative())
     return readCooperativeSlot(slot);
   // Words per chunk, in copy order (the structure does not depend on the
@@ -948,7 +1116,10 @@ SmallVector<Value> PreparedEmitter::compute(ArrayRef<Value> accIn,
                                             ArrayRef<Value> stage) {
   SmallVector<Value> accs(accIn.begin(), accIn.end());
   size_t cursor = 0;
-  auto next = [&] { return stage[cursor++]; };
+  auto next = [&] {
+    assert(cursor < stage.size() && "the slot holds fewer words than read");
+    return stage[cursor++];
+  };
   // scale_after_mma: the iteration's unscaled sums (from zero).
   SmallVector<Value> sums;
   if (postScale)
@@ -1016,6 +1187,266 @@ SmallVector<Value> PreparedEmitter::compute(ArrayRef<Value> accIn,
     }
   }
   return accs;
+}
+
+void PreparedEmitter::emitWgmmaLoop(Value first) {
+  auto index32 = [&](Value v) { return arith::IndexCastOp::create(b, i32, v); };
+  // The slot of iteration it is refilled in iteration it + 2: every warp's
+  // wgmma.wait_group 1 at the end of iteration it + 1 has seen that
+  // iteration's wgmmas (which read the slot asynchronously) complete, and
+  // the barrier of iteration it + 2 orders the refill after all of them.
+  // So copies run S - 2 iterations ahead (S >= 3), and one iteration's
+  // wgmmas overlap the next one's barrier, copies and dequantization.
+  const int64_t S = tile.stages;
+  for (int64_t st = 0; st < S - 2; ++st) {
+    if (exactK && st >= ctaIterations)
+      NVVM::CpAsyncCommitGroupOp::create(b);
+    else
+      issueCopies(arith::AddIOp::create(b, first, c32(st)), c32(st));
+  }
+  // warp_m / 2 f32 per n-tile: wgmma's D fragment of m64 n(warp_m).
+  SmallVector<Value> init(size_t(tile.warpM / 2 * tile.nTilesPerGroup),
+                          cf(0.0));
+  Value lb = arith::ConstantIndexOp::create(b, 0);
+  Value ub = arith::ConstantIndexOp::create(b, ctaIterations);
+  Value one = arith::ConstantIndexOp::create(b, 1);
+  auto loop = scf::ForOp::create(b, lb, ub, one, init);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value it = index32(loop.getInductionVar());
+    SmallVector<Value> accs(loop.getRegionIterArgs().begin(),
+                            loop.getRegionIterArgs().end());
+    // Groups committed so far: S - 2 + it; iteration it's is complete when
+    // at most S - 3 are pending.
+    NVVM::CpAsyncWaitGroupOp::create(b, b.getI32IntegerAttr(int32_t(S - 3)));
+    gpu::BarrierOp::create(b);
+    Value ahead = arith::AddIOp::create(b, it, c32(S - 2));
+    Value inside = exactK ? Value(arith::CmpIOp::create(
+                                b, arith::CmpIPredicate::slt, ahead,
+                                c32(ctaIterations)))
+                          : Value();
+    issueCopies(arith::AddIOp::create(b, first, ahead),
+                arith::RemUIOp::create(b, ahead, c32(S)), inside);
+    Value slot = arith::RemUIOp::create(b, it, c32(S));
+    accs = computeWgmma(accs, readSlot(slot), slot);
+    accs = tiedAsm("wgmma.wait_group.sync.aligned 1;", accs);
+    scf::YieldOp::create(b, accs);
+  }
+  SmallVector<Value> acc(loop.getResults().begin(), loop.getResults().end());
+  acc = tiedAsm("wgmma.wait_group.sync.aligned 0;", acc);
+  NVVM::CpAsyncWaitGroupOp::create(b, b.getI32IntegerAttr(0));
+  finishWgmma(acc);
+}
+
+SmallVector<Value> PreparedEmitter::tiedAsm(StringRef text,
+                                            ArrayRef<Value> vals) {
+  std::string constraints;
+  SmallVector<Type> types;
+  for (Value v : vals) {
+    constraints += constraints.empty() ? "" : ",";
+    constraints += v.getType() == f32   ? "=f"
+                   : v.getType() == i64 ? "=l"
+                                        : "=r";
+    types.push_back(v.getType());
+  }
+  for (size_t i = 0; i < vals.size(); ++i)
+    constraints += "," + std::to_string(i);
+  Type result = types.size() == 1
+                    ? types[0]
+                    : LLVM::LLVMStructType::getLiteral(b.getContext(), types);
+  auto op = LLVM::InlineAsmOp::create(
+      b, result, vals, text, constraints, /*has_side_effects=*/true,
+      /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
+      LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
+      ArrayAttr());
+  if (types.size() == 1)
+    return {op.getResult(0)};
+  SmallVector<Value> out;
+  for (size_t i = 0; i < vals.size(); ++i)
+    out.push_back(LLVM::ExtractValueOp::create(b, op.getResult(0), int64_t(i)));
+  return out;
+}
+
+Value PreparedEmitter::activationDescriptor(Value slot, int64_t su) {
+  // Bits 0-13: address >> 4; 16-29: the leading byte offset >> 4 (between
+  // the core matrices of the two 8-column halves of K: block_m x 16);
+  // 32-45: the stride byte offset >> 4 (between 8-token groups: 128);
+  // 62-63: no swizzle.
+  Value byte = arith::AddIOp::create(
+      b, arith::MulIOp::create(b, slot, c32(coop.total())),
+      arith::AddIOp::create(
+          b, c32(su * tile.blockM() * 32),
+          arith::MulIOp::create(b, warpMi, c32(tile.warpM * 16))));
+  Value addr = arith::AddIOp::create(b, smemAddr, byte);
+  Value lo = arith::AndIOp::create(
+      b, arith::ShRUIOp::create(b, addr, c32(4)), c32(0x3FFF));
+  const uint64_t fixed = (uint64_t(tile.blockM() * 16 / 16) << 16) |
+                         (uint64_t(128 / 16) << 32);
+  return arith::OrIOp::create(b, ext64(lo), c64(int64_t(fixed)));
+}
+
+SmallVector<Value> PreparedEmitter::wgmmaFragment(
+    ArrayRef<SmallVector<Value>> planeWords, const GroupData &g) {
+  SmallVector<Value> a;
+  for (int q : {0, 2, 1, 3}) {
+    Value v = dequantPair(planeWords, g, q);
+    a.push_back(v.getType() == i32 ? v : asI32(v));
+  }
+  return a;
+}
+
+SmallVector<Value> PreparedEmitter::computeWgmma(ArrayRef<Value> accIn,
+                                                 ArrayRef<Value> stage,
+                                                 Value slot) {
+  SmallVector<Value> accs(accIn.begin(), accIn.end());
+  size_t cursor = 0;
+  auto next = [&] {
+    assert(cursor < stage.size() && "the slot holds fewer words than read");
+    return stage[cursor++];
+  };
+  beginDequant();
+  const int64_t nT = tile.nTilesPerGroup, n = tile.warpM, perTile = n / 2;
+  const char *type = bf16 ? "bf16" : "f16";
+  // d (perTile f32), a (4 x b32), the descriptor; scale-d = 1 (accumulate),
+  // scale-a = scale-b = 1, B not transposed (K-major).
+  // scale-d is a predicate: set from operand $(perTile + 5) (1).
+  std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, $" +
+                     std::to_string(perTile + 5) +
+                     ", 0;\nwgmma.mma_async.sync.aligned.m64n" +
+                     std::to_string(n) + "k16.f32." + type + "." + type + " {";
+  for (int64_t i = 0; i < perTile; ++i)
+    text += (i ? ", $" : "$") + std::to_string(i);
+  text += "}, {$" + std::to_string(perTile) + ", $" +
+          std::to_string(perTile + 1) + ", $" + std::to_string(perTile + 2) +
+          ", $" + std::to_string(perTile + 3) + "}, $" +
+          std::to_string(perTile + 4) + ", p, 1, 1, 0;\n}";
+  std::string constraints;
+  for (int64_t i = 0; i < perTile; ++i)
+    constraints += (i ? ",=f" : "=f");
+  constraints += ",r,r,r,r,l,n";
+  for (int64_t i = 0; i < perTile; ++i)
+    constraints += "," + std::to_string(i);
+  Type result = LLVM::LLVMStructType::getLiteral(
+      b.getContext(), SmallVector<Type>(size_t(perTile), f32));
+  SmallVector<GroupData> groups(static_cast<size_t>(nT));
+  const int64_t kT = tile.kTilesPerWarp;
+  // Every k-tile's and n-tile's A fragment, then the descriptors, all
+  // before the fence: between the fence and the commit only the wgmmas
+  // run (a register they read defined in between would make ptxas
+  // serialize them).
+  SmallVector<Value> regs;
+  for (int64_t u = 0; u < kT; ++u)
+    for (int64_t t = 0; t < nT; ++t) {
+      // The warp's words of each plane (readWgmmaSlot): W / 4, or one.
+      SmallVector<SmallVector<Value>> planeWords;
+      for (const L::Plane &p : planes) {
+        SmallVector<Value> words;
+        for (unsigned i = 0; i < std::max(1u, p.width / 4); ++i)
+          words.push_back(next());
+        planeWords.push_back(words);
+      }
+      if (u == 0 || !groupPerIter)
+        readGroup(next, groups[size_t(t)]);
+      SmallVector<Value> a = wgmmaFragment(planeWords, groups[size_t(t)]);
+      regs.append(a.begin(), a.end());
+    }
+  for (int64_t u = 0; u < kT; ++u)
+    regs.push_back(activationDescriptor(slot, u));
+  // wgmma.fence orders the registers' writes (the fragments, and the
+  // accumulators' initial values) before the asynchronous reads; tying
+  // them to it keeps their definitions above it.
+  regs.append(accs.begin(), accs.end());
+  regs = tiedAsm("wgmma.fence.sync.aligned;", regs);
+  const size_t accAt = size_t(kT * nT * 4 + kT);
+  for (size_t i = 0; i < accs.size(); ++i)
+    accs[i] = regs[accAt + i];
+  for (int64_t u = 0; u < kT; ++u)
+    for (int64_t t = 0; t < nT; ++t) {
+      SmallVector<Value> operands(regs.begin() + 4 * (u * nT + t),
+                                  regs.begin() + 4 * (u * nT + t) + 4);
+      operands.push_back(regs[size_t(kT * nT * 4 + u)]);
+      operands.push_back(c32(1));
+      operands.append(accs.begin() + t * perTile,
+                      accs.begin() + (t + 1) * perTile);
+      auto op = LLVM::InlineAsmOp::create(
+          b, result, operands, text, constraints, /*has_side_effects=*/true,
+          /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
+          LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
+          ArrayAttr());
+      for (int64_t i = 0; i < perTile; ++i)
+        accs[size_t(t * perTile + i)] =
+            LLVM::ExtractValueOp::create(b, op.getResult(0), i);
+    }
+  LLVM::InlineAsmOp::create(
+      b, TypeRange(), ValueRange(), "wgmma.commit_group.sync.aligned;", "",
+      /*has_side_effects=*/true, /*is_align_stack=*/false,
+      LLVM::tailcallkind::TailCallKind::None,
+      LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
+      ArrayAttr());
+  return accs;
+}
+
+void PreparedEmitter::finishWgmma(ArrayRef<Value> acc) {
+  const hq::WeightSchema &w = spec.weight;
+  bool outBF16 = spec.output == hq::ScalarType::bf16();
+  Type outType = outBF16 ? Type(b.getBF16Type()) : Type(b.getF16Type());
+  const int64_t perTile = tile.warpM / 2;
+  for (int64_t t = 0; t < tile.nTilesPerGroup; ++t) {
+    Value nt = arith::AddIOp::create(b, nTile, c32(t));
+    for (int64_t half = 0; half < 2; ++half) {
+      // D rows 16 w + g + 8 half are the n-tile's columns of that offset.
+      Value inTile = arith::AddIOp::create(
+          b, arith::MulIOp::create(b, wIn, c32(16)),
+          arith::AddIOp::create(b, grp, c32(8 * half)));
+      Value col = arith::AddIOp::create(
+          b, arith::MulIOp::create(b, nt, c32(64)), inTile);
+      Value colOk =
+          arith::CmpIOp::create(b, arith::CmpIPredicate::slt, col, c32(spec.nOut));
+      Value cc = arith::MinSIOp::create(b, col, c32(spec.nOut - 1));
+      Value factor, bias;
+      if (w.granularity == hq::Granularity::Channel) {
+        // Prepared [1, N] scales: column c of an n-tile at 8 (c % 8) + c / 8.
+        Value stored = arith::AddIOp::create(
+            b, arith::MulIOp::create(b, nt, c32(64)),
+            arith::AddIOp::create(
+                b, arith::MulIOp::create(b, grp, c32(8)),
+                arith::AddIOp::create(b, arith::MulIOp::create(b, wIn, c32(2)),
+                                      c32(half))));
+        factor = loadAsF32(param(hq::abi::ParamScales), ext64(stored),
+                           w.scaleType);
+      }
+      if (global)
+        factor = factor ? arith::MulFOp::create(b, factor, global) : global;
+      if (w.bias)
+        bias = loadAsF32(param(hq::abi::ParamBias), ext64(cc), spec.output);
+      for (int64_t jj = 0; jj < tile.warpM / 8; ++jj)
+        for (int64_t e = 0; e < 2; ++e) {
+          // D element 4 jj + 2 half + e: token 8 jj + 2 q + e.
+          Value v = acc[size_t(t * perTile + 4 * jj + 2 * half + e)];
+          Value token = arith::AddIOp::create(
+              b, m0,
+              arith::AddIOp::create(b, arith::MulIOp::create(b, quad, c32(2)),
+                                    c32(8 * jj + e)));
+          Value ok = arith::AndIOp::create(
+              b, colOk,
+              arith::CmpIOp::create(b, arith::CmpIPredicate::slt, token, m));
+          if (factor)
+            v = arith::MulFOp::create(b, v, factor);
+          if (bias)
+            v = arith::AddFOp::create(b, v, bias);
+          Value bits = arith::BitcastOp::create(
+              b, i16, arith::TruncFOp::create(b, outType, v));
+          auto ifOp = scf::IfOp::create(b, ok, /*withElseRegion=*/false);
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToStart(ifOp.thenBlock());
+          Value index = arith::AddIOp::create(
+              b, arith::MulIOp::create(b, sext64(token), c64(spec.nOut)),
+              ext64(col));
+          store(bits, param(hq::abi::ParamOutput), index);
+        }
+    }
+  }
 }
 
 void PreparedEmitter::storeUnit(int64_t unit, Value v0, Value v1) {
@@ -1108,6 +1539,29 @@ void PreparedEmitter::emit() {
   Value first = arith::MulIOp::create(b, bidZ, c32(ctaIterations));
   lane = arith::AndIOp::create(b, tid, c32(31));
   Value warp = arith::ShRUIOp::create(b, tid, c32(5));
+  if (tile.wgmma) {
+    // Warpgroups along N, then rows along M; four warps each.
+    Value group = arith::ShRUIOp::create(b, warp, c32(2));
+    wIn = arith::AndIOp::create(b, warp, c32(3));
+    groupN = arith::RemUIOp::create(b, group, c32(tile.groupsN()));
+    warpMi = arith::DivUIOp::create(b, group, c32(tile.groupsN()));
+    warpK = c32(0);
+    warpN = groupN;
+    grp = arith::ShRUIOp::create(b, lane, c32(2));
+    quad = arith::AndIOp::create(b, lane, c32(3));
+    nTile = arith::AddIOp::create(
+        b, arith::MulIOp::create(b, bidX, c32(tile.warpsN)),
+        arith::MulIOp::create(b, groupN, c32(tile.nTilesPerGroup)));
+    m0 = arith::AddIOp::create(
+        b, arith::MulIOp::create(b, bidY, c32(tile.blockM())),
+        arith::MulIOp::create(b, warpMi, c32(tile.warpM)));
+    m = param(hq::abi::ParamM);
+    if (spec.weight.hasGlobalScale())
+      global = load(f32, param(hq::abi::ParamGlobalScale), c64(0));
+    smemAddr = LLVM::PtrToIntOp::create(b, i32, smem);
+    coop = L::cooperativeSlot(spec.weight, tile);
+    return emitLoop(first);
+  }
   warpN = arith::RemUIOp::create(b, warp, c32(tile.warpsN));
   // Warps beyond a row along N: rows along M (cooperative blocks), then
   // K-split groups.
@@ -1138,7 +1592,14 @@ void PreparedEmitter::emit() {
     coop = L::cooperativeSlot(spec.weight, tile);
   else
     copyShape = copiesFor(c32(0));
+  emitLoop(first);
+}
 
+void PreparedEmitter::emitLoop(Value first) {
+  auto index32 = [&](Value v) { return arith::IndexCastOp::create(b, i32, v); };
+
+  if (tile.wgmma)
+    return emitWgmmaLoop(first);
   // The cp.async pipeline. cp.async.wait_group orders a lane's own copies;
   // the warp barrier in the loop makes the others' visible (activation
   // tiles, 8-bit weight planes) — cooperative kernels take a block barrier.
