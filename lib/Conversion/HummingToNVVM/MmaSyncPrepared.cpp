@@ -1192,11 +1192,12 @@ SmallVector<Value> PreparedEmitter::compute(ArrayRef<Value> accIn,
 void PreparedEmitter::emitWgmmaLoop(Value first) {
   auto index32 = [&](Value v) { return arith::IndexCastOp::create(b, i32, v); };
   // The slot of iteration it is refilled in iteration it + 2: every warp's
-  // wgmma.wait_group 1 at the end of iteration it + 1 has seen that
-  // iteration's wgmmas (which read the slot asynchronously) complete, and
-  // the barrier of iteration it + 2 orders the refill after all of them.
-  // So copies run S - 2 iterations ahead (S >= 3), and one iteration's
-  // wgmmas overlap the next one's barrier, copies and dequantization.
+  // wgmma.wait_group 0 in iteration it + 1 has seen iteration it's wgmmas
+  // (which read the slot asynchronously) complete, and the barrier of
+  // iteration it + 2 orders the refill after all of them. So copies run
+  // S - 2 iterations ahead (S >= 3), and one iteration's wgmmas overlap the
+  // next one's barrier, copies and shared-memory loads (and the other
+  // warpgroups' dequantization).
   const int64_t S = tile.stages;
   for (int64_t st = 0; st < S - 2; ++st) {
     if (exactK && st >= ctaIterations)
@@ -1220,6 +1221,15 @@ void PreparedEmitter::emitWgmmaLoop(Value first) {
     // Groups committed so far: S - 2 + it; iteration it's is complete when
     // at most S - 3 are pending.
     NVVM::CpAsyncWaitGroupOp::create(b, b.getI32IntegerAttr(int32_t(S - 3)));
+    // cp.async writes in the generic proxy, wgmma reads shared memory in
+    // the async proxy: each thread's landed copies are fenced across, then
+    // the barrier publishes them to the block.
+    LLVM::InlineAsmOp::create(
+        b, TypeRange(), ValueRange(), "fence.proxy.async.shared::cta;", "",
+        /*has_side_effects=*/true, /*is_align_stack=*/false,
+        LLVM::tailcallkind::TailCallKind::None,
+        LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
+        ArrayAttr());
     gpu::BarrierOp::create(b);
     Value ahead = arith::AddIOp::create(b, it, c32(S - 2));
     Value inside = exactK ? Value(arith::CmpIOp::create(
@@ -1229,8 +1239,13 @@ void PreparedEmitter::emitWgmmaLoop(Value first) {
     issueCopies(arith::AddIOp::create(b, first, ahead),
                 arith::RemUIOp::create(b, ahead, c32(S)), inside);
     Value slot = arith::RemUIOp::create(b, it, c32(S));
-    accs = computeWgmma(accs, readSlot(slot), slot);
-    accs = tiedAsm("wgmma.wait_group.sync.aligned 1;", accs);
+    Stage data = readSlot(slot);
+    // The previous iteration's wgmmas read their A fragments from registers
+    // this iteration's dequantization rewrites (the loop's registers are
+    // the same each iteration): they complete first. They ran on over the
+    // barrier, the copies and the shared loads above.
+    accs = tiedAsm("wgmma.wait_group.sync.aligned 0;", accs);
+    accs = computeWgmma(accs, data, slot);
     scf::YieldOp::create(b, accs);
   }
   SmallVector<Value> acc(loop.getResults().begin(), loop.getResults().end());
