@@ -1191,36 +1191,32 @@ SmallVector<Value> PreparedEmitter::compute(ArrayRef<Value> accIn,
 
 void PreparedEmitter::emitWgmmaLoop(Value first) {
   auto index32 = [&](Value v) { return arith::IndexCastOp::create(b, i32, v); };
-  // The slot of iteration it is refilled in iteration it + 2: every warp's
-  // wgmma.wait_group 0 in iteration it + 1 has seen iteration it's wgmmas
-  // (which read the slot asynchronously) complete, and the barrier of
-  // iteration it + 2 orders the refill after all of them. So copies run
-  // S - 2 iterations ahead (S >= 3), and one iteration's wgmmas overlap the
-  // next one's barrier, copies and shared-memory loads (and the other
-  // warpgroups' dequantization).
+  // wgmmas read their slot and their A registers asynchronously. Before an
+  // iteration dequantizes, it waits until at most `inFlight` earlier
+  // iterations' wgmmas are pending (wgmma.wait_group), and the loop body is
+  // unrolled inFlight + 1 times, so the fragments it rewrites belong to a
+  // completed iteration (each copy of the body has registers of its own).
+  // A slot is refilled `lag` = inFlight + 2 iterations after it was read:
+  // every warp's wait in the iteration before the refill has seen the
+  // slot's wgmmas complete, and the refill's barrier orders it after all
+  // of them. Copies thus run S - lag iterations ahead. With four stages
+  // or more one iteration's wgmmas stay in flight through the next one's
+  // barrier, copies and dequantization; with three they overlap its
+  // barrier, copies and shared-memory loads.
   const int64_t S = tile.stages;
-  for (int64_t st = 0; st < S - 2; ++st) {
+  const int64_t inFlight = 0, lag = inFlight + 2;
+  const int64_t unroll = inFlight + 1;
+  for (int64_t st = 0; st < S - lag; ++st) {
     if (exactK && st >= ctaIterations)
       NVVM::CpAsyncCommitGroupOp::create(b);
     else
       issueCopies(arith::AddIOp::create(b, first, c32(st)), c32(st));
   }
-  // warp_m / 2 f32 per n-tile: wgmma's D fragment of m64 n(warp_m).
-  SmallVector<Value> init(size_t(tile.warpM / 2 * tile.nTilesPerGroup),
-                          cf(0.0));
-  Value lb = arith::ConstantIndexOp::create(b, 0);
-  Value ub = arith::ConstantIndexOp::create(b, ctaIterations);
-  Value one = arith::ConstantIndexOp::create(b, 1);
-  auto loop = scf::ForOp::create(b, lb, ub, one, init);
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(loop.getBody());
-    Value it = index32(loop.getInductionVar());
-    SmallVector<Value> accs(loop.getRegionIterArgs().begin(),
-                            loop.getRegionIterArgs().end());
-    // Groups committed so far: S - 2 + it; iteration it's is complete when
-    // at most S - 3 are pending.
-    NVVM::CpAsyncWaitGroupOp::create(b, b.getI32IntegerAttr(int32_t(S - 3)));
+  auto body = [&](Value it, SmallVector<Value> accs) {
+    // Groups committed so far: S - lag + it; iteration it's is complete
+    // when at most S - lag - 1 are pending.
+    NVVM::CpAsyncWaitGroupOp::create(
+        b, b.getI32IntegerAttr(int32_t(S - lag - 1)));
     // cp.async writes in the generic proxy, wgmma reads shared memory in
     // the async proxy: each thread's landed copies are fenced across, then
     // the barrier publishes them to the block.
@@ -1231,7 +1227,7 @@ void PreparedEmitter::emitWgmmaLoop(Value first) {
         LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
         ArrayAttr());
     gpu::BarrierOp::create(b);
-    Value ahead = arith::AddIOp::create(b, it, c32(S - 2));
+    Value ahead = arith::AddIOp::create(b, it, c32(S - lag));
     Value inside = exactK ? Value(arith::CmpIOp::create(
                                 b, arith::CmpIPredicate::slt, ahead,
                                 c32(ctaIterations)))
@@ -1240,15 +1236,37 @@ void PreparedEmitter::emitWgmmaLoop(Value first) {
                 arith::RemUIOp::create(b, ahead, c32(S)), inside);
     Value slot = arith::RemUIOp::create(b, it, c32(S));
     Stage data = readSlot(slot);
-    // The previous iteration's wgmmas read their A fragments from registers
-    // this iteration's dequantization rewrites (the loop's registers are
-    // the same each iteration): they complete first. They ran on over the
-    // barrier, the copies and the shared loads above.
-    accs = tiedAsm("wgmma.wait_group.sync.aligned 0;", accs);
-    accs = computeWgmma(accs, data, slot);
-    scf::YieldOp::create(b, accs);
+    accs = tiedAsm("wgmma.wait_group.sync.aligned " + std::to_string(inFlight) +
+                       ";",
+                   accs);
+    return computeWgmma(accs, data, slot);
+  };
+  // warp_m / 2 f32 per n-tile: wgmma's D fragment of m64 n(warp_m).
+  SmallVector<Value> acc(size_t(tile.warpM / 2 * tile.nTilesPerGroup),
+                         cf(0.0));
+  const int64_t steps = ctaIterations / unroll;
+  if (steps > 0) {
+    Value lb = arith::ConstantIndexOp::create(b, 0);
+    Value ub = arith::ConstantIndexOp::create(b, steps);
+    Value one = arith::ConstantIndexOp::create(b, 1);
+    auto loop = scf::ForOp::create(b, lb, ub, one, acc);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(loop.getBody());
+      Value step = index32(loop.getInductionVar());
+      SmallVector<Value> accs(loop.getRegionIterArgs().begin(),
+                              loop.getRegionIterArgs().end());
+      for (int64_t r = 0; r < unroll; ++r)
+        accs = body(arith::AddIOp::create(
+                        b, arith::MulIOp::create(b, step, c32(unroll)), c32(r)),
+                    accs);
+      scf::YieldOp::create(b, accs);
+    }
+    acc.assign(loop.getResults().begin(), loop.getResults().end());
   }
-  SmallVector<Value> acc(loop.getResults().begin(), loop.getResults().end());
+  // The iterations the unrolled loop leaves.
+  for (int64_t it = steps * unroll; it < ctaIterations; ++it)
+    acc = body(c32(it), acc);
   acc = tiedAsm("wgmma.wait_group.sync.aligned 0;", acc);
   NVVM::CpAsyncWaitGroupOp::create(b, b.getI32IntegerAttr(0));
   finishWgmma(acc);
@@ -1346,12 +1364,13 @@ SmallVector<Value> PreparedEmitter::computeWgmma(ArrayRef<Value> accIn,
       b.getContext(), SmallVector<Type>(size_t(perTile), f32));
   SmallVector<GroupData> groups(static_cast<size_t>(nT));
   const int64_t kT = tile.kTilesPerWarp;
-  // Every k-tile's and n-tile's A fragment, then the descriptors, all
-  // before the fence: between the fence and the commit only the wgmmas
-  // run (a register they read defined in between would make ptxas
-  // serialize them).
-  SmallVector<Value> regs;
-  for (int64_t u = 0; u < kT; ++u)
+  // Per k-tile: every n-tile's A fragment and the descriptor, a fence, the
+  // wgmmas, a commit. The fragments of k-tile u + 1 are dequantized while
+  // k-tile u's wgmmas run (each k-tile's fragments are registers of their
+  // own). Tying the fragments, the descriptor and the accumulators to the
+  // fence keeps their definitions above it.
+  for (int64_t u = 0; u < kT; ++u) {
+    SmallVector<Value> regs;
     for (int64_t t = 0; t < nT; ++t) {
       // The warp's words of each plane (readWgmmaSlot): W / 4, or one.
       SmallVector<SmallVector<Value>> planeWords;
@@ -1366,21 +1385,16 @@ SmallVector<Value> PreparedEmitter::computeWgmma(ArrayRef<Value> accIn,
       SmallVector<Value> a = wgmmaFragment(planeWords, groups[size_t(t)]);
       regs.append(a.begin(), a.end());
     }
-  for (int64_t u = 0; u < kT; ++u)
     regs.push_back(activationDescriptor(slot, u));
-  // wgmma.fence orders the registers' writes (the fragments, and the
-  // accumulators' initial values) before the asynchronous reads; tying
-  // them to it keeps their definitions above it.
-  regs.append(accs.begin(), accs.end());
-  regs = tiedAsm("wgmma.fence.sync.aligned;", regs);
-  const size_t accAt = size_t(kT * nT * 4 + kT);
-  for (size_t i = 0; i < accs.size(); ++i)
-    accs[i] = regs[accAt + i];
-  for (int64_t u = 0; u < kT; ++u)
+    regs.append(accs.begin(), accs.end());
+    regs = tiedAsm("wgmma.fence.sync.aligned;", regs);
+    const size_t accAt = size_t(nT * 4 + 1);
+    for (size_t i = 0; i < accs.size(); ++i)
+      accs[i] = regs[accAt + i];
     for (int64_t t = 0; t < nT; ++t) {
-      SmallVector<Value> operands(regs.begin() + 4 * (u * nT + t),
-                                  regs.begin() + 4 * (u * nT + t) + 4);
-      operands.push_back(regs[size_t(kT * nT * 4 + u)]);
+      SmallVector<Value> operands(regs.begin() + 4 * t,
+                                  regs.begin() + 4 * t + 4);
+      operands.push_back(regs[size_t(nT * 4)]);
       operands.push_back(c32(1));
       operands.append(accs.begin() + t * perTile,
                       accs.begin() + (t + 1) * perTile);
@@ -1393,12 +1407,13 @@ SmallVector<Value> PreparedEmitter::computeWgmma(ArrayRef<Value> accIn,
         accs[size_t(t * perTile + i)] =
             LLVM::ExtractValueOp::create(b, op.getResult(0), i);
     }
-  LLVM::InlineAsmOp::create(
-      b, TypeRange(), ValueRange(), "wgmma.commit_group.sync.aligned;", "",
-      /*has_side_effects=*/true, /*is_align_stack=*/false,
-      LLVM::tailcallkind::TailCallKind::None,
-      LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
-      ArrayAttr());
+    LLVM::InlineAsmOp::create(
+        b, TypeRange(), ValueRange(), "wgmma.commit_group.sync.aligned;", "",
+        /*has_side_effects=*/true, /*is_align_stack=*/false,
+        LLVM::tailcallkind::TailCallKind::None,
+        LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
+        ArrayAttr());
+  }
   return accs;
 }
 
