@@ -140,13 +140,17 @@ TEST(TileHeuristics, SmallMSplitsKToCoverTheDevice) {
   EXPECT_EQ((*t)[3].warpK, 16);
   EXPECT_EQ((*t)[4].blockK, (*t)[4].warpK);
   EXPECT_EQ((*t)[4].mMax, 512);
-  // From M = 513 on: cooperative blocks of 2 x 4 warps of 64 x 64.
+  // From M = 513 on (sm_90a): the wgmma tile, blocks of 128 tokens x 256
+  // columns in two warpgroups of 128 tokens x two n-tiles.
   EXPECT_EQ((*t)[5].mMin, 513);
   EXPECT_EQ((*t)[5].mMax, 0);
-  EXPECT_EQ((*t)[5].warpM, 64);
+  EXPECT_EQ((*t)[5].mma, MmaKind::Wgmma);
+  EXPECT_EQ((*t)[5].warpM, 128);
+  EXPECT_EQ((*t)[5].warpN, 32);
   EXPECT_EQ((*t)[5].blockM, 128);
   EXPECT_EQ((*t)[5].blockN, 256);
   EXPECT_EQ((*t)[5].blockK, (*t)[5].warpK);
+  EXPECT_EQ((*t)[5].threads(), 256);
   EXPECT_FALSE((*t)[5].blockCopies);
 }
 
@@ -257,6 +261,28 @@ TEST(TileHeuristics, SmallMTilesFallBackWhereTheirConditionsFail) {
     EXPECT_LE(tc.warpK, 32);
     EXPECT_FALSE(tc.blockCopies);
   }
+}
+
+TEST(TileHeuristics, WgmmaOnlyOnSm90aWhereItApplies) {
+  const DeviceInfo &h200 = *lookupDevice("H200");
+  auto last = [&](const ComputeOptions &c, int64_t n, const DeviceInfo &d) {
+    Result<std::vector<TileConfig>> t =
+        selectMmaSyncTiles(w4g128(), kF16, c, n, 8192, d);
+    EXPECT_TRUE(bool(t)) << t.error();
+    return t ? t->back() : TileConfig{};
+  };
+  EXPECT_EQ(last({}, 8192, h200).mma, MmaKind::Wgmma);
+  // Off sm_90a, with f16 accumulation, for batch-invariant layers and
+  // where 256 does not divide N: the mma_sync tiles.
+  EXPECT_EQ(last({}, 8192, *lookupDevice("A100")).mma, MmaKind::MmaSync);
+  EXPECT_EQ(last({}, 8192, *lookupDevice("L40S")).mma, MmaKind::MmaSync);
+  ComputeOptions f16acc;
+  f16acc.f16Accumulation = true;
+  EXPECT_EQ(last(f16acc, 8192, h200).mma, MmaKind::MmaSync);
+  ComputeOptions invariant;
+  invariant.batchInvariant = true;
+  EXPECT_EQ(last(invariant, 8192, h200).mma, MmaKind::MmaSync);
+  EXPECT_EQ(last({}, 8192 + 128, h200).mma, MmaKind::MmaSync);
 }
 
 TEST(TileHeuristics, LargeMBlocksNarrowWhereNIsShortOrTheyCannotRun) {

@@ -45,9 +45,8 @@ FailureOr<PreparedTile> preparedTile(GemmOp op, unsigned index,
   };
   if (t.mma == hq::MmaKind::Wgmma) {
     // The transposed product: warp_m tokens are the instruction's n, each
-    // of a warpgroup's warp_n / 16 n-tiles one m64 instruction.
-    if (!chip.supportsMma(hq::MmaKind::Wgmma))
-      return fail("wgmma needs sm_90a, got " + Twine(chip.str()));
+    // of a warpgroup's warp_n / 16 n-tiles one m64 instruction. (The op
+    // verifier has checked that the chip has wgmma.)
     if (spec.f16Accumulation)
       return fail("the wgmma kernels accumulate in f32; expected "
                   "f16_accumulation = false");

@@ -1191,32 +1191,40 @@ SmallVector<Value> PreparedEmitter::compute(ArrayRef<Value> accIn,
 
 void PreparedEmitter::emitWgmmaLoop(Value first) {
   auto index32 = [&](Value v) { return arith::IndexCastOp::create(b, i32, v); };
-  // wgmmas read their slot and their A registers asynchronously. Before an
-  // iteration dequantizes, it waits until at most `inFlight` earlier
-  // iterations' wgmmas are pending (wgmma.wait_group), and the loop body is
-  // unrolled inFlight + 1 times, so the fragments it rewrites belong to a
-  // completed iteration (each copy of the body has registers of its own).
-  // A slot is refilled `lag` = inFlight + 2 iterations after it was read:
-  // every warp's wait in the iteration before the refill has seen the
-  // slot's wgmmas complete, and the refill's barrier orders it after all
-  // of them. Copies thus run S - lag iterations ahead. With four stages
-  // or more one iteration's wgmmas stay in flight through the next one's
-  // barrier, copies and dequantization; with three they overlap its
-  // barrier, copies and shared-memory loads.
+  // wgmmas read their slot and their A registers asynchronously. An
+  // iteration waits for the previous one's wgmmas (wgmma.wait_group 0)
+  // before its dequantization rewrites their fragment registers (the
+  // loop's registers are the same each iteration; keeping them in flight
+  // through the next iteration's dequantization, with the body unrolled
+  // twice for registers of its own, made ptxas serialize every wgmma).
+  // They run on over the next iteration's barrier, copies and shared
+  // loads. A slot is thus refilled two iterations after it was read: every
+  // warp's wait in the iteration between has seen its wgmmas complete,
+  // and the refill's barrier orders it after all of them. Copies run
+  // S - 2 iterations ahead.
   const int64_t S = tile.stages;
-  const int64_t inFlight = 0, lag = inFlight + 2;
-  const int64_t unroll = inFlight + 1;
-  for (int64_t st = 0; st < S - lag; ++st) {
+  for (int64_t st = 0; st < S - 2; ++st) {
     if (exactK && st >= ctaIterations)
       NVVM::CpAsyncCommitGroupOp::create(b);
     else
       issueCopies(arith::AddIOp::create(b, first, c32(st)), c32(st));
   }
-  auto body = [&](Value it, SmallVector<Value> accs) {
-    // Groups committed so far: S - lag + it; iteration it's is complete
-    // when at most S - lag - 1 are pending.
-    NVVM::CpAsyncWaitGroupOp::create(
-        b, b.getI32IntegerAttr(int32_t(S - lag - 1)));
+  // warp_m / 2 f32 per n-tile: wgmma's D fragment of m64 n(warp_m).
+  SmallVector<Value> init(size_t(tile.warpM / 2 * tile.nTilesPerGroup),
+                          cf(0.0));
+  Value lb = arith::ConstantIndexOp::create(b, 0);
+  Value ub = arith::ConstantIndexOp::create(b, ctaIterations);
+  Value one = arith::ConstantIndexOp::create(b, 1);
+  auto loop = scf::ForOp::create(b, lb, ub, one, init);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value it = index32(loop.getInductionVar());
+    SmallVector<Value> accs(loop.getRegionIterArgs().begin(),
+                            loop.getRegionIterArgs().end());
+    // Groups committed so far: S - 2 + it; iteration it's is complete when
+    // at most S - 3 are pending.
+    NVVM::CpAsyncWaitGroupOp::create(b, b.getI32IntegerAttr(int32_t(S - 3)));
     // cp.async writes in the generic proxy, wgmma reads shared memory in
     // the async proxy: each thread's landed copies are fenced across, then
     // the barrier publishes them to the block.
@@ -1227,7 +1235,7 @@ void PreparedEmitter::emitWgmmaLoop(Value first) {
         LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
         ArrayAttr());
     gpu::BarrierOp::create(b);
-    Value ahead = arith::AddIOp::create(b, it, c32(S - lag));
+    Value ahead = arith::AddIOp::create(b, it, c32(S - 2));
     Value inside = exactK ? Value(arith::CmpIOp::create(
                                 b, arith::CmpIPredicate::slt, ahead,
                                 c32(ctaIterations)))
@@ -1236,37 +1244,11 @@ void PreparedEmitter::emitWgmmaLoop(Value first) {
                 arith::RemUIOp::create(b, ahead, c32(S)), inside);
     Value slot = arith::RemUIOp::create(b, it, c32(S));
     Stage data = readSlot(slot);
-    accs = tiedAsm("wgmma.wait_group.sync.aligned " + std::to_string(inFlight) +
-                       ";",
-                   accs);
-    return computeWgmma(accs, data, slot);
-  };
-  // warp_m / 2 f32 per n-tile: wgmma's D fragment of m64 n(warp_m).
-  SmallVector<Value> acc(size_t(tile.warpM / 2 * tile.nTilesPerGroup),
-                         cf(0.0));
-  const int64_t steps = ctaIterations / unroll;
-  if (steps > 0) {
-    Value lb = arith::ConstantIndexOp::create(b, 0);
-    Value ub = arith::ConstantIndexOp::create(b, steps);
-    Value one = arith::ConstantIndexOp::create(b, 1);
-    auto loop = scf::ForOp::create(b, lb, ub, one, acc);
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(loop.getBody());
-      Value step = index32(loop.getInductionVar());
-      SmallVector<Value> accs(loop.getRegionIterArgs().begin(),
-                              loop.getRegionIterArgs().end());
-      for (int64_t r = 0; r < unroll; ++r)
-        accs = body(arith::AddIOp::create(
-                        b, arith::MulIOp::create(b, step, c32(unroll)), c32(r)),
-                    accs);
-      scf::YieldOp::create(b, accs);
-    }
-    acc.assign(loop.getResults().begin(), loop.getResults().end());
+    accs = tiedAsm("wgmma.wait_group.sync.aligned 0;", accs);
+    accs = computeWgmma(accs, data, slot);
+    scf::YieldOp::create(b, accs);
   }
-  // The iterations the unrolled loop leaves.
-  for (int64_t it = steps * unroll; it < ctaIterations; ++it)
-    acc = body(c32(it), acc);
+  SmallVector<Value> acc(loop.getResults().begin(), loop.getResults().end());
   acc = tiedAsm("wgmma.wait_group.sync.aligned 0;", acc);
   NVVM::CpAsyncWaitGroupOp::create(b, b.getI32IntegerAttr(0));
   finishWgmma(acc);

@@ -269,3 +269,73 @@ func.func @scale_after_mma_group_smaller_than_warp_k(%a: memref<?x128xf16>, %w: 
       : memref<?x128xf16>, memref<8x256xi32> -> memref<?x128xf16>
   return
 }
+
+// -----
+
+// The sm_90a wgmma kernels (mma = wgmma over the prepared mma_sync layout):
+// f32 sums, no K split inside the block or across CTAs, at least three
+// stages, at most 128 f32 sums per thread.
+#tile = #humming.tile_config<block = [128, 256, 32], warp = [128, 32, 32], mma = wgmma>
+
+func.func @wgmma_f16_accumulation(%a: memref<?x512xf16>, %w: memref<32x512xi32>, %s: memref<4x256xf16>, %c: memref<?x256xf16>) {
+  // expected-error @+1 {{tile_configs[0]: the wgmma kernels accumulate in f32; expected f16_accumulation = false}}
+  humming.gemm %a, %w scales(%s : memref<4x256xf16>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<128>>, input_schema = #humming.input_schema<type = f16>,
+       compute = #humming.compute<f16_accumulation = true>,
+       layout = #humming.layout<chip = "sm_90a">, tile_configs = [#tile]}
+      : memref<?x512xf16>, memref<32x512xi32> -> memref<?x256xf16>
+  return
+}
+
+// -----
+
+#tile = #humming.tile_config<block = [128, 256, 64], warp = [128, 32, 32], mma = wgmma>
+
+func.func @wgmma_k_split(%a: memref<?x512xf16>, %w: memref<32x512xi32>, %s: memref<4x256xf16>, %c: memref<?x256xf16>) {
+  // expected-error @+1 {{tile_configs[0]: expected block_k = warp_k with wgmma (no K split inside the block), got block_k = 64, warp_k = 32}}
+  humming.gemm %a, %w scales(%s : memref<4x256xf16>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<128>>, input_schema = #humming.input_schema<type = f16>,
+       layout = #humming.layout<chip = "sm_90a">, tile_configs = [#tile]}
+      : memref<?x512xf16>, memref<32x512xi32> -> memref<?x256xf16>
+  return
+}
+
+// -----
+
+#tile = #humming.tile_config<block = [128, 256, 32], warp = [128, 32, 32], stages = 2, mma = wgmma>
+
+func.func @wgmma_two_stages(%a: memref<?x512xf16>, %w: memref<32x512xi32>, %s: memref<4x256xf16>, %c: memref<?x256xf16>) {
+  // expected-error @+1 {{tile_configs[0]: expected stages >= 3 with wgmma (a slot is refilled two iterations after it is read: its wgmmas run on), got 2}}
+  humming.gemm %a, %w scales(%s : memref<4x256xf16>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<128>>, input_schema = #humming.input_schema<type = f16>,
+       layout = #humming.layout<chip = "sm_90a">, tile_configs = [#tile]}
+      : memref<?x512xf16>, memref<32x512xi32> -> memref<?x256xf16>
+  return
+}
+
+// -----
+
+#tile = #humming.tile_config<m = [1, 64], block = [128, 256, 32], warp = [128, 32, 32], split_k = 2, mma = wgmma>
+#rest = #humming.tile_config<m = [65, inf], block = [128, 256, 32], warp = [128, 32, 32], mma = wgmma>
+
+func.func @wgmma_split_k(%a: memref<?x512xf16>, %w: memref<32x512xi32>, %s: memref<4x256xf16>, %c: memref<?x256xf16>) {
+  // expected-error @+1 {{tile_configs[0]: expected split_k = 1 with wgmma (no split of K across CTAs yet), got 2}}
+  humming.gemm %a, %w scales(%s : memref<4x256xf16>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<128>>, input_schema = #humming.input_schema<type = f16>,
+       layout = #humming.layout<chip = "sm_90a">, tile_configs = [#tile, #rest]}
+      : memref<?x512xf16>, memref<32x512xi32> -> memref<?x256xf16>
+  return
+}
+
+// -----
+
+#tile = #humming.tile_config<block = [256, 256, 32], warp = [256, 32, 32], mma = wgmma>
+
+func.func @wgmma_too_many_sums(%a: memref<?x512xf16>, %w: memref<32x512xi32>, %s: memref<4x256xf16>, %c: memref<?x256xf16>) {
+  // expected-error @+1 {{tile_configs[0]: warp_m = 256, warp_n = 32 keep 256 f32 sums per thread; expected at most 128 (warp_m x warp_n <= 4096)}}
+  humming.gemm %a, %w scales(%s : memref<4x256xf16>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<128>>, input_schema = #humming.input_schema<type = f16>,
+       layout = #humming.layout<chip = "sm_90a">, tile_configs = [#tile]}
+      : memref<?x512xf16>, memref<32x512xi32> -> memref<?x256xf16>
+  return
+}

@@ -1,0 +1,26 @@
+// Layers for ptxas-wgmma.test (not a test itself).
+#t = #humming.tile_config<m = [1, inf], block = [128, 256, 32], warp = [128, 32, 32], mma = wgmma>
+func.func @w4(%a: memref<?x512xf16>, %w: memref<32x512xi32>, %s: memref<4x256xf16>, %c: memref<?x256xf16>) {
+  humming.gemm %a, %w scales(%s : memref<4x256xf16>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<128>>,
+       input_schema = #humming.input_schema<type = f16>, layout = #humming.layout<chip = "sm_90a">,
+       tile_configs = [#t]}
+      : memref<?x512xf16>, memref<32x512xi32> -> memref<?x256xf16>
+  return
+}
+func.func @w3(%a: memref<?x512xf16>, %w: memref<32x384xi32>, %s: memref<4x256xf16>, %c: memref<?x256xf16>) {
+  humming.gemm %a, %w scales(%s : memref<4x256xf16>) into %c
+      {weight_schema = #humming.weight_schema<type = ui3, scale = f16, granularity = group<128>>,
+       input_schema = #humming.input_schema<type = f16>, layout = #humming.layout<chip = "sm_90a">,
+       tile_configs = [#t]}
+      : memref<?x512xf16>, memref<32x384xi32> -> memref<?x256xf16>
+  return
+}
+func.func @w8(%a: memref<?x512xbf16>, %w: memref<32x1024xi32>, %s: memref<1x256xbf16>, %c: memref<?x256xbf16>) {
+  humming.gemm %a, %w scales(%s : memref<1x256xbf16>) into %c
+      {weight_schema = #humming.weight_schema<type = f8E4M3FN, scale = bf16>,
+       input_schema = #humming.input_schema<type = bf16>, layout = #humming.layout<chip = "sm_90a">,
+       tile_configs = [#t]}
+      : memref<?x512xbf16>, memref<32x1024xi32> -> memref<?x256xbf16>
+  return
+}
