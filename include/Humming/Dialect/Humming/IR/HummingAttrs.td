@@ -288,7 +288,12 @@ def Humming_TileConfigAttr : Humming_Attr<"TileConfig", "tile_config"> {
     several warp rows always do (block_m > warp_m); `scale_after_mma`
     (mma_sync, group scales) multiplies the f32 sums of a warp's k-tiles of
     an iteration by their group's scales after the MMAs instead of scaling
-    every dequantized weight pair.
+    every dequantized weight pair. With `mma = wgmma` (sm_90a) over prepared
+    weights the product is transposed: `warp_m` is the tokens of one wgmma
+    (its n, up to 256), four warps along N form a warpgroup, and each warp's
+    `warp_n` is 16 rows of each of its group's `warp_n / 16` 64-column
+    weight tiles (`block = [128, 256, 32], warp = [128, 32, 32]`: two
+    warpgroups of 128 tokens x 128 columns).
 
     ```mlir
     #humming.tile_config<m = [1, 16], block = [16, 256, 64], warp = [16, 32, 64],
