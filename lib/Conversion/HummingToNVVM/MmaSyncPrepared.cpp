@@ -116,6 +116,22 @@ public:
   void emitLoop(Value first);
   /// wgmma: the same pipeline with copies S - 2 iterations ahead (below).
   void emitWgmmaLoop(Value first);
+  /// The cp.async pipeline loop over the CTA's iterations: the copies of
+  /// iterations 0 .. S - lag - 1 up front, then per iteration the wait for
+  /// its group, `publish` (the barrier), and `step(it, accs, issueAhead)`,
+  /// which calls issueAhead() where the copies of iteration it + S - lag
+  /// (into the slot read `lag` iterations ago) are to be issued. `init`
+  /// runs after the prologue and gives the loop's initial values; the
+  /// loop's results are returned.
+  SmallVector<Value> pipelineLoop(
+      Value first, int64_t lag, function_ref<SmallVector<Value>()> init,
+      function_ref<void()> publish,
+      function_ref<SmallVector<Value>(Value, ArrayRef<Value>,
+                                      function_ref<void()>)>
+          step);
+  /// An inline PTX statement without operands (kept in order with the
+  /// other side effects).
+  void asmStatement(StringRef text);
 
 private:
   /// The words of one iteration read back from its pipeline slot, in copy
@@ -156,6 +172,22 @@ private:
   /// consumes them.
   void issueCooperativeCopies(Value iter, Value slot);
   Stage readCooperativeSlot(Value slot);
+  /// Cooperative slots: the byte offsets (i32) of slot `slot` and of its
+  /// weight region.
+  std::pair<Value, Value> slotRegions(Value slot) {
+    Value slotBase = arith::MulIOp::create(b, slot, c32(coop.total()));
+    return {slotBase,
+            arith::AddIOp::create(b, slotBase, c32(coop.activationBytes))};
+  }
+  /// The byte offset of group copy `gi` (i32) in a slot whose weight region
+  /// starts at `weightsAt`.
+  Value groupCopyAt(Value weightsAt, Value gi) {
+    return arith::AddIOp::create(
+        b, weightsAt,
+        arith::AddIOp::create(
+            b, c32(coop.weightBytes),
+            arith::MulIOp::create(b, gi, c32(coop.scaleBytes + coop.zeroBytes))));
+  }
   /// wgmma: this warp's words of a slot in the order computeWgmma consumes
   /// them (per k-tile and n-tile: its pairs' words, then its columns' group
   /// data in the shape readGroup expects).
@@ -267,6 +299,24 @@ private:
   /// `body`'s two values where this warp owns `unit`, zeros elsewhere.
   SmallVector<Value> ifOwned(int64_t unit,
                              function_ref<SmallVector<Value>()> body);
+  /// The output column factors: `factor` (the column's channel scale, if
+  /// loaded) times the global scale, and the bias of clamped column `cc`.
+  void outputFactors(Value &factor, Value &bias, Value cc) {
+    if (global)
+      factor = factor ? arith::MulFOp::create(b, factor, global) : global;
+    if (spec.weight.bias)
+      bias = loadAsF32(param(hq::abi::ParamBias), ext64(cc), spec.output);
+  }
+  /// The 16 output bits (i16) of f32 sum `v`: times `factor`, plus `bias`
+  /// (either may be null), converted to `outType`.
+  Value outputBits(Value v, Value factor, Value bias, Type outType) {
+    if (factor)
+      v = arith::MulFOp::create(b, v, factor);
+    if (bias)
+      v = arith::AddFOp::create(b, v, bias);
+    return arith::BitcastOp::create(b, i16,
+                                    arith::TruncFOp::create(b, outType, v));
+  }
   /// Scales, bias, conversion and the store of output unit `unit`.
   void storeUnit(int64_t unit, Value v0, Value v1);
   /// Split-K across CTAs: every CTA of an output tile stores its sums to
@@ -650,8 +700,7 @@ void PreparedEmitter::issueCooperativeCopies(Value iter, Value slot) {
 PreparedEmitter::Stage PreparedEmitter::readCooperativeSlot(Value slot) {
   const hq::WeightSchema &w = spec.weight;
   const unsigned bits = w.type.bits;
-  Value slotBase = arith::MulIOp::create(b, slot, c32(coop.total()));
-  Value weightsAt = arith::AddIOp::create(b, slotBase, c32(coop.activationBytes));
+  auto [slotBase, weightsAt] = slotRegions(slot);
   auto loadWords = [&](Value byte, int64_t n, Stage &s) {
     pushWords(smemAt(byte), n, unsigned(std::min<int64_t>(16, 4 * n)), s);
   };
@@ -706,13 +755,7 @@ PreparedEmitter::Stage PreparedEmitter::readCooperativeSlot(Value slot) {
     }
     if (u == 0 || !groupPerIter) {
       // The group copy of that k-tile (one per iteration, or one per k-tile).
-      Value gi = coop.groupCopies == 1 ? c32(0) : su;
-      Value at = arith::AddIOp::create(
-          b, weightsAt,
-          arith::AddIOp::create(
-              b, c32(coop.weightBytes),
-              arith::MulIOp::create(b, gi,
-                                    c32(coop.scaleBytes + coop.zeroBytes))));
+      Value at = groupCopyAt(weightsAt, coop.groupCopies == 1 ? c32(0) : su);
       // The lane's eight columns of the block's scales / zero points (with
       // scale_after_mma: the 16 scales of its C columns, prepared columns
       // 16 q ..+16 of its n-tile).
@@ -754,8 +797,7 @@ PreparedEmitter::Stage PreparedEmitter::readCooperativeSlot(Value slot) {
 PreparedEmitter::Stage PreparedEmitter::readWgmmaSlot(Value slot) {
   const hq::WeightSchema &w = spec.weight;
   const unsigned bits = w.type.bits;
-  Value slotBase = arith::MulIOp::create(b, slot, c32(coop.total()));
-  Value weightsAt = arith::AddIOp::create(b, slotBase, c32(coop.activationBytes));
+  auto [slotBase, weightsAt] = slotRegions(slot);
   // Loads of `n` bytes (2, 4, 8 or 16) at shared byte `byte`, as i32 words
   // (a 2-byte load zero-extended into one).
   auto load = [&](Value byte, int64_t n, Stage &s) {
@@ -812,13 +854,7 @@ PreparedEmitter::Stage PreparedEmitter::readWgmmaSlot(Value slot) {
       }
       if (u != 0 && groupPerIter)
         continue;
-      Value gi = coop.groupCopies == 1 ? c32(0) : c32(u);
-      Value at = arith::AddIOp::create(
-          b, weightsAt,
-          arith::AddIOp::create(
-              b, c32(coop.weightBytes),
-              arith::MulIOp::create(b, gi,
-                                    c32(coop.scaleBytes + coop.zeroBytes))));
+      Value at = groupCopyAt(weightsAt, coop.groupCopies == 1 ? c32(0) : c32(u));
       // Columns 2 w, 2 w + 1 of the lane's eight: prepared column
       // 64 nIdx + 8 g + 2 w.
       Value pairColumn = arith::AddIOp::create(
@@ -1190,7 +1226,6 @@ SmallVector<Value> PreparedEmitter::compute(ArrayRef<Value> accIn,
 }
 
 void PreparedEmitter::emitWgmmaLoop(Value first) {
-  auto index32 = [&](Value v) { return arith::IndexCastOp::create(b, i32, v); };
   // wgmmas read their slot and their A registers asynchronously. An
   // iteration waits for the previous one's wgmmas (wgmma.wait_group 0)
   // before its dequantization rewrites their fragment registers (the
@@ -1202,56 +1237,87 @@ void PreparedEmitter::emitWgmmaLoop(Value first) {
   // warp's wait in the iteration between has seen its wgmmas complete,
   // and the refill's barrier orders it after all of them. Copies run
   // S - 2 iterations ahead.
+  auto init = [&] {
+    // warp_m / 2 f32 per n-tile: wgmma's D fragment of m64 n(warp_m).
+    return SmallVector<Value>(size_t(tile.warpM / 2 * tile.nTilesPerGroup),
+                              cf(0.0));
+  };
+  auto publish = [&] {
+    // cp.async writes in the generic proxy, wgmma reads shared memory in
+    // the async proxy: each thread's landed copies are fenced across, then
+    // the barrier publishes them to the block.
+    asmStatement("fence.proxy.async.shared::cta;");
+    gpu::BarrierOp::create(b);
+  };
+  SmallVector<Value> acc = pipelineLoop(
+      first, /*lag=*/2, init, publish,
+      [&](Value it, ArrayRef<Value> accs, function_ref<void()> issueAhead) {
+        issueAhead();
+        Value slot = arith::RemUIOp::create(b, it, c32(tile.stages));
+        Stage data = readSlot(slot);
+        SmallVector<Value> done =
+            tiedAsm("wgmma.wait_group.sync.aligned 0;", accs);
+        return computeWgmma(done, data, slot);
+      });
+  acc = tiedAsm("wgmma.wait_group.sync.aligned 0;", acc);
+  NVVM::CpAsyncWaitGroupOp::create(b, b.getI32IntegerAttr(0));
+  finishWgmma(acc);
+}
+
+SmallVector<Value> PreparedEmitter::pipelineLoop(
+    Value first, int64_t lag, function_ref<SmallVector<Value>()> init,
+    function_ref<void()> publish,
+    function_ref<SmallVector<Value>(Value, ArrayRef<Value>,
+                                    function_ref<void()>)>
+        step) {
+  auto index32 = [&](Value v) { return arith::IndexCastOp::create(b, i32, v); };
   const int64_t S = tile.stages;
-  for (int64_t st = 0; st < S - 2; ++st) {
+  // Prologue: iterations 0 .. S - lag - 1, one commit group each. With
+  // exact K the iterations past the CTA's end copy nothing (their groups
+  // are empty).
+  for (int64_t st = 0; st < S - lag; ++st) {
     if (exactK && st >= ctaIterations)
       NVVM::CpAsyncCommitGroupOp::create(b);
     else
       issueCopies(arith::AddIOp::create(b, first, c32(st)), c32(st));
   }
-  // warp_m / 2 f32 per n-tile: wgmma's D fragment of m64 n(warp_m).
-  SmallVector<Value> init(size_t(tile.warpM / 2 * tile.nTilesPerGroup),
-                          cf(0.0));
+  SmallVector<Value> initial = init();
   Value lb = arith::ConstantIndexOp::create(b, 0);
   Value ub = arith::ConstantIndexOp::create(b, ctaIterations);
   Value one = arith::ConstantIndexOp::create(b, 1);
-  auto loop = scf::ForOp::create(b, lb, ub, one, init);
+  auto loop = scf::ForOp::create(b, lb, ub, one, initial);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
     Value it = index32(loop.getInductionVar());
     SmallVector<Value> accs(loop.getRegionIterArgs().begin(),
                             loop.getRegionIterArgs().end());
-    // Groups committed so far: S - 2 + it; iteration it's is complete when
-    // at most S - 3 are pending.
-    NVVM::CpAsyncWaitGroupOp::create(b, b.getI32IntegerAttr(int32_t(S - 3)));
-    // cp.async writes in the generic proxy, wgmma reads shared memory in
-    // the async proxy: each thread's landed copies are fenced across, then
-    // the barrier publishes them to the block.
-    LLVM::InlineAsmOp::create(
-        b, TypeRange(), ValueRange(), "fence.proxy.async.shared::cta;", "",
-        /*has_side_effects=*/true, /*is_align_stack=*/false,
-        LLVM::tailcallkind::TailCallKind::None,
-        LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
-        ArrayAttr());
-    gpu::BarrierOp::create(b);
-    Value ahead = arith::AddIOp::create(b, it, c32(S - 2));
-    Value inside = exactK ? Value(arith::CmpIOp::create(
-                                b, arith::CmpIPredicate::slt, ahead,
-                                c32(ctaIterations)))
-                          : Value();
-    issueCopies(arith::AddIOp::create(b, first, ahead),
-                arith::RemUIOp::create(b, ahead, c32(S)), inside);
-    Value slot = arith::RemUIOp::create(b, it, c32(S));
-    Stage data = readSlot(slot);
-    accs = tiedAsm("wgmma.wait_group.sync.aligned 0;", accs);
-    accs = computeWgmma(accs, data, slot);
+    // Groups committed so far: S - lag + it; iteration it's group is
+    // complete when at most S - lag - 1 are pending.
+    NVVM::CpAsyncWaitGroupOp::create(
+        b, b.getI32IntegerAttr(int32_t(S - lag - 1)));
+    publish();
+    auto issueAhead = [&] {
+      Value ahead = arith::AddIOp::create(b, it, c32(S - lag));
+      Value inside = exactK ? Value(arith::CmpIOp::create(
+                                  b, arith::CmpIPredicate::slt, ahead,
+                                  c32(ctaIterations)))
+                            : Value();
+      issueCopies(arith::AddIOp::create(b, first, ahead),
+                  arith::RemUIOp::create(b, ahead, c32(S)), inside);
+    };
+    accs = step(it, accs, issueAhead);
     scf::YieldOp::create(b, accs);
   }
-  SmallVector<Value> acc(loop.getResults().begin(), loop.getResults().end());
-  acc = tiedAsm("wgmma.wait_group.sync.aligned 0;", acc);
-  NVVM::CpAsyncWaitGroupOp::create(b, b.getI32IntegerAttr(0));
-  finishWgmma(acc);
+  return SmallVector<Value>(loop.getResults().begin(), loop.getResults().end());
+}
+
+void PreparedEmitter::asmStatement(StringRef text) {
+  LLVM::InlineAsmOp::create(
+      b, TypeRange(), ValueRange(), text, "", /*has_side_effects=*/true,
+      /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
+      LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
+      ArrayAttr());
 }
 
 SmallVector<Value> PreparedEmitter::tiedAsm(StringRef text,
@@ -1389,12 +1455,7 @@ SmallVector<Value> PreparedEmitter::computeWgmma(ArrayRef<Value> accIn,
         accs[size_t(t * perTile + i)] =
             LLVM::ExtractValueOp::create(b, op.getResult(0), i);
     }
-    LLVM::InlineAsmOp::create(
-        b, TypeRange(), ValueRange(), "wgmma.commit_group.sync.aligned;", "",
-        /*has_side_effects=*/true, /*is_align_stack=*/false,
-        LLVM::tailcallkind::TailCallKind::None,
-        LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
-        ArrayAttr());
+    asmStatement("wgmma.commit_group.sync.aligned;");
   }
   return accs;
 }
@@ -1428,10 +1489,7 @@ void PreparedEmitter::finishWgmma(ArrayRef<Value> acc) {
         factor = loadAsF32(param(hq::abi::ParamScales), ext64(stored),
                            w.scaleType);
       }
-      if (global)
-        factor = factor ? arith::MulFOp::create(b, factor, global) : global;
-      if (w.bias)
-        bias = loadAsF32(param(hq::abi::ParamBias), ext64(cc), spec.output);
+      outputFactors(factor, bias, cc);
       for (int64_t jj = 0; jj < tile.warpM / 8; ++jj)
         for (int64_t e = 0; e < 2; ++e) {
           // D element 4 jj + 2 half + e: token 8 jj + 2 q + e.
@@ -1443,12 +1501,7 @@ void PreparedEmitter::finishWgmma(ArrayRef<Value> acc) {
           Value ok = arith::AndIOp::create(
               b, colOk,
               arith::CmpIOp::create(b, arith::CmpIPredicate::slt, token, m));
-          if (factor)
-            v = arith::MulFOp::create(b, v, factor);
-          if (bias)
-            v = arith::AddFOp::create(b, v, bias);
-          Value bits = arith::BitcastOp::create(
-              b, i16, arith::TruncFOp::create(b, outType, v));
+          Value bits = outputBits(v, factor, bias, outType);
           auto ifOp = scf::IfOp::create(b, ok, /*withElseRegion=*/false);
           OpBuilder::InsertionGuard guard(b);
           b.setInsertionPointToStart(ifOp.thenBlock());
@@ -1499,18 +1552,9 @@ void PreparedEmitter::storeUnit(int64_t unit, Value v0, Value v1) {
       factor = loadAsF32(param(hq::abi::ParamScales), ext64(stored),
                          w.scaleType);
     }
-    if (global)
-      factor = factor ? arith::MulFOp::create(b, factor, global) : global;
-    if (w.bias)
-      bias = loadAsF32(param(hq::abi::ParamBias), ext64(cc), spec.output);
-    Value v = vals[e];
-    if (factor)
-      v = arith::MulFOp::create(b, v, factor);
-    if (bias)
-      v = arith::AddFOp::create(b, v, bias);
+    outputFactors(factor, bias, cc);
     outs.push_back(arith::ExtUIOp::create(
-        b, i32,
-        arith::BitcastOp::create(b, i16, arith::TruncFOp::create(b, outType, v))));
+        b, i32, outputBits(vals[e], factor, bias, outType)));
   }
   Value index = arith::AddIOp::create(
       b, arith::MulIOp::create(b, sext64(row), c64(spec.nOut)), ext64(col));
@@ -1551,6 +1595,8 @@ void PreparedEmitter::emit() {
   Value first = arith::MulIOp::create(b, bidZ, c32(ctaIterations));
   lane = arith::AndIOp::create(b, tid, c32(31));
   Value warp = arith::ShRUIOp::create(b, tid, c32(5));
+  // This warp's n-tile in the block (wgmma: its warpgroup's first).
+  Value nTileInBlock;
   if (tile.wgmma) {
     // Warpgroups along N, then rows along M; four warps each.
     Value group = arith::ShRUIOp::create(b, warp, c32(2));
@@ -1559,42 +1605,36 @@ void PreparedEmitter::emit() {
     warpMi = arith::DivUIOp::create(b, group, c32(tile.groupsN()));
     warpK = c32(0);
     warpN = groupN;
-    grp = arith::ShRUIOp::create(b, lane, c32(2));
-    quad = arith::AndIOp::create(b, lane, c32(3));
-    nTile = arith::AddIOp::create(
-        b, arith::MulIOp::create(b, bidX, c32(tile.warpsN)),
-        arith::MulIOp::create(b, groupN, c32(tile.nTilesPerGroup)));
-    m0 = arith::AddIOp::create(
-        b, arith::MulIOp::create(b, bidY, c32(tile.blockM())),
-        arith::MulIOp::create(b, warpMi, c32(tile.warpM)));
-    m = param(hq::abi::ParamM);
-    if (spec.weight.hasGlobalScale())
-      global = load(f32, param(hq::abi::ParamGlobalScale), c64(0));
-    smemAddr = LLVM::PtrToIntOp::create(b, i32, smem);
-    coop = L::cooperativeSlot(spec.weight, tile);
-    return emitLoop(first);
-  }
-  warpN = arith::RemUIOp::create(b, warp, c32(tile.warpsN));
-  // Warps beyond a row along N: rows along M (cooperative blocks), then
-  // K-split groups.
-  Value row = arith::DivUIOp::create(b, warp, c32(tile.warpsN));
-  if (tile.warpsM > 1) {
-    warpMi = arith::RemUIOp::create(b, row, c32(tile.warpsM));
-    warpK = arith::DivUIOp::create(b, row, c32(tile.warpsM));
+    nTileInBlock = arith::MulIOp::create(b, groupN, c32(tile.nTilesPerGroup));
   } else {
-    warpMi = c32(0);
-    warpK = row;
+    warpN = arith::RemUIOp::create(b, warp, c32(tile.warpsN));
+    // Warps beyond a row along N: rows along M (cooperative blocks), then
+    // K-split groups.
+    Value row = arith::DivUIOp::create(b, warp, c32(tile.warpsN));
+    if (tile.warpsM > 1) {
+      warpMi = arith::RemUIOp::create(b, row, c32(tile.warpsM));
+      warpK = arith::DivUIOp::create(b, row, c32(tile.warpsM));
+    } else {
+      warpMi = c32(0);
+      warpK = row;
+    }
+    nTileInBlock = warpN;
   }
   grp = arith::ShRUIOp::create(b, lane, c32(2));
   quad = arith::AndIOp::create(b, lane, c32(3));
   nTile = arith::AddIOp::create(b, arith::MulIOp::create(b, bidX, c32(tile.warpsN)),
-                                warpN);
+                                nTileInBlock);
   m0 = arith::AddIOp::create(
       b, arith::MulIOp::create(b, bidY, c32(tile.blockM())),
       arith::MulIOp::create(b, warpMi, c32(tile.warpM)));
   m = param(hq::abi::ParamM);
   if (spec.weight.hasGlobalScale())
     global = load(f32, param(hq::abi::ParamGlobalScale), c64(0));
+  if (tile.wgmma) {
+    smemAddr = LLVM::PtrToIntOp::create(b, i32, smem);
+    coop = L::cooperativeSlot(spec.weight, tile);
+    return emitLoop(first);
+  }
 
   // This lane's region of the pipeline: warp-major, then slot, chunk, lane.
   laneBase = arith::AddIOp::create(
@@ -1608,65 +1648,45 @@ void PreparedEmitter::emit() {
 }
 
 void PreparedEmitter::emitLoop(Value first) {
-  auto index32 = [&](Value v) { return arith::IndexCastOp::create(b, i32, v); };
-
   if (tile.wgmma)
     return emitWgmmaLoop(first);
   // The cp.async pipeline. cp.async.wait_group orders a lane's own copies;
   // the warp barrier in the loop makes the others' visible (activation
   // tiles, 8-bit weight planes) — cooperative kernels take a block barrier.
-  // Prologue: iterations 0 .. stages-2, one commit group each.
-  const int64_t S = tile.stages;
-  // With exact K the iterations past the CTA's end copy nothing (their
-  // groups are empty).
-  for (int64_t st = 0; st < S - 1; ++st) {
-    if (exactK && st >= ctaIterations)
-      NVVM::CpAsyncCommitGroupOp::create(b);
-    else
-      issueCopies(arith::AddIOp::create(b, first, c32(st)), c32(st));
-  }
-  // Iteration it waits for its group, reads slot it % S into registers,
-  // issues iteration it + S - 1 into the slot read one iteration ago and
-  // computes. Iterations past the end copy nothing (exact K) or clamped,
-  // finite weights and zero-filled activations, which add nothing.
-  // f32 accumulators (four per MMA), or f16x2 pairs (two per MMA).
-  SmallVector<Value> init;
-  if (spec.f16Accumulation) {
-    VectorType h2 = VectorType::get({2}, b.getF16Type());
-    Value zero = arith::ConstantOp::create(
-        b, h2, DenseElementsAttr::get(h2, APFloat::getZero(APFloat::IEEEhalf())));
-    init.assign(size_t(mt * 16), zero);
-  } else {
-    init.assign(size_t(mt * 32), cf(0.0));
-  }
-  if (loopChannelScales) {
-    // Prepared [1, N] channel scales: the lane's columns 64 nTile + 8 j +
-    // grp are stored at 64 nTile + 8 grp + j, eight contiguous values.
-    Value first = arith::AddIOp::create(
-        b, arith::MulIOp::create(b, ext64(nTile), c64(64)),
-        arith::MulIOp::create(b, ext64(grp), c64(8)));
-    for (int64_t j = 0; j < 8; ++j) {
-      Value f = loadAsF32(param(hq::abi::ParamScales),
-                          arith::AddIOp::create(b, first, c64(j)),
-                          spec.weight.scaleType);
-      Value h = arith::TruncFOp::create(b, act, f);
-      channelScaleVec.push_back(asAct2(splat16(arith::ExtUIOp::create(
-          b, i32, arith::BitcastOp::create(b, i16, h)))));
+  // Iteration it reads slot it % S into registers, issues iteration
+  // it + S - 1 into the slot read one iteration ago and computes.
+  // Iterations past the end copy nothing (exact K) or clamped, finite
+  // weights and zero-filled activations, which add nothing.
+  auto init = [&] {
+    // f32 accumulators (four per MMA), or f16x2 pairs (two per MMA).
+    SmallVector<Value> init;
+    if (spec.f16Accumulation) {
+      VectorType h2 = VectorType::get({2}, b.getF16Type());
+      Value zero = arith::ConstantOp::create(
+          b, h2,
+          DenseElementsAttr::get(h2, APFloat::getZero(APFloat::IEEEhalf())));
+      init.assign(size_t(mt * 16), zero);
+    } else {
+      init.assign(size_t(mt * 32), cf(0.0));
     }
-  }
-  Value lb = arith::ConstantIndexOp::create(b, 0);
-  Value ub = arith::ConstantIndexOp::create(b, ctaIterations);
-  Value one = arith::ConstantIndexOp::create(b, 1);
-  auto loop = scf::ForOp::create(b, lb, ub, one, init);
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(loop.getBody());
-    Value it = index32(loop.getInductionVar());
-    SmallVector<Value> accs(loop.getRegionIterArgs().begin(),
-                            loop.getRegionIterArgs().end());
-    // Groups committed so far: S - 1 + it; iteration it's group is complete
-    // when at most S - 2 are pending.
-    NVVM::CpAsyncWaitGroupOp::create(b, b.getI32IntegerAttr(int32_t(S - 2)));
+    if (loopChannelScales) {
+      // Prepared [1, N] channel scales: the lane's columns 64 nTile + 8 j +
+      // grp are stored at 64 nTile + 8 grp + j, eight contiguous values.
+      Value first = arith::AddIOp::create(
+          b, arith::MulIOp::create(b, ext64(nTile), c64(64)),
+          arith::MulIOp::create(b, ext64(grp), c64(8)));
+      for (int64_t j = 0; j < 8; ++j) {
+        Value f = loadAsF32(param(hq::abi::ParamScales),
+                            arith::AddIOp::create(b, first, c64(j)),
+                            spec.weight.scaleType);
+        Value h = arith::TruncFOp::create(b, act, f);
+        channelScaleVec.push_back(asAct2(splat16(arith::ExtUIOp::create(
+            b, i32, arith::BitcastOp::create(b, i16, h)))));
+      }
+    }
+    return init;
+  };
+  auto publish = [&] {
     if (tile.cooperative()) {
       // Every thread's copies of this slot are visible to the block, and
       // every warp is done reading the slot refilled below (read one
@@ -1677,18 +1697,14 @@ void PreparedEmitter::emitLoop(Value first) {
       // rows other lanes copied, which the warp barrier makes visible.
       NVVM::SyncWarpOp::create(b, c32(-1));
     }
-    Stage data = readSlot(arith::RemUIOp::create(b, it, c32(S)));
-    Value ahead = arith::AddIOp::create(b, it, c32(S - 1));
-    Value inside = exactK ? Value(arith::CmpIOp::create(
-                                b, arith::CmpIPredicate::slt, ahead,
-                                c32(ctaIterations)))
-                          : Value();
-    issueCopies(arith::AddIOp::create(b, first, ahead),
-                arith::RemUIOp::create(b, ahead, c32(S)), inside);
-    accs = compute(accs, data);
-    scf::YieldOp::create(b, accs);
-  }
-  SmallVector<Value> acc(loop.getResults().begin(), loop.getResults().end());
+  };
+  SmallVector<Value> acc = pipelineLoop(
+      first, /*lag=*/1, init, publish,
+      [&](Value it, ArrayRef<Value> accs, function_ref<void()> issueAhead) {
+        Stage data = readSlot(arith::RemUIOp::create(b, it, c32(tile.stages)));
+        issueAhead();
+        return compute(accs, data);
+      });
   if (spec.f16Accumulation) {
     // Pair r of MMA (i, j) holds row half r: c0,c1 or c2,c3 of the f32 layout.
     SmallVector<Value> wide;
