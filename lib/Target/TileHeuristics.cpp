@@ -113,34 +113,36 @@ std::optional<TileConfig> cooperativeTile(const WeightSchema &w, int64_t n,
     return std::nullopt;
   return layout::tileConfigOf(ks);
 }
-/// The sm_90a large-M tile (mma = wgmma): blocks of 128 tokens x 256
-/// columns, two warpgroups of 128 tokens (the instruction's n) x two
-/// n-tiles, 32 of K per iteration, four stages. Measured on the H200 for
-/// 8192 x 8192 W4A16 g128 (bench/NOTES.md, session 7) against the
-/// cooperative mma.sync tile: M = 1024 448 -> 342 us, 4096 1788 -> 1371,
-/// 8192 3564 -> 2761 (64 of K per iteration, six stages, 256-token or
-/// 128-column blocks were slower). None off sm_90a, with f16 accumulation
-/// (the wgmma kernels sum in f32), for batch-invariant layers, where N or
-/// K do not divide or the pipeline does not fit.
+/// The sm_90a tiles (mma = wgmma) for M = 129..512 and from 513 on: blocks
+/// of 256 columns in two warpgroups of two n-tiles each, `tokens` tokens
+/// per block (the instruction's n), `kTiles` k-tiles per iteration, four
+/// stages. Measured on the H200 for 8192 x 8192 W4A16 g128 (bench/NOTES.md,
+/// session 7) against the mma.sync tiles: 128 tokens x 32 of K at M = 1024
+/// 448 -> 342 us, 4096 1788 -> 1371, 8192 3564 -> 2761 (64 of K, six
+/// stages, 256-token or 128-column blocks were slower); 64 tokens x 64 of K
+/// at M = 256 203 -> 112 us, M = 512 339 -> 220 (M = 128: 110 against 110,
+/// so 65..128 keeps mma.sync). None off sm_90a, with f16 accumulation (the
+/// wgmma kernels sum in f32), for batch-invariant layers, where N or K do
+/// not divide, where the blocks at M = `mTop` are fewer than the SMs
+/// (N = 4096 on the H200; not measured) or the pipeline does not fit.
 std::optional<TileConfig> wgmmaTile(const WeightSchema &w, int64_t n,
                                     int64_t k, const ComputeOptions &c,
-                                    const DeviceInfo &device) {
+                                    const DeviceInfo &device, int64_t tokens,
+                                    int64_t kTiles, int64_t mTop) {
   std::optional<Chip> chip = Chip::parse(device.chip);
   if (!chip || !chip->supportsMma(MmaKind::Wgmma) || c.f16Accumulation ||
       c.batchInvariant)
     return std::nullopt;
   layout::KernelShape ks;
   ks.wgmma = true;
-  ks.warpM = 128;
+  ks.warpM = tokens;
   ks.nTilesPerGroup = 2;
   ks.warpsN = 4;
-  ks.kTilesPerWarp = 2;
+  ks.kTilesPerWarp = kTiles;
   ks.stages = 4;
   if (n % ks.blockN() != 0 || k % (ks.kTilesPerWarp * layout::kTileK) != 0)
     return std::nullopt;
-  // Where the blocks at M = 1024 are fewer than the SMs (N = 4096 on the
-  // H200: 128 blocks) the narrower cooperative tile stays (not measured).
-  if ((n / ks.blockN()) * (1024 / ks.blockM()) < device.smCount)
+  if ((n / ks.blockN()) * (mTop / ks.blockM()) < device.smCount)
     return std::nullopt;
   if (layout::sharedBytes(w, ks) > sharedMemoryBudget(device))
     return std::nullopt;
@@ -250,8 +252,17 @@ Result<std::vector<TileConfig>> selectMmaSyncTiles(const WeightSchema &w,
         continue;
       }
     }
+    if (r.lo == 129 && !c.batchInvariant) {
+      if (std::optional<TileConfig> t =
+              wgmmaTile(w, n, k, c, device, 64, 4, 512)) {
+        t->mMin = r.lo;
+        t->mMax = r.hi;
+        appendRange(out, *t);
+        continue;
+      }
+    }
     if (r.lo == 513 && !c.batchInvariant) {
-      std::optional<TileConfig> t = wgmmaTile(w, n, k, c, device);
+      std::optional<TileConfig> t = wgmmaTile(w, n, k, c, device, 128, 2, 1024);
       if (!t)
         t = cooperativeTile(w, n, k, device);
       if (t) {

@@ -272,6 +272,17 @@ TEST(TileHeuristics, WgmmaOnlyOnSm90aWhereItApplies) {
     return t ? t->back() : TileConfig{};
   };
   EXPECT_EQ(last({}, 8192, h200).mma, MmaKind::Wgmma);
+  // M = 129..512: 64 tokens x 256 columns, 64 of K per iteration.
+  Result<std::vector<TileConfig>> all =
+      selectMmaSyncTiles(w4g128(), kF16, {}, 8192, 8192, h200);
+  ASSERT_TRUE(bool(all));
+  ASSERT_EQ(all->size(), 6u);
+  EXPECT_EQ((*all)[4].mMin, 129);
+  EXPECT_EQ((*all)[4].mma, MmaKind::Wgmma);
+  EXPECT_EQ((*all)[4].blockM, 64);
+  EXPECT_EQ((*all)[4].blockN, 256);
+  EXPECT_EQ((*all)[4].warpK, 64);
+  EXPECT_EQ((*all)[3].mma, MmaKind::MmaSync); // M = 65..128: even, kept
   // Off sm_90a, with f16 accumulation, for batch-invariant layers and
   // where 256 does not divide N: the mma_sync tiles.
   EXPECT_EQ(last({}, 8192, *lookupDevice("A100")).mma, MmaKind::MmaSync);
