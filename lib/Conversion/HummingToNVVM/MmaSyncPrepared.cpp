@@ -45,6 +45,12 @@
 //   stores them: the reduction and the epilogue are spread over the block.
 // * split_k CTAs may share a tile's K: each stores its sums to the module's
 //   workspace and the last to arrive adds them in split order.
+// * mma = wgmma (sm_90a) reuses the copies and the dequantization for the
+//   transposed product out^T = W X^T: warp w of a warpgroup dequantizes the
+//   A fragment of rows 16 w ..+16 of each of its group's 64-column n-tiles
+//   (its pairs 4 w ..+4 of the layout), the activations are wgmma's B
+//   operand in the slot (no-swizzle K-major core matrices), and the
+//   epilogue stores the transposed D fragments (emitWgmmaLoop and below).
 //
 //===----------------------------------------------------------------------===//
 
