@@ -93,6 +93,77 @@ TEST(PreparedLayout, LanesHoldTheirMmaFragmentsForEveryWidth) {
     }
 }
 
+TEST(PreparedLayout, WgmmaWarpsFindTheirAFragmentsInTheSameLayout) {
+  // The sm_90a wgmma kernels read the mma_sync layout: warp w of a
+  // warpgroup takes pairs 4 w ..+4 of a lane's words (planes of width
+  // W >= 4: words w W / 4 ..+W / 4; narrower: word w W / 4 shifted right by
+  // W (4 w % (16 / W))) and finds pair 4 w + q' where pair q' would be.
+  // Pairs q' = 0, 2, 1, 3 are its m64n*k16 A fragment a0..a3: rows
+  // 16 w + g and 16 w + 8 + g of the n-tile (weight columns), k 2 (lane % 4)
+  // and + 8.
+  const int64_t n = 128, k = 32;
+  for (unsigned bits = 1; bits <= 8; ++bits) {
+    WeightSchema w = WeightSchema::make(ScalarType::uint(bits),
+                                        ScalarType::f16(), Granularity::Channel);
+    QuantizedWeights q = quantized(w, n, k, bits);
+    Result<QuantizedWeights> p = L::prepareMmaSync(w, kF16, q, n, k);
+    ASSERT_TRUE(bool(p)) << p.error();
+    const uint32_t *pw = p->weight.as<uint32_t>();
+    const uint32_t *cw = q.weight.as<uint32_t>();
+    for (int64_t kt = 0; kt < k / 16; ++kt)
+      for (int64_t nt = 0; nt < n / 64; ++nt)
+        for (int warp = 0; warp < 4; ++warp)
+          for (int lane = 0; lane < 32; ++lane)
+            for (int qv = 0; qv < 4; ++qv) {
+              uint32_t pair = 0;
+              for (const L::Plane &pl : L::planes(bits)) {
+                const unsigned W = pl.width, perWord = 16 / W;
+                const int64_t lanePlane =
+                    L::tileWord(kt, nt, n, bits) + pl.wordOffset * 32 + lane * W;
+                const int64_t first = lanePlane + warp * W / 4;
+                uint32_t word;
+                if (W >= 4)
+                  word = pw[first + qv / perWord];
+                else
+                  word = pw[first] >> (W * ((4 * warp) % perWord));
+                uint32_t mask = ((1u << W) - 1) * 0x10001u;
+                pair |= ((word >> (W * (qv % perWord))) & mask) << pl.shift;
+              }
+              int64_t column = nt * 64 + 16 * warp + 8 * (qv / 2) + lane / 4;
+              int64_t kk = kt * 16 + 8 * (qv % 2) + 2 * (lane % 4);
+              const uint32_t *row = cw + column * (k * bits / 32);
+              ASSERT_EQ(pair & 0xFFFF, packedCodeAt(row, kk, bits))
+                  << bits << " bits, warp " << warp << ", lane " << lane;
+              ASSERT_EQ(pair >> 16, packedCodeAt(row, kk + 1, bits))
+                  << bits << " bits, warp " << warp << ", lane " << lane;
+            }
+  }
+  // What a wgmma tile_config means: warp_n / 16 n-tiles per warpgroup,
+  // warpsN counting the block's n-tiles, and back.
+  TileConfig t;
+  t.mma = MmaKind::Wgmma;
+  t.blockM = 128;
+  t.warpM = 128;
+  t.blockN = 256;
+  t.warpN = 32;
+  t.blockK = t.warpK = 32;
+  L::KernelShape ks = L::shapeOf(t);
+  EXPECT_TRUE(ks.wgmma);
+  EXPECT_TRUE(ks.cooperative());
+  EXPECT_EQ(ks.nTilesPerGroup, 2);
+  EXPECT_EQ(ks.warpsN, 4);
+  EXPECT_EQ(ks.groupsN(), 2);
+  EXPECT_EQ(ks.blockN(), 256);
+  EXPECT_EQ(ks.threads(), 256);
+  EXPECT_EQ(ks.threads(), t.threads());
+  TileConfig again = L::tileConfigOf(ks);
+  EXPECT_EQ(again.mma, MmaKind::Wgmma);
+  EXPECT_EQ(again.warpN, 32);
+  EXPECT_EQ(again.blockN, 256);
+  EXPECT_EQ(again.warpM, 128);
+  EXPECT_EQ(again.blockK, 32);
+}
+
 TEST(PreparedLayout, ThreadsShareTheRepackWithoutChangingIt) {
   // 19 n-tiles shared by 1, 3 and 8 threads (uneven shares), 3-bit codes
   // (three planes per word); the default (per core) as well.
