@@ -89,6 +89,16 @@ int64_t floorPow2(int64_t v) {
   return p;
 }
 
+/// Whether the prepared kernel of shape `ks` can run an N x K layer on the
+/// device: its blocks divide N, its iterations divide K, and its pipeline
+/// fits the device's shared memory.
+bool runs(const WeightSchema &w, int64_t n, int64_t k,
+          const layout::KernelShape &ks, const DeviceInfo &device) {
+  return n % ks.blockN() == 0 &&
+         k % (ks.kTilesPerIteration() * layout::kTileK) == 0 &&
+         layout::sharedBytes(w, ks) <= sharedMemoryBudget(device);
+}
+
 /// The large-M tile: 2 warp rows of 64 x 64 and 4 (or, where N has fewer
 /// than a wave of 128 x 256 blocks at M = 1024, 2) warps along N, two
 /// k-tiles per iteration, four stages. (Four k-tiles and three stages were
@@ -107,9 +117,7 @@ std::optional<TileConfig> cooperativeTile(const WeightSchema &w, int64_t n,
   ks.stages = 4;
   if ((n / ks.blockN()) * (1024 / ks.blockM()) < device.smCount)
     ks.warpsN = 2;
-  if (n % ks.blockN() != 0 || k % (ks.kTilesPerWarp * layout::kTileK) != 0)
-    return std::nullopt;
-  if (layout::sharedBytes(w, ks) > sharedMemoryBudget(device))
+  if (!runs(w, n, k, ks, device))
     return std::nullopt;
   return layout::tileConfigOf(ks);
 }
@@ -140,11 +148,8 @@ std::optional<TileConfig> wgmmaTile(const WeightSchema &w, int64_t n,
   ks.warpsN = 4;
   ks.kTilesPerWarp = kTiles;
   ks.stages = 4;
-  if (n % ks.blockN() != 0 || k % (ks.kTilesPerWarp * layout::kTileK) != 0)
-    return std::nullopt;
-  if ((n / ks.blockN()) * (mTop / ks.blockM()) < device.smCount)
-    return std::nullopt;
-  if (layout::sharedBytes(w, ks) > sharedMemoryBudget(device))
+  if (!runs(w, n, k, ks, device) ||
+      (n / ks.blockN()) * (mTop / ks.blockM()) < device.smCount)
     return std::nullopt;
   return layout::tileConfigOf(ks);
 }
@@ -195,13 +200,11 @@ std::optional<TileConfig> sharedActivationTile(const WeightSchema &w,
   ks.kTilesPerWarp = 2;
   ks.stages = 4;
   ks.blockCopies = true;
-  const int64_t chunk = ks.kTilesPerIteration() * layout::kTileK;
-  if (n % ks.blockN() != 0 || k % chunk != 0)
+  if (!runs(w, n, k, ks, device))
     return std::nullopt;
+  const int64_t chunk = ks.kTilesPerIteration() * layout::kTileK;
   const int64_t outputTiles = n / ks.blockN();
   if (2 * outputTiles > device.smCount)
-    return std::nullopt;
-  if (layout::sharedBytes(w, ks) > sharedMemoryBudget(device))
     return std::nullopt;
   int64_t ctaSplit = std::min<int64_t>(8, device.smCount / outputTiles);
   while (ctaSplit > 1 && (k / chunk) / ctaSplit < ks.stages)

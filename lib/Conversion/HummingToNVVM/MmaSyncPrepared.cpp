@@ -135,8 +135,10 @@ public:
       function_ref<SmallVector<Value>(Value, ArrayRef<Value>,
                                       function_ref<void()>)>
           step);
-  /// An inline PTX statement without operands (kept in order with the
-  /// other side effects).
+  /// Inline PTX with side effects (kept in order with the others).
+  LLVM::InlineAsmOp inlineAsm(TypeRange results, ValueRange operands,
+                              StringRef text, StringRef constraints);
+  /// An inline PTX statement without operands.
   void asmStatement(StringRef text);
 
 private:
@@ -803,10 +805,10 @@ PreparedEmitter::Stage PreparedEmitter::readCooperativeSlot(Value slot) {
 PreparedEmitter::Stage PreparedEmitter::readWgmmaSlot(Value slot) {
   const hq::WeightSchema &w = spec.weight;
   const unsigned bits = w.type.bits;
-  auto [slotBase, weightsAt] = slotRegions(slot);
+  Value weightsAt = slotRegions(slot).second;
   // Loads of `n` bytes (2, 4, 8 or 16) at shared byte `byte`, as i32 words
   // (a 2-byte load zero-extended into one).
-  auto load = [&](Value byte, int64_t n, Stage &s) {
+  auto loadBytes = [&](Value byte, int64_t n, Stage &s) {
     if (n == 2) {
       Value h = LLVM::LoadOp::create(b, i16, smemAt(byte), /*alignment=*/2);
       s.push_back(arith::ExtUIOp::create(b, i32, h));
@@ -845,11 +847,11 @@ PreparedEmitter::Stage PreparedEmitter::readWgmmaSlot(Value slot) {
                                           c32(4)),
                 c32(4)));
         if (W >= 4) {
-          load(first, W, s); // W / 4 words
+          loadBytes(first, W, s); // W / 4 words
           continue;
         }
         Stage one;
-        load(first, 4, one);
+        loadBytes(first, 4, one);
         const unsigned perWord = 16 / W;
         Value shift = arith::MulIOp::create(
             b,
@@ -872,7 +874,7 @@ PreparedEmitter::Stage PreparedEmitter::readWgmmaSlot(Value slot) {
       // `words` readGroup takes.
       auto pairOf = [&](Value base, int64_t elemBits, int64_t words) {
         size_t before = s.size();
-        load(arith::AddIOp::create(
+        loadBytes(arith::AddIOp::create(
                  b, base,
                  arith::DivUIOp::create(
                      b, arith::MulIOp::create(b, pairColumn, c32(elemBits)),
@@ -1318,12 +1320,19 @@ SmallVector<Value> PreparedEmitter::pipelineLoop(
   return SmallVector<Value>(loop.getResults().begin(), loop.getResults().end());
 }
 
-void PreparedEmitter::asmStatement(StringRef text) {
-  LLVM::InlineAsmOp::create(
-      b, TypeRange(), ValueRange(), text, "", /*has_side_effects=*/true,
+LLVM::InlineAsmOp PreparedEmitter::inlineAsm(TypeRange results,
+                                             ValueRange operands,
+                                             StringRef text,
+                                             StringRef constraints) {
+  return LLVM::InlineAsmOp::create(
+      b, results, operands, text, constraints, /*has_side_effects=*/true,
       /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
       LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
       ArrayAttr());
+}
+
+void PreparedEmitter::asmStatement(StringRef text) {
+  inlineAsm(TypeRange(), ValueRange(), text, "");
 }
 
 SmallVector<Value> PreparedEmitter::tiedAsm(StringRef text,
@@ -1342,11 +1351,7 @@ SmallVector<Value> PreparedEmitter::tiedAsm(StringRef text,
   Type result = types.size() == 1
                     ? types[0]
                     : LLVM::LLVMStructType::getLiteral(b.getContext(), types);
-  auto op = LLVM::InlineAsmOp::create(
-      b, result, vals, text, constraints, /*has_side_effects=*/true,
-      /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
-      LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
-      ArrayAttr());
+  auto op = inlineAsm(result, vals, text, constraints);
   if (types.size() == 1)
     return {op.getResult(0)};
   SmallVector<Value> out;
@@ -1452,11 +1457,7 @@ SmallVector<Value> PreparedEmitter::computeWgmma(ArrayRef<Value> accIn,
       operands.push_back(c32(1));
       operands.append(accs.begin() + t * perTile,
                       accs.begin() + (t + 1) * perTile);
-      auto op = LLVM::InlineAsmOp::create(
-          b, result, operands, text, constraints, /*has_side_effects=*/true,
-          /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
-          LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
-          ArrayAttr());
+      auto op = inlineAsm(result, operands, text, constraints);
       for (int64_t i = 0; i < perTile; ++i)
         accs[size_t(t * perTile + i)] =
             LLVM::ExtractValueOp::create(b, op.getResult(0), i);
