@@ -283,6 +283,15 @@ TEST(TileHeuristics, WgmmaOnlyOnSm90aWhereItApplies) {
   EXPECT_EQ((*all)[4].blockN, 256);
   EXPECT_EQ((*all)[4].warpK, 64);
   EXPECT_EQ((*all)[3].mma, MmaKind::MmaSync); // M = 65..128: even, kept
+  // M >= 513: 128 tokens x 256 columns, 64 of K per iteration where K
+  // allows it, else 32.
+  EXPECT_EQ((*all)[5].blockM, 128);
+  EXPECT_EQ((*all)[5].warpK, 64);
+  Result<std::vector<TileConfig>> k32 =
+      selectMmaSyncTiles(w4g128(), kF16, {}, 8192, 8192 + 32, h200);
+  ASSERT_TRUE(bool(k32)) << k32.error();
+  EXPECT_EQ(k32->back().mma, MmaKind::Wgmma);
+  EXPECT_EQ(k32->back().warpK, 32);
   // Off sm_90a, with f16 accumulation, for batch-invariant layers and
   // where 256 does not divide N: the mma_sync tiles.
   EXPECT_EQ(last({}, 8192, *lookupDevice("A100")).mma, MmaKind::MmaSync);

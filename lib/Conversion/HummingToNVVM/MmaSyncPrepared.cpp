@@ -1240,8 +1240,8 @@ void PreparedEmitter::emitWgmmaLoop(Value first) {
   // loop's registers are the same each iteration; keeping them in flight
   // through the next iteration's dequantization, with the body unrolled
   // twice for registers of its own, made ptxas serialize every wgmma).
-  // They run on over the next iteration's barrier, copies and shared
-  // loads. A slot is thus refilled two iterations after it was read: every
+  // They run on over the next iteration's barrier, shared loads and
+  // copies. A slot is thus refilled two iterations after it was read: every
   // warp's wait in the iteration between has seen its wgmmas complete,
   // and the refill's barrier orders it after all of them. Copies run
   // S - 2 iterations ahead.
@@ -1260,9 +1260,12 @@ void PreparedEmitter::emitWgmmaLoop(Value first) {
   SmallVector<Value> acc = pipelineLoop(
       first, /*lag=*/2, init, publish,
       [&](Value it, ArrayRef<Value> accs, function_ref<void()> issueAhead) {
-        issueAhead();
+        // The shared loads go ahead of the copies: behind them they wait
+        // on the copies' turn in the LSU pipe (H200 8192^2 M = 8192:
+        // 2789 -> 2659 us with 32 of K per iteration, 2858 -> 2522 with 64).
         Value slot = arith::RemUIOp::create(b, it, c32(tile.stages));
         Stage data = readSlot(slot);
+        issueAhead();
         SmallVector<Value> done =
             tiedAsm("wgmma.wait_group.sync.aligned 0;", accs);
         return computeWgmma(done, data, slot);

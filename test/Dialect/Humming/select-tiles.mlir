@@ -43,15 +43,15 @@
 // The H20 (78 SMs, 148 TFLOP/s) turns compute-bound near M = 9: 64-row
 // tiles from M = 17 on (one kernel for M = 17..128: equal neighbours merge).
 // From M = 129 on the sm_90a wgmma tiles: 64 tokens x 256 columns (64 of K
-// per iteration) up to M = 512, then 128 tokens x 256 columns; two
-// warpgroups of two n-tiles each (the H200 and H100 keep the mma_sync
+// per iteration) up to M = 512, then 128 tokens x 256 columns (64 of K
+// per iteration where K allows it); two warpgroups of two n-tiles each (the H200 and H100 keep the mma_sync
 // tiles here: 4096 columns give them fewer wgmma blocks than SMs at M = 512
 // and 1024).
 // H20: tile_configs = [#humming.tile_config<m = [1, 8], block = [16, 64, 512], warp = [16, 64, 64], scale_after_mma = true>,
 // H20-SAME: #humming.tile_config<m = [9, 16], block = [16, 128, 128], warp = [16, 64, 32], split_k = 2, block_copies = true>,
 // H20-SAME: #humming.tile_config<m = [17, 128], block = [64, 128, 64], warp = [64, 64, 16], stages = 3>,
 // H20-SAME: #humming.tile_config<m = [129, 512], block = [64, 256, 64], warp = [64, 32, 64], mma = wgmma>,
-// H20-SAME: #humming.tile_config<m = [513, inf], block = [128, 256, 32], warp = [128, 32, 32], mma = wgmma>]
+// H20-SAME: #humming.tile_config<m = [513, inf], block = [128, 256, 64], warp = [128, 32, 64], mma = wgmma>]
 
 // The A100 (108 SMs, crossover ~38 tokens).
 // A100: tile_configs = [#humming.tile_config<m = [1, 8], block = [16, 64, 512], warp = [16, 64, 64], scale_after_mma = true>,
