@@ -171,6 +171,21 @@ class GpuTest(unittest.TestCase):
             layer(x, out=torch.empty(4, 128, dtype=torch.float16, device="cuda"))
         self.assertIn("expected out to be a contiguous", str(e.exception))
 
+    def test_transform_for_another_chip_is_refused(self):
+        # A device transform (not compile-only) for a chip other than the
+        # current device's: named before any weights reach the device.
+        import torch
+        major, minor = torch.cuda.get_device_capability()
+        other = "sm_80" if (major, minor) != (8, 0) else "sm_89"
+        layer = HummingLayer(256, 512, W4G128)
+        layer.load_from_unquantized(exact_weights(256, 512, 128))
+        with self.assertRaises(HummingError) as e:
+            layer.transform(chip=other)
+        self.assertIn(f"the layer is transformed for {other} but the current "
+                      f"device is", str(e.exception))
+        self.assertIn(f"(sm_{major}{minor}); expected a target for that "
+                      "device", str(e.exception))
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -96,7 +96,8 @@ LogicalResult legalizeFormat(GemmOp op) {
                 "canonical layout";
     // The op verifier's padding rules (K a multiple of 32 for 16-bit
     // activations, N*b of 32 for packed zero points) make every canonical
-    // shape exist; this only guards against a verifier change.
+    // shape exist; this guards IR that skipped verification (test:
+    // legalize-schema-unverified.mlir) and a verifier change.
     hq::ShapeOrDiag shape = hq::expectedShape(o.which, canonical, in, n, k,
                                               /*prepared=*/false);
     if (shape.error)
