@@ -8,7 +8,9 @@
 # shapes; cases whose N the forced block_n does not divide fail to compile
 # and are counted apart); every other tile times the W4A16 g128 layer
 # (default 8192x8192) at the M of --ms (default 128,1024,8192); "auto"
-# times the heuristics' own choice. Logs under
+# times the heuristics' own choice. Each run is stopped after
+# $HUMMING_RUN_TIMEOUT seconds (default 300: a hung kernel must not take
+# the session's device time). Logs under
 # $OUT.
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/bundle-env.sh"
@@ -23,7 +25,7 @@ for a in "$@"; do
 done
 i=0
 for config in "${checks[@]}"; do
-  "$bin/humming-gpu-test" --filter=_prep --force-tile-config="#humming.tile_config<$config>" \
+  timeout "${HUMMING_RUN_TIMEOUT:-300}" "$bin/humming-gpu-test" --filter=_prep --force-tile-config="#humming.tile_config<$config>" \
     > "$out/check-$i.log" 2>&1
   echo "check $i ($config): $(tail -n 1 "$out/check-$i.log")"
   echo "  not compiled: $(grep -c "op tile_configs" "$out/check-$i.log")"
@@ -35,7 +37,7 @@ i=0
 for config in "${timed[@]}"; do
   force=(--force-tile-config="#humming.tile_config<$config>")
   [ "$config" = auto ] && force=()  # the heuristics' own choice
-  "$bin/humming-gpu-test" --layer="$shape" --m="$ms" --filter=_prep \
+  timeout "${HUMMING_RUN_TIMEOUT:-300}" "$bin/humming-gpu-test" --layer="$shape" --m="$ms" --filter=_prep \
     "${force[@]}" > "$out/time-$i.log" 2>&1
   echo "$config: $(grep -E 'graph' "$out/time-$i.log" |
     awk '{for (f = 1; f <= NF; f++) if ($f == "graph") g = $(f + 1);

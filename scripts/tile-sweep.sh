@@ -8,7 +8,7 @@ filter="$1"
 shift
 i=0
 for config in "$@"; do
-  "$bin/humming-gpu-test" --filter="$filter" --force-tile-config="$config" \
+  timeout "${HUMMING_RUN_TIMEOUT:-300}" "$bin/humming-gpu-test" --filter="$filter" --force-tile-config="$config" \
     > "$out/sweep-$i.log" 2>&1
   grep -E "steady" "$out/sweep-$i.log" |
     awk -v c="$i" '{g = "-"; for (f = 1; f <= NF; f++) { if ($f == "steady") s = $(f + 1); if ($f == "graph") g = $(f + 1) } print c, $1, $2, s, g, $NF}'
