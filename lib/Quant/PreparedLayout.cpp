@@ -49,6 +49,7 @@ KernelShape shapeOf(const TileConfig &t) {
     k.wgmma = true;
     k.nTilesPerGroup = t.warpN / 16;
     k.warpsN = t.blockN / kTileN;
+    k.warpSpecialized = t.warpSpecialized;
   }
   k.kSplit = t.blockK / t.warpK;
   k.kTilesPerWarp = t.warpK / kTileK;
@@ -69,6 +70,7 @@ TileConfig tileConfigOf(const KernelShape &k) {
   if (k.wgmma) {
     t.mma = MmaKind::Wgmma;
     t.warpN = 16 * k.nTilesPerGroup;
+    t.warpSpecialized = t.mbarrier = k.warpSpecialized;
   }
   t.blockN = k.blockN();
   t.warpK = k.kTilesPerWarp * kTileK;
@@ -100,7 +102,8 @@ CooperativeSlot cooperativeSlot(const WeightSchema &w, const KernelShape &k) {
 
 int64_t sharedBytes(const WeightSchema &w, const KernelShape &k) {
   if (k.cooperative())
-    return std::max(k.stages * cooperativeSlot(w, k).total(),
+    return std::max(k.stages * cooperativeSlot(w, k).total() +
+                        k.mbarrierBytes(),
                     k.workspaceFloats() * 4);
   int64_t warps = k.warpsN * k.kSplit;
   int64_t pipeline = warps * k.stages * stageChunks(w, k) * 512;

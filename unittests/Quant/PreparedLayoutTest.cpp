@@ -162,6 +162,25 @@ TEST(PreparedLayout, WgmmaWarpsFindTheirAFragmentsInTheSameLayout) {
   EXPECT_EQ(again.blockN, 256);
   EXPECT_EQ(again.warpM, 128);
   EXPECT_EQ(again.blockK, 32);
+  EXPECT_FALSE(again.warpSpecialized);
+  // warp_specialized adds the producer warpgroup and a full and an empty
+  // mbarrier per slot after the slots; and back (with mbarrier = true).
+  t.warpSpecialized = t.mbarrier = true;
+  t.stages = 4;
+  L::KernelShape ws = L::shapeOf(t);
+  EXPECT_TRUE(ws.warpSpecialized);
+  EXPECT_EQ(ws.mathThreads(), 256);
+  EXPECT_EQ(ws.threads(), 384);
+  EXPECT_EQ(ws.threads(), t.threads());
+  EXPECT_EQ(ws.mbarrierBytes(), 64);
+  WeightSchema w4 = WeightSchema::make(ScalarType::uint(4), ScalarType::f16(),
+                                       Granularity::Group, 128);
+  EXPECT_EQ(L::sharedBytes(w4, ws),
+            4 * L::cooperativeSlot(w4, ws).total() + 64);
+  EXPECT_EQ(L::cooperativeSlot(w4, ws).total() % 8, 0); // aligned mbarriers
+  TileConfig wsAgain = L::tileConfigOf(ws);
+  EXPECT_TRUE(wsAgain.warpSpecialized);
+  EXPECT_TRUE(wsAgain.mbarrier);
 }
 
 TEST(PreparedLayout, ThreadsShareTheRepackWithoutChangingIt) {

@@ -123,18 +123,31 @@ struct KernelShape {
   /// halves of K block_m x 16 bytes apart).
   bool wgmma = false;
   int64_t nTilesPerGroup = 1;
+  /// wgmma with warp_specialized: a producer warpgroup (128 threads after
+  /// the consumer warpgroups) issues every copy; the consumers only load
+  /// from shared memory, dequantize and run the wgmmas. Full / empty
+  /// mbarriers per slot (after the slots in shared memory) replace the
+  /// block barrier, so the consumer warpgroups do not run in lockstep.
+  bool warpSpecialized = false;
 
   int64_t blockM() const { return warpM * warpsM; }
   int64_t blockN() const { return kTileN * warpsN; }
   /// wgmma: warpgroups along N.
   int64_t groupsN() const { return warpsN / nTilesPerGroup; }
-  int64_t threads() const {
+  /// Threads that run the MMAs (wgmma: the consumer warpgroups).
+  int64_t mathThreads() const {
     return wgmma ? 128 * groupsN() * warpsM
                  : 32 * warpsN * warpsM * kSplit;
+  }
+  int64_t threads() const {
+    return mathThreads() + (warpSpecialized ? 128 : 0);
   }
   bool cooperative() const { return warpsM > 1 || blockCopies || wgmma; }
   /// k-tiles of one pipeline iteration (every K-split group's).
   int64_t kTilesPerIteration() const { return kSplit * kTilesPerWarp; }
+  /// warp_specialized: a full and an empty mbarrier (8 bytes each) per
+  /// slot, after the slots.
+  int64_t mbarrierBytes() const { return warpSpecialized ? 16 * stages : 0; }
   /// f32 slots for the in-block split-K partial sums: every warp group
   /// leaves all its sums (each then adds 1/kSplit of them).
   int64_t workspaceFloats() const {

@@ -84,12 +84,18 @@ FailureOr<PreparedTile> preparedTile(GemmOp op, unsigned index,
   if (!t.cpAsync)
     return fail("the mma_sync kernels stage their operands with cp.async; "
                 "expected cp_async = true");
-  if (t.warpSpecialized || t.streamK || t.mbarrier || t.tma ||
-      t.multicastA != 1 || t.multicastB != 1 || t.gridCap != 0 ||
-      t.writeSplits != 1)
-    return fail("the mma_sync kernels do not implement warp specialisation, "
-                "stream-K, mbarriers, TMA, multicast, grid_cap or "
-                "write_splits yet; expected their defaults");
+  if (t.warpSpecialized && t.mma != hq::MmaKind::Wgmma)
+    return fail("expected mma = wgmma with warp_specialized (the mma_sync "
+                "kernels do not implement a producer warpgroup)");
+  if (t.mbarrier && !t.warpSpecialized)
+    return fail("expected warp_specialized = true with mbarrier = true (the "
+                "prepared kernels synchronise through mbarriers only between "
+                "a producer warpgroup and its consumers)");
+  if (t.streamK || t.tma || t.multicastA != 1 || t.multicastB != 1 ||
+      t.gridCap != 0 || t.writeSplits != 1)
+    return fail("the prepared kernels do not implement stream-K, TMA, "
+                "multicast, grid_cap or write_splits yet; expected their "
+                "defaults");
   // ctas_per_sm asks ptxas (.minnctapersm) to fit that many blocks in an
   // SM's 64 Ki registers.
   if (int64_t perThread = 65536 / (t.ctasPerSm * t.threads()); perThread < 64)

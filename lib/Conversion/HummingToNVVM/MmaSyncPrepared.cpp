@@ -122,6 +122,15 @@ public:
   void emitLoop(Value first);
   /// wgmma: the same pipeline with copies S - 2 iterations ahead (below).
   void emitWgmmaLoop(Value first);
+  /// wgmma, warp_specialized: the producer warpgroup's copy loop and the
+  /// consumer warpgroups' loop, synchronised per slot by full / empty
+  /// mbarriers.
+  void emitWarpSpecializedLoop(Value first);
+  /// Inline-PTX mbarrier helpers (shared::cta byte address `bar`).
+  void mbarrierWait(Value bar, Value parity);
+  void mbarrierArrive(Value bar);
+  /// Shared byte address of slot `slot`'s full (0) or empty (1) mbarrier.
+  Value mbarrierAt(Value slot, int64_t which);
   /// The cp.async pipeline loop over the CTA's iterations: the copies of
   /// iterations 0 .. S - lag - 1 up front, then per iteration the wait for
   /// its group, `publish` (the barrier), and `step(it, accs, issueAhead)`,
@@ -380,6 +389,10 @@ private:
   // Thread coordinates (warpMi: the warp's row along M in a cooperative
   // block).
   Value tid, lane, quad, grp, warpN, warpK, warpMi, nTile, m0, m;
+  /// The threads that share a cooperative slot's copies: this thread's
+  /// index among them (the block's thread index, or the producer
+  /// warpgroup's with warp_specialized).
+  Value copyTid;
   Value bidX, bidY, bidZ;
   Value global;
 };
@@ -565,9 +578,9 @@ void PreparedEmitter::copy16(Value dstByte, Value base, Value index,
 
 void PreparedEmitter::forEachChunk(int64_t count,
                                    function_ref<void(Value)> copy) {
-  const int64_t threads = tile.threads();
+  const int64_t threads = tile.warpSpecialized ? 128 : tile.threads();
   for (int64_t first = 0; first < count; first += threads) {
-    Value c = arith::AddIOp::create(b, tid, c32(first));
+    Value c = arith::AddIOp::create(b, copyTid, c32(first));
     if (first + threads <= count) {
       copy(c);
       continue;
@@ -1234,6 +1247,8 @@ SmallVector<Value> PreparedEmitter::compute(ArrayRef<Value> accIn,
 }
 
 void PreparedEmitter::emitWgmmaLoop(Value first) {
+  if (tile.warpSpecialized)
+    return emitWarpSpecializedLoop(first);
   // wgmmas read their slot and their A registers asynchronously. An
   // iteration waits for the previous one's wgmmas (wgmma.wait_group 0)
   // before its dequantization rewrites their fragment registers (the
@@ -1273,6 +1288,167 @@ void PreparedEmitter::emitWgmmaLoop(Value first) {
   acc = tiedAsm("wgmma.wait_group.sync.aligned 0;", acc);
   NVVM::CpAsyncWaitGroupOp::create(b, b.getI32IntegerAttr(0));
   finishWgmma(acc);
+}
+
+Value PreparedEmitter::mbarrierAt(Value slot, int64_t which) {
+  // After the slots: [slot][full, empty] x 8 bytes.
+  return arith::AddIOp::create(
+      b, smemAddr,
+      arith::AddIOp::create(
+          b, c32(tile.stages * coop.total() + which * 8),
+          arith::MulIOp::create(b, slot, c32(16))));
+}
+
+void PreparedEmitter::mbarrierWait(Value bar, Value parity) {
+  // Spins on try_wait (which itself suspends a while) until the phase of
+  // `parity` has completed; acquire semantics order the reads after it.
+  inlineAsm(TypeRange(), ValueRange{bar, parity},
+            "{\n.reg .pred done;\nwait:\n"
+            "mbarrier.try_wait.parity.shared::cta.b64 done, [$0], $1;\n"
+            "@!done bra wait;\n}",
+            "r,r");
+}
+
+void PreparedEmitter::mbarrierArrive(Value bar) {
+  // Release semantics: this thread's earlier writes (and, after its
+  // fence.proxy.async, its landed copies) happen before the phase ends.
+  inlineAsm(TypeRange(), ValueRange{bar},
+            "{\n.reg .b64 state;\n"
+            "mbarrier.arrive.shared::cta.b64 state, [$0];\n}",
+            "r");
+}
+
+void PreparedEmitter::emitWarpSpecializedLoop(Value first) {
+  // The producer warpgroup (threads mathThreads() ..+128) issues every
+  // copy; the consumer warpgroups load, dequantize and run the wgmmas.
+  // Slot s has a full mbarrier (128 arrivals: the producers, each after
+  // its copies of the fill landed and were fenced into the async proxy)
+  // and an empty one (one arrival per consumer thread, once the wgmmas
+  // that read the slot completed). Fill f of slot f % S waits for the
+  // release of use f - S; a producer keeps D = S - 2 fills in flight
+  // before it waits for the oldest (cp.async.wait_group D) and arrives on
+  // its full barrier. A consumer releases use u after the wgmma wait of
+  // iteration u + 1, which follows its wait for fill u + 1: that fill
+  // needs the release of use u + 1 + D - S < u + 1 only, so D <= S - 2
+  // cannot deadlock.
+  const int64_t S = tile.stages, D = S - 2, iters = ctaIterations;
+  const int64_t producers = 128, consumers = tile.mathThreads();
+  // Registers: the block starts with an even share (168 each for two
+  // consumer warpgroups); the producers give theirs down to 56 (their
+  // copy addresses; at 40 ptxas spills) and the consumers take the rest in
+  // multiples of 8 (224 for two warpgroups: the loop of the 128-token
+  // tile assembles without spills). A block of one consumer warpgroup
+  // starts with more than enough.
+  const int64_t producerRegs = 56;
+  const int64_t consumerRegs =
+      std::min<int64_t>(248, (65536 - producers * producerRegs) / consumers / 8 * 8);
+  const bool rebalance = 65536 / (producers + consumers) < consumerRegs;
+  {
+    // Thread 0 initializes the barriers; the block barrier publishes them.
+    auto ifOp = scf::IfOp::create(
+        b, arith::CmpIOp::create(b, arith::CmpIPredicate::eq, tid, c32(0)),
+        /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    for (int64_t st = 0; st < S; ++st)
+      for (auto [which, count] : {std::pair<int64_t, int64_t>{0, producers},
+                                  {1, consumers}})
+        inlineAsm(TypeRange(), ValueRange{mbarrierAt(c32(st), which),
+                                          c32(count)},
+                  "mbarrier.init.shared::cta.b64 [$0], $1;", "r,r");
+    asmStatement("fence.mbarrier_init.release.cluster;");
+  }
+  gpu::BarrierOp::create(b);
+  Value lb = arith::ConstantIndexOp::create(b, 0);
+  Value ub = arith::ConstantIndexOp::create(b, iters);
+  Value one = arith::ConstantIndexOp::create(b, 1);
+  auto isProducer = arith::CmpIOp::create(b, arith::CmpIPredicate::uge, tid,
+                                          c32(consumers));
+  auto role = scf::IfOp::create(b, isProducer, /*withElseRegion=*/true);
+  auto index32 = [&](Value v) { return arith::IndexCastOp::create(b, i32, v); };
+  auto landed = [&](Value fill, int64_t pending) {
+    NVVM::CpAsyncWaitGroupOp::create(b, b.getI32IntegerAttr(int32_t(pending)));
+    asmStatement("fence.proxy.async.shared::cta;");
+    mbarrierArrive(mbarrierAt(arith::RemUIOp::create(b, fill, c32(S)), 0));
+  };
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(role.thenBlock());
+    if (rebalance)
+      asmStatement(("setmaxnreg.dec.sync.aligned.u32 " +
+                    Twine(producerRegs) + ";").str());
+    auto loop = scf::ForOp::create(b, lb, ub, one);
+    {
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPointToStart(loop.getBody());
+      Value f = index32(loop.getInductionVar());
+      Value slot = arith::RemUIOp::create(b, f, c32(S));
+      auto refill = scf::IfOp::create(
+          b, arith::CmpIOp::create(b, arith::CmpIPredicate::uge, f, c32(S)),
+          /*withElseRegion=*/false);
+      {
+        OpBuilder::InsertionGuard g(b);
+        b.setInsertionPointToStart(refill.thenBlock());
+        Value use = arith::SubIOp::create(b, arith::DivUIOp::create(b, f, c32(S)),
+                                          c32(1));
+        mbarrierWait(mbarrierAt(slot, 1), arith::AndIOp::create(b, use, c32(1)));
+      }
+      issueCopies(arith::AddIOp::create(b, first, f), slot);
+      auto old = scf::IfOp::create(
+          b, arith::CmpIOp::create(b, arith::CmpIPredicate::uge, f, c32(D)),
+          /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(old.thenBlock());
+      landed(arith::SubIOp::create(b, f, c32(D)), D);
+    }
+    // The last D fills (fewer when the CTA has fewer iterations).
+    for (int64_t f = std::max<int64_t>(0, iters - D); f < iters; ++f)
+      landed(c32(f), iters - 1 - f);
+  }
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(role.elseBlock());
+    if (rebalance)
+      asmStatement(("setmaxnreg.inc.sync.aligned.u32 " +
+                    Twine(consumerRegs) + ";").str());
+    SmallVector<Value> init(size_t(tile.warpM / 2 * tile.nTilesPerGroup),
+                            cf(0.0));
+    auto loop = scf::ForOp::create(b, lb, ub, one, init);
+    {
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPointToStart(loop.getBody());
+      Value it = index32(loop.getInductionVar());
+      SmallVector<Value> accs(loop.getRegionIterArgs().begin(),
+                              loop.getRegionIterArgs().end());
+      Value slot = arith::RemUIOp::create(b, it, c32(S));
+      mbarrierWait(mbarrierAt(slot, 0),
+                   arith::AndIOp::create(
+                       b, arith::DivUIOp::create(b, it, c32(S)), c32(1)));
+      Stage data = readSlot(slot);
+      SmallVector<Value> done =
+          tiedAsm("wgmma.wait_group.sync.aligned 0;", accs);
+      // The previous iteration's wgmmas are done with its slot: release
+      // it where a later fill waits for it.
+      Value prev = arith::SubIOp::create(b, it, c32(1));
+      auto release = scf::IfOp::create(
+          b,
+          arith::AndIOp::create(
+              b, arith::CmpIOp::create(b, arith::CmpIPredicate::uge, it, c32(1)),
+              arith::CmpIOp::create(b, arith::CmpIPredicate::slt,
+                                    arith::AddIOp::create(b, prev, c32(S)),
+                                    c32(iters))),
+          /*withElseRegion=*/false);
+      {
+        OpBuilder::InsertionGuard g(b);
+        b.setInsertionPointToStart(release.thenBlock());
+        mbarrierArrive(mbarrierAt(arith::RemUIOp::create(b, prev, c32(S)), 1));
+      }
+      scf::YieldOp::create(b, computeWgmma(done, data, slot));
+    }
+    SmallVector<Value> acc(loop.getResults().begin(), loop.getResults().end());
+    acc = tiedAsm("wgmma.wait_group.sync.aligned 0;", acc);
+    finishWgmma(acc);
+  }
 }
 
 SmallVector<Value> PreparedEmitter::pipelineLoop(
@@ -1604,6 +1780,9 @@ void PreparedEmitter::emit() {
   // This CTA's first iteration (split-K across CTAs).
   Value first = arith::MulIOp::create(b, bidZ, c32(ctaIterations));
   lane = arith::AndIOp::create(b, tid, c32(31));
+  copyTid = tile.warpSpecialized
+                ? Value(arith::SubIOp::create(b, tid, c32(tile.mathThreads())))
+                : tid;
   Value warp = arith::ShRUIOp::create(b, tid, c32(5));
   // This warp's n-tile in the block (wgmma: its warpgroup's first).
   Value nTileInBlock;

@@ -86,7 +86,7 @@ func.func @cp_async(%a: memref<?x128xf16>, %w: memref<8x256xi32>, %s: memref<1x1
 #tile = #humming.tile_config<m = [1, inf], block = [16, 64, 64], warp = [16, 64, 32], stages = 3, stream_k = true>
 
 func.func @stream_k(%a: memref<?x128xf16>, %w: memref<8x256xi32>, %s: memref<1x128xf16>, %c: memref<?x128xf16>) {
-  // expected-error @+1 {{tile_configs[0]: the mma_sync kernels do not implement warp specialisation, stream-K, mbarriers, TMA, multicast, grid_cap or write_splits yet; expected their defaults}}
+  // expected-error @+1 {{tile_configs[0]: the prepared kernels do not implement stream-K, TMA, multicast, grid_cap or write_splits yet; expected their defaults}}
   humming.gemm %a, %w scales(%s : memref<1x128xf16>) into %c
       {weight_schema = #humming.weight_schema<type = ui4, scale = f16>, input_schema = #humming.input_schema<type = f16>,
        layout = #humming.layout<chip = "sm_90a">, tile_configs = [#tile]}
@@ -337,5 +337,31 @@ func.func @wgmma_too_many_sums(%a: memref<?x512xf16>, %w: memref<32x512xi32>, %s
       {weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<128>>, input_schema = #humming.input_schema<type = f16>,
        layout = #humming.layout<chip = "sm_90a">, tile_configs = [#tile]}
       : memref<?x512xf16>, memref<32x512xi32> -> memref<?x256xf16>
+  return
+}
+
+// -----
+
+#tile = #humming.tile_config<m = [1, inf], block = [64, 64, 64], warp = [64, 64, 32], stages = 3, warp_specialized = true, mbarrier = true>
+
+func.func @warp_specialized_mma_sync(%a: memref<?x128xf16>, %w: memref<8x256xi32>, %s: memref<1x128xf16>, %c: memref<?x128xf16>) {
+  // expected-error @+1 {{tile_configs[0]: expected mma = wgmma with warp_specialized (the mma_sync kernels do not implement a producer warpgroup)}}
+  humming.gemm %a, %w scales(%s : memref<1x128xf16>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16>, input_schema = #humming.input_schema<type = f16>,
+       layout = #humming.layout<chip = "sm_90a">, tile_configs = [#tile]}
+      : memref<?x128xf16>, memref<8x256xi32> -> memref<?x128xf16>
+  return
+}
+
+// -----
+
+#tile = #humming.tile_config<m = [1, inf], block = [16, 64, 64], warp = [16, 64, 32], stages = 3, mbarrier = true>
+
+func.func @mbarrier_alone(%a: memref<?x128xf16>, %w: memref<8x256xi32>, %s: memref<1x128xf16>, %c: memref<?x128xf16>) {
+  // expected-error @+1 {{tile_configs[0]: expected warp_specialized = true with mbarrier = true (the prepared kernels synchronise through mbarriers only between a producer warpgroup and its consumers)}}
+  humming.gemm %a, %w scales(%s : memref<1x128xf16>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16>, input_schema = #humming.input_schema<type = f16>,
+       layout = #humming.layout<chip = "sm_90a">, tile_configs = [#tile]}
+      : memref<?x128xf16>, memref<8x256xi32> -> memref<?x128xf16>
   return
 }

@@ -44,3 +44,13 @@ func.func @w4m64(%a: memref<?x512xf16>, %w: memref<32x512xi32>, %s: memref<4x256
       : memref<?x512xf16>, memref<32x512xi32> -> memref<?x256xf16>
   return
 }
+// warp_specialized: a producer warpgroup, setmaxnreg 56 / 224.
+#ws = #humming.tile_config<m = [1, inf], block = [128, 256, 64], warp = [128, 32, 64], stages = 4, mma = wgmma, warp_specialized = true, mbarrier = true>
+func.func @w4ws(%a: memref<?x512xf16>, %w: memref<32x512xi32>, %s: memref<4x256xf16>, %c: memref<?x256xf16>) {
+  humming.gemm %a, %w scales(%s : memref<4x256xf16>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<128>>,
+       input_schema = #humming.input_schema<type = f16>, layout = #humming.layout<chip = "sm_90a">,
+       tile_configs = [#ws]}
+      : memref<?x512xf16>, memref<32x512xi32> -> memref<?x256xf16>
+  return
+}

@@ -1,0 +1,61 @@
+// RUN: humming-opt %s --humming-lower-to-nvvm="chip=sm_90a" | FileCheck %s
+
+// mma = wgmma with warp_specialized: two consumer warpgroups and a producer
+// warpgroup (384 threads). Thread 0 initializes a full mbarrier (128
+// arrivals: the producers) and an empty one (256: the consumers) per slot,
+// one block barrier publishes them, then the roles split and never meet at
+// a block barrier again. The producers hand registers to the consumers
+// (setmaxnreg), wait for a slot's release before refilling it, copy, and
+// keep S - 2 = 2 fills in flight before they wait for the oldest, fence it
+// into the async proxy and arrive on its full barrier; the last two fills
+// after the loop. The consumers wait for a slot's fill, load their words,
+// wait for the previous iteration's wgmmas, release that iteration's slot,
+// and run the wgmmas.
+// CHECK-LABEL: gpu.func @ws_gemm0_m0
+// CHECK-SAME:    known_block_size = array<i32: 384, 1, 1>
+// CHECK:         scf.if
+// CHECK-COUNT-8:   "mbarrier.init.shared::cta.b64 [$0], $1;"
+// CHECK:           "fence.mbarrier_init.release.cluster;"
+// CHECK:         gpu.barrier
+// CHECK-NOT:     gpu.barrier
+// CHECK:         scf.if
+// CHECK:           "setmaxnreg.dec.sync.aligned.u32 56;"
+// CHECK:           scf.for
+// CHECK:             scf.if
+// CHECK:               mbarrier.try_wait.parity.shared::cta.b64
+// CHECK:             nvvm.cp.async.shared.global
+// CHECK:             nvvm.cp.async.commit.group
+// CHECK:             scf.if
+// CHECK:               nvvm.cp.async.wait.group 2
+// CHECK-NEXT:          "fence.proxy.async.shared::cta;"
+// CHECK:               mbarrier.arrive.shared::cta.b64
+// CHECK:           nvvm.cp.async.wait.group 1
+// CHECK-NEXT:      "fence.proxy.async.shared::cta;"
+// CHECK:           mbarrier.arrive.shared::cta.b64
+// CHECK:           nvvm.cp.async.wait.group 0
+// CHECK-NEXT:      "fence.proxy.async.shared::cta;"
+// CHECK:           mbarrier.arrive.shared::cta.b64
+// CHECK:         } else {
+// CHECK:           "setmaxnreg.inc.sync.aligned.u32 224;"
+// CHECK:           scf.for
+// CHECK:             mbarrier.try_wait.parity.shared::cta.b64
+// CHECK:             "wgmma.wait_group.sync.aligned 0;"
+// CHECK:             scf.if
+// CHECK:               mbarrier.arrive.shared::cta.b64
+// CHECK:             "wgmma.fence.sync.aligned;"
+// CHECK-COUNT-2:     wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
+// CHECK:             "wgmma.commit_group.sync.aligned;"
+// CHECK:           "wgmma.wait_group.sync.aligned 0;"
+// CHECK:           llvm.store {{.*}} : i16, !llvm.ptr<1>
+// CHECK-NOT:     gpu.barrier
+// CHECK:         gpu.return
+
+#t = #humming.tile_config<m = [1, inf], block = [128, 256, 32], warp = [128, 32, 32], stages = 4, mma = wgmma, warp_specialized = true, mbarrier = true>
+func.func @ws(%a: memref<?x512xf16>, %w: memref<32x512xi32>, %s: memref<4x256xf16>, %c: memref<?x256xf16>) {
+  humming.gemm %a, %w scales(%s : memref<4x256xf16>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<128>>,
+       input_schema = #humming.input_schema<type = f16>, layout = #humming.layout<chip = "sm_90a">,
+       tile_configs = [#t]}
+      : memref<?x512xf16>, memref<32x512xi32> -> memref<?x256xf16>
+  return
+}
