@@ -126,6 +126,8 @@ public:
   /// consumer warpgroups' loop, synchronised per slot by full / empty
   /// mbarriers.
   void emitWarpSpecializedLoop(Value first);
+  /// The zeroed f32 sums a wgmma thread starts from.
+  SmallVector<Value> wgmmaZeroSums();
   /// Inline-PTX mbarrier helpers (shared::cta byte address `bar`).
   void mbarrierWait(Value bar, Value parity);
   void mbarrierArrive(Value bar);
@@ -1246,6 +1248,12 @@ SmallVector<Value> PreparedEmitter::compute(ArrayRef<Value> accIn,
   return accs;
 }
 
+SmallVector<Value> PreparedEmitter::wgmmaZeroSums() {
+  // warp_m / 2 f32 per n-tile: wgmma's D fragment of m64 n(warp_m).
+  return SmallVector<Value>(size_t(tile.warpM / 2 * tile.nTilesPerGroup),
+                            cf(0.0));
+}
+
 void PreparedEmitter::emitWgmmaLoop(Value first) {
   if (tile.warpSpecialized)
     return emitWarpSpecializedLoop(first);
@@ -1260,11 +1268,7 @@ void PreparedEmitter::emitWgmmaLoop(Value first) {
   // warp's wait in the iteration between has seen its wgmmas complete,
   // and the refill's barrier orders it after all of them. Copies run
   // S - 2 iterations ahead.
-  auto init = [&] {
-    // warp_m / 2 f32 per n-tile: wgmma's D fragment of m64 n(warp_m).
-    return SmallVector<Value>(size_t(tile.warpM / 2 * tile.nTilesPerGroup),
-                              cf(0.0));
-  };
+  auto init = [&] { return wgmmaZeroSums(); };
   auto publish = [&] {
     // cp.async writes in the generic proxy, wgmma reads shared memory in
     // the async proxy: each thread's landed copies are fenced across, then
@@ -1411,9 +1415,7 @@ void PreparedEmitter::emitWarpSpecializedLoop(Value first) {
     if (rebalance)
       asmStatement(("setmaxnreg.inc.sync.aligned.u32 " +
                     Twine(consumerRegs) + ";").str());
-    SmallVector<Value> init(size_t(tile.warpM / 2 * tile.nTilesPerGroup),
-                            cf(0.0));
-    auto loop = scf::ForOp::create(b, lb, ub, one, init);
+    auto loop = scf::ForOp::create(b, lb, ub, one, wgmmaZeroSums());
     {
       OpBuilder::InsertionGuard inner(b);
       b.setInsertionPointToStart(loop.getBody());
