@@ -404,3 +404,185 @@ TEST(PreparedLayout, OnlyGroupScalesBoundTheActivationRange) {
                                        ZeroPointKind::Int);
   EXPECT_EQ(L::maxDequantizedMagnitude(zp), 15.0 * 65504.0);
 }
+
+namespace {
+/// A model of the warp-specialized wgmma pipeline (layout::ws): producer
+/// and consumer threads as programs stepped in a random order, cp.async
+/// groups that land at random times (wait_group N: all but the N newest
+/// landed), and mbarriers with arrival counts and phases. It fails on a
+/// deadlock, on a consumer reading a slot before fill i landed there, on a
+/// fill overwriting a slot a consumer still reads (from its full wait to
+/// its next wgmma wait), and on a parity wait more than one phase off.
+struct WsModel {
+  struct Barrier {
+    int64_t expected = 0, pending = 0, done = 0; // phases completed
+    void arrive() {
+      if (--pending == 0) {
+        ++done;
+        pending = expected;
+      }
+    }
+  };
+  int64_t S, n, D, P, C;
+  std::vector<Barrier> full, empty;
+  std::vector<std::vector<int64_t>> landed;  // [slot][producer]: fill
+  // [consumer]: the slots it reads (-1: none): the current iteration's
+  // (from its full wait) and the previous one's (until the wgmma wait).
+  std::vector<int64_t> reading, readingBefore;
+  std::vector<std::vector<int64_t>> groups;  // [producer]: fills not landed
+  std::vector<int64_t> pc;                   // program step per thread
+  std::string failure;
+
+  WsModel(int64_t stages, int64_t iterations, int64_t producers,
+          int64_t consumers)
+      : S(stages), n(iterations), D(L::ws::fillsInFlight(stages)),
+        P(producers), C(consumers), full(size_t(stages)),
+        empty(size_t(stages)),
+        landed(size_t(stages), std::vector<int64_t>(size_t(producers), -1)),
+        reading(size_t(consumers), -1), readingBefore(size_t(consumers), -1),
+        groups(size_t(producers)),
+        pc(size_t(producers + consumers), 0) {
+    for (Barrier &b : full)
+      b.expected = b.pending = P;
+    for (Barrier &b : empty)
+      b.expected = b.pending = C;
+  }
+  /// Whether the parity wait for phase `phase` of `b` returns; fails if
+  /// the barrier is not within one phase of it.
+  bool waits(const Barrier &b, int64_t phase, int64_t parity) {
+    if (parity != (phase & 1))
+      failure = "parity of phase " + std::to_string(phase) + " is " +
+                std::to_string(phase & 1) + ", waited for " +
+                std::to_string(parity);
+    if (b.done != phase && b.done != phase + 1)
+      failure = "waited for phase " + std::to_string(phase) + " with " +
+                std::to_string(b.done) + " completed";
+    return (b.done & 1) != parity;
+  }
+  bool landedAllBut(int64_t p, int64_t newest) {
+    return int64_t(groups[size_t(p)].size()) <= newest;
+  }
+  /// Producer p's program: per fill an optional release wait, the issue,
+  /// and (from fill D on) the oldest in-flight fill's wait + arrival;
+  /// then the last fills. Steps are encoded as 3 per fill, then the tail.
+  bool stepProducer(int64_t p) {
+    int64_t &at = pc[size_t(p)];
+    if (at < 3 * n) {
+      int64_t f = at / 3, phase = at % 3, s = f % S;
+      if (phase == 0) {
+        if (L::ws::fillWaitsForRelease(f, S) &&
+            !waits(empty[size_t(s)], f / S - 1,
+                   L::ws::fillReleaseParity(f, S)))
+          return false;
+      } else if (phase == 1) {
+        for (int64_t c = 0; c < C; ++c)
+          if (reading[size_t(c)] == s || readingBefore[size_t(c)] == s)
+            failure = "fill " + std::to_string(f) + " overwrites slot " +
+                      std::to_string(s) + " while a consumer reads it";
+        landed[size_t(s)][size_t(p)] = -1; // being rewritten
+        groups[size_t(p)].push_back(f);
+      } else if (f >= D) {
+        if (!landedAllBut(p, D))
+          return false;
+        full[size_t((f - D) % S)].arrive();
+      }
+      ++at;
+      return true;
+    }
+    int64_t t = at - 3 * n, f = std::max<int64_t>(0, n - D) + t;
+    if (f >= n)
+      return false; // done
+    if (!landedAllBut(p, n - 1 - f))
+      return false;
+    full[size_t(f % S)].arrive();
+    ++at;
+    return true;
+  }
+  bool producerDone(int64_t p) {
+    return pc[size_t(p)] - 3 * n >= n - std::max<int64_t>(0, n - D);
+  }
+  /// Consumer c's program per iteration: the full wait and the reads, the
+  /// wgmma wait (the previous reads end) and the release.
+  bool stepConsumer(int64_t c) {
+    int64_t &at = pc[size_t(P + c)];
+    if (at >= 2 * n) {
+      reading[size_t(c)] = readingBefore[size_t(c)] = -1; // the last wait
+      return false;
+    }
+    int64_t i = at / 2, s = i % S;
+    if (at % 2 == 0) {
+      if (!waits(full[size_t(s)], i / S, L::ws::useFillParity(i, S)))
+        return false;
+      for (int64_t p = 0; p < P; ++p)
+        if (landed[size_t(s)][size_t(p)] != i)
+          failure = "iteration " + std::to_string(i) + " reads slot " +
+                    std::to_string(s) + " before fill " + std::to_string(i) +
+                    " landed";
+      readingBefore[size_t(c)] = reading[size_t(c)];
+      reading[size_t(c)] = s;
+    } else {
+      readingBefore[size_t(c)] = -1; // the wgmma wait
+      if (L::ws::releasesPrevious(i, S, n))
+        empty[size_t((i - 1) % S)].arrive();
+    }
+    ++at;
+    return true;
+  }
+  /// Runs to the end in a random order; returns the failure, if any.
+  std::string run(std::mt19937 &rng) {
+    for (int64_t steps = 0; steps < 1000000; ++steps) {
+      // Candidates: threads that can step, copies that can land.
+      std::vector<int64_t> order(size_t(P + C + P));
+      for (size_t k = 0; k < order.size(); ++k)
+        order[k] = int64_t(k);
+      std::shuffle(order.begin(), order.end(), rng);
+      bool moved = false;
+      for (int64_t k : order) {
+        if (k < P) {
+          moved = stepProducer(k);
+        } else if (k < P + C) {
+          moved = stepConsumer(k - P);
+        } else {
+          int64_t p = k - P - C;
+          auto &g = groups[size_t(p)];
+          if (!g.empty()) {
+            // The oldest lands (groups may land out of order, but the
+            // waits only ever ask for the oldest ones).
+            int64_t f = g.front();
+            landed[size_t(f % S)][size_t(p)] = f;
+            g.erase(g.begin());
+            moved = true;
+          }
+        }
+        if (!failure.empty())
+          return failure;
+        if (moved)
+          break;
+      }
+      if (!moved) {
+        for (int64_t p = 0; p < P; ++p)
+          if (!producerDone(p))
+            return "deadlock: producer " + std::to_string(p) + " at step " +
+                   std::to_string(pc[size_t(p)]);
+        for (int64_t c = 0; c < C; ++c)
+          if (pc[size_t(P + c)] < 2 * n)
+            return "deadlock: consumer " + std::to_string(c) + " at step " +
+                   std::to_string(pc[size_t(P + c)]);
+        return "";
+      }
+    }
+    return "no end after a million steps";
+  }
+};
+} // namespace
+
+TEST(PreparedLayout, WarpSpecializedPipelineNeverDeadlocksNorRacesInAModel) {
+  std::mt19937 rng(11);
+  for (int64_t stages = 3; stages <= 8; ++stages)
+    for (int64_t n : {1, 2, 3, 5, 8, 13, 40})
+      for (int seed = 0; seed < 20; ++seed) {
+        WsModel model(stages, n, /*producers=*/2, /*consumers=*/3);
+        EXPECT_EQ(model.run(rng), "")
+            << "stages = " << stages << ", iterations = " << n;
+      }
+}

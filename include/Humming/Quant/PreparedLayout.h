@@ -155,6 +155,39 @@ struct KernelShape {
   }
 };
 
+/// The mbarrier protocol of the warp-specialized wgmma kernels (S slots, n
+/// pipeline iterations of a CTA); the emitter builds these formulas in IR
+/// with the iteration a runtime value, and PreparedLayoutTest checks them
+/// under random interleavings of producers, consumers and landing copies.
+/// Slot s has a full barrier (one arrival per producer thread and fill) and
+/// an empty one (one per consumer thread and release).
+namespace ws {
+/// Fills a producer keeps in flight before it waits for the oldest to land
+/// (cp.async.wait_group), fences it and arrives on its full barrier. More
+/// would deadlock: a consumer releases use u only after waiting for fill
+/// u + 1, which is announced once fill u + 1 + D is issued, which waits
+/// for the release of use u + 1 + D - S.
+inline int64_t fillsInFlight(int64_t stages) { return stages - 2; }
+/// Fill f (into slot f % S) first waits for the release of use f / S - 1
+/// of its slot: the empty barrier's phase of this parity.
+inline bool fillWaitsForRelease(int64_t f, int64_t stages) {
+  return f >= stages;
+}
+inline int64_t fillReleaseParity(int64_t f, int64_t stages) {
+  return (f / stages - 1) & 1;
+}
+/// Iteration i reads fill i: the full barrier's phase of this parity.
+inline int64_t useFillParity(int64_t i, int64_t stages) {
+  return (i / stages) & 1;
+}
+/// Iteration i, after its wgmma wait (the previous iteration's wgmmas are
+/// done with their slot), releases use i - 1 where a later fill waits for
+/// it.
+inline bool releasesPrevious(int64_t i, int64_t stages, int64_t iterations) {
+  return i >= 1 && i - 1 + stages < iterations;
+}
+} // namespace ws
+
 /// What tile configuration `t` means for a prepared-layout kernel (the
 /// lowering checks first that it is one such kernels can run).
 KernelShape shapeOf(const TileConfig &t);

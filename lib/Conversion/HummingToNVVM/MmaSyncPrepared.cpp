@@ -1335,7 +1335,10 @@ void PreparedEmitter::emitWarpSpecializedLoop(Value first) {
   // iteration u + 1, which follows its wait for fill u + 1: that fill
   // needs the release of use u + 1 + D - S < u + 1 only, so D <= S - 2
   // cannot deadlock.
-  const int64_t S = tile.stages, D = S - 2, iters = ctaIterations;
+  // The formulas of layout::ws, built in IR (the iteration is a runtime
+  // value); PreparedLayoutTest checks the protocol itself.
+  const int64_t S = tile.stages, D = L::ws::fillsInFlight(S),
+                iters = ctaIterations;
   const int64_t producers = 128, consumers = tile.mathThreads();
   // Registers: the block starts with an even share (168 each for two
   // consumer warpgroups); the producers give theirs down to 56 (their
