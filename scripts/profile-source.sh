@@ -31,15 +31,22 @@ src = cols.index("Source")
 samp = next((i for i, c in enumerate(cols) if c.startswith("Warp Stall Sampling (All")), None)
 if samp is None:
     print("columns:", cols[:40]); sys.exit()
-stall = [i for i, c in enumerate(cols) if c.startswith("stall_") or "Stall" in c]
-data = []
-for r in rows[head + 1:]:
+execd = next((i for i, c in enumerate(cols) if c == "Instructions Executed"), None)
+reasons = [i for i, c in enumerate(cols) if c.startswith("stall_") and "Not Issued" not in c]
+def num(r, i):
     try:
-        data.append((float(r[samp] or 0), r))
+        return float(r[i] or 0)
     except (ValueError, IndexError):
-        pass
-total = sum(d[0] for d in data) or 1
-print(f"{len(data)} SASS instructions, {total:.0f} samples")
-for s, r in sorted(data, key=lambda d: -d[0])[:25]:
-    print(f"{100*s/total:5.1f}% {r[0]:>6} {r[src][:90]}")
+        return 0.0
+data = [r for r in rows[head + 1:] if len(r) > samp]
+total = sum(num(r, samp) for r in data) or 1
+print(f"{len(data)} SASS instructions, {total:.0f} samples; by reason:")
+by = sorted(((sum(num(r, i) for r in data), cols[i][6:]) for i in reasons), reverse=True)
+print("  " + ", ".join(f"{k} {100 * v / total:.1f}%" for v, k in by[:8]))
+print("top instructions (share, executions, the two main reasons):")
+for r in sorted(data, key=lambda r: -num(r, samp))[:25]:
+    top = sorted(((num(r, i), cols[i][6:]) for i in reasons), reverse=True)[:2]
+    why = " ".join(f"{k}:{100 * v / total:.1f}" for v, k in top if v > 0)
+    ex = r[execd] if execd is not None else ""
+    print(f"{100 * num(r, samp) / total:5.1f}% {ex:>9} {r[0][-5:]} {r[src][:70]:70} {why}")
 PY
