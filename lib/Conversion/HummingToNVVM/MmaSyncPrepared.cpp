@@ -146,9 +146,15 @@ public:
       function_ref<SmallVector<Value>(Value, ArrayRef<Value>,
                                       function_ref<void()>)>
           step);
-  /// Inline PTX with side effects (kept in order with the others).
+  /// Inline PTX, by default with side effects (kept in order with the
+  /// others); pure arithmetic passes sideEffects = false.
   LLVM::InlineAsmOp inlineAsm(TypeRange results, ValueRange operands,
-                              StringRef text, StringRef constraints);
+                              StringRef text, StringRef constraints,
+                              bool sideEffects = true);
+  /// (x & mask) | orValue as one lop3: with both constants immediate
+  /// ptxas emits two LOP3s (one immediate each); with orValue in a
+  /// register it is one.
+  Value maskOr(Value x, uint32_t mask, Value orValue);
   /// An inline PTX statement without operands.
   void asmStatement(StringRef text);
 
@@ -1120,10 +1126,8 @@ Value PreparedEmitter::dequantPair(ArrayRef<SmallVector<Value>> planeWords,
     unsigned pb = L::pairBit(p, q), r = pb % span;
     if (pb != r)
       word = arith::ShRUIOp::create(b, word, c32(pb - r));
-    Value pair = arith::AndIOp::create(
-        b, word, c32(int64_t((((1u << width) - 1) << r) * 0x10001u)));
-    Value v = asAct2(
-        arith::OrIOp::create(b, pair, c32(int64_t(magicBits * 0x10001u))));
+    Value v = asAct2(maskOr(word, (((1u << width) - 1) << r) * 0x10001u,
+                            c32(int64_t(magicBits * 0x10001u))));
     if (r == 0)
       return Value(arith::SubFOp::create(b, v, constZero));
     double inv = std::ldexp(1.0, -int(r));
@@ -1136,8 +1140,18 @@ Value PreparedEmitter::dequantPair(ArrayRef<SmallVector<Value>> planeWords,
   if (inPlace) {
     v = inPlacePair(q);
   } else if (isInt) {
-    Value pair = pairBits(q);
-    v = asAct2(arith::OrIOp::create(b, pair, c32(int64_t(magicBits * 0x10001u))));
+    Value magicWord = c32(int64_t(magicBits * 0x10001u));
+    if (planes.size() == 1 && planes[0].shift == 0) {
+      // One plane: the pair's field masked and OR-ed into the magic number
+      // in one lop3.
+      const L::Plane &p = planes[0];
+      Value word = planeWords[0][q / int(16 / p.width)];
+      if (unsigned at = L::pairBit(p, q))
+        word = arith::ShRUIOp::create(b, word, c32(at));
+      v = asAct2(maskOr(word, ((1u << p.width) - 1) * 0x10001u, magicWord));
+    } else {
+      v = asAct2(arith::OrIOp::create(b, pairBits(q), magicWord));
+    }
     if (w.zeroPoint == hq::ZeroPointKind::Float) {
       v = arith::SubFOp::create(b, v, splatConst(magic));
       v = arith::SubFOp::create(b, v, g.zeroVec[j]);
@@ -1507,12 +1521,21 @@ SmallVector<Value> PreparedEmitter::pipelineLoop(
 LLVM::InlineAsmOp PreparedEmitter::inlineAsm(TypeRange results,
                                              ValueRange operands,
                                              StringRef text,
-                                             StringRef constraints) {
+                                             StringRef constraints,
+                                             bool sideEffects) {
   return LLVM::InlineAsmOp::create(
-      b, results, operands, text, constraints, /*has_side_effects=*/true,
+      b, results, operands, text, constraints, sideEffects,
       /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
       LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
       ArrayAttr());
+}
+
+Value PreparedEmitter::maskOr(Value x, uint32_t mask, Value orValue) {
+  // LUT 0xEA = (a & b) | c; pure, so LLVM may move and merge it.
+  return inlineAsm(TypeRange{i32}, ValueRange{x, c32(int64_t(mask)), orValue},
+                   "lop3.b32 $0, $1, $2, $3, 0xEA;", "=r,r,n,r",
+                   /*sideEffects=*/false)
+      .getResult(0);
 }
 
 void PreparedEmitter::asmStatement(StringRef text) {

@@ -2,13 +2,16 @@
 
 // The dequantization sequences of the prepared kernels, in the PTX.
 
-// Unsigned 4-bit codes, f16: one shift and mask put both codes of a pair in
-// the two 16-bit lanes (mask 0x000F000F), the OR with 0x64006400 makes them
-// 1024 + code, one packed add of -(1024 + 8) (0xE408E408) subtracts magic
+// Unsigned 4-bit codes, f16: one lop3 ((w & mask) | magic, LUT 0xEA, the
+// magic number in a register: with two immediates ptxas would need two
+// LOP3s) puts both codes of a pair in the two 16-bit lanes (mask 0x000F000F)
+// as 1024 + code, one packed add of -(1024 + 8) (0xE408E408) subtracts magic
 // and the symmetric zero, one packed multiply applies the group scale.
 // CHECK-LABEL: .entry int4_gemm0_m0
-// CHECK:       and.b32 [[PAIR:%r[0-9]+]], [[W:%r[0-9]+]], 983055;
-// CHECK-NEXT:  or.b32 [[MAGIC:%r[0-9]+]], [[PAIR]], 1677747200;
+// CHECK:       mov.b32 [[M:%r[0-9]+]], 1677747200;
+// CHECK-NEXT:  // begin inline asm
+// CHECK-NEXT:  lop3.b32 [[MAGIC:%r[0-9]+]], [[W:%r[0-9]+]], 983055, [[M]], 0xEA;
+// CHECK-NEXT:  // end inline asm
 // CHECK-NEXT:  mov.b32 [[ZERO:%r[0-9]+]], -469179384;
 // CHECK-NEXT:  add.rn.f16x2 [[Q:%r[0-9]+]], [[MAGIC]], [[ZERO]];
 // CHECK-NEXT:  mul.rn.f16x2 {{%r[0-9]+}}, [[Q]], {{%r[0-9]+}};
@@ -16,14 +19,16 @@
 // (0x00F000F0: 1024 + 16 code per lane after the OR), one packed fma by
 // 1/16 (0x2C002C00) and -(1024 / 16 + 8) (0xD480D480) gives code - 8, and
 // one shift by 8 serves the word's other two pairs: no shift by 4 or 12.
-// CHECK-NEXT:  and.b32 [[HI:%r[0-9]+]], [[W]], 15728880;
-// CHECK-NEXT:  or.b32 [[HIM:%r[0-9]+]], [[HI]], 1677747200;
+// CHECK-NEXT:  // begin inline asm
+// CHECK-NEXT:  lop3.b32 [[HIM:%r[0-9]+]], [[W]], 15728880, [[M]], 0xEA;
+// CHECK-NEXT:  // end inline asm
 // CHECK-NEXT:  mov.b32 [[OFF:%r[0-9]+]], -729754496;
 // CHECK-NEXT:  mov.b32 [[INV:%r[0-9]+]], 738208768;
 // CHECK-NEXT:  fma.rn.f16x2 {{%r[0-9]+}}, [[HIM]], [[INV]], [[OFF]];
 // CHECK:       mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 // CHECK:       shr.u32 [[W8:%r[0-9]+]], [[W]], 8;
-// CHECK-NEXT:  and.b32 {{%r[0-9]+}}, [[W8]], 983055;
+// CHECK-NEXT:  // begin inline asm
+// CHECK-NEXT:  lop3.b32 {{%r[0-9]+}}, [[W8]], 983055, [[M]], 0xEA;
 // CHECK-NOT:   shr.u32 {{%r[0-9]+}}, [[W]], {{4|12}};
 // CHECK:       ret;
 
@@ -41,16 +46,19 @@
 // CHECK:       mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 
 // Unsigned 2-bit codes, bf16 (7 mantissa bits): pairs at bits 0, 2 and 4
-// of a word come in place (masks 0x00030003, 0x000C000C, 0x00300030), the
-// others after shifts by 6 and 12; fma by 1/4 (0x3E803E80) and
-// -(128 / 4 + 2) = -34 (0xC208C208) for the pair at bit 2.
+// of a word come in place (masks 0x00030003, 0x000C000C, 0x00300030, each
+// in one lop3 with the magic number 0x43004300), the others after shifts by
+// 6 and 12; fma by 1/4 (0x3E803E80) and -(128 / 4 + 2) = -34 (0xC208C208)
+// for the pair at bit 2.
 // CHECK-LABEL: .entry int2_gemm2_m0
-// CHECK:       and.b32 {{%r[0-9]+}}, [[W2:%r[0-9]+]], 196611;
-// CHECK:       and.b32 [[P2:%r[0-9]+]], [[W2]], 786444;
-// CHECK-NEXT:  or.b32 [[P2M:%r[0-9]+]], [[P2]], 1124090624;
+// CHECK:       mov.b32 [[M2:%r[0-9]+]], 1124090624;
+// CHECK:       lop3.b32 {{%r[0-9]+}}, [[W2:%r[0-9]+]], 196611, [[M2]], 0xEA;
+// CHECK:       lop3.b32 [[P2M:%r[0-9]+]], [[W2]], 786444, [[M2]], 0xEA;
+// CHECK-NEXT:  // end inline asm
 // CHECK-NEXT:  mov.b32 [[OFF2:%r[0-9]+]], -1039613432;
 // CHECK-NEXT:  mov.b32 [[INV2:%r[0-9]+]], 1048592000;
 // CHECK-NEXT:  fma.rn.bf16x2 {{%r[0-9]+}}, [[P2M]], [[INV2]], [[OFF2]];
+// CHECK:       lop3.b32 {{%r[0-9]+}}, [[W2]], 3145776, [[M2]], 0xEA;
 // CHECK:       shr.u32 {{%r[0-9]+}}, [[W2]], 6;
 // CHECK:       shr.u32 {{%r[0-9]+}}, [[W2]], 12;
 // CHECK:       mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
