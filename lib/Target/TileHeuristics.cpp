@@ -125,9 +125,10 @@ std::optional<TileConfig> cooperativeTile(const WeightSchema &w, int64_t n,
 /// of 256 columns in two warpgroups of two n-tiles each, `tokens` tokens
 /// per block (the instruction's n), `kTiles` k-tiles per iteration, four
 /// stages. Measured on the H200 for 8192 x 8192 W4A16 g128 (bench/NOTES.md,
-/// session 7) against the mma.sync tiles: 128 tokens x 32 of K at M = 1024
-/// 448 -> 342 us, 4096 1788 -> 1371, 8192 3564 -> 2761 (64 of K, six
-/// stages, 256-token or 128-column blocks were slower); 64 tokens x 64 of K
+/// sessions 7-8) against the mma.sync tiles: 128 tokens x 32 of K at M =
+/// 1024 448 -> 342 us, 4096 1788 -> 1371, 8192 3564 -> 2761 (six stages,
+/// 256-token or 128-column blocks were slower; 64 of K too until the shared
+/// loads went ahead of the copies, then 2522 us); 64 tokens x 64 of K
 /// at M = 256 203 -> 112 us, M = 512 339 -> 220 (M = 128: 110 against 110,
 /// so 65..128 keeps mma.sync). None off sm_90a, with f16 accumulation (the
 /// wgmma kernels sum in f32), for batch-invariant layers, where N or K do

@@ -37,6 +37,8 @@ protected:
   void store(Value value, Value base, Value index);
   Value ext64(Value v) { return arith::ExtUIOp::create(b, i64, v); }
   Value sext64(Value v) { return arith::ExtSIOp::create(b, i64, v); }
+  /// An index (thread / block ids, loop counters) as i32.
+  Value index32(Value v) { return arith::IndexCastOp::create(b, i32, v); }
 
   /// The in-block split-K reduction: warp groups 1 .. kSplit-1 store their
   /// accumulators through `store(value, slotIndex)` at

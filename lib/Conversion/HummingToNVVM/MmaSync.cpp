@@ -241,9 +241,6 @@ std::pair<Value, Value> KernelEmitter::dequantizedPair(Value n, Value k) {
 void KernelEmitter::emit() {
   const hq::WeightSchema &w = spec.weight;
   bool bf16 = spec.input.type == hq::ScalarType::bf16();
-  auto index32 = [&](Value v) {
-    return arith::IndexCastOp::create(b, i32, v);
-  };
   Value tid = index32(gpu::ThreadIdOp::create(b, gpu::Dimension::x));
   Value bidX = index32(gpu::BlockIdOp::create(b, gpu::Dimension::x));
   Value bidY = index32(gpu::BlockIdOp::create(b, gpu::Dimension::y));

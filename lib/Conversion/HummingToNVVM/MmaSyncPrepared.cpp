@@ -1386,7 +1386,6 @@ void PreparedEmitter::emitWarpSpecializedLoop(Value first) {
   auto isProducer = arith::CmpIOp::create(b, arith::CmpIPredicate::uge, tid,
                                           c32(consumers));
   auto role = scf::IfOp::create(b, isProducer, /*withElseRegion=*/true);
-  auto index32 = [&](Value v) { return arith::IndexCastOp::create(b, i32, v); };
   auto landed = [&](Value fill, int64_t pending) {
     NVVM::CpAsyncWaitGroupOp::create(b, b.getI32IntegerAttr(int32_t(pending)));
     asmStatement("fence.proxy.async.shared::cta;");
@@ -1476,7 +1475,6 @@ SmallVector<Value> PreparedEmitter::pipelineLoop(
     function_ref<SmallVector<Value>(Value, ArrayRef<Value>,
                                     function_ref<void()>)>
         step) {
-  auto index32 = [&](Value v) { return arith::IndexCastOp::create(b, i32, v); };
   const int64_t S = tile.stages;
   // Prologue: iterations 0 .. S - lag - 1, one commit group each. With
   // exact K the iterations past the CTA's end copy nothing (their groups
@@ -1799,7 +1797,6 @@ void PreparedEmitter::storeUnit(int64_t unit, Value v0, Value v1) {
 }
 
 void PreparedEmitter::emit() {
-  auto index32 = [&](Value v) { return arith::IndexCastOp::create(b, i32, v); };
   tid = index32(gpu::ThreadIdOp::create(b, gpu::Dimension::x));
   bidX = index32(gpu::BlockIdOp::create(b, gpu::Dimension::x));
   bidY = index32(gpu::BlockIdOp::create(b, gpu::Dimension::y));
