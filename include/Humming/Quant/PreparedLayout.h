@@ -139,9 +139,10 @@ struct KernelShape {
     return wgmma ? 128 * groupsN() * warpsM
                  : 32 * warpsN * warpsM * kSplit;
   }
-  int64_t threads() const {
-    return mathThreads() + (warpSpecialized ? 128 : 0);
-  }
+  /// warp_specialized: the producer warpgroup's threads (they issue every
+  /// copy), else none.
+  int64_t producerThreads() const { return warpSpecialized ? 128 : 0; }
+  int64_t threads() const { return mathThreads() + producerThreads(); }
   bool cooperative() const { return warpsM > 1 || blockCopies || wgmma; }
   /// k-tiles of one pipeline iteration (every K-split group's).
   int64_t kTilesPerIteration() const { return kSplit * kTilesPerWarp; }

@@ -586,7 +586,8 @@ void PreparedEmitter::copy16(Value dstByte, Value base, Value index,
 
 void PreparedEmitter::forEachChunk(int64_t count,
                                    function_ref<void(Value)> copy) {
-  const int64_t threads = tile.warpSpecialized ? 128 : tile.threads();
+  const int64_t threads =
+      tile.warpSpecialized ? tile.producerThreads() : tile.threads();
   for (int64_t first = 0; first < count; first += threads) {
     Value c = arith::AddIOp::create(b, copyTid, c32(first));
     if (first + threads <= count) {
@@ -1353,7 +1354,8 @@ void PreparedEmitter::emitWarpSpecializedLoop(Value first) {
   // value); PreparedLayoutTest checks the protocol itself.
   const int64_t S = tile.stages, D = L::ws::fillsInFlight(S),
                 iters = ctaIterations;
-  const int64_t producers = 128, consumers = tile.mathThreads();
+  const int64_t producers = tile.producerThreads(),
+                consumers = tile.mathThreads();
   // Registers: the block starts with an even share (168 each for two
   // consumer warpgroups); the producers give theirs down to 56 (their
   // copy addresses; at 40 ptxas spills) and the consumers take the rest in
