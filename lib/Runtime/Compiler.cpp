@@ -138,6 +138,8 @@ struct NvJitLinkApi {
   int (*cubin)(NvHandle, void *);
   int (*errorLogSize)(NvHandle, size_t *);
   int (*errorLog)(NvHandle, char *);
+  int (*infoLogSize)(NvHandle, size_t *);
+  int (*infoLog)(NvHandle, char *);
   int (*version)(unsigned *, unsigned *);
 };
 constexpr int kNvJitLinkInputPtx = 2; // NVJITLINK_INPUT_PTX
@@ -168,6 +170,8 @@ Result<const NvJitLinkApi *> loadNvJitLink() {
                    {(void **)&api.cubin, "nvJitLinkGetLinkedCubin"},
                    {(void **)&api.errorLogSize, "nvJitLinkGetErrorLogSize"},
                    {(void **)&api.errorLog, "nvJitLinkGetErrorLog"},
+                   {(void **)&api.infoLogSize, "nvJitLinkGetInfoLogSize"},
+                   {(void **)&api.infoLog, "nvJitLinkGetInfoLog"},
                    {(void **)&api.version, "nvJitLinkVersion"}};
     for (Entry &e : entries)
       if (!(*e.slot = dlsym(lib, e.name))) {
@@ -198,14 +202,20 @@ public:
     if (int rc = api_.create(&h, 2, options); rc != 0)
       return Error{concat("nvJitLink: cannot create a linker for ", chip,
                           " (error ", rc, ")")};
-    auto log = [&] {
+    auto read = [&](int (*size)(NvHandle, size_t *),
+                    int (*text)(NvHandle, char *)) {
       size_t n = 0;
-      if (api_.errorLogSize(h, &n) != 0 || n <= 1)
+      if (size(h, &n) != 0 || n <= 1)
         return std::string();
       std::string s(n, '\0');
-      api_.errorLog(h, s.data());
+      text(h, s.data());
       s.resize(std::strlen(s.c_str()));
       return s;
+    };
+    // The info log carries ptxas's performance reports (C75xx).
+    auto log = [&] {
+      return read(api_.infoLogSize, api_.infoLog) +
+             read(api_.errorLogSize, api_.errorLog);
     };
     int rc = api_.addData(h, kNvJitLinkInputPtx, ptx.data(), ptx.size(),
                           "humming.ptx");
@@ -309,9 +319,13 @@ Result<std::unique_ptr<KernelCompiler>> selectCompiler(const char *request) {
     return Error{concat("expected HUMMING_COMPILER to be ptxas, nvjitlink or "
                         "driver, got '",
                         r, "'")};
-  if (auto c = makeNvJitLinkCompiler())
-    return c;
+  // ptxas first: nvJitLink compiles PTX as a separate compilation unit,
+  // where ptxas ignores setmaxnreg (C7504), and the warp-specialized wgmma
+  // kernels' consumers then lack the registers to keep their wgmmas
+  // asynchronous (C7512: every wgmma waited for; same nvJitLink 13.0).
   if (auto c = makePtxasCompiler())
+    return c;
+  if (auto c = makeNvJitLinkCompiler())
     return c;
   return makeDriverCompiler();
 }

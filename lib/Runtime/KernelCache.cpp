@@ -420,6 +420,15 @@ KernelCache::lookup(const CacheKey &key, const std::string *expectedPtx,
     if (Status s = writeEntry(digest, *compiled); !s)
       warn(concat("kernel ", shortKey, " not stored in the cache: ",
                   s.error()));
+  // ptxas's reports of lost performance (setmaxnreg ignored, wgmmas
+  // serialized, ...) are the kernel's business too: warnings, not only log.
+  {
+    std::stringstream lines(compiled->kernel.log);
+    std::string line;
+    while (std::getline(lines, line))
+      if (line.find("Potential Performance Loss") != std::string::npos)
+        warn(concat("kernel ", shortKey, " (", key.compiler, "): ", line));
+  }
   Lookup l = remember(compiled.take(), Source::Compiled);
   logInfo(concat("compiled ", shortKey, " for ", key.chip, " with ",
                  key.compiler, " in ", l.seconds, " s (cache miss)"));

@@ -134,10 +134,13 @@ std::optional<TileConfig> cooperativeTile(const WeightSchema &w, int64_t n,
 /// wgmma kernels sum in f32), for batch-invariant layers, where N or K do
 /// not divide, where the blocks at M = `mTop` are fewer than the SMs
 /// (N = 4096 on the H200; not measured) or the pipeline does not fit.
+/// `warpSpecialized` adds a producer warpgroup (KernelShape) and takes
+/// half as many blocks.
 std::optional<TileConfig> wgmmaTile(const WeightSchema &w, int64_t n,
                                     int64_t k, const ComputeOptions &c,
                                     const DeviceInfo &device, int64_t tokens,
-                                    int64_t kTiles, int64_t mTop) {
+                                    int64_t kTiles, int64_t mTop,
+                                    bool warpSpecialized = false) {
   std::optional<Chip> chip = Chip::parse(device.chip);
   if (!chip || !chip->supportsMma(MmaKind::Wgmma) || c.f16Accumulation ||
       c.batchInvariant)
@@ -149,8 +152,14 @@ std::optional<TileConfig> wgmmaTile(const WeightSchema &w, int64_t n,
   ks.warpsN = 4;
   ks.kTilesPerWarp = kTiles;
   ks.stages = 4;
+  ks.warpSpecialized = warpSpecialized;
+  // The warp-specialized tile wins with half as many blocks as SMs too
+  // (4096 x 4096 at M = 1024: 128 blocks for 132 SMs, 69 us against 111
+  // for the mma_sync tile; session 9).
+  const int64_t minBlocks =
+      warpSpecialized ? ceilDiv(device.smCount, 2) : device.smCount;
   if (!runs(w, n, k, ks, device) ||
-      (n / ks.blockN()) * (mTop / ks.blockM()) < device.smCount)
+      (n / ks.blockN()) * (mTop / ks.blockM()) < minBlocks)
     return std::nullopt;
   return layout::tileConfigOf(ks);
 }
@@ -188,9 +197,12 @@ void appendRange(std::vector<TileConfig> &out, const TileConfig &t) {
 /// for 8192 x 8192 (bench/NOTES.md, session 6): 21.0 us at M = 16 against
 /// 23.6 for the best per-warp tile (at M = 8 it loses, 20.3 vs 18.0, hence
 /// its own range; without the CTA split, 64 blocks for 132 SMs, it took
-/// 33.3 us). None where the 128-column blocks cannot be split at least in
-/// two across the SMs (by their number or by K; not measured there), where
-/// N or K do not divide, or where the pipeline does not fit.
+/// 33.3 us). The split across CTAs aims at two CTAs per SM (session 9:
+/// 8192 x 8192 M = 16 split 2 20.3 us, 3 23.2, 4 18.8, 6 23.0, 8 22.5;
+/// 4096 x 14336 split 4 18.3, 8 17.7). None where the 128-column blocks
+/// cannot be split at least in two across the SMs (by their number or by
+/// K; not measured there), where N or K do not divide, or where the
+/// pipeline does not fit.
 std::optional<TileConfig> sharedActivationTile(const WeightSchema &w,
                                                int64_t n, int64_t k,
                                                const DeviceInfo &device) {
@@ -207,7 +219,11 @@ std::optional<TileConfig> sharedActivationTile(const WeightSchema &w,
   const int64_t outputTiles = n / ks.blockN();
   if (2 * outputTiles > device.smCount)
     return std::nullopt;
-  int64_t ctaSplit = std::min<int64_t>(8, device.smCount / outputTiles);
+  // Two CTAs per SM where two fit the SM's shared memory.
+  const int64_t perSm =
+      2 * layout::sharedBytes(w, ks) <= device.smemPerSmKB * 1024 ? 2 : 1;
+  int64_t ctaSplit =
+      std::min<int64_t>(8, perSm * device.smCount / outputTiles);
   while (ctaSplit > 1 && (k / chunk) / ctaSplit < ks.stages)
     --ctaSplit;
   if (ctaSplit < 2) // K too short to split: the SMs would stay idle
@@ -266,10 +282,17 @@ Result<std::vector<TileConfig>> selectMmaSyncTiles(const WeightSchema &w,
       }
     }
     if (r.lo == 513 && !c.batchInvariant) {
-      // 64 of K per iteration where K allows it (H200 8192^2, with the
-      // shared loads ahead of the copies: M = 8192 2659 -> 2522 us, M =
-      // 1024 332 -> 318 against 32), else 32.
-      std::optional<TileConfig> t = wgmmaTile(w, n, k, c, device, 128, 4, 1024);
+      // Warp-specialized with 64 of K per iteration where K allows it: a
+      // producer warpgroup copies, mbarriers instead of the block barrier
+      // (H200, W4A16 g128, session 9: 8192^2 M = 8192 2487 -> 2302 us,
+      // 1024 310 -> 292; 4096^2 M = 4096 448 -> 297, 1024 111 -> 69; three
+      // or five stages lost: 3365 / 3356 us). Else the same tile with the
+      // copies in the math warps (64 of K: M = 8192 2659 -> 2522 us, M =
+      // 1024 332 -> 318 against 32), else 32 of K.
+      std::optional<TileConfig> t =
+          wgmmaTile(w, n, k, c, device, 128, 4, 1024, /*warpSpecialized=*/true);
+      if (!t)
+        t = wgmmaTile(w, n, k, c, device, 128, 4, 1024);
       if (!t)
         t = wgmmaTile(w, n, k, c, device, 128, 2, 1024);
       if (!t)

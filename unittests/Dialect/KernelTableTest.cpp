@@ -73,14 +73,16 @@ TEST(KernelTable, CoversEveryMAndSaysHowToLaunch) {
   EXPECT_EQ(habi::kernelFor(table, table[0].mMax), &table[0]);
   EXPECT_EQ(habi::kernelFor(table, table[0].mMax + 1), &table[1]);
   EXPECT_EQ(habi::kernelFor(table, 1 << 20), &table.back());
-  // From M = 513 on: blocks of 2 x 2 warps (4096 columns give too few
-  // 128 x 256 blocks), 128 rows each, four slots of two k-tiles of
-  // activations (128 x 32 bytes each), weights (2 x 512 bytes each) and
-  // the block's 128 scales.
+  // From M = 513 on (sm_90a): the warp-specialized wgmma tile, two
+  // consumer warpgroups and a producer one; four slots of 64 of K:
+  // activations (128 tokens x 64 x 2 bytes), 4-bit weights (256 x 64 / 2
+  // bytes) and the block's 256 scales, then a full and an empty mbarrier
+  // per slot.
   EXPECT_EQ(table.back().mMin, 513);
   EXPECT_EQ(table.back().blockM, 128);
-  EXPECT_EQ(table.back().threads, 128);
-  EXPECT_EQ(table.back().smemBytes, 4 * (2 * 128 * 32 + 2 * 2 * 512 + 256));
+  EXPECT_EQ(table.back().threads, 384);
+  EXPECT_EQ(table.back().smemBytes,
+            4 * (128 * 64 * 2 + 256 * 64 / 2 + 256 * 2) + 4 * 16);
   // Grid: one block per block_n columns and block_m rows.
   uint32_t grid[3];
   table.back().grid(1000, 4096, grid);

@@ -223,6 +223,29 @@ TEST(KernelCache, AnEntryForOtherPtxIsNotUsed) {
   EXPECT_NE(cache.warnings()[0].find("differs from the PTX"), std::string::npos);
 }
 
+TEST(KernelCache, ReportsOfLostPerformanceBecomeWarnings) {
+  // nvJitLink ignoring setmaxnreg and serializing wgmmas (what its info log
+  // said for the warp-specialized kernels) must not pass unseen.
+  TempDir dir;
+  KernelCache cache(dir.path);
+  CompiledKernel k = sampleKernel();
+  k.log = "ptxas info    : (C7504) Potential Performance Loss: 'setmaxnreg' "
+          "ignored to maintain compatibility across compilation units.\n"
+          "ptxas info    : 0 bytes gmem\n";
+  Result<KernelCache::Lookup> l = cache.get(
+      sampleKey(), "ptx", [&] { return Result<CompiledKernel>(k); });
+  ASSERT_TRUE(l.ok()) << l.error();
+  ASSERT_EQ(cache.warnings().size(), 1u);
+  EXPECT_NE(cache.warnings()[0].find("(ptxas): ptxas info    : (C7504) "
+                                     "Potential Performance Loss"),
+            std::string::npos)
+      << cache.warnings()[0];
+  // A hit does not report it again.
+  l = cache.get(sampleKey(), "ptx", [&] { return Result<CompiledKernel>(k); });
+  ASSERT_TRUE(l.ok());
+  EXPECT_EQ(cache.warnings().size(), 1u);
+}
+
 TEST(KernelCache, AnUnwritableLocationKeepsKernelsInMemory) {
   TempDir dir;
   // A file where the cache directory should be: nothing can be created.

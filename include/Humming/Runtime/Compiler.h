@@ -4,7 +4,8 @@
 // turn it into what the driver loads: a cubin from ptxas (subprocess) or
 // nvJitLink (in process, through dlopen), or the PTX itself for the
 // driver's JIT. `HUMMING_COMPILER=ptxas|nvjitlink|driver` picks one; by
-// default the best one present (nvjitlink, ptxas, driver).
+// default the best one present (ptxas, nvjitlink, driver: nvJitLink's
+// separate compilation ignores setmaxnreg, docs/Rationale.md).
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,7 +26,8 @@ struct CompiledKernel {
   bool isPtx = false;
   /// The command line or the options the compiler ran with.
   std::string command;
-  /// What the compiler printed.
+  /// What the compiler printed (nvJitLink: its info log, then its error
+  /// log).
   std::string log;
 };
 
