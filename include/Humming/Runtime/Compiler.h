@@ -4,7 +4,7 @@
 // turn it into what the driver loads: a cubin from ptxas (subprocess) or
 // nvJitLink (in process, through dlopen), or the PTX itself for the
 // driver's JIT. `HUMMING_COMPILER=ptxas|nvjitlink|driver` picks one; by
-// default the best one present (ptxas, nvjitlink, driver: nvJitLink's
+// default the best one present (nvjitlink, ptxas, driver; nvJitLink's
 // separate compilation ignores setmaxnreg, docs/Rationale.md).
 //
 //===----------------------------------------------------------------------===//
