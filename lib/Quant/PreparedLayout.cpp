@@ -50,6 +50,7 @@ KernelShape shapeOf(const TileConfig &t) {
     k.nTilesPerGroup = t.warpN / 16;
     k.warpsN = t.blockN / kTileN;
     k.warpSpecialized = t.warpSpecialized;
+    k.clusterSplit = t.splitK;
   }
   k.kSplit = t.blockK / t.warpK;
   k.kTilesPerWarp = t.warpK / kTileK;
@@ -71,6 +72,7 @@ TileConfig tileConfigOf(const KernelShape &k) {
     t.mma = MmaKind::Wgmma;
     t.warpN = 16 * k.nTilesPerGroup;
     t.warpSpecialized = t.mbarrier = k.warpSpecialized;
+    t.splitK = k.clusterSplit;
   }
   t.blockN = k.blockN();
   t.warpK = k.kTilesPerWarp * kTileK;
@@ -102,9 +104,9 @@ CooperativeSlot cooperativeSlot(const WeightSchema &w, const KernelShape &k) {
 
 int64_t sharedBytes(const WeightSchema &w, const KernelShape &k) {
   if (k.cooperative())
-    return std::max(k.stages * cooperativeSlot(w, k).total() +
-                        k.mbarrierBytes(),
-                    k.workspaceFloats() * 4);
+    return std::max(k.stages * cooperativeSlot(w, k).total(),
+                    k.workspaceFloats() * 4) +
+           k.mbarrierBytes();
   int64_t warps = k.warpsN * k.kSplit;
   int64_t pipeline = warps * k.stages * stageChunks(w, k) * 512;
   return std::max(pipeline, k.workspaceFloats() * 4);

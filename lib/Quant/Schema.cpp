@@ -397,9 +397,10 @@ Diag verifyTileConfig(const TileConfig &t) {
     return concat("expected write_splits 1 or 2, got ", t.writeSplits);
   if (t.splitK < 1 || t.splitK > 16)
     return concat("expected split_k between 1 and 16, got ", t.splitK);
-  if (t.splitK > 1 && t.mMax == 0)
+  if (t.splitK > 1 && t.mMax == 0 && t.mma != MmaKind::Wgmma)
     return concat("expected a bounded M range with split_k = ", t.splitK,
-                  " (its partial sums are sized for the range's largest M), "
+                  " (its partial sums are sized for the range's largest M; "
+                  "wgmma kernels add theirs in a cluster), "
                   "got m = [", t.mMin, ", inf]");
   if (t.splitK > 1 && t.streamK)
     return std::string("expected split_k = 1 with stream_k = true (stream-K "

@@ -38,7 +38,8 @@ const DeviceInfo *representativeDevice(const Chip &chip) {
 }
 
 std::vector<TileConfig> forcedTileConfigs(TileConfig t) {
-  if (t.splitK > 1) {
+  // (wgmma kernels split K in a cluster, for every M.)
+  if (t.splitK > 1 && t.mma != MmaKind::Wgmma) {
     TileConfig rest = t;
     t.mMin = 1;
     rest.mMin = t.mMax + 1;

@@ -181,6 +181,36 @@ TEST(PreparedLayout, WgmmaWarpsFindTheirAFragmentsInTheSameLayout) {
   TileConfig wsAgain = L::tileConfigOf(ws);
   EXPECT_TRUE(wsAgain.warpSpecialized);
   EXPECT_TRUE(wsAgain.mbarrier);
+  EXPECT_EQ(wsAgain.splitK, 1);
+  // split_k with wgmma: a cluster of CTAs along K; every consumer thread
+  // leaves its 128 sums in shared memory (128 KiB, more than the four
+  // slots), the mbarriers after them; and back.
+  t.splitK = 2;
+  L::KernelShape cl = L::shapeOf(t);
+  EXPECT_EQ(cl.clusterSplit, 2);
+  EXPECT_EQ(cl.workspaceFloats(), 256 * 128);
+  EXPECT_GT(cl.workspaceFloats() * 4, 4 * L::cooperativeSlot(w4, cl).total());
+  EXPECT_EQ(L::sharedBytes(w4, cl), 256 * 128 * 4 + 64);
+  EXPECT_EQ(L::tileConfigOf(cl).splitK, 2);
+  // 64 tokens without a producer: 64 sums each (64 KiB) fit in the slots.
+  t.warpSpecialized = t.mbarrier = false;
+  t.blockM = t.warpM = 64;
+  t.blockK = t.warpK = 64;
+  t.splitK = 4;
+  L::KernelShape cl64 = L::shapeOf(t);
+  EXPECT_EQ(cl64.workspaceFloats(), 256 * 64);
+  EXPECT_EQ(L::sharedBytes(w4, cl64),
+            std::max<int64_t>(4 * L::cooperativeSlot(w4, cl64).total(),
+                              256 * 64 * 4));
+  // mma_sync tiles keep their split out of the kernel shape (the heuristics
+  // and the lowering carry it as the CTA split).
+  TileConfig ms;
+  ms.blockM = ms.warpM = 16;
+  ms.blockN = ms.warpN = 64;
+  ms.blockK = ms.warpK = 32;
+  ms.splitK = 4;
+  EXPECT_EQ(L::shapeOf(ms).clusterSplit, 1);
+  EXPECT_EQ(L::shapeOf(ms).workspaceFloats(), 0);
 }
 
 TEST(PreparedLayout, ThreadsShareTheRepackWithoutChangingIt) {

@@ -129,6 +129,11 @@ struct KernelShape {
   /// mbarriers per slot (after the slots in shared memory) replace the
   /// block barrier, so the consumer warpgroups do not run in lockstep.
   bool warpSpecialized = false;
+  /// wgmma with split_k: this many CTAs of a thread block cluster share a
+  /// tile's K and add their sums through distributed shared memory (each
+  /// leaves its sums in its shared memory; CTA r of the cluster adds and
+  /// stores tokens 8 jj ..+8 for its share of jj). No global workspace.
+  int64_t clusterSplit = 1;
 
   int64_t blockM() const { return warpM * warpsM; }
   int64_t blockN() const { return kTileN * warpsN; }
@@ -147,11 +152,18 @@ struct KernelShape {
   /// k-tiles of one pipeline iteration (every K-split group's).
   int64_t kTilesPerIteration() const { return kSplit * kTilesPerWarp; }
   /// warp_specialized: a full and an empty mbarrier (8 bytes each) per
-  /// slot, after the slots.
+  /// slot, after the slots (and after the cluster workspace where that is
+  /// larger).
   int64_t mbarrierBytes() const { return warpSpecialized ? 16 * stages : 0; }
-  /// f32 slots for the in-block split-K partial sums: every warp group
-  /// leaves all its sums (each then adds 1/kSplit of them).
+  /// f32 slots for split-K partial sums in shared memory: every warp group
+  /// of an in-block split leaves all its sums (each then adds 1/kSplit of
+  /// them); with clusterSplit every consumer thread leaves its wgmma sums
+  /// (warpM / 2 per n-tile) for the cluster.
   int64_t workspaceFloats() const {
+    if (wgmma)
+      return clusterSplit > 1
+                 ? mathThreads() * (warpM / 2) * nTilesPerGroup
+                 : 0;
     return kSplit > 1 ? kSplit * warpsM * warpsN * 32 * (warpM / 16) * 32 : 0;
   }
 };

@@ -58,9 +58,17 @@ FailureOr<PreparedTile> preparedTile(GemmOp op, unsigned index,
       return fail("expected stages >= 3 with wgmma (a slot is refilled two "
                   "iterations after it is read: its wgmmas run on), got " +
                   Twine(t.stages));
-    if (t.splitK != 1)
-      return fail("expected split_k = 1 with wgmma (no split of K across "
-                  "CTAs yet), got " + Twine(t.splitK));
+    // split_k: the CTAs of one thread block cluster (at most 8, the
+    // portable size) share K; CTA r adds and stores tokens 8 jj ..+8 for
+    // its share of the warp_m / 8 rows of eight.
+    if (t.splitK != 1 && t.splitK != 2 && t.splitK != 4 && t.splitK != 8)
+      return fail("expected split_k of 1, 2, 4 or 8 with wgmma (the CTAs of "
+                  "one thread block cluster), got " + Twine(t.splitK));
+    if ((t.warpM / 8) % t.splitK != 0)
+      return fail("expected split_k to divide warp_m / 8 with wgmma (each "
+                  "CTA of the cluster stores a share of the rows of eight "
+                  "tokens), got warp_m = " + Twine(t.warpM) +
+                  ", split_k = " + Twine(t.splitK));
     if (int64_t accs = t.warpM / 2 * (t.warpN / 16); accs > 128)
       return fail("warp_m = " + Twine(t.warpM) + ", warp_n = " +
                   Twine(t.warpN) + " keep " + Twine(accs) +

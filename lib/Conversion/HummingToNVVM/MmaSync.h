@@ -39,7 +39,9 @@ gpu::GPUFuncOp buildMmaSyncGemmKernel(OpBuilder &builder, Location loc,
 using PreparedTile = ::humming::layout::KernelShape;
 
 /// Split-K across CTAs: `ctas` CTAs along K (grid z) per output tile, for
-/// at most `maxM` tokens (the workspace of partial sums is sized for them).
+/// at most `maxM` tokens (the workspace of partial sums is sized for them;
+/// the wgmma kernels need none: their CTAs form a cluster and add their
+/// sums through distributed shared memory).
 struct CtaSplit {
   int64_t ctas = 1;
   int64_t maxM = 0;

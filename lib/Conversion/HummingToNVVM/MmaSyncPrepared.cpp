@@ -44,7 +44,10 @@
 //   adds, in group order, the output units it owns (u % kSplit == g), then
 //   stores them: the reduction and the epilogue are spread over the block.
 // * split_k CTAs may share a tile's K: each stores its sums to the module's
-//   workspace and the last to arrive adds them in split order.
+//   workspace and the last to arrive adds them in split order. The wgmma
+//   kernels instead form a thread block cluster of their split_k CTAs and
+//   add through distributed shared memory (clusterReduce): no workspace,
+//   any M.
 // * mma = wgmma (sm_90a) reuses the copies and the dequantization for the
 //   transposed product out^T = W X^T: warp w of a warpgroup dequantizes the
 //   A fragment of rows 16 w ..+16 of each of its group's 64-column n-tiles
@@ -309,8 +312,28 @@ private:
   /// this warpgroup's tokens (no swizzle, K-major core matrices).
   Value activationDescriptor(Value slot, int64_t su);
   /// After the loop: per n-tile and element the scales, bias, conversion
-  /// and the (transposed) store.
+  /// and the (transposed) store; with a cluster split (split_k) the sums
+  /// of the cluster's CTAs are added first (clusterReduce).
   void finishWgmma(ArrayRef<Value> acc);
+  /// The store of finishWgmma for `rows` rows of eight tokens per n-tile
+  /// and half: row q is jj = jjOf(q), element e of it valueOf(t, half, q,
+  /// jj, e).
+  void storeWgmma(
+      int64_t rows, function_ref<Value(int64_t)> jjOf,
+      function_ref<Value(int64_t, int64_t, int64_t, Value, int64_t)> valueOf);
+  /// split_k with wgmma: every consumer thread leaves its sums in its CTA's
+  /// shared memory; CTA r of the cluster adds, in rank order, every CTA's
+  /// sums of its share of the rows of eight tokens and stores them.
+  void clusterReduce(ArrayRef<Value> acc);
+  /// barrier.cluster arrive (release) and wait (acquire): every thread of
+  /// every CTA of the cluster.
+  void clusterBarrier();
+  /// Byte offset of the mbarriers: after the slots, or after the cluster
+  /// workspace where that is larger.
+  int64_t mbarrierOffset() const {
+    return std::max(tile.stages * coop.total(), tile.workspaceFloats() * 4);
+  }
+  bool clustered() const { return tile.wgmma && split.ctas > 1; }
   /// wgmma: the warp's index in its warpgroup, the warpgroup's index along N.
   Value wIn, groupN;
   /// 32-bit shared address of the dynamic shared memory.
@@ -1314,7 +1337,7 @@ Value PreparedEmitter::mbarrierAt(Value slot, int64_t which) {
   return arith::AddIOp::create(
       b, smemAddr,
       arith::AddIOp::create(
-          b, c32(tile.stages * coop.total() + which * 8),
+          b, c32(mbarrierOffset() + which * 8),
           arith::MulIOp::create(b, slot, c32(16))));
 }
 
@@ -1426,6 +1449,11 @@ void PreparedEmitter::emitWarpSpecializedLoop(Value first) {
     // The last D fills (fewer when the CTA has fewer iterations).
     for (int64_t f = std::max<int64_t>(0, iters - D); f < iters; ++f)
       landed(c32(f), iters - 1 - f);
+    // The consumers' cluster reduction waits for every thread of the
+    // cluster three times (clusterReduce).
+    if (clustered())
+      for (int i = 0; i < 3; ++i)
+        clusterBarrier();
   }
   {
     OpBuilder::InsertionGuard guard(b);
@@ -1675,10 +1703,76 @@ SmallVector<Value> PreparedEmitter::computeWgmma(ArrayRef<Value> accIn,
 }
 
 void PreparedEmitter::finishWgmma(ArrayRef<Value> acc) {
+  if (clustered())
+    return clusterReduce(acc);
+  // Rows jj = q of every n-tile and half: D element 4 jj + 2 half + e.
+  const int64_t perTile = tile.warpM / 2;
+  storeWgmma(
+      tile.warpM / 8, [&](int64_t q) { return c32(q); },
+      [&](int64_t t, int64_t half, int64_t q, Value, int64_t e) {
+        return acc[size_t(t * perTile + 4 * q + 2 * half + e)];
+      });
+}
+
+void PreparedEmitter::clusterBarrier() {
+  asmStatement("barrier.cluster.arrive.release;");
+  asmStatement("barrier.cluster.wait.acquire;");
+}
+
+void PreparedEmitter::clusterReduce(ArrayRef<Value> acc) {
+  const int64_t C = split.ctas, T = tile.mathThreads();
+  const int64_t perTile = tile.warpM / 2;
+  // Every thread of the CTA is done with the pipeline's shared memory.
+  clusterBarrier();
+  // Sum i of consumer thread `tid` at word i * T + tid: the stores of a
+  // warp are consecutive words.
+  auto wordOf = [&](Value i) {
+    return arith::AddIOp::create(
+        b, smemAddr,
+        arith::MulIOp::create(
+            b, arith::AddIOp::create(b, arith::MulIOp::create(b, i, c32(T)),
+                                     tid),
+            c32(4)));
+  };
+  for (size_t i = 0; i < acc.size(); ++i)
+    inlineAsm(TypeRange(), ValueRange{wordOf(c32(int64_t(i))), acc[i]},
+              "st.shared.f32 [$0], $1;", "r,f");
+  // Every CTA's sums are visible to the cluster.
+  clusterBarrier();
+  // CTA r (= its index along z: the cluster spans the grid's z) adds rows
+  // jj = r rows / C .. of every n-tile and half.
+  const int64_t rows = tile.warpM / 8 / C;
+  Value firstRow = arith::MulIOp::create(b, bidZ, c32(rows));
+  storeWgmma(
+      rows, [&](int64_t q) { return arith::AddIOp::create(b, firstRow, c32(q)); },
+      [&](int64_t t, int64_t half, int64_t, Value jj, int64_t e) {
+        Value i = arith::AddIOp::create(
+            b,
+            arith::MulIOp::create(b, jj, c32(4)),
+            c32(t * perTile + 2 * half + e));
+        Value local = wordOf(i), sum;
+        for (int64_t z = 0; z < C; ++z) {
+          Value x =
+              inlineAsm(f32, ValueRange{local, c32(z)},
+                        "{\n.reg .b32 remote;\n"
+                        "mapa.shared::cluster.u32 remote, $1, $2;\n"
+                        "ld.shared::cluster.f32 $0, [remote];\n}",
+                        "=f,r,r")
+                  .getResult(0);
+          sum = sum ? arith::AddFOp::create(b, sum, x) : x;
+        }
+        return sum;
+      });
+  // No CTA leaves while another still reads its shared memory.
+  clusterBarrier();
+}
+
+void PreparedEmitter::storeWgmma(
+    int64_t rows, function_ref<Value(int64_t)> jjOf,
+    function_ref<Value(int64_t, int64_t, int64_t, Value, int64_t)> valueOf) {
   const hq::WeightSchema &w = spec.weight;
   bool outBF16 = spec.output == hq::ScalarType::bf16();
   Type outType = outBF16 ? Type(b.getBF16Type()) : Type(b.getF16Type());
-  const int64_t perTile = tile.warpM / 2;
   for (int64_t t = 0; t < tile.nTilesPerGroup; ++t) {
     Value nt = arith::AddIOp::create(b, nTile, c32(t));
     for (int64_t half = 0; half < 2; ++half) {
@@ -1704,14 +1798,17 @@ void PreparedEmitter::finishWgmma(ArrayRef<Value> acc) {
                            w.scaleType);
       }
       outputFactors(factor, bias, cc);
-      for (int64_t jj = 0; jj < tile.warpM / 8; ++jj)
+      for (int64_t q = 0; q < rows; ++q)
         for (int64_t e = 0; e < 2; ++e) {
-          // D element 4 jj + 2 half + e: token 8 jj + 2 q + e.
-          Value v = acc[size_t(t * perTile + 4 * jj + 2 * half + e)];
+          // D element 4 jj + 2 half + e: token 8 jj + 2 quad + e.
+          Value jj = jjOf(q);
+          Value v = valueOf(t, half, q, jj, e);
           Value token = arith::AddIOp::create(
               b, m0,
-              arith::AddIOp::create(b, arith::MulIOp::create(b, quad, c32(2)),
-                                    c32(8 * jj + e)));
+              arith::AddIOp::create(
+                  b, arith::MulIOp::create(b, quad, c32(2)),
+                  arith::AddIOp::create(b, arith::MulIOp::create(b, jj, c32(8)),
+                                        c32(e))));
           Value ok = arith::AndIOp::create(
               b, colOk,
               arith::CmpIOp::create(b, arith::CmpIPredicate::slt, token, m));
@@ -2128,7 +2225,7 @@ gpu::GPUFuncOp mlir::humming::buildMmaSyncPreparedKernel(
   // Split-K across CTAs: the kernel's workspace, module globals (PTX zeroes
   // .global variables at load; every launch leaves the counters at zero).
   LLVM::GlobalOp partialsGlobal, arrivalsGlobal;
-  if (split.ctas > 1) {
+  if (split.ctas > 1 && !tile.wgmma) {
     const int64_t tilesMax = (spec.np / tile.blockN()) *
                              hq::ceilDiv(split.maxM, tile.blockM());
     const int64_t floats = tilesMax * split.ctas * (tile.warpM / 16) * 32 *
@@ -2158,6 +2255,11 @@ gpu::GPUFuncOp mlir::humming::buildMmaSyncPreparedKernel(
   if (tile.ctasPerSm > 1)
     func->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
                   builder.getI32IntegerAttr(int32_t(tile.ctasPerSm)));
+  // wgmma with split_k: the CTAs along z form a cluster (.reqnctapercluster;
+  // an ordinary launch then groups them).
+  if (tile.wgmma && split.ctas > 1)
+    func->setAttr(NVVM::NVVMDialect::getClusterDimAttrName(),
+                  builder.getDenseI32ArrayAttr({1, 1, int32_t(split.ctas)}));
   // Inputs are read-only and never alias the output: loads through them
   // may use the read-only data path (ld.global.nc).
   for (unsigned i = 0; i < hq::abi::ParamM; ++i) {
@@ -2173,7 +2275,7 @@ gpu::GPUFuncOp mlir::humming::buildMmaSyncPreparedKernel(
                             func.getArguments().end());
   Value smem = LLVM::AddressOfOp::create(b, smemGlobal);
   Value partials, arrivals;
-  if (split.ctas > 1) {
+  if (split.ctas > 1 && !tile.wgmma) {
     partials = LLVM::AddressOfOp::create(b, partialsGlobal);
     arrivals = LLVM::AddressOfOp::create(b, arrivalsGlobal);
   }

@@ -315,14 +315,29 @@ func.func @wgmma_two_stages(%a: memref<?x512xf16>, %w: memref<32x512xi32>, %s: m
 
 // -----
 
-#tile = #humming.tile_config<m = [1, 64], block = [128, 256, 32], warp = [128, 32, 32], split_k = 2, mma = wgmma>
-#rest = #humming.tile_config<m = [65, inf], block = [128, 256, 32], warp = [128, 32, 32], mma = wgmma>
+// wgmma split_k: the CTAs of one cluster (portable sizes 2, 4, 8).
+#tile = #humming.tile_config<m = [1, inf], block = [128, 256, 32], warp = [128, 32, 32], split_k = 3, mma = wgmma>
 
-func.func @wgmma_split_k(%a: memref<?x512xf16>, %w: memref<32x512xi32>, %s: memref<4x256xf16>, %c: memref<?x256xf16>) {
-  // expected-error @+1 {{tile_configs[0]: expected split_k = 1 with wgmma (no split of K across CTAs yet), got 2}}
+func.func @wgmma_split_k_not_a_cluster(%a: memref<?x512xf16>, %w: memref<32x512xi32>, %s: memref<4x256xf16>, %c: memref<?x256xf16>) {
+  // expected-error @+1 {{tile_configs[0]: expected split_k of 1, 2, 4 or 8 with wgmma (the CTAs of one thread block cluster), got 3}}
   humming.gemm %a, %w scales(%s : memref<4x256xf16>) into %c
       {weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<128>>, input_schema = #humming.input_schema<type = f16>,
-       layout = #humming.layout<chip = "sm_90a">, tile_configs = [#tile, #rest]}
+       layout = #humming.layout<chip = "sm_90a">, tile_configs = [#tile]}
+      : memref<?x512xf16>, memref<32x512xi32> -> memref<?x256xf16>
+  return
+}
+
+// -----
+
+// Each CTA of the cluster stores an equal share of the warp_m / 8 rows of
+// eight tokens: 32 tokens are four rows, too few for eight CTAs.
+#tile = #humming.tile_config<m = [1, inf], block = [32, 256, 32], warp = [32, 32, 32], split_k = 8, mma = wgmma>
+
+func.func @wgmma_split_k_rows(%a: memref<?x512xf16>, %w: memref<32x512xi32>, %s: memref<4x256xf16>, %c: memref<?x256xf16>) {
+  // expected-error @+1 {{tile_configs[0]: expected split_k to divide warp_m / 8 with wgmma (each CTA of the cluster stores a share of the rows of eight tokens), got warp_m = 32, split_k = 8}}
+  humming.gemm %a, %w scales(%s : memref<4x256xf16>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<128>>, input_schema = #humming.input_schema<type = f16>,
+       layout = #humming.layout<chip = "sm_90a">, tile_configs = [#tile]}
       : memref<?x512xf16>, memref<32x512xi32> -> memref<?x256xf16>
   return
 }

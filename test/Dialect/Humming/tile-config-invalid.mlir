@@ -146,7 +146,9 @@ func.func @split_k_large() attributes {t = #humming.tile_config<m = [1, 16], blo
 
 // -----
 
-// expected-error @+1 {{expected a bounded M range with split_k = 2 (its partial sums are sized for the range's largest M), got m = [1, inf]}}
+// An mma_sync split keeps its partial sums in globals sized for the range's
+// top; wgmma kernels (a cluster) take any range.
+// expected-error @+1 {{expected a bounded M range with split_k = 2 (its partial sums are sized for the range's largest M; wgmma kernels add theirs in a cluster), got m = [1, inf]}}
 func.func @split_k_unbounded() attributes {t = #humming.tile_config<block = [16, 64, 64], warp = [16, 64, 32], split_k = 2>} { return }
 
 // -----

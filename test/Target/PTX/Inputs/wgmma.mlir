@@ -54,3 +54,23 @@ func.func @w4ws(%a: memref<?x512xf16>, %w: memref<32x512xi32>, %s: memref<4x256x
       : memref<?x512xf16>, memref<32x512xi32> -> memref<?x256xf16>
   return
 }
+// split_k = 4 in a thread block cluster (64 tokens), and 2 with a producer
+// warpgroup (128 tokens): the sums meet in distributed shared memory.
+#cl = #humming.tile_config<m = [1, inf], block = [64, 256, 64], warp = [64, 32, 64], stages = 4, mma = wgmma, split_k = 4>
+func.func @w4cluster(%a: memref<?x1024xf16>, %w: memref<64x512xi32>, %s: memref<8x256xf16>, %c: memref<?x256xf16>) {
+  humming.gemm %a, %w scales(%s : memref<8x256xf16>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<128>>,
+       input_schema = #humming.input_schema<type = f16>, layout = #humming.layout<chip = "sm_90a">,
+       tile_configs = [#cl]}
+      : memref<?x1024xf16>, memref<64x512xi32> -> memref<?x256xf16>
+  return
+}
+#wscl = #humming.tile_config<m = [1, inf], block = [128, 256, 64], warp = [128, 32, 64], stages = 4, mma = wgmma, warp_specialized = true, mbarrier = true, split_k = 2>
+func.func @w4wscluster(%a: memref<?x1024xf16>, %w: memref<64x512xi32>, %s: memref<8x256xf16>, %c: memref<?x256xf16>) {
+  humming.gemm %a, %w scales(%s : memref<8x256xf16>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<128>>,
+       input_schema = #humming.input_schema<type = f16>, layout = #humming.layout<chip = "sm_90a">,
+       tile_configs = [#wscl]}
+      : memref<?x1024xf16>, memref<64x512xi32> -> memref<?x256xf16>
+  return
+}
