@@ -126,6 +126,12 @@ typedef struct humming_transform_stats {
 int humming_layer_transform_stats(const humming_layer *layer,
                                   humming_transform_stats *stats);
 
+/** After transform: the compiler's reports of lost performance for the
+ *  layer's kernels ("kernel <i>: <line>", one per line; "" when none, and
+ *  for NULL). Owned by the layer, valid until its next transform or
+ *  destroy. */
+const char *humming_layer_compiler_reports(const humming_layer *layer);
+
 /** After transform: the number of kernels (one per M range) and whether
  *  the weights use the prepared (fast) layout. */
 int humming_layer_kernel_count(const humming_layer *layer);

@@ -14,6 +14,8 @@ using namespace humming;
 
 struct humming_layer {
   Layer layer;
+  /// humming_layer_compiler_reports' text (after the last transform).
+  std::string reports;
 };
 
 namespace {
@@ -272,7 +274,11 @@ int humming_layer_transform_tuned(humming_layer *layer, const char *device,
   target.chip = chip ? chip : "";
   target.compileOnly = compileOnly != 0;
   target.tileConfig = tileConfig ? tileConfig : "";
-  return check(layer->layer.transform(target));
+  Status s = layer->layer.transform(target);
+  layer->reports.clear();
+  for (const std::string &r : layer->layer.transformStats().compilerReports)
+    layer->reports += r + "\n";
+  return check(s);
 }
 
 int humming_layer_forward(const humming_layer *layer, void *stream,
@@ -293,6 +299,10 @@ int humming_layer_transform_stats(const humming_layer *layer,
   stats->slowest_kernel_seconds = s.slowestKernelSeconds;
   stats->weight_seconds = s.weightSeconds;
   return ok();
+}
+
+const char *humming_layer_compiler_reports(const humming_layer *layer) {
+  return layer ? layer->reports.c_str() : "";
 }
 
 int humming_layer_kernel_count(const humming_layer *layer) {

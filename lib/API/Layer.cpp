@@ -28,6 +28,7 @@
 #include <thread>
 #include <limits>
 #include <mutex>
+#include <sstream>
 #include <optional>
 
 namespace humming {
@@ -373,11 +374,17 @@ Status Layer::transform(const LayerTarget &target) {
   worker();
   for (std::thread &t : threads)
     t.join();
-  for (Piece &p : pieces) {
+  for (size_t i = 0; i < pieces.size(); ++i) {
+    Piece &p = pieces[i];
     if (!p.image)
       return Error{p.image.error()};
     (p.image->source == rt::KernelCache::Source::Compiled ? stats.compiled
                                                           : stats.cached)++;
+    std::stringstream lines(p.image->kernel->log);
+    std::string line;
+    while (std::getline(lines, line))
+      if (line.find("Potential Performance Loss") != std::string::npos)
+        stats.compilerReports.push_back(concat("kernel ", i, ": ", line));
   }
   std::vector<abi::KernelLaunch> kernels = pieces[0].table;
   if (kernels.size() != count && count > 1)

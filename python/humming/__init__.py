@@ -99,6 +99,8 @@ def _library():
         lib.humming_layer_k.restype = ctypes.c_int64
         lib.humming_layer_transform_stats.argtypes = [
             p, ctypes.POINTER(_CTransformStats)]
+        lib.humming_layer_compiler_reports.argtypes = [p]
+        lib.humming_layer_compiler_reports.restype = ctypes.c_char_p
         lib.humming_layer_kernel_count.argtypes = [p]
         lib.humming_layer_is_prepared.argtypes = [p]
         _lib = lib
@@ -258,6 +260,14 @@ class HummingLayer:
             self._handle, ctypes.byref(s)))
         return TransformStats(s.compiled, s.cached, s.kernel_seconds,
                               s.slowest_kernel_seconds, s.weight_seconds)
+
+    @property
+    def compiler_reports(self):
+        """The compiler's reports of lost performance for the kernels of the
+        last transform() (e.g. nvJitLink ignoring setmaxnreg), as
+        "kernel <i>: <line>" strings; empty when there were none."""
+        text = _library().humming_layer_compiler_reports(self._handle)
+        return [line for line in (text or b"").decode().split("\n") if line]
 
     @property
     def kernel_count(self):

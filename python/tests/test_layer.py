@@ -57,6 +57,8 @@ class CreateTest(unittest.TestCase):
         self.assertEqual(stats.compiled + stats.cached, 3)
         self.assertGreaterEqual(stats.kernel_seconds, 0.0)
         self.assertGreaterEqual(stats.weight_seconds, 0.0)
+        # Nothing the compiler might drop in these kernels.
+        self.assertEqual(layer.compiler_reports, [])
         # The same description again: every kernel from the cache.
         twin = HummingLayer(256, 512, W4G128)
         twin.load_from_unquantized(exact_weights(256, 512, 128, seed=2))
@@ -74,6 +76,15 @@ class CreateTest(unittest.TestCase):
                         tile_config="#humming.tile_config<block = [128, 128, 32],"
                                     " warp = [64, 64, 32], stages = 3>")
         self.assertEqual(layer.kernel_count, 1)
+        # The warp-specialized wgmma kernel's setmaxnreg: nvJitLink reports
+        # dropping it (ptxas keeps it and says nothing).
+        layer.transform(device="H200", compile_only=True,
+                        tile_config="#humming.tile_config<block = [128, 256, "
+                                    "64], warp = [128, 32, 64], stages = 4, "
+                                    "mma = wgmma, warp_specialized = true, "
+                                    "mbarrier = true>")
+        for report in layer.compiler_reports:
+            self.assertTrue(report.startswith("kernel 0: "), report)
         with self.assertRaises(HummingError) as e:
             layer.transform(device="H200", compile_only=True,
                             tile_config="#humming.tile_config<block = [16, 64]>")

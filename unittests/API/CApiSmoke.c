@@ -63,6 +63,13 @@ int humming_c_smoke(char *why, size_t size) {
     humming_layer_destroy(layer);
     return 1;
   }
+  /* No kernel of this layer relies on what a compiler might drop. */
+  if (humming_layer_compiler_reports(layer)[0] != '\0') {
+    snprintf(why, size, "compiler reports: %s",
+             humming_layer_compiler_reports(layer));
+    humming_layer_destroy(layer);
+    return 1;
+  }
   humming_layer_destroy(layer);
   return 0;
 }

@@ -111,4 +111,5 @@ TEST(CApi, ErrorsSayWhatWasExpected) {
   EXPECT_NE(humming_layer_transform_stats(nullptr, &stats), 0);
   EXPECT_EQ(std::string(humming_last_error()),
             "expected a layer and a stats pointer, got NULL");
+  EXPECT_EQ(std::string(humming_layer_compiler_reports(nullptr)), "");
 }

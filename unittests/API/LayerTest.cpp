@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Humming/API/Layer.h"
+#include "Humming/Runtime/Compiler.h"
 #include "TestCache.h"
 
 #include <gtest/gtest.h>
@@ -297,6 +298,46 @@ TEST(Layer, AForcedTileConfigReplacesTheHeuristics) {
   EXPECT_EQ(layer->transform(target).error(),
             "a tile configuration applies to the prepared layout, which is "
             "not used: the target asks for the canonical layout");
+}
+
+TEST(Layer, TheCompilersReportsOfLostPerformanceReachTheCaller) {
+  // The warp-specialized wgmma kernel relies on setmaxnreg, which nvJitLink
+  // ignores (separate compilation) and reports; ptxas honours it and says
+  // nothing. The process picks its compiler once, as selectCompiler does.
+  test::useTestCache();
+  Result<std::unique_ptr<rt::KernelCompiler>> compiler = rt::selectCompiler();
+  ASSERT_TRUE(compiler.ok()) << compiler.error();
+  const std::string name = (*compiler)->name();
+  if (name == "driver")
+    GTEST_SKIP() << "neither nvJitLink nor ptxas here: nothing reports";
+  std::optional<Layer> layer = quantizedW4Layer();
+  ASSERT_TRUE(layer);
+  LayerTarget target{"H200", "", /*compileOnly=*/true};
+  target.tileConfig =
+      "#humming.tile_config<m = [1, inf], block = [128, 256, 64], warp = "
+      "[128, 32, 64], stages = 4, mma = wgmma, warp_specialized = true, "
+      "mbarrier = true>";
+  for (int pass = 0; pass < 2; ++pass) { // compiled, then from the cache
+    Status s = layer->transform(target);
+    ASSERT_TRUE(s.ok()) << s.error();
+    const std::vector<std::string> &reports =
+        layer->transformStats().compilerReports;
+    if (name == "nvjitlink") {
+      ASSERT_FALSE(reports.empty()) << "pass " << pass;
+      bool setmaxnreg = false;
+      for (const std::string &r : reports) {
+        EXPECT_EQ(r.rfind("kernel 0: ", 0), 0u) << r;
+        setmaxnreg |= r.find("'setmaxnreg' ignored") != std::string::npos;
+      }
+      EXPECT_TRUE(setmaxnreg);
+    } else {
+      EXPECT_TRUE(reports.empty()) << reports.front();
+    }
+  }
+  // The heuristics' own kernels for this small layer report nothing.
+  target.tileConfig.clear();
+  ASSERT_TRUE(layer->transform(target).ok());
+  EXPECT_TRUE(layer->transformStats().compilerReports.empty());
 }
 
 TEST(Layer, TheCanonicalLayoutCanBeChosen) {

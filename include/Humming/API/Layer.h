@@ -61,6 +61,11 @@ struct TransformStats {
   double slowestKernelSeconds = 0;
   /// Wall seconds to prepare the weights for the chip and upload them.
   double weightSeconds = 0;
+  /// The compiler's reports of lost performance for this layer's kernels,
+  /// "kernel <i>: <line>" per kernel and line (ptxas' "Potential
+  /// Performance Loss", e.g. nvJitLink ignoring the warp-specialized
+  /// kernels' setmaxnreg); kept with cached kernels too.
+  std::vector<std::string> compilerReports;
 };
 
 class Layer {
