@@ -1740,7 +1740,8 @@ void PreparedEmitter::clusterReduce(ArrayRef<Value> acc) {
   // Every CTA's sums are visible to the cluster.
   clusterBarrier();
   // CTA r (= its index along z: the cluster spans the grid's z) adds rows
-  // jj = r rows / C .. of every n-tile and half.
+  // jj = r x rows ..+rows (rows = warp_m / 8 / C) of every n-tile and
+  // half.
   const int64_t rows = tile.warpM / 8 / C;
   Value firstRow = arith::MulIOp::create(b, bidZ, c32(rows));
   storeWgmma(
