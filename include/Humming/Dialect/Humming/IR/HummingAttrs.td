@@ -282,7 +282,9 @@ def Humming_TileConfigAttr : Humming_Attr<"TileConfig", "tile_config"> {
     cluster of 2; `ctas_per_sm` (with mma_sync: the blocks per SM ptxas
     must fit in the registers, `.minnctapersm`), `grid_cap` (0 = every SM) and
     `write_splits` (1 or 2) shape the launch; `split_k` CTAs split K and add
-    their fp32 partial sums in a fixed order (bounded M ranges only);
+    their fp32 partial sums in a fixed order (mma_sync: through a global
+    workspace, bounded M ranges only; wgmma: 2, 4 or 8 CTAs of a thread
+    block cluster, through distributed shared memory, any M range);
     `block_copies` (mma_sync) makes the block copy each stage's activation
     and weight tiles together and share them among its warps, as blocks of
     several warp rows always do (block_m > warp_m); `scale_after_mma`
