@@ -426,6 +426,24 @@ Status Layer::transform(const LayerTarget &target) {
                 "cuFuncSetAttribute");
             !s)
           return s;
+      // The wgmma split_k kernels' CTAs must run as one cluster (their
+      // PTX requires it; they read each other's shared memory): the driver
+      // must launch the function with that cluster depth.
+      if (kl.cluster > 1) {
+        int depth = 0;
+        if (Status s = driver->check(
+                driver->cuFuncGetAttribute(
+                    &depth, rt::kFuncAttrRequiredClusterDepth, *f),
+                "cuFuncGetAttribute");
+            !s)
+          return s;
+        if (depth != int(kl.cluster))
+          return Error{concat("kernel ", kl.name, ": expected the driver to "
+                              "launch its ", kl.cluster, " CTAs along z as "
+                              "one cluster (.reqnctapercluster 1, 1, ",
+                              kl.cluster, "), got a required cluster depth "
+                              "of ", depth)};
+      }
       functions.push_back(*f);
     }
   }

@@ -34,6 +34,7 @@ Result<const CudaDriver *> loadDriver() {
       {(void **)&d.cuModuleUnload, "cuModuleUnload"},
       {(void **)&d.cuModuleGetFunction, "cuModuleGetFunction"},
       {(void **)&d.cuFuncSetAttribute, "cuFuncSetAttribute"},
+      {(void **)&d.cuFuncGetAttribute, "cuFuncGetAttribute"},
       {(void **)&d.cuMemAlloc, "cuMemAlloc_v2"},
       {(void **)&d.cuMemFree, "cuMemFree_v2"},
       {(void **)&d.cuMemcpyHtoD, "cuMemcpyHtoD_v2"},

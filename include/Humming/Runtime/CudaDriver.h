@@ -43,6 +43,7 @@ struct CudaDriver {
   CUresult (*cuModuleUnload)(CUmodule);
   CUresult (*cuModuleGetFunction)(CUfunction *, CUmodule, const char *);
   CUresult (*cuFuncSetAttribute)(CUfunction, int, int);
+  CUresult (*cuFuncGetAttribute)(int *, int, CUfunction);
   CUresult (*cuMemAlloc)(CUdeviceptr *, size_t);
   CUresult (*cuMemFree)(CUdeviceptr);
   CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void *, size_t);
@@ -82,6 +83,8 @@ struct CudaDriver {
 
 /// CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES.
 constexpr int kFuncAttrMaxDynamicSharedBytes = 8;
+/// CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH (the z of .reqnctapercluster).
+constexpr int kFuncAttrRequiredClusterDepth = 13;
 /// CU_STREAM_NON_BLOCKING.
 constexpr unsigned kStreamNonBlocking = 1;
 /// CU_STREAM_CAPTURE_MODE_THREAD_LOCAL.

@@ -66,6 +66,12 @@ struct KernelLaunch {
   /// launch): launches of one loaded kernel must not overlap in time, i.e.
   /// use one stream per loaded module (CUDA-graph replay on it is fine).
   int64_t splitK = 1;
+  /// CTAs per thread block cluster along z: the wgmma kernels' split_k CTAs
+  /// form one (their PTX requires it: .reqnctapercluster 1, 1, cluster) and
+  /// add their sums through distributed shared memory instead of a
+  /// workspace; 1 for every other kernel. The runtime checks that the
+  /// driver launches the loaded function with that cluster.
+  int64_t cluster = 1;
 
   bool serves(int64_t m) const { return m >= mMin && (mMax == 0 || m <= mMax); }
   /// Grid for `m` tokens and padded N `np` (one block per block_n columns
@@ -88,7 +94,7 @@ inline constexpr KernelField kKernelFields[] = {
     {"m_min", &KernelLaunch::mMin},       {"m_max", &KernelLaunch::mMax},
     {"block_m", &KernelLaunch::blockM},   {"block_n", &KernelLaunch::blockN},
     {"threads", &KernelLaunch::threads},  {"smem", &KernelLaunch::smemBytes},
-    {"split_k", &KernelLaunch::splitK}};
+    {"split_k", &KernelLaunch::splitK},   {"cluster", &KernelLaunch::cluster}};
 
 constexpr const char *kKernelTableAttr = "humming.kernels";
 

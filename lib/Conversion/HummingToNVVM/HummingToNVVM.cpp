@@ -375,6 +375,7 @@ struct LowerToNVVMPass
           launch.threads = tile->threads();
           launch.smemBytes = hq::layout::sharedBytes(spec.weight, *tile);
           launch.splitK = t.splitK;
+          launch.cluster = tile->wgmma ? t.splitK : 1;
           variants.push_back({kernel, launch});
         }
       } else {
