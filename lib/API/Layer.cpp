@@ -437,12 +437,8 @@ Status Layer::transform(const LayerTarget &target) {
                 "cuFuncGetAttribute");
             !s)
           return s;
-        if (depth != int(kl.cluster))
-          return Error{concat("kernel ", kl.name, ": expected the driver to "
-                              "launch its ", kl.cluster, " CTAs along z as "
-                              "one cluster (.reqnctapercluster 1, 1, ",
-                              kl.cluster, "), got a required cluster depth "
-                              "of ", depth)};
+        if (std::string why = abi::clusterMismatch(kl, depth); !why.empty())
+          return Error{why};
       }
       functions.push_back(*f);
     }

@@ -106,6 +106,33 @@ TEST(KernelTable, CoversEveryMAndSaysHowToLaunch) {
       again));
 }
 
+TEST(KernelTable, AClusterTheDriverDoesNotFormIsRefused) {
+  // The wgmma split_k kernels read each other's shared memory: a loaded
+  // function whose required cluster depth is not the table's is refused
+  // with what was expected and found (Layer::transform asks the driver).
+  habi::KernelLaunch k;
+  k.name = "layer_gemm0_m4";
+  k.splitK = k.cluster = 4;
+  EXPECT_EQ(habi::clusterMismatch(k, 4), "");
+  EXPECT_EQ(habi::clusterMismatch(k, 0),
+            "kernel layer_gemm0_m4: expected the driver to launch its 4 CTAs "
+            "along z as one cluster (.reqnctapercluster 1, 1, 4), got a "
+            "required cluster depth of 0");
+  EXPECT_NE(habi::clusterMismatch(k, 2), "");
+  // Kernels without a cluster: the driver reports 0 (or 1).
+  habi::KernelLaunch plain;
+  plain.name = "layer_gemm0_m0";
+  EXPECT_EQ(habi::clusterMismatch(plain, 0), "");
+  EXPECT_EQ(habi::clusterMismatch(plain, 1), "");
+  EXPECT_NE(habi::clusterMismatch(plain, 2), "");
+  // The table keeps the field through its text form (kernel cache entries).
+  std::vector<habi::KernelLaunch> table = {k, plain}, back;
+  ASSERT_TRUE(habi::parseKernelTable(habi::formatKernelTable(table), back));
+  ASSERT_EQ(back.size(), 2u);
+  EXPECT_EQ(back[0].cluster, 4);
+  EXPECT_EQ(back[1].cluster, 1);
+}
+
 TEST(KernelTable, EmptyWithoutLoweredLayers) {
   MLIRContext ctx;
   OwningOpRef<ModuleOp> module = ModuleOp::create(UnknownLoc::get(&ctx));

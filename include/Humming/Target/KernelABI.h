@@ -133,6 +133,19 @@ inline bool parseKernelTable(const std::string &text,
   return !table.empty();
 }
 
+/// Where the loaded function's required cluster depth (the driver's
+/// CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH) is not the kernel's cluster:
+/// what was expected and found; empty where they agree.
+inline std::string clusterMismatch(const KernelLaunch &k, int depth) {
+  if (depth == int(k.cluster) || (k.cluster == 1 && depth == 0))
+    return "";
+  return "kernel " + k.name + ": expected the driver to launch its " +
+         std::to_string(k.cluster) +
+         " CTAs along z as one cluster (.reqnctapercluster 1, 1, " +
+         std::to_string(k.cluster) + "), got a required cluster depth of " +
+         std::to_string(depth);
+}
+
 /// The entry of `table` serving `m`, or null (also for m = 0: with no
 /// tokens there is nothing to launch; a zero-block grid is a launch error).
 inline const KernelLaunch *kernelFor(const std::vector<KernelLaunch> &table,
