@@ -133,10 +133,10 @@ std::optional<TileConfig> cooperativeTile(const WeightSchema &w, int64_t n,
 /// at M = 256 203 -> 112 us, M = 512 339 -> 220 (M = 128: 110 against 110,
 /// so 65..128 keeps mma.sync). None off sm_90a, with f16 accumulation (the
 /// wgmma kernels sum in f32), for batch-invariant layers, where N or K do
-/// not divide, where the blocks at M = `mTop` are fewer than the SMs
-/// (N = 4096 on the H200; not measured) or the pipeline does not fit.
-/// `warpSpecialized` adds a producer warpgroup (KernelShape) and takes
-/// half as many blocks.
+/// not divide, where the blocks at M = `mTop` are fewer than the SMs (the
+/// non-specialized tiles at N = 4096 on the H200; not measured) or the
+/// pipeline does not fit. `warpSpecialized` adds a producer warpgroup
+/// (KernelShape) and asks for half as many blocks (measured below).
 std::optional<TileConfig> wgmmaTile(const WeightSchema &w, int64_t n,
                                     int64_t k, const ComputeOptions &c,
                                     const DeviceInfo &device, int64_t tokens,
