@@ -7,6 +7,7 @@
 #include "Humming/Quant/Adapters.h"
 #include "Humming/Quant/PreparedLayout.h"
 #include "Humming/Registration.h"
+#include "Humming/Runtime/Compiler.h"
 #include "Humming/Runtime/CudaDriver.h"
 #include "Humming/Runtime/KernelCache.h"
 #include "Humming/Target/ArchInfo.h"
@@ -28,7 +29,6 @@
 #include <thread>
 #include <limits>
 #include <mutex>
-#include <sstream>
 #include <optional>
 
 namespace humming {
@@ -380,11 +380,8 @@ Status Layer::transform(const LayerTarget &target) {
       return Error{p.image.error()};
     (p.image->source == rt::KernelCache::Source::Compiled ? stats.compiled
                                                           : stats.cached)++;
-    std::stringstream lines(p.image->kernel->log);
-    std::string line;
-    while (std::getline(lines, line))
-      if (line.find("Potential Performance Loss") != std::string::npos)
-        stats.compilerReports.push_back(concat("kernel ", i, ": ", line));
+    for (const std::string &line : rt::performanceReports(p.image->kernel->log))
+      stats.compilerReports.push_back(concat("kernel ", i, ": ", line));
   }
   std::vector<abi::KernelLaunch> kernels = pieces[0].table;
   if (kernels.size() != count && count > 1)

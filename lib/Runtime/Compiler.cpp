@@ -277,6 +277,16 @@ std::string findPtxas() {
 
 } // namespace
 
+std::vector<std::string> performanceReports(const std::string &log) {
+  std::vector<std::string> out;
+  std::stringstream lines(log);
+  std::string line;
+  while (std::getline(lines, line))
+    if (line.find("Potential Performance Loss") != std::string::npos)
+      out.push_back(line);
+  return out;
+}
+
 Result<std::unique_ptr<KernelCompiler>> makePtxasCompiler(std::string path) {
   if (path.empty())
     path = findPtxas();

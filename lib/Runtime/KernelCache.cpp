@@ -422,13 +422,8 @@ KernelCache::lookup(const CacheKey &key, const std::string *expectedPtx,
                   s.error()));
   // ptxas's reports of lost performance (setmaxnreg ignored, wgmmas
   // serialized, ...) are the kernel's business too: warnings, not only log.
-  {
-    std::stringstream lines(compiled->kernel.log);
-    std::string line;
-    while (std::getline(lines, line))
-      if (line.find("Potential Performance Loss") != std::string::npos)
-        warn(concat("kernel ", shortKey, " (", key.compiler, "): ", line));
-  }
+  for (const std::string &line : performanceReports(compiled->kernel.log))
+    warn(concat("kernel ", shortKey, " (", key.compiler, "): ", line));
   Lookup l = remember(compiled.take(), Source::Compiled);
   logInfo(concat("compiled ", shortKey, " for ", key.chip, " with ",
                  key.compiler, " in ", l.seconds, " s (cache miss)"));

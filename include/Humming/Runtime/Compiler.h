@@ -16,6 +16,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace humming::rt {
 
@@ -30,6 +31,11 @@ struct CompiledKernel {
   /// log).
   std::string log;
 };
+
+/// The lines of a compiler log that report lost performance (ptxas'
+/// "Potential Performance Loss": setmaxnreg ignored, wgmmas serialized,
+/// ...), in order.
+std::vector<std::string> performanceReports(const std::string &log);
 
 class KernelCompiler {
 public:
