@@ -4,20 +4,23 @@
 # machine has no zstd),
 # into .bundle/humming-bundle.tar.xz. Carry `.bundle` to the GPU machine and
 # run scripts/run-gpu-suite.sh there.
-#   make-bundle.sh [--name=<name>] [--tools=<tool>,...]
+#   make-bundle.sh [--name=<name>] [--tools=<tool>,...] [--lib]
 # --name writes .bundle/<name>.tar.xz instead; --tools packs only those
-# tools (no libhumming.so): for A/B runs of two compilers in one device call
-# (humming-gpu-test alone is ~10 MB packed; the scripts pick a bundle with
-# HUMMING_BUNDLE=<name>).
+# tools (no libhumming.so unless --lib): for A/B runs of two compilers in one
+# device call (humming-gpu-test alone is ~12 MB packed, the main bundle ~53
+# MB, and a device call carries 64 MiB with the tree; the scripts pick a
+# bundle with HUMMING_BUNDLE=<name>).
 set -euo pipefail
-name=humming-bundle tools="humming-gpu-test humming-opt humming-inspect humming-translate" lib=1
+name=humming-bundle tools="humming-gpu-test humming-opt humming-inspect humming-translate" lib=1 withlib=0
 for a in "$@"; do
   case "$a" in
     --name=*) name="${a#--name=}" ;;
     --tools=*) tools="${a#--tools=}"; tools="${tools//,/ }"; lib=0 ;;
+    --lib) withlib=1 ;;
     *) echo "make-bundle: unknown argument '$a'" >&2; exit 2 ;;
   esac
 done
+[ "$withlib" = 1 ] && lib=1
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${HUMMING_BUILD_DIR:-$root/build}"
 HUMMING_STATIC_LLVM=ON "$root/scripts/humming" build

@@ -100,6 +100,69 @@ bool runs(const WeightSchema &w, int64_t n, int64_t k,
          layout::sharedBytes(w, ks) <= sharedMemoryBudget(device);
 }
 
+/// The sm_90a tile for M = 33..512: the warp-specialized wgmma tile of 64 or
+/// 128 tokens (64 of K per iteration, four stages) with K split across the
+/// CTAs of a thread block cluster (1, 2, 4 or 8), whichever takes the fewest
+/// estimated iteration-times at the range's top `mTop`:
+///   waves x ceil(iterations / split) x (1.5 for 128 tokens, else 1),
+/// where a wave holds as many CTAs as SMs for clusters of one or two CTAs
+/// and half as many for four or eight (clusters must fit in one GPC; the
+/// H200 ran 128 CTAs in clusters of four in two waves' time: 4096 x 14336,
+/// M = 128 -> 256, 59 -> 122 us). The 1.5 is the measured time of a
+/// 128-token block over a 64-token block for the same K at 128 CTAs (8192^2:
+/// 83 against 55 us). Ties go to the smaller split, then to 64 tokens. None
+/// where neither tile runs (chip, N, K, shared memory) or fewer CTAs than a
+/// quarter of the SMs would work (untested: the lowest count measured to win
+/// is 64 for 132 SMs). Measured on the H200, W4A16 g128 (bench/NOTES.md,
+/// session 10), against the tiles before: 8192^2 M = 64 79 -> 53 us, 128
+/// 110 -> 55, 256 103 -> 87, 512 203 -> 145; 4096 x 14336 M = 64 61 -> 45,
+/// 128 139 -> 59, 512 310 -> 125.
+std::optional<TileConfig> clusterSplitTile(const WeightSchema &w, int64_t n,
+                                           int64_t k, const ComputeOptions &c,
+                                           const DeviceInfo &device,
+                                           int64_t mTop) {
+  std::optional<Chip> chip = Chip::parse(device.chip);
+  if (!chip || !chip->supportsMma(MmaKind::Wgmma) || c.f16Accumulation ||
+      c.batchInvariant || mTop <= 0)
+    return std::nullopt;
+  std::optional<TileConfig> best;
+  double bestCost = 0;
+  for (int64_t tokens : {64, 128}) {
+    layout::KernelShape ks;
+    ks.wgmma = true;
+    ks.warpM = tokens;
+    ks.nTilesPerGroup = 2;
+    ks.warpsN = 4;
+    ks.kTilesPerWarp = 4;
+    ks.stages = 4;
+    ks.warpSpecialized = true;
+    if (!runs(w, n, k, ks, device))
+      continue;
+    const int64_t iterations = k / (ks.kTilesPerIteration() * layout::kTileK);
+    const int64_t blocks = (n / ks.blockN()) * ceilDiv(mTop, ks.blockM());
+    for (int64_t split : {1, 2, 4, 8}) {
+      // Every CTA keeps at least two pipelines' worth of iterations, and
+      // the CTAs of the cluster share the rows of eight tokens they store.
+      if (iterations < 2 * ks.stages * split || (tokens / 8) % split != 0)
+        continue;
+      const int64_t ctas = blocks * split;
+      if (4 * ctas < device.smCount)
+        continue;
+      const int64_t wave = split <= 2 ? device.smCount : device.smCount / 2;
+      const double cost = double(ceilDiv(ctas, wave)) *
+                          double(ceilDiv(iterations, split)) *
+                          (tokens == 128 ? 1.5 : 1.0);
+      if (best && cost >= bestCost)
+        continue;
+      TileConfig t = layout::tileConfigOf(ks);
+      t.splitK = split;
+      best = t;
+      bestCost = cost;
+    }
+  }
+  return best;
+}
+
 /// The large-M tile: 2 warp rows of 64 x 64 and 4 (or, where N has fewer
 /// than a wave of 128 x 256 blocks at M = 1024, 2) warps along N, two
 /// k-tiles per iteration, four stages. (Four k-tiles and three stages were
@@ -261,10 +324,27 @@ Result<std::vector<TileConfig>> selectMmaSyncTiles(const WeightSchema &w,
   struct Range {
     int64_t lo, hi;
   };
-  const Range ranges[] = {{1, 8},    {9, 16},    {17, 64},
-                          {65, 128}, {129, 512}, {513, 0}};
+  // On sm_90a the middle ranges are halved where the cluster split tiles
+  // run (clusterSplitTile): from M = 33 each range gets its own split and
+  // tile, and 17..32 keeps the mma.sync tile.
+  const bool clusterTiles =
+      clusterSplitTile(w, n, k, c, device, 512).has_value();
+  std::vector<Range> ranges = {{1, 8}, {9, 16}, {17, 64}, {65, 128},
+                               {129, 512}, {513, 0}};
+  if (clusterTiles)
+    ranges = {{1, 8},    {9, 16},    {17, 32},   {33, 64},
+              {65, 128}, {129, 256}, {257, 512}, {513, 0}};
   std::vector<TileConfig> out;
   for (Range r : ranges) {
+    if (clusterTiles && r.lo >= 33 && r.hi != 0) {
+      if (std::optional<TileConfig> t =
+              clusterSplitTile(w, n, k, c, device, r.hi)) {
+        t->mMin = r.lo;
+        t->mMax = r.hi;
+        appendRange(out, *t);
+        continue;
+      }
+    }
     if (r.lo == 9 && !c.batchInvariant && double(r.lo) <= crossover) {
       if (std::optional<TileConfig> t = sharedActivationTile(w, n, k, device)) {
         t->mMin = r.lo;
@@ -273,7 +353,7 @@ Result<std::vector<TileConfig>> selectMmaSyncTiles(const WeightSchema &w,
         continue;
       }
     }
-    if (r.lo == 129 && !c.batchInvariant) {
+    if (r.lo >= 129 && r.hi != 0 && !c.batchInvariant) {
       if (std::optional<TileConfig> t =
               wgmmaTile(w, n, k, c, device, 64, 4, 512)) {
         t->mMin = r.lo;

@@ -49,7 +49,7 @@ TEST(KernelTable, CoversEveryMAndSaysHowToLaunch) {
   ASSERT_TRUE(succeeded(pm.run(*module)));
 
   std::vector<habi::KernelLaunch> table = mh::kernelTable(*module);
-  ASSERT_EQ(table.size(), 6u);
+  ASSERT_EQ(table.size(), 8u); // the H200's eight ranges on sm_90a
   EXPECT_EQ(table.front().name, "layer_gemm0_m0");
   EXPECT_EQ(table.front().mMin, 1);
   for (size_t i = 1; i < table.size(); ++i)
@@ -83,6 +83,18 @@ TEST(KernelTable, CoversEveryMAndSaysHowToLaunch) {
   EXPECT_EQ(table.back().threads, 384);
   EXPECT_EQ(table.back().smemBytes,
             4 * (128 * 64 * 2 + 256 * 64 / 2 + 256 * 2) + 4 * 16);
+  // M = 33..64 (16 blocks of 256 columns): 64 tokens, K split across a
+  // cluster of four CTAs along z; the plain kernels have no cluster.
+  EXPECT_EQ(table[3].mMin, 33);
+  EXPECT_EQ(table[3].splitK, 4);
+  EXPECT_EQ(table[3].cluster, 4);
+  EXPECT_EQ(table[0].cluster, 1);
+  EXPECT_EQ(table.back().cluster, 1);
+  uint32_t clusterGrid[3];
+  table[3].grid(64, 4096, clusterGrid);
+  EXPECT_EQ(clusterGrid[0], 16u);
+  EXPECT_EQ(clusterGrid[1], 1u);
+  EXPECT_EQ(clusterGrid[2], 4u);
   // Grid: one block per block_n columns and block_m rows.
   uint32_t grid[3];
   table.back().grid(1000, 4096, grid);

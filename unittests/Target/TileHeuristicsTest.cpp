@@ -83,9 +83,20 @@ TEST(TileHeuristics, EveryChoiceIsLegalAndFitsTheDevice) {
                 EXPECT_FALSE(invariant);
                 EXPECT_NE(tc.mMax, 0);
                 EXPECT_GE(k / tc.blockK / tc.splitK, tc.stages);
-                EXPECT_LE(((n / tc.blockN) * ceilDiv(tc.mMax, tc.warpM)) *
-                              tc.splitK,
-                          (tc.blockCopies ? 2 : 1) * d.smCount);
+                const int64_t ctas =
+                    (n / tc.blockN) * ceilDiv(tc.mMax, tc.blockM) * tc.splitK;
+                if (tc.mma == MmaKind::Wgmma) {
+                  // A cluster of 2, 4 or 8 CTAs sharing the rows of eight
+                  // tokens, two pipelines' worth of K each, at least a
+                  // quarter of the SMs busy.
+                  EXPECT_TRUE(tc.splitK == 2 || tc.splitK == 4 ||
+                              tc.splitK == 8);
+                  EXPECT_EQ((tc.warpM / 8) % tc.splitK, 0);
+                  EXPECT_GE(k / tc.blockK / tc.splitK, 2 * tc.stages);
+                  EXPECT_GE(4 * ctas, d.smCount);
+                } else {
+                  EXPECT_LE(ctas, (tc.blockCopies ? 2 : 1) * d.smCount);
+                }
               }
               ++checked;
             }
@@ -138,17 +149,28 @@ TEST(TileHeuristics, SmallMSplitsKToCoverTheDevice) {
   EXPECT_EQ((*t)[1].blockN, 128);
   EXPECT_EQ((*t)[1].blockK / (*t)[1].warpK, 4);
   EXPECT_EQ((*t)[1].splitK, 4);
-  // Past the crossover (~52 tokens on the H200) 64-row tiles, and the
-  // large ranges have blocks enough without a K split.
-  EXPECT_EQ((*t)[3].warpM, 64);
-  EXPECT_EQ((*t)[3].warpK, 16);
-  EXPECT_EQ((*t)[4].blockK, (*t)[4].warpK);
-  EXPECT_EQ((*t)[4].mMax, 512);
-  // From M = 513 on (sm_90a): the warp-specialized wgmma tile, blocks of
+  // M = 17..32: the 16-row mma_sync tiles; from M = 33 on (sm_90a) the
+  // warp-specialized wgmma tiles, K split in a cluster where the blocks
+  // alone leave SMs idle (MiddleMSplitsKInAClusterOnSm90a): 33..128 the
+  // 64-token tile in clusters of two, 129..256 the 128-token tile in
+  // clusters of two, then the 128-token tile alone.
+  EXPECT_EQ((*t)[2].mMin, 17);
+  EXPECT_EQ((*t)[2].mMax, 32);
+  EXPECT_EQ((*t)[2].mma, MmaKind::MmaSync);
+  EXPECT_EQ((*t)[2].warpM, 16);
+  EXPECT_EQ((*t)[3].mMin, 33);
+  EXPECT_EQ((*t)[3].mMax, 128);
+  EXPECT_EQ((*t)[3].blockM, 64);
+  EXPECT_EQ((*t)[3].splitK, 2);
+  EXPECT_EQ((*t)[4].mMax, 256);
+  EXPECT_EQ((*t)[4].blockM, 128);
+  EXPECT_EQ((*t)[4].splitK, 2);
+  // From M = 257 on (sm_90a): the warp-specialized wgmma tile, blocks of
   // 128 tokens x 256 columns in two warpgroups of 128 tokens x two n-tiles
   // and a producer warpgroup, four stages.
-  EXPECT_EQ((*t)[5].mMin, 513);
+  EXPECT_EQ((*t)[5].mMin, 257);
   EXPECT_EQ((*t)[5].mMax, 0);
+  EXPECT_EQ((*t)[5].splitK, 1);
   EXPECT_EQ((*t)[5].mma, MmaKind::Wgmma);
   EXPECT_EQ((*t)[5].warpM, 128);
   EXPECT_EQ((*t)[5].warpN, 32);
@@ -280,26 +302,19 @@ TEST(TileHeuristics, WgmmaOnlyOnSm90aWhereItApplies) {
     return t ? t->back() : TileConfig{};
   };
   EXPECT_EQ(last({}, 8192, h200).mma, MmaKind::Wgmma);
-  // M = 129..512: 64 tokens x 256 columns, 64 of K per iteration.
-  Result<std::vector<TileConfig>> all =
-      selectMmaSyncTiles(w4g128(), kF16, {}, 8192, 8192, h200);
-  ASSERT_TRUE(bool(all));
-  ASSERT_EQ(all->size(), 6u);
-  EXPECT_EQ((*all)[4].mMin, 129);
-  EXPECT_EQ((*all)[4].mma, MmaKind::Wgmma);
-  EXPECT_EQ((*all)[4].blockM, 64);
-  EXPECT_EQ((*all)[4].blockN, 256);
-  EXPECT_EQ((*all)[4].warpK, 64);
-  EXPECT_EQ((*all)[3].mma, MmaKind::MmaSync); // M = 65..128: even, kept
   // M >= 513: 128 tokens x 256 columns, 64 of K per iteration where K
-  // allows it, else 32.
-  EXPECT_EQ((*all)[5].blockM, 128);
-  EXPECT_EQ((*all)[5].warpK, 64);
+  // allows it, else 32 (and then the tiles below, 64 of K per iteration,
+  // do not run: mma_sync up to M = 512).
+  EXPECT_EQ(last({}, 8192, h200).blockM, 128);
+  EXPECT_EQ(last({}, 8192, h200).warpK, 64);
   Result<std::vector<TileConfig>> k32 =
       selectMmaSyncTiles(w4g128(), kF16, {}, 8192, 8192 + 32, h200);
   ASSERT_TRUE(bool(k32)) << k32.error();
   EXPECT_EQ(k32->back().mma, MmaKind::Wgmma);
   EXPECT_EQ(k32->back().warpK, 32);
+  for (const TileConfig &tc : *k32)
+    if (tc.mMax != 0)
+      EXPECT_EQ(tc.mma, MmaKind::MmaSync) << tc.mMin << ".." << tc.mMax;
   // Off sm_90a, with f16 accumulation, for batch-invariant layers and
   // where 256 does not divide N: the mma_sync tiles.
   EXPECT_EQ(last({}, 8192, *lookupDevice("A100")).mma, MmaKind::MmaSync);
@@ -313,6 +328,94 @@ TEST(TileHeuristics, WgmmaOnlyOnSm90aWhereItApplies) {
   EXPECT_EQ(last({}, 8192 + 128, h200).mma, MmaKind::MmaSync);
 }
 
+TEST(TileHeuristics, MiddleMSplitsKInAClusterOnSm90a) {
+  // The choices measured best on the H200 (bench/NOTES.md, session 10):
+  // tokens per block and split_k per range, for W4A16 g128.
+  const DeviceInfo &h200 = *lookupDevice("H200");
+  struct Want {
+    int64_t mMin, mMax, tokens, split;
+  };
+  auto check = [&](int64_t n, int64_t k, std::vector<Want> want) {
+    Result<std::vector<TileConfig>> t =
+        selectMmaSyncTiles(w4g128(), kF16, {}, n, k, h200);
+    ASSERT_TRUE(bool(t)) << t.error();
+    std::vector<Want> got;
+    for (const TileConfig &tc : *t)
+      if (tc.mma == MmaKind::Wgmma) {
+        EXPECT_TRUE(tc.warpSpecialized) << n << "x" << k;
+        EXPECT_EQ(tc.blockN, 256);
+        got.push_back({tc.mMin, tc.mMax, tc.blockM, tc.splitK});
+      }
+    ASSERT_EQ(got.size(), want.size()) << n << "x" << k;
+    for (size_t i = 0; i < want.size(); ++i) {
+      EXPECT_EQ(got[i].mMin, want[i].mMin) << n << "x" << k << " #" << i;
+      EXPECT_EQ(got[i].mMax, want[i].mMax) << n << "x" << k << " #" << i;
+      EXPECT_EQ(got[i].tokens, want[i].tokens) << n << "x" << k << " #" << i;
+      EXPECT_EQ(got[i].split, want[i].split) << n << "x" << k << " #" << i;
+    }
+  };
+  // 8192^2, 32 blocks of 256 columns: 64 tokens in clusters of two up to
+  // M = 128 (64-128 CTAs), then 128 tokens in clusters of two (128 CTAs at
+  // M = 256), then 128 tokens alone (128 blocks at M = 512).
+  check(8192, 8192, {{33, 128, 64, 2}, {129, 256, 128, 2}, {257, 0, 128, 1}});
+  // 4096 x 14336, 16 blocks: clusters of four at M <= 128 (64 CTAs: a
+  // wave of clusters of four), 64 tokens in twos at M <= 256, 128 tokens
+  // in twos at M <= 512.
+  check(4096, 14336, {{33, 64, 64, 4},
+                      {65, 128, 128, 4},
+                      {129, 256, 64, 2},
+                      {257, 512, 128, 2},
+                      {513, 0, 128, 1}});
+  // 28672 x 8192, 112 blocks: no split up to M = 256; at M = 257..512 the
+  // 448 blocks of 128 tokens take four waves, 896 CTAs in clusters of two
+  // seven half-length waves.
+  check(28672, 8192, {{33, 64, 64, 1},
+                      {65, 256, 128, 1},
+                      {257, 512, 128, 2},
+                      {513, 0, 128, 1}});
+  // K = 1024: 16 iterations, so at most a split of two (two pipelines'
+  // worth, 8 iterations, per CTA).
+  Result<std::vector<TileConfig>> t =
+      selectMmaSyncTiles(w4g128(), kF16, {}, 4096, 1024, h200);
+  ASSERT_TRUE(bool(t));
+  for (const TileConfig &tc : *t)
+    if (tc.mma == MmaKind::Wgmma)
+      EXPECT_LE(tc.splitK, 2);
+  // N = 512, two blocks of 256 columns: at M <= 128 even eight-way splits
+  // make fewer CTAs than a quarter of the SMs (32 for 132), so those ranges
+  // keep the mma_sync tiles; M = 129..256 has 64 CTAs of 64 tokens split
+  // eight ways.
+  t = selectMmaSyncTiles(w4g128(), kF16, {}, 512, 8192, h200);
+  ASSERT_TRUE(bool(t));
+  for (const TileConfig &tc : *t) {
+    if (tc.mMax != 0 && tc.mMax <= 128)
+      EXPECT_EQ(tc.mma, MmaKind::MmaSync) << tc.mMin << ".." << tc.mMax;
+    if (tc.mMin == 129) {
+      EXPECT_EQ(tc.mma, MmaKind::Wgmma);
+      EXPECT_EQ(tc.mMax, 256);
+      EXPECT_EQ(tc.blockM, 64);
+      EXPECT_EQ(tc.splitK, 8);
+    }
+  }
+  // Off sm_90a, with f16 accumulation or batch invariance: the ranges and
+  // tiles from before (17..64 one range, no wgmma below 129).
+  for (const char *name : {"A100", "L40S"}) {
+    t = selectMmaSyncTiles(w4g128(), kF16, {}, 8192, 8192,
+                           *lookupDevice(name));
+    ASSERT_TRUE(bool(t));
+    EXPECT_EQ((*t)[2].mMin, 17);
+    EXPECT_EQ((*t)[2].mMax, 64);
+    for (const TileConfig &tc : *t)
+      EXPECT_EQ(tc.mma, MmaKind::MmaSync);
+  }
+  ComputeOptions f16acc;
+  f16acc.f16Accumulation = true;
+  t = selectMmaSyncTiles(w4g128(), kF16, f16acc, 8192, 8192, h200);
+  ASSERT_TRUE(bool(t));
+  for (const TileConfig &tc : *t)
+    EXPECT_EQ(tc.mma, MmaKind::MmaSync);
+}
+
 TEST(TileHeuristics, LargeMBlocksNarrowWhereNIsShortOrTheyCannotRun) {
   // N = 4096: 16 x 8 blocks of 128 x 256 at M = 1024 are less than a wave
   // of 132 SMs, but more than half: the warp-specialized wgmma tile (it
@@ -322,8 +425,9 @@ TEST(TileHeuristics, LargeMBlocksNarrowWhereNIsShortOrTheyCannotRun) {
   Result<std::vector<TileConfig>> t =
       selectMmaSyncTiles(w4g128(), kF16, {}, 4096, 4096, h200);
   ASSERT_TRUE(bool(t));
-  ASSERT_EQ(t->size(), 6u);
+  ASSERT_EQ(t->size(), 8u);
   EXPECT_EQ(t->back().mma, MmaKind::Wgmma);
+  EXPECT_EQ(t->back().mMin, 513);
   EXPECT_TRUE(t->back().warpSpecialized);
   t = selectMmaSyncTiles(w4g128(), kF16, {}, 2048, 4096, h200);
   ASSERT_TRUE(bool(t));
@@ -351,7 +455,8 @@ TEST(TileHeuristics, LargeMBlocksNarrowWhereNIsShortOrTheyCannotRun) {
 TEST(TileHeuristics, SmallMSplitsKAcrossCtasWhenTilesLeaveSmsIdle) {
   // H200, N = 4096: 64 output tiles at M <= 8 for 132 SMs, so two CTAs
   // share each tile's K; at M = 9..16 32 blocks of 128 columns, eight
-  // (two CTAs per SM); the 64-row and open ranges never split.
+  // (two CTAs per SM); M = 17..32 (256 output tiles) and the open range do
+  // not split (the wgmma cluster splits in between: next test).
   Result<std::vector<TileConfig>> t = selectMmaSyncTiles(
       w4g128(), kF16, {}, 4096, 14336, *lookupDevice("H200"));
   ASSERT_TRUE(bool(t));
@@ -359,8 +464,8 @@ TEST(TileHeuristics, SmallMSplitsKAcrossCtasWhenTilesLeaveSmsIdle) {
   EXPECT_EQ((*t)[0].blockK / (*t)[0].warpK, 8);
   EXPECT_EQ((*t)[1].splitK, 8);
   EXPECT_TRUE((*t)[1].blockCopies);
-  EXPECT_EQ((*t)[2].splitK, 1); // M 17..64: 256 output tiles
-  EXPECT_EQ((*t)[4].splitK, 1);
+  EXPECT_EQ((*t)[2].splitK, 1); // M 17..32: 256 output tiles
+  EXPECT_EQ(t->back().splitK, 1);
   // Batch invariance keeps one K decomposition for every M.
   ComputeOptions c;
   c.batchInvariant = true;

@@ -13,47 +13,52 @@
 // RUN: humming-opt %s --humming-select-tiles="chip=sm_89" | FileCheck %s --check-prefix=SM89
 
 // The H200 (132 SMs, 227 KiB, crossover ~52 tokens): 16-row tiles with an
-// eight-way in-block K split up to M = 64, 64-row tiles beyond. Up to M = 8
-// the warps take four k-tiles per iteration, all in one group, so the group
-// scales multiply the f32 sums after the MMAs (scale_after_mma), and the 64
-// output tiles leave half the SMs idle: two CTAs split K (split_k); no split
-// once the grid alone fills the device (the A100's 108 SMs and A10's 72 take
-// one CTA per tile: 108 / 64 rounds down to 1). At M = 9..16 two warps along N share
+// eight-way in-block K split up to M = 32. Up to M = 8 the warps take four
+// k-tiles per iteration, all in one group, so the group scales multiply the
+// f32 sums after the MMAs (scale_after_mma), and the 64 output tiles leave
+// half the SMs idle: two CTAs split K (split_k); no split once the grid
+// alone fills the device (the A100's 108 SMs and A10's 72 take one CTA per
+// tile: 108 / 64 rounds down to 1). At M = 9..16 two warps along N share
 // the block's copy of A (block_copies) and the 32 blocks of 128 columns
 // split K over CTAs, two per SM where two fit the SM's shared memory: eight
-// (six on the A100, four on the A10 and the H20). From M = 513 on, on
-// sm_90a, the warp-specialized wgmma tile (128 tokens x 256 columns, a
-// producer warpgroup: N / 256 x 8 blocks at M = 1024 need to fill only half
-// the SMs); elsewhere blocks of two warp rows copy their tiles together:
-// 128 x 256 where N / 256 x 8 blocks fill the device, else 128 x 128.
+// (six on the A100, four on the A10 and the H20). From M = 33 on, on
+// sm_90a, the warp-specialized wgmma tiles (256 columns, a producer
+// warpgroup) with K split across the CTAs of a cluster, per range the
+// fewest estimated iteration-waves (16 blocks of 256 columns here): 64
+// tokens in clusters of four up to M = 64, 128 tokens in fours up to 128,
+// 64 tokens in twos up to 256, 128 tokens in twos up to 512, then 128
+// tokens alone. Elsewhere blocks of two warp rows copy their tiles together
+// from M = 513 on: 128 x 256 where N / 256 x 8 blocks fill the device, else
+// 128 x 128.
 // H200: tile_configs = [#humming.tile_config<m = [1, 8], block = [16, 64, 512], warp = [16, 64, 64], split_k = 2, scale_after_mma = true>,
 // H200-SAME: #humming.tile_config<m = [9, 16], block = [16, 128, 128], warp = [16, 64, 32], split_k = 8, block_copies = true>,
-// H200-SAME: #humming.tile_config<m = [17, 64], block = [16, 64, 128], warp = [16, 64, 32]>,
-// H200-SAME: #humming.tile_config<m = [65, 128], block = [64, 128, 64], warp = [64, 64, 16], stages = 3>,
-// H200-SAME: #humming.tile_config<m = [129, 512], block = [64, 128, 32], warp = [64, 64, 16], stages = 3>,
+// H200-SAME: #humming.tile_config<m = [17, 32], block = [16, 64, 256], warp = [16, 64, 32]>,
+// H200-SAME: #humming.tile_config<m = [33, 64], block = [64, 256, 64], warp = [64, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, split_k = 4>,
+// H200-SAME: #humming.tile_config<m = [65, 128], block = [128, 256, 64], warp = [128, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, split_k = 4>,
+// H200-SAME: #humming.tile_config<m = [129, 256], block = [64, 256, 64], warp = [64, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, split_k = 2>,
+// H200-SAME: #humming.tile_config<m = [257, 512], block = [128, 256, 64], warp = [128, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, split_k = 2>,
 // H200-SAME: #humming.tile_config<m = [513, inf], block = [128, 256, 64], warp = [128, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true>]
 
-// On the H100 less bandwidth moves the crossover to ~74 tokens, so M = 65..128
-// still streams with 16-row tiles.
+// The H100 has the H200's SMs: the same tiles.
 // H100: tile_configs = [#humming.tile_config<m = [1, 8], block = [16, 64, 512], warp = [16, 64, 64], split_k = 2, scale_after_mma = true>,
 // H100-SAME: #humming.tile_config<m = [9, 16], block = [16, 128, 128], warp = [16, 64, 32], split_k = 8, block_copies = true>,
-// H100-SAME: #humming.tile_config<m = [17, 64], block = [16, 64, 128], warp = [16, 64, 32]>,
-// H100-SAME: #humming.tile_config<m = [65, 128], block = [16, 64, 64], warp = [16, 64, 32]>,
-// H100-SAME: #humming.tile_config<m = [129, 512], block = [64, 128, 32], warp = [64, 64, 16], stages = 3>,
+// H100-SAME: #humming.tile_config<m = [17, 32], block = [16, 64, 256], warp = [16, 64, 32]>,
+// H100-SAME: #humming.tile_config<m = [33, 64], block = [64, 256, 64], warp = [64, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, split_k = 4>,
+// H100-SAME: #humming.tile_config<m = [65, 128], block = [128, 256, 64], warp = [128, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, split_k = 4>,
+// H100-SAME: #humming.tile_config<m = [129, 256], block = [64, 256, 64], warp = [64, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, split_k = 2>,
+// H100-SAME: #humming.tile_config<m = [257, 512], block = [128, 256, 64], warp = [128, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, split_k = 2>,
 // H100-SAME: #humming.tile_config<m = [513, inf], block = [128, 256, 64], warp = [128, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true>]
 
-// The H20 (78 SMs, 148 TFLOP/s) turns compute-bound near M = 9: 64-row
-// tiles from M = 17 on (one kernel for M = 17..128: equal neighbours merge).
-// From M = 129 on the sm_90a wgmma tiles: 64 tokens x 256 columns (64 of K
-// per iteration) up to M = 512, then 128 tokens x 256 columns (64 of K
-// per iteration where K allows it, warp-specialized); two warpgroups of two
-// n-tiles each (the H200 and H100 keep the mma_sync tiles at M = 129..512:
-// 4096 columns give them fewer wgmma blocks than SMs at M = 512).
+// The H20 (78 SMs, 148 TFLOP/s) turns compute-bound near M = 9: 32-row
+// tiles at M = 17..32; from M = 33 the cluster split tiles for 78 SMs: 64
+// tokens in twos up to M = 128 (32-64 CTAs), 128 tokens in twos up to 256,
+// then 128 tokens alone (equal neighbours merge).
 // H20: tile_configs = [#humming.tile_config<m = [1, 8], block = [16, 64, 512], warp = [16, 64, 64], scale_after_mma = true>,
 // H20-SAME: #humming.tile_config<m = [9, 16], block = [16, 128, 128], warp = [16, 64, 32], split_k = 4, block_copies = true>,
-// H20-SAME: #humming.tile_config<m = [17, 128], block = [64, 128, 64], warp = [64, 64, 16], stages = 3>,
-// H20-SAME: #humming.tile_config<m = [129, 512], block = [64, 256, 64], warp = [64, 32, 64], mma = wgmma>,
-// H20-SAME: #humming.tile_config<m = [513, inf], block = [128, 256, 64], warp = [128, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true>]
+// H20-SAME: #humming.tile_config<m = [17, 32], block = [32, 64, 256], warp = [32, 64, 32]>,
+// H20-SAME: #humming.tile_config<m = [33, 128], block = [64, 256, 64], warp = [64, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, split_k = 2>,
+// H20-SAME: #humming.tile_config<m = [129, 256], block = [128, 256, 64], warp = [128, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, split_k = 2>,
+// H20-SAME: #humming.tile_config<m = [257, inf], block = [128, 256, 64], warp = [128, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true>]
 
 // The A100 (108 SMs, crossover ~38 tokens).
 // A100: tile_configs = [#humming.tile_config<m = [1, 8], block = [16, 64, 512], warp = [16, 64, 64], scale_after_mma = true>,
