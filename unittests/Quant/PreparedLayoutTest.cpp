@@ -616,3 +616,38 @@ TEST(PreparedLayout, WarpSpecializedPipelineNeverDeadlocksNorRacesInAModel) {
             << "stages = " << stages << ", iterations = " << n;
       }
 }
+
+TEST(PreparedLayout, WarpSpecializedRegisterSplitFitsTheBlocksPool) {
+  // One CTA of 384 threads per SM: 168 each at launch, the producers give
+  // 112 x 128 to the consumers: 224.
+  L::ws::RegisterSplit r = L::ws::registerSplit(128, 256, 1);
+  EXPECT_EQ(r.launch, 168);
+  EXPECT_EQ(r.producer, 56);
+  EXPECT_EQ(r.consumer, 224);
+  EXPECT_TRUE(r.rebalance);
+  // Two per SM: 80 at launch (64 Ki / 768 in steps of 8), consumers 88.
+  r = L::ws::registerSplit(128, 256, 2);
+  EXPECT_EQ(r.launch, 80);
+  EXPECT_EQ(r.consumer, 88);
+  EXPECT_TRUE(r.rebalance);
+  // One consumer warpgroup: 248 at launch already (64 Ki / 256 = 256, at
+  // most 248 of the 255 a thread can address): nothing to move.
+  r = L::ws::registerSplit(128, 128, 1);
+  EXPECT_EQ(r.launch, 248);
+  EXPECT_FALSE(r.rebalance);
+  // Three per SM: 56 at launch, nothing to give.
+  r = L::ws::registerSplit(128, 256, 3);
+  EXPECT_EQ(r.launch, 56);
+  EXPECT_FALSE(r.rebalance);
+  // Whatever the shape, the consumers never ask for more than the pool.
+  for (int64_t consumers : {128, 256})
+    for (int64_t ctas : {1, 2, 3, 4}) {
+      r = L::ws::registerSplit(128, consumers, ctas);
+      if (r.rebalance)
+        EXPECT_LE(r.producer * 128 + r.consumer * consumers,
+                  r.launch * (128 + consumers))
+            << consumers << " " << ctas;
+      EXPECT_LE(r.launch * (128 + consumers) * ctas, 65536);
+      EXPECT_EQ(r.consumer % 8, 0);
+    }
+}

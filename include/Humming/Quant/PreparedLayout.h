@@ -45,6 +45,7 @@
 #include "Humming/Quant/Result.h"
 #include "Humming/Quant/Schema.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -198,6 +199,33 @@ inline int64_t useFillParity(int64_t i, int64_t stages) {
 /// it.
 inline bool releasesPrevious(int64_t i, int64_t stages, int64_t iterations) {
   return i >= 1 && i - 1 + stages < iterations;
+}
+/// The register split of a warp-specialized block (setmaxnreg): every
+/// thread starts with `launch` registers (the kernel's .maxnreg: the SM's
+/// 64 Ki over `ctasPerSm` blocks of `threads`, in steps of 8, at most
+/// 248), the
+/// producers give theirs down to `producer` and the consumers take what
+/// the block's pool then holds, in steps of 8, at most 248. setmaxnreg.inc
+/// blocks until the block's own pool has the registers, so asking for more
+/// than launch x threads holds would hang: the split must come from the
+/// launch count the kernel really has, hence the explicit .maxnreg (ptxas
+/// otherwise launches with fewer: 130 for the 64-token tile).
+/// `rebalance` is false where the consumers would gain nothing.
+struct RegisterSplit {
+  int64_t launch = 0, producer = 0, consumer = 0;
+  bool rebalance = false;
+};
+inline RegisterSplit registerSplit(int64_t producers, int64_t consumers,
+                                   int64_t ctasPerSm) {
+  RegisterSplit r;
+  r.launch = std::min<int64_t>(
+      248, 65536 / (ctasPerSm * (producers + consumers)) / 8 * 8);
+  r.producer = 56; // the copy addresses; at 40 ptxas spills
+  const int64_t pool = r.launch * (producers + consumers);
+  r.consumer = std::min<int64_t>(
+      248, (pool - producers * r.producer) / consumers / 8 * 8);
+  r.rebalance = r.producer < r.launch && r.consumer > r.launch;
+  return r;
 }
 } // namespace ws
 

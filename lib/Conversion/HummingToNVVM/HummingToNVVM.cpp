@@ -111,6 +111,20 @@ FailureOr<PreparedTile> preparedTile(GemmOp op, unsigned index,
                 Twine(t.threads()) + " threads leave " + Twine(perThread) +
                 " registers per thread; expected at least 64");
   PreparedTile tile = hq::layout::shapeOf(t);
+  // The consumer warpgroups of a warp-specialized block hold the f32 sums
+  // and a wgmma's operands in what the register split leaves them (ptxas
+  // fails below that: "Insufficient registers ... to compile instruction").
+  if (tile.warpSpecialized) {
+    hq::layout::ws::RegisterSplit regs = hq::layout::ws::registerSplit(
+        tile.producerThreads(), tile.mathThreads(), t.ctasPerSm);
+    const int64_t have = regs.rebalance ? regs.consumer : regs.launch;
+    const int64_t need = t.warpM / 2 * (t.warpN / 16) + 24;
+    if (have < need)
+      return fail("warp_specialized with ctas_per_sm = " + Twine(t.ctasPerSm) +
+                  " leaves the consumer warpgroups " + Twine(have) +
+                  " registers per thread; expected at least " + Twine(need) +
+                  " (warp_m x warp_n / 32 f32 sums and 24 for the operands)");
+  }
   if (t.scaleAfterMma)
     if (hq::Diag d = hq::layout::scaleAfterMmaApplies(
             spec.weight, spec.f16Accumulation, t))

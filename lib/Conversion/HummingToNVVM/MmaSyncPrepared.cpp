@@ -1379,16 +1379,15 @@ void PreparedEmitter::emitWarpSpecializedLoop(Value first) {
                 iters = ctaIterations;
   const int64_t producers = tile.producerThreads(),
                 consumers = tile.mathThreads();
-  // Registers: the block starts with an even share (168 each for two
-  // consumer warpgroups); the producers give theirs down to 56 (their
-  // copy addresses; at 40 ptxas spills) and the consumers take the rest in
-  // multiples of 8 (224 for two warpgroups: the loop of the 128-token
-  // tile assembles without spills). A block of one consumer warpgroup
-  // starts with more than enough.
-  const int64_t producerRegs = 56;
-  const int64_t consumerRegs =
-      std::min<int64_t>(248, (65536 - producers * producerRegs) / consumers / 8 * 8);
-  const bool rebalance = 65536 / (producers + consumers) < consumerRegs;
+  // Registers (layout::ws::registerSplit): the block starts with the
+  // kernel's .maxnreg each (168 for two consumer warpgroups and one CTA
+  // per SM); the producers give theirs down to 56 and the consumers take
+  // the rest (224 for two warpgroups: the loop of the 128-token tile
+  // assembles without spills).
+  const L::ws::RegisterSplit regs =
+      L::ws::registerSplit(producers, consumers, tile.ctasPerSm);
+  const int64_t producerRegs = regs.producer, consumerRegs = regs.consumer;
+  const bool rebalance = regs.rebalance;
   {
     // Thread 0 initializes the barriers; the block barrier publishes them.
     auto ifOp = scf::IfOp::create(
@@ -2256,6 +2255,18 @@ gpu::GPUFuncOp mlir::humming::buildMmaSyncPreparedKernel(
   if (tile.ctasPerSm > 1)
     func->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
                   builder.getI32IntegerAttr(int32_t(tile.ctasPerSm)));
+  // Warp-specialized kernels that move registers between warpgroups launch
+  // with exactly the count their setmaxnreg split assumes (.maxnreg):
+  // ptxas would otherwise pick fewer and the consumers' setmaxnreg.inc
+  // wait forever for registers the block never had (seen with the
+  // 64-token tile: 130 at launch, 224 asked for).
+  if (tile.warpSpecialized) {
+    L::ws::RegisterSplit regs = L::ws::registerSplit(
+        tile.producerThreads(), tile.mathThreads(), tile.ctasPerSm);
+    if (regs.rebalance)
+      func->setAttr(NVVM::NVVMDialect::getMaxnregAttrName(),
+                    builder.getI32IntegerAttr(int32_t(regs.launch)));
+  }
   // wgmma with split_k: the CTAs along z form a cluster (.reqnctapercluster;
   // an ordinary launch then groups them).
   if (tile.wgmma && split.ctas > 1)

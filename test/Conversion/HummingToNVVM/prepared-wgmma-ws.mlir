@@ -1,4 +1,4 @@
-// RUN: humming-opt %s --humming-lower-to-nvvm="chip=sm_90a" | FileCheck %s
+// RUN: humming-opt %s -split-input-file --humming-lower-to-nvvm="chip=sm_90a" | FileCheck %s
 
 // mma = wgmma with warp_specialized: two consumer warpgroups and a producer
 // warpgroup (384 threads). Thread 0 initializes a full mbarrier (128
@@ -11,8 +11,11 @@
 // after the loop. The consumers wait for a slot's fill, load their words,
 // wait for the previous iteration's wgmmas, release that iteration's slot,
 // and run the wgmmas.
+// The kernel launches with the registers the split assumes (.maxnreg
+// 168: 64 Ki over 384 threads; the producers' 112 x 128 freed registers
+// give the consumers 224), else setmaxnreg.inc would wait forever.
 // CHECK-LABEL: gpu.func @ws_gemm0_m0
-// CHECK-SAME:    known_block_size = array<i32: 384, 1, 1>
+// CHECK-SAME:    known_block_size = array<i32: 384, 1, 1>, nvvm.maxnreg = 168 : i32
 // CHECK:         scf.if
 // CHECK-COUNT-8:   "mbarrier.init.shared::cta.b64 [$0], $1;"
 // CHECK:           "fence.mbarrier_init.release.cluster;"
@@ -52,6 +55,25 @@
 
 #t = #humming.tile_config<m = [1, inf], block = [128, 256, 32], warp = [128, 32, 32], stages = 4, mma = wgmma, warp_specialized = true, mbarrier = true>
 func.func @ws(%a: memref<?x512xf16>, %w: memref<32x512xi32>, %s: memref<4x256xf16>, %c: memref<?x256xf16>) {
+  humming.gemm %a, %w scales(%s : memref<4x256xf16>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<128>>,
+       input_schema = #humming.input_schema<type = f16>, layout = #humming.layout<chip = "sm_90a">,
+       tile_configs = [#t]}
+      : memref<?x512xf16>, memref<32x512xi32> -> memref<?x256xf16>
+  return
+}
+
+// -----
+
+// Two CTAs per SM: 80 registers at launch (64 Ki / 768, in steps of 8),
+// the consumers of the 64-token tile get 88.
+// CHECK-LABEL: gpu.func @ws2_gemm0_m0
+// CHECK-SAME:    nvvm.maxnreg = 80 : i32, nvvm.minctasm = 2 : i32
+// CHECK:         "setmaxnreg.dec.sync.aligned.u32 56;"
+// CHECK:         "setmaxnreg.inc.sync.aligned.u32 88;"
+
+#t = #humming.tile_config<m = [1, inf], block = [64, 256, 32], warp = [64, 32, 32], stages = 4, mma = wgmma, warp_specialized = true, mbarrier = true, ctas_per_sm = 2>
+func.func @ws2(%a: memref<?x512xf16>, %w: memref<32x512xi32>, %s: memref<4x256xf16>, %c: memref<?x256xf16>) {
   humming.gemm %a, %w scales(%s : memref<4x256xf16>) into %c
       {weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<128>>,
        input_schema = #humming.input_schema<type = f16>, layout = #humming.layout<chip = "sm_90a">,

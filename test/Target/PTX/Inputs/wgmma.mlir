@@ -74,3 +74,15 @@ func.func @w4wscluster(%a: memref<?x1024xf16>, %w: memref<64x512xi32>, %s: memre
       : memref<?x1024xf16>, memref<64x512xi32> -> memref<?x256xf16>
   return
 }
+// The 64-token warp-specialized tile in a cluster of two (the H200
+// heuristics' choice at M = 33-128 of 8192 x 8192): ptxas alone would
+// launch it with 130 registers, less than its setmaxnreg split assumes.
+#ws64cl = #humming.tile_config<m = [1, inf], block = [64, 256, 64], warp = [64, 32, 64], stages = 4, mma = wgmma, warp_specialized = true, mbarrier = true, split_k = 2>
+func.func @w4ws64cluster(%a: memref<?x1024xf16>, %w: memref<64x512xi32>, %s: memref<8x256xf16>, %c: memref<?x256xf16>) {
+  humming.gemm %a, %w scales(%s : memref<8x256xf16>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<128>>,
+       input_schema = #humming.input_schema<type = f16>, layout = #humming.layout<chip = "sm_90a">,
+       tile_configs = [#ws64cl]}
+      : memref<?x1024xf16>, memref<64x512xi32> -> memref<?x256xf16>
+  return
+}
