@@ -207,10 +207,10 @@ std::vector<Case> suite(bool quick) {
   add("mxfp4_e2m1_ue8m0_g32_bf16_4096x4096",
       WeightSchema::make(ScalarType::e2m1(), ScalarType::ue8m0(),
                          Granularity::Group, 32),
-      bf16, 4096, 4096, {1, 16, 64, 1000});
+      bf16, 4096, 4096, {1, 16, 64, 200, 1000});
   add("e4m3_channel_f16_f16_4096x4096",
       WeightSchema::make(ScalarType::e4m3(), f16, Granularity::Channel), f16,
-      4096, 4096, {1, 33, 100});
+      4096, 4096, {1, 33, 100, 300});
 
   // f16 accumulation (prepared weights only): group scales, and channel
   // scales of 8-bit codes (applied in the main loop to stay in f16 range).
@@ -235,7 +235,8 @@ std::vector<Case> suite(bool quick) {
               4096, 4096, {1, 16, 128, 1000});
 
   if (!quick) {
-    // The standard shapes, every M of the issue.
+    // The standard shapes, every M of the issue, and one M in each of the
+    // sm_90a cluster split ranges (33-64, 129-256, 257-512).
     add("w4a16_g128_4096x4096",
         WeightSchema::make(ScalarType::uint(4), f16, Granularity::Group, 128),
         f16, 4096, 4096, {1, 7, 16, 33, 128, 1000, 4096});
@@ -245,10 +246,10 @@ std::vector<Case> suite(bool quick) {
       std::string shape = std::to_string(n) + "x" + std::to_string(k);
       add("w4a16_g128_" + shape,
           WeightSchema::make(ScalarType::uint(4), f16, Granularity::Group, 128),
-          f16, n, k, {1, 16, 33, 128, 1000});
+          f16, n, k, {1, 16, 33, 128, 200, 300, 1000});
       add("w8a16_channel_bf16_" + shape,
           WeightSchema::make(ScalarType::uint(8), bf16, Granularity::Channel),
-          bf16, n, k, {1, 33, 4096});
+          bf16, n, k, {1, 33, 200, 4096});
     }
   }
   std::vector<Case> out = withPrepared(cases);
