@@ -51,6 +51,7 @@ KernelShape shapeOf(const TileConfig &t) {
     k.warpsN = t.blockN / kTileN;
     k.warpSpecialized = t.warpSpecialized;
     k.clusterSplit = t.splitK;
+    k.tmaWeights = (t.tma & TmaB) != 0;
   }
   k.kSplit = t.blockK / t.warpK;
   k.kTilesPerWarp = t.warpK / kTileK;
@@ -73,6 +74,8 @@ TileConfig tileConfigOf(const KernelShape &k) {
     t.warpN = 16 * k.nTilesPerGroup;
     t.warpSpecialized = t.mbarrier = k.warpSpecialized;
     t.splitK = k.clusterSplit;
+    if (k.tmaWeights)
+      t.tma = TmaB;
   }
   t.blockN = k.blockN();
   t.warpK = k.kTilesPerWarp * kTileK;

@@ -182,6 +182,15 @@ TEST(PreparedLayout, WgmmaWarpsFindTheirAFragmentsInTheSameLayout) {
   EXPECT_TRUE(wsAgain.warpSpecialized);
   EXPECT_TRUE(wsAgain.mbarrier);
   EXPECT_EQ(wsAgain.splitK, 1);
+  EXPECT_EQ(wsAgain.tma, 0u);
+  // tma = [b]: the weights by bulk copies, and back; the slots keep their
+  // layout (the bulk copies land where the 16-byte copies did).
+  t.tma = TmaB;
+  L::KernelShape tma = L::shapeOf(t);
+  EXPECT_TRUE(tma.tmaWeights);
+  EXPECT_EQ(L::sharedBytes(w4, tma), L::sharedBytes(w4, ws));
+  EXPECT_EQ(L::tileConfigOf(tma).tma, uint32_t(TmaB));
+  t.tma = 0;
   // split_k with wgmma: a cluster of CTAs along K; every consumer thread
   // leaves its 128 sums in shared memory (128 KiB, more than the four
   // slots), the mbarriers after them; and back.
@@ -444,16 +453,30 @@ namespace {
 /// fill overwriting a slot a consumer still reads (from its full wait to
 /// its next wgmma wait), and on a parity wait more than one phase off.
 struct WsModel {
+  // A phase ends once every expected thread arrived and the bytes
+  // announced to it (expect_tx: one unit per bulk copy here) landed.
   struct Barrier {
     int64_t expected = 0, pending = 0, done = 0; // phases completed
-    void arrive() {
-      if (--pending == 0) {
+    int64_t tx = 0;
+    void complete() {
+      if (pending == 0 && tx == 0) {
         ++done;
         pending = expected;
       }
     }
+    void arrive() {
+      --pending;
+      complete();
+    }
+    void landTx() {
+      --tx;
+      complete();
+    }
   };
   int64_t S, n, D, P, C;
+  // tma = [b]: producer 0 also announces and issues a bulk copy per fill.
+  bool bulk;
+  std::vector<int64_t> bulkInFlight, bulkLanded; // fills; [slot]: fill
   std::vector<Barrier> full, empty;
   std::vector<std::vector<int64_t>> landed;  // [slot][producer]: fill
   // [consumer]: the slots it reads (-1: none): the current iteration's
@@ -464,9 +487,10 @@ struct WsModel {
   std::string failure;
 
   WsModel(int64_t stages, int64_t iterations, int64_t producers,
-          int64_t consumers)
+          int64_t consumers, bool bulkCopies = false)
       : S(stages), n(iterations), D(L::ws::fillsInFlight(stages)),
-        P(producers), C(consumers), full(size_t(stages)),
+        P(producers), C(consumers), bulk(bulkCopies),
+        bulkLanded(size_t(stages), -1), full(size_t(stages)),
         empty(size_t(stages)),
         landed(size_t(stages), std::vector<int64_t>(size_t(producers), -1)),
         reading(size_t(consumers), -1), readingBefore(size_t(consumers), -1),
@@ -511,6 +535,18 @@ struct WsModel {
                       std::to_string(s) + " while a consumer reads it";
         landed[size_t(s)][size_t(p)] = -1; // being rewritten
         groups[size_t(p)].push_back(f);
+        if (bulk && p == 0) {
+          // The bytes must count towards fill f's phase: the previous
+          // one (fill f - S) has ended, which the release wait implies.
+          if (full[size_t(s)].done != f / S)
+            failure = "fill " + std::to_string(f) +
+                      " announces its bytes in phase " +
+                      std::to_string(full[size_t(s)].done) + " of slot " +
+                      std::to_string(s);
+          ++full[size_t(s)].tx;
+          bulkLanded[size_t(s)] = -1;
+          bulkInFlight.push_back(f);
+        }
       } else if (f >= D) {
         if (!landedAllBut(p, D))
           return false;
@@ -544,7 +580,8 @@ struct WsModel {
       if (!waits(full[size_t(s)], i / S, L::ws::useFillParity(i, S)))
         return false;
       for (int64_t p = 0; p < P; ++p)
-        if (landed[size_t(s)][size_t(p)] != i)
+        if (landed[size_t(s)][size_t(p)] != i ||
+            (bulk && bulkLanded[size_t(s)] != i))
           failure = "iteration " + std::to_string(i) + " reads slot " +
                     std::to_string(s) + " before fill " + std::to_string(i) +
                     " landed";
@@ -561,8 +598,9 @@ struct WsModel {
   /// Runs to the end in a random order; returns the failure, if any.
   std::string run(std::mt19937 &rng) {
     for (int64_t steps = 0; steps < 1000000; ++steps) {
-      // Candidates: threads that can step, copies that can land.
-      std::vector<int64_t> order(size_t(P + C + P));
+      // Candidates: threads that can step, copies that can land (the
+      // last: a bulk copy, any of those in flight).
+      std::vector<int64_t> order(size_t(P + C + P + 1));
       for (size_t k = 0; k < order.size(); ++k)
         order[k] = int64_t(k);
       std::shuffle(order.begin(), order.end(), rng);
@@ -572,6 +610,15 @@ struct WsModel {
           moved = stepProducer(k);
         } else if (k < P + C) {
           moved = stepConsumer(k - P);
+        } else if (k == P + C + P) {
+          if (!bulkInFlight.empty()) {
+            size_t at = size_t(rng() % bulkInFlight.size());
+            int64_t f = bulkInFlight[at];
+            bulkInFlight.erase(bulkInFlight.begin() + std::ptrdiff_t(at));
+            bulkLanded[size_t(f % S)] = f;
+            full[size_t(f % S)].landTx();
+            moved = true;
+          }
         } else {
           int64_t p = k - P - C;
           auto &g = groups[size_t(p)];
@@ -610,11 +657,13 @@ TEST(PreparedLayout, WarpSpecializedPipelineNeverDeadlocksNorRacesInAModel) {
   std::mt19937 rng(11);
   for (int64_t stages = 3; stages <= 8; ++stages)
     for (int64_t n : {1, 2, 3, 5, 8, 13, 40})
-      for (int seed = 0; seed < 20; ++seed) {
-        WsModel model(stages, n, /*producers=*/2, /*consumers=*/3);
-        EXPECT_EQ(model.run(rng), "")
-            << "stages = " << stages << ", iterations = " << n;
-      }
+      for (int seed = 0; seed < 20; ++seed)
+        for (bool bulk : {false, true}) {
+          WsModel model(stages, n, /*producers=*/2, /*consumers=*/3, bulk);
+          EXPECT_EQ(model.run(rng), "")
+              << "stages = " << stages << ", iterations = " << n
+              << (bulk ? ", bulk copies" : "");
+        }
 }
 
 TEST(PreparedLayout, WarpSpecializedRegisterSplitFitsTheBlocksPool) {

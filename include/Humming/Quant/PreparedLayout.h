@@ -135,6 +135,12 @@ struct KernelShape {
   /// leaves its sums in its shared memory; CTA r of the cluster adds and
   /// stores tokens 8 jj ..+8 for its share of jj). No global workspace.
   int64_t clusterSplit = 1;
+  /// wgmma with warp_specialized and tma = [b]: the weights of each k-tile
+  /// (the block's n-tiles, contiguous in the prepared layout) arrive by one
+  /// bulk copy (cp.async.bulk, the TMA unit) issued by one producer thread
+  /// and completing on the slot's full mbarrier (expect_tx), instead of
+  /// 16-byte cp.async copies from every producer thread.
+  bool tmaWeights = false;
 
   int64_t blockM() const { return warpM * warpsM; }
   int64_t blockN() const { return kTileN * warpsN; }

@@ -99,9 +99,15 @@ FailureOr<PreparedTile> preparedTile(GemmOp op, unsigned index,
     return fail("expected warp_specialized = true with mbarrier = true (the "
                 "prepared kernels synchronise through mbarriers only between "
                 "a producer warpgroup and its consumers)");
-  if (t.streamK || t.tma || t.multicastA != 1 || t.multicastB != 1 ||
+  // TMA: the weights (b) of the warp-specialized wgmma kernels only, by
+  // bulk copies completing on the producer's full mbarriers.
+  if (t.tma != 0 && (t.tma != hq::TmaB || !t.warpSpecialized))
+    return fail("the prepared kernels fetch only the weights by TMA, in "
+                "warp-specialized wgmma kernels; expected tma = [b] with "
+                "mma = wgmma, warp_specialized = true, or no tma");
+  if (t.streamK || t.multicastA != 1 || t.multicastB != 1 ||
       t.gridCap != 0 || t.writeSplits != 1)
-    return fail("the prepared kernels do not implement stream-K, TMA, "
+    return fail("the prepared kernels do not implement stream-K, "
                 "multicast, grid_cap or write_splits yet; expected their "
                 "defaults");
   // ctas_per_sm asks ptxas (.minnctapersm) to fit that many blocks in an

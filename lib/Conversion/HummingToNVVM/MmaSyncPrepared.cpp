@@ -698,21 +698,49 @@ void PreparedEmitter::issueCooperativeCopies(Value iter, Value slot) {
   // x bits bytes, 8 x bits chunks per n-tile).
   const int64_t perTile = tile.warpsN * 8 * bits;
   Value weightsAt = arith::AddIOp::create(b, slotBase, c32(coop.activationBytes));
-  forEachChunk(kT * perTile, [&](Value c) {
-    Value u = arith::DivUIOp::create(b, c, c32(perTile));
-    Value off = arith::RemUIOp::create(b, c, c32(perTile));
-    Value tc = clamped(kTileOf(u));
-    Value index = arith::AddIOp::create(
-        b,
-        arith::AddIOp::create(
-            b, arith::MulIOp::create(b, ext64(tc), c64(spec.np * bits / 2)),
-            arith::MulIOp::create(b, ext64(bidX),
-                                  c64(tile.warpsN * 32 * bits))),
-        arith::MulIOp::create(b, ext64(off), c64(4)));
-    Value dst = arith::AddIOp::create(
-        b, weightsAt, arith::MulIOp::create(b, c, c32(16)));
-    copy16(dst, param(hq::abi::ParamWeight), index);
-  });
+  // Word of the weights where k-tile tc's share of this block begins.
+  auto weightWord = [&](Value tc) {
+    return arith::AddIOp::create(
+        b, arith::MulIOp::create(b, ext64(tc), c64(spec.np * bits / 2)),
+        arith::MulIOp::create(b, ext64(bidX), c64(tile.warpsN * 32 * bits)));
+  };
+  if (tile.tmaWeights) {
+    // One producer thread announces the slot's weight bytes on its full
+    // mbarrier and issues one bulk copy per k-tile; the barrier's phase
+    // ends once they landed and every producer arrived (the activations'
+    // and scales' cp.async copies, as before). The slot's previous reads
+    // ended before its release, which this fill waited for.
+    auto one = scf::IfOp::create(
+        b, arith::CmpIOp::create(b, arith::CmpIPredicate::eq, copyTid, c32(0)),
+        /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(one.thenBlock());
+    Value full = mbarrierAt(slot, 0);
+    inlineAsm(TypeRange(), ValueRange{full, c32(kT * perTile * 16)},
+              "mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [$0], $1;",
+              "r,r");
+    for (int64_t u = 0; u < kT; ++u) {
+      Value src = LLVM::GEPOp::create(b, ptr, i32, param(hq::abi::ParamWeight),
+                                      ValueRange{weightWord(clamped(kTileOf(c32(u))))});
+      Value dst = arith::AddIOp::create(b, weightsAt, c32(u * perTile * 16));
+      inlineAsm(TypeRange(), ValueRange{dst, src, c32(perTile * 16), full},
+                "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::"
+                "bytes [$0], [$1], $2, [$3];",
+                "r,l,r,r");
+    }
+  }
+  if (!tile.tmaWeights) {
+    forEachChunk(kT * perTile, [&](Value c) {
+      Value u = arith::DivUIOp::create(b, c, c32(perTile));
+      Value off = arith::RemUIOp::create(b, c, c32(perTile));
+      Value tc = clamped(kTileOf(u));
+      Value index = arith::AddIOp::create(
+          b, weightWord(tc), arith::MulIOp::create(b, ext64(off), c64(4)));
+      Value dst = arith::AddIOp::create(
+          b, weightsAt, arith::MulIOp::create(b, c, c32(16)));
+      copy16(dst, param(hq::abi::ParamWeight), index);
+    });
+  }
   // Scales and zero points of the block's columns, per group copy.
   const int64_t columns = tile.blockN();
   for (int64_t gi = 0; gi < coop.groupCopies; ++gi) {

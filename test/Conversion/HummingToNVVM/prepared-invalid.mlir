@@ -86,7 +86,7 @@ func.func @cp_async(%a: memref<?x128xf16>, %w: memref<8x256xi32>, %s: memref<1x1
 #tile = #humming.tile_config<m = [1, inf], block = [16, 64, 64], warp = [16, 64, 32], stages = 3, stream_k = true>
 
 func.func @stream_k(%a: memref<?x128xf16>, %w: memref<8x256xi32>, %s: memref<1x128xf16>, %c: memref<?x128xf16>) {
-  // expected-error @+1 {{tile_configs[0]: the prepared kernels do not implement stream-K, TMA, multicast, grid_cap or write_splits yet; expected their defaults}}
+  // expected-error @+1 {{tile_configs[0]: the prepared kernels do not implement stream-K, multicast, grid_cap or write_splits yet; expected their defaults}}
   humming.gemm %a, %w scales(%s : memref<1x128xf16>) into %c
       {weight_schema = #humming.weight_schema<type = ui4, scale = f16>, input_schema = #humming.input_schema<type = f16>,
        layout = #humming.layout<chip = "sm_90a">, tile_configs = [#tile]}
@@ -389,6 +389,36 @@ func.func @mbarrier_alone(%a: memref<?x128xf16>, %w: memref<8x256xi32>, %s: memr
 
 func.func @ws_ctas_per_sm(%a: memref<?x512xf16>, %w: memref<32x512xi32>, %s: memref<4x256xf16>, %c: memref<?x256xf16>) {
   // expected-error @+1 {{tile_configs[0]: warp_specialized with ctas_per_sm = 2 leaves the consumer warpgroups 88 registers per thread; expected at least 152 (warp_m x warp_n / 32 f32 sums and 24 for the operands)}}
+  humming.gemm %a, %w scales(%s : memref<4x256xf16>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<128>>,
+       input_schema = #humming.input_schema<type = f16>, layout = #humming.layout<chip = "sm_90a">,
+       tile_configs = [#tile]}
+      : memref<?x512xf16>, memref<32x512xi32> -> memref<?x256xf16>
+  return
+}
+
+// -----
+
+// TMA fetches only the weights (b), and only in warp-specialized kernels
+// (the bulk copies complete on the producer's full mbarriers).
+#tile = #humming.tile_config<m = [1, inf], block = [128, 256, 64], warp = [128, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b]>
+
+func.func @tma_activations(%a: memref<?x512xf16>, %w: memref<32x512xi32>, %s: memref<4x256xf16>, %c: memref<?x256xf16>) {
+  // expected-error @+1 {{tile_configs[0]: the prepared kernels fetch only the weights by TMA, in warp-specialized wgmma kernels; expected tma = [b] with mma = wgmma, warp_specialized = true, or no tma}}
+  humming.gemm %a, %w scales(%s : memref<4x256xf16>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<128>>,
+       input_schema = #humming.input_schema<type = f16>, layout = #humming.layout<chip = "sm_90a">,
+       tile_configs = [#tile]}
+      : memref<?x512xf16>, memref<32x512xi32> -> memref<?x256xf16>
+  return
+}
+
+// -----
+
+#tile = #humming.tile_config<m = [1, inf], block = [128, 256, 64], warp = [128, 32, 64], mma = wgmma, mbarrier = true, tma = [b]>
+
+func.func @tma_without_producer(%a: memref<?x512xf16>, %w: memref<32x512xi32>, %s: memref<4x256xf16>, %c: memref<?x256xf16>) {
+  // expected-error @+1 {{tile_configs[0]: expected warp_specialized = true with mbarrier = true}}
   humming.gemm %a, %w scales(%s : memref<4x256xf16>) into %c
       {weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<128>>,
        input_schema = #humming.input_schema<type = f16>, layout = #humming.layout<chip = "sm_90a">,

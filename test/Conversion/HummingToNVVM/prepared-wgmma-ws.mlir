@@ -81,3 +81,31 @@ func.func @ws2(%a: memref<?x512xf16>, %w: memref<32x512xi32>, %s: memref<4x256xf
       : memref<?x512xf16>, memref<32x512xi32> -> memref<?x256xf16>
   return
 }
+
+// -----
+
+// tma = [b]: producer thread 0 announces the slot's weight bytes on its
+// full mbarrier (4 k-tiles x 2 KiB of 4-bit weights for 256 columns) and
+// issues one bulk copy per k-tile completing on it; the activations and
+// scales keep their cp.async copies and every producer's arrival.
+// CHECK-LABEL: gpu.func @wstma_gemm0_m0
+// CHECK:         "setmaxnreg.dec.sync.aligned.u32 56;"
+// CHECK:         scf.for
+// CHECK:           nvvm.cp.async.shared.global
+// CHECK:           scf.if
+// CHECK:             %[[BYTES:.*]] = arith.constant 8192 : i32
+// CHECK:             "mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [$0], $1;", "r,r" %[[FULL:.*]], %[[BYTES]]
+// CHECK-COUNT-4:     "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [$0], [$1], $2, [$3];", "r,l,r,r" {{.*}}, %[[FULL]] :
+// CHECK-NOT:       cp.async.bulk
+// CHECK:           nvvm.cp.async.commit.group
+// CHECK:         "setmaxnreg.inc.sync.aligned.u32 224;"
+
+#t = #humming.tile_config<m = [1, inf], block = [128, 256, 64], warp = [128, 32, 64], stages = 4, mma = wgmma, warp_specialized = true, mbarrier = true, tma = [b]>
+func.func @wstma(%a: memref<?x512xf16>, %w: memref<32x512xi32>, %s: memref<4x256xf16>, %c: memref<?x256xf16>) {
+  humming.gemm %a, %w scales(%s : memref<4x256xf16>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<128>>,
+       input_schema = #humming.input_schema<type = f16>, layout = #humming.layout<chip = "sm_90a">,
+       tile_configs = [#t]}
+      : memref<?x512xf16>, memref<32x512xi32> -> memref<?x256xf16>
+  return
+}

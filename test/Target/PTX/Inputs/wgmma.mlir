@@ -86,3 +86,22 @@ func.func @w4ws64cluster(%a: memref<?x1024xf16>, %w: memref<64x512xi32>, %s: mem
       : memref<?x1024xf16>, memref<64x512xi32> -> memref<?x256xf16>
   return
 }
+// tma = [b]: the weights by bulk copies on the full mbarriers; 3-bit (two
+// planes, 1.5 KiB per k-tile) and 8-bit float codes (4 KiB).
+#wstma = #humming.tile_config<m = [1, inf], block = [128, 256, 64], warp = [128, 32, 64], stages = 4, mma = wgmma, warp_specialized = true, mbarrier = true, tma = [b]>
+func.func @w3wstma(%a: memref<?x512xf16>, %w: memref<32x384xi32>, %s: memref<4x256xf16>, %c: memref<?x256xf16>) {
+  humming.gemm %a, %w scales(%s : memref<4x256xf16>) into %c
+      {weight_schema = #humming.weight_schema<type = ui3, scale = f16, granularity = group<128>>,
+       input_schema = #humming.input_schema<type = f16>, layout = #humming.layout<chip = "sm_90a">,
+       tile_configs = [#wstma]}
+      : memref<?x512xf16>, memref<32x384xi32> -> memref<?x256xf16>
+  return
+}
+func.func @w8wstma(%a: memref<?x512xbf16>, %w: memref<32x1024xi32>, %s: memref<1x256xbf16>, %c: memref<?x256xbf16>) {
+  humming.gemm %a, %w scales(%s : memref<1x256xbf16>) into %c
+      {weight_schema = #humming.weight_schema<type = f8E4M3FN, scale = bf16>,
+       input_schema = #humming.input_schema<type = bf16>, layout = #humming.layout<chip = "sm_90a">,
+       tile_configs = [#wstma]}
+      : memref<?x512xbf16>, memref<32x1024xi32> -> memref<?x256xbf16>
+  return
+}
