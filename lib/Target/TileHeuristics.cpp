@@ -100,6 +100,22 @@ bool runs(const WeightSchema &w, int64_t n, int64_t k,
          layout::sharedBytes(w, ks) <= sharedMemoryBudget(device);
 }
 
+/// The sm_90a block shape: 256 columns in two warpgroups of two 64-column
+/// n-tiles, `tokens` tokens, `kTiles` k-tiles per iteration, four stages,
+/// with or without a producer warpgroup.
+layout::KernelShape wgmmaShape(int64_t tokens, int64_t kTiles,
+                               bool warpSpecialized) {
+  layout::KernelShape ks;
+  ks.wgmma = true;
+  ks.warpM = tokens;
+  ks.nTilesPerGroup = 2;
+  ks.warpsN = 4;
+  ks.kTilesPerWarp = kTiles;
+  ks.stages = 4;
+  ks.warpSpecialized = warpSpecialized;
+  return ks;
+}
+
 /// The sm_90a tile for M = 33..512: the warp-specialized wgmma tile of 64 or
 /// 128 tokens (64 of K per iteration, four stages) with K split across the
 /// CTAs of a thread block cluster (1, 2, 4 or 8), whichever takes the fewest
@@ -128,14 +144,7 @@ std::optional<TileConfig> clusterSplitTile(const WeightSchema &w, int64_t n,
   std::optional<TileConfig> best;
   double bestCost = 0;
   for (int64_t tokens : {64, 128}) {
-    layout::KernelShape ks;
-    ks.wgmma = true;
-    ks.warpM = tokens;
-    ks.nTilesPerGroup = 2;
-    ks.warpsN = 4;
-    ks.kTilesPerWarp = 4;
-    ks.stages = 4;
-    ks.warpSpecialized = true;
+    layout::KernelShape ks = wgmmaShape(tokens, 4, /*warpSpecialized=*/true);
     if (!runs(w, n, k, ks, device))
       continue;
     const int64_t iterations = k / (ks.kTilesPerIteration() * layout::kTileK);
@@ -209,14 +218,7 @@ std::optional<TileConfig> wgmmaTile(const WeightSchema &w, int64_t n,
   if (!chip || !chip->supportsMma(MmaKind::Wgmma) || c.f16Accumulation ||
       c.batchInvariant)
     return std::nullopt;
-  layout::KernelShape ks;
-  ks.wgmma = true;
-  ks.warpM = tokens;
-  ks.nTilesPerGroup = 2;
-  ks.warpsN = 4;
-  ks.kTilesPerWarp = kTiles;
-  ks.stages = 4;
-  ks.warpSpecialized = warpSpecialized;
+  layout::KernelShape ks = wgmmaShape(tokens, kTiles, warpSpecialized);
   // The warp-specialized tile wins with half as many blocks as SMs too
   // (4096 x 4096 at M = 1024: 128 blocks for 132 SMs, 69 us against 111
   // for the mma_sync tile; session 9).
