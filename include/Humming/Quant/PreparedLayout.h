@@ -208,9 +208,8 @@ inline bool releasesPrevious(int64_t i, int64_t stages, int64_t iterations) {
 }
 /// The register split of a warp-specialized block (setmaxnreg): every
 /// thread starts with `launch` registers (the kernel's .maxnreg: the SM's
-/// 64 Ki over `ctasPerSm` blocks of `threads`, in steps of 8, at most
-/// 248), the
-/// producers give theirs down to `producer` and the consumers take what
+/// 64 Ki over `ctasPerSm` blocks of `threads`, in steps of 8, at most 248),
+/// the producers give theirs down to `producer` and the consumers take what
 /// the block's pool then holds, in steps of 8, at most 248. setmaxnreg.inc
 /// blocks until the block's own pool has the registers, so asking for more
 /// than launch x threads holds would hang: the split must come from the
