@@ -125,7 +125,7 @@ int humming_layer_create(int64_t n, int64_t k,
                                       compute, *act);
   if (!layer)
     return fail(layer.error());
-  *out = new humming_layer{layer.take()};
+  *out = new humming_layer{layer.take(), {}};
   return ok();
 }
 
@@ -147,7 +147,7 @@ int humming_layer_create_from_checkpoint(const char *dir, const char *module,
     return fail(concat(module, ": ", layer.error()));
   if (Status s = layer->loadQuantized(std::move(loaded->tensors)); !s)
     return fail(concat(module, ": ", s.error()));
-  *out = new humming_layer{layer.take()};
+  *out = new humming_layer{layer.take(), {}};
   return ok();
 }
 

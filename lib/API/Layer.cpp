@@ -436,6 +436,33 @@ Status Layer::transform(const LayerTarget &target) {
           return s;
         if (std::string why = abi::clusterMismatch(kl, depth); !why.empty())
           return Error{why};
+        // How many of its clusters the device keeps resident at once: none
+        // is a clear error here rather than a failed launch in forward;
+        // the count goes to the info log (the heuristics assume a wave of
+        // clusters of four or eight holds half the SMs). A driver without
+        // the query, or a query that fails, skips the check.
+        if (driver->cuOccupancyMaxActiveClusters) {
+          rt::LaunchConfig config;
+          config.gridDimZ = unsigned(kl.cluster);
+          config.blockDimX = unsigned(kl.threads);
+          config.sharedMemBytes = unsigned(kl.smemBytes);
+          int clusters = -1;
+          rt::CUresult r =
+              driver->cuOccupancyMaxActiveClusters(&clusters, *f, &config);
+          if (r == 0) {
+            if (std::string why = abi::clusterCannotRun(kl, clusters);
+                !why.empty())
+              return Error{why};
+            rt::logInfo(concat("kernel ", kl.name, ": at most ", clusters,
+                               " clusters of ", kl.cluster,
+                               " CTAs resident (", clusters * kl.cluster,
+                               " CTAs)"));
+          } else {
+            rt::logInfo(concat("kernel ", kl.name, ": ",
+                               driver->describe(r, "cuOccupancyMaxActiveClusters"),
+                               "; cluster occupancy not checked"));
+          }
+        }
       }
       functions.push_back(*f);
     }

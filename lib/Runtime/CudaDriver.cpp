@@ -2,10 +2,16 @@
 
 #include "Humming/Runtime/CudaDriver.h"
 
+#include <cstddef>
 #include <dlfcn.h>
 #include <mutex>
 
 namespace humming::rt {
+
+static_assert(sizeof(LaunchConfig) == 56 &&
+                  offsetof(LaunchConfig, hStream) == 32 &&
+                  offsetof(LaunchConfig, numAttrs) == 48,
+              "LaunchConfig must lay out as CUlaunchConfig");
 
 namespace {
 constexpr int kAttrComputeCapabilityMajor = 75;
@@ -64,6 +70,8 @@ Result<const CudaDriver *> loadDriver() {
     if (!*e.slot)
       return Error{concat("the CUDA driver lacks ", e.name)};
   }
+  *(void **)&d.cuOccupancyMaxActiveClusters =
+      dlsym(lib, "cuOccupancyMaxActiveClusters");
   if (Status s = d.check(d.cuInit(0), "cuInit"); !s)
     return Error{s.error()};
   return &d;

@@ -53,10 +53,6 @@ bool infoLogging() {
   return on;
 }
 
-void logInfo(const std::string &message) {
-  if (infoLogging())
-    std::fprintf(stderr, "humming: %s\n", message.c_str());
-}
 
 /// mkdir -p; false with errno set when a component cannot be made.
 bool makeDirs(const std::string &path) {
@@ -168,6 +164,12 @@ struct FileLock {
 };
 
 } // namespace
+
+void logInfo(const std::string &message) {
+  if (infoLogging())
+    std::fprintf(stderr, "humming: %s\n", message.c_str());
+}
+
 
 std::string CacheKey::digest() const {
   Sha256 h;

@@ -131,12 +131,23 @@ TEST(KernelTable, AClusterTheDriverDoesNotFormIsRefused) {
             "along z as one cluster (.reqnctapercluster 1, 1, 4), got a "
             "required cluster depth of 0");
   EXPECT_NE(habi::clusterMismatch(k, 2), "");
+  // A cluster the device cannot keep resident at all (the driver's
+  // cuOccupancyMaxActiveClusters says 0) is refused at transform time.
+  k.threads = 384;
+  k.smemBytes = 200000;
+  EXPECT_EQ(habi::clusterCannotRun(k, 0),
+            "kernel layer_gemm0_m4: the device cannot run a cluster of 4 CTAs "
+            "of 384 threads and 200000 bytes of shared memory each "
+            "(cuOccupancyMaxActiveClusters: 0); force a tile with a smaller "
+            "split_k");
+  EXPECT_EQ(habi::clusterCannotRun(k, 1), "");
   // Kernels without a cluster: the driver reports 0 (or 1).
   habi::KernelLaunch plain;
   plain.name = "layer_gemm0_m0";
   EXPECT_EQ(habi::clusterMismatch(plain, 0), "");
   EXPECT_EQ(habi::clusterMismatch(plain, 1), "");
   EXPECT_NE(habi::clusterMismatch(plain, 2), "");
+  EXPECT_EQ(habi::clusterCannotRun(plain, 0), "");
   // The table keeps the field through its text form (kernel cache entries).
   std::vector<habi::KernelLaunch> table = {k, plain}, back;
   ASSERT_TRUE(habi::parseKernelTable(habi::formatKernelTable(table), back));

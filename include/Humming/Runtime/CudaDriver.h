@@ -29,6 +29,17 @@ using CUevent = struct CUevent_st *;
 using CUgraph = struct CUgraph_st *;
 using CUgraphExec = struct CUgraphExec_st *;
 
+/// CUlaunchConfig (cuda.h) without its header: the same members in the
+/// same order, so the same layout.
+struct LaunchConfig {
+  unsigned gridDimX = 1, gridDimY = 1, gridDimZ = 1;
+  unsigned blockDimX = 1, blockDimY = 1, blockDimZ = 1;
+  unsigned sharedMemBytes = 0;
+  CUstream hStream = nullptr;
+  void *attrs = nullptr;
+  unsigned numAttrs = 0;
+};
+
 /// The driver entry points, resolved once.
 struct CudaDriver {
   CUresult (*cuInit)(unsigned);
@@ -69,6 +80,10 @@ struct CudaDriver {
   CUresult (*cuGraphLaunch)(CUgraphExec, CUstream);
   CUresult (*cuGraphExecDestroy)(CUgraphExec);
   CUresult (*cuGraphDestroy)(CUgraph);
+  // Optional (null where the driver lacks it: before CUDA 11.8): how many
+  // clusters of a function can be resident at once.
+  CUresult (*cuOccupancyMaxActiveClusters)(int *, CUfunction,
+                                           const LaunchConfig *);
 
   /// The driver, loaded and initialised once; an error when there is no
   /// libcuda.so.1 or no device ("no CUDA driver: libcuda.so.1: cannot open

@@ -124,6 +124,9 @@ const char *hummingVersion();
 /// compiler never reuses what an older one produced.
 const std::string &buildIdentity();
 
+/// Writes "humming: <message>" to stderr when HUMMING_LOG is info or debug.
+void logInfo(const std::string &message);
+
 } // namespace humming::rt
 
 #endif // HUMMING_RUNTIME_KERNELCACHE_H

@@ -146,6 +146,20 @@ inline std::string clusterMismatch(const KernelLaunch &k, int depth) {
          std::to_string(depth);
 }
 
+/// Where the driver can keep none of a cluster kernel's clusters resident
+/// (cuOccupancyMaxActiveClusters gave `clusters`): what the kernel needs;
+/// empty where at least one fits.
+inline std::string clusterCannotRun(const KernelLaunch &k, int clusters) {
+  if (k.cluster <= 1 || clusters > 0)
+    return "";
+  return "kernel " + k.name + ": the device cannot run a cluster of " +
+         std::to_string(k.cluster) + " CTAs of " + std::to_string(k.threads) +
+         " threads and " + std::to_string(k.smemBytes) +
+         " bytes of shared memory each (cuOccupancyMaxActiveClusters: " +
+         std::to_string(clusters) +
+         "); force a tile with a smaller split_k";
+}
+
 /// The entry of `table` serving `m`, or null (also for m = 0: with no
 /// tokens there is nothing to launch; a zero-block grid is a launch error).
 inline const KernelLaunch *kernelFor(const std::vector<KernelLaunch> &table,
