@@ -53,6 +53,8 @@ KernelShape shapeOf(const TileConfig &t) {
     k.clusterSplit = t.splitK;
     k.tmaWeights = (t.tma & TmaB) != 0;
   }
+  if (t.mma != MmaKind::Wgmma && t.clusterSplit)
+    k.clusterSplit = t.splitK;
   k.kSplit = t.blockK / t.warpK;
   k.kTilesPerWarp = t.warpK / kTileK;
   k.stages = t.stages;
@@ -76,6 +78,9 @@ TileConfig tileConfigOf(const KernelShape &k) {
     t.splitK = k.clusterSplit;
     if (k.tmaWeights)
       t.tma = TmaB;
+  } else if (k.clusterSplit > 1) {
+    t.splitK = k.clusterSplit;
+    t.clusterSplit = true;
   }
   t.blockN = k.blockN();
   t.warpK = k.kTilesPerWarp * kTileK;

@@ -397,10 +397,13 @@ Diag verifyTileConfig(const TileConfig &t) {
     return concat("expected write_splits 1 or 2, got ", t.writeSplits);
   if (t.splitK < 1 || t.splitK > 16)
     return concat("expected split_k between 1 and 16, got ", t.splitK);
-  if (t.splitK > 1 && t.mMax == 0 && t.mma != MmaKind::Wgmma)
+  if (t.clusterSplit && t.splitK != 2 && t.splitK != 4 && t.splitK != 8)
+    return concat("expected split_k of 2, 4 or 8 with cluster_split (the "
+                  "CTAs of one thread block cluster), got ", t.splitK);
+  if (t.splitK > 1 && t.mMax == 0 && !t.splitsInCluster())
     return concat("expected a bounded M range with split_k = ", t.splitK,
                   " (its partial sums are sized for the range's largest M; "
-                  "wgmma kernels add theirs in a cluster), "
+                  "wgmma kernels and cluster_split add theirs in a cluster), "
                   "got m = [", t.mMin, ", inf]");
   if (t.splitK > 1 && t.streamK)
     return std::string("expected split_k = 1 with stream_k = true (stream-K "

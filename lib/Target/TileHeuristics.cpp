@@ -38,8 +38,8 @@ const DeviceInfo *representativeDevice(const Chip &chip) {
 }
 
 std::vector<TileConfig> forcedTileConfigs(TileConfig t) {
-  // (wgmma kernels split K in a cluster, for every M.)
-  if (t.splitK > 1 && t.mma != MmaKind::Wgmma) {
+  // (Kernels that split K in a cluster serve every M.)
+  if (t.splitK > 1 && !t.splitsInCluster()) {
     TileConfig rest = t;
     t.mMin = 1;
     rest.mMin = t.mMax + 1;
@@ -238,7 +238,7 @@ bool sameKernel(const TileConfig &a, const TileConfig &b) {
                            t.streamK, t.mbarrier, t.cpAsync, t.tma,
                            t.multicastA, t.multicastB, t.ctasPerSm, t.gridCap,
                            t.writeSplits, t.splitK, t.blockCopies,
-                           t.scaleAfterMma);
+                           t.scaleAfterMma, t.clusterSplit);
   };
   return key(a) == key(b);
 }

@@ -220,6 +220,21 @@ TEST(PreparedLayout, WgmmaWarpsFindTheirAFragmentsInTheSameLayout) {
   ms.splitK = 4;
   EXPECT_EQ(L::shapeOf(ms).clusterSplit, 1);
   EXPECT_EQ(L::shapeOf(ms).workspaceFloats(), 0);
+  // ... unless the split reduces in a cluster (cluster_split): then one
+  // warp group's sums (32 per lane of the 16-row warp) wait in shared
+  // memory, and the split comes back with the tile.
+  ms.clusterSplit = true;
+  L::KernelShape mcl = L::shapeOf(ms);
+  EXPECT_EQ(mcl.clusterSplit, 4);
+  EXPECT_EQ(mcl.workspaceFloats(), 32 * 32);
+  EXPECT_GE(L::sharedBytes(w4, mcl), 32 * 32 * 4);
+  TileConfig back = L::tileConfigOf(mcl);
+  EXPECT_EQ(back.splitK, 4);
+  EXPECT_TRUE(back.clusterSplit);
+  EXPECT_TRUE(back.splitsInCluster());
+  // With an in-block split the partial sums' space holds them already.
+  ms.blockK = 4 * ms.warpK;
+  EXPECT_EQ(L::shapeOf(ms).workspaceFloats(), 4 * 32 * 32);
 }
 
 TEST(PreparedLayout, ThreadsShareTheRepackWithoutChangingIt) {

@@ -105,6 +105,35 @@ TEST(TileHeuristics, EveryChoiceIsLegalAndFitsTheDevice) {
   EXPECT_GT(checked, 1000);
 }
 
+TEST(TileHeuristics, ForcedSplitsServeTheirRangeUnlessTheyReduceInACluster) {
+  // An mma_sync split through the workspace serves M up to its range's top
+  // and the same tile without the split the rest; a split in a cluster
+  // (cluster_split, or wgmma) serves every M.
+  TileConfig t;
+  t.mMin = 1;
+  t.mMax = 16;
+  t.blockM = t.warpM = 16;
+  t.blockN = 128;
+  t.warpN = 64;
+  t.blockK = 128;
+  t.warpK = 32;
+  t.splitK = 4;
+  std::vector<TileConfig> f = forcedTileConfigs(t);
+  ASSERT_EQ(f.size(), 2u);
+  EXPECT_EQ(f[0].mMax, 16);
+  EXPECT_EQ(f[0].splitK, 4);
+  EXPECT_EQ(f[1].mMin, 17);
+  EXPECT_EQ(f[1].mMax, 0);
+  EXPECT_EQ(f[1].splitK, 1);
+  t.clusterSplit = true;
+  f = forcedTileConfigs(t);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].mMin, 1);
+  EXPECT_EQ(f[0].mMax, 0);
+  EXPECT_EQ(f[0].splitK, 4);
+  EXPECT_FALSE(verifyTileConfig(f[0]));
+}
+
 TEST(TileHeuristics, DeviceFactsFromADeviceOrTheChipsRepresentative) {
   Result<DeviceInfo> d = tileDeviceFacts("H200", "sm_80"); // device wins
   ASSERT_TRUE(bool(d)) << d.error();

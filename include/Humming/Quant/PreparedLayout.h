@@ -130,10 +130,12 @@ struct KernelShape {
   /// mbarriers per slot (after the slots in shared memory) replace the
   /// block barrier, so the consumer warpgroups do not run in lockstep.
   bool warpSpecialized = false;
-  /// wgmma with split_k: this many CTAs of a thread block cluster share a
-  /// tile's K and add their sums through distributed shared memory (each
-  /// leaves its sums in its shared memory; CTA r of the cluster adds and
-  /// stores tokens 8 jj ..+8 for its share of jj). No global workspace.
+  /// wgmma with split_k (mma_sync with split_k and cluster_split): this
+  /// many CTAs of a thread block cluster share a tile's K and add their
+  /// sums through distributed shared memory (each leaves its sums in its
+  /// shared memory; CTA r of the cluster adds and stores its share: wgmma
+  /// tokens 8 jj ..+8 for its share of jj, mma_sync the output units u
+  /// with u % clusterSplit = r). No global workspace.
   int64_t clusterSplit = 1;
   /// wgmma with warp_specialized and tma = [b]: the weights of each k-tile
   /// (the block's n-tiles, contiguous in the prepared layout) arrive by one
@@ -165,13 +167,15 @@ struct KernelShape {
   /// f32 slots for split-K partial sums in shared memory: every warp group
   /// of an in-block split leaves all its sums (each then adds 1/kSplit of
   /// them); with clusterSplit every consumer thread leaves its wgmma sums
-  /// (warpM / 2 per n-tile) for the cluster.
+  /// (warpM / 2 per n-tile) for the cluster, and an mma_sync block one
+  /// group's sums (what the in-block split's space holds already).
   int64_t workspaceFloats() const {
     if (wgmma)
       return clusterSplit > 1
                  ? mathThreads() * (warpM / 2) * nTilesPerGroup
                  : 0;
-    return kSplit > 1 ? kSplit * warpsM * warpsN * 32 * (warpM / 16) * 32 : 0;
+    const int64_t group = warpsM * warpsN * 32 * (warpM / 16) * 32;
+    return kSplit > 1 ? kSplit * group : clusterSplit > 1 ? group : 0;
   }
 };
 

@@ -177,7 +177,16 @@ struct TileConfig {
   /// (one group) after the MMAs instead of every dequantized weight pair
   /// (mma_sync prepared kernels with 16-row warps).
   bool scaleAfterMma = false;
+  /// mma_sync with split_k (2, 4 or 8; sm_90 and later): the CTAs form a
+  /// thread block cluster and add their sums through distributed shared
+  /// memory instead of the global workspace (no bounded range needed).
+  /// wgmma kernels always split K so.
+  bool clusterSplit = false;
 
+  /// Whether the split_k CTAs reduce in a cluster (wgmma, or clusterSplit).
+  bool splitsInCluster() const {
+    return splitK > 1 && (mma == MmaKind::Wgmma || clusterSplit);
+  }
   int64_t warps() const;
   int64_t threads() const;
 };

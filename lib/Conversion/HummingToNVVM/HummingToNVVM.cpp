@@ -135,6 +135,11 @@ FailureOr<PreparedTile> preparedTile(GemmOp op, unsigned index,
     if (hq::Diag d = hq::layout::scaleAfterMmaApplies(
             spec.weight, spec.f16Accumulation, t))
       return fail(*d);
+  // cluster_split (mma_sync; wgmma splits always reduce in a cluster):
+  // thread block clusters exist from sm_90 on.
+  if (t.clusterSplit && t.mma != hq::MmaKind::Wgmma && chip.sm < 90)
+    return fail("cluster_split needs thread block clusters (sm_90 and "
+                "later); got " + chip.str());
   if (t.splitK > 1) {
     int64_t iterations = hq::ceilDiv(spec.kp / 16, tile.kSplit * tile.kTilesPerWarp);
     if (t.splitK > iterations)
@@ -384,7 +389,8 @@ struct LowerToNVVMPass
                   ? buildStubKernel(builder, op.getLoc(), kernels, kname)
                   : buildMmaSyncPreparedKernel(builder, op.getLoc(), kernels,
                                                kname, spec, *tile,
-                                               CtaSplit{t.splitK, t.mMax});
+                                               CtaSplit{t.splitK, t.mMax,
+                                                        t.splitsInCluster()});
           kernelSymbols.insert(kernel);
           hq::abi::KernelLaunch launch;
           launch.name = kernel.getName().str();
@@ -395,7 +401,7 @@ struct LowerToNVVMPass
           launch.threads = tile->threads();
           launch.smemBytes = hq::layout::sharedBytes(spec.weight, *tile);
           launch.splitK = t.splitK;
-          launch.cluster = tile->wgmma ? t.splitK : 1;
+          launch.cluster = t.splitsInCluster() ? t.splitK : 1;
           variants.push_back({kernel, launch});
         }
       } else {

@@ -45,11 +45,16 @@ using PreparedTile = ::humming::layout::KernelShape;
 struct CtaSplit {
   int64_t ctas = 1;
   int64_t maxM = 0;
+  /// The CTAs form a thread block cluster and add their sums through
+  /// distributed shared memory (wgmma always; mma_sync with cluster_split):
+  /// no workspace.
+  bool cluster = false;
 };
 
 /// Appends the prepared-layout kernel `name` for `spec` and `tile`. With
-/// `split.ctas` > 1 the module also gets the kernel's workspace: its fp32
-/// partial sums and one arrival counter per output tile.
+/// `split.ctas` > 1 and no cluster the module also gets the kernel's
+/// workspace: its fp32 partial sums and one arrival counter per output
+/// tile.
 gpu::GPUFuncOp buildMmaSyncPreparedKernel(OpBuilder &builder, Location loc,
                                           gpu::GPUModuleOp module,
                                           StringRef name,

@@ -333,7 +333,7 @@ private:
   int64_t mbarrierOffset() const {
     return std::max(tile.stages * coop.total(), tile.workspaceFloats() * 4);
   }
-  bool clustered() const { return tile.wgmma && split.ctas > 1; }
+  bool clustered() const { return split.ctas > 1 && split.cluster; }
   /// wgmma: the warp's index in its warpgroup, the warpgroup's index along N.
   Value wIn, groupN;
   /// 32-bit shared address of the dynamic shared memory.
@@ -372,6 +372,10 @@ private:
   /// runs the epilogue (so the result does not depend on which CTA
   /// finished last).
   void reduceAcrossCtas(ArrayRef<SmallVector<Value>> sums, Value tid);
+  /// The same through distributed shared memory (cluster_split): every
+  /// CTA leaves its units' sums in its shared memory, CTA r adds and
+  /// stores the units u with u % split_k = r.
+  void reduceInCluster(ArrayRef<SmallVector<Value>> sums);
 
   /// The 16-bit bits (i32, low half) of a scale stored with type `t`, given
   /// the i32 word that holds it and its position.
@@ -2135,6 +2139,8 @@ void PreparedEmitter::finish(ArrayRef<Value> acc, Value tid) {
         return v;
       });
   }
+  if (clustered())
+    return reduceInCluster(sums);
   if (split.ctas > 1)
     return reduceAcrossCtas(sums, tid);
   for (int64_t u = 0; u < units; ++u) {
@@ -2232,6 +2238,68 @@ void PreparedEmitter::reduceAcrossCtas(ArrayRef<SmallVector<Value>> sums,
   }
 }
 
+void PreparedEmitter::reduceInCluster(ArrayRef<SmallVector<Value>> sums) {
+  const int64_t S = split.ctas;
+  const int64_t units = mt * 16;
+  // One column per thread of a warp group, as in the workspace: unit u's
+  // sum e of column c at word (2u + e) x threads + c.
+  const int64_t threads = tile.warpsM * tile.warpsN * 32;
+  Value column = arith::AddIOp::create(
+      b,
+      arith::MulIOp::create(
+          b,
+          arith::AddIOp::create(
+              b, arith::MulIOp::create(b, warpMi, c32(tile.warpsN)), warpN),
+          c32(32)),
+      lane);
+  Value base = LLVM::PtrToIntOp::create(b, i32, smem);
+  auto wordOf = [&](int64_t index) {
+    return arith::AddIOp::create(
+        b, base,
+        arith::MulIOp::create(
+            b, arith::AddIOp::create(b, c32(index * threads), column),
+            c32(4)));
+  };
+  // Every thread of the CTA is done with the pipeline's (and the in-block
+  // split's) shared memory.
+  clusterBarrier();
+  for (int64_t u = 0; u < units; ++u) {
+    auto ifOp = scf::IfOp::create(b, owns(u), /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    for (int64_t e = 0; e < 2; ++e)
+      inlineAsm(TypeRange(),
+                ValueRange{wordOf(2 * u + e), sums[size_t(u)][size_t(e)]},
+                "st.shared.f32 [$0], $1;", "r,f");
+  }
+  // Every CTA's sums are visible to the cluster.
+  clusterBarrier();
+  for (int64_t u = 0; u < units; ++u) {
+    // CTA r (its index along z) adds unit u where u % S = r, over the
+    // CTAs in rank order (the workspace path's order: the same sums).
+    Value mine = arith::AndIOp::create(
+        b, owns(u),
+        arith::CmpIOp::create(b, arith::CmpIPredicate::eq, bidZ, c32(u % S)));
+    auto ifOp = scf::IfOp::create(b, mine, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    Value v[2];
+    for (int64_t e = 0; e < 2; ++e)
+      for (int64_t z = 0; z < S; ++z) {
+        Value x = inlineAsm(f32, ValueRange{wordOf(2 * u + e), c32(z)},
+                            "{\n.reg .b32 remote;\n"
+                            "mapa.shared::cluster.u32 remote, $1, $2;\n"
+                            "ld.shared::cluster.f32 $0, [remote];\n}",
+                            "=f,r,r")
+                      .getResult(0);
+        v[e] = v[e] ? arith::AddFOp::create(b, v[e], x) : x;
+      }
+    storeUnit(u, v[0], v[1]);
+  }
+  // No CTA leaves while another still reads its shared memory.
+  clusterBarrier();
+}
+
 } // namespace
 
 gpu::GPUFuncOp mlir::humming::buildMmaSyncPreparedKernel(
@@ -2253,7 +2321,7 @@ gpu::GPUFuncOp mlir::humming::buildMmaSyncPreparedKernel(
   // Split-K across CTAs: the kernel's workspace, module globals (PTX zeroes
   // .global variables at load; every launch leaves the counters at zero).
   LLVM::GlobalOp partialsGlobal, arrivalsGlobal;
-  if (split.ctas > 1 && !tile.wgmma) {
+  if (split.ctas > 1 && !split.cluster) {
     const int64_t tilesMax = (spec.np / tile.blockN()) *
                              hq::ceilDiv(split.maxM, tile.blockM());
     const int64_t floats = tilesMax * split.ctas * (tile.warpM / 16) * 32 *
@@ -2295,9 +2363,10 @@ gpu::GPUFuncOp mlir::humming::buildMmaSyncPreparedKernel(
       func->setAttr(NVVM::NVVMDialect::getMaxnregAttrName(),
                     builder.getI32IntegerAttr(int32_t(regs.launch)));
   }
-  // wgmma with split_k: the CTAs along z form a cluster (.reqnctapercluster;
-  // an ordinary launch then groups them).
-  if (tile.wgmma && split.ctas > 1)
+  // split_k in a cluster (wgmma, or mma_sync with cluster_split): the CTAs
+  // along z form a cluster (.reqnctapercluster; an ordinary launch then
+  // groups them).
+  if (split.ctas > 1 && split.cluster)
     func->setAttr(NVVM::NVVMDialect::getClusterDimAttrName(),
                   builder.getDenseI32ArrayAttr({1, 1, int32_t(split.ctas)}));
   // Inputs are read-only and never alias the output: loads through them
@@ -2315,7 +2384,7 @@ gpu::GPUFuncOp mlir::humming::buildMmaSyncPreparedKernel(
                             func.getArguments().end());
   Value smem = LLVM::AddressOfOp::create(b, smemGlobal);
   Value partials, arrivals;
-  if (split.ctas > 1 && !tile.wgmma) {
+  if (split.ctas > 1 && !split.cluster) {
     partials = LLVM::AddressOfOp::create(b, partialsGlobal);
     arrivals = LLVM::AddressOfOp::create(b, arrivalsGlobal);
   }

@@ -147,8 +147,8 @@ func.func @split_k_large() attributes {t = #humming.tile_config<m = [1, 16], blo
 // -----
 
 // An mma_sync split keeps its partial sums in globals sized for the range's
-// top; wgmma kernels (a cluster) take any range.
-// expected-error @+1 {{expected a bounded M range with split_k = 2 (its partial sums are sized for the range's largest M; wgmma kernels add theirs in a cluster), got m = [1, inf]}}
+// top; wgmma kernels and cluster_split (a cluster) take any range.
+// expected-error @+1 {{expected a bounded M range with split_k = 2 (its partial sums are sized for the range's largest M; wgmma kernels and cluster_split add theirs in a cluster), got m = [1, inf]}}
 func.func @split_k_unbounded() attributes {t = #humming.tile_config<block = [16, 64, 64], warp = [16, 64, 32], split_k = 2>} { return }
 
 // -----
@@ -160,3 +160,15 @@ func.func @split_k_and_stream_k() attributes {t = #humming.tile_config<m = [1, 1
 
 // expected-error @+1 {{expected mma = mma_sync with scale_after_mma (the other families do not implement it)}}
 func.func @scale_after_mma_wgmma() attributes {t = #humming.tile_config<block = [64, 256, 64], warp = [64, 64, 64], mma = wgmma, scale_after_mma = true>} { return }
+
+// -----
+
+// cluster_split: the split_k CTAs form one thread block cluster (at most
+// eight, a power of two).
+// expected-error @+1 {{expected split_k of 2, 4 or 8 with cluster_split (the CTAs of one thread block cluster), got 3}}
+func.func @cluster_split_3() attributes {t = #humming.tile_config<block = [16, 128, 128], warp = [16, 64, 32], split_k = 3, cluster_split = true>} { return }
+
+// -----
+
+// expected-error @+1 {{expected split_k of 2, 4 or 8 with cluster_split (the CTAs of one thread block cluster), got 1}}
+func.func @cluster_split_1() attributes {t = #humming.tile_config<block = [16, 128, 128], warp = [16, 64, 32], cluster_split = true>} { return }

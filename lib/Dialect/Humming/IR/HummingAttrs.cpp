@@ -460,6 +460,7 @@ hq::TileConfig TileConfigAttr::toHost() const {
   t.splitK = getSplitK();
   t.blockCopies = getBlockCopies();
   t.scaleAfterMma = getScaleAfterMma();
+  t.clusterSplit = getClusterSplit();
   return t;
 }
 
@@ -471,7 +472,8 @@ TileConfigAttr::fromHost(function_ref<InFlightDiagnostic()> emitError,
                     Dim3{t.warpM, t.warpN, t.warpK}, t.stages, t.mma,
                     t.warpSpecialized, t.streamK, t.mbarrier, t.cpAsync, t.tma,
                     t.multicastA, t.multicastB, t.ctasPerSm, t.gridCap,
-                    t.writeSplits, t.splitK, t.blockCopies, t.scaleAfterMma);
+                    t.writeSplits, t.splitK, t.blockCopies, t.scaleAfterMma,
+                    t.clusterSplit);
 }
 
 LogicalResult TileConfigAttr::verify(
@@ -480,7 +482,7 @@ LogicalResult TileConfigAttr::verify(
     bool streamK, bool mbarrier, bool cpAsync, uint32_t tma,
     int64_t multicastA, int64_t multicastB, int64_t ctasPerSm, int64_t gridCap,
     int64_t writeSplits, int64_t splitK, bool blockCopies,
-    bool scaleAfterMma) {
+    bool scaleAfterMma, bool clusterSplit) {
   hq::TileConfig t;
   t.mMin = m.lo;
   t.mMax = m.hi;
@@ -505,6 +507,7 @@ LogicalResult TileConfigAttr::verify(
   t.splitK = splitK;
   t.blockCopies = blockCopies;
   t.scaleAfterMma = scaleAfterMma;
+  t.clusterSplit = clusterSplit;
   if (hq::Diag d = hq::verifyTileConfig(t))
     return emitError() << *d;
   return success();

@@ -105,3 +105,14 @@ func.func @w8wstma(%a: memref<?x512xbf16>, %w: memref<32x1024xi32>, %s: memref<1
       : memref<?x512xbf16>, memref<32x1024xi32> -> memref<?x256xbf16>
   return
 }
+// An mma_sync kernel with cluster_split (sm_90a): the M = 9-16 tile, K split
+// over a cluster of four through distributed shared memory.
+#mscl = #humming.tile_config<m = [1, inf], block = [16, 128, 128], warp = [16, 64, 32], split_k = 4, block_copies = true, cluster_split = true>
+func.func @w4mmasynccluster(%a: memref<?x1024xf16>, %w: memref<64x512xi32>, %s: memref<8x256xf16>, %c: memref<?x256xf16>) {
+  humming.gemm %a, %w scales(%s : memref<8x256xf16>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<128>>,
+       input_schema = #humming.input_schema<type = f16>, layout = #humming.layout<chip = "sm_90a">,
+       tile_configs = [#mscl]}
+      : memref<?x1024xf16>, memref<64x512xi32> -> memref<?x256xf16>
+  return
+}

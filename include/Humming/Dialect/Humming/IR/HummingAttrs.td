@@ -286,7 +286,8 @@ def Humming_TileConfigAttr : Humming_Attr<"TileConfig", "tile_config"> {
     `write_splits` (1 or 2) shape the launch; `split_k` CTAs split K and add
     their fp32 partial sums in a fixed order (mma_sync: through a global
     workspace, bounded M ranges only; wgmma: 2, 4 or 8 CTAs of a thread
-    block cluster, through distributed shared memory, any M range);
+    block cluster, through distributed shared memory, any M range; mma_sync
+    with `cluster_split = true` too, on sm_90 and later);
     `block_copies` (mma_sync) makes the block copy each stage's activation
     and weight tiles together and share them among its warps, as blocks of
     several warp rows always do (block_m > warp_m); `scale_after_mma`
@@ -328,7 +329,8 @@ def Humming_TileConfigAttr : Humming_Attr<"TileConfig", "tile_config"> {
     Humming_I64Param<"1", "epilogue write splits">:$write_splits,
     Humming_I64Param<"1", "CTAs splitting K">:$split_k,
     Humming_BoolParam<"false", "the block copies its tiles together">:$block_copies,
-    Humming_BoolParam<"false", "group scales applied after the MMAs">:$scale_after_mma
+    Humming_BoolParam<"false", "group scales applied after the MMAs">:$scale_after_mma,
+    Humming_BoolParam<"false", "split_k CTAs add their sums in a cluster">:$cluster_split
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let extraClassDeclaration = [{
