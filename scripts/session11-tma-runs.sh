@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine (one device call, ~4 minutes; bench/NOTES.md,
+# session 10): tma = [b] (the weights by bulk copies) across the suite for
+# the 128-token tile and the 64-token cluster tile, then timed against the
+# 16-byte copies, 8192^2 W4A16 g128. Summary to $OUT/summary.txt as it goes.
+set -uo pipefail
+here="$(dirname "${BASH_SOURCE[0]}")"
+out="${OUT:-$here/../gpu-results}"
+mkdir -p "$out"
+logs="$(mktemp -d)"
+say() { tee -a "$out/summary.txt"; }
+ws128="m = [1, inf], block = [128, 256, 64], warp = [128, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true"
+ws64="m = [1, inf], block = [64, 256, 64], warp = [64, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, split_k = 2"
+OUT="$logs/check" HUMMING_RUN_TIMEOUT=120 bash "$here/large-m-sweep.sh" \
+  "--check=$ws128, tma = [b]" "--check=$ws64, tma = [b]" 2>&1 | grep -v "^---" | say
+OUT="$logs/t128" HUMMING_RUN_TIMEOUT=60 bash "$here/large-m-sweep.sh" \
+  --ms=1024,4096,8192 "$ws128" "$ws128, tma = [b]" 2>&1 | say
+OUT="$logs/t64" HUMMING_RUN_TIMEOUT=40 bash "$here/large-m-sweep.sh" \
+  --ms=64,128 "$ws64" "$ws64, tma = [b]" 2>&1 | say
+tar -C "$logs" -cJf "$out/session11-tma-logs.tar.xz" .
