@@ -372,6 +372,9 @@ private:
   /// runs the epilogue (so the result does not depend on which CTA
   /// finished last).
   void reduceAcrossCtas(ArrayRef<SmallVector<Value>> sums, Value tid);
+  /// This thread's column among the threads of one K-split group (warp
+  /// row, warp along N, lane): where the CTA split keeps its sums.
+  Value groupColumn();
   /// The same through distributed shared memory (cluster_split): every
   /// CTA leaves its units' sums in its shared memory, CTA r adds and
   /// stores the units u with u % split_k = r.
@@ -2151,6 +2154,17 @@ void PreparedEmitter::finish(ArrayRef<Value> acc, Value tid) {
   }
 }
 
+Value PreparedEmitter::groupColumn() {
+  return arith::AddIOp::create(
+      b,
+      arith::MulIOp::create(
+          b,
+          arith::AddIOp::create(
+              b, arith::MulIOp::create(b, warpMi, c32(tile.warpsN)), warpN),
+          c32(32)),
+      lane);
+}
+
 void PreparedEmitter::reduceAcrossCtas(ArrayRef<SmallVector<Value>> sums,
                                        Value tid) {
   const int64_t S = split.ctas;
@@ -2163,14 +2177,7 @@ void PreparedEmitter::reduceAcrossCtas(ArrayRef<SmallVector<Value>> sums,
   // [warpMi][warpN][lane], so a warp's stores are coalesced.
   Value tileId = arith::AddIOp::create(
       b, arith::MulIOp::create(b, bidY, c32(spec.np / tile.blockN())), bidX);
-  Value column = arith::AddIOp::create(
-      b,
-      arith::MulIOp::create(
-          b,
-          arith::AddIOp::create(
-              b, arith::MulIOp::create(b, warpMi, c32(tile.warpsN)), warpN),
-          c32(32)),
-      lane);
+  Value column = groupColumn();
   auto slot = [&](Value s, int64_t index) {
     Value row = arith::AddIOp::create(
         b, arith::MulIOp::create(b, ext64(tileId), c64(S)), ext64(s));
@@ -2244,14 +2251,7 @@ void PreparedEmitter::reduceInCluster(ArrayRef<SmallVector<Value>> sums) {
   // One column per thread of a warp group, as in the workspace: unit u's
   // sum e of column c at word (2u + e) x threads + c.
   const int64_t threads = tile.warpsM * tile.warpsN * 32;
-  Value column = arith::AddIOp::create(
-      b,
-      arith::MulIOp::create(
-          b,
-          arith::AddIOp::create(
-              b, arith::MulIOp::create(b, warpMi, c32(tile.warpsN)), warpN),
-          c32(32)),
-      lane);
+  Value column = groupColumn();
   Value base = LLVM::PtrToIntOp::create(b, i32, smem);
   auto wordOf = [&](int64_t index) {
     return arith::AddIOp::create(
