@@ -52,6 +52,7 @@ KernelShape shapeOf(const TileConfig &t) {
     k.warpSpecialized = t.warpSpecialized;
     k.clusterSplit = t.splitK;
     k.tmaWeights = (t.tma & TmaB) != 0;
+    k.wgmmaInFlight = t.wgmmaInFlight;
   }
   if (t.mma != MmaKind::Wgmma && t.clusterSplit)
     k.clusterSplit = t.splitK;
@@ -78,6 +79,7 @@ TileConfig tileConfigOf(const KernelShape &k) {
     t.splitK = k.clusterSplit;
     if (k.tmaWeights)
       t.tma = TmaB;
+    t.wgmmaInFlight = k.wgmmaInFlight;
   } else if (k.clusterSplit > 1) {
     t.splitK = k.clusterSplit;
     t.clusterSplit = true;

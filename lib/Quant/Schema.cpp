@@ -397,6 +397,10 @@ Diag verifyTileConfig(const TileConfig &t) {
     return concat("expected write_splits 1 or 2, got ", t.writeSplits);
   if (t.splitK < 1 || t.splitK > 16)
     return concat("expected split_k between 1 and 16, got ", t.splitK);
+  if (t.wgmmaInFlight != 0 &&
+      (t.wgmmaInFlight != 1 || t.mma != MmaKind::Wgmma || !t.warpSpecialized))
+    return concat("expected wgmma_in_flight of 0, or 1 with mma = wgmma and "
+                  "warp_specialized = true, got ", t.wgmmaInFlight);
   if (t.clusterSplit && t.splitK != 2 && t.splitK != 4 && t.splitK != 8)
     return concat("expected split_k of 2, 4 or 8 with cluster_split (the "
                   "CTAs of one thread block cluster), got ", t.splitK);

@@ -238,7 +238,7 @@ bool sameKernel(const TileConfig &a, const TileConfig &b) {
                            t.streamK, t.mbarrier, t.cpAsync, t.tma,
                            t.multicastA, t.multicastB, t.ctasPerSm, t.gridCap,
                            t.writeSplits, t.splitK, t.blockCopies,
-                           t.scaleAfterMma, t.clusterSplit);
+                           t.scaleAfterMma, t.clusterSplit, t.wgmmaInFlight);
   };
   return key(a) == key(b);
 }

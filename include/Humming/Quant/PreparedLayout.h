@@ -143,6 +143,9 @@ struct KernelShape {
   /// and completing on the slot's full mbarrier (expect_tx), instead of
   /// 16-byte cp.async copies from every producer thread.
   bool tmaWeights = false;
+  /// Warp-specialized wgmma: the previous iteration's wgmmas stay in flight
+  /// until this iteration's first k-tile is issued (TileConfig).
+  int64_t wgmmaInFlight = 0;
 
   int64_t blockM() const { return warpM * warpsM; }
   int64_t blockN() const { return kTileN * warpsN; }

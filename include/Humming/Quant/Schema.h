@@ -182,6 +182,11 @@ struct TileConfig {
   /// memory instead of the global workspace (no bounded range needed).
   /// wgmma kernels always split K so.
   bool clusterSplit = false;
+  /// Warp-specialized wgmma kernels: 1 keeps the previous iteration's
+  /// wgmmas in flight until the next iteration's first k-tile is issued
+  /// (its consumers then wait with wgmma.wait_group 1 and release the
+  /// previous slot), 0 drains them when an iteration starts.
+  int64_t wgmmaInFlight = 0;
 
   /// Whether the split_k CTAs reduce in a cluster (wgmma, or clusterSplit).
   bool splitsInCluster() const {

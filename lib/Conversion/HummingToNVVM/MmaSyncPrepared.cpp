@@ -299,7 +299,8 @@ private:
   /// reading the k-tile's activations from the slot, one commit group per
   /// k-tile.
   SmallVector<Value> computeWgmma(ArrayRef<Value> accs, ArrayRef<Value> stage,
-                                  Value slot);
+                                  Value slot,
+                                  function_ref<void()> afterFirst = nullptr);
   /// The A fragment a0..a3 (i32) of warp w for one n-tile: its pairs
   /// 4 w, 4 w + 2, 4 w + 1, 4 w + 3 (the b0 / b1 of n8 sub-tiles 2 w and
   /// 2 w + 1), which readWgmmaSlot left where pairs 0, 2, 1, 3 are.
@@ -1507,25 +1508,39 @@ void PreparedEmitter::emitWarpSpecializedLoop(Value first) {
                    arith::AndIOp::create(
                        b, arith::DivUIOp::create(b, it, c32(S)), c32(1)));
       Stage data = readSlot(slot);
-      SmallVector<Value> done =
-          tiedAsm("wgmma.wait_group.sync.aligned 0;", accs);
       // The previous iteration's wgmmas are done with its slot: release
       // it where a later fill waits for it.
-      Value prev = arith::SubIOp::create(b, it, c32(1));
-      auto release = scf::IfOp::create(
-          b,
-          arith::AndIOp::create(
-              b, arith::CmpIOp::create(b, arith::CmpIPredicate::uge, it, c32(1)),
-              arith::CmpIOp::create(b, arith::CmpIPredicate::slt,
-                                    arith::AddIOp::create(b, prev, c32(S)),
-                                    c32(iters))),
-          /*withElseRegion=*/false);
-      {
+      auto releasePrevious = [&] {
+        Value prev = arith::SubIOp::create(b, it, c32(1));
+        auto release = scf::IfOp::create(
+            b,
+            arith::AndIOp::create(
+                b,
+                arith::CmpIOp::create(b, arith::CmpIPredicate::uge, it, c32(1)),
+                arith::CmpIOp::create(b, arith::CmpIPredicate::slt,
+                                      arith::AddIOp::create(b, prev, c32(S)),
+                                      c32(iters))),
+            /*withElseRegion=*/false);
         OpBuilder::InsertionGuard g(b);
         b.setInsertionPointToStart(release.thenBlock());
         mbarrierArrive(mbarrierAt(arith::RemUIOp::create(b, prev, c32(S)), 1));
+      };
+      if (tile.wgmmaInFlight == 0) {
+        SmallVector<Value> done =
+            tiedAsm("wgmma.wait_group.sync.aligned 0;", accs);
+        releasePrevious();
+        scf::YieldOp::create(b, computeWgmma(done, data, slot));
+      } else {
+        // wgmma_in_flight = 1: the previous iteration's wgmmas run on
+        // while this one's first k-tile is dequantized and issued; then
+        // every group but that newest one is complete (wait_group 1: not
+        // tied to the sums, which the newest group still writes) and the
+        // previous slot is released.
+        scf::YieldOp::create(b, computeWgmma(accs, data, slot, [&] {
+                               asmStatement("wgmma.wait_group.sync.aligned 1;");
+                               releasePrevious();
+                             }));
       }
-      scf::YieldOp::create(b, computeWgmma(done, data, slot));
     }
     SmallVector<Value> acc(loop.getResults().begin(), loop.getResults().end());
     acc = tiedAsm("wgmma.wait_group.sync.aligned 0;", acc);
@@ -1659,7 +1674,8 @@ SmallVector<Value> PreparedEmitter::wgmmaFragment(
 
 SmallVector<Value> PreparedEmitter::computeWgmma(ArrayRef<Value> accIn,
                                                  ArrayRef<Value> stage,
-                                                 Value slot) {
+                                                 Value slot,
+                                                 function_ref<void()> afterFirst) {
   SmallVector<Value> accs(accIn.begin(), accIn.end());
   size_t cursor = 0;
   auto next = [&] {
@@ -1732,6 +1748,8 @@ SmallVector<Value> PreparedEmitter::computeWgmma(ArrayRef<Value> accIn,
             LLVM::ExtractValueOp::create(b, op.getResult(0), i);
     }
     asmStatement("wgmma.commit_group.sync.aligned;");
+    if (u == 0 && afterFirst)
+      afterFirst();
   }
   return accs;
 }

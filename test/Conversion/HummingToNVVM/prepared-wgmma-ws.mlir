@@ -109,3 +109,33 @@ func.func @wstma(%a: memref<?x512xf16>, %w: memref<32x512xi32>, %s: memref<4x256
       : memref<?x512xf16>, memref<32x512xi32> -> memref<?x256xf16>
   return
 }
+
+// -----
+
+// wgmma_in_flight = 1: no drain when an iteration starts; after the first
+// k-tile's wgmmas are committed every older group is complete
+// (wait_group 1) and the previous slot is released; the drain comes once,
+// after the loop.
+// CHECK-LABEL: gpu.func @wsflight_gemm0_m0
+// CHECK:         "setmaxnreg.inc.sync.aligned.u32 224;"
+// CHECK:         scf.for
+// CHECK:           mbarrier.try_wait.parity.shared::cta.b64
+// CHECK-NOT:       wgmma.wait_group.sync.aligned 0;
+// CHECK:           "wgmma.commit_group.sync.aligned;"
+// CHECK-NEXT:      "wgmma.wait_group.sync.aligned 1;"
+// CHECK:           scf.if
+// CHECK:             mbarrier.arrive.shared::cta.b64
+// CHECK-COUNT-3:   "wgmma.commit_group.sync.aligned;"
+// CHECK-NOT:       wgmma.wait_group
+// CHECK:           scf.yield
+// CHECK:         "wgmma.wait_group.sync.aligned 0;"
+
+#t = #humming.tile_config<m = [1, inf], block = [128, 256, 64], warp = [128, 32, 64], stages = 4, mma = wgmma, warp_specialized = true, mbarrier = true, wgmma_in_flight = 1>
+func.func @wsflight(%a: memref<?x512xf16>, %w: memref<32x512xi32>, %s: memref<4x256xf16>, %c: memref<?x256xf16>) {
+  humming.gemm %a, %w scales(%s : memref<4x256xf16>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<128>>,
+       input_schema = #humming.input_schema<type = f16>, layout = #humming.layout<chip = "sm_90a">,
+       tile_configs = [#t]}
+      : memref<?x512xf16>, memref<32x512xi32> -> memref<?x256xf16>
+  return
+}

@@ -461,6 +461,7 @@ hq::TileConfig TileConfigAttr::toHost() const {
   t.blockCopies = getBlockCopies();
   t.scaleAfterMma = getScaleAfterMma();
   t.clusterSplit = getClusterSplit();
+  t.wgmmaInFlight = getWgmmaInFlight();
   return t;
 }
 
@@ -473,7 +474,7 @@ TileConfigAttr::fromHost(function_ref<InFlightDiagnostic()> emitError,
                     t.warpSpecialized, t.streamK, t.mbarrier, t.cpAsync, t.tma,
                     t.multicastA, t.multicastB, t.ctasPerSm, t.gridCap,
                     t.writeSplits, t.splitK, t.blockCopies, t.scaleAfterMma,
-                    t.clusterSplit);
+                    t.clusterSplit, t.wgmmaInFlight);
 }
 
 LogicalResult TileConfigAttr::verify(
@@ -482,7 +483,7 @@ LogicalResult TileConfigAttr::verify(
     bool streamK, bool mbarrier, bool cpAsync, uint32_t tma,
     int64_t multicastA, int64_t multicastB, int64_t ctasPerSm, int64_t gridCap,
     int64_t writeSplits, int64_t splitK, bool blockCopies,
-    bool scaleAfterMma, bool clusterSplit) {
+    bool scaleAfterMma, bool clusterSplit, int64_t wgmmaInFlight) {
   hq::TileConfig t;
   t.mMin = m.lo;
   t.mMax = m.hi;
@@ -508,6 +509,7 @@ LogicalResult TileConfigAttr::verify(
   t.blockCopies = blockCopies;
   t.scaleAfterMma = scaleAfterMma;
   t.clusterSplit = clusterSplit;
+  t.wgmmaInFlight = wgmmaInFlight;
   if (hq::Diag d = hq::verifyTileConfig(t))
     return emitError() << *d;
   return success();

@@ -116,3 +116,13 @@ func.func @w4mmasynccluster(%a: memref<?x1024xf16>, %w: memref<64x512xi32>, %s: 
       : memref<?x1024xf16>, memref<64x512xi32> -> memref<?x256xf16>
   return
 }
+// wgmma_in_flight = 1: an iteration's wgmmas stay in flight into the next.
+#wsflight = #humming.tile_config<m = [1, inf], block = [128, 256, 64], warp = [128, 32, 64], stages = 4, mma = wgmma, warp_specialized = true, mbarrier = true, wgmma_in_flight = 1>
+func.func @w4wsflight(%a: memref<?x512xf16>, %w: memref<32x512xi32>, %s: memref<4x256xf16>, %c: memref<?x256xf16>) {
+  humming.gemm %a, %w scales(%s : memref<4x256xf16>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<128>>,
+       input_schema = #humming.input_schema<type = f16>, layout = #humming.layout<chip = "sm_90a">,
+       tile_configs = [#wsflight]}
+      : memref<?x512xf16>, memref<32x512xi32> -> memref<?x256xf16>
+  return
+}

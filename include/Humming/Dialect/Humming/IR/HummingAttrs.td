@@ -288,6 +288,8 @@ def Humming_TileConfigAttr : Humming_Attr<"TileConfig", "tile_config"> {
     workspace, bounded M ranges only; wgmma: 2, 4 or 8 CTAs of a thread
     block cluster, through distributed shared memory, any M range; mma_sync
     with `cluster_split = true` too, on sm_90 and later);
+    `wgmma_in_flight = 1` (warp-specialized wgmma) keeps an iteration's
+    wgmmas running until the next iteration's first k-tile is issued;
     `block_copies` (mma_sync) makes the block copy each stage's activation
     and weight tiles together and share them among its warps, as blocks of
     several warp rows always do (block_m > warp_m); `scale_after_mma`
@@ -330,7 +332,8 @@ def Humming_TileConfigAttr : Humming_Attr<"TileConfig", "tile_config"> {
     Humming_I64Param<"1", "CTAs splitting K">:$split_k,
     Humming_BoolParam<"false", "the block copies its tiles together">:$block_copies,
     Humming_BoolParam<"false", "group scales applied after the MMAs">:$scale_after_mma,
-    Humming_BoolParam<"false", "split_k CTAs add their sums in a cluster">:$cluster_split
+    Humming_BoolParam<"false", "split_k CTAs add their sums in a cluster">:$cluster_split,
+    Humming_I64Param<"0", "wgmma groups kept in flight across iterations">:$wgmma_in_flight
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let extraClassDeclaration = [{
