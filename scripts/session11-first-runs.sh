@@ -19,7 +19,15 @@ source "$here/bundle-env.sh" # bin: the bundle's tools
 say() { tee -a "$out/summary.txt"; }
 for shape in 4096x14336 8192x8192; do
   HUMMING_LOG=info timeout 60 "$bin/humming-gpu-test" --layer=$shape \
-    --m=64,200 --filter=_prep 2>&1 | grep -E "clusters of|not checked|FAIL|PASS" | say
+    --m=64,200 --filter=_prep > "$logs/clusters-$shape.log" 2>&1
+  grep -E "clusters of|not checked|cannot run|FAIL|PASS" "$logs/clusters-$shape.log" | say
+  # The cluster kernels ran in session 10; a refusal here is the new
+  # occupancy query's launch config, and every later step would fail too.
+  if grep -q "cannot run a cluster" "$logs/clusters-$shape.log"; then
+    echo "STOP: cuOccupancyMaxActiveClusters refused a cluster kernel (Layer.cpp)" | say
+    tar -C "$logs" -cJf "$out/session11-first-logs.tar.xz" .
+    exit 1
+  fi
 done
 for compiler in ptxas driver; do
   OUT="$logs/$compiler" HUMMING_COMPILER=$compiler HUMMING_RUN_TIMEOUT=40 \
