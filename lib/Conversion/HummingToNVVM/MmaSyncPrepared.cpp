@@ -329,6 +329,11 @@ private:
   /// barrier.cluster arrive (release) and wait (acquire): every thread of
   /// every CTA of the cluster.
   void clusterBarrier();
+  /// st.shared.f32 of `v` at the 32-bit shared address `addr`.
+  void storeSharedF32(Value addr, Value v);
+  /// The f32 at this CTA's shared address `local` in the shared memory of
+  /// the cluster's CTA `rank` (mapa + ld.shared::cluster).
+  Value loadClusterF32(Value local, Value rank);
   /// Byte offset of the mbarriers: after the slots, or after the cluster
   /// workspace where that is larger.
   int64_t mbarrierOffset() const {
@@ -736,8 +741,7 @@ void PreparedEmitter::issueCooperativeCopies(Value iter, Value slot) {
                 "bytes [$0], [$1], $2, [$3];",
                 "r,l,r,r");
     }
-  }
-  if (!tile.tmaWeights) {
+  } else {
     forEachChunk(kT * perTile, [&](Value c) {
       Value u = arith::DivUIOp::create(b, c, c32(perTile));
       Value off = arith::RemUIOp::create(b, c, c32(perTile));
@@ -1771,6 +1775,20 @@ void PreparedEmitter::clusterBarrier() {
   asmStatement("barrier.cluster.wait.acquire;");
 }
 
+void PreparedEmitter::storeSharedF32(Value addr, Value v) {
+  inlineAsm(TypeRange(), ValueRange{addr, v}, "st.shared.f32 [$0], $1;",
+            "r,f");
+}
+
+Value PreparedEmitter::loadClusterF32(Value local, Value rank) {
+  return inlineAsm(f32, ValueRange{local, rank},
+                   "{\n.reg .b32 remote;\n"
+                   "mapa.shared::cluster.u32 remote, $1, $2;\n"
+                   "ld.shared::cluster.f32 $0, [remote];\n}",
+                   "=f,r,r")
+      .getResult(0);
+}
+
 void PreparedEmitter::clusterReduce(ArrayRef<Value> acc) {
   const int64_t C = split.ctas, T = tile.mathThreads();
   const int64_t perTile = tile.warpM / 2;
@@ -1787,8 +1805,7 @@ void PreparedEmitter::clusterReduce(ArrayRef<Value> acc) {
             c32(4)));
   };
   for (size_t i = 0; i < acc.size(); ++i)
-    inlineAsm(TypeRange(), ValueRange{wordOf(c32(int64_t(i))), acc[i]},
-              "st.shared.f32 [$0], $1;", "r,f");
+    storeSharedF32(wordOf(c32(int64_t(i))), acc[i]);
   // Every CTA's sums are visible to the cluster.
   clusterBarrier();
   // CTA r (= its index along z: the cluster spans the grid's z) adds rows
@@ -1805,13 +1822,7 @@ void PreparedEmitter::clusterReduce(ArrayRef<Value> acc) {
             c32(t * perTile + 2 * half + e));
         Value local = wordOf(i), sum;
         for (int64_t z = 0; z < C; ++z) {
-          Value x =
-              inlineAsm(f32, ValueRange{local, c32(z)},
-                        "{\n.reg .b32 remote;\n"
-                        "mapa.shared::cluster.u32 remote, $1, $2;\n"
-                        "ld.shared::cluster.f32 $0, [remote];\n}",
-                        "=f,r,r")
-                  .getResult(0);
+          Value x = loadClusterF32(local, c32(z));
           sum = sum ? arith::AddFOp::create(b, sum, x) : x;
         }
         return sum;
@@ -2286,9 +2297,7 @@ void PreparedEmitter::reduceInCluster(ArrayRef<SmallVector<Value>> sums) {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(ifOp.thenBlock());
     for (int64_t e = 0; e < 2; ++e)
-      inlineAsm(TypeRange(),
-                ValueRange{wordOf(2 * u + e), sums[size_t(u)][size_t(e)]},
-                "st.shared.f32 [$0], $1;", "r,f");
+      storeSharedF32(wordOf(2 * u + e), sums[size_t(u)][size_t(e)]);
   }
   // Every CTA's sums are visible to the cluster.
   clusterBarrier();
@@ -2304,12 +2313,7 @@ void PreparedEmitter::reduceInCluster(ArrayRef<SmallVector<Value>> sums) {
     Value v[2];
     for (int64_t e = 0; e < 2; ++e)
       for (int64_t z = 0; z < S; ++z) {
-        Value x = inlineAsm(f32, ValueRange{wordOf(2 * u + e), c32(z)},
-                            "{\n.reg .b32 remote;\n"
-                            "mapa.shared::cluster.u32 remote, $1, $2;\n"
-                            "ld.shared::cluster.f32 $0, [remote];\n}",
-                            "=f,r,r")
-                      .getResult(0);
+        Value x = loadClusterF32(wordOf(2 * u + e), c32(z));
         v[e] = v[e] ? arith::AddFOp::create(b, v[e], x) : x;
       }
     storeUnit(u, v[0], v[1]);
