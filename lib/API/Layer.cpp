@@ -54,6 +54,46 @@ JitState &jit() {
   });
   return state;
 }
+
+/// A split_k kernel whose CTAs form a cluster (they read each other's
+/// shared memory): the loaded function must ask the driver for that
+/// cluster depth, and the device must keep at least one such cluster
+/// resident — a clear error here rather than a failed launch in forward.
+/// The resident count goes to the info log (the heuristics assume a wave
+/// of clusters of four or eight holds half the SMs); a driver without the
+/// query, or a query that fails, skips that part.
+Status checkCluster(const rt::CudaDriver &driver, const abi::KernelLaunch &kl,
+                    rt::CUfunction f) {
+  int depth = 0;
+  if (Status s = driver.check(
+          driver.cuFuncGetAttribute(&depth, rt::kFuncAttrRequiredClusterDepth,
+                                    f),
+          "cuFuncGetAttribute");
+      !s)
+    return s;
+  if (std::string why = abi::clusterMismatch(kl, depth); !why.empty())
+    return Error{why};
+  if (!driver.cuOccupancyMaxActiveClusters)
+    return Status::success();
+  rt::LaunchConfig config;
+  config.gridDimZ = unsigned(kl.cluster);
+  config.blockDimX = unsigned(kl.threads);
+  config.sharedMemBytes = unsigned(kl.smemBytes);
+  int clusters = -1;
+  if (rt::CUresult r = driver.cuOccupancyMaxActiveClusters(&clusters, f, &config);
+      r != 0) {
+    rt::logInfo(concat("kernel ", kl.name, ": ",
+                       driver.describe(r, "cuOccupancyMaxActiveClusters"),
+                       "; cluster occupancy not checked"));
+    return Status::success();
+  }
+  if (std::string why = abi::clusterCannotRun(kl, clusters); !why.empty())
+    return Error{why};
+  rt::logInfo(concat("kernel ", kl.name, ": at most ", clusters,
+                     " clusters of ", kl.cluster, " CTAs resident (",
+                     clusters * kl.cluster, " CTAs)"));
+  return Status::success();
+}
 } // namespace
 
 struct Layer::Impl {
@@ -423,47 +463,9 @@ Status Layer::transform(const LayerTarget &target) {
                 "cuFuncSetAttribute");
             !s)
           return s;
-      // The wgmma split_k kernels' CTAs must run as one cluster (their
-      // PTX requires it; they read each other's shared memory): the driver
-      // must launch the function with that cluster depth.
-      if (kl.cluster > 1) {
-        int depth = 0;
-        if (Status s = driver->check(
-                driver->cuFuncGetAttribute(
-                    &depth, rt::kFuncAttrRequiredClusterDepth, *f),
-                "cuFuncGetAttribute");
-            !s)
+      if (kl.cluster > 1)
+        if (Status s = checkCluster(*driver, kl, *f); !s)
           return s;
-        if (std::string why = abi::clusterMismatch(kl, depth); !why.empty())
-          return Error{why};
-        // How many of its clusters the device keeps resident at once: none
-        // is a clear error here rather than a failed launch in forward;
-        // the count goes to the info log (the heuristics assume a wave of
-        // clusters of four or eight holds half the SMs). A driver without
-        // the query, or a query that fails, skips the check.
-        if (driver->cuOccupancyMaxActiveClusters) {
-          rt::LaunchConfig config;
-          config.gridDimZ = unsigned(kl.cluster);
-          config.blockDimX = unsigned(kl.threads);
-          config.sharedMemBytes = unsigned(kl.smemBytes);
-          int clusters = -1;
-          rt::CUresult r =
-              driver->cuOccupancyMaxActiveClusters(&clusters, *f, &config);
-          if (r == 0) {
-            if (std::string why = abi::clusterCannotRun(kl, clusters);
-                !why.empty())
-              return Error{why};
-            rt::logInfo(concat("kernel ", kl.name, ": at most ", clusters,
-                               " clusters of ", kl.cluster,
-                               " CTAs resident (", clusters * kl.cluster,
-                               " CTAs)"));
-          } else {
-            rt::logInfo(concat("kernel ", kl.name, ": ",
-                               driver->describe(r, "cuOccupancyMaxActiveClusters"),
-                               "; cluster occupancy not checked"));
-          }
-        }
-      }
       functions.push_back(*f);
     }
   }

@@ -53,7 +53,6 @@ bool infoLogging() {
   return on;
 }
 
-
 /// mkdir -p; false with errno set when a component cannot be made.
 bool makeDirs(const std::string &path) {
   std::string partial;
@@ -169,7 +168,6 @@ void logInfo(const std::string &message) {
   if (infoLogging())
     std::fprintf(stderr, "humming: %s\n", message.c_str());
 }
-
 
 std::string CacheKey::digest() const {
   Sha256 h;
