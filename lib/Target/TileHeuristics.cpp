@@ -100,6 +100,14 @@ bool runs(const WeightSchema &w, int64_t n, int64_t k,
          layout::sharedBytes(w, ks) <= sharedMemoryBudget(device);
 }
 
+/// Whether the sm_90a wgmma tiles serve the device and options: wgmma on
+/// the chip, f32 sums (no f16 accumulation), and not batch-invariant.
+bool wgmmaApplies(const ComputeOptions &c, const DeviceInfo &device) {
+  std::optional<Chip> chip = Chip::parse(device.chip);
+  return chip && chip->supportsMma(MmaKind::Wgmma) && !c.f16Accumulation &&
+         !c.batchInvariant;
+}
+
 /// The sm_90a block shape: 256 columns in two warpgroups of two 64-column
 /// n-tiles, `tokens` tokens, `kTiles` k-tiles per iteration, four stages,
 /// with or without a producer warpgroup.
@@ -137,9 +145,7 @@ std::optional<TileConfig> clusterSplitTile(const WeightSchema &w, int64_t n,
                                            int64_t k, const ComputeOptions &c,
                                            const DeviceInfo &device,
                                            int64_t mTop) {
-  std::optional<Chip> chip = Chip::parse(device.chip);
-  if (!chip || !chip->supportsMma(MmaKind::Wgmma) || c.f16Accumulation ||
-      c.batchInvariant || mTop <= 0)
+  if (!wgmmaApplies(c, device) || mTop <= 0)
     return std::nullopt;
   std::optional<TileConfig> best;
   double bestCost = 0;
@@ -214,9 +220,7 @@ std::optional<TileConfig> wgmmaTile(const WeightSchema &w, int64_t n,
                                     const DeviceInfo &device, int64_t tokens,
                                     int64_t kTiles, int64_t mTop,
                                     bool warpSpecialized = false) {
-  std::optional<Chip> chip = Chip::parse(device.chip);
-  if (!chip || !chip->supportsMma(MmaKind::Wgmma) || c.f16Accumulation ||
-      c.batchInvariant)
+  if (!wgmmaApplies(c, device))
     return std::nullopt;
   layout::KernelShape ks = wgmmaShape(tokens, kTiles, warpSpecialized);
   // The warp-specialized tile wins with half as many blocks as SMs too

@@ -66,11 +66,12 @@ struct KernelLaunch {
   /// launch): launches of one loaded kernel must not overlap in time, i.e.
   /// use one stream per loaded module (CUDA-graph replay on it is fine).
   int64_t splitK = 1;
-  /// CTAs per thread block cluster along z: the wgmma kernels' split_k CTAs
-  /// form one (their PTX requires it: .reqnctapercluster 1, 1, cluster) and
-  /// add their sums through distributed shared memory instead of a
-  /// workspace; 1 for every other kernel. The runtime checks that the
-  /// driver launches the loaded function with that cluster.
+  /// CTAs per thread block cluster along z: the split_k CTAs of the wgmma
+  /// kernels and of mma_sync kernels with cluster_split form one (their PTX
+  /// requires it: .reqnctapercluster 1, 1, cluster) and add their sums
+  /// through distributed shared memory instead of a workspace; 1 for every
+  /// other kernel. The runtime checks that the driver launches the loaded
+  /// function with that cluster and can keep one resident.
   int64_t cluster = 1;
 
   bool serves(int64_t m) const { return m >= mMin && (mMax == 0 || m <= mMax); }

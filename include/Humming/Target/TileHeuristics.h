@@ -30,8 +30,8 @@ const DeviceInfo *representativeDevice(const Chip &chip);
 /// The M-range configurations a forced tile configuration stands for: it
 /// serves every M; an mma_sync one that splits K across CTAs has a
 /// bounded range (the verifier insists) and serves M up to that range's
-/// top, the same tile without the split the rest (wgmma kernels split K
-/// within a cluster and serve every M).
+/// top, the same tile without the split the rest (wgmma kernels and
+/// cluster_split ones split K within a cluster and serve every M).
 std::vector<TileConfig> forcedTileConfigs(TileConfig forced);
 
 /// The facts the tile heuristics use for a named device, else for the
