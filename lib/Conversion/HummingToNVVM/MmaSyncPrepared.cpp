@@ -735,7 +735,10 @@ void PreparedEmitter::issueCooperativeCopies(Value iter, Value slot) {
     for (int64_t u = 0; u < kT; ++u) {
       Value src = LLVM::GEPOp::create(b, ptr, i32, param(hq::abi::ParamWeight),
                                       ValueRange{weightWord(clamped(kTileOf(c32(u))))});
-      Value dst = arith::AddIOp::create(b, weightsAt, c32(u * perTile * 16));
+      // The bulk copy takes a shared-window address, not a slot offset.
+      Value dst = arith::AddIOp::create(
+          b, smemAddr,
+          arith::AddIOp::create(b, weightsAt, c32(u * perTile * 16)));
       inlineAsm(TypeRange(), ValueRange{dst, src, c32(perTile * 16), full},
                 "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::"
                 "bytes [$0], [$1], $2, [$3];",

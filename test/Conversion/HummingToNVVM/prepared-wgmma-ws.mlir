@@ -88,14 +88,21 @@ func.func @ws2(%a: memref<?x512xf16>, %w: memref<32x512xi32>, %s: memref<4x256xf
 // full mbarrier (4 k-tiles x 2 KiB of 4-bit weights for 256 columns) and
 // issues one bulk copy per k-tile completing on it; the activations and
 // scales keep their cp.async copies and every producer's arrival.
+// The destinations are shared-window addresses: the dynamic shared
+// memory's address plus the slot's weight offset (an offset alone lands
+// below the buffer: wrong results and a hang on the H200, session 11).
 // CHECK-LABEL: gpu.func @wstma_gemm0_m0
+// CHECK:         %[[SMEM:.*]] = llvm.ptrtoint %{{.*}} : !llvm.ptr<3> to i32
 // CHECK:         "setmaxnreg.dec.sync.aligned.u32 56;"
 // CHECK:         scf.for
 // CHECK:           nvvm.cp.async.shared.global
 // CHECK:           scf.if
 // CHECK:             %[[BYTES:.*]] = arith.constant 8192 : i32
 // CHECK:             "mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [$0], $1;", "r,r" %[[FULL:.*]], %[[BYTES]]
-// CHECK-COUNT-4:     "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [$0], [$1], $2, [$3];", "r,l,r,r" {{.*}}, %[[FULL]] :
+// CHECK:             %[[DST:.*]] = arith.addi %[[SMEM]], %{{.*}} : i32
+// CHECK-NEXT:        %[[SIZE:.*]] = arith.constant 2048 : i32
+// CHECK-NEXT:        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [$0], [$1], $2, [$3];", "r,l,r,r" %[[DST]], %{{.*}}, %[[SIZE]], %[[FULL]] :
+// CHECK-COUNT-3:     "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [$0], [$1], $2, [$3];", "r,l,r,r" {{.*}}, %[[FULL]] :
 // CHECK-NOT:       cp.async.bulk
 // CHECK:           nvvm.cp.async.commit.group
 // CHECK:         "setmaxnreg.inc.sync.aligned.u32 224;"
