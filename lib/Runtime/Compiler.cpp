@@ -254,6 +254,31 @@ public:
   }
 };
 
+// nvJitLink for most kernels, a whole-program compiler for those that
+// need one (needsWholeProgram).
+class Routed : public KernelCompiler {
+public:
+  Routed(std::unique_ptr<KernelCompiler> separate,
+         std::unique_ptr<KernelCompiler> wholeProgram)
+      : separate_(std::move(separate)), wholeProgram_(std::move(wholeProgram)) {}
+  std::string name() const override {
+    return separate_->name() + "+" + wholeProgram_->name();
+  }
+  // Both versions: which one compiles a kernel follows from its PTX, also
+  // part of the key.
+  std::string version() const override {
+    return separate_->version() + " / " + wholeProgram_->version();
+  }
+  Result<CompiledKernel> compile(const std::string &ptx,
+                                 const std::string &chip) const override {
+    return (needsWholeProgram(ptx) ? wholeProgram_ : separate_)
+        ->compile(ptx, chip);
+  }
+
+private:
+  std::unique_ptr<KernelCompiler> separate_, wholeProgram_;
+};
+
 std::string findPtxas() {
   std::vector<std::string> candidates;
   if (const char *p = std::getenv("HUMMING_PTXAS"))
@@ -276,6 +301,17 @@ std::string findPtxas() {
 }
 
 } // namespace
+
+bool needsWholeProgram(const std::string &ptx) {
+  return ptx.find("setmaxnreg.") != std::string::npos;
+}
+
+std::unique_ptr<KernelCompiler>
+makeRoutedCompiler(std::unique_ptr<KernelCompiler> separate,
+                   std::unique_ptr<KernelCompiler> wholeProgram) {
+  return std::unique_ptr<KernelCompiler>(
+      new Routed(std::move(separate), std::move(wholeProgram)));
+}
 
 std::vector<std::string> performanceReports(const std::string &log) {
   std::vector<std::string> out;
@@ -331,14 +367,18 @@ Result<std::unique_ptr<KernelCompiler>> selectCompiler(const char *request) {
                         r, "'")};
   // nvJitLink first: in process, and on the H200 (session 9) it compiled a
   // layer's kernels faster than the ptxas subprocess (231 against 382 ms
-  // per kernel on one thread) for kernels as fast. It compiles PTX as a
-  // separate compilation unit, where ptxas ignores setmaxnreg (C7504) and
-  // the warp-specialized wgmma kernels' consumers then lack the registers
-  // to keep their wgmmas asynchronous (C7512); their time did not change
-  // (8192^2 M = 8192: 2333 us against 2379 with ptxas), and both reports
-  // become cache warnings.
-  if (auto c = makeNvJitLinkCompiler())
-    return c;
+  // per kernel on one thread). It compiles PTX as a separate compilation
+  // unit, where ptxas ignores setmaxnreg (C7504): the warp-specialized
+  // kernels then run slower (H200 session 11, W4A16 g128: 8192^2 M = 64
+  // 54.1 -> 44.7 us with ptxas, 4096x14336 M = 64 45.4 -> 38.0, M = 256
+  // 88.3 -> 76.3), so those go to ptxas, or to the driver's JIT (whole
+  // program too) where there is no ptxas. The mma.sync kernels stay with
+  // nvJitLink (8192^2 M = 16: 18.8 us, ptxas 19.8).
+  if (auto c = makeNvJitLinkCompiler()) {
+    auto whole = makePtxasCompiler();
+    return makeRoutedCompiler(std::move(*c), whole ? std::move(*whole)
+                                                   : makeDriverCompiler());
+  }
   if (auto c = makePtxasCompiler())
     return c;
   return makeDriverCompiler();

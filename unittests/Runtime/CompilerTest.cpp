@@ -11,6 +11,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <memory>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -97,6 +98,79 @@ TEST(Compiler, NvJitLink) {
     GTEST_SKIP() << c.error();
   EXPECT_EQ((*c)->name(), "nvjitlink");
   expectCompiles(**c);
+}
+
+// A kernel that hands registers over with setmaxnreg, as the
+// warp-specialized ones do.
+const char *kSetmaxnregPtx = R"(.version 8.0
+.target sm_90a
+.address_size 64
+.visible .entry ws() .maxntid 384, 1, 1 .maxnreg 168 {
+  setmaxnreg.inc.sync.aligned.u32 224;
+  ret;
+}
+)";
+
+// Records what it was asked to compile.
+class Fake : public KernelCompiler {
+public:
+  explicit Fake(std::string name) : name_(std::move(name)) {}
+  std::string name() const override { return name_; }
+  std::string version() const override { return name_ + " 1.0"; }
+  Result<CompiledKernel> compile(const std::string &ptx,
+                                 const std::string &chip) const override {
+    CompiledKernel k;
+    k.image = ptx;
+    k.command = name_ + " " + chip;
+    return k;
+  }
+
+private:
+  std::string name_;
+};
+
+TEST(Compiler, RoutedSendsSetmaxnregKernelsToTheWholeProgramCompiler) {
+  EXPECT_TRUE(needsWholeProgram(kSetmaxnregPtx));
+  EXPECT_FALSE(needsWholeProgram(kPtx));
+  std::unique_ptr<KernelCompiler> c = makeRoutedCompiler(
+      std::make_unique<Fake>("separate"), std::make_unique<Fake>("whole"));
+  EXPECT_EQ(c->name(), "separate+whole");
+  // Both versions go into every cache key.
+  EXPECT_EQ(c->version(), "separate 1.0 / whole 1.0");
+  Result<CompiledKernel> plain = c->compile(kPtx, "sm_80");
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(plain->command, "separate sm_80");
+  Result<CompiledKernel> ws = c->compile(kSetmaxnregPtx, "sm_90a");
+  ASSERT_TRUE(ws.ok());
+  EXPECT_EQ(ws->command, "whole sm_90a");
+}
+
+// The reason for the routing, on the real compilers: nvJitLink ignores
+// setmaxnreg (C7504), ptxas keeps it; the default compiler takes ptxas
+// for such a kernel.
+TEST(Compiler, NvJitLinkIgnoresSetmaxnregAndTheDefaultAvoidsIt) {
+  Result<std::unique_ptr<KernelCompiler>> nvj = makeNvJitLinkCompiler();
+  Result<std::unique_ptr<KernelCompiler>> ptxas = makePtxasCompiler();
+  if (!nvj.ok() || !ptxas.ok())
+    GTEST_SKIP() << "needs nvJitLink and ptxas";
+  auto reports = [](const KernelCompiler &c) {
+    Result<CompiledKernel> k = c.compile(kSetmaxnregPtx, "sm_90a");
+    EXPECT_TRUE(k.ok()) << c.name() << ": " << (k.ok() ? "" : k.error());
+    std::string all;
+    if (k.ok())
+      for (const std::string &line : performanceReports(k->log))
+        all += line + "\n";
+    return all;
+  };
+  EXPECT_NE(reports(**nvj).find("C7504"), std::string::npos);
+  EXPECT_EQ(reports(**ptxas), "");
+  Result<std::unique_ptr<KernelCompiler>> def = selectCompiler("");
+  ASSERT_TRUE(def.ok());
+  EXPECT_EQ((*def)->name(), "nvjitlink+ptxas");
+  EXPECT_EQ(reports(**def), "");
+  Result<CompiledKernel> plain = (*def)->compile(kPtx, "sm_80");
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(plain->command.rfind("nvJitLink", 0), 0u) << plain->command;
 }
 
 TEST(Compiler, DriverJitPassesThePtxThrough) {

@@ -4,8 +4,9 @@
 // turn it into what the driver loads: a cubin from ptxas (subprocess) or
 // nvJitLink (in process, through dlopen), or the PTX itself for the
 // driver's JIT. `HUMMING_COMPILER=ptxas|nvjitlink|driver` picks one; by
-// default the best one present (nvjitlink, ptxas, driver; nvJitLink's
-// separate compilation ignores setmaxnreg, docs/Rationale.md).
+// default nvJitLink, with the kernels that use setmaxnreg (which its
+// separate compilation ignores) sent to ptxas or the driver
+// (docs/Rationale.md); without nvJitLink ptxas, else the driver.
 //
 //===----------------------------------------------------------------------===//
 
@@ -57,6 +58,14 @@ Result<std::unique_ptr<KernelCompiler>> makeNvJitLinkCompiler();
 /// The driver's PTX JIT: the "image" is the PTX.
 std::unique_ptr<KernelCompiler> makeDriverCompiler();
 
+/// Whether `ptx` needs whole-program compilation: it uses setmaxnreg,
+/// which separate compilation (nvJitLink) ignores (C7504).
+bool needsWholeProgram(const std::string &ptx);
+/// `separate` for most kernels, `wholeProgram` for those that need it; its
+/// name is "<separate>+<wholeProgram>" and its version both versions.
+std::unique_ptr<KernelCompiler>
+makeRoutedCompiler(std::unique_ptr<KernelCompiler> separate,
+                   std::unique_ptr<KernelCompiler> wholeProgram);
 /// The compiler `request` names ("ptxas", "nvjitlink", "driver"; empty: the
 /// best one present). `request` defaults to $HUMMING_COMPILER.
 Result<std::unique_ptr<KernelCompiler>> selectCompiler(const char *request);
