@@ -171,6 +171,11 @@ std::optional<TileConfig> clusterSplitTile(const WeightSchema &w, int64_t n,
         continue;
       TileConfig t = layout::tileConfigOf(ks);
       t.splitK = split;
+      // Without a split the 128-token tile is the kernel from M = 513 on,
+      // weights by bulk copies included; the others keep cp.async for the
+      // weights (bulk copies not yet measured in them).
+      if (tokens == 128 && split == 1)
+        t.tma = TmaB;
       best = t;
       bestCost = cost;
     }
@@ -376,8 +381,13 @@ Result<std::vector<TileConfig>> selectMmaSyncTiles(const WeightSchema &w,
       // or five stages lost: 3365 / 3356 us). Else the same tile with the
       // copies in the math warps (64 of K: M = 8192 2659 -> 2522 us, M =
       // 1024 332 -> 318 against 32), else 32 of K.
+      // Its producer fetches the weights by one bulk copy per k-tile (tma
+      // = [b]; H200 session 11, with ptxas: M = 8192 2365 -> 2277 us, 1024
+      // 298 -> 291; the suite across schemas with it forced).
       std::optional<TileConfig> t =
           wgmmaTile(w, n, k, c, device, 128, 4, 1024, /*warpSpecialized=*/true);
+      if (t)
+        t->tma = TmaB;
       if (!t)
         t = wgmmaTile(w, n, k, c, device, 128, 4, 1024);
       if (!t)
