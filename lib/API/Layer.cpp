@@ -548,10 +548,33 @@ Status Layer::forward(void *stream, uint64_t input, uint64_t output,
   ptrs[abi::ParamInput] = input;
   ptrs[abi::ParamOutput] = output;
   int32_t m32 = int32_t(m);
-  std::array<void *, abi::NumGemmParams> args;
+  // One more parameter for a kernel that reads its activations by TMA: their
+  // tensor map, by value (the launch copies it; CUDA graphs capture it).
+  std::array<void *, abi::NumGemmParams + 1> args;
   for (unsigned p = 0; p < abi::ParamM; ++p)
     args[p] = &ptrs[p];
   args[abi::ParamM] = &m32;
+  rt::TensorMap map;
+  if (kl->inputMap) {
+    abi::InputMapArgs a;
+    if (std::string why = abi::inputMapArgs(*kl, l.k, m, a); !why.empty())
+      return Error{why};
+    if (std::string why = abi::inputMapWithoutEncoder(
+            *kl, l.driver->cuTensorMapEncodeTiled != nullptr);
+        !why.empty())
+      return Error{why};
+    if (Status s = l.driver->check(
+            l.driver->cuTensorMapEncodeTiled(
+                &map, rt::kTensorMapUint16, 2,
+                reinterpret_cast<void *>(uintptr_t(input)), a.dims, a.strides,
+                a.box, a.elementStrides, rt::kTensorMapNoInterleave,
+                rt::kTensorMapNoSwizzle, rt::kTensorMapL2Promote256,
+                rt::kTensorMapOobZero),
+            "cuTensorMapEncodeTiled");
+        !s)
+      return s;
+    args[abi::ParamM + 1] = &map;
+  }
   uint32_t grid[3];
   kl->grid(m, l.paddedN(), grid);
   return l.driver->check(

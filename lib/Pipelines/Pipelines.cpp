@@ -54,6 +54,7 @@ void mlir::humming::buildHummingCompilePipeline(
   pm.addPass(createHummingLowerToNVVMPass(lower));
   pm.addNestedPass<gpu::GPUModuleOp>(createSCFToControlFlowPass());
   pm.addNestedPass<gpu::GPUModuleOp>(createConvertGpuOpsToNVVMOps());
+  pm.addNestedPass<gpu::GPUModuleOp>(createHummingKernelParamsPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   GpuNVVMAttachTargetOptions target;
   target.chip = options.chip;

@@ -52,6 +52,7 @@ KernelShape shapeOf(const TileConfig &t) {
     k.warpSpecialized = t.warpSpecialized;
     k.clusterSplit = t.splitK;
     k.tmaWeights = (t.tma & TmaB) != 0;
+    k.tmaActivations = (t.tma & TmaA) != 0;
     k.wgmmaInFlight = t.wgmmaInFlight;
   }
   if (t.mma != MmaKind::Wgmma && t.clusterSplit)
@@ -77,8 +78,7 @@ TileConfig tileConfigOf(const KernelShape &k) {
     t.warpN = 16 * k.nTilesPerGroup;
     t.warpSpecialized = t.mbarrier = k.warpSpecialized;
     t.splitK = k.clusterSplit;
-    if (k.tmaWeights)
-      t.tma = TmaB;
+    t.tma = (k.tmaWeights ? TmaB : 0u) | (k.tmaActivations ? TmaA : 0u);
     t.wgmmaInFlight = k.wgmmaInFlight;
   } else if (k.clusterSplit > 1) {
     t.splitK = k.clusterSplit;

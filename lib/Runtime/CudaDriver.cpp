@@ -72,6 +72,7 @@ Result<const CudaDriver *> loadDriver() {
   }
   *(void **)&d.cuOccupancyMaxActiveClusters =
       dlsym(lib, "cuOccupancyMaxActiveClusters");
+  *(void **)&d.cuTensorMapEncodeTiled = dlsym(lib, "cuTensorMapEncodeTiled");
   if (Status s = d.check(d.cuInit(0), "cuInit"); !s)
     return Error{s.error()};
   return &d;

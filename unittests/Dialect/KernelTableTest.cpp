@@ -161,3 +161,42 @@ TEST(KernelTable, EmptyWithoutLoweredLayers) {
   OwningOpRef<ModuleOp> module = ModuleOp::create(UnknownLoc::get(&ctx));
   EXPECT_TRUE(mh::kernelTable(*module).empty());
 }
+
+TEST(KernelTable, TheActivationsTensorMapOfATmaKernel) {
+  // tma = [a]: the runtime encodes, per launch, K columns by M rows of
+  // 2-byte elements, rows 2K bytes apart, in boxes of 8 columns by block_m
+  // rows (one row of a wgmma core matrix each).
+  habi::KernelLaunch k;
+  k.name = "layer_gemm0_m5";
+  k.blockM = 128;
+  k.inputMap = 1;
+  habi::InputMapArgs a;
+  ASSERT_EQ(habi::inputMapArgs(k, 8192, 1000, a), "");
+  EXPECT_EQ(a.dims[0], 8192u);
+  EXPECT_EQ(a.dims[1], 1000u);
+  EXPECT_EQ(a.strides[0], 16384u);
+  EXPECT_EQ(a.box[0], 8u);
+  EXPECT_EQ(a.box[1], 128u);
+  EXPECT_EQ(a.elementStrides[0], 1u);
+  EXPECT_EQ(a.elementStrides[1], 1u);
+  // What the encoding cannot hold, with what was expected and found.
+  EXPECT_EQ(habi::inputMapArgs(k, 500, 16, a),
+            "a tensor map of the activations needs K to be a positive "
+            "multiple of 8 below 2^39 (16-byte rows), got K = 500");
+  EXPECT_EQ(habi::inputMapArgs(k, 8192, int64_t(1) << 33, a),
+            "a tensor map of the activations needs 1 <= M <= 2^32, got M = "
+            "8589934592");
+  k.blockM = 512;
+  EXPECT_EQ(habi::inputMapArgs(k, 8192, 16, a),
+            "kernel layer_gemm0_m5: a tensor map box holds at most 256 rows, "
+            "got block_m = 512");
+  // A driver without the encoder (before CUDA 12) cannot launch it; other
+  // kernels do not care.
+  EXPECT_EQ(habi::inputMapWithoutEncoder(k, true), "");
+  EXPECT_EQ(habi::inputMapWithoutEncoder(k, false),
+            "kernel layer_gemm0_m5 reads its activations by TMA; expected a "
+            "CUDA 12 or newer driver (cuTensorMapEncodeTiled), got one "
+            "without");
+  k.inputMap = 0;
+  EXPECT_EQ(habi::inputMapWithoutEncoder(k, false), "");
+}

@@ -15,6 +15,12 @@
 
 namespace mlir::humming {
 
+/// The function whose calls stand for the address of a kernel's
+/// activation tensor map until humming-kernel-params makes it the kernel's
+/// by-value parameter after M (Humming/Target/KernelABI.h, inputMap).
+inline constexpr llvm::StringLiteral kInputMapPlaceholder =
+    "__humming_input_map";
+
 #define GEN_PASS_DECL
 #include "Humming/Conversion/Passes.h.inc"
 

@@ -66,4 +66,26 @@ def HummingLowerToNVVMPass : Pass<"humming-lower-to-nvvm", "::mlir::ModuleOp"> {
   ];
 }
 
+def HummingKernelParamsPass
+    : Pass<"humming-kernel-params", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Give TMA-activation kernels their tensor-map parameter";
+  let description = [{
+    Runs after `convert-gpu-to-nvvm` (the named pipeline does). A prepared
+    kernel with `tma = [a]` reads its activations through a tensor map the
+    runtime encodes per launch and passes by value after M
+    (Humming/Target/KernelABI.h, `input_map` in the kernel table). The
+    lowering leaves calls of `__humming_input_map` where the kernel needs
+    the map's address; this pass appends the parameter — a 128-byte
+    `llvm.byval` array, 64-byte aligned, `nvvm.grid_constant`, so the PTX
+    declares `.param .align 64 .b8 name_param_8[128]` and takes its address
+    with `cvta.param` — replaces the calls with it and erases the
+    declaration. Kernels without such calls are unchanged; a call outside
+    a kernel is an error.
+  }];
+  let dependentDialects = [
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::NVVM::NVVMDialect",
+  ];
+}
+
 #endif // HUMMING_CONVERSION_PASSES_TD

@@ -143,6 +143,13 @@ struct KernelShape {
   /// and completing on the slot's full mbarrier (expect_tx), instead of
   /// 16-byte cp.async copies from every producer thread.
   bool tmaWeights = false;
+  /// wgmma with warp_specialized and tma = [a]: the activations of each
+  /// k-tile arrive by two 2-D tensor copies (cp.async.bulk.tensor, boxes of
+  /// 8 columns x block_m rows: wgmma's no-swizzle K-major core matrices)
+  /// issued by one producer thread through a tensor map the runtime encodes
+  /// per launch (abi::inputMapArgs) and passes by value after M; rows past
+  /// M and columns past K arrive as zeros.
+  bool tmaActivations = false;
   /// Warp-specialized wgmma: the previous iteration's wgmmas stay in flight
   /// until this iteration's first k-tile is issued (TileConfig).
   int64_t wgmmaInFlight = 0;

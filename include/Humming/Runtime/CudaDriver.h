@@ -40,6 +40,18 @@ struct LaunchConfig {
   unsigned numAttrs = 0;
 };
 
+/// A CUtensorMap: 128 opaque bytes, 64-byte aligned (passed to kernels by
+/// value).
+struct alignas(64) TensorMap {
+  uint64_t opaque[16];
+};
+/// cuTensorMapEncodeTiled's enumerators used here (cuda.h).
+constexpr int kTensorMapUint16 = 1;      ///< CU_TENSOR_MAP_DATA_TYPE_UINT16
+constexpr int kTensorMapNoInterleave = 0; ///< CU_TENSOR_MAP_INTERLEAVE_NONE
+constexpr int kTensorMapNoSwizzle = 0;    ///< CU_TENSOR_MAP_SWIZZLE_NONE
+constexpr int kTensorMapL2Promote256 = 3; ///< CU_TENSOR_MAP_L2_PROMOTION_L2_256B
+constexpr int kTensorMapOobZero = 0;      ///< CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE
+
 /// The driver entry points, resolved once.
 struct CudaDriver {
   CUresult (*cuInit)(unsigned);
@@ -84,6 +96,11 @@ struct CudaDriver {
   // clusters of a function can be resident at once.
   CUresult (*cuOccupancyMaxActiveClusters)(int *, CUfunction,
                                            const LaunchConfig *);
+  // Optional (null before CUDA 12): encodes a TMA tensor map (tma = [a]).
+  CUresult (*cuTensorMapEncodeTiled)(TensorMap *, int, uint32_t, void *,
+                                     const uint64_t *, const uint64_t *,
+                                     const uint32_t *, const uint32_t *, int,
+                                     int, int, int);
 
   /// The driver, loaded and initialised once; an error when there is no
   /// libcuda.so.1 or no device ("no CUDA driver: libcuda.so.1: cannot open

@@ -73,6 +73,11 @@ struct KernelLaunch {
   /// other kernel. The runtime checks that the driver launches the loaded
   /// function with that cluster and can keep one resident.
   int64_t cluster = 1;
+  /// 1 where the kernel reads its activations by TMA (tma = [a]): it takes
+  /// one more parameter after M, the activations' tensor map (a 128-byte
+  /// CUtensorMap by value, 64-byte aligned) encoded from inputMapArgs for
+  /// each launch; 0 for every other kernel.
+  int64_t inputMap = 0;
 
   bool serves(int64_t m) const { return m >= mMin && (mMax == 0 || m <= mMax); }
   /// Grid for `m` tokens and padded N `np` (one block per block_n columns
@@ -95,7 +100,8 @@ inline constexpr KernelField kKernelFields[] = {
     {"m_min", &KernelLaunch::mMin},       {"m_max", &KernelLaunch::mMax},
     {"block_m", &KernelLaunch::blockM},   {"block_n", &KernelLaunch::blockN},
     {"threads", &KernelLaunch::threads},  {"smem", &KernelLaunch::smemBytes},
-    {"split_k", &KernelLaunch::splitK},   {"cluster", &KernelLaunch::cluster}};
+    {"split_k", &KernelLaunch::splitK},   {"cluster", &KernelLaunch::cluster},
+    {"input_map", &KernelLaunch::inputMap}};
 
 constexpr const char *kKernelTableAttr = "humming.kernels";
 
@@ -132,6 +138,51 @@ inline bool parseKernelTable(const std::string &text,
     table.push_back(k);
   }
   return !table.empty();
+}
+
+/// The activations' tensor map of a kernel with inputMap, as
+/// cuTensorMapEncodeTiled takes it: 2-byte elements (f16 / bf16, copied as
+/// bits), rank 2 — `k` columns (dimension 0) by `m` rows with a row stride
+/// of 2k bytes —, boxes of 8 columns (16 bytes: one row of a wgmma core
+/// matrix) by block_m rows, no interleave, no swizzle, out-of-bounds
+/// elements zero. Empty (with why) where the encoding cannot hold it.
+struct InputMapArgs {
+  uint64_t dims[2] = {0, 0};
+  uint64_t strides[1] = {0}; ///< bytes, of dimension 1
+  uint32_t box[2] = {0, 0};
+  uint32_t elementStrides[2] = {1, 1};
+};
+inline std::string inputMapArgs(const KernelLaunch &kl, int64_t k, int64_t m,
+                                InputMapArgs &out) {
+  // cuTensorMapEncodeTiled: strides multiples of 16 bytes below 2^40, every
+  // dimension in [1, 2^32], box sides in [1, 256].
+  if (k <= 0 || (2 * k) % 16 != 0 || 2 * k >= (int64_t(1) << 40))
+    return "a tensor map of the activations needs K to be a positive "
+           "multiple of 8 below 2^39 (16-byte rows), got K = " +
+           std::to_string(k);
+  if (m <= 0 || m > (int64_t(1) << 32))
+    return "a tensor map of the activations needs 1 <= M <= 2^32, got M = " +
+           std::to_string(m);
+  if (kl.blockM <= 0 || kl.blockM > 256)
+    return "kernel " + kl.name + ": a tensor map box holds at most 256 rows, "
+           "got block_m = " + std::to_string(kl.blockM);
+  out = InputMapArgs{};
+  out.dims[0] = uint64_t(k);
+  out.dims[1] = uint64_t(m);
+  out.strides[0] = uint64_t(2 * k);
+  out.box[0] = 8;
+  out.box[1] = uint32_t(kl.blockM);
+  return "";
+}
+
+/// Where a kernel with inputMap meets a driver without
+/// cuTensorMapEncodeTiled (before CUDA 12): what it needs; empty otherwise.
+inline std::string inputMapWithoutEncoder(const KernelLaunch &kl,
+                                          bool haveEncoder) {
+  if (!kl.inputMap || haveEncoder)
+    return "";
+  return "kernel " + kl.name + " reads its activations by TMA; expected a "
+         "CUDA 12 or newer driver (cuTensorMapEncodeTiled), got one without";
 }
 
 /// Where the loaded function's required cluster depth (the driver's

@@ -99,12 +99,17 @@ FailureOr<PreparedTile> preparedTile(GemmOp op, unsigned index,
     return fail("expected warp_specialized = true with mbarrier = true (the "
                 "prepared kernels synchronise through mbarriers only between "
                 "a producer warpgroup and its consumers)");
-  // TMA: the weights (b) of the warp-specialized wgmma kernels only, by
-  // bulk copies completing on the producer's full mbarriers.
-  if (t.tma != 0 && (t.tma != hq::TmaB || !t.warpSpecialized))
-    return fail("the prepared kernels fetch only the weights by TMA, in "
-                "warp-specialized wgmma kernels; expected tma = [b] with "
-                "mma = wgmma, warp_specialized = true, or no tma");
+  // TMA: the activations (a) and the weights (b) of the warp-specialized
+  // wgmma kernels only, by copies completing on the producer's full
+  // mbarriers.
+  if (t.tma != 0 &&
+      ((t.tma & ~(hq::TmaA | hq::TmaB)) != 0 || !t.warpSpecialized))
+    return fail("the prepared kernels fetch only the activations (a) and "
+                "the weights (b) by TMA, in warp-specialized wgmma kernels; "
+                "expected tma = [a], [b] or [a, b] with mma = wgmma, "
+                "warp_specialized = true, or no tma");
+  // (The activations' tensor map needs rows of a multiple of 16 bytes: K
+  // and pad_k are multiples of 8 for 16-bit activations, verified above.)
   if (t.streamK || t.multicastA != 1 || t.multicastB != 1 ||
       t.gridCap != 0 || t.writeSplits != 1)
     return fail("the prepared kernels do not implement stream-K, "
@@ -402,6 +407,7 @@ struct LowerToNVVMPass
           launch.smemBytes = hq::layout::sharedBytes(spec.weight, *tile);
           launch.splitK = t.splitK;
           launch.cluster = t.splitsInCluster() ? t.splitK : 1;
+          launch.inputMap = (t.tma & hq::TmaA) != 0;
           variants.push_back({kernel, launch});
         }
       } else {

@@ -60,6 +60,7 @@
 #include "EmitterBase.h"
 #include "MmaSync.h"
 
+#include "Humming/Conversion/Passes.h"
 #include "Humming/Quant/PreparedLayout.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -136,6 +137,10 @@ public:
   void mbarrierArrive(Value bar);
   /// Shared byte address of slot `slot`'s full (0) or empty (1) mbarrier.
   Value mbarrierAt(Value slot, int64_t which);
+  /// The address of the activations' tensor map (tma = [a]): a call of the
+  /// placeholder kInputMapPlaceholder, which humming-kernel-params turns
+  /// into the kernel's by-value parameter after M.
+  Value inputMapAddress();
   /// The cp.async pipeline loop over the CTA's iterations: the copies of
   /// iterations 0 .. S - lag - 1 up front, then per iteration the wait for
   /// its group, `publish` (the barrier), and `step(it, accs, issueAhead)`,
@@ -662,51 +667,58 @@ void PreparedEmitter::issueCooperativeCopies(Value iter, Value slot) {
   // % 2, stored at [u][h][r] x 16 bytes (wgmma's no-swizzle K-major core
   // matrices: 8 rows of 16 bytes each 128 contiguous bytes, the halves of
   // K block_m x 16 bytes apart); consecutive threads write consecutive
-  // 16-byte chunks.
-  forEachChunk(kT * blockM * 2, [&](Value c) {
-    Value h = tile.wgmma
-                  ? Value(arith::AndIOp::create(
-                        b, arith::DivUIOp::create(b, c, c32(blockM)), c32(1)))
-                  : Value(arith::AndIOp::create(b, c, c32(1)));
-    Value r = tile.wgmma
-                  ? Value(arith::RemUIOp::create(b, c, c32(blockM)))
-                  : Value(arith::RemUIOp::create(
-                        b, arith::ShRUIOp::create(b, c, c32(1)), c32(blockM)));
-    Value u = arith::DivUIOp::create(b, c, c32(2 * blockM));
-    Value col = arith::AddIOp::create(
-        b, arith::MulIOp::create(b, kTileOf(u), c32(16)),
-        arith::MulIOp::create(b, h, c32(8)));
-    Value colBytes = columnBytes(col);
-    Value row = arith::AddIOp::create(
-        b, arith::MulIOp::create(b, bidY, c32(blockM)), r);
-    Value inRows = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, row, m);
-    Value bytes = arith::SelectOp::create(b, inRows, colBytes, c32(0));
-    Value ok = arith::CmpIOp::create(b, arith::CmpIPredicate::sgt, bytes, c32(0));
-    Value index = arith::AddIOp::create(
-        b, arith::MulIOp::create(b, sext64(row), c64(spec.kAct / 2)),
-        sext64(arith::ShRUIOp::create(b, col, c32(1))));
-    Value safe = arith::SelectOp::create(b, ok, index, c64(0));
-    if (tile.wgmma) {
+  // 16-byte chunks. With tma = [a] the tensor copies below fill the same
+  // places.
+  if (!tile.tmaActivations)
+    forEachChunk(kT * blockM * 2, [&](Value c) {
+      Value h = tile.wgmma
+                    ? Value(arith::AndIOp::create(
+                          b, arith::DivUIOp::create(b, c, c32(blockM)), c32(1)))
+                    : Value(arith::AndIOp::create(b, c, c32(1)));
+      Value r =
+          tile.wgmma
+              ? Value(arith::RemUIOp::create(b, c, c32(blockM)))
+              : Value(arith::RemUIOp::create(
+                    b, arith::ShRUIOp::create(b, c, c32(1)), c32(blockM)));
+      Value u = arith::DivUIOp::create(b, c, c32(2 * blockM));
+      Value col = arith::AddIOp::create(
+          b, arith::MulIOp::create(b, kTileOf(u), c32(16)),
+          arith::MulIOp::create(b, h, c32(8)));
+      Value colBytes = columnBytes(col);
+      Value row = arith::AddIOp::create(
+          b, arith::MulIOp::create(b, bidY, c32(blockM)), r);
+      Value inRows =
+          arith::CmpIOp::create(b, arith::CmpIPredicate::slt, row, m);
+      Value bytes = arith::SelectOp::create(b, inRows, colBytes, c32(0));
+      Value ok =
+          arith::CmpIOp::create(b, arith::CmpIPredicate::sgt, bytes, c32(0));
+      Value index = arith::AddIOp::create(
+          b, arith::MulIOp::create(b, sext64(row), c64(spec.kAct / 2)),
+          sext64(arith::ShRUIOp::create(b, col, c32(1))));
+      Value safe = arith::SelectOp::create(b, ok, index, c64(0));
+      if (tile.wgmma) {
+        Value dst = arith::AddIOp::create(
+            b, slotBase,
+            arith::AddIOp::create(
+                b, arith::MulIOp::create(b, u, c32(blockM * 32)),
+                arith::AddIOp::create(
+                    b, arith::MulIOp::create(b, h, c32(blockM * 16)),
+                    arith::MulIOp::create(b, r, c32(16)))));
+        copy16(dst, param(hq::abi::ParamInput), safe, bytes);
+        return;
+      }
+      Value swz = arith::XOrIOp::create(
+          b, h,
+          arith::AndIOp::create(b, arith::ShRUIOp::create(b, r, c32(2)),
+                                c32(1)));
       Value dst = arith::AddIOp::create(
           b, slotBase,
           arith::AddIOp::create(
               b, arith::MulIOp::create(b, u, c32(blockM * 32)),
-              arith::AddIOp::create(b, arith::MulIOp::create(b, h, c32(blockM * 16)),
-                                    arith::MulIOp::create(b, r, c32(16)))));
+              arith::AddIOp::create(b, arith::MulIOp::create(b, r, c32(32)),
+                                    arith::MulIOp::create(b, swz, c32(16)))));
       copy16(dst, param(hq::abi::ParamInput), safe, bytes);
-      return;
-    }
-    Value swz = arith::XOrIOp::create(
-        b, h, arith::AndIOp::create(b, arith::ShRUIOp::create(b, r, c32(2)),
-                                    c32(1)));
-    Value dst = arith::AddIOp::create(
-        b, slotBase,
-        arith::AddIOp::create(
-            b, arith::MulIOp::create(b, u, c32(blockM * 32)),
-            arith::AddIOp::create(b, arith::MulIOp::create(b, r, c32(32)),
-                                  arith::MulIOp::create(b, swz, c32(16)))));
-    copy16(dst, param(hq::abi::ParamInput), safe, bytes);
-  });
+    });
   // Weights: the block's n-tiles of a k-tile are contiguous (warpsN x 128
   // x bits bytes, 8 x bits chunks per n-tile).
   const int64_t perTile = tile.warpsN * 8 * bits;
@@ -717,34 +729,7 @@ void PreparedEmitter::issueCooperativeCopies(Value iter, Value slot) {
         b, arith::MulIOp::create(b, ext64(tc), c64(spec.np * bits / 2)),
         arith::MulIOp::create(b, ext64(bidX), c64(tile.warpsN * 32 * bits)));
   };
-  if (tile.tmaWeights) {
-    // One producer thread announces the slot's weight bytes on its full
-    // mbarrier and issues one bulk copy per k-tile; the barrier's phase
-    // ends once they landed and every producer arrived (the activations'
-    // and scales' cp.async copies, as before). The slot's previous reads
-    // ended before its release, which this fill waited for.
-    auto one = scf::IfOp::create(
-        b, arith::CmpIOp::create(b, arith::CmpIPredicate::eq, copyTid, c32(0)),
-        /*withElseRegion=*/false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(one.thenBlock());
-    Value full = mbarrierAt(slot, 0);
-    inlineAsm(TypeRange(), ValueRange{full, c32(kT * perTile * 16)},
-              "mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [$0], $1;",
-              "r,r");
-    for (int64_t u = 0; u < kT; ++u) {
-      Value src = LLVM::GEPOp::create(b, ptr, i32, param(hq::abi::ParamWeight),
-                                      ValueRange{weightWord(clamped(kTileOf(c32(u))))});
-      // The bulk copy takes a shared-window address, not a slot offset.
-      Value dst = arith::AddIOp::create(
-          b, smemAddr,
-          arith::AddIOp::create(b, weightsAt, c32(u * perTile * 16)));
-      inlineAsm(TypeRange(), ValueRange{dst, src, c32(perTile * 16), full},
-                "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::"
-                "bytes [$0], [$1], $2, [$3];",
-                "r,l,r,r");
-    }
-  } else {
+  if (!tile.tmaWeights)
     forEachChunk(kT * perTile, [&](Value c) {
       Value u = arith::DivUIOp::create(b, c, c32(perTile));
       Value off = arith::RemUIOp::create(b, c, c32(perTile));
@@ -755,6 +740,58 @@ void PreparedEmitter::issueCooperativeCopies(Value iter, Value slot) {
           b, weightsAt, arith::MulIOp::create(b, c, c32(16)));
       copy16(dst, param(hq::abi::ParamWeight), index);
     });
+  if (tile.tmaActivations || tile.tmaWeights) {
+    // One producer thread announces the slot's TMA bytes on its full
+    // mbarrier and issues the copies; the barrier's phase ends once they
+    // landed and every producer arrived (after the copies still made by
+    // cp.async). The slot's previous reads ended before its release, which
+    // this fill waited for. Destinations are shared-window addresses.
+    const int64_t activationBytes = tile.tmaActivations ? kT * blockM * 32 : 0;
+    const int64_t weightBytes = tile.tmaWeights ? kT * perTile * 16 : 0;
+    auto one = scf::IfOp::create(
+        b, arith::CmpIOp::create(b, arith::CmpIPredicate::eq, copyTid, c32(0)),
+        /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(one.thenBlock());
+    Value full = mbarrierAt(slot, 0);
+    inlineAsm(TypeRange(), ValueRange{full, c32(activationBytes + weightBytes)},
+              "mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [$0], $1;",
+              "r,r");
+    if (tile.tmaActivations) {
+      // Boxes of 8 columns x block_m rows: k-tile slot u's half h lands at
+      // [u][h] as block_m rows of 16 bytes, the layout the chunk copies
+      // make; rows past M and columns past K arrive as zeros.
+      Value map = LLVM::PtrToIntOp::create(b, i64, inputMapAddress());
+      Value row = arith::MulIOp::create(b, bidY, c32(blockM));
+      for (int64_t u = 0; u < kT; ++u)
+        for (int64_t h = 0; h < 2; ++h) {
+          Value col = arith::AddIOp::create(
+              b, arith::MulIOp::create(b, kTileOf(c32(u)), c32(16)),
+              c32(8 * h));
+          Value dst = arith::AddIOp::create(
+              b, smemAddr,
+              arith::AddIOp::create(b, slotBase,
+                                    c32(u * blockM * 32 + h * blockM * 16)));
+          inlineAsm(TypeRange(), ValueRange{dst, map, col, row, full},
+                    "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::"
+                    "complete_tx::bytes [$0], [$1, {$2, $3}], [$4];",
+                    "r,l,r,r,r");
+        }
+    }
+    if (tile.tmaWeights)
+      for (int64_t u = 0; u < kT; ++u) {
+        // One bulk copy per k-tile: the block's n-tiles are contiguous.
+        Value src = LLVM::GEPOp::create(
+            b, ptr, i32, param(hq::abi::ParamWeight),
+            ValueRange{weightWord(clamped(kTileOf(c32(u))))});
+        Value dst = arith::AddIOp::create(
+            b, smemAddr,
+            arith::AddIOp::create(b, weightsAt, c32(u * perTile * 16)));
+        inlineAsm(TypeRange(), ValueRange{dst, src, c32(perTile * 16), full},
+                  "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::"
+                  "bytes [$0], [$1], $2, [$3];",
+                  "r,l,r,r");
+      }
   }
   // Scales and zero points of the block's columns, per group copy.
   const int64_t columns = tile.blockN();
@@ -1373,6 +1410,22 @@ void PreparedEmitter::emitWgmmaLoop(Value first) {
   acc = tiedAsm("wgmma.wait_group.sync.aligned 0;", acc);
   NVVM::CpAsyncWaitGroupOp::create(b, b.getI32IntegerAttr(0));
   finishWgmma(acc);
+}
+
+Value PreparedEmitter::inputMapAddress() {
+  auto module =
+      b.getInsertionBlock()->getParentOp()->getParentOfType<gpu::GPUModuleOp>();
+  auto decl = module.lookupSymbol<LLVM::LLVMFuncOp>(kInputMapPlaceholder);
+  if (!decl) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(module.getBody());
+    // A generic pointer: the parameter's address (cvta.param).
+    decl = LLVM::LLVMFuncOp::create(
+        b, kInputMapPlaceholder,
+        LLVM::LLVMFunctionType::get(LLVM::LLVMPointerType::get(b.getContext()),
+                                    {}));
+  }
+  return LLVM::CallOp::create(b, decl, ValueRange{}).getResult();
 }
 
 Value PreparedEmitter::mbarrierAt(Value slot, int64_t which) {

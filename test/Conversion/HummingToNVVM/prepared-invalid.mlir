@@ -399,12 +399,13 @@ func.func @ws_ctas_per_sm(%a: memref<?x512xf16>, %w: memref<32x512xi32>, %s: mem
 
 // -----
 
-// TMA fetches only the weights (b), and only in warp-specialized kernels
-// (the bulk copies complete on the producer's full mbarriers).
-#tile = #humming.tile_config<m = [1, inf], block = [128, 256, 64], warp = [128, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b]>
+// TMA fetches only the activations (a) and the weights (b), and only in
+// warp-specialized kernels (the copies complete on the producer's full
+// mbarriers).
+#tile = #humming.tile_config<m = [1, inf], block = [128, 256, 64], warp = [128, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, tma = [b, scales]>
 
-func.func @tma_activations(%a: memref<?x512xf16>, %w: memref<32x512xi32>, %s: memref<4x256xf16>, %c: memref<?x256xf16>) {
-  // expected-error @+1 {{tile_configs[0]: the prepared kernels fetch only the weights by TMA, in warp-specialized wgmma kernels; expected tma = [b] with mma = wgmma, warp_specialized = true, or no tma}}
+func.func @tma_scales(%a: memref<?x512xf16>, %w: memref<32x512xi32>, %s: memref<4x256xf16>, %c: memref<?x256xf16>) {
+  // expected-error @+1 {{tile_configs[0]: the prepared kernels fetch only the activations (a) and the weights (b) by TMA, in warp-specialized wgmma kernels; expected tma = [a], [b] or [a, b] with mma = wgmma, warp_specialized = true, or no tma}}
   humming.gemm %a, %w scales(%s : memref<4x256xf16>) into %c
       {weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<128>>,
        input_schema = #humming.input_schema<type = f16>, layout = #humming.layout<chip = "sm_90a">,

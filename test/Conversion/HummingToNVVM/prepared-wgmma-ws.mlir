@@ -119,6 +119,40 @@ func.func @wstma(%a: memref<?x512xf16>, %w: memref<32x512xi32>, %s: memref<4x256
 
 // -----
 
+// tma = [a, b]: the activations arrive by two 2-D tensor copies per
+// k-tile (boxes of 8 columns x 128 rows at column 16 t + 8 h, row
+// block_y x 128, into [u][h]), through the tensor map whose address a
+// placeholder call stands for until humming-kernel-params; the kernel
+// table says the kernel takes the map (input_map = 1). Thread 0 announces
+// the activations' and the weights' bytes together: 4 x 4 KiB + 4 x 2 KiB.
+// CHECK: humming.kernels = [{{{.*}}input_map = 1 : i64{{.*}}name = "wstmaab_gemm0_m0"
+// CHECK: llvm.func @__humming_input_map() -> !llvm.ptr
+// CHECK-LABEL: gpu.func @wstmaab_gemm0_m0
+// CHECK:         %[[BY:.*]] = gpu.block_id  y
+// CHECK:         "setmaxnreg.dec.sync.aligned.u32 56;"
+// CHECK:         scf.for
+// CHECK:           scf.if
+// CHECK:             "mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [$0], $1;", "r,r" %[[FULL:.*]], %c24576_i32
+// CHECK-NEXT:        %[[CALL:.*]] = llvm.call @__humming_input_map() : () -> !llvm.ptr
+// CHECK-NEXT:        %[[MAP:.*]] = llvm.ptrtoint %[[CALL]] : !llvm.ptr to i64
+// CHECK-NEXT:        %[[C128:.*]] = arith.constant 128 : i32
+// CHECK-NEXT:        %[[ROW:.*]] = arith.muli %{{.*}}, %[[C128]] : i32
+// CHECK-COUNT-8:     "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [$0], [$1, {$2, $3}], [$4];", "r,l,r,r,r" %{{.*}}, %[[MAP]], %{{.*}}, %[[ROW]], %[[FULL]]
+// CHECK-COUNT-4:     "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [$0], [$1], $2, [$3];"
+// CHECK:         "setmaxnreg.inc.sync.aligned.u32 224;"
+
+#t = #humming.tile_config<m = [1, inf], block = [128, 256, 64], warp = [128, 32, 64], stages = 4, mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b]>
+func.func @wstmaab(%a: memref<?x512xf16>, %w: memref<32x512xi32>, %s: memref<4x256xf16>, %c: memref<?x256xf16>) {
+  humming.gemm %a, %w scales(%s : memref<4x256xf16>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<128>>,
+       input_schema = #humming.input_schema<type = f16>, layout = #humming.layout<chip = "sm_90a">,
+       tile_configs = [#t]}
+      : memref<?x512xf16>, memref<32x512xi32> -> memref<?x256xf16>
+  return
+}
+
+// -----
+
 // wgmma_in_flight = 1: no drain when an iteration starts; after the first
 // k-tile's wgmmas are committed every older group is complete
 // (wait_group 1) and the previous slot is released; the drain comes once,

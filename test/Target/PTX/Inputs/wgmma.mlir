@@ -126,3 +126,25 @@ func.func @w4wsflight(%a: memref<?x512xf16>, %w: memref<32x512xi32>, %s: memref<
       : memref<?x512xf16>, memref<32x512xi32> -> memref<?x256xf16>
   return
 }
+// tma = [a, b]: the activations by 2-D tensor copies through the by-value
+// tensor map after M (boxes of 8 columns x block_m rows) and the weights by
+// bulk copies; the 128-token tile and the 64-token tile with K split in a
+// cluster of two.
+#wstmaab = #humming.tile_config<m = [1, inf], block = [128, 256, 64], warp = [128, 32, 64], stages = 4, mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b]>
+func.func @w4wstmaab(%a: memref<?x512xf16>, %w: memref<32x512xi32>, %s: memref<4x256xf16>, %c: memref<?x256xf16>) {
+  humming.gemm %a, %w scales(%s : memref<4x256xf16>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<128>>,
+       input_schema = #humming.input_schema<type = f16>, layout = #humming.layout<chip = "sm_90a">,
+       tile_configs = [#wstmaab]}
+      : memref<?x512xf16>, memref<32x512xi32> -> memref<?x256xf16>
+  return
+}
+#ws64tmaab = #humming.tile_config<m = [1, inf], block = [64, 256, 64], warp = [64, 32, 64], stages = 4, mma = wgmma, warp_specialized = true, mbarrier = true, split_k = 2, tma = [a, b]>
+func.func @w4ws64tmaab(%a: memref<?x1024xf16>, %w: memref<64x512xi32>, %s: memref<8x256xf16>, %c: memref<?x256xf16>) {
+  humming.gemm %a, %w scales(%s : memref<8x256xf16>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<128>>,
+       input_schema = #humming.input_schema<type = f16>, layout = #humming.layout<chip = "sm_90a">,
+       tile_configs = [#ws64tmaab]}
+      : memref<?x1024xf16>, memref<64x512xi32> -> memref<?x256xf16>
+  return
+}

@@ -278,9 +278,11 @@ def Humming_TileConfigAttr : Humming_Attr<"TileConfig", "tile_config"> {
     pipeline depth; `mma` the tensor-core family; `warp_specialized` adds a
     producer warpgroup; `stream_k` splits K across CTAs for small M; `tma`
     lists the operands fetched by TMA (`a`, `b`, `c`, `scales`,
-    `zero_points`, `bias`; the prepared kernels fetch only the weights `b`,
-    in warp-specialized wgmma kernels: one bulk copy per k-tile completing
-    on the slot's full mbarrier); `multicast_a`/`multicast_b` share a tile across a
+    `zero_points`, `bias`; the prepared kernels fetch the activations `a`
+    and the weights `b`, in warp-specialized wgmma kernels, completing on
+    the slot's full mbarrier: `b` one bulk copy per k-tile, `a` two 2-D
+    tensor copies per k-tile through a tensor map the runtime encodes per
+    launch and passes by value after M); `multicast_a`/`multicast_b` share a tile across a
     cluster of 2; `ctas_per_sm` (with mma_sync: the blocks per SM ptxas
     must fit in the registers, `.minnctapersm`), `grid_cap` (0 = every SM) and
     `write_splits` (1 or 2) shape the launch; `split_k` CTAs split K and add

@@ -1,0 +1,41 @@
+// RUN: humming-opt %s -split-input-file -verify-diagnostics --pass-pipeline="builtin.module(gpu.module(humming-kernel-params))" | FileCheck %s
+
+// A kernel that calls the input-map placeholder gets the tensor map as a
+// by-value parameter after its others (128 bytes, 64-byte aligned, grid
+// constant); the calls become that argument and the declaration goes.
+// Other kernels keep their signatures.
+// CHECK-LABEL: gpu.module @kernels
+// CHECK-NOT:     __humming_input_map
+// CHECK:         llvm.func @tma(%[[P:.*]]: !llvm.ptr<1>, %[[M:.*]]: i32, %[[MAP:.*]]: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant})
+// CHECK-NEXT:      %[[A:.*]] = llvm.ptrtoint %[[MAP]] : !llvm.ptr to i64
+// CHECK-NEXT:      %[[B:.*]] = llvm.ptrtoint %[[MAP]] : !llvm.ptr to i64
+// CHECK:         llvm.func @plain(%{{.*}}: !llvm.ptr<1>, %{{.*}}: i32) attributes
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    llvm.func @__humming_input_map() -> !llvm.ptr
+    llvm.func @tma(%p: !llvm.ptr<1>, %m: i32) attributes {gpu.kernel, nvvm.kernel} {
+      %0 = llvm.call @__humming_input_map() : () -> !llvm.ptr
+      %1 = llvm.ptrtoint %0 : !llvm.ptr to i64
+      %2 = llvm.call @__humming_input_map() : () -> !llvm.ptr
+      %3 = llvm.ptrtoint %2 : !llvm.ptr to i64
+      llvm.return
+    }
+    llvm.func @plain(%p: !llvm.ptr<1>, %m: i32) attributes {gpu.kernel, nvvm.kernel} {
+      llvm.return
+    }
+  }
+}
+
+// -----
+
+// Outside a kernel there is no parameter to stand for.
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    llvm.func @__humming_input_map() -> !llvm.ptr
+    llvm.func @helper() {
+      // expected-error @+1 {{calls __humming_input_map outside a kernel; expected it only in the prepared kernels with tma = [a]}}
+      %0 = llvm.call @__humming_input_map() : () -> !llvm.ptr
+      llvm.return
+    }
+  }
+}
