@@ -109,6 +109,9 @@ CooperativeSlot cooperativeSlot(const WeightSchema &w, const KernelShape &k) {
     s.zeroBytes = columns * zeroPointBits(bits) / 8;
   s.groupCopies =
       !w.hasPerKScales() || tiles * kTileK <= w.groupK ? 1 : tiles;
+  if (k.tmaActivations)
+    s.padBytes = (kTensorCopyAlign - s.total() % kTensorCopyAlign) %
+                 kTensorCopyAlign;
   return s;
 }
 

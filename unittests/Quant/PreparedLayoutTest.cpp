@@ -324,6 +324,36 @@ TEST(PreparedLayout, CooperativeSlotsHoldTheBlocksTiles) {
   EXPECT_EQ(again.mma, MmaKind::MmaSync);
 }
 
+TEST(PreparedLayout, TmaActivationSlotsStartAt128ByteBoundaries) {
+  // A warp-specialized wgmma tile of 64 tokens x 64 columns, four k-tiles:
+  // 3-bit weights (1536 bytes) and 8-bit scales for 64 columns (64 bytes)
+  // leave a slot of 9792 bytes; with tma = [a] it pads to 9856, so every
+  // stage's activation boxes (64 rows x 16 bytes) stay 128-byte aligned.
+  L::KernelShape k;
+  k.wgmma = k.warpSpecialized = true;
+  k.warpM = 64;
+  k.warpsN = 1;
+  k.nTilesPerGroup = 2;
+  k.kTilesPerWarp = 4;
+  k.stages = 4;
+  WeightSchema w = WeightSchema::make(ScalarType::uint(3), ScalarType::e4m3(),
+                                      Granularity::Group, 128);
+  L::CooperativeSlot plain = L::cooperativeSlot(w, k);
+  EXPECT_EQ(plain.padBytes, 0);
+  EXPECT_EQ(plain.total(), 4 * 64 * 32 + 4 * 1 * 128 * 3 + 64);
+  k.tmaActivations = true;
+  L::CooperativeSlot tma = L::cooperativeSlot(w, k);
+  EXPECT_EQ(tma.padBytes, 64);
+  EXPECT_EQ(tma.total() % L::kTensorCopyAlign, 0);
+  EXPECT_EQ(L::sharedBytes(w, k), 4 * tma.total() + k.mbarrierBytes());
+  // The flag survives the round trip through a tile config as tma = [a].
+  TileConfig t = L::tileConfigOf(k);
+  EXPECT_EQ(t.tma, uint32_t(TmaA));
+  EXPECT_TRUE(L::shapeOf(t).tmaActivations);
+  k.tmaWeights = true;
+  EXPECT_EQ(L::tileConfigOf(k).tma, uint32_t(TmaA | TmaB));
+}
+
 TEST(PreparedLayout, ScalesAndZeroPointsArePermutedPerLaneGroup) {
   const int64_t n = 128, k = 256;
   for (unsigned bits : {2u, 4u, 8u}) {

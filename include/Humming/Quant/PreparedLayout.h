@@ -269,17 +269,24 @@ int64_t stageChunks(const WeightSchema &w, const KernelShape &k);
 /// k-tile the block's weight tiles verbatim (warpsN x 128 x bits bytes,
 /// contiguous in global memory too), then per group copy (one when the
 /// iteration's K lies in one group, else one per k-tile) the block's scales
-/// and zero points, verbatim.
+/// and zero points, verbatim. With tma = [a] slots start at multiples of
+/// 128 bytes (TMA tensor copies write 128-byte aligned shared memory; the
+/// activations' halves are block_m x 16 bytes, multiples of 128 too).
 struct CooperativeSlot {
   int64_t activationBytes = 0; ///< all k-tiles
   int64_t weightBytes = 0;     ///< all k-tiles
   int64_t scaleBytes = 0;      ///< per group copy
   int64_t zeroBytes = 0;       ///< per group copy
   int64_t groupCopies = 0;
+  int64_t padBytes = 0;        ///< up to the slot alignment
   int64_t total() const {
-    return activationBytes + weightBytes + groupCopies * (scaleBytes + zeroBytes);
+    return activationBytes + weightBytes +
+           groupCopies * (scaleBytes + zeroBytes) + padBytes;
   }
 };
+/// Alignment of the slots (and the dynamic shared memory) of kernels with
+/// tma = [a].
+constexpr int64_t kTensorCopyAlign = 128;
 CooperativeSlot cooperativeSlot(const WeightSchema &w, const KernelShape &k);
 /// Dynamic shared memory of the kernel: the pipeline (warps x stages x
 /// chunks x 512 bytes, or stages cooperative slots), reused afterwards for

@@ -126,7 +126,10 @@ func.func @wstma(%a: memref<?x512xf16>, %w: memref<32x512xi32>, %s: memref<4x256
 // table says the kernel takes the map (input_map = 1). Thread 0 announces
 // the activations' and the weights' bytes together: 4 x 4 KiB + 4 x 2 KiB.
 // CHECK: humming.kernels = [{{{.*}}input_map = 1 : i64{{.*}}name = "wstmaab_gemm0_m0"
+// The tensor copies write 128-byte aligned shared memory: the buffer is
+// aligned so (and the slots padded to it).
 // CHECK: llvm.func @__humming_input_map() -> !llvm.ptr
+// CHECK-NEXT: llvm.mlir.global external @humming_dynamic_smem() {addr_space = 3 : i32, alignment = 128 : i64}
 // CHECK-LABEL: gpu.func @wstmaab_gemm0_m0
 // CHECK:         %[[BY:.*]] = gpu.block_id  y
 // CHECK:         "setmaxnreg.dec.sync.aligned.u32 56;"

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine (one device call, ~8 minutes; bench/NOTES.md,
+# session 11, "Next session"). Summary to $OUT/summary.txt as each step
+# ends (a timeout keeps what finished); logs packed at the end.
+# 1. The standard sweep and the Python tests with session 11's adopted
+#    changes (ptxas for the setmaxnreg kernels, tma = [b] from M = 513),
+#    never measured by humming.bench.
+# 2. tma = [a, b] (activations by 2-D tensor copies through the per-launch
+#    tensor map, first run on a GPU): the 128-token tile across the suite,
+#    then timed against tma = [b] at M = 1024-8192.
+# 3. The 64-token cluster tile with tma = [b] and [a, b] (tma = [b] hung
+#    there before the destination fix of session 11; short timeouts, last).
+set -uo pipefail
+here="$(dirname "${BASH_SOURCE[0]}")"
+out="${OUT:-$here/../gpu-results}"
+mkdir -p "$out"
+logs="$(mktemp -d)"
+say() { tee -a "$out/summary.txt"; }
+OUT="$logs/bench" timeout 300 bash "$here/run-bench.sh" 2>&1 | grep -E "^\|" | head -n 24 | say
+cp "$logs/bench/bench.json" "$out/bench.json" 2>/dev/null
+cp "$logs/bench/bench.txt" "$out/bench.txt" 2>/dev/null
+OUT="$logs/python" timeout 150 bash "$here/run-python-tests.sh" 2>&1 | tail -n 3 | say
+ws128="m = [1, inf], block = [128, 256, 64], warp = [128, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true"
+ws64="m = [1, inf], block = [64, 256, 64], warp = [64, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, split_k = 2"
+OUT="$logs/check128" HUMMING_RUN_TIMEOUT=120 bash "$here/large-m-sweep.sh" \
+  "--check=$ws128, tma = [a, b]" 2>&1 | grep -v "^---" | say
+OUT="$logs/t128" HUMMING_RUN_TIMEOUT=40 bash "$here/large-m-sweep.sh" \
+  --ms=1024,4096,8192 "$ws128, tma = [b]" "$ws128, tma = [a, b]" 2>&1 | say
+OUT="$logs/check64" HUMMING_RUN_TIMEOUT=100 bash "$here/large-m-sweep.sh" \
+  "--check=$ws64, tma = [b]" "--check=$ws64, tma = [a, b]" 2>&1 | grep -v "^---" | say
+OUT="$logs/t64" HUMMING_RUN_TIMEOUT=25 bash "$here/large-m-sweep.sh" \
+  --ms=64,128,256 "$ws64" "$ws64, tma = [b]" "$ws64, tma = [a, b]" 2>&1 | say
+tar -C "$logs" -cJf "$out/session12-first-logs.tar.xz" .
