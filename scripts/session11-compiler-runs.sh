@@ -6,12 +6,7 @@
 # copies' shared-window destinations fixed: the 128-token tile across the
 # suite and timed, the 64-token cluster tile last (it hung before the fix).
 # Summary to $OUT/summary.txt as it goes.
-set -uo pipefail
-here="$(dirname "${BASH_SOURCE[0]}")"
-out="${OUT:-$here/../gpu-results}"
-mkdir -p "$out"
-logs="$(mktemp -d)"
-say() { tee -a "$out/summary.txt"; }
+source "$(dirname "${BASH_SOURCE[0]}")/device-script-env.sh"
 for shape in 8192x8192 4096x14336 28672x8192; do
   for compiler in nvjitlink ptxas nvjitlink ptxas; do
     OUT="$logs/$compiler-$shape" HUMMING_COMPILER=$compiler HUMMING_RUN_TIMEOUT=60 \

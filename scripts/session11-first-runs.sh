@@ -10,13 +10,8 @@
 # The summary goes to $OUT/summary.txt as each step ends (a timeout keeps
 # it); the logs are packed into $OUT at the end. tma = [b]:
 # scripts/session11-tma-runs.sh.
-set -uo pipefail
-here="$(dirname "${BASH_SOURCE[0]}")"
-out="${OUT:-$here/../gpu-results}"
-mkdir -p "$out"
-logs="$(mktemp -d)"
+source "$(dirname "${BASH_SOURCE[0]}")/device-script-env.sh"
 source "$here/bundle-env.sh" # bin: the bundle's tools
-say() { tee -a "$out/summary.txt"; }
 for shape in 4096x14336 8192x8192; do
   HUMMING_LOG=info timeout 60 "$bin/humming-gpu-test" --layer=$shape \
     --m=64,200 --filter=_prep > "$logs/clusters-$shape.log" 2>&1

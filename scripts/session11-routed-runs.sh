@@ -5,12 +5,7 @@
 # destinations fixed (the 128-token tile across the suite, then timed);
 # the prepared suite with the routed compiler last. Summary to
 # $OUT/summary.txt as it goes.
-set -uo pipefail
-here="$(dirname "${BASH_SOURCE[0]}")"
-out="${OUT:-$here/../gpu-results}"
-mkdir -p "$out"
-logs="$(mktemp -d)"
-say() { tee -a "$out/summary.txt"; }
+source "$(dirname "${BASH_SOURCE[0]}")/device-script-env.sh"
 for shape in 8192x8192 4096x14336; do
   OUT="$logs/routed-$shape" HUMMING_RUN_TIMEOUT=50 bash "$here/large-m-sweep.sh" \
     --shape=$shape --ms=1,16,64,128,256,1024,8192 auto 2>&1 | sed "s/^auto/routed/" | say

@@ -5,12 +5,7 @@
 # 16-byte copies, 8192^2 W4A16 g128; and wgmma_in_flight = 1 under ptxas
 # (nvJitLink serializes the WS kernels' wgmmas anyway). Summary to
 # $OUT/summary.txt as it goes.
-set -uo pipefail
-here="$(dirname "${BASH_SOURCE[0]}")"
-out="${OUT:-$here/../gpu-results}"
-mkdir -p "$out"
-logs="$(mktemp -d)"
-say() { tee -a "$out/summary.txt"; }
+source "$(dirname "${BASH_SOURCE[0]}")/device-script-env.sh"
 ws128="m = [1, inf], block = [128, 256, 64], warp = [128, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true"
 ws64="m = [1, inf], block = [64, 256, 64], warp = [64, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, split_k = 2"
 OUT="$logs/check" HUMMING_RUN_TIMEOUT=120 bash "$here/large-m-sweep.sh" \

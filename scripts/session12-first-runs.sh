@@ -10,12 +10,7 @@
 #    then timed against tma = [b] at M = 1024-8192.
 # 3. The 64-token cluster tile with tma = [b] and [a, b] (tma = [b] hung
 #    there before the destination fix of session 11; short timeouts, last).
-set -uo pipefail
-here="$(dirname "${BASH_SOURCE[0]}")"
-out="${OUT:-$here/../gpu-results}"
-mkdir -p "$out"
-logs="$(mktemp -d)"
-say() { tee -a "$out/summary.txt"; }
+source "$(dirname "${BASH_SOURCE[0]}")/device-script-env.sh"
 OUT="$logs/bench" timeout 300 bash "$here/run-bench.sh" 2>&1 | grep -E "^\|" | head -n 24 | say
 cp "$logs/bench/bench.json" "$out/bench.json" 2>/dev/null
 cp "$logs/bench/bench.txt" "$out/bench.txt" 2>/dev/null
