@@ -110,8 +110,8 @@ CooperativeSlot cooperativeSlot(const WeightSchema &w, const KernelShape &k) {
   s.groupCopies =
       !w.hasPerKScales() || tiles * kTileK <= w.groupK ? 1 : tiles;
   if (k.tmaActivations)
-    s.padBytes = (kTensorCopyAlign - s.total() % kTensorCopyAlign) %
-                 kTensorCopyAlign;
+    s.padBytes =
+        (kTensorCopyAlign - s.total() % kTensorCopyAlign) % kTensorCopyAlign;
   return s;
 }
 

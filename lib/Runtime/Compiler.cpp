@@ -260,7 +260,8 @@ class Routed : public KernelCompiler {
 public:
   Routed(std::unique_ptr<KernelCompiler> separate,
          std::unique_ptr<KernelCompiler> wholeProgram)
-      : separate_(std::move(separate)), wholeProgram_(std::move(wholeProgram)) {}
+      : separate_(std::move(separate)), wholeProgram_(std::move(wholeProgram)) {
+  }
   std::string name() const override {
     return separate_->name() + "+" + wholeProgram_->name();
   }
@@ -376,8 +377,8 @@ Result<std::unique_ptr<KernelCompiler>> selectCompiler(const char *request) {
   // nvJitLink (8192^2 M = 16: 18.8 us, ptxas 19.8).
   if (auto c = makeNvJitLinkCompiler()) {
     auto whole = makePtxasCompiler();
-    return makeRoutedCompiler(std::move(*c), whole ? std::move(*whole)
-                                                   : makeDriverCompiler());
+    return makeRoutedCompiler(std::move(*c),
+                              whole ? std::move(*whole) : makeDriverCompiler());
   }
   if (auto c = makePtxasCompiler())
     return c;

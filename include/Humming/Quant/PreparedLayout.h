@@ -278,7 +278,7 @@ struct CooperativeSlot {
   int64_t scaleBytes = 0;      ///< per group copy
   int64_t zeroBytes = 0;       ///< per group copy
   int64_t groupCopies = 0;
-  int64_t padBytes = 0;        ///< up to the slot alignment
+  int64_t padBytes = 0; ///< up to the slot alignment
   int64_t total() const {
     return activationBytes + weightBytes +
            groupCopies * (scaleBytes + zeroBytes) + padBytes;

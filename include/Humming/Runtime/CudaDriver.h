@@ -45,12 +45,14 @@ struct LaunchConfig {
 struct alignas(64) TensorMap {
   uint64_t opaque[16];
 };
-/// cuTensorMapEncodeTiled's enumerators used here (cuda.h).
-constexpr int kTensorMapUint16 = 1;      ///< CU_TENSOR_MAP_DATA_TYPE_UINT16
-constexpr int kTensorMapNoInterleave = 0; ///< CU_TENSOR_MAP_INTERLEAVE_NONE
-constexpr int kTensorMapNoSwizzle = 0;    ///< CU_TENSOR_MAP_SWIZZLE_NONE
-constexpr int kTensorMapL2Promote256 = 3; ///< CU_TENSOR_MAP_L2_PROMOTION_L2_256B
-constexpr int kTensorMapOobZero = 0;      ///< CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE
+/// cuTensorMapEncodeTiled's enumerators used here (cuda.h): DATA_TYPE_UINT16,
+/// INTERLEAVE_NONE, SWIZZLE_NONE, L2_PROMOTION_L2_256B, FLOAT_OOB_FILL_NONE
+/// (zeros).
+constexpr int kTensorMapUint16 = 1;
+constexpr int kTensorMapNoInterleave = 0;
+constexpr int kTensorMapNoSwizzle = 0;
+constexpr int kTensorMapL2Promote256 = 3;
+constexpr int kTensorMapOobZero = 0;
 
 /// The driver entry points, resolved once.
 struct CudaDriver {

@@ -97,10 +97,10 @@ struct KernelField {
   int64_t KernelLaunch::*member;
 };
 inline constexpr KernelField kKernelFields[] = {
-    {"m_min", &KernelLaunch::mMin},       {"m_max", &KernelLaunch::mMax},
-    {"block_m", &KernelLaunch::blockM},   {"block_n", &KernelLaunch::blockN},
-    {"threads", &KernelLaunch::threads},  {"smem", &KernelLaunch::smemBytes},
-    {"split_k", &KernelLaunch::splitK},   {"cluster", &KernelLaunch::cluster},
+    {"m_min", &KernelLaunch::mMin},        {"m_max", &KernelLaunch::mMax},
+    {"block_m", &KernelLaunch::blockM},    {"block_n", &KernelLaunch::blockN},
+    {"threads", &KernelLaunch::threads},   {"smem", &KernelLaunch::smemBytes},
+    {"split_k", &KernelLaunch::splitK},    {"cluster", &KernelLaunch::cluster},
     {"input_map", &KernelLaunch::inputMap}};
 
 constexpr const char *kKernelTableAttr = "humming.kernels";
@@ -164,8 +164,10 @@ inline std::string inputMapArgs(const KernelLaunch &kl, int64_t k, int64_t m,
     return "a tensor map of the activations needs 1 <= M <= 2^32, got M = " +
            std::to_string(m);
   if (kl.blockM <= 0 || kl.blockM > 256)
-    return "kernel " + kl.name + ": a tensor map box holds at most 256 rows, "
-           "got block_m = " + std::to_string(kl.blockM);
+    return "kernel " + kl.name +
+           ": a tensor map box holds at most 256 rows, "
+           "got block_m = " +
+           std::to_string(kl.blockM);
   out = InputMapArgs{};
   out.dims[0] = uint64_t(k);
   out.dims[1] = uint64_t(m);
@@ -181,7 +183,8 @@ inline std::string inputMapWithoutEncoder(const KernelLaunch &kl,
                                           bool haveEncoder) {
   if (!kl.inputMap || haveEncoder)
     return "";
-  return "kernel " + kl.name + " reads its activations by TMA; expected a "
+  return "kernel " + kl.name +
+         " reads its activations by TMA; expected a "
          "CUDA 12 or newer driver (cuTensorMapEncodeTiled), got one without";
 }
 

@@ -2398,8 +2398,8 @@ gpu::GPUFuncOp mlir::humming::buildMmaSyncPreparedKernel(
   }
   // TMA tensor copies write 128-byte aligned shared memory (the slots are
   // padded to it: CooperativeSlot::padBytes).
-  if (tile.tmaActivations &&
-      smemGlobal.getAlignment().value_or(0) < uint64_t(hq::layout::kTensorCopyAlign))
+  if (tile.tmaActivations && smemGlobal.getAlignment().value_or(0) <
+                                 uint64_t(hq::layout::kTensorCopyAlign))
     smemGlobal.setAlignment(hq::layout::kTensorCopyAlign);
   // Split-K across CTAs: the kernel's workspace, module globals (PTX zeroes
   // .global variables at load; every launch leaves the counters at zero).
