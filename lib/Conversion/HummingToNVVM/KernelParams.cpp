@@ -14,6 +14,7 @@
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "llvm/ADT/MapVector.h"
 
 namespace mlir::humming {
 #define GEN_PASS_DEF_HUMMINGKERNELPARAMSPASS
