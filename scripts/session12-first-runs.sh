@@ -5,16 +5,23 @@
 # 1. The standard sweep and the Python tests with session 11's adopted
 #    changes (ptxas for the setmaxnreg kernels, tma = [b] from M = 513),
 #    never measured by humming.bench.
-# 2. tma = [a, b] (activations by 2-D tensor copies through the per-launch
+# 2. How many clusters of 8 stay resident (HUMMING_LOG=info).
+# 3. tma = [a, b] (activations by 2-D tensor copies through the per-launch
 #    tensor map, first run on a GPU): the 128-token tile across the suite,
 #    then timed against tma = [b] at M = 1024-8192.
-# 3. The 64-token cluster tile with tma = [b] and [a, b] (tma = [b] hung
+# 4. The 64-token cluster tile with tma = [b] and [a, b] (tma = [b] hung
 #    there before the destination fix of session 11; short timeouts, last).
 source "$(dirname "${BASH_SOURCE[0]}")/device-script-env.sh"
 OUT="$logs/bench" timeout 300 bash "$here/run-bench.sh" 2>&1 | grep -E "^\|" | head -n 24 | say
 cp "$logs/bench/bench.json" "$out/bench.json" 2>/dev/null
 cp "$logs/bench/bench.txt" "$out/bench.txt" 2>/dev/null
 OUT="$logs/python" timeout 150 bash "$here/run-python-tests.sh" 2>&1 | tail -n 3 | say
+# The residency of clusters of 8 (the wave model's missing count; 4 -> 120
+# CTAs, 2 -> 132 in session 11).
+source "$here/bundle-env.sh" # bin: the bundle's tools
+HUMMING_LOG=info timeout 60 "$bin/humming-gpu-test" --layer=4096x14336 --m=64 \
+  --filter=_prep --force-tile-config="#humming.tile_config<m = [1, inf], block = [64, 256, 64], warp = [64, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, split_k = 8>" \
+  2>&1 | grep -E "clusters of|PASS|FAIL" | say
 ws128="m = [1, inf], block = [128, 256, 64], warp = [128, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true"
 ws64="m = [1, inf], block = [64, 256, 64], warp = [64, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, split_k = 2"
 OUT="$logs/check128" HUMMING_RUN_TIMEOUT=120 bash "$here/large-m-sweep.sh" \
