@@ -1517,6 +1517,17 @@ void PreparedEmitter::emitWarpSpecializedLoop(Value first) {
     if (rebalance)
       asmStatement(("setmaxnreg.dec.sync.aligned.u32 " +
                     Twine(producerRegs) + ";").str());
+    if (tile.tmaActivations) {
+      // The thread that issues the tensor copies fetches their map first.
+      auto first = scf::IfOp::create(
+          b, arith::CmpIOp::create(b, arith::CmpIPredicate::eq, copyTid, c32(0)),
+          /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(first.thenBlock());
+      inlineAsm(TypeRange(),
+                ValueRange{LLVM::PtrToIntOp::create(b, i64, inputMapAddress())},
+                "prefetch.tensormap [$0];", "l");
+    }
     auto loop = scf::ForOp::create(b, lb, ub, one);
     {
       OpBuilder::InsertionGuard inner(b);

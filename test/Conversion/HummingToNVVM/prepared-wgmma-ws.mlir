@@ -133,6 +133,10 @@ func.func @wstma(%a: memref<?x512xf16>, %w: memref<32x512xi32>, %s: memref<4x256
 // CHECK-LABEL: gpu.func @wstmaab_gemm0_m0
 // CHECK:         %[[BY:.*]] = gpu.block_id  y
 // CHECK:         "setmaxnreg.dec.sync.aligned.u32 56;"
+// CHECK:         scf.if
+// CHECK-NEXT:      %[[PCALL:.*]] = llvm.call @__humming_input_map() : () -> !llvm.ptr
+// CHECK-NEXT:      %[[PMAP:.*]] = llvm.ptrtoint %[[PCALL]] : !llvm.ptr to i64
+// CHECK-NEXT:      llvm.inline_asm has_side_effects asm_dialect = att "prefetch.tensormap [$0];", "l" %[[PMAP]]
 // CHECK:         scf.for
 // CHECK:           scf.if
 // CHECK:             "mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [$0], $1;", "r,r" %[[FULL:.*]], %c24576_i32
