@@ -34,6 +34,19 @@ if config.ptxas and os.path.exists(config.ptxas):
     config.substitutions.append(("%ptxas", config.ptxas))
 config.substitutions.append(
     ("%humming_opt_path", os.path.join(config.humming_tools_dir, "humming-opt")))
+# nvJitLink loads (the default compiler uses it, with ptxas for the
+# kernels that need whole-program compilation).
+try:
+    import ctypes
+    for soname in ("libnvJitLink.so.13", "libnvJitLink.so.12", "libnvJitLink.so"):
+        try:
+            ctypes.CDLL(soname)
+            config.available_features.add("nvjitlink")
+            break
+        except OSError:
+            pass
+except ImportError:
+    pass
 if config.humming_static_llvm:
     config.available_features.add("static-llvm")
 if config.humming_unittests:

@@ -303,7 +303,10 @@ TEST(Layer, AForcedTileConfigReplacesTheHeuristics) {
 TEST(Layer, TheCompilersReportsOfLostPerformanceReachTheCaller) {
   // The warp-specialized wgmma kernel relies on setmaxnreg, which nvJitLink
   // ignores (separate compilation) and reports; ptxas honours it and says
-  // nothing. The process picks its compiler once, as selectCompiler does.
+  // nothing, and the default compiler routes such kernels to ptxas. The
+  // process picks its compiler once, as selectCompiler does: the report
+  // path runs under HUMMING_COMPILER=nvjitlink (as
+  // test/humming-gpu-test/compiler-routing.test does through the tool).
   test::useTestCache();
   Result<std::unique_ptr<rt::KernelCompiler>> compiler = rt::selectCompiler();
   ASSERT_TRUE(compiler.ok()) << compiler.error();
