@@ -132,6 +132,11 @@ int humming_layer_transform_stats(const humming_layer *layer,
  *  destroy. */
 const char *humming_layer_compiler_reports(const humming_layer *layer);
 
+/** The process's kernel compiler, "<name> (<version>)" (e.g.
+ *  "nvjitlink+ptxas (nvJitLink 13.0 / ptxas 13.0.88)"); NULL, with
+ *  humming_last_error, where none could be chosen. Valid for the process. */
+const char *humming_compiler(void);
+
 /** After transform: the number of kernels (one per M range) and whether
  *  the weights use the prepared (fast) layout. */
 int humming_layer_kernel_count(const humming_layer *layer);

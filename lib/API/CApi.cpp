@@ -301,6 +301,17 @@ int humming_layer_transform_stats(const humming_layer *layer,
   return ok();
 }
 
+const char *humming_compiler(void) {
+  // Chosen once per process: the text outlives every call.
+  static const Result<std::string> compiler = humming::jitCompiler();
+  if (!compiler) {
+    fail(compiler.error());
+    return nullptr;
+  }
+  ok();
+  return compiler->c_str();
+}
+
 const char *humming_layer_compiler_reports(const humming_layer *layer) {
   return layer ? layer->reports.c_str() : "";
 }

@@ -586,4 +586,11 @@ Status Layer::forward(void *stream, uint64_t input, uint64_t output,
       "cuLaunchKernel");
 }
 
+Result<std::string> jitCompiler() {
+  JitState &j = jit();
+  if (!j.compiler)
+    return Error{j.compilerError};
+  return concat(j.compiler->name(), " (", j.compiler->version(), ")");
+}
+
 } // namespace humming

@@ -20,7 +20,7 @@ import collections
 import ctypes
 import os
 
-__all__ = ["HummingError", "HummingLayer", "library_path"]
+__all__ = ["HummingError", "HummingLayer", "compiler", "library_path"]
 
 
 TransformStats = collections.namedtuple(
@@ -101,10 +101,23 @@ def _library():
             p, ctypes.POINTER(_CTransformStats)]
         lib.humming_layer_compiler_reports.argtypes = [p]
         lib.humming_layer_compiler_reports.restype = ctypes.c_char_p
+        lib.humming_compiler.restype = ctypes.c_char_p
         lib.humming_layer_kernel_count.argtypes = [p]
         lib.humming_layer_is_prepared.argtypes = [p]
         _lib = lib
     return _lib
+
+
+def compiler():
+    """The kernel compiler every transform of this process uses, with its
+    version: e.g. "nvjitlink+ptxas (nvJitLink 13.0 / ptxas 13.0.88)" (the
+    default sends the kernels that use setmaxnreg to ptxas). Kernel speed
+    depends on it; humming.bench records it."""
+    lib = _library()
+    text = lib.humming_compiler()
+    if text is None:
+        raise HummingError(lib.humming_last_error().decode())
+    return text.decode()
 
 
 def _check(rc):

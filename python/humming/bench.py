@@ -119,6 +119,7 @@ def main():
     os.environ["HUMMING_CACHE_DIR"] = tempfile.mkdtemp(prefix="humming-bench-")
     import torch
     from humming import HummingLayer
+    from humming import compiler as humming_compiler
 
     shapes = [tuple(int(v) for v in s.split("x")) for s in args.shapes.split(",")]
     ms = [int(v) for v in args.ms.split(",")]
@@ -172,7 +173,7 @@ def main():
     report = {"device": torch.cuda.get_device_name(), "commit": commit,
               "method": f"CUDA graph, {args.copies} copies, median of "
                         f"{args.replays} replays", "tile_config": args.tile_config,
-              "results": rows, "jit": jit}
+              "compiler": humming_compiler(), "results": rows, "jit": jit}
     with open(args.out, "w") as f:
         json.dump(report, f, indent=2)
     print(f"| config | N x K | M | humming us | torch fp16 us | ratio | TB/s | TFLOP/s |")

@@ -45,6 +45,11 @@ class CreateTest(unittest.TestCase):
         self.assertEqual(str(e.exception),
                          "weight: expected 131072 values, got 10")
 
+    def test_the_compiler_names_itself(self):
+        text = humming.compiler()
+        self.assertRegex(text, r"^(nvjitlink\+(ptxas|driver)|ptxas|nvjitlink|driver) \(.+\)$")
+        self.assertEqual(humming.compiler(), text)
+
     def test_compile_only_transform(self):
         layer = HummingLayer(256, 512, W4G128)
         layer.load_from_unquantized(exact_weights(256, 512, 128))

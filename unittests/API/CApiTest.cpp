@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -112,4 +114,33 @@ TEST(CApi, ErrorsSayWhatWasExpected) {
   EXPECT_EQ(std::string(humming_last_error()),
             "expected a layer and a stats pointer, got NULL");
   EXPECT_EQ(std::string(humming_layer_compiler_reports(nullptr)), "");
+}
+
+TEST(CApi, TheCompilerNamesItselfOrSaysWhyNot) {
+  // What the benchmarks record: the compiler every transform of this
+  // process uses, with its version.
+  const char *compiler = humming_compiler();
+  ASSERT_NE(compiler, nullptr) << humming_last_error();
+  std::string text(compiler);
+  EXPECT_NE(text.find(" ("), std::string::npos) << text;
+  EXPECT_EQ(text.back(), ')') << text;
+  EXPECT_EQ(std::string(humming_compiler()), text); // chosen once
+}
+
+TEST(CApi, WithoutACompilerTheCallSaysWhy) {
+  // A process whose HUMMING_COMPILER names no compiler gets NULL and why.
+  // The choice is made once per process: a fresh one (threadsafe death
+  // tests re-run this test alone in a new process) that asks nothing first.
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        ::setenv("HUMMING_COMPILER", "nvcc", 1);
+        const char *none = humming_compiler();
+        std::fprintf(stderr, "[%s] %s\n", none ? none : "null",
+                     humming_last_error());
+        std::exit(none ? 1 : 0);
+      },
+      ::testing::ExitedWithCode(0),
+      "\\[null\\] expected HUMMING_COMPILER to be ptxas, nvjitlink or "
+      "driver, got 'nvcc'");
 }

@@ -127,6 +127,13 @@ private:
   std::unique_ptr<Impl> impl_;
 };
 
+/// The process's kernel compiler (every layer's transform uses it), as
+/// "<name> (<version>)": e.g. "nvjitlink+ptxas (nvJitLink 13.0 / ptxas
+/// 13.0.88)" for the default that sends the setmaxnreg kernels to ptxas.
+/// Kernel speed depends on it, so benchmarks record it. An error where
+/// none could be chosen (HUMMING_COMPILER names one that is absent).
+Result<std::string> jitCompiler();
+
 } // namespace humming
 
 #endif // HUMMING_API_LAYER_H
