@@ -2,8 +2,9 @@
 //
 // `humming-compile-pipeline` is the one pipeline lit, humming-opt,
 // humming-translate and the runtime's JIT run: humming-legalize-schema,
-// humming-select-tiles, humming-lower-to-nvvm, then NVVM -> PTX (in process,
-// through LLVM's NVPTX backend) inside a gpu.binary.
+// humming-select-tiles, humming-lower-to-nvvm, the GPU-to-NVVM conversion,
+// humming-kernel-params, then NVVM -> PTX (in process, through LLVM's NVPTX
+// backend) inside a gpu.binary.
 //
 //===----------------------------------------------------------------------===//
 
