@@ -466,6 +466,12 @@ Status Layer::transform(const LayerTarget &target) {
       if (kl.cluster > 1)
         if (Status s = checkCluster(*driver, kl, *f); !s)
           return s;
+      // A kernel that reads its activations by TMA needs the driver's
+      // tensor-map encoder in every forward: refuse it here, not there.
+      if (std::string why = abi::inputMapWithoutEncoder(
+              kl, driver->cuTensorMapEncodeTiled != nullptr);
+          !why.empty())
+        return Error{why};
       functions.push_back(*f);
     }
   }
