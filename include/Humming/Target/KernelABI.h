@@ -145,7 +145,8 @@ inline bool parseKernelTable(const std::string &text,
 /// bits), rank 2 — `k` columns (dimension 0) by `m` rows with a row stride
 /// of 2k bytes —, boxes of 8 columns (16 bytes: one row of a wgmma core
 /// matrix) by block_m rows, no interleave, no swizzle, out-of-bounds
-/// elements zero. Empty (with why) where the encoding cannot hold it.
+/// elements zero. inputMapArgs fills `out` and returns "", or returns why
+/// the encoding cannot hold the layer's K, this M or the kernel's block.
 struct InputMapArgs {
   uint64_t dims[2] = {0, 0};
   uint64_t strides[1] = {0}; ///< bytes, of dimension 1
