@@ -131,7 +131,8 @@ func.func @wstma(%a: memref<?x512xf16>, %w: memref<32x512xi32>, %s: memref<4x256
 // CHECK: llvm.func @__humming_input_map() -> !llvm.ptr
 // CHECK-NEXT: llvm.mlir.global external @humming_dynamic_smem() {addr_space = 3 : i32, alignment = 128 : i64}
 // CHECK-LABEL: gpu.func @wstmaab_gemm0_m0
-// CHECK:         %[[BY:.*]] = gpu.block_id  y
+// CHECK:         %[[BYI:.*]] = gpu.block_id  y
+// CHECK-NEXT:    %[[BY:.*]] = arith.index_cast %[[BYI]] : index to i32
 // CHECK:         "setmaxnreg.dec.sync.aligned.u32 56;"
 // CHECK:         scf.if
 // CHECK-NEXT:      %[[PCALL:.*]] = llvm.call @__humming_input_map() : () -> !llvm.ptr
@@ -143,7 +144,7 @@ func.func @wstma(%a: memref<?x512xf16>, %w: memref<32x512xi32>, %s: memref<4x256
 // CHECK-NEXT:        %[[CALL:.*]] = llvm.call @__humming_input_map() : () -> !llvm.ptr
 // CHECK-NEXT:        %[[MAP:.*]] = llvm.ptrtoint %[[CALL]] : !llvm.ptr to i64
 // CHECK-NEXT:        %[[C128:.*]] = arith.constant 128 : i32
-// CHECK-NEXT:        %[[ROW:.*]] = arith.muli %{{.*}}, %[[C128]] : i32
+// CHECK-NEXT:        %[[ROW:.*]] = arith.muli %[[BY]], %[[C128]] : i32
 // CHECK-COUNT-8:     "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [$0], [$1, {$2, $3}], [$4];", "r,l,r,r,r" %{{.*}}, %[[MAP]], %{{.*}}, %[[ROW]], %[[FULL]]
 // CHECK-COUNT-4:     "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [$0], [$1], $2, [$3];"
 // CHECK:         "setmaxnreg.inc.sync.aligned.u32 224;"
