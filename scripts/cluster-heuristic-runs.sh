@@ -5,13 +5,7 @@
 # choice against the 64-token tile (split 2/4/8, with and without a producer
 # warpgroup) and the 128-token warp-specialized tile (split 1/2/4). Logs
 # under $OUT (one packed file); the summary last.
-set -uo pipefail
-here="$(dirname "${BASH_SOURCE[0]}")"
-out="${OUT:-$here/../gpu-results}"
-logs="$(mktemp -d)"
-t64="m = [1, inf], block = [64, 256, 64], warp = [64, 32, 64], mma = wgmma"
-ws64="$t64, warp_specialized = true, mbarrier = true"
-ws128="m = [1, inf], block = [128, 256, 64], warp = [128, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true"
+source "$(dirname "${BASH_SOURCE[0]}")/device-script-env.sh"
 {
   OUT="$logs/a" HUMMING_RUN_TIMEOUT=60 bash "$here/large-m-sweep.sh" \
     --ms=32,48,64,96,128,192,256,384,512 auto "$t64, split_k = 2" \

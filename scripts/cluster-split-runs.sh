@@ -8,13 +8,7 @@
 # 3. M = 9-16 with 256-column shared-activation blocks.
 # Logs under $OUT (packed into one file: the device call returns 8 files at
 # most); the summary last.
-set -uo pipefail
-here="$(dirname "${BASH_SOURCE[0]}")"
-out="${OUT:-$here/../gpu-results}"
-logs="$(mktemp -d)"
-t64="m = [1, inf], block = [64, 256, 64], warp = [64, 32, 64], mma = wgmma"
-ws64="$t64, warp_specialized = true, mbarrier = true"
-ws128="m = [1, inf], block = [128, 256, 64], warp = [128, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true"
+source "$(dirname "${BASH_SOURCE[0]}")/device-script-env.sh"
 s16="m = [1, 16], block = [16, 256, 64], warp = [16, 64, 32], block_copies = true, split_k = 8"
 s16k="m = [1, 16], block = [16, 256, 128], warp = [16, 64, 64], block_copies = true, split_k = 8"
 {

@@ -5,10 +5,7 @@
 # suite; 2. the heuristics' choice, old against new, W4A16 g128 at four
 # shapes and M = 17..512; 3. the standard W4A16 g128 table against torch.
 # Logs under $OUT (one packed file); the summary last.
-set -uo pipefail
-here="$(dirname "${BASH_SOURCE[0]}")"
-out="${OUT:-$here/../gpu-results}"
-logs="$(mktemp -d)"
+source "$(dirname "${BASH_SOURCE[0]}")/device-script-env.sh"
 {
   OUT="$logs/suite" bash "$here/run-gpu-suite.sh" --filter=_prep | tail -n 8
   ms=17,24,32,33,48,64,96,128,192,256,384,512

@@ -4,11 +4,7 @@
 # and channel, W8A16), the Python tests — and the warp-specialized tile with
 # eight stages against four at M = 1024..8192 (the 3/5/6-stage slowdown of
 # session 9: is it stages != 4, or non-powers of two?). Logs under $OUT.
-set -uo pipefail
-here="$(dirname "${BASH_SOURCE[0]}")"
-out="${OUT:-$here/../gpu-results}"
-logs="$(mktemp -d)"
-ws128="m = [1, inf], block = [128, 256, 64], warp = [128, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true"
+source "$(dirname "${BASH_SOURCE[0]}")/device-script-env.sh"
 {
   OUT="$logs/bench" timeout 300 bash "$here/run-bench.sh" 2>&1 | grep -E "^\|" | head -n 24
   OUT="$logs/python" timeout 150 bash "$here/run-python-tests.sh" 2>&1 | tail -n 3

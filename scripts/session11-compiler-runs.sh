@@ -14,12 +14,11 @@ for shape in 8192x8192 4096x14336 28672x8192; do
       sed "s/^auto/$compiler/" | say
   done
 done
-ws128="m = [1, inf], block = [128, 256, 64], warp = [128, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true"
-ws64="m = [1, inf], block = [64, 256, 64], warp = [64, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, split_k = 2"
+ws64k2="$ws64, split_k = 2"
 OUT="$logs/check" HUMMING_RUN_TIMEOUT=120 bash "$here/large-m-sweep.sh" \
   "--check=$ws128, tma = [b]" 2>&1 | grep -v "^---" | say
 OUT="$logs/t128" HUMMING_RUN_TIMEOUT=60 bash "$here/large-m-sweep.sh" \
   --ms=1024,8192 "$ws128" "$ws128, tma = [b]" 2>&1 | say
 OUT="$logs/t64" HUMMING_RUN_TIMEOUT=30 bash "$here/large-m-sweep.sh" \
-  --ms=64,128 "$ws64" "$ws64, tma = [b]" 2>&1 | say
+  --ms=64,128 "$ws64k2" "$ws64k2, tma = [b]" 2>&1 | say
 tar -C "$logs" -cJf "$out/session11-compiler-logs.tar.xz" .

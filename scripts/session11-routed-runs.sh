@@ -10,7 +10,6 @@ for shape in 8192x8192 4096x14336; do
   OUT="$logs/routed-$shape" HUMMING_RUN_TIMEOUT=50 bash "$here/large-m-sweep.sh" \
     --shape=$shape --ms=1,16,64,128,256,1024,8192 auto 2>&1 | sed "s/^auto/routed/" | say
 done
-ws128="m = [1, inf], block = [128, 256, 64], warp = [128, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true"
 OUT="$logs/check" HUMMING_RUN_TIMEOUT=100 bash "$here/large-m-sweep.sh" \
   "--check=$ws128, tma = [b]" 2>&1 | grep -v "^---" | say
 OUT="$logs/t128" HUMMING_RUN_TIMEOUT=40 bash "$here/large-m-sweep.sh" \

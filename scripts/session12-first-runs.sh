@@ -20,9 +20,8 @@ OUT="$logs/python" timeout 150 bash "$here/run-python-tests.sh" 2>&1 | tail -n 3
 # CTAs, 2 -> 132 in session 11).
 source "$here/bundle-env.sh" # bin: the bundle's tools
 HUMMING_LOG=info timeout 60 "$bin/humming-gpu-test" --layer=4096x14336 --m=64 \
-  --filter=_prep --force-tile-config="#humming.tile_config<m = [1, inf], block = [64, 256, 64], warp = [64, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, split_k = 8>" \
+  --filter=_prep --force-tile-config="#humming.tile_config<$ws64, split_k = 8>" \
   2>&1 | grep -E "clusters of|PASS|FAIL" | say
-ws128="m = [1, inf], block = [128, 256, 64], warp = [128, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true"
 OUT="$logs/check128" HUMMING_RUN_TIMEOUT=120 bash "$here/large-m-sweep.sh" \
   "--check=$ws128, tma = [a, b]" 2>&1 | grep -v "^---" | say
 OUT="$logs/t128" HUMMING_RUN_TIMEOUT=40 bash "$here/large-m-sweep.sh" \

@@ -6,6 +6,5 @@
 # instruction; session 9's profile of the cp.async version is
 # bench/results/h200/2026-12-01-ncu-source-session9-ws-m8192*.txt).
 source "$(dirname "${BASH_SOURCE[0]}")/device-script-env.sh"
-ws128="m = [1, inf], block = [128, 256, 64], warp = [128, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true"
 timeout 420 bash "$here/profile-source.sh" 8192x8192 8192 gemm0_m0 \
   "--force-tile-config=#humming.tile_config<$ws128, tma = [a, b]>" 2>&1 | say

@@ -7,17 +7,16 @@
 # variants (pipeline depth, 64 of K per warp). Summary to
 # $OUT/summary.txt as each step ends.
 source "$(dirname "${BASH_SOURCE[0]}")/device-script-env.sh"
-ws64="m = [1, inf], block = [64, 256, 64], warp = [64, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, split_k = 2"
+ws64k2="$ws64, split_k = 2"
 OUT="$logs/check64" HUMMING_RUN_TIMEOUT=100 bash "$here/large-m-sweep.sh" \
-  "--check=$ws64, tma = [b]" "--check=$ws64, tma = [a, b]" 2>&1 | grep -v "^---" | say
+  "--check=$ws64k2, tma = [b]" "--check=$ws64k2, tma = [a, b]" 2>&1 | grep -v "^---" | say
 OUT="$logs/t64" HUMMING_RUN_TIMEOUT=25 bash "$here/large-m-sweep.sh" \
-  --ms=64,128,256 "$ws64" "$ws64, tma = [b]" "$ws64, tma = [a, b]" 2>&1 | say
+  --ms=64,128,256 "$ws64k2" "$ws64k2, tma = [b]" "$ws64k2, tma = [a, b]" 2>&1 | say
 # M = 33-128 (8192^2 takes the 64-token tile in clusters of 2: 64 CTAs on
 # 132 SMs): splits 4 and 8 were as fast from nvJitLink (session 10); from
 # ptxas, the default for these kernels now?
-ws64s="m = [1, inf], block = [64, 256, 64], warp = [64, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true"
 OUT="$logs/split64" HUMMING_RUN_TIMEOUT=30 bash "$here/large-m-sweep.sh" --ms=48,64,128 \
-  auto "$ws64s, split_k = 4" "$ws64s, split_k = 8" 2>&1 | say
+  auto "$ws64, split_k = 4" "$ws64, split_k = 8" 2>&1 | say
 # M = 16 (18.7 us, the milestone's 0.51 is ~17.9): the heuristics' tile
 # against deeper/shallower pipelines and 64 of K per warp.
 m16="m = [1, 16], block = [16, 128, 128], warp = [16, 64, 32], block_copies = true, split_k = 4"
