@@ -565,10 +565,7 @@ Status Layer::forward(void *stream, uint64_t input, uint64_t output,
     abi::InputMapArgs a;
     if (std::string why = abi::inputMapArgs(*kl, l.k, m, a); !why.empty())
       return Error{why};
-    if (std::string why = abi::inputMapWithoutEncoder(
-            *kl, l.driver->cuTensorMapEncodeTiled != nullptr);
-        !why.empty())
-      return Error{why};
+    // transform() refused such a kernel on a driver without the encoder.
     if (Status s = l.driver->check(
             l.driver->cuTensorMapEncodeTiled(
                 &map, rt::kTensorMapUint16, 2,

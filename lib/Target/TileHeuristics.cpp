@@ -124,6 +124,17 @@ layout::KernelShape wgmmaShape(int64_t tokens, int64_t kTiles,
   return ks;
 }
 
+/// The weights by bulk copies (tma = [b]) where the H200 measured them
+/// faster: the warp-specialized 128-token tile without a K split (session
+/// 11, with ptxas: 8192^2 M = 8192 2365 -> 2277 us, 1024 298 -> 291; the
+/// suite across schemas with it forced). The 64-token and cluster tiles
+/// keep cp.async for the weights (bulk copies not yet measured in them).
+void useBulkWeightCopies(TileConfig &t) {
+  if (t.mma == MmaKind::Wgmma && t.warpSpecialized && t.warpM == 128 &&
+      t.splitK == 1)
+    t.tma = TmaB;
+}
+
 /// The sm_90a tile for M = 33..512: the warp-specialized wgmma tile of 64 or
 /// 128 tokens (64 of K per iteration, four stages) with K split across the
 /// CTAs of a thread block cluster (1, 2, 4 or 8), whichever takes the fewest
@@ -171,11 +182,8 @@ std::optional<TileConfig> clusterSplitTile(const WeightSchema &w, int64_t n,
         continue;
       TileConfig t = layout::tileConfigOf(ks);
       t.splitK = split;
-      // Without a split the 128-token tile is the kernel from M = 513 on,
-      // weights by bulk copies included; the others keep cp.async for the
-      // weights (bulk copies not yet measured in them).
-      if (tokens == 128 && split == 1)
-        t.tma = TmaB;
+      // Without a split the 128-token tile is the kernel from M = 513 on.
+      useBulkWeightCopies(t);
       best = t;
       bestCost = cost;
     }
@@ -381,13 +389,10 @@ Result<std::vector<TileConfig>> selectMmaSyncTiles(const WeightSchema &w,
       // or five stages lost: 3365 / 3356 us). Else the same tile with the
       // copies in the math warps (64 of K: M = 8192 2659 -> 2522 us, M =
       // 1024 332 -> 318 against 32), else 32 of K.
-      // Its producer fetches the weights by one bulk copy per k-tile (tma
-      // = [b]; H200 session 11, with ptxas: M = 8192 2365 -> 2277 us, 1024
-      // 298 -> 291; the suite across schemas with it forced).
       std::optional<TileConfig> t =
           wgmmaTile(w, n, k, c, device, 128, 4, 1024, /*warpSpecialized=*/true);
       if (t)
-        t->tma = TmaB;
+        useBulkWeightCopies(*t);
       if (!t)
         t = wgmmaTile(w, n, k, c, device, 128, 4, 1024);
       if (!t)
