@@ -124,15 +124,18 @@ layout::KernelShape wgmmaShape(int64_t tokens, int64_t kTiles,
   return ks;
 }
 
-/// The weights by bulk copies (tma = [b]) where the H200 measured them
-/// faster: the warp-specialized 128-token tile without a K split (session
-/// 11, with ptxas: 8192^2 M = 8192 2365 -> 2277 us, 1024 298 -> 291; the
-/// suite across schemas with it forced). The 64-token and cluster tiles
-/// keep cp.async for the weights (bulk copies not yet measured in them).
-void useBulkWeightCopies(TileConfig &t) {
+/// Every copy by TMA (tma = [a, b]: the weights, scales and zero points by
+/// bulk copies, the activations by tensor copies, one arrival per fill:
+/// layout::ws::bulkFills) where the H200 measured it faster: the
+/// warp-specialized 128-token tile without a K split (with ptxas, 8192^2:
+/// M = 8192 2365 -> 2277 us with the weights by bulk copies, session 11,
+/// -> 2187 with the activations by tensor copies too, session 12; the
+/// suite across schemas with it forced). The 64-token tile lost with
+/// either (M = 64 44.6 -> 46.8 / 51.2 us) and keeps cp.async.
+void useBulkCopies(TileConfig &t) {
   if (t.mma == MmaKind::Wgmma && t.warpSpecialized && t.warpM == 128 &&
       t.splitK == 1)
-    t.tma = TmaB;
+    t.tma = TmaA | TmaB;
 }
 
 /// The sm_90a tile for M = 33..512: the warp-specialized wgmma tile of 64 or
@@ -183,7 +186,7 @@ std::optional<TileConfig> clusterSplitTile(const WeightSchema &w, int64_t n,
       TileConfig t = layout::tileConfigOf(ks);
       t.splitK = split;
       // Without a split the 128-token tile is the kernel from M = 513 on.
-      useBulkWeightCopies(t);
+      useBulkCopies(t);
       best = t;
       bestCost = cost;
     }
@@ -392,7 +395,7 @@ Result<std::vector<TileConfig>> selectMmaSyncTiles(const WeightSchema &w,
       std::optional<TileConfig> t =
           wgmmaTile(w, n, k, c, device, 128, 4, 1024, /*warpSpecialized=*/true);
       if (t)
-        useBulkWeightCopies(*t);
+        useBulkCopies(*t);
       if (!t)
         t = wgmmaTile(w, n, k, c, device, 128, 4, 1024);
       if (!t)

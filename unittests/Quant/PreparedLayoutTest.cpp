@@ -521,6 +521,10 @@ struct WsModel {
   int64_t S, n, D, P, C;
   // tma = [b]: producer 0 also announces and issues a bulk copy per fill.
   bool bulk;
+  // Bulk fills (layout::ws::bulkFills): producer 0's announcement is the
+  // full barrier's only arrival and the bulk copy the whole fill; nothing
+  // waits for cp.async groups.
+  bool allBulk;
   std::vector<int64_t> bulkInFlight, bulkLanded; // fills; [slot]: fill
   std::vector<Barrier> full, empty;
   std::vector<std::vector<int64_t>> landed;  // [slot][producer]: fill
@@ -532,9 +536,10 @@ struct WsModel {
   std::string failure;
 
   WsModel(int64_t stages, int64_t iterations, int64_t producers,
-          int64_t consumers, bool bulkCopies = false)
+          int64_t consumers, bool bulkCopies = false, bool bulkFills = false)
       : S(stages), n(iterations), D(L::ws::fillsInFlight(stages)),
-        P(producers), C(consumers), bulk(bulkCopies),
+        P(producers), C(consumers), bulk(bulkCopies || bulkFills),
+        allBulk(bulkFills),
         bulkLanded(size_t(stages), -1), full(size_t(stages)),
         empty(size_t(stages)),
         landed(size_t(stages), std::vector<int64_t>(size_t(producers), -1)),
@@ -542,7 +547,7 @@ struct WsModel {
         groups(size_t(producers)),
         pc(size_t(producers + consumers), 0) {
     for (Barrier &b : full)
-      b.expected = b.pending = P;
+      b.expected = b.pending = L::ws::fullArrivals(P, allBulk);
     for (Barrier &b : empty)
       b.expected = b.pending = C;
   }
@@ -566,6 +571,11 @@ struct WsModel {
   /// then the last fills. Steps are encoded as 3 per fill, then the tail.
   bool stepProducer(int64_t p) {
     int64_t &at = pc[size_t(p)];
+    // Bulk fills: producer 0 alone runs the loop (another would wait on
+    // the empty barriers without arriving anywhere, and could fall two
+    // phases behind them).
+    if (allBulk && p != 0)
+      return false;
     if (at < 3 * n) {
       int64_t f = at / 3, phase = at % 3, s = f % S;
       if (phase == 0) {
@@ -579,7 +589,8 @@ struct WsModel {
             failure = "fill " + std::to_string(f) + " overwrites slot " +
                       std::to_string(s) + " while a consumer reads it";
         landed[size_t(s)][size_t(p)] = -1; // being rewritten
-        groups[size_t(p)].push_back(f);
+        if (!allBulk)
+          groups[size_t(p)].push_back(f);
         if (bulk && p == 0) {
           // The bytes must count towards fill f's phase: the previous
           // one (fill f - S) has ended, which the release wait implies.
@@ -591,8 +602,10 @@ struct WsModel {
           ++full[size_t(s)].tx;
           bulkLanded[size_t(s)] = -1;
           bulkInFlight.push_back(f);
+          if (allBulk)
+            full[size_t(s)].arrive(); // arrive.expect_tx
         }
-      } else if (f >= D) {
+      } else if (!allBulk && f >= D) {
         if (!landedAllBut(p, D))
           return false;
         full[size_t((f - D) % S)].arrive();
@@ -601,7 +614,7 @@ struct WsModel {
       return true;
     }
     int64_t t = at - 3 * n, f = std::max<int64_t>(0, n - D) + t;
-    if (f >= n)
+    if (allBulk || f >= n)
       return false; // done
     if (!landedAllBut(p, n - 1 - f))
       return false;
@@ -610,6 +623,8 @@ struct WsModel {
     return true;
   }
   bool producerDone(int64_t p) {
+    if (allBulk)
+      return p != 0 || pc[size_t(p)] >= 3 * n;
     return pc[size_t(p)] - 3 * n >= n - std::max<int64_t>(0, n - D);
   }
   /// Consumer c's program per iteration: the full wait and the reads, the
@@ -625,7 +640,7 @@ struct WsModel {
       if (!waits(full[size_t(s)], i / S, L::ws::useFillParity(i, S)))
         return false;
       for (int64_t p = 0; p < P; ++p)
-        if (landed[size_t(s)][size_t(p)] != i ||
+        if ((!allBulk && landed[size_t(s)][size_t(p)] != i) ||
             (bulk && bulkLanded[size_t(s)] != i))
           failure = "iteration " + std::to_string(i) + " reads slot " +
                     std::to_string(s) + " before fill " + std::to_string(i) +
@@ -703,12 +718,32 @@ TEST(PreparedLayout, WarpSpecializedPipelineNeverDeadlocksNorRacesInAModel) {
   for (int64_t stages = 3; stages <= 8; ++stages)
     for (int64_t n : {1, 2, 3, 5, 8, 13, 40})
       for (int seed = 0; seed < 20; ++seed)
-        for (bool bulk : {false, true}) {
-          WsModel model(stages, n, /*producers=*/2, /*consumers=*/3, bulk);
+        for (int mode : {0, 1, 2}) {
+          WsModel model(stages, n, /*producers=*/2, /*consumers=*/3,
+                        /*bulkCopies=*/mode == 1, /*bulkFills=*/mode == 2);
           EXPECT_EQ(model.run(rng), "")
               << "stages = " << stages << ", iterations = " << n
-              << (bulk ? ", bulk copies" : "");
+              << (mode == 1 ? ", bulk copies" : mode == 2 ? ", bulk fills" : "");
         }
+}
+
+TEST(PreparedLayout, BulkFillsNeedEveryCopyOfTheFillByTma) {
+  L::KernelShape k;
+  k.wgmma = true;
+  k.warpSpecialized = true;
+  k.tmaWeights = true;
+  EXPECT_FALSE(L::ws::bulkFills(k, 512, 0)); // activations by cp.async
+  k.tmaActivations = true;
+  EXPECT_TRUE(L::ws::bulkFills(k, 512, 128));
+  EXPECT_TRUE(L::ws::bulkFills(k, 0, 0)); // channel scales: none per fill
+  EXPECT_FALSE(L::ws::bulkFills(k, 512, 8)); // not whole 16-byte units
+  k.tmaWeights = false;
+  EXPECT_FALSE(L::ws::bulkFills(k, 512, 0)); // weights by cp.async
+  k.tmaWeights = true;
+  k.warpSpecialized = false;
+  EXPECT_FALSE(L::ws::bulkFills(k, 512, 0));
+  EXPECT_EQ(L::ws::fullArrivals(128, true), 1);
+  EXPECT_EQ(L::ws::fullArrivals(128, false), 128);
 }
 
 TEST(PreparedLayout, WarpSpecializedRegisterSplitFitsTheBlocksPool) {

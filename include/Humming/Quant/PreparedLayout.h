@@ -202,6 +202,25 @@ namespace ws {
 /// u + 1, which is announced once fill u + 1 + D is issued, which waits
 /// for the release of use u + 1 + D - S.
 inline int64_t fillsInFlight(int64_t stages) { return stages - 2; }
+/// Whether every byte of a fill arrives by TMA (tma = [a, b]: activations
+/// by tensor copies, weights, scales and zero points by bulk copies; the
+/// per-group regions must be whole 16-byte units, which the prepared
+/// layout's 256-column blocks give). Then the fill's full barrier expects
+/// one arrival, producer 0's `mbarrier.arrive.expect_tx` before it issues
+/// the copies, and its phase ends when the bytes land: no cp.async group,
+/// no wait for the oldest fill, no lag of fillsInFlight fills between a
+/// fill's issue and its announcement.
+inline bool bulkFills(const KernelShape &k, int64_t scaleBytes,
+                      int64_t zeroBytes) {
+  return k.warpSpecialized && k.tmaActivations && k.tmaWeights &&
+         scaleBytes % 16 == 0 && zeroBytes % 16 == 0;
+}
+/// Arrivals that end a phase of a slot's full barrier: every producer
+/// (each after its cp.async copies landed), or the one announcing all the
+/// bytes where the fills are bulk.
+inline int64_t fullArrivals(int64_t producers, bool bulk) {
+  return bulk ? 1 : producers;
+}
 /// Fill f (into slot f % S) first waits for the release of use f / S - 1
 /// of its slot: the empty barrier's phase of this parity.
 inline bool fillWaitsForRelease(int64_t f, int64_t stages) {

@@ -69,6 +69,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 #include <cmath>
+#include <optional>
 
 using namespace mlir;
 using namespace mlir::humming;
@@ -345,6 +346,10 @@ private:
     return std::max(tile.stages * coop.total(), tile.workspaceFloats() * 4);
   }
   bool clustered() const { return split.ctas > 1 && split.cluster; }
+  /// Every byte of a fill arrives by TMA (layout::ws::bulkFills).
+  bool bulkFills() const {
+    return L::ws::bulkFills(tile, coop.scaleBytes, coop.zeroBytes);
+  }
   /// wgmma: the warp's index in its warpgroup, the warpgroup's index along N.
   Value wIn, groupN;
   /// 32-bit shared address of the dynamic shared memory.
@@ -598,7 +603,9 @@ void PreparedEmitter::issueCopies(Value iter, Value slot, Value when) {
     else
       issueWarpCopies(iter, slot);
   }
-  NVVM::CpAsyncCommitGroupOp::create(b);
+  // Bulk fills have no cp.async copies (nothing waits for a group).
+  if (!bulkFills())
+    NVVM::CpAsyncCommitGroupOp::create(b);
 }
 
 void PreparedEmitter::issueWarpCopies(Value iter, Value slot) {
@@ -746,17 +753,30 @@ void PreparedEmitter::issueCooperativeCopies(Value iter, Value slot) {
     // landed and every producer arrived (after the copies still made by
     // cp.async). The slot's previous reads ended before its release, which
     // this fill waited for. Destinations are shared-window addresses.
+    // With bulk fills (layout::ws::bulkFills) the scales and zero points
+    // come by bulk copies too and the announcement is the barrier's one
+    // arrival: the phase then ends when the bytes land.
     const int64_t activationBytes = tile.tmaActivations ? kT * blockM * 32 : 0;
     const int64_t weightBytes = tile.tmaWeights ? kT * perTile * 16 : 0;
+    const int64_t groupBytes =
+        bulkFills() ? coop.groupCopies * (coop.scaleBytes + coop.zeroBytes) : 0;
     auto one = scf::IfOp::create(
         b, arith::CmpIOp::create(b, arith::CmpIPredicate::eq, copyTid, c32(0)),
         /*withElseRegion=*/false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(one.thenBlock());
     Value full = mbarrierAt(slot, 0);
-    inlineAsm(TypeRange(), ValueRange{full, c32(activationBytes + weightBytes)},
-              "mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [$0], $1;",
-              "r,r");
+    Value txBytes = c32(activationBytes + weightBytes + groupBytes);
+    if (bulkFills())
+      inlineAsm(TypeRange(), ValueRange{full, txBytes},
+                "{\n.reg .b64 state;\n"
+                "mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 "
+                "state, [$0], $1;\n}",
+                "r,r");
+    else
+      inlineAsm(TypeRange(), ValueRange{full, txBytes},
+                "mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [$0], $1;",
+                "r,r");
     if (tile.tmaActivations) {
       // Boxes of 8 columns x block_m rows: k-tile slot u's half h lands at
       // [u][h] as block_m rows of 16 bytes, the layout the chunk copies
@@ -812,6 +832,24 @@ void PreparedEmitter::issueCooperativeCopies(Value iter, Value slot) {
                       int64_t elemBits, Value dstBase) {
       Value firstWord = arith::DivUIOp::create(
           b, arith::MulIOp::create(b, elem, c64(elemBits)), c64(32));
+      if (bulkFills()) {
+        // One bulk copy from the producer that announced the fill.
+        auto one = scf::IfOp::create(
+            b,
+            arith::CmpIOp::create(b, arith::CmpIPredicate::eq, copyTid, c32(0)),
+            /*withElseRegion=*/false);
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(one.thenBlock());
+        Value src = LLVM::GEPOp::create(b, ptr, i32, param(param_),
+                                        ValueRange{firstWord});
+        inlineAsm(TypeRange(),
+                  ValueRange{arith::AddIOp::create(b, smemAddr, dstBase), src,
+                             c32(bytes), mbarrierAt(slot, 0)},
+                  "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::"
+                  "bytes [$0], [$1], $2, [$3];",
+                  "r,l,r,r");
+        return;
+      }
       forEachChunk(bytes / 16, [&](Value c) {
         Value index = arith::AddIOp::create(
             b, firstWord, arith::MulIOp::create(b, ext64(c), c64(4)));
@@ -1468,7 +1506,10 @@ void PreparedEmitter::emitWarpSpecializedLoop(Value first) {
   // its full barrier. A consumer releases use u after the wgmma wait of
   // iteration u + 1, which follows its wait for fill u + 1: that fill
   // needs the release of use u + 1 + D - S < u + 1 only, so D <= S - 2
-  // cannot deadlock.
+  // cannot deadlock. With bulk fills (layout::ws::bulkFills) producer 0
+  // announces every byte of fill f as the full barrier's one arrival when
+  // it issues it; the phase ends when the bytes land, and nothing waits
+  // for older fills.
   // The formulas of layout::ws, built in IR (the iteration is a runtime
   // value); PreparedLayoutTest checks the protocol itself.
   const int64_t S = tile.stages, D = L::ws::fillsInFlight(S),
@@ -1484,6 +1525,7 @@ void PreparedEmitter::emitWarpSpecializedLoop(Value first) {
       L::ws::registerSplit(producers, consumers, tile.ctasPerSm);
   const int64_t producerRegs = regs.producer, consumerRegs = regs.consumer;
   const bool rebalance = regs.rebalance;
+  const bool bulk = bulkFills();
   {
     // Thread 0 initializes the barriers; the block barrier publishes them.
     auto ifOp = scf::IfOp::create(
@@ -1492,8 +1534,9 @@ void PreparedEmitter::emitWarpSpecializedLoop(Value first) {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(ifOp.thenBlock());
     for (int64_t st = 0; st < S; ++st)
-      for (auto [which, count] : {std::pair<int64_t, int64_t>{0, producers},
-                                  {1, consumers}})
+      for (auto [which, count] :
+           {std::pair<int64_t, int64_t>{0, L::ws::fullArrivals(producers, bulk)},
+            {1, consumers}})
         inlineAsm(TypeRange(), ValueRange{mbarrierAt(c32(st), which),
                                           c32(count)},
                   "mbarrier.init.shared::cta.b64 [$0], $1;", "r,r");
@@ -1528,6 +1571,18 @@ void PreparedEmitter::emitWarpSpecializedLoop(Value first) {
                 ValueRange{LLVM::PtrToIntOp::create(b, i64, inputMapAddress())},
                 "prefetch.tensormap [$0];", "l");
     }
+    // Bulk fills: producer 0 alone runs the loop. Another producer would
+    // only wait on the empty barriers, arriving nowhere, and could fall
+    // two phases behind one, where its parity wait no longer returns
+    // (PreparedLayoutTest's model finds that).
+    std::optional<OpBuilder::InsertionGuard> onlyFirst;
+    if (bulk) {
+      auto ifOp = scf::IfOp::create(
+          b, arith::CmpIOp::create(b, arith::CmpIPredicate::eq, copyTid, c32(0)),
+          /*withElseRegion=*/false);
+      onlyFirst.emplace(b);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+    }
     auto loop = scf::ForOp::create(b, lb, ub, one);
     {
       OpBuilder::InsertionGuard inner(b);
@@ -1545,16 +1600,20 @@ void PreparedEmitter::emitWarpSpecializedLoop(Value first) {
         mbarrierWait(mbarrierAt(slot, 1), arith::AndIOp::create(b, use, c32(1)));
       }
       issueCopies(arith::AddIOp::create(b, first, f), slot);
-      auto old = scf::IfOp::create(
-          b, arith::CmpIOp::create(b, arith::CmpIPredicate::uge, f, c32(D)),
-          /*withElseRegion=*/false);
-      OpBuilder::InsertionGuard g(b);
-      b.setInsertionPointToStart(old.thenBlock());
-      landed(arith::SubIOp::create(b, f, c32(D)), D);
+      if (!bulk) {
+        auto old = scf::IfOp::create(
+            b, arith::CmpIOp::create(b, arith::CmpIPredicate::uge, f, c32(D)),
+            /*withElseRegion=*/false);
+        OpBuilder::InsertionGuard g(b);
+        b.setInsertionPointToStart(old.thenBlock());
+        landed(arith::SubIOp::create(b, f, c32(D)), D);
+      }
     }
     // The last D fills (fewer when the CTA has fewer iterations).
-    for (int64_t f = std::max<int64_t>(0, iters - D); f < iters; ++f)
-      landed(c32(f), iters - 1 - f);
+    if (!bulk)
+      for (int64_t f = std::max<int64_t>(0, iters - D); f < iters; ++f)
+        landed(c32(f), iters - 1 - f);
+    onlyFirst.reset();
     // The consumers' cluster reduction waits for every thread of the
     // cluster three times (clusterReduce).
     if (clustered())

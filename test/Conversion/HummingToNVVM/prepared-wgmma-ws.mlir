@@ -123,8 +123,11 @@ func.func @wstma(%a: memref<?x512xf16>, %w: memref<32x512xi32>, %s: memref<4x256
 // k-tile (boxes of 8 columns x 128 rows at column 16 t + 8 h, row
 // block_y x 128, into [u][h]), through the tensor map whose address a
 // placeholder call stands for until humming-kernel-params; the kernel
-// table says the kernel takes the map (input_map = 1). Thread 0 announces
-// the activations' and the weights' bytes together: 4 x 4 KiB + 4 x 2 KiB.
+// table says the kernel takes the map (input_map = 1). Every byte of a
+// fill comes by TMA (bulk fills): the scales by one more bulk copy, so
+// each full barrier expects one arrival, thread 0's arrive.expect_tx of
+// the fill's bytes (4 x 4 KiB + 4 x 2 KiB + 512) before it issues the
+// copies; no producer waits for a cp.async group or arrives after one.
 // CHECK: humming.kernels = [{{{.*}}input_map = 1 : i64{{.*}}name = "wstmaab_gemm0_m0"
 // The tensor copies write 128-byte aligned shared memory: the buffer is
 // aligned so (and the slots padded to it).
@@ -133,20 +136,32 @@ func.func @wstma(%a: memref<?x512xf16>, %w: memref<32x512xi32>, %s: memref<4x256
 // CHECK-LABEL: gpu.func @wstmaab_gemm0_m0
 // CHECK:         %[[BYI:.*]] = gpu.block_id  y
 // CHECK-NEXT:    %[[BY:.*]] = arith.index_cast %[[BYI]] : index to i32
+// CHECK:         %[[ONE:.*]] = arith.constant 1 : i32
+// CHECK-NEXT:    "mbarrier.init.shared::cta.b64 [$0], $1;", "r,r" %{{.*}}, %[[ONE]]
+// CHECK-COUNT-3: "mbarrier.init.shared::cta.b64 [$0], $1;", "r,r" %{{.*}}, %c1_i32_{{[0-9]+}}
 // CHECK:         "setmaxnreg.dec.sync.aligned.u32 56;"
 // CHECK:         scf.if
 // CHECK-NEXT:      %[[PCALL:.*]] = llvm.call @__humming_input_map() : () -> !llvm.ptr
 // CHECK-NEXT:      %[[PMAP:.*]] = llvm.ptrtoint %[[PCALL]] : !llvm.ptr to i64
 // CHECK-NEXT:      llvm.inline_asm has_side_effects asm_dialect = att "prefetch.tensormap [$0];", "l" %[[PMAP]]
-// CHECK:         scf.for
-// CHECK:           scf.if
-// CHECK:             "mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [$0], $1;", "r,r" %[[FULL:.*]], %c24576_i32
+// Producer 0 alone runs the fill loop (the others would wait on the empty
+// barriers without arriving anywhere).
+// CHECK:         %[[IS0:.*]] = arith.cmpi eq, %{{.*}}, %c0_i32{{.*}} : i32
+// CHECK-NEXT:    scf.if %[[IS0]] {
+// CHECK:           scf.for
+// CHECK-NOT:         nvvm.cp.async
+// CHECK:             scf.if
+// CHECK:             "{\0A.reg .b64 state;\0Ambarrier.arrive.expect_tx.release.cta.shared::cta.b64 state, [$0], $1;\0A}", "r,r" %[[FULL:.*]], %c25088_i32
 // CHECK-NEXT:        %[[CALL:.*]] = llvm.call @__humming_input_map() : () -> !llvm.ptr
 // CHECK-NEXT:        %[[MAP:.*]] = llvm.ptrtoint %[[CALL]] : !llvm.ptr to i64
 // CHECK-NEXT:        %[[C128:.*]] = arith.constant 128 : i32
 // CHECK-NEXT:        %[[ROW:.*]] = arith.muli %[[BY]], %[[C128]] : i32
 // CHECK-COUNT-8:     "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [$0], [$1, {$2, $3}], [$4];", "r,l,r,r,r" %{{.*}}, %[[MAP]], %{{.*}}, %[[ROW]], %[[FULL]]
 // CHECK-COUNT-4:     "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [$0], [$1], $2, [$3];"
+// CHECK-NOT:       nvvm.cp.async
+// CHECK:             "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [$0], [$1], $2, [$3];", "r,l,r,r" %{{.*}}, %{{.*}}, %c512_i32, %{{.*}} :
+// CHECK-NOT:     nvvm.cp.async
+// CHECK-NOT:     mbarrier.arrive.shared::cta.b64
 // CHECK:         "setmaxnreg.inc.sync.aligned.u32 224;"
 
 #t = #humming.tile_config<m = [1, inf], block = [128, 256, 64], warp = [128, 32, 64], stages = 4, mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b]>

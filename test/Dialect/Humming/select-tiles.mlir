@@ -37,7 +37,7 @@
 // H200-SAME: #humming.tile_config<m = [65, 128], block = [128, 256, 64], warp = [128, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, split_k = 4>,
 // H200-SAME: #humming.tile_config<m = [129, 256], block = [64, 256, 64], warp = [64, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, split_k = 2>,
 // H200-SAME: #humming.tile_config<m = [257, 512], block = [128, 256, 64], warp = [128, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, split_k = 2>,
-// H200-SAME: #humming.tile_config<m = [513, inf], block = [128, 256, 64], warp = [128, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, tma = [b]>]
+// H200-SAME: #humming.tile_config<m = [513, inf], block = [128, 256, 64], warp = [128, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b]>]
 
 // The H100 has the H200's SMs: the same tiles.
 // H100: tile_configs = [#humming.tile_config<m = [1, 8], block = [16, 64, 512], warp = [16, 64, 64], split_k = 2, scale_after_mma = true>,
@@ -47,7 +47,7 @@
 // H100-SAME: #humming.tile_config<m = [65, 128], block = [128, 256, 64], warp = [128, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, split_k = 4>,
 // H100-SAME: #humming.tile_config<m = [129, 256], block = [64, 256, 64], warp = [64, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, split_k = 2>,
 // H100-SAME: #humming.tile_config<m = [257, 512], block = [128, 256, 64], warp = [128, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, split_k = 2>,
-// H100-SAME: #humming.tile_config<m = [513, inf], block = [128, 256, 64], warp = [128, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, tma = [b]>]
+// H100-SAME: #humming.tile_config<m = [513, inf], block = [128, 256, 64], warp = [128, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b]>]
 
 // The H20 (78 SMs, 148 TFLOP/s) turns compute-bound near M = 9: 32-row
 // tiles at M = 17..32; from M = 33 the cluster split tiles for 78 SMs: 64
@@ -58,7 +58,7 @@
 // H20-SAME: #humming.tile_config<m = [17, 32], block = [32, 64, 256], warp = [32, 64, 32]>,
 // H20-SAME: #humming.tile_config<m = [33, 128], block = [64, 256, 64], warp = [64, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, split_k = 2>,
 // H20-SAME: #humming.tile_config<m = [129, 256], block = [128, 256, 64], warp = [128, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, split_k = 2>,
-// H20-SAME: #humming.tile_config<m = [257, inf], block = [128, 256, 64], warp = [128, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, tma = [b]>]
+// H20-SAME: #humming.tile_config<m = [257, inf], block = [128, 256, 64], warp = [128, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b]>]
 
 // The A100 (108 SMs, crossover ~38 tokens).
 // A100: tile_configs = [#humming.tile_config<m = [1, 8], block = [16, 64, 512], warp = [16, 64, 64], scale_after_mma = true>,
