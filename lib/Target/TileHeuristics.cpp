@@ -356,6 +356,21 @@ Result<std::vector<TileConfig>> selectMmaSyncTiles(const WeightSchema &w,
   if (clusterTiles)
     ranges = {{1, 8},    {9, 16},    {17, 32},   {33, 64},
               {65, 128}, {129, 256}, {257, 512}, {513, 0}};
+  // Where the 16-row per-warp tile takes no K split across CTAs (N's column
+  // tiles are more than half the SMs: the split, SMs / tiles, rounds to
+  // one), that tile serves M up to 12 and the shared-activation tile only
+  // 13..16. Measured on the H200 (session 12), 8192 x 8192: M = 9 18.3 ->
+  // 16.2 us, 10 18.3 -> 16.8, 12 18.4 -> 17.7, but 14 18.6 -> 19.1; with
+  // N = 4096 (a K split needed) the per-warp tile lost at M = 9-16. Only
+  // on sm_90a where M = 16 is memory-bound (the H200 and H100; the H20
+  // turns compute-bound near M = 9), the only chip measured.
+  int64_t sharedFrom = 9;
+  if (wgmmaApplies(c, device) && crossover >= 16 &&
+      2 * columnTiles > device.smCount) {
+    sharedFrom = 13;
+    ranges[0].hi = 12;
+    ranges[1].lo = 13;
+  }
   std::vector<TileConfig> out;
   for (Range r : ranges) {
     if (clusterTiles && r.lo >= 33 && r.hi != 0) {
@@ -367,7 +382,8 @@ Result<std::vector<TileConfig>> selectMmaSyncTiles(const WeightSchema &w,
         continue;
       }
     }
-    if (r.lo == 9 && !c.batchInvariant && double(r.lo) <= crossover) {
+    if (r.lo == sharedFrom && !c.batchInvariant &&
+        double(r.lo) <= crossover) {
       if (std::optional<TileConfig> t = sharedActivationTile(w, n, k, device)) {
         t->mMin = r.lo;
         t->mMax = r.hi;
@@ -543,7 +559,9 @@ Result<std::vector<TileConfig>> selectMmaSyncTiles(const WeightSchema &w,
     // Measured on the H200, 8192 x 8192 (bench/NOTES.md, session 7): M = 1
     // 16.4 -> 15.2 us, M = 4 16.6 -> 15.6, M = 8 18.5 -> 16.6; at M = 16 it
     // lost (22.0 / 22.2 vs 21.2: the rows g + 8 are real there, 32 FFMA).
-    if (kTiles == 4 && r.hi <= 8 &&
+    // M = 9..12 where the per-warp tile takes them (sharedFrom = 13): the
+    // same, measured with it (session 12).
+    if (kTiles == 4 && r.hi < sharedFrom &&
         !layout::scaleAfterMmaApplies(w, c.f16Accumulation, t))
       t.scaleAfterMma = true;
     if (Diag d = verifyTileConfig(t))

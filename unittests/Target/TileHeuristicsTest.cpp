@@ -163,16 +163,18 @@ TEST(TileHeuristics, SmallMSplitsKToCoverTheDevice) {
   ASSERT_EQ(t->size(), 6u);
   EXPECT_EQ((*t)[0].blockK / (*t)[0].warpK, 8);
   EXPECT_EQ((*t)[0].warpM, 16);
-  EXPECT_EQ((*t)[0].mMax, 8);
-  // Four k-tiles per warp and iteration at M <= 8: the same split and
+  // Up to M = 12: no split across CTAs here, so the per-warp tile beats
+  // the shared-activation one up to 12 (H200, session 12).
+  EXPECT_EQ((*t)[0].mMax, 12);
+  // Four k-tiles per warp and iteration at M <= 12: the same split and
   // pipeline depth as two would have.
   EXPECT_EQ((*t)[0].warpK, 64);
   EXPECT_EQ((*t)[0].stages, 4);
   // 128 output tiles already cover 132 SMs: no split across CTAs.
   EXPECT_EQ((*t)[0].splitK, 1);
-  // M = 9..16: two warps along N share the block's copy of A, four warp
+  // M = 13..16: two warps along N share the block's copy of A, four warp
   // groups split K, and four CTAs per tile put two on each of the 132 SMs.
-  EXPECT_EQ((*t)[1].mMin, 9);
+  EXPECT_EQ((*t)[1].mMin, 13);
   EXPECT_EQ((*t)[1].mMax, 16);
   EXPECT_TRUE((*t)[1].blockCopies);
   EXPECT_EQ((*t)[1].blockN, 128);
@@ -213,17 +215,18 @@ TEST(TileHeuristics, SmallMSplitsKToCoverTheDevice) {
   EXPECT_FALSE((*t)[5].blockCopies);
 }
 
-TEST(TileHeuristics, EightBitWeightsKeepThePerWarpTileUpToMEight) {
+TEST(TileHeuristics, EightBitWeightsKeepThePerWarpTileBelowTheSharedTile) {
   // Measured on the H200 (8192 x 8192, W8A16 channel) once 8-bit planes
   // were copied warp-wide in order: M = 1 21.8 us per warp tile against
-  // 24.4 for the shared-activation tile, M = 8 23.4 against 25.5.
+  // 24.4 for the shared-activation tile, M = 8 23.4 against 25.5; with
+  // 8192 columns the per-warp tile goes on to M = 12.
   WeightSchema w8 = WeightSchema::make(ScalarType::uint(8), ScalarType::f16(),
                                        Granularity::Channel, 0);
   Result<std::vector<TileConfig>> t = selectMmaSyncTiles(
       w8, kF16, {}, 8192, 8192, *lookupDevice("H200"));
   ASSERT_TRUE(bool(t));
   ASSERT_EQ(t->size(), 6u);
-  EXPECT_EQ((*t)[0].mMax, 8);
+  EXPECT_EQ((*t)[0].mMax, 12);
   EXPECT_FALSE((*t)[0].blockCopies);
   EXPECT_EQ((*t)[0].warpK, 64);
   EXPECT_TRUE((*t)[1].blockCopies);
@@ -231,12 +234,13 @@ TEST(TileHeuristics, EightBitWeightsKeepThePerWarpTileUpToMEight) {
 
 TEST(TileHeuristics, GroupScalesFollowTheMmasOnlyWhereTheyApply) {
   // Measured on the H200 (8192 x 8192, W4A16 g128): M = 1 16.4 -> 15.2 us
-  // with the scales after the MMAs; at M = 16 it lost.
+  // with the scales after the MMAs; at M = 16 it lost; M = 9..12 on the
+  // per-warp tile took it (session 12).
   const DeviceInfo &h200 = *lookupDevice("H200");
   Result<std::vector<TileConfig>> t =
       selectMmaSyncTiles(w4g128(), kF16, {}, 8192, 8192, h200);
   ASSERT_TRUE(bool(t));
-  EXPECT_EQ((*t)[0].mMax, 8);
+  EXPECT_EQ((*t)[0].mMax, 12);
   EXPECT_EQ((*t)[0].warpK, 64);
   EXPECT_TRUE((*t)[0].scaleAfterMma);
   for (size_t i = 1; i < t->size(); ++i)
