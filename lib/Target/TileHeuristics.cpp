@@ -128,9 +128,9 @@ layout::KernelShape wgmmaShape(int64_t tokens, int64_t kTiles,
 /// bulk copies, the activations by tensor copies, one arrival per fill:
 /// layout::ws::bulkFills) where the H200 measured it faster: the
 /// warp-specialized 128-token tile without a K split (with ptxas, 8192^2:
-/// M = 8192 2365 -> 2277 us with the weights by bulk copies, session 11,
-/// -> 2187 with the activations by tensor copies too, session 12; the
-/// suite across schemas with it forced). The 64-token tile lost with
+/// M = 8192 2365 -> 2277 us with the weights by bulk copies, session 11;
+/// 2273 -> 2163 with bulk fills against that, session 12; the suite
+/// across schemas with it forced and chosen). The 64-token tile lost with
 /// either (M = 64 44.6 -> 46.8 / 51.2 us) and keeps cp.async.
 void useBulkCopies(TileConfig &t) {
   if (t.mma == MmaKind::Wgmma && t.warpSpecialized && t.warpM == 128 &&
