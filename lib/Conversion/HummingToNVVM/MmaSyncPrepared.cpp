@@ -69,7 +69,6 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 #include <cmath>
-#include <optional>
 
 using namespace mlir;
 using namespace mlir::humming;
@@ -335,6 +334,9 @@ private:
   /// barrier.cluster arrive (release) and wait (acquire): every thread of
   /// every CTA of the cluster.
   void clusterBarrier();
+  /// Emits `body` under an scf.if on the first copying thread (copyTid ==
+  /// 0): the one that issues the TMA copies.
+  void onFirstCopier(function_ref<void()> body);
   /// st.shared.f32 of `v` at the 32-bit shared address `addr`.
   void storeSharedF32(Value addr, Value v);
   /// The f32 at this CTA's shared address `local` in the shared memory of
@@ -760,58 +762,57 @@ void PreparedEmitter::issueCooperativeCopies(Value iter, Value slot) {
     const int64_t weightBytes = tile.tmaWeights ? kT * perTile * 16 : 0;
     const int64_t groupBytes =
         bulkFills() ? coop.groupCopies * (coop.scaleBytes + coop.zeroBytes) : 0;
-    auto one = scf::IfOp::create(
-        b, arith::CmpIOp::create(b, arith::CmpIPredicate::eq, copyTid, c32(0)),
-        /*withElseRegion=*/false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(one.thenBlock());
-    Value full = mbarrierAt(slot, 0);
-    Value txBytes = c32(activationBytes + weightBytes + groupBytes);
-    if (bulkFills())
-      inlineAsm(TypeRange(), ValueRange{full, txBytes},
-                "{\n.reg .b64 state;\n"
-                "mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 "
-                "state, [$0], $1;\n}",
-                "r,r");
-    else
-      inlineAsm(TypeRange(), ValueRange{full, txBytes},
-                "mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [$0], $1;",
-                "r,r");
-    if (tile.tmaActivations) {
-      // Boxes of 8 columns x block_m rows: k-tile slot u's half h lands at
-      // [u][h] as block_m rows of 16 bytes, the layout the chunk copies
-      // make; rows past M and columns past K arrive as zeros.
-      Value map = LLVM::PtrToIntOp::create(b, i64, inputMapAddress());
-      Value row = arith::MulIOp::create(b, bidY, c32(blockM));
-      for (int64_t u = 0; u < kT; ++u)
-        for (int64_t h = 0; h < 2; ++h) {
-          Value col = arith::AddIOp::create(
-              b, arith::MulIOp::create(b, kTileOf(c32(u)), c32(16)),
-              c32(8 * h));
+    onFirstCopier([&] {
+      Value full = mbarrierAt(slot, 0);
+      Value txBytes = c32(activationBytes + weightBytes + groupBytes);
+      if (bulkFills())
+        inlineAsm(TypeRange(), ValueRange{full, txBytes},
+                  "{\n.reg .b64 state;\n"
+                  "mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 "
+                  "state, [$0], $1;\n}",
+                  "r,r");
+      else
+        inlineAsm(TypeRange(), ValueRange{full, txBytes},
+                  "mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [$0], $1;",
+                  "r,r");
+      if (tile.tmaActivations) {
+        // Boxes of 8 columns x block_m rows: k-tile slot u's half h lands at
+        // [u][h] as block_m rows of 16 bytes, the layout the chunk copies
+        // make; rows past M and columns past K arrive as zeros.
+        Value map = LLVM::PtrToIntOp::create(b, i64, inputMapAddress());
+        Value row = arith::MulIOp::create(b, bidY, c32(blockM));
+        for (int64_t u = 0; u < kT; ++u)
+          for (int64_t h = 0; h < 2; ++h) {
+            Value col = arith::AddIOp::create(
+                b, arith::MulIOp::create(b, kTileOf(c32(u)), c32(16)),
+                c32(8 * h));
+            Value dst = arith::AddIOp::create(
+                b, smemAddr,
+                arith::AddIOp::create(b, slotBase,
+                                      c32(u * blockM * 32 + h * blockM * 16)));
+            inlineAsm(
+                TypeRange(), ValueRange{dst, map, col, row, full},
+                "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::"
+                "complete_tx::bytes [$0], [$1, {$2, $3}], [$4];",
+                "r,l,r,r,r");
+          }
+      }
+      if (tile.tmaWeights)
+        for (int64_t u = 0; u < kT; ++u) {
+          // One bulk copy per k-tile: the block's n-tiles are contiguous.
+          Value src = LLVM::GEPOp::create(
+              b, ptr, i32, param(hq::abi::ParamWeight),
+              ValueRange{weightWord(clamped(kTileOf(c32(u))))});
           Value dst = arith::AddIOp::create(
               b, smemAddr,
-              arith::AddIOp::create(b, slotBase,
-                                    c32(u * blockM * 32 + h * blockM * 16)));
-          inlineAsm(TypeRange(), ValueRange{dst, map, col, row, full},
-                    "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::"
-                    "complete_tx::bytes [$0], [$1, {$2, $3}], [$4];",
-                    "r,l,r,r,r");
+              arith::AddIOp::create(b, weightsAt, c32(u * perTile * 16)));
+          inlineAsm(
+              TypeRange(), ValueRange{dst, src, c32(perTile * 16), full},
+              "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::"
+              "bytes [$0], [$1], $2, [$3];",
+              "r,l,r,r");
         }
-    }
-    if (tile.tmaWeights)
-      for (int64_t u = 0; u < kT; ++u) {
-        // One bulk copy per k-tile: the block's n-tiles are contiguous.
-        Value src = LLVM::GEPOp::create(
-            b, ptr, i32, param(hq::abi::ParamWeight),
-            ValueRange{weightWord(clamped(kTileOf(c32(u))))});
-        Value dst = arith::AddIOp::create(
-            b, smemAddr,
-            arith::AddIOp::create(b, weightsAt, c32(u * perTile * 16)));
-        inlineAsm(TypeRange(), ValueRange{dst, src, c32(perTile * 16), full},
-                  "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::"
-                  "bytes [$0], [$1], $2, [$3];",
-                  "r,l,r,r");
-      }
+    });
   }
   // Scales and zero points of the block's columns, per group copy.
   const int64_t columns = tile.blockN();
@@ -834,20 +835,16 @@ void PreparedEmitter::issueCooperativeCopies(Value iter, Value slot) {
           b, arith::MulIOp::create(b, elem, c64(elemBits)), c64(32));
       if (bulkFills()) {
         // One bulk copy from the producer that announced the fill.
-        auto one = scf::IfOp::create(
-            b,
-            arith::CmpIOp::create(b, arith::CmpIPredicate::eq, copyTid, c32(0)),
-            /*withElseRegion=*/false);
-        OpBuilder::InsertionGuard guard(b);
-        b.setInsertionPointToStart(one.thenBlock());
-        Value src = LLVM::GEPOp::create(b, ptr, i32, param(param_),
-                                        ValueRange{firstWord});
-        inlineAsm(TypeRange(),
-                  ValueRange{arith::AddIOp::create(b, smemAddr, dstBase), src,
-                             c32(bytes), mbarrierAt(slot, 0)},
-                  "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::"
-                  "bytes [$0], [$1], $2, [$3];",
-                  "r,l,r,r");
+        onFirstCopier([&] {
+          Value src = LLVM::GEPOp::create(b, ptr, i32, param(param_),
+                                          ValueRange{firstWord});
+          inlineAsm(TypeRange(),
+                    ValueRange{arith::AddIOp::create(b, smemAddr, dstBase), src,
+                               c32(bytes), mbarrierAt(slot, 0)},
+                    "cp.async.bulk.shared::cluster.global.mbarrier::"
+                    "complete_tx::bytes [$0], [$1], $2, [$3];",
+                    "r,l,r,r");
+        });
         return;
       }
       forEachChunk(bytes / 16, [&](Value c) {
@@ -1560,60 +1557,55 @@ void PreparedEmitter::emitWarpSpecializedLoop(Value first) {
     if (rebalance)
       asmStatement(("setmaxnreg.dec.sync.aligned.u32 " +
                     Twine(producerRegs) + ";").str());
-    if (tile.tmaActivations) {
+    if (tile.tmaActivations)
       // The thread that issues the tensor copies fetches their map first.
-      auto first = scf::IfOp::create(
-          b, arith::CmpIOp::create(b, arith::CmpIPredicate::eq, copyTid, c32(0)),
-          /*withElseRegion=*/false);
-      OpBuilder::InsertionGuard g(b);
-      b.setInsertionPointToStart(first.thenBlock());
-      inlineAsm(TypeRange(),
-                ValueRange{LLVM::PtrToIntOp::create(b, i64, inputMapAddress())},
-                "prefetch.tensormap [$0];", "l");
-    }
+      onFirstCopier([&] {
+        inlineAsm(
+            TypeRange(),
+            ValueRange{LLVM::PtrToIntOp::create(b, i64, inputMapAddress())},
+            "prefetch.tensormap [$0];", "l");
+      });
+    auto fillLoop = [&] {
+      auto loop = scf::ForOp::create(b, lb, ub, one);
+      {
+        OpBuilder::InsertionGuard inner(b);
+        b.setInsertionPointToStart(loop.getBody());
+        Value f = index32(loop.getInductionVar());
+        Value slot = arith::RemUIOp::create(b, f, c32(S));
+        auto refill = scf::IfOp::create(
+            b, arith::CmpIOp::create(b, arith::CmpIPredicate::uge, f, c32(S)),
+            /*withElseRegion=*/false);
+        {
+          OpBuilder::InsertionGuard g(b);
+          b.setInsertionPointToStart(refill.thenBlock());
+          Value use = arith::SubIOp::create(
+              b, arith::DivUIOp::create(b, f, c32(S)), c32(1));
+          mbarrierWait(mbarrierAt(slot, 1),
+                       arith::AndIOp::create(b, use, c32(1)));
+        }
+        issueCopies(arith::AddIOp::create(b, first, f), slot);
+        if (!bulk) {
+          auto old = scf::IfOp::create(
+              b, arith::CmpIOp::create(b, arith::CmpIPredicate::uge, f, c32(D)),
+              /*withElseRegion=*/false);
+          OpBuilder::InsertionGuard g(b);
+          b.setInsertionPointToStart(old.thenBlock());
+          landed(arith::SubIOp::create(b, f, c32(D)), D);
+        }
+      }
+      // The last D fills (fewer when the CTA has fewer iterations).
+      if (!bulk)
+        for (int64_t f = std::max<int64_t>(0, iters - D); f < iters; ++f)
+          landed(c32(f), iters - 1 - f);
+    };
     // Bulk fills: producer 0 alone runs the loop. Another producer would
     // only wait on the empty barriers, arriving nowhere, and could fall
     // two phases behind one, where its parity wait no longer returns
     // (PreparedLayoutTest's model finds that).
-    std::optional<OpBuilder::InsertionGuard> onlyFirst;
-    if (bulk) {
-      auto ifOp = scf::IfOp::create(
-          b, arith::CmpIOp::create(b, arith::CmpIPredicate::eq, copyTid, c32(0)),
-          /*withElseRegion=*/false);
-      onlyFirst.emplace(b);
-      b.setInsertionPointToStart(ifOp.thenBlock());
-    }
-    auto loop = scf::ForOp::create(b, lb, ub, one);
-    {
-      OpBuilder::InsertionGuard inner(b);
-      b.setInsertionPointToStart(loop.getBody());
-      Value f = index32(loop.getInductionVar());
-      Value slot = arith::RemUIOp::create(b, f, c32(S));
-      auto refill = scf::IfOp::create(
-          b, arith::CmpIOp::create(b, arith::CmpIPredicate::uge, f, c32(S)),
-          /*withElseRegion=*/false);
-      {
-        OpBuilder::InsertionGuard g(b);
-        b.setInsertionPointToStart(refill.thenBlock());
-        Value use = arith::SubIOp::create(b, arith::DivUIOp::create(b, f, c32(S)),
-                                          c32(1));
-        mbarrierWait(mbarrierAt(slot, 1), arith::AndIOp::create(b, use, c32(1)));
-      }
-      issueCopies(arith::AddIOp::create(b, first, f), slot);
-      if (!bulk) {
-        auto old = scf::IfOp::create(
-            b, arith::CmpIOp::create(b, arith::CmpIPredicate::uge, f, c32(D)),
-            /*withElseRegion=*/false);
-        OpBuilder::InsertionGuard g(b);
-        b.setInsertionPointToStart(old.thenBlock());
-        landed(arith::SubIOp::create(b, f, c32(D)), D);
-      }
-    }
-    // The last D fills (fewer when the CTA has fewer iterations).
-    if (!bulk)
-      for (int64_t f = std::max<int64_t>(0, iters - D); f < iters; ++f)
-        landed(c32(f), iters - 1 - f);
-    onlyFirst.reset();
+    if (bulk)
+      onFirstCopier(fillLoop);
+    else
+      fillLoop();
     // The consumers' cluster reduction waits for every thread of the
     // cluster three times (clusterReduce).
     if (clustered())
@@ -1894,6 +1886,15 @@ void PreparedEmitter::finishWgmma(ArrayRef<Value> acc) {
       [&](int64_t t, int64_t half, int64_t q, Value, int64_t e) {
         return acc[size_t(t * perTile + 4 * q + 2 * half + e)];
       });
+}
+
+void PreparedEmitter::onFirstCopier(function_ref<void()> body) {
+  auto ifOp = scf::IfOp::create(
+      b, arith::CmpIOp::create(b, arith::CmpIPredicate::eq, copyTid, c32(0)),
+      /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  body();
 }
 
 void PreparedEmitter::clusterBarrier() {
