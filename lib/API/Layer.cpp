@@ -25,6 +25,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <cstdio>
 #include <thread>
 #include <limits>
@@ -106,6 +107,9 @@ struct Layer::Impl {
 
   // After transform.
   bool transformed = false, compileOnly = false, prepared = false;
+  /// forward() launches kernels with gridDependency by
+  /// cuLaunchKernelEx with programmatic stream serialization.
+  bool dependentLaunch = false;
   std::string chip, ptx;
   std::vector<std::string> modulePtx;
   std::vector<abi::KernelLaunch> kernels;
@@ -293,6 +297,15 @@ Status Layer::transform(const LayerTarget &target) {
     llvm::raw_string_ostream os(tileConfig);
     mlir::Attribute(attr).print(os);
     forced = attr.toHost();
+  }
+  // HUMMING_PDL=0 turns programmatic dependent launch off.
+  bool dependentLaunch = target.dependentLaunch;
+  if (const char *v = std::getenv("HUMMING_PDL"); v && *v) {
+    if (std::strcmp(v, "0") != 0 && std::strcmp(v, "1") != 0)
+      return Error{concat("expected HUMMING_PDL to be 0 (ordinary launches) or "
+                          "1 (programmatic dependent launch), got '",
+                          v, "'")};
+    dependentLaunch = dependentLaunch && std::strcmp(v, "1") == 0;
   }
   // HUMMING_JIT_THREADS bounds the threads (default: one per kernel).
   size_t workers = SIZE_MAX;
@@ -513,6 +526,8 @@ Status Layer::transform(const LayerTarget &target) {
   l.stats = stats;
   l.kernels = std::move(kernels);
   l.driver = driver;
+  l.dependentLaunch =
+      dependentLaunch && driver && driver->cuLaunchKernelEx != nullptr;
   l.functions = std::move(functions);
   l.buffers = std::move(buffers);
   l.modules = std::move(loaded); // unloads the previous kernels
@@ -580,6 +595,23 @@ Status Layer::forward(void *stream, uint64_t input, uint64_t output,
   }
   uint32_t grid[3];
   kl->grid(m, l.paddedN(), grid);
+  if (kl->gridDependency && l.dependentLaunch) {
+    rt::LaunchAttribute attr;
+    attr.id = rt::kLaunchAttrProgrammaticSerialization;
+    attr.value.i = 1;
+    rt::LaunchConfig cfg;
+    cfg.gridDimX = grid[0];
+    cfg.gridDimY = grid[1];
+    cfg.gridDimZ = grid[2];
+    cfg.blockDimX = unsigned(kl->threads);
+    cfg.sharedMemBytes = unsigned(kl->smemBytes);
+    cfg.hStream = static_cast<rt::CUstream>(stream);
+    cfg.attrs = &attr;
+    cfg.numAttrs = 1;
+    return l.driver->check(l.driver->cuLaunchKernelEx(&cfg, l.functions[index],
+                                                      args.data(), nullptr),
+                           "cuLaunchKernelEx");
+  }
   return l.driver->check(
       l.driver->cuLaunchKernel(l.functions[index], grid[0], grid[1], grid[2],
                                unsigned(kl->threads), 1, 1,

@@ -73,6 +73,7 @@ Result<const CudaDriver *> loadDriver() {
   *(void **)&d.cuOccupancyMaxActiveClusters =
       dlsym(lib, "cuOccupancyMaxActiveClusters");
   *(void **)&d.cuTensorMapEncodeTiled = dlsym(lib, "cuTensorMapEncodeTiled");
+  *(void **)&d.cuLaunchKernelEx = dlsym(lib, "cuLaunchKernelEx");
   if (Status s = d.check(d.cuInit(0), "cuInit"); !s)
     return Error{s.error()};
   return &d;

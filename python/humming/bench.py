@@ -173,7 +173,10 @@ def main():
     report = {"device": torch.cuda.get_device_name(), "commit": commit,
               "method": f"CUDA graph, {args.copies} copies, median of "
                         f"{args.replays} replays", "tile_config": args.tile_config,
-              "compiler": humming_compiler(), "results": rows, "jit": jit}
+              "compiler": humming_compiler(),
+              # Programmatic dependent launch (sm_90+): on unless HUMMING_PDL=0.
+              "dependent_launch": os.environ.get("HUMMING_PDL", "1") != "0",
+              "results": rows, "jit": jit}
     with open(args.out, "w") as f:
         json.dump(report, f, indent=2)
     print(f"| config | N x K | M | humming us | torch fp16 us | ratio | TB/s | TFLOP/s |")

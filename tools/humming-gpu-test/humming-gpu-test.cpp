@@ -557,6 +557,151 @@ Outcome runLayerApi(const rt::CudaDriver &cu, const std::string &device,
   return o;
 }
 
+/// Programmatic dependent launch, checked where it can go wrong: a chain of
+/// forwards of one square layer, each reading the output the previous one
+/// writes (x -> y1 -> y2 -> y3 -> y4), enqueued back to back on a stream
+/// (`graph`: captured into a CUDA graph and replayed) over outputs poisoned
+/// with NaN. A kernel that read its activations before its
+/// griddepcontrol.wait would read the previous kernel's output before it was
+/// written. Every stage must equal, bit for bit, the same chain run with a
+/// full synchronization after each forward (where no launch overlaps).
+Outcome runDependentChain(const rt::CudaDriver &cu, const std::string &device,
+                          const std::string &chip, std::mt19937 &rng,
+                          int64_t m, bool graph) {
+  Outcome o;
+  o.name = graph ? "pdl_chain_graph_ui4_g128_f16" : "pdl_chain_ui4_g128_f16";
+  o.n = 4096;
+  o.k = 4096;
+  o.m = m;
+  o.kernel = "humming::Layer x4";
+  const int depth = 4;
+  WeightSchema w = WeightSchema::make(ScalarType::uint(4), ScalarType::f16(),
+                                      Granularity::Group, 128);
+  InputSchema in{ScalarType::f16(), ActScaling::None, 0};
+  Result<Layer> layer = Layer::create(o.n, o.k, w, in);
+  if (!layer) {
+    o.error = layer.error();
+    return o;
+  }
+  // Weights of scale ~1/sqrt(K): the activations keep their magnitude
+  // along the chain.
+  std::normal_distribution<double> normal(0.0, 1.0 / 64.0);
+  std::vector<double> weights(size_t(o.n * o.k));
+  for (double &v : weights)
+    v = normal(rng);
+  LayerTarget target;
+  target.device = device;
+  target.chip = chip;
+  Status s = layer->quantize(weights.data());
+  if (s)
+    s = layer->transform(target);
+  if (!s) {
+    o.error = s.error();
+    return o;
+  }
+  if (const abi::KernelLaunch *kl = abi::kernelFor(layer->kernels(), m))
+    o.kernel = kl->name + (kl->gridDependency ? " (pdl)" : " (no pdl)");
+  Result<Activations> acts = randomActivations(cu, DType::F16, m, o.k, o.n, rng);
+  if (!acts) {
+    o.error = acts.error();
+    return o;
+  }
+  const size_t bytes = size_t(m * o.n) * 2;
+  std::vector<rt::DeviceBuffer> ys;
+  for (int i = 0; i < depth; ++i) {
+    Result<rt::DeviceBuffer> y = rt::DeviceBuffer::allocate(cu, bytes);
+    if (!y) {
+      o.error = y.error();
+      return o;
+    }
+    ys.push_back(y.take());
+  }
+  auto inputOf = [&](int i) {
+    return i == 0 ? acts->input.ptr() : ys[size_t(i - 1)].ptr();
+  };
+  auto poison = [&]() -> Status {
+    for (rt::DeviceBuffer &y : ys)
+      if (Status p = y.fill(0xFF); !p)
+        return p;
+    return Status::success();
+  };
+  auto download = [&](std::vector<std::vector<uint8_t>> &out) -> Status {
+    out.assign(size_t(depth), std::vector<uint8_t>(bytes));
+    for (int i = 0; i < depth; ++i)
+      if (Status d = ys[size_t(i)].download(out[size_t(i)].data(), bytes); !d)
+        return d;
+    return Status::success();
+  };
+  // The reference: one forward at a time.
+  std::vector<std::vector<uint8_t>> want, got;
+  s = poison();
+  for (int i = 0; s && i < depth; ++i) {
+    s = layer->forward(nullptr, inputOf(i), ys[size_t(i)].ptr(), m);
+    if (s)
+      s = cu.check(cu.cuCtxSynchronize(), "cuCtxSynchronize");
+  }
+  if (s)
+    s = download(want);
+  // Back to back on a stream, or captured and replayed.
+  rt::CUstream stream = nullptr;
+  if (s)
+    s = cu.check(cu.cuStreamCreate(&stream, rt::kStreamNonBlocking),
+                 "cuStreamCreate");
+  rt::CUgraph g = nullptr;
+  rt::CUgraphExec exec = nullptr;
+  if (s)
+    s = poison();
+  if (s && graph) {
+    s = cu.check(cu.cuStreamBeginCapture(stream, rt::kCaptureModeThreadLocal),
+                 "cuStreamBeginCapture");
+    for (int i = 0; s && i < depth; ++i)
+      s = layer->forward(stream, inputOf(i), ys[size_t(i)].ptr(), m);
+    Status ended = cu.check(cu.cuStreamEndCapture(stream, &g),
+                            "cuStreamEndCapture");
+    if (s)
+      s = ended;
+    if (s)
+      s = cu.check(cu.cuGraphInstantiateWithFlags(&exec, g, 0),
+                   "cuGraphInstantiateWithFlags");
+    if (s)
+      s = cu.check(cu.cuGraphLaunch(exec, stream), "cuGraphLaunch");
+  } else {
+    for (int i = 0; s && i < depth; ++i)
+      s = layer->forward(stream, inputOf(i), ys[size_t(i)].ptr(), m);
+  }
+  if (s)
+    s = cu.check(cu.cuStreamSynchronize(stream), "cuStreamSynchronize");
+  if (s)
+    s = download(got);
+  if (exec)
+    cu.cuGraphExecDestroy(exec);
+  if (g)
+    cu.cuGraphDestroy(g);
+  if (stream)
+    cu.cuStreamDestroy(stream);
+  if (!s) {
+    o.error = s.error();
+    return o;
+  }
+  int64_t differ = 0;
+  for (int i = 0; i < depth; ++i)
+    for (size_t e = 0; e + 1 < bytes; e += 2) {
+      uint16_t a = uint16_t(want[size_t(i)][e] | want[size_t(i)][e + 1] << 8);
+      uint16_t b = uint16_t(got[size_t(i)][e] | got[size_t(i)][e + 1] << 8);
+      if ((a & 0x7c00) == 0x7c00 || (b & 0x7c00) == 0x7c00)
+        ++o.nans; // NaN or infinity: poison left, or overflow
+      else if (a != b)
+        ++differ;
+    }
+  // rel_err reports the share of differing outputs.
+  o.relError = double(differ) / double(depth * m * o.n);
+  o.pass = o.nans == 0 && differ == 0;
+  if (!o.pass && o.error.empty())
+    o.error = concat(differ, " outputs differ from the synchronized chain, ",
+                     o.nans, " NaN / inf");
+  return o;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -926,6 +1071,23 @@ int main(int argc, char **argv) {
                   o.kernel.c_str(), o.pass ? "PASS" : "FAIL",
                   o.error.empty() ? "" : (" " + o.error).c_str());
     }
+
+  // Programmatic dependent launch along a chain of forwards.
+  const std::string chainCase = "pdl_chain";
+  if (layers.empty() &&
+      (filter.empty() || chainCase.find(filter) != std::string::npos ||
+       filter.find(chainCase) != std::string::npos))
+    for (bool graph : {false, true})
+      for (int64_t m : {1, 16, 64, 200, 1024}) {
+        Outcome o = runDependentChain(cu, tileDevice, chip, rng, m, graph);
+        outcomes.push_back(o);
+        std::printf("%-40s M=%-5lld N=%-6lld K=%-6lld differ=%.2e nan=%lld "
+                    "%s %s%s\n",
+                    o.name.c_str(), (long long)o.m, (long long)o.n,
+                    (long long)o.k, o.relError, (long long)o.nans,
+                    o.kernel.c_str(), o.pass ? "PASS" : "FAIL",
+                    o.error.empty() ? "" : (" " + o.error).c_str());
+      }
 
   int passed = 0, failed = 0;
   Json results = Json::array();

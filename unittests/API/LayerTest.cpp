@@ -233,6 +233,33 @@ TEST(Layer, JitThreadsBoundTheParallelCompile) {
   EXPECT_NE(layer->ptx().find(".entry layer_gemm0_m2"), std::string::npos);
 }
 
+TEST(Layer, DependentLaunchSettingAndKernelTable) {
+  test::useTestCache();
+  std::optional<Layer> layer = quantizedW4Layer();
+  ASSERT_TRUE(layer);
+  for (const char *bad : {"2", "on", "yes", "01"}) {
+    ::setenv("HUMMING_PDL", bad, 1);
+    EXPECT_EQ(layer->transform({"H200", "", true}).error(),
+              std::string("expected HUMMING_PDL to be 0 (ordinary launches) "
+                          "or 1 (programmatic dependent launch), got '") +
+                  bad + "'");
+  }
+  ::setenv("HUMMING_PDL", "0", 1);
+  Status s = layer->transform({"H200", "", true});
+  ::unsetenv("HUMMING_PDL");
+  ASSERT_TRUE(s.ok()) << s.error();
+  // sm_90a kernels support it whatever the setting (it decides the launch);
+  // an A100's kernels (sm_80: no griddepcontrol) do not.
+  for (const humming::abi::KernelLaunch &k : layer->kernels())
+    EXPECT_EQ(k.gridDependency, 1) << k.name;
+  EXPECT_NE(layer->ptx().find("griddepcontrol.wait;"), std::string::npos);
+  s = layer->transform({"A100", "", true});
+  ASSERT_TRUE(s.ok()) << s.error();
+  for (const humming::abi::KernelLaunch &k : layer->kernels())
+    EXPECT_EQ(k.gridDependency, 0) << k.name;
+  EXPECT_EQ(layer->ptx().find("griddepcontrol"), std::string::npos);
+}
+
 TEST(Layer, AForcedTileConfigReplacesTheHeuristics) {
   test::useTestCache();
   std::optional<Layer> layer = quantizedW4Layer();

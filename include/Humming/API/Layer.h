@@ -47,6 +47,14 @@ struct LayerTarget {
   /// The general kernel over canonical weights even where the prepared
   /// layout holds the layer (checking and debugging the fast path).
   bool canonicalLayout = false;
+  /// Programmatic dependent launch (sm_90 and later): forward() launches
+  /// the kernels that support it (KernelLaunch::gridDependency) so that they
+  /// start while the previous kernel on the stream finishes, copying their
+  /// first weights and scales before they wait for it. The layer's weights
+  /// must then not be written by the kernel just before a forward on the
+  /// same stream (they never are by Humming). The environment variable
+  /// HUMMING_PDL=0 turns it off for every layer (1 or unset: this field).
+  bool dependentLaunch = true;
 };
 
 /// How the last transform() got its kernels.

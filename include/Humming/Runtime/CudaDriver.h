@@ -40,6 +40,24 @@ struct LaunchConfig {
   unsigned numAttrs = 0;
 };
 
+/// CUlaunchAttribute (cuda.h): an attribute id, padding to 8 bytes, and a
+/// 64-byte value union (8-byte aligned).
+struct LaunchAttribute {
+  int id = 0;
+  char pad[4] = {0, 0, 0, 0};
+  union {
+    char bytes[64];
+    int i;
+    void *alignment;
+  } value = {};
+};
+static_assert(sizeof(LaunchAttribute) == 72, "CUlaunchAttribute is 72 bytes");
+/// CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION: the launch may
+/// begin before the previous kernel on the stream has finished, once all
+/// its CTAs have run griddepcontrol.launch_dependents or exited; the
+/// kernel's griddepcontrol.wait then waits for that kernel to complete.
+constexpr int kLaunchAttrProgrammaticSerialization = 6;
+
 /// A CUtensorMap: 128 opaque bytes, 64-byte aligned (passed to kernels by
 /// value).
 struct alignas(64) TensorMap {
@@ -98,6 +116,10 @@ struct CudaDriver {
   // clusters of a function can be resident at once.
   CUresult (*cuOccupancyMaxActiveClusters)(int *, CUfunction,
                                            const LaunchConfig *);
+  // Optional (null before CUDA 12): launches with attributes (programmatic
+  // dependent launch, see KernelLaunch::gridDependency).
+  CUresult (*cuLaunchKernelEx)(const LaunchConfig *, CUfunction, void **,
+                               void **);
   // Optional (null before CUDA 12): encodes a TMA tensor map (tma = [a]).
   CUresult (*cuTensorMapEncodeTiled)(TensorMap *, int, uint32_t, void *,
                                      const uint64_t *, const uint64_t *,

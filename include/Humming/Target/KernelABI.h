@@ -78,6 +78,15 @@ struct KernelLaunch {
   /// CUtensorMap by value, 64-byte aligned) encoded from inputMapArgs for
   /// each launch; 0 for every other kernel.
   int64_t inputMap = 0;
+  /// 1 where the kernel runs griddepcontrol.wait before it reads anything
+  /// an earlier kernel on the stream may write (activations, workspace) and
+  /// before it writes, and griddepcontrol.launch_dependents after it
+  /// (prepared kernels for sm_90 and later): the runtime may then launch it
+  /// with programmatic stream serialization (programmatic dependent launch),
+  /// so that it starts, and copies its weights, scales and zero points —
+  /// which no kernel may write while a forward is in flight — while the
+  /// previous kernel finishes. 0 for every other kernel.
+  int64_t gridDependency = 0;
 
   bool serves(int64_t m) const { return m >= mMin && (mMax == 0 || m <= mMax); }
   /// Grid for `m` tokens and padded N `np` (one block per block_n columns
@@ -101,7 +110,8 @@ inline constexpr KernelField kKernelFields[] = {
     {"block_m", &KernelLaunch::blockM},    {"block_n", &KernelLaunch::blockN},
     {"threads", &KernelLaunch::threads},   {"smem", &KernelLaunch::smemBytes},
     {"split_k", &KernelLaunch::splitK},    {"cluster", &KernelLaunch::cluster},
-    {"input_map", &KernelLaunch::inputMap}};
+    {"input_map", &KernelLaunch::inputMap},
+    {"grid_dependency", &KernelLaunch::gridDependency}};
 
 constexpr const char *kKernelTableAttr = "humming.kernels";
 

@@ -373,6 +373,9 @@ struct LowerToNVVMPass
       spec.nOut = outputType.getDimSize(1);
       spec.np = spec.nOut + w.padN;
       spec.kp = spec.kAct + w.padK;
+      // griddepcontrol exists from sm_90 on; the canonical (unprepared)
+      // kernel keeps ordinary launches.
+      spec.gridDependency = op.getLayoutAttr() && parsed->sm >= 90;
 
       auto parent = op->getParentOfType<FunctionOpInterface>();
       std::string name = (parent ? parent.getName().str() : std::string("layer")) +
@@ -408,6 +411,7 @@ struct LowerToNVVMPass
           launch.splitK = t.splitK;
           launch.cluster = t.splitsInCluster() ? t.splitK : 1;
           launch.inputMap = (t.tma & hq::TmaA) != 0;
+          launch.gridDependency = spec.gridDependency;
           variants.push_back({kernel, launch});
         }
       } else {

@@ -23,6 +23,12 @@ struct GemmKernelSpec {
   /// Accumulate in f16 (prepared kernels, f16 activations): channel scales
   /// then move into the main loop so the f16 sums stay in range.
   bool f16Accumulation = false;
+  /// Programmatic dependent launch (sm_90 and later; KernelABI.h
+  /// KernelLaunch::gridDependency): the kernel runs griddepcontrol.wait
+  /// before its first read of the activations and launch_dependents after
+  /// it; cp.async kernels copy their first stages' weights, scales and zero
+  /// points before the wait.
+  bool gridDependency = false;
 };
 
 /// The kernels' function type (Humming/Target/KernelABI.h): one global

@@ -254,8 +254,34 @@ private:
   }
   /// Issues the copies of iteration `iter` into pipeline slot `slot` (only
   /// where `when`, an i1, holds, if given) and commits them as one cp.async
-  /// group (empty where they were skipped: the group count stays uniform).
-  void issueCopies(Value iter, Value slot, Value when = Value());
+  /// group (empty where they were skipped: the group count stays uniform);
+  /// with `commit` false they join the next group committed.
+  void issueCopies(Value iter, Value slot, Value when = Value(),
+                   bool commit = true);
+  /// Which of an iteration's copies issueCopies makes: all, only the
+  /// layer's constants (weights, scales, zero points: what no kernel before
+  /// this one on the stream writes) or only the activations.
+  enum class CopyPart { All, Constants, Inputs };
+  CopyPart copyPart = CopyPart::All;
+  bool copiesConstants() const { return copyPart != CopyPart::Inputs; }
+  bool copiesInputs() const { return copyPart != CopyPart::Constants; }
+  /// Programmatic dependent launch: the cp.async pipelines copy their
+  /// prologue's constants before griddepcontrol.wait (the warp-specialized
+  /// and TMA kernels wait on entry).
+  bool prefetchesBeforeWait() const {
+    return spec.gridDependency && !tile.warpSpecialized &&
+           !tile.tmaActivations && !tile.tmaWeights;
+  }
+  /// griddepcontrol.wait (the kernels before this one on the stream have
+  /// completed and their writes are visible), then launch_dependents (the
+  /// next kernel may start once every CTA of this one got here).
+  /// Inline PTX with a memory clobber: LLVM's griddepcontrol intrinsics
+  /// are IntrNoMem, which would let loads and copies move across the wait.
+  void waitForPrerequisites() {
+    inlineAsm(TypeRange(), ValueRange(),
+              "griddepcontrol.wait;\n\tgriddepcontrol.launch_dependents;",
+              "~{memory}");
+  }
   /// Bytes (i32, 0..16) of the 8 activation columns from column `col` that
   /// lie inside K: 16 with exact K.
   Value columnBytes(Value col) {
@@ -593,7 +619,8 @@ Value PreparedEmitter::slotAddress(Value slot, int64_t chunk, int64_t word) {
   return LLVM::GEPOp::create(b, smem.getType(), i8, smem, ValueRange{byte});
 }
 
-void PreparedEmitter::issueCopies(Value iter, Value slot, Value when) {
+void PreparedEmitter::issueCopies(Value iter, Value slot, Value when,
+                                  bool commit) {
   {
     OpBuilder::InsertionGuard guard(b);
     if (when) {
@@ -606,12 +633,15 @@ void PreparedEmitter::issueCopies(Value iter, Value slot, Value when) {
       issueWarpCopies(iter, slot);
   }
   // Bulk fills have no cp.async copies (nothing waits for a group).
-  if (!bulkFills())
+  if (commit && !bulkFills())
     NVVM::CpAsyncCommitGroupOp::create(b);
 }
 
 void PreparedEmitter::issueWarpCopies(Value iter, Value slot) {
   for (const Copy &c : copiesFor(iter)) {
+    const bool input = c.base == param(hq::abi::ParamInput);
+    if (input ? !copiesInputs() : !copiesConstants())
+      continue;
     Value src = LLVM::GEPOp::create(b, ptr, i32, c.base, ValueRange{c.index});
     Value dst = slotAddress(slot, c.chunk, c.offset);
     int64_t bytes = 4 * c.words;
@@ -678,7 +708,7 @@ void PreparedEmitter::issueCooperativeCopies(Value iter, Value slot) {
   // K block_m x 16 bytes apart); consecutive threads write consecutive
   // 16-byte chunks. With tma = [a] the tensor copies below fill the same
   // places.
-  if (!tile.tmaActivations)
+  if (!tile.tmaActivations && copiesInputs())
     forEachChunk(kT * blockM * 2, [&](Value c) {
       Value h = tile.wgmma
                     ? Value(arith::AndIOp::create(
@@ -738,7 +768,7 @@ void PreparedEmitter::issueCooperativeCopies(Value iter, Value slot) {
         b, arith::MulIOp::create(b, ext64(tc), c64(spec.np * bits / 2)),
         arith::MulIOp::create(b, ext64(bidX), c64(tile.warpsN * 32 * bits)));
   };
-  if (!tile.tmaWeights)
+  if (!tile.tmaWeights && copiesConstants())
     forEachChunk(kT * perTile, [&](Value c) {
       Value u = arith::DivUIOp::create(b, c, c32(perTile));
       Value off = arith::RemUIOp::create(b, c, c32(perTile));
@@ -816,7 +846,7 @@ void PreparedEmitter::issueCooperativeCopies(Value iter, Value slot) {
   }
   // Scales and zero points of the block's columns, per group copy.
   const int64_t columns = tile.blockN();
-  for (int64_t gi = 0; gi < coop.groupCopies; ++gi) {
+  for (int64_t gi = 0; copiesConstants() && gi < coop.groupCopies; ++gi) {
     Value tc = clamped(kTileOf(c32(gi)));
     Value g = perKScales ? arith::DivUIOp::create(
                                b, arith::MulIOp::create(b, tc, c32(16)),
@@ -1679,13 +1709,25 @@ SmallVector<Value> PreparedEmitter::pipelineLoop(
   const int64_t S = tile.stages;
   // Prologue: iterations 0 .. S - lag - 1, one commit group each. With
   // exact K the iterations past the CTA's end copy nothing (their groups
-  // are empty).
+  // are empty). With programmatic dependent launch the prologue's constants
+  // go first, uncommitted (they join group 0), while the previous kernel on
+  // the stream may still run; its outputs — this kernel's activations — are
+  // read only after griddepcontrol.wait.
+  if (prefetchesBeforeWait()) {
+    copyPart = CopyPart::Constants;
+    for (int64_t st = 0; st < S - lag && !(exactK && st >= ctaIterations); ++st)
+      issueCopies(arith::AddIOp::create(b, first, c32(st)), c32(st), Value(),
+                  /*commit=*/false);
+    waitForPrerequisites();
+    copyPart = CopyPart::Inputs;
+  }
   for (int64_t st = 0; st < S - lag; ++st) {
     if (exactK && st >= ctaIterations)
       NVVM::CpAsyncCommitGroupOp::create(b);
     else
       issueCopies(arith::AddIOp::create(b, first, c32(st)), c32(st));
   }
+  copyPart = CopyPart::All;
   SmallVector<Value> initial = init();
   Value lb = arith::ConstantIndexOp::create(b, 0);
   Value ub = arith::ConstantIndexOp::create(b, ctaIterations);
@@ -2087,6 +2129,10 @@ void PreparedEmitter::storeUnit(int64_t unit, Value v0, Value v1) {
 }
 
 void PreparedEmitter::emit() {
+  // Programmatic dependent launch without a prefetch: nothing before the
+  // wait.
+  if (spec.gridDependency && !prefetchesBeforeWait())
+    waitForPrerequisites();
   tid = index32(gpu::ThreadIdOp::create(b, gpu::Dimension::x));
   bidX = index32(gpu::BlockIdOp::create(b, gpu::Dimension::x));
   bidY = index32(gpu::BlockIdOp::create(b, gpu::Dimension::y));

@@ -9,7 +9,7 @@
 // across two CTAs: the workspace holds 2 n-blocks x 1 m-block x 2 splits x
 // 128 sums x 128 threads.
 
-// CHECK: humming.kernels = [{block_m = 128 : i64, block_n = 128 : i64, cluster = 1 : i64, input_map = 0 : i64, m_max = 128 : i64, m_min = 1 : i64, name = "coop_gemm0_m0", smem = 31488 : i64, split_k = 2 : i64, threads = 128 : i64}, {block_m = 128 : i64, block_n = 256 : i64, cluster = 1 : i64, input_map = 0 : i64, m_max = 0 : i64, m_min = 129 : i64, name = "coop_gemm0_m1", smem = 51200 : i64, split_k = 1 : i64, threads = 256 : i64}]
+// CHECK: humming.kernels = [{block_m = 128 : i64, block_n = 128 : i64, cluster = 1 : i64, grid_dependency = 1 : i64, input_map = 0 : i64, m_max = 128 : i64, m_min = 1 : i64, name = "coop_gemm0_m0", smem = 31488 : i64, split_k = 2 : i64, threads = 128 : i64}, {block_m = 128 : i64, block_n = 256 : i64, cluster = 1 : i64, grid_dependency = 1 : i64, input_map = 0 : i64, m_max = 0 : i64, m_min = 129 : i64, name = "coop_gemm0_m1", smem = 51200 : i64, split_k = 1 : i64, threads = 256 : i64}]
 // CHECK-LABEL: func.func @coop
 // CHECK:         gpu.launch_func @humming_kernels::@coop_gemm0_m0 blocks in (%c2, %{{.*}}, %c2{{.*}}) threads in (%c128{{.*}}, %c1, %c1)
 // CHECK:         gpu.launch_func @humming_kernels::@coop_gemm0_m1 blocks in (%c1, %{{.*}}, %c1{{.*}}) threads in (%c256, %c1{{.*}}, %c1{{.*}})
@@ -17,10 +17,17 @@
 // CHECK:         llvm.mlir.global internal @coop_gemm0_m0_partials() {{.*}} : !llvm.array<65536 x f32>
 // CHECK:         gpu.func @coop_gemm0_m0
 // CHECK-NOT:       nvvm.minctasm
-// CHECK:           nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache =  cg, %{{.*}} : !llvm.ptr<3>, !llvm.ptr<1>, i32
+// Prologue (programmatic dependent launch): the weights of the first
+// stages - 1 iterations (a last round of copies for the threads with a
+// chunk left), no activations, then the wait for the previous kernel, then
+// the activations (zero-filled past M by the source size).
+// CHECK-NOT:       cache =  cg, %{{.*}} : !llvm.ptr<3>, !llvm.ptr<1>, i32
 // CHECK:           arith.cmpi ult, %{{.*}}, %c16
 // CHECK-NEXT:      scf.if
 // CHECK:             nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache =  cg : !llvm.ptr<3>, !llvm.ptr<1>
+// CHECK-NOT:       cache =  cg, %{{.*}} : !llvm.ptr<3>, !llvm.ptr<1>, i32
+// CHECK:           llvm.inline_asm has_side_effects {{.*}}"griddepcontrol.wait;\0A\09griddepcontrol.launch_dependents;", "~{memory}"
+// CHECK:           nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache =  cg, %{{.*}} : !llvm.ptr<3>, !llvm.ptr<1>, i32
 // CHECK:           scf.for
 // CHECK:             nvvm.cp.async.wait.group 1
 // CHECK-NEXT:        gpu.barrier
