@@ -63,6 +63,7 @@ KernelShape shapeOf(const TileConfig &t) {
   k.ctasPerSm = t.ctasPerSm;
   k.blockCopies = t.blockCopies;
   k.scaleAfterMma = t.scaleAfterMma;
+  k.l2Prefetch = t.l2Prefetch;
   return k;
 }
 
@@ -91,6 +92,7 @@ TileConfig tileConfigOf(const KernelShape &k) {
   t.ctasPerSm = k.ctasPerSm;
   t.blockCopies = k.blockCopies;
   t.scaleAfterMma = k.scaleAfterMma;
+  t.l2Prefetch = k.l2Prefetch;
   return t;
 }
 

@@ -401,6 +401,13 @@ Diag verifyTileConfig(const TileConfig &t) {
       (t.wgmmaInFlight != 1 || t.mma != MmaKind::Wgmma || !t.warpSpecialized))
     return concat("expected wgmma_in_flight of 0, or 1 with mma = wgmma and "
                   "warp_specialized = true, got ", t.wgmmaInFlight);
+  if (t.l2Prefetch < 0 || t.l2Prefetch > 64)
+    return concat("expected l2_prefetch between 0 and 64 iterations, got ",
+                  t.l2Prefetch);
+  if (t.l2Prefetch > 0 && t.warpSpecialized)
+    return concat("expected l2_prefetch = 0 with warp_specialized (the "
+                  "prefetch runs in the cp.async pipelines), got ",
+                  t.l2Prefetch);
   if (t.clusterSplit && t.splitK != 2 && t.splitK != 4 && t.splitK != 8)
     return concat("expected split_k of 2, 4 or 8 with cluster_split (the "
                   "CTAs of one thread block cluster), got ", t.splitK);

@@ -258,7 +258,8 @@ bool sameKernel(const TileConfig &a, const TileConfig &b) {
                            t.streamK, t.mbarrier, t.cpAsync, t.tma,
                            t.multicastA, t.multicastB, t.ctasPerSm, t.gridCap,
                            t.writeSplits, t.splitK, t.blockCopies,
-                           t.scaleAfterMma, t.clusterSplit, t.wgmmaInFlight);
+                           t.scaleAfterMma, t.clusterSplit, t.wgmmaInFlight,
+                           t.l2Prefetch);
   };
   return key(a) == key(b);
 }

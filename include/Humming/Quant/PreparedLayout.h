@@ -153,6 +153,9 @@ struct KernelShape {
   /// Warp-specialized wgmma: the previous iteration's wgmmas stay in flight
   /// until this iteration's first k-tile is issued (TileConfig).
   int64_t wgmmaInFlight = 0;
+  /// cp.async pipelines: iterations of weights asked of L2 beyond the one
+  /// each iteration copies (TileConfig::l2Prefetch).
+  int64_t l2Prefetch = 0;
 
   int64_t blockM() const { return warpM * warpsM; }
   int64_t blockN() const { return kTileN * warpsN; }

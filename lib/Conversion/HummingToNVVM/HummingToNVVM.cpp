@@ -145,6 +145,10 @@ FailureOr<PreparedTile> preparedTile(GemmOp op, unsigned index,
   if (t.clusterSplit && t.mma != hq::MmaKind::Wgmma && chip.sm < 90)
     return fail("cluster_split needs thread block clusters (sm_90 and "
                 "later); got " + chip.str());
+  // l2_prefetch: cp.async.bulk.prefetch.L2 exists from sm_90 on.
+  if (t.l2Prefetch > 0 && chip.sm < 90)
+    return fail("l2_prefetch needs cp.async.bulk.prefetch.L2 (sm_90 and "
+                "later); got " + chip.str());
   if (t.splitK > 1) {
     int64_t iterations = hq::ceilDiv(spec.kp / 16, tile.kSplit * tile.kTilesPerWarp);
     if (t.splitK > iterations)

@@ -265,6 +265,11 @@ private:
   CopyPart copyPart = CopyPart::All;
   bool copiesConstants() const { return copyPart != CopyPart::Inputs; }
   bool copiesInputs() const { return copyPart != CopyPart::Constants; }
+  /// l2_prefetch: asks L2 for the weights of the CTA's iteration `local`
+  /// (i32, from its first iteration `first`; nothing past its last): one
+  /// cp.async.bulk.prefetch.L2 per k-tile of the block's n-tiles
+  /// (cooperative copies) or of the warp's n-tile, from as many threads.
+  void prefetchWeightsL2(Value first, Value local);
   /// Programmatic dependent launch: the cp.async pipelines copy their
   /// prologue's constants before griddepcontrol.wait (the warp-specialized
   /// and TMA kernels wait on entry).
@@ -635,6 +640,49 @@ void PreparedEmitter::issueCopies(Value iter, Value slot, Value when,
   // Bulk fills have no cp.async copies (nothing waits for a group).
   if (commit && !bulkFills())
     NVVM::CpAsyncCommitGroupOp::create(b);
+}
+
+void PreparedEmitter::prefetchWeightsL2(Value first, Value local) {
+  const unsigned bits = spec.weight.type.bits;
+  // Chunks of this iteration: k-tile slots of the block (cooperative) or of
+  // this warp, one per thread (lane) from 0.
+  const int64_t chunks =
+      tile.cooperative() ? tile.kTilesPerIteration() : tile.kTilesPerWarp;
+  Value who = tile.cooperative() ? copyTid : lane;
+  Value mine = arith::AndIOp::create(
+      b, arith::CmpIOp::create(b, arith::CmpIPredicate::ult, who, c32(chunks)),
+      arith::CmpIOp::create(b, arith::CmpIPredicate::slt, local,
+                            c32(ctaIterations)));
+  auto ifOp = scf::IfOp::create(b, mine, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  Value iter = arith::AddIOp::create(b, first, local);
+  Value word, bytes;
+  if (tile.cooperative()) {
+    // The block's n-tiles of k-tile slot `who` (contiguous).
+    Value t = arith::AddIOp::create(
+        b, arith::MulIOp::create(b, iter, c32(tile.kTilesPerIteration())), who);
+    Value tc = exactK ? t : Value(arith::MinSIOp::create(b, t, c32(tiles - 1)));
+    word = arith::AddIOp::create(
+        b, arith::MulIOp::create(b, ext64(tc), c64(spec.np * bits / 2)),
+        arith::MulIOp::create(b, ext64(bidX), c64(tile.warpsN * 32 * bits)));
+    bytes = c32(tile.warpsN * 128 * bits);
+  } else {
+    // This warp's n-tile of its k-tile `who` of the iteration.
+    Value t = arith::AddIOp::create(
+        b, arith::MulIOp::create(b, iter, c32(tilesPerIter)),
+        arith::AddIOp::create(
+            b, arith::MulIOp::create(b, warpK, c32(tile.kTilesPerWarp)), who));
+    Value tc = exactK ? t : Value(arith::MinSIOp::create(b, t, c32(tiles - 1)));
+    word = arith::AddIOp::create(
+        b, arith::MulIOp::create(b, ext64(tc), c64(spec.np * bits / 2)),
+        arith::MulIOp::create(b, ext64(nTile), c64(32 * bits)));
+    bytes = c32(128 * bits);
+  }
+  Value src = LLVM::GEPOp::create(b, ptr, i32, param(hq::abi::ParamWeight),
+                                  ValueRange{word});
+  inlineAsm(TypeRange(), ValueRange{src, bytes},
+            "cp.async.bulk.prefetch.L2.global [$0], $1;", "l,n");
 }
 
 void PreparedEmitter::issueWarpCopies(Value iter, Value slot) {
@@ -1718,6 +1766,12 @@ SmallVector<Value> PreparedEmitter::pipelineLoop(
     for (int64_t st = 0; st < S - lag && !(exactK && st >= ctaIterations); ++st)
       issueCopies(arith::AddIOp::create(b, first, c32(st)), c32(st), Value(),
                   /*commit=*/false);
+  }
+  // l2_prefetch: the iterations after the prologue's, up to the distance
+  // (weights: before the wait too).
+  for (int64_t d = 0; d < tile.l2Prefetch; ++d)
+    prefetchWeightsL2(first, c32(S - lag + d));
+  if (prefetchesBeforeWait()) {
     waitForPrerequisites();
     copyPart = CopyPart::Inputs;
   }
@@ -1739,6 +1793,11 @@ SmallVector<Value> PreparedEmitter::pipelineLoop(
     Value it = index32(loop.getInductionVar());
     SmallVector<Value> accs(loop.getRegionIterArgs().begin(),
                             loop.getRegionIterArgs().end());
+    // l2_prefetch: the weights l2_prefetch iterations beyond those this
+    // iteration copies (it + S - lag).
+    if (tile.l2Prefetch > 0)
+      prefetchWeightsL2(first, arith::AddIOp::create(
+                                   b, it, c32(S - lag + tile.l2Prefetch)));
     // Groups committed so far: S - lag + it; iteration it's group is
     // complete when at most S - lag - 1 are pending.
     NVVM::CpAsyncWaitGroupOp::create(

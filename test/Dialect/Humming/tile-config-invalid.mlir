@@ -184,3 +184,20 @@ func.func @in_flight_mma_sync() attributes {t = #humming.tile_config<block = [64
 
 // expected-error @+1 {{expected wgmma_in_flight of 0, or 1 with mma = wgmma and warp_specialized = true, got 2}}
 func.func @in_flight_2() attributes {t = #humming.tile_config<block = [128, 256, 64], warp = [128, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, wgmma_in_flight = 2>} { return }
+
+// -----
+
+// l2_prefetch: a distance in iterations, at most 64.
+// expected-error @+1 {{expected l2_prefetch between 0 and 64 iterations, got 65}}
+func.func @l2_prefetch_far() attributes {t = #humming.tile_config<block = [16, 128, 128], warp = [16, 64, 32], l2_prefetch = 65>} { return }
+
+// -----
+
+// expected-error @+1 {{expected l2_prefetch between 0 and 64 iterations, got -1}}
+func.func @l2_prefetch_negative() attributes {t = #humming.tile_config<block = [16, 128, 128], warp = [16, 64, 32], l2_prefetch = -1>} { return }
+
+// -----
+
+// The warp-specialized kernels have no cp.async pipeline to prefetch for.
+// expected-error @+1 {{expected l2_prefetch = 0 with warp_specialized (the prefetch runs in the cp.async pipelines), got 4}}
+func.func @l2_prefetch_ws() attributes {t = #humming.tile_config<block = [128, 256, 64], warp = [128, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, l2_prefetch = 4>} { return }

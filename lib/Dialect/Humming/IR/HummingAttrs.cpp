@@ -462,6 +462,7 @@ hq::TileConfig TileConfigAttr::toHost() const {
   t.scaleAfterMma = getScaleAfterMma();
   t.clusterSplit = getClusterSplit();
   t.wgmmaInFlight = getWgmmaInFlight();
+  t.l2Prefetch = getL2Prefetch();
   return t;
 }
 
@@ -474,7 +475,7 @@ TileConfigAttr::fromHost(function_ref<InFlightDiagnostic()> emitError,
                     t.warpSpecialized, t.streamK, t.mbarrier, t.cpAsync, t.tma,
                     t.multicastA, t.multicastB, t.ctasPerSm, t.gridCap,
                     t.writeSplits, t.splitK, t.blockCopies, t.scaleAfterMma,
-                    t.clusterSplit, t.wgmmaInFlight);
+                    t.clusterSplit, t.wgmmaInFlight, t.l2Prefetch);
 }
 
 LogicalResult TileConfigAttr::verify(
@@ -483,7 +484,8 @@ LogicalResult TileConfigAttr::verify(
     bool streamK, bool mbarrier, bool cpAsync, uint32_t tma,
     int64_t multicastA, int64_t multicastB, int64_t ctasPerSm, int64_t gridCap,
     int64_t writeSplits, int64_t splitK, bool blockCopies,
-    bool scaleAfterMma, bool clusterSplit, int64_t wgmmaInFlight) {
+    bool scaleAfterMma, bool clusterSplit, int64_t wgmmaInFlight,
+    int64_t l2Prefetch) {
   hq::TileConfig t;
   t.mMin = m.lo;
   t.mMax = m.hi;
@@ -510,6 +512,7 @@ LogicalResult TileConfigAttr::verify(
   t.scaleAfterMma = scaleAfterMma;
   t.clusterSplit = clusterSplit;
   t.wgmmaInFlight = wgmmaInFlight;
+  t.l2Prefetch = l2Prefetch;
   if (hq::Diag d = hq::verifyTileConfig(t))
     return emitError() << *d;
   return success();

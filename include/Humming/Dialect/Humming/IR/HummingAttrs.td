@@ -292,6 +292,9 @@ def Humming_TileConfigAttr : Humming_Attr<"TileConfig", "tile_config"> {
     with `cluster_split = true` too, on sm_90 and later);
     `wgmma_in_flight = 1` (warp-specialized wgmma) keeps an iteration's
     wgmmas running until the next iteration's first k-tile is issued;
+    `l2_prefetch = d` (cp.async pipelines, sm_90 and later) has each
+    iteration ask L2 for the weights d iterations beyond those it copies
+    into shared memory;
     `block_copies` (mma_sync) makes the block copy each stage's activation
     and weight tiles together and share them among its warps, as blocks of
     several warp rows always do (block_m > warp_m); `scale_after_mma`
@@ -335,7 +338,8 @@ def Humming_TileConfigAttr : Humming_Attr<"TileConfig", "tile_config"> {
     Humming_BoolParam<"false", "the block copies its tiles together">:$block_copies,
     Humming_BoolParam<"false", "group scales applied after the MMAs">:$scale_after_mma,
     Humming_BoolParam<"false", "split_k CTAs add their sums in a cluster">:$cluster_split,
-    Humming_I64Param<"0", "wgmma groups kept in flight across iterations">:$wgmma_in_flight
+    Humming_I64Param<"0", "wgmma groups kept in flight across iterations">:$wgmma_in_flight,
+    Humming_I64Param<"0", "iterations of weights prefetched to L2 beyond the pipeline">:$l2_prefetch
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let extraClassDeclaration = [{
