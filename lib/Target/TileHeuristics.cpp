@@ -289,10 +289,13 @@ void appendRange(std::vector<TileConfig> &out, const TileConfig &t) {
 /// 4096 x 14336 split 4 18.3, 8 17.7). None where the 128-column blocks
 /// cannot be split at least in two across the SMs (by their number or by
 /// K; not measured there), where N or K do not divide, or where the
-/// pipeline does not fit.
+/// pipeline does not fit. With `unsplit`: the same tile without a split,
+/// only where the 128-column blocks alone are more than half the SMs (the
+/// wide-N rule in selectMmaSyncTiles).
 std::optional<TileConfig> sharedActivationTile(const WeightSchema &w,
                                                int64_t n, int64_t k,
-                                               const DeviceInfo &device) {
+                                               const DeviceInfo &device,
+                                               bool unsplit = false) {
   layout::KernelShape ks;
   ks.warpM = 16;
   ks.warpsN = 2;
@@ -304,6 +307,11 @@ std::optional<TileConfig> sharedActivationTile(const WeightSchema &w,
     return std::nullopt;
   const int64_t chunk = ks.kTilesPerIteration() * layout::kTileK;
   const int64_t outputTiles = n / ks.blockN();
+  if (unsplit) {
+    if (2 * outputTiles <= device.smCount)
+      return std::nullopt;
+    return layout::tileConfigOf(ks);
+  }
   if (2 * outputTiles > device.smCount)
     return std::nullopt;
   // Two CTAs per SM where two fit the SM's shared memory.
@@ -372,6 +380,21 @@ Result<std::vector<TileConfig>> selectMmaSyncTiles(const WeightSchema &w,
     ranges[0].hi = 12;
     ranges[1].lo = 13;
   }
+  // Wide N (the 128-column blocks alone are more than half the SMs): the
+  // shared-activation tile without a split serves M = 1..16. Measured on
+  // the H200 with programmatic dependent launch (session 13), against the
+  // per-warp tiles the ranges below chose: 28672 x 8192 M = 1 57.5 -> 47.2
+  // us, M = 16 84.8 -> 52.5; 14336 x 4096 M = 1 16.0 -> 15.4, M = 16 30.1
+  // -> 16.4 (split 2 lost: 53.1 / 56.2, 16.4 / 17.8). sm_90a where M = 16
+  // is memory-bound, as the rule above.
+  std::optional<TileConfig> wideShared;
+  if (wgmmaApplies(c, device) && crossover >= 16 && !c.batchInvariant)
+    wideShared = sharedActivationTile(w, n, k, device, /*unsplit=*/true);
+  if (wideShared) {
+    sharedFrom = 1;
+    ranges[0] = {1, 16};
+    ranges.erase(ranges.begin() + 1);
+  }
   std::vector<TileConfig> out;
   for (Range r : ranges) {
     if (clusterTiles && r.lo >= 33 && r.hi != 0) {
@@ -385,7 +408,9 @@ Result<std::vector<TileConfig>> selectMmaSyncTiles(const WeightSchema &w,
     }
     if (r.lo == sharedFrom && !c.batchInvariant &&
         double(r.lo) <= crossover) {
-      if (std::optional<TileConfig> t = sharedActivationTile(w, n, k, device)) {
+      if (std::optional<TileConfig> t =
+              wideShared ? wideShared
+                         : sharedActivationTile(w, n, k, device)) {
         t->mMin = r.lo;
         t->mMax = r.hi;
         appendRange(out, *t);

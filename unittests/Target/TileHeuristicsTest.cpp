@@ -508,6 +508,36 @@ TEST(TileHeuristics, SmallMSplitsKAcrossCtasWhenTilesLeaveSmsIdle) {
     EXPECT_EQ(tc.splitK, 1);
 }
 
+TEST(TileHeuristics, WideNTakesTheSharedTileWithoutASplitOnSm90a) {
+  // H200, N = 14336: 112 blocks of 128 columns, more than half the SMs:
+  // the shared-activation tile without a split serves M = 1..16 (measured,
+  // session 13). N = 8192 (64 blocks) keeps the per-warp tile to M = 12 and
+  // the split shared tile for 13..16; the A100 keeps 1..8 and 9..16.
+  Result<std::vector<TileConfig>> t = selectMmaSyncTiles(
+      w4g128(), kF16, {}, 14336, 4096, *lookupDevice("H200"));
+  ASSERT_TRUE(bool(t));
+  EXPECT_EQ((*t)[0].mMin, 1);
+  EXPECT_EQ((*t)[0].mMax, 16);
+  EXPECT_TRUE((*t)[0].blockCopies);
+  EXPECT_EQ((*t)[0].blockN, 128);
+  EXPECT_EQ((*t)[0].splitK, 1);
+  EXPECT_EQ((*t)[1].mMin, 17);
+  t = selectMmaSyncTiles(w4g128(), kF16, {}, 8192, 8192, *lookupDevice("H200"));
+  ASSERT_TRUE(bool(t));
+  EXPECT_EQ((*t)[0].mMax, 12);
+  EXPECT_FALSE((*t)[0].blockCopies);
+  EXPECT_EQ((*t)[1].splitK, 4);
+  t = selectMmaSyncTiles(w4g128(), kF16, {}, 14336, 4096, *lookupDevice("A100"));
+  ASSERT_TRUE(bool(t));
+  EXPECT_EQ((*t)[0].mMax, 8);
+  // Batch invariance keeps one K decomposition for every M: not this tile.
+  ComputeOptions c;
+  c.batchInvariant = true;
+  t = selectMmaSyncTiles(w4g128(), kF16, c, 14336, 4096, *lookupDevice("H200"));
+  ASSERT_TRUE(bool(t));
+  EXPECT_FALSE((*t)[0].blockCopies);
+}
+
 TEST(TileHeuristics, RefusesLayersTheLayoutCannotHold) {
   Result<std::vector<TileConfig>> t = selectMmaSyncTiles(
       w4g128(), kF16, {}, 4000, 4096, *lookupDevice("H200"));

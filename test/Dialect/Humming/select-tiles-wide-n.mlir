@@ -22,3 +22,23 @@ func.func @layer(%a: memref<?x8192xf16>, %w: memref<512x16384xi32>, %s: memref<6
       : memref<?x8192xf16>, memref<512x16384xi32> -> memref<?x8192xf16>
   return
 }
+
+// 28672 x 8192 (224 blocks of 128 columns, more than half the 132 SMs): on
+// the H200 the shared-activation tile without a split serves M = 1..16
+// (session 13: M = 1 57.5 -> 47.2 us, M = 16 84.8 -> 52.5 against the
+// per-warp tiles); the A100 keeps its ranges.
+// RUN: humming-opt %s --humming-select-tiles="device=H200" | FileCheck %s --check-prefix=WIDE
+// RUN: humming-opt %s --humming-select-tiles="device=A100" | FileCheck %s --check-prefix=WIDE-A100
+// WIDE-LABEL: func.func @wide
+// WIDE: tile_configs = [#humming.tile_config<m = [1, 16], block = [16, 128, 128], warp = [16, 64, 32], block_copies = true>,
+// WIDE-SAME: #humming.tile_config<m = [17, 32],
+// WIDE-A100-LABEL: func.func @wide
+// WIDE-A100: tile_configs = [#humming.tile_config<m = [1, 8],
+func.func @wide(%a: memref<?x8192xf16>, %w: memref<512x57344xi32>, %s: memref<64x28672xf16>, %c: memref<?x28672xf16>) {
+  humming.gemm %a, %w scales(%s : memref<64x28672xf16>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<128>>,
+       input_schema = #humming.input_schema<type = f16>,
+       layout = #humming.layout<chip = "sm_90a">}
+      : memref<?x8192xf16>, memref<512x57344xi32> -> memref<?x28672xf16>
+  return
+}
