@@ -165,11 +165,17 @@ def main():
                 "tb_per_s": moved / (ours * 1e-6) / 1e12,
                 "tflop_per_s": 2.0 * m * n * k / (ours * 1e-6) / 1e12,
             })
-    try:
-        commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True,
-                                text=True, check=True).stdout.strip()
-    except Exception:
-        commit = os.environ.get("HUMMING_COMMIT", "unknown")
+    # The library's own commit (the device bundle records it) before the
+    # checkout's: a copied working tree's git HEAD can be older than the
+    # code that ran.
+    commit = os.environ.get("HUMMING_COMMIT")
+    if not commit:
+        try:
+            commit = subprocess.run(["git", "rev-parse", "HEAD"],
+                                    capture_output=True, text=True,
+                                    check=True).stdout.strip()
+        except Exception:
+            commit = "unknown"
     report = {"device": torch.cuda.get_device_name(), "commit": commit,
               "method": f"CUDA graph, {args.copies} copies, median of "
                         f"{args.replays} replays", "tile_config": args.tile_config,
