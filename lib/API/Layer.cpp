@@ -24,13 +24,13 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <cstdio>
-#include <thread>
 #include <limits>
 #include <mutex>
 #include <optional>
+#include <thread>
 
 namespace humming {
 namespace mh = mlir::humming;

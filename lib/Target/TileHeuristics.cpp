@@ -253,13 +253,12 @@ std::optional<TileConfig> wgmmaTile(const WeightSchema &w, int64_t n,
 /// Whether two tiles make the same kernel (everything but the M range).
 bool sameKernel(const TileConfig &a, const TileConfig &b) {
   auto key = [](const TileConfig &t) {
-    return std::make_tuple(t.blockM, t.blockN, t.blockK, t.warpM, t.warpN,
-                           t.warpK, t.stages, t.mma, t.warpSpecialized,
-                           t.streamK, t.mbarrier, t.cpAsync, t.tma,
-                           t.multicastA, t.multicastB, t.ctasPerSm, t.gridCap,
-                           t.writeSplits, t.splitK, t.blockCopies,
-                           t.scaleAfterMma, t.clusterSplit, t.wgmmaInFlight,
-                           t.l2Prefetch);
+    return std::make_tuple(
+        t.blockM, t.blockN, t.blockK, t.warpM, t.warpN, t.warpK, t.stages,
+        t.mma, t.warpSpecialized, t.streamK, t.mbarrier, t.cpAsync, t.tma,
+        t.multicastA, t.multicastB, t.ctasPerSm, t.gridCap, t.writeSplits,
+        t.splitK, t.blockCopies, t.scaleAfterMma, t.clusterSplit,
+        t.wgmmaInFlight, t.l2Prefetch);
   };
   return key(a) == key(b);
 }
@@ -292,8 +291,8 @@ void appendRange(std::vector<TileConfig> &out, const TileConfig &t) {
 /// pipeline does not fit. With `unsplit`: the same tile without a split,
 /// only where the 128-column blocks alone are more than half the SMs (the
 /// wide-N rule in selectMmaSyncTiles).
-std::optional<TileConfig> sharedActivationTile(const WeightSchema &w,
-                                               int64_t n, int64_t k,
+std::optional<TileConfig> sharedActivationTile(const WeightSchema &w, int64_t n,
+                                               int64_t k,
                                                const DeviceInfo &device,
                                                bool unsplit = false) {
   layout::KernelShape ks;
@@ -409,8 +408,7 @@ Result<std::vector<TileConfig>> selectMmaSyncTiles(const WeightSchema &w,
     if (r.lo == sharedFrom && !c.batchInvariant &&
         double(r.lo) <= crossover) {
       if (std::optional<TileConfig> t =
-              wideShared ? wideShared
-                         : sharedActivationTile(w, n, k, device)) {
+              wideShared ? wideShared : sharedActivationTile(w, n, k, device)) {
         t->mMin = r.lo;
         t->mMax = r.hi;
         appendRange(out, *t);

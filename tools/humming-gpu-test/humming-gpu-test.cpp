@@ -479,6 +479,34 @@ Result<Activations> randomActivations(const rt::CudaDriver &cu, DType dtype,
   return Activations{std::move(a), std::move(av), da.take(), dc.take()};
 }
 
+/// A W4A16 g128 humming::Layer of N x K quantized from normal weights of
+/// standard deviation `sd` (returned in `weights`) and transformed for the
+/// device: what the Layer-level tests below start from.
+Result<Layer> transformedW4Layer(int64_t n, int64_t k, double sd,
+                                 const std::string &device,
+                                 const std::string &chip, std::mt19937 &rng,
+                                 std::vector<double> &weights) {
+  WeightSchema w = WeightSchema::make(ScalarType::uint(4), ScalarType::f16(),
+                                      Granularity::Group, 128);
+  InputSchema in{ScalarType::f16(), ActScaling::None, 0};
+  Result<Layer> layer = Layer::create(n, k, w, in);
+  if (!layer)
+    return layer;
+  std::normal_distribution<double> normal(0.0, sd);
+  weights.assign(size_t(n * k), 0.0);
+  for (double &v : weights)
+    v = normal(rng);
+  LayerTarget target;
+  target.device = device;
+  target.chip = chip;
+  Status s = layer->quantize(weights.data());
+  if (s)
+    s = layer->transform(target);
+  if (!s)
+    return Error{s.error()};
+  return layer;
+}
+
 /// humming::Layer end to end (create, quantize, transform for the device,
 /// forward on a stream, compare against float64): the C++ API the C API
 /// and the Python package sit on.
@@ -490,28 +518,15 @@ Outcome runLayerApi(const rt::CudaDriver &cu, const std::string &device,
   o.k = 512;
   o.m = m;
   o.kernel = "humming::Layer";
-  WeightSchema w = WeightSchema::make(ScalarType::uint(4), ScalarType::f16(),
-                                      Granularity::Group, 128);
-  InputSchema in{ScalarType::f16(), ActScaling::None, 0};
-  Result<Layer> layer = Layer::create(o.n, o.k, w, in);
+  std::vector<double> weights;
+  Result<Layer> layer =
+      transformedW4Layer(o.n, o.k, 0.05, device, chip, rng, weights);
   if (!layer) {
     o.error = layer.error();
     return o;
   }
-  std::normal_distribution<double> normal(0.0, 0.05);
-  std::vector<double> weights(size_t(o.n * o.k));
-  for (double &v : weights)
-    v = normal(rng);
-  LayerTarget target;
-  target.device = device;
-  target.chip = chip;
-  Status s = layer->quantize(weights.data());
-  if (s)
-    s = layer->transform(target);
-  if (!s) {
-    o.error = s.error();
-    return o;
-  }
+  WeightSchema w = WeightSchema::make(ScalarType::uint(4), ScalarType::f16(),
+                                      Granularity::Group, 128);
   // The reference uses the quantized weights: dequantize what the layer got.
   Result<QuantizedWeights> q = quantizeWeights(w, weights.data(), o.n, o.k);
   Result<std::vector<double>> deq =
@@ -566,8 +581,8 @@ Outcome runLayerApi(const rt::CudaDriver &cu, const std::string &device,
 /// written. Every stage must equal, bit for bit, the same chain run with a
 /// full synchronization after each forward (where no launch overlaps).
 Outcome runDependentChain(const rt::CudaDriver &cu, const std::string &device,
-                          const std::string &chip, std::mt19937 &rng,
-                          int64_t m, bool graph) {
+                          const std::string &chip, std::mt19937 &rng, int64_t m,
+                          bool graph) {
   Outcome o;
   o.name = graph ? "pdl_chain_graph_ui4_g128_f16" : "pdl_chain_ui4_g128_f16";
   o.n = 4096;
@@ -575,33 +590,20 @@ Outcome runDependentChain(const rt::CudaDriver &cu, const std::string &device,
   o.m = m;
   o.kernel = "humming::Layer x4";
   const int depth = 4;
-  WeightSchema w = WeightSchema::make(ScalarType::uint(4), ScalarType::f16(),
-                                      Granularity::Group, 128);
-  InputSchema in{ScalarType::f16(), ActScaling::None, 0};
-  Result<Layer> layer = Layer::create(o.n, o.k, w, in);
+  // Weights of scale ~1/sqrt(K): the activations keep their magnitude
+  // along the chain.
+  std::vector<double> weights;
+  Result<Layer> layer =
+      transformedW4Layer(o.n, o.k, 1.0 / 64.0, device, chip, rng, weights);
   if (!layer) {
     o.error = layer.error();
     return o;
   }
-  // Weights of scale ~1/sqrt(K): the activations keep their magnitude
-  // along the chain.
-  std::normal_distribution<double> normal(0.0, 1.0 / 64.0);
-  std::vector<double> weights(size_t(o.n * o.k));
-  for (double &v : weights)
-    v = normal(rng);
-  LayerTarget target;
-  target.device = device;
-  target.chip = chip;
-  Status s = layer->quantize(weights.data());
-  if (s)
-    s = layer->transform(target);
-  if (!s) {
-    o.error = s.error();
-    return o;
-  }
+  Status s = Status::success();
   if (const abi::KernelLaunch *kl = abi::kernelFor(layer->kernels(), m))
     o.kernel = kl->name + (kl->gridDependency ? " (pdl)" : " (no pdl)");
-  Result<Activations> acts = randomActivations(cu, DType::F16, m, o.k, o.n, rng);
+  Result<Activations> acts =
+      randomActivations(cu, DType::F16, m, o.k, o.n, rng);
   if (!acts) {
     o.error = acts.error();
     return o;
@@ -656,8 +658,8 @@ Outcome runDependentChain(const rt::CudaDriver &cu, const std::string &device,
                  "cuStreamBeginCapture");
     for (int i = 0; s && i < depth; ++i)
       s = layer->forward(stream, inputOf(i), ys[size_t(i)].ptr(), m);
-    Status ended = cu.check(cu.cuStreamEndCapture(stream, &g),
-                            "cuStreamEndCapture");
+    Status ended =
+        cu.check(cu.cuStreamEndCapture(stream, &g), "cuStreamEndCapture");
     if (s)
       s = ended;
     if (s)

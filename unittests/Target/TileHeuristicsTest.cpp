@@ -527,7 +527,8 @@ TEST(TileHeuristics, WideNTakesTheSharedTileWithoutASplitOnSm90a) {
   EXPECT_EQ((*t)[0].mMax, 12);
   EXPECT_FALSE((*t)[0].blockCopies);
   EXPECT_EQ((*t)[1].splitK, 4);
-  t = selectMmaSyncTiles(w4g128(), kF16, {}, 14336, 4096, *lookupDevice("A100"));
+  t = selectMmaSyncTiles(w4g128(), kF16, {}, 14336, 4096,
+                         *lookupDevice("A100"));
   ASSERT_TRUE(bool(t));
   EXPECT_EQ((*t)[0].mMax, 8);
   // Batch invariance keeps one K decomposition for every M: not this tile.

@@ -106,10 +106,14 @@ struct KernelField {
   int64_t KernelLaunch::*member;
 };
 inline constexpr KernelField kKernelFields[] = {
-    {"m_min", &KernelLaunch::mMin},        {"m_max", &KernelLaunch::mMax},
-    {"block_m", &KernelLaunch::blockM},    {"block_n", &KernelLaunch::blockN},
-    {"threads", &KernelLaunch::threads},   {"smem", &KernelLaunch::smemBytes},
-    {"split_k", &KernelLaunch::splitK},    {"cluster", &KernelLaunch::cluster},
+    {"m_min", &KernelLaunch::mMin},
+    {"m_max", &KernelLaunch::mMax},
+    {"block_m", &KernelLaunch::blockM},
+    {"block_n", &KernelLaunch::blockN},
+    {"threads", &KernelLaunch::threads},
+    {"smem", &KernelLaunch::smemBytes},
+    {"split_k", &KernelLaunch::splitK},
+    {"cluster", &KernelLaunch::cluster},
     {"input_map", &KernelLaunch::inputMap},
     {"grid_dependency", &KernelLaunch::gridDependency}};
 

@@ -148,7 +148,8 @@ FailureOr<PreparedTile> preparedTile(GemmOp op, unsigned index,
   // l2_prefetch: cp.async.bulk.prefetch.L2 exists from sm_90 on.
   if (t.l2Prefetch > 0 && chip.sm < 90)
     return fail("l2_prefetch needs cp.async.bulk.prefetch.L2 (sm_90 and "
-                "later); got " + chip.str());
+                "later); got " +
+                chip.str());
   if (t.splitK > 1) {
     int64_t iterations = hq::ceilDiv(spec.kp / 16, tile.kSplit * tile.kTilesPerWarp);
     if (t.splitK > iterations)

@@ -1796,8 +1796,8 @@ SmallVector<Value> PreparedEmitter::pipelineLoop(
     // l2_prefetch: the weights l2_prefetch iterations beyond those this
     // iteration copies (it + S - lag).
     if (tile.l2Prefetch > 0)
-      prefetchWeightsL2(first, arith::AddIOp::create(
-                                   b, it, c32(S - lag + tile.l2Prefetch)));
+      prefetchWeightsL2(
+          first, arith::AddIOp::create(b, it, c32(S - lag + tile.l2Prefetch)));
     // Groups committed so far: S - lag + it; iteration it's group is
     // complete when at most S - lag - 1 are pending.
     NVVM::CpAsyncWaitGroupOp::create(

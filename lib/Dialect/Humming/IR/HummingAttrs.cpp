@@ -481,11 +481,10 @@ TileConfigAttr::fromHost(function_ref<InFlightDiagnostic()> emitError,
 LogicalResult TileConfigAttr::verify(
     function_ref<InFlightDiagnostic()> emitError, MRange m, Dim3 block,
     Dim3 warp, int64_t stages, hq::MmaKind mma, bool warpSpecialized,
-    bool streamK, bool mbarrier, bool cpAsync, uint32_t tma,
-    int64_t multicastA, int64_t multicastB, int64_t ctasPerSm, int64_t gridCap,
-    int64_t writeSplits, int64_t splitK, bool blockCopies,
-    bool scaleAfterMma, bool clusterSplit, int64_t wgmmaInFlight,
-    int64_t l2Prefetch) {
+    bool streamK, bool mbarrier, bool cpAsync, uint32_t tma, int64_t multicastA,
+    int64_t multicastB, int64_t ctasPerSm, int64_t gridCap, int64_t writeSplits,
+    int64_t splitK, bool blockCopies, bool scaleAfterMma, bool clusterSplit,
+    int64_t wgmmaInFlight, int64_t l2Prefetch) {
   hq::TileConfig t;
   t.mMin = m.lo;
   t.mMax = m.hi;
