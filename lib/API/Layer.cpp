@@ -137,6 +137,7 @@ const InputSchema &Layer::inputSchema() const { return impl_->input; }
 ScalarType Layer::outputType() const { return impl_->output; }
 int64_t Layer::k() const { return impl_->k; }
 bool Layer::prepared() const { return impl_->prepared; }
+bool Layer::dependentLaunch() const { return impl_->dependentLaunch; }
 const std::vector<abi::KernelLaunch> &Layer::kernels() const {
   return impl_->kernels;
 }
@@ -526,8 +527,14 @@ Status Layer::transform(const LayerTarget &target) {
   l.stats = stats;
   l.kernels = std::move(kernels);
   l.driver = driver;
-  l.dependentLaunch =
-      dependentLaunch && driver && driver->cuLaunchKernelEx != nullptr;
+  // Programmatic dependent launch needs cuLaunchKernelEx and, for CUDA
+  // graphs, a driver whose stream capture keeps it (12.3).
+  int driverVersion = 0;
+  if (driver && driver->cuDriverGetVersion)
+    driver->cuDriverGetVersion(&driverVersion);
+  l.dependentLaunch = dependentLaunch && driver &&
+                      driver->cuLaunchKernelEx != nullptr &&
+                      driverVersion >= rt::kDependentLaunchDriverVersion;
   l.functions = std::move(functions);
   l.buffers = std::move(buffers);
   l.modules = std::move(loaded); // unloads the previous kernels

@@ -74,6 +74,7 @@ Result<const CudaDriver *> loadDriver() {
       dlsym(lib, "cuOccupancyMaxActiveClusters");
   *(void **)&d.cuTensorMapEncodeTiled = dlsym(lib, "cuTensorMapEncodeTiled");
   *(void **)&d.cuLaunchKernelEx = dlsym(lib, "cuLaunchKernelEx");
+  *(void **)&d.cuDriverGetVersion = dlsym(lib, "cuDriverGetVersion");
   if (Status s = d.check(d.cuInit(0), "cuInit"); !s)
     return Error{s.error()};
   return &d;

@@ -601,7 +601,9 @@ Outcome runDependentChain(const rt::CudaDriver &cu, const std::string &device,
   }
   Status s = Status::success();
   if (const abi::KernelLaunch *kl = abi::kernelFor(layer->kernels(), m))
-    o.kernel = kl->name + (kl->gridDependency ? " (pdl)" : " (no pdl)");
+    o.kernel = kl->name + (kl->gridDependency && layer->dependentLaunch()
+                               ? " (pdl)"
+                               : " (ordinary launch)");
   Result<Activations> acts =
       randomActivations(cu, DType::F16, m, o.k, o.n, rng);
   if (!acts) {

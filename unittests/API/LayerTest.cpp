@@ -248,6 +248,7 @@ TEST(Layer, DependentLaunchSettingAndKernelTable) {
   Status s = layer->transform({"H200", "", true});
   ::unsetenv("HUMMING_PDL");
   ASSERT_TRUE(s.ok()) << s.error();
+  EXPECT_FALSE(layer->dependentLaunch()); // compile-only: no launches
   // sm_90a kernels support it whatever the setting (it decides the launch);
   // an A100's kernels (sm_80: no griddepcontrol) do not.
   for (const humming::abi::KernelLaunch &k : layer->kernels())

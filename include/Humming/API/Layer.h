@@ -53,7 +53,8 @@ struct LayerTarget {
   /// first weights and scales before they wait for it. The layer's weights
   /// must then not be written by the kernel just before a forward on the
   /// same stream (they never are by Humming). The environment variable
-  /// HUMMING_PDL=0 turns it off for every layer (1 or unset: this field).
+  /// HUMMING_PDL=0 turns it off for every layer (1 or unset: this field);
+  /// drivers before CUDA 12.3 get ordinary launches.
   bool dependentLaunch = true;
 };
 
@@ -119,6 +120,10 @@ public:
   ScalarType outputType() const;
   /// After transform: whether the weights use the prepared (fast) layout.
   bool prepared() const;
+  /// Whether forward() launches the kernels that support it as programmatic
+  /// dependent launches (LayerTarget::dependentLaunch, HUMMING_PDL, a CUDA
+  /// 12.3 driver); false before transform() and when compile-only.
+  bool dependentLaunch() const;
   /// After transform: the kernels, one per M range.
   const std::vector<abi::KernelLaunch> &kernels() const;
   const TransformStats &transformStats() const;

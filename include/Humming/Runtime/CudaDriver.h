@@ -58,6 +58,10 @@ static_assert(sizeof(LaunchAttribute) == 72, "CUlaunchAttribute is 72 bytes");
 /// kernel's griddepcontrol.wait then waits for that kernel to complete.
 constexpr int kLaunchAttrProgrammaticSerialization = 6;
 
+/// The first driver whose stream capture records programmatic dependent
+/// launches as graph edges (CUDA 12.3): Layer uses them from there on.
+constexpr int kDependentLaunchDriverVersion = 12030;
+
 /// A CUtensorMap: 128 opaque bytes, 64-byte aligned (passed to kernels by
 /// value).
 struct alignas(64) TensorMap {
@@ -116,6 +120,8 @@ struct CudaDriver {
   // clusters of a function can be resident at once.
   CUresult (*cuOccupancyMaxActiveClusters)(int *, CUfunction,
                                            const LaunchConfig *);
+  // Optional: the driver's CUDA version (12030 for 12.3).
+  CUresult (*cuDriverGetVersion)(int *);
   // Optional (null before CUDA 12): launches with attributes (programmatic
   // dependent launch, see KernelLaunch::gridDependency).
   CUresult (*cuLaunchKernelEx)(const LaunchConfig *, CUfunction, void **,
