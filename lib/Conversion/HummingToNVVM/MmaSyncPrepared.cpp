@@ -121,6 +121,9 @@ public:
   }
 
   void emit();
+  /// Whether the emitted kernel waits for its prerequisites
+  /// (griddepcontrol.wait): every kernel with spec.gridDependency must.
+  bool waitsForPrerequisites() const { return waited; }
   /// The cp.async pipeline, the main loop and the epilogue from this CTA's
   /// first iteration `first`.
   void emitLoop(Value first);
@@ -263,6 +266,8 @@ private:
   /// this one on the stream writes) or only the activations.
   enum class CopyPart { All, Constants, Inputs };
   CopyPart copyPart = CopyPart::All;
+  /// Whether the kernel has its griddepcontrol.wait (checked after emit()).
+  bool waited = false;
   bool copiesConstants() const { return copyPart != CopyPart::Inputs; }
   bool copiesInputs() const { return copyPart != CopyPart::Constants; }
   /// l2_prefetch: asks L2 for the weights of the CTA's iteration `local`
@@ -283,6 +288,8 @@ private:
   /// Inline PTX with a memory clobber: LLVM's griddepcontrol intrinsics
   /// are IntrNoMem, which would let loads and copies move across the wait.
   void waitForPrerequisites() {
+    assert(!waited && "one griddepcontrol.wait per kernel");
+    waited = true;
     inlineAsm(TypeRange(), ValueRange(),
               "griddepcontrol.wait;\n\tgriddepcontrol.launch_dependents;",
               "~{memory}");
@@ -2647,8 +2654,15 @@ gpu::GPUFuncOp mlir::humming::buildMmaSyncPreparedKernel(
     partials = LLVM::AddressOfOp::create(b, partialsGlobal);
     arrivals = LLVM::AddressOfOp::create(b, arrivalsGlobal);
   }
-  PreparedEmitter(b, spec, tile, params, smem, split, partials, arrivals)
-      .emit();
+  PreparedEmitter emitter(b, spec, tile, params, smem, split, partials,
+                          arrivals);
+  emitter.emit();
+  // The runtime launches it early on the strength of grid_dependency: a
+  // kernel without the wait would read the previous kernel's output
+  // before it is written.
+  if (spec.gridDependency && !emitter.waitsForPrerequisites())
+    llvm::report_fatal_error("humming: a grid_dependency kernel without "
+                             "griddepcontrol.wait (a bug in the emitter)");
   gpu::ReturnOp::create(b);
   return func;
 }
