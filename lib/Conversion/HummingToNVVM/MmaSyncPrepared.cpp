@@ -196,6 +196,28 @@ private:
     bool columnScales = false;
   };
 
+  /// k-tile `t` (i32) clamped to the last one unless K is exact: past the
+  /// end the weights are real (finite) ones and the activations zero, so
+  /// the MMAs add nothing.
+  Value clampedTile(Value t) {
+    return exactK ? t : Value(arith::MinSIOp::create(b, t, c32(tiles - 1)));
+  }
+  /// The k-tile of this warp's k-tile slot `u` (i32) of iteration `iter`
+  /// (kernels whose warps copy their own tiles), unclamped.
+  Value warpKTile(Value iter, Value u) {
+    return arith::AddIOp::create(
+        b, arith::MulIOp::create(b, iter, c32(tilesPerIter)),
+        arith::AddIOp::create(
+            b, arith::MulIOp::create(b, warpK, c32(tile.kTilesPerWarp)), u));
+  }
+  /// The word (i64) of the prepared weights where k-tile `tc` of `nTiles`
+  /// n-tiles from n-tile `nTiles x group` (i32) begins: they are contiguous.
+  Value weightWord(Value tc, Value group, int64_t nTiles) {
+    const unsigned bits = spec.weight.type.bits;
+    return arith::AddIOp::create(
+        b, arith::MulIOp::create(b, ext64(tc), c64(spec.np * bits / 2)),
+        arith::MulIOp::create(b, ext64(group), c64(nTiles * 32 * bits)));
+  }
   /// The copies of iteration `iter` (k-tiles clamped to K unless K is
   /// exact), in the order
   /// compute() consumes their words.
@@ -513,18 +535,11 @@ PreparedEmitter::copiesFor(Value iter) {
   int64_t chunk = 0;
   Value wgt = param(hq::abi::ParamWeight);
   for (int64_t u = 0; u < tile.kTilesPerWarp; ++u) {
-    // k-tile of this warp, clamped: past the end the A operand is zero and
-    // the weights are real (finite) ones, so the MMA adds nothing.
-    Value t = arith::AddIOp::create(
-        b, arith::MulIOp::create(b, iter, c32(tilesPerIter)),
-        arith::AddIOp::create(
-            b, arith::MulIOp::create(b, warpK, c32(tile.kTilesPerWarp)),
-            c32(u)));
-    Value tc = exactK ? t : Value(arith::MinSIOp::create(b, t, c32(tiles - 1)));
+    // k-tile of this warp, clamped (clampedTile).
+    Value t = warpKTile(iter, c32(u));
+    Value tc = clampedTile(t);
     // B: one vector per plane (two for the 8-bit plane).
-    Value tileBase = arith::AddIOp::create(
-        b, arith::MulIOp::create(b, ext64(tc), c64(spec.np * bits / 2)),
-        arith::MulIOp::create(b, ext64(nTile), c64(32 * bits)));
+    Value tileBase = weightWord(tc, nTile, 1);
     for (const L::Plane &p : planes) {
       if (p.width == 8) {
         // A lane's 32 bytes as two copies of its own would read each
@@ -669,21 +684,11 @@ void PreparedEmitter::prefetchWeightsL2(Value first, Value local) {
     // The block's n-tiles of k-tile slot `who` (contiguous).
     Value t = arith::AddIOp::create(
         b, arith::MulIOp::create(b, iter, c32(tile.kTilesPerIteration())), who);
-    Value tc = exactK ? t : Value(arith::MinSIOp::create(b, t, c32(tiles - 1)));
-    word = arith::AddIOp::create(
-        b, arith::MulIOp::create(b, ext64(tc), c64(spec.np * bits / 2)),
-        arith::MulIOp::create(b, ext64(bidX), c64(tile.warpsN * 32 * bits)));
+    word = weightWord(clampedTile(t), bidX, tile.warpsN);
     bytes = c32(tile.warpsN * 128 * bits);
   } else {
     // This warp's n-tile of its k-tile `who` of the iteration.
-    Value t = arith::AddIOp::create(
-        b, arith::MulIOp::create(b, iter, c32(tilesPerIter)),
-        arith::AddIOp::create(
-            b, arith::MulIOp::create(b, warpK, c32(tile.kTilesPerWarp)), who));
-    Value tc = exactK ? t : Value(arith::MinSIOp::create(b, t, c32(tiles - 1)));
-    word = arith::AddIOp::create(
-        b, arith::MulIOp::create(b, ext64(tc), c64(spec.np * bits / 2)),
-        arith::MulIOp::create(b, ext64(nTile), c64(32 * bits)));
+    word = weightWord(clampedTile(warpKTile(iter, who)), nTile, 1);
     bytes = c32(128 * bits);
   }
   Value src = LLVM::GEPOp::create(b, ptr, i32, param(hq::abi::ParamWeight),
@@ -745,14 +750,10 @@ void PreparedEmitter::issueCooperativeCopies(Value iter, Value slot) {
   // Every K-split group's k-tiles of the iteration.
   const int64_t kT = tile.kTilesPerIteration(), blockM = tile.blockM();
   Value slotBase = arith::MulIOp::create(b, slot, c32(coop.total()));
-  // The k-tile of k-tile slot u of this iteration, and the same clamped
-  // to K (past the end the weights are real, finite ones and the
-  // activations zero: the MMAs add nothing).
+  // The k-tile of k-tile slot u of this iteration (clampedTile clamps it
+  // to K).
   auto kTileOf = [&](Value u) {
     return arith::AddIOp::create(b, arith::MulIOp::create(b, iter, c32(kT)), u);
-  };
-  auto clamped = [&](Value t) -> Value {
-    return exactK ? t : arith::MinSIOp::create(b, t, c32(tiles - 1));
   };
   // Activations: chunk c is half h = c % 2 of row r = (c / 2) % block_m of
   // k-tile slot u = c / (2 block_m); rows past M and columns past K
@@ -816,20 +817,16 @@ void PreparedEmitter::issueCooperativeCopies(Value iter, Value slot) {
   // Weights: the block's n-tiles of a k-tile are contiguous (warpsN x 128
   // x bits bytes, 8 x bits chunks per n-tile).
   const int64_t perTile = tile.warpsN * 8 * bits;
-  Value weightsAt = arith::AddIOp::create(b, slotBase, c32(coop.activationBytes));
-  // Word of the weights where k-tile tc's share of this block begins.
-  auto weightWord = [&](Value tc) {
-    return arith::AddIOp::create(
-        b, arith::MulIOp::create(b, ext64(tc), c64(spec.np * bits / 2)),
-        arith::MulIOp::create(b, ext64(bidX), c64(tile.warpsN * 32 * bits)));
-  };
+  Value weightsAt =
+      arith::AddIOp::create(b, slotBase, c32(coop.activationBytes));
   if (!tile.tmaWeights && copiesConstants())
     forEachChunk(kT * perTile, [&](Value c) {
       Value u = arith::DivUIOp::create(b, c, c32(perTile));
       Value off = arith::RemUIOp::create(b, c, c32(perTile));
-      Value tc = clamped(kTileOf(u));
-      Value index = arith::AddIOp::create(
-          b, weightWord(tc), arith::MulIOp::create(b, ext64(off), c64(4)));
+      Value tc = clampedTile(kTileOf(u));
+      Value index =
+          arith::AddIOp::create(b, weightWord(tc, bidX, tile.warpsN),
+                                arith::MulIOp::create(b, ext64(off), c64(4)));
       Value dst = arith::AddIOp::create(
           b, weightsAt, arith::MulIOp::create(b, c, c32(16)));
       copy16(dst, param(hq::abi::ParamWeight), index);
@@ -887,7 +884,8 @@ void PreparedEmitter::issueCooperativeCopies(Value iter, Value slot) {
           // One bulk copy per k-tile: the block's n-tiles are contiguous.
           Value src = LLVM::GEPOp::create(
               b, ptr, i32, param(hq::abi::ParamWeight),
-              ValueRange{weightWord(clamped(kTileOf(c32(u))))});
+              ValueRange{
+                  weightWord(clampedTile(kTileOf(c32(u))), bidX, tile.warpsN)});
           Value dst = arith::AddIOp::create(
               b, smemAddr,
               arith::AddIOp::create(b, weightsAt, c32(u * perTile * 16)));
@@ -902,7 +900,7 @@ void PreparedEmitter::issueCooperativeCopies(Value iter, Value slot) {
   // Scales and zero points of the block's columns, per group copy.
   const int64_t columns = tile.blockN();
   for (int64_t gi = 0; copiesConstants() && gi < coop.groupCopies; ++gi) {
-    Value tc = clamped(kTileOf(c32(gi)));
+    Value tc = clampedTile(kTileOf(c32(gi)));
     Value g = perKScales ? arith::DivUIOp::create(
                                b, arith::MulIOp::create(b, tc, c32(16)),
                                c32(w.groupK))
