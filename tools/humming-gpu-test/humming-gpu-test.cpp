@@ -382,23 +382,67 @@ std::vector<int64_t> sampleRows(int64_t m, std::mt19937 &rng) {
   return rows;
 }
 
+/// A stream of its own and the CUDA graph captured on it (instantiated),
+/// released on destruction.
+struct StreamGraph {
+  const rt::CudaDriver &cu;
+  rt::CUstream stream = nullptr;
+  rt::CUgraph graph = nullptr;
+  rt::CUgraphExec exec = nullptr;
+  explicit StreamGraph(const rt::CudaDriver &cu) : cu(cu) {}
+  StreamGraph(const StreamGraph &) = delete;
+  StreamGraph &operator=(const StreamGraph &) = delete;
+  ~StreamGraph() {
+    if (exec)
+      cu.cuGraphExecDestroy(exec);
+    if (graph)
+      cu.cuGraphDestroy(graph);
+    if (stream)
+      cu.cuStreamDestroy(stream);
+  }
+  /// Creates the (non-blocking) stream.
+  Status open() {
+    return cu.check(cu.cuStreamCreate(&stream, rt::kStreamNonBlocking),
+                    "cuStreamCreate");
+  }
+  /// Captures what `launches(stream)` enqueues and instantiates the graph.
+  Status capture(const std::function<Status(void *)> &launches) {
+    Status s =
+        cu.check(cu.cuStreamBeginCapture(stream, rt::kCaptureModeThreadLocal),
+                 "cuStreamBeginCapture");
+    if (!s)
+      return s;
+    s = launches(stream);
+    Status ended =
+        cu.check(cu.cuStreamEndCapture(stream, &graph), "cuStreamEndCapture");
+    if (s)
+      s = ended;
+    if (s)
+      s = cu.check(cu.cuGraphInstantiateWithFlags(&exec, graph, 0),
+                   "cuGraphInstantiateWithFlags");
+    return s;
+  }
+};
+
 /// Microseconds per launch when `launches` calls of `launch(stream, i)`
 /// (i = 0, 1, ...: one per weight copy in turn) are captured in a CUDA graph
 /// on a stream of their own and replayed: the median of five timed replays
 /// after one warm-up. 0 when capture is not possible.
 double graphReplayUs(const rt::CudaDriver &cu, size_t launches,
                      const std::function<Status(void *, size_t)> &launch) {
-  rt::CUstream stream = nullptr;
-  if (cu.cuStreamCreate(&stream, rt::kStreamNonBlocking) != 0)
-    return 0;
-  rt::CUgraph graph = nullptr;
-  rt::CUgraphExec exec = nullptr;
+  StreamGraph g(cu);
+  Status s = g.open();
+  if (s)
+    s = g.capture([&](void *stream) {
+      Status ran = Status::success();
+      for (size_t i = 0; ran && i < launches; ++i)
+        ran = launch(stream, i);
+      return ran;
+    });
+  rt::CUstream stream = g.stream;
+  rt::CUgraphExec exec = g.exec;
   double us = 0;
-  bool ok = cu.cuStreamBeginCapture(stream, rt::kCaptureModeThreadLocal) == 0;
-  for (size_t i = 0; ok && i < launches; ++i)
-    ok = bool(launch(stream, i));
-  ok = cu.cuStreamEndCapture(stream, &graph) == 0 && ok;
-  ok = ok && cu.cuGraphInstantiateWithFlags(&exec, graph, 0) == 0;
+  bool ok = bool(s);
   rt::CUevent start = nullptr, stop = nullptr;
   ok = ok && cu.cuEventCreate(&start, 0) == 0 && cu.cuEventCreate(&stop, 0) == 0;
   if (ok && cu.cuGraphLaunch(exec, stream) == 0 &&
@@ -420,11 +464,6 @@ double graphReplayUs(const rt::CudaDriver &cu, size_t launches,
     cu.cuEventDestroy(start);
   if (stop)
     cu.cuEventDestroy(stop);
-  if (exec)
-    cu.cuGraphExecDestroy(exec);
-  if (graph)
-    cu.cuGraphDestroy(graph);
-  cu.cuStreamDestroy(stream);
   return us;
 }
 
@@ -647,42 +686,28 @@ Outcome runDependentChain(const rt::CudaDriver &cu, const std::string &device,
   if (s)
     s = download(want);
   // Back to back on a stream, or captured and replayed.
-  rt::CUstream stream = nullptr;
+  StreamGraph run(cu);
+  auto chain = [&](void *stream) {
+    Status ran = Status::success();
+    for (int i = 0; ran && i < depth; ++i)
+      ran = layer->forward(stream, inputOf(i), ys[size_t(i)].ptr(), m);
+    return ran;
+  };
   if (s)
-    s = cu.check(cu.cuStreamCreate(&stream, rt::kStreamNonBlocking),
-                 "cuStreamCreate");
-  rt::CUgraph g = nullptr;
-  rt::CUgraphExec exec = nullptr;
+    s = run.open();
   if (s)
     s = poison();
   if (s && graph) {
-    s = cu.check(cu.cuStreamBeginCapture(stream, rt::kCaptureModeThreadLocal),
-                 "cuStreamBeginCapture");
-    for (int i = 0; s && i < depth; ++i)
-      s = layer->forward(stream, inputOf(i), ys[size_t(i)].ptr(), m);
-    Status ended =
-        cu.check(cu.cuStreamEndCapture(stream, &g), "cuStreamEndCapture");
+    s = run.capture(chain);
     if (s)
-      s = ended;
-    if (s)
-      s = cu.check(cu.cuGraphInstantiateWithFlags(&exec, g, 0),
-                   "cuGraphInstantiateWithFlags");
-    if (s)
-      s = cu.check(cu.cuGraphLaunch(exec, stream), "cuGraphLaunch");
-  } else {
-    for (int i = 0; s && i < depth; ++i)
-      s = layer->forward(stream, inputOf(i), ys[size_t(i)].ptr(), m);
+      s = cu.check(cu.cuGraphLaunch(run.exec, run.stream), "cuGraphLaunch");
+  } else if (s) {
+    s = chain(run.stream);
   }
   if (s)
-    s = cu.check(cu.cuStreamSynchronize(stream), "cuStreamSynchronize");
+    s = cu.check(cu.cuStreamSynchronize(run.stream), "cuStreamSynchronize");
   if (s)
     s = download(got);
-  if (exec)
-    cu.cuGraphExecDestroy(exec);
-  if (g)
-    cu.cuGraphDestroy(g);
-  if (stream)
-    cu.cuStreamDestroy(stream);
   if (!s) {
     o.error = s.error();
     return o;
