@@ -50,7 +50,8 @@ KernelShape shapeOf(const TileConfig &t) {
     k.nTilesPerGroup = t.warpN / 16;
     k.warpsN = t.blockN / kTileN;
     k.warpSpecialized = t.warpSpecialized;
-    k.clusterSplit = t.splitK;
+    // workspace_split: no cluster, no shared memory for the reduction.
+    k.clusterSplit = t.splitsInCluster() ? t.splitK : 1;
     k.tmaWeights = (t.tma & TmaB) != 0;
     k.tmaActivations = (t.tma & TmaA) != 0;
     k.wgmmaInFlight = t.wgmmaInFlight;

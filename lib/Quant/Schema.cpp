@@ -411,11 +411,22 @@ Diag verifyTileConfig(const TileConfig &t) {
   if (t.clusterSplit && t.splitK != 2 && t.splitK != 4 && t.splitK != 8)
     return concat("expected split_k of 2, 4 or 8 with cluster_split (the "
                   "CTAs of one thread block cluster), got ", t.splitK);
+  if (t.workspaceSplit && t.mma != MmaKind::Wgmma)
+    return std::string("expected mma = wgmma with workspace_split (the "
+                       "mma_sync kernels add their split_k sums through the "
+                       "workspace unless cluster_split), got mma_sync");
+  if (t.workspaceSplit && t.splitK < 2)
+    return concat("expected split_k > 1 with workspace_split, got ", t.splitK);
+  if (t.workspaceSplit && t.clusterSplit)
+    return std::string("expected at most one of cluster_split and "
+                       "workspace_split (a cluster or the workspace adds the "
+                       "split_k sums)");
   if (t.splitK > 1 && t.mMax == 0 && !t.splitsInCluster())
     return concat("expected a bounded M range with split_k = ", t.splitK,
                   " (its partial sums are sized for the range's largest M; "
-                  "wgmma kernels and cluster_split add theirs in a cluster), "
-                  "got m = [", t.mMin, ", inf]");
+                  "the cluster splits, wgmma's default and cluster_split, "
+                  "need no workspace), got m = [",
+                  t.mMin, ", inf]");
   if (t.splitK > 1 && t.streamK)
     return std::string("expected split_k = 1 with stream_k = true (stream-K "
                        "chooses its own K split)");

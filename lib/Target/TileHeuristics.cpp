@@ -45,6 +45,7 @@ std::vector<TileConfig> forcedTileConfigs(TileConfig t) {
     rest.mMin = t.mMax + 1;
     rest.mMax = 0;
     rest.splitK = 1;
+    rest.workspaceSplit = false;
     return {t, rest};
   }
   t.mMin = 1;
@@ -146,7 +147,13 @@ void useBulkCopies(TileConfig &t) {
 /// where a wave holds as many CTAs as SMs for clusters of one or two CTAs
 /// and half as many for four or eight (clusters must fit in one GPC; the
 /// H200 ran 128 CTAs in clusters of four in two waves' time: 4096 x 14336,
-/// M = 128 -> 256, 59 -> 122 us). The 1.5 is the measured time of a
+/// M = 128 -> 256, 59 -> 122 us). A split through the global workspace
+/// (workspace_split: no cluster) has SMs per wave at any split; it is
+/// taken only where it costs less than every cluster split (8192^2 at
+/// M = 64: 32 blocks, a split of 4 in clusters is 128 CTAs in two waves,
+/// through the workspace one; measured on the H200 in session 14: 44.6 ->
+/// 32.3 us; 7680 x 8192, where 120 CTAs in clusters of four fit one wave,
+/// 47 -> 27 with the cluster). The 1.5 is the measured time of a
 /// 128-token block over a 64-token block for the same K at 128 CTAs (8192^2:
 /// 83 against 55 us). Ties go to the smaller split, then to 64 tokens. None
 /// where neither tile runs (chip, N, K, shared memory) or fewer CTAs than a
@@ -169,27 +176,37 @@ std::optional<TileConfig> clusterSplitTile(const WeightSchema &w, int64_t n,
       continue;
     const int64_t iterations = k / (ks.kTilesPerIteration() * layout::kTileK);
     const int64_t blocks = (n / ks.blockN()) * ceilDiv(mTop, ks.blockM());
-    for (int64_t split : {1, 2, 4, 8}) {
-      // Every CTA keeps at least two pipelines' worth of iterations, and
-      // the CTAs of the cluster share the rows of eight tokens they store.
-      if (iterations < 2 * ks.stages * split || (tokens / 8) % split != 0)
-        continue;
-      const int64_t ctas = blocks * split;
-      if (4 * ctas < device.smCount)
-        continue;
-      const int64_t wave = split <= 2 ? device.smCount : device.smCount / 2;
-      const double cost = double(ceilDiv(ctas, wave)) *
-                          double(ceilDiv(iterations, split)) *
-                          (tokens == 128 ? 1.5 : 1.0);
-      if (best && cost >= bestCost)
-        continue;
-      TileConfig t = layout::tileConfigOf(ks);
-      t.splitK = split;
-      // Without a split the 128-token tile is the kernel from M = 513 on.
-      useBulkCopies(t);
-      best = t;
-      bestCost = cost;
-    }
+    for (int64_t split : {1, 2, 4, 8})
+      for (bool workspace : {false, true}) {
+        // Every CTA keeps at least two pipelines' worth of iterations, and
+        // the CTAs of a cluster share the rows of eight tokens they store.
+        // Through the workspace: the 64-token tile with a split of 2 or 4
+        // only (the last CTA reads every partial sum: the 128-token tile,
+        // twice the sums, took 75 us at 8192^2 M = 128 against 55 for the
+        // cluster split of 2, and a split of 8 at 4096 x 14336 M = 64 44
+        // against 40 for the cluster split of 4; session 14).
+        if (iterations < 2 * ks.stages * split ||
+            (workspace ? split == 1 || split > 4 || tokens != 64
+                       : (tokens / 8) % split != 0))
+          continue;
+        const int64_t ctas = blocks * split;
+        if (4 * ctas < device.smCount)
+          continue;
+        const int64_t wave =
+            split <= 2 || workspace ? device.smCount : device.smCount / 2;
+        const double cost = double(ceilDiv(ctas, wave)) *
+                            double(ceilDiv(iterations, split)) *
+                            (tokens == 128 ? 1.5 : 1.0);
+        if (best && cost >= bestCost)
+          continue;
+        TileConfig t = layout::tileConfigOf(ks);
+        t.splitK = split;
+        t.workspaceSplit = workspace;
+        // Without a split the 128-token tile is the kernel from M = 513 on.
+        useBulkCopies(t);
+        best = t;
+        bestCost = cost;
+      }
   }
   return best;
 }
@@ -258,7 +275,7 @@ bool sameKernel(const TileConfig &a, const TileConfig &b) {
         t.mma, t.warpSpecialized, t.streamK, t.mbarrier, t.cpAsync, t.tma,
         t.multicastA, t.multicastB, t.ctasPerSm, t.gridCap, t.writeSplits,
         t.splitK, t.blockCopies, t.scaleAfterMma, t.clusterSplit,
-        t.wgmmaInFlight, t.l2Prefetch);
+        t.workspaceSplit, t.wgmmaInFlight, t.l2Prefetch);
   };
   return key(a) == key(b);
 }

@@ -160,7 +160,7 @@ TEST(TileHeuristics, SmallMSplitsKToCoverTheDevice) {
   Result<std::vector<TileConfig>> t = selectMmaSyncTiles(
       w4g128(), kF16, {}, 8192, 8192, *lookupDevice("H200"));
   ASSERT_TRUE(bool(t));
-  ASSERT_EQ(t->size(), 6u);
+  ASSERT_EQ(t->size(), 7u);
   EXPECT_EQ((*t)[0].blockK / (*t)[0].warpK, 8);
   EXPECT_EQ((*t)[0].warpM, 16);
   // Up to M = 12: no split across CTAs here, so the per-warp tile beats
@@ -181,38 +181,45 @@ TEST(TileHeuristics, SmallMSplitsKToCoverTheDevice) {
   EXPECT_EQ((*t)[1].blockK / (*t)[1].warpK, 4);
   EXPECT_EQ((*t)[1].splitK, 4);
   // M = 17..32: the 16-row mma_sync tiles; from M = 33 on (sm_90a) the
-  // warp-specialized wgmma tiles, K split in a cluster where the blocks
-  // alone leave SMs idle (MiddleMSplitsKInAClusterOnSm90a): 33..128 the
-  // 64-token tile in clusters of two, 129..256 the 128-token tile in
-  // clusters of two, then the 128-token tile alone.
+  // warp-specialized wgmma tiles, K split where the blocks alone leave
+  // SMs idle (MiddleMSplitsKInAClusterOnSm90a): 33..64 the 64-token tile
+  // split four ways through the workspace, 65..128 in clusters of two,
+  // 129..256 the 128-token tile in clusters of two, then the 128-token
+  // tile alone.
   EXPECT_EQ((*t)[2].mMin, 17);
   EXPECT_EQ((*t)[2].mMax, 32);
   EXPECT_EQ((*t)[2].mma, MmaKind::MmaSync);
   EXPECT_EQ((*t)[2].warpM, 16);
   EXPECT_EQ((*t)[3].mMin, 33);
-  EXPECT_EQ((*t)[3].mMax, 128);
+  EXPECT_EQ((*t)[3].mMax, 64);
   EXPECT_EQ((*t)[3].blockM, 64);
-  EXPECT_EQ((*t)[3].splitK, 2);
-  EXPECT_EQ((*t)[4].mMax, 256);
-  EXPECT_EQ((*t)[4].blockM, 128);
+  EXPECT_EQ((*t)[3].splitK, 4);
+  EXPECT_TRUE((*t)[3].workspaceSplit);
+  EXPECT_FALSE((*t)[3].splitsInCluster());
+  EXPECT_EQ((*t)[4].mMax, 128);
+  EXPECT_EQ((*t)[4].blockM, 64);
   EXPECT_EQ((*t)[4].splitK, 2);
+  EXPECT_TRUE((*t)[4].splitsInCluster());
+  EXPECT_EQ((*t)[5].mMax, 256);
+  EXPECT_EQ((*t)[5].blockM, 128);
+  EXPECT_EQ((*t)[5].splitK, 2);
   // From M = 257 on (sm_90a): the warp-specialized wgmma tile, blocks of
   // 128 tokens x 256 columns in two warpgroups of 128 tokens x two n-tiles
   // and a producer warpgroup, four stages.
-  EXPECT_EQ((*t)[5].mMin, 257);
-  EXPECT_EQ((*t)[5].mMax, 0);
-  EXPECT_EQ((*t)[5].splitK, 1);
-  EXPECT_EQ((*t)[5].mma, MmaKind::Wgmma);
-  EXPECT_EQ((*t)[5].warpM, 128);
-  EXPECT_EQ((*t)[5].warpN, 32);
-  EXPECT_EQ((*t)[5].blockM, 128);
-  EXPECT_EQ((*t)[5].blockN, 256);
-  EXPECT_EQ((*t)[5].blockK, (*t)[5].warpK);
-  EXPECT_EQ((*t)[5].threads(), 384);
-  EXPECT_TRUE((*t)[5].warpSpecialized);
-  EXPECT_TRUE((*t)[5].mbarrier);
-  EXPECT_EQ((*t)[5].stages, 4);
-  EXPECT_FALSE((*t)[5].blockCopies);
+  EXPECT_EQ((*t)[6].mMin, 257);
+  EXPECT_EQ((*t)[6].mMax, 0);
+  EXPECT_EQ((*t)[6].splitK, 1);
+  EXPECT_EQ((*t)[6].mma, MmaKind::Wgmma);
+  EXPECT_EQ((*t)[6].warpM, 128);
+  EXPECT_EQ((*t)[6].warpN, 32);
+  EXPECT_EQ((*t)[6].blockM, 128);
+  EXPECT_EQ((*t)[6].blockN, 256);
+  EXPECT_EQ((*t)[6].blockK, (*t)[6].warpK);
+  EXPECT_EQ((*t)[6].threads(), 384);
+  EXPECT_TRUE((*t)[6].warpSpecialized);
+  EXPECT_TRUE((*t)[6].mbarrier);
+  EXPECT_EQ((*t)[6].stages, 4);
+  EXPECT_FALSE(t->back().blockCopies);
 }
 
 TEST(TileHeuristics, EightBitWeightsKeepThePerWarpTileBelowTheSharedTile) {
@@ -225,7 +232,7 @@ TEST(TileHeuristics, EightBitWeightsKeepThePerWarpTileBelowTheSharedTile) {
   Result<std::vector<TileConfig>> t = selectMmaSyncTiles(
       w8, kF16, {}, 8192, 8192, *lookupDevice("H200"));
   ASSERT_TRUE(bool(t));
-  ASSERT_EQ(t->size(), 6u);
+  ASSERT_EQ(t->size(), 7u);
   EXPECT_EQ((*t)[0].mMax, 12);
   EXPECT_FALSE((*t)[0].blockCopies);
   EXPECT_EQ((*t)[0].warpK, 64);
@@ -367,6 +374,7 @@ TEST(TileHeuristics, MiddleMSplitsKInAClusterOnSm90a) {
   const DeviceInfo &h200 = *lookupDevice("H200");
   struct Want {
     int64_t mMin, mMax, tokens, split;
+    bool workspace = false; ///< split through the workspace, not a cluster
   };
   auto check = [&](int64_t n, int64_t k, std::vector<Want> want) {
     Result<std::vector<TileConfig>> t =
@@ -377,7 +385,8 @@ TEST(TileHeuristics, MiddleMSplitsKInAClusterOnSm90a) {
       if (tc.mma == MmaKind::Wgmma) {
         EXPECT_TRUE(tc.warpSpecialized) << n << "x" << k;
         EXPECT_EQ(tc.blockN, 256);
-        got.push_back({tc.mMin, tc.mMax, tc.blockM, tc.splitK});
+        got.push_back(
+            {tc.mMin, tc.mMax, tc.blockM, tc.splitK, tc.workspaceSplit});
       }
     ASSERT_EQ(got.size(), want.size()) << n << "x" << k;
     for (size_t i = 0; i < want.size(); ++i) {
@@ -385,20 +394,30 @@ TEST(TileHeuristics, MiddleMSplitsKInAClusterOnSm90a) {
       EXPECT_EQ(got[i].mMax, want[i].mMax) << n << "x" << k << " #" << i;
       EXPECT_EQ(got[i].tokens, want[i].tokens) << n << "x" << k << " #" << i;
       EXPECT_EQ(got[i].split, want[i].split) << n << "x" << k << " #" << i;
+      EXPECT_EQ(got[i].workspace, want[i].workspace)
+          << n << "x" << k << " #" << i;
     }
   };
-  // 8192^2, 32 blocks of 256 columns: 64 tokens in clusters of two up to
-  // M = 128 (64-128 CTAs), then 128 tokens in clusters of two (128 CTAs at
-  // M = 256), then 128 tokens alone (128 blocks at M = 512).
-  check(8192, 8192, {{33, 128, 64, 2}, {129, 256, 128, 2}, {257, 0, 128, 1}});
-  // 4096 x 14336, 16 blocks: clusters of four at M <= 128 (64 CTAs: a
-  // wave of clusters of four), 64 tokens in twos at M <= 256, 128 tokens
-  // in twos at M <= 512.
-  check(4096, 14336, {{33, 64, 64, 4},
-                      {65, 128, 128, 4},
-                      {129, 256, 64, 2},
-                      {257, 512, 128, 2},
-                      {513, 0, 128, 1}});
+  // 8192^2, 32 blocks of 256 columns: 64 tokens split four ways through
+  // the workspace up to M = 64 (128 CTAs, one wave: in clusters of four
+  // they took two; session 14: 44.6 -> 32.3 us at M = 64), in clusters of
+  // two up to M = 128 (128 CTAs), then 128 tokens in clusters of two (128
+  // CTAs at M = 256), then 128 tokens alone (128 blocks at M = 512).
+  check(8192, 8192,
+        {{33, 64, 64, 4, true},
+         {65, 128, 64, 2},
+         {129, 256, 128, 2},
+         {257, 0, 128, 1}});
+  // 4096 x 14336, 16 blocks: clusters of four at M <= 64 (64 CTAs: a
+  // wave of clusters of four), at M <= 128 64 tokens split four ways
+  // through the workspace (128 CTAs, one wave; not yet measured there),
+  // 64 tokens in twos at M <= 256, 128 tokens in twos at M <= 512.
+  check(4096, 14336,
+        {{33, 64, 64, 4},
+         {65, 128, 64, 4, true},
+         {129, 256, 64, 2},
+         {257, 512, 128, 2},
+         {513, 0, 128, 1}});
   // 28672 x 8192, 112 blocks: no split up to M = 256; at M = 257..512 the
   // 448 blocks of 128 tokens take four waves, 896 CTAs in clusters of two
   // seven half-length waves.

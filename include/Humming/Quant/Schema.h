@@ -180,8 +180,14 @@ struct TileConfig {
   /// mma_sync with split_k (2, 4 or 8; sm_90 and later): the CTAs form a
   /// thread block cluster and add their sums through distributed shared
   /// memory instead of the global workspace (no bounded range needed).
-  /// wgmma kernels always split K so.
+  /// wgmma kernels split K so unless workspaceSplit.
   bool clusterSplit = false;
+  /// wgmma with split_k: the CTAs add their sums through the global
+  /// workspace (the last to arrive adds all of them in split order), as
+  /// the mma_sync kernels do, instead of a thread block cluster. No
+  /// cluster co-scheduling: clusters of four or eight CTAs keep only ~120
+  /// CTAs resident on the H200's 132 SMs. Needs a bounded M range.
+  bool workspaceSplit = false;
   /// Warp-specialized wgmma kernels: 1 keeps the previous iteration's
   /// wgmmas in flight until the next iteration's first k-tile is issued
   /// (its consumers then wait with wgmma.wait_group 1 and release the
@@ -194,9 +200,11 @@ struct TileConfig {
   /// way from DRAM than the pipeline's slots hold; 0: no prefetch.
   int64_t l2Prefetch = 0;
 
-  /// Whether the split_k CTAs reduce in a cluster (wgmma, or clusterSplit).
+  /// Whether the split_k CTAs reduce in a cluster (wgmma without
+  /// workspaceSplit, or clusterSplit).
   bool splitsInCluster() const {
-    return splitK > 1 && (mma == MmaKind::Wgmma || clusterSplit);
+    return splitK > 1 &&
+           ((mma == MmaKind::Wgmma && !workspaceSplit) || clusterSplit);
   }
   int64_t warps() const;
   int64_t threads() const;

@@ -60,11 +60,12 @@ FailureOr<PreparedTile> preparedTile(GemmOp op, unsigned index,
                   Twine(t.stages));
     // split_k: the CTAs of one thread block cluster (at most 8, the
     // portable size) share K; CTA r adds and stores tokens 8 jj ..+8 for
-    // its share of the warp_m / 8 rows of eight.
-    if (t.splitK != 1 && t.splitK != 2 && t.splitK != 4 && t.splitK != 8)
+    // its share of the warp_m / 8 rows of eight. With workspace_split the
+    // last CTA to arrive adds every row (any split_k).
+    if (t.splitsInCluster() && t.splitK != 2 && t.splitK != 4 && t.splitK != 8)
       return fail("expected split_k of 1, 2, 4 or 8 with wgmma (the CTAs of "
                   "one thread block cluster), got " + Twine(t.splitK));
-    if ((t.warpM / 8) % t.splitK != 0)
+    if (t.splitsInCluster() && (t.warpM / 8) % t.splitK != 0)
       return fail("expected split_k to divide warp_m / 8 with wgmma (each "
                   "CTA of the cluster stores a share of the rows of eight "
                   "tokens), got warp_m = " + Twine(t.warpM) +

@@ -450,6 +450,14 @@ private:
   /// runs the epilogue (so the result does not depend on which CTA
   /// finished last).
   void reduceAcrossCtas(ArrayRef<SmallVector<Value>> sums, Value tid);
+  /// Thread 0's arrival on output tile `tileId`'s counter (acq_rel, device
+  /// scope): true for the last of the split_k CTAs, which also resets the
+  /// counter for the next launch.
+  Value arriveOnTileCounter(Value tileId);
+  /// The wgmma kernels' split-K through the workspace (workspace_split):
+  /// every consumer thread stores its sums, the last CTA to arrive adds
+  /// them in split order and stores every row.
+  void wgmmaReduceAcrossCtas(ArrayRef<Value> acc);
   /// This thread's column among the threads of one K-split group (warp
   /// row, warp along N, lane): where the CTA split keeps its sums.
   Value groupColumn();
@@ -1985,6 +1993,8 @@ SmallVector<Value> PreparedEmitter::computeWgmma(ArrayRef<Value> accIn,
 void PreparedEmitter::finishWgmma(ArrayRef<Value> acc) {
   if (clustered())
     return clusterReduce(acc);
+  if (split.ctas > 1)
+    return wgmmaReduceAcrossCtas(acc);
   // Rows jj = q of every n-tile and half: D element 4 jj + 2 half + e.
   const int64_t perTile = tile.warpM / 2;
   storeWgmma(
@@ -2444,15 +2454,16 @@ void PreparedEmitter::reduceAcrossCtas(ArrayRef<SmallVector<Value>> sums,
   Value tileId = arith::AddIOp::create(
       b, arith::MulIOp::create(b, bidY, c32(spec.np / tile.blockN())), bidX);
   Value column = groupColumn();
-  auto slot = [&](Value s, int64_t index) {
+  auto slotAt = [&](Value s, Value index) {
     Value row = arith::AddIOp::create(
         b, arith::MulIOp::create(b, ext64(tileId), c64(S)), ext64(s));
     Value idx = arith::AddIOp::create(
-        b, arith::MulIOp::create(b, row, c64(perThread)), c64(index));
+        b, arith::MulIOp::create(b, row, c64(perThread)), ext64(index));
     idx = arith::AddIOp::create(b, arith::MulIOp::create(b, idx, c64(threads)),
                                 ext64(column));
     return LLVM::GEPOp::create(b, ptr, f32, partials, ValueRange{idx});
   };
+  auto slot = [&](Value s, int64_t index) { return slotAt(s, c32(index)); };
   for (int64_t u = 0; u < units; ++u) {
     auto ifOp = scf::IfOp::create(b, owns(u), /*withElseRegion=*/false);
     OpBuilder::InsertionGuard guard(b);
@@ -2471,20 +2482,7 @@ void PreparedEmitter::reduceAcrossCtas(ArrayRef<SmallVector<Value>> sums,
         /*withElseRegion=*/false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(ifFirst.thenBlock());
-    Value counter = LLVM::GEPOp::create(b, ptr, i32, arrivals,
-                                        ValueRange{ext64(tileId)});
-    Value before = LLVM::AtomicRMWOp::create(
-        b, LLVM::AtomicBinOp::add, counter, c32(1),
-        LLVM::AtomicOrdering::acq_rel, "device");
-    Value last = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, before,
-                                       c32(S - 1));
-    // The last arrival resets the counter for the next launch.
-    auto ifLast = scf::IfOp::create(b, last, /*withElseRegion=*/false);
-    {
-      OpBuilder::InsertionGuard inner(b);
-      b.setInsertionPointToStart(ifLast.thenBlock());
-      LLVM::StoreOp::create(b, c32(0), counter);
-    }
+    Value last = arriveOnTileCounter(tileId);
     LLVM::StoreOp::create(b, arith::ExtUIOp::create(b, i32, last), flag);
   }
   gpu::BarrierOp::create(b);
@@ -2495,20 +2493,122 @@ void PreparedEmitter::reduceAcrossCtas(ArrayRef<SmallVector<Value>> sums,
   b.setInsertionPointToStart(ifSum.thenBlock());
   // Acquire: the other CTAs' partial sums are visible from here on.
   LLVM::FenceOp::create(b, LLVM::AtomicOrdering::acquire, "device");
+  // The thread's owned units are u = j x kSplit + warpK: every load of
+  // them is issued before the first sum is needed (loads inside each
+  // unit's branch waited out one L2 round trip per unit), one CTA after
+  // another, summed in split order as before.
+  assert(units % tile.kSplit == 0 && "every K-split group owns as many units");
+  const int64_t owned = units / tile.kSplit;
+  SmallVector<std::array<Value, 2>> total(static_cast<size_t>(owned));
+  for (int64_t z = 0; z < S; ++z)
+    for (int64_t j = 0; j < owned; ++j)
+      for (int64_t e = 0; e < 2; ++e) {
+        Value index = arith::AddIOp::create(
+            b,
+            arith::MulIOp::create(
+                b, arith::AddIOp::create(b, c32(j * tile.kSplit), warpK),
+                c32(2)),
+            c32(e));
+        // Written by other CTAs during this launch: through L2 (.cg).
+        Value x = LLVM::LoadOp::create(b, f32, slotAt(c32(z), index),
+                                       /*alignment=*/4, /*isVolatile=*/true);
+        Value &v = total[size_t(j)][size_t(e)];
+        v = z ? Value(arith::AddFOp::create(b, v, x)) : x;
+      }
   for (int64_t u = 0; u < units; ++u) {
     auto ifOp = scf::IfOp::create(b, owns(u), /*withElseRegion=*/false);
     OpBuilder::InsertionGuard inner(b);
     b.setInsertionPointToStart(ifOp.thenBlock());
-    Value v[2];
-    for (int64_t e = 0; e < 2; ++e)
-      for (int64_t z = 0; z < S; ++z) {
-        // Written by other CTAs during this launch: through L2 (.cg).
-        Value x = LLVM::LoadOp::create(b, f32, slot(c32(z), 2 * u + e),
-                                       /*alignment=*/4, /*isVolatile=*/true);
-        v[e] = v[e] ? arith::AddFOp::create(b, v[e], x) : x;
-      }
+    const std::array<Value, 2> &v = total[size_t(u / tile.kSplit)];
     storeUnit(u, v[0], v[1]);
   }
+}
+
+Value PreparedEmitter::arriveOnTileCounter(Value tileId) {
+  Value counter =
+      LLVM::GEPOp::create(b, ptr, i32, arrivals, ValueRange{ext64(tileId)});
+  Value before =
+      LLVM::AtomicRMWOp::create(b, LLVM::AtomicBinOp::add, counter, c32(1),
+                                LLVM::AtomicOrdering::acq_rel, "device");
+  Value last = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, before,
+                                     c32(split.ctas - 1));
+  // The last arrival resets the counter for the next launch.
+  auto ifLast = scf::IfOp::create(b, last, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifLast.thenBlock());
+  LLVM::StoreOp::create(b, c32(0), counter);
+  return last;
+}
+
+void PreparedEmitter::wgmmaReduceAcrossCtas(ArrayRef<Value> acc) {
+  const int64_t S = split.ctas, T = tile.mathThreads();
+  const int64_t n = int64_t(acc.size()), perTile = tile.warpM / 2;
+  // Partial sums [tile][split][sum i][consumer thread]: a warp's stores
+  // are consecutive words.
+  Value tileId = arith::AddIOp::create(
+      b, arith::MulIOp::create(b, bidY, c32(spec.np / tile.blockN())), bidX);
+  auto slot = [&](Value z, int64_t i) {
+    Value row = arith::AddIOp::create(
+        b, arith::MulIOp::create(b, ext64(tileId), c64(S)), ext64(z));
+    Value idx =
+        arith::AddIOp::create(b, arith::MulIOp::create(b, row, c64(n)), c64(i));
+    idx = arith::AddIOp::create(b, arith::MulIOp::create(b, idx, c64(T)),
+                                ext64(tid));
+    return LLVM::GEPOp::create(b, ptr, f32, partials, ValueRange{idx});
+  };
+  for (int64_t i = 0; i < n; ++i)
+    LLVM::StoreOp::create(b, acc[size_t(i)], slot(bidZ, i));
+  // Release: the partial sums are visible device-wide before the arrival.
+  LLVM::FenceOp::create(b, LLVM::AtomicOrdering::release, "device");
+  // The consumers alone (warp-specialized kernels: the producers have
+  // left) meet at named barrier 1, which also ORs thread 0's verdict into
+  // every consumer: no shared memory (the mbarriers live there).
+  Value last;
+  {
+    auto ifFirst = scf::IfOp::create(
+        b, TypeRange{b.getI1Type()},
+        arith::CmpIOp::create(b, arith::CmpIPredicate::eq, tid, c32(0)),
+        /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifFirst.thenBlock());
+    scf::YieldOp::create(b, arriveOnTileCounter(tileId));
+    b.setInsertionPointToStart(ifFirst.elseBlock());
+    scf::YieldOp::create(b, Value(arith::ConstantIntOp::create(b, i1, 0)));
+    last = ifFirst.getResult(0);
+  }
+  Value isLast =
+      inlineAsm(i32, ValueRange{arith::ExtUIOp::create(b, i32, last)},
+                ("{\n.reg .pred p, q;\nsetp.ne.u32 q, $1, 0;\n"
+                 "bar.red.or.pred p, 1, " +
+                 Twine(T) + ", q;\nselp.u32 $0, 1, 0, p;\n}")
+                    .str(),
+                "=r,r")
+          .getResult(0);
+  auto ifSum = scf::IfOp::create(
+      b, arith::CmpIOp::create(b, arith::CmpIPredicate::ne, isLast, c32(0)),
+      /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifSum.thenBlock());
+  // Acquire: the other CTAs' partial sums are visible from here on.
+  LLVM::FenceOp::create(b, LLVM::AtomicOrdering::acquire, "device");
+  // Every load of a CTA's sums is issued before the first of them is
+  // needed, one CTA after another: loads inside the epilogue's per-column
+  // branches waited out one L2 round trip per sum (session 14: 44 us at
+  // M = 64 against 27 for the cluster).
+  SmallVector<Value> total(acc.size());
+  for (int64_t z = 0; z < S; ++z)
+    for (int64_t i = 0; i < n; ++i) {
+      // Written by other CTAs during this launch: through L2.
+      Value x = LLVM::LoadOp::create(b, f32, slot(c32(z), i),
+                                     /*alignment=*/4, /*isVolatile=*/true);
+      total[size_t(i)] =
+          z ? Value(arith::AddFOp::create(b, total[size_t(i)], x)) : x;
+    }
+  storeWgmma(
+      tile.warpM / 8, [&](int64_t q) { return c32(q); },
+      [&](int64_t t, int64_t half, int64_t q, Value, int64_t e) {
+        return total[size_t(t * perTile + 4 * q + 2 * half + e)];
+      });
 }
 
 void PreparedEmitter::reduceInCluster(ArrayRef<SmallVector<Value>> sums) {
@@ -2588,8 +2688,12 @@ gpu::GPUFuncOp mlir::humming::buildMmaSyncPreparedKernel(
   if (split.ctas > 1 && !split.cluster) {
     const int64_t tilesMax = (spec.np / tile.blockN()) *
                              hq::ceilDiv(split.maxM, tile.blockM());
-    const int64_t floats = tilesMax * split.ctas * (tile.warpM / 16) * 32 *
-                           tile.warpsM * tile.warpsN * 32;
+    // A CTA's sums: wgmma, (warp_m / 2) x n-tiles per consumer thread;
+    // mma_sync, the accumulators of one K-split group's threads.
+    const int64_t perCta =
+        tile.wgmma ? tile.warpM / 2 * tile.nTilesPerGroup * tile.mathThreads()
+                   : (tile.warpM / 16) * 32 * tile.warpsM * tile.warpsN * 32;
+    const int64_t floats = tilesMax * split.ctas * perCta;
     builder.setInsertionPointToEnd(module.getBody());
     auto global = [&](StringRef suffix, Type elem, int64_t count) {
       auto type = LLVM::LLVMArrayType::get(elem, uint64_t(count));

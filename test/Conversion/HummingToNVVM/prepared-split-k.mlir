@@ -29,9 +29,12 @@
 // CHECK:           llvm.store %{{.*}}, %{{.*}} : i32, !llvm.ptr<3>
 // CHECK:           gpu.barrier
 // The last CTA acquires and adds the splits in order (volatile loads: other
-// CTAs wrote them).
+// CTAs wrote them), every load of the thread's 8 owned units (2 sums x 2
+// splits each) issued before the first output store needs one.
 // CHECK:           llvm.fence syncscope("device") acquire
-// CHECK-COUNT-2:   llvm.load volatile %{{.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> f32
+// CHECK-COUNT-32:  llvm.load volatile %{{.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> f32
+// CHECK-NOT:       llvm.store
+// CHECK:           llvm.store %{{.*}}, %{{.*}} : i32, !llvm.ptr<1>
 // CHECK:         gpu.func @split_gemm0_m1
 // CHECK-NOT:       gpu.block_id  z
 

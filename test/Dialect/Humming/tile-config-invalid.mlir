@@ -148,8 +148,30 @@ func.func @split_k_large() attributes {t = #humming.tile_config<m = [1, 16], blo
 
 // An mma_sync split keeps its partial sums in globals sized for the range's
 // top; wgmma kernels and cluster_split (a cluster) take any range.
-// expected-error @+1 {{expected a bounded M range with split_k = 2 (its partial sums are sized for the range's largest M; wgmma kernels and cluster_split add theirs in a cluster), got m = [1, inf]}}
+// expected-error @+1 {{expected a bounded M range with split_k = 2 (its partial sums are sized for the range's largest M; the cluster splits, wgmma's default and cluster_split, need no workspace), got m = [1, inf]}}
 func.func @split_k_unbounded() attributes {t = #humming.tile_config<block = [16, 64, 64], warp = [16, 64, 32], split_k = 2>} { return }
+
+// -----
+
+// workspace_split: the wgmma kernels' K split through the global workspace.
+// expected-error @+1 {{expected mma = wgmma with workspace_split (the mma_sync kernels add their split_k sums through the workspace unless cluster_split), got mma_sync}}
+func.func @workspace_split_mma_sync() attributes {t = #humming.tile_config<m = [1, 16], block = [16, 64, 64], warp = [16, 64, 32], split_k = 2, workspace_split = true>} { return }
+
+// -----
+
+// expected-error @+1 {{expected split_k > 1 with workspace_split, got 1}}
+func.func @workspace_split_unsplit() attributes {t = #humming.tile_config<m = [1, 64], block = [64, 256, 64], warp = [64, 32, 64], mma = wgmma, workspace_split = true>} { return }
+
+// -----
+
+// expected-error @+1 {{expected at most one of cluster_split and workspace_split (a cluster or the workspace adds the split_k sums)}}
+func.func @workspace_and_cluster_split() attributes {t = #humming.tile_config<m = [1, 64], block = [64, 256, 64], warp = [64, 32, 64], mma = wgmma, split_k = 4, cluster_split = true, workspace_split = true>} { return }
+
+// -----
+
+// Through the workspace a wgmma split needs a bounded range too.
+// expected-error @+1 {{expected a bounded M range with split_k = 4 (its partial sums are sized for the range's largest M; the cluster splits, wgmma's default and cluster_split, need no workspace), got m = [33, inf]}}
+func.func @workspace_split_unbounded() attributes {t = #humming.tile_config<m = [33, inf], block = [64, 256, 64], warp = [64, 32, 64], mma = wgmma, split_k = 4, workspace_split = true>} { return }
 
 // -----
 

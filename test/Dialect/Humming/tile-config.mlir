@@ -11,6 +11,7 @@
 // CHECK-SAME: f = #humming.tile_config<m = [1, 8], block = [16, 64, 512], warp = [16, 64, 64], block_copies = true, scale_after_mma = true>
 // CHECK-SAME: g = #humming.tile_config<block = [16, 128, 128], warp = [16, 64, 32], split_k = 4, block_copies = true, cluster_split = true>
 // CHECK-SAME: h = #humming.tile_config<block = [128, 256, 64], warp = [128, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, wgmma_in_flight = 1>
+// CHECK-SAME: i = #humming.tile_config<m = [33, 64], block = [64, 256, 64], warp = [64, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, split_k = 4, workspace_split = true>
 func.func @tiles() attributes {
   a = #humming.tile_config<m = [1, 16], block = [16, 256, 64], warp = [16, 64, 64], stages = 4, mma = mma_sync>,
   b = #humming.tile_config<block = [128, 256, 128], warp = [64, 64, 64], m = [17, inf], stages = 5, ctas_per_sm = 2>,
@@ -21,5 +22,6 @@ func.func @tiles() attributes {
   e = #humming.tile_config<m = [1, 8], block = [8, 128, 128], warp = [8, 16, 128], mma = wgmma, tma = [b], multicast_b = 2, mbarrier = true>,
   f = #humming.tile_config<m = [1, 8], block = [16, 64, 512], warp = [16, 64, 64], scale_after_mma = true, block_copies = true>,
   g = #humming.tile_config<block = [16, 128, 128], warp = [16, 64, 32], cluster_split = true, split_k = 4, block_copies = true>,
-  h = #humming.tile_config<block = [128, 256, 64], warp = [128, 32, 64], wgmma_in_flight = 1, mma = wgmma, warp_specialized = true, mbarrier = true>
+  h = #humming.tile_config<block = [128, 256, 64], warp = [128, 32, 64], wgmma_in_flight = 1, mma = wgmma, warp_specialized = true, mbarrier = true>,
+  i = #humming.tile_config<m = [33, 64], workspace_split = true, block = [64, 256, 64], warp = [64, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, split_k = 4>
 } { return }

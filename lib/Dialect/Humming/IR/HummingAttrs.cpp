@@ -461,6 +461,7 @@ hq::TileConfig TileConfigAttr::toHost() const {
   t.blockCopies = getBlockCopies();
   t.scaleAfterMma = getScaleAfterMma();
   t.clusterSplit = getClusterSplit();
+  t.workspaceSplit = getWorkspaceSplit();
   t.wgmmaInFlight = getWgmmaInFlight();
   t.l2Prefetch = getL2Prefetch();
   return t;
@@ -469,13 +470,13 @@ hq::TileConfig TileConfigAttr::toHost() const {
 TileConfigAttr
 TileConfigAttr::fromHost(function_ref<InFlightDiagnostic()> emitError,
                          MLIRContext *ctx, const hq::TileConfig &t) {
-  return getChecked(emitError, ctx, MRange{t.mMin, t.mMax},
-                    Dim3{t.blockM, t.blockN, t.blockK},
-                    Dim3{t.warpM, t.warpN, t.warpK}, t.stages, t.mma,
-                    t.warpSpecialized, t.streamK, t.mbarrier, t.cpAsync, t.tma,
-                    t.multicastA, t.multicastB, t.ctasPerSm, t.gridCap,
-                    t.writeSplits, t.splitK, t.blockCopies, t.scaleAfterMma,
-                    t.clusterSplit, t.wgmmaInFlight, t.l2Prefetch);
+  return getChecked(
+      emitError, ctx, MRange{t.mMin, t.mMax},
+      Dim3{t.blockM, t.blockN, t.blockK}, Dim3{t.warpM, t.warpN, t.warpK},
+      t.stages, t.mma, t.warpSpecialized, t.streamK, t.mbarrier, t.cpAsync,
+      t.tma, t.multicastA, t.multicastB, t.ctasPerSm, t.gridCap, t.writeSplits,
+      t.splitK, t.blockCopies, t.scaleAfterMma, t.clusterSplit,
+      t.workspaceSplit, t.wgmmaInFlight, t.l2Prefetch);
 }
 
 LogicalResult TileConfigAttr::verify(
@@ -484,7 +485,7 @@ LogicalResult TileConfigAttr::verify(
     bool streamK, bool mbarrier, bool cpAsync, uint32_t tma, int64_t multicastA,
     int64_t multicastB, int64_t ctasPerSm, int64_t gridCap, int64_t writeSplits,
     int64_t splitK, bool blockCopies, bool scaleAfterMma, bool clusterSplit,
-    int64_t wgmmaInFlight, int64_t l2Prefetch) {
+    bool workspaceSplit, int64_t wgmmaInFlight, int64_t l2Prefetch) {
   hq::TileConfig t;
   t.mMin = m.lo;
   t.mMax = m.hi;
@@ -510,6 +511,7 @@ LogicalResult TileConfigAttr::verify(
   t.blockCopies = blockCopies;
   t.scaleAfterMma = scaleAfterMma;
   t.clusterSplit = clusterSplit;
+  t.workspaceSplit = workspaceSplit;
   t.wgmmaInFlight = wgmmaInFlight;
   t.l2Prefetch = l2Prefetch;
   if (hq::Diag d = hq::verifyTileConfig(t))

@@ -289,7 +289,9 @@ def Humming_TileConfigAttr : Humming_Attr<"TileConfig", "tile_config"> {
     their fp32 partial sums in a fixed order (mma_sync: through a global
     workspace, bounded M ranges only; wgmma: 2, 4 or 8 CTAs of a thread
     block cluster, through distributed shared memory, any M range; mma_sync
-    with `cluster_split = true` too, on sm_90 and later);
+    with `cluster_split = true` too, on sm_90 and later; wgmma with
+    `workspace_split = true` through the global workspace instead, bounded
+    M ranges only, so that no cluster has to be co-scheduled);
     `wgmma_in_flight = 1` (warp-specialized wgmma) keeps an iteration's
     wgmmas running until the next iteration's first k-tile is issued;
     `l2_prefetch = d` (cp.async pipelines, sm_90 and later) has each
@@ -338,6 +340,7 @@ def Humming_TileConfigAttr : Humming_Attr<"TileConfig", "tile_config"> {
     Humming_BoolParam<"false", "the block copies its tiles together">:$block_copies,
     Humming_BoolParam<"false", "group scales applied after the MMAs">:$scale_after_mma,
     Humming_BoolParam<"false", "split_k CTAs add their sums in a cluster">:$cluster_split,
+    Humming_BoolParam<"false", "wgmma split_k CTAs add their sums through the workspace">:$workspace_split,
     Humming_I64Param<"0", "wgmma groups kept in flight across iterations">:$wgmma_in_flight,
     Humming_I64Param<"0", "iterations of weights prefetched to L2 beyond the pipeline">:$l2_prefetch
   );

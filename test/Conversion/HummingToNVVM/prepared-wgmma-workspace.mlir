@@ -1,0 +1,53 @@
+// RUN: humming-opt %s --humming-lower-to-nvvm="chip=sm_90a" | FileCheck %s
+// RUN: humming-translate %s --chip=sm_90a -o - | FileCheck %s --check-prefix=PTX
+
+// mma = wgmma with split_k = 4 and workspace_split: the four CTAs along z
+// each run a quarter of K's iterations, but form no cluster (no
+// nvvm.cluster_dim: a wave holds as many of them as SMs, where clusters of
+// four keep ~120 of the H200's 132 resident). The kernel's workspace is
+// two module globals sized for the range's top (M = 64: one tile of 256
+// columns; 4 CTAs x 64 sums x 256 consumer threads of f32 = 262144 bytes,
+// one counter). After the loop every consumer thread stores its 64 sums
+// (word ((tile x 4 + z) x 64 + i) x 256 + tid), a device-scope release
+// fence, and thread 0's arrival on the tile's counter; the consumers alone
+// meet at named barrier 1 (256 threads; the producers have left), which
+// ORs thread 0's verdict into all of them. The last CTA resets the
+// counter, acquires, loads all four CTAs' 64 sums before it adds any
+// (split order) and stores every row.
+// CHECK: humming.kernels = [{block_m = 64 : i64, block_n = 256 : i64, cluster = 1 : i64, {{.*}}name = "ws_gemm0_m0", {{.*}}split_k = 4 : i64, threads = 384 : i64},
+// The kernel without a split (M >= 65) launches one CTA along z.
+// CHECK: gpu.launch_func  @humming_kernels::@ws_gemm0_m0 blocks in ({{.*}}, {{.*}}, %c4)
+// CHECK: gpu.launch_func  @humming_kernels::@ws_gemm0_m1 blocks in ({{.*}}, {{.*}}, %c1{{.*}})
+// CHECK: llvm.mlir.global internal @ws_gemm0_m0_partials() {{.*}} : !llvm.array<65536 x f32>
+// CHECK: llvm.mlir.global internal @ws_gemm0_m0_arrivals() {{.*}} : !llvm.array<1 x i32>
+// CHECK-LABEL: gpu.func @ws_gemm0_m0
+// CHECK-NOT:     nvvm.cluster_dim
+// CHECK:         gpu.block_id  z
+// CHECK:         wgmma.mma_async
+// CHECK:         "wgmma.wait_group.sync.aligned 0;"
+// CHECK-COUNT-64: llvm.store {{.*}} : f32, !llvm.ptr<1>
+// CHECK:         llvm.fence syncscope("device") release
+// CHECK:         llvm.atomicrmw add
+// CHECK:         bar.red.or.pred p, 1, 256, q;
+// CHECK:         llvm.fence syncscope("device") acquire
+// CHECK-COUNT-256: llvm.load volatile
+// CHECK-NOT:     barrier.cluster
+// CHECK:         llvm.store {{.*}} : i16, !llvm.ptr<1>
+// CHECK:         gpu.return
+
+// PTX-NOT: .reqnctapercluster
+// PTX: .global .align 16 .b8 ws_gemm0_m0_partials[262144];
+// PTX: atom.global.add.u32
+// PTX: bar.red.or.pred p, 1, 256, q;
+// PTX-COUNT-64: ld.volatile.global.b32
+// PTX: add.rn.f32
+#t = #humming.tile_config<m = [1, 64], block = [64, 256, 64], warp = [64, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, split_k = 4, workspace_split = true>
+#u = #humming.tile_config<m = [65, inf], block = [64, 256, 64], warp = [64, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true>
+func.func @ws(%a: memref<?x1024xf16>, %w: memref<64x512xi32>, %s: memref<8x256xf16>, %c: memref<?x256xf16>) {
+  humming.gemm %a, %w scales(%s : memref<8x256xf16>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<128>>,
+       input_schema = #humming.input_schema<type = f16>, layout = #humming.layout<chip = "sm_90a">,
+       tile_configs = [#t, #u]}
+      : memref<?x1024xf16>, memref<64x512xi32> -> memref<?x256xf16>
+  return
+}
