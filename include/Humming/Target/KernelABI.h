@@ -67,7 +67,8 @@ struct KernelLaunch {
   /// use one stream per loaded module (CUDA-graph replay on it is fine).
   int64_t splitK = 1;
   /// CTAs per thread block cluster along z: the split_k CTAs of the wgmma
-  /// kernels and of mma_sync kernels with cluster_split form one (their PTX
+  /// kernels (unless workspace_split: those use the workspace above) and of
+  /// mma_sync kernels with cluster_split form one (their PTX
   /// requires it: .reqnctapercluster 1, 1, cluster) and add their sums
   /// through distributed shared memory instead of a workspace; 1 for every
   /// other kernel. The runtime checks that the driver launches the loaded
