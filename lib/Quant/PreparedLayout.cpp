@@ -63,6 +63,7 @@ KernelShape shapeOf(const TileConfig &t) {
   k.stages = t.stages;
   k.ctasPerSm = t.ctasPerSm;
   k.blockCopies = t.blockCopies;
+  k.shareActivations = t.shareActivations;
   k.scaleAfterMma = t.scaleAfterMma;
   k.l2Prefetch = t.l2Prefetch;
   return k;
@@ -92,6 +93,7 @@ TileConfig tileConfigOf(const KernelShape &k) {
   t.stages = k.stages;
   t.ctasPerSm = k.ctasPerSm;
   t.blockCopies = k.blockCopies;
+  t.shareActivations = k.shareActivations;
   t.scaleAfterMma = k.scaleAfterMma;
   t.l2Prefetch = k.l2Prefetch;
   return t;

@@ -411,6 +411,30 @@ Diag verifyTileConfig(const TileConfig &t) {
   if (t.clusterSplit && t.splitK != 2 && t.splitK != 4 && t.splitK != 8)
     return concat("expected split_k of 2, 4 or 8 with cluster_split (the "
                   "CTAs of one thread block cluster), got ", t.splitK);
+  if (t.shareActivations) {
+    if (t.mma != MmaKind::MmaSync)
+      return std::string("expected mma = mma_sync with share_activations "
+                         "(the other families copy cooperatively)");
+    if (t.blockCopies || t.blockM != t.warpM)
+      return concat("expected one warp row (block_m = warp_m) and no "
+                    "block_copies with share_activations (those blocks "
+                    "copy every tile together), got block_m = ",
+                    t.blockM, ", warp_m = ", t.warpM,
+                    t.blockCopies ? ", block_copies = true" : "");
+    const int64_t warpsN = t.blockN / t.warpN, kSplit = t.blockK / t.warpK;
+    if (warpsN < 2)
+      return concat("expected block_n >= 2 x warp_n with share_activations "
+                    "(the warps along N share the copies), got block_n = ",
+                    t.blockN, ", warp_n = ", t.warpN);
+    const int64_t pieces = (t.warpK / 16) * (t.warpM / 16);
+    if (pieces % warpsN != 0)
+      return concat("expected the ", pieces, " activation tiles of a K group "
+                    "(warp_k / 16 x warp_m / 16) to divide evenly among its ",
+                    warpsN, " warps along N with share_activations");
+    if (kSplit > 8)
+      return concat("expected block_k / warp_k <= 8 with share_activations "
+                    "(one named barrier per K group), got ", kSplit);
+  }
   if (t.workspaceSplit && t.mma != MmaKind::Wgmma)
     return std::string("expected mma = wgmma with workspace_split (the "
                        "mma_sync kernels add their split_k sums through the "

@@ -275,7 +275,7 @@ bool sameKernel(const TileConfig &a, const TileConfig &b) {
         t.mma, t.warpSpecialized, t.streamK, t.mbarrier, t.cpAsync, t.tma,
         t.multicastA, t.multicastB, t.ctasPerSm, t.gridCap, t.writeSplits,
         t.splitK, t.blockCopies, t.scaleAfterMma, t.clusterSplit,
-        t.workspaceSplit, t.wgmmaInFlight, t.l2Prefetch);
+        t.workspaceSplit, t.wgmmaInFlight, t.l2Prefetch, t.shareActivations);
   };
   return key(a) == key(b);
 }

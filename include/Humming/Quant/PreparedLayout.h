@@ -111,6 +111,9 @@ struct KernelShape {
   int64_t ctasPerSm = 1;
   /// The block copies its tiles together even with one warp row.
   bool blockCopies = false;
+  /// One warp row, warps copying their own tiles: the warps along N of a K
+  /// group share the activation copies (TileConfig::shareActivations).
+  bool shareActivations = false;
   /// Group scales multiply the f32 sums after the MMAs (TileConfig).
   bool scaleAfterMma = false;
   /// sm_90a wgmma (mma = wgmma): the transposed product out^T = W X^T, one

@@ -173,6 +173,14 @@ struct TileConfig {
   /// The block copies its tiles together and its warps share them (always
   /// so with several warp rows, block_m > warp_m).
   bool blockCopies = false;
+  /// mma_sync blocks of one warp row whose warps otherwise copy their own
+  /// tiles: the warps side by side along N (one K group) share the
+  /// activation copies, each copying an equal share of the group's 16 x 16
+  /// activation tiles, and synchronise per iteration with a named barrier
+  /// of the group instead of a block barrier. Each warp still copies its
+  /// own weights and scales. Half (or less) of the per-warp activation
+  /// traffic from L2, without block_copies' lockstep of the whole block.
+  bool shareActivations = false;
   /// Group scales multiply the f32 sums of a warp's k-tiles of an iteration
   /// (one group) after the MMAs instead of every dequantized weight pair
   /// (mma_sync prepared kernels with 16-row warps).

@@ -194,6 +194,15 @@ private:
     /// columns 16 q ..+16 (its C columns 8 j + 2 q, + 1), which lanes 2 q and
     /// 2 q + 1 copied.
     bool columnScales = false;
+    /// share_activations: the activation tile j (= k-tile slot u x warp_m /
+    /// 16 + row block i) this chunk holds, in the region of warp j %
+    /// warpsN of the K group (-1: not an activation chunk). `shapeOnly`
+    /// chunks are never copied by this warp: they only reserve the chunk
+    /// (and tell readSlot its shape); the copying warp's copy has the
+    /// runtime `dstChunk` instead and is no part of the shape.
+    int64_t activation = -1;
+    bool shapeOnly = false;
+    Value dstChunk;
   };
 
   /// k-tile `t` (i32) clamped to the last one unless K is exact: past the
@@ -333,9 +342,13 @@ private:
   Stage readSlot(Value slot);
   /// The copies of one iteration (their structure only: chunks and sizes).
   SmallVector<Copy> copyShape;
+  /// share_activations: the chunk of activation tile j (copiesFor).
+  SmallVector<int64_t> activationChunk;
   /// Shared-memory address (ptr<3>) of word `word` of `chunk` of `slot` for
   /// this lane.
   Value slotAddress(Value slot, int64_t chunk, int64_t word);
+  /// The same for a runtime chunk (share_activations' copies).
+  Value slotAddress(Value slot, Value chunk, int64_t word);
   SmallVector<Value> compute(ArrayRef<Value> accs, ArrayRef<Value> stage);
   /// The per-column factors of one group copy (a lane's eight columns of an
   /// n-tile), unpacked from the slot's words.
@@ -541,6 +554,7 @@ PreparedEmitter::copiesFor(Value iter) {
   const unsigned bits = w.type.bits;
   SmallVector<Copy> s;
   int64_t chunk = 0;
+  activationChunk.clear();
   Value wgt = param(hq::abi::ParamWeight);
   for (int64_t u = 0; u < tile.kTilesPerWarp; ++u) {
     // k-tile of this warp, clamped (clampedTile).
@@ -584,6 +598,17 @@ PreparedEmitter::copiesFor(Value iter) {
     // Bytes of the 8 columns that lie inside K (0..16).
     Value colBytes = columnBytes(col);
     for (int64_t i = 0; i < mt; ++i) {
+      if (tile.shareActivations) {
+        // Copied below by warp j % warpsN of the K group (share j / warpsN
+        // of its copies); every warp's region keeps the chunk.
+        Copy c{param(hq::abi::ParamInput), Value(), 4, Value(), chunk++, 0,
+               /*ldmatrix=*/true};
+        c.activation = u * mt + i;
+        c.shapeOnly = true;
+        activationChunk.push_back(c.chunk);
+        s.push_back(c);
+        continue;
+      }
       Value r = arith::AddIOp::create(b, m0, arith::AddIOp::create(b, row16, c32(16 * i)));
       Value inRows = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, r, m);
       Value bytes = arith::SelectOp::create(b, inRows, colBytes, c32(0));
@@ -640,6 +665,45 @@ PreparedEmitter::copiesFor(Value iter) {
       }
     }
   }
+  if (tile.shareActivations) {
+    // This warp's share of the K group's activation tiles: j = warpN +
+    // warpsN x r, into its own region's chunk of tile j (the readers of
+    // the group find it there).
+    const int64_t pieces = tile.kTilesPerWarp * mt;
+    for (int64_t r = 0; r * tile.warpsN < pieces; ++r) {
+      Value j = arith::AddIOp::create(b, warpN, c32(tile.warpsN * r));
+      Value u = mt == 1 ? j : Value(arith::DivUIOp::create(b, j, c32(mt)));
+      Value i = mt == 1 ? c32(0) : Value(arith::RemUIOp::create(b, j, c32(mt)));
+      Value t = warpKTile(iter, u);
+      Value row16 = arith::ShRUIOp::create(b, lane, c32(1));
+      Value col = arith::AddIOp::create(
+          b, arith::MulIOp::create(b, t, c32(16)),
+          arith::MulIOp::create(b, arith::AndIOp::create(b, lane, c32(1)),
+                                c32(8)));
+      Value colBytes = columnBytes(col);
+      Value row = arith::AddIOp::create(
+          b, m0,
+          arith::AddIOp::create(b, row16, arith::MulIOp::create(b, i, c32(16))));
+      Value inRows = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, row, m);
+      Value bytes = arith::SelectOp::create(b, inRows, colBytes, c32(0));
+      Value ok = arith::CmpIOp::create(b, arith::CmpIPredicate::sgt, bytes, c32(0));
+      Value index = arith::AddIOp::create(
+          b, arith::MulIOp::create(b, sext64(row), c64(spec.kAct / 2)),
+          sext64(arith::ShRUIOp::create(b, col, c32(1))));
+      Value safe = arith::SelectOp::create(b, ok, index, c64(0));
+      // The chunk of tile j: one of warpsN compile-time chunks.
+      Value dst = c32(activationChunk[size_t(tile.warpsN * r)]);
+      for (int64_t w = 1; w < tile.warpsN; ++w)
+        dst = arith::SelectOp::create(
+            b,
+            arith::CmpIOp::create(b, arith::CmpIPredicate::eq, warpN, c32(w)),
+            c32(activationChunk[size_t(tile.warpsN * r + w)]), dst);
+      Copy c{param(hq::abi::ParamInput), safe, 4, bytes, -1, 0,
+             /*ldmatrix=*/true};
+      c.dstChunk = dst;
+      s.push_back(c);
+    }
+  }
   return s;
 }
 
@@ -651,6 +715,17 @@ Value PreparedEmitter::slotAddress(Value slot, int64_t chunk, int64_t word) {
       b, arith::AddIOp::create(b, laneBase,
                                arith::MulIOp::create(b, slot, c32(chunks * 512))),
       c32(offset));
+  return LLVM::GEPOp::create(b, smem.getType(), i8, smem, ValueRange{byte});
+}
+
+Value PreparedEmitter::slotAddress(Value slot, Value chunk, int64_t word) {
+  Value byte = arith::AddIOp::create(
+      b,
+      arith::AddIOp::create(
+          b, arith::AddIOp::create(
+                 b, laneBase, arith::MulIOp::create(b, slot, c32(chunks * 512))),
+          arith::MulIOp::create(b, chunk, c32(512))),
+      c32(word * 4));
   return LLVM::GEPOp::create(b, smem.getType(), i8, smem, ValueRange{byte});
 }
 
@@ -708,10 +783,11 @@ void PreparedEmitter::prefetchWeightsL2(Value first, Value local) {
 void PreparedEmitter::issueWarpCopies(Value iter, Value slot) {
   for (const Copy &c : copiesFor(iter)) {
     const bool input = c.base == param(hq::abi::ParamInput);
-    if (input ? !copiesInputs() : !copiesConstants())
+    if (c.shapeOnly || (input ? !copiesInputs() : !copiesConstants()))
       continue;
     Value src = LLVM::GEPOp::create(b, ptr, i32, c.base, ValueRange{c.index});
-    Value dst = slotAddress(slot, c.chunk, c.offset);
+    Value dst = c.dstChunk ? slotAddress(slot, c.dstChunk, c.offset)
+                           : slotAddress(slot, c.chunk, c.offset);
     int64_t bytes = 4 * c.words;
     // 16-byte copies bypass L1 (.cg); smaller ones must use .ca.
     auto modifier = NVVM::LoadCacheModifierKindAttr::get(
@@ -1166,7 +1242,11 @@ PreparedEmitter::Stage PreparedEmitter::readSlot(Value slot) {
   SmallVector<int64_t> words(size_t(chunks), 0);
   SmallVector<bool> matrix(size_t(chunks), false), wide(size_t(chunks), false),
       columnScales(size_t(chunks), false);
+  SmallVector<int64_t> activation(size_t(chunks), -1);
   for (const Copy &c : copyShape) {
+    if (c.dstChunk)
+      continue; // share_activations: the copy into a reserved chunk
+    activation[size_t(c.chunk)] = c.activation;
     words[size_t(c.chunk)] = std::max(words[size_t(c.chunk)], c.offset + c.words);
     matrix[size_t(c.chunk)] = c.ldmatrix;
     wide[size_t(c.chunk)] = c.wideFirst;
@@ -1219,6 +1299,15 @@ PreparedEmitter::Stage PreparedEmitter::readSlot(Value slot) {
           b, arith::MulIOp::create(b, row, c32(32)),
           arith::MulIOp::create(b, arith::ShRUIOp::create(b, lane, c32(4)),
                                 c32(16)));
+      if (int64_t j = activation[size_t(c)]; j >= 0) {
+        // share_activations: tile j lies in the region of warp j % warpsN
+        // of this K group (regions are warp-major, warps of a group
+        // adjacent).
+        Value owner = arith::SubIOp::create(b, c32(j % tile.warpsN), warpN);
+        byte = arith::AddIOp::create(
+            b, byte,
+            arith::MulIOp::create(b, owner, c32(tile.stages * chunks * 512)));
+      }
       pushLdmatrix(smemAt(inChunk(c, byte)), s);
       continue;
     }
@@ -2316,6 +2405,15 @@ void PreparedEmitter::emitLoop(Value first) {
       // every warp is done reading the slot refilled below (read one
       // iteration ago).
       gpu::BarrierOp::create(b);
+    } else if (tile.shareActivations) {
+      // The warps of this K group read each other's activation copies:
+      // its named barrier (1 + warpK; 0 is the block's) makes every
+      // member's landed copies visible to the others, and orders the
+      // refill below after every member's reads of that slot (one
+      // iteration ago).
+      inlineAsm(TypeRange(),
+                ValueRange{arith::AddIOp::create(b, warpK, c32(1))},
+                "bar.sync $0, " + std::to_string(32 * tile.warpsN) + ";", "r");
     } else {
       // wait_group covers a lane's own copies; ldmatrix reads activation
       // rows other lanes copied, which the warp barrier makes visible.

@@ -175,6 +175,38 @@ func.func @workspace_split_unbounded() attributes {t = #humming.tile_config<m = 
 
 // -----
 
+// share_activations: the warps along N of one warp row's K groups share
+// the activation copies.
+// expected-error @+1 {{expected mma = mma_sync with share_activations (the other families copy cooperatively)}}
+func.func @share_activations_wgmma() attributes {t = #humming.tile_config<m = [1, 64], block = [64, 256, 64], warp = [64, 32, 64], mma = wgmma, share_activations = true>} { return }
+
+// -----
+
+// expected-error @+1 {{expected one warp row (block_m = warp_m) and no block_copies with share_activations (those blocks copy every tile together), got block_m = 16, warp_m = 16, block_copies = true}}
+func.func @share_activations_block_copies() attributes {t = #humming.tile_config<m = [1, 16], block = [16, 128, 128], warp = [16, 64, 32], block_copies = true, share_activations = true>} { return }
+
+// -----
+
+// expected-error @+1 {{expected one warp row (block_m = warp_m) and no block_copies with share_activations (those blocks copy every tile together), got block_m = 32, warp_m = 16}}
+func.func @share_activations_rows() attributes {t = #humming.tile_config<m = [1, 32], block = [32, 128, 128], warp = [16, 64, 32], share_activations = true>} { return }
+
+// -----
+
+// expected-error @+1 {{expected block_n >= 2 x warp_n with share_activations (the warps along N share the copies), got block_n = 64, warp_n = 64}}
+func.func @share_activations_one_warp() attributes {t = #humming.tile_config<m = [1, 16], block = [16, 64, 512], warp = [16, 64, 64], share_activations = true>} { return }
+
+// -----
+
+// expected-error @+1 {{expected the 2 activation tiles of a K group (warp_k / 16 x warp_m / 16) to divide evenly among its 4 warps along N with share_activations}}
+func.func @share_activations_uneven() attributes {t = #humming.tile_config<m = [1, 16], block = [16, 256, 128], warp = [16, 64, 32], share_activations = true>} { return }
+
+// -----
+
+// expected-error @+1 {{expected block_k / warp_k <= 8 with share_activations (one named barrier per K group), got 16}}
+func.func @share_activations_barriers() attributes {t = #humming.tile_config<m = [1, 32], block = [32, 128, 256], warp = [32, 64, 16], share_activations = true>} { return }
+
+// -----
+
 // expected-error @+1 {{expected split_k = 1 with stream_k = true (stream-K chooses its own K split)}}
 func.func @split_k_and_stream_k() attributes {t = #humming.tile_config<m = [1, 16], block = [16, 64, 64], warp = [16, 64, 32], split_k = 2, stream_k = true>} { return }
 

@@ -464,6 +464,7 @@ hq::TileConfig TileConfigAttr::toHost() const {
   t.workspaceSplit = getWorkspaceSplit();
   t.wgmmaInFlight = getWgmmaInFlight();
   t.l2Prefetch = getL2Prefetch();
+  t.shareActivations = getShareActivations();
   return t;
 }
 
@@ -476,7 +477,7 @@ TileConfigAttr::fromHost(function_ref<InFlightDiagnostic()> emitError,
       t.stages, t.mma, t.warpSpecialized, t.streamK, t.mbarrier, t.cpAsync,
       t.tma, t.multicastA, t.multicastB, t.ctasPerSm, t.gridCap, t.writeSplits,
       t.splitK, t.blockCopies, t.scaleAfterMma, t.clusterSplit,
-      t.workspaceSplit, t.wgmmaInFlight, t.l2Prefetch);
+      t.workspaceSplit, t.wgmmaInFlight, t.l2Prefetch, t.shareActivations);
 }
 
 LogicalResult TileConfigAttr::verify(
@@ -485,7 +486,8 @@ LogicalResult TileConfigAttr::verify(
     bool streamK, bool mbarrier, bool cpAsync, uint32_t tma, int64_t multicastA,
     int64_t multicastB, int64_t ctasPerSm, int64_t gridCap, int64_t writeSplits,
     int64_t splitK, bool blockCopies, bool scaleAfterMma, bool clusterSplit,
-    bool workspaceSplit, int64_t wgmmaInFlight, int64_t l2Prefetch) {
+    bool workspaceSplit, int64_t wgmmaInFlight, int64_t l2Prefetch,
+    bool shareActivations) {
   hq::TileConfig t;
   t.mMin = m.lo;
   t.mMax = m.hi;
@@ -514,6 +516,7 @@ LogicalResult TileConfigAttr::verify(
   t.workspaceSplit = workspaceSplit;
   t.wgmmaInFlight = wgmmaInFlight;
   t.l2Prefetch = l2Prefetch;
+  t.shareActivations = shareActivations;
   if (hq::Diag d = hq::verifyTileConfig(t))
     return emitError() << *d;
   return success();

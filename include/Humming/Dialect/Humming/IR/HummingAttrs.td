@@ -299,7 +299,10 @@ def Humming_TileConfigAttr : Humming_Attr<"TileConfig", "tile_config"> {
     into shared memory;
     `block_copies` (mma_sync) makes the block copy each stage's activation
     and weight tiles together and share them among its warps, as blocks of
-    several warp rows always do (block_m > warp_m); `scale_after_mma`
+    several warp rows always do (block_m > warp_m); `share_activations`
+    (mma_sync, one warp row, no block_copies) lets the warps along N of
+    each K group share the activation copies, each copying an equal share,
+    synchronised by a named barrier of the group; `scale_after_mma`
     (mma_sync, group scales) multiplies the f32 sums of a warp's k-tiles of
     an iteration by their group's scales after the MMAs instead of scaling
     every dequantized weight pair. With `mma = wgmma` (sm_90a) over prepared
@@ -342,7 +345,8 @@ def Humming_TileConfigAttr : Humming_Attr<"TileConfig", "tile_config"> {
     Humming_BoolParam<"false", "split_k CTAs add their sums in a cluster">:$cluster_split,
     Humming_BoolParam<"false", "wgmma split_k CTAs add their sums through the workspace">:$workspace_split,
     Humming_I64Param<"0", "wgmma groups kept in flight across iterations">:$wgmma_in_flight,
-    Humming_I64Param<"0", "iterations of weights prefetched to L2 beyond the pipeline">:$l2_prefetch
+    Humming_I64Param<"0", "iterations of weights prefetched to L2 beyond the pipeline">:$l2_prefetch,
+    Humming_BoolParam<"false", "the warps of a K group share the activation copies">:$share_activations
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let extraClassDeclaration = [{
