@@ -343,6 +343,50 @@ std::optional<TileConfig> sharedActivationTile(const WeightSchema &w, int64_t n,
   t.splitK = ctaSplit;
   return t;
 }
+
+/// The 256 x 256 tile for M <= 16 on sm_90a-class devices: sixteen 16 x 64
+/// warps, four along N sharing the activation copies of their K group
+/// (share_activations: one named barrier per group, no block lockstep)
+/// and four K groups of 64 (four k-tiles, one group: the group scales
+/// multiply the f32 sums after the MMAs where they may), three stages (216
+/// KiB), K split across CTAs up to one CTA per SM. Measured on the H200,
+/// W4A16 g128 (bench/NOTES.md, session 15), against the tiles of before:
+/// 8192^2 M = 12 / 16 17.3 / 17.0 -> 15.6 / 15.7 us (at M = 8 it loses,
+/// 15.5 vs 14.4); 4096 x 14336 M = 9 / 16 15.0 / 15.4 -> 14.7 / 14.8;
+/// 8192 x 28672 M = 16 44.9 -> 40.0 (M = 9 40.6 -> 41.0); wide N (no
+/// split), 14336 x 4096 M = 1 / 9 / 16 15.5 / 15.9 / 16.3 -> 15.2 / 15.1 /
+/// 15.2, 28672 x 8192 47.2 / 47.6 / 51.6 -> 46.5 / 45.0 / 43.3. Its
+/// neighbours lost at 8192^2 M = 16: without scale_after_mma 16.7,
+/// block_copies instead of sharing 19.2-19.4, l2_prefetch = 2 18.2, split
+/// 2 (64 CTAs) 24.7; 8 warps of 128 columns 19.6. None where fewer CTAs
+/// than half the SMs would run or a CTA would take fewer than four
+/// iterations (4096^2: 64 CTAs of 4 iterations, 9.0-9.5 us vs 8.5).
+std::optional<TileConfig> wideShareTile(const WeightSchema &w, int64_t n,
+                                        int64_t k, const ComputeOptions &c,
+                                        const DeviceInfo &device) {
+  layout::KernelShape ks;
+  ks.warpM = 16;
+  ks.warpsN = 4;
+  ks.kSplit = 4;
+  ks.kTilesPerWarp = 4;
+  ks.stages = 3;
+  ks.shareActivations = true;
+  if (!runs(w, n, k, ks, device))
+    return std::nullopt;
+  const int64_t blocks = n / ks.blockN();
+  const int64_t iterations = k / (ks.kTilesPerIteration() * layout::kTileK);
+  int64_t ctaSplit = std::max<int64_t>(
+      1, std::min<int64_t>(8, device.smCount / blocks));
+  while (ctaSplit > 1 && iterations / ctaSplit < 4)
+    --ctaSplit;
+  if (iterations / ctaSplit < 4 || 2 * blocks * ctaSplit <= device.smCount)
+    return std::nullopt;
+  TileConfig t = layout::tileConfigOf(ks);
+  t.splitK = ctaSplit;
+  if (!layout::scaleAfterMmaApplies(w, c.f16Accumulation, t))
+    t.scaleAfterMma = true;
+  return t;
+}
 } // namespace
 
 Result<std::vector<TileConfig>> selectMmaSyncTiles(const WeightSchema &w,
@@ -406,6 +450,18 @@ Result<std::vector<TileConfig>> selectMmaSyncTiles(const WeightSchema &w,
   std::optional<TileConfig> wideShared;
   if (wgmmaApplies(c, device) && crossover >= 16 && !c.batchInvariant)
     wideShared = sharedActivationTile(w, n, k, device, /*unsplit=*/true);
+  // The 256 x 256 shared-activation tile (wideShareTile) where it runs:
+  // M = 9..16 (1..16 with wide N, where it beat the unsplit tile above at
+  // every M).
+  std::optional<TileConfig> wideShare;
+  if (wgmmaApplies(c, device) && crossover >= 16)
+    wideShare = wideShareTile(w, n, k, c, device);
+  if (wideShare) {
+    if (wideShared)
+      wideShared = wideShare;
+    else
+      sharedFrom = 9, ranges[0].hi = 8, ranges[1].lo = 9;
+  }
   if (wideShared) {
     sharedFrom = 1;
     ranges[0] = {1, 16};
@@ -425,7 +481,9 @@ Result<std::vector<TileConfig>> selectMmaSyncTiles(const WeightSchema &w,
     if (r.lo == sharedFrom && !c.batchInvariant &&
         double(r.lo) <= crossover) {
       if (std::optional<TileConfig> t =
-              wideShared ? wideShared : sharedActivationTile(w, n, k, device)) {
+              wideShared  ? wideShared
+              : wideShare ? wideShare
+                          : sharedActivationTile(w, n, k, device)) {
         t->mMin = r.lo;
         t->mMax = r.hi;
         appendRange(out, *t);

@@ -163,22 +163,28 @@ TEST(TileHeuristics, SmallMSplitsKToCoverTheDevice) {
   ASSERT_EQ(t->size(), 7u);
   EXPECT_EQ((*t)[0].blockK / (*t)[0].warpK, 8);
   EXPECT_EQ((*t)[0].warpM, 16);
-  // Up to M = 12: no split across CTAs here, so the per-warp tile beats
-  // the shared-activation one up to 12 (H200, session 12).
-  EXPECT_EQ((*t)[0].mMax, 12);
-  // Four k-tiles per warp and iteration at M <= 12: the same split and
+  // Up to M = 8 the per-warp tile; the 256 x 256 shared-activation tile
+  // beats it from M = 9 on (H200, session 15).
+  EXPECT_EQ((*t)[0].mMax, 8);
+  // Four k-tiles per warp and iteration at M <= 8: the same split and
   // pipeline depth as two would have.
   EXPECT_EQ((*t)[0].warpK, 64);
   EXPECT_EQ((*t)[0].stages, 4);
   // 128 output tiles already cover 132 SMs: no split across CTAs.
   EXPECT_EQ((*t)[0].splitK, 1);
-  // M = 13..16: two warps along N share the block's copy of A, four warp
-  // groups split K, and four CTAs per tile put two on each of the 132 SMs.
-  EXPECT_EQ((*t)[1].mMin, 13);
+  // M = 9..16: four warps along N share the activation copies of their K
+  // group (named barriers, no block barrier), four K groups of 64 with the
+  // group scales after the MMAs, three stages, and four CTAs per block of
+  // 256 columns: 128 CTAs of 16 warps, one per SM.
+  EXPECT_EQ((*t)[1].mMin, 9);
   EXPECT_EQ((*t)[1].mMax, 16);
-  EXPECT_TRUE((*t)[1].blockCopies);
-  EXPECT_EQ((*t)[1].blockN, 128);
-  EXPECT_EQ((*t)[1].blockK / (*t)[1].warpK, 4);
+  EXPECT_FALSE((*t)[1].blockCopies);
+  EXPECT_TRUE((*t)[1].shareActivations);
+  EXPECT_TRUE((*t)[1].scaleAfterMma);
+  EXPECT_EQ((*t)[1].blockN, 256);
+  EXPECT_EQ((*t)[1].blockK, 256);
+  EXPECT_EQ((*t)[1].warpK, 64);
+  EXPECT_EQ((*t)[1].stages, 3);
   EXPECT_EQ((*t)[1].splitK, 4);
   // M = 17..32: the 16-row mma_sync tiles; from M = 33 on (sm_90a) the
   // warp-specialized wgmma tiles, K split where the blocks alone leave
@@ -241,16 +247,18 @@ TEST(TileHeuristics, EightBitWeightsKeepThePerWarpTileBelowTheSharedTile) {
 
 TEST(TileHeuristics, GroupScalesFollowTheMmasOnlyWhereTheyApply) {
   // Measured on the H200 (8192 x 8192, W4A16 g128): M = 1 16.4 -> 15.2 us
-  // with the scales after the MMAs; at M = 16 it lost; M = 9..12 on the
-  // per-warp tile took it (session 12).
+  // with the scales after the MMAs; at M = 16 it lost on the 128-column
+  // shared tile (two k-tiles per warp) but won on the 256 x 256 one (four:
+  // 16.7 -> 15.7 us, session 15).
   const DeviceInfo &h200 = *lookupDevice("H200");
   Result<std::vector<TileConfig>> t =
       selectMmaSyncTiles(w4g128(), kF16, {}, 8192, 8192, h200);
   ASSERT_TRUE(bool(t));
-  EXPECT_EQ((*t)[0].mMax, 12);
+  EXPECT_EQ((*t)[0].mMax, 8);
   EXPECT_EQ((*t)[0].warpK, 64);
   EXPECT_TRUE((*t)[0].scaleAfterMma);
-  for (size_t i = 1; i < t->size(); ++i)
+  EXPECT_TRUE((*t)[1].scaleAfterMma);
+  for (size_t i = 2; i < t->size(); ++i)
     EXPECT_FALSE((*t)[i].scaleAfterMma) << i;
   auto firstScaled = [&](const WeightSchema &w, const ComputeOptions &c,
                          const DeviceInfo &d) {
@@ -514,8 +522,11 @@ TEST(TileHeuristics, SmallMSplitsKAcrossCtasWhenTilesLeaveSmsIdle) {
   ASSERT_TRUE(bool(t));
   EXPECT_EQ((*t)[0].splitK, 2);
   EXPECT_EQ((*t)[0].blockK / (*t)[0].warpK, 8);
+  // M = 9..16: the 256 x 256 shared-activation tile, 16 blocks split
+  // eight ways (7 iterations of 256 each).
   EXPECT_EQ((*t)[1].splitK, 8);
-  EXPECT_TRUE((*t)[1].blockCopies);
+  EXPECT_TRUE((*t)[1].shareActivations);
+  EXPECT_EQ((*t)[1].blockN, 256);
   EXPECT_EQ((*t)[2].splitK, 1); // M 17..32: 256 output tiles
   EXPECT_EQ(t->back().splitK, 1);
   // Batch invariance keeps one K decomposition for every M.
@@ -529,21 +540,36 @@ TEST(TileHeuristics, SmallMSplitsKAcrossCtasWhenTilesLeaveSmsIdle) {
 
 TEST(TileHeuristics, WideNTakesTheSharedTileWithoutASplitOnSm90a) {
   // H200, N = 14336: 112 blocks of 128 columns, more than half the SMs:
-  // the shared-activation tile without a split serves M = 1..16 (measured,
-  // session 13). N = 8192 (64 blocks) keeps the per-warp tile to M = 12 and
-  // the split shared tile for 13..16; the A100 keeps 1..8 and 9..16.
+  // one shared-activation tile serves M = 1..16 — the 256 x 256 one with
+  // K split in two (56 blocks, 112 CTAs; session 15), which beat the
+  // unsplit 128-column block_copies tile (session 13) at M = 1, 9 and 16.
+  // N = 8192 (64 blocks) keeps the per-warp tile to M = 8 and the 256 x
+  // 256 tile for 9..16; the A100 keeps 1..8 and 9..16.
   Result<std::vector<TileConfig>> t = selectMmaSyncTiles(
       w4g128(), kF16, {}, 14336, 4096, *lookupDevice("H200"));
   ASSERT_TRUE(bool(t));
   EXPECT_EQ((*t)[0].mMin, 1);
   EXPECT_EQ((*t)[0].mMax, 16);
-  EXPECT_TRUE((*t)[0].blockCopies);
-  EXPECT_EQ((*t)[0].blockN, 128);
-  EXPECT_EQ((*t)[0].splitK, 1);
+  EXPECT_TRUE((*t)[0].shareActivations);
+  EXPECT_EQ((*t)[0].blockN, 256);
+  EXPECT_EQ((*t)[0].splitK, 2);
   EXPECT_EQ((*t)[1].mMin, 17);
+  // 4096 x 4096: 16 blocks of 256 columns, and K = 4096 in 16 iterations
+  // of 256: a split of 8 leaves 2 per CTA, of 4 only 64 CTAs (it lost:
+  // 9.0-9.5 us vs 8.5), so not this tile.
+  t = selectMmaSyncTiles(w4g128(), kF16, {}, 4096, 4096, *lookupDevice("H200"));
+  ASSERT_TRUE(bool(t));
+  for (const TileConfig &tc : *t)
+    EXPECT_FALSE(tc.shareActivations);
+  // 28672 x 8192: 112 blocks of 256 columns, no split.
+  t = selectMmaSyncTiles(w4g128(), kF16, {}, 28672, 8192, *lookupDevice("H200"));
+  ASSERT_TRUE(bool(t));
+  EXPECT_TRUE((*t)[0].shareActivations);
+  EXPECT_EQ((*t)[0].mMax, 16);
+  EXPECT_EQ((*t)[0].splitK, 1);
   t = selectMmaSyncTiles(w4g128(), kF16, {}, 8192, 8192, *lookupDevice("H200"));
   ASSERT_TRUE(bool(t));
-  EXPECT_EQ((*t)[0].mMax, 12);
+  EXPECT_EQ((*t)[0].mMax, 8);
   EXPECT_FALSE((*t)[0].blockCopies);
   EXPECT_EQ((*t)[1].splitK, 4);
   t = selectMmaSyncTiles(w4g128(), kF16, {}, 14336, 4096,

@@ -1,15 +1,18 @@
 // humming-select-tiles for a W4A16 g128 8192 x 8192 layer: 128 column tiles
 // of 64 for 132 SMs, so the 16-row per-warp tile takes no K split across
-// CTAs (132 / 128 rounds to one). On the H200 (sm_90a, measured in session 12: M = 9 18.3 ->
-// 16.2 us, 12 18.4 -> 17.7, 14 18.6 -> 19.1) that tile serves M = 1..12 and
-// the shared-activation tile only 13..16; elsewhere (not measured) the
-// ranges stay 1..8 and 9..16.
+// CTAs (132 / 128 rounds to one). On the H200 (sm_90a) that tile serves
+// M = 1..8 and the 256 x 256 shared-activation tile (four warps along N
+// sharing their K group's activation copies, the group scales after the
+// MMAs, K split four ways: 128 CTAs) 9..16 (session 15: M = 12 17.3 ->
+// 15.6 us, 16 17.0 -> 15.7; session 12's per-warp tile took M = 9 in 16.2,
+// M = 8 stays with it: 14.4 vs 15.5). Elsewhere (not measured) the ranges
+// stay 1..8 and 9..16 with the 128-column shared tile.
 
 // RUN: humming-opt %s --humming-select-tiles="device=H200" | FileCheck %s --check-prefix=H200
 // RUN: humming-opt %s --humming-select-tiles="device=A100" | FileCheck %s --check-prefix=A100
 
-// H200: tile_configs = [#humming.tile_config<m = [1, 12], block = [16, 64, 512], warp = [16, 64, 64], scale_after_mma = true>,
-// H200-SAME: #humming.tile_config<m = [13, 16], block = [16, 128, 128], warp = [16, 64, 32], split_k = 4, block_copies = true>,
+// H200: tile_configs = [#humming.tile_config<m = [1, 8], block = [16, 64, 512], warp = [16, 64, 64], scale_after_mma = true>,
+// H200-SAME: #humming.tile_config<m = [9, 16], block = [16, 256, 256], warp = [16, 64, 64], stages = 3, split_k = 4, scale_after_mma = true, share_activations = true>,
 // H200-SAME: #humming.tile_config<m = [17, 32],
 
 // A100: tile_configs = [#humming.tile_config<m = [1, 8], block = [16, 64, 256], warp = [16, 64, 64], scale_after_mma = true>,
@@ -24,13 +27,15 @@ func.func @layer(%a: memref<?x8192xf16>, %w: memref<512x16384xi32>, %s: memref<6
 }
 
 // 28672 x 8192 (224 blocks of 128 columns, more than half the 132 SMs): on
-// the H200 the shared-activation tile without a split serves M = 1..16
-// (session 13: M = 1 57.5 -> 47.2 us, M = 16 84.8 -> 52.5 against the
-// per-warp tiles); the A100 keeps its ranges.
+// the H200 one shared-activation tile without a split serves M = 1..16
+// (session 13: the 128-column block_copies tile, M = 1 57.5 -> 47.2 us, M =
+// 16 84.8 -> 52.5 against the per-warp tiles; session 15: the 256 x 256
+// share_activations tile, 112 CTAs, M = 1 / 9 / 16 47.2 / 47.6 / 51.6 ->
+// 46.5 / 45.0 / 43.3); the A100 keeps its ranges.
 // RUN: humming-opt %s --humming-select-tiles="device=H200" | FileCheck %s --check-prefix=WIDE
 // RUN: humming-opt %s --humming-select-tiles="device=A100" | FileCheck %s --check-prefix=WIDE-A100
 // WIDE-LABEL: func.func @wide
-// WIDE: tile_configs = [#humming.tile_config<m = [1, 16], block = [16, 128, 128], warp = [16, 64, 32], block_copies = true>,
+// WIDE: tile_configs = [#humming.tile_config<m = [1, 16], block = [16, 256, 256], warp = [16, 64, 64], stages = 3, scale_after_mma = true, share_activations = true>,
 // WIDE-SAME: #humming.tile_config<m = [17, 32],
 // WIDE-A100-LABEL: func.func @wide
 // WIDE-A100: tile_configs = [#humming.tile_config<m = [1, 8],
