@@ -19,6 +19,14 @@
 //   16 x 16 activation tile per 16 rows (zero-filled past M and K, read
 //   back with ldmatrix.x4), and the scales / zero points of its eight
 //   columns (one chunk per group).
+// * With share_activations (one warp row, no block_copies) the warps along
+//   N of each K group split that group's activation tiles among them: warp
+//   w copies tiles j = w + warpsN r into its own region (the chunks the
+//   other warps keep for those tiles stay empty), every warp ldmatrix-reads
+//   each tile from its copier's region, and the group's named barrier
+//   (bar.sync 1 + group, 32 x warpsN threads) replaces the warp barrier:
+//   A comes from L2 once per K group instead of once per warp, without the
+//   whole block's lockstep. Weights and scales stay per warp.
 // * Dequantization works on pairs: one shift and mask place both codes of a
 //   pair in the two 16-bit lanes of a register; integers become (code -
 //   zero) by the magic-number trick (codes OR-ed into the mantissa of 1024
