@@ -292,6 +292,19 @@ void appendRange(std::vector<TileConfig> &out, const TileConfig &t) {
   out.push_back(t);
 }
 
+/// A block of one row of 16-token warps: warpsN along N, kSplit K groups of
+/// kTiles k-tiles each, `stages` slots.
+layout::KernelShape sixteenRowShape(int64_t warpsN, int64_t kSplit,
+                                    int64_t kTiles, int64_t stages) {
+  layout::KernelShape ks;
+  ks.warpM = 16;
+  ks.warpsN = warpsN;
+  ks.kSplit = kSplit;
+  ks.kTilesPerWarp = kTiles;
+  ks.stages = stages;
+  return ks;
+}
+
 /// The tile for M = 9..16 where the per-warp tiles leave SMs idle: two
 /// warps along N share one block copy of the 16-row activation tile
 /// (block_copies: each column block otherwise reads all of A from L2, as
@@ -312,12 +325,7 @@ std::optional<TileConfig> sharedActivationTile(const WeightSchema &w, int64_t n,
                                                int64_t k,
                                                const DeviceInfo &device,
                                                bool unsplit = false) {
-  layout::KernelShape ks;
-  ks.warpM = 16;
-  ks.warpsN = 2;
-  ks.kSplit = 4;
-  ks.kTilesPerWarp = 2;
-  ks.stages = 4;
+  layout::KernelShape ks = sixteenRowShape(2, 4, 2, 4);
   ks.blockCopies = true;
   if (!runs(w, n, k, ks, device))
     return std::nullopt;
@@ -364,12 +372,7 @@ std::optional<TileConfig> sharedActivationTile(const WeightSchema &w, int64_t n,
 std::optional<TileConfig> wideShareTile(const WeightSchema &w, int64_t n,
                                         int64_t k, const ComputeOptions &c,
                                         const DeviceInfo &device) {
-  layout::KernelShape ks;
-  ks.warpM = 16;
-  ks.warpsN = 4;
-  ks.kSplit = 4;
-  ks.kTilesPerWarp = 4;
-  ks.stages = 3;
+  layout::KernelShape ks = sixteenRowShape(4, 4, 4, 3);
   ks.shareActivations = true;
   if (!runs(w, n, k, ks, device))
     return std::nullopt;

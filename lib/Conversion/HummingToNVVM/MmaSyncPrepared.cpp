@@ -239,6 +239,9 @@ private:
   /// exact), in the order
   /// compute() consumes their words.
   SmallVector<Copy> copiesFor(Value iter);
+  /// The copy (chunk unset) of this lane's 16 bytes of the 16 x 16
+  /// activation tile of k-tile `t`, rows m0 + rowOffset ..+16.
+  Copy activationCopy(Value t, Value rowOffset);
   /// The lane's own copies of iteration `iter` into slot `slot` (kernels
   /// whose warps copy their own tiles).
   void issueWarpCopies(Value iter, Value slot);
@@ -596,15 +599,7 @@ PreparedEmitter::copiesFor(Value iter) {
         s.push_back({wgt, arith::AddIOp::create(b, base, c64(off)),
                      std::min<unsigned>(4, p.width), Value(), chunk++, 0});
     }
-    // A: per 16 rows, lane L copies 16 bytes of row L / 2, columns
-    // 16 t + 8 (L % 2) ..+8; rows past M and columns past K zero-fill.
-    Value row16 = arith::ShRUIOp::create(b, lane, c32(1));
-    Value col = arith::AddIOp::create(
-        b, arith::MulIOp::create(b, t, c32(16)),
-        arith::MulIOp::create(b, arith::AndIOp::create(b, lane, c32(1)),
-                              c32(8)));
-    // Bytes of the 8 columns that lie inside K (0..16).
-    Value colBytes = columnBytes(col);
+    // A: one 16 x 16 tile per 16 rows (activationCopy).
     for (int64_t i = 0; i < mt; ++i) {
       if (tile.shareActivations) {
         // Copied below by warp j % warpsN of the K group (share j / warpsN
@@ -617,16 +612,9 @@ PreparedEmitter::copiesFor(Value iter) {
         s.push_back(c);
         continue;
       }
-      Value r = arith::AddIOp::create(b, m0, arith::AddIOp::create(b, row16, c32(16 * i)));
-      Value inRows = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, r, m);
-      Value bytes = arith::SelectOp::create(b, inRows, colBytes, c32(0));
-      Value ok = arith::CmpIOp::create(b, arith::CmpIPredicate::sgt, bytes, c32(0));
-      Value index = arith::AddIOp::create(
-          b, arith::MulIOp::create(b, sext64(r), c64(spec.kAct / 2)),
-          sext64(arith::ShRUIOp::create(b, col, c32(1))));
-      Value safe = arith::SelectOp::create(b, ok, index, c64(0));
-      s.push_back({param(hq::abi::ParamInput), safe, 4, bytes, chunk++, 0,
-                   /*ldmatrix=*/true});
+      Copy c = activationCopy(t, c32(16 * i));
+      c.chunk = chunk++;
+      s.push_back(c);
     }
     // Scales and zero points of the tile's group (once per iteration when
     // the warp's tiles share it).
@@ -682,23 +670,8 @@ PreparedEmitter::copiesFor(Value iter) {
       Value j = arith::AddIOp::create(b, warpN, c32(tile.warpsN * r));
       Value u = mt == 1 ? j : Value(arith::DivUIOp::create(b, j, c32(mt)));
       Value i = mt == 1 ? c32(0) : Value(arith::RemUIOp::create(b, j, c32(mt)));
-      Value t = warpKTile(iter, u);
-      Value row16 = arith::ShRUIOp::create(b, lane, c32(1));
-      Value col = arith::AddIOp::create(
-          b, arith::MulIOp::create(b, t, c32(16)),
-          arith::MulIOp::create(b, arith::AndIOp::create(b, lane, c32(1)),
-                                c32(8)));
-      Value colBytes = columnBytes(col);
-      Value row = arith::AddIOp::create(
-          b, m0,
-          arith::AddIOp::create(b, row16, arith::MulIOp::create(b, i, c32(16))));
-      Value inRows = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, row, m);
-      Value bytes = arith::SelectOp::create(b, inRows, colBytes, c32(0));
-      Value ok = arith::CmpIOp::create(b, arith::CmpIPredicate::sgt, bytes, c32(0));
-      Value index = arith::AddIOp::create(
-          b, arith::MulIOp::create(b, sext64(row), c64(spec.kAct / 2)),
-          sext64(arith::ShRUIOp::create(b, col, c32(1))));
-      Value safe = arith::SelectOp::create(b, ok, index, c64(0));
+      Copy c = activationCopy(warpKTile(iter, u),
+                              arith::MulIOp::create(b, i, c32(16)));
       // The chunk of tile j: one of warpsN compile-time chunks.
       Value dst = c32(activationChunk[size_t(tile.warpsN * r)]);
       for (int64_t w = 1; w < tile.warpsN; ++w)
@@ -706,13 +679,33 @@ PreparedEmitter::copiesFor(Value iter) {
             b,
             arith::CmpIOp::create(b, arith::CmpIPredicate::eq, warpN, c32(w)),
             c32(activationChunk[size_t(tile.warpsN * r + w)]), dst);
-      Copy c{param(hq::abi::ParamInput), safe, 4, bytes, -1, 0,
-             /*ldmatrix=*/true};
       c.dstChunk = dst;
       s.push_back(c);
     }
   }
   return s;
+}
+
+PreparedEmitter::Copy PreparedEmitter::activationCopy(Value t,
+                                                      Value rowOffset) {
+  // Lane L copies 16 bytes of row m0 + rowOffset + L / 2, columns 16 t + 8
+  // (L % 2) ..+8; rows past M and columns past K zero-fill.
+  Value row = arith::AddIOp::create(
+      b, m0,
+      arith::AddIOp::create(b, arith::ShRUIOp::create(b, lane, c32(1)),
+                            rowOffset));
+  Value col = arith::AddIOp::create(
+      b, arith::MulIOp::create(b, t, c32(16)),
+      arith::MulIOp::create(b, arith::AndIOp::create(b, lane, c32(1)), c32(8)));
+  // Bytes of the 8 columns that lie inside K (0..16), none past M.
+  Value inRows = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, row, m);
+  Value bytes = arith::SelectOp::create(b, inRows, columnBytes(col), c32(0));
+  Value ok = arith::CmpIOp::create(b, arith::CmpIPredicate::sgt, bytes, c32(0));
+  Value index = arith::AddIOp::create(
+      b, arith::MulIOp::create(b, sext64(row), c64(spec.kAct / 2)),
+      sext64(arith::ShRUIOp::create(b, col, c32(1))));
+  Value safe = arith::SelectOp::create(b, ok, index, c64(0));
+  return {param(hq::abi::ParamInput), safe, 4, bytes, -1, 0, /*ldmatrix=*/true};
 }
 
 Value PreparedEmitter::slotAddress(Value slot, int64_t chunk, int64_t word) {
