@@ -210,7 +210,7 @@ private:
     /// runtime `dstChunk` instead and is no part of the shape.
     int64_t activation = -1;
     bool shapeOnly = false;
-    Value dstChunk;
+    Value dstChunk = Value();
   };
 
   /// k-tile `t` (i32) clamped to the last one unless K is exact: past the
@@ -353,8 +353,6 @@ private:
   Stage readSlot(Value slot);
   /// The copies of one iteration (their structure only: chunks and sizes).
   SmallVector<Copy> copyShape;
-  /// share_activations: the chunk of activation tile j (copiesFor).
-  SmallVector<int64_t> activationChunk;
   /// Shared-memory address (ptr<3>) of word `word` of `chunk` of `slot` for
   /// this lane.
   Value slotAddress(Value slot, int64_t chunk, int64_t word);
@@ -478,6 +476,14 @@ private:
   /// scope): true for the last of the split_k CTAs, which also resets the
   /// counter for the next launch.
   Value arriveOnTileCounter(Value tileId);
+  /// This CTA's output tile (block row bidY, column bidX): its arrival
+  /// counter and its rows of the workspace.
+  Value outputTile();
+  /// The workspace's f32 slot of split `z`, sum `index` of thread `thread`
+  /// of this CTA's output tile: [tile][split][sum][thread] with `sums` per
+  /// thread and `threads` threads, so a warp's accesses are coalesced.
+  Value partialAt(Value z, Value index, int64_t sums, int64_t threads,
+                  Value thread);
   /// The wgmma kernels' split-K through the workspace (workspace_split):
   /// every consumer thread stores its sums, the last CTA to arrive adds
   /// them in split order and stores every row.
@@ -565,7 +571,8 @@ PreparedEmitter::copiesFor(Value iter) {
   const unsigned bits = w.type.bits;
   SmallVector<Copy> s;
   int64_t chunk = 0;
-  activationChunk.clear();
+  // share_activations: the chunk of activation tile j.
+  SmallVector<int64_t> activationChunk;
   Value wgt = param(hq::abi::ParamWeight);
   for (int64_t u = 0; u < tile.kTilesPerWarp; ++u) {
     // k-tile of this warp, clamped (clampedTile).
@@ -2548,19 +2555,11 @@ void PreparedEmitter::reduceAcrossCtas(ArrayRef<SmallVector<Value>> sums,
   // split own different units and share the columns).
   const int64_t threads = tile.warpsM * tile.warpsN * 32;
   const int64_t units = perThread / 2;
-  // Output tile of this CTA; partial sums are [tile][split][accumulator]
-  // [warpMi][warpN][lane], so a warp's stores are coalesced.
-  Value tileId = arith::AddIOp::create(
-      b, arith::MulIOp::create(b, bidY, c32(spec.np / tile.blockN())), bidX);
+  // Partial sums: the thread of a warp group is [warpMi][warpN][lane].
+  Value tileId = outputTile();
   Value column = groupColumn();
   auto slotAt = [&](Value s, Value index) {
-    Value row = arith::AddIOp::create(
-        b, arith::MulIOp::create(b, ext64(tileId), c64(S)), ext64(s));
-    Value idx = arith::AddIOp::create(
-        b, arith::MulIOp::create(b, row, c64(perThread)), ext64(index));
-    idx = arith::AddIOp::create(b, arith::MulIOp::create(b, idx, c64(threads)),
-                                ext64(column));
-    return LLVM::GEPOp::create(b, ptr, f32, partials, ValueRange{idx});
+    return partialAt(s, index, perThread, threads, column);
   };
   auto slot = [&](Value s, int64_t index) { return slotAt(s, c32(index)); };
   for (int64_t u = 0; u < units; ++u) {
@@ -2623,6 +2622,23 @@ void PreparedEmitter::reduceAcrossCtas(ArrayRef<SmallVector<Value>> sums,
   }
 }
 
+Value PreparedEmitter::outputTile() {
+  return arith::AddIOp::create(
+      b, arith::MulIOp::create(b, bidY, c32(spec.np / tile.blockN())), bidX);
+}
+
+Value PreparedEmitter::partialAt(Value z, Value index, int64_t sums,
+                                 int64_t threads, Value thread) {
+  Value row = arith::AddIOp::create(
+      b, arith::MulIOp::create(b, ext64(outputTile()), c64(split.ctas)),
+      ext64(z));
+  Value idx = arith::AddIOp::create(
+      b, arith::MulIOp::create(b, row, c64(sums)), ext64(index));
+  idx = arith::AddIOp::create(b, arith::MulIOp::create(b, idx, c64(threads)),
+                              ext64(thread));
+  return LLVM::GEPOp::create(b, ptr, f32, partials, ValueRange{idx});
+}
+
 Value PreparedEmitter::arriveOnTileCounter(Value tileId) {
   Value counter =
       LLVM::GEPOp::create(b, ptr, i32, arrivals, ValueRange{ext64(tileId)});
@@ -2642,18 +2658,10 @@ Value PreparedEmitter::arriveOnTileCounter(Value tileId) {
 void PreparedEmitter::wgmmaReduceAcrossCtas(ArrayRef<Value> acc) {
   const int64_t S = split.ctas, T = tile.mathThreads();
   const int64_t n = int64_t(acc.size()), perTile = tile.warpM / 2;
-  // Partial sums [tile][split][sum i][consumer thread]: a warp's stores
-  // are consecutive words.
-  Value tileId = arith::AddIOp::create(
-      b, arith::MulIOp::create(b, bidY, c32(spec.np / tile.blockN())), bidX);
+  // Partial sums: every consumer thread's n sums.
+  Value tileId = outputTile();
   auto slot = [&](Value z, int64_t i) {
-    Value row = arith::AddIOp::create(
-        b, arith::MulIOp::create(b, ext64(tileId), c64(S)), ext64(z));
-    Value idx =
-        arith::AddIOp::create(b, arith::MulIOp::create(b, row, c64(n)), c64(i));
-    idx = arith::AddIOp::create(b, arith::MulIOp::create(b, idx, c64(T)),
-                                ext64(tid));
-    return LLVM::GEPOp::create(b, ptr, f32, partials, ValueRange{idx});
+    return partialAt(z, c32(i), n, T, tid);
   };
   for (int64_t i = 0; i < n; ++i)
     LLVM::StoreOp::create(b, acc[size_t(i)], slot(bidZ, i));
