@@ -8,7 +8,7 @@
 #include "Humming/Conversion/Passes.h"
 #include "Humming/Dialect/Humming/IR/HummingOps.h"
 #include "Humming/Target/KernelABI.h"
-#include "MmaSync.h"
+#include "Kernels.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -401,7 +401,7 @@ struct LowerToNVVMPass
           gpu::GPUFuncOp kernel =
               onlyKernel >= 0 && int64_t(i) != onlyKernel
                   ? buildStubKernel(builder, op.getLoc(), kernels, kname)
-                  : buildMmaSyncPreparedKernel(builder, op.getLoc(), kernels,
+                  : buildPreparedKernel(builder, op.getLoc(), kernels,
                                                kname, spec, *tile,
                                                CtaSplit{t.splitK, t.mMax,
                                                         t.splitsInCluster()});
@@ -422,7 +422,7 @@ struct LowerToNVVMPass
         }
       } else {
         gpu::GPUFuncOp kernel =
-            buildMmaSyncGemmKernel(builder, op.getLoc(), kernels, name, spec);
+            buildCanonicalKernel(builder, op.getLoc(), kernels, name, spec);
         kernelSymbols.insert(kernel);
         variants.push_back(
             {kernel, hq::abi::KernelLaunch{kernel.getName().str(), 1, 0,

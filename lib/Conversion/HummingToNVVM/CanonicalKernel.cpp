@@ -1,8 +1,9 @@
-//===- MmaSync.cpp - The mma.sync GEMM kernel -----------------------------===//
+//===- CanonicalKernel.cpp - mma.sync over canonical weights --------------===//
 //
-// Builds the body of the mma_sync GEMM kernel for one humming.gemm: a grid of
-// 16 x 64 output tiles, four warps per block, each warp two m16n8k16 MMAs per
-// k-step with fp32 accumulators. Weights are read in the canonical layout
+// Builds the body of the mma_sync GEMM kernel over weights in the canonical
+// layout (every weight, scale and zero-point kind) for one humming.gemm: a grid
+// of 16 x 64 output tiles, four warps per block, each warp two m16n8k16 MMAs
+// per k-step with fp32 accumulators. Weights are read in the canonical layout
 // (bit stream along K) and dequantized in registers; per-k scales (group,
 // block) are applied to the dequantized weights in the activation type, as
 // the original does for 16-bit activations; per-channel, tensor and global
@@ -13,8 +14,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "MmaSync.h"
 #include "EmitterBase.h"
+#include "Kernels.h"
 
 #include "Humming/Target/KernelABI.h"
 
@@ -95,8 +96,8 @@ Value KernelEmitter::extractCode(Value base, Value firstWordIndex,
                                  unsigned bits) {
   Value lo = ext64(load(i32, base, firstWordIndex));
   Value hi = ext64(load(i32, base, nextWordIndex));
-  Value window = arith::OrIOp::create(
-      b, arith::ShLIOp::create(b, hi, c64(32)), lo);
+  Value window =
+      arith::OrIOp::create(b, arith::ShLIOp::create(b, hi, c64(32)), lo);
   Value shifted = arith::ShRUIOp::create(b, window, ext64(bitInWord));
   Value code = arith::TruncIOp::create(b, i32, shifted);
   return arith::AndIOp::create(b, code, c32((int64_t(1) << bits) - 1));
@@ -111,13 +112,13 @@ std::pair<Value, Value> KernelEmitter::dequantizedPair(Value n, Value k) {
   Value bit = arith::MulIOp::create(b, k, c64(bits));
   // Clamped: unrolled k-steps past K read a valid word, and their MMA
   // operands are zeroed by the caller.
-  Value word = arith::MinSIOp::create(
-      b, arith::ShRUIOp::create(b, bit, c64(5)), c64(wordsPerRow - 1));
-  Value inWord = arith::TruncIOp::create(
-      b, i32, arith::AndIOp::create(b, bit, c64(31)));
+  Value word = arith::MinSIOp::create(b, arith::ShRUIOp::create(b, bit, c64(5)),
+                                      c64(wordsPerRow - 1));
+  Value inWord =
+      arith::TruncIOp::create(b, i32, arith::AndIOp::create(b, bit, c64(31)));
   Value rowBase = arith::MulIOp::create(b, n, c64(wordsPerRow));
-  Value next = arith::MinSIOp::create(
-      b, arith::AddIOp::create(b, word, c64(1)), c64(wordsPerRow - 1));
+  Value next = arith::MinSIOp::create(b, arith::AddIOp::create(b, word, c64(1)),
+                                      c64(wordsPerRow - 1));
   Value pair = extractCode(param(hq::abi::ParamWeight),
                            arith::AddIOp::create(b, rowBase, word), inWord,
                            arith::AddIOp::create(b, rowBase, next), 2 * bits);
@@ -152,9 +153,10 @@ std::pair<Value, Value> KernelEmitter::dequantizedPair(Value n, Value k) {
           b, arith::MulIOp::create(b, zword, c64(groupsK)), group);
       Value second = arith::AddIOp::create(
           b, arith::MulIOp::create(b, znext, c64(groupsK)), group);
-      zero = arith::UIToFPOp::create(
-          b, f32,
-          extractCode(param(hq::abi::ParamZeroPoints), first, zIn, second, bits));
+      zero =
+          arith::UIToFPOp::create(b, f32,
+                                  extractCode(param(hq::abi::ParamZeroPoints),
+                                              first, zIn, second, bits));
       break;
     }
     case hq::ZeroPointKind::Float: {
@@ -175,8 +177,8 @@ std::pair<Value, Value> KernelEmitter::dequantizedPair(Value n, Value k) {
     int64_t cols = hq::ceilDiv(spec.kp, w.groupK);
     Value index = arith::AddIOp::create(
         b,
-        arith::MulIOp::create(
-            b, arith::DivUIOp::create(b, n, c64(w.groupN)), c64(cols)),
+        arith::MulIOp::create(b, arith::DivUIOp::create(b, n, c64(w.groupN)),
+                              c64(cols)),
         arith::DivUIOp::create(b, kIn, c64(w.groupK)));
     scale = loadAsF32(param(hq::abi::ParamScales), index, w.scaleType);
   }
@@ -186,7 +188,7 @@ std::pair<Value, Value> KernelEmitter::dequantizedPair(Value n, Value k) {
   if (scale && foldsGlobalScale())
     scale = arith::MulFOp::create(b, scale, globalScale());
   Type act = spec.input.type == hq::ScalarType::bf16() ? Type(b.getBF16Type())
-                                                         : Type(b.getF16Type());
+                                                       : Type(b.getF16Type());
   if (useMagicNumbers()) {
     // Both codes in the mantissas of 1024.0 (f16) or 128.0 (bf16): the lanes
     // hold exactly magic + code, so one packed subtraction of magic + zero
@@ -197,7 +199,9 @@ std::pair<Value, Value> KernelEmitter::dequantizedPair(Value n, Value k) {
     uint32_t magicBits = isBF16 ? 0x43004300u : 0x64006400u;
     VectorType vec = VectorType::get({2}, act);
     Value lanes = arith::OrIOp::create(
-        b, arith::OrIOp::create(b, code0, arith::ShLIOp::create(b, code1, c32(16))),
+        b,
+        arith::OrIOp::create(b, code0,
+                             arith::ShLIOp::create(b, code1, c32(16))),
         c32(int64_t(magicBits)));
     Value v = LLVM::BitcastOp::create(b, vec, lanes);
     auto splat = [&](Value f) -> Value {
@@ -208,8 +212,8 @@ std::pair<Value, Value> KernelEmitter::dequantizedPair(Value n, Value k) {
       v = arith::SubFOp::create(b, v, splat(cf(magic)));
       v = arith::SubFOp::create(b, v, splat(zero));
     } else {
-      v = arith::SubFOp::create(b, v,
-                                splat(arith::AddFOp::create(b, zero, cf(magic))));
+      v = arith::SubFOp::create(
+          b, v, splat(arith::AddFOp::create(b, zero, cf(magic))));
     }
     if (scale)
       v = arith::MulFOp::create(b, v, splat(scale));
@@ -227,8 +231,8 @@ std::pair<Value, Value> KernelEmitter::dequantizedPair(Value n, Value k) {
           arith::ShRSIOp::create(b, arith::ShLIOp::create(b, code, shift),
                                  shift));
     } else {
-      value = arith::SubFOp::create(b, arith::UIToFPOp::create(b, f32, code),
-                                    zero);
+      value =
+          arith::SubFOp::create(b, arith::UIToFPOp::create(b, f32, code), zero);
     }
     if (scale)
       value = arith::MulFOp::create(b, value, scale);
@@ -267,8 +271,8 @@ void KernelEmitter::emit() {
   Value lb = arith::IndexCastOp::create(
       b, b.getIndexType(), arith::MulIOp::create(b, warpK, c32(Tile::kBlockK)));
   Value ub = arith::ConstantIndexOp::create(b, spec.kp);
-  Value step = arith::ConstantIndexOp::create(
-      b, Tile::kBlockK * Tile::kKSplit * kUnroll);
+  Value step = arith::ConstantIndexOp::create(b, Tile::kBlockK * Tile::kKSplit *
+                                                     kUnroll);
   auto loop = scf::ForOp::create(b, lb, ub, step, zeros);
   {
     OpBuilder::InsertionGuard guard(b);
@@ -279,18 +283,19 @@ void KernelEmitter::emit() {
                             loop.getRegionIterArgs().end());
     Value kBase = index32(loop.getInductionVar());
     for (int64_t u = 0; u < kUnroll; ++u) {
-      Value k0 = arith::AddIOp::create(
-          b, kBase, c32(u * Tile::kBlockK * Tile::kKSplit));
-      Value inK = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, k0,
-                                        c32(spec.kp));
-      Value col0 = arith::AddIOp::create(
-          b, k0, arith::MulIOp::create(b, quad, c32(2)));
+      Value k0 = arith::AddIOp::create(b, kBase,
+                                       c32(u * Tile::kBlockK * Tile::kKSplit));
+      Value inK =
+          arith::CmpIOp::create(b, arith::CmpIPredicate::slt, k0, c32(spec.kp));
+      Value col0 =
+          arith::AddIOp::create(b, k0, arith::MulIOp::create(b, quad, c32(2)));
       Value col8 = arith::AddIOp::create(b, col0, c32(8));
 
       // A elements (r, c) and (r, c + 1) as one 32-bit load (c even; K is a
       // multiple of 8), zero outside [0, M) x [0, K).
       auto aPair = [&](Value r, Value c) -> Value {
-        Value inRows = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, r, m);
+        Value inRows =
+            arith::CmpIOp::create(b, arith::CmpIPredicate::slt, r, m);
         Value inCols = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, c,
                                              c32(spec.kAct));
         Value ok = arith::AndIOp::create(b, inRows, inCols);
@@ -335,20 +340,22 @@ void KernelEmitter::emit() {
         auto guarded = [&](Value packed) {
           return operand(arith::SelectOp::create(b, inK, packed, c32(0)));
         };
-        SmallVector<Value> bOps = {guarded(pack(w0, w1)), guarded(pack(w8, w9))};
+        SmallVector<Value> bOps = {guarded(pack(w0, w1)),
+                                   guarded(pack(w8, w9))};
         SmallVector<Value> acc(accs.begin() + tile * 4,
                                accs.begin() + tile * 4 + 4);
         auto types = bf16 ? std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16,
-                                                           NVVM::MMATypes::bf16}
+                                                          NVVM::MMATypes::bf16}
                           : std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::f16,
-                                                           NVVM::MMATypes::f16};
+                                                          NVVM::MMATypes::f16};
         auto mma = NVVM::MmaOp::create(
             b, accStruct, aOps, bOps, acc, ArrayRef<int64_t>{16, 8, 16},
             std::nullopt, std::nullopt, types,
             std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
                                            NVVM::MMALayout::col});
         for (int64_t i = 0; i < 4; ++i)
-          accs[tile * 4 + i] = LLVM::ExtractValueOp::create(b, mma.getResult(), i);
+          accs[tile * 4 + i] =
+              LLVM::ExtractValueOp::create(b, mma.getResult(), i);
       }
     }
     SmallVector<Value> results = accs;
@@ -358,12 +365,12 @@ void KernelEmitter::emit() {
   // Split-K inside the block: warp groups 1.. leave their partial sums in
   // shared memory, group 0 adds them and runs the epilogue.
   SmallVector<Value> acc(loop.getResults().begin(), loop.getResults().end());
-  Value isLeader = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, warpK,
-                                         c32(0));
+  Value isLeader =
+      arith::CmpIOp::create(b, arith::CmpIPredicate::eq, warpK, c32(0));
   {
-    Value slot = arith::AddIOp::create(
-        b, arith::MulIOp::create(b, warpN, c32(32 * 8)),
-        arith::MulIOp::create(b, lane, c32(8)));
+    Value slot =
+        arith::AddIOp::create(b, arith::MulIOp::create(b, warpN, c32(32 * 8)),
+                              arith::MulIOp::create(b, lane, c32(8)));
     auto indexOf = [&](Value i32v) {
       return arith::IndexCastOp::create(b, b.getIndexType(), i32v);
     };
@@ -391,9 +398,8 @@ void KernelEmitter::emit() {
         Value v = acc[tile * 4 + half * 2 + j];
         Value col = arith::AddIOp::create(
             b, nWarp,
-            arith::AddIOp::create(
-                b, c32(tile * 8 + j),
-                arith::MulIOp::create(b, quad, c32(2))));
+            arith::AddIOp::create(b, c32(tile * 8 + j),
+                                  arith::MulIOp::create(b, quad, c32(2))));
         Value col64 = ext64(col);
         if (w.granularity == hq::Granularity::Channel)
           v = arith::MulFOp::create(
@@ -429,23 +435,25 @@ FunctionType mlir::humming::kernelFunctionType(Builder &builder) {
   return builder.getFunctionType(args, {});
 }
 
-gpu::GPUFuncOp mlir::humming::buildMmaSyncGemmKernel(OpBuilder &builder,
-                                                     Location loc,
-                                                     gpu::GPUModuleOp module,
-                                                     StringRef name,
-                                                     const GemmKernelSpec &spec) {
+gpu::GPUFuncOp mlir::humming::buildCanonicalKernel(OpBuilder &builder,
+                                                   Location loc,
+                                                   gpu::GPUModuleOp module,
+                                                   StringRef name,
+                                                   const GemmKernelSpec &spec) {
   MLIRContext *ctx = builder.getContext();
   OpBuilder::InsertionGuard guard(builder);
   builder.setInsertionPointToEnd(module.getBody());
   // Partial sums of the warp groups 1..kKSplit-1: 8 floats per thread.
-  auto workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+  auto workgroup =
+      gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
   auto workspaceType = MemRefType::get(
       {std::max<int64_t>(1, (Tile::kKSplit - 1) * Tile::kWarpsN * 32 * 8)},
       builder.getF32Type(), MemRefLayoutAttrInterface(), workgroup);
-  auto func = gpu::GPUFuncOp::create(builder, loc, name,
-                                     kernelFunctionType(builder),
-                                     TypeRange{workspaceType});
-  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), builder.getUnitAttr());
+  auto func =
+      gpu::GPUFuncOp::create(builder, loc, name, kernelFunctionType(builder),
+                             TypeRange{workspaceType});
+  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
+                builder.getUnitAttr());
   func.setKnownBlockSizeAttr(
       builder.getDenseI32ArrayAttr({int32_t(Tile::kThreads), 1, 1}));
   ImplicitLocOpBuilder b(loc, builder);

@@ -1,7 +1,13 @@
-//===- MmaSync.h - The mma.sync GEMM kernel ---------------------*- C++ -*-===//
+//===- Kernels.h - The GEMM kernel builders ---------------------*- C++ -*-===//
+//
+// What humming-lower-to-nvvm calls: the canonical-weight kernel
+// (CanonicalKernel.cpp) and the prepared-layout kernels, one emitter per MMA
+// generation (PreparedEmitter.h).
+//
+//===----------------------------------------------------------------------===//
 
-#ifndef HUMMING_LIB_CONVERSION_HUMMINGTONVVM_MMASYNC_H
-#define HUMMING_LIB_CONVERSION_HUMMINGTONVVM_MMASYNC_H
+#ifndef HUMMING_LIB_CONVERSION_HUMMINGTONVVM_KERNELS_H
+#define HUMMING_LIB_CONVERSION_HUMMINGTONVVM_KERNELS_H
 
 #include "Humming/Quant/PreparedLayout.h"
 #include "Humming/Quant/Schema.h"
@@ -37,17 +43,16 @@ FunctionType kernelFunctionType(Builder &builder);
 
 /// Appends the kernel `name` for `spec` to `module`. Its parameters follow
 /// Humming/Target/KernelABI.h.
-gpu::GPUFuncOp buildMmaSyncGemmKernel(OpBuilder &builder, Location loc,
-                                      gpu::GPUModuleOp module, StringRef name,
-                                      const GemmKernelSpec &spec);
+gpu::GPUFuncOp buildCanonicalKernel(OpBuilder &builder, Location loc,
+                                    gpu::GPUModuleOp module, StringRef name,
+                                    const GemmKernelSpec &spec);
 
 /// The shape of a prepared-layout kernel (Humming/Quant/PreparedLayout.h).
 using PreparedTile = ::humming::layout::KernelShape;
 
 /// Split-K across CTAs: `ctas` CTAs along K (grid z) per output tile, for
 /// at most `maxM` tokens (the workspace of partial sums is sized for them;
-/// the wgmma kernels need none: their CTAs form a cluster and add their
-/// sums through distributed shared memory).
+/// a cluster split needs none).
 struct CtaSplit {
   int64_t ctas = 1;
   int64_t maxM = 0;
@@ -61,13 +66,12 @@ struct CtaSplit {
 /// `split.ctas` > 1 and no cluster the module also gets the kernel's
 /// workspace: its fp32 partial sums and one arrival counter per output
 /// tile.
-gpu::GPUFuncOp buildMmaSyncPreparedKernel(OpBuilder &builder, Location loc,
-                                          gpu::GPUModuleOp module,
-                                          StringRef name,
-                                          const GemmKernelSpec &spec,
-                                          const PreparedTile &tile,
-                                          const CtaSplit &split = {});
+gpu::GPUFuncOp buildPreparedKernel(OpBuilder &builder, Location loc,
+                                   gpu::GPUModuleOp module, StringRef name,
+                                   const GemmKernelSpec &spec,
+                                   const PreparedTile &tile,
+                                   const CtaSplit &split = {});
 
 } // namespace mlir::humming
 
-#endif // HUMMING_LIB_CONVERSION_HUMMINGTONVVM_MMASYNC_H
+#endif // HUMMING_LIB_CONVERSION_HUMMINGTONVVM_KERNELS_H

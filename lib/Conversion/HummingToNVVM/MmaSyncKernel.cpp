@@ -1,0 +1,619 @@
+//===- MmaSyncKernel.cpp - mma.sync over prepared weights
+//-------------------===//
+//
+// The mma.sync generation of the prepared-layout kernels (MmaSyncEmitter.h):
+// per-warp and cooperative copies and slot reads (ldmatrix for the
+// activations), the m16n8k16 MMAs and the cp.async main loop.
+//
+//===----------------------------------------------------------------------===//
+
+#include "MmaSyncEmitter.h"
+
+using namespace mlir;
+using namespace mlir::humming;
+namespace hq = ::humming;
+namespace L = ::humming::layout;
+
+MmaSyncEmitter::MmaSyncEmitter(ImplicitLocOpBuilder &b,
+                               const GemmKernelSpec &spec,
+                               const PreparedTile &tile, ArrayRef<Value> params,
+                               Value smem, const CtaSplit &split,
+                               Value partials, Value arrivals)
+    : PreparedEmitter(b, spec, tile, params, smem, split, partials, arrivals),
+      chunks(L::stageChunks(spec.weight, tile)) {}
+
+std::unique_ptr<PreparedEmitter> mlir::humming::createMmaSyncEmitter(
+    ImplicitLocOpBuilder &b, const GemmKernelSpec &spec,
+    const PreparedTile &tile, ArrayRef<Value> params, Value smem,
+    const CtaSplit &split, Value partials, Value arrivals) {
+  return std::make_unique<MmaSyncEmitter>(b, spec, tile, params, smem, split,
+                                          partials, arrivals);
+}
+
+Value MmaSyncEmitter::placeWarps(Value warp) {
+  warpN = arith::RemUIOp::create(b, warp, c32(tile.warpsN));
+  // Warps beyond a row along N: rows along M (cooperative blocks), then
+  // K-split groups.
+  Value row = arith::DivUIOp::create(b, warp, c32(tile.warpsN));
+  if (tile.warpsM > 1) {
+    warpMi = arith::RemUIOp::create(b, row, c32(tile.warpsM));
+    warpK = arith::DivUIOp::create(b, row, c32(tile.warpsM));
+  } else {
+    warpMi = c32(0);
+    warpK = row;
+  }
+  return warpN;
+}
+
+void MmaSyncEmitter::prepareSlots(Value warp) {
+  // This lane's region of the pipeline: warp-major, then slot, chunk, lane.
+  laneBase = arith::AddIOp::create(
+      b, arith::MulIOp::create(b, warp, c32(tile.stages * chunks * 512)),
+      arith::MulIOp::create(b, lane, c32(16)));
+  if (tile.cooperative())
+    coop = L::cooperativeSlot(spec.weight, tile);
+  else
+    copyShape = copiesFor(c32(0));
+}
+
+void MmaSyncEmitter::activationChunkPlace(Value c, Value &h, Value &r) {
+  const int64_t blockM = tile.blockM();
+  h = arith::AndIOp::create(b, c, c32(1));
+  r = arith::RemUIOp::create(b, arith::ShRUIOp::create(b, c, c32(1)),
+                             c32(blockM));
+}
+
+Value MmaSyncEmitter::activationChunkAt(Value slotBase, Value u, Value h,
+                                        Value r) {
+  const int64_t blockM = tile.blockM();
+  Value swz = arith::XOrIOp::create(
+      b, h,
+      arith::AndIOp::create(b, arith::ShRUIOp::create(b, r, c32(2)), c32(1)));
+  return arith::AddIOp::create(
+      b, slotBase,
+      arith::AddIOp::create(
+          b, arith::MulIOp::create(b, u, c32(blockM * 32)),
+          arith::AddIOp::create(b, arith::MulIOp::create(b, r, c32(32)),
+                                arith::MulIOp::create(b, swz, c32(16)))));
+}
+
+SmallVector<MmaSyncEmitter::Copy> MmaSyncEmitter::copiesFor(Value iter) {
+  const hq::WeightSchema &w = spec.weight;
+  const unsigned bits = w.type.bits;
+  SmallVector<Copy> s;
+  int64_t chunk = 0;
+  // share_activations: the chunk of activation tile j.
+  SmallVector<int64_t> activationChunk;
+  Value wgt = param(hq::abi::ParamWeight);
+  for (int64_t u = 0; u < tile.kTilesPerWarp; ++u) {
+    // k-tile of this warp, clamped (clampedTile).
+    Value t = warpKTile(iter, c32(u));
+    Value tc = clampedTile(t);
+    // B: one vector per plane (two for the 8-bit plane).
+    Value tileBase = weightWord(tc, nTile, 1);
+    for (const L::Plane &p : planes) {
+      if (p.width == 8) {
+        // A lane's 32 bytes as two copies of its own would read each
+        // 32-byte sector of the plane half per copy: the warp copies the
+        // plane's kilobyte in order instead (coalesced; see Copy).
+        Value base = arith::AddIOp::create(
+            b, tileBase,
+            arith::AddIOp::create(
+                b, c64(int64_t(p.wordOffset) * 32),
+                arith::MulIOp::create(b, ext64(lane), c64(4))));
+        for (int64_t j = 0; j < 2; ++j) {
+          Copy c{wgt,     arith::AddIOp::create(b, base, c64(128 * j)),
+                 4,       Value(),
+                 chunk++, 0};
+          c.wideFirst = j == 0;
+          s.push_back(c);
+        }
+        continue;
+      }
+      Value base = arith::AddIOp::create(
+          b, tileBase,
+          arith::AddIOp::create(
+              b, c64(int64_t(p.wordOffset) * 32),
+              arith::MulIOp::create(b, ext64(lane), c64(p.width))));
+      for (unsigned off = 0; off < p.width; off += 4)
+        s.push_back({wgt, arith::AddIOp::create(b, base, c64(off)),
+                     std::min<unsigned>(4, p.width), Value(), chunk++, 0});
+    }
+    // A: one 16 x 16 tile per 16 rows (activationCopy).
+    for (int64_t i = 0; i < mt; ++i) {
+      if (tile.shareActivations) {
+        // Copied below by warp j % warpsN of the K group (share j / warpsN
+        // of its copies); every warp's region keeps the chunk.
+        Copy c{param(hq::abi::ParamInput), Value(), 4, Value(), chunk++, 0,
+               /*ldmatrix=*/true};
+        c.activation = u * mt + i;
+        c.shapeOnly = true;
+        activationChunk.push_back(c.chunk);
+        s.push_back(c);
+        continue;
+      }
+      Copy c = activationCopy(t, c32(16 * i));
+      c.chunk = chunk++;
+      s.push_back(c);
+    }
+    // Scales and zero points of the tile's group (once per iteration when
+    // the warp's tiles share it).
+    if (u == 0 || !groupPerIter) {
+      Value g =
+          perKScales
+              ? arith::DivUIOp::create(b, arith::MulIOp::create(b, tc, c32(16)),
+                                       c32(w.groupK))
+              : c32(0);
+      Value g64 = ext64(g);
+      Value col = arith::AddIOp::create(
+          b, arith::MulIOp::create(b, ext64(nTile), c64(64)),
+          arith::MulIOp::create(b, ext64(grp), c64(8)));
+      if (perKScales) {
+        int64_t words = w.scaleType.bits / 4; // 8 scales of 8 or 16 bits
+        Value scaleCol =
+            postScale
+                ? Value(arith::AddIOp::create(
+                      b, arith::MulIOp::create(b, ext64(nTile), c64(64)),
+                      arith::MulIOp::create(
+                          b, ext64(arith::AndIOp::create(b, lane, c32(7))),
+                          c64(8))))
+                : col;
+        Value elem = arith::AddIOp::create(
+            b, arith::MulIOp::create(b, g64, c64(spec.np)), scaleCol);
+        Value index = arith::DivUIOp::create(
+            b, arith::MulIOp::create(b, elem, c64(w.scaleType.bits)), c64(32));
+        Copy c{param(hq::abi::ParamScales), index, words, Value(), chunk++, 0};
+        c.columnScales = postScale;
+        s.push_back(c);
+      }
+      if (w.zeroPoint == hq::ZeroPointKind::Float) {
+        Value elem = arith::AddIOp::create(
+            b, arith::MulIOp::create(b, g64, c64(spec.np)), col);
+        Value index = arith::ShRUIOp::create(b, elem, c64(1));
+        s.push_back(
+            {param(hq::abi::ParamZeroPoints), index, 4, Value(), chunk++, 0});
+      } else if (w.zeroPoint == hq::ZeroPointKind::Int) {
+        int64_t zb = L::zeroPointBits(bits);
+        Value rowWords = c64(spec.np * zb / 32);
+        Value index = arith::AddIOp::create(
+            b, arith::MulIOp::create(b, g64, rowWords),
+            arith::DivUIOp::create(b, arith::MulIOp::create(b, col, c64(zb)),
+                                   c64(32)));
+        s.push_back({param(hq::abi::ParamZeroPoints), index, zb / 4, Value(),
+                     chunk++, 0});
+      }
+    }
+  }
+  if (tile.shareActivations) {
+    // This warp's share of the K group's activation tiles: j = warpN +
+    // warpsN x r, into its own region's chunk of tile j (the readers of
+    // the group find it there).
+    const int64_t pieces = tile.kTilesPerWarp * mt;
+    for (int64_t r = 0; r * tile.warpsN < pieces; ++r) {
+      Value j = arith::AddIOp::create(b, warpN, c32(tile.warpsN * r));
+      Value u = mt == 1 ? j : Value(arith::DivUIOp::create(b, j, c32(mt)));
+      Value i = mt == 1 ? c32(0) : Value(arith::RemUIOp::create(b, j, c32(mt)));
+      Copy c = activationCopy(warpKTile(iter, u),
+                              arith::MulIOp::create(b, i, c32(16)));
+      // The chunk of tile j: one of warpsN compile-time chunks.
+      Value dst = c32(activationChunk[size_t(tile.warpsN * r)]);
+      for (int64_t w = 1; w < tile.warpsN; ++w)
+        dst = arith::SelectOp::create(
+            b,
+            arith::CmpIOp::create(b, arith::CmpIPredicate::eq, warpN, c32(w)),
+            c32(activationChunk[size_t(tile.warpsN * r + w)]), dst);
+      c.dstChunk = dst;
+      s.push_back(c);
+    }
+  }
+  return s;
+}
+
+MmaSyncEmitter::Copy MmaSyncEmitter::activationCopy(Value t, Value rowOffset) {
+  // Lane L copies 16 bytes of row m0 + rowOffset + L / 2, columns 16 t + 8
+  // (L % 2) ..+8; rows past M and columns past K zero-fill.
+  Value row = arith::AddIOp::create(
+      b, m0,
+      arith::AddIOp::create(b, arith::ShRUIOp::create(b, lane, c32(1)),
+                            rowOffset));
+  Value col = arith::AddIOp::create(
+      b, arith::MulIOp::create(b, t, c32(16)),
+      arith::MulIOp::create(b, arith::AndIOp::create(b, lane, c32(1)), c32(8)));
+  // Bytes of the 8 columns that lie inside K (0..16), none past M.
+  Value inRows = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, row, m);
+  Value bytes = arith::SelectOp::create(b, inRows, columnBytes(col), c32(0));
+  Value ok = arith::CmpIOp::create(b, arith::CmpIPredicate::sgt, bytes, c32(0));
+  Value index = arith::AddIOp::create(
+      b, arith::MulIOp::create(b, sext64(row), c64(spec.kAct / 2)),
+      sext64(arith::ShRUIOp::create(b, col, c32(1))));
+  Value safe = arith::SelectOp::create(b, ok, index, c64(0));
+  return {param(hq::abi::ParamInput), safe, 4, bytes, -1, 0, /*ldmatrix=*/true};
+}
+
+Value MmaSyncEmitter::slotAddress(Value slot, int64_t chunk, int64_t word) {
+  // Lane-major 16-byte chunks: a warp's accesses to one chunk are 512
+  // contiguous bytes, free of bank conflicts.
+  int64_t offset = chunk * 32 * 16 + word * 4;
+  Value byte = arith::AddIOp::create(
+      b,
+      arith::AddIOp::create(b, laneBase,
+                            arith::MulIOp::create(b, slot, c32(chunks * 512))),
+      c32(offset));
+  return LLVM::GEPOp::create(b, smem.getType(), i8, smem, ValueRange{byte});
+}
+
+Value MmaSyncEmitter::slotAddress(Value slot, Value chunk, int64_t word) {
+  Value byte = arith::AddIOp::create(
+      b,
+      arith::AddIOp::create(
+          b,
+          arith::AddIOp::create(
+              b, laneBase, arith::MulIOp::create(b, slot, c32(chunks * 512))),
+          arith::MulIOp::create(b, chunk, c32(512))),
+      c32(word * 4));
+  return LLVM::GEPOp::create(b, smem.getType(), i8, smem, ValueRange{byte});
+}
+
+void MmaSyncEmitter::issueWarpCopies(Value iter, Value slot) {
+  for (const Copy &c : copiesFor(iter)) {
+    const bool input = c.base == param(hq::abi::ParamInput);
+    if (c.shapeOnly || (input ? !copiesInputs() : !copiesConstants()))
+      continue;
+    Value src = LLVM::GEPOp::create(b, ptr, i32, c.base, ValueRange{c.index});
+    Value dst = c.dstChunk ? slotAddress(slot, c.dstChunk, c.offset)
+                           : slotAddress(slot, c.chunk, c.offset);
+    int64_t bytes = 4 * c.words;
+    // 16-byte copies bypass L1 (.cg); smaller ones must use .ca.
+    auto modifier = NVVM::LoadCacheModifierKindAttr::get(
+        b.getContext(), bytes == 16 ? NVVM::LoadCacheModifierKind::CG
+                                    : NVVM::LoadCacheModifierKind::CA);
+    NVVM::CpAsyncOp::create(b, dst, src, b.getI32IntegerAttr(bytes), modifier,
+                            c.srcBytes);
+  }
+}
+
+MmaSyncEmitter::Stage MmaSyncEmitter::readCooperativeSlot(Value slot) {
+  const hq::WeightSchema &w = spec.weight;
+  const unsigned bits = w.type.bits;
+  auto [slotBase, weightsAt] = slotRegions(slot);
+  auto loadWords = [&](Value byte, int64_t n, Stage &s) {
+    pushWords(smemAt(byte), n, unsigned(std::min<int64_t>(16, 4 * n)), s);
+  };
+  // ldmatrix: lane i points at row ldmatrixRow() of a 16-row group, half
+  // i / 16 (swapped by bit 2 of the row, which is bit 2 of i).
+  Value rowInGroup = ldmatrixRow();
+  Value half = arith::XOrIOp::create(
+      b, arith::ShRUIOp::create(b, lane, c32(4)),
+      arith::AndIOp::create(b, arith::ShRUIOp::create(b, lane, c32(2)),
+                            c32(1)));
+  Value laneA = arith::AddIOp::create(
+      b,
+      arith::MulIOp::create(
+          b,
+          arith::AddIOp::create(
+              b, arith::MulIOp::create(b, warpMi, c32(tile.warpM)), rowInGroup),
+          c32(32)),
+      arith::MulIOp::create(b, half, c32(16)));
+  Value laneColumns =
+      arith::AddIOp::create(b, arith::MulIOp::create(b, warpN, c32(64)),
+                            arith::MulIOp::create(b, grp, c32(8)));
+  Stage s;
+  for (int64_t u = 0; u < tile.kTilesPerWarp; ++u) {
+    // The slot's k-tile this warp's K-split group reads as its u-th.
+    Value su = arith::AddIOp::create(
+        b, arith::MulIOp::create(b, warpK, c32(tile.kTilesPerWarp)), c32(u));
+    // This warp's n-tile of that k-tile, plane by plane.
+    Value tileAt = arith::AddIOp::create(
+        b, weightsAt,
+        arith::AddIOp::create(
+            b, arith::MulIOp::create(b, su, c32(tile.warpsN * 128 * bits)),
+            arith::MulIOp::create(b, warpN, c32(128 * bits))));
+    for (const L::Plane &p : planes) {
+      Value at = arith::AddIOp::create(
+          b, tileAt,
+          arith::AddIOp::create(
+              b, c32(int64_t(p.wordOffset) * 32 * 4),
+              arith::MulIOp::create(b, lane, c32(4 * p.width))));
+      for (unsigned off = 0; off < p.width; off += 4)
+        loadWords(arith::AddIOp::create(b, at, c32(4 * off)),
+                  std::min<unsigned>(4, p.width - off), s);
+    }
+    for (int64_t i = 0; i < mt; ++i) {
+      pushLdmatrix(
+          smemAt(arith::AddIOp::create(
+              b, slotBase,
+              arith::AddIOp::create(
+                  b, laneA,
+                  arith::AddIOp::create(
+                      b, arith::MulIOp::create(b, su, c32(tile.blockM() * 32)),
+                      c32(16 * i * 32))))),
+          s);
+    }
+    if (u == 0 || !groupPerIter) {
+      // The group copy of that k-tile (one per iteration, or one per k-tile).
+      Value at = groupCopyAt(weightsAt, coop.groupCopies == 1 ? c32(0) : su);
+      // The lane's eight columns of the block's scales / zero points (with
+      // scale_after_mma: the 16 scales of its C columns, prepared columns
+      // 16 q ..+16 of its n-tile).
+      if (perKScales && postScale)
+        loadWords(arith::AddIOp::create(
+                      b, at,
+                      arith::MulIOp::create(
+                          b,
+                          arith::AddIOp::create(
+                              b, arith::MulIOp::create(b, warpN, c32(64)),
+                              arith::MulIOp::create(b, quad, c32(16))),
+                          c32(2))),
+                  8, s);
+      else if (perKScales)
+        loadWords(arith::AddIOp::create(
+                      b, at,
+                      arith::MulIOp::create(b, laneColumns,
+                                            c32(w.scaleType.bits / 8))),
+                  w.scaleType.bits / 4, s);
+      Value zeros = arith::AddIOp::create(b, at, c32(coop.scaleBytes));
+      if (w.zeroPoint == hq::ZeroPointKind::Float)
+        loadWords(arith::AddIOp::create(
+                      b, zeros, arith::MulIOp::create(b, laneColumns, c32(2))),
+                  4, s);
+      else if (w.zeroPoint == hq::ZeroPointKind::Int) {
+        int64_t zb = L::zeroPointBits(bits);
+        loadWords(
+            arith::AddIOp::create(
+                b, zeros,
+                arith::DivUIOp::create(
+                    b, arith::MulIOp::create(b, laneColumns, c32(zb)), c32(8))),
+            zb / 4, s);
+      }
+    }
+  }
+  return s;
+}
+
+MmaSyncEmitter::Stage MmaSyncEmitter::readSlot(Value slot) {
+  if (tile.cooperative())
+    return readCooperativeSlot(slot);
+  // Words per chunk, in copy order (the structure does not depend on the
+  // iteration).
+  SmallVector<int64_t> words(size_t(chunks), 0);
+  SmallVector<bool> matrix(size_t(chunks), false), wide(size_t(chunks), false),
+      columnScales(size_t(chunks), false);
+  SmallVector<int64_t> activation(size_t(chunks), -1);
+  for (const Copy &c : copyShape) {
+    if (c.dstChunk)
+      continue; // share_activations: the copy into a reserved chunk
+    activation[size_t(c.chunk)] = c.activation;
+    words[size_t(c.chunk)] =
+        std::max(words[size_t(c.chunk)], c.offset + c.words);
+    matrix[size_t(c.chunk)] = c.ldmatrix;
+    wide[size_t(c.chunk)] = c.wideFirst;
+    columnScales[size_t(c.chunk)] = c.columnScales;
+  }
+  // Byte `offset` (i32) of chunk c of the slot counted from the warp's
+  // first lane (for chunks read across lanes).
+  Value warpBase = arith::SubIOp::create(
+      b, laneBase, arith::MulIOp::create(b, lane, c32(16)));
+  auto inChunk = [&](int64_t c, Value offset) {
+    return arith::AddIOp::create(
+        b,
+        arith::AddIOp::create(
+            b, warpBase,
+            arith::AddIOp::create(
+                b, arith::MulIOp::create(b, slot, c32(chunks * 512)),
+                c32(c * 512))),
+        offset);
+  };
+  Stage s;
+  for (int64_t c = 0; c < chunks; ++c) {
+    int64_t n = words[size_t(c)];
+    if (columnScales[size_t(c)]) {
+      // The 16 scales of this lane's C columns: byte 32 q of the chunk.
+      pushWords(smemAt(inChunk(c, arith::MulIOp::create(b, quad, c32(32)))), 8,
+                /*alignment=*/16, s);
+      continue;
+    }
+    if (wide[size_t(c)]) {
+      // This lane's 8 words of the plane: chunk c + L / 16, byte 32 (L % 16)
+      // (the two chunks hold the plane's kilobyte in order).
+      Value byte = inChunk(
+          c, arith::AddIOp::create(
+                 b,
+                 arith::MulIOp::create(
+                     b, arith::ShRUIOp::create(b, lane, c32(4)), c32(512)),
+                 arith::MulIOp::create(
+                     b, arith::AndIOp::create(b, lane, c32(15)), c32(32))));
+      pushWords(smemAt(byte), 8, /*alignment=*/16, s);
+      ++c; // the plane's second chunk is read with the first
+      continue;
+    }
+    if (matrix[size_t(c)]) {
+      // The 16 x 16 tile (32 bytes per row): lane i points at row
+      // ldmatrixRow(), columns 8 (i / 16); the four 8 x 8 matrices come back
+      // as the m16n8k16 A fragment a0..a3.
+      Value row = ldmatrixRow();
+      Value byte = arith::AddIOp::create(
+          b, arith::MulIOp::create(b, row, c32(32)),
+          arith::MulIOp::create(b, arith::ShRUIOp::create(b, lane, c32(4)),
+                                c32(16)));
+      if (int64_t j = activation[size_t(c)]; j >= 0) {
+        // share_activations: tile j lies in the region of warp j % warpsN
+        // of this K group (regions are warp-major, warps of a group
+        // adjacent).
+        Value owner = arith::SubIOp::create(b, c32(j % tile.warpsN), warpN);
+        byte = arith::AddIOp::create(
+            b, byte,
+            arith::MulIOp::create(b, owner, c32(tile.stages * chunks * 512)));
+      }
+      pushLdmatrix(smemAt(inChunk(c, byte)), s);
+      continue;
+    }
+    pushWords(slotAddress(slot, c, 0), n, /*alignment=*/16, s);
+  }
+  return s;
+}
+
+void MmaSyncEmitter::pushLdmatrix(Value addr, Stage &s) {
+  Type four = LLVM::LLVMStructType::getLiteral(b.getContext(),
+                                               SmallVector<Type>(4, i32));
+  Value frag = NVVM::LdMatrixOp::create(
+      b, four, addr, 4u, NVVM::MMALayout::row,
+      NVVM::LdStMatrixShapeAttr::get(b.getContext(), 8, 8),
+      NVVM::LdStMatrixEltType::B16);
+  for (int64_t i = 0; i < 4; ++i)
+    s.push_back(LLVM::ExtractValueOp::create(b, frag, i));
+}
+
+SmallVector<Value> MmaSyncEmitter::compute(ArrayRef<Value> accIn,
+                                           ArrayRef<Value> stage) {
+  SmallVector<Value> accs(accIn.begin(), accIn.end());
+  size_t cursor = 0;
+  auto next = [&] {
+    assert(cursor < stage.size() && "the slot holds fewer words than read");
+    return stage[cursor++];
+  };
+  // scale_after_mma: the iteration's unscaled sums (from zero).
+  SmallVector<Value> sums;
+  if (postScale)
+    sums.assign(accs.size(), cf(0.0));
+  beginDequant();
+  Type accStruct = LLVM::LLVMStructType::getLiteral(b.getContext(),
+                                                    SmallVector<Type>(4, f32));
+  GroupData group;
+  for (int64_t u = 0; u < tile.kTilesPerWarp; ++u) {
+    // Words of this tile, plane by plane.
+    SmallVector<SmallVector<Value>> planeWords;
+    for (const L::Plane &p : planes) {
+      SmallVector<Value> words;
+      for (unsigned i = 0; i < p.width; ++i)
+        words.push_back(next());
+      planeWords.push_back(words);
+    }
+    SmallVector<Value> a;
+    for (int64_t i = 0; i < 4 * mt; ++i)
+      a.push_back(next()); // zero-filled outside [0, M) x [0, K)
+    if (u == 0 || !groupPerIter)
+      readGroup(next, group);
+    SmallVector<Value> aOps;
+    VectorType f16x2 = VectorType::get({2}, b.getF16Type());
+    for (Value v : a)
+      aOps.push_back(bf16 ? v : Value(LLVM::BitcastOp::create(b, f16x2, v)));
+    auto types = bf16 ? std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16,
+                                                      NVVM::MMATypes::bf16}
+                      : std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::f16,
+                                                      NVVM::MMATypes::f16};
+    // Accumulators per MMA: four f32, or two f16x2 with f16 accumulation.
+    const int64_t perMma = spec.f16Accumulation ? 2 : 4;
+    Type resultStruct = accStruct;
+    if (spec.f16Accumulation)
+      resultStruct = LLVM::LLVMStructType::getLiteral(
+          b.getContext(), SmallVector<Type>(2, f16x2));
+    // The MMAs add into the accumulators, or with scale_after_mma into the
+    // iteration's unscaled sums.
+    SmallVector<Value> &into = postScale ? sums : accs;
+    for (int j = 0; j < 8; ++j) {
+      SmallVector<Value> bOps = {dequantPair(planeWords, group, 2 * j),
+                                 dequantPair(planeWords, group, 2 * j + 1)};
+      for (int64_t i = 0; i < mt; ++i) {
+        size_t base = size_t((i * 8 + j) * perMma);
+        SmallVector<Value> acc(into.begin() + base,
+                               into.begin() + base + perMma);
+        auto mma = NVVM::MmaOp::create(
+            b, resultStruct, ArrayRef<Value>(aOps).slice(4 * i, 4), bOps, acc,
+            ArrayRef<int64_t>{16, 8, 16}, std::nullopt, std::nullopt, types,
+            std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                           NVVM::MMALayout::col});
+        for (int64_t e = 0; e < perMma; ++e)
+          into[base + e] = LLVM::ExtractValueOp::create(b, mma.getResult(), e);
+      }
+    }
+  }
+  if (postScale) {
+    // accumulator += sum x scale of its column (f32 fma); C element e of MMA
+    // (i, j) is row g + 8 (e / 2), column 8 j + 2 q + e % 2.
+    for (size_t k = 0; k < accs.size(); ++k) {
+      int64_t e = int64_t(k % 4), j = int64_t(k / 4) % 8;
+      if (lowRowsOnly && e >= 2)
+        continue; // rows g + 8: padding in a tile of at most 8 tokens
+      accs[k] = LLVM::FMAOp::create(
+          b, sums[k], group.columnScale[size_t(2 * j + e % 2)], accs[k]);
+    }
+  }
+  return accs;
+}
+
+void MmaSyncEmitter::emitLoop(Value first) {
+  // Iterations past the end copy nothing (exact K) or clamped, finite
+  // weights and zero-filled activations, which add nothing.
+  auto init = [&] {
+    // f32 accumulators (four per MMA), or f16x2 pairs (two per MMA).
+    SmallVector<Value> init;
+    if (spec.f16Accumulation) {
+      VectorType h2 = VectorType::get({2}, b.getF16Type());
+      Value zero = arith::ConstantOp::create(
+          b, h2,
+          DenseElementsAttr::get(h2, APFloat::getZero(APFloat::IEEEhalf())));
+      init.assign(size_t(mt * 16), zero);
+    } else {
+      init.assign(size_t(mt * 32), cf(0.0));
+    }
+    if (loopChannelScales) {
+      // Prepared [1, N] channel scales: the lane's columns 64 nTile + 8 j +
+      // grp are stored at 64 nTile + 8 grp + j, eight contiguous values.
+      Value first = arith::AddIOp::create(
+          b, arith::MulIOp::create(b, ext64(nTile), c64(64)),
+          arith::MulIOp::create(b, ext64(grp), c64(8)));
+      for (int64_t j = 0; j < 8; ++j) {
+        Value f = loadAsF32(param(hq::abi::ParamScales),
+                            arith::AddIOp::create(b, first, c64(j)),
+                            spec.weight.scaleType);
+        Value h = arith::TruncFOp::create(b, act, f);
+        channelScaleVec.push_back(asAct2(splat16(arith::ExtUIOp::create(
+            b, i32, arith::BitcastOp::create(b, i16, h)))));
+      }
+    }
+    return init;
+  };
+  auto publish = [&] {
+    if (tile.cooperative()) {
+      // Every thread's copies of this slot are visible to the block, and
+      // every warp is done reading the slot refilled below (read one
+      // iteration ago).
+      gpu::BarrierOp::create(b);
+    } else if (tile.shareActivations) {
+      // The warps of this K group read each other's activation copies:
+      // its named barrier (1 + warpK; 0 is the block's) makes every
+      // member's landed copies visible to the others, and orders the
+      // refill below after every member's reads of that slot (one
+      // iteration ago).
+      inlineAsm(TypeRange(),
+                ValueRange{arith::AddIOp::create(b, warpK, c32(1))},
+                "bar.sync $0, " + std::to_string(32 * tile.warpsN) + ";", "r");
+    } else {
+      // wait_group covers a lane's own copies; ldmatrix reads activation
+      // rows other lanes copied, which the warp barrier makes visible.
+      NVVM::SyncWarpOp::create(b, c32(-1));
+    }
+  };
+  SmallVector<Value> acc = pipelineLoop(
+      first, /*lag=*/1, init, publish,
+      [&](Value it, ArrayRef<Value> accs, function_ref<void()> issueAhead) {
+        Stage data = readSlot(arith::RemUIOp::create(b, it, c32(tile.stages)));
+        issueAhead();
+        return compute(accs, data);
+      });
+  if (spec.f16Accumulation) {
+    // Pair r of MMA (i, j) holds row half r: c0,c1 or c2,c3 of the f32 layout.
+    SmallVector<Value> wide;
+    for (Value pair : acc)
+      for (int64_t e = 0; e < 2; ++e)
+        wide.push_back(arith::ExtFOp::create(
+            b, f32,
+            LLVM::ExtractElementOp::create(b, pair, c32(e)).getResult()));
+    acc = wide;
+  }
+  // Drain the copies still in flight (past the end) before the shared
+  // memory is reused for the partial sums.
+  NVVM::CpAsyncWaitGroupOp::create(b, b.getI32IntegerAttr(0));
+
+  finish(acc, tid);
+}

@@ -1,0 +1,405 @@
+//===- PreparedCopies.cpp - The prepared kernels' copy pipeline
+//-------------===//
+//
+// How an iteration's operands reach shared memory in the prepared-layout
+// kernels: the block's cooperative cp.async copies, TMA tensor copies of the
+// activations and bulk copies of weights, scales and zero points (announced
+// on the slot's full mbarrier), the L2 prefetch, and the pipeline loop that
+// keeps `stages - lag` iterations in flight.
+//
+//===----------------------------------------------------------------------===//
+
+#include "PreparedEmitter.h"
+
+#include "Humming/Conversion/Passes.h"
+
+using namespace mlir;
+using namespace mlir::humming;
+namespace hq = ::humming;
+namespace L = ::humming::layout;
+
+void PreparedEmitter::issueCopies(Value iter, Value slot, Value when,
+                                  bool commit) {
+  {
+    OpBuilder::InsertionGuard guard(b);
+    if (when) {
+      auto ifOp = scf::IfOp::create(b, when, /*withElseRegion=*/false);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+    }
+    if (tile.cooperative())
+      issueCooperativeCopies(iter, slot);
+    else
+      issueWarpCopies(iter, slot);
+  }
+  // Bulk fills have no cp.async copies (nothing waits for a group).
+  if (commit && !bulkFills())
+    NVVM::CpAsyncCommitGroupOp::create(b);
+}
+
+void PreparedEmitter::prefetchWeightsL2(Value first, Value local) {
+  const unsigned bits = spec.weight.type.bits;
+  // Chunks of this iteration: k-tile slots of the block (cooperative) or of
+  // this warp, one per thread (lane) from 0.
+  const int64_t chunks =
+      tile.cooperative() ? tile.kTilesPerIteration() : tile.kTilesPerWarp;
+  Value who = tile.cooperative() ? copyTid : lane;
+  Value mine = arith::AndIOp::create(
+      b, arith::CmpIOp::create(b, arith::CmpIPredicate::ult, who, c32(chunks)),
+      arith::CmpIOp::create(b, arith::CmpIPredicate::slt, local,
+                            c32(ctaIterations)));
+  auto ifOp = scf::IfOp::create(b, mine, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  Value iter = arith::AddIOp::create(b, first, local);
+  Value word, bytes;
+  if (tile.cooperative()) {
+    // The block's n-tiles of k-tile slot `who` (contiguous).
+    Value t = arith::AddIOp::create(
+        b, arith::MulIOp::create(b, iter, c32(tile.kTilesPerIteration())), who);
+    word = weightWord(clampedTile(t), bidX, tile.warpsN);
+    bytes = c32(tile.warpsN * 128 * bits);
+  } else {
+    // This warp's n-tile of its k-tile `who` of the iteration.
+    word = weightWord(clampedTile(warpKTile(iter, who)), nTile, 1);
+    bytes = c32(128 * bits);
+  }
+  Value src = LLVM::GEPOp::create(b, ptr, i32, param(hq::abi::ParamWeight),
+                                  ValueRange{word});
+  inlineAsm(TypeRange(), ValueRange{src, bytes},
+            "cp.async.bulk.prefetch.L2.global [$0], $1;", "l,n");
+}
+
+void PreparedEmitter::copy16(Value dstByte, Value base, Value index,
+                             Value srcBytes) {
+  Value src = LLVM::GEPOp::create(b, ptr, i32, base, ValueRange{index});
+  NVVM::CpAsyncOp::create(b, smemAt(dstByte), src, b.getI32IntegerAttr(16),
+                          NVVM::LoadCacheModifierKindAttr::get(
+                              b.getContext(), NVVM::LoadCacheModifierKind::CG),
+                          srcBytes);
+}
+
+void PreparedEmitter::forEachChunk(int64_t count,
+                                   function_ref<void(Value)> copy) {
+  const int64_t threads =
+      tile.warpSpecialized ? tile.producerThreads() : tile.threads();
+  for (int64_t first = 0; first < count; first += threads) {
+    Value c = arith::AddIOp::create(b, copyTid, c32(first));
+    if (first + threads <= count) {
+      copy(c);
+      continue;
+    }
+    // The last round: only the threads with a chunk left copy.
+    auto ifOp = scf::IfOp::create(
+        b, arith::CmpIOp::create(b, arith::CmpIPredicate::ult, c, c32(count)),
+        /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    copy(c);
+  }
+}
+
+void PreparedEmitter::issueCooperativeCopies(Value iter, Value slot) {
+  const hq::WeightSchema &w = spec.weight;
+  const unsigned bits = w.type.bits;
+  // Every K-split group's k-tiles of the iteration.
+  const int64_t kT = tile.kTilesPerIteration(), blockM = tile.blockM();
+  Value slotBase = arith::MulIOp::create(b, slot, c32(coop.total()));
+  // The k-tile of k-tile slot u of this iteration (clampedTile clamps it
+  // to K).
+  auto kTileOf = [&](Value u) {
+    return arith::AddIOp::create(b, arith::MulIOp::create(b, iter, c32(kT)), u);
+  };
+  // Activations: chunk c is half h of row r of k-tile slot u = c / (2
+  // block_m), placed as the generation's fragments read them
+  // (activationChunkPlace / activationChunkAt); rows past M and columns past
+  // K zero-fill. With tma = [a] the tensor copies below fill the same places
+  // (the wgmma layout).
+  if (!tile.tmaActivations && copiesInputs())
+    forEachChunk(kT * blockM * 2, [&](Value c) {
+      Value h, r;
+      activationChunkPlace(c, h, r);
+      Value u = arith::DivUIOp::create(b, c, c32(2 * blockM));
+      Value col = arith::AddIOp::create(
+          b, arith::MulIOp::create(b, kTileOf(u), c32(16)),
+          arith::MulIOp::create(b, h, c32(8)));
+      Value colBytes = columnBytes(col);
+      Value row = arith::AddIOp::create(
+          b, arith::MulIOp::create(b, bidY, c32(blockM)), r);
+      Value inRows =
+          arith::CmpIOp::create(b, arith::CmpIPredicate::slt, row, m);
+      Value bytes = arith::SelectOp::create(b, inRows, colBytes, c32(0));
+      Value ok =
+          arith::CmpIOp::create(b, arith::CmpIPredicate::sgt, bytes, c32(0));
+      Value index = arith::AddIOp::create(
+          b, arith::MulIOp::create(b, sext64(row), c64(spec.kAct / 2)),
+          sext64(arith::ShRUIOp::create(b, col, c32(1))));
+      Value safe = arith::SelectOp::create(b, ok, index, c64(0));
+      Value dst = activationChunkAt(slotBase, u, h, r);
+      copy16(dst, param(hq::abi::ParamInput), safe, bytes);
+    });
+  // Weights: the block's n-tiles of a k-tile are contiguous (warpsN x 128
+  // x bits bytes, 8 x bits chunks per n-tile).
+  const int64_t perTile = tile.warpsN * 8 * bits;
+  Value weightsAt =
+      arith::AddIOp::create(b, slotBase, c32(coop.activationBytes));
+  if (!tile.tmaWeights && copiesConstants())
+    forEachChunk(kT * perTile, [&](Value c) {
+      Value u = arith::DivUIOp::create(b, c, c32(perTile));
+      Value off = arith::RemUIOp::create(b, c, c32(perTile));
+      Value tc = clampedTile(kTileOf(u));
+      Value index =
+          arith::AddIOp::create(b, weightWord(tc, bidX, tile.warpsN),
+                                arith::MulIOp::create(b, ext64(off), c64(4)));
+      Value dst = arith::AddIOp::create(b, weightsAt,
+                                        arith::MulIOp::create(b, c, c32(16)));
+      copy16(dst, param(hq::abi::ParamWeight), index);
+    });
+  if (tile.tmaActivations || tile.tmaWeights) {
+    // One producer thread announces the slot's TMA bytes on its full
+    // mbarrier and issues the copies; the barrier's phase ends once they
+    // landed and every producer arrived (after the copies still made by
+    // cp.async). The slot's previous reads ended before its release, which
+    // this fill waited for. Destinations are shared-window addresses.
+    // With bulk fills (layout::ws::bulkFills) the scales and zero points
+    // come by bulk copies too and the announcement is the barrier's one
+    // arrival: the phase then ends when the bytes land.
+    const int64_t activationBytes = tile.tmaActivations ? kT * blockM * 32 : 0;
+    const int64_t weightBytes = tile.tmaWeights ? kT * perTile * 16 : 0;
+    const int64_t groupBytes =
+        bulkFills() ? coop.groupCopies * (coop.scaleBytes + coop.zeroBytes) : 0;
+    onFirstCopier([&] {
+      Value full = mbarrierAt(slot, 0);
+      Value txBytes = c32(activationBytes + weightBytes + groupBytes);
+      if (bulkFills())
+        inlineAsm(TypeRange(), ValueRange{full, txBytes},
+                  "{\n.reg .b64 state;\n"
+                  "mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 "
+                  "state, [$0], $1;\n}",
+                  "r,r");
+      else
+        inlineAsm(TypeRange(), ValueRange{full, txBytes},
+                  "mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [$0], $1;",
+                  "r,r");
+      if (tile.tmaActivations) {
+        // Boxes of 8 columns x block_m rows: k-tile slot u's half h lands at
+        // [u][h] as block_m rows of 16 bytes, the layout the chunk copies
+        // make; rows past M and columns past K arrive as zeros.
+        Value map = LLVM::PtrToIntOp::create(b, i64, inputMapAddress());
+        Value row = arith::MulIOp::create(b, bidY, c32(blockM));
+        for (int64_t u = 0; u < kT; ++u)
+          for (int64_t h = 0; h < 2; ++h) {
+            Value col = arith::AddIOp::create(
+                b, arith::MulIOp::create(b, kTileOf(c32(u)), c32(16)),
+                c32(8 * h));
+            Value dst = arith::AddIOp::create(
+                b, smemAddr,
+                arith::AddIOp::create(b, slotBase,
+                                      c32(u * blockM * 32 + h * blockM * 16)));
+            inlineAsm(
+                TypeRange(), ValueRange{dst, map, col, row, full},
+                "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::"
+                "complete_tx::bytes [$0], [$1, {$2, $3}], [$4];",
+                "r,l,r,r,r");
+          }
+      }
+      if (tile.tmaWeights)
+        for (int64_t u = 0; u < kT; ++u) {
+          // One bulk copy per k-tile: the block's n-tiles are contiguous.
+          Value src = LLVM::GEPOp::create(
+              b, ptr, i32, param(hq::abi::ParamWeight),
+              ValueRange{
+                  weightWord(clampedTile(kTileOf(c32(u))), bidX, tile.warpsN)});
+          Value dst = arith::AddIOp::create(
+              b, smemAddr,
+              arith::AddIOp::create(b, weightsAt, c32(u * perTile * 16)));
+          inlineAsm(
+              TypeRange(), ValueRange{dst, src, c32(perTile * 16), full},
+              "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::"
+              "bytes [$0], [$1], $2, [$3];",
+              "r,l,r,r");
+        }
+    });
+  }
+  // Scales and zero points of the block's columns, per group copy.
+  const int64_t columns = tile.blockN();
+  for (int64_t gi = 0; copiesConstants() && gi < coop.groupCopies; ++gi) {
+    Value tc = clampedTile(kTileOf(c32(gi)));
+    Value g = perKScales
+                  ? arith::DivUIOp::create(
+                        b, arith::MulIOp::create(b, tc, c32(16)), c32(w.groupK))
+                  : c32(0);
+    // Element of the block's first column in a [G, N] row-major tensor.
+    Value elem = arith::AddIOp::create(
+        b, arith::MulIOp::create(b, ext64(g), c64(spec.np)),
+        arith::MulIOp::create(b, ext64(bidX), c64(columns)));
+    Value at = arith::AddIOp::create(
+        b, weightsAt,
+        c32(coop.weightBytes + gi * (coop.scaleBytes + coop.zeroBytes)));
+    auto region = [&](hq::abi::GemmParam param_, int64_t bytes,
+                      int64_t elemBits, Value dstBase) {
+      Value firstWord = arith::DivUIOp::create(
+          b, arith::MulIOp::create(b, elem, c64(elemBits)), c64(32));
+      if (bulkFills()) {
+        // One bulk copy from the producer that announced the fill.
+        onFirstCopier([&] {
+          Value src = LLVM::GEPOp::create(b, ptr, i32, param(param_),
+                                          ValueRange{firstWord});
+          inlineAsm(TypeRange(),
+                    ValueRange{arith::AddIOp::create(b, smemAddr, dstBase), src,
+                               c32(bytes), mbarrierAt(slot, 0)},
+                    "cp.async.bulk.shared::cluster.global.mbarrier::"
+                    "complete_tx::bytes [$0], [$1], $2, [$3];",
+                    "r,l,r,r");
+        });
+        return;
+      }
+      forEachChunk(bytes / 16, [&](Value c) {
+        Value index = arith::AddIOp::create(
+            b, firstWord, arith::MulIOp::create(b, ext64(c), c64(4)));
+        copy16(arith::AddIOp::create(b, dstBase,
+                                     arith::MulIOp::create(b, c, c32(16))),
+               param(param_), index);
+      });
+    };
+    if (coop.scaleBytes)
+      region(hq::abi::ParamScales, coop.scaleBytes, w.scaleType.bits, at);
+    if (coop.zeroBytes)
+      region(hq::abi::ParamZeroPoints, coop.zeroBytes,
+             w.zeroPoint == hq::ZeroPointKind::Float ? 16
+                                                     : L::zeroPointBits(bits),
+             arith::AddIOp::create(b, at, c32(coop.scaleBytes)));
+  }
+}
+
+void PreparedEmitter::pushWords(Value addr, int64_t n, unsigned alignment,
+                                Stage &s) {
+  if (n == 1) {
+    s.push_back(LLVM::LoadOp::create(b, i32, addr, alignment));
+    return;
+  }
+  Value v = LLVM::LoadOp::create(b, VectorType::get({n}, i32), addr, alignment);
+  for (int64_t i = 0; i < n; ++i)
+    s.push_back(LLVM::ExtractElementOp::create(b, v, c32(i)));
+}
+
+Value PreparedEmitter::inputMapAddress() {
+  auto module =
+      b.getInsertionBlock()->getParentOp()->getParentOfType<gpu::GPUModuleOp>();
+  auto decl = module.lookupSymbol<LLVM::LLVMFuncOp>(kInputMapPlaceholder);
+  if (!decl) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(module.getBody());
+    // A generic pointer: the parameter's address (cvta.param).
+    decl = LLVM::LLVMFuncOp::create(
+        b, kInputMapPlaceholder,
+        LLVM::LLVMFunctionType::get(LLVM::LLVMPointerType::get(b.getContext()),
+                                    {}));
+  }
+  return LLVM::CallOp::create(b, decl, ValueRange{}).getResult();
+}
+
+Value PreparedEmitter::mbarrierAt(Value slot, int64_t which) {
+  // After the slots: [slot][full, empty] x 8 bytes.
+  return arith::AddIOp::create(
+      b, smemAddr,
+      arith::AddIOp::create(b, c32(mbarrierOffset() + which * 8),
+                            arith::MulIOp::create(b, slot, c32(16))));
+}
+
+void PreparedEmitter::mbarrierWait(Value bar, Value parity) {
+  // Spins on try_wait (which itself suspends a while) until the phase of
+  // `parity` has completed; acquire semantics order the reads after it.
+  inlineAsm(TypeRange(), ValueRange{bar, parity},
+            "{\n.reg .pred done;\nwait:\n"
+            "mbarrier.try_wait.parity.shared::cta.b64 done, [$0], $1;\n"
+            "@!done bra wait;\n}",
+            "r,r");
+}
+
+void PreparedEmitter::mbarrierArrive(Value bar) {
+  // Release semantics: this thread's earlier writes (and, after its
+  // fence.proxy.async, its landed copies) happen before the phase ends.
+  inlineAsm(TypeRange(), ValueRange{bar},
+            "{\n.reg .b64 state;\n"
+            "mbarrier.arrive.shared::cta.b64 state, [$0];\n}",
+            "r");
+}
+
+SmallVector<Value> PreparedEmitter::pipelineLoop(
+    Value first, int64_t lag, function_ref<SmallVector<Value>()> init,
+    function_ref<void()> publish,
+    function_ref<SmallVector<Value>(Value, ArrayRef<Value>,
+                                    function_ref<void()>)>
+        step) {
+  const int64_t S = tile.stages;
+  // Prologue: iterations 0 .. S - lag - 1, one commit group each. With
+  // exact K the iterations past the CTA's end copy nothing (their groups
+  // are empty). With programmatic dependent launch the prologue's constants
+  // go first, uncommitted (they join group 0), while the previous kernel on
+  // the stream may still run; its outputs — this kernel's activations — are
+  // read only after griddepcontrol.wait.
+  if (prefetchesBeforeWait()) {
+    copyPart = CopyPart::Constants;
+    for (int64_t st = 0; st < S - lag && !(exactK && st >= ctaIterations); ++st)
+      issueCopies(arith::AddIOp::create(b, first, c32(st)), c32(st), Value(),
+                  /*commit=*/false);
+  }
+  // l2_prefetch: the iterations after the prologue's, up to the distance
+  // (weights: before the wait too).
+  for (int64_t d = 0; d < tile.l2Prefetch; ++d)
+    prefetchWeightsL2(first, c32(S - lag + d));
+  if (prefetchesBeforeWait()) {
+    waitForPrerequisites();
+    copyPart = CopyPart::Inputs;
+  }
+  for (int64_t st = 0; st < S - lag; ++st) {
+    if (exactK && st >= ctaIterations)
+      NVVM::CpAsyncCommitGroupOp::create(b);
+    else
+      issueCopies(arith::AddIOp::create(b, first, c32(st)), c32(st));
+  }
+  copyPart = CopyPart::All;
+  SmallVector<Value> initial = init();
+  Value lb = arith::ConstantIndexOp::create(b, 0);
+  Value ub = arith::ConstantIndexOp::create(b, ctaIterations);
+  Value one = arith::ConstantIndexOp::create(b, 1);
+  auto loop = scf::ForOp::create(b, lb, ub, one, initial);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value it = index32(loop.getInductionVar());
+    SmallVector<Value> accs(loop.getRegionIterArgs().begin(),
+                            loop.getRegionIterArgs().end());
+    // l2_prefetch: the weights l2_prefetch iterations beyond those this
+    // iteration copies (it + S - lag).
+    if (tile.l2Prefetch > 0)
+      prefetchWeightsL2(
+          first, arith::AddIOp::create(b, it, c32(S - lag + tile.l2Prefetch)));
+    // Groups committed so far: S - lag + it; iteration it's group is
+    // complete when at most S - lag - 1 are pending.
+    NVVM::CpAsyncWaitGroupOp::create(b,
+                                     b.getI32IntegerAttr(int32_t(S - lag - 1)));
+    publish();
+    auto issueAhead = [&] {
+      Value ahead = arith::AddIOp::create(b, it, c32(S - lag));
+      Value inside =
+          exactK ? Value(arith::CmpIOp::create(b, arith::CmpIPredicate::slt,
+                                               ahead, c32(ctaIterations)))
+                 : Value();
+      issueCopies(arith::AddIOp::create(b, first, ahead),
+                  arith::RemUIOp::create(b, ahead, c32(S)), inside);
+    };
+    accs = step(it, accs, issueAhead);
+    scf::YieldOp::create(b, accs);
+  }
+  return SmallVector<Value>(loop.getResults().begin(), loop.getResults().end());
+}
+
+void PreparedEmitter::onFirstCopier(function_ref<void()> body) {
+  auto ifOp = scf::IfOp::create(
+      b, arith::CmpIOp::create(b, arith::CmpIPredicate::eq, copyTid, c32(0)),
+      /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  body();
+}

@@ -1,0 +1,213 @@
+//===- PreparedDequant.cpp - Dequantization in the prepared kernels
+//---------===//
+//
+// Dequantization works on pairs: one shift and mask place both codes of a
+// pair in the two 16-bit lanes of a register; integers become (code - zero)
+// by the magic-number trick (codes OR-ed into the mantissa of 1024 or 128,
+// one packed subtraction), floats by moving their exponent and mantissa into
+// place and one packed multiply by 2^(bias difference); then one packed
+// multiply by the group scale (with f16 accumulation also by the channel
+// scale, so the f16 sums stay in range). Every MMA generation feeds its
+// fragments from dequantPair.
+//
+//===----------------------------------------------------------------------===//
+
+#include "PreparedEmitter.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::humming;
+namespace hq = ::humming;
+namespace L = ::humming::layout;
+
+Value PreparedEmitter::scaleBits(Value word, int64_t slot) {
+  const hq::ScalarType &t = spec.weight.scaleType;
+  if (t.bits == 16) {
+    Value v = slot % 2 ? arith::ShRUIOp::create(b, word, c32(16)) : word;
+    return arith::AndIOp::create(b, v, c32(0xFFFF));
+  }
+  // 8-bit scales: exact in the activation type (PreparedLayout::supports).
+  Value code = arith::AndIOp::create(
+      b, arith::ShRUIOp::create(b, word, c32(8 * (slot % 4))), c32(0xFF));
+  Value f = smallFloatToF32(code, t);
+  Value h = arith::TruncFOp::create(b, act, f);
+  return arith::ExtUIOp::create(b, i32, arith::BitcastOp::create(b, i16, h));
+}
+
+Value PreparedEmitter::splatConst(double v) {
+  APFloat f(v);
+  bool lost;
+  f.convert(bf16 ? APFloat::BFloat() : APFloat::IEEEhalf(),
+            APFloat::rmNearestTiesToEven, &lost);
+  uint32_t bits = uint32_t(f.bitcastToAPInt().getZExtValue());
+  return asAct2(c32(int64_t(bits | (bits << 16))));
+}
+
+void PreparedEmitter::beginDequant() {
+  const hq::WeightSchema &w = spec.weight;
+  const unsigned bits = w.type.bits;
+  constZero = Value();
+  if (w.type.isInt() && w.zeroPoint == hq::ZeroPointKind::None)
+    constZero = splatConst((bf16 ? 128.0 : 1024.0) + double(1u << (bits - 1)));
+}
+
+void PreparedEmitter::readGroup(function_ref<Value()> next, GroupData &g) {
+  const hq::WeightSchema &w = spec.weight;
+  const unsigned bits = w.type.bits;
+  uint32_t magicBits = bf16 ? 0x4300u : 0x6400u;
+  g.zeroVec.resize(8);
+  g.scaleVec.resize(8);
+  g.columnScale.resize(16);
+  if (perKScales && postScale) {
+    // Prepared column 16 q + 8 e + j is the C column 8 j + 2 q + e.
+    SmallVector<Value> v;
+    for (int64_t i = 0; i < 8; ++i)
+      v.push_back(next());
+    Type scaleElem = w.scaleType == hq::ScalarType::bf16()
+                         ? Type(b.getBF16Type())
+                         : Type(b.getF16Type());
+    for (int64_t e = 0; e < 2; ++e)
+      for (int64_t j = 0; j < 8; ++j) {
+        int64_t x = 8 * e + j;
+        Value word = v[size_t(x / 2)];
+        Value bits16 = arith::TruncIOp::create(
+            b, i16,
+            x % 2 ? Value(arith::ShRUIOp::create(b, word, c32(16))) : word);
+        Value h = arith::BitcastOp::create(b, scaleElem, bits16);
+        g.columnScale[size_t(2 * j + e)] = arith::ExtFOp::create(b, f32, h);
+      }
+  } else if (perKScales) {
+    SmallVector<Value> v;
+    for (int64_t i = 0; i < int64_t(w.scaleType.bits) / 4; ++i)
+      v.push_back(next());
+    for (int64_t j = 0; j < 8; ++j) {
+      int64_t perWord = 32 / w.scaleType.bits;
+      g.scaleVec[j] = asAct2(splat16(scaleBits(v[j / perWord], j % perWord)));
+    }
+  }
+  if (w.zeroPoint == hq::ZeroPointKind::Float) {
+    SmallVector<Value> v;
+    for (int64_t i = 0; i < 4; ++i)
+      v.push_back(next());
+    for (int64_t j = 0; j < 8; ++j) {
+      Value word = v[j / 2];
+      Value h = j % 2 ? arith::ShRUIOp::create(b, word, c32(16)) : word;
+      g.zeroVec[j] = asAct2(splat16(h));
+    }
+  } else if (w.zeroPoint == hq::ZeroPointKind::Int) {
+    int64_t zb = L::zeroPointBits(bits);
+    SmallVector<Value> v;
+    for (int64_t i = 0; i < zb / 4; ++i)
+      v.push_back(next());
+    for (int64_t j = 0; j < 8; ++j) {
+      Value word = v[(j * zb) / 32];
+      Value z = arith::AndIOp::create(
+          b, arith::ShRUIOp::create(b, word, c32((j * zb) % 32)),
+          c32((1 << zb) - 1));
+      // magic + z exactly: z fits the mantissa (PreparedLayout::supports).
+      g.zeroVec[j] =
+          asAct2(splat16(arith::OrIOp::create(b, z, c32(magicBits))));
+    }
+  }
+}
+
+Value PreparedEmitter::dequantPair(ArrayRef<SmallVector<Value>> planeWords,
+                                   const GroupData &g, int q) {
+  const hq::WeightSchema &w = spec.weight;
+  const unsigned bits = w.type.bits;
+  bool isInt = w.type.isInt();
+  uint32_t magicBits = bf16 ? 0x4300u : 0x6400u;
+  double magic = bf16 ? 128.0 : 1024.0;
+  // The pair's code fields from every plane (shifted down to bit 0 of both
+  // lanes, masked, moved up to the plane's shift), OR-ed into `into` (the
+  // magic number) or alone. With `into`, a field that is not moved up goes
+  // in with its mask in one lop3. (Float codes are masked again after:
+  // there the opaque lop3 would stop LLVM folding the masks, 8 more PTX
+  // instructions in the e3m2 kernel.)
+  auto pairBits = [&](int q, Value into) {
+    Value pair = into;
+    for (size_t pi = 0; pi < planes.size(); ++pi) {
+      const L::Plane &p = planes[pi];
+      Value word = planeWords[pi][q / int(16 / p.width)];
+      if (unsigned at = L::pairBit(p, q))
+        word = arith::ShRUIOp::create(b, word, c32(at));
+      const uint32_t mask = ((1u << p.width) - 1) * 0x10001u;
+      if (into && !p.shift) {
+        pair = maskOr(word, mask, pair);
+        continue;
+      }
+      Value v = arith::AndIOp::create(b, word, c32(int64_t(mask)));
+      if (p.shift)
+        v = arith::ShLIOp::create(b, v, c32(p.shift));
+      pair = pair ? arith::OrIOp::create(b, pair, v) : v;
+    }
+    return pair;
+  };
+  // Single-plane integer codes without zero points: the pair at bit
+  // r = pb % span of the word shifted right by pb - r is masked in place
+  // and OR-ed into the magic number's mantissa (magic + code 2^r, exact
+  // while r + width fits the mantissa), then one fma by 2^-r subtracts
+  // magic 2^-r + zero (exact: every term is an integer below 2^11). One
+  // shift per `span` bits of a word instead of one per pair (for 4-bit
+  // codes in f16: shifts by 0 and 8 serve all four pairs).
+  const unsigned mantissa = bf16 ? 7 : 10;
+  const bool inPlace = isInt && w.zeroPoint == hq::ZeroPointKind::None &&
+                       planes.size() == 1 && planes[0].shift == 0 &&
+                       planes[0].width <= mantissa;
+  const unsigned width = planes[0].width;
+  const unsigned span = inPlace ? ((mantissa - width) / width + 1) * width : 0;
+  auto inPlacePair = [&](int q) -> Value {
+    const L::Plane &p = planes[0];
+    Value word = planeWords[0][q / int(16 / p.width)];
+    unsigned pb = L::pairBit(p, q), r = pb % span;
+    if (pb != r)
+      word = arith::ShRUIOp::create(b, word, c32(pb - r));
+    Value v = asAct2(maskOr(word, (((1u << width) - 1) << r) * 0x10001u,
+                            c32(int64_t(magicBits * 0x10001u))));
+    if (r == 0)
+      return Value(arith::SubFOp::create(b, v, constZero));
+    double inv = std::ldexp(1.0, -int(r));
+    double offset = -(magic * inv + double(1u << (bits - 1)));
+    return Value(
+        LLVM::FMAOp::create(b, v, splatConst(inv), splatConst(offset)));
+  };
+  int j = q / 2;
+  Value v;
+  if (inPlace) {
+    v = inPlacePair(q);
+  } else if (isInt) {
+    v = asAct2(pairBits(q, c32(int64_t(magicBits * 0x10001u))));
+    if (w.zeroPoint == hq::ZeroPointKind::Float) {
+      v = arith::SubFOp::create(b, v, splatConst(magic));
+      v = arith::SubFOp::create(b, v, g.zeroVec[j]);
+    } else {
+      v = arith::SubFOp::create(
+          b, v,
+          w.zeroPoint == hq::ZeroPointKind::Int ? g.zeroVec[j] : constZero);
+    }
+  } else {
+    Value pair = pairBits(q, Value());
+    // Float codes: exponent and mantissa moved under the activation's,
+    // the sign to bit 15; the value is then off by 2^(bias difference).
+    unsigned m = w.type.mantissaBits, e = w.type.exponentBits;
+    unsigned actM = bf16 ? 7 : 10;
+    uint32_t magMask = ((1u << (e + m)) - 1) * 0x10001u;
+    uint32_t signMask = (1u << (e + m)) * 0x10001u;
+    Value mag = arith::ShLIOp::create(
+        b, arith::AndIOp::create(b, pair, c32(int64_t(magMask))),
+        c32(actM - m));
+    Value sign = arith::ShLIOp::create(
+        b, arith::AndIOp::create(b, pair, c32(int64_t(signMask))),
+        c32(15 - (e + m)));
+    v = asAct2(arith::OrIOp::create(b, mag, sign));
+    int actBias = bf16 ? 127 : 15;
+    v = arith::MulFOp::create(
+        b, v, splatConst(std::ldexp(1.0, actBias - w.type.bias())));
+  }
+  if (perKScales && !postScale)
+    v = arith::MulFOp::create(b, v, g.scaleVec[j]);
+  else if (loopChannelScales)
+    v = arith::MulFOp::create(b, v, channelScaleVec[j]);
+  return bf16 ? asI32(v) : v;
+}

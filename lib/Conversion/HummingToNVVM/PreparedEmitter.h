@@ -1,0 +1,348 @@
+//===- PreparedEmitter.h - Shared part of the prepared kernels --*- C++ -*-===//
+//
+// The GEMM kernels over weights in the prepared layout of
+// Humming/Quant/PreparedLayout.h share everything but their MMAs: the
+// layout reads, the cp.async / TMA / bulk-copy pipeline and its mbarriers,
+// the dequantization, the split-K workspace and the epilogue's output
+// conversion. PreparedEmitter holds those; one subclass per MMA generation
+// (MmaSyncEmitter.h, WgmmaEmitter.cpp) places the warps, reads a pipeline
+// slot into its MMAs' fragments and runs the main loop and the reduction.
+// A new generation (tcgen05, block-scaled mma) is one more subclass and
+// one more case in buildPreparedKernel (PreparedKernel.cpp).
+//
+// The shared pieces, by file:
+// * PreparedKernel.cpp: the kernel function and its module globals, the
+//   thread coordinates, programmatic dependent launch.
+// * PreparedCopies.cpp: the copies of an iteration (cooperative cp.async,
+//   TMA tensor and bulk copies, the L2 prefetch), the pipeline loop, the
+//   mbarriers.
+// * PreparedDequant.cpp: codes and group data to the activation type.
+// * PreparedEpilogue.cpp: output factors, the split-K workspace and arrival
+//   counters, distributed shared memory.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef HUMMING_LIB_CONVERSION_HUMMINGTONVVM_PREPAREDEMITTER_H
+#define HUMMING_LIB_CONVERSION_HUMMINGTONVVM_PREPAREDEMITTER_H
+
+#include "EmitterBase.h"
+#include "Kernels.h"
+
+#include "Humming/Quant/PreparedLayout.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+#include <memory>
+
+namespace mlir::humming {
+
+class PreparedEmitter : protected EmitterBase {
+public:
+  PreparedEmitter(ImplicitLocOpBuilder &b, const GemmKernelSpec &spec,
+                  const PreparedTile &tile, ArrayRef<Value> params, Value smem,
+                  const CtaSplit &split, Value partials, Value arrivals);
+  virtual ~PreparedEmitter() = default;
+
+  /// The kernel body: thread coordinates, the generation's loop and
+  /// epilogue.
+  void emit();
+  /// Whether the emitted kernel waits for its prerequisites
+  /// (griddepcontrol.wait): every kernel with spec.gridDependency must.
+  bool waitsForPrerequisites() const { return waited; }
+
+protected:
+  using Layout = ::humming::layout::KernelShape;
+  /// The words of one iteration read back from its pipeline slot, in the
+  /// order the generation's compute consumes them.
+  using Stage = SmallVector<Value>;
+
+  // ---- What each MMA generation provides ------------------------------
+  /// Sets warpN, warpK and warpMi (and the generation's own coordinates)
+  /// for warp `warp` of the block; returns the warp's first n-tile in the
+  /// block.
+  virtual Value placeWarps(Value warp) = 0;
+  /// After the common coordinates: the generation's slot layout (coop,
+  /// smemAddr, per-warp regions).
+  virtual void prepareSlots(Value warp) = 0;
+  /// The pipeline, the main loop and the epilogue from this CTA's first
+  /// iteration `first`.
+  virtual void emitLoop(Value first) = 0;
+  /// Cooperative copies: where activation chunk `c` (i32) of an iteration
+  /// goes: its k-tile slot's half h (8 columns) and row r (of block_m),
+  /// set in that order; then the byte offset in the slot of (u, h, r).
+  virtual void activationChunkPlace(Value c, Value &h, Value &r) = 0;
+  virtual Value activationChunkAt(Value slotBase, Value u, Value h,
+                                  Value r) = 0;
+  /// The lane's own copies of iteration `iter` into slot `slot` (kernels
+  /// whose warps copy their own tiles; only mma.sync has them).
+  virtual void issueWarpCopies(Value iter, Value slot);
+
+  // ---- The copy pipeline (PreparedCopies.cpp) --------------------------
+  /// The cp.async pipeline loop over the CTA's iterations: the copies of
+  /// iterations 0 .. S - lag - 1 up front, then per iteration the wait for
+  /// its group, `publish` (the barrier), and `step(it, accs, issueAhead)`,
+  /// which calls issueAhead() where the copies of iteration it + S - lag
+  /// (into the slot read `lag` iterations ago) are to be issued. `init`
+  /// runs after the prologue and gives the loop's initial values; the
+  /// loop's results are returned.
+  SmallVector<Value>
+  pipelineLoop(Value first, int64_t lag,
+               function_ref<SmallVector<Value>()> init,
+               function_ref<void()> publish,
+               function_ref<SmallVector<Value>(Value, ArrayRef<Value>,
+                                               function_ref<void()>)>
+                   step);
+  /// Issues the copies of iteration `iter` into pipeline slot `slot` (only
+  /// where `when`, an i1, holds, if given) and commits them as one cp.async
+  /// group (empty where they were skipped: the group count stays uniform);
+  /// with `commit` false they join the next group committed.
+  void issueCopies(Value iter, Value slot, Value when = Value(),
+                   bool commit = true);
+  /// Cooperative kernels: the block's copies of iteration `iter` into slot
+  /// `slot`.
+  void issueCooperativeCopies(Value iter, Value slot);
+  /// `count` 16-byte copies shared out among the block's threads: `copy(c)`
+  /// emits chunk c (i32).
+  void forEachChunk(int64_t count, function_ref<void(Value)> copy);
+  /// One 16-byte cp.async (.cg) of word `index` (i64) of `base` to shared
+  /// byte `dstByte` (i32); `srcBytes` (when set) zero-fills the rest.
+  void copy16(Value dstByte, Value base, Value index, Value srcBytes = Value());
+  /// l2_prefetch: asks L2 for the weights of the CTA's iteration `local`
+  /// (i32, from its first iteration `first`; nothing past its last): one
+  /// cp.async.bulk.prefetch.L2 per k-tile of the block's n-tiles
+  /// (cooperative copies) or of the warp's n-tile, from as many threads.
+  void prefetchWeightsL2(Value first, Value local);
+  /// Appends to `s` the `n` i32 words at shared address `addr` (one scalar
+  /// or vector load aligned to `alignment` bytes).
+  void pushWords(Value addr, int64_t n, unsigned alignment, Stage &s);
+  /// Shared-memory address (ptr<3>) of byte `byte` (i32).
+  Value smemAt(Value byte) {
+    return LLVM::GEPOp::create(b, smem.getType(), i8, smem, ValueRange{byte});
+  }
+  /// Cooperative slots: the byte offsets (i32) of slot `slot` and of its
+  /// weight region.
+  std::pair<Value, Value> slotRegions(Value slot) {
+    Value slotBase = arith::MulIOp::create(b, slot, c32(coop.total()));
+    return {slotBase,
+            arith::AddIOp::create(b, slotBase, c32(coop.activationBytes))};
+  }
+  /// The byte offset of group copy `gi` (i32) in a slot whose weight region
+  /// starts at `weightsAt`.
+  Value groupCopyAt(Value weightsAt, Value gi) {
+    return arith::AddIOp::create(
+        b, weightsAt,
+        arith::AddIOp::create(
+            b, c32(coop.weightBytes),
+            arith::MulIOp::create(b, gi,
+                                  c32(coop.scaleBytes + coop.zeroBytes))));
+  }
+  /// k-tile `t` (i32) clamped to the last one unless K is exact: past the
+  /// end the weights are real (finite) ones and the activations zero, so
+  /// the MMAs add nothing.
+  Value clampedTile(Value t) {
+    return exactK ? t : Value(arith::MinSIOp::create(b, t, c32(tiles - 1)));
+  }
+  /// The k-tile of this warp's k-tile slot `u` (i32) of iteration `iter`
+  /// (kernels whose warps copy their own tiles), unclamped.
+  Value warpKTile(Value iter, Value u) {
+    return arith::AddIOp::create(
+        b, arith::MulIOp::create(b, iter, c32(tilesPerIter)),
+        arith::AddIOp::create(
+            b, arith::MulIOp::create(b, warpK, c32(tile.kTilesPerWarp)), u));
+  }
+  /// The word (i64) of the prepared weights where k-tile `tc` of `nTiles`
+  /// n-tiles from n-tile `nTiles x group` (i32) begins: they are contiguous.
+  Value weightWord(Value tc, Value group, int64_t nTiles) {
+    const unsigned bits = spec.weight.type.bits;
+    return arith::AddIOp::create(
+        b, arith::MulIOp::create(b, ext64(tc), c64(spec.np * bits / 2)),
+        arith::MulIOp::create(b, ext64(group), c64(nTiles * 32 * bits)));
+  }
+  /// Bytes (i32, 0..16) of the 8 activation columns from column `col` that
+  /// lie inside K: 16 with exact K.
+  Value columnBytes(Value col) {
+    if (exactK)
+      return c32(16);
+    return arith::MulIOp::create(
+        b,
+        arith::MaxSIOp::create(
+            b, c32(0),
+            arith::MinSIOp::create(
+                b, c32(8), arith::SubIOp::create(b, c32(spec.kAct), col))),
+        c32(2));
+  }
+  /// Which of an iteration's copies issueCopies makes: all, only the
+  /// layer's constants (weights, scales, zero points: what no kernel before
+  /// this one on the stream writes) or only the activations.
+  enum class CopyPart { All, Constants, Inputs };
+  CopyPart copyPart = CopyPart::All;
+  bool copiesConstants() const { return copyPart != CopyPart::Inputs; }
+  bool copiesInputs() const { return copyPart != CopyPart::Constants; }
+  /// Programmatic dependent launch: the cp.async pipelines copy their
+  /// prologue's constants before griddepcontrol.wait (the warp-specialized
+  /// and TMA kernels wait on entry).
+  bool prefetchesBeforeWait() const {
+    return spec.gridDependency && !tile.warpSpecialized &&
+           !tile.tmaActivations && !tile.tmaWeights;
+  }
+  /// griddepcontrol.wait (the kernels before this one on the stream have
+  /// completed and their writes are visible), then launch_dependents (the
+  /// next kernel may start once every CTA of this one got here).
+  void waitForPrerequisites();
+  /// The address of the activations' tensor map (tma = [a]): a call of the
+  /// placeholder kInputMapPlaceholder, which humming-kernel-params turns
+  /// into the kernel's by-value parameter after M.
+  Value inputMapAddress();
+  /// Shared byte address of slot `slot`'s full (0) or empty (1) mbarrier.
+  Value mbarrierAt(Value slot, int64_t which);
+  /// mbarrier helpers (shared::cta byte address `bar`).
+  void mbarrierWait(Value bar, Value parity);
+  void mbarrierArrive(Value bar);
+  /// Byte offset of the mbarriers: after the slots, or after the cluster
+  /// workspace where that is larger.
+  int64_t mbarrierOffset() const {
+    return std::max(tile.stages * coop.total(), tile.workspaceFloats() * 4);
+  }
+  /// Every byte of a fill arrives by TMA (layout::ws::bulkFills).
+  bool bulkFills() const {
+    return ::humming::layout::ws::bulkFills(tile, coop.scaleBytes,
+                                            coop.zeroBytes);
+  }
+  /// Emits `body` under an scf.if on the first copying thread (copyTid ==
+  /// 0): the one that issues the TMA copies.
+  void onFirstCopier(function_ref<void()> body);
+
+  // ---- Dequantization (PreparedDequant.cpp) ----------------------------
+  /// The per-column factors of one group copy (a lane's eight columns of an
+  /// n-tile), unpacked from the slot's words.
+  struct GroupData {
+    /// Per column j: magic + zero point and the group scale (both lanes).
+    SmallVector<Value> zeroVec, scaleVec;
+    /// scale_after_mma: the f32 scales of the lane's C columns 8 j + 2 q + e
+    /// (index 2 j + e).
+    SmallVector<Value> columnScale;
+  };
+  /// Constants the dequantization shares over an iteration.
+  void beginDequant();
+  /// Unpacks a group copy's words (consumed through `next`) into `g`.
+  void readGroup(function_ref<Value()> next, GroupData &g);
+  /// The dequantized pair q (0..15: b0, b1 of n8 sub-tile q / 2) of a lane's
+  /// words of one k-tile and n-tile, in the activation type (f16x2 or, for
+  /// bf16, i32).
+  Value dequantPair(ArrayRef<SmallVector<Value>> planeWords, const GroupData &g,
+                    int q);
+  /// The 16-bit bits (i32, low half) of a scale stored with type `t`, given
+  /// the i32 word that holds it and its position.
+  Value scaleBits(Value word, int64_t slot);
+  /// Packs a 16-bit value (low bits of an i32) into both lanes.
+  Value splat16(Value bits16) {
+    Value lo = arith::AndIOp::create(b, bits16, c32(0xFFFF));
+    return arith::OrIOp::create(b, lo, arith::ShLIOp::create(b, lo, c32(16)));
+  }
+  Value asAct2(Value i32v) { return LLVM::BitcastOp::create(b, act2, i32v); }
+  Value asI32(Value v) { return LLVM::BitcastOp::create(b, i32, v); }
+  /// `v` in both lanes of the activation type.
+  Value splatConst(double v);
+
+  // ---- Epilogue pieces (PreparedEpilogue.cpp) --------------------------
+  /// The output column factors: `factor` (the column's channel scale, if
+  /// loaded) times the global scale, and the bias of clamped column `cc`.
+  void outputFactors(Value &factor, Value &bias, Value cc);
+  /// The 16 output bits (i16) of f32 sum `v`: times `factor`, plus `bias`
+  /// (either may be null), converted to `outType`.
+  Value outputBits(Value v, Value factor, Value bias, Type outType);
+  /// This CTA's output tile (block row bidY, column bidX): its arrival
+  /// counter and its rows of the workspace.
+  Value outputTile();
+  /// The workspace's f32 slot of split `z`, sum `index` of thread `thread`
+  /// of this CTA's output tile: [tile][split][sum][thread] with `sums` per
+  /// thread and `threads` threads, so a warp's accesses are coalesced.
+  Value partialAt(Value z, Value index, int64_t sums, int64_t threads,
+                  Value thread);
+  /// Thread 0's arrival on output tile `tileId`'s counter (acq_rel, device
+  /// scope): true for the last of the split_k CTAs, which also resets the
+  /// counter for the next launch.
+  Value arriveOnTileCounter(Value tileId);
+  bool clustered() const { return split.ctas > 1 && split.cluster; }
+  /// barrier.cluster arrive (release) and wait (acquire): every thread of
+  /// every CTA of the cluster.
+  void clusterBarrier();
+  /// st.shared.f32 of `v` at the 32-bit shared address `addr`.
+  void storeSharedF32(Value addr, Value v);
+  /// The f32 at this CTA's shared address `local` in the shared memory of
+  /// the cluster's CTA `rank` (mapa + ld.shared::cluster).
+  Value loadClusterF32(Value local, Value rank);
+
+  // ---- Inline PTX (to go through PtxBuilder) ---------------------------
+  /// Inline PTX, by default with side effects (kept in order with the
+  /// others); pure arithmetic passes sideEffects = false.
+  LLVM::InlineAsmOp inlineAsm(TypeRange results, ValueRange operands,
+                              StringRef text, StringRef constraints,
+                              bool sideEffects = true);
+  /// (x & mask) | orValue as one lop3: with both constants immediate
+  /// ptxas emits two LOP3s (one immediate each); with orValue in a
+  /// register it is one.
+  Value maskOr(Value x, uint32_t mask, Value orValue);
+  /// An inline PTX statement without operands.
+  void asmStatement(StringRef text);
+  /// Inline PTX `text` whose operands are `vals`, each read and rewritten
+  /// (tied "+r" / "+f"): orders the registers' other uses around it.
+  SmallVector<Value> tiedAsm(StringRef text, ArrayRef<Value> vals);
+
+  const GemmKernelSpec &spec;
+  const PreparedTile &tile;
+  const CtaSplit &split;
+  /// The dynamic shared memory (ptr<3>): the pipeline, then the split-K
+  /// partial sums.
+  Value smem;
+  /// Split-K across CTAs: the module's fp32 partial sums and arrival
+  /// counters (ptr<1>; null without the split).
+  Value partials, arrivals;
+  std::vector<::humming::layout::Plane> planes;
+  bool bf16;
+  Type act;
+  VectorType act2;
+  int64_t mt, tiles, tilesPerIter, iterations, ctaIterations;
+  bool exactK = false;
+  bool postScale = false, lowRowsOnly = false;
+  bool perKScales, groupPerIter, loopChannelScales = false;
+  /// With loopChannelScales: this lane's eight column scales (both lanes of
+  /// an act2), loaded once before the loop.
+  SmallVector<Value> channelScaleVec;
+  Value constZero;
+  /// Cooperative kernels: the slot layout.
+  ::humming::layout::CooperativeSlot coop;
+  /// 32-bit shared address of the dynamic shared memory (TMA and mbarrier
+  /// kernels).
+  Value smemAddr;
+  // Thread coordinates (warpMi: the warp's row along M in a cooperative
+  // block).
+  Value tid, lane, quad, grp, warpN, warpK, warpMi, nTile, m0, m;
+  /// The threads that share a cooperative slot's copies: this thread's
+  /// index among them (the block's thread index, or the producer
+  /// warpgroup's with warp_specialized).
+  Value copyTid;
+  Value bidX, bidY, bidZ;
+  Value global;
+  /// Whether the kernel has its griddepcontrol.wait (checked after emit()).
+  bool waited = false;
+};
+
+/// The emitters of the MMA generations (MmaSyncKernel.cpp,
+/// WgmmaKernel.cpp).
+std::unique_ptr<PreparedEmitter>
+createMmaSyncEmitter(ImplicitLocOpBuilder &b, const GemmKernelSpec &spec,
+                     const PreparedTile &tile, ArrayRef<Value> params,
+                     Value smem, const CtaSplit &split, Value partials,
+                     Value arrivals);
+std::unique_ptr<PreparedEmitter>
+createWgmmaEmitter(ImplicitLocOpBuilder &b, const GemmKernelSpec &spec,
+                   const PreparedTile &tile, ArrayRef<Value> params, Value smem,
+                   const CtaSplit &split, Value partials, Value arrivals);
+
+} // namespace mlir::humming
+
+#endif // HUMMING_LIB_CONVERSION_HUMMINGTONVVM_PREPAREDEMITTER_H

@@ -1,0 +1,84 @@
+//===- PreparedEpilogue.cpp - Epilogue pieces of the prepared kernels
+//-------===//
+//
+// What the generations' epilogues share: the output conversion (channel and
+// global scales, bias), the split-K workspace (one f32 slot per split, sum
+// and thread; one arrival counter per output tile) and the distributed
+// shared memory of a cluster split.
+//
+//===----------------------------------------------------------------------===//
+
+#include "PreparedEmitter.h"
+
+using namespace mlir;
+using namespace mlir::humming;
+namespace hq = ::humming;
+namespace L = ::humming::layout;
+
+void PreparedEmitter::outputFactors(Value &factor, Value &bias, Value cc) {
+  if (global)
+    factor = factor ? arith::MulFOp::create(b, factor, global) : global;
+  if (spec.weight.bias)
+    bias = loadAsF32(param(hq::abi::ParamBias), ext64(cc), spec.output);
+}
+
+Value PreparedEmitter::outputBits(Value v, Value factor, Value bias,
+                                  Type outType) {
+  if (factor)
+    v = arith::MulFOp::create(b, v, factor);
+  if (bias)
+    v = arith::AddFOp::create(b, v, bias);
+  return arith::BitcastOp::create(b, i16,
+                                  arith::TruncFOp::create(b, outType, v));
+}
+
+Value PreparedEmitter::outputTile() {
+  return arith::AddIOp::create(
+      b, arith::MulIOp::create(b, bidY, c32(spec.np / tile.blockN())), bidX);
+}
+
+Value PreparedEmitter::partialAt(Value z, Value index, int64_t sums,
+                                 int64_t threads, Value thread) {
+  Value row = arith::AddIOp::create(
+      b, arith::MulIOp::create(b, ext64(outputTile()), c64(split.ctas)),
+      ext64(z));
+  Value idx = arith::AddIOp::create(b, arith::MulIOp::create(b, row, c64(sums)),
+                                    ext64(index));
+  idx = arith::AddIOp::create(b, arith::MulIOp::create(b, idx, c64(threads)),
+                              ext64(thread));
+  return LLVM::GEPOp::create(b, ptr, f32, partials, ValueRange{idx});
+}
+
+Value PreparedEmitter::arriveOnTileCounter(Value tileId) {
+  Value counter =
+      LLVM::GEPOp::create(b, ptr, i32, arrivals, ValueRange{ext64(tileId)});
+  Value before =
+      LLVM::AtomicRMWOp::create(b, LLVM::AtomicBinOp::add, counter, c32(1),
+                                LLVM::AtomicOrdering::acq_rel, "device");
+  Value last = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, before,
+                                     c32(split.ctas - 1));
+  // The last arrival resets the counter for the next launch.
+  auto ifLast = scf::IfOp::create(b, last, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifLast.thenBlock());
+  LLVM::StoreOp::create(b, c32(0), counter);
+  return last;
+}
+
+void PreparedEmitter::clusterBarrier() {
+  asmStatement("barrier.cluster.arrive.release;");
+  asmStatement("barrier.cluster.wait.acquire;");
+}
+
+void PreparedEmitter::storeSharedF32(Value addr, Value v) {
+  inlineAsm(TypeRange(), ValueRange{addr, v}, "st.shared.f32 [$0], $1;", "r,f");
+}
+
+Value PreparedEmitter::loadClusterF32(Value local, Value rank) {
+  return inlineAsm(f32, ValueRange{local, rank},
+                   "{\n.reg .b32 remote;\n"
+                   "mapa.shared::cluster.u32 remote, $1, $2;\n"
+                   "ld.shared::cluster.f32 $0, [remote];\n}",
+                   "=f,r,r")
+      .getResult(0);
+}

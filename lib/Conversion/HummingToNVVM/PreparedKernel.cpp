@@ -1,0 +1,268 @@
+//===- PreparedKernel.cpp - Prepared-layout GEMM kernels
+//--------------------===//
+//
+// The kernel function of a prepared-layout GEMM (PreparedEmitter.h): its
+// module globals (dynamic shared memory, the split-K workspace), launch
+// attributes, the thread coordinates every generation shares, and
+// programmatic dependent launch. The MMA generation's emitter
+// (MmaSyncKernel.cpp, WgmmaKernel.cpp) does the rest.
+//
+//===----------------------------------------------------------------------===//
+
+#include "PreparedEmitter.h"
+
+using namespace mlir;
+using namespace mlir::humming;
+namespace hq = ::humming;
+namespace L = ::humming::layout;
+
+PreparedEmitter::PreparedEmitter(ImplicitLocOpBuilder &b,
+                                 const GemmKernelSpec &spec,
+                                 const PreparedTile &tile,
+                                 ArrayRef<Value> params, Value smem,
+                                 const CtaSplit &split, Value partials,
+                                 Value arrivals)
+    : EmitterBase(b, params), spec(spec), tile(tile), split(split), smem(smem),
+      partials(partials), arrivals(arrivals),
+      planes(L::planes(spec.weight.type.bits)) {
+  bf16 = spec.input.type == hq::ScalarType::bf16();
+  act = bf16 ? Type(b.getBF16Type()) : Type(b.getF16Type());
+  act2 = VectorType::get({2}, act);
+  mt = tile.warpM / 16;
+  tiles = spec.kp / L::kTileK;
+  tilesPerIter = tile.kSplit * tile.kTilesPerWarp;
+  iterations = hq::ceilDiv(tiles, tilesPerIter);
+  // Each CTA along K takes the same number of iterations (the last one's
+  // tail past K adds zeros).
+  ctaIterations = hq::ceilDiv(iterations, split.ctas);
+  // Exact K: every k-tile every warp of every CTA reads is a real one and
+  // every activation column of it lies inside K. The loop then copies
+  // without clamping k-tiles or checking columns, and skips the copies
+  // past its end instead of re-reading the last k-tile.
+  exactK = spec.kAct == tiles * L::kTileK && tiles % tilesPerIter == 0 &&
+           iterations % split.ctas == 0;
+  const hq::WeightSchema &w = spec.weight;
+  perKScales = w.hasPerKScales(); // group or group_tensor (block is refused)
+  // f16 accumulation: channel scales are applied to the weights in the
+  // main loop (like group scales) so the f16 partial sums stay in range.
+  loopChannelScales =
+      spec.f16Accumulation && w.granularity == hq::Granularity::Channel;
+  // One scale / zero-point load per iteration when a warp's k-tiles of an
+  // iteration share their group.
+  groupPerIter = L::groupPerIteration(w, tile);
+  // Group scales after the MMAs (preparedTile checked the conditions: group
+  // scales of 16 bits, f32 sums, 16-row warps in one warp row, a warp's
+  // k-tiles of an iteration in one group). Tiles serving at most 8 tokens leave
+  // the C rows g + 8 of their one MMA row zero: those need no scaling.
+  postScale = tile.scaleAfterMma;
+  lowRowsOnly = mt == 1 && split.maxM > 0 && split.maxM <= 8;
+}
+
+void PreparedEmitter::waitForPrerequisites() {
+  // Inline PTX with a memory clobber: LLVM's griddepcontrol intrinsics are
+  // IntrNoMem, which would let loads and copies move across the wait.
+  assert(!waited && "one griddepcontrol.wait per kernel");
+  waited = true;
+  inlineAsm(TypeRange(), ValueRange(),
+            "griddepcontrol.wait;\n\tgriddepcontrol.launch_dependents;",
+            "~{memory}");
+}
+
+void PreparedEmitter::emit() {
+  // Programmatic dependent launch without a prefetch: nothing before the
+  // wait.
+  if (spec.gridDependency && !prefetchesBeforeWait())
+    waitForPrerequisites();
+  tid = index32(gpu::ThreadIdOp::create(b, gpu::Dimension::x));
+  bidX = index32(gpu::BlockIdOp::create(b, gpu::Dimension::x));
+  bidY = index32(gpu::BlockIdOp::create(b, gpu::Dimension::y));
+  bidZ = split.ctas > 1 ? index32(gpu::BlockIdOp::create(b, gpu::Dimension::z))
+                        : c32(0);
+  // This CTA's first iteration (split-K across CTAs).
+  Value first = arith::MulIOp::create(b, bidZ, c32(ctaIterations));
+  lane = arith::AndIOp::create(b, tid, c32(31));
+  copyTid = tile.warpSpecialized
+                ? Value(arith::SubIOp::create(b, tid, c32(tile.mathThreads())))
+                : tid;
+  Value warp = arith::ShRUIOp::create(b, tid, c32(5));
+  // This warp's n-tile in the block (wgmma: its warpgroup's first).
+  Value nTileInBlock = placeWarps(warp);
+  grp = arith::ShRUIOp::create(b, lane, c32(2));
+  quad = arith::AndIOp::create(b, lane, c32(3));
+  nTile = arith::AddIOp::create(
+      b, arith::MulIOp::create(b, bidX, c32(tile.warpsN)), nTileInBlock);
+  m0 = arith::AddIOp::create(b,
+                             arith::MulIOp::create(b, bidY, c32(tile.blockM())),
+                             arith::MulIOp::create(b, warpMi, c32(tile.warpM)));
+  m = param(hq::abi::ParamM);
+  if (spec.weight.hasGlobalScale())
+    global = load(f32, param(hq::abi::ParamGlobalScale), c64(0));
+  prepareSlots(warp);
+  emitLoop(first);
+}
+
+void PreparedEmitter::issueWarpCopies(Value, Value) {
+  llvm::report_fatal_error("humming: per-warp copies in a generation whose "
+                           "kernels copy cooperatively (a bug in the "
+                           "emitter)");
+}
+
+LLVM::InlineAsmOp PreparedEmitter::inlineAsm(TypeRange results,
+                                             ValueRange operands,
+                                             StringRef text,
+                                             StringRef constraints,
+                                             bool sideEffects) {
+  return LLVM::InlineAsmOp::create(
+      b, results, operands, text, constraints, sideEffects,
+      /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
+      LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
+      ArrayAttr());
+}
+
+Value PreparedEmitter::maskOr(Value x, uint32_t mask, Value orValue) {
+  // LUT 0xEA = (a & b) | c; pure, so LLVM may move and merge it.
+  return inlineAsm(TypeRange{i32}, ValueRange{x, c32(int64_t(mask)), orValue},
+                   "lop3.b32 $0, $1, $2, $3, 0xEA;", "=r,r,n,r",
+                   /*sideEffects=*/false)
+      .getResult(0);
+}
+
+void PreparedEmitter::asmStatement(StringRef text) {
+  inlineAsm(TypeRange(), ValueRange(), text, "");
+}
+
+SmallVector<Value> PreparedEmitter::tiedAsm(StringRef text,
+                                            ArrayRef<Value> vals) {
+  std::string constraints;
+  SmallVector<Type> types;
+  for (Value v : vals) {
+    constraints += constraints.empty() ? "" : ",";
+    constraints += v.getType() == f32 ? "=f" : v.getType() == i64 ? "=l" : "=r";
+    types.push_back(v.getType());
+  }
+  for (size_t i = 0; i < vals.size(); ++i)
+    constraints += "," + std::to_string(i);
+  Type result = types.size() == 1
+                    ? types[0]
+                    : LLVM::LLVMStructType::getLiteral(b.getContext(), types);
+  auto op = inlineAsm(result, vals, text, constraints);
+  if (types.size() == 1)
+    return {op.getResult(0)};
+  SmallVector<Value> out;
+  for (size_t i = 0; i < vals.size(); ++i)
+    out.push_back(LLVM::ExtractValueOp::create(b, op.getResult(0), int64_t(i)));
+  return out;
+}
+
+gpu::GPUFuncOp mlir::humming::buildPreparedKernel(
+    OpBuilder &builder, Location loc, gpu::GPUModuleOp module, StringRef name,
+    const GemmKernelSpec &spec, const PreparedTile &tile,
+    const CtaSplit &split) {
+  OpBuilder::InsertionGuard guard(builder);
+  // The kernels' dynamic shared memory: one external, zero-sized
+  // addrspace(3) array per module (its size is given at launch).
+  constexpr StringLiteral kSmem = "humming_dynamic_smem";
+  auto smemGlobal = module.lookupSymbol<LLVM::GlobalOp>(kSmem);
+  if (!smemGlobal) {
+    builder.setInsertionPointToStart(module.getBody());
+    smemGlobal = LLVM::GlobalOp::create(
+        builder, loc, LLVM::LLVMArrayType::get(builder.getI8Type(), 0),
+        /*isConstant=*/false, LLVM::Linkage::External, kSmem, Attribute(),
+        /*alignment=*/16, /*addrSpace=*/3);
+  }
+  // TMA tensor copies write 128-byte aligned shared memory (the slots are
+  // padded to it: CooperativeSlot::padBytes).
+  if (tile.tmaActivations && smemGlobal.getAlignment().value_or(0) <
+                                 uint64_t(hq::layout::kTensorCopyAlign))
+    smemGlobal.setAlignment(hq::layout::kTensorCopyAlign);
+  // Split-K across CTAs: the kernel's workspace, module globals (PTX zeroes
+  // .global variables at load; every launch leaves the counters at zero).
+  LLVM::GlobalOp partialsGlobal, arrivalsGlobal;
+  if (split.ctas > 1 && !split.cluster) {
+    const int64_t tilesMax =
+        (spec.np / tile.blockN()) * hq::ceilDiv(split.maxM, tile.blockM());
+    // A CTA's sums: wgmma, (warp_m / 2) x n-tiles per consumer thread;
+    // mma_sync, the accumulators of one K-split group's threads.
+    const int64_t perCta =
+        tile.wgmma ? tile.warpM / 2 * tile.nTilesPerGroup * tile.mathThreads()
+                   : (tile.warpM / 16) * 32 * tile.warpsM * tile.warpsN * 32;
+    const int64_t floats = tilesMax * split.ctas * perCta;
+    builder.setInsertionPointToEnd(module.getBody());
+    auto global = [&](StringRef suffix, Type elem, int64_t count) {
+      auto type = LLVM::LLVMArrayType::get(elem, uint64_t(count));
+      auto g = LLVM::GlobalOp::create(
+          builder, loc, type, /*isConstant=*/false, LLVM::Linkage::Internal,
+          (name + suffix).str(), Attribute(), /*alignment=*/16,
+          /*addrSpace=*/1);
+      OpBuilder::InsertionGuard inner(builder);
+      builder.createBlock(&g.getInitializerRegion());
+      LLVM::ReturnOp::create(
+          builder, loc, LLVM::ZeroOp::create(builder, loc, type).getResult());
+      return g;
+    };
+    partialsGlobal = global("_partials", builder.getF32Type(), floats);
+    arrivalsGlobal = global("_arrivals", builder.getI32Type(), tilesMax);
+  }
+  builder.setInsertionPointToEnd(module.getBody());
+  auto func =
+      gpu::GPUFuncOp::create(builder, loc, name, kernelFunctionType(builder));
+  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
+                builder.getUnitAttr());
+  func.setKnownBlockSizeAttr(
+      builder.getDenseI32ArrayAttr({int32_t(tile.threads()), 1, 1}));
+  if (tile.ctasPerSm > 1)
+    func->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
+                  builder.getI32IntegerAttr(int32_t(tile.ctasPerSm)));
+  // Warp-specialized kernels that move registers between warpgroups launch
+  // with exactly the count their setmaxnreg split assumes (.maxnreg):
+  // ptxas would otherwise pick fewer and the consumers' setmaxnreg.inc
+  // wait forever for registers the block never had (seen with the
+  // 64-token tile: 130 at launch, 224 asked for).
+  if (tile.warpSpecialized) {
+    L::ws::RegisterSplit regs = L::ws::registerSplit(
+        tile.producerThreads(), tile.mathThreads(), tile.ctasPerSm);
+    if (regs.rebalance)
+      func->setAttr(NVVM::NVVMDialect::getMaxnregAttrName(),
+                    builder.getI32IntegerAttr(int32_t(regs.launch)));
+  }
+  // split_k in a cluster (wgmma, or mma_sync with cluster_split): the CTAs
+  // along z form a cluster (.reqnctapercluster; an ordinary launch then
+  // groups them).
+  if (split.ctas > 1 && split.cluster)
+    func->setAttr(NVVM::NVVMDialect::getClusterDimAttrName(),
+                  builder.getDenseI32ArrayAttr({1, 1, int32_t(split.ctas)}));
+  // Inputs are read-only and never alias the output: loads through them
+  // may use the read-only data path (ld.global.nc).
+  for (unsigned i = 0; i < hq::abi::ParamM; ++i) {
+    func.setArgAttr(i, LLVM::LLVMDialect::getNoAliasAttrName(),
+                    builder.getUnitAttr());
+    if (i != hq::abi::ParamOutput)
+      func.setArgAttr(i, LLVM::LLVMDialect::getReadonlyAttrName(),
+                      builder.getUnitAttr());
+  }
+  ImplicitLocOpBuilder b(loc, builder);
+  b.setInsertionPointToStart(&func.getBody().front());
+  SmallVector<Value> params(func.getArguments().begin(),
+                            func.getArguments().end());
+  Value smem = LLVM::AddressOfOp::create(b, smemGlobal);
+  Value partials, arrivals;
+  if (split.ctas > 1 && !split.cluster) {
+    partials = LLVM::AddressOfOp::create(b, partialsGlobal);
+    arrivals = LLVM::AddressOfOp::create(b, arrivalsGlobal);
+  }
+  // The MMA generation's emitter.
+  std::unique_ptr<PreparedEmitter> emitter =
+      tile.wgmma ? createWgmmaEmitter(b, spec, tile, params, smem, split,
+                                      partials, arrivals)
+                 : createMmaSyncEmitter(b, spec, tile, params, smem, split,
+                                        partials, arrivals);
+  emitter->emit();
+  // The runtime launches it early on the strength of grid_dependency: a
+  // kernel without the wait would read the previous kernel's output
+  // before it is written.
+  if (spec.gridDependency && !emitter->waitsForPrerequisites())
+    llvm::report_fatal_error("humming: a grid_dependency kernel without "
+                             "griddepcontrol.wait (a bug in the emitter)");
+  gpu::ReturnOp::create(b);
+  return func;
+}
