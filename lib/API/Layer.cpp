@@ -19,6 +19,8 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/Config/llvm-config.h"
+#include "llvm/Support/ThreadPool.h"
+#include "llvm/Support/Threading.h"
 
 #include <array>
 #include <atomic>
@@ -417,17 +419,14 @@ Status Layer::transform(const LayerTarget &target) {
   };
   workers = std::min(workers, count);
   auto kernelsStarted = Clock::now();
-  std::atomic<size_t> nextKernel{0};
-  auto worker = [&] {
-    for (size_t i = nextKernel++; i < count; i = nextKernel++)
-      work(i);
-  };
-  std::vector<std::thread> threads;
-  for (size_t t = 1; t < workers; ++t)
-    threads.emplace_back(worker);
-  worker();
-  for (std::thread &t : threads)
-    t.join();
+  {
+    // Exactly `workers` threads (not capped at the cores: HUMMING_JIT_THREADS
+    // decides), each kernel a task.
+    llvm::DefaultThreadPool pool(llvm::hardware_concurrency(unsigned(workers)));
+    for (size_t i = 0; i < count; ++i)
+      pool.async([&work, i] { work(i); });
+    pool.wait();
+  }
   for (size_t i = 0; i < pieces.size(); ++i) {
     Piece &p = pieces[i];
     if (!p.image)

@@ -2,21 +2,22 @@
 
 #include "Humming/Runtime/Compiler.h"
 
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Program.h"
+
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
-#include <fcntl.h>
 #include <fstream>
 #include <mutex>
-#include <spawn.h>
+#include <optional>
 #include <sstream>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 #include <vector>
-
-extern char **environ;
 
 namespace humming::rt {
 namespace {
@@ -34,50 +35,36 @@ std::string readFile(const std::string &path) {
   return s.str();
 }
 
-/// A scratch directory removed on destruction.
+/// A scratch directory ($TMPDIR, else /tmp) removed with what it holds on
+/// destruction; `path` is empty when it could not be made.
 struct TempDir {
-  std::string path;
+  std::string path, error;
   TempDir() {
-    const char *base = std::getenv("TMPDIR");
-    std::string pattern = std::string(base && *base ? base : "/tmp") +
-                          "/humming-compile-XXXXXX";
-    std::vector<char> buf(pattern.begin(), pattern.end());
-    buf.push_back('\0');
-    if (::mkdtemp(buf.data()))
-      path = buf.data();
+    llvm::SmallString<128> dir;
+    if (std::error_code ec =
+            llvm::sys::fs::createUniqueDirectory("humming-compile", dir))
+      error = ec.message();
+    else
+      path = std::string(dir);
   }
   ~TempDir() {
-    if (path.empty())
-      return;
-    for (const char *f : {"/in.ptx", "/out.cubin", "/log.txt"})
-      ::unlink((path + f).c_str());
-    ::rmdir(path.c_str());
+    if (!path.empty())
+      llvm::sys::fs::remove_directories(path);
   }
 };
 
-/// Runs `argv` with stdout and stderr into `logPath`; its exit status, or
-/// -1 when it could not start.
+/// Runs `argv` with stdout and stderr into `logPath` (the environment is
+/// inherited); its exit status, or -1 when it could not start or was
+/// killed by a signal.
 int run(const std::vector<std::string> &argv, const std::string &logPath) {
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, logPath.c_str(),
-                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_adddup2(&actions, 1, 2);
-  std::vector<char *> args;
-  for (const std::string &a : argv)
-    args.push_back(const_cast<char *>(a.c_str()));
-  args.push_back(nullptr);
-  pid_t pid;
-  int rc = posix_spawn(&pid, argv[0].c_str(), &actions, nullptr, args.data(),
-                       environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0)
-    return -1;
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR)
-      return -1;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  llvm::SmallVector<llvm::StringRef> args(argv.begin(), argv.end());
+  std::optional<llvm::StringRef> redirects[] = {std::nullopt, llvm::StringRef(logPath),
+                                                llvm::StringRef(logPath)};
+  std::string error;
+  int rc = llvm::sys::ExecuteAndWait(argv[0], args, /*Env=*/std::nullopt,
+                                     redirects, /*SecondsToWait=*/0,
+                                     /*MemoryLimit=*/0, &error);
+  return rc < 0 ? -1 : rc;
 }
 
 std::string joined(const std::vector<std::string> &argv) {
@@ -97,8 +84,8 @@ public:
                                  const std::string &chip) const override {
     TempDir tmp;
     if (tmp.path.empty())
-      return Error{concat("ptxas: cannot create a temporary directory: ",
-                          std::strerror(errno))};
+      return Error{
+          concat("ptxas: cannot create a temporary directory: ", tmp.error)};
     std::string in = tmp.path + "/in.ptx", out = tmp.path + "/out.cubin",
                 log = tmp.path + "/log.txt";
     {

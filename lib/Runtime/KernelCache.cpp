@@ -1,7 +1,11 @@
 //===- KernelCache.cpp - Compiled kernels on disk and in memory -----------===//
 
 #include "Humming/Runtime/KernelCache.h"
-#include "Humming/Runtime/Sha256.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/SHA256.h"
 
 #include <cerrno>
 #include <chrono>
@@ -44,6 +48,14 @@ const std::string &buildIdentity() {
 }
 
 namespace {
+
+/// SHA-256 of `data` as 64 lowercase hex digits.
+std::string sha256Hex(std::string_view data) {
+  return llvm::toHex(llvm::SHA256::hash(llvm::arrayRefFromStringRef(
+                         llvm::StringRef(data.data(), data.size()))),
+                     /*LowerCase=*/true);
+}
+
 
 bool infoLogging() {
   static const bool on = [] {
@@ -170,14 +182,14 @@ void logInfo(const std::string &message) {
 }
 
 std::string CacheKey::digest() const {
-  Sha256 h;
+  llvm::SHA256 h;
   for (const std::string *f : {&hummingVersion, &llvmVersion, &compiler,
                                &compilerVersion, &chip, &options, &ir}) {
     std::string len = std::to_string(f->size()) + ":";
     h.update(len);
     h.update(*f);
   }
-  return h.hex();
+  return llvm::toHex(h.final(), /*LowerCase=*/true);
 }
 
 std::string KernelCache::defaultDirectory() {
@@ -284,13 +296,14 @@ Result<CachedArtifact> KernelCache::readEntry(const std::string &digest,
 Status KernelCache::writeEntry(const std::string &digest,
                                const CachedArtifact &artifact) {
   const CompiledKernel &kernel = artifact.kernel;
-  std::string pattern = dir_ + "/tmp/" + digest + ".XXXXXX";
-  std::vector<char> buf(pattern.begin(), pattern.end());
-  buf.push_back('\0');
-  if (!::mkdtemp(buf.data()))
+  // An absolute model: createUniqueDirectory puts a relative one under the
+  // system's temporary directory, from where the rename below may not reach.
+  llvm::SmallString<256> model(dir_ + "/tmp/" + digest), made;
+  llvm::sys::fs::make_absolute(model);
+  if (std::error_code ec = llvm::sys::fs::createUniqueDirectory(model, made))
     return Error{concat("cannot create a directory under ", dir_, "/tmp: ",
-                        std::strerror(errno))};
-  std::string tmp = buf.data();
+                        ec.message())};
+  std::string tmp(made);
   std::string manifest = std::string(kManifestMagic) + "\nkey " + digest +
                          "\nis_ptx " + (kernel.isPtx ? "1" : "0") + "\n";
   const std::pair<const char *, const std::string *> files[] = {

@@ -56,6 +56,8 @@
 #include <set>
 #include <thread>
 
+#include "llvm/Support/Parallel.h"
+
 using namespace humming;
 
 namespace {
@@ -1023,12 +1025,10 @@ int main(int argc, char **argv) {
           std::copy(r.begin(), r.end(), ref.begin() + int64_t(ri) * c.n);
         }
       };
-      std::vector<std::thread> pool;
       size_t per = (rows.size() + threads - 1) / threads;
-      for (size_t t0i = 0; t0i < rows.size(); t0i += per)
-        pool.emplace_back(work, t0i, std::min(rows.size(), t0i + per));
-      for (std::thread &t : pool)
-        t.join();
+      llvm::parallelFor(0, (rows.size() + per - 1) / per, [&](size_t chunk) {
+        work(chunk * per, std::min(rows.size(), (chunk + 1) * per));
+      });
       double num = 0, den = 0;
       for (size_t ri = 0; ri < rows.size(); ++ri)
         for (int64_t j = 0; j < c.n; ++j) {

@@ -401,10 +401,9 @@ struct LowerToNVVMPass
           gpu::GPUFuncOp kernel =
               onlyKernel >= 0 && int64_t(i) != onlyKernel
                   ? buildStubKernel(builder, op.getLoc(), kernels, kname)
-                  : buildPreparedKernel(builder, op.getLoc(), kernels,
-                                               kname, spec, *tile,
-                                               CtaSplit{t.splitK, t.mMax,
-                                                        t.splitsInCluster()});
+                  : buildPreparedKernel(
+                        builder, op.getLoc(), kernels, kname, spec, *tile,
+                        CtaSplit{t.splitK, t.mMax, t.splitsInCluster()});
           kernelSymbols.insert(kernel);
           hq::abi::KernelLaunch launch;
           launch.name = kernel.getName().str();

@@ -261,15 +261,12 @@ void MmaSyncEmitter::reduceInCluster(ArrayRef<SmallVector<Value>> sums) {
   const int64_t S = split.ctas;
   const int64_t units = mt * 16;
   // One column per thread of a warp group, as in the workspace: unit u's
-  // sum e of column c at word (2u + e) x threads + c.
+  // sum e of column c at word (2u + e) x threads + c (a byte offset).
   const int64_t threads = tile.warpsM * tile.warpsN * 32;
   Value column = groupColumn();
-  Value base = LLVM::PtrToIntOp::create(b, i32, smem);
   auto wordOf = [&](int64_t index) {
-    return arith::AddIOp::create(
-        b, base,
-        arith::MulIOp::create(
-            b, arith::AddIOp::create(b, c32(index * threads), column), c32(4)));
+    return arith::MulIOp::create(
+        b, arith::AddIOp::create(b, c32(index * threads), column), c32(4));
   };
   // Every thread of the CTA is done with the pipeline's (and the in-block
   // split's) shared memory.

@@ -585,9 +585,10 @@ void MmaSyncEmitter::emitLoop(Value first) {
       // member's landed copies visible to the others, and orders the
       // refill below after every member's reads of that slot (one
       // iteration ago).
-      inlineAsm(TypeRange(),
-                ValueRange{arith::AddIOp::create(b, warpK, c32(1))},
-                "bar.sync $0, " + std::to_string(32 * tile.warpsN) + ";", "r");
+      NVVM::BarrierOp::create(b, TypeRange(),
+                              arith::AddIOp::create(b, warpK, c32(1)),
+                              c32(32 * tile.warpsN), NVVM::BarrierReductionAttr(),
+                              /*reductionPredicate=*/Value());
     } else {
       // wait_group covers a lane's own copies; ldmatrix reads activation
       // rows other lanes copied, which the warp barrier makes visible.

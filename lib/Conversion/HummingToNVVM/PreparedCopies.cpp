@@ -65,8 +65,7 @@ void PreparedEmitter::prefetchWeightsL2(Value first, Value local) {
   }
   Value src = LLVM::GEPOp::create(b, ptr, i32, param(hq::abi::ParamWeight),
                                   ValueRange{word});
-  inlineAsm(TypeRange(), ValueRange{src, bytes},
-            "cp.async.bulk.prefetch.L2.global [$0], $1;", "l,n");
+  NVVM::CpAsyncBulkPrefetchOp::create(b, src, bytes, /*l2CacheHint=*/Value());
 }
 
 void PreparedEmitter::copy16(Value dstByte, Value base, Value index,
@@ -159,7 +158,8 @@ void PreparedEmitter::issueCooperativeCopies(Value iter, Value slot) {
     // mbarrier and issues the copies; the barrier's phase ends once they
     // landed and every producer arrived (after the copies still made by
     // cp.async). The slot's previous reads ended before its release, which
-    // this fill waited for. Destinations are shared-window addresses.
+    // this fill waited for. Destinations are this CTA's shared::cluster
+    // addresses.
     // With bulk fills (layout::ws::bulkFills) the scales and zero points
     // come by bulk copies too and the announcement is the barrier's one
     // arrival: the phase then ends when the bytes land.
@@ -170,36 +170,33 @@ void PreparedEmitter::issueCooperativeCopies(Value iter, Value slot) {
     onFirstCopier([&] {
       Value full = mbarrierAt(slot, 0);
       Value txBytes = c32(activationBytes + weightBytes + groupBytes);
+      // The announcement: the barrier's one arrival (release, CTA scope)
+      // with bulk fills, else only the expected bytes (relaxed).
       if (bulkFills())
-        inlineAsm(TypeRange(), ValueRange{full, txBytes},
-                  "{\n.reg .b64 state;\n"
-                  "mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 "
-                  "state, [$0], $1;\n}",
-                  "r,r");
+        NVVM::MBarrierArriveExpectTxOp::create(
+            b, /*res=*/Type(), full, txBytes, NVVM::MemScopeKind::CTA,
+            /*relaxed=*/false, /*predicate=*/Value());
       else
-        inlineAsm(TypeRange(), ValueRange{full, txBytes},
-                  "mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [$0], $1;",
-                  "r,r");
+        NVVM::MBarrierExpectTxOp::create(b, full, txBytes);
       if (tile.tmaActivations) {
         // Boxes of 8 columns x block_m rows: k-tile slot u's half h lands at
         // [u][h] as block_m rows of 16 bytes, the layout the chunk copies
         // make; rows past M and columns past K arrive as zeros.
-        Value map = LLVM::PtrToIntOp::create(b, i64, inputMapAddress());
+        Value map = inputMapAddress();
         Value row = arith::MulIOp::create(b, bidY, c32(blockM));
         for (int64_t u = 0; u < kT; ++u)
           for (int64_t h = 0; h < 2; ++h) {
             Value col = arith::AddIOp::create(
                 b, arith::MulIOp::create(b, kTileOf(c32(u)), c32(16)),
                 c32(8 * h));
-            Value dst = arith::AddIOp::create(
-                b, smemAddr,
-                arith::AddIOp::create(b, slotBase,
-                                      c32(u * blockM * 32 + h * blockM * 16)));
-            inlineAsm(
-                TypeRange(), ValueRange{dst, map, col, row, full},
-                "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::"
-                "complete_tx::bytes [$0], [$1, {$2, $3}], [$4];",
-                "r,l,r,r,r");
+            Value dst = clusterSmemAt(arith::AddIOp::create(
+                b, slotBase, c32(u * blockM * 32 + h * blockM * 16)));
+            NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+                b, dst, map, ValueRange{col, row}, full,
+                /*im2colOffsets=*/ValueRange(), /*multicastMask=*/Value(),
+                /*l2CacheHint=*/Value(), NVVM::TMALoadMode::TILE,
+                /*isCTAOnly=*/false, /*group=*/NVVM::CTAGroupKindAttr(),
+                /*predicate=*/Value());
           }
       }
       if (tile.tmaWeights)
@@ -209,14 +206,9 @@ void PreparedEmitter::issueCooperativeCopies(Value iter, Value slot) {
               b, ptr, i32, param(hq::abi::ParamWeight),
               ValueRange{
                   weightWord(clampedTile(kTileOf(c32(u))), bidX, tile.warpsN)});
-          Value dst = arith::AddIOp::create(
-              b, smemAddr,
+          Value dst = clusterSmemAt(
               arith::AddIOp::create(b, weightsAt, c32(u * perTile * 16)));
-          inlineAsm(
-              TypeRange(), ValueRange{dst, src, c32(perTile * 16), full},
-              "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::"
-              "bytes [$0], [$1], $2, [$3];",
-              "r,l,r,r");
+          bulkCopy(dst, src, perTile * 16, full);
         }
     });
   }
@@ -244,12 +236,7 @@ void PreparedEmitter::issueCooperativeCopies(Value iter, Value slot) {
         onFirstCopier([&] {
           Value src = LLVM::GEPOp::create(b, ptr, i32, param(param_),
                                           ValueRange{firstWord});
-          inlineAsm(TypeRange(),
-                    ValueRange{arith::AddIOp::create(b, smemAddr, dstBase), src,
-                               c32(bytes), mbarrierAt(slot, 0)},
-                    "cp.async.bulk.shared::cluster.global.mbarrier::"
-                    "complete_tx::bytes [$0], [$1], $2, [$3];",
-                    "r,l,r,r");
+          bulkCopy(clusterSmemAt(dstBase), src, bytes, mbarrierAt(slot, 0));
         });
         return;
       }
@@ -300,29 +287,37 @@ Value PreparedEmitter::inputMapAddress() {
 
 Value PreparedEmitter::mbarrierAt(Value slot, int64_t which) {
   // After the slots: [slot][full, empty] x 8 bytes.
-  return arith::AddIOp::create(
-      b, smemAddr,
-      arith::AddIOp::create(b, c32(mbarrierOffset() + which * 8),
-                            arith::MulIOp::create(b, slot, c32(16))));
+  return sharedPtr(
+      arith::AddIOp::create(
+          b, smemAddr,
+          arith::AddIOp::create(b, c32(mbarrierOffset() + which * 8),
+                                arith::MulIOp::create(b, slot, c32(16)))),
+      3);
 }
 
 void PreparedEmitter::mbarrierWait(Value bar, Value parity) {
-  // Spins on try_wait (which itself suspends a while) until the phase of
-  // `parity` has completed; acquire semantics order the reads after it.
-  inlineAsm(TypeRange(), ValueRange{bar, parity},
-            "{\n.reg .pred done;\nwait:\n"
-            "mbarrier.try_wait.parity.shared::cta.b64 done, [$0], $1;\n"
-            "@!done bra wait;\n}",
-            "r,r");
+  // Until the phase of `parity` has completed (acquire, CTA scope: the
+  // reads after it see what the arrivals released). The op spins on
+  // mbarrier.try_wait.parity inside its own PTX loop: an scf.while around
+  // the single-test op made a CFG loop that LLVM and ptxas scheduled the
+  // 128-token consumer around, which then spilled (8 bytes under ptxas).
+  // Each try suspends the thread for up to the hint (10 ms, CUTLASS's
+  // choice) unless the phase completes first.
+  NVVM::MBarrierTryWaitParityOp::create(b, bar, parity, c32(kSuspendHintNs));
 }
 
 void PreparedEmitter::mbarrierArrive(Value bar) {
-  // Release semantics: this thread's earlier writes (and, after its
-  // fence.proxy.async, its landed copies) happen before the phase ends.
-  inlineAsm(TypeRange(), ValueRange{bar},
-            "{\n.reg .b64 state;\n"
-            "mbarrier.arrive.shared::cta.b64 state, [$0];\n}",
-            "r");
+  // Release semantics (CTA scope): this thread's earlier writes (and,
+  // after its fence.proxy.async, its landed copies) happen before the
+  // phase ends.
+  NVVM::MBarrierArriveOp::create(b, /*res=*/Type(), bar, /*count=*/Value());
+}
+
+void PreparedEmitter::bulkCopy(Value dst, Value src, int64_t bytes,
+                               Value bar) {
+  NVVM::CpAsyncBulkGlobalToSharedClusterOp::create(
+      b, dst, src, bar, c32(bytes), /*multicastMask=*/Value(),
+      /*l2CacheHint=*/Value());
 }
 
 SmallVector<Value> PreparedEmitter::pipelineLoop(

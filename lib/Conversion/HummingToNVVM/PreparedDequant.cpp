@@ -134,7 +134,7 @@ Value PreparedEmitter::dequantPair(ArrayRef<SmallVector<Value>> planeWords,
         word = arith::ShRUIOp::create(b, word, c32(at));
       const uint32_t mask = ((1u << p.width) - 1) * 0x10001u;
       if (into && !p.shift) {
-        pair = maskOr(word, mask, pair);
+        pair = ptx.maskOr(word, mask, pair);
         continue;
       }
       Value v = arith::AndIOp::create(b, word, c32(int64_t(mask)));
@@ -163,7 +163,7 @@ Value PreparedEmitter::dequantPair(ArrayRef<SmallVector<Value>> planeWords,
     unsigned pb = L::pairBit(p, q), r = pb % span;
     if (pb != r)
       word = arith::ShRUIOp::create(b, word, c32(pb - r));
-    Value v = asAct2(maskOr(word, (((1u << width) - 1) << r) * 0x10001u,
+    Value v = asAct2(ptx.maskOr(word, (((1u << width) - 1) << r) * 0x10001u,
                             c32(int64_t(magicBits * 0x10001u))));
     if (r == 0)
       return Value(arith::SubFOp::create(b, v, constZero));

@@ -27,6 +27,7 @@
 
 #include "EmitterBase.h"
 #include "Kernels.h"
+#include "PtxBuilder.h"
 
 #include "Humming/Quant/PreparedLayout.h"
 
@@ -122,6 +123,22 @@ protected:
   Value smemAt(Value byte) {
     return LLVM::GEPOp::create(b, smem.getType(), i8, smem, ValueRange{byte});
   }
+  /// The 32-bit shared address `addr` (i32: smemAddr + offset) as a
+  /// pointer of address space `space`: 3 (shared::cta) or 7 (shared::cluster,
+  /// where TMA and bulk copies write; a shared::cta address of this CTA is
+  /// one). An int-to-pointer of the 32-bit address keeps the loops' live
+  /// values 32-bit, as the kernels' addresses were before they used NVVM
+  /// ops: a GEP off the 64-bit shared base (or an addrspacecast, two cvta)
+  /// made the 128-token warp-specialized consumer spill under ptxas.
+  Value sharedPtr(Value addr, unsigned space) {
+    return LLVM::IntToPtrOp::create(
+        b, LLVM::LLVMPointerType::get(b.getContext(), space), addr);
+  }
+  /// Byte `byte` (i32) of the dynamic shared memory as this CTA's
+  /// shared::cluster address (ptr<7>).
+  Value clusterSmemAt(Value byte) {
+    return sharedPtr(arith::AddIOp::create(b, smemAddr, byte), 7);
+  }
   /// Cooperative slots: the byte offsets (i32) of slot `slot` and of its
   /// weight region.
   std::pair<Value, Value> slotRegions(Value slot) {
@@ -196,11 +213,27 @@ protected:
   /// placeholder kInputMapPlaceholder, which humming-kernel-params turns
   /// into the kernel's by-value parameter after M.
   Value inputMapAddress();
-  /// Shared byte address of slot `slot`'s full (0) or empty (1) mbarrier.
+  /// Shared address (ptr<3>) of slot `slot`'s full (0) or empty (1)
+  /// mbarrier.
   Value mbarrierAt(Value slot, int64_t which);
-  /// mbarrier helpers (shared::cta byte address `bar`).
+  /// Waits for the phase of parity `parity` (i32) of mbarrier `bar` to
+  /// complete (a loop of mbarrier.try_wait.parity).
   void mbarrierWait(Value bar, Value parity);
+  /// The suspend-time hint of those tries, in ns.
+  static constexpr int64_t kSuspendHintNs = 0x989680;
+  /// One arrival on mbarrier `bar`.
   void mbarrierArrive(Value bar);
+  /// fence.proxy.async.shared::cta: this thread's generic-proxy writes to
+  /// shared memory (its landed cp.async copies) are ordered before later
+  /// async-proxy accesses (wgmma operand reads, TMA).
+  void fenceProxyAsyncShared() {
+    NVVM::FenceProxyOp::create(
+        b, NVVM::ProxyKind::async_shared,
+        NVVM::SharedSpaceAttr::get(b.getContext(), NVVM::SharedSpace::shared_cta));
+  }
+  /// A bulk copy of `bytes` from global `src` (ptr<1>) to shared::cluster
+  /// `dst` (ptr<7>) whose completion counts on mbarrier `bar`.
+  void bulkCopy(Value dst, Value src, int64_t bytes, Value bar);
   /// Byte offset of the mbarriers: after the slots, or after the cluster
   /// workspace where that is larger.
   int64_t mbarrierOffset() const {
@@ -270,27 +303,11 @@ protected:
   /// barrier.cluster arrive (release) and wait (acquire): every thread of
   /// every CTA of the cluster.
   void clusterBarrier();
-  /// st.shared.f32 of `v` at the 32-bit shared address `addr`.
-  void storeSharedF32(Value addr, Value v);
-  /// The f32 at this CTA's shared address `local` in the shared memory of
-  /// the cluster's CTA `rank` (mapa + ld.shared::cluster).
-  Value loadClusterF32(Value local, Value rank);
-
-  // ---- Inline PTX (to go through PtxBuilder) ---------------------------
-  /// Inline PTX, by default with side effects (kept in order with the
-  /// others); pure arithmetic passes sideEffects = false.
-  LLVM::InlineAsmOp inlineAsm(TypeRange results, ValueRange operands,
-                              StringRef text, StringRef constraints,
-                              bool sideEffects = true);
-  /// (x & mask) | orValue as one lop3: with both constants immediate
-  /// ptxas emits two LOP3s (one immediate each); with orValue in a
-  /// register it is one.
-  Value maskOr(Value x, uint32_t mask, Value orValue);
-  /// An inline PTX statement without operands.
-  void asmStatement(StringRef text);
-  /// Inline PTX `text` whose operands are `vals`, each read and rewritten
-  /// (tied "+r" / "+f"): orders the registers' other uses around it.
-  SmallVector<Value> tiedAsm(StringRef text, ArrayRef<Value> vals);
+  /// Stores f32 `v` at byte `byte` (i32) of this CTA's shared memory.
+  void storeSharedF32(Value byte, Value v);
+  /// The f32 at byte `byte` (i32) of the shared memory of the cluster's
+  /// CTA `rank` (mapa, then a shared::cluster load).
+  Value loadClusterF32(Value byte, Value rank);
 
   const GemmKernelSpec &spec;
   const PreparedTile &tile;
@@ -302,6 +319,8 @@ protected:
   /// counters (ptr<1>; null without the split).
   Value partials, arrivals;
   std::vector<::humming::layout::Plane> planes;
+  /// The few instructions NVVM has no op for.
+  PtxBuilder ptx;
   bool bf16;
   Type act;
   VectorType act2;
@@ -315,8 +334,8 @@ protected:
   Value constZero;
   /// Cooperative kernels: the slot layout.
   ::humming::layout::CooperativeSlot coop;
-  /// 32-bit shared address of the dynamic shared memory (TMA and mbarrier
-  /// kernels).
+  /// 32-bit shared address of the dynamic shared memory (wgmma's matrix
+  /// descriptors).
   Value smemAddr;
   // Thread coordinates (warpMi: the warp's row along M in a cooperative
   // block).

@@ -66,19 +66,18 @@ Value PreparedEmitter::arriveOnTileCounter(Value tileId) {
 }
 
 void PreparedEmitter::clusterBarrier() {
-  asmStatement("barrier.cluster.arrive.release;");
-  asmStatement("barrier.cluster.wait.acquire;");
+  // barrier.cluster.arrive has release, barrier.cluster.wait acquire
+  // semantics by default.
+  NVVM::ClusterArriveOp::create(b, /*aligned=*/UnitAttr());
+  NVVM::ClusterWaitOp::create(b, /*aligned=*/UnitAttr());
 }
 
-void PreparedEmitter::storeSharedF32(Value addr, Value v) {
-  inlineAsm(TypeRange(), ValueRange{addr, v}, "st.shared.f32 [$0], $1;", "r,f");
+void PreparedEmitter::storeSharedF32(Value byte, Value v) {
+  LLVM::StoreOp::create(b, v, smemAt(byte), /*alignment=*/4);
 }
 
-Value PreparedEmitter::loadClusterF32(Value local, Value rank) {
-  return inlineAsm(f32, ValueRange{local, rank},
-                   "{\n.reg .b32 remote;\n"
-                   "mapa.shared::cluster.u32 remote, $1, $2;\n"
-                   "ld.shared::cluster.f32 $0, [remote];\n}",
-                   "=f,r,r")
-      .getResult(0);
+Value PreparedEmitter::loadClusterF32(Value byte, Value rank) {
+  Value remote = NVVM::MapaOp::create(
+      b, LLVM::LLVMPointerType::get(b.getContext(), 7), smemAt(byte), rank);
+  return LLVM::LoadOp::create(b, f32, remote, /*alignment=*/4);
 }

@@ -24,7 +24,7 @@ PreparedEmitter::PreparedEmitter(ImplicitLocOpBuilder &b,
                                  Value arrivals)
     : EmitterBase(b, params), spec(spec), tile(tile), split(split), smem(smem),
       partials(partials), arrivals(arrivals),
-      planes(L::planes(spec.weight.type.bits)) {
+      planes(L::planes(spec.weight.type.bits)), ptx(b) {
   bf16 = spec.input.type == hq::ScalarType::bf16();
   act = bf16 ? Type(b.getBF16Type()) : Type(b.getF16Type());
   act2 = VectorType::get({2}, act);
@@ -63,9 +63,7 @@ void PreparedEmitter::waitForPrerequisites() {
   // IntrNoMem, which would let loads and copies move across the wait.
   assert(!waited && "one griddepcontrol.wait per kernel");
   waited = true;
-  inlineAsm(TypeRange(), ValueRange(),
-            "griddepcontrol.wait;\n\tgriddepcontrol.launch_dependents;",
-            "~{memory}");
+  ptx.gridDependencyWait();
 }
 
 void PreparedEmitter::emit() {
@@ -105,53 +103,6 @@ void PreparedEmitter::issueWarpCopies(Value, Value) {
   llvm::report_fatal_error("humming: per-warp copies in a generation whose "
                            "kernels copy cooperatively (a bug in the "
                            "emitter)");
-}
-
-LLVM::InlineAsmOp PreparedEmitter::inlineAsm(TypeRange results,
-                                             ValueRange operands,
-                                             StringRef text,
-                                             StringRef constraints,
-                                             bool sideEffects) {
-  return LLVM::InlineAsmOp::create(
-      b, results, operands, text, constraints, sideEffects,
-      /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
-      LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
-      ArrayAttr());
-}
-
-Value PreparedEmitter::maskOr(Value x, uint32_t mask, Value orValue) {
-  // LUT 0xEA = (a & b) | c; pure, so LLVM may move and merge it.
-  return inlineAsm(TypeRange{i32}, ValueRange{x, c32(int64_t(mask)), orValue},
-                   "lop3.b32 $0, $1, $2, $3, 0xEA;", "=r,r,n,r",
-                   /*sideEffects=*/false)
-      .getResult(0);
-}
-
-void PreparedEmitter::asmStatement(StringRef text) {
-  inlineAsm(TypeRange(), ValueRange(), text, "");
-}
-
-SmallVector<Value> PreparedEmitter::tiedAsm(StringRef text,
-                                            ArrayRef<Value> vals) {
-  std::string constraints;
-  SmallVector<Type> types;
-  for (Value v : vals) {
-    constraints += constraints.empty() ? "" : ",";
-    constraints += v.getType() == f32 ? "=f" : v.getType() == i64 ? "=l" : "=r";
-    types.push_back(v.getType());
-  }
-  for (size_t i = 0; i < vals.size(); ++i)
-    constraints += "," + std::to_string(i);
-  Type result = types.size() == 1
-                    ? types[0]
-                    : LLVM::LLVMStructType::getLiteral(b.getContext(), types);
-  auto op = inlineAsm(result, vals, text, constraints);
-  if (types.size() == 1)
-    return {op.getResult(0)};
-  SmallVector<Value> out;
-  for (size_t i = 0; i < vals.size(); ++i)
-    out.push_back(LLVM::ExtractValueOp::create(b, op.getResult(0), int64_t(i)));
-  return out;
 }
 
 gpu::GPUFuncOp mlir::humming::buildPreparedKernel(

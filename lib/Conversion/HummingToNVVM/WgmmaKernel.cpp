@@ -273,7 +273,7 @@ void WgmmaEmitter::emitLoop(Value first) {
     // cp.async writes in the generic proxy, wgmma reads shared memory in
     // the async proxy: each thread's landed copies are fenced across, then
     // the barrier publishes them to the block.
-    asmStatement("fence.proxy.async.shared::cta;");
+    fenceProxyAsyncShared();
     gpu::BarrierOp::create(b);
   };
   SmallVector<Value> acc = pipelineLoop(
@@ -286,10 +286,10 @@ void WgmmaEmitter::emitLoop(Value first) {
         Stage data = readWgmmaSlot(slot);
         issueAhead();
         SmallVector<Value> done =
-            tiedAsm("wgmma.wait_group.sync.aligned 0;", accs);
+            ptx.wgmmaWait(0, accs);
         return computeWgmma(done, data, slot);
       });
-  acc = tiedAsm("wgmma.wait_group.sync.aligned 0;", acc);
+  acc = ptx.wgmmaWait(0, acc);
   NVVM::CpAsyncWaitGroupOp::create(b, b.getI32IntegerAttr(0));
   finishWgmma(acc);
 }
@@ -337,10 +337,9 @@ void WgmmaEmitter::emitWarpSpecializedLoop(Value first) {
       for (auto [which, count] : {std::pair<int64_t, int64_t>{
                                       0, L::ws::fullArrivals(producers, bulk)},
                                   {1, consumers}})
-        inlineAsm(TypeRange(),
-                  ValueRange{mbarrierAt(c32(st), which), c32(count)},
-                  "mbarrier.init.shared::cta.b64 [$0], $1;", "r,r");
-    asmStatement("fence.mbarrier_init.release.cluster;");
+        NVVM::MBarrierInitOp::create(b, mbarrierAt(c32(st), which),
+                                     c32(count), /*predicate=*/Value());
+    NVVM::FenceMbarrierInitOp::create(b);
   }
   gpu::BarrierOp::create(b);
   Value lb = arith::ConstantIndexOp::create(b, 0);
@@ -351,23 +350,23 @@ void WgmmaEmitter::emitWarpSpecializedLoop(Value first) {
   auto role = scf::IfOp::create(b, isProducer, /*withElseRegion=*/true);
   auto landed = [&](Value fill, int64_t pending) {
     NVVM::CpAsyncWaitGroupOp::create(b, b.getI32IntegerAttr(int32_t(pending)));
-    asmStatement("fence.proxy.async.shared::cta;");
+    fenceProxyAsyncShared();
     mbarrierArrive(mbarrierAt(arith::RemUIOp::create(b, fill, c32(S)), 0));
   };
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(role.thenBlock());
     if (rebalance)
-      asmStatement(
-          ("setmaxnreg.dec.sync.aligned.u32 " + Twine(producerRegs) + ";")
-              .str());
+      NVVM::SetMaxRegisterOp::create(b, int32_t(producerRegs),
+                                     NVVM::SetMaxRegisterAction::decrease);
     if (tile.tmaActivations)
       // The thread that issues the tensor copies fetches their map first.
       onFirstCopier([&] {
-        inlineAsm(
-            TypeRange(),
-            ValueRange{LLVM::PtrToIntOp::create(b, i64, inputMapAddress())},
-            "prefetch.tensormap [$0];", "l");
+        NVVM::PrefetchOp::create(b, /*cacheLevel=*/NVVM::PrefetchCacheLevelAttr(),
+                                 /*evictPriority=*/NVVM::CacheEvictionPriorityAttr(),
+                                 inputMapAddress(), /*predicate=*/Value(),
+                                 /*tensormap=*/true, /*uniform=*/false,
+                                 /*in_param_space=*/false);
       });
     auto fillLoop = [&] {
       auto loop = scf::ForOp::create(b, lb, ub, one);
@@ -420,9 +419,8 @@ void WgmmaEmitter::emitWarpSpecializedLoop(Value first) {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(role.elseBlock());
     if (rebalance)
-      asmStatement(
-          ("setmaxnreg.inc.sync.aligned.u32 " + Twine(consumerRegs) + ";")
-              .str());
+      NVVM::SetMaxRegisterOp::create(b, int32_t(consumerRegs),
+                                     NVVM::SetMaxRegisterAction::increase);
     auto loop = scf::ForOp::create(b, lb, ub, one, wgmmaZeroSums());
     {
       OpBuilder::InsertionGuard inner(b);
@@ -454,7 +452,7 @@ void WgmmaEmitter::emitWarpSpecializedLoop(Value first) {
       };
       if (tile.wgmmaInFlight == 0) {
         SmallVector<Value> done =
-            tiedAsm("wgmma.wait_group.sync.aligned 0;", accs);
+            ptx.wgmmaWait(0, accs);
         releasePrevious();
         scf::YieldOp::create(b, computeWgmma(done, data, slot));
       } else {
@@ -464,13 +462,13 @@ void WgmmaEmitter::emitWarpSpecializedLoop(Value first) {
         // tied to the sums, which the newest group still writes) and the
         // previous slot is released.
         scf::YieldOp::create(b, computeWgmma(accs, data, slot, [&] {
-                               asmStatement("wgmma.wait_group.sync.aligned 1;");
+                               NVVM::WgmmaWaitGroupSyncOp::create(b, 1);
                                releasePrevious();
                              }));
       }
     }
     SmallVector<Value> acc(loop.getResults().begin(), loop.getResults().end());
-    acc = tiedAsm("wgmma.wait_group.sync.aligned 0;", acc);
+    acc = ptx.wgmmaWait(0, acc);
     finishWgmma(acc);
   }
 }
@@ -515,28 +513,6 @@ SmallVector<Value> WgmmaEmitter::computeWgmma(ArrayRef<Value> accIn,
   };
   beginDequant();
   const int64_t nT = tile.nTilesPerGroup, n = tile.warpM, perTile = n / 2;
-  const char *type = bf16 ? "bf16" : "f16";
-  // d (perTile f32), a (4 x b32), the descriptor; scale-d = 1 (accumulate),
-  // scale-a = scale-b = 1, B not transposed (K-major).
-  // scale-d is a predicate: set from operand $(perTile + 5) (1).
-  std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, $" +
-                     std::to_string(perTile + 5) +
-                     ", 0;\nwgmma.mma_async.sync.aligned.m64n" +
-                     std::to_string(n) + "k16.f32." + type + "." + type + " {";
-  for (int64_t i = 0; i < perTile; ++i)
-    text += (i ? ", $" : "$") + std::to_string(i);
-  text += "}, {$" + std::to_string(perTile) + ", $" +
-          std::to_string(perTile + 1) + ", $" + std::to_string(perTile + 2) +
-          ", $" + std::to_string(perTile + 3) + "}, $" +
-          std::to_string(perTile + 4) + ", p, 1, 1, 0;\n}";
-  std::string constraints;
-  for (int64_t i = 0; i < perTile; ++i)
-    constraints += (i ? ",=f" : "=f");
-  constraints += ",r,r,r,r,l,n";
-  for (int64_t i = 0; i < perTile; ++i)
-    constraints += "," + std::to_string(i);
-  Type result = LLVM::LLVMStructType::getLiteral(
-      b.getContext(), SmallVector<Type>(size_t(perTile), f32));
   SmallVector<GroupData> groups(static_cast<size_t>(nT));
   const int64_t kT = tile.kTilesPerWarp;
   // Per k-tile: every n-tile's A fragment and the descriptor, a fence, the
@@ -562,23 +538,18 @@ SmallVector<Value> WgmmaEmitter::computeWgmma(ArrayRef<Value> accIn,
     }
     regs.push_back(activationDescriptor(slot, u));
     regs.append(accs.begin(), accs.end());
-    regs = tiedAsm("wgmma.fence.sync.aligned;", regs);
+    regs = ptx.wgmmaFence(regs);
     const size_t accAt = size_t(nT * 4 + 1);
     for (size_t i = 0; i < accs.size(); ++i)
       accs[i] = regs[accAt + i];
     for (int64_t t = 0; t < nT; ++t) {
-      SmallVector<Value> operands(regs.begin() + 4 * t,
-                                  regs.begin() + 4 * t + 4);
-      operands.push_back(regs[size_t(nT * 4)]);
-      operands.push_back(c32(1));
-      operands.append(accs.begin() + t * perTile,
-                      accs.begin() + (t + 1) * perTile);
-      auto op = inlineAsm(result, operands, text, constraints);
-      for (int64_t i = 0; i < perTile; ++i)
-        accs[size_t(t * perTile + i)] =
-            LLVM::ExtractValueOp::create(b, op.getResult(0), i);
+      SmallVector<Value> sums = ptx.wgmmaRegisterA(
+          n, bf16, ArrayRef<Value>(regs).slice(size_t(4 * t), 4),
+          regs[size_t(nT * 4)],
+          ArrayRef<Value>(accs).slice(size_t(t * perTile), size_t(perTile)));
+      std::copy(sums.begin(), sums.end(), accs.begin() + t * perTile);
     }
-    asmStatement("wgmma.commit_group.sync.aligned;");
+    NVVM::WgmmaGroupSyncAlignedOp::create(b);
     if (u == 0 && afterFirst)
       afterFirst();
   }
@@ -604,15 +575,12 @@ void WgmmaEmitter::clusterReduce(ArrayRef<Value> acc) {
   const int64_t perTile = tile.warpM / 2;
   // Every thread of the CTA is done with the pipeline's shared memory.
   clusterBarrier();
-  // Sum i of consumer thread `tid` at word i * T + tid: the stores of a
-  // warp are consecutive words.
+  // Sum i of consumer thread `tid` at word i * T + tid (a byte offset):
+  // the stores of a warp are consecutive words.
   auto wordOf = [&](Value i) {
-    return arith::AddIOp::create(
-        b, smemAddr,
-        arith::MulIOp::create(
-            b,
-            arith::AddIOp::create(b, arith::MulIOp::create(b, i, c32(T)), tid),
-            c32(4)));
+    return arith::MulIOp::create(
+        b, arith::AddIOp::create(b, arith::MulIOp::create(b, i, c32(T)), tid),
+        c32(4));
   };
   for (size_t i = 0; i < acc.size(); ++i)
     storeSharedF32(wordOf(c32(int64_t(i))), acc[i]);
@@ -727,13 +695,7 @@ void WgmmaEmitter::wgmmaReduceAcrossCtas(ArrayRef<Value> acc) {
     last = ifFirst.getResult(0);
   }
   Value isLast =
-      inlineAsm(i32, ValueRange{arith::ExtUIOp::create(b, i32, last)},
-                ("{\n.reg .pred p, q;\nsetp.ne.u32 q, $1, 0;\n"
-                 "bar.red.or.pred p, 1, " +
-                 Twine(T) + ", q;\nselp.u32 $0, 1, 0, p;\n}")
-                    .str(),
-                "=r,r")
-          .getResult(0);
+      ptx.barrierReduceOr(1, T, arith::ExtUIOp::create(b, i32, last));
   auto ifSum = scf::IfOp::create(
       b, arith::CmpIOp::create(b, arith::CmpIPredicate::ne, isLast, c32(0)),
       /*withElseRegion=*/false);

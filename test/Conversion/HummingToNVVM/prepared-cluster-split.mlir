@@ -12,15 +12,15 @@
 // CHECK-LABEL: gpu.func @cs_gemm0_m0
 // CHECK-SAME:    nvvm.cluster_dim = array<i32: 1, 1, 4>
 // CHECK-NOT:     llvm.atomicrmw
-// CHECK:         "barrier.cluster.arrive.release;"
-// CHECK-NEXT:    "barrier.cluster.wait.acquire;"
-// CHECK:         "st.shared.f32 [$0], $1;"
-// CHECK:         "barrier.cluster.arrive.release;"
-// CHECK-NEXT:    "barrier.cluster.wait.acquire;"
-// CHECK-COUNT-4: mapa.shared::cluster.u32
+// CHECK:         nvvm.cluster.arrive
+// CHECK-NEXT:    nvvm.cluster.wait
+// CHECK:         llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : f32, !llvm.ptr<3>
+// CHECK:         nvvm.cluster.arrive
+// CHECK-NEXT:    nvvm.cluster.wait
+// CHECK-COUNT-4: nvvm.mapa %{{.*}}, %{{.*}} : !llvm.ptr<3> -> !llvm.ptr<7>
 // CHECK-NOT:     llvm.atomicrmw
-// CHECK:         "barrier.cluster.arrive.release;"
-// CHECK-NEXT:    "barrier.cluster.wait.acquire;"
+// CHECK:         nvvm.cluster.arrive
+// CHECK-NEXT:    nvvm.cluster.wait
 // CHECK-NEXT:    gpu.return
 
 #t = #humming.tile_config<m = [1, inf], block = [16, 128, 128], warp = [16, 64, 32], split_k = 4, block_copies = true, cluster_split = true>

@@ -20,16 +20,16 @@
 // CHECK:         scf.for
 // CHECK:           wgmma.mma_async
 // CHECK:         "wgmma.wait_group.sync.aligned 0;"
-// CHECK:         "barrier.cluster.arrive.release;"
-// CHECK-NEXT:    "barrier.cluster.wait.acquire;"
-// CHECK-COUNT-64: "st.shared.f32 [$0], $1;"
-// CHECK:         "barrier.cluster.arrive.release;"
-// CHECK-NEXT:    "barrier.cluster.wait.acquire;"
-// CHECK:         mapa.shared::cluster.u32
-// CHECK-SAME:    ld.shared::cluster.f32
+// CHECK:         nvvm.cluster.arrive
+// CHECK-NEXT:    nvvm.cluster.wait
+// CHECK-COUNT-64: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : f32, !llvm.ptr<3>
+// CHECK:         nvvm.cluster.arrive
+// CHECK-NEXT:    nvvm.cluster.wait
+// CHECK:         nvvm.mapa %{{.*}}, %{{.*}} : !llvm.ptr<3> -> !llvm.ptr<7>
+// CHECK-NEXT:    llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<7> -> f32
 // CHECK:         llvm.store {{.*}} : i16, !llvm.ptr<1>
-// CHECK:         "barrier.cluster.arrive.release;"
-// CHECK-NEXT:    "barrier.cluster.wait.acquire;"
+// CHECK:         nvvm.cluster.arrive
+// CHECK-NEXT:    nvvm.cluster.wait
 // CHECK:         gpu.return
 #t = #humming.tile_config<m = [1, inf], block = [64, 256, 32], warp = [64, 32, 32], stages = 4, mma = wgmma, split_k = 4>
 func.func @cluster(%a: memref<?x512xf16>, %w: memref<32x512xi32>, %s: memref<4x256xf16>, %c: memref<?x256xf16>) {
@@ -50,15 +50,15 @@ func.func @cluster(%a: memref<?x512xf16>, %w: memref<32x512xi32>, %s: memref<4x2
 // CHECK-SAME:    known_block_size = array<i32: 384, 1, 1>
 // CHECK-SAME:    nvvm.cluster_dim = array<i32: 1, 1, 2>
 // CHECK:         arith.constant 131072 : i32
-// CHECK:         "mbarrier.init.shared::cta.b64 [$0], $1;"
-// CHECK:         "setmaxnreg.dec.sync.aligned.u32 56;"
-// CHECK:         "barrier.cluster.arrive.release;"
-// CHECK:         "barrier.cluster.arrive.release;"
-// CHECK:         "barrier.cluster.arrive.release;"
+// CHECK:         nvvm.mbarrier.init
+// CHECK:         nvvm.setmaxregister decrease 56
+// CHECK:         nvvm.cluster.arrive
+// CHECK:         nvvm.cluster.arrive
+// CHECK:         nvvm.cluster.arrive
 // CHECK:       } else {
-// CHECK:         "setmaxnreg.inc.sync.aligned.u32 224;"
-// CHECK-COUNT-128: "st.shared.f32 [$0], $1;"
-// CHECK:         ld.shared::cluster.f32
+// CHECK:         nvvm.setmaxregister increase 224
+// CHECK-COUNT-128: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : f32, !llvm.ptr<3>
+// CHECK:         llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<7> -> f32
 #ws = #humming.tile_config<m = [1, inf], block = [128, 256, 32], warp = [128, 32, 32], stages = 4, mma = wgmma, warp_specialized = true, mbarrier = true, split_k = 2>
 func.func @ws_cluster(%a: memref<?x512xf16>, %w: memref<32x512xi32>, %s: memref<4x256xf16>, %c: memref<?x256xf16>) {
   humming.gemm %a, %w scales(%s : memref<4x256xf16>) into %c

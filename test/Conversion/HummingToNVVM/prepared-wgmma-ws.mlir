@@ -17,37 +17,37 @@
 // CHECK-LABEL: gpu.func @ws_gemm0_m0
 // CHECK-SAME:    known_block_size = array<i32: 384, 1, 1>, nvvm.maxnreg = 168 : i32
 // CHECK:         scf.if
-// CHECK-COUNT-8:   "mbarrier.init.shared::cta.b64 [$0], $1;"
-// CHECK:           "fence.mbarrier_init.release.cluster;"
+// CHECK-COUNT-8:   nvvm.mbarrier.init %{{.*}}, %{{.*}} : !llvm.ptr<3>, i32
+// CHECK:           nvvm.fence.mbarrier.init
 // CHECK:         gpu.barrier
 // CHECK-NOT:     gpu.barrier
 // CHECK:         scf.if
-// CHECK:           "setmaxnreg.dec.sync.aligned.u32 56;"
+// CHECK:           nvvm.setmaxregister decrease 56
 // CHECK:           scf.for
 // CHECK:             scf.if
-// CHECK:               mbarrier.try_wait.parity.shared::cta.b64
+// CHECK:               nvvm.mbarrier.try_wait.parity %{{.*}}, %{{.*}}, %c10000000_i32{{.*}} : !llvm.ptr<3>, i32, i32
 // CHECK:             nvvm.cp.async.shared.global
 // CHECK:             nvvm.cp.async.commit.group
 // CHECK:             scf.if
 // CHECK:               nvvm.cp.async.wait.group 2
-// CHECK-NEXT:          "fence.proxy.async.shared::cta;"
-// CHECK:               mbarrier.arrive.shared::cta.b64
+// CHECK-NEXT:          nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK:               nvvm.mbarrier.arrive %{{.*}} : !llvm.ptr<3>
 // CHECK:           nvvm.cp.async.wait.group 1
-// CHECK-NEXT:      "fence.proxy.async.shared::cta;"
-// CHECK:           mbarrier.arrive.shared::cta.b64
+// CHECK-NEXT:      nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK:           nvvm.mbarrier.arrive %{{.*}} : !llvm.ptr<3>
 // CHECK:           nvvm.cp.async.wait.group 0
-// CHECK-NEXT:      "fence.proxy.async.shared::cta;"
-// CHECK:           mbarrier.arrive.shared::cta.b64
+// CHECK-NEXT:      nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK:           nvvm.mbarrier.arrive %{{.*}} : !llvm.ptr<3>
 // CHECK:         } else {
-// CHECK:           "setmaxnreg.inc.sync.aligned.u32 224;"
+// CHECK:           nvvm.setmaxregister increase 224
 // CHECK:           scf.for
-// CHECK:             mbarrier.try_wait.parity.shared::cta.b64
+// CHECK:             nvvm.mbarrier.try_wait.parity %{{.*}}, %{{.*}}, %c10000000_i32{{.*}} : !llvm.ptr<3>, i32, i32
 // CHECK:             "wgmma.wait_group.sync.aligned 0;"
 // CHECK:             scf.if
-// CHECK:               mbarrier.arrive.shared::cta.b64
+// CHECK:               nvvm.mbarrier.arrive %{{.*}} : !llvm.ptr<3>
 // CHECK:             "wgmma.fence.sync.aligned;"
 // CHECK-COUNT-2:     wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
-// CHECK:             "wgmma.commit_group.sync.aligned;"
+// CHECK:             nvvm.wgmma.commit.group.sync.aligned
 // CHECK:           "wgmma.wait_group.sync.aligned 0;"
 // CHECK:           llvm.store {{.*}} : i16, !llvm.ptr<1>
 // CHECK-NOT:     gpu.barrier
@@ -69,8 +69,8 @@ func.func @ws(%a: memref<?x512xf16>, %w: memref<32x512xi32>, %s: memref<4x256xf1
 // the consumers of the 64-token tile get 88.
 // CHECK-LABEL: gpu.func @ws2_gemm0_m0
 // CHECK-SAME:    nvvm.maxnreg = 80 : i32, nvvm.minctasm = 2 : i32
-// CHECK:         "setmaxnreg.dec.sync.aligned.u32 56;"
-// CHECK:         "setmaxnreg.inc.sync.aligned.u32 88;"
+// CHECK:         nvvm.setmaxregister decrease 56
+// CHECK:         nvvm.setmaxregister increase 88
 
 #t = #humming.tile_config<m = [1, inf], block = [64, 256, 32], warp = [64, 32, 32], stages = 4, mma = wgmma, warp_specialized = true, mbarrier = true, ctas_per_sm = 2>
 func.func @ws2(%a: memref<?x512xf16>, %w: memref<32x512xi32>, %s: memref<4x256xf16>, %c: memref<?x256xf16>) {
@@ -92,20 +92,19 @@ func.func @ws2(%a: memref<?x512xf16>, %w: memref<32x512xi32>, %s: memref<4x256xf
 // memory's address plus the slot's weight offset (an offset alone lands
 // below the buffer: wrong results and a hang on the H200, session 11).
 // CHECK-LABEL: gpu.func @wstma_gemm0_m0
-// CHECK:         %[[SMEM:.*]] = llvm.ptrtoint %{{.*}} : !llvm.ptr<3> to i32
-// CHECK:         "setmaxnreg.dec.sync.aligned.u32 56;"
+// CHECK:         nvvm.setmaxregister decrease 56
 // CHECK:         scf.for
 // CHECK:           nvvm.cp.async.shared.global
 // CHECK:           scf.if
 // CHECK:             %[[BYTES:.*]] = arith.constant 8192 : i32
-// CHECK:             "mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [$0], $1;", "r,r" %[[FULL:.*]], %[[BYTES]]
-// CHECK:             %[[DST:.*]] = arith.addi %[[SMEM]], %{{.*}} : i32
+// CHECK-NEXT:        nvvm.mbarrier.expect_tx %[[FULL:.*]], %[[BYTES]] : !llvm.ptr<3>, i32
+// CHECK:             %[[DST:.*]] = llvm.inttoptr %{{.*}} : i32 to !llvm.ptr<7>
 // CHECK-NEXT:        %[[SIZE:.*]] = arith.constant 2048 : i32
-// CHECK-NEXT:        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [$0], [$1], $2, [$3];", "r,l,r,r" %[[DST]], %{{.*}}, %[[SIZE]], %[[FULL]] :
-// CHECK-COUNT-3:     "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [$0], [$1], $2, [$3];", "r,l,r,r" {{.*}}, %[[FULL]] :
+// CHECK-NEXT:        nvvm.cp.async.bulk.shared.cluster.global %[[DST]], %{{.*}}, %[[FULL]], %[[SIZE]] : !llvm.ptr<7>, <1>
+// CHECK-COUNT-3:     nvvm.cp.async.bulk.shared.cluster.global %{{.*}}, %{{.*}}, %[[FULL]], %{{.*}} : !llvm.ptr<7>, <1>
 // CHECK-NOT:       cp.async.bulk
 // CHECK:           nvvm.cp.async.commit.group
-// CHECK:         "setmaxnreg.inc.sync.aligned.u32 224;"
+// CHECK:         nvvm.setmaxregister increase 224
 
 #t = #humming.tile_config<m = [1, inf], block = [128, 256, 64], warp = [128, 32, 64], stages = 4, mma = wgmma, warp_specialized = true, mbarrier = true, tma = [b]>
 func.func @wstma(%a: memref<?x512xf16>, %w: memref<32x512xi32>, %s: memref<4x256xf16>, %c: memref<?x256xf16>) {
@@ -137,13 +136,12 @@ func.func @wstma(%a: memref<?x512xf16>, %w: memref<32x512xi32>, %s: memref<4x256
 // CHECK:         %[[BYI:.*]] = gpu.block_id  y
 // CHECK-NEXT:    %[[BY:.*]] = arith.index_cast %[[BYI]] : index to i32
 // CHECK:         %[[ONE:.*]] = arith.constant 1 : i32
-// CHECK-NEXT:    "mbarrier.init.shared::cta.b64 [$0], $1;", "r,r" %{{.*}}, %[[ONE]]
-// CHECK-COUNT-3: "mbarrier.init.shared::cta.b64 [$0], $1;", "r,r" %{{.*}}, %c1_i32_{{[0-9]+}}
-// CHECK:         "setmaxnreg.dec.sync.aligned.u32 56;"
+// CHECK-NEXT:    nvvm.mbarrier.init %{{.*}}, %[[ONE]] : !llvm.ptr<3>, i32
+// CHECK-COUNT-3: nvvm.mbarrier.init %{{.*}}, %c1_i32_{{[0-9]+}} : !llvm.ptr<3>, i32
+// CHECK:         nvvm.setmaxregister decrease 56
 // CHECK:         scf.if
 // CHECK-NEXT:      %[[PCALL:.*]] = llvm.call @__humming_input_map() : () -> !llvm.ptr
-// CHECK-NEXT:      %[[PMAP:.*]] = llvm.ptrtoint %[[PCALL]] : !llvm.ptr to i64
-// CHECK-NEXT:      llvm.inline_asm has_side_effects asm_dialect = att "prefetch.tensormap [$0];", "l" %[[PMAP]]
+// CHECK-NEXT:      nvvm.prefetch tensormap, %[[PCALL]] : !llvm.ptr
 // Producer 0 alone runs the fill loop (the others would wait on the empty
 // barriers without arriving anywhere).
 // CHECK:         %[[IS0:.*]] = arith.cmpi eq, %{{.*}}, %c0_i32{{.*}} : i32
@@ -151,18 +149,17 @@ func.func @wstma(%a: memref<?x512xf16>, %w: memref<32x512xi32>, %s: memref<4x256
 // CHECK:           scf.for
 // CHECK-NOT:         nvvm.cp.async
 // CHECK:             scf.if
-// CHECK:             "{\0A.reg .b64 state;\0Ambarrier.arrive.expect_tx.release.cta.shared::cta.b64 state, [$0], $1;\0A}", "r,r" %[[FULL:.*]], %c25088_i32
-// CHECK-NEXT:        %[[CALL:.*]] = llvm.call @__humming_input_map() : () -> !llvm.ptr
-// CHECK-NEXT:        %[[MAP:.*]] = llvm.ptrtoint %[[CALL]] : !llvm.ptr to i64
+// CHECK:             nvvm.mbarrier.arrive.expect_tx %[[FULL:.*]], %c25088_i32{{.*}} : !llvm.ptr<3>, i32
+// CHECK-NEXT:        %[[MAP:.*]] = llvm.call @__humming_input_map() : () -> !llvm.ptr
 // CHECK-NEXT:        %[[C128:.*]] = arith.constant 128 : i32
 // CHECK-NEXT:        %[[ROW:.*]] = arith.muli %[[BY]], %[[C128]] : i32
-// CHECK-COUNT-8:     "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [$0], [$1, {$2, $3}], [$4];", "r,l,r,r,r" %{{.*}}, %[[MAP]], %{{.*}}, %[[ROW]], %[[FULL]]
-// CHECK-COUNT-4:     "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [$0], [$1], $2, [$3];"
+// CHECK-COUNT-8:     nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[MAP]], %[[FULL]], box[%{{.*}}, %[[ROW]]] : !llvm.ptr<7>, !llvm.ptr
+// CHECK-COUNT-4:     nvvm.cp.async.bulk.shared.cluster.global %{{.*}}, %{{.*}}, %[[FULL]], %{{.*}} : !llvm.ptr<7>, <1>
 // CHECK-NOT:       nvvm.cp.async
-// CHECK:             "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [$0], [$1], $2, [$3];", "r,l,r,r" %{{.*}}, %{{.*}}, %c512_i32, %{{.*}} :
+// CHECK:             nvvm.cp.async.bulk.shared.cluster.global %{{.*}}, %{{.*}}, %{{.*}}, %c512_i32 : !llvm.ptr<7>, <1>
 // CHECK-NOT:     nvvm.cp.async
-// CHECK-NOT:     mbarrier.arrive.shared::cta.b64
-// CHECK:         "setmaxnreg.inc.sync.aligned.u32 224;"
+// CHECK-NOT:     nvvm.mbarrier.arrive %
+// CHECK:         nvvm.setmaxregister increase 224
 
 #t = #humming.tile_config<m = [1, inf], block = [128, 256, 64], warp = [128, 32, 64], stages = 4, mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b]>
 func.func @wstmaab(%a: memref<?x512xf16>, %w: memref<32x512xi32>, %s: memref<4x256xf16>, %c: memref<?x256xf16>) {
@@ -181,15 +178,15 @@ func.func @wstmaab(%a: memref<?x512xf16>, %w: memref<32x512xi32>, %s: memref<4x2
 // (wait_group 1) and the previous slot is released; the drain comes once,
 // after the loop.
 // CHECK-LABEL: gpu.func @wsflight_gemm0_m0
-// CHECK:         "setmaxnreg.inc.sync.aligned.u32 224;"
+// CHECK:         nvvm.setmaxregister increase 224
 // CHECK:         scf.for
-// CHECK:           mbarrier.try_wait.parity.shared::cta.b64
+// CHECK:           nvvm.mbarrier.try_wait.parity %{{.*}}, %{{.*}}, %c10000000_i32{{.*}} : !llvm.ptr<3>, i32, i32
 // CHECK-NOT:       wgmma.wait_group.sync.aligned 0;
-// CHECK:           "wgmma.commit_group.sync.aligned;"
-// CHECK-NEXT:      "wgmma.wait_group.sync.aligned 1;"
+// CHECK:           nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NEXT:      nvvm.wgmma.wait.group.sync.aligned 1
 // CHECK:           scf.if
-// CHECK:             mbarrier.arrive.shared::cta.b64
-// CHECK-COUNT-3:   "wgmma.commit_group.sync.aligned;"
+// CHECK:             nvvm.mbarrier.arrive %{{.*}} : !llvm.ptr<3>
+// CHECK-COUNT-3:   nvvm.wgmma.commit.group.sync.aligned
 // CHECK-NOT:       wgmma.wait_group
 // CHECK:           scf.yield
 // CHECK:         "wgmma.wait_group.sync.aligned 0;"

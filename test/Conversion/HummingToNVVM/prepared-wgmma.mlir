@@ -13,16 +13,16 @@
 // CHECK-SAME:    known_block_size = array<i32: 256, 1, 1>
 // CHECK:         scf.for
 // CHECK:           nvvm.cp.async.wait.group 1
-// CHECK:           llvm.inline_asm has_side_effects asm_dialect = att "fence.proxy.async.shared::cta;"
+// CHECK:           nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
 // CHECK-NEXT:      gpu.barrier
 // CHECK:           nvvm.cp.async.commit.group
 // CHECK:           "wgmma.wait_group.sync.aligned 0;"
 // CHECK:           "wgmma.fence.sync.aligned;"
 // CHECK-COUNT-2:   wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
-// CHECK:           "wgmma.commit_group.sync.aligned;"
+// CHECK:           nvvm.wgmma.commit.group.sync.aligned
 // CHECK:           "wgmma.fence.sync.aligned;"
 // CHECK-COUNT-2:   wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
-// CHECK:           "wgmma.commit_group.sync.aligned;"
+// CHECK:           nvvm.wgmma.commit.group.sync.aligned
 // CHECK:         scf.yield
 // CHECK:         "wgmma.wait_group.sync.aligned 0;"
 // CHECK:         nvvm.cp.async.wait.group 0

@@ -2,6 +2,7 @@
 // RUN: FileCheck %s --input-file=%t.ptx
 // RUN: awk '/\.entry/ {e = $3} /cp\.async\.bulk\.prefetch\.L2/ {p[e]++} END {for (k in p) print k, "prefetch", p[k]}' %t.ptx | sort | FileCheck %s --check-prefix=COUNT
 // RUN: %if ptxas %{ %ptxas -arch=sm_90a %t.ptx -o %t.cubin %}
+// RUN: humming-opt %s --humming-lower-to-nvvm="chip=sm_90a" | FileCheck %s --check-prefix=IR
 
 // l2_prefetch = 2: after the prologue's copies (stages - 1 iterations) the
 // kernel asks L2 for the weights of the next two iterations — before the
@@ -9,22 +10,28 @@
 // for those two beyond the one it copies. A warp's own copies prefetch its
 // n-tile of each of its k-tiles (512 bytes of 4-bit codes), cooperative
 // blocks their n-tiles of each k-tile of the iteration (1 KiB for two).
+// IR-LABEL: gpu.func @warp_gemm0_m0
+// IR:         %[[W:.*]] = arith.constant 512 : i32
+// IR-NEXT:    %[[SRC:.*]] = llvm.getelementptr %arg1
+// IR-NEXT:    nvvm.cp.async.bulk.prefetch %[[SRC]], %[[W]] : <1>
+// IR-LABEL: gpu.func @shared_gemm1_m0
+// IR:         %[[B:.*]] = arith.constant 1024 : i32
+// IR-NEXT:    %[[SRC:.*]] = llvm.getelementptr %arg1
+// IR-NEXT:    nvvm.cp.async.bulk.prefetch %[[SRC]], %[[B]] : <1>
 // CHECK-LABEL: .entry warp_gemm0_m0
-// CHECK:         cp.async.bulk.prefetch.L2.global [%rd{{[0-9]+}}], 512;
-// CHECK:         cp.async.bulk.prefetch.L2.global [%rd{{[0-9]+}}], 512;
+// CHECK:         cp.async.bulk.prefetch.L2.global [%rd{{[0-9]+}}], %r{{[0-9]+}};
+// CHECK:         cp.async.bulk.prefetch.L2.global [%rd{{[0-9]+}}], %r{{[0-9]+}};
 // CHECK:         griddepcontrol.wait;
 // In the loop, ahead of the wait for the iteration's copies:
-// CHECK:         cp.async.bulk.prefetch.L2.global [%rd{{[0-9]+}}], 512;
-// CHECK-NEXT:    // end inline asm
+// CHECK:         cp.async.bulk.prefetch.L2.global [%rd{{[0-9]+}}], %r{{[0-9]+}};
 // CHECK-NEXT:  $L__BB
 // CHECK-NEXT:    cp.async.wait_group 1;
 // CHECK-LABEL: .entry shared_gemm1_m0
-// CHECK:         cp.async.bulk.prefetch.L2.global [%rd{{[0-9]+}}], 1024;
-// CHECK:         cp.async.bulk.prefetch.L2.global [%rd{{[0-9]+}}], 1024;
+// CHECK:         cp.async.bulk.prefetch.L2.global [%rd{{[0-9]+}}], %r{{[0-9]+}};
+// CHECK:         cp.async.bulk.prefetch.L2.global [%rd{{[0-9]+}}], %r{{[0-9]+}};
 // CHECK:         griddepcontrol.wait;
 // In the loop, ahead of the wait for the iteration's copies:
-// CHECK:         cp.async.bulk.prefetch.L2.global [%rd{{[0-9]+}}], 1024;
-// CHECK-NEXT:    // end inline asm
+// CHECK:         cp.async.bulk.prefetch.L2.global [%rd{{[0-9]+}}], %r{{[0-9]+}};
 // CHECK-NEXT:  $L__BB
 // CHECK-NEXT:    cp.async.wait_group 1;
 // COUNT: shared_gemm1_m0( prefetch 3

@@ -2,15 +2,21 @@
 // RUN: FileCheck %s --input-file=%t.ptx
 // RUN: awk '/\.entry/ {e = $3} /cp\.async\.cg\.shared\.global.*, 16, %r/ {a[e]++} /ldmatrix/ {l[e]++} /bar\.warp\.sync/ {w[e]++} END {for (k in l) print k, "activation-copies", a[k] + 0, "ldmatrix", l[k] + 0, "warp-barriers", w[k] + 0}' %t.ptx | sort | FileCheck %s --check-prefix=COUNT
 // RUN: %if ptxas %{ %ptxas -arch=sm_90a -v %t.ptx -o %t.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS %}
+// RUN: humming-opt %s --humming-lower-to-nvvm="chip=sm_90a" | FileCheck %s --check-prefix=IR
 
 // share_activations: the two warps along N of each K group copy one half
 // each of the group's activation tiles (one 16-byte zero-filling cp.async
 // per lane and tile share, where each warp copied all of them) and meet at
 // the group's named barrier (1 + warp_k-group, 64 threads) instead of a
 // warp barrier; the ldmatrix reads are unchanged in number.
+// IR-LABEL: gpu.func @share_gemm0_m0
+// IR:         nvvm.cp.async.wait.group 1
+// IR-NEXT:    %[[ONE:.*]] = arith.constant 1 : i32
+// IR-NEXT:    %[[ID:.*]] = arith.addi %{{.*}}, %[[ONE]] : i32
+// IR-NEXT:    %[[N:.*]] = arith.constant 64 : i32
+// IR-NEXT:    nvvm.barrier id = %[[ID]] number_of_threads = %[[N]]
 // CHECK-LABEL: .entry share_gemm0_m0
 // CHECK:       cp.async.wait_group 1;
-// CHECK-NEXT:  // begin inline asm
 // CHECK-NEXT:  bar.sync %r{{[0-9]+}}, 64;
 // CHECK-LABEL: .entry share_gemm0_m1
 // CHECK:       bar.sync %r{{[0-9]+}}, 64;

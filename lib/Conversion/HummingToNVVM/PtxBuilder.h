@@ -1,0 +1,66 @@
+//===- PtxBuilder.h - The lowering's one way to inline PTX ------*- C++ -*-===//
+//
+// Every llvm.inline_asm the kernel emitters make comes from here: the few
+// instructions MLIR 22's NVVM dialect has no op for, or whose op (or LLVM
+// intrinsic) has semantics the kernels cannot use. docs/Rationale.md
+// ("Inline PTX") lists each method and why it is not an NVVM op; everything
+// else is emitted as NVVM / LLVM dialect ops.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef HUMMING_LIB_CONVERSION_HUMMINGTONVVM_PTXBUILDER_H
+#define HUMMING_LIB_CONVERSION_HUMMINGTONVVM_PTXBUILDER_H
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+
+namespace mlir::humming {
+
+class PtxBuilder {
+public:
+  explicit PtxBuilder(ImplicitLocOpBuilder &b) : b(b) {}
+
+  /// (x & mask) | orValue as one lop3.b32 (LUT 0xEA), pure: LLVM may move
+  /// and merge it. PTX has no lop3 op in NVVM; LLVM would split the
+  /// and/or pair into two LOP3s (one immediate each) where the mask and
+  /// orValue are both constants.
+  Value maskOr(Value x, uint32_t mask, Value orValue);
+
+  /// griddepcontrol.wait then griddepcontrol.launch_dependents with a
+  /// memory clobber. NVVM's griddepcontrol op lowers to intrinsics that
+  /// are IntrNoMem, which would let loads and copies move across the wait.
+  void gridDependencyWait();
+
+  /// `text` (a wgmma.fence / wgmma.wait_group) with each of `vals` read and
+  /// rewritten (tied "+r" / "+f" / "+l"): the values' other uses stay on
+  /// their side of it. NVVM's wgmma.fence / wait ops take no operands, so
+  /// nothing would stop LLVM moving the fragments' and accumulators'
+  /// definitions and uses across them (ptxas then serializes the wgmmas).
+  SmallVector<Value> wgmmaFence(ArrayRef<Value> vals);
+  SmallVector<Value> wgmmaWait(int64_t pending, ArrayRef<Value> vals);
+
+  /// bar.red.or.pred on named barrier `id` for `threads` threads: whether
+  /// `pred` (i32) is non-zero in any of them, as an i32 (0 or 1).
+  /// nvvm.barrier takes a reduction only on barrier 0 over the whole block;
+  /// the wgmma workspace split reduces over the consumer warpgroups alone.
+  Value barrierReduceOr(int64_t id, int64_t threads, Value pred);
+
+  /// wgmma.mma_async m64 n`n` k16 with the A fragment in registers (`a`:
+  /// four b32), B by shared-memory descriptor `descB`, f32 accumulators
+  /// `acc` (n / 2, read and written), scale-d 1. nvvm.wgmma.mma_async
+  /// takes A by descriptor only.
+  SmallVector<Value> wgmmaRegisterA(int64_t n, bool bf16, ArrayRef<Value> a,
+                                    Value descB, ArrayRef<Value> acc);
+
+private:
+  LLVM::InlineAsmOp asmOp(TypeRange results, ValueRange operands,
+                          StringRef text, StringRef constraints,
+                          bool sideEffects);
+  SmallVector<Value> tied(StringRef text, ArrayRef<Value> vals);
+
+  ImplicitLocOpBuilder &b;
+};
+
+} // namespace mlir::humming
+
+#endif // HUMMING_LIB_CONVERSION_HUMMINGTONVVM_PTXBUILDER_H

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# The one device call: runs on the GPU machine, a list of steps over the
+# device bundles carried in .bundle/ (scripts/make-bundle.sh), each under a
+# time limit, and leaves under $OUT (else ./gpu-results) summary.txt (one
+# line per step as it ends, so a call that runs out of time still returns
+# what finished), each bench step's JSON and logs.tar.xz (every step's log).
+#
+#   scripts/device-run.sh <step> [<step> ...]
+#
+# A step is one argument, fields separated by '|':
+#   suite|<name>|<humming-gpu-test arguments>
+#       the GPU correctness suite (the JIT compiles every kernel there);
+#       e.g. 'suite|all|' or, for a forced tile family (arguments are
+#       split as the shell would: quote one with spaces),
+#       'suite|wstma|--quick --filter=_prep "--force-tile-config=#humming.tile_config<...>"'
+#   bench|<name>|<bundle>|<humming.bench arguments>
+#       python -m humming.bench (bench/PROTOCOL.md) against <bundle>'s
+#       libhumming.so; e.g. 'bench|std-after|humming-bundle|--configs w4a16_g128'
+#   python|<name>|
+#       the Python package's tests
+#   sanitize|<name>|<tool>|<humming-gpu-test arguments>
+#       compute-sanitizer --tool <tool> over humming-gpu-test
+# STEP_TIMEOUT (seconds, default 300) bounds each step; HUMMING_BUNDLE names
+# the bundle of suite/python/sanitize steps (default humming-bundle).
+# Experiments are recorded in bench/NOTES.md as the arguments they ran with.
+set -uo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+out="${OUT:-$here/../gpu-results}"
+mkdir -p "$out"
+logs="$(mktemp -d)"
+limit="${STEP_TIMEOUT:-300}"
+[ $# -ge 1 ] || { sed -n 2,27p "${BASH_SOURCE[0]}"; exit 2; }
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader \
+  | tee "$out/summary.txt"
+say() { echo "$*" | tee -a "$out/summary.txt"; }
+
+for step in "$@"; do
+  IFS='|' read -r kind name rest <<<"$step"
+  log="$logs/$name.log"
+  start=$(date +%s)
+  case "$kind" in
+    suite)
+      eval "args=($rest)"
+      OUT="$logs/$name" timeout "$limit" bash "$here/run-gpu-suite.sh" "${args[@]}" >"$log" 2>&1
+      status=$?
+      result="$(grep -E '^humming-gpu-test: [0-9]+ passed' "$log" | tail -n 1)"
+      fails="$(grep -cE '^FAIL|: FAIL' "$log")"
+      say "$(printf '%-18s %-8s %4ss  %s  (FAIL lines: %s)' "$name" "rc=$status" "$(( $(date +%s) - start ))" "${result:-no result}" "$fails")"
+      ;;
+    bench)
+      IFS='|' read -r bundle bargs <<<"$rest"
+      eval "args=($bargs)"
+      OUT="$logs/$name" HUMMING_BUNDLE="$bundle" timeout "$limit" bash "$here/run-bench.sh" "${args[@]}" >"$log" 2>&1
+      status=$?
+      cp "$logs/$name/bench.json" "$out/$name.json" 2>/dev/null
+      say "$(printf '%-18s %-8s %4ss  bundle %s' "$name" "rc=$status" "$(( $(date +%s) - start ))" "$bundle")"
+      grep -E '^\|' "$log" | tee -a "$out/summary.txt"
+      ;;
+    python)
+      OUT="$logs/$name" timeout "$limit" bash "$here/run-python-tests.sh" >"$log" 2>&1
+      status=$?
+      say "$(printf '%-18s %-8s %4ss  %s' "$name" "rc=$status" "$(( $(date +%s) - start ))" "$(grep -E '^(OK|FAILED|Ran )' "$log" | tr '\n' ' ')")"
+      ;;
+    sanitize)
+      IFS='|' read -r tool sargs <<<"$rest"
+      eval "args=($sargs)"
+      source "$here/bundle-env.sh"
+      timeout "$limit" compute-sanitizer --tool "$tool" --error-exitcode 99 \
+        "$bin/humming-gpu-test" "${args[@]}" >"$log" 2>&1
+      status=$?
+      say "$(printf '%-18s %-8s %4ss  %s' "$name" "rc=$status" "$(( $(date +%s) - start ))" "$(grep -E 'ERROR SUMMARY' "$log" | tail -n 1)")"
+      ;;
+    *)
+      say "$name: unknown step kind '$kind'"
+      ;;
+  esac
+done
+tar -C "$logs" -cJf "$out/logs.tar.xz" .
