@@ -54,9 +54,6 @@ void mlir::humming::buildHummingCompilePipeline(
   pm.addPass(createHummingLowerToNVVMPass(lower));
   pm.addNestedPass<gpu::GPUModuleOp>(createSCFToControlFlowPass());
   pm.addNestedPass<gpu::GPUModuleOp>(createConvertGpuOpsToNVVMOps());
-  // NVVM ops that have no LLVM intrinsic (nvvm.mbarrier.try_wait.parity's
-  // loop) become their PTX.
-  pm.addNestedPass<gpu::GPUModuleOp>(createConvertNVVMToLLVMPass());
   pm.addNestedPass<gpu::GPUModuleOp>(createHummingKernelParamsPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   GpuNVVMAttachTargetOptions target;

@@ -297,13 +297,8 @@ Value PreparedEmitter::mbarrierAt(Value slot, int64_t which) {
 
 void PreparedEmitter::mbarrierWait(Value bar, Value parity) {
   // Until the phase of `parity` has completed (acquire, CTA scope: the
-  // reads after it see what the arrivals released). The op spins on
-  // mbarrier.try_wait.parity inside its own PTX loop: an scf.while around
-  // the single-test op made a CFG loop that LLVM and ptxas scheduled the
-  // 128-token consumer around, which then spilled (8 bytes under ptxas).
-  // Each try suspends the thread for up to the hint (10 ms, CUTLASS's
-  // choice) unless the phase completes first.
-  NVVM::MBarrierTryWaitParityOp::create(b, bar, parity, c32(kSuspendHintNs));
+  // reads after it see what the arrivals released).
+  ptx.mbarrierWaitParity(bar, parity);
 }
 
 void PreparedEmitter::mbarrierArrive(Value bar) {

@@ -219,8 +219,6 @@ protected:
   /// Waits for the phase of parity `parity` (i32) of mbarrier `bar` to
   /// complete (a loop of mbarrier.try_wait.parity).
   void mbarrierWait(Value bar, Value parity);
-  /// The suspend-time hint of those tries, in ns.
-  static constexpr int64_t kSuspendHintNs = 0x989680;
   /// One arrival on mbarrier `bar`.
   void mbarrierArrive(Value bar);
   /// fence.proxy.async.shared::cta: this thread's generic-proxy writes to

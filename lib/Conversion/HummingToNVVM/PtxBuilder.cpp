@@ -119,3 +119,13 @@ Value PtxBuilder::barrierReduceOr(int64_t id, int64_t threads, Value pred) {
                "=r,r", /*sideEffects=*/true)
       .getResult(0);
 }
+
+void PtxBuilder::mbarrierWaitParity(Value bar, Value parity) {
+  // The 32-bit shared address (the int-to-pointer it came from folds away).
+  Value addr = LLVM::PtrToIntOp::create(b, b.getI32Type(), bar);
+  asmOp(TypeRange(), ValueRange{addr, parity},
+        "{\n.reg .pred done;\nwait:\n"
+        "mbarrier.try_wait.parity.shared::cta.b64 done, [$0], $1;\n"
+        "@!done bra wait;\n}",
+        "r,r", /*sideEffects=*/true);
+}

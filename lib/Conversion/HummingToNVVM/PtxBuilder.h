@@ -39,6 +39,15 @@ public:
   SmallVector<Value> wgmmaFence(ArrayRef<Value> vals);
   SmallVector<Value> wgmmaWait(int64_t pending, ArrayRef<Value> vals);
 
+  /// Spins until the phase of parity `parity` (i32) of the mbarrier at
+  /// `bar` (ptr<3>) has completed: mbarrier.try_wait.parity in a PTX loop,
+  /// without a suspend-time hint. nvvm.mbarrier.try_wait.parity (the same
+  /// loop) requires the hint, with which the W8A16 M = 128 kernel took
+  /// 3.8 % longer on the H200 (bench/NOTES.md, "Upstream NVVM ops");
+  /// nvvm.mbarrier.try_wait (one test) in an scf.while made a CFG loop
+  /// around which the 128-token consumer spilled.
+  void mbarrierWaitParity(Value bar, Value parity);
+
   /// bar.red.or.pred on named barrier `id` for `threads` threads: whether
   /// `pred` (i32) is non-zero in any of them, as an i32 (0 or 1).
   /// nvvm.barrier takes a reduction only on barrier 0 over the whole block;

@@ -25,7 +25,7 @@
 // CHECK:           nvvm.setmaxregister decrease 56
 // CHECK:           scf.for
 // CHECK:             scf.if
-// CHECK:               nvvm.mbarrier.try_wait.parity %{{.*}}, %{{.*}}, %c10000000_i32{{.*}} : !llvm.ptr<3>, i32, i32
+// CHECK:               "{\0A.reg .pred done;\0Await:\0Ambarrier.try_wait.parity.shared::cta.b64 done, [$0], $1;\0A@!done bra wait;\0A}"
 // CHECK:             nvvm.cp.async.shared.global
 // CHECK:             nvvm.cp.async.commit.group
 // CHECK:             scf.if
@@ -41,7 +41,7 @@
 // CHECK:         } else {
 // CHECK:           nvvm.setmaxregister increase 224
 // CHECK:           scf.for
-// CHECK:             nvvm.mbarrier.try_wait.parity %{{.*}}, %{{.*}}, %c10000000_i32{{.*}} : !llvm.ptr<3>, i32, i32
+// CHECK:             "{\0A.reg .pred done;\0Await:\0Ambarrier.try_wait.parity.shared::cta.b64 done, [$0], $1;\0A@!done bra wait;\0A}"
 // CHECK:             "wgmma.wait_group.sync.aligned 0;"
 // CHECK:             scf.if
 // CHECK:               nvvm.mbarrier.arrive %{{.*}} : !llvm.ptr<3>
@@ -180,7 +180,7 @@ func.func @wstmaab(%a: memref<?x512xf16>, %w: memref<32x512xi32>, %s: memref<4x2
 // CHECK-LABEL: gpu.func @wsflight_gemm0_m0
 // CHECK:         nvvm.setmaxregister increase 224
 // CHECK:         scf.for
-// CHECK:           nvvm.mbarrier.try_wait.parity %{{.*}}, %{{.*}}, %c10000000_i32{{.*}} : !llvm.ptr<3>, i32, i32
+// CHECK:           "{\0A.reg .pred done;\0Await:\0Ambarrier.try_wait.parity.shared::cta.b64 done, [$0], $1;\0A@!done bra wait;\0A}"
 // CHECK-NOT:       wgmma.wait_group.sync.aligned 0;
 // CHECK:           nvvm.wgmma.commit.group.sync.aligned
 // CHECK-NEXT:      nvvm.wgmma.wait.group.sync.aligned 1
