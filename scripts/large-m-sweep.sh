@@ -10,7 +10,7 @@
 # (default 8192x8192) at the M of --ms (default 128,1024,8192); "auto"
 # times the heuristics' own choice. Each run is stopped after
 # $HUMMING_RUN_TIMEOUT seconds (default 300: a hung kernel must not take
-# the session's device time). Logs under
+# the call's device time). Logs under
 # $OUT.
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/bundle-env.sh"

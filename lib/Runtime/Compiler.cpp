@@ -353,11 +353,11 @@ Result<std::unique_ptr<KernelCompiler>> selectCompiler(const char *request) {
     return Error{concat("expected HUMMING_COMPILER to be ptxas, nvjitlink or "
                         "driver, got '",
                         r, "'")};
-  // nvJitLink first: in process, and on the H200 (session 9) it compiled a
+  // nvJitLink first: in process, and on the H200 (2026-12-01) it compiled a
   // layer's kernels faster than the ptxas subprocess (231 against 382 ms
   // per kernel on one thread). It compiles PTX as a separate compilation
   // unit, where ptxas ignores setmaxnreg (C7504): the warp-specialized
-  // kernels then run slower (H200 session 11, W4A16 g128: 8192^2 M = 64
+  // kernels then run slower (H200, 2026-12-01, W4A16 g128: 8192^2 M = 64
   // 54.1 -> 44.7 us with ptxas, 4096x14336 M = 64 45.4 -> 38.0, M = 256
   // 88.3 -> 76.3), so those go to ptxas, or to the driver's JIT (whole
   // program too) where there is no ptxas. The mma.sync kernels stay with

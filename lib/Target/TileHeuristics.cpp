@@ -129,8 +129,8 @@ layout::KernelShape wgmmaShape(int64_t tokens, int64_t kTiles,
 /// bulk copies, the activations by tensor copies, one arrival per fill:
 /// layout::ws::bulkFills) where the H200 measured it faster: the
 /// warp-specialized 128-token tile without a K split (with ptxas, 8192^2:
-/// M = 8192 2365 -> 2277 us with the weights by bulk copies, session 11;
-/// 2273 -> 2163 with bulk fills against that, session 12; the suite
+/// M = 8192 2365 -> 2277 us with the weights by bulk copies, 2026-12-01;
+/// 2273 -> 2163 with bulk fills against that, 2026-12-01; the suite
 /// across schemas with it forced and chosen). The 64-token tile lost with
 /// either (M = 64 44.6 -> 46.8 / 51.2 us) and keeps cp.async.
 void useBulkCopies(TileConfig &t) {
@@ -151,7 +151,7 @@ void useBulkCopies(TileConfig &t) {
 /// (workspace_split: no cluster) has SMs per wave at any split; it is
 /// taken only where it costs less than every cluster split (8192^2 at
 /// M = 64: 32 blocks, a split of 4 in clusters is 128 CTAs in two waves,
-/// through the workspace one; measured on the H200 in session 14: 44.6 ->
+/// through the workspace one; measured on the H200 on 2026-12-01: 44.6 ->
 /// 32.3 us; 7680 x 8192, where 120 CTAs in clusters of four fit one wave,
 /// 47 -> 27 with the cluster). The 1.5 is the measured time of a
 /// 128-token block over a 64-token block for the same K at 128 CTAs (8192^2:
@@ -159,7 +159,7 @@ void useBulkCopies(TileConfig &t) {
 /// where neither tile runs (chip, N, K, shared memory) or fewer CTAs than a
 /// quarter of the SMs would work (untested: the lowest count measured to win
 /// is 64 for 132 SMs). Measured on the H200, W4A16 g128 (bench/NOTES.md,
-/// session 10), against the tiles before: 8192^2 M = 64 79 -> 53 us, 128
+/// 2026-12-01), against the tiles before: 8192^2 M = 64 79 -> 53 us, 128
 /// 110 -> 55, 256 103 -> 87, 512 203 -> 145; 4096 x 14336 M = 64 61 -> 45,
 /// 128 139 -> 59, 512 310 -> 125.
 std::optional<TileConfig> clusterSplitTile(const WeightSchema &w, int64_t n,
@@ -184,7 +184,7 @@ std::optional<TileConfig> clusterSplitTile(const WeightSchema &w, int64_t n,
         // only (the last CTA reads every partial sum: the 128-token tile,
         // twice the sums, took 75 us at 8192^2 M = 128 against 55 for the
         // cluster split of 2, and a split of 8 at 4096 x 14336 M = 64 44
-        // against 40 for the cluster split of 4; session 14).
+        // against 40 for the cluster split of 4; 2026-12-01).
         if (iterations < 2 * ks.stages * split ||
             (workspace ? split == 1 || split > 4 || tokens != 64
                        : (tokens / 8) % split != 0))
@@ -237,7 +237,7 @@ std::optional<TileConfig> cooperativeTile(const WeightSchema &w, int64_t n,
 /// of 256 columns in two warpgroups of two n-tiles each, `tokens` tokens
 /// per block (the instruction's n), `kTiles` k-tiles per iteration, four
 /// stages. Measured on the H200 for 8192 x 8192 W4A16 g128 (bench/NOTES.md,
-/// sessions 7-8) against the mma.sync tiles: 128 tokens x 32 of K at M =
+/// 2026-11-30) against the mma.sync tiles: 128 tokens x 32 of K at M =
 /// 1024 448 -> 342 us, 4096 1788 -> 1371, 8192 3564 -> 2761 (six stages,
 /// 256-token or 128-column blocks were slower; 64 of K too until the shared
 /// loads went ahead of the copies, then 2522 us); 64 tokens x 64 of K
@@ -258,7 +258,7 @@ std::optional<TileConfig> wgmmaTile(const WeightSchema &w, int64_t n,
   layout::KernelShape ks = wgmmaShape(tokens, kTiles, warpSpecialized);
   // The warp-specialized tile wins with half as many blocks as SMs too
   // (4096 x 4096 at M = 1024: 128 blocks for 132 SMs, 69 us against 111
-  // for the mma_sync tile; session 9).
+  // for the mma_sync tile; 2026-12-01).
   const int64_t minBlocks =
       warpSpecialized ? ceilDiv(device.smCount, 2) : device.smCount;
   if (!runs(w, n, k, ks, device) ||
@@ -310,10 +310,10 @@ layout::KernelShape sixteenRowShape(int64_t warpsN, int64_t kSplit,
 /// (block_copies: each column block otherwise reads all of A from L2, as
 /// many bytes as its weights at M = 16), four warp groups split K inside
 /// the block, and split-K across CTAs fills the SMs. Measured on the H200
-/// for 8192 x 8192 (bench/NOTES.md, session 6): 21.0 us at M = 16 against
+/// for 8192 x 8192 (bench/NOTES.md, 2026-11-30): 21.0 us at M = 16 against
 /// 23.6 for the best per-warp tile (at M = 8 it loses, 20.3 vs 18.0, hence
 /// its own range; without the CTA split, 64 blocks for 132 SMs, it took
-/// 33.3 us). The split across CTAs aims at two CTAs per SM (session 9:
+/// 33.3 us). The split across CTAs aims at two CTAs per SM (2026-12-01:
 /// 8192 x 8192 M = 16 split 2 20.3 us, 3 23.2, 4 18.8, 6 23.0, 8 22.5;
 /// 4096 x 14336 split 4 18.3, 8 17.7). None where the 128-column blocks
 /// cannot be split at least in two across the SMs (by their number or by
@@ -358,7 +358,7 @@ std::optional<TileConfig> sharedActivationTile(const WeightSchema &w, int64_t n,
 /// and four K groups of 64 (four k-tiles, one group: the group scales
 /// multiply the f32 sums after the MMAs where they may), three stages (216
 /// KiB), K split across CTAs up to one CTA per SM. Measured on the H200,
-/// W4A16 g128 (bench/NOTES.md, session 15), against the tiles of before:
+/// W4A16 g128 (bench/NOTES.md, 2026-12-01), against the tiles of before:
 /// 8192^2 M = 12 / 16 17.3 / 17.0 -> 15.6 / 15.7 us (at M = 8 it loses,
 /// 15.5 vs 14.4); 4096 x 14336 M = 9 / 16 15.0 / 15.4 -> 14.7 / 14.8;
 /// 8192 x 28672 M = 16 44.9 -> 40.0 (M = 9 40.6 -> 41.0); wide N (no
@@ -431,7 +431,7 @@ Result<std::vector<TileConfig>> selectMmaSyncTiles(const WeightSchema &w,
   // Where the 16-row per-warp tile takes no K split across CTAs (N's column
   // tiles are more than half the SMs: the split, SMs / tiles, rounds to
   // one), that tile serves M up to 12 and the shared-activation tile only
-  // 13..16. Measured on the H200 (session 12), 8192 x 8192: M = 9 18.3 ->
+  // 13..16. Measured on the H200 (2026-12-01), 8192 x 8192: M = 9 18.3 ->
   // 16.2 us, 10 18.3 -> 16.8, 12 18.4 -> 17.7, but 14 18.6 -> 19.1; with
   // N = 4096 (a K split needed) the per-warp tile lost at M = 9-16. Only
   // on sm_90a where M = 16 is memory-bound (the H200 and H100; the H20
@@ -445,7 +445,7 @@ Result<std::vector<TileConfig>> selectMmaSyncTiles(const WeightSchema &w,
   }
   // Wide N (the 128-column blocks alone are more than half the SMs): the
   // shared-activation tile without a split serves M = 1..16. Measured on
-  // the H200 with programmatic dependent launch (session 13), against the
+  // the H200 with programmatic dependent launch (2026-12-01), against the
   // per-warp tiles the ranges below chose: 28672 x 8192 M = 1 57.5 -> 47.2
   // us, M = 16 84.8 -> 52.5; 14336 x 4096 M = 1 16.0 -> 15.4, M = 16 30.1
   // -> 16.4 (split 2 lost: 53.1 / 56.2, 16.4 / 17.8). sm_90a where M = 16
@@ -505,7 +505,7 @@ Result<std::vector<TileConfig>> selectMmaSyncTiles(const WeightSchema &w,
     if (r.lo == 513 && !c.batchInvariant) {
       // Warp-specialized with 64 of K per iteration where K allows it: a
       // producer warpgroup copies, mbarriers instead of the block barrier
-      // (H200, W4A16 g128, session 9: 8192^2 M = 8192 2487 -> 2302 us,
+      // (H200, W4A16 g128, 2026-12-01: 8192^2 M = 8192 2487 -> 2302 us,
       // 1024 310 -> 292; 4096^2 M = 4096 448 -> 297, 1024 111 -> 69; three
       // or five stages lost: 3365 / 3356 us). Else the same tile with the
       // copies in the math warps (64 of K: M = 8192 2659 -> 2522 us, M =
@@ -658,11 +658,11 @@ Result<std::vector<TileConfig>> selectMmaSyncTiles(const WeightSchema &w,
     // iteration's f32 MMA sums per C column (16 conversions + 16 FFMA per
     // warp and iteration) instead of every dequantized pair (64 HMUL2 for
     // four k-tiles of 4-bit codes; with two k-tiles the counts are even).
-    // Measured on the H200, 8192 x 8192 (bench/NOTES.md, session 7): M = 1
+    // Measured on the H200, 8192 x 8192 (bench/NOTES.md, 2026-11-30): M = 1
     // 16.4 -> 15.2 us, M = 4 16.6 -> 15.6, M = 8 18.5 -> 16.6; at M = 16 it
     // lost (22.0 / 22.2 vs 21.2: the rows g + 8 are real there, 32 FFMA).
     // M = 9..12 where the per-warp tile takes them (sharedFrom = 13): the
-    // same, measured with it (session 12).
+    // same, measured with it (2026-12-01).
     if (kTiles == 4 && r.hi < sharedFrom &&
         !layout::scaleAfterMmaApplies(w, c.f16Accumulation, t))
       t.scaleAfterMma = true;

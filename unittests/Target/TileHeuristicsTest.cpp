@@ -164,7 +164,7 @@ TEST(TileHeuristics, SmallMSplitsKToCoverTheDevice) {
   EXPECT_EQ((*t)[0].blockK / (*t)[0].warpK, 8);
   EXPECT_EQ((*t)[0].warpM, 16);
   // Up to M = 8 the per-warp tile; the 256 x 256 shared-activation tile
-  // beats it from M = 9 on (H200, session 15).
+  // beats it from M = 9 on (H200, 2026-12-01).
   EXPECT_EQ((*t)[0].mMax, 8);
   // Four k-tiles per warp and iteration at M <= 8: the same split and
   // pipeline depth as two would have.
@@ -249,7 +249,7 @@ TEST(TileHeuristics, GroupScalesFollowTheMmasOnlyWhereTheyApply) {
   // Measured on the H200 (8192 x 8192, W4A16 g128): M = 1 16.4 -> 15.2 us
   // with the scales after the MMAs; at M = 16 it lost on the 128-column
   // shared tile (two k-tiles per warp) but won on the 256 x 256 one (four:
-  // 16.7 -> 15.7 us, session 15).
+  // 16.7 -> 15.7 us, 2026-12-01).
   const DeviceInfo &h200 = *lookupDevice("H200");
   Result<std::vector<TileConfig>> t =
       selectMmaSyncTiles(w4g128(), kF16, {}, 8192, 8192, h200);
@@ -377,7 +377,7 @@ TEST(TileHeuristics, WgmmaOnlyOnSm90aWhereItApplies) {
 }
 
 TEST(TileHeuristics, MiddleMSplitsKInAClusterOnSm90a) {
-  // The choices measured best on the H200 (bench/NOTES.md, session 10):
+  // The choices measured best on the H200 (bench/NOTES.md, 2026-12-01):
   // tokens per block and split_k per range, for W4A16 g128.
   const DeviceInfo &h200 = *lookupDevice("H200");
   struct Want {
@@ -408,7 +408,7 @@ TEST(TileHeuristics, MiddleMSplitsKInAClusterOnSm90a) {
   };
   // 8192^2, 32 blocks of 256 columns: 64 tokens split four ways through
   // the workspace up to M = 64 (128 CTAs, one wave: in clusters of four
-  // they took two; session 14: 44.6 -> 32.3 us at M = 64), in clusters of
+  // they took two; 2026-12-01: 44.6 -> 32.3 us at M = 64), in clusters of
   // two up to M = 128 (128 CTAs), then 128 tokens in clusters of two (128
   // CTAs at M = 256), then 128 tokens alone (128 blocks at M = 512).
   check(8192, 8192,
@@ -541,8 +541,8 @@ TEST(TileHeuristics, SmallMSplitsKAcrossCtasWhenTilesLeaveSmsIdle) {
 TEST(TileHeuristics, WideNTakesTheSharedTileWithoutASplitOnSm90a) {
   // H200, N = 14336: 112 blocks of 128 columns, more than half the SMs:
   // one shared-activation tile serves M = 1..16 — the 256 x 256 one with
-  // K split in two (56 blocks, 112 CTAs; session 15), which beat the
-  // unsplit 128-column block_copies tile (session 13) at M = 1, 9 and 16.
+  // K split in two (56 blocks, 112 CTAs; 2026-12-01), which beat the
+  // unsplit 128-column block_copies tile (2026-12-01) at M = 1, 9 and 16.
   // N = 8192 (64 blocks) keeps the per-warp tile to M = 8 and the 256 x
   // 256 tile for 9..16; the A100 keeps 1..8 and 9..16.
   Result<std::vector<TileConfig>> t = selectMmaSyncTiles(

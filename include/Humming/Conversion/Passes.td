@@ -24,16 +24,26 @@ def HummingLowerToNVVMPass : Pass<"humming-lower-to-nvvm", "::mlir::ModuleOp"> {
     Weights in the prepared mma_sync layout (Humming/Quant/PreparedLayout.h)
     get one kernel per `tile_configs` entry (written by
     `humming-select-tiles`), chosen by M in the host code and recorded in the
-    module's `humming.kernels` table: a cp.async pipeline of `stages` slots in
-    dynamic shared memory, ldmatrix for activations, bit-plane weights
-    dequantized in pairs with magic numbers or exponent placement, in-block
-    split-K (block_k / warp_k warp groups).
+    module's `humming.kernels` table, one emitter per MMA generation:
+    `mma = mma_sync` (sm_80 and later: a cp.async pipeline of `stages`
+    slots in dynamic shared memory, ldmatrix for activations, per-warp,
+    shared-activation or cooperative copies, in-block split-K over
+    block_k / warp_k warp groups) and `mma = wgmma` (sm_90a: the transposed
+    product with the dequantized weights as the register A operand,
+    optionally warp-specialized with mbarriers, TMA tensor and bulk
+    copies). Both dequantize bit-plane weights in pairs with magic numbers
+    or exponent placement.
 
-    `split_k` CTAs share a tile's K through a module workspace; with
-    `f16_accumulation` the prepared kernels accumulate in f16.
+    `split_k` CTAs share a tile's K through a module workspace or, with a
+    cluster split, a thread block cluster's distributed shared memory; with
+    `f16_accumulation` the mma_sync kernels accumulate in f16. The kernels
+    are NVVM ops wherever MLIR has one (mma.sync, ldmatrix, cp.async,
+    mbarriers, TMA, fences, barriers, cluster ops, setmaxregister); the few
+    instructions without one are inline PTX from one builder
+    (docs/Rationale.md, "Inline PTX").
     8/4-bit activations, MoE, f16 accumulation on canonical weights, tile
-    features the kernels lack (stream-K, TMA, multicast, warp
-    specialisation, `cp_async = false`),
+    features the kernels lack (stream-K, multicast, `grid_cap`,
+    `write_splits`, `cp_async = false`),
     `tile_configs` on canonical weights and every humming op other than
     `gemm` are diagnosed, not dropped. A module with a `humming.target` must
     be compiled for that target's chip and PTX version (`chip=` and

@@ -90,7 +90,7 @@ func.func @ws2(%a: memref<?x512xf16>, %w: memref<32x512xi32>, %s: memref<4x256xf
 // scales keep their cp.async copies and every producer's arrival.
 // The destinations are shared-window addresses: the dynamic shared
 // memory's address plus the slot's weight offset (an offset alone lands
-// below the buffer: wrong results and a hang on the H200, session 11).
+// below the buffer: wrong results and a hang on the H200, 2026-12-01).
 // CHECK-LABEL: gpu.func @wstma_gemm0_m0
 // CHECK:         nvvm.setmaxregister decrease 56
 // CHECK:         scf.for

@@ -3,8 +3,8 @@
 // CTAs (132 / 128 rounds to one). On the H200 (sm_90a) that tile serves
 // M = 1..8 and the 256 x 256 shared-activation tile (four warps along N
 // sharing their K group's activation copies, the group scales after the
-// MMAs, K split four ways: 128 CTAs) 9..16 (session 15: M = 12 17.3 ->
-// 15.6 us, 16 17.0 -> 15.7; session 12's per-warp tile took M = 9 in 16.2,
+// MMAs, K split four ways: 128 CTAs) 9..16 (2026-12-01: M = 12 17.3 ->
+// 15.6 us, 16 17.0 -> 15.7; the 2026-12-01 per-warp tile took M = 9 in 16.2,
 // M = 8 stays with it: 14.4 vs 15.5). Elsewhere (not measured) the ranges
 // stay 1..8 and 9..16 with the 128-column shared tile.
 
@@ -28,8 +28,8 @@ func.func @layer(%a: memref<?x8192xf16>, %w: memref<512x16384xi32>, %s: memref<6
 
 // 28672 x 8192 (224 blocks of 128 columns, more than half the 132 SMs): on
 // the H200 one shared-activation tile without a split serves M = 1..16
-// (session 13: the 128-column block_copies tile, M = 1 57.5 -> 47.2 us, M =
-// 16 84.8 -> 52.5 against the per-warp tiles; session 15: the 256 x 256
+// (2026-12-01: the 128-column block_copies tile, M = 1 57.5 -> 47.2 us, M =
+// 16 84.8 -> 52.5 against the per-warp tiles; 2026-12-01: the 256 x 256
 // share_activations tile, 112 CTAs, M = 1 / 9 / 16 47.2 / 47.6 / 51.6 ->
 // 46.5 / 45.0 / 43.3); the A100 keeps its ranges.
 // RUN: humming-opt %s --humming-select-tiles="device=H200" | FileCheck %s --check-prefix=WIDE
