@@ -2,6 +2,7 @@
 # Runs on the GPU machine: unpacks the device bundle, runs the GPU
 # correctness suite (the JIT compiles every kernel there) and writes the
 # report under $OUT (or ./gpu-results). Arguments go to humming-gpu-test.
+# Usage: scripts/run-gpu-suite.sh [humming-gpu-test options]
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/bundle-env.sh"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader > "$out/gpu.txt" 2>&1

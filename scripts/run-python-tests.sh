@@ -2,6 +2,7 @@
 # Runs on the GPU machine: the Python package's tests (python/tests) against
 # the bundle's libhumming.so, with the machine's PyTorch and GPU; the log
 # goes under $OUT (or ./gpu-results).
+# Usage: scripts/run-python-tests.sh
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/bundle-env.sh"
 export HUMMING_LIBRARY="$work/humming/lib/libhumming.so"

@@ -58,8 +58,8 @@ struct TempDir {
 /// killed by a signal.
 int run(const std::vector<std::string> &argv, const std::string &logPath) {
   llvm::SmallVector<llvm::StringRef> args(argv.begin(), argv.end());
-  std::optional<llvm::StringRef> redirects[] = {std::nullopt, llvm::StringRef(logPath),
-                                                llvm::StringRef(logPath)};
+  std::optional<llvm::StringRef> redirects[] = {
+      std::nullopt, llvm::StringRef(logPath), llvm::StringRef(logPath)};
   std::string error;
   int rc = llvm::sys::ExecuteAndWait(argv[0], args, /*Env=*/std::nullopt,
                                      redirects, /*SecondsToWait=*/0,

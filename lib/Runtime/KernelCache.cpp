@@ -56,7 +56,6 @@ std::string sha256Hex(std::string_view data) {
                      /*LowerCase=*/true);
 }
 
-
 bool infoLogging() {
   static const bool on = [] {
     const char *v = std::getenv("HUMMING_LOG");
@@ -301,8 +300,8 @@ Status KernelCache::writeEntry(const std::string &digest,
   llvm::SmallString<256> model(dir_ + "/tmp/" + digest), made;
   llvm::sys::fs::make_absolute(model);
   if (std::error_code ec = llvm::sys::fs::createUniqueDirectory(model, made))
-    return Error{concat("cannot create a directory under ", dir_, "/tmp: ",
-                        ec.message())};
+    return Error{concat("cannot create a directory under ", dir_,
+                        "/tmp: ", ec.message())};
   std::string tmp(made);
   std::string manifest = std::string(kManifestMagic) + "\nkey " + digest +
                          "\nis_ptx " + (kernel.isPtx ? "1" : "0") + "\n";

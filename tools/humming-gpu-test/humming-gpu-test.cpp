@@ -1,7 +1,7 @@
 //===- humming-gpu-test.cpp - GEMM correctness on a real GPU --------------===//
 //
 //   humming-gpu-test [--quick | --matrix] [--json=<file>]
-//   [--filter=<substring>]
+//   [--filter=<substring>]      (llvm::cl options: --help lists them)
 //
 // --matrix runs every legal (weight type, scale type, granularity, zero
 // point, activation type) combination on a 128 x 256 layer at M = 1 and 33.
@@ -56,6 +56,7 @@
 #include <set>
 #include <thread>
 
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Parallel.h"
 
 using namespace humming;
@@ -735,81 +736,83 @@ Outcome runDependentChain(const rt::CudaDriver &cu, const std::string &device,
 
 } // namespace
 
+namespace cl = llvm::cl;
+static cl::OptionCategory category("humming-gpu-test options");
+static cl::opt<bool> quick("quick", cl::desc("A shorter suite (fewer M)"),
+                           cl::cat(category));
+static cl::opt<bool>
+    useMatrix("matrix",
+              cl::desc("Every legal schema combination on a 128 x 256 layer "
+                       "at M = 1 and 33"),
+              cl::cat(category));
+static cl::opt<std::string> jsonPath("json", cl::desc("Write a JSON report"),
+                                     cl::value_desc("file"), cl::cat(category));
+static cl::opt<std::string>
+    filter("filter", cl::desc("Only the cases whose name contains this"),
+           cl::value_desc("substring"), cl::cat(category));
+static cl::opt<std::string>
+    compileOnly("compile-only",
+                cl::desc("No GPU: transform every case compile-only for the "
+                         "chip"),
+                cl::value_desc("chip"), cl::cat(category));
+static cl::opt<std::string>
+    ptxDir("ptx-dir", cl::desc("With --compile-only: write <case>.ptx here"),
+           cl::value_desc("dir"), cl::cat(category));
+static cl::opt<bool>
+    jit("jit",
+        cl::desc("With --compile-only: also make each loadable image "
+                 "through the kernel cache"),
+        cl::cat(category));
+static cl::opt<std::string> forceTiles(
+    "force-tile-config",
+    cl::desc("Compile every prepared layer with this tile for every M"),
+    cl::value_desc("#humming.tile_config<...>"), cl::cat(category));
+static cl::list<std::string>
+    layerShapes("layer",
+                cl::desc("Replace the suite by ad-hoc W4A16 g128 layers "
+                         "(repeatable), checked and timed"),
+                cl::value_desc("NxK"), cl::cat(category));
+static cl::list<int64_t>
+    layerMList("m", cl::desc("The M of --layer (default 1,16)"),
+               cl::value_desc("M,..."), cl::CommaSeparated, cl::cat(category));
+
 int main(int argc, char **argv) {
-  bool quick = false, useMatrix = false;
-  std::string jsonPath, filter, compileOnly, ptxDir, forceTiles;
-  bool jit = false; // --jit: compile-only also makes the loadable images
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(argc, argv,
+                              "humming-gpu-test: GEMM correctness (and "
+                              "timing) on a real GPU\n");
   std::vector<Case> layers; // --layer: ad-hoc W4A16 g128 layers, timed
   std::vector<int64_t> layerMs = {1, 16};
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "--quick")
-      quick = true;
-    else if (a == "--matrix")
-      useMatrix = true;
-    else if (a.rfind("--json=", 0) == 0)
-      jsonPath = a.substr(7);
-    else if (a.rfind("--filter=", 0) == 0)
-      filter = a.substr(9);
-    else if (a.rfind("--compile-only=", 0) == 0)
-      compileOnly = a.substr(15);
-    else if (a.rfind("--ptx-dir=", 0) == 0)
-      ptxDir = a.substr(10);
-    else if (a == "--jit")
-      jit = true;
-    else if (a.rfind("--force-tile-config=", 0) == 0)
-      forceTiles = a.substr(20);
-    else if (a.rfind("--m=", 0) == 0) {
-      layerMs.clear();
-      for (size_t pos = 4; pos <= a.size();) {
-        size_t comma = a.find(',', pos);
-        std::string item = a.substr(pos, comma == std::string::npos
-                                             ? std::string::npos
-                                             : comma - pos);
-        long long v = std::atoll(item.c_str());
-        if (v < 0 || item.empty() ||
-            item.find_first_not_of("0123456789") != std::string::npos) {
-          std::fprintf(stderr,
-                       "humming-gpu-test: expected --m=<M>[,<M>...] with "
-                       "non-negative integers, got '%s'\n",
-                       a.c_str());
-          return 2;
-        }
-        layerMs.push_back(v);
-        if (comma == std::string::npos)
-          break;
-        pos = comma + 1;
-      }
-    } else if (a.rfind("--layer=", 0) == 0) {
-      long long n = 0, k = 0;
-      char tail = 0;
-      if (std::sscanf(a.c_str() + 8, "%lldx%lld%c", &n, &k, &tail) != 2 ||
-          n <= 0 || k <= 0) {
+  if (!layerMList.empty()) {
+    layerMs.assign(layerMList.begin(), layerMList.end());
+    for (int64_t v : layerMs)
+      if (v < 0) {
         std::fprintf(stderr,
-                     "humming-gpu-test: expected --layer=<N>x<K> with "
-                     "positive sizes, got '%s'\n",
-                     a.c_str());
+                     "humming-gpu-test: expected --m=<M>[,<M>...] with "
+                     "non-negative integers, got %lld\n",
+                     (long long)v);
         return 2;
       }
-      Case c;
-      c.name = "w4a16_g128_" + std::to_string(n) + "x" + std::to_string(k);
-      c.weight = WeightSchema::make(ScalarType::uint(4), ScalarType::f16(),
-                                    Granularity::Group, 128);
-      c.n = n;
-      c.k = k;
-      c.timed = true;
-      layers.push_back(c);
-    } else {
+  }
+  for (const std::string &shape : layerShapes) {
+    long long n = 0, k = 0;
+    char tail = 0;
+    if (std::sscanf(shape.c_str(), "%lldx%lld%c", &n, &k, &tail) != 2 ||
+        n <= 0 || k <= 0) {
       std::fprintf(stderr,
-                   "humming-gpu-test: unknown argument '%s'\n"
-                   "usage: humming-gpu-test [--quick | --matrix] "
-                   "[--json=<file>] [--filter=<substring>]\n"
-                   "       [--compile-only=<chip> [--ptx-dir=<dir>] [--jit]]\n"
-                   "       [--force-tile-config=<#humming.tile_config>]\n"
-                   "       [--layer=<N>x<K>]... [--m=<M>[,<M>...]]\n",
-                   a.c_str());
+                   "humming-gpu-test: expected --layer=<N>x<K> with "
+                   "positive sizes, got '--layer=%s'\n",
+                   shape.c_str());
       return 2;
     }
+    Case c;
+    c.name = "w4a16_g128_" + std::to_string(n) + "x" + std::to_string(k);
+    c.weight = WeightSchema::make(ScalarType::uint(4), ScalarType::f16(),
+                                  Granularity::Group, 128);
+    c.n = n;
+    c.k = k;
+    c.timed = true;
+    layers.push_back(c);
   }
   for (Case &c : layers)
     c.ms = layerMs;

@@ -8,12 +8,15 @@
 // for any fallback); then a summary. Errors name the file and the field; the
 // exit status is 1 when any layer could not be read.
 //
-// Host-only: links the numerics and the chip table, no MLIR.
+// Host-only: links the numerics, the chip table and LLVMSupport (options),
+// no MLIR.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Humming/Quant/Adapters.h"
 #include "Humming/Target/ArchInfo.h"
+
+#include "llvm/Support/CommandLine.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -24,14 +27,6 @@
 using namespace humming;
 
 namespace {
-void usage() {
-  std::fprintf(stderr,
-               "usage: humming-inspect <model-dir> [--target=<device>] "
-               "[--json] [--layer=<name>]\n"
-               "  --target   a known device (default H200): %s\n",
-               knownDeviceNames().c_str());
-}
-
 std::string shapeText(const LoadedLayer &l) {
   std::string s;
   if (l.weight.experts)
@@ -46,37 +41,24 @@ std::string shortName(const LoadedLayer &l, const InputSchema &in) {
 }
 } // namespace
 
+namespace cl = llvm::cl;
+static cl::OptionCategory category("humming-inspect options");
+static cl::opt<std::string> dir(cl::Positional, cl::Required,
+                                cl::desc("<model-dir>"), cl::cat(category));
+static cl::opt<std::string>
+    device("target",
+           cl::desc("The device the layers are to run on (a known device: "
+                    "see the error for an unknown one)"),
+           cl::value_desc("device"), cl::init("H200"), cl::cat(category));
+static cl::opt<bool> json("json", cl::desc("Print one JSON document"),
+                          cl::cat(category));
+static cl::opt<std::string> only("layer", cl::desc("Only this layer"),
+                                 cl::value_desc("name"), cl::cat(category));
+
 int main(int argc, char **argv) {
-  std::string dir, device = "H200", only;
-  bool json = false;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "--json")
-      json = true;
-    else if (a.rfind("--target=", 0) == 0)
-      device = a.substr(9);
-    else if (a.rfind("--layer=", 0) == 0)
-      only = a.substr(8);
-    else if (a == "-h" || a == "--help") {
-      usage();
-      return 0;
-    } else if (!a.empty() && a[0] == '-') {
-      std::fprintf(stderr, "humming-inspect: unknown option '%s'\n", a.c_str());
-      usage();
-      return 2;
-    } else if (dir.empty()) {
-      dir = a;
-    } else {
-      std::fprintf(stderr, "humming-inspect: expected one model directory, "
-                           "got '%s' and '%s'\n",
-                   dir.c_str(), a.c_str());
-      return 2;
-    }
-  }
-  if (dir.empty()) {
-    usage();
-    return 2;
-  }
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(
+      argc, argv, "humming-inspect: describe a quantized checkpoint\n");
   const DeviceInfo *target = lookupDevice(device);
   if (!target) {
     std::fprintf(stderr, "humming-inspect: unknown device '%s'; expected one "

@@ -60,9 +60,7 @@ namespace mlir::humming {
 
 class MmaSyncEmitter : public PreparedEmitter {
 public:
-  MmaSyncEmitter(ImplicitLocOpBuilder &b, const GemmKernelSpec &spec,
-                 const PreparedTile &tile, ArrayRef<Value> params, Value smem,
-                 const CtaSplit &split, Value partials, Value arrivals);
+  explicit MmaSyncEmitter(const PreparedKernelArgs &args);
 
 protected:
   Value placeWarps(Value warp) override;

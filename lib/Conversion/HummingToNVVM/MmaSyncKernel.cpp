@@ -14,20 +14,12 @@ using namespace mlir::humming;
 namespace hq = ::humming;
 namespace L = ::humming::layout;
 
-MmaSyncEmitter::MmaSyncEmitter(ImplicitLocOpBuilder &b,
-                               const GemmKernelSpec &spec,
-                               const PreparedTile &tile, ArrayRef<Value> params,
-                               Value smem, const CtaSplit &split,
-                               Value partials, Value arrivals)
-    : PreparedEmitter(b, spec, tile, params, smem, split, partials, arrivals),
-      chunks(L::stageChunks(spec.weight, tile)) {}
+MmaSyncEmitter::MmaSyncEmitter(const PreparedKernelArgs &args)
+    : PreparedEmitter(args), chunks(L::stageChunks(spec.weight, tile)) {}
 
-std::unique_ptr<PreparedEmitter> mlir::humming::createMmaSyncEmitter(
-    ImplicitLocOpBuilder &b, const GemmKernelSpec &spec,
-    const PreparedTile &tile, ArrayRef<Value> params, Value smem,
-    const CtaSplit &split, Value partials, Value arrivals) {
-  return std::make_unique<MmaSyncEmitter>(b, spec, tile, params, smem, split,
-                                          partials, arrivals);
+std::unique_ptr<PreparedEmitter>
+mlir::humming::createMmaSyncEmitter(const PreparedKernelArgs &args) {
+  return std::make_unique<MmaSyncEmitter>(args);
 }
 
 Value MmaSyncEmitter::placeWarps(Value warp) {
@@ -585,10 +577,10 @@ void MmaSyncEmitter::emitLoop(Value first) {
       // member's landed copies visible to the others, and orders the
       // refill below after every member's reads of that slot (one
       // iteration ago).
-      NVVM::BarrierOp::create(b, TypeRange(),
-                              arith::AddIOp::create(b, warpK, c32(1)),
-                              c32(32 * tile.warpsN), NVVM::BarrierReductionAttr(),
-                              /*reductionPredicate=*/Value());
+      NVVM::BarrierOp::create(
+          b, TypeRange(), arith::AddIOp::create(b, warpK, c32(1)),
+          c32(32 * tile.warpsN), NVVM::BarrierReductionAttr(),
+          /*reductionPredicate=*/Value());
     } else {
       // wait_group covers a lane's own copies; ldmatrix reads activation
       // rows other lanes copied, which the warp barrier makes visible.

@@ -308,11 +308,10 @@ void PreparedEmitter::mbarrierArrive(Value bar) {
   NVVM::MBarrierArriveOp::create(b, /*res=*/Type(), bar, /*count=*/Value());
 }
 
-void PreparedEmitter::bulkCopy(Value dst, Value src, int64_t bytes,
-                               Value bar) {
-  NVVM::CpAsyncBulkGlobalToSharedClusterOp::create(
-      b, dst, src, bar, c32(bytes), /*multicastMask=*/Value(),
-      /*l2CacheHint=*/Value());
+void PreparedEmitter::bulkCopy(Value dst, Value src, int64_t bytes, Value bar) {
+  NVVM::CpAsyncBulkGlobalToSharedClusterOp::create(b, dst, src, bar, c32(bytes),
+                                                   /*multicastMask=*/Value(),
+                                                   /*l2CacheHint=*/Value());
 }
 
 SmallVector<Value> PreparedEmitter::pipelineLoop(

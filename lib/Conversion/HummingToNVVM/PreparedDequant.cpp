@@ -164,7 +164,7 @@ Value PreparedEmitter::dequantPair(ArrayRef<SmallVector<Value>> planeWords,
     if (pb != r)
       word = arith::ShRUIOp::create(b, word, c32(pb - r));
     Value v = asAct2(ptx.maskOr(word, (((1u << width) - 1) << r) * 0x10001u,
-                            c32(int64_t(magicBits * 0x10001u))));
+                                c32(int64_t(magicBits * 0x10001u))));
     if (r == 0)
       return Value(arith::SubFOp::create(b, v, constZero));
     double inv = std::ldexp(1.0, -int(r));

@@ -40,11 +40,23 @@
 
 namespace mlir::humming {
 
+/// What every generation's emitter is built from: the builder inside the
+/// kernel, what the kernel is specialised on, its parameters, the dynamic
+/// shared memory (ptr<3>) and, with a K split through the workspace, the
+/// module's partial sums and arrival counters (ptr<1>; null otherwise).
+struct PreparedKernelArgs {
+  ImplicitLocOpBuilder &b;
+  const GemmKernelSpec &spec;
+  const PreparedTile &tile;
+  ArrayRef<Value> params;
+  Value smem;
+  const CtaSplit &split;
+  Value partials, arrivals;
+};
+
 class PreparedEmitter : protected EmitterBase {
 public:
-  PreparedEmitter(ImplicitLocOpBuilder &b, const GemmKernelSpec &spec,
-                  const PreparedTile &tile, ArrayRef<Value> params, Value smem,
-                  const CtaSplit &split, Value partials, Value arrivals);
+  explicit PreparedEmitter(const PreparedKernelArgs &args);
   virtual ~PreparedEmitter() = default;
 
   /// The kernel body: thread coordinates, the generation's loop and
@@ -227,7 +239,8 @@ protected:
   void fenceProxyAsyncShared() {
     NVVM::FenceProxyOp::create(
         b, NVVM::ProxyKind::async_shared,
-        NVVM::SharedSpaceAttr::get(b.getContext(), NVVM::SharedSpace::shared_cta));
+        NVVM::SharedSpaceAttr::get(b.getContext(),
+                                   NVVM::SharedSpace::shared_cta));
   }
   /// A bulk copy of `bytes` from global `src` (ptr<1>) to shared::cluster
   /// `dst` (ptr<7>) whose completion counts on mbarrier `bar`.
@@ -351,14 +364,9 @@ protected:
 /// The emitters of the MMA generations (MmaSyncKernel.cpp,
 /// WgmmaKernel.cpp).
 std::unique_ptr<PreparedEmitter>
-createMmaSyncEmitter(ImplicitLocOpBuilder &b, const GemmKernelSpec &spec,
-                     const PreparedTile &tile, ArrayRef<Value> params,
-                     Value smem, const CtaSplit &split, Value partials,
-                     Value arrivals);
+createMmaSyncEmitter(const PreparedKernelArgs &args);
 std::unique_ptr<PreparedEmitter>
-createWgmmaEmitter(ImplicitLocOpBuilder &b, const GemmKernelSpec &spec,
-                   const PreparedTile &tile, ArrayRef<Value> params, Value smem,
-                   const CtaSplit &split, Value partials, Value arrivals);
+createWgmmaEmitter(const PreparedKernelArgs &args);
 
 } // namespace mlir::humming
 

@@ -16,15 +16,11 @@ using namespace mlir::humming;
 namespace hq = ::humming;
 namespace L = ::humming::layout;
 
-PreparedEmitter::PreparedEmitter(ImplicitLocOpBuilder &b,
-                                 const GemmKernelSpec &spec,
-                                 const PreparedTile &tile,
-                                 ArrayRef<Value> params, Value smem,
-                                 const CtaSplit &split, Value partials,
-                                 Value arrivals)
-    : EmitterBase(b, params), spec(spec), tile(tile), split(split), smem(smem),
-      partials(partials), arrivals(arrivals),
-      planes(L::planes(spec.weight.type.bits)), ptx(b) {
+PreparedEmitter::PreparedEmitter(const PreparedKernelArgs &args)
+    : EmitterBase(args.b, args.params), spec(args.spec), tile(args.tile),
+      split(args.split), smem(args.smem), partials(args.partials),
+      arrivals(args.arrivals), planes(L::planes(spec.weight.type.bits)),
+      ptx(args.b) {
   bf16 = spec.input.type == hq::ScalarType::bf16();
   act = bf16 ? Type(b.getBF16Type()) : Type(b.getF16Type());
   act2 = VectorType::get({2}, act);
@@ -201,12 +197,11 @@ gpu::GPUFuncOp mlir::humming::buildPreparedKernel(
     partials = LLVM::AddressOfOp::create(b, partialsGlobal);
     arrivals = LLVM::AddressOfOp::create(b, arrivalsGlobal);
   }
+  const PreparedKernelArgs args{b,    spec,  tile,     params,
+                                smem, split, partials, arrivals};
   // The MMA generation's emitter.
   std::unique_ptr<PreparedEmitter> emitter =
-      tile.wgmma ? createWgmmaEmitter(b, spec, tile, params, smem, split,
-                                      partials, arrivals)
-                 : createMmaSyncEmitter(b, spec, tile, params, smem, split,
-                                        partials, arrivals);
+      tile.wgmma ? createWgmmaEmitter(args) : createMmaSyncEmitter(args);
   emitter->emit();
   // The runtime launches it early on the strength of grid_dependency: a
   // kernel without the wait would read the previous kernel's output

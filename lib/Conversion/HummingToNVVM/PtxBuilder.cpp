@@ -40,9 +40,7 @@ SmallVector<Value> PtxBuilder::tied(StringRef text, ArrayRef<Value> vals) {
   Type f32 = b.getF32Type(), i64 = b.getI64Type();
   for (Value v : vals) {
     constraints += constraints.empty() ? "" : ",";
-    constraints += v.getType() == f32   ? "=f"
-                   : v.getType() == i64 ? "=l"
-                                        : "=r";
+    constraints += v.getType() == f32 ? "=f" : v.getType() == i64 ? "=l" : "=r";
     types.push_back(v.getType());
   }
   for (size_t i = 0; i < vals.size(); ++i)

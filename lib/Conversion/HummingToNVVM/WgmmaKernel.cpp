@@ -25,9 +25,7 @@ namespace {
 
 class WgmmaEmitter : public PreparedEmitter {
 public:
-  WgmmaEmitter(ImplicitLocOpBuilder &b, const GemmKernelSpec &spec,
-               const PreparedTile &tile, ArrayRef<Value> params, Value smem,
-               const CtaSplit &split, Value partials, Value arrivals);
+  using PreparedEmitter::PreparedEmitter;
 
 protected:
   Value placeWarps(Value warp) override;
@@ -93,18 +91,9 @@ private:
 
 } // namespace
 
-WgmmaEmitter::WgmmaEmitter(ImplicitLocOpBuilder &b, const GemmKernelSpec &spec,
-                           const PreparedTile &tile, ArrayRef<Value> params,
-                           Value smem, const CtaSplit &split, Value partials,
-                           Value arrivals)
-    : PreparedEmitter(b, spec, tile, params, smem, split, partials, arrivals) {}
-
-std::unique_ptr<PreparedEmitter> mlir::humming::createWgmmaEmitter(
-    ImplicitLocOpBuilder &b, const GemmKernelSpec &spec,
-    const PreparedTile &tile, ArrayRef<Value> params, Value smem,
-    const CtaSplit &split, Value partials, Value arrivals) {
-  return std::make_unique<WgmmaEmitter>(b, spec, tile, params, smem, split,
-                                        partials, arrivals);
+std::unique_ptr<PreparedEmitter>
+mlir::humming::createWgmmaEmitter(const PreparedKernelArgs &args) {
+  return std::make_unique<WgmmaEmitter>(args);
 }
 
 Value WgmmaEmitter::placeWarps(Value warp) {
@@ -285,8 +274,7 @@ void WgmmaEmitter::emitLoop(Value first) {
         Value slot = arith::RemUIOp::create(b, it, c32(tile.stages));
         Stage data = readWgmmaSlot(slot);
         issueAhead();
-        SmallVector<Value> done =
-            ptx.wgmmaWait(0, accs);
+        SmallVector<Value> done = ptx.wgmmaWait(0, accs);
         return computeWgmma(done, data, slot);
       });
   acc = ptx.wgmmaWait(0, acc);
@@ -337,8 +325,8 @@ void WgmmaEmitter::emitWarpSpecializedLoop(Value first) {
       for (auto [which, count] : {std::pair<int64_t, int64_t>{
                                       0, L::ws::fullArrivals(producers, bulk)},
                                   {1, consumers}})
-        NVVM::MBarrierInitOp::create(b, mbarrierAt(c32(st), which),
-                                     c32(count), /*predicate=*/Value());
+        NVVM::MBarrierInitOp::create(b, mbarrierAt(c32(st), which), c32(count),
+                                     /*predicate=*/Value());
     NVVM::FenceMbarrierInitOp::create(b);
   }
   gpu::BarrierOp::create(b);
@@ -362,11 +350,12 @@ void WgmmaEmitter::emitWarpSpecializedLoop(Value first) {
     if (tile.tmaActivations)
       // The thread that issues the tensor copies fetches their map first.
       onFirstCopier([&] {
-        NVVM::PrefetchOp::create(b, /*cacheLevel=*/NVVM::PrefetchCacheLevelAttr(),
-                                 /*evictPriority=*/NVVM::CacheEvictionPriorityAttr(),
-                                 inputMapAddress(), /*predicate=*/Value(),
-                                 /*tensormap=*/true, /*uniform=*/false,
-                                 /*in_param_space=*/false);
+        NVVM::PrefetchOp::create(
+            b, /*cacheLevel=*/NVVM::PrefetchCacheLevelAttr(),
+            /*evictPriority=*/NVVM::CacheEvictionPriorityAttr(),
+            inputMapAddress(), /*predicate=*/Value(),
+            /*tensormap=*/true, /*uniform=*/false,
+            /*in_param_space=*/false);
       });
     auto fillLoop = [&] {
       auto loop = scf::ForOp::create(b, lb, ub, one);
@@ -451,8 +440,7 @@ void WgmmaEmitter::emitWarpSpecializedLoop(Value first) {
         mbarrierArrive(mbarrierAt(arith::RemUIOp::create(b, prev, c32(S)), 1));
       };
       if (tile.wgmmaInFlight == 0) {
-        SmallVector<Value> done =
-            ptx.wgmmaWait(0, accs);
+        SmallVector<Value> done = ptx.wgmmaWait(0, accs);
         releasePrevious();
         scf::YieldOp::create(b, computeWgmma(done, data, slot));
       } else {
