@@ -205,6 +205,23 @@ QuantConfig::forModule(const std::string &module) const {
 }
 
 namespace {
+/// Whether `block` ([n, k] from the config key `key`) holds two block sizes
+/// in 1 .. 2^20; otherwise records an error that names the key and the
+/// values (a zero size divided the scale shapes by zero, a huge one
+/// overflowed their products).
+bool validBlock(Fields &f, const char *key, const std::vector<int64_t> &block) {
+  constexpr int64_t kMaxBlock = int64_t(1) << 20;
+  if (block.size() == 2 && block[0] > 0 && block[1] > 0 &&
+      block[0] <= kMaxBlock && block[1] <= kMaxBlock)
+    return true;
+  std::string got;
+  for (int64_t v : block)
+    got += (got.empty() ? "" : ", ") + std::to_string(v);
+  f.fail(concat("'", key, "': expected [n, k] with sizes in 1 .. ", kMaxBlock,
+                ", got [", got, "]"));
+  return false;
+}
+
 /// compressed-tensors QuantizationArgs of weights.
 bool parseCtWeights(Fields &f, ModuleQuantization &q) {
   std::optional<int64_t> bits = f.integer("num_bits");
@@ -232,6 +249,8 @@ bool parseCtWeights(Fields &f, ModuleQuantization &q) {
       f.fail("'block_structure': expected [n, k] with strategy block");
       return false;
     }
+    if (!validBlock(f, "block_structure", block))
+      return false;
     q.blockN = block[0];
     q.blockK = block[1];
   } else if (q.strategy == "group" || q.strategy == "tensor_group") {
@@ -518,9 +537,11 @@ Result<QuantConfig> QuantConfig::fromJson(const Json &config,
       f.fail(concat("'fmt': expected e4m3, got '", fmt, "'"));
     std::vector<int64_t> block = f.integers("weight_block_size");
     if (block.size() == 2) {
-      base.blockN = block[0];
-      base.blockK = block[1];
-      base.strategy = "block";
+      if (validBlock(f, "weight_block_size", block)) {
+        base.blockN = block[0];
+        base.blockK = block[1];
+        base.strategy = "block";
+      }
     } else if (!block.empty()) {
       f.fail("'weight_block_size': expected [n, k]");
     }

@@ -677,6 +677,23 @@ TEST(Adapters, ConfigErrorsNameTheField) {
       {R"({"torch_dtype": "float16"})",
        "D: no quantization_config in config.json and no hf_quant_config.json: the "
        "checkpoint is not quantized"},
+      // A zero block size divided the scale shapes by zero (SIGFPE); a
+      // negative or huge one gave nonsense or overflowing shapes.
+      {R"({"quantization_config": {"quant_method": "fp8", "weight_block_size": [128, 0]}})",
+       "D/config.json: quantization_config: 'weight_block_size': expected [n, k] "
+       "with sizes in 1 .. 1048576, got [128, 0]"},
+      {R"({"quantization_config": {"quant_method": "fp8", "weight_block_size": [-1, 128]}})",
+       "D/config.json: quantization_config: 'weight_block_size': expected [n, k] "
+       "with sizes in 1 .. 1048576, got [-1, 128]"},
+      {R"({"quantization_config": {"quant_method": "compressed-tensors",
+          "config_groups": {"g": {"targets": ["Linear"], "weights": {"num_bits": 8,
+          "type": "float", "strategy": "block", "block_structure": [0, 128]}}}}})",
+       "D/config.json: quantization_config: config_groups 'g': weights: "
+       "'block_structure': expected [n, k] with sizes in 1 .. 1048576, got [0, 128]"},
+      {R"({"quantization_config": {"quant_method": "fp8",
+          "weight_block_size": [128, 4611686018427387904]}})",
+       "D/config.json: quantization_config: 'weight_block_size': expected [n, k] "
+       "with sizes in 1 .. 1048576, got [128, 4611686018427387904]"},
   };
   for (const Case &c : cases) {
     Result<Json> j = parseJson(c.config);
