@@ -44,8 +44,8 @@ for step in "$@"; do
       OUT="$logs/$name" timeout "$limit" bash "$here/run-gpu-suite.sh" "${args[@]}" >"$log" 2>&1
       status=$?
       result="$(grep -E '^humming-gpu-test: [0-9]+ passed' "$log" | tail -n 1)"
-      fails="$(grep -cE '^FAIL|: FAIL' "$log")"
-      say "$(printf '%-18s %-8s %4ss  %s  (FAIL lines: %s)' "$name" "rc=$status" "$(( $(date +%s) - start ))" "${result:-no result}" "$fails")"
+      fails="$(grep -cE ' (FAIL|ERROR)( |$)' "$log")"
+      say "$(printf '%-18s %-8s %4ss  %s  (FAIL/ERROR lines: %s)' "$name" "rc=$status" "$(( $(date +%s) - start ))" "${result:-no result}" "$fails")"
       ;;
     bench)
       IFS='|' read -r bundle bargs <<<"$rest"

@@ -5,7 +5,7 @@
 // layout reads, the cp.async / TMA / bulk-copy pipeline and its mbarriers,
 // the dequantization, the split-K workspace and the epilogue's output
 // conversion. PreparedEmitter holds those; one subclass per MMA generation
-// (MmaSyncEmitter.h, WgmmaEmitter.cpp) places the warps, reads a pipeline
+// (MmaSyncEmitter.h, WgmmaKernel.cpp) places the warps, reads a pipeline
 // slot into its MMAs' fragments and runs the main loop and the reduction.
 // A new generation (tcgen05, block-scaled mma) is one more subclass and
 // one more case in buildPreparedKernel (PreparedKernel.cpp).
@@ -345,8 +345,9 @@ protected:
   Value constZero;
   /// Cooperative kernels: the slot layout.
   ::humming::layout::CooperativeSlot coop;
-  /// 32-bit shared address of the dynamic shared memory (wgmma's matrix
-  /// descriptors).
+  /// 32-bit shared address of the dynamic shared memory (set by the
+  /// generations that use it: wgmma's matrix descriptors, the mbarriers,
+  /// TMA and bulk-copy destinations).
   Value smemAddr;
   // Thread coordinates (warpMi: the warp's row along M in a cooperative
   // block).
