@@ -55,6 +55,13 @@ struct Ctx {
     if (rank >= 0 && int(t->shape.size()) != rank)
       return Error{concat(name(suffix), ": expected rank ", rank,
                           ", got shape ", formatShape(t->shape))};
+    // Safetensors accepts a zero dimension beside any other (no bytes to
+    // check): a layer of no elements, or loops over 2^40 empty rows.
+    for (int64_t d : t->shape)
+      if (d == 0)
+        return Error{concat(name(suffix),
+                            ": expected no zero dimension, got shape ",
+                            formatShape(t->shape))};
     return t;
   }
 

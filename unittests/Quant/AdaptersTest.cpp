@@ -727,6 +727,29 @@ TEST(Adapters, TensorErrorsNameTheTensor) {
                            "module unquantized");
 }
 
+TEST(Adapters, ZeroDimensionsAreRefusedByName) {
+  // A zero dimension needs no bytes, so safetensors accepts it beside any
+  // other: a 2^31 x 0 "layer" was loaded, 2^40 x 0 hung in a loop per row.
+  for (std::vector<int64_t> shape :
+       {std::vector<int64_t>{int64_t(1) << 31, 0}, {int64_t(1) << 40, 0},
+        {0, int64_t(1) << 40}}) {
+    ModelDir dir;
+    dir.file("config.json",
+             R"({"quantization_config": {"quant_method": "fp8"}})");
+    dir.tensors({{"w.weight", bytes(DType::F8_E4M3, shape, {})},
+                 {"w.weight_scale", values(DType::F32, {1}, {1.0})}});
+    Result<Checkpoint> c = Checkpoint::open(dir.path);
+    ASSERT_TRUE(c.ok()) << c.error();
+    Result<QuantConfig> q = QuantConfig::fromCheckpoint(*c);
+    ASSERT_TRUE(q.ok()) << q.error();
+    Result<LoadedLayer> layer = loadLayer(*c, *q, "w");
+    ASSERT_FALSE(layer.ok());
+    EXPECT_EQ(layer.error(),
+              concat("w.weight: expected no zero dimension, got shape [",
+                     shape[0], ", ", shape[1], "]"));
+  }
+}
+
 TEST(Adapters, HostSchemaTextMatchesTheDialect) {
   // The dialect's printer is checked against this text in the dialect tests;
   // here the host side covers every field.
