@@ -23,7 +23,6 @@
 #include "llvm/Support/Threading.h"
 
 #include <array>
-#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -32,7 +31,6 @@
 #include <limits>
 #include <mutex>
 #include <optional>
-#include <thread>
 
 namespace humming {
 namespace mh = mlir::humming;

@@ -1,5 +1,4 @@
-//===- MmaSyncEpilogue.cpp - The mma.sync kernels' epilogue
-//-----------------===//
+//===- MmaSyncEpilogue.cpp - The mma.sync kernels' epilogue ---------------===//
 //
 // After the mma.sync main loop (MmaSyncEmitter.h): the in-block split-K
 // reduction spread over the warp groups, the split-K across CTAs (through

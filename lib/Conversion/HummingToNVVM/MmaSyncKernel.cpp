@@ -1,5 +1,4 @@
-//===- MmaSyncKernel.cpp - mma.sync over prepared weights
-//-------------------===//
+//===- MmaSyncKernel.cpp - mma.sync over prepared weights -----------------===//
 //
 // The mma.sync generation of the prepared-layout kernels (MmaSyncEmitter.h):
 // per-warp and cooperative copies and slot reads (ldmatrix for the

@@ -1,5 +1,4 @@
-//===- PreparedCopies.cpp - The prepared kernels' copy pipeline
-//-------------===//
+//===- PreparedCopies.cpp - The prepared kernels' copy pipeline -----------===//
 //
 // How an iteration's operands reach shared memory in the prepared-layout
 // kernels: the block's cooperative cp.async copies, TMA tensor copies of the

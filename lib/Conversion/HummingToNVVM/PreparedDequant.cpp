@@ -1,5 +1,4 @@
-//===- PreparedDequant.cpp - Dequantization in the prepared kernels
-//---------===//
+//===- PreparedDequant.cpp - Dequantization in the prepared kernels -------===//
 //
 // Dequantization works on pairs: one shift and mask place both codes of a
 // pair in the two 16-bit lanes of a register; integers become (code - zero)

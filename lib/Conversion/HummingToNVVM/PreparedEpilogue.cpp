@@ -1,5 +1,4 @@
-//===- PreparedEpilogue.cpp - Epilogue pieces of the prepared kernels
-//-------===//
+//===- PreparedEpilogue.cpp - Epilogue pieces of the prepared kernels -----===//
 //
 // What the generations' epilogues share: the output conversion (channel and
 // global scales, bias), the split-K workspace (one f32 slot per split, sum

@@ -1,5 +1,4 @@
-//===- PreparedKernel.cpp - Prepared-layout GEMM kernels
-//--------------------===//
+//===- PreparedKernel.cpp - Prepared-layout GEMM kernels ------------------===//
 //
 // The kernel function of a prepared-layout GEMM (PreparedEmitter.h): its
 // module globals (dynamic shared memory, the split-K workspace), launch

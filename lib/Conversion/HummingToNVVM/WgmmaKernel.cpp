@@ -1,5 +1,4 @@
-//===- WgmmaKernel.cpp - wgmma over prepared weights
-//------------------------===//
+//===- WgmmaKernel.cpp - wgmma over prepared weights ----------------------===//
 //
 // The sm_90a wgmma generation of the prepared-layout kernels
 // (PreparedEmitter.h). It reuses the copies and the dequantization for the
