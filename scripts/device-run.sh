@@ -3,7 +3,8 @@
 # device bundles carried in .bundle/ (scripts/make-bundle.sh), each under a
 # time limit, and leaves under $OUT (else ./gpu-results) summary.txt (one
 # line per step as it ends, so a call that runs out of time still returns
-# what finished), each bench step's JSON and logs.tar.xz (every step's log).
+# what finished), each bench step's JSON and logs.tar.xz (every finished
+# step's log, rewritten after each step).
 #
 #   scripts/device-run.sh <step> [<step> ...]
 #
@@ -68,11 +69,12 @@ for step in "$@"; do
       timeout "$limit" compute-sanitizer --tool "$tool" --error-exitcode 99 \
         "$bin/humming-gpu-test" "${args[@]}" >"$log" 2>&1
       status=$?
-      say "$(printf '%-18s %-8s %4ss  %s' "$name" "rc=$status" "$(( $(date +%s) - start ))" "$(grep -E 'ERROR SUMMARY' "$log" | tail -n 1)")"
+      say "$(printf '%-18s %-8s %4ss  %s' "$name" "rc=$status" "$(( $(date +%s) - start ))" "$(grep -E '(ERROR|RACECHECK) SUMMARY' "$log" | tail -n 1)")"
       ;;
     *)
       say "$name: unknown step kind '$kind'"
       ;;
   esac
+  # After every step, so that a call cut short still returns the logs.
+  tar -C "$logs" -cJf "$out/logs.tar.xz" .
 done
-tar -C "$logs" -cJf "$out/logs.tar.xz" .
