@@ -21,7 +21,8 @@
 #       the Python package's tests
 #   sanitize|<name>|<tool>|<humming-gpu-test arguments>
 #       compute-sanitizer --tool <tool> over humming-gpu-test
-# STEP_TIMEOUT (seconds, default 300) bounds each step; HUMMING_BUNDLE names
+# STEP_TIMEOUT (seconds, default 300) bounds each step, <kind>@<seconds>
+# (e.g. 'sanitize@500|...') one step; HUMMING_BUNDLE names
 # the bundle of suite/python/sanitize steps (default humming-bundle).
 # Experiments are recorded in bench/NOTES.md as the arguments they ran with.
 set -uo pipefail
@@ -29,7 +30,6 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 out="${OUT:-$here/../gpu-results}"
 mkdir -p "$out"
 logs="$(mktemp -d)"
-limit="${STEP_TIMEOUT:-300}"
 [ $# -ge 1 ] || { sed -n 2,27p "${BASH_SOURCE[0]}"; exit 2; }
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader \
   | tee "$out/summary.txt"
@@ -37,6 +37,8 @@ say() { echo "$*" | tee -a "$out/summary.txt"; }
 
 for step in "$@"; do
   IFS='|' read -r kind name rest <<<"$step"
+  limit="${STEP_TIMEOUT:-300}"
+  case "$kind" in *@*) limit="${kind#*@}"; kind="${kind%%@*}" ;; esac
   log="$logs/$name.log"
   start=$(date +%s)
   case "$kind" in
@@ -65,11 +67,13 @@ for step in "$@"; do
     sanitize)
       IFS='|' read -r tool sargs <<<"$rest"
       eval "args=($sargs)"
-      source "$here/bundle-env.sh"
+      [ -n "${bin:-}" ] || source "$here/bundle-env.sh"
       timeout "$limit" compute-sanitizer --tool "$tool" --error-exitcode 99 \
         "$bin/humming-gpu-test" "${args[@]}" >"$log" 2>&1
       status=$?
-      say "$(printf '%-18s %-8s %4ss  %s' "$name" "rc=$status" "$(( $(date +%s) - start ))" "$(grep -E '(ERROR|RACECHECK) SUMMARY' "$log" | tail -n 1)")"
+      say "$(printf '%-20s %-8s %4ss  %s  %s' "$name" "rc=$status" "$(( $(date +%s) - start ))" \
+        "$(grep -E '^humming-gpu-test: [0-9]+ passed' "$log" | tail -n 1 | sed 's/^humming-gpu-test: //')" \
+        "$(grep -E '(ERROR|RACECHECK) SUMMARY' "$log" | tail -n 1 | sed 's/^=* *//')")"
       ;;
     *)
       say "$name: unknown step kind '$kind'"

@@ -741,6 +741,11 @@ static cl::OptionCategory category("humming-gpu-test options");
 static cl::opt<bool> quick("quick", cl::desc("A shorter suite (fewer M)"),
                            cl::cat(category));
 static cl::opt<bool>
+    noTiming("no-timing",
+             cl::desc("Check only: time nothing (for compute-sanitizer, "
+                      "under which a timing loop takes minutes)"),
+             cl::cat(category));
+static cl::opt<bool>
     useMatrix("matrix",
               cl::desc("Every legal schema combination on a 128 x 256 layer "
                        "at M = 1 and 33"),
@@ -944,7 +949,7 @@ int main(int argc, char **argv) {
     // weight-side tensors together exceed 256 MiB (twice the L2 of any
     // current GPU), so every launch reads its weights from HBM.
     std::vector<Layer> copies;
-    if (c.timed || c.n * c.k >= int64_t(4096) * 4096) {
+    if (!noTiming && (c.timed || c.n * c.k >= int64_t(4096) * 4096)) {
       const QuantizedWeights &q = made->q;
       size_t bytes = q.weight.data.size() +
                      (q.scales ? q.scales->data.size() : 0) +
