@@ -87,9 +87,42 @@ const char *Json::kindName() const {
 }
 
 namespace {
+/// The length of the well-formed UTF-8 sequence `t` starts with (RFC 3629:
+/// no overlong forms, no surrogates, nothing past U+10FFFF), 0 if none.
+size_t utf8Length(std::string_view t) {
+  auto byte = [&](size_t i) { return i < t.size() ? (unsigned char)t[i] : 0u; };
+  unsigned b0 = byte(0);
+  auto cont = [&](size_t i) { return (byte(i) & 0xC0) == 0x80; };
+  if (b0 >= 0xC2 && b0 <= 0xDF)
+    return cont(1) ? 2 : 0;
+  if (b0 >= 0xE0 && b0 <= 0xEF) {
+    unsigned lo = b0 == 0xE0 ? 0xA0 : 0x80, hi = b0 == 0xED ? 0x9F : 0xBF;
+    return byte(1) >= lo && byte(1) <= hi && cont(2) ? 3 : 0;
+  }
+  if (b0 >= 0xF0 && b0 <= 0xF4) {
+    unsigned lo = b0 == 0xF0 ? 0x90 : 0x80, hi = b0 == 0xF4 ? 0x8F : 0xBF;
+    return byte(1) >= lo && byte(1) <= hi && cont(2) && cont(3) ? 4 : 0;
+  }
+  return 0;
+}
+
+/// A JSON string literal of `s`; a byte that starts no well-formed UTF-8
+/// sequence (a path or a message from outside) becomes U+FFFD, so that the
+/// document stays valid UTF-8.
 void escape(std::string &out, const std::string &s) {
   out.push_back('"');
-  for (unsigned char c : s) {
+  for (size_t i = 0; i < s.size(); ++i) {
+    unsigned char c = (unsigned char)s[i];
+    if (c >= 0x80) {
+      size_t n = utf8Length(std::string_view(s).substr(i));
+      if (n == 0) {
+        out += "\\ufffd";
+        continue;
+      }
+      out.append(s, i, n);
+      i += n - 1;
+      continue;
+    }
     switch (c) {
     case '"':
       out += "\\\"";
@@ -220,10 +253,16 @@ private:
     }
     std::ostringstream os;
     os << "line " << line << ", column " << col << ": " << what << ", got ";
-    if (pos_ >= text_.size())
+    if (pos_ >= text_.size()) {
       os << "the end of the input";
-    else
+    } else if (unsigned char c = (unsigned char)text_[pos_]; c < 0x20 || c >= 0x7f) {
+      // Not echoed raw: messages go into JSON reports and terminals.
+      char buf[16];
+      std::snprintf(buf, sizeof buf, "byte 0x%02x", c);
+      os << buf;
+    } else {
       os << "'" << text_[pos_] << "'";
+    }
     error_ = os.str();
     return false;
   }
@@ -368,6 +407,14 @@ private:
       }
       if (c < 0x20)
         return fail("expected no control characters in a string");
+      if (c >= 0x80) {
+        size_t n = utf8Length(text_.substr(pos_));
+        if (n == 0)
+          return fail("expected valid UTF-8 in a string");
+        s.append(text_.substr(pos_, n));
+        pos_ += n;
+        continue;
+      }
       if (c != '\\') {
         s.push_back(char(c));
         ++pos_;
@@ -412,6 +459,9 @@ private:
           if (lo < 0xDC00 || lo >= 0xE000)
             return fail("expected a low surrogate");
           cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+        } else if (cp >= 0xDC00 && cp < 0xE000) {
+          pos_ -= 6;
+          return fail("expected a high surrogate before a low one");
         }
         appendUtf8(s, cp);
         break;

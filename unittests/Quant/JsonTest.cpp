@@ -40,12 +40,36 @@ TEST(Json, ErrorsSayWhereAndWhat) {
       {"1.", "line 1, column 3: expected a digit after '.', got the end of the input"},
       {"\"\\x\"", "line 1, column 3: expected a valid escape, got 'x'"},
       {"\"\\u12\"", "line 1, column 6: expected 4 hex digits after '\\u', got '\"'"},
+      // Strings are UTF-8 (RFC 8259): a stray continuation byte, a
+      // truncated sequence, an overlong form, an encoded surrogate and a lone
+      // low surrogate escape are refused; the byte is named, not echoed.
+      {"\"a\x80\"", "line 1, column 3: expected valid UTF-8 in a string, got byte 0x80"},
+      {"\"\xc3\"", "line 1, column 2: expected valid UTF-8 in a string, got byte 0xc3"},
+      {"\"\xc0\xaf\"", "line 1, column 2: expected valid UTF-8 in a string, got byte 0xc0"},
+      {"\"\xed\xa0\x80\"", "line 1, column 2: expected valid UTF-8 in a string, got byte 0xed"},
+      {"\"\xf4\x90\x80\x80\"", "line 1, column 2: expected valid UTF-8 in a string, got byte 0xf4"},
+      {"\"\\udc00\"", "line 1, column 2: expected a high surrogate before a low one, got '\\'"},
+      {"\x01", "line 1, column 1: expected a value, got byte 0x01"},
   };
   for (const Case &c : cases) {
     Result<Json> j = parseJson(c.text);
     ASSERT_FALSE(j.ok()) << c.text;
     EXPECT_EQ(j.error(), c.error) << c.text;
   }
+}
+
+TEST(Json, Utf8PassesThroughAndDumpsAsValidUtf8) {
+  // Well-formed multi-byte text is kept as is (2, 3 and 4 bytes).
+  Result<Json> j = parseJson("\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\\ud83d\\ude00\"");
+  ASSERT_TRUE(j.ok()) << j.error();
+  EXPECT_EQ(j->asString(), "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\xf0\x9f\x98\x80");
+  EXPECT_EQ(j->dump(), "\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\xf0\x9f\x98\x80\"");
+  // A string made outside the parser (a path, a message) with bytes that
+  // are not UTF-8 still dumps as a valid document.
+  EXPECT_EQ(Json::string("a\xff\xc3" "b").dump(), "\"a\\ufffd\\ufffdb\"");
+  Result<Json> again = parseJson(Json::string("a\xff\xc3" "b").dump());
+  ASSERT_TRUE(again.ok()) << again.error();
+  EXPECT_EQ(again->asString(), "a\xef\xbf\xbd\xef\xbf\xbd" "b");
 }
 
 TEST(Json, DeepNestingIsAnErrorNotACrash) {
