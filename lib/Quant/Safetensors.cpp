@@ -18,6 +18,10 @@ namespace humming {
 namespace {
 /// The largest header we read (the format's own limit is 100 MB).
 constexpr uint64_t kMaxHeader = 100ull << 20;
+/// The most elements a tensor may have (counting a zero size as 1): 2^48,
+/// 256 TiB of bytes, far past any checkpoint, and small enough that the
+/// product of two such sizes and a bit width stays within int64.
+constexpr uint64_t kMaxElements = uint64_t(1) << 48;
 
 std::string shapeString(const std::vector<int64_t> &shape) {
   std::string s = "[";
@@ -53,6 +57,11 @@ Result<SafetensorsFile> SafetensorsFile::open(const std::string &path) {
     int err = errno;
     ::close(fd);
     return Error{concat(path, ": cannot stat: ", std::strerror(err))};
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return Error{concat(path, ": expected a safetensors file, got ",
+                        S_ISDIR(st.st_mode) ? "a directory" : "a special file")};
   }
   auto storage = std::make_shared<Storage>();
   storage->size = size_t(st.st_size);
@@ -145,15 +154,20 @@ SafetensorsFile::parse(std::shared_ptr<const Storage> storage,
     if (!d)
       return Error{concat(where(), "unknown dtype '", dtype->asString(), "'")};
     e.dtype = *d;
-    uint64_t numel = 1;
+    // Bounded with its zero dimensions left out: [0, 2^62] holds no
+    // element but would overflow any product of its sizes downstream.
+    uint64_t numel = 1, nonZero = 1;
     for (const Json &dim : shape->items()) {
       if (!dim.isInteger() || dim.asInteger() < 0)
         return Error{concat(where(), "expected non-negative integer dimensions, "
                                   "got ",
                          dim.dump())};
       uint64_t v = uint64_t(dim.asInteger());
-      if (v && numel > (uint64_t(1) << 56) / v)
-        return Error{concat(where(), "shape ", shape->dump(), " is too large")};
+      if (v > kMaxElements || (v && nonZero > kMaxElements / v))
+        return Error{concat(where(), "shape ", shape->dump(),
+                            " is too large (the product of its non-zero "
+                            "sizes must be at most 2^48)")};
+      nonZero *= v ? v : 1;
       numel *= v;
       e.shape.push_back(int64_t(v));
     }
@@ -330,14 +344,20 @@ Result<Checkpoint> Checkpoint::open(const std::string &dir) {
     const Json *map = index->get("weight_map");
     if (!map || !map->isObject())
       return Error{concat(pathOf(indexName), ": expected an object 'weight_map'")};
+    if (map->members().empty())
+      return Error{concat(pathOf(indexName),
+                          ": expected 'weight_map' to map tensor names to "
+                          "files, got an empty object")};
     for (const auto &[tensor, file] : map->members()) {
       if (!file.isString())
         return Error{concat(pathOf(indexName), ": weight_map '", tensor,
                          "': expected a file name, got ", file.kindName())};
-      if (file.asString().find('/') != std::string::npos)
+      const std::string &fn = file.asString();
+      if (fn.empty() || fn == "." || fn == ".." ||
+          fn.find('/') != std::string::npos)
         return Error{concat(pathOf(indexName), ": weight_map '", tensor,
-                         "': expected a file in the directory, got '",
-                         file.asString(), "'")};
+                         "': expected the name of a file in the directory, "
+                         "got '", fn, "'")};
       indexMap[tensor] = file.asString();
       if (std::find(files.begin(), files.end(), file.asString()) == files.end())
         files.push_back(file.asString());
@@ -363,14 +383,8 @@ Result<Checkpoint> Checkpoint::open(const std::string &dir) {
     Result<SafetensorsFile> sf = SafetensorsFile::open(pathOf(f));
     if (!sf)
       return Error{sf.error()};
-    size_t fi = c.files_.size();
-    for (const SafetensorsEntry &e : sf->entries()) {
-      auto [it, inserted] = c.where_.emplace(e.name, fi);
-      if (!inserted)
-        return Error{concat(dir, ": tensor '", e.name, "' is in both ",
-                         c.files_[it->second].path(), " and ", pathOf(f))};
-    }
-    c.files_.push_back(sf.take());
+    if (Status s = c.addFile(sf.take()); !s)
+      return Error{s.error()};
   }
   for (const auto &[tensor, file] : indexMap) {
     auto it = c.where_.find(tensor);
@@ -378,6 +392,39 @@ Result<Checkpoint> Checkpoint::open(const std::string &dir) {
       return Error{concat(pathOf(indexName), " maps '", tensor, "' to '", file,
                        "', which does not hold it")};
   }
+  return c;
+}
+
+Status Checkpoint::addFile(SafetensorsFile file) {
+  size_t fi = files_.size();
+  for (const SafetensorsEntry &e : file.entries()) {
+    auto [it, inserted] = where_.emplace(e.name, fi);
+    if (!inserted)
+      return Error{concat(dir_, ": tensor '", e.name, "' is in both ",
+                          files_[it->second].path(), " and ", file.path())};
+  }
+  files_.push_back(std::move(file));
+  return Status::success();
+}
+
+Result<Checkpoint> Checkpoint::fromParts(std::string name, Json config,
+                                         const Json *hfQuantConfig,
+                                         std::vector<SafetensorsFile> files) {
+  Checkpoint c;
+  c.dir_ = std::move(name);
+  if (!config.isObject())
+    return Error{concat(c.dir_, "/config.json: expected an object, got ",
+                        config.kindName())};
+  c.config_ = std::move(config);
+  if (hfQuantConfig) {
+    c.hfQuantConfig_ = *hfQuantConfig;
+    c.hasHfQuantConfig_ = true;
+  }
+  if (files.empty())
+    return Error{concat(c.dir_, ": expected at least one safetensors file")};
+  for (SafetensorsFile &f : files)
+    if (Status s = c.addFile(std::move(f)); !s)
+      return Error{s.error()};
   return c;
 }
 

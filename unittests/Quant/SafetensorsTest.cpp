@@ -8,6 +8,7 @@
 #include <fstream>
 #include <random>
 #include <sys/stat.h>
+#include <unistd.h>
 
 using namespace humming;
 
@@ -101,7 +102,12 @@ TEST(Safetensors, MalformedFilesAreReportedWithFileAndTensor) {
       {withHeader(R"({"w": {"dtype": "U8", "shape": [1]}})", {0}),
        "f: tensor 'w': expected 'data_offsets' [begin, end]"},
       {withHeader(R"({"w": {"dtype": "U8", "shape": [4294967296, 4294967296], "data_offsets": [0, 0]}})", {}),
-       "f: tensor 'w': shape [4294967296,4294967296] is too large"},
+       "f: tensor 'w': shape [4294967296,4294967296] is too large (the product "
+       "of its non-zero sizes must be at most 2^48)"},
+      // A zero size made the bound skip the others.
+      {withHeader(R"({"w": {"dtype": "U8", "shape": [0, 4611686018427387904], "data_offsets": [0, 0]}})", {}),
+       "f: tensor 'w': shape [0,4611686018427387904] is too large (the product "
+       "of its non-zero sizes must be at most 2^48)"},
   };
   for (const Case &c : cases) {
     Result<SafetensorsFile> f = SafetensorsFile::fromBytes(c.bytes, "f");
@@ -189,6 +195,27 @@ TEST(Checkpoint, ShardedIndexAndErrors) {
   ASSERT_FALSE(c.ok());
   EXPECT_EQ(c.error(), dir + "/model.safetensors.index.json maps 'x.weight' to "
                              "'model-00002-of-00002.safetensors', which does not hold it");
+  // An empty weight_map, and file names that are not files of the
+  // directory ("" and "." named the directory itself: a raw system error).
+  std::ofstream(dir + "/model.safetensors.index.json") << R"({"weight_map": {}})";
+  EXPECT_EQ(Checkpoint::open(dir).error(),
+            dir + "/model.safetensors.index.json: expected 'weight_map' to map "
+                  "tensor names to files, got an empty object");
+  for (const char *name : {"", ".", "..", "../x.safetensors"}) {
+    std::ofstream(dir + "/model.safetensors.index.json")
+        << "{\"weight_map\": {\"x.weight\": \"" << name << "\"}}";
+    EXPECT_EQ(Checkpoint::open(dir).error(),
+              dir + "/model.safetensors.index.json: weight_map 'x.weight': "
+                    "expected the name of a file in the directory, got '" +
+                  name + "'");
+  }
+  // A shard that is a directory.
+  ASSERT_EQ(::mkdir((dir + "/sub.safetensors").c_str(), 0700), 0);
+  std::ofstream(dir + "/model.safetensors.index.json")
+      << R"({"weight_map": {"x.weight": "sub.safetensors"}})";
+  EXPECT_EQ(Checkpoint::open(dir).error(),
+            dir + "/sub.safetensors: expected a safetensors file, got a directory");
+  ::rmdir((dir + "/sub.safetensors").c_str());
   // A broken config names the file and the place.
   std::remove((dir + "/model.safetensors.index.json").c_str());
   std::ofstream(dir + "/config.json") << "{\"a\": }";
@@ -196,4 +223,23 @@ TEST(Checkpoint, ShardedIndexAndErrors) {
   ASSERT_FALSE(c.ok());
   EXPECT_EQ(c.error(), dir + "/config.json: line 1, column 7: expected a value, got '}'");
   EXPECT_EQ(Checkpoint::open(dir + "/none").error(), dir + "/none: not a directory");
+}
+
+TEST(Checkpoint, FromPartsInMemory) {
+  Tensor a = sample(DType::F16, {2, 2}, 1);
+  Result<SafetensorsFile> f1 =
+      SafetensorsFile::fromBytes(serializeSafetensors({{"x.weight", a.view()}}), "m1");
+  Result<SafetensorsFile> f2 =
+      SafetensorsFile::fromBytes(serializeSafetensors({{"x.weight", a.view()}}), "m2");
+  ASSERT_TRUE(f1.ok() && f2.ok());
+  Result<Checkpoint> c = Checkpoint::fromParts("mem", Json::object(), nullptr, {*f1});
+  ASSERT_TRUE(c.ok()) << c.error();
+  EXPECT_EQ(c->tensorNames(), std::vector<std::string>{"x.weight"});
+  EXPECT_EQ(c->hfQuantConfig(), nullptr);
+  EXPECT_EQ(Checkpoint::fromParts("mem", Json::object(), nullptr, {*f1, *f2}).error(),
+            "mem: tensor 'x.weight' is in both m1 and m2");
+  EXPECT_EQ(Checkpoint::fromParts("mem", Json::array(), nullptr, {*f1}).error(),
+            "mem/config.json: expected an object, got an array");
+  EXPECT_EQ(Checkpoint::fromParts("mem", Json::object(), nullptr, {}).error(),
+            "mem: expected at least one safetensors file");
 }

@@ -76,6 +76,12 @@ Status writeSafetensors(const std::string &path,
 class Checkpoint {
 public:
   static Result<Checkpoint> open(const std::string &dir);
+  /// A checkpoint from files already read (tests, the fuzz targets, hosts
+  /// that hold the files in memory); `name` stands for the directory in
+  /// messages. `config` must be an object, as config.json.
+  static Result<Checkpoint> fromParts(std::string name, Json config,
+                                      const Json *hfQuantConfig,
+                                      std::vector<SafetensorsFile> files);
 
   const std::string &dir() const { return dir_; }
   /// config.json (an empty object when the directory has none).
@@ -92,6 +98,9 @@ public:
   std::string fileOf(std::string_view tensor) const;
 
 private:
+  /// Adds a file's tensors; a name already held by another file is an error.
+  Status addFile(SafetensorsFile file);
+
   std::string dir_;
   Json config_ = Json::object();
   Json hfQuantConfig_;

@@ -3,7 +3,8 @@
 
 Pure Python (struct + json), so the tests need no numpy or torch:
   make_checkpoint.py <dir> <kind>
-kinds: gptq, gptq-act-order, nvfp4, fp8-block, gptq-bad-scales, bad-config
+kinds: gptq, gptq-act-order, awq, ct-pack, nvfp4, fp8-block, gptq-bad-scales,
+bad-config (fuzz/make_seeds.py turns the good ones into fuzzing seeds)
 """
 import json
 import os
@@ -69,6 +70,35 @@ def gptq(d, bad_scales=False, act_order=False):
     write_safetensors(os.path.join(d, "model.safetensors"), tensors)
 
 
+def awq(d):
+    n, k, g = 64, 128, 64
+    json.dump({"torch_dtype": "float16", "quantization_config": {
+        "quant_method": "awq", "bits": 4, "group_size": g, "zero_point": True,
+        "version": "gemm"}}, open(os.path.join(d, "config.json"), "w"))
+    m = "model.layers.0.mlp.gate_proj"
+    write_safetensors(os.path.join(d, "model.safetensors"), [
+        (m + ".qweight", "I32", [k, n // 8], rand_bytes(k * n // 8 * 4, 5)),
+        (m + ".qzeros", "I32", [k // g, n // 8], struct.pack("<I", 0x88888888) * (k // g * n // 8)),
+        (m + ".scales", "F16", [k // g, n], f16([0.02] * (k // g * n))),
+    ])
+
+
+def ct_pack(d):
+    n, k, g = 32, 128, 32
+    json.dump({"torch_dtype": "bfloat16", "quantization_config": {
+        "quant_method": "compressed-tensors", "format": "pack-quantized",
+        "config_groups": {"g": {"targets": ["Linear"], "weights": {
+            "num_bits": 4, "type": "int", "symmetric": True, "strategy": "group",
+            "group_size": g}}}, "ignore": ["lm_head"]}},
+        open(os.path.join(d, "config.json"), "w"))
+    m = "model.layers.0.self_attn.q_proj"
+    write_safetensors(os.path.join(d, "model.safetensors"), [
+        (m + ".weight_packed", "I32", [n, k // 8], rand_bytes(n * k // 8 * 4, 6)),
+        (m + ".weight_scale", "F16", [n, k // g], f16([0.03] * (n * k // g))),
+        (m + ".weight_shape", "I64", [2], struct.pack("<2q", n, k)),
+    ])
+
+
 def nvfp4(d):
     n, k = 64, 128
     json.dump({"torch_dtype": "bfloat16"}, open(os.path.join(d, "config.json"), "w"))
@@ -105,7 +135,7 @@ def bad_config(d):
 def main():
     d, kind = sys.argv[1], sys.argv[2]
     os.makedirs(d, exist_ok=True)
-    {"gptq": gptq, "nvfp4": nvfp4, "fp8-block": fp8_block,
+    {"gptq": gptq, "awq": awq, "ct-pack": ct_pack, "nvfp4": nvfp4, "fp8-block": fp8_block,
      "gptq-bad-scales": lambda d: gptq(d, bad_scales=True),
      "gptq-act-order": lambda d: gptq(d, act_order=True),
      "bad-config": bad_config}[kind](d)
