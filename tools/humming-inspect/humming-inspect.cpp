@@ -68,23 +68,28 @@ int main(int argc, char **argv) {
   }
   Chip chip = *Chip::parse(target->chip);
 
+  // A checkpoint that cannot be read at all: with --json, still one JSON
+  // document (with an "error" member) on stdout, for tools that parse it.
+  auto fatal = [&](const std::string &message) {
+    if (json)
+      std::printf("%s\n", Json::object({{"model", Json::string(dir)},
+                                        {"error", Json::string(message)}})
+                              .dump(2)
+                              .c_str());
+    std::fprintf(stderr, "error: %s\n", message.c_str());
+    return 1;
+  };
   Result<Checkpoint> ckpt = Checkpoint::open(dir);
-  if (!ckpt) {
-    std::fprintf(stderr, "error: %s\n", ckpt.error().c_str());
-    return 1;
-  }
+  if (!ckpt)
+    return fatal(ckpt.error());
   Result<QuantConfig> config = QuantConfig::fromCheckpoint(*ckpt);
-  if (!config) {
-    std::fprintf(stderr, "error: %s\n", config.error().c_str());
-    return 1;
-  }
+  if (!config)
+    return fatal(config.error());
   std::vector<std::string> modules = quantizedModules(*ckpt, *config);
   if (!only.empty()) {
-    if (std::find(modules.begin(), modules.end(), only) == modules.end()) {
-      std::fprintf(stderr, "error: %s: no quantized layer '%s' (%zu layers)\n",
-                   dir.c_str(), only.c_str(), modules.size());
-      return 1;
-    }
+    if (std::find(modules.begin(), modules.end(), only) == modules.end())
+      return fatal(concat(dir, ": no quantized layer '", only, "' (",
+                          modules.size(), " layers)"));
     modules = {only};
   }
 

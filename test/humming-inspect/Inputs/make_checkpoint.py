@@ -4,7 +4,7 @@
 Pure Python (struct + json), so the tests need no numpy or torch:
   make_checkpoint.py <dir> <kind>
 kinds: gptq, gptq-act-order, awq, ct-pack, nvfp4, fp8-block, gptq-bad-scales,
-bad-config (fuzz/make_seeds.py turns the good ones into fuzzing seeds)
+bad-config, gptq-bad-utf8 (fuzz/make_seeds.py turns the good ones into fuzzing seeds)
 """
 import json
 import os
@@ -15,8 +15,9 @@ import sys
 DTYPE_BYTES = {"I32": 4, "F16": 2, "BF16": 2, "F32": 4, "U8": 1, "F8_E4M3": 1, "I64": 8}
 
 
-def write_safetensors(path, tensors):
-    """tensors: list of (name, dtype, shape, bytes)."""
+def write_safetensors(path, tensors, raw_name=None):
+    """tensors: list of (name, dtype, shape, bytes); raw_name replaces the
+    first tensor's name in the header bytes (to write one that is not UTF-8)."""
     header, offset, blobs = {}, 0, []
     for name, dtype, shape, data in tensors:
         n = 1
@@ -28,6 +29,8 @@ def write_safetensors(path, tensors):
         offset += len(data)
         blobs.append(data)
     text = json.dumps(header).encode()
+    if raw_name is not None:
+        text = text.replace(json.dumps(tensors[0][0]).encode(), b'"' + raw_name + b'"', 1)
     text += b" " * ((8 - len(text) % 8) % 8)
     with open(path, "wb") as f:
         f.write(struct.pack("<Q", len(text)))
@@ -126,6 +129,12 @@ def fp8_block(d):
     ])
 
 
+def gptq_bad_utf8(d):
+    gptq(d)
+    write_safetensors(os.path.join(d, "model.safetensors"),
+                      [("x", "F16", [1], f16([1.0]))], raw_name=b"w\xff.weight")
+
+
 def bad_config(d):
     with open(os.path.join(d, "config.json"), "w") as f:
         f.write('{"quantization_config": {"quant_method": "gptq",\n "bits": 4,, }}')
@@ -138,7 +147,7 @@ def main():
     {"gptq": gptq, "awq": awq, "ct-pack": ct_pack, "nvfp4": nvfp4, "fp8-block": fp8_block,
      "gptq-bad-scales": lambda d: gptq(d, bad_scales=True),
      "gptq-act-order": lambda d: gptq(d, act_order=True),
-     "bad-config": bad_config}[kind](d)
+     "gptq-bad-utf8": gptq_bad_utf8, "bad-config": bad_config}[kind](d)
 
 
 if __name__ == "__main__":
