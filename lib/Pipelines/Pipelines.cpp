@@ -96,23 +96,10 @@ void mlir::humming::registerHummingCodegenExtensions(DialectRegistry &registry) 
   registerNVVMDialectTranslation(registry);
 }
 
-hq::Result<std::string> mlir::humming::compileToPtx(ModuleOp module,
-                                                   const std::string &chip,
-                                                   unsigned ptxVersion,
-                                                   unsigned optLevel,
-                                                   const std::string &device,
-                                                   const std::string &forceTileConfig,
-                                                   int onlyKernel) {
-  std::string diagnostics;
-  ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &d) {
-    if (d.getSeverity() == DiagnosticSeverity::Error) {
-      std::string loc;
-      llvm::raw_string_ostream os(loc);
-      d.getLocation().print(os);
-      diagnostics += loc + ": " + d.str() + "\n";
-    }
-    return success();
-  });
+LogicalResult mlir::humming::runCompilePipeline(
+    ModuleOp module, const std::string &chip, unsigned ptxVersion,
+    unsigned optLevel, const std::string &device,
+    const std::string &forceTileConfig, int onlyKernel) {
   PassManager pm(module.getContext(), ModuleOp::getOperationName());
   CompilePipelineOptions options;
   options.chip = chip;
@@ -126,15 +113,46 @@ hq::Result<std::string> mlir::humming::compileToPtx(ModuleOp module,
   options.forceTileConfig = forceTileConfig;
   options.onlyKernel = onlyKernel;
   buildHummingCompilePipeline(pm, options);
-  if (failed(pm.run(module)))
-    return hq::Error{diagnostics.empty() ? "the compile pipeline failed"
-                                         : diagnostics};
+  return pm.run(module);
+}
+
+std::string mlir::humming::collectPtx(ModuleOp module) {
   std::string ptx;
   module.walk([&](gpu::BinaryOp binary) {
     for (Attribute a : binary.getObjects())
       if (auto object = dyn_cast<gpu::ObjectAttr>(a))
         ptx += object.getObject().getValue().str();
   });
+  return ptx;
+}
+
+hq::Result<std::string> mlir::humming::compileToPtx(ModuleOp module,
+                                                   const std::string &chip,
+                                                   unsigned ptxVersion,
+                                                   unsigned optLevel,
+                                                   const std::string &device,
+                                                   const std::string &forceTileConfig,
+                                                   int onlyKernel) {
+  std::string diagnostics;
+  ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &d) {
+    if (d.getSeverity() == DiagnosticSeverity::Error) {
+      // file:line:col: error: ..., as a SourceMgr handler starts its line.
+      std::string loc;
+      llvm::raw_string_ostream os(loc);
+      if (auto flc = d.getLocation()->findInstanceOf<FileLineColLoc>())
+        os << flc.getFilename().getValue() << ":" << flc.getLine() << ":"
+           << flc.getColumn();
+      else
+        d.getLocation().print(os);
+      diagnostics += loc + ": error: " + d.str() + "\n";
+    }
+    return success();
+  });
+  if (failed(runCompilePipeline(module, chip, ptxVersion, optLevel, device,
+                                forceTileConfig, onlyKernel)))
+    return hq::Error{diagnostics.empty() ? "the compile pipeline failed"
+                                         : diagnostics};
+  std::string ptx = collectPtx(module);
   if (ptx.empty())
     return hq::Error{"the module has no kernels to compile"};
   return ptx;

@@ -66,17 +66,25 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   mlir::humming::registerHummingDialects(registry);
   mlir::MLIRContext ctx(registry);
+  // An error names its op by location; a dump of the module under it would
+  // bury the message.
+  ctx.printOpOnDiagnostic(false);
   llvm::SourceMgr sources;
   mlir::SourceMgrDiagnosticHandler handler(sources, &ctx);
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::parseSourceFile<mlir::ModuleOp>(inputFile, sources, &ctx);
   if (!module)
     return 1;
-  ::humming::Result<std::string> ptx =
-      mlir::humming::compileToPtx(*module, chip, ptxVersion, optLevel, device,
-                                  forceTileConfig);
-  if (!ptx) {
-    errs() << ptx.error();
+  // The pipeline's diagnostics reach `handler`: file:line:col: error: with
+  // the source line and a caret, as humming-opt prints them.
+  if (failed(mlir::humming::runCompilePipeline(*module, chip, ptxVersion,
+                                               optLevel, device,
+                                               forceTileConfig)))
+    return 1;
+  std::optional<std::string> ptx = mlir::humming::collectPtx(*module);
+  if (ptx->empty()) {
+    mlir::emitError(module->getLoc())
+        << "the module has no kernels to compile";
     return 1;
   }
   std::string error;

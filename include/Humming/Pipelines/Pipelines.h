@@ -69,8 +69,23 @@ void registerHummingPipelines();
 /// and the NVVM target serializer.
 void registerHummingCodegenExtensions(DialectRegistry &registry);
 
-/// Runs the pipeline on `module` and returns the PTX of its kernels. Errors
-/// are the diagnostics the pipeline emitted.
+/// Runs the pipeline on `module`; its diagnostics go to the context's
+/// handlers (a tool's SourceMgrDiagnosticHandler prints them as
+/// `file:line:col: error: ...` with the source line). A module that names
+/// its target (humming.target) also names the PTX version when
+/// `ptxVersion` is 0.
+LogicalResult runCompilePipeline(ModuleOp module, const std::string &chip,
+                                 unsigned ptxVersion = 0, unsigned optLevel = 3,
+                                 const std::string &device = "",
+                                 const std::string &forceTileConfig = "",
+                                 int onlyKernel = -1);
+
+/// The PTX of the kernels a compiled module holds ("" when none).
+std::string collectPtx(ModuleOp module);
+
+/// runCompilePipeline, then collectPtx, for callers without a diagnostic
+/// handler of their own (the JIT): errors are the pipeline's diagnostics,
+/// one line each, as "<location>: <message>".
 ::humming::Result<std::string> compileToPtx(ModuleOp module,
                                             const std::string &chip,
                                             unsigned ptxVersion = 0,
