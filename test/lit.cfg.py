@@ -51,3 +51,11 @@ if config.humming_static_llvm:
     config.available_features.add("static-llvm")
 if config.humming_unittests:
     config.available_features.add("unittests")
+# The libFuzzer targets (fuzz/; clang builds): bounded runs and the replay
+# of every input they once found (fuzz/regressions/).
+if config.humming_fuzzers:
+    config.available_features.add("fuzzers")
+    llvm_config.add_tool_substitutions(config.humming_fuzzers.split(";"), tool_dirs)
+    # The MLIR libraries are not instrumented: container annotations would
+    # mismatch across the boundary.
+    config.environment["ASAN_OPTIONS"] = "detect_container_overflow=0"

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <sstream>
 #include <unordered_set>
 
@@ -179,6 +180,10 @@ void dumpTo(std::string &out, const Json &j, int indent, int depth) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.17g", d);
     out += buf;
+    // A number that is not an integer stays one when read back: 5.0 and
+    // -0.0 would read as the integers 5 and 0 (and -0.0 dump as "0").
+    if (!std::strpbrk(buf, ".e"))
+      out += ".0";
     return;
   }
   case Json::Kind::String:

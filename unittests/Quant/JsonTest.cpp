@@ -58,6 +58,23 @@ TEST(Json, ErrorsSayWhereAndWhat) {
   }
 }
 
+TEST(Json, NumbersThatAreNotIntegersStaySo) {
+  // Found by humming-fuzz-json: -0E8 is the number -0.0, which dumped as
+  // "-0" and read back as the integer 0 (dumped "0").
+  for (const char *text : {"-0E8", "5.0", "1e2", "-0.0"}) {
+    Result<Json> j = parseJson(text);
+    ASSERT_TRUE(j.ok()) << text;
+    EXPECT_FALSE(j->isInteger()) << text;
+    Result<Json> again = parseJson(j->dump());
+    ASSERT_TRUE(again.ok()) << j->dump();
+    EXPECT_FALSE(again->isInteger()) << j->dump();
+    EXPECT_EQ(again->dump(), j->dump());
+  }
+  EXPECT_EQ(parseJson("-0E8")->dump(), "-0.0");
+  EXPECT_EQ(parseJson("1e2")->dump(), "100.0");
+  EXPECT_EQ(parseJson("0.5")->dump(), "0.5");
+}
+
 TEST(Json, Utf8PassesThroughAndDumpsAsValidUtf8) {
   // Well-formed multi-byte text is kept as is (2, 3 and 4 bytes).
   Result<Json> j = parseJson("\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\\ud83d\\ude00\"");
