@@ -42,6 +42,13 @@ public:
       return std::nullopt;
     if (!v->isInteger())
       return typeError(key, "an integer", *v), std::nullopt;
+    // Every integer a config holds is a bit width or a group size (-1: per
+    // channel): a bound here keeps the shapes computed from them in range.
+    constexpr int64_t kMax = int64_t(1) << 20;
+    if (v->asInteger() < -1 || v->asInteger() > kMax)
+      return fail(concat("'", key, "': expected an integer in -1 .. ", kMax,
+                         ", got ", v->asInteger())),
+             std::nullopt;
     return v->asInteger();
   }
   std::optional<bool> boolean(const char *key) {
@@ -182,13 +189,100 @@ bool matches(Match kind, const std::string &pattern, const std::string &module) 
   return false;
 }
 
-bool validRegex(const std::string &pattern) {
+/// Why a pattern from a config is not compiled (nullopt: it is fine).
+/// std::regex backtracks and recurses: a nested unbounded repetition such as
+/// (a+)+ takes exponential time, deep nesting or a long pattern overflows
+/// the stack, and a huge {n} count overflows inside libstdc++ (found by
+/// humming-fuzz-quant-config). Real configs use short patterns such as
+/// "re:.*mlp\.experts\.\d+\.(gate|up)_proj$"; these limits leave them be.
+Diag regexProblem(const std::string &pattern) {
+  constexpr size_t kMaxLength = 256;
+  constexpr int kMaxDepth = 8, kMaxCount = 1000;
+  if (pattern.size() > kMaxLength)
+    return concat("expected at most ", kMaxLength, " characters, got ",
+                  pattern.size());
+  // Per open group: whether it holds an unbounded repetition so far.
+  std::vector<bool> groups = {false};
+  bool lastUnbounded = false; ///< the atom just closed holds * + or {n,}
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    char c = pattern[i];
+    if (c == '\\') {
+      ++i;
+      lastUnbounded = false;
+      continue;
+    }
+    if (c == '[') { // a class: skip to its end (a leading ] is literal)
+      size_t j = i + 1;
+      if (j < pattern.size() && pattern[j] == '^')
+        ++j;
+      if (j < pattern.size() && pattern[j] == ']')
+        ++j;
+      while (j < pattern.size() && pattern[j] != ']')
+        j += pattern[j] == '\\' ? 2 : 1;
+      i = j;
+      lastUnbounded = false;
+      continue;
+    }
+    if (c == '(') {
+      if (int(groups.size()) > kMaxDepth)
+        return concat("expected groups nested at most ", kMaxDepth, " deep");
+      groups.push_back(false);
+      lastUnbounded = false;
+      continue;
+    }
+    if (c == ')') {
+      if (groups.size() > 1) {
+        lastUnbounded = groups.back();
+        groups.pop_back();
+        if (lastUnbounded) // the enclosing group holds it too
+          groups.back() = true;
+      }
+      continue;
+    }
+    bool unbounded = c == '*' || c == '+';
+    if (c == '{') {
+      size_t close = pattern.find('}', i);
+      if (close == std::string::npos)
+        break; // std::regex reports it
+      std::string body = pattern.substr(i + 1, close - i - 1);
+      long count = 0;
+      for (char d : body) {
+        if (d >= '0' && d <= '9') {
+          count = count * 10 + (d - '0');
+          if (count > kMaxCount)
+            return concat("expected repetition counts of at most ", kMaxCount);
+        } else {
+          count = 0;
+        }
+      }
+      unbounded = !body.empty() && body.back() == ',';
+      i = close;
+    }
+    if (unbounded) {
+      if (lastUnbounded)
+        return std::string("expected no unbounded repetition of a group that "
+                           "holds one (as (a+)+: exponential matching time)");
+      groups.back() = true;
+    }
+    lastUnbounded = false;
+  }
   try {
     std::regex re(pattern);
-    return true;
   } catch (const std::regex_error &) {
-    return false;
+    return std::string("invalid");
   }
+  return std::nullopt;
+}
+
+/// "'<pattern>': invalid regular expression" or, for one past the limits,
+/// "...: unsupported regular expression (<why>)"; long patterns are cut.
+std::string regexError(const std::string &quoted, const std::string &why) {
+  std::string shown =
+      quoted.size() > 80 ? quoted.substr(0, 77) + "..." : quoted;
+  return why == "invalid"
+             ? concat("'", shown, "': invalid regular expression")
+             : concat("'", shown, "': unsupported regular expression (", why,
+                      ")");
 }
 } // namespace
 
@@ -369,8 +463,8 @@ Result<QuantConfig> QuantConfig::fromJson(const Json &config,
     for (const std::string &p : patterns) {
       if (p.rfind("re:", 0) == 0) {
         std::string re = p.substr(3);
-        if (!validRegex(re)) {
-          f.fail(concat("'", p, "': invalid regular expression"));
+        if (Diag why = regexProblem(re)) {
+          f.fail(regexError(p, *why));
           continue;
         }
         qc.rules_.push_back({uint8_t(Match::RegexMatch), re, true, {}});
@@ -407,8 +501,8 @@ Result<QuantConfig> QuantConfig::fromJson(const Json &config,
         for (const auto &[key, value] : dyn->members()) {
           bool skip = key.rfind("-:", 0) == 0;
           std::string re = key.rfind("+:", 0) == 0 || skip ? key.substr(2) : key;
-          if (!validRegex(re)) {
-            f.fail(concat("dynamic '", key, "': invalid regular expression"));
+          if (Diag why = regexProblem(re)) {
+            f.fail("dynamic " + regexError(key, *why));
             break;
           }
           Rule rule{uint8_t(Match::RegexSearch), re, skip, base};
@@ -515,9 +609,8 @@ Result<QuantConfig> QuantConfig::fromJson(const Json &config,
         for (const std::string &t : targets) {
           if (t.rfind("re:", 0) == 0) {
             std::string re = t.substr(3);
-            if (!validRegex(re))
-              return Error{concat(gpath, ": target '", t,
-                               "': invalid regular expression")};
+            if (Diag why = regexProblem(re))
+              return Error{concat(gpath, ": target ", regexError(t, *why))};
             qc.rules_.push_back({uint8_t(Match::RegexMatch), re, false, mq});
           } else if (t == "Linear" || t.find("Linear") != std::string::npos) {
             // Every module Humming loads is a linear layer.

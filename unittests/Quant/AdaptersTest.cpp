@@ -674,6 +674,26 @@ TEST(Adapters, ConfigErrorsNameTheField) {
        "quantization is not supported for auto-round checkpoints), got 8"},
       {R"({"quantization_config": {"quant_method": "gptq", "dynamic": {"-:(": {}}}})",
        "D/config.json: quantization_config: dynamic '-:(': invalid regular expression"},
+      // Patterns std::regex cannot take safely (humming-fuzz-quant-config:
+      // a huge repetition count overflowed inside libstdc++).
+      {R"({"quantization_config": {"quant_method": "gptq", "dynamic": {"-:a{99999999999999999999}": {}}}})",
+       "D/config.json: quantization_config: dynamic '-:a{99999999999999999999}': "
+       "unsupported regular expression (expected repetition counts of at most 1000)"},
+      {R"({"quantization_config": {"quant_method": "gptq", "dynamic": {"-:.*((x+)y)*z": {}}}})",
+       "D/config.json: quantization_config: dynamic '-:.*((x+)y)*z': unsupported "
+       "regular expression (expected no unbounded repetition of a group that holds "
+       "one (as (a+)+: exponential matching time))"},
+      {R"j({"quantization_config": {"quant_method": "gptq", "dynamic": {"-:(((((((((a)))))))))": {}}}})j",
+       "D/config.json: quantization_config: dynamic '-:(((((((((a)))))))))': "
+       "unsupported regular expression (expected groups nested at most 8 deep)"},
+      {R"({"quantization_config": {"quant_method": "compressed-tensors",
+          "config_groups": {"g": {"targets": ["re:.*(q|k|v)_proj{1,2}$"],
+          "weights": {"num_bits": 4, "strategy": "group", "group_size": 300000000000}}}}})",
+       "D/config.json: quantization_config: config_groups 'g': weights: 'group_size': "
+       "expected an integer in -1 .. 1048576, got 300000000000"},
+      {R"({"quantization_config": {"quant_method": "gptq", "bits": 4294967300}})",
+       "D/config.json: quantization_config: 'bits': expected an integer in -1 .. "
+       "1048576, got 4294967300"},
       {R"({"torch_dtype": "float16"})",
        "D: no quantization_config in config.json and no hf_quant_config.json: the "
        "checkpoint is not quantized"},
