@@ -22,6 +22,8 @@ constexpr uint64_t kMaxHeader = 100ull << 20;
 /// 256 TiB of bytes, far past any checkpoint, and small enough that the
 /// product of two such sizes and a bit width stays within int64.
 constexpr uint64_t kMaxElements = uint64_t(1) << 48;
+/// The longest tensor name (checkpoints' are under 200 bytes).
+constexpr size_t kMaxName = 1024;
 
 std::string shapeString(const std::vector<int64_t> &shape) {
   std::string s = "[";
@@ -135,6 +137,12 @@ SafetensorsFile::parse(std::shared_ptr<const Storage> storage,
       }
       continue;
     }
+    // Names are matched against the configs' regular expressions, which
+    // recurse per character: a name of megabytes would exhaust the stack.
+    if (key.size() > kMaxName)
+      return Error{concat(fname, ": a tensor name of ", key.size(),
+                          " bytes (starting '", key.substr(0, 32),
+                          "'): expected at most ", kMaxName)};
     const std::string &tensorName = key;
     auto where = [&] { return concat(fname, ": tensor '", tensorName, "': "); };
     if (!value.isObject())

@@ -104,6 +104,11 @@ TEST(Safetensors, MalformedFilesAreReportedWithFileAndTensor) {
       {withHeader(R"({"w": {"dtype": "U8", "shape": [4294967296, 4294967296], "data_offsets": [0, 0]}})", {}),
        "f: tensor 'w': shape [4294967296,4294967296] is too large (the product "
        "of its non-zero sizes must be at most 2^48)"},
+      {withHeader("{\"" + std::string(2000, 'x') +
+                      "\": {\"dtype\": \"U8\", \"shape\": [0], \"data_offsets\": [0, 0]}}",
+                  {}),
+       "f: a tensor name of 2000 bytes (starting 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx'): "
+       "expected at most 1024"},
       // A zero size made the bound skip the others.
       {withHeader(R"({"w": {"dtype": "U8", "shape": [0, 4611686018427387904], "data_offsets": [0, 0]}})", {}),
        "f: tensor 'w': shape [0,4611686018427387904] is too large (the product "
