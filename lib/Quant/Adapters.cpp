@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Humming/Quant/Adapters.h"
+#include "Humming/Quant/Checked.h"
 #include "Humming/Quant/Codec.h"
 #include "Humming/Quant/Pack.h"
 
@@ -649,9 +650,14 @@ Result<LoadedLayer> loadCompressedTensors(Ctx &c) {
   int64_t k = kPacked;
   if (c.has(".weight_shape")) {
     TRY(shape, c.get(".weight_shape", {DType::I64, DType::I32}, 1));
-    bool fits = shape->numel() == 2 && shape->intAt(0) == n &&
-                shape->intAt(1) > 0 &&
-                (shape->intAt(1) * int64_t(b) + 31) / 32 == packed->shape[1];
+    // K is a value read from the file: its product with the width is
+    // checked (K = 2^62 overflowed int64 here).
+    std::optional<int64_t> kBits =
+        shape->numel() == 2 && shape->intAt(1) > 0
+            ? checkedMul(shape->intAt(1), int64_t(b))
+            : std::nullopt;
+    bool fits = kBits && shape->intAt(0) == n &&
+                checkedCeilDiv(*kBits, 32) == packed->shape[1];
     if (!fits)
       return Error{concat(
           c.name(".weight_shape"), ": expected [", n, ", K] with ceil(K * ", b,

@@ -1,6 +1,7 @@
 //===- Safetensors.cpp - safetensors files and checkpoint dirs ------------===//
 
 #include "Humming/Quant/Safetensors.h"
+#include "Humming/Quant/Checked.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -21,7 +22,7 @@ constexpr uint64_t kMaxHeader = 100ull << 20;
 /// The most elements a tensor may have (counting a zero size as 1): 2^48,
 /// 256 TiB of bytes, far past any checkpoint, and small enough that the
 /// product of two such sizes and a bit width stays within int64.
-constexpr uint64_t kMaxElements = uint64_t(1) << 48;
+constexpr int64_t kMaxElements = int64_t(1) << 48;
 /// The longest tensor name (checkpoints' are under 200 bytes).
 constexpr size_t kMaxName = 1024;
 
@@ -164,20 +165,22 @@ SafetensorsFile::parse(std::shared_ptr<const Storage> storage,
     e.dtype = *d;
     // Bounded with its zero dimensions left out: [0, 2^62] holds no
     // element but would overflow any product of its sizes downstream.
-    uint64_t numel = 1, nonZero = 1;
+    uint64_t numel = 1;
+    int64_t nonZero = 1;
     for (const Json &dim : shape->items()) {
       if (!dim.isInteger() || dim.asInteger() < 0)
         return Error{concat(where(), "expected non-negative integer dimensions, "
                                   "got ",
                          dim.dump())};
-      uint64_t v = uint64_t(dim.asInteger());
-      if (v > kMaxElements || (v && nonZero > kMaxElements / v))
+      int64_t v = dim.asInteger();
+      std::optional<int64_t> product = checkedMul(nonZero, v ? v : 1);
+      if (!product || *product > kMaxElements)
         return Error{concat(where(), "shape ", shape->dump(),
                             " is too large (the product of its non-zero "
                             "sizes must be at most 2^48)")};
-      nonZero *= v ? v : 1;
-      numel *= v;
-      e.shape.push_back(int64_t(v));
+      nonZero = *product;
+      numel *= uint64_t(v);
+      e.shape.push_back(v);
     }
     for (const Json &o : offsets->items())
       if (!o.isInteger() || o.asInteger() < 0)

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Humming/Quant/Schema.h"
+#include "Humming/Quant/Checked.h"
 #include "Humming/Quant/Codec.h"
 #include "Humming/Quant/Result.h"
 
@@ -276,11 +277,11 @@ Diag verifyWeightSchema(const WeightSchema &w) {
                  toString(w.granularity), " scales");
   }
 
-  if (w.experts < 0)
-    return concat("expected experts >= 0, got ", w.experts);
-  if (w.padN < 0 || w.padK < 0)
-    return concat("expected non-negative padding, got pad_n = ", w.padN,
-               ", pad_k = ", w.padK);
+  if (w.experts < 0 || w.experts > kMaxSize)
+    return concat("expected experts in 0 .. ", kMaxSize, ", got ", w.experts);
+  if (w.padN < 0 || w.padK < 0 || w.padN > kMaxSize || w.padK > kMaxSize)
+    return concat("expected padding in 0 .. ", kMaxSize, ", got pad_n = ",
+                  w.padN, ", pad_k = ", w.padK);
   if (w.padN % 8 != 0)
     return concat("expected pad_n to be a multiple of 8, got ", w.padN);
 
@@ -691,6 +692,14 @@ ShapeOrDiag expectedShape(WeightOperand op, const WeightSchema &w,
     r.error = std::move(m);
     return r;
   };
+  // N and K come from memref types and checkpoint shapes: bounded first,
+  // so that the products below (a size, a pack factor, a bit width) fit.
+  if (!isLayerSize(n) || !isLayerSize(k))
+    return fail(concat("expected N and K in 1 .. ", kMaxSize, ", got N = ", n,
+                       ", K = ", k));
+  if (w.experts < 0 || w.experts > kMaxSize)
+    return fail(concat("expected experts in 0 .. ", kMaxSize, ", got ",
+                       w.experts));
   bool gptq = w.format == SourceFormat::GPTQ || w.format == SourceFormat::GPTQv2;
   bool awq = w.format == SourceFormat::AWQ;
   int64_t groups = w.groupsAlongK(k);

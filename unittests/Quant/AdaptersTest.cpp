@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Humming/Quant/Adapters.h"
+#include "Humming/Quant/Checked.h"
 #include "Humming/Quant/Codec.h"
 
 #include <gtest/gtest.h>
@@ -15,6 +16,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <limits>
 #include <random>
 
 using namespace humming;
@@ -768,6 +770,53 @@ TEST(Adapters, ZeroDimensionsAreRefusedByName) {
               concat("w.weight: expected no zero dimension, got shape [",
                      shape[0], ", ", shape[1], "]"));
   }
+}
+
+TEST(Adapters, ValuesReadFromTheFileAreCheckedBeforeArithmetic) {
+  // compressed-tensors' weight_shape holds K as data: K = 2^62 overflowed
+  // K * bits. Now it is a mismatch like any other, with the values named.
+  for (int64_t kValue : {int64_t(1) << 62, std::numeric_limits<int64_t>::max(),
+                         int64_t(-64)}) {
+    ModelDir dir;
+    dir.file("config.json", R"({"quantization_config": {
+        "quant_method": "compressed-tensors", "format": "pack-quantized",
+        "config_groups": {"g": {"targets": ["Linear"], "weights": {"num_bits": 4,
+        "type": "int", "symmetric": true, "strategy": "channel"}}}}})");
+    Tensor shape(DType::I64, {2});
+    int64_t v[2] = {64, kValue};
+    std::memcpy(shape.data.data(), v, 16);
+    dir.tensors({{"l.weight_packed", words({64, 32}, std::vector<uint32_t>(64 * 32))},
+                 {"l.weight_scale", values(DType::F16, {64, 1}, std::vector<double>(64, 1))},
+                 {"l.weight_shape", shape}});
+    Result<Checkpoint> c = Checkpoint::open(dir.path);
+    ASSERT_TRUE(c.ok()) << c.error();
+    Result<QuantConfig> q = QuantConfig::fromCheckpoint(*c);
+    ASSERT_TRUE(q.ok()) << q.error();
+    Result<LoadedLayer> layer = loadLayer(*c, *q, "l");
+    ASSERT_FALSE(layer.ok());
+    EXPECT_EQ(layer.error(),
+              concat("l.weight_shape: expected [64, K] with ceil(K * 4 / 32) = 32 "
+                     "words per row, got [64, ", kValue, "]"));
+  }
+}
+
+TEST(Adapters, CheckedArithmetic) {
+  EXPECT_EQ(checkedMul(int64_t(1) << 31, int64_t(1) << 31), int64_t(1) << 62);
+  EXPECT_EQ(checkedMul(int64_t(1) << 62, 2), std::nullopt);
+  EXPECT_EQ(checkedMul(int64_t(1) << 20, int64_t(1) << 20, int64_t(1) << 20), int64_t(1) << 60);
+  EXPECT_EQ(checkedMul(int64_t(1) << 30, int64_t(1) << 30, 16), std::nullopt);
+  EXPECT_EQ(checkedMul(-1, std::numeric_limits<int64_t>::min()), std::nullopt);
+  EXPECT_EQ(checkedAdd(std::numeric_limits<int64_t>::max(), 1), std::nullopt);
+  EXPECT_EQ(checkedAdd(-5, 3), -2);
+  EXPECT_EQ(checkedCeilDiv(std::numeric_limits<int64_t>::max(), 32),
+            std::numeric_limits<int64_t>::max() / 32 + 1);
+  EXPECT_EQ(checkedCeilDiv(64, 32), 2);
+  EXPECT_EQ(checkedCeilDiv(0, 32), 0);
+  EXPECT_EQ(checkedCeilDiv(1, 0), std::nullopt);
+  EXPECT_EQ(checkedCeilDiv(-1, 2), std::nullopt);
+  EXPECT_TRUE(isLayerSize(kMaxSize));
+  EXPECT_FALSE(isLayerSize(kMaxSize + 1));
+  EXPECT_FALSE(isLayerSize(0));
 }
 
 TEST(Adapters, HostSchemaTextMatchesTheDialect) {

@@ -285,3 +285,15 @@ func.func @output_rank(%a: memref<?x4096xf16>, %w: memref<4096x512xi32>, %s: mem
       : memref<?x4096xf16>, memref<4096x512xi32> -> memref<4096xf16>
   return
 }
+
+// -----
+
+// A K past 2^40 would overflow the expected shapes (K * bits).
+func.func @huge_k(%a: memref<?x4611686018427387904xf16>, %w: memref<4611686018427387904x512xi32>, %s: memref<4096x1xf16>, %c: memref<?x4096xf16>) {
+  // expected-error @+1 {{operand 'weight': expected N and K in 1 .. 1099511627776, got N = 4096, K = 4611686018427387904}}
+  humming.gemm %a, %w scales(%s : memref<4096x1xf16>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16>,
+       input_schema = #humming.input_schema<type = f16>}
+      : memref<?x4611686018427387904xf16>, memref<4611686018427387904x512xi32> -> memref<?x4096xf16>
+  return
+}

@@ -67,7 +67,7 @@ func.func @zp_with_block() attributes {s = #humming.weight_schema<type = ui8, sc
 
 // -----
 
-// expected-error @+1 {{expected experts >= 0, got -2}}
+// expected-error @+1 {{expected experts in 0 .. 1099511627776, got -2}}
 func.func @negative_experts() attributes {s = #humming.weight_schema<type = ui4, scale = f16, experts = -2>} { return }
 
 // -----
@@ -77,8 +77,20 @@ func.func @pad_n_unaligned() attributes {s = #humming.weight_schema<type = ui4, 
 
 // -----
 
-// expected-error @+1 {{expected non-negative padding, got pad_n = 0, pad_k = -8}}
+// expected-error @+1 {{expected padding in 0 .. 1099511627776, got pad_n = 0, pad_k = -8}}
 func.func @negative_pad() attributes {s = #humming.weight_schema<type = ui4, scale = f16, pad_k = -8>} { return }
+
+// -----
+
+// Sizes past 2^40 would overflow the shape arithmetic (K + pad_k read
+// -4611686018427387904 once).
+// expected-error @+1 {{expected padding in 0 .. 1099511627776, got pad_n = 0, pad_k = 4611686018427387904}}
+func.func @huge_pad() attributes {s = #humming.weight_schema<type = ui4, scale = f16, pad_k = 4611686018427387904>} { return }
+
+// -----
+
+// expected-error @+1 {{expected experts in 0 .. 1099511627776, got 4611686018427387904}}
+func.func @huge_experts() attributes {s = #humming.weight_schema<type = ui4, scale = f16, experts = 4611686018427387904>} { return }
 
 // -----
 
