@@ -57,8 +57,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     (void)l->bytes();
     const WeightSchema &w = l->weight;
     // The adapter's output must satisfy the schema it claims.
-    if (Status s = checkQuantizedTensors(w, l->tensors, l->n, l->k,
-                                         q->paramDType());
+    if (Status s =
+            checkQuantizedTensors(w, l->tensors, l->n, l->k, q->paramDType());
         !s) {
       std::fprintf(stderr, "%s: %s\n", modules[i].c_str(), s.error().c_str());
       __builtin_trap();

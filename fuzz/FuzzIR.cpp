@@ -44,6 +44,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     return 0;
   (void)mlir::humming::runCompilePipeline(*module, "sm_90a", /*ptxVersion=*/0,
                                           /*optLevel=*/0, /*device=*/"",
-                                    /*forceTileConfig=*/"", /*onlyKernel=*/0);
+                                          /*forceTileConfig=*/"",
+                                          /*onlyKernel=*/0);
   return 0;
 }

@@ -100,6 +100,21 @@ struct SelectTilesPass
         op.emitOpError() << "humming-select-tiles: " << tiles.error();
         return signalPassFailure();
       }
+      // Tiles of a device whose MMAs the layout's chip lacks (weights
+      // prepared for sm_80, tiles for an H100) would fail the op's verifier
+      // with a message about one tile; say what is wrong instead. Tiles of
+      // another device of the same family are fine (what-if studies).
+      hq::Chip layoutChip = op.getLayoutAttr().getHostChip();
+      for (const hq::TileConfig &t : *tiles)
+        if (!layoutChip.supportsMma(t.mma)) {
+          op.emitOpError()
+              << "humming-select-tiles: the tiles for " << device.name << " ("
+              << device.chip << ") use " << hq::toString(t.mma)
+              << ", which the weights' chip " << layoutChip.str()
+              << " does not have; expected weights prepared for "
+              << device.chip << " or a " << layoutChip.str() << " device";
+          return signalPassFailure();
+        }
       SmallVector<Attribute> attrs;
       for (const hq::TileConfig &t : *tiles) {
         TileConfigAttr a = TileConfigAttr::fromHost(
