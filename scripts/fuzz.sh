@@ -17,8 +17,10 @@
 # Seeds come from fuzz/make-seeds.py (the tests' checkpoints and IR); each
 # target's corpus grows in <build>/fuzz-work/corpus/<target> across runs;
 # a finding is written to <build>/fuzz-work/findings/<target>/ and makes the
-# exit status 1. Turn each into a file under fuzz/regressions/<target>/
-# (replayed by test/Fuzz) with its fix.
+# exit status 1 (until it is removed). Turn each into a file under
+# fuzz/regressions/<target>/ (replayed by test/Fuzz) with its fix. An input
+# that runs past 30 s (120 s for ir, which compiles whole modules) is a
+# finding too.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 time=60 runs="" fork="" build="$root/build" coverage=0 targets=()
@@ -66,7 +68,7 @@ for t in "${targets[@]}"; do
   [ -d "$root/fuzz/regressions/$t" ] && seeds+=("$root/fuzz/regressions/$t")
   start=$(date +%s)
   "$build/bin/humming-fuzz-$t" "${limits[@]}" -max_len=65536 -rss_limit_mb=4096 \
-    -timeout=30 -print_final_stats=1 -artifact_prefix="$findings/" \
+    -timeout="$([ "$t" = ir ] && echo 120 || echo 30)" -print_final_stats=1 -artifact_prefix="$findings/" \
     "$corpus" "${seeds[@]}" >"$log" 2>&1
   rc=$?
   execs=$(grep -E 'stat::number_of_executed_units' "$log" | awk '{s += $2} END {print s + 0}')
