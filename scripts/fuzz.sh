@@ -73,10 +73,13 @@ for t in "${targets[@]}"; do
   rc=$?
   execs=$(grep -E 'stat::number_of_executed_units' "$log" | awk '{s += $2} END {print s + 0}')
   cov=$(grep -oE 'cov: [0-9]+' "$log" | tail -n 1)
-  found=$(find "$findings" -type f | wc -l)
-  printf 'humming-fuzz-%-13s %9s executions in %4ss, %s, corpus %s, findings %s%s\n' \
+  # libFuzzer also leaves slow-unit-* files (over 10 s): reported, not
+  # findings.
+  found=$(find "$findings" -type f \( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' -o -name 'oom-*' \) | wc -l)
+  slow=$(find "$findings" -type f -name 'slow-unit-*' | wc -l)
+  printf 'humming-fuzz-%-13s %9s executions in %4ss, %s, corpus %s, findings %s, slow inputs %s%s\n' \
     "$t" "$execs" "$(( $(date +%s) - start ))" "${cov:-cov: ?}" \
-    "$(find "$corpus" -type f | wc -l)" "$found" "$([ "$rc" -ne 0 ] && echo " (exit $rc; log $log)")"
+    "$(find "$corpus" -type f | wc -l)" "$found" "$slow" "$([ "$rc" -ne 0 ] && echo " (exit $rc; log $log)")"
   [ "$rc" -ne 0 ] || [ "$found" -ne 0 ] && status=1
 done
 exit "$status"
