@@ -20,8 +20,9 @@ namespace {
 /// The largest header we read (the format's own limit is 100 MB).
 constexpr uint64_t kMaxHeader = 100ull << 20;
 /// The most elements a tensor may have (counting a zero size as 1): 2^48,
-/// 256 TiB of bytes, far past any checkpoint, and small enough that the
-/// product of two such sizes and a bit width stays within int64.
+/// far past any checkpoint; each of its sizes is then at most 2^48 too, so
+/// a size times a bit width and a pack factor stays within int64 (products
+/// of sizes from different tensors go through checkedMul).
 constexpr int64_t kMaxElements = int64_t(1) << 48;
 /// The longest tensor name (checkpoints' are under 200 bytes).
 constexpr size_t kMaxName = 1024;
