@@ -73,19 +73,25 @@ void putBits(std::vector<uint32_t> &w, int64_t bit, unsigned width, uint32_t v) 
   }
 }
 
+/// Loads `module` of a checkpoint whose directory and config must read (a
+/// failure there fails the test); the layer's own result is returned.
+Result<LoadedLayer> loadModule(const ModelDir &dir, const std::string &module) {
+  Result<Checkpoint> c = Checkpoint::open(dir.path);
+  EXPECT_TRUE(c.ok()) << c.error();
+  if (!c)
+    return Error{c.error()};
+  Result<QuantConfig> q = QuantConfig::fromCheckpoint(*c);
+  EXPECT_TRUE(q.ok()) << q.error();
+  if (!q)
+    return Error{q.error()};
+  return loadLayer(*c, *q, module);
+}
+
 /// Loads `module` and returns its dequantized weights [E, N, K].
 std::vector<double> loadAndDequantize(const ModelDir &dir,
                                       const std::string &module,
                                       LoadedLayer *out = nullptr) {
-  Result<Checkpoint> c = Checkpoint::open(dir.path);
-  EXPECT_TRUE(c.ok()) << c.error();
-  if (!c)
-    return {};
-  Result<QuantConfig> q = QuantConfig::fromCheckpoint(*c);
-  EXPECT_TRUE(q.ok()) << q.error();
-  if (!q)
-    return {};
-  Result<LoadedLayer> l = loadLayer(*c, *q, module);
+  Result<LoadedLayer> l = loadModule(dir, module);
   EXPECT_TRUE(l.ok()) << l.error();
   if (!l)
     return {};
@@ -224,9 +230,7 @@ TEST(Adapters, GptqUnequalGroupsAreRejected) {
   dir.file("config.json", R"({"quantization_config": {"quant_method": "gptq",
       "bits": 4, "group_size": 64, "desc_act": true}})");
   dir.tensors(gptqTensors("m", l, true));
-  Result<Checkpoint> c = Checkpoint::open(dir.path);
-  Result<QuantConfig> q = QuantConfig::fromCheckpoint(*c);
-  Result<LoadedLayer> layer = loadLayer(*c, *q, "m");
+  Result<LoadedLayer> layer = loadModule(dir, "m");
   ASSERT_FALSE(layer.ok());
   EXPECT_EQ(layer.error(), "m.g_idx: group 0 has 63 input channels; expected 64 "
                            "(act-order needs equal groups)");
@@ -760,11 +764,7 @@ TEST(Adapters, ZeroDimensionsAreRefusedByName) {
              R"({"quantization_config": {"quant_method": "fp8"}})");
     dir.tensors({{"w.weight", bytes(DType::F8_E4M3, shape, {})},
                  {"w.weight_scale", values(DType::F32, {1}, {1.0})}});
-    Result<Checkpoint> c = Checkpoint::open(dir.path);
-    ASSERT_TRUE(c.ok()) << c.error();
-    Result<QuantConfig> q = QuantConfig::fromCheckpoint(*c);
-    ASSERT_TRUE(q.ok()) << q.error();
-    Result<LoadedLayer> layer = loadLayer(*c, *q, "w");
+    Result<LoadedLayer> layer = loadModule(dir, "w");
     ASSERT_FALSE(layer.ok());
     EXPECT_EQ(layer.error(),
               concat("w.weight: expected no zero dimension, got shape [",
@@ -788,11 +788,7 @@ TEST(Adapters, ValuesReadFromTheFileAreCheckedBeforeArithmetic) {
     dir.tensors({{"l.weight_packed", words({64, 32}, std::vector<uint32_t>(64 * 32))},
                  {"l.weight_scale", values(DType::F16, {64, 1}, std::vector<double>(64, 1))},
                  {"l.weight_shape", shape}});
-    Result<Checkpoint> c = Checkpoint::open(dir.path);
-    ASSERT_TRUE(c.ok()) << c.error();
-    Result<QuantConfig> q = QuantConfig::fromCheckpoint(*c);
-    ASSERT_TRUE(q.ok()) << q.error();
-    Result<LoadedLayer> layer = loadLayer(*c, *q, "l");
+    Result<LoadedLayer> layer = loadModule(dir, "l");
     ASSERT_FALSE(layer.ok());
     EXPECT_EQ(layer.error(),
               concat("l.weight_shape: expected [64, K] with ceil(K * 4 / 32) = 32 "
