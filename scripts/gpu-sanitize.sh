@@ -25,9 +25,9 @@ steps=()
 case "$mode" in
   memcheck)
     [ $# -le 1 ] || usage
-    filter=()
-    [ $# -eq 1 ] && filter=("--filter=$1")
-    steps+=("sanitize@${SANITIZE_TIMEOUT:-500}|memcheck${1:+-$1}|memcheck|--no-timing ${filter[*]:+\"${filter[*]}\"}")
+    filter=""
+    [ $# -eq 1 ] && filter=" \"--filter=$1\""
+    steps+=("sanitize@${SANITIZE_TIMEOUT:-500}|memcheck${1:+-$1}|memcheck|--no-timing$filter")
     ;;
   families)
     found=0
@@ -35,7 +35,6 @@ case "$mode" in
       case "$name" in ''|\#*) continue ;; esac
       if [ $# -gt 0 ] && ! printf '%s\n' "$@" | grep -qxF "$name"; then continue; fi
       found=$((found + 1))
-      case "$tile" in m\ =*) ;; *) tile="m = [1, inf], $tile" ;; esac
       for tool in racecheck synccheck initcheck; do
         steps+=("sanitize@${SANITIZE_TIMEOUT:-60}|$tool-$name|$tool|--quick --no-timing --filter=ui4_g128_f16_prep \"--force-tile-config=#humming.tile_config<$tile>\"")
       done

@@ -39,7 +39,6 @@ run suite-sm_90a sm_90a
 
 while IFS='|' read -r -u 3 name chip tile; do
   case "$name" in ''|\#*) continue ;; esac
-  case "$tile" in m\ =*) ;; *) tile="m = [1, inf], $tile" ;; esac
   run "$name" "$chip" --filter=_prep --force-tile-config="#humming.tile_config<$tile>"
 done 3< "$root/scripts/tile-families.txt"
 cat "$out/counts.txt"
