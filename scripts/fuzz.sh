@@ -38,14 +38,9 @@ done
 [ ${#targets[@]} -gt 0 ] || targets=(json safetensors quant-config checkpoint ir)
 if [ "$coverage" = 1 ]; then
   build="$root/build-fuzz"
-  if [ ! -f "$build/build.ninja" ]; then
-    cmake -G Ninja -S "$root" -B "$build" -Wno-dev -DCMAKE_BUILD_TYPE=Release \
-      -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
-      -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir -DLLVM_DIR=/usr/lib/llvm-22/lib/cmake/llvm \
-      -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit -DLLVM_USE_LINKER=lld \
-      -DHUMMING_STATIC_LLVM=OFF -DHUMMING_ENABLE_UNITTESTS=OFF \
-      -DHUMMING_FUZZ_COVERAGE=ON >/dev/null || exit 1
-  fi
+  HUMMING_BUILD_DIR="$build" HUMMING_STATIC_LLVM=OFF \
+    HUMMING_CMAKE_ARGS="-DHUMMING_ENABLE_UNITTESTS=OFF -DHUMMING_FUZZ_COVERAGE=ON" \
+    "$root/scripts/humming" configure || exit 1
 fi
 names=()
 for t in "${targets[@]}"; do names+=("humming-fuzz-$t"); done
