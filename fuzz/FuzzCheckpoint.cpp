@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Humming/Quant/Adapters.h"
+#include "Humming/Quant/Checked.h"
 #include "Humming/Quant/PreparedLayout.h"
 #include "Humming/Quant/Quantize.h"
 
@@ -64,8 +65,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       __builtin_trap();
     }
     int64_t n = l->n + w.padN, k = l->k + w.padK;
-    int64_t experts = w.experts ? w.experts : 1;
-    if (n * k * experts > (int64_t(1) << 20))
+    std::optional<int64_t> size = checkedMul(n, k, w.experts ? w.experts : 1);
+    if (!size || *size > (int64_t(1) << 20))
       continue; // the fuzzer's inputs are small; keep its time on parsing
     (void)dequantizeWeights(w, l->tensors, l->n, l->k);
     InputSchema in{ScalarType::f16(), ActScaling::None, 0};
