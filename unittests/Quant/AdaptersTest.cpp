@@ -655,7 +655,7 @@ TEST(Adapters, FusedShardsWithDifferentTensorScales) {
 
 TEST(Adapters, ConfigErrorsNameTheField) {
   struct Case {
-    const char *config, *error;
+    std::string config, error;
   } cases[] = {
       {R"({"quantization_config": {"quant_method": "exl2"}})",
        "D/config.json: quantization_config: quant_method 'exl2' is not supported; "
@@ -689,6 +689,11 @@ TEST(Adapters, ConfigErrorsNameTheField) {
        "D/config.json: quantization_config: dynamic '-:.*((x+)y)*z': unsupported "
        "regular expression (expected no unbounded repetition of a group that holds "
        "one (as (a+)+: exponential matching time))"},
+      {"{\"quantization_config\": {\"quant_method\": \"gptq\", \"dynamic\": {\"-:" +
+           std::string(300, 'a') + "\": {}}}}",
+       "D/config.json: quantization_config: dynamic '-:" + std::string(75, 'a') +
+           "...': unsupported regular expression (expected at most 256 "
+           "characters, got 300)"},
       {R"j({"quantization_config": {"quant_method": "gptq", "dynamic": {"-:(((((((((a)))))))))": {}}}})j",
        "D/config.json: quantization_config: dynamic '-:(((((((((a)))))))))': "
        "unsupported regular expression (expected groups nested at most 8 deep)"},

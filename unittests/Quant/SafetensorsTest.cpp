@@ -221,6 +221,8 @@ TEST(Checkpoint, ShardedIndexAndErrors) {
   EXPECT_EQ(Checkpoint::open(dir).error(),
             dir + "/sub.safetensors: expected a safetensors file, got a directory");
   ::rmdir((dir + "/sub.safetensors").c_str());
+  EXPECT_EQ(SafetensorsFile::open("/dev/null").error(),
+            "/dev/null: expected a safetensors file, got a special file");
   // A broken config names the file and the place.
   std::remove((dir + "/model.safetensors.index.json").c_str());
   std::ofstream(dir + "/config.json") << "{\"a\": }";

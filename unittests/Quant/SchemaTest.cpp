@@ -201,6 +201,17 @@ TEST(Schema, UnrepresentableSizesAreDiagnosed) {
   ASSERT_TRUE(s.error);
   EXPECT_EQ(*s.error,
             "expected K*bits (100*3) to be a multiple of 32 to pack the weight");
+  // Sizes past 2^40 (memref types, checkpoints) are refused before the
+  // products of sizes, pack factors and widths are formed.
+  s = expectedShape(WeightOperand::Weight, w, in, 64, int64_t(1) << 62, false);
+  ASSERT_TRUE(s.error);
+  EXPECT_EQ(*s.error, "expected N and K in 1 .. 1099511627776, got N = 64, "
+                      "K = 4611686018427387904");
+  w.experts = int64_t(1) << 50;
+  s = expectedShape(WeightOperand::Weight, w, in, 64, 128, false);
+  ASSERT_TRUE(s.error);
+  EXPECT_EQ(*s.error, "expected experts in 0 .. 1099511627776, got "
+                      "1125899906842624");
 }
 
 TEST(Schema, AbsentOperandsHaveNoShape) {
