@@ -8,7 +8,12 @@
 #   scripts/gpu-sanitize.sh families [<family> ...]
 #       racecheck, synccheck and initcheck over one prepared case
 #       (ui4_g128_f16_prep, --quick: M = 1, 7, 16, 33, 128) with each tile
-#       family of scripts/tile-families.txt forced (default: all of them)
+#       family of scripts/tile-families.txt forced (default: all of them);
+#       SANITIZE_TOOLS picks other tools (e.g. "memcheck synccheck")
+#
+# PTX experiments: with HUMMING_PTXAS=scripts/ptxas-edit.sh and PTXAS_EDIT
+# (see there) the kernels are assembled from edited PTX; the kernel cache
+# is then off, so that no edited kernel outlives the call.
 #
 # Steps go through scripts/device-run.sh, so $OUT gets summary.txt (one line
 # per step: rc, cases passed, the tool's summary) and logs.tar.xz. A step
@@ -17,7 +22,7 @@
 # bounds each step (seconds; default 500 for memcheck, 60 per family step).
 set -uo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-usage() { sed -n 2,17p "${BASH_SOURCE[0]}"; exit 2; }
+usage() { sed -n 2,23p "${BASH_SOURCE[0]}"; exit 2; }
 [ $# -ge 1 ] || usage
 mode="$1"
 shift
@@ -35,7 +40,7 @@ case "$mode" in
       case "$name" in ''|\#*) continue ;; esac
       if [ $# -gt 0 ] && ! printf '%s\n' "$@" | grep -qxF "$name"; then continue; fi
       found=$((found + 1))
-      for tool in racecheck synccheck initcheck; do
+      for tool in ${SANITIZE_TOOLS:-racecheck synccheck initcheck}; do
         steps+=("sanitize@${SANITIZE_TIMEOUT:-60}|$tool-$name|$tool|--quick --no-timing --filter=ui4_g128_f16_prep \"--force-tile-config=#humming.tile_config<$tile>\"")
       done
     done 3< "$here/tile-families.txt"
@@ -45,5 +50,8 @@ case "$mode" in
     fi
     ;;
   *) usage ;;
+esac
+case "${HUMMING_PTXAS:-}" in
+  *ptxas-edit.sh) export HUMMING_CACHE_DIR=off HUMMING_COMPILER=ptxas ;;
 esac
 exec bash "$here/device-run.sh" "${steps[@]}"

@@ -757,8 +757,18 @@ TEST(PreparedLayout, WarpSpecializedRegisterSplitFitsTheBlocksPool) {
   // Two per SM: 80 at launch (64 Ki / 768 in steps of 8), consumers 88.
   r = L::ws::registerSplit(128, 256, 2);
   EXPECT_EQ(r.launch, 80);
+  EXPECT_EQ(r.producer, 56);
   EXPECT_EQ(r.consumer, 88);
   EXPECT_TRUE(r.rebalance);
+  // ... unless the consumers need 88 (the 64-token tile: 64 sums and 24
+  // for the operands), where 88 spills: the producers drop to 40, 96.
+  r = L::ws::registerSplit(128, 256, 2, 88);
+  EXPECT_EQ(r.producer, 40);
+  EXPECT_EQ(r.consumer, 96);
+  EXPECT_TRUE(r.rebalance);
+  // Consumers that have 8 to spare keep the producers at 56.
+  EXPECT_EQ(L::ws::registerSplit(128, 256, 2, 80).producer, 56);
+  EXPECT_EQ(L::ws::registerSplit(128, 256, 1, 152).consumer, 224);
   // One consumer warpgroup: 248 at launch already (64 Ki / 256 = 256, at
   // most 248 of the 255 a thread can address): nothing to move.
   r = L::ws::registerSplit(128, 128, 1);
@@ -768,15 +778,29 @@ TEST(PreparedLayout, WarpSpecializedRegisterSplitFitsTheBlocksPool) {
   r = L::ws::registerSplit(128, 256, 3);
   EXPECT_EQ(r.launch, 56);
   EXPECT_FALSE(r.rebalance);
+  // The kernel shape's need: its f32 sums per consumer thread and 24.
+  TileConfig t;
+  t.mma = MmaKind::Wgmma;
+  t.blockM = t.warpM = 64;
+  t.blockN = 256;
+  t.warpN = 32;
+  t.blockK = t.warpK = 64;
+  t.warpSpecialized = t.mbarrier = true;
+  t.ctasPerSm = 2;
+  L::KernelShape k = L::shapeOf(t);
+  ASSERT_EQ(k.mathThreads(), 256);
+  EXPECT_EQ(L::ws::consumerRegisters(k), 64 * 256 / 256 + 24);
+  EXPECT_EQ(L::ws::registerSplit(k).consumer, 96);
   // Whatever the shape, the consumers never ask for more than the pool.
   for (int64_t consumers : {128, 256})
-    for (int64_t ctas : {1, 2, 3, 4}) {
-      r = L::ws::registerSplit(128, consumers, ctas);
-      if (r.rebalance)
-        EXPECT_LE(r.producer * 128 + r.consumer * consumers,
-                  r.launch * (128 + consumers))
-            << consumers << " " << ctas;
-      EXPECT_LE(r.launch * (128 + consumers) * ctas, 65536);
-      EXPECT_EQ(r.consumer % 8, 0);
-    }
+    for (int64_t ctas : {1, 2, 3, 4})
+      for (int64_t need : {0, 88, 152}) {
+        r = L::ws::registerSplit(128, consumers, ctas, need);
+        if (r.rebalance)
+          EXPECT_LE(r.producer * 128 + r.consumer * consumers,
+                    r.launch * (128 + consumers))
+              << consumers << " " << ctas << " " << need;
+        EXPECT_LE(r.launch * (128 + consumers) * ctas, 65536);
+        EXPECT_EQ(r.consumer % 8, 0);
+      }
 }

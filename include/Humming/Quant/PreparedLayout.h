@@ -254,22 +254,42 @@ inline bool releasesPrevious(int64_t i, int64_t stages, int64_t iterations) {
 /// than launch x threads holds would hang: the split must come from the
 /// launch count the kernel really has, hence the explicit .maxnreg (ptxas
 /// otherwise launches with fewer: 130 for the 64-token tile).
-/// `rebalance` is false where the consumers would gain nothing.
+/// The producers keep 56 (their copy addresses; at 40 ptxas spills 8-24
+/// bytes in most of the 128-token kernels) unless the consumers would then
+/// get fewer than `consumerNeed` + 8: then they drop to 40. Measured with
+/// ptxas 13.0 on the 64-token tile at two CTAs per SM (2026-12-02): 56 / 88
+/// spills ~1 KiB in the consumers (a 632-byte stack frame), 40 / 96 16-80
+/// bytes. `rebalance` is false where the consumers would gain nothing.
 struct RegisterSplit {
   int64_t launch = 0, producer = 0, consumer = 0;
   bool rebalance = false;
 };
 inline RegisterSplit registerSplit(int64_t producers, int64_t consumers,
-                                   int64_t ctasPerSm) {
+                                   int64_t ctasPerSm,
+                                   int64_t consumerNeed = 0) {
   RegisterSplit r;
   r.launch = std::min<int64_t>(
       248, 65536 / (ctasPerSm * (producers + consumers)) / 8 * 8);
-  r.producer = 56; // the copy addresses; at 40 ptxas spills
   const int64_t pool = r.launch * (producers + consumers);
-  r.consumer = std::min<int64_t>(
-      248, (pool - producers * r.producer) / consumers / 8 * 8);
+  auto consumerGets = [&](int64_t producer) {
+    return std::min<int64_t>(
+        248, (pool - producers * producer) / consumers / 8 * 8);
+  };
+  r.producer = consumerGets(56) < consumerNeed + 8 ? 40 : 56;
+  r.consumer = consumerGets(r.producer);
   r.rebalance = r.producer < r.launch && r.consumer > r.launch;
   return r;
+}
+/// What a consumer thread of warp-specialized kernel `k` needs at least
+/// (ptxas fails below it: "Insufficient registers ... to compile
+/// instruction"): its f32 sums and 24 for a wgmma's operands.
+inline int64_t consumerRegisters(const KernelShape &k) {
+  return k.blockM() * k.blockN() / k.mathThreads() + 24;
+}
+/// The split of kernel `k` (warp-specialized).
+inline RegisterSplit registerSplit(const KernelShape &k) {
+  return registerSplit(k.producerThreads(), k.mathThreads(), k.ctasPerSm,
+                       consumerRegisters(k));
 }
 } // namespace ws
 

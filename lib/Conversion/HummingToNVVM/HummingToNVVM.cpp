@@ -127,10 +127,9 @@ FailureOr<PreparedTile> preparedTile(GemmOp op, unsigned index,
   // and a wgmma's operands in what the register split leaves them (ptxas
   // fails below that: "Insufficient registers ... to compile instruction").
   if (tile.warpSpecialized) {
-    hq::layout::ws::RegisterSplit regs = hq::layout::ws::registerSplit(
-        tile.producerThreads(), tile.mathThreads(), t.ctasPerSm);
+    hq::layout::ws::RegisterSplit regs = hq::layout::ws::registerSplit(tile);
     const int64_t have = regs.rebalance ? regs.consumer : regs.launch;
-    const int64_t need = t.warpM / 2 * (t.warpN / 16) + 24;
+    const int64_t need = hq::layout::ws::consumerRegisters(tile);
     if (have < need)
       return fail("warp_specialized with ctas_per_sm = " + Twine(t.ctasPerSm) +
                   " leaves the consumer warpgroups " + Twine(have) +

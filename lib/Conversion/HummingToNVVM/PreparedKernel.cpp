@@ -165,8 +165,7 @@ gpu::GPUFuncOp mlir::humming::buildPreparedKernel(
   // wait forever for registers the block never had (seen with the
   // 64-token tile: 130 at launch, 224 asked for).
   if (tile.warpSpecialized) {
-    L::ws::RegisterSplit regs = L::ws::registerSplit(
-        tile.producerThreads(), tile.mathThreads(), tile.ctasPerSm);
+    L::ws::RegisterSplit regs = L::ws::registerSplit(tile);
     if (regs.rebalance)
       func->setAttr(NVVM::NVVMDialect::getMaxnregAttrName(),
                     builder.getI32IntegerAttr(int32_t(regs.launch)));

@@ -305,11 +305,10 @@ void WgmmaEmitter::emitWarpSpecializedLoop(Value first) {
                 consumers = tile.mathThreads();
   // Registers (layout::ws::registerSplit): the block starts with the
   // kernel's .maxnreg each (168 for two consumer warpgroups and one CTA
-  // per SM); the producers give theirs down to 56 and the consumers take
-  // the rest (224 for two warpgroups: the loop of the 128-token tile
-  // assembles without spills).
-  const L::ws::RegisterSplit regs =
-      L::ws::registerSplit(producers, consumers, tile.ctasPerSm);
+  // per SM); the producers give theirs down to 56 (40 where the consumers
+  // would otherwise spill) and the consumers take the rest (224 for two
+  // warpgroups: the loop of the 128-token tile assembles without spills).
+  const L::ws::RegisterSplit regs = L::ws::registerSplit(tile);
   const int64_t producerRegs = regs.producer, consumerRegs = regs.consumer;
   const bool rebalance = regs.rebalance;
   const bool bulk = bulkFills();

@@ -65,12 +65,14 @@ func.func @ws(%a: memref<?x512xf16>, %w: memref<32x512xi32>, %s: memref<4x256xf1
 
 // -----
 
-// Two CTAs per SM: 80 registers at launch (64 Ki / 768, in steps of 8),
-// the consumers of the 64-token tile get 88.
+// Two CTAs per SM: 80 registers at launch (64 Ki / 768, in steps of 8).
+// With the producers at 56 the consumers of the 64-token tile would get
+// 88, exactly their 64 sums and 24 operand registers (ptxas then spills
+// ~1 KiB), so the producers drop to 40 and the consumers get 96.
 // CHECK-LABEL: gpu.func @ws2_gemm0_m0
 // CHECK-SAME:    nvvm.maxnreg = 80 : i32, nvvm.minctasm = 2 : i32
-// CHECK:         nvvm.setmaxregister decrease 56
-// CHECK:         nvvm.setmaxregister increase 88
+// CHECK:         nvvm.setmaxregister decrease 40
+// CHECK:         nvvm.setmaxregister increase 96
 
 #t = #humming.tile_config<m = [1, inf], block = [64, 256, 32], warp = [64, 32, 32], stages = 4, mma = wgmma, warp_specialized = true, mbarrier = true, ctas_per_sm = 2>
 func.func @ws2(%a: memref<?x512xf16>, %w: memref<32x512xi32>, %s: memref<4x256xf16>, %c: memref<?x256xf16>) {
