@@ -465,8 +465,11 @@ Result<QuantizedActivations> quantizeActivations(const InputSchema &in,
           s = 1.0f;
         q.scales[size_t(r * groups + gi)] = s;
       }
+      // The quotient rounded to f32, as the GPU kernel (and torch)
+      // computes it, then rounded once more to the activation type.
       for (int64_t c = c0; c < c1; ++c)
-        q.codes[size_t(r * k + c)] = encode(in.type, x[r * k + c] / double(s));
+        q.codes[size_t(r * k + c)] =
+            encode(in.type, double(float(x[r * k + c]) / s));
     }
   }
   return q;

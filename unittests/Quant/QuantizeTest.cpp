@@ -196,6 +196,38 @@ TEST(Quantize, Activations) {
   EXPECT_EQ(q->scales, std::vector<float>{0.05f});
 }
 
+TEST(Quantize, ActivationRulesTheGpuKernelFollows) {
+  // One row per rule, K = 4, per token.
+  const double nan = std::nan("");
+  std::vector<double> x = {
+      0, 0, 0, 0,                       // all zero: scale 1, codes 0
+      1, -2, nan, 0.5,                  // NaN does not count; its code is NaN
+      448, 1e-3, -448, 3,               // absmax 448: scale 1
+      0.1, 0.2, 0.30000001192092896, 7, // quotients rounded to f32 first
+  };
+  InputSchema e4m3{ScalarType::e4m3(), ActScaling::Token, 0};
+  Result<QuantizedActivations> q = quantizeActivations(e4m3, x.data(), 4, 4);
+  ASSERT_TRUE(q.ok()) << q.error();
+  EXPECT_EQ(q->scales[0], 1.0f);
+  for (int c = 0; c < 4; ++c)
+    EXPECT_EQ(q->codes[c], 0u);
+  EXPECT_EQ(q->scales[1], float(2.0 / 448));
+  EXPECT_EQ(q->codes[6], encode(ScalarType::e4m3(), nan));
+  EXPECT_EQ(q->scales[2], 1.0f);
+  EXPECT_EQ(q->codes[8], 0x7Eu); // 448, the largest finite e4m3
+  float s3 = float(7.0 / 448);
+  EXPECT_EQ(q->scales[3], s3);
+  for (int c = 0; c < 4; ++c)
+    EXPECT_EQ(q->codes[12 + c],
+              encode(ScalarType::e4m3(), double(float(x[12 + c]) / s3)));
+  // Integers: NaN gives 0, the quotient rounds half to even.
+  InputSchema s8{ScalarType::sint(8), ActScaling::Token, 0};
+  q = quantizeActivations(s8, x.data(), 4, 4);
+  ASSERT_TRUE(q.ok()) << q.error();
+  EXPECT_EQ(q->codes[6], 0u);
+  EXPECT_EQ(q->codes[5], uint32_t(-127) & 0xFF); // -2 / (2 / 127)
+}
+
 TEST(Reference, Gemm) {
   double a[] = {1, 2, 3, 4, 5, 6};    // 2 x 3
   double w[] = {1, 0, 1, 0, 1, 0};    // 2 x 3

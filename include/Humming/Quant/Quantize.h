@@ -97,7 +97,12 @@ struct QuantizedActivations {
 };
 
 /// Quantizes activations `x` [M, K] (8- and 4-bit input schemas): dynamic
-/// absmax per token or per group, or the given static scale.
+/// absmax per token or per group, or the given static scale. The rules, which
+/// humming.quantize's GPU kernel follows bit for bit: the scale is
+/// float(absmax / max code) (NaNs do not count towards the absmax), 1 where
+/// that is not positive (an all-zero row or group); each code is the value
+/// divided by the scale in f32 (x as f32), encoded with round-to-nearest-even
+/// and saturation (NaN: the format's NaN, 0 for integers).
 Result<QuantizedActivations>
 quantizeActivations(const InputSchema &in, const double *x, int64_t m,
                     int64_t k, std::optional<float> staticScale = {});

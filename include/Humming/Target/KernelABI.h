@@ -47,6 +47,9 @@ struct MmaSyncTile {
   static constexpr int64_t kThreads = 32 * kWarps;
 };
 
+/// KernelLaunch::kind: what a kernel computes.
+constexpr int64_t kGemmKernel = 0, kQuantizeKernel = 1;
+
 /// How to launch one generated kernel: the lowering records one entry per
 /// kernel in the module attribute kKernelTableAttr (an array of dictionaries
 /// with a string `name` and the integer fields of kKernelFields), so a
@@ -88,6 +91,12 @@ struct KernelLaunch {
   /// which no kernel may write while a forward is in flight — while the
   /// previous kernel finishes. 0 for every other kernel.
   int64_t gridDependency = 0;
+  /// What the kernel computes: kGemmKernel (the layer's GEMM; the fields
+  /// above as documented) or kQuantizeKernel (humming.quantize of the
+  /// activations: input slot -> codes in the output slot and f32 scales in
+  /// the scales slot; one block of `threads` per row, block_m = 1, block_n
+  /// = K, so grid() with np = K gives (1, M, 1)).
+  int64_t kind = 0;
 
   bool serves(int64_t m) const { return m >= mMin && (mMax == 0 || m <= mMax); }
   /// Grid for `m` tokens and padded N `np` (one block per block_n columns
@@ -116,7 +125,8 @@ inline constexpr KernelField kKernelFields[] = {
     {"split_k", &KernelLaunch::splitK},
     {"cluster", &KernelLaunch::cluster},
     {"input_map", &KernelLaunch::inputMap},
-    {"grid_dependency", &KernelLaunch::gridDependency}};
+    {"grid_dependency", &KernelLaunch::gridDependency},
+    {"kind", &KernelLaunch::kind}};
 
 constexpr const char *kKernelTableAttr = "humming.kernels";
 

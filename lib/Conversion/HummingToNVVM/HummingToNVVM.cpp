@@ -238,6 +238,28 @@ LogicalResult checkSupported(GemmOp op, const hq::Chip &chip) {
   return success();
 }
 
+/// Checks that the activation quantization kernel can lower `op`.
+LogicalResult checkQuantizeSupported(QuantizeOp op, const hq::Chip &chip,
+                                     unsigned ptxVersion) {
+  auto srcType = cast<MemRefType>(op.getSource().getType());
+  QuantizeKernelSpec qs;
+  qs.input = cast<InputSchemaAttr>(op.getSchema()).toHost();
+  qs.source = *toScalarType(srcType.getElementType());
+  qs.k = srcType.getDimSize(1);
+  if (std::string why = quantizeKernelProblem(qs, chip, ptxVersion);
+      !why.empty())
+    return op.emitOpError() << why;
+  if (srcType.getDimSize(1) > (int64_t(1) << 24))
+    return op.emitOpError() << "expected K <= 2^24 activations per row, got "
+                            << srcType.getDimSize(1);
+  for (Value v : op->getOperands()) {
+    auto t = cast<MemRefType>(v.getType());
+    if (!t.getLayout().isIdentity())
+      return op.emitOpError() << "expected identity-layout memrefs, got " << t;
+  }
+  return success();
+}
+
 /// One entry of the module's kernel table.
 DictionaryAttr launchAttr(OpBuilder &b, const hq::abi::KernelLaunch &l) {
   SmallVector<NamedAttribute> fields = {
@@ -322,22 +344,31 @@ struct LowerToNVVMPass
     }
 
     SmallVector<GemmOp> gemms;
+    SmallVector<QuantizeOp> quantizes;
     bool failedAny = false;
     module.walk([&](Operation *op) {
       if (auto gemm = dyn_cast<GemmOp>(op))
         gemms.push_back(gemm);
+      else if (auto q = dyn_cast<QuantizeOp>(op);
+               q && isa<InputSchemaAttr>(q.getSchema()))
+        quantizes.push_back(q);
       else if (isa_and_nonnull<HummingDialect>(op->getDialect())) {
         op->emitOpError("is not lowered by humming-lower-to-nvvm yet (only "
-                        "humming.gemm is)");
+                        "humming.gemm and humming.quantize of activations "
+                        "are)");
         failedAny = true;
       }
     });
     if (failedAny)
       return signalPassFailure();
-    if (gemms.empty())
+    if (gemms.empty() && quantizes.empty())
       return;
     for (GemmOp op : gemms)
       failedAny |= failed(checkSupported(op, *parsed));
+    for (QuantizeOp op : quantizes)
+      failedAny |= failed(checkQuantizeSupported(
+          op, *parsed, ptxVersion ? unsigned(ptxVersion)
+                                  : parsed->minPtxVersion()));
     if (onlyKernel >= 0)
       for (GemmOp op : gemms) {
         ArrayAttr tiles = op.getTileConfigsAttr();
@@ -476,6 +507,46 @@ struct LowerToNVVMPass
         launch(v.first, v.second);
         b.setInsertionPointToStart(ifOp.elseBlock());
       }
+      op.erase();
+    }
+    for (QuantizeOp op : quantizes) {
+      auto srcType = cast<MemRefType>(op.getSource().getType());
+      QuantizeKernelSpec qs;
+      qs.input = cast<InputSchemaAttr>(op.getSchema()).toHost();
+      qs.source = *toScalarType(srcType.getElementType());
+      qs.k = srcType.getDimSize(1);
+      auto parent = op->getParentOfType<FunctionOpInterface>();
+      std::string name = (parent ? parent.getName().str() : std::string("layer")) +
+                         "_quantize" + std::to_string(counter++);
+      gpu::GPUFuncOp kernel =
+          buildQuantizeKernel(builder, op.getLoc(), kernels, name, qs);
+      kernelSymbols.insert(kernel);
+      hq::abi::KernelLaunch l;
+      l.name = kernel.getName().str();
+      l.blockM = 1;
+      l.blockN = qs.k;
+      l.threads = kQuantizeThreads;
+      l.kind = hq::abi::kQuantizeKernel;
+      launchTable.push_back(launchAttr(builder, l));
+      // One block per row; the activations, codes and scales in the slots
+      // of the kernel ABI (KernelABI.h: KernelLaunch::kind).
+      ImplicitLocOpBuilder b(op.getLoc(), op);
+      Value m = memref::DimOp::create(b, op.getSource(), 0);
+      Value null = devicePointer(b, Value());
+      SmallVector<Value> args = {devicePointer(b, op.getSource()), null,
+                                 devicePointer(b, op.getScales()), null,
+                                 null, null, devicePointer(b, op.getDest()),
+                                 arith::IndexCastOp::create(b, b.getI32Type(), m)};
+      Value any = arith::CmpIOp::create(b, arith::CmpIPredicate::ne, m,
+                                        arith::ConstantIndexOp::create(b, 0));
+      auto ifAny = scf::IfOp::create(b, any, /*withElseRegion=*/false);
+      b.setInsertionPointToStart(ifAny.thenBlock());
+      Value one = arith::ConstantIndexOp::create(b, 1);
+      gpu::LaunchFuncOp::create(
+          b, kernel, gpu::KernelDim3{one, m, one},
+          gpu::KernelDim3{arith::ConstantIndexOp::create(b, kQuantizeThreads),
+                          one, one},
+          Value(), args);
       op.erase();
     }
     // What a runtime needs to launch the kernels without running the host

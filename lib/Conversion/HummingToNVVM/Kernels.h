@@ -11,6 +11,7 @@
 
 #include "Humming/Quant/PreparedLayout.h"
 #include "Humming/Quant/Schema.h"
+#include "Humming/Target/ArchInfo.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Builders.h"
@@ -71,6 +72,26 @@ gpu::GPUFuncOp buildPreparedKernel(OpBuilder &builder, Location loc,
                                    const GemmKernelSpec &spec,
                                    const PreparedTile &tile,
                                    const CtaSplit &split = {});
+
+/// humming.quantize with an input schema: activations [M, K] of `source`
+/// type to codes of `input.type` and f32 scales (QuantizeKernel.cpp).
+/// Parameters as the GEMM kernels' (kernelFunctionType): the activations in
+/// the input slot, the codes in the output slot, the scales in the scales
+/// slot, M last; one block of kQuantizeThreads threads per row.
+struct QuantizeKernelSpec {
+  ::humming::InputSchema input;
+  ::humming::ScalarType source = ::humming::ScalarType::f16();
+  int64_t k = 0;
+};
+constexpr int64_t kQuantizeThreads = 128;
+/// Why the kernel cannot quantize to `spec` on `chip` with PTX ISA
+/// `ptxVersion` (e.g. 81), or "".
+std::string quantizeKernelProblem(const QuantizeKernelSpec &spec,
+                                  const ::humming::Chip &chip,
+                                  unsigned ptxVersion);
+gpu::GPUFuncOp buildQuantizeKernel(OpBuilder &builder, Location loc,
+                                   gpu::GPUModuleOp module, StringRef name,
+                                   const QuantizeKernelSpec &spec);
 
 } // namespace mlir::humming
 

@@ -11,7 +11,7 @@
 // Each group reads its own k-tiles (slot k-tile 2 group + u), and after the
 // loop the groups add their sums through shared memory.
 
-// CHECK: humming.kernels = [{block_m = 16 : i64, block_n = 128 : i64, cluster = 1 : i64, grid_dependency = 1 : i64, input_map = 0 : i64, m_max = 0 : i64, m_min = 1 : i64, name = "shared_gemm0_m0", smem = 50176 : i64, split_k = 1 : i64, threads = 256 : i64}]
+// CHECK: humming.kernels = [{block_m = 16 : i64, block_n = 128 : i64, cluster = 1 : i64, grid_dependency = 1 : i64, input_map = 0 : i64, kind = 0 : i64, m_max = 0 : i64, m_min = 1 : i64, name = "shared_gemm0_m0", smem = 50176 : i64, split_k = 1 : i64, threads = 256 : i64}]
 // CHECK:       gpu.func @shared_gemm0_m0
 // CHECK:         scf.for
 // CHECK:           nvvm.cp.async.wait.group 2

@@ -6,7 +6,7 @@
 // partial sums for 2 n-blocks x 1 m-block x 2 splits x 32 sums x 32 leader
 // threads, and one arrival counter per output tile).
 
-// CHECK: humming.kernels = [{block_m = 16 : i64, block_n = 64 : i64, cluster = 1 : i64, grid_dependency = 1 : i64, input_map = 0 : i64, m_max = 16 : i64, m_min = 1 : i64, name = "split_gemm0_m0", smem = 15360 : i64, split_k = 2 : i64, threads = 64 : i64}, {{.*}}split_k = 1 : i64
+// CHECK: humming.kernels = [{block_m = 16 : i64, block_n = 64 : i64, cluster = 1 : i64, grid_dependency = 1 : i64, input_map = 0 : i64, kind = 0 : i64, m_max = 16 : i64, m_min = 1 : i64, name = "split_gemm0_m0", smem = 15360 : i64, split_k = 2 : i64, threads = 64 : i64}, {{.*}}split_k = 1 : i64
 // CHECK-LABEL: func.func @split
 // CHECK:         gpu.launch_func @humming_kernels::@split_gemm0_m0 blocks in (%c2, %{{.*}}, %c2{{.*}}) threads in (%c64, %c1, %c1)
 // CHECK:       gpu.module @humming_kernels

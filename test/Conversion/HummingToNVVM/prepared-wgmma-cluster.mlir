@@ -11,7 +11,7 @@
 // shared memory alive until the others have read it.
 // The kernel table says so: split_k = 4 CTAs along z, one cluster of 4
 // (the runtime checks the loaded function's required cluster depth).
-// CHECK: humming.kernels = [{block_m = 64 : i64, block_n = 256 : i64, cluster = 4 : i64, grid_dependency = 1 : i64, input_map = 0 : i64, m_max = 0 : i64, m_min = 1 : i64, name = "cluster_gemm0_m0", smem = 65536 : i64, split_k = 4 : i64, threads = 256 : i64}]
+// CHECK: humming.kernels = [{block_m = 64 : i64, block_n = 256 : i64, cluster = 4 : i64, grid_dependency = 1 : i64, input_map = 0 : i64, kind = 0 : i64, m_max = 0 : i64, m_min = 1 : i64, name = "cluster_gemm0_m0", smem = 65536 : i64, split_k = 4 : i64, threads = 256 : i64}]
 // CHECK-LABEL: gpu.func @cluster_gemm0_m0
 // CHECK-SAME:    known_block_size = array<i32: 256, 1, 1>
 // CHECK-SAME:    nvvm.cluster_dim = array<i32: 1, 1, 4>

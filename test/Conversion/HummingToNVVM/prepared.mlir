@@ -4,7 +4,7 @@
 // M range, the host code picks by M, and the module records the kernel
 // table a runtime launches from.
 
-// CHECK: module attributes {gpu.container_module, humming.kernels = [{block_m = 16 : i64, block_n = 64 : i64, cluster = 1 : i64, grid_dependency = 1 : i64, input_map = 0 : i64, m_max = 16 : i64, m_min = 1 : i64, name = "prepared_gemm0_m0", smem = 15360 : i64, split_k = 1 : i64, threads = 64 : i64}, {block_m = 32 : i64, block_n = 128 : i64, cluster = 1 : i64, grid_dependency = 1 : i64, input_map = 0 : i64, m_max = 0 : i64, m_min = 17 : i64, name = "prepared_gemm0_m1", smem = 32768 : i64, split_k = 1 : i64, threads = 128 : i64}]}
+// CHECK: module attributes {gpu.container_module, humming.kernels = [{block_m = 16 : i64, block_n = 64 : i64, cluster = 1 : i64, grid_dependency = 1 : i64, input_map = 0 : i64, kind = 0 : i64, m_max = 16 : i64, m_min = 1 : i64, name = "prepared_gemm0_m0", smem = 15360 : i64, split_k = 1 : i64, threads = 64 : i64}, {block_m = 32 : i64, block_n = 128 : i64, cluster = 1 : i64, grid_dependency = 1 : i64, input_map = 0 : i64, kind = 0 : i64, m_max = 0 : i64, m_min = 17 : i64, name = "prepared_gemm0_m1", smem = 32768 : i64, split_k = 1 : i64, threads = 128 : i64}]}
 // CHECK-LABEL: func.func @prepared
 // CHECK:         %[[M:.*]] = memref.dim %{{.*}}, %c0
 // No tokens, no launch.

@@ -1,0 +1,335 @@
+//===- QuantizeKernel.cpp - Activation quantization kernel ----------------===//
+//
+// The kernel of humming.quantize with an input schema: activations [M, K]
+// (f16, bf16 or f32) to 8-bit codes [M, K] (e4m3, e5m2, int8) and f32
+// scales, per token, per group or with a static scale. It follows the host
+// reference (humming::quantizeActivations) bit for bit: scale =
+// absmax / max code in f32 (NaN ignored; 1 where not positive), code =
+// the value / scale in f32, rounded to nearest even and saturated.
+//
+// One block of kQuantizeThreads threads per row (grid y = M). Thread t owns
+// the eight consecutive elements 8 t .. 8 t + 7 of every chunk of
+// 8 x kQuantizeThreads; per token a block-wide maximum (warp shuffles, then
+// one value per warp through shared memory) precedes a second pass that
+// converts and stores; per group (a power of two from 8 to 256 elements:
+// g / 8 neighbouring lanes) the lanes of a group exchange their maxima by
+// shuffles and convert in the same pass.
+//
+//===----------------------------------------------------------------------===//
+
+#include "EmitterBase.h"
+#include "Kernels.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+
+#include "Humming/Quant/Codec.h"
+
+using namespace mlir;
+using namespace mlir::humming;
+namespace hq = ::humming;
+
+namespace {
+
+constexpr int64_t kPerThread = 8;
+constexpr int64_t kWarps = kQuantizeThreads / 32;
+
+class QuantizeEmitter : EmitterBase {
+public:
+  QuantizeEmitter(ImplicitLocOpBuilder &b, const QuantizeKernelSpec &spec,
+                  ArrayRef<Value> params, Value warpMax)
+      : EmitterBase(b, params), spec(spec), warpMax(warpMax) {}
+
+  void emit();
+
+private:
+  /// Element `j` of the thread's eight in chunk `chunk` (i32 loop value):
+  /// its column (i64), whether it lies in the row, and its value as f32 (0
+  /// outside: the load reads a clamped column).
+  struct Element {
+    Value column, inRow, value;
+  };
+  Element element(Value rowBase, Value chunk, int64_t j);
+  /// b > a ? b : a: the maximum with a NaN `b` ignored. (arith.maxnumf
+  /// would become a libdevice call, __nv_fmaxf, in the GPU lowering.)
+  Value maxOf(Value a, Value b) {
+    Value greater =
+        arith::CmpFOp::create(this->b, arith::CmpFPredicate::OGT, b, a);
+    return arith::SelectOp::create(this->b, greater, b, a);
+  }
+  /// max(a, |v|), NaN ignored.
+  Value maxAbs(Value a, Value v) {
+    // |v| by clearing the sign bit (the GPU lowering turns llvm.fabs into
+    // a libdevice call).
+    Value bits = arith::BitcastOp::create(b, i32, v);
+    Value abs = arith::BitcastOp::create(
+        b, f32, arith::AndIOp::create(b, bits, c32(0x7fffffff)));
+    return maxOf(a, abs);
+  }
+  /// The maximum over the lanes `lane ^ 1 .. lane ^ (width / 2)`.
+  Value laneMax(Value v, int64_t width) {
+    for (int64_t offset = width / 2; offset >= 1; offset /= 2) {
+      auto shfl = gpu::ShuffleOp::create(b, v, c32(offset), c32(32),
+                                         gpu::ShuffleMode::XOR);
+      v = maxOf(v, shfl.getShuffleResult());
+    }
+    return v;
+  }
+  /// absmax / max code, or 1 where that is not positive.
+  Value scaleOf(Value amax) {
+    Value s = arith::DivFOp::create(b, amax, cf(hq::maxValue(spec.input.type)));
+    Value positive =
+        arith::CmpFOp::create(b, arith::CmpFPredicate::OGT, s, cf(0));
+    return arith::SelectOp::create(b, positive, s, cf(1));
+  }
+  /// The codes of v / scale for the thread's eight elements, stored where
+  /// they lie in the row.
+  void convertAndStore(Value rowBase, ArrayRef<Element> elems, Value scale);
+
+  const QuantizeKernelSpec &spec;
+  Value warpMax; ///< shared memory, one f32 per warp
+};
+
+QuantizeEmitter::Element QuantizeEmitter::element(Value rowBase, Value chunk,
+                                                  int64_t j) {
+  Value tid = index32(gpu::ThreadIdOp::create(b, gpu::Dimension::x));
+  Value col = arith::AddIOp::create(
+      b,
+      arith::MulIOp::create(b, sext64(chunk),
+                            c64(kPerThread * kQuantizeThreads)),
+      arith::AddIOp::create(
+          b, arith::MulIOp::create(b, sext64(tid), c64(kPerThread)), c64(j)));
+  Value inRow = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, col,
+                                      c64(spec.k));
+  Value clamped = arith::MinSIOp::create(b, col, c64(spec.k - 1));
+  Type srcType = spec.source == hq::ScalarType::f32()   ? f32
+                 : spec.source == hq::ScalarType::bf16() ? Type(b.getBF16Type())
+                                                         : Type(b.getF16Type());
+  Value v = load(srcType, param(hq::abi::ParamInput),
+                 arith::AddIOp::create(b, rowBase, clamped));
+  if (srcType != f32)
+    v = arith::ExtFOp::create(b, f32, v);
+  v = arith::SelectOp::create(b, inRow, v, cf(0));
+  return {col, inRow, v};
+}
+
+void QuantizeEmitter::convertAndStore(Value rowBase, ArrayRef<Element> elems,
+                                      Value scale) {
+  const hq::ScalarType &t = spec.input.type;
+  SmallVector<Value> codes;
+  for (size_t j = 0; j < elems.size(); ++j) {
+    Value q = arith::DivFOp::create(b, elems[j].value, scale);
+    if (t.isInt()) {
+      // Clamp to the type's range (NaN gives 0), then round half to even
+      // by adding and subtracting 1.5 x 2^23: the f32 sum keeps no
+      // fraction bits and rounds to nearest even, exact for |r| < 2^22.
+      Value isNan =
+          arith::CmpFOp::create(b, arith::CmpFPredicate::UNO, q, q);
+      Value lo = cf(hq::minValue(t)), hi = cf(hq::maxValue(t));
+      Value r = arith::SelectOp::create(
+          b, arith::CmpFOp::create(b, arith::CmpFPredicate::OLT, q, lo), lo, q);
+      r = arith::SelectOp::create(
+          b, arith::CmpFOp::create(b, arith::CmpFPredicate::OGT, r, hi), hi, r);
+      r = arith::SelectOp::create(b, isNan, cf(0), r);
+      r = arith::SubFOp::create(b, arith::AddFOp::create(b, r, cf(12582912.0)),
+                                cf(12582912.0));
+      codes.push_back(arith::TruncIOp::create(
+          b, i8, arith::FPToSIOp::create(b, i32, r)));
+    } else {
+      codes.push_back(q);
+    }
+  }
+  if (!t.isInt()) {
+    // cvt.rn.satfinite.{e4m3,e5m2}x2.f32 converts pairs: the first operand
+    // lands in the upper byte.
+    Type fp8 = t == hq::ScalarType::e5m2() ? Type(b.getType<Float8E5M2Type>())
+                                           : Type(b.getType<Float8E4M3FNType>());
+    SmallVector<Value> bytes;
+    for (size_t j = 0; j < codes.size(); j += 2) {
+      Value pair = NVVM::ConvertF32x2ToF8x2Op::create(
+          b, i16, codes[j + 1], codes[j], NVVM::FPRoundingMode::RN,
+          NVVM::SaturationMode::SATFINITE, /*relu=*/false, fp8);
+      bytes.push_back(arith::TruncIOp::create(b, i8, pair));
+      bytes.push_back(arith::TruncIOp::create(
+          b, i8, arith::ShRUIOp::create(b, pair, arith::ConstantIntOp::create(
+                                                    b, i16, 8))));
+    }
+    codes = bytes;
+  }
+  for (size_t j = 0; j < elems.size(); ++j) {
+    auto ifIn = scf::IfOp::create(b, elems[j].inRow, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifIn.thenBlock());
+    store(codes[j], param(hq::abi::ParamOutput),
+          arith::AddIOp::create(b, rowBase, elems[j].column));
+  }
+}
+
+void QuantizeEmitter::emit() {
+  const hq::InputSchema &in = spec.input;
+  Value row = index32(gpu::BlockIdOp::create(b, gpu::Dimension::y));
+  Value tid = index32(gpu::ThreadIdOp::create(b, gpu::Dimension::x));
+  Value rowBase = arith::MulIOp::create(b, sext64(row), c64(spec.k));
+  const int64_t chunks =
+      hq::ceilDiv(spec.k, kPerThread * kQuantizeThreads);
+  auto forChunks = [&](function_ref<void(Value)> body) {
+    auto loop = scf::ForOp::create(b, c32(0), c32(chunks), c32(1));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    body(loop.getInductionVar());
+  };
+  auto elementsOf = [&](Value chunk) {
+    SmallVector<Element> e;
+    for (int64_t j = 0; j < kPerThread; ++j)
+      e.push_back(element(rowBase, chunk, j));
+    return e;
+  };
+
+  if (in.scaling == hq::ActScaling::Static) {
+    Value scale = load(f32, param(hq::abi::ParamScales), c64(0));
+    forChunks([&](Value chunk) {
+      convertAndStore(rowBase, elementsOf(chunk), scale);
+    });
+    return;
+  }
+
+  if (in.scaling == hq::ActScaling::Group) {
+    // A group is g / 8 neighbouring lanes; K is a multiple of g (the
+    // verifier), so a group lies in the row or wholly past its end.
+    const int64_t lanes = in.groupK / kPerThread;
+    const int64_t groups = spec.k / in.groupK;
+    forChunks([&](Value chunk) {
+      SmallVector<Element> e = elementsOf(chunk);
+      Value amax = cf(0);
+      for (const Element &x : e)
+        amax = maxAbs(amax, x.value);
+      Value scale = scaleOf(laneMax(amax, lanes));
+      convertAndStore(rowBase, e, scale);
+      // The group's first lane writes its scale.
+      Value first = arith::CmpIOp::create(
+          b, arith::CmpIPredicate::eq,
+          arith::RemUIOp::create(b, tid, c32(lanes)), c32(0));
+      Value write = arith::AndIOp::create(b, first, e[0].inRow);
+      auto ifWrite = scf::IfOp::create(b, write, /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(ifWrite.thenBlock());
+      Value group = arith::DivUIOp::create(b, e[0].column, c64(in.groupK));
+      store(scale, param(hq::abi::ParamScales),
+            arith::AddIOp::create(
+                b, arith::MulIOp::create(b, sext64(row), c64(groups)), group));
+    });
+    return;
+  }
+
+  // Per token: the row's absmax over the block, then a second pass.
+  auto amaxLoop = scf::ForOp::create(b, c32(0), c32(chunks), c32(1),
+                                     ValueRange{cf(0)});
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(amaxLoop.getBody());
+    Value amax = amaxLoop.getRegionIterArgs()[0];
+    for (const Element &x : elementsOf(amaxLoop.getInductionVar()))
+      amax = maxAbs(amax, x.value);
+    scf::YieldOp::create(b, amax);
+  }
+  Value amax = laneMax(amaxLoop.getResult(0), 32);
+  Value lane = arith::RemUIOp::create(b, tid, c32(32));
+  Value warp = arith::DivUIOp::create(b, tid, c32(32));
+  {
+    auto ifLead = scf::IfOp::create(
+        b, arith::CmpIOp::create(b, arith::CmpIPredicate::eq, lane, c32(0)),
+        /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifLead.thenBlock());
+    memref::StoreOp::create(
+        b, amax, warpMax,
+        ValueRange{arith::IndexCastOp::create(b, b.getIndexType(), warp)});
+  }
+  gpu::BarrierOp::create(b);
+  Value rowMax = cf(0);
+  for (int64_t w = 0; w < kWarps; ++w)
+    rowMax = maxOf(rowMax, memref::LoadOp::create(
+                               b, warpMax,
+                               ValueRange{arith::ConstantIndexOp::create(b, w)}));
+  Value scale = scaleOf(rowMax);
+  {
+    auto ifFirst = scf::IfOp::create(
+        b, arith::CmpIOp::create(b, arith::CmpIPredicate::eq, tid, c32(0)),
+        /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifFirst.thenBlock());
+    store(scale, param(hq::abi::ParamScales), sext64(row));
+  }
+  forChunks([&](Value chunk) {
+    convertAndStore(rowBase, elementsOf(chunk), scale);
+  });
+}
+
+} // namespace
+
+std::string mlir::humming::quantizeKernelProblem(const QuantizeKernelSpec &spec,
+                                                 const hq::Chip &chip,
+                                                 unsigned ptxVersion) {
+  const hq::InputSchema &in = spec.input;
+  const hq::ScalarType &t = in.type;
+  if (t.bits == 4)
+    return "4-bit activations (" + t.str() +
+           ") are not quantized on the GPU yet (their codes pack two per "
+           "byte); expected e4m3, e5m2 or int8";
+  if (!(t == hq::ScalarType::e4m3() || t == hq::ScalarType::e5m2() ||
+        t == hq::ScalarType::sint(8)))
+    return "expected e4m3, e5m2 or int8 activations, got " + t.str();
+  if (!t.isInt() && chip.sm < 89)
+    return t.str() + " activations need cvt to fp8 (sm_89 and later), got " +
+           chip.str();
+  // LLVM's NVPTX backend selects cvt.rn.satfinite.{e4m3x2,e5m2x2}.f32 from
+  // PTX ISA 7.8 on sm_90 and later, but only from 8.1 on sm_89 (it aborts
+  // otherwise).
+  if (!t.isInt() && chip.sm < 90 && ptxVersion < 81)
+    return t.str() + " activations on " + chip.str() +
+           " need PTX ISA 8.1 or later (LLVM selects the cvt to fp8 there "
+           "from 8.1), got " +
+           std::to_string(ptxVersion / 10) + "." +
+           std::to_string(ptxVersion % 10) + "; pass ptx-version=81";
+  if (in.scaling == hq::ActScaling::Group &&
+      (in.groupK < kPerThread || in.groupK > 32 * kPerThread ||
+       (in.groupK & (in.groupK - 1)) != 0))
+    return "expected an activation group of a power of two from 8 to 256 "
+           "elements (a group's lanes exchange their maxima in one warp), "
+           "got group<" +
+           std::to_string(in.groupK) + ">";
+  return "";
+}
+
+gpu::GPUFuncOp mlir::humming::buildQuantizeKernel(OpBuilder &builder,
+                                                  Location loc,
+                                                  gpu::GPUModuleOp module,
+                                                  StringRef name,
+                                                  const QuantizeKernelSpec &spec) {
+  MLIRContext *ctx = builder.getContext();
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToEnd(module.getBody());
+  auto workgroup =
+      gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+  auto warpMaxType = MemRefType::get({kWarps}, builder.getF32Type(),
+                                     MemRefLayoutAttrInterface(), workgroup);
+  auto func =
+      gpu::GPUFuncOp::create(builder, loc, name, kernelFunctionType(builder),
+                             TypeRange{warpMaxType});
+  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
+                builder.getUnitAttr());
+  func.setKnownBlockSizeAttr(
+      builder.getDenseI32ArrayAttr({int32_t(kQuantizeThreads), 1, 1}));
+  ImplicitLocOpBuilder b(loc, builder);
+  b.setInsertionPointToStart(&func.getBody().front());
+  SmallVector<Value> params(func.getArguments().begin(),
+                            func.getArguments().end());
+  QuantizeEmitter(b, spec, params, func.getWorkgroupAttributions()[0]).emit();
+  gpu::ReturnOp::create(b);
+  return func;
+}

@@ -1,0 +1,41 @@
+// RUN: humming-opt %s --humming-lower-to-nvvm="chip=sm_80" -split-input-file -verify-diagnostics
+
+// fp8 codes come from cvt.rn.satfinite.e4m3x2.f32, which sm_80 lacks.
+func.func @fp8_on_sm80(%x: memref<?x256xf16>, %q: memref<?x256xf8E4M3FN>, %s: memref<?x1xf32>) {
+  // expected-error @+1 {{'humming.quantize' op f8E4M3FN activations need cvt to fp8 (sm_89 and later), got sm_80}}
+  humming.quantize %x into %q scales(%s : memref<?x1xf32>)
+      {schema = #humming.input_schema<type = f8E4M3FN, scaling = token>}
+      : memref<?x256xf16> -> memref<?x256xf8E4M3FN>
+  return
+}
+
+// -----
+
+func.func @int4(%x: memref<?x256xf16>, %q: memref<?x256xi4>, %s: memref<?x1xf32>) {
+  // expected-error @+1 {{'humming.quantize' op 4-bit activations (si4) are not quantized on the GPU yet (their codes pack two per byte); expected e4m3, e5m2 or int8}}
+  humming.quantize %x into %q scales(%s : memref<?x1xf32>)
+      {schema = #humming.input_schema<type = si4, scaling = token>}
+      : memref<?x256xf16> -> memref<?x256xi4>
+  return
+}
+
+// -----
+
+func.func @wide_group(%x: memref<?x1024xf16>, %q: memref<?x1024xi8>, %s: memref<?x2xf32>) {
+  // expected-error @+1 {{'humming.quantize' op expected an activation group of a power of two from 8 to 256 elements (a group's lanes exchange their maxima in one warp), got group<512>}}
+  humming.quantize %x into %q scales(%s : memref<?x2xf32>)
+      {schema = #humming.input_schema<type = si8, scaling = group<512>>}
+      : memref<?x1024xf16> -> memref<?x1024xi8>
+  return
+}
+
+// -----
+
+func.func @strided(%x: memref<?x256xf16, strided<[512, 1]>>, %q: memref<?x256xi8>, %s: memref<?x1xf32>) {
+  // expected-error @+1 {{'humming.quantize' op expected identity-layout memrefs, got 'memref<?x256xf16, strided<[512, 1]>>'}}
+  humming.quantize %x into %q scales(%s : memref<?x1xf32>)
+      {schema = #humming.input_schema<type = si8, scaling = token>}
+      : memref<?x256xf16, strided<[512, 1]>> -> memref<?x256xi8>
+  return
+}
+

@@ -1,0 +1,79 @@
+// RUN: humming-opt %s --humming-lower-to-nvvm="chip=sm_90a" -split-input-file | FileCheck %s
+
+// Per token: one block of 128 threads per row (grid y = M), the activations,
+// the codes and the scales in the input, output and scales slots of the
+// kernel ABI; the kernel table says what the kernel is (kind = 1) and that
+// block_n = K (grid x = 1). The row's absmax goes through warp shuffles and
+// shared memory (one value per warp) before the second pass converts pairs
+// with cvt.rn.satfinite.e4m3x2.f32.
+// CHECK: humming.kernels = [{block_m = 1 : i64, block_n = 4096 : i64, cluster = 1 : i64, grid_dependency = 0 : i64, input_map = 0 : i64, kind = 1 : i64, m_max = 0 : i64, m_min = 1 : i64, name = "tok_quantize0", smem = 0 : i64, split_k = 1 : i64, threads = 128 : i64}]
+// CHECK-LABEL: func.func @tok
+// CHECK:         %[[M:.*]] = memref.dim %arg0, %c0
+// CHECK:         %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr<1>
+// CHECK:         scf.if
+// CHECK:           gpu.launch_func @humming_kernels::@tok_quantize0 blocks in (%{{.*}}, %[[M]], %{{.*}}) threads in (%c128, %{{.*}}, %{{.*}}) args(%{{.*}} : !llvm.ptr<1>, %[[NULL]] : !llvm.ptr<1>, %{{.*}} : !llvm.ptr<1>, %[[NULL]] : !llvm.ptr<1>, %[[NULL]] : !llvm.ptr<1>, %[[NULL]] : !llvm.ptr<1>, %{{.*}} : !llvm.ptr<1>, %{{.*}} : i32)
+// CHECK:       gpu.func @tok_quantize0({{.*}}) workgroup(%{{.*}} : memref<4xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 128, 1, 1>}
+// CHECK:         scf.for
+// CHECK:           arith.cmpf ogt
+// CHECK:           arith.select
+// CHECK:         gpu.shuffle  xor %{{.*}}, %c16_i32, %c32_i32 : f32
+// CHECK:         gpu.barrier
+// CHECK:         arith.divf %{{.*}}, %{{.*}} : f32
+// CHECK:         scf.for
+// CHECK:           arith.divf
+// CHECK:           nvvm.convert.f32x2.to.f8x2 {{.*}} {rnd = #nvvm.fp_rnd_mode<rn>, sat = #nvvm.sat_mode<satfinite>} : i16(f8E4M3FN)
+
+func.func @tok(%x: memref<?x4096xf16>, %q: memref<?x4096xf8E4M3FN>, %s: memref<?x1xf32>) {
+  humming.quantize %x into %q scales(%s : memref<?x1xf32>)
+      {schema = #humming.input_schema<type = f8E4M3FN, scaling = token>}
+      : memref<?x4096xf16> -> memref<?x4096xf8E4M3FN>
+  return
+}
+
+// -----
+
+// Per group of 64 (8 lanes of 8 elements): three shuffles within the group,
+// no barrier, int8 codes by clamping, rounding half to even (1.5 x 2^23
+// added and subtracted) and converting; the group's first lane writes its
+// scale at [row, column / 64].
+// CHECK-LABEL: gpu.func @grp_quantize0
+// CHECK-NOT:     gpu.barrier
+// CHECK:         gpu.shuffle  xor %{{.*}}, %c4_i32, %c32_i32 : f32
+// CHECK:         gpu.shuffle  xor %{{.*}}, %c2_i32, %c32_i32{{.*}} : f32
+// CHECK:         gpu.shuffle  xor %{{.*}}, %c1_i32{{.*}}, %c32_i32{{.*}} : f32
+// CHECK:         %[[LO:.*]] = arith.constant -1.280000e+02 : f32
+// CHECK:         %[[HI:.*]] = arith.constant 1.270000e+02 : f32
+// CHECK:         arith.cmpf olt, %{{.*}}, %[[LO]] : f32
+// CHECK:         arith.cmpf ogt, %{{.*}}, %[[HI]] : f32
+// CHECK:         arith.constant 0x4B400000 : f32
+// CHECK:         arith.addf
+// CHECK:         arith.subf
+// CHECK:         arith.fptosi
+// CHECK:         arith.remui %{{.*}}, %c8_i32
+// CHECK:         arith.divui %{{.*}}, %c64_i64
+// CHECK-NOT:     gpu.barrier
+// CHECK:         gpu.return
+
+func.func @grp(%x: memref<?x1024xbf16>, %q: memref<?x1024xi8>, %s: memref<?x16xf32>) {
+  humming.quantize %x into %q scales(%s : memref<?x16xf32>)
+      {schema = #humming.input_schema<type = si8, scaling = group<64>>}
+      : memref<?x1024xbf16> -> memref<?x1024xi8>
+  return
+}
+
+// -----
+
+// A static scale is read from scales[0]; nothing is reduced.
+// CHECK-LABEL: gpu.func @fixed_quantize0
+// CHECK-NOT:     gpu.shuffle
+// CHECK:         %[[S:.*]] = llvm.load %{{.*}} invariant : !llvm.ptr<1> -> f32
+// CHECK:         scf.for
+// CHECK:           arith.divf %{{.*}}, %[[S]] : f32
+// CHECK:         nvvm.convert.f32x2.to.f8x2 {{.*}} : i16(f8E5M2)
+
+func.func @fixed(%x: memref<?x100xf32>, %q: memref<?x100xf8E5M2>, %s: memref<1xf32>) {
+  humming.quantize %x into %q scales(%s : memref<1xf32>)
+      {schema = #humming.input_schema<type = f8E5M2, scaling = static>}
+      : memref<?x100xf32> -> memref<?x100xf8E5M2>
+  return
+}
