@@ -38,6 +38,8 @@
 #include "Humming/Quant/Adapters.h"
 #include "Humming/Quant/Codec.h"
 #include "Humming/Quant/PreparedLayout.h"
+#include "QuantizeCases.h"
+
 #include "Humming/Runtime/Compiler.h"
 #include "Humming/Runtime/CudaDriver.h"
 #include "Humming/Target/KernelABI.h"
@@ -871,6 +873,12 @@ int main(int argc, char **argv) {
       kernelsCached += made->layer->transformStats().cached;
       ++compiled;
     }
+    if (layers.empty() && !useMatrix && forceTiles.empty()) {
+      QuantizeTally q = runQuantizeCases(nullptr, compileOnly, **compiler,
+                                         filter, quick, false, ptxDir);
+      compiled += q.passed;
+      errors += q.failed;
+    }
     if (jit)
       std::printf("jit (%s): compiled %d, cached %d kernels\n",
                   (*compiler)->name().c_str(), kernelsCompiled, kernelsCached);
@@ -1126,7 +1134,14 @@ int main(int argc, char **argv) {
                     o.error.empty() ? "" : (" " + o.error).c_str());
       }
 
-  int passed = 0, failed = 0;
+  // The activation quantization kernels (the suite, not --layer, --matrix
+  // or a forced GEMM tile).
+  QuantizeTally quantized;
+  if (layers.empty() && !useMatrix && forceTiles.empty())
+    quantized = runQuantizeCases(&cu, chip, **compiler, filter, quick,
+                                 !noTiming, "");
+
+  int passed = quantized.passed, failed = quantized.failed;
   Json results = Json::array();
   for (const Outcome &o : outcomes) {
     (o.pass ? passed : failed)++;
