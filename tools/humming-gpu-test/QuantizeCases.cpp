@@ -78,6 +78,7 @@ std::vector<QuantizeCase> quantizeCases(bool quick) {
     add("token", ActScaling::Token, 0, DType::BF16, 7168);
     add("token", ActScaling::Token, 0, DType::F32, 1000); // a short last chunk
     add("token", ActScaling::Token, 0, DType::F16, 100); // a thread's 8 cut
+    add("token", ActScaling::Token, 0, DType::BF16, 16384); // read twice
     add("group32", ActScaling::Group, 32, DType::BF16, 4096);
     add("group128", ActScaling::Group, 128, DType::F16, 7168);
     add("group64", ActScaling::Group, 64, DType::F32, 1088);

@@ -9,10 +9,13 @@
 //
 // One block of kQuantizeThreads threads per row (grid y = M). Thread t owns
 // the eight consecutive elements 8 t .. 8 t + 7 of every chunk of
-// 8 x kQuantizeThreads; per token a block-wide maximum (warp shuffles, then
-// one value per warp through shared memory) precedes a second pass that
-// converts and stores; per group (a power of two from 8 to 256 elements:
-// g / 8 neighbouring lanes) the lanes of a group exchange their maxima by
+// 8 x kQuantizeThreads; with K % 8 == 0 it reads them with one 16-byte load
+// (two for f32) and writes their codes with one 8-byte store, else element
+// by element. Per token a block-wide maximum (warp shuffles, then one value
+// per warp through shared memory) precedes the conversion; rows of up to
+// kHeldChunks chunks stay in registers meanwhile, longer ones are read
+// again. Per group (a power of two from 8 to 256 elements: g / 8
+// neighbouring lanes) the lanes of a group exchange their maxima by
 // shuffles and convert in the same pass.
 //
 //===----------------------------------------------------------------------===//
@@ -26,6 +29,7 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 
 #include "Humming/Quant/Codec.h"
@@ -38,6 +42,9 @@ namespace {
 
 constexpr int64_t kPerThread = 8;
 constexpr int64_t kWarps = kQuantizeThreads / 32;
+/// Rows of up to this many chunks (8 x kQuantizeThreads elements each: K <=
+/// 8192) stay in registers between the absmax and the conversion.
+constexpr int64_t kHeldChunks = 8;
 
 class QuantizeEmitter : EmitterBase {
 public:
@@ -48,13 +55,18 @@ public:
   void emit();
 
 private:
-  /// Element `j` of the thread's eight in chunk `chunk` (i32 loop value):
-  /// its column (i64), whether it lies in the row, and its value as f32 (0
-  /// outside: the load reads a clamped column).
+  /// One of the thread's eight elements of a chunk: its column (i64),
+  /// whether it lies in the row, and its value as f32 (0 outside: the load
+  /// reads a clamped column).
   struct Element {
     Value column, inRow, value;
   };
-  Element element(Value rowBase, Value chunk, int64_t j);
+  /// The thread's eight elements of chunk `chunk` (i32).
+  SmallVector<Element> chunkElements(Value rowBase, Value chunk);
+  /// Whole 16-byte loads and 8-byte stores: K % 8 == 0, so a thread's
+  /// eight lie in the row or wholly past it, and the row starts aligned
+  /// (the kernel ABI's 16-byte aligned pointers).
+  bool vectorized() const { return spec.k % kPerThread == 0; }
   /// b > a ? b : a: the maximum with a NaN `b` ignored. (arith.maxnumf
   /// would become a libdevice call, __nv_fmaxf, in the GPU lowering.)
   Value maxOf(Value a, Value b) {
@@ -95,27 +107,53 @@ private:
   Value warpMax; ///< shared memory, one f32 per warp
 };
 
-QuantizeEmitter::Element QuantizeEmitter::element(Value rowBase, Value chunk,
-                                                  int64_t j) {
+SmallVector<QuantizeEmitter::Element>
+QuantizeEmitter::chunkElements(Value rowBase, Value chunk) {
   Value tid = index32(gpu::ThreadIdOp::create(b, gpu::Dimension::x));
-  Value col = arith::AddIOp::create(
+  Value first = arith::AddIOp::create(
       b,
       arith::MulIOp::create(b, sext64(chunk),
                             c64(kPerThread * kQuantizeThreads)),
-      arith::AddIOp::create(
-          b, arith::MulIOp::create(b, sext64(tid), c64(kPerThread)), c64(j)));
-  Value inRow = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, col,
-                                      c64(spec.k));
-  Value clamped = arith::MinSIOp::create(b, col, c64(spec.k - 1));
+      arith::MulIOp::create(b, sext64(tid), c64(kPerThread)));
   Type srcType = spec.source == hq::ScalarType::f32()   ? f32
                  : spec.source == hq::ScalarType::bf16() ? Type(b.getBF16Type())
                                                          : Type(b.getF16Type());
-  Value v = load(srcType, param(hq::abi::ParamInput),
-                 arith::AddIOp::create(b, rowBase, clamped));
-  if (srcType != f32)
-    v = arith::ExtFOp::create(b, f32, v);
-  v = arith::SelectOp::create(b, inRow, v, cf(0));
-  return {col, inRow, v};
+  SmallVector<Element> out;
+  if (vectorized()) {
+    // K % 8 == 0: the thread's eight lie in the row or wholly past it; one
+    // 16-byte load (two for f32) at a clamped column.
+    Value inRow = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, first,
+                                        c64(spec.k));
+    Value clamped = arith::MinSIOp::create(b, first, c64(spec.k - kPerThread));
+    auto vecType = VectorType::get({kPerThread}, srcType);
+    Value addr = LLVM::GEPOp::create(
+        b, ptr, srcType, param(hq::abi::ParamInput),
+        ValueRange{arith::AddIOp::create(b, rowBase, clamped)});
+    Value vec = LLVM::LoadOp::create(b, vecType, addr, /*alignment=*/16,
+                                     /*isVolatile=*/false,
+                                     /*isNonTemporal=*/false,
+                                     /*isInvariant=*/true);
+    for (int64_t j = 0; j < kPerThread; ++j) {
+      Value v = LLVM::ExtractElementOp::create(b, vec, c32(j));
+      if (srcType != f32)
+        v = arith::ExtFOp::create(b, f32, v);
+      out.push_back({arith::AddIOp::create(b, first, c64(j)), inRow,
+                     arith::SelectOp::create(b, inRow, v, cf(0))});
+    }
+    return out;
+  }
+  for (int64_t j = 0; j < kPerThread; ++j) {
+    Value col = arith::AddIOp::create(b, first, c64(j));
+    Value inRow = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, col,
+                                        c64(spec.k));
+    Value clamped = arith::MinSIOp::create(b, col, c64(spec.k - 1));
+    Value v = load(srcType, param(hq::abi::ParamInput),
+                   arith::AddIOp::create(b, rowBase, clamped));
+    if (srcType != f32)
+      v = arith::ExtFOp::create(b, f32, v);
+    out.push_back({col, inRow, arith::SelectOp::create(b, inRow, v, cf(0))});
+  }
+  return out;
 }
 
 void QuantizeEmitter::convertAndStore(Value rowBase, ArrayRef<Element> elems,
@@ -161,6 +199,22 @@ void QuantizeEmitter::convertAndStore(Value rowBase, ArrayRef<Element> elems,
     }
     codes = bytes;
   }
+  if (vectorized()) {
+    // The eight codes in one 8-byte store (the row's codes start at a
+    // multiple of 8 bytes: K % 8 == 0).
+    auto vecType = VectorType::get({kPerThread}, i8);
+    Value vec = LLVM::UndefOp::create(b, vecType);
+    for (int64_t j = 0; j < kPerThread; ++j)
+      vec = LLVM::InsertElementOp::create(b, vec, codes[j], c32(j));
+    auto ifIn = scf::IfOp::create(b, elems[0].inRow, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifIn.thenBlock());
+    Value addr = LLVM::GEPOp::create(
+        b, ptr, i8, param(hq::abi::ParamOutput),
+        ValueRange{arith::AddIOp::create(b, rowBase, elems[0].column)});
+    LLVM::StoreOp::create(b, vec, addr, /*alignment=*/8);
+    return;
+  }
   for (size_t j = 0; j < elems.size(); ++j) {
     auto ifIn = scf::IfOp::create(b, elems[j].inRow, /*withElseRegion=*/false);
     OpBuilder::InsertionGuard guard(b);
@@ -183,12 +237,7 @@ void QuantizeEmitter::emit() {
     b.setInsertionPointToStart(loop.getBody());
     body(loop.getInductionVar());
   };
-  auto elementsOf = [&](Value chunk) {
-    SmallVector<Element> e;
-    for (int64_t j = 0; j < kPerThread; ++j)
-      e.push_back(element(rowBase, chunk, j));
-    return e;
-  };
+  auto elementsOf = [&](Value chunk) { return chunkElements(rowBase, chunk); };
 
   if (in.scaling == hq::ActScaling::Static) {
     Value scale = load(f32, param(hq::abi::ParamScales), c64(0));
@@ -226,18 +275,31 @@ void QuantizeEmitter::emit() {
     return;
   }
 
-  // Per token: the row's absmax over the block, then a second pass.
-  auto amaxLoop = scf::ForOp::create(b, c32(0), c32(chunks), c32(1),
-                                     ValueRange{cf(0)});
-  {
+  // Per token: the row's absmax over the block, then the conversion. Rows
+  // of up to kHeldChunks chunks stay in registers (unrolled); longer ones
+  // are read twice (the second time mostly from L2).
+  const bool held = chunks <= kHeldChunks;
+  SmallVector<SmallVector<Element>> rowElems;
+  Value threadMax;
+  if (held) {
+    threadMax = cf(0);
+    for (int64_t c = 0; c < chunks; ++c) {
+      rowElems.push_back(elementsOf(c32(c)));
+      for (const Element &x : rowElems.back())
+        threadMax = maxAbs(threadMax, x.value);
+    }
+  } else {
+    auto amaxLoop = scf::ForOp::create(b, c32(0), c32(chunks), c32(1),
+                                       ValueRange{cf(0)});
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(amaxLoop.getBody());
     Value amax = amaxLoop.getRegionIterArgs()[0];
     for (const Element &x : elementsOf(amaxLoop.getInductionVar()))
       amax = maxAbs(amax, x.value);
     scf::YieldOp::create(b, amax);
+    threadMax = amaxLoop.getResult(0);
   }
-  Value amax = laneMax(amaxLoop.getResult(0), 32);
+  Value amax = laneMax(threadMax, 32);
   Value lane = arith::RemUIOp::create(b, tid, c32(32));
   Value warp = arith::DivUIOp::create(b, tid, c32(32));
   {
@@ -264,6 +326,11 @@ void QuantizeEmitter::emit() {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(ifFirst.thenBlock());
     store(scale, param(hq::abi::ParamScales), sext64(row));
+  }
+  if (held) {
+    for (const SmallVector<Element> &e : rowElems)
+      convertAndStore(rowBase, e, scale);
+    return;
   }
   forChunks([&](Value chunk) {
     convertAndStore(rowBase, elementsOf(chunk), scale);

@@ -3,9 +3,11 @@
 // Per token: one block of 128 threads per row (grid y = M), the activations,
 // the codes and the scales in the input, output and scales slots of the
 // kernel ABI; the kernel table says what the kernel is (kind = 1) and that
-// block_n = K (grid x = 1). The row's absmax goes through warp shuffles and
-// shared memory (one value per warp) before the second pass converts pairs
-// with cvt.rn.satfinite.e4m3x2.f32.
+// block_n = K (grid x = 1). K = 4096 is four chunks of 8 x 128: each thread
+// loads its eight of each with one 16-byte load, keeps them in registers
+// through the row's absmax (warp shuffles, then one value per warp through
+// shared memory), converts pairs with cvt.rn.satfinite.e4m3x2.f32 and
+// stores its eight codes with one 8-byte store.
 // CHECK: humming.kernels = [{block_m = 1 : i64, block_n = 4096 : i64, cluster = 1 : i64, grid_dependency = 0 : i64, input_map = 0 : i64, kind = 1 : i64, m_max = 0 : i64, m_min = 1 : i64, name = "tok_quantize0", smem = 0 : i64, split_k = 1 : i64, threads = 128 : i64}]
 // CHECK-LABEL: func.func @tok
 // CHECK:         %[[M:.*]] = memref.dim %arg0, %c0
@@ -13,20 +15,38 @@
 // CHECK:         scf.if
 // CHECK:           gpu.launch_func @humming_kernels::@tok_quantize0 blocks in (%{{.*}}, %[[M]], %{{.*}}) threads in (%c128, %{{.*}}, %{{.*}}) args(%{{.*}} : !llvm.ptr<1>, %[[NULL]] : !llvm.ptr<1>, %{{.*}} : !llvm.ptr<1>, %[[NULL]] : !llvm.ptr<1>, %[[NULL]] : !llvm.ptr<1>, %[[NULL]] : !llvm.ptr<1>, %{{.*}} : !llvm.ptr<1>, %{{.*}} : i32)
 // CHECK:       gpu.func @tok_quantize0({{.*}}) workgroup(%{{.*}} : memref<4xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 128, 1, 1>}
-// CHECK:         scf.for
-// CHECK:           arith.cmpf ogt
-// CHECK:           arith.select
+// CHECK-NOT:     scf.for
+// CHECK-COUNT-4: llvm.load %{{.*}} invariant {alignment = 16 : i64} : !llvm.ptr<1> -> vector<8xf16>
 // CHECK:         gpu.shuffle  xor %{{.*}}, %c16_i32, %c32_i32 : f32
 // CHECK:         gpu.barrier
 // CHECK:         arith.divf %{{.*}}, %{{.*}} : f32
-// CHECK:         scf.for
-// CHECK:           arith.divf
-// CHECK:           nvvm.convert.f32x2.to.f8x2 {{.*}} {rnd = #nvvm.fp_rnd_mode<rn>, sat = #nvvm.sat_mode<satfinite>} : i16(f8E4M3FN)
+// CHECK:         nvvm.convert.f32x2.to.f8x2 {{.*}} {rnd = #nvvm.fp_rnd_mode<rn>, sat = #nvvm.sat_mode<satfinite>} : i16(f8E4M3FN)
+// CHECK:         llvm.store %{{.*}}, %{{.*}} {alignment = 8 : i64} : vector<8xi8>, !llvm.ptr<1>
+// CHECK-NOT:     scf.for
 
 func.func @tok(%x: memref<?x4096xf16>, %q: memref<?x4096xf8E4M3FN>, %s: memref<?x1xf32>) {
   humming.quantize %x into %q scales(%s : memref<?x1xf32>)
       {schema = #humming.input_schema<type = f8E4M3FN, scaling = token>}
       : memref<?x4096xf16> -> memref<?x4096xf8E4M3FN>
+  return
+}
+
+// -----
+
+// K = 16384 does not stay in registers: the absmax loop reads the row, a
+// second loop reads it again and converts.
+// CHECK-LABEL: gpu.func @long_quantize0
+// CHECK:         scf.for {{.*}} iter_args
+// CHECK:           vector<8xbf16>
+// CHECK:         gpu.barrier
+// CHECK:         scf.for
+// CHECK:           vector<8xbf16>
+// CHECK:           nvvm.convert.f32x2.to.f8x2
+
+func.func @long(%x: memref<?x16384xbf16>, %q: memref<?x16384xf8E4M3FN>, %s: memref<?x1xf32>) {
+  humming.quantize %x into %q scales(%s : memref<?x1xf32>)
+      {schema = #humming.input_schema<type = f8E4M3FN, scaling = token>}
+      : memref<?x16384xbf16> -> memref<?x16384xf8E4M3FN>
   return
 }
 
@@ -38,8 +58,8 @@ func.func @tok(%x: memref<?x4096xf16>, %q: memref<?x4096xf8E4M3FN>, %s: memref<?
 // scale at [row, column / 64].
 // CHECK-LABEL: gpu.func @grp_quantize0
 // CHECK-NOT:     gpu.barrier
-// CHECK:         gpu.shuffle  xor %{{.*}}, %c4_i32, %c32_i32 : f32
-// CHECK:         gpu.shuffle  xor %{{.*}}, %c2_i32, %c32_i32{{.*}} : f32
+// CHECK:         gpu.shuffle  xor %{{.*}}, %c4_i32{{.*}}, %c32_i32{{.*}} : f32
+// CHECK:         gpu.shuffle  xor %{{.*}}, %c2_i32{{.*}}, %c32_i32{{.*}} : f32
 // CHECK:         gpu.shuffle  xor %{{.*}}, %c1_i32{{.*}}, %c32_i32{{.*}} : f32
 // CHECK:         %[[LO:.*]] = arith.constant -1.280000e+02 : f32
 // CHECK:         %[[HI:.*]] = arith.constant 1.270000e+02 : f32
@@ -63,13 +83,17 @@ func.func @grp(%x: memref<?x1024xbf16>, %q: memref<?x1024xi8>, %s: memref<?x16xf
 
 // -----
 
-// A static scale is read from scales[0]; nothing is reduced.
+// A static scale is read from scales[0]; nothing is reduced. K = 100 is no
+// multiple of 8: element loads and one-byte stores, each where it lies in
+// the row.
 // CHECK-LABEL: gpu.func @fixed_quantize0
 // CHECK-NOT:     gpu.shuffle
 // CHECK:         %[[S:.*]] = llvm.load %{{.*}} invariant : !llvm.ptr<1> -> f32
 // CHECK:         scf.for
 // CHECK:           arith.divf %{{.*}}, %[[S]] : f32
 // CHECK:         nvvm.convert.f32x2.to.f8x2 {{.*}} : i16(f8E5M2)
+// CHECK-NOT:     vector<8x
+// CHECK:         llvm.store %{{.*}}, %{{.*}} : i8, !llvm.ptr<1>
 
 func.func @fixed(%x: memref<?x100xf32>, %q: memref<?x100xf8E5M2>, %s: memref<1xf32>) {
   humming.quantize %x into %q scales(%s : memref<1xf32>)
