@@ -1,6 +1,7 @@
 //===- Layer.cpp - A quantized linear layer, ready to run -----------------===//
 
 #include "Humming/API/Layer.h"
+#include "Jit.h"
 
 #include "Humming/Dialect/Humming/IR/HummingDialect.h"
 #include "Humming/Pipelines/Pipelines.h"
@@ -35,14 +36,7 @@
 namespace humming {
 namespace mh = mlir::humming;
 
-namespace {
-/// One compiler and one kernel cache per process.
-struct JitState {
-  std::unique_ptr<rt::KernelCompiler> compiler;
-  std::string compilerError;
-  std::unique_ptr<rt::KernelCache> cache;
-};
-JitState &jit() {
+detail::JitState &detail::jit() {
   static JitState state;
   static std::once_flag once;
   std::call_once(once, [] {
@@ -55,6 +49,10 @@ JitState &jit() {
   });
   return state;
 }
+
+namespace {
+using detail::jit;
+using detail::JitState;
 
 /// A split_k kernel whose CTAs form a cluster (they read each other's
 /// shared memory): the loaded function must ask the driver for that

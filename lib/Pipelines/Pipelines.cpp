@@ -243,6 +243,48 @@ mlir::humming::buildLayerModule(MLIRContext &ctx, const LayerSpec &spec) {
   return std::move(module);
 }
 
+hq::Result<OwningOpRef<ModuleOp>>
+mlir::humming::buildQuantizeModule(MLIRContext &ctx, const QuantizeSpec &spec) {
+  std::string diagnostics;
+  ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &d) {
+    if (d.getSeverity() == DiagnosticSeverity::Error)
+      diagnostics += d.str() + "\n";
+    return success();
+  });
+  auto fail = [&](const char *what) {
+    return hq::Error{diagnostics.empty() ? std::string(what)
+                                         : std::string(what) + ": " + diagnostics};
+  };
+  OpBuilder b(&ctx);
+  Location loc = UnknownLoc::get(&ctx);
+  auto emitError = [&] { return mlir::emitError(loc); };
+  auto is = InputSchemaAttr::fromHost(emitError, &ctx, spec.input);
+  if (!is)
+    return fail("invalid input schema");
+  hq::ShapeOrDiag scales =
+      hq::expectedInputScaleShape(spec.input, ShapedType::kDynamic, spec.k);
+  if (scales.error)
+    return hq::Error{*scales.error};
+  SmallVector<Type> types = {
+      MemRefType::get({ShapedType::kDynamic, spec.k},
+                      toMLIRType(&ctx, spec.source)),
+      MemRefType::get({ShapedType::kDynamic, spec.k},
+                      toMLIRType(&ctx, spec.input.type)),
+      MemRefType::get(scales.shape, b.getF32Type())};
+  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
+  b.setInsertionPointToEnd(module->getBody());
+  auto func =
+      func::FuncOp::create(b, loc, "quantize", b.getFunctionType(types, {}));
+  Block *body = func.addEntryBlock();
+  b.setInsertionPointToStart(body);
+  QuantizeOp::create(b, loc, body->getArgument(0), body->getArgument(2),
+                     Value(), Value(), body->getArgument(1), is);
+  func::ReturnOp::create(b, loc);
+  if (failed(verify(*module)))
+    return fail("the quantization does not verify");
+  return std::move(module);
+}
+
 std::vector<hq::abi::KernelLaunch> mlir::humming::kernelTable(ModuleOp module) {
   std::vector<hq::abi::KernelLaunch> out;
   auto table = module->getAttrOfType<ArrayAttr>(hq::abi::kKernelTableAttr);

@@ -2,9 +2,10 @@
 //
 // The activation quantization kernel (humming.quantize with an input
 // schema) against the host reference, humming::quantizeActivations: the
-// codes and scales must match bit for bit. Each case builds the op as IR,
-// compiles it with the same pipeline and compiler as the layers, launches
-// the kernel its kernel table names (kind = quantize) on fresh random
+// codes and scales must match bit for bit. Each case goes through
+// humming::ActivationQuantizer (the op as IR, the pipeline, the compiler and
+// the kernel cache the layers use; its kernel table entry must say quantize)
+// and runs on fresh random
 // activations with a row of zeros, a NaN, a huge and a tiny value planted,
 // into poisoned outputs; and times the big cases (one launch, after a
 // warm-up).
@@ -13,15 +14,12 @@
 
 #include "QuantizeCases.h"
 
-#include "Humming/Pipelines/Pipelines.h"
+#include "Humming/API/ActivationQuantizer.h"
 #include "Humming/Quant/Codec.h"
 #include "Humming/Quant/Quantize.h"
 #include "Humming/Quant/Tensor.h"
-#include "Humming/Registration.h"
 #include "Humming/Target/KernelABI.h"
 
-#include "mlir/IR/MLIRContext.h"
-#include "mlir/Parser/Parser.h"
 
 #include <cmath>
 #include <cstdio>
@@ -111,50 +109,29 @@ std::string caseModule(const QuantizeCase &c) {
          src + " -> " + dst + "\n  return\n}\n";
 }
 
-/// What one case compiled to: the loaded module and its kernel.
-struct Compiled {
-  std::unique_ptr<rt::Module> module;
-  rt::CUfunction function = nullptr;
-  abi::KernelLaunch launch;
-  std::string ptx;
-};
+ScalarType sourceScalar(DType d) {
+  return d == DType::F32    ? ScalarType::f32()
+         : d == DType::BF16 ? ScalarType::bf16()
+                            : ScalarType::f16();
+}
 
-Result<Compiled> compileCase(const QuantizeCase &c, const std::string &chip,
-                             const rt::CudaDriver *cu,
-                             const rt::KernelCompiler &compiler) {
-  mlir::DialectRegistry registry;
-  mlir::humming::registerHummingDialects(registry);
-  mlir::MLIRContext ctx(registry, mlir::MLIRContext::Threading::DISABLED);
-  ctx.loadAllAvailableDialects();
-  mlir::OwningOpRef<mlir::ModuleOp> module =
-      mlir::parseSourceString<mlir::ModuleOp>(caseModule(c), &ctx);
-  if (!module)
-    return Error{"the case's IR does not parse (a bug in the test)"};
-  // sm_89 selects the fp8 cvt from PTX ISA 8.1 only.
-  unsigned ptx = chip == "sm_89" ? 81 : 0;
-  Result<std::string> text = mlir::humming::compileToPtx(*module, chip, ptx);
-  if (!text)
-    return Error{text.error()};
-  std::vector<abi::KernelLaunch> table = mlir::humming::kernelTable(*module);
-  if (table.size() != 1 || table[0].kind != abi::kQuantizeKernel)
-    return Error{"expected one quantize kernel in the kernel table"};
-  Compiled out;
-  out.launch = table[0];
-  out.ptx = text.take();
-  if (!cu)
-    return out;
-  Result<rt::CompiledKernel> image = compiler.compile(out.ptx, chip);
-  if (!image)
-    return Error{image.error()};
-  Result<rt::Module> loaded = rt::Module::load(*cu, image->image);
-  if (!loaded)
-    return Error{loaded.error()};
-  out.module = std::make_unique<rt::Module>(loaded.take());
-  Result<rt::CUfunction> fn = out.module->function(out.launch.name);
-  if (!fn)
-    return Error{fn.error()};
-  out.function = *fn;
-  return out;
+/// The case's quantizer, transformed for `chip` (compile-only without a
+/// driver).
+Result<ActivationQuantizer> quantizerFor(const QuantizeCase &c,
+                                         const std::string &chip,
+                                         bool compileOnly) {
+  Result<ActivationQuantizer> q =
+      ActivationQuantizer::create(c.input, sourceScalar(c.source), c.k);
+  if (!q)
+    return q;
+  LayerTarget target;
+  target.chip = chip;
+  target.compileOnly = compileOnly;
+  if (Status s = q->transform(target); !s)
+    return Error{s.error()};
+  if (q->kernel().kind != abi::kQuantizeKernel)
+    return Error{"expected a quantize kernel in the kernel table"};
+  return q;
 }
 
 /// Random activations of `c` for m rows in its source type, with a row of
@@ -181,7 +158,7 @@ struct Checked {
   double us = 0;
 };
 
-Checked runCase(const rt::CudaDriver &cu, const Compiled &k,
+Checked runCase(const rt::CudaDriver &cu, const ActivationQuantizer &q,
                 const QuantizeCase &c, int64_t m, std::mt19937 &rng,
                 bool timed) {
   Checked r;
@@ -214,16 +191,8 @@ Checked runCase(const rt::CudaDriver &cu, const Compiled &k,
     s = isStatic ? ds->upload(&staticScale, 4) : ds->fill(0xFF); // NaN
   if (!s)
     return fail(s.error());
-  rt::CUdeviceptr null = 0, in = dx->ptr(), out = dq->ptr(), sc = ds->ptr();
-  int32_t m32 = int32_t(m);
-  void *params[] = {&in, &null, &sc, &null, &null, &null, &out, &m32};
-  uint32_t grid[3];
-  k.launch.grid(m, c.k, grid);
   auto launch = [&]() {
-    return cu.check(cu.cuLaunchKernel(k.function, grid[0], grid[1], grid[2],
-                                      unsigned(k.launch.threads), 1, 1, 0,
-                                      nullptr, params, nullptr),
-                    "cuLaunchKernel");
+    return q.forward(nullptr, dx->ptr(), dq->ptr(), ds->ptr(), m);
   };
   if (Status l = launch(); !l)
     return fail(l.error());
@@ -288,7 +257,6 @@ Checked runCase(const rt::CudaDriver &cu, const Compiled &k,
 
 QuantizeTally runQuantizeCases(const rt::CudaDriver *cu,
                                const std::string &chip,
-                               const rt::KernelCompiler &compiler,
                                const std::string &filter, bool quick,
                                bool timing, const std::string &ptxDir) {
   QuantizeTally tally;
@@ -300,14 +268,14 @@ QuantizeTally runQuantizeCases(const rt::CudaDriver *cu,
     int sm = std::atoi(chip.c_str() + 3);
     if (!c.input.type.isInt() && sm < 89)
       continue;
-    Result<Compiled> k = compileCase(c, chip, cu, compiler);
+    Result<ActivationQuantizer> k = quantizerFor(c, chip, cu == nullptr);
     if (!k) {
       std::printf("%-40s ERROR %s\n", c.name.c_str(), k.error().c_str());
       ++tally.failed;
       continue;
     }
     if (!ptxDir.empty()) {
-      std::ofstream(ptxDir + "/" + c.name + ".ptx") << k->ptx;
+      std::ofstream(ptxDir + "/" + c.name + ".ptx") << k->ptx();
     }
     if (!cu) {
       ++tally.passed;

@@ -874,8 +874,8 @@ int main(int argc, char **argv) {
       ++compiled;
     }
     if (layers.empty() && !useMatrix && forceTiles.empty()) {
-      QuantizeTally q = runQuantizeCases(nullptr, compileOnly, **compiler,
-                                         filter, quick, false, ptxDir);
+      QuantizeTally q = runQuantizeCases(nullptr, compileOnly, filter, quick,
+                                         false, ptxDir);
       compiled += q.passed;
       errors += q.failed;
     }
@@ -1138,7 +1138,7 @@ int main(int argc, char **argv) {
   // or a forced GEMM tile).
   QuantizeTally quantized;
   if (layers.empty() && !useMatrix && forceTiles.empty())
-    quantized = runQuantizeCases(&cu, chip, **compiler, filter, quick,
+    quantized = runQuantizeCases(&cu, chip, filter, quick,
                                  !noTiming, "");
 
   int passed = quantized.passed, failed = quantized.failed;

@@ -112,6 +112,18 @@ struct LayerSpec {
 ::humming::Result<OwningOpRef<ModuleOp>> buildLayerModule(MLIRContext &ctx,
                                                           const LayerSpec &spec);
 
+/// Activation quantization as the JIT compiles it: func @quantize(source
+/// [?, k], codes [?, k], scales) { humming.quantize } (the scales' shape
+/// from the schema: [?, 1], [?, k / g] or [1]). Errors say why it does not
+/// verify.
+struct QuantizeSpec {
+  ::humming::InputSchema input;
+  ::humming::ScalarType source = ::humming::ScalarType::f16();
+  int64_t k = 0;
+};
+::humming::Result<OwningOpRef<ModuleOp>>
+buildQuantizeModule(MLIRContext &ctx, const QuantizeSpec &spec);
+
 /// The kernel table humming-lower-to-nvvm recorded on `module` (empty when
 /// it holds no lowered layer).
 std::vector<::humming::abi::KernelLaunch> kernelTable(ModuleOp module);

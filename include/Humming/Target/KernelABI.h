@@ -94,14 +94,20 @@ struct KernelLaunch {
   /// What the kernel computes: kGemmKernel (the layer's GEMM; the fields
   /// above as documented) or kQuantizeKernel (humming.quantize of the
   /// activations: input slot -> codes in the output slot and f32 scales in
-  /// the scales slot; one block of `threads` per row, block_m = 1, block_n
-  /// = K, so grid() with np = K gives (1, M, 1)).
+  /// the scales slot; one block of `threads` per row along grid x, block_m
+  /// = 1, block_n = K).
   int64_t kind = 0;
 
   bool serves(int64_t m) const { return m >= mMin && (mMax == 0 || m <= mMax); }
   /// Grid for `m` tokens and padded N `np` (one block per block_n columns
   /// and block_m rows, rounded up; split_k blocks along z).
+  /// A quantize kernel: (M, 1, 1).
   void grid(int64_t m, int64_t np, uint32_t g[3]) const {
+    if (kind == kQuantizeKernel) {
+      g[0] = uint32_t(m);
+      g[1] = g[2] = 1;
+      return;
+    }
     g[0] = uint32_t((np + blockN - 1) / blockN);
     g[1] = uint32_t((m + blockM - 1) / blockM);
     g[2] = uint32_t(splitK);

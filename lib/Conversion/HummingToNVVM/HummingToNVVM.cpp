@@ -528,8 +528,8 @@ struct LowerToNVVMPass
       l.threads = kQuantizeThreads;
       l.kind = hq::abi::kQuantizeKernel;
       launchTable.push_back(launchAttr(builder, l));
-      // One block per row; the activations, codes and scales in the slots
-      // of the kernel ABI (KernelABI.h: KernelLaunch::kind).
+      // One block per row (grid x); the activations, codes and scales in
+      // the slots of the kernel ABI (KernelABI.h: KernelLaunch::kind).
       ImplicitLocOpBuilder b(op.getLoc(), op);
       Value m = memref::DimOp::create(b, op.getSource(), 0);
       Value null = devicePointer(b, Value());
@@ -543,7 +543,7 @@ struct LowerToNVVMPass
       b.setInsertionPointToStart(ifAny.thenBlock());
       Value one = arith::ConstantIndexOp::create(b, 1);
       gpu::LaunchFuncOp::create(
-          b, kernel, gpu::KernelDim3{one, m, one},
+          b, kernel, gpu::KernelDim3{m, one, one},
           gpu::KernelDim3{arith::ConstantIndexOp::create(b, kQuantizeThreads),
                           one, one},
           Value(), args);

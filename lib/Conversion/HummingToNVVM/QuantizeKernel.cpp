@@ -7,7 +7,8 @@
 // absmax / max code in f32 (NaN ignored; 1 where not positive), code =
 // the value / scale in f32, rounded to nearest even and saturated.
 //
-// One block of kQuantizeThreads threads per row (grid y = M). Thread t owns
+// One block of kQuantizeThreads threads per row (grid x = M: up to 2^31 - 1
+// rows, where grid y would stop at 65535). Thread t owns
 // the eight consecutive elements 8 t .. 8 t + 7 of every chunk of
 // 8 x kQuantizeThreads; with K % 8 == 0 it reads them with one 16-byte load
 // (two for f32) and writes their codes with one 8-byte store, else element
@@ -226,7 +227,7 @@ void QuantizeEmitter::convertAndStore(Value rowBase, ArrayRef<Element> elems,
 
 void QuantizeEmitter::emit() {
   const hq::InputSchema &in = spec.input;
-  Value row = index32(gpu::BlockIdOp::create(b, gpu::Dimension::y));
+  Value row = index32(gpu::BlockIdOp::create(b, gpu::Dimension::x));
   Value tid = index32(gpu::ThreadIdOp::create(b, gpu::Dimension::x));
   Value rowBase = arith::MulIOp::create(b, sext64(row), c64(spec.k));
   const int64_t chunks =

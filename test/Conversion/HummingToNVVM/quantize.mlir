@@ -1,9 +1,9 @@
 // RUN: humming-opt %s --humming-lower-to-nvvm="chip=sm_90a" -split-input-file | FileCheck %s
 
-// Per token: one block of 128 threads per row (grid y = M), the activations,
+// Per token: one block of 128 threads per row (grid x = M), the activations,
 // the codes and the scales in the input, output and scales slots of the
 // kernel ABI; the kernel table says what the kernel is (kind = 1) and that
-// block_n = K (grid x = 1). K = 4096 is four chunks of 8 x 128: each thread
+// block_n = K. K = 4096 is four chunks of 8 x 128: each thread
 // loads its eight of each with one 16-byte load, keeps them in registers
 // through the row's absmax (warp shuffles, then one value per warp through
 // shared memory), converts pairs with cvt.rn.satfinite.e4m3x2.f32 and
@@ -13,7 +13,7 @@
 // CHECK:         %[[M:.*]] = memref.dim %arg0, %c0
 // CHECK:         %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr<1>
 // CHECK:         scf.if
-// CHECK:           gpu.launch_func @humming_kernels::@tok_quantize0 blocks in (%{{.*}}, %[[M]], %{{.*}}) threads in (%c128, %{{.*}}, %{{.*}}) args(%{{.*}} : !llvm.ptr<1>, %[[NULL]] : !llvm.ptr<1>, %{{.*}} : !llvm.ptr<1>, %[[NULL]] : !llvm.ptr<1>, %[[NULL]] : !llvm.ptr<1>, %[[NULL]] : !llvm.ptr<1>, %{{.*}} : !llvm.ptr<1>, %{{.*}} : i32)
+// CHECK:           gpu.launch_func @humming_kernels::@tok_quantize0 blocks in (%[[M]], %{{.*}}, %{{.*}}) threads in (%c128, %{{.*}}, %{{.*}}) args(%{{.*}} : !llvm.ptr<1>, %[[NULL]] : !llvm.ptr<1>, %{{.*}} : !llvm.ptr<1>, %[[NULL]] : !llvm.ptr<1>, %[[NULL]] : !llvm.ptr<1>, %[[NULL]] : !llvm.ptr<1>, %{{.*}} : !llvm.ptr<1>, %{{.*}} : i32)
 // CHECK:       gpu.func @tok_quantize0({{.*}}) workgroup(%{{.*}} : memref<4xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 128, 1, 1>}
 // CHECK-NOT:     scf.for
 // CHECK-COUNT-4: llvm.load %{{.*}} invariant {alignment = 16 : i64} : !llvm.ptr<1> -> vector<8xf16>

@@ -1,0 +1,228 @@
+//===- ActivationQuantizer.cpp - 8-bit activations on the GPU -------------===//
+
+#include "Humming/API/ActivationQuantizer.h"
+#include "Jit.h"
+
+#include "Humming/Pipelines/Pipelines.h"
+#include "Humming/Quant/Adapters.h"
+#include "Humming/Quant/Checked.h"
+#include "Humming/Registration.h"
+#include "Humming/Runtime/CudaDriver.h"
+#include "Humming/Runtime/KernelCache.h"
+#include "Humming/Target/ArchInfo.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/Config/llvm-config.h"
+
+#include <chrono>
+#include <cstdio>
+#include <limits>
+#include <optional>
+
+namespace humming {
+
+struct ActivationQuantizer::Impl {
+  InputSchema input;
+  ScalarType source;
+  int64_t k = 0;
+  bool transformed = false, compileOnly = false;
+  std::string chip;
+  abi::KernelLaunch kernel;
+  std::string ptx;
+  TransformStats stats;
+  const rt::CudaDriver *driver = nullptr;
+  std::unique_ptr<rt::Module> module;
+  rt::CUfunction function = nullptr;
+};
+
+ActivationQuantizer::ActivationQuantizer(std::unique_ptr<Impl> impl)
+    : impl_(std::move(impl)) {}
+ActivationQuantizer::ActivationQuantizer(ActivationQuantizer &&) noexcept =
+    default;
+ActivationQuantizer &
+ActivationQuantizer::operator=(ActivationQuantizer &&) noexcept = default;
+ActivationQuantizer::~ActivationQuantizer() = default;
+
+Result<ActivationQuantizer>
+ActivationQuantizer::create(const InputSchema &input, ScalarType source,
+                            int64_t k) {
+  if (Diag d = verifyInputSchema(input))
+    return Error{*d};
+  if (input.scaling == ActScaling::None)
+    return Error{concat("expected an 8-bit input schema to quantize to, got ",
+                        input.type.str(), " (16-bit activations are used as "
+                        "they are)")};
+  if (!(source == ScalarType::f16() || source == ScalarType::bf16() ||
+        source == ScalarType::f32()))
+    return Error{concat("expected f16, bf16 or f32 activations to quantize, "
+                        "got ",
+                        source.str())};
+  if (k <= 0 || k > (int64_t(1) << 24))
+    return Error{concat("expected 1 <= K <= 2^24 activations per row, got ", k)};
+  if (input.scaling == ActScaling::Group && k % input.groupK != 0)
+    return Error{concat("expected K to be a multiple of the activation group ",
+                        input.groupK, ", got K = ", k)};
+  auto impl = std::make_unique<Impl>();
+  impl->input = input;
+  impl->source = source;
+  impl->k = k;
+  return ActivationQuantizer(std::move(impl));
+}
+
+Status ActivationQuantizer::transform(const LayerTarget &target) {
+  Impl &q = *impl_;
+  std::string chipName = target.chip;
+  if (!target.device.empty()) {
+    const DeviceInfo *known = lookupDevice(target.device);
+    if (!known)
+      return Error{concat("expected a device among ", knownDeviceNames(),
+                          ", got '", target.device, "'")};
+    if (chipName.empty())
+      chipName = known->chip;
+  }
+  if (chipName.empty())
+    return Error{"expected a target device or chip"};
+  std::optional<Chip> chip = Chip::parse(chipName);
+  if (!chip)
+    return Error{concat("expected a chip among ", knownChipNames(), ", got '",
+                        chipName, "'")};
+  const rt::CudaDriver *driver = nullptr;
+  if (!target.compileOnly) {
+    Result<const rt::CudaDriver *> d = rt::CudaDriver::get();
+    if (!d)
+      return Error{d.error()};
+    Result<rt::Device> dev = rt::openDevice(**d);
+    if (!dev)
+      return Error{dev.error()};
+    int sm = dev->major * 10 + dev->minor;
+    if (sm != int(chip->sm))
+      return Error{concat("the quantizer is transformed for ", chip->str(),
+                          " but the current device is ", dev->name, " (sm_",
+                          sm, "); expected a target for that device")};
+    driver = *d;
+  }
+  detail::JitState &j = detail::jit();
+  if (!j.compiler)
+    return Error{j.compilerError};
+  // sm_89 gets the fp8 cvt from PTX ISA 8.1 (LLVM selects it no earlier).
+  const unsigned ptxVersion =
+      chip->sm == 89 ? std::max(81u, chip->minPtxVersion()) : 0;
+  using Clock = std::chrono::steady_clock;
+  auto started = Clock::now();
+  rt::CacheKey key{concat(rt::hummingVersion(), " (", rt::buildIdentity(), ")"),
+                   LLVM_VERSION_STRING, j.compiler->name(),
+                   j.compiler->version(), chip->str(),
+                   concat("quantize ", formatInputSchema(q.input), " source=",
+                          q.source.str(), " k=", q.k, " ptx=", ptxVersion),
+                   ""};
+  Result<rt::KernelCache::Lookup> image =
+      j.cache->getArtifact(key, [&]() -> Result<rt::CachedArtifact> {
+        mlir::DialectRegistry registry;
+        mlir::humming::registerHummingDialects(registry);
+        mlir::MLIRContext ctx(registry, mlir::MLIRContext::Threading::DISABLED);
+        ctx.loadAllAvailableDialects();
+        Result<mlir::OwningOpRef<mlir::ModuleOp>> module =
+            mlir::humming::buildQuantizeModule(ctx, {q.input, q.source, q.k});
+        if (!module)
+          return Error{module.error()};
+        Result<std::string> ptx =
+            mlir::humming::compileToPtx(**module, chip->str(), ptxVersion);
+        if (!ptx)
+          return Error{ptx.error()};
+        Result<rt::CompiledKernel> kernel =
+            j.compiler->compile(*ptx, chip->str());
+        if (!kernel)
+          return Error{kernel.error()};
+        return rt::CachedArtifact{
+            kernel.take(), ptx.take(),
+            abi::formatKernelTable(mlir::humming::kernelTable(**module))};
+      });
+  if (!image)
+    return Error{image.error()};
+  std::vector<abi::KernelLaunch> table;
+  if (!abi::parseKernelTable(image->artifact->metadata, table) ||
+      table.size() != 1 || table[0].kind != abi::kQuantizeKernel)
+    return Error{"the kernel cache entry holds no quantize kernel (a bug)"};
+  TransformStats stats;
+  (image->source == rt::KernelCache::Source::Compiled ? stats.compiled
+                                                      : stats.cached)++;
+  std::unique_ptr<rt::Module> module;
+  rt::CUfunction function = nullptr;
+  if (driver) {
+    Result<rt::Module> m = rt::Module::load(*driver, image->kernel->image);
+    if (!m)
+      return Error{m.error()};
+    Result<rt::CUfunction> f = m->function(table[0].name);
+    if (!f)
+      return Error{f.error()};
+    function = *f;
+    module = std::make_unique<rt::Module>(m.take());
+  }
+  stats.kernelSeconds = stats.slowestKernelSeconds =
+      std::chrono::duration<double>(Clock::now() - started).count();
+  q.kernel = table[0];
+  q.ptx = image->artifact->ptx;
+  q.stats = stats;
+  q.chip = chip->str();
+  q.driver = driver;
+  q.module = std::move(module);
+  q.function = function;
+  q.compileOnly = target.compileOnly;
+  q.transformed = true;
+  return Status::success();
+}
+
+Status ActivationQuantizer::forward(void *stream, uint64_t input,
+                                    uint64_t codes, uint64_t scales,
+                                    int64_t m) const {
+  const Impl &q = *impl_;
+  if (!q.transformed)
+    return Error{"call transform() before forward()"};
+  if (m < 0 || m > std::numeric_limits<int32_t>::max())
+    return Error{concat("expected 0 <= M <= 2^31 - 1 rows, got ", m)};
+  if (m > 0 && (!input || !codes || !scales))
+    return Error{"expected device pointers for the activations, the codes "
+                 "and the scales, got a null pointer"};
+  if (m > 0 && (input % 16 != 0 || codes % 8 != 0 || scales % 4 != 0)) {
+    char text[128];
+    std::snprintf(text, sizeof text, "0x%llx, 0x%llx and 0x%llx",
+                  (unsigned long long)input, (unsigned long long)codes,
+                  (unsigned long long)scales);
+    return Error{concat("expected 16-byte aligned activations, 8-byte "
+                        "aligned codes and 4-byte aligned scales, got ",
+                        text)};
+  }
+  if (q.compileOnly)
+    return Error{concat("the quantizer was transformed compile-only for ",
+                        q.chip, "; transform it for a device to run it")};
+  if (m == 0)
+    return Status::success();
+  rt::CUdeviceptr null = 0, in = input, out = codes, sc = scales;
+  int32_t m32 = int32_t(m);
+  void *args[abi::NumGemmParams] = {&in, &null, &sc, &null,
+                                    &null, &null, &out, &m32};
+  uint32_t grid[3];
+  q.kernel.grid(m, q.k, grid);
+  return q.driver->check(
+      q.driver->cuLaunchKernel(q.function, grid[0], grid[1], grid[2],
+                               unsigned(q.kernel.threads), 1, 1,
+                               unsigned(q.kernel.smemBytes),
+                               static_cast<rt::CUstream>(stream), args,
+                               nullptr),
+      "cuLaunchKernel");
+}
+
+const InputSchema &ActivationQuantizer::inputSchema() const {
+  return impl_->input;
+}
+ScalarType ActivationQuantizer::sourceType() const { return impl_->source; }
+int64_t ActivationQuantizer::k() const { return impl_->k; }
+const abi::KernelLaunch &ActivationQuantizer::kernel() const {
+  return impl_->kernel;
+}
+const std::string &ActivationQuantizer::ptx() const { return impl_->ptx; }
+const TransformStats &ActivationQuantizer::transformStats() const {
+  return impl_->stats;
+}
+
+} // namespace humming
