@@ -2,7 +2,7 @@
  *
  * For foreign-function interfaces (the Python package, other runtimes):
  * describe a dense quantized layer, give it weights, transform it for a
- * target and run it on device pointers. Every function returns 0 on success
+ * target and run it on device pointers; quantize activations to 8 bits. Every function returns 0 on success
  * and nonzero on failure; humming_last_error() then says what was expected
  * and what was found (per thread, valid until the next call on it).
  *
@@ -141,6 +141,32 @@ const char *humming_compiler(void);
  *  the weights use the prepared (fast) layout. */
 int humming_layer_kernel_count(const humming_layer *layer);
 int humming_layer_is_prepared(const humming_layer *layer);
+
+/* ---- Activation quantization (the original's quant_input) ------------ */
+
+typedef struct humming_quantizer humming_quantizer;
+
+/** A quantizer of activations [M, K] of `source` ("f16", "bf16" or "f32")
+ *  to 8-bit codes of `type` ("e4m3", "e5m2" or "int8") with f32 scales
+ *  per "token", per "group" of `group_k` elements, or one "static" scale;
+ *  the codes follow the host reference bit for bit. */
+int humming_quantizer_create(const char *type, const char *scaling,
+                             int64_t group_k, const char *source, int64_t k,
+                             humming_quantizer **out);
+void humming_quantizer_destroy(humming_quantizer *quantizer);
+/** Compiles the kernel for a known `device` or a `chip` (either may be
+ *  NULL; e4m3 and e5m2 need sm_89 or later) through the kernel cache and,
+ *  unless `compile_only`, loads it on the current CUDA device. */
+int humming_quantizer_transform(humming_quantizer *quantizer,
+                                const char *device, const char *chip,
+                                int compile_only);
+/** Quantizes `m` rows of `input` (device pointer, 16-byte aligned) into
+ *  `codes` ([M, K] bytes, 8-byte aligned) and `scales` (f32: [M, 1] per
+ *  token, [M, K / group_k] per group, written; static: the one scale,
+ *  read). No allocation, no synchronization. */
+int humming_quantizer_forward(const humming_quantizer *quantizer,
+                              void *stream, uint64_t input, uint64_t codes,
+                              uint64_t scales, int64_t m);
 
 #ifdef __cplusplus
 }

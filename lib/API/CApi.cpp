@@ -2,6 +2,7 @@
 
 #include "humming-c/humming.h"
 
+#include "Humming/API/ActivationQuantizer.h"
 #include "Humming/API/Layer.h"
 #include "Humming/Quant/Adapters.h"
 #include "Humming/Quant/Safetensors.h"
@@ -11,6 +12,10 @@
 #include <vector>
 
 using namespace humming;
+
+struct humming_quantizer {
+  ActivationQuantizer quantizer;
+};
 
 struct humming_layer {
   Layer layer;
@@ -325,3 +330,61 @@ int humming_layer_is_prepared(const humming_layer *layer) {
 }
 
 } // extern "C"
+
+int humming_quantizer_create(const char *type, const char *scaling,
+                             int64_t groupK, const char *source, int64_t k,
+                             humming_quantizer **out) {
+  if (!out)
+    return fail("expected an output pointer, got NULL");
+  *out = nullptr;
+  std::optional<ScalarType> t = type ? ScalarType::parse(type) : std::nullopt;
+  if (!t || !(*t == ScalarType::e4m3() || *t == ScalarType::e5m2() ||
+              *t == ScalarType::sint(8)))
+    return fail(concat("type: expected e4m3, e5m2 or int8, got '",
+                       type ? type : "(null)", "'"));
+  const ActScaling scalings[] = {ActScaling::Token, ActScaling::Group,
+                                 ActScaling::Static};
+  InputSchema in{*t, ActScaling::Token, 0};
+  if (!scaling || !parseEnum(scaling, scalings, in.scaling))
+    return fail(concat("scaling: expected token, group or static, got '",
+                       scaling ? scaling : "(null)", "'"));
+  if (in.scaling == ActScaling::Group)
+    in.groupK = groupK;
+  else if (groupK != 0)
+    return fail(concat("group_k: expected 0 with ", scaling,
+                       " scaling, got ", groupK));
+  std::optional<ScalarType> src =
+      source ? ScalarType::parse(source) : std::nullopt;
+  if (!src)
+    return fail(concat("source: expected f16, bf16 or f32, got '",
+                       source ? source : "(null)", "'"));
+  Result<ActivationQuantizer> q = ActivationQuantizer::create(in, *src, k);
+  if (!q)
+    return fail(q.error());
+  *out = new humming_quantizer{q.take()};
+  return ok();
+}
+
+void humming_quantizer_destroy(humming_quantizer *quantizer) {
+  delete quantizer;
+}
+
+int humming_quantizer_transform(humming_quantizer *quantizer,
+                                const char *device, const char *chip,
+                                int compileOnly) {
+  if (!quantizer)
+    return fail("expected a quantizer, got NULL");
+  LayerTarget target;
+  target.device = device ? device : "";
+  target.chip = chip ? chip : "";
+  target.compileOnly = compileOnly != 0;
+  return check(quantizer->quantizer.transform(target));
+}
+
+int humming_quantizer_forward(const humming_quantizer *quantizer, void *stream,
+                              uint64_t input, uint64_t codes, uint64_t scales,
+                              int64_t m) {
+  if (!quantizer)
+    return fail("expected a quantizer, got NULL");
+  return check(quantizer->quantizer.forward(stream, input, codes, scales, m));
+}

@@ -104,6 +104,16 @@ def _library():
         lib.humming_compiler.restype = ctypes.c_char_p
         lib.humming_layer_kernel_count.argtypes = [p]
         lib.humming_layer_is_prepared.argtypes = [p]
+        lib.humming_quantizer_create.argtypes = [
+            ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int64, ctypes.c_char_p,
+            ctypes.c_int64, ctypes.POINTER(p)]
+        lib.humming_quantizer_destroy.argtypes = [p]
+        lib.humming_quantizer_destroy.restype = None
+        lib.humming_quantizer_transform.argtypes = [
+            p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int]
+        lib.humming_quantizer_forward.argtypes = [
+            p, p, ctypes.c_uint64, ctypes.c_uint64, ctypes.c_uint64,
+            ctypes.c_int64]
         _lib = lib
     return _lib
 
@@ -322,6 +332,109 @@ class HummingLayer:
             self._handle, ctypes.c_void_p(stream), x.data_ptr(),
             out.data_ptr(), x.shape[0]))
         return out
+
+
+# Codes of the activation quantizer: our names, torch's dtypes.
+_CODE_TYPES = {"e4m3": "float8_e4m3fn", "e5m2": "float8_e5m2", "int8": "int8"}
+
+
+class HummingQuantizer:
+    """Quantizes activations [M, K] to 8-bit codes and f32 scales on the GPU
+    (the original's quant_input), bit for bit as the host reference does:
+    scale = absmax / largest code (per token, per group of `group_size`, or
+    the given static scale), code = x / scale rounded to nearest even and
+    saturated.
+
+    dtype: "e4m3" ("float8_e4m3fn"), "e5m2" ("float8_e5m2") or "int8";
+    source_dtype: "float16", "bfloat16" or "float32"; group_size 0 for per
+    token scales (or, with static=True, one given scale)."""
+
+    def __init__(self, shape_k, dtype, source_dtype="float16", group_size=0,
+                 static=False):
+        code = _dtype_name(dtype)
+        if code == "int8" or code == "si8":
+            code = "int8"
+        scaling = "static" if static else "group" if group_size else "token"
+        if static and group_size:
+            raise HummingError("expected group_size = 0 with a static scale, "
+                               f"got {group_size}")
+        handle = ctypes.c_void_p()
+        _check(_library().humming_quantizer_create(
+            str(code).encode(), scaling.encode(), int(group_size),
+            str(_dtype_name(source_dtype)).encode(), int(shape_k),
+            ctypes.byref(handle)))
+        self._handle = handle
+        self.shape_k = int(shape_k)
+        self._code = code
+        self._source = _dtype_name(source_dtype)
+        self._scaling = scaling
+        self._group = int(group_size)
+        self._transformed = False
+
+    def __del__(self):
+        handle = getattr(self, "_handle", None)
+        if handle:
+            _library().humming_quantizer_destroy(handle)
+            self._handle = None
+
+    def transform(self, device=None, chip=None, compile_only=False):
+        """Compiles the kernel: for the current CUDA device by default, or
+        for `device` ("H200") / `chip` ("sm_90a")."""
+        def run(device, chip):
+            _check(_library().humming_quantizer_transform(
+                self._handle, device.encode() if device else None,
+                chip.encode() if chip else None, int(bool(compile_only))))
+        if device is None and chip is None:
+            device, chip = _current_device()
+            try:
+                run(device, chip)
+            except HummingError as e:
+                if "expected a device among" not in str(e):
+                    raise
+                run(None, chip)
+        else:
+            run(device, chip)
+        self._transformed = not compile_only
+
+    def __call__(self, x, scale=None):
+        """(codes [M, K], scales) for x [M, K] on the current CUDA stream;
+        scales are [M, 1] per token, [M, K / group_size] per group, or, with
+        a static scale, the given one-element float32 tensor."""
+        import torch
+        src = {"f16": torch.float16, "bf16": torch.bfloat16,
+               "f32": torch.float32}[self._source]
+        if x.dim() != 2 or x.shape[1] != self.shape_k:
+            raise HummingError(
+                f"expected x of shape [M, {self.shape_k}], got {list(x.shape)}")
+        if x.dtype != src or not x.is_cuda:
+            raise HummingError(
+                f"expected a CUDA tensor of {src}, got {x.dtype} on {x.device}")
+        x = x.contiguous()
+        m = x.shape[0]
+        codes = torch.empty((m, self.shape_k),
+                            dtype=getattr(torch, _CODE_TYPES[self._code]),
+                            device=x.device)
+        if self._scaling == "static":
+            if (scale is None or not isinstance(scale, torch.Tensor) or
+                    scale.numel() != 1 or scale.dtype != torch.float32 or
+                    scale.device != x.device):
+                raise HummingError(
+                    "expected the static scale as a one-element float32 "
+                    f"tensor on {x.device}")
+            scales = scale.contiguous()
+        else:
+            if scale is not None:
+                raise HummingError(
+                    f"expected no scale with {self._scaling} scaling (the "
+                    "kernel computes it)")
+            cols = 1 if self._scaling == "token" else self.shape_k // self._group
+            scales = torch.empty((m, cols), dtype=torch.float32,
+                                 device=x.device)
+        stream = torch.cuda.current_stream(x.device).cuda_stream
+        _check(_library().humming_quantizer_forward(
+            self._handle, ctypes.c_void_p(stream), x.data_ptr(),
+            codes.data_ptr(), scales.data_ptr(), m))
+        return codes, scales
 
 
 def _floats(value, count, name):

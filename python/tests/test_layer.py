@@ -9,7 +9,7 @@ import random
 import unittest
 
 import humming
-from humming import HummingError, HummingLayer
+from humming import HummingError, HummingLayer, HummingQuantizer
 
 W4G128 = {"dtype": "uint4", "group_size": 128, "scale_dtype": "float16"}
 
@@ -95,6 +95,27 @@ class CreateTest(unittest.TestCase):
                             tile_config="#humming.tile_config<block = [16, 64]>")
         self.assertTrue(str(e.exception).startswith(
             "expected a #humming.tile_config, got "), str(e.exception))
+
+
+class QuantizerTest(unittest.TestCase):
+    def test_errors_say_what_was_expected(self):
+        with self.assertRaises(HummingError) as e:
+            HummingQuantizer(4096, "int4")
+        self.assertEqual(str(e.exception),
+                         "type: expected e4m3, e5m2 or int8, got 'int4'")
+        with self.assertRaises(HummingError) as e:
+            HummingQuantizer(4000, "int8", group_size=128)
+        self.assertEqual(str(e.exception),
+                         "expected K to be a multiple of the activation group "
+                         "128, got K = 4000")
+
+    def test_compile_only_transform(self):
+        q = HummingQuantizer(4096, "float8_e4m3fn", "bfloat16")
+        q.transform(chip="sm_90a", compile_only=True)
+        with self.assertRaises(HummingError) as e:
+            q.transform(chip="sm_80", compile_only=True)
+        self.assertIn("f8E4M3FN activations need cvt to fp8 (sm_89 and later), "
+                      "got sm_80", str(e.exception))
 
 
 class CheckpointTest(unittest.TestCase):
@@ -201,6 +222,43 @@ class GpuTest(unittest.TestCase):
                       f"device is", str(e.exception))
         self.assertIn(f"(sm_{major}{minor}); expected a target for that "
                       "device", str(e.exception))
+
+    def test_quantizer_matches_torch(self):
+        # Per-token e4m3 codes and int8 groups of 128 from bf16, against
+        # the same rules in torch (f32 quotient, round to nearest even,
+        # saturation); a static scale is read, not written.
+        import torch
+        x = (torch.randn(37, 4096, device="cuda") * 3).to(torch.bfloat16)
+        q = HummingQuantizer(4096, "e4m3", "bfloat16")
+        q.transform()
+        codes, scales = q(x)
+        torch.cuda.synchronize()
+        xf = x.float()
+        want_s = (xf.abs().amax(dim=1, keepdim=True) / 448.0)
+        self.assertTrue(torch.equal(scales, want_s))
+        want = (xf / want_s).clamp(-448, 448).to(torch.float8_e4m3fn)
+        self.assertTrue(torch.equal(codes.view(torch.uint8),
+                                    want.view(torch.uint8)))
+        g = HummingQuantizer(4096, "int8", "bfloat16", group_size=128)
+        g.transform()
+        codes, scales = g(x)
+        torch.cuda.synchronize()
+        groups = xf.view(37, 32, 128)
+        want_s = groups.abs().amax(dim=2) / 127.0
+        self.assertTrue(torch.equal(scales, want_s))
+        want = torch.round(groups / want_s[:, :, None]).clamp(-128, 127)
+        self.assertTrue(torch.equal(codes.view(37, 32, 128).float(), want))
+        st = HummingQuantizer(4096, "e5m2", "bfloat16", static=True)
+        st.transform()
+        scale = torch.tensor([0.5], device="cuda")
+        codes, scales = st(x, scale)
+        torch.cuda.synchronize()
+        self.assertEqual(scales.data_ptr(), scale.data_ptr())
+        want = (xf / 0.5).clamp(-57344, 57344).to(torch.float8_e5m2)
+        self.assertTrue(torch.equal(codes.view(torch.uint8),
+                                    want.view(torch.uint8)))
+        with self.assertRaises(HummingError):
+            st(x)
 
 
 if __name__ == "__main__":

@@ -71,5 +71,28 @@ int humming_c_smoke(char *why, size_t size) {
     return 1;
   }
   humming_layer_destroy(layer);
+
+  /* The activation quantizer: per-token e4m3 codes from bf16, compile-only
+   * for the H200 (the launch runs in the GPU suite). */
+  humming_quantizer *q = NULL;
+  if (humming_quantizer_create("e4m3", "token", 0, "bf16", 4096, &q) != 0) {
+    snprintf(why, size, "quantizer create: %s", humming_last_error());
+    return 1;
+  }
+  if (humming_quantizer_transform(q, "H200", NULL, 1) != 0) {
+    snprintf(why, size, "quantizer transform: %s", humming_last_error());
+    humming_quantizer_destroy(q);
+    return 1;
+  }
+  if (humming_quantizer_forward(q, NULL, 0x1000, 0x2000, 0x3000, 4) == 0 ||
+      strcmp(humming_last_error(),
+             "the quantizer was transformed compile-only for sm_90a; "
+             "transform it for a device to run it") != 0) {
+    snprintf(why, size, "quantizer forward compile-only: '%s'",
+             humming_last_error());
+    humming_quantizer_destroy(q);
+    return 1;
+  }
+  humming_quantizer_destroy(q);
   return 0;
 }

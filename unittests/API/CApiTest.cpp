@@ -116,6 +116,37 @@ TEST(CApi, ErrorsSayWhatWasExpected) {
   EXPECT_EQ(std::string(humming_layer_compiler_reports(nullptr)), "");
 }
 
+TEST(CApi, QuantizerErrorsSayWhatWasExpected) {
+  humming_quantizer *q = nullptr;
+  EXPECT_NE(humming_quantizer_create("int4", "token", 0, "f16", 256, &q), 0);
+  EXPECT_EQ(std::string(humming_last_error()),
+            "type: expected e4m3, e5m2 or int8, got 'int4'");
+  EXPECT_NE(humming_quantizer_create("e4m3", "row", 0, "f16", 256, &q), 0);
+  EXPECT_EQ(std::string(humming_last_error()),
+            "scaling: expected token, group or static, got 'row'");
+  EXPECT_NE(humming_quantizer_create("e4m3", "token", 64, "f16", 256, &q), 0);
+  EXPECT_EQ(std::string(humming_last_error()),
+            "group_k: expected 0 with token scaling, got 64");
+  EXPECT_NE(humming_quantizer_create("int8", "group", 64, "x16", 256, &q), 0);
+  EXPECT_EQ(std::string(humming_last_error()),
+            "source: expected f16, bf16 or f32, got 'x16'");
+  EXPECT_NE(humming_quantizer_create("int8", "group", 64, "f16", 100, &q), 0);
+  EXPECT_EQ(std::string(humming_last_error()),
+            "expected K to be a multiple of the activation group 64, got K = "
+            "100");
+  EXPECT_NE(humming_quantizer_create("e4m3", "token", 0, "f16", 256, nullptr),
+            0);
+  EXPECT_EQ(std::string(humming_last_error()),
+            "expected an output pointer, got NULL");
+  EXPECT_EQ(q, nullptr);
+  EXPECT_NE(humming_quantizer_transform(nullptr, "H200", nullptr, 1), 0);
+  EXPECT_EQ(std::string(humming_last_error()),
+            "expected a quantizer, got NULL");
+  EXPECT_NE(humming_quantizer_forward(nullptr, nullptr, 0, 0, 0, 1), 0);
+  EXPECT_EQ(std::string(humming_last_error()),
+            "expected a quantizer, got NULL");
+}
+
 TEST(CApi, TheCompilerNamesItselfOrSaysWhyNot) {
   // What the benchmarks record: the compiler every transform of this
   // process uses, with its version.
