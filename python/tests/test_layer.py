@@ -226,7 +226,9 @@ class GpuTest(unittest.TestCase):
     def test_quantizer_matches_torch(self):
         # Per-token e4m3 codes and int8 groups of 128 from bf16, against
         # the same rules in torch (f32 quotient, round to nearest even,
-        # saturation); a static scale is read, not written.
+        # saturation); a static scale is read, not written. The divisors
+        # are CUDA tensors: torch turns a division by a Python number into
+        # a multiplication by its reciprocal, which rounds differently.
         import torch
         x = (torch.randn(37, 4096, device="cuda") * 3).to(torch.bfloat16)
         q = HummingQuantizer(4096, "e4m3", "bfloat16")
@@ -234,7 +236,9 @@ class GpuTest(unittest.TestCase):
         codes, scales = q(x)
         torch.cuda.synchronize()
         xf = x.float()
-        want_s = (xf.abs().amax(dim=1, keepdim=True) / 448.0)
+        def const(v):
+            return torch.tensor(v, device="cuda")
+        want_s = xf.abs().amax(dim=1, keepdim=True) / const(448.0)
         self.assertTrue(torch.equal(scales, want_s))
         want = (xf / want_s).clamp(-448, 448).to(torch.float8_e4m3fn)
         self.assertTrue(torch.equal(codes.view(torch.uint8),
@@ -244,7 +248,7 @@ class GpuTest(unittest.TestCase):
         codes, scales = g(x)
         torch.cuda.synchronize()
         groups = xf.view(37, 32, 128)
-        want_s = groups.abs().amax(dim=2) / 127.0
+        want_s = groups.abs().amax(dim=2) / const(127.0)
         self.assertTrue(torch.equal(scales, want_s))
         want = torch.round(groups / want_s[:, :, None]).clamp(-128, 127)
         self.assertTrue(torch.equal(codes.view(37, 32, 128).float(), want))
