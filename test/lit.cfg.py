@@ -26,7 +26,8 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tool_dirs = [config.humming_tools_dir, config.llvm_tools_dir]
-tools = ["humming-opt", "humming-inspect", "humming-translate", "humming-gpu-test"]
+tools = ["humming-opt", "humming-inspect", "humming-translate", "humming-gpu-test",
+         "humming-capi-test"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 if config.ptxas and os.path.exists(config.ptxas):
