@@ -50,6 +50,15 @@ except ImportError:
     pass
 if config.humming_static_llvm:
     config.available_features.add("static-llvm")
+# The installed package and a compiler built against it (test/Install):
+# needs cmake and ninja.
+import shutil
+if shutil.which("cmake") and shutil.which("ninja"):
+    config.available_features.add("downstream")
+config.substitutions.append(("%humming_src", config.humming_src_root))
+config.substitutions.append(("%humming_obj", config.humming_obj_root))
+config.substitutions.append(("%mlir_dir", config.mlir_dir))
+config.substitutions.append(("%cxx", config.cxx_compiler))
 if config.humming_unittests:
     config.available_features.add("unittests")
 # The libFuzzer targets (fuzz/; clang builds): bounded runs and the replay
