@@ -147,7 +147,8 @@ int humming_layer_is_prepared(const humming_layer *layer);
 typedef struct humming_quantizer humming_quantizer;
 
 /** A quantizer of activations [M, K] of `source` ("f16", "bf16" or "f32")
- *  to 8-bit codes of `type` ("e4m3", "e5m2" or "int8") with f32 scales
+ *  to codes of `type` ("e4m3", "e5m2", "int8"; "int4" or "e2m1" packed two
+ *  per byte, the lower k in the low nibble) with f32 scales
  *  per "token", per "group" of `group_k` elements, or one "static" scale;
  *  the codes follow the host reference bit for bit. */
 int humming_quantizer_create(const char *type, const char *scaling,
@@ -161,9 +162,9 @@ int humming_quantizer_transform(humming_quantizer *quantizer,
                                 const char *device, const char *chip,
                                 int compile_only);
 /** Quantizes `m` rows of `input` (device pointer, 16-byte aligned) into
- *  `codes` ([M, K] bytes, 8-byte aligned) and `scales` (f32: [M, 1] per
- *  token, [M, K / group_k] per group, written; static: the one scale,
- *  read). No allocation, no synchronization. */
+ *  `codes` ([M, K] bytes, [M, K / 2] for 4-bit codes; 8-byte aligned) and
+ *  `scales` (f32: [M, 1] per token, [M, K / group_k] per group, written;
+ *  static: the one scale, read). No allocation, no synchronization. */
 int humming_quantizer_forward(const humming_quantizer *quantizer,
                               void *stream, uint64_t input, uint64_t codes,
                               uint64_t scales, int64_t m);

@@ -49,7 +49,7 @@ ActivationQuantizer::create(const InputSchema &input, ScalarType source,
   if (Diag d = verifyInputSchema(input))
     return Error{*d};
   if (input.scaling == ActScaling::None)
-    return Error{concat("expected an 8-bit input schema to quantize to, got ",
+    return Error{concat("expected an 8- or 4-bit input schema to quantize to, got ",
                         input.type.str(), " (16-bit activations are used as "
                         "they are)")};
   if (!(source == ScalarType::f16() || source == ScalarType::bf16() ||

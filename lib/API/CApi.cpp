@@ -339,8 +339,9 @@ int humming_quantizer_create(const char *type, const char *scaling,
   *out = nullptr;
   std::optional<ScalarType> t = type ? ScalarType::parse(type) : std::nullopt;
   if (!t || !(*t == ScalarType::e4m3() || *t == ScalarType::e5m2() ||
-              *t == ScalarType::sint(8)))
-    return fail(concat("type: expected e4m3, e5m2 or int8, got '",
+              *t == ScalarType::sint(8) || *t == ScalarType::sint(4) ||
+              *t == ScalarType::e2m1()))
+    return fail(concat("type: expected e4m3, e5m2, int8, int4 or e2m1, got '",
                        type ? type : "(null)", "'"));
   const ActScaling scalings[] = {ActScaling::Token, ActScaling::Group,
                                  ActScaling::Static};

@@ -335,17 +335,20 @@ class HummingLayer:
 
 
 # Codes of the activation quantizer: our names, torch's dtypes.
-_CODE_TYPES = {"e4m3": "float8_e4m3fn", "e5m2": "float8_e5m2", "int8": "int8"}
+_CODE_TYPES = {"e4m3": "float8_e4m3fn", "e5m2": "float8_e5m2", "int8": "int8",
+               "int4": "uint8", "e2m1": "uint8"}
 
 
 class HummingQuantizer:
-    """Quantizes activations [M, K] to 8-bit codes and f32 scales on the GPU
+    """Quantizes activations [M, K] to 8- or 4-bit codes and f32 scales on the GPU
     (the original's quant_input), bit for bit as the host reference does:
     scale = absmax / largest code (per token, per group of `group_size`, or
     the given static scale), code = x / scale rounded to nearest even and
     saturated.
 
-    dtype: "e4m3" ("float8_e4m3fn"), "e5m2" ("float8_e5m2") or "int8";
+    dtype: "e4m3" ("float8_e4m3fn"), "e5m2" ("float8_e5m2"), "int8", or
+    "int4" / "e2m1" (uint8 [M, K / 2], two codes per byte, the lower k in
+    the low nibble);
     source_dtype: "float16", "bfloat16" or "float32"; group_size 0 for per
     token scales (or, with static=True, one given scale)."""
 
@@ -397,7 +400,7 @@ class HummingQuantizer:
         self._transformed = not compile_only
 
     def __call__(self, x, scale=None):
-        """(codes [M, K], scales) for x [M, K] on the current CUDA stream;
+        """(codes [M, K] (4-bit: [M, K / 2]), scales) for x [M, K] on the current stream;
         scales are [M, 1] per token, [M, K / group_size] per group, or, with
         a static scale, the given one-element float32 tensor."""
         import torch
@@ -411,7 +414,9 @@ class HummingQuantizer:
                 f"expected a CUDA tensor of {src}, got {x.dtype} on {x.device}")
         x = x.contiguous()
         m = x.shape[0]
-        codes = torch.empty((m, self.shape_k),
+        # 4-bit codes: two per byte, the lower k in the low nibble.
+        cols = self.shape_k // 2 if self._code in ("int4", "e2m1") else self.shape_k
+        codes = torch.empty((m, cols),
                             dtype=getattr(torch, _CODE_TYPES[self._code]),
                             device=x.device)
         if self._scaling == "static":

@@ -100,9 +100,10 @@ class CreateTest(unittest.TestCase):
 class QuantizerTest(unittest.TestCase):
     def test_errors_say_what_was_expected(self):
         with self.assertRaises(HummingError) as e:
-            HummingQuantizer(4096, "int4")
+            HummingQuantizer(4096, "int2")
         self.assertEqual(str(e.exception),
-                         "type: expected e4m3, e5m2 or int8, got 'int4'")
+                         "type: expected e4m3, e5m2, int8, int4 or e2m1, "
+                         "got 'int2'")
         with self.assertRaises(HummingError) as e:
             HummingQuantizer(4000, "int8", group_size=128)
         self.assertEqual(str(e.exception),
@@ -263,6 +264,17 @@ class GpuTest(unittest.TestCase):
                                     want.view(torch.uint8)))
         with self.assertRaises(HummingError):
             st(x)
+        # int4: two codes per byte, the lower k in the low nibble.
+        s4 = HummingQuantizer(4096, "int4", "bfloat16")
+        s4.transform()
+        codes, scales = s4(x)
+        torch.cuda.synchronize()
+        self.assertEqual(list(codes.shape), [37, 2048])
+        want_s = xf.abs().amax(dim=1, keepdim=True) / const(7.0)
+        self.assertTrue(torch.equal(scales, want_s))
+        q = torch.round(xf / want_s).clamp(-8, 7).to(torch.int32) & 15
+        want = (q[:, 0::2] | (q[:, 1::2] << 4)).to(torch.uint8)
+        self.assertTrue(torch.equal(codes, want))
 
 
 if __name__ == "__main__":

@@ -43,9 +43,11 @@ const char *mlirType(DType d) {
   return d == DType::F32 ? "f32" : d == DType::BF16 ? "bf16" : "f16";
 }
 const char *codeType(const ScalarType &t) {
-  return t == ScalarType::e4m3()   ? "f8E4M3FN"
-         : t == ScalarType::e5m2() ? "f8E5M2"
-                                   : "i8";
+  return t == ScalarType::e4m3()     ? "f8E4M3FN"
+         : t == ScalarType::e5m2()   ? "f8E5M2"
+         : t == ScalarType::sint(4)  ? "i4"
+         : t == ScalarType::e2m1()   ? "f4E2M1FN"
+                                     : "i8";
 }
 
 std::vector<QuantizeCase> quantizeCases(bool quick) {
@@ -59,7 +61,9 @@ std::vector<QuantizeCase> quantizeCases(bool quick) {
   };
   const Kind kinds[] = {{"e4m3", ScalarType::e4m3()},
                         {"e5m2", ScalarType::e5m2()},
-                        {"s8", ScalarType::sint(8)}};
+                        {"s8", ScalarType::sint(8)},
+                        {"s4", ScalarType::sint(4)},
+                        {"e2m1", ScalarType::e2m1()}};
   for (const Kind &kind : kinds) {
     auto add = [&](const std::string &scaling, ActScaling s, int64_t g,
                    DType src, int64_t k) {
@@ -77,7 +81,8 @@ std::vector<QuantizeCase> quantizeCases(bool quick) {
     add("token", ActScaling::Token, 0, DType::F32, 1000); // a short last chunk
     add("token", ActScaling::Token, 0, DType::F16, 100); // a thread's 8 cut
     add("token", ActScaling::Token, 0, DType::BF16, 16384); // read twice
-    add("group32", ActScaling::Group, 32, DType::BF16, 4096);
+    if (kind.type.bits == 8) // 4-bit groups are at least 64 wide
+      add("group32", ActScaling::Group, 32, DType::BF16, 4096);
     add("group128", ActScaling::Group, 128, DType::F16, 7168);
     add("group64", ActScaling::Group, 64, DType::F32, 1088);
     add("static", ActScaling::Static, 0, DType::F16, 4096);
@@ -180,7 +185,10 @@ Checked runCase(const rt::CudaDriver &cu, const ActivationQuantizer &q,
     return fail("host reference: " + ref.error());
   const size_t scaleCount = ref->scales.size();
   auto dx = rt::DeviceBuffer::allocate(cu, x.data.size());
-  auto dq = rt::DeviceBuffer::allocate(cu, size_t(m * c.k));
+  // 4-bit codes: two per byte, the lower k in the low nibble.
+  const bool packed = c.input.type.bits == 4;
+  const size_t codeBytes = packed ? size_t(m * c.k / 2) : size_t(m * c.k);
+  auto dq = rt::DeviceBuffer::allocate(cu, codeBytes);
   auto ds = rt::DeviceBuffer::allocate(cu, scaleCount * 4);
   if (!dx || !dq || !ds)
     return fail(!dx ? dx.error() : !dq ? dq.error() : ds.error());
@@ -213,7 +221,7 @@ Checked runCase(const rt::CudaDriver &cu, const ActivationQuantizer &q,
                       std::isnan(decode(c.input.type, b)));
   };
   for (size_t i = 0; i < codes.size(); ++i)
-    if (!same(codes[i], ref->codes[i] & 0xFF)) {
+    if (!same(codes[i], ref->codes[i] & (packed ? 0xF : 0xFF))) {
       if (first < 0)
         first = int64_t(i);
       ++badCodes;
@@ -266,7 +274,7 @@ QuantizeTally runQuantizeCases(const rt::CudaDriver *cu,
       continue;
     // fp8 codes need sm_89 (the lowering says so): skip them below.
     int sm = std::atoi(chip.c_str() + 3);
-    if (!c.input.type.isInt() && sm < 89)
+    if (!c.input.type.isInt() && c.input.type.bits == 8 && sm < 89)
       continue;
     Result<ActivationQuantizer> k = quantizerFor(c, chip, cu == nullptr);
     if (!k) {
@@ -292,7 +300,8 @@ QuantizeTally runQuantizeCases(const rt::CudaDriver *cu,
       }
       ++tally.passed;
       if (timed) {
-        double bytes = double(m * c.k) * (dtypeBits(c.source) / 8 + 1);
+        double bytes = double(m * c.k) *
+                       (dtypeBits(c.source) + c.input.type.bits) / 8.0;
         std::printf("%-40s ok  %.1f us (%.2f TB/s)\n", label.c_str(), r.us,
                     bytes / (r.us * 1e-6) / 1e12);
       } else {

@@ -29,7 +29,7 @@ TEST(ActivationQuantizer, CreateChecksTheDescription) {
   EXPECT_EQ(ActivationQuantizer::create({ScalarType::f16(), ActScaling::None, 0},
                                         ScalarType::f16(), 4096)
                 .error(),
-            "expected an 8-bit input schema to quantize to, got f16 (16-bit "
+            "expected an 8- or 4-bit input schema to quantize to, got f16 (16-bit "
             "activations are used as they are)");
   EXPECT_EQ(ActivationQuantizer::create(kE4m3Token, ScalarType::e4m3(), 4096)
                 .error(),
@@ -102,7 +102,15 @@ TEST(ActivationQuantizer, WhatTheChipLacksIsSaidAtTransform) {
   EXPECT_EQ(q->transform(compileOnly("sm_99")).error().rfind(
                 "expected a chip among ", 0),
             0u);
-  // int8 codes run everywhere.
+  // int8, int4 and e2m1 codes run everywhere (e2m1 without the sm_100a
+  // cvt), the 4-bit ones two per byte.
+  for (ScalarType t : {ScalarType::sint(4), ScalarType::e2m1()}) {
+    Result<ActivationQuantizer> q4 = ActivationQuantizer::create(
+        {t, ActScaling::Token, 0}, ScalarType::bf16(), 1024);
+    ASSERT_TRUE(q4.ok()) << q4.error();
+    Status s4 = q4->transform(compileOnly("sm_80"));
+    EXPECT_TRUE(s4.ok()) << t.str() << ": " << s4.error();
+  }
   Result<ActivationQuantizer> s8 = ActivationQuantizer::create(
       {ScalarType::sint(8), ActScaling::Group, 64}, ScalarType::f16(), 1024);
   ASSERT_TRUE(s8.ok()) << s8.error();

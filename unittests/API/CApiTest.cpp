@@ -118,9 +118,9 @@ TEST(CApi, ErrorsSayWhatWasExpected) {
 
 TEST(CApi, QuantizerErrorsSayWhatWasExpected) {
   humming_quantizer *q = nullptr;
-  EXPECT_NE(humming_quantizer_create("int4", "token", 0, "f16", 256, &q), 0);
+  EXPECT_NE(humming_quantizer_create("int2", "token", 0, "f16", 256, &q), 0);
   EXPECT_EQ(std::string(humming_last_error()),
-            "type: expected e4m3, e5m2 or int8, got 'int4'");
+            "type: expected e4m3, e5m2, int8, int4 or e2m1, got 'int2'");
   EXPECT_NE(humming_quantizer_create("e4m3", "row", 0, "f16", 256, &q), 0);
   EXPECT_EQ(std::string(humming_last_error()),
             "scaling: expected token, group or static, got 'row'");

@@ -1,7 +1,7 @@
 //===- ActivationQuantizer.h - 8-bit activations on the GPU -----*- C++ -*-===//
 //
-// Quantizes 16- or 32-bit activations to the codes and scales of an 8-bit
-// input schema on the GPU (humming.quantize, compiled by the same pipeline
+// Quantizes 16- or 32-bit activations to the codes and scales of an 8- or
+// 4-bit input schema on the GPU (humming.quantize, compiled by the same pipeline
 // and kernel cache as the layers): what the original calls quant_input.
 // The codes follow humming::quantizeActivations bit for bit.
 //
@@ -29,7 +29,8 @@ namespace humming {
 class ActivationQuantizer {
 public:
   /// Activations of `k` columns of `source` (f16, bf16 or f32) to the codes
-  /// of `input` (e4m3, e5m2 or int8; per token, per group or static). The
+  /// of `input` (e4m3, e5m2, int8, or int4 and e2m1 packed two per byte;
+  /// per token, per group or static). The
   /// schema and sizes are checked here; what the chip lacks, in transform().
   static Result<ActivationQuantizer> create(const InputSchema &input,
                                             ScalarType source, int64_t k);
@@ -43,7 +44,8 @@ public:
   Status transform(const LayerTarget &target);
 
   /// Quantizes m rows of `input` (device pointer, [m, K], 16-byte aligned)
-  /// into `codes` ([m, K] bytes, 8-byte aligned) and `scales` (f32, 4-byte
+  /// into `codes` ([m, K] bytes, or [m, K / 2] for 4-bit codes with the
+  /// lower k in the low nibble; 8-byte aligned) and `scales` (f32, 4-byte
   /// aligned: [m, 1] per token, [m, K / g] per group written; with static
   /// scaling the one scale is read from it). Nothing is allocated or
   /// synchronized; m = 0 launches nothing.

@@ -1,11 +1,12 @@
 //===- QuantizeKernel.cpp - Activation quantization kernel ----------------===//
 //
 // The kernel of humming.quantize with an input schema: activations [M, K]
-// (f16, bf16 or f32) to 8-bit codes [M, K] (e4m3, e5m2, int8) and f32
-// scales, per token, per group or with a static scale. It follows the host
-// reference (humming::quantizeActivations) bit for bit: scale =
-// absmax / max code in f32 (NaN ignored; 1 where not positive), code =
-// the value / scale in f32, rounded to nearest even and saturated.
+// (f16, bf16 or f32) to 8-bit codes [M, K] (e4m3, e5m2, int8) or 4-bit
+// codes packed two per byte [M, K / 2] (int4, e2m1; the lower k in the low
+// nibble) and f32 scales, per token, per group or with a static scale. It
+// follows the host reference (humming::quantizeActivations) bit for bit:
+// scale = absmax / max code in f32 (NaN ignored; 1 where not positive),
+// code = the value / scale in f32, rounded to nearest even and saturated.
 //
 // One block of kQuantizeThreads threads per row (grid x = M: up to 2^31 - 1
 // rows, where grid y would stop at 65535). Thread t owns
@@ -100,6 +101,33 @@ private:
         arith::CmpFOp::create(b, arith::CmpFPredicate::OGT, s, cf(0));
     return arith::SelectOp::create(b, positive, s, cf(1));
   }
+  /// The e2m1 code (i8, low 4 bits) of q: round to nearest even among
+  /// 0, 0.5, 1, 1.5, 2, 3, 4, 6, saturated, with q's sign bit (also for
+  /// -0); NaN gives 0 (e2m1 has no NaN). The cvt to e2m1 needs sm_100a:
+  /// here the magnitude is the number of midpoints between neighbouring
+  /// values that |q| passes: strictly where a tie rounds down to the even
+  /// code below, at or past where it rounds up to the even code above.
+  Value e2m1Code(Value q) {
+    Value bits = arith::BitcastOp::create(b, i32, q);
+    Value a = arith::BitcastOp::create(
+        b, f32, arith::AndIOp::create(b, bits, c32(0x7fffffff)));
+    const std::pair<double, bool> steps[] = {
+        {0.25, false}, {0.75, true}, {1.25, false}, {1.75, true},
+        {2.5, false},  {3.5, true},  {5.0, false}};
+    Value mag = c32(0);
+    for (auto [threshold, inclusive] : steps) {
+      Value past = arith::CmpFOp::create(
+          b, inclusive ? arith::CmpFPredicate::OGE : arith::CmpFPredicate::OGT,
+          a, cf(threshold));
+      mag = arith::AddIOp::create(b, mag, arith::ExtUIOp::create(b, i32, past));
+    }
+    Value sign = arith::ShRUIOp::create(
+        b, arith::AndIOp::create(b, bits, c32(int32_t(0x80000000u))), c32(28));
+    Value isNan = arith::CmpFOp::create(b, arith::CmpFPredicate::UNO, q, q);
+    Value code = arith::SelectOp::create(b, isNan, c32(0),
+                                         arith::OrIOp::create(b, sign, mag));
+    return arith::TruncIOp::create(b, i8, code);
+  }
   /// The codes of v / scale for the thread's eight elements, stored where
   /// they lie in the row.
   void convertAndStore(Value rowBase, ArrayRef<Element> elems, Value scale);
@@ -163,6 +191,10 @@ void QuantizeEmitter::convertAndStore(Value rowBase, ArrayRef<Element> elems,
   SmallVector<Value> codes;
   for (size_t j = 0; j < elems.size(); ++j) {
     Value q = arith::DivFOp::create(b, elems[j].value, scale);
+    if (t == hq::ScalarType::e2m1()) {
+      codes.push_back(e2m1Code(q));
+      continue;
+    }
     if (t.isInt()) {
       // Clamp to the type's range (NaN gives 0), then round half to even
       // by adding and subtracting 1.5 x 2^23: the f32 sum keeps no
@@ -182,6 +214,48 @@ void QuantizeEmitter::convertAndStore(Value rowBase, ArrayRef<Element> elems,
     } else {
       codes.push_back(q);
     }
+  }
+  if (t.bits == 4) {
+    // Two codes per byte, the lower k in the low nibble; a row's codes
+    // start at byte (row x K) / 2 (K is even).
+    SmallVector<Value> bytes;
+    for (size_t j = 0; j < codes.size(); j += 2) {
+      Value lo = arith::AndIOp::create(b, codes[j],
+                                       arith::ConstantIntOp::create(b, i8, 15));
+      Value hi = arith::ShLIOp::create(b, codes[j + 1],
+                                       arith::ConstantIntOp::create(b, i8, 4));
+      bytes.push_back(arith::OrIOp::create(b, lo, hi));
+    }
+    Value byteBase = arith::DivUIOp::create(b, rowBase, c64(2));
+    if (vectorized()) {
+      // The eight codes in one 4-byte store.
+      auto vecType = VectorType::get({kPerThread / 2}, i8);
+      Value vec = LLVM::UndefOp::create(b, vecType);
+      for (int64_t j = 0; j < kPerThread / 2; ++j)
+        vec = LLVM::InsertElementOp::create(b, vec, bytes[j], c32(j));
+      auto ifIn =
+          scf::IfOp::create(b, elems[0].inRow, /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(ifIn.thenBlock());
+      Value addr = LLVM::GEPOp::create(
+          b, ptr, i8, param(hq::abi::ParamOutput),
+          ValueRange{arith::AddIOp::create(
+              b, byteBase, arith::DivUIOp::create(b, elems[0].column, c64(2)))});
+      LLVM::StoreOp::create(b, vec, addr, /*alignment=*/4);
+      return;
+    }
+    // K even: a pair lies in the row or wholly past it.
+    for (size_t j = 0; j < bytes.size(); ++j) {
+      auto ifIn =
+          scf::IfOp::create(b, elems[2 * j].inRow, /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(ifIn.thenBlock());
+      store(bytes[j], param(hq::abi::ParamOutput),
+            arith::AddIOp::create(
+                b, byteBase,
+                arith::DivUIOp::create(b, elems[2 * j].column, c64(2))));
+    }
+    return;
   }
   if (!t.isInt()) {
     // cvt.rn.satfinite.{e4m3,e5m2}x2.f32 converts pairs: the first operand
@@ -345,20 +419,23 @@ std::string mlir::humming::quantizeKernelProblem(const QuantizeKernelSpec &spec,
                                                  unsigned ptxVersion) {
   const hq::InputSchema &in = spec.input;
   const hq::ScalarType &t = in.type;
-  if (t.bits == 4)
-    return "4-bit activations (" + t.str() +
-           ") are not quantized on the GPU yet (their codes pack two per "
-           "byte); expected e4m3, e5m2 or int8";
   if (!(t == hq::ScalarType::e4m3() || t == hq::ScalarType::e5m2() ||
-        t == hq::ScalarType::sint(8)))
-    return "expected e4m3, e5m2 or int8 activations, got " + t.str();
-  if (!t.isInt() && chip.sm < 89)
+        t == hq::ScalarType::sint(8) || t == hq::ScalarType::sint(4) ||
+        t == hq::ScalarType::e2m1()))
+    return "expected e4m3, e5m2, int8, int4 or e2m1 activations, got " +
+           t.str();
+  if (t.bits == 4 && spec.k % 2 != 0)
+    return "4-bit codes pack two per byte, so rows start at byte K / 2: "
+           "expected an even K, got " +
+           std::to_string(spec.k);
+  const bool fp8 = !t.isInt() && t.bits == 8;
+  if (fp8 && chip.sm < 89)
     return t.str() + " activations need cvt to fp8 (sm_89 and later), got " +
            chip.str();
   // LLVM's NVPTX backend selects cvt.rn.satfinite.{e4m3x2,e5m2x2}.f32 from
   // PTX ISA 7.8 on sm_90 and later, but only from 8.1 on sm_89 (it aborts
   // otherwise).
-  if (!t.isInt() && chip.sm < 90 && ptxVersion < 81)
+  if (fp8 && chip.sm < 90 && ptxVersion < 81)
     return t.str() + " activations on " + chip.str() +
            " need PTX ISA 8.1 or later (LLVM selects the cvt to fp8 there "
            "from 8.1), got " +

@@ -11,11 +11,12 @@ func.func @fp8_on_sm80(%x: memref<?x256xf16>, %q: memref<?x256xf8E4M3FN>, %s: me
 
 // -----
 
-func.func @int4(%x: memref<?x256xf16>, %q: memref<?x256xi4>, %s: memref<?x1xf32>) {
-  // expected-error @+1 {{'humming.quantize' op 4-bit activations (si4) are not quantized on the GPU yet (their codes pack two per byte); expected e4m3, e5m2 or int8}}
+// 4-bit codes pack two per byte: a row of odd K would start mid-byte.
+func.func @int4_odd(%x: memref<?x255xf16>, %q: memref<?x255xi4>, %s: memref<?x1xf32>) {
+  // expected-error @+1 {{'humming.quantize' op 4-bit codes pack two per byte, so rows start at byte K / 2: expected an even K, got 255}}
   humming.quantize %x into %q scales(%s : memref<?x1xf32>)
       {schema = #humming.input_schema<type = si4, scaling = token>}
-      : memref<?x256xf16> -> memref<?x256xi4>
+      : memref<?x255xf16> -> memref<?x255xi4>
   return
 }
 

@@ -101,3 +101,39 @@ func.func @fixed(%x: memref<?x100xf32>, %q: memref<?x100xf8E5M2>, %s: memref<1xf
       : memref<?x100xf32> -> memref<?x100xf8E5M2>
   return
 }
+
+// -----
+
+// int4 codes: clamped to [-8, 7], rounded, two per byte (the lower k in
+// the low nibble), one 4-byte store of a thread's eight.
+// CHECK-LABEL: gpu.func @s4_quantize0
+// CHECK:         arith.constant -8.000000e+00 : f32
+// CHECK:         arith.constant 7.000000e+00 : f32
+// CHECK:         arith.shli %{{.*}}, %c4_i8
+// CHECK:         arith.ori
+// CHECK:         llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : vector<4xi8>, !llvm.ptr<1>
+
+func.func @s4(%x: memref<?x4096xf16>, %q: memref<?x4096xi4>, %s: memref<?x1xf32>) {
+  humming.quantize %x into %q scales(%s : memref<?x1xf32>)
+      {schema = #humming.input_schema<type = si4, scaling = token>}
+      : memref<?x4096xf16> -> memref<?x4096xi4>
+  return
+}
+
+// -----
+
+// e2m1 codes (no cvt before sm_100a): the number of rounding midpoints the
+// magnitude passes (0.25 ... 5), the sign bit of the quotient, 0 for NaN.
+// CHECK-LABEL: gpu.func @fp4_quantize0
+// CHECK:         arith.cmpf ogt, %{{.*}}, %cst{{.*}} : f32
+// CHECK:         arith.cmpf oge, %{{.*}}, %cst{{.*}} : f32
+// CHECK:         arith.shrui %{{.*}}, %c28_i32
+// CHECK:         arith.cmpf uno
+// CHECK:         llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : vector<4xi8>, !llvm.ptr<1>
+
+func.func @fp4(%x: memref<?x1024xbf16>, %q: memref<?x1024xf4E2M1FN>, %s: memref<?x16xf32>) {
+  humming.quantize %x into %q scales(%s : memref<?x16xf32>)
+      {schema = #humming.input_schema<type = f4E2M1FN, scaling = group<64>>}
+      : memref<?x1024xbf16> -> memref<?x1024xf4E2M1FN>
+  return
+}
