@@ -206,13 +206,17 @@ Checked runCase(const rt::CudaDriver &cu, const ActivationQuantizer &q,
     return fail(l.error());
   if (Status sync = cu.check(cu.cuCtxSynchronize(), "cuCtxSynchronize"); !sync)
     return fail(sync.error());
-  std::vector<uint8_t> codes(size_t(m * c.k));
+  std::vector<uint8_t> bytes(codeBytes);
   std::vector<float> scales(scaleCount);
-  s = dq->download(codes.data(), codes.size());
+  s = dq->download(bytes.data(), bytes.size());
   if (s)
     s = ds->download(scales.data(), scales.size() * 4);
   if (!s)
     return fail(s.error());
+  std::vector<uint8_t> codes(size_t(m * c.k));
+  for (size_t i = 0; i < codes.size(); ++i)
+    codes[i] = packed ? uint8_t((bytes[i / 2] >> (4 * (i % 2))) & 15)
+                      : bytes[i];
   int64_t badCodes = 0, badScales = 0, first = -1;
   // NaN codes match whatever NaN pattern each side writes (e5m2: the
   // hardware's 0x7F, the host codec's 0x7E).
