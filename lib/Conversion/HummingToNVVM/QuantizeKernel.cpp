@@ -69,12 +69,11 @@ private:
   /// eight lie in the row or wholly past it, and the row starts aligned
   /// (the kernel ABI's 16-byte aligned pointers).
   bool vectorized() const { return spec.k % kPerThread == 0; }
-  /// b > a ? b : a: the maximum with a NaN `b` ignored. (arith.maxnumf
+  /// y > x ? y : x: the maximum with a NaN `y` ignored. (arith.maxnumf
   /// would become a libdevice call, __nv_fmaxf, in the GPU lowering.)
-  Value maxOf(Value a, Value b) {
-    Value greater =
-        arith::CmpFOp::create(this->b, arith::CmpFPredicate::OGT, b, a);
-    return arith::SelectOp::create(this->b, greater, b, a);
+  Value maxOf(Value x, Value y) {
+    Value greater = arith::CmpFOp::create(b, arith::CmpFPredicate::OGT, y, x);
+    return arith::SelectOp::create(b, greater, y, x);
   }
   /// max(a, |v|), NaN ignored.
   Value maxAbs(Value a, Value v) {
