@@ -71,6 +71,11 @@ ActivationQuantizer::create(const InputSchema &input, ScalarType source,
 
 Status ActivationQuantizer::transform(const LayerTarget &target) {
   Impl &q = *impl_;
+  // The GEMM-only parts of a target: said, not ignored.
+  if (!target.tileConfig.empty() || target.canonicalLayout)
+    return Error{"a tile configuration or the canonical layout applies to a "
+                 "layer's GEMM kernels; expected neither for the activation "
+                 "quantizer"};
   std::string chipName = target.chip;
   if (!target.device.empty()) {
     const DeviceInfo *known = lookupDevice(target.device);

@@ -102,6 +102,13 @@ TEST(ActivationQuantizer, WhatTheChipLacksIsSaidAtTransform) {
   EXPECT_EQ(q->transform(compileOnly("sm_99")).error().rfind(
                 "expected a chip among ", 0),
             0u);
+  LayerTarget tuned = compileOnly("sm_90a");
+  tuned.tileConfig = "#humming.tile_config<block = [16, 64, 64], warp = [16, "
+                     "64, 32]>";
+  EXPECT_EQ(q->transform(tuned).error(),
+            "a tile configuration or the canonical layout applies to a "
+            "layer's GEMM kernels; expected neither for the activation "
+            "quantizer");
   // int8, int4 and e2m1 codes run everywhere (e2m1 without the sm_100a
   // cvt), the 4-bit ones two per byte.
   for (ScalarType t : {ScalarType::sint(4), ScalarType::e2m1()}) {

@@ -40,7 +40,9 @@ public:
 
   /// Compiles the kernel for `target` (a device or a chip; fp8 codes need
   /// sm_89 or later) through the kernel cache and, unless compileOnly,
-  /// loads it on the current device, which must be the target's chip.
+  /// loads it on the current device, which must be the target's chip. A
+  /// tile configuration or the canonical layout (GEMM settings) is refused;
+  /// dependentLaunch does not apply (ordinary launches).
   Status transform(const LayerTarget &target);
 
   /// Quantizes m rows of `input` (device pointer, [m, K], 16-byte aligned)
