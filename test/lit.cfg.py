@@ -35,6 +35,9 @@ if config.ptxas and os.path.exists(config.ptxas):
     config.substitutions.append(("%ptxas", config.ptxas))
 config.substitutions.append(
     ("%humming_opt_path", os.path.join(config.humming_tools_dir, "humming-opt")))
+config.substitutions.append(
+    ("%humming_translate_path",
+     os.path.join(config.humming_tools_dir, "humming-translate")))
 # nvJitLink loads (the default compiler uses it, with ptxas for the
 # kernels that need whole-program compilation).
 try:
