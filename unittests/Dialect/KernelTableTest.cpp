@@ -73,6 +73,16 @@ TEST(KernelTable, CoversEveryMAndSaysHowToLaunch) {
   EXPECT_EQ(habi::kernelFor(table, table[0].mMax), &table[0]);
   EXPECT_EQ(habi::kernelFor(table, table[0].mMax + 1), &table[1]);
   EXPECT_EQ(habi::kernelFor(table, 1 << 20), &table.back());
+  // A quantize kernel in the same table serves no GEMM, whatever its range.
+  {
+    std::vector<habi::KernelLaunch> mixed = table;
+    habi::KernelLaunch q;
+    q.name = "layer_quantize9";
+    q.kind = habi::kQuantizeKernel;
+    mixed.insert(mixed.begin(), q); // m = [1, inf]
+    EXPECT_EQ(habi::kernelFor(mixed, 1), &mixed[1]);
+    EXPECT_EQ(habi::kernelFor(mixed, 1 << 20), &mixed.back());
+  }
   // From M = 513 on (sm_90a): the warp-specialized wgmma tile, two
   // consumer warpgroups and a producer one; four slots of 64 of K:
   // activations (128 tokens x 64 x 2 bytes), 4-bit weights (256 x 64 / 2

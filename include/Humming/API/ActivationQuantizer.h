@@ -49,7 +49,8 @@ public:
   /// into `codes` ([m, K] bytes, or [m, K / 2] for 4-bit codes with the
   /// lower k in the low nibble; 8-byte aligned) and `scales` (f32, 4-byte
   /// aligned: [m, 1] per token, [m, K / g] per group written; with static
-  /// scaling the one scale is read from it). Nothing is allocated or
+  /// scaling the one scale is read from it, and must be positive: the
+  /// codes of a zero or negative one are saturated or NaN). Nothing is allocated or
   /// synchronized; m = 0 launches nothing.
   Status forward(void *stream, uint64_t input, uint64_t codes,
                  uint64_t scales, int64_t m) const;

@@ -247,12 +247,13 @@ inline std::string clusterCannotRun(const KernelLaunch &k, int clusters) {
          "); force a tile with a smaller split_k";
 }
 
-/// The entry of `table` serving `m`, or null (also for m = 0: with no
+/// The GEMM entry of `table` serving `m`, or null (also for m = 0: with no
 /// tokens there is nothing to launch; a zero-block grid is a launch error).
+/// Quantize kernels (kind) of the same module are not candidates.
 inline const KernelLaunch *kernelFor(const std::vector<KernelLaunch> &table,
                                      int64_t m) {
   for (const KernelLaunch &k : table)
-    if (k.serves(m))
+    if (k.kind == kGemmKernel && k.serves(m))
       return &k;
   return nullptr;
 }
