@@ -76,36 +76,14 @@ Status ActivationQuantizer::transform(const LayerTarget &target) {
     return Error{"a tile configuration or the canonical layout applies to a "
                  "layer's GEMM kernels; expected neither for the activation "
                  "quantizer"};
-  std::string chipName = target.chip;
-  if (!target.device.empty()) {
-    const DeviceInfo *known = lookupDevice(target.device);
-    if (!known)
-      return Error{concat("expected a device among ", knownDeviceNames(),
-                          ", got '", target.device, "'")};
-    if (chipName.empty())
-      chipName = known->chip;
-  }
-  if (chipName.empty())
-    return Error{"expected a target device or chip"};
-  std::optional<Chip> chip = Chip::parse(chipName);
+  Result<Chip> chip = detail::targetChip(target);
   if (!chip)
-    return Error{concat("expected a chip among ", knownChipNames(), ", got '",
-                        chipName, "'")};
-  const rt::CudaDriver *driver = nullptr;
-  if (!target.compileOnly) {
-    Result<const rt::CudaDriver *> d = rt::CudaDriver::get();
-    if (!d)
-      return Error{d.error()};
-    Result<rt::Device> dev = rt::openDevice(**d);
-    if (!dev)
-      return Error{dev.error()};
-    int sm = dev->major * 10 + dev->minor;
-    if (sm != int(chip->sm))
-      return Error{concat("the quantizer is transformed for ", chip->str(),
-                          " but the current device is ", dev->name, " (sm_",
-                          sm, "); expected a target for that device")};
-    driver = *d;
-  }
+    return Error{chip.error()};
+  Result<const rt::CudaDriver *> live =
+      detail::deviceFor(*chip, target, "the quantizer");
+  if (!live)
+    return Error{live.error()};
+  const rt::CudaDriver *driver = *live;
   detail::JitState &j = detail::jit();
   if (!j.compiler)
     return Error{j.compilerError};

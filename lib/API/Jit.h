@@ -1,15 +1,19 @@
 //===- Jit.h - The process's kernel compiler and cache (internal) -*- C++ -*-===//
 //
 // Shared by everything in the API that JIT-compiles (Layer,
-// ActivationQuantizer): one compiler and one kernel cache per process.
+// ActivationQuantizer): one compiler and one kernel cache per process, and
+// what a LayerTarget names.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef HUMMING_LIB_API_JIT_H
 #define HUMMING_LIB_API_JIT_H
 
+#include "Humming/API/Layer.h"
 #include "Humming/Runtime/Compiler.h"
+#include "Humming/Runtime/CudaDriver.h"
 #include "Humming/Runtime/KernelCache.h"
+#include "Humming/Target/ArchInfo.h"
 
 #include <memory>
 #include <string>
@@ -23,6 +27,17 @@ struct JitState {
 };
 /// Made on first use (rt::selectCompiler, the default cache directory).
 JitState &jit();
+
+/// The chip a target names: its own, else its known device's; an error
+/// names the unknown device or chip, or says that neither was given.
+Result<Chip> targetChip(const LayerTarget &target);
+
+/// The driver of the current device, which must be `chip` (`what` names
+/// the caller in that error: "the layer", "the quantizer"); null for a
+/// compile-only target, which opens no device.
+Result<const rt::CudaDriver *> deviceFor(const Chip &chip,
+                                         const LayerTarget &target,
+                                         const char *what);
 
 } // namespace humming::detail
 

@@ -50,6 +50,44 @@ detail::JitState &detail::jit() {
   return state;
 }
 
+Result<Chip> detail::targetChip(const LayerTarget &target) {
+  std::string chipName = target.chip;
+  if (!target.device.empty()) {
+    const DeviceInfo *known = lookupDevice(target.device);
+    if (!known)
+      return Error{concat("expected a device among ", knownDeviceNames(),
+                          ", got '", target.device, "'")};
+    if (chipName.empty())
+      chipName = known->chip;
+  }
+  if (chipName.empty())
+    return Error{"expected a target device or chip"};
+  std::optional<Chip> chip = Chip::parse(chipName);
+  if (!chip)
+    return Error{concat("expected a chip among ", knownChipNames(), ", got '",
+                        chipName, "'")};
+  return *chip;
+}
+
+Result<const rt::CudaDriver *> detail::deviceFor(const Chip &chip,
+                                                 const LayerTarget &target,
+                                                 const char *what) {
+  if (target.compileOnly)
+    return static_cast<const rt::CudaDriver *>(nullptr);
+  Result<const rt::CudaDriver *> d = rt::CudaDriver::get();
+  if (!d)
+    return d;
+  Result<rt::Device> dev = rt::openDevice(**d);
+  if (!dev)
+    return Error{dev.error()};
+  int sm = dev->major * 10 + dev->minor;
+  if (sm != int(chip.sm))
+    return Error{concat(what, " is transformed for ", chip.str(),
+                        " but the current device is ", dev->name, " (sm_", sm,
+                        "); expected a target for that device")};
+  return *d;
+}
+
 namespace {
 using detail::jit;
 using detail::JitState;
@@ -222,41 +260,20 @@ Status Layer::transform(const LayerTarget &target) {
     return Error{"expected weights before transform(): call loadQuantized() "
                  "or quantize() first"};
   // The chip and the device whose facts choose the tiles.
-  std::string device = target.device, chipName = target.chip;
-  if (!device.empty()) {
-    const DeviceInfo *known = lookupDevice(device);
-    if (!known)
-      return Error{concat("expected a device among ", knownDeviceNames(),
-                          ", got '", device, "'")};
-    if (chipName.empty())
-      chipName = known->chip;
-  }
-  if (chipName.empty())
-    return Error{"expected a target device or chip"};
-  std::optional<Chip> chip = Chip::parse(chipName);
+  const std::string &device = target.device;
+  Result<Chip> chip = detail::targetChip(target);
   if (!chip)
-    return Error{concat("expected a chip among ", knownChipNames(), ", got '",
-                        chipName, "'")};
+    return Error{chip.error()};
   if (chip->sm < 80)
     return Error{concat("the mma_sync kernels need sm_80 or newer, got ",
                         chip->str())};
 
   // The live device must be the target's chip.
-  const rt::CudaDriver *driver = nullptr;
-  if (!target.compileOnly) {
-    Result<const rt::CudaDriver *> d = rt::CudaDriver::get();
-    if (!d)
-      return Error{d.error()};
-    Result<rt::Device> dev = rt::openDevice(**d);
-    if (!dev)
-      return Error{dev.error()};
-    int sm = dev->major * 10 + dev->minor;
-    if (sm != int(chip->sm))
-      return Error{concat("the layer is transformed for ", chip->str(),
-                          " but the current device is ", dev->name, " (sm_",
-                          sm, "); expected a target for that device")};
-    driver = *d;
-  }
+  Result<const rt::CudaDriver *> live =
+      detail::deviceFor(*chip, target, "the layer");
+  if (!live)
+    return Error{live.error()};
+  const rt::CudaDriver *driver = *live;
 
   using Clock = std::chrono::steady_clock;
   auto since = [](Clock::time_point t) {

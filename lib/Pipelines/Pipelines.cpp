@@ -158,18 +158,30 @@ hq::Result<std::string> mlir::humming::compileToPtx(ModuleOp module,
   return ptx;
 }
 
+namespace {
+/// The error diagnostics of `ctx` while it lives, one per line, for the
+/// module builders' errors.
+struct ErrorCollector {
+  explicit ErrorCollector(MLIRContext &ctx)
+      : handler(&ctx, [this](Diagnostic &d) {
+          if (d.getSeverity() == DiagnosticSeverity::Error)
+            text += d.str() + "\n";
+          return success();
+        }) {}
+  /// `what`, followed by the diagnostics when there were any.
+  hq::Error fail(const char *what) const {
+    return hq::Error{text.empty() ? std::string(what)
+                                  : std::string(what) + ": " + text};
+  }
+  std::string text;
+  ScopedDiagnosticHandler handler;
+};
+} // namespace
+
 hq::Result<OwningOpRef<ModuleOp>>
 mlir::humming::buildLayerModule(MLIRContext &ctx, const LayerSpec &spec) {
-  std::string diagnostics;
-  ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &d) {
-    if (d.getSeverity() == DiagnosticSeverity::Error)
-      diagnostics += d.str() + "\n";
-    return success();
-  });
-  auto fail = [&](const char *what) {
-    return hq::Error{diagnostics.empty() ? std::string(what)
-                                         : std::string(what) + ": " + diagnostics};
-  };
+  ErrorCollector errors(ctx);
+  auto fail = [&](const char *what) { return errors.fail(what); };
   OpBuilder b(&ctx);
   Location loc = UnknownLoc::get(&ctx);
   auto emitError = [&] { return mlir::emitError(loc); };
@@ -245,16 +257,8 @@ mlir::humming::buildLayerModule(MLIRContext &ctx, const LayerSpec &spec) {
 
 hq::Result<OwningOpRef<ModuleOp>>
 mlir::humming::buildQuantizeModule(MLIRContext &ctx, const QuantizeSpec &spec) {
-  std::string diagnostics;
-  ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &d) {
-    if (d.getSeverity() == DiagnosticSeverity::Error)
-      diagnostics += d.str() + "\n";
-    return success();
-  });
-  auto fail = [&](const char *what) {
-    return hq::Error{diagnostics.empty() ? std::string(what)
-                                         : std::string(what) + ": " + diagnostics};
-  };
+  ErrorCollector errors(ctx);
+  auto fail = [&](const char *what) { return errors.fail(what); };
   OpBuilder b(&ctx);
   Location loc = UnknownLoc::get(&ctx);
   auto emitError = [&] { return mlir::emitError(loc); };

@@ -251,18 +251,7 @@ class HummingLayer:
                 self._handle, device.encode() if device else None,
                 chip.encode() if chip else None, int(bool(compile_only)),
                 tile_config.encode() if tile_config else None))
-        if device is None and chip is None:
-            device, chip = _current_device()
-            try:
-                run(device, chip)
-            except HummingError as e:
-                # A device the tables do not know: its chip's representative
-                # facts choose the tiles.
-                if "expected a device among" not in str(e):
-                    raise
-                run(None, chip)
-        else:
-            run(device, chip)
+        _for_target(run, device, chip)
         self._transformed = not compile_only
         self._device_index = None
         if not compile_only:
@@ -387,16 +376,7 @@ class HummingQuantizer:
             _check(_library().humming_quantizer_transform(
                 self._handle, device.encode() if device else None,
                 chip.encode() if chip else None, int(bool(compile_only))))
-        if device is None and chip is None:
-            device, chip = _current_device()
-            try:
-                run(device, chip)
-            except HummingError as e:
-                if "expected a device among" not in str(e):
-                    raise
-                run(None, chip)
-        else:
-            run(device, chip)
+        _for_target(run, device, chip)
         self._transformed = not compile_only
 
     def __call__(self, x, scale=None):
@@ -459,6 +439,22 @@ def _floats(value, count, name):
     if len(values) != count:
         raise HummingError(f"{name}: expected {count} values, got {len(values)}")
     return (ctypes.c_float * count)(*values)
+
+
+def _for_target(run, device, chip):
+    """run(device, chip) for the given target, or for the current CUDA
+    device: by its name, else (a device the tables do not know) by its chip,
+    whose representative facts then choose the tiles."""
+    if device is not None or chip is not None:
+        run(device, chip)
+        return
+    device, chip = _current_device()
+    try:
+        run(device, chip)
+    except HummingError as e:
+        if "expected a device among" not in str(e):
+            raise
+        run(None, chip)
 
 
 def _current_device():
