@@ -110,6 +110,12 @@ class QuantizerTest(unittest.TestCase):
                          "expected K to be a multiple of the activation group "
                          "128, got K = 4000")
 
+    def test_a_static_scale_has_no_group(self):
+        with self.assertRaises(HummingError) as e:
+            HummingQuantizer(4096, "int8", group_size=128, static=True)
+        self.assertEqual(str(e.exception),
+                         "expected group_size = 0 with a static scale, got 128")
+
     def test_compile_only_transform(self):
         q = HummingQuantizer(4096, "float8_e4m3fn", "bfloat16")
         q.transform(chip="sm_90a", compile_only=True)

@@ -96,6 +96,25 @@ int main(void) {
   // CHECK: diagnostic: type: expected an element type humming knows {{.*}}, got 'f64'
   printAttr("f64 weights", mlirHummingWeightSchemaAttrGet(ctx, &w));
 
+  /* Out-of-range enums, a null type and a null description. */
+  w.type = mlirIntegerTypeUnsignedGet(ctx, 4);
+  w.groupK = 128;
+  w.granularity = (MlirHummingGranularity)9;
+  // CHECK: diagnostic: expected granularity 0-4, zero point 0-2 and format 0-3, got 9, 1, 0
+  printAttr("granularity 9", mlirHummingWeightSchemaAttrGet(ctx, &w));
+  w.granularity = MlirHummingGranularityGroup;
+  w.scale.ptr = NULL;
+  // CHECK: diagnostic: scale: expected a type, got null
+  printAttr("null scale", mlirHummingWeightSchemaAttrGet(ctx, &w));
+  // CHECK: diagnostic: expected a weight schema, got NULL
+  printAttr("null schema", mlirHummingWeightSchemaAttrGet(ctx, NULL));
+  MlirHummingInputSchema badIn = {mlirFloat8E4M3FNTypeGet(ctx),
+                                  (MlirHummingScaling)7, 0};
+  // CHECK: diagnostic: expected scaling 0-3, got 7
+  printAttr("scaling 7", mlirHummingInputSchemaAttrGet(ctx, &badIn));
+  // CHECK: diagnostic: expected an input schema, got NULL
+  printAttr("null input schema", mlirHummingInputSchemaAttrGet(ctx, NULL));
+
   MlirHummingInputSchema in = {mlirFloat8E4M3FNTypeGet(ctx),
                                MlirHummingScalingToken, 0};
   MlirAttribute is = mlirHummingInputSchemaAttrGet(ctx, &in);
@@ -130,6 +149,12 @@ int main(void) {
   t.warpN = 64;
   t.warpK = 32;
   t.stages = 3;
+  t.mma = (MlirHummingMma)5;
+  // CHECK: diagnostic: expected mma 0-3, got 5
+  printAttr("mma 5", mlirHummingTileConfigAttrGet(ctx, &t));
+  // CHECK: diagnostic: expected a tile config, got NULL
+  printAttr("null tile", mlirHummingTileConfigAttrGet(ctx, NULL));
+  t.mma = MlirHummingMmaSync;
   MlirAttribute tile = mlirHummingTileConfigAttrGet(ctx, &t);
   // CHECK: tile: #humming.tile_config<block = [16, 64, 64], warp = [16, 64, 32], stages = 3>
   printAttr("tile", tile);

@@ -32,6 +32,16 @@ func.func @wide_group(%x: memref<?x1024xf16>, %q: memref<?x1024xi8>, %s: memref<
 
 // -----
 
+func.func @too_wide(%x: memref<?x16777218xf16>, %q: memref<?x16777218xi8>, %s: memref<?x1xf32>) {
+  // expected-error @+1 {{'humming.quantize' op expected K <= 2^24 activations per row, got 16777218}}
+  humming.quantize %x into %q scales(%s : memref<?x1xf32>)
+      {schema = #humming.input_schema<type = si8, scaling = token>}
+      : memref<?x16777218xf16> -> memref<?x16777218xi8>
+  return
+}
+
+// -----
+
 func.func @strided(%x: memref<?x256xf16, strided<[512, 1]>>, %q: memref<?x256xi8>, %s: memref<?x1xf32>) {
   // expected-error @+1 {{'humming.quantize' op expected identity-layout memrefs, got 'memref<?x256xf16, strided<[512, 1]>>'}}
   humming.quantize %x into %q scales(%s : memref<?x1xf32>)
