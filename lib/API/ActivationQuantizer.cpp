@@ -182,8 +182,8 @@ Status ActivationQuantizer::forward(void *stream, uint64_t input,
     return Status::success();
   rt::CUdeviceptr null = 0, in = input, out = codes, sc = scales;
   int32_t m32 = int32_t(m);
-  void *args[abi::NumGemmParams] = {&in, &null, &sc, &null,
-                                    &null, &null, &out, &m32};
+  void *args[abi::NumGemmParams] = {&in,   &null, &sc,   &null, &null,
+                                    &null, &out,  &null, &m32};
   uint32_t grid[3];
   q.kernel.grid(m, q.k, grid);
   return q.driver->check(

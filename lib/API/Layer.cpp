@@ -19,6 +19,7 @@
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/Threading.h"
@@ -203,11 +204,13 @@ Result<Layer> Layer::create(int64_t n, int64_t k, const WeightSchema &weight,
     return Error{*d};
   if (Diag d = verifyInputSchema(input))
     return Error{*d};
-  if (input.type.bits != 16)
-    return Error{concat("expected 16-bit activations (f16 or bf16), got ",
+  if (input.type.bits != 16 && input.type != ScalarType::e4m3() &&
+      input.type != ScalarType::e5m2())
+    return Error{concat("expected f16, bf16, f8E4M3FN or f8E5M2 activations, "
+                        "got ",
                         input.type.str(),
-                        ": 8- and 4-bit activation kernels are not lowered "
-                        "yet")};
+                        ": integer and 4-bit activation kernels are not "
+                        "lowered yet")};
   if (Diag d = verifyCompatibility(weight, input, compute, output))
     return Error{*d};
   if (Diag d = verifyPadding(weight, input, n + weight.padN, k + weight.padK))
@@ -288,6 +291,17 @@ Status Layer::transform(const LayerTarget &target) {
                         ? Diag("the target asks for the canonical layout")
                         : layout::supports(l.weight, l.input, np, kp);
   bool prepared = !unprepared;
+  // 8-bit activations: the wgmma kernels over prepared weights only.
+  if (l.input.type.bits == 8) {
+    if (!chip->supportsMma(MmaKind::Wgmma))
+      return Error{concat(l.input.type.str(), " activations run in the sm_90a "
+                          "wgmma kernels only; got ",
+                          chip->str())};
+    if (!prepared)
+      return Error{concat(l.input.type.str(), " activations run over the "
+                          "prepared layout only, which is not used: ",
+                          *unprepared)};
+  }
   // A forced tile configuration: parsed and verified here, so its errors
   // come before any compile; printed back, so equal tiles share cache keys.
   std::string tileConfig;
@@ -559,6 +573,36 @@ Status Layer::forward(void *stream, uint64_t input, uint64_t output,
   const Impl &l = *impl_;
   if (!l.transformed)
     return Error{"call transform() before forward()"};
+  if (l.input.type.bits != 16)
+    return Error{concat("the layer takes ", l.input.type.str(),
+                        " activations: call forwardQuantized() with their "
+                        "codes and scales (humming::ActivationQuantizer makes "
+                        "them from 16-bit activations)")};
+  return launch(stream, input, 0, output, m);
+}
+
+Status Layer::forwardQuantized(void *stream, uint64_t codes, uint64_t scales,
+                               uint64_t output, int64_t m) const {
+  const Impl &l = *impl_;
+  if (!l.transformed)
+    return Error{"call transform() before forwardQuantized()"};
+  if (l.input.type.bits == 16)
+    return Error{concat("the layer takes ", l.input.type.str(),
+                        " activations: call forward()")};
+  const bool scaled = l.input.scaling != ActScaling::None;
+  if (m > 0 && scaled && !scales)
+    return Error{concat("expected the activations' f32 scales (",
+                        toString(l.input.scaling), " scaling), got a null "
+                        "pointer")};
+  if (m > 0 && scaled && scales % 4 != 0)
+    return Error{concat("expected 4-byte aligned activation scales, got 0x",
+                        llvm::utohexstr(scales))};
+  return launch(stream, codes, scaled ? scales : 0, output, m);
+}
+
+Status Layer::launch(void *stream, uint64_t input, uint64_t inputScale,
+                     uint64_t output, int64_t m) const {
+  const Impl &l = *impl_;
   // The arguments first, so their errors are the same with or without a
   // device.
   if (m < 0 || m > std::numeric_limits<int32_t>::max())
@@ -587,6 +631,7 @@ Status Layer::forward(void *stream, uint64_t input, uint64_t output,
   std::array<rt::CUdeviceptr, abi::NumGemmParams> ptrs = l.pointers;
   ptrs[abi::ParamInput] = input;
   ptrs[abi::ParamOutput] = output;
+  ptrs[abi::ParamInputScale] = inputScale;
   int32_t m32 = int32_t(m);
   // One more parameter for a kernel that reads its activations by TMA: their
   // tensor map, by value (the launch copies it; CUDA graphs capture it).

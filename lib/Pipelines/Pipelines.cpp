@@ -231,6 +231,16 @@ mlir::humming::buildLayerModule(MLIRContext &ctx, const LayerSpec &spec) {
   }
   if (!shapeError.empty())
     return hq::Error{shapeError};
+  // 8-bit activations' f32 scales: [M, 1] per token, [1] static.
+  int inputScaleArg = -1;
+  if (spec.input.scaling != hq::ActScaling::None) {
+    hq::ShapeOrDiag s = hq::expectedInputScaleShape(
+        spec.input, ShapedType::kDynamic, spec.k);
+    if (s.error)
+      return hq::Error{*s.error};
+    inputScaleArg = int(types.size());
+    types.push_back(memref(s.shape, b.getF32Type()));
+  }
   types.push_back(memref({ShapedType::kDynamic, spec.n}, out));
   OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
   b.setInsertionPointToEnd(module->getBody());
@@ -246,7 +256,7 @@ mlir::humming::buildLayerModule(MLIRContext &ctx, const LayerSpec &spec) {
       spec.compute.gemm != hq::GemmType::Dense)
     compute = ComputeAttr::fromHost(&ctx, spec.compute);
   GemmOp::create(b, loc, arg(0), arg(1), arg(scalesArg), arg(zpArg),
-                 arg(globalArg), arg(biasArg), Value(),
+                 arg(globalArg), arg(biasArg), arg(inputScaleArg),
                  body->getArgument(unsigned(types.size() - 1)), ws, is, compute,
                  layout, ArrayAttr());
   func::ReturnOp::create(b, loc);

@@ -103,7 +103,7 @@ CooperativeSlot cooperativeSlot(const WeightSchema &w, const KernelShape &k) {
   CooperativeSlot s;
   const unsigned bits = w.type.bits;
   const int64_t tiles = k.kTilesPerIteration();
-  s.activationBytes = tiles * k.blockM() * 32;
+  s.activationBytes = tiles * k.blockM() * 2 * k.activationBits;
   s.weightBytes = tiles * k.warpsN * 128 * bits;
   const int64_t columns = k.blockN();
   if (w.hasPerKScales())
@@ -182,9 +182,35 @@ Diag scaleAfterMmaApplies(const WeightSchema &w, bool f16Accumulation,
 Diag supports(const WeightSchema &w, const InputSchema &in, int64_t n,
               int64_t k) {
   const char *prefix = "the prepared mma_sync layout ";
-  if (in.type != ScalarType::f16() && in.type != ScalarType::bf16())
-    return concat(prefix, "expects f16 or bf16 activations, got ",
+  const bool fp8 = in.type == ScalarType::e4m3() || in.type == ScalarType::e5m2();
+  if (in.type != ScalarType::f16() && in.type != ScalarType::bf16() && !fp8)
+    return concat(prefix, "expects f16, bf16, f8E4M3FN or f8E5M2 activations "
+                          "(8-bit integer activations are not lowered yet), "
+                          "got ",
                   in.type.str());
+  if (fp8) {
+    // The wgmma k32 kernels (sm_90a): weights converted to the activation
+    // type in registers, f32 sums, per-token or static activation scales
+    // and channel / tensor weight scales in the epilogue.
+    if (in.scaling == ActScaling::Group)
+      return concat(prefix, "takes per-token or static scales with ",
+                    in.type.str(), " activations (per-group activation "
+                    "scales need block-scaled MMA), got group scaling");
+    if (w.hasPerKScales())
+      return concat(prefix, "applies channel or tensor weight scales with ",
+                    in.type.str(), " activations (group scales would be "
+                    "applied per K group in f32, which is not lowered yet), "
+                    "got ", toString(w.granularity), " scales");
+    if ((k - w.padK) % 16 != 0)
+      return concat(prefix, "copies ", in.type.str(),
+                    " activation rows in 16-byte pieces and expects K to be "
+                    "a multiple of 16, got ",
+                    k - w.padK);
+    if (k % (2 * kTileK) != 0)
+      return concat(prefix, "takes K in k32 steps with ", in.type.str(),
+                    " activations; expected the padded K to be a multiple "
+                    "of 32, got ", k);
+  }
   if (w.experts != 0)
     return concat(prefix, "holds dense layers so far, got ", w.experts,
                   " experts");
@@ -239,9 +265,14 @@ Slot slotOf(int64_t n, int64_t k) {
 } // namespace
 
 uint32_t preparedCodeAt(const WeightSchema &w, const uint32_t *words,
-                        int64_t n, int64_t padN, int64_t k) {
+                        int64_t n, int64_t padN, int64_t k,
+                        unsigned activationBits) {
   const unsigned bits = w.type.bits;
-  Slot s = slotOf(n, k);
+  // The position whose row is k's (preparedRow is a permutation of 0..15).
+  int64_t pos = 0;
+  while (preparedRow(pos, activationBits) != k % kTileK)
+    ++pos;
+  Slot s = slotOf(n, k - k % kTileK + pos);
   int64_t base = tileWord(k / kTileK, n / kTileN, padN, bits);
   uint32_t code = 0;
   for (const Plane &p : planes(bits)) {
@@ -314,7 +345,7 @@ Result<QuantizedWeights> prepareMmaSync(const WeightSchema &w,
         const uint32_t *codes = row.data() + kt * kTileK;
         const Place *place = &places[size_t(c * kTileK) * ps.size()];
         for (int64_t r = 0; r < kTileK; ++r) {
-          uint32_t code = codes[r] ^ flip;
+          uint32_t code = codes[preparedRow(r, in.type.bits)] ^ flip;
           for (size_t pi = 0; pi < ps.size(); ++pi, ++place)
             tile[place->word] |=
                 ((code >> ps[pi].shift) & ((1u << ps[pi].width) - 1))
@@ -377,6 +408,11 @@ Result<QuantizedWeights> prepareMmaSync(const WeightSchema &w,
       }
     }
   }
+  // The words of kPack / 16 consecutive k-tiles per row, the prepared shape
+  // of the schema (expectedShape): [K / 32, N * b] for 8-bit activations,
+  // the same memory.
+  const int64_t p = kPack(in);
+  out.weight.shape = {k / p, n * p * int64_t(bits) / 32};
   out.globalScale = canonical.globalScale;
   out.bias = canonical.bias;
   return out;

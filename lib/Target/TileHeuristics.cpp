@@ -113,8 +113,10 @@ bool wgmmaApplies(const ComputeOptions &c, const DeviceInfo &device) {
 /// n-tiles, `tokens` tokens, `kTiles` k-tiles per iteration, four stages,
 /// with or without a producer warpgroup.
 layout::KernelShape wgmmaShape(int64_t tokens, int64_t kTiles,
-                               bool warpSpecialized) {
+                               bool warpSpecialized,
+                               int64_t activationBits = 16) {
   layout::KernelShape ks;
+  ks.activationBits = activationBits;
   ks.wgmma = true;
   ks.warpM = tokens;
   ks.nTilesPerGroup = 2;
@@ -133,10 +135,11 @@ layout::KernelShape wgmmaShape(int64_t tokens, int64_t kTiles,
 /// 2273 -> 2163 with bulk fills against that, 2026-12-01; the suite
 /// across schemas with it forced and chosen). The 64-token tile lost with
 /// either (M = 64 44.6 -> 46.8 / 51.2 us) and keeps cp.async.
-void useBulkCopies(TileConfig &t) {
+void useBulkCopies(TileConfig &t, int64_t activationBits = 16) {
   if (t.mma == MmaKind::Wgmma && t.warpSpecialized && t.warpM == 128 &&
       t.splitK == 1)
-    t.tma = TmaA | TmaB;
+    // (The activations' tensor map holds 16-bit activations only.)
+    t.tma = activationBits == 16 ? TmaA | TmaB : TmaB;
 }
 
 /// The sm_90a tile for M = 33..512: the warp-specialized wgmma tile of 64 or
@@ -165,13 +168,15 @@ void useBulkCopies(TileConfig &t) {
 std::optional<TileConfig> clusterSplitTile(const WeightSchema &w, int64_t n,
                                            int64_t k, const ComputeOptions &c,
                                            const DeviceInfo &device,
-                                           int64_t mTop) {
+                                           int64_t mTop,
+                                           int64_t activationBits = 16) {
   if (!wgmmaApplies(c, device) || mTop <= 0)
     return std::nullopt;
   std::optional<TileConfig> best;
   double bestCost = 0;
   for (int64_t tokens : {64, 128}) {
-    layout::KernelShape ks = wgmmaShape(tokens, 4, /*warpSpecialized=*/true);
+    layout::KernelShape ks =
+        wgmmaShape(tokens, 4, /*warpSpecialized=*/true, activationBits);
     if (!runs(w, n, k, ks, device))
       continue;
     const int64_t iterations = k / (ks.kTilesPerIteration() * layout::kTileK);
@@ -203,7 +208,7 @@ std::optional<TileConfig> clusterSplitTile(const WeightSchema &w, int64_t n,
         t.splitK = split;
         t.workspaceSplit = workspace;
         // Without a split the 128-token tile is the kernel from M = 513 on.
-        useBulkCopies(t);
+        useBulkCopies(t, activationBits);
         best = t;
         bestCost = cost;
       }
@@ -252,10 +257,12 @@ std::optional<TileConfig> wgmmaTile(const WeightSchema &w, int64_t n,
                                     int64_t k, const ComputeOptions &c,
                                     const DeviceInfo &device, int64_t tokens,
                                     int64_t kTiles, int64_t mTop,
-                                    bool warpSpecialized = false) {
+                                    bool warpSpecialized = false,
+                                    int64_t activationBits = 16) {
   if (!wgmmaApplies(c, device))
     return std::nullopt;
-  layout::KernelShape ks = wgmmaShape(tokens, kTiles, warpSpecialized);
+  layout::KernelShape ks =
+      wgmmaShape(tokens, kTiles, warpSpecialized, activationBits);
   // The warp-specialized tile wins with half as many blocks as SMs too
   // (4096 x 4096 at M = 1024: 128 blocks for 132 SMs, 69 us against 111
   // for the mma_sync tile; 2026-12-01).
@@ -390,6 +397,66 @@ std::optional<TileConfig> wideShareTile(const WeightSchema &w, int64_t n,
     t.scaleAfterMma = true;
   return t;
 }
+
+/// 8-bit activations: the wgmma tiles at every M (the mma_sync kernels take
+/// 16-bit activations only). Up to M = 512 the warp-specialized 64- or
+/// 128-token tile with K split in a cluster (clusterSplitTile, for each
+/// range's top; M = 1..64 as one range: the weights' bytes dominate there
+/// and the 64-token tile's unused token rows are zero-filled, not read),
+/// from 513 on the warp-specialized 128-token tile (weights by bulk copy),
+/// else the same without a producer warpgroup. Not measured against other
+/// shapes yet (bench/NOTES.md, "8-bit activations").
+Result<std::vector<TileConfig>>
+selectEightBitTiles(const WeightSchema &w, const InputSchema &in,
+                    const ComputeOptions &c, int64_t n, int64_t k,
+                    const DeviceInfo &device) {
+  if (!wgmmaApplies(c, device))
+    return Error{concat(in.type.str(), " activations run in the sm_90a wgmma "
+                        "kernels only (f32 sums, not batch-invariant); got ",
+                        device.name.empty() ? device.chip : device.name,
+                        c.f16Accumulation ? " with f16 accumulation"
+                        : c.batchInvariant ? ", batch-invariant"
+                                           : "")};
+  const int64_t bits = int64_t(in.type.bits);
+  std::vector<TileConfig> out;
+  struct Range {
+    int64_t lo, hi;
+  };
+  for (Range r : {Range{1, 64}, {65, 128}, {129, 256}, {257, 512}, {513, 0}}) {
+    std::optional<TileConfig> t;
+    if (r.hi != 0)
+      t = clusterSplitTile(w, n, k, c, device, r.hi, bits);
+    // (Any M: no bound on the block count.)
+    const int64_t anyM = int64_t(1) << 30;
+    if (!t) {
+      t = wgmmaTile(w, n, k, c, device, 128, 4, anyM,
+                    /*warpSpecialized=*/true, bits);
+      if (t)
+        useBulkCopies(*t, bits);
+    }
+    if (!t)
+      t = wgmmaTile(w, n, k, c, device, 64, 4, anyM,
+                    /*warpSpecialized=*/false, bits);
+    if (!t) {
+      // N not a multiple of 256: one warpgroup of one 64-column n-tile.
+      layout::KernelShape ks =
+          wgmmaShape(64, 4, /*warpSpecialized=*/false, bits);
+      ks.warpsN = 1;
+      ks.nTilesPerGroup = 1;
+      if (runs(w, n, k, ks, device))
+        t = layout::tileConfigOf(ks);
+    }
+    if (!t)
+      return Error{concat("no wgmma tile runs a ", n, " x ", k, " layer with ",
+                          in.type.str(), " activations on ",
+                          device.name.empty() ? device.chip : device.name,
+                          " (the padded K must be a multiple of 64)")};
+    t->mMin = r.lo;
+    t->mMax = r.hi;
+    appendRange(out, *t);
+  }
+  return out;
+}
 } // namespace
 
 Result<std::vector<TileConfig>> selectMmaSyncTiles(const WeightSchema &w,
@@ -402,6 +469,8 @@ Result<std::vector<TileConfig>> selectMmaSyncTiles(const WeightSchema &w,
   if (device.smCount <= 0)
     return Error{concat("expected the device's SM count, "
                         "got ", device.smCount)};
+  if (in.type.bits == 8)
+    return selectEightBitTiles(w, in, c, n, k, device);
   const double crossover = computeMemoryCrossover(w, in, device);
   const int64_t columnTiles = n / layout::kTileN;
   // M ranges. Below the compute/memory crossover the weights dominate:

@@ -78,6 +78,17 @@ struct Case {
   bool timed = false;
   /// compute = #humming.compute<f16_accumulation = true> (prepared only).
   bool f16Accumulation = false;
+  /// 8-bit activations: their scaling (token or static). The case quantizes
+  /// random f16 activations on the host (the rules the GPU kernel follows
+  /// bit for bit), the reference multiplies the dequantized values, and the
+  /// layer runs forwardQuantized (prepared weights, sm_90a, f16 output).
+  ActScaling actScaling = ActScaling::None;
+  bool eightBit() const { return act.bits == 8; }
+  InputSchema input() const {
+    return InputSchema{act, eightBit() ? actScaling : ActScaling::None, 0};
+  }
+  /// The output (and 16-bit source activation) type.
+  ScalarType output() const { return eightBit() ? ScalarType::f16() : act; }
 };
 
 /// Adds, after each case the prepared layout can hold, the same case with
@@ -85,9 +96,10 @@ struct Case {
 std::vector<Case> withPrepared(const std::vector<Case> &cases) {
   std::vector<Case> out;
   for (const Case &c : cases) {
-    out.push_back(c);
-    InputSchema in{c.act, ActScaling::None, 0};
-    if (layout::supports(c.weight, in, c.n + c.weight.padN,
+    // 8-bit activations run over prepared weights only.
+    if (!c.eightBit())
+      out.push_back(c);
+    if (layout::supports(c.weight, c.input(), c.n + c.weight.padN,
                          c.k + c.weight.padK))
       continue;
     Case p = c;
@@ -198,6 +210,71 @@ std::vector<Case> suite(bool quick) {
   padded.padN = 64;
   padded.padK = 32;
   add("ui4_g128_padded_4032x4064_f16", padded, f16, 4032, 4064, {1, 33, 1000});
+
+  // 8-bit activations (sm_90a wgmma k32 kernels over prepared weights; the
+  // reference multiplies the host-quantized activations): W8A8 fp8 as FP8
+  // checkpoints store it, W4A8 (unsigned with and without zero points,
+  // signed, fp4), e5m2, static scaling, bias and global scale, K past the
+  // tiles' (pad_k) and N off the 256-column blocks.
+  auto addFp8 = [&](std::string name, WeightSchema w, ScalarType act,
+                    ActScaling scaling, int64_t n = 256, int64_t k = 512,
+                    std::vector<int64_t> ms = {}) {
+    Case c{std::move(name), w, act, n, k,
+           ms.empty() ? std::vector<int64_t>{1, 7, 16, 33, 64, 65, 128, 200,
+                                             513}
+                      : ms};
+    c.actScaling = scaling;
+    cases.push_back(c);
+  };
+  const ScalarType e4m3 = ScalarType::e4m3(), e5m2 = ScalarType::e5m2();
+  addFp8("w8a8_e4m3_channel_token",
+         WeightSchema::make(e4m3, f16, Granularity::Channel), e4m3,
+         ActScaling::Token);
+  addFp8("w8a8_e4m3_f32_channel_static",
+         WeightSchema::make(e4m3, ScalarType::f32(), Granularity::Channel),
+         e4m3, ActScaling::Static);
+  addFp8("w8a8_e5m2_channel_token",
+         WeightSchema::make(e5m2, f16, Granularity::Channel), e5m2,
+         ActScaling::Token);
+  addFp8("w4a8_ui4_channel_e4m3_token",
+         WeightSchema::make(ScalarType::uint(4), f16, Granularity::Channel),
+         e4m3, ActScaling::Token);
+  addFp8("w4a8_ui4_zp_int_channel_e4m3_token",
+         WeightSchema::make(ScalarType::uint(4), f16, Granularity::Channel, 0,
+                            ZeroPointKind::Int),
+         e4m3, ActScaling::Token);
+  addFp8("w4a8_si4_channel_e4m3_static",
+         WeightSchema::make(ScalarType::sint(4), bf16, Granularity::Channel),
+         e4m3, ActScaling::Static);
+  addFp8("w4a8_e2m1_channel_e4m3_token",
+         WeightSchema::make(ScalarType::e2m1(), f16, Granularity::Channel),
+         e4m3, ActScaling::Token);
+  addFp8("w4a8_ui4_channel_e5m2_token",
+         WeightSchema::make(ScalarType::uint(4), f16, Granularity::Channel),
+         e5m2, ActScaling::Token);
+  addFp8("w5a8_ui5_channel_e4m3_token",
+         WeightSchema::make(ScalarType::uint(5), f16, Granularity::Channel),
+         e4m3, ActScaling::Token);
+  WeightSchema biased8 = WeightSchema::make(e4m3, f16, Granularity::Channel);
+  biased8.bias = true;
+  biased8.globalScale = true;
+  addFp8("w8a8_e4m3_channel_bias_global_token", biased8, e4m3,
+         ActScaling::Token);
+  WeightSchema padded8 =
+      WeightSchema::make(ScalarType::uint(4), f16, Granularity::Channel);
+  padded8.padN = 64;
+  padded8.padK = 48;
+  addFp8("w4a8_ui4_channel_padded_4032x4048_e4m3", padded8, e4m3,
+         ActScaling::Token, 4032, 4048, {1, 33, 1000});
+  addFp8("w8a8_e4m3_channel_320x1024", // 64-column blocks (N % 256 != 0)
+         WeightSchema::make(e4m3, f16, Granularity::Channel), e4m3,
+         ActScaling::Token, 320, 1024, {1, 16, 100, 600});
+  addFp8("w8a8_e4m3_channel_4096x4096",
+         WeightSchema::make(e4m3, f16, Granularity::Channel), e4m3,
+         ActScaling::Token, 4096, 4096, {1, 16, 64, 128, 1000});
+  addFp8("w4a8_ui4_channel_e4m3_4096x4096",
+         WeightSchema::make(ScalarType::uint(4), f16, Granularity::Channel),
+         e4m3, ActScaling::Token, 4096, 4096, {1, 16, 64, 128, 1000});
 
   // Signed weights and zero points in the prepared layout's odd widths.
   add("si3_g64_f16",
@@ -319,8 +396,7 @@ LayerTarget caseTarget(const Case &c, const std::string &device,
 Result<Layer> createLayer(const Case &c) {
   ComputeOptions compute;
   compute.f16Accumulation = c.f16Accumulation;
-  return Layer::create(c.n, c.k, c.weight,
-                       InputSchema{c.act, ActScaling::None, 0}, compute, c.act);
+  return Layer::create(c.n, c.k, c.weight, c.input(), compute, c.output());
 }
 
 /// A case as a humming::Layer with fresh random weights quantized by the
@@ -345,7 +421,7 @@ Result<CaseLayer> makeCaseLayer(const Case &c, const LayerTarget &target,
   for (double &v : bias)
     v = normal(rng);
   QuantizeOptions qo;
-  qo.paramDType = c.act == ScalarType::bf16() ? DType::BF16 : DType::F16;
+  qo.paramDType = c.output() == ScalarType::bf16() ? DType::BF16 : DType::F16;
   Result<QuantizedWeights> q =
       quantizeWeights(c.weight, w.data(), c.n, c.k, bias.data(), qo);
   if (!q)
@@ -521,6 +597,49 @@ Result<Activations> randomActivations(const rt::CudaDriver &cu, DType dtype,
   if (Status poisoned = dc->fill(0xFF); !poisoned) // NaN in f16 and bf16
     return Error{poisoned.error()};
   return Activations{std::move(a), std::move(av), da.take(), dc.take()};
+}
+
+/// 8-bit activations on the device: the codes (one byte each) and f32
+/// scales the host reference makes from `values` [m, k], and the values they
+/// stand for.
+struct QuantizedInput {
+  rt::DeviceBuffer codes, scales;
+  std::vector<double> values;
+};
+
+Result<QuantizedInput> quantizeInput(const rt::CudaDriver &cu,
+                                     const InputSchema &in,
+                                     const std::vector<double> &values,
+                                     int64_t m, int64_t k) {
+  // Static scaling: the absmax of the batch (as a calibration would give).
+  std::optional<float> staticScale;
+  if (in.scaling == ActScaling::Static) {
+    double absmax = 0;
+    for (double v : values)
+      absmax = std::max(absmax, std::fabs(v));
+    staticScale = float(std::max(absmax, 1e-6) / maxValue(in.type));
+  }
+  Result<QuantizedActivations> q =
+      quantizeActivations(in, values.data(), m, k, staticScale);
+  if (!q)
+    return Error{"quantize activations: " + q.error()};
+  std::vector<uint8_t> bytes(q->codes.begin(), q->codes.end());
+  std::vector<float> scales = q->scales;
+  if (scales.empty())
+    scales.push_back(1.0f);
+  Result<rt::DeviceBuffer> dcodes =
+      rt::DeviceBuffer::allocate(cu, std::max<size_t>(16, bytes.size()));
+  Result<rt::DeviceBuffer> dscales =
+      rt::DeviceBuffer::allocate(cu, scales.size() * sizeof(float));
+  if (!dcodes || !dscales)
+    return Error{!dcodes ? dcodes.error() : dscales.error()};
+  Status up = dcodes->upload(bytes.data(), bytes.size());
+  if (up)
+    up = dscales->upload(scales.data(), scales.size() * sizeof(float));
+  if (!up)
+    return Error{up.error()};
+  return QuantizedInput{dcodes.take(), dscales.take(),
+                        dequantizeActivations(in, *q, m, k)};
 }
 
 /// A W4A16 g128 humming::Layer of N x K quantized from normal weights of
@@ -981,7 +1100,7 @@ int main(int argc, char **argv) {
       }
     }
 
-    ScalarType act = c.act;
+    ScalarType act = c.output();
     DType actD = act == ScalarType::bf16() ? DType::BF16 : DType::F16;
     for (int64_t m : c.ms) {
       Outcome o = base;
@@ -992,8 +1111,28 @@ int main(int argc, char **argv) {
         outcomes.push_back(o);
         continue;
       }
-      const std::vector<double> &av = acts->values;
+      std::optional<QuantizedInput> q8;
+      if (c.eightBit()) {
+        Result<QuantizedInput> q =
+            quantizeInput(cu, c.input(), acts->values, m, c.k);
+        if (!q) {
+          o.error = q.error();
+          outcomes.push_back(o);
+          continue;
+        }
+        q8.emplace(q.take());
+      }
+      // The reference multiplies what the kernel reads: the dequantized
+      // 8-bit activations.
+      const std::vector<double> &av =
+          c.eightBit() ? q8->values : acts->values;
       rt::DeviceBuffer *da = &acts->input, *dc = &acts->output;
+      auto forwardOf = [&](const Layer &l, void *stream) -> Status {
+        return c.eightBit()
+                   ? l.forwardQuantized(stream, q8->codes.ptr(),
+                                        q8->scales.ptr(), dc->ptr(), m)
+                   : l.forward(stream, da->ptr(), dc->ptr(), m);
+      };
       const abi::KernelLaunch *launch = abi::kernelFor(layer.kernels(), m);
       if (!launch) {
         o.error = "no kernel serves M = " + std::to_string(m);
@@ -1005,7 +1144,7 @@ int main(int argc, char **argv) {
       cu.cuEventCreate(&start, 0);
       cu.cuEventCreate(&stop, 0);
       cu.cuEventRecord(start, nullptr);
-      Status launched = layer.forward(nullptr, da->ptr(), dc->ptr(), m);
+      Status launched = forwardOf(layer, nullptr);
       cu.cuEventRecord(stop, nullptr);
       Status synced = cu.check(cu.cuCtxSynchronize(), "cuCtxSynchronize");
       float elapsed = 0;
@@ -1064,9 +1203,8 @@ int main(int argc, char **argv) {
       if (o.pass && !copies.empty()) {
         // Steady-state time: launches cycle through the copies; the mean of
         // a batch, median of five batches.
-        auto forwardCopy = [&](void *stream, size_t i) {
-          return copies[i % copies.size()].forward(stream, da->ptr(),
-                                                   dc->ptr(), m);
+        auto forwardCopy = [&](void *stream, size_t i) -> Status {
+          return forwardOf(copies[i % copies.size()], stream);
         };
         for (size_t i = 0; i < copies.size(); ++i)
           (void)forwardCopy(nullptr, i);

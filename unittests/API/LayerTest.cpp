@@ -63,9 +63,11 @@ TEST(Layer, CreateChecksTheDescription) {
             "expected a canonical weight schema, got format gptq (convert with "
             "humming::sourceToCanonical or the checkpoint adapters)");
   InputSchema fp8{ScalarType::e4m3(), ActScaling::Token, 0};
-  EXPECT_EQ(Layer::create(256, 512, w4, fp8).error(),
-            "expected 16-bit activations (f16 or bf16), got f8E4M3FN: 8- and "
-            "4-bit activation kernels are not lowered yet");
+  EXPECT_TRUE(bool(Layer::create(256, 512, w4, fp8)));
+  InputSchema i8{ScalarType::sint(8), ActScaling::Token, 0};
+  EXPECT_EQ(Layer::create(256, 512, w4, i8).error(),
+            "expected f16, bf16, f8E4M3FN or f8E5M2 activations, got si8: "
+            "integer and 4-bit activation kernels are not lowered yet");
   EXPECT_EQ(Layer::create(256, 512, w4, kF16, {}, ScalarType::f32()).error(),
             "expected an f16 or bf16 output, got f32");
   WeightSchema moe = w4;

@@ -93,6 +93,51 @@ TEST(PreparedLayout, LanesHoldTheirMmaFragmentsForEveryWidth) {
     }
 }
 
+TEST(PreparedLayout, EightBitActivationsFindTheirK32RegistersAsWords) {
+  // fp8 activations: the k-tile rows are permuted (preparedRow) so that,
+  // for warp w of a wgmma warpgroup and lane (g = lane / 4, q = lane % 4),
+  // the 8-bit plane word of pairs 4 w, 4 w + 1 of k-tile 2 s is A register
+  // a0 of k32 step s (row 16 w + g, k 32 s + 4 q + j in byte j), that of
+  // pairs 4 w + 2, 4 w + 3 is a1 (row + 8), and k-tile 2 s + 1 gives a2 / a3
+  // (k + 16). f8E4M3FN weights: the kernel takes those words as they are.
+  const int64_t n = 128, k = 96;
+  WeightSchema w = WeightSchema::make(ScalarType::e4m3(), ScalarType::f16(),
+                                      Granularity::Channel);
+  const InputSchema e4{ScalarType::e4m3(), ActScaling::Token, 0};
+  QuantizedWeights q = quantized(w, n, k, 7);
+  Result<QuantizedWeights> p = L::prepareMmaSync(w, e4, q, n, k);
+  ASSERT_TRUE(bool(p)) << p.error();
+  // The schema's prepared shape (kPack = 32 for 8-bit activations), the
+  // same words as [K / 16, N * 4].
+  ASSERT_EQ(p->weight.shape, (std::vector<int64_t>{k / 32, n * 8}));
+  const uint32_t *pw = p->weight.as<uint32_t>();
+  const uint32_t *cw = q.weight.as<uint32_t>();
+  const L::Plane plane = L::planes(8)[0];
+  for (int64_t s = 0; s < k / 32; ++s)
+    for (int64_t nt = 0; nt < n / 64; ++nt)
+      for (int wi = 0; wi < 4; ++wi)
+        for (int lane = 0; lane < 32; ++lane)
+          for (int reg = 0; reg < 4; ++reg) {
+            const int64_t kt = 2 * s + reg / 2;
+            uint32_t word = pw[L::tileWord(kt, nt, n, 8) +
+                               L::pairWord(plane, lane, 4 * wi + 2 * (reg % 2))];
+            const int64_t row = nt * 64 + 16 * wi + lane / 4 + 8 * (reg % 2);
+            for (int j = 0; j < 4; ++j) {
+              const int64_t kk = 32 * s + 16 * (reg / 2) + 4 * (lane % 4) + j;
+              uint32_t code = packedCodeAt(cw + row * (k * 8 / 32), kk, 8);
+              ASSERT_EQ((word >> (8 * j)) & 0xFF, code)
+                  << "s " << s << " w " << wi << " lane " << lane << " a"
+                  << reg << " byte " << j;
+              EXPECT_EQ(L::preparedCodeAt(w, pw, row, n, kk, 8), code);
+            }
+          }
+  // preparedRow is a permutation of each k-tile's rows.
+  std::vector<bool> seen(16);
+  for (int64_t r = 0; r < 16; ++r)
+    seen[size_t(L::preparedRow(r, 8))] = true;
+  EXPECT_EQ(std::count(seen.begin(), seen.end(), true), 16);
+}
+
 TEST(PreparedLayout, WgmmaWarpsFindTheirAFragmentsInTheSameLayout) {
   // The sm_90a wgmma kernels read the mma_sync layout: warp w of a
   // warpgroup takes pairs 4 w ..+4 of a lane's words (planes of width
@@ -425,7 +470,30 @@ TEST(PreparedLayout, RefusesWhatItCannotHold) {
                                        Granularity::GroupTensor, 16);
   EXPECT_NE(diag(nv, kF16, 64, 64).find("range"), std::string::npos);
   InputSchema i8{ScalarType::sint(8), ActScaling::Token, 0};
-  EXPECT_NE(diag(u4, i8, 64, 64).find("f16 or bf16 activations"),
+  EXPECT_NE(diag(u4, i8, 64, 64).find("(8-bit integer activations are not "
+                                      "lowered yet), got si8"),
+            std::string::npos);
+  // fp8 activations (the wgmma k32 kernels): channel / tensor weight scales,
+  // per-token or static activation scales, K in 16-byte rows.
+  InputSchema e4{ScalarType::e4m3(), ActScaling::Token, 0};
+  WeightSchema u4c = WeightSchema::make(ScalarType::uint(4), ScalarType::f16(),
+                                        Granularity::Channel);
+  EXPECT_EQ(diag(u4c, e4, 64, 64), "");
+  EXPECT_NE(diag(u4, e4, 64, 128).find("group scales would be applied per K "
+                                       "group in f32, which is not lowered "
+                                       "yet), got group scales"),
+            std::string::npos);
+  InputSchema e4g{ScalarType::e4m3(), ActScaling::Group, 64};
+  EXPECT_NE(diag(u4c, e4g, 64, 64).find("per-group activation scales need "
+                                        "block-scaled MMA"),
+            std::string::npos);
+  WeightSchema u4pad = u4c;
+  u4pad.padK = 8;
+  EXPECT_NE(diag(u4pad, e4, 64, 64).find("expects K to be a multiple of 16, "
+                                         "got 56"),
+            std::string::npos);
+  EXPECT_NE(diag(u4c, e4, 64, 48).find("padded K to be a multiple of 32, got "
+                                       "48"),
             std::string::npos);
   // The host repack reports the same.
   QuantizedWeights q = quantized(u4, 64, 128, 3);

@@ -112,6 +112,12 @@ public:
   /// kernels that split K across CTAs share a workspace per loaded layer.
   Status forward(void *stream, uint64_t input, uint64_t output,
                  int64_t m) const;
+  /// The same for a layer of 8-bit activations (f8E4M3FN, f8E5M2): `codes`
+  /// [m, K] one byte each (16-byte aligned), `scales` their f32 scales
+  /// ([m] per token, [1] static; 4-byte aligned; unused without scaling),
+  /// as humming::ActivationQuantizer writes them.
+  Status forwardQuantized(void *stream, uint64_t codes, uint64_t scales,
+                          uint64_t output, int64_t m) const;
 
   int64_t n() const;
   int64_t k() const;
@@ -137,6 +143,9 @@ public:
 private:
   struct Impl;
   explicit Layer(std::unique_ptr<Impl> impl);
+  /// forward / forwardQuantized after their own checks.
+  Status launch(void *stream, uint64_t input, uint64_t inputScale,
+                uint64_t output, int64_t m) const;
   std::unique_ptr<Impl> impl_;
 };
 

@@ -24,6 +24,15 @@
 // The tile (ktile, ntile) starts at word ktile * (N * b / 2) + ntile * 32 * b
 // of the [K/16, N*b/2] i32 tensor.
 //
+// 8-bit activations (sm_90a wgmma, k32 steps over two k-tiles): the
+// instruction's A register i of lane (g, q) holds four 8-bit weights of k
+// 4 q ..+4 (registers 0, 1) or 16 + 4 q ..+4 (registers 2, 3) of one k32
+// step. So that the words of pairs 4 w, 4 w + 1 (one 8-bit plane word) are
+// that register as they are, a k-tile's rows are permuted: its position r
+// holds the weights of row eightBitRow(r) = 4 ((r % 8) / 2) + 2 (r % 2) +
+// r / 8 of the same k-tile (a permutation inside each 16 rows of K, so
+// scale groups of 16 or more are unchanged). 16-bit activations keep r.
+//
 // Codes. Unsigned integers as they are; signed integers in offset binary
 // (q + 2^(b-1), the top bit flipped), so every integer weight dequantizes as
 // (code - zero) * scale with zero = 2^(b-1) when the schema has no zero
@@ -55,6 +64,15 @@ constexpr int64_t kTileK = 16;
 constexpr int64_t kTileN = 64;
 /// Pairs of codes per lane and tile (8 sub-tiles x 2 registers).
 constexpr int kPairs = 16;
+
+/// The row of its k-tile whose weights position r (0..15) of a prepared
+/// k-tile holds: r for 16-bit activations, the permutation above for 8-bit
+/// ones (the wgmma k32 A fragment).
+inline int64_t preparedRow(int64_t r, unsigned activationBits) {
+  if (activationBits != 8)
+    return r;
+  return 4 * ((r % 8) / 2) + 2 * (r % 2) + r / 8;
+}
 
 /// One bit plane of a b-bit code.
 struct Plane {
@@ -159,6 +177,9 @@ struct KernelShape {
   /// cp.async pipelines: iterations of weights asked of L2 beyond the one
   /// each iteration copies (TileConfig::l2Prefetch).
   int64_t l2Prefetch = 0;
+  /// Bits of an activation (16, or 8: wgmma's k32 instructions over two
+  /// k-tiles, whose 16-byte shared-memory rows then hold a whole k-tile).
+  int64_t activationBits = 16;
 
   int64_t blockM() const { return warpM * warpsM; }
   int64_t blockN() const { return kTileN * warpsN; }
@@ -374,9 +395,11 @@ Result<QuantizedWeights> prepareMmaSync(const WeightSchema &w,
                                         unsigned threads = 0);
 
 /// The code (as the canonical layout stores it) of weight (n, k) read back
-/// from prepared weights: the inverse used by the tests.
+/// from prepared weights for activations of `activationBits` bits: the
+/// inverse used by the tests.
 uint32_t preparedCodeAt(const WeightSchema &w, const uint32_t *words,
-                        int64_t n, int64_t padN, int64_t k);
+                        int64_t n, int64_t padN, int64_t k,
+                        unsigned activationBits = 16);
 
 } // namespace humming::layout
 

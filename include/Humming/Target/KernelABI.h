@@ -29,6 +29,9 @@ enum GemmParam : unsigned {
   ParamGlobalScale,
   ParamBias,
   ParamOutput,
+  /// The activations' f32 scales (8-bit activations: [M] per token, [1]
+  /// static; null for 16-bit ones).
+  ParamInputScale,
   ParamM,
   NumGemmParams
 };

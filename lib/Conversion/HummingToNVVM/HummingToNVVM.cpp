@@ -43,6 +43,24 @@ FailureOr<PreparedTile> preparedTile(GemmOp op, unsigned index,
   auto fail = [&](const Twine &why) {
     return op.emitOpError() << "tile_configs[" << index << "]: " << why;
   };
+  const bool act8 = spec.input.type.bits == 8;
+  if (act8 && t.mma != hq::MmaKind::Wgmma)
+    return fail("only the wgmma kernels (sm_90a) take " +
+                Twine(spec.input.type.str()) +
+                " activations so far; expected mma = wgmma");
+  if (act8 && (t.tma & hq::TmaA))
+    return fail("the activations' tensor map holds 16-bit activations; "
+                "expected no tma = [a] with " +
+                Twine(spec.input.type.str()) + " activations");
+  if (act8 && t.wgmmaInFlight != 0)
+    return fail("expected wgmma_in_flight = 0 with " +
+                Twine(spec.input.type.str()) +
+                " activations (the 8-bit A registers are written before "
+                "the previous iteration's wgmmas are waited for)");
+  if (act8 && (t.warpK / 16) % 2 != 0)
+    return fail("expected warp_k to be a multiple of 32 with " +
+                Twine(spec.input.type.str()) +
+                " activations (k32 instructions), got " + Twine(t.warpK));
   if (t.mma == hq::MmaKind::Wgmma) {
     // The transposed product: warp_m tokens are the instruction's n, each
     // of a warpgroup's warp_n / 16 n-tiles one m64 instruction. (The op
@@ -123,6 +141,7 @@ FailureOr<PreparedTile> preparedTile(GemmOp op, unsigned index,
                 Twine(t.threads()) + " threads leave " + Twine(perThread) +
                 " registers per thread; expected at least 64");
   PreparedTile tile = hq::layout::shapeOf(t);
+  tile.activationBits = spec.input.type.bits;
   // The consumer warpgroups of a warp-specialized block hold the f32 sums
   // and a wgmma's operands in what the register split leaves them (ptxas
   // fails below that: "Insufficient registers ... to compile instruction").
@@ -171,10 +190,15 @@ FailureOr<PreparedTile> preparedTile(GemmOp op, unsigned index,
 LogicalResult checkSupported(GemmOp op, const hq::Chip &chip) {
   hq::InputSchema in = op.getInputSchema().toHost();
   hq::WeightSchema w = op.getWeightSchema().toHost();
-  if (in.type.bits != 16)
-    return op.emitOpError() << "the mma_sync lowering supports 16-bit "
-                               "activations so far, got "
-                            << op.getInputSchema().getType();
+  if (in.type.bits != 16 &&
+      !(in.type.bits == 8 && op.getLayoutAttr() &&
+        chip.supportsMma(hq::MmaKind::Wgmma)))
+    return op.emitOpError()
+           << "8-bit activations run in the wgmma kernels over prepared "
+              "weights ('layout', sm_90a) only; the other kernels take "
+              "16-bit activations, got "
+           << op.getInputSchema().getType() << " on " << chip.str();
+
   if (w.format != hq::SourceFormat::Canonical)
     return op.emitOpError() << "expected canonical weights to lower, got format "
                             << hq::toString(w.format)
@@ -469,7 +493,7 @@ struct LowerToNVVMPass
           devicePointer(b, op.getInput()),       devicePointer(b, op.getWeight()),
           devicePointer(b, op.getScales()),      devicePointer(b, op.getZeroPoints()),
           devicePointer(b, op.getGlobalScale()), devicePointer(b, op.getBias()),
-          devicePointer(b, op.getOutput()),
+          devicePointer(b, op.getOutput()),      devicePointer(b, op.getInputScale()),
           arith::IndexCastOp::create(b, b.getI32Type(), m)};
       auto launch = [&](gpu::GPUFuncOp kernel, const hq::abi::KernelLaunch &l) {
         Value gridX =
@@ -536,6 +560,7 @@ struct LowerToNVVMPass
       SmallVector<Value> args = {devicePointer(b, op.getSource()), null,
                                  devicePointer(b, op.getScales()), null,
                                  null, null, devicePointer(b, op.getDest()),
+                                 null,
                                  arith::IndexCastOp::create(b, b.getI32Type(), m)};
       Value any = arith::CmpIOp::create(b, arith::CmpIPredicate::ne, m,
                                         arith::ConstantIndexOp::create(b, 0));

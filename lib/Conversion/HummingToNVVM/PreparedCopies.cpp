@@ -112,7 +112,32 @@ void PreparedEmitter::issueCooperativeCopies(Value iter, Value slot) {
   // (activationChunkPlace / activationChunkAt); rows past M and columns past
   // K zero-fill. With tma = [a] the tensor copies below fill the same places
   // (the wgmma layout).
-  if (!tile.tmaActivations && copiesInputs())
+  if (!tile.tmaActivations && copiesInputs() && act8)
+    // 8-bit activations (wgmma k32): chunk c is the whole 16-column row r =
+    // c % block_m of k-tile slot u = c / block_m, at [u][r] x 16 bytes:
+    // k-tiles 2 s and 2 s + 1 are the two core-matrix halves of k32 step
+    // s, block_m x 16 bytes apart as the 16-bit halves are.
+    forEachChunk(kT * blockM, [&](Value c) {
+      Value u = arith::DivUIOp::create(b, c, c32(blockM));
+      Value r = arith::RemUIOp::create(b, c, c32(blockM));
+      Value col = arith::MulIOp::create(b, kTileOf(u), c32(16));
+      Value colBytes = columnBytes(col);
+      Value row = arith::AddIOp::create(
+          b, arith::MulIOp::create(b, bidY, c32(blockM)), r);
+      Value inRows =
+          arith::CmpIOp::create(b, arith::CmpIPredicate::slt, row, m);
+      Value bytes = arith::SelectOp::create(b, inRows, colBytes, c32(0));
+      Value ok =
+          arith::CmpIOp::create(b, arith::CmpIPredicate::sgt, bytes, c32(0));
+      Value index = arith::AddIOp::create(
+          b, arith::MulIOp::create(b, sext64(row), c64(spec.kAct / 4)),
+          sext64(arith::ShRUIOp::create(b, col, c32(2))));
+      Value safe = arith::SelectOp::create(b, ok, index, c64(0));
+      Value dst = arith::AddIOp::create(
+          b, slotBase, arith::MulIOp::create(b, c, c32(16)));
+      copy16(dst, param(hq::abi::ParamInput), safe, bytes);
+    });
+  else if (!tile.tmaActivations && copiesInputs())
     forEachChunk(kT * blockM * 2, [&](Value c) {
       Value h, r;
       activationChunkPlace(c, h, r);

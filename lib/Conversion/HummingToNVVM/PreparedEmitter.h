@@ -192,16 +192,16 @@ protected:
   }
   /// Bytes (i32, 0..16) of the 8 activation columns from column `col` that
   /// lie inside K: 16 with exact K.
+  /// (8-bit activations: of the 16 columns from `col`.)
   Value columnBytes(Value col) {
     if (exactK)
       return c32(16);
-    return arith::MulIOp::create(
-        b,
-        arith::MaxSIOp::create(
-            b, c32(0),
-            arith::MinSIOp::create(
-                b, c32(8), arith::SubIOp::create(b, c32(spec.kAct), col))),
-        c32(2));
+    const int64_t perChunk = act8 ? 16 : 8;
+    Value cols = arith::MaxSIOp::create(
+        b, c32(0),
+        arith::MinSIOp::create(b, c32(perChunk),
+                               arith::SubIOp::create(b, c32(spec.kAct), col)));
+    return act8 ? cols : Value(arith::MulIOp::create(b, cols, c32(2)));
   }
   /// Which of an iteration's copies issueCopies makes: all, only the
   /// layer's constants (weights, scales, zero points: what no kernel before
@@ -298,6 +298,10 @@ protected:
   /// The 16 output bits (i16) of f32 sum `v`: times `factor`, plus `bias`
   /// (either may be null), converted to `outType`.
   Value outputBits(Value v, Value factor, Value bias, Type outType);
+  /// 8-bit activations: the f32 scale of token `token` (i32; clamped to the
+  /// last row, so rows past M read a real one): per token its own, static
+  /// the one (loaded once); null for 16-bit activations.
+  Value activationScale(Value token);
   /// This CTA's output tile (block row bidY, column bidX): its arrival
   /// counter and its rows of the workspace.
   Value outputTile();
@@ -333,6 +337,10 @@ protected:
   /// The few instructions NVVM has no op for.
   PtxBuilder ptx;
   bool bf16;
+  /// 8-bit (fp8) activations: wgmma k32 steps over two k-tiles, weights
+  /// dequantized to f16 and converted (or, in the activations' own type,
+  /// taken as they are).
+  bool act8 = false;
   Type act;
   VectorType act2;
   int64_t mt, tiles, tilesPerIter, iterations, ctaIterations;
@@ -358,6 +366,8 @@ protected:
   Value copyTid;
   Value bidX, bidY, bidZ;
   Value global;
+  /// Static activation scaling: the one scale (set on first use).
+  Value staticInputScale;
   /// Whether the kernel has its griddepcontrol.wait (checked after emit()).
   bool waited = false;
 };

@@ -80,3 +80,24 @@ Value PreparedEmitter::loadClusterF32(Value byte, Value rank) {
       b, LLVM::LLVMPointerType::get(b.getContext(), 7), smemAt(byte), rank);
   return LLVM::LoadOp::create(b, f32, remote, /*alignment=*/4);
 }
+
+Value PreparedEmitter::activationScale(Value token) {
+  switch (spec.input.scaling) {
+  case hq::ActScaling::Token: {
+    Value row = arith::MinSIOp::create(
+        b, token, arith::SubIOp::create(b, m, c32(1)));
+    return load(f32, param(hq::abi::ParamInputScale), sext64(row));
+  }
+  case hq::ActScaling::Static:
+    if (!staticInputScale)
+      staticInputScale = load(f32, param(hq::abi::ParamInputScale), c64(0));
+    return staticInputScale;
+  case hq::ActScaling::None:
+    return Value();
+  case hq::ActScaling::Group:
+    break;
+  }
+  llvm::report_fatal_error("humming: per-group activation scales in a "
+                           "prepared kernel (PreparedLayout::supports "
+                           "refuses them)");
+}

@@ -21,6 +21,7 @@ PreparedEmitter::PreparedEmitter(const PreparedKernelArgs &args)
       arrivals(args.arrivals), planes(L::planes(spec.weight.type.bits)),
       ptx(args.b) {
   bf16 = spec.input.type == hq::ScalarType::bf16();
+  act8 = spec.input.type.bits == 8;
   act = bf16 ? Type(b.getBF16Type()) : Type(b.getF16Type());
   act2 = VectorType::get({2}, act);
   mt = tile.warpM / 16;

@@ -67,26 +67,31 @@ SmallVector<Value> PtxBuilder::wgmmaWait(int64_t pending,
               vals);
 }
 
-SmallVector<Value> PtxBuilder::wgmmaRegisterA(int64_t n, bool bf16,
+SmallVector<Value> PtxBuilder::wgmmaRegisterA(int64_t n, StringRef type,
                                               ArrayRef<Value> a, Value descB,
                                               ArrayRef<Value> acc) {
   const int64_t perTile = n / 2;
   assert(a.size() == 4 && int64_t(acc.size()) == perTile &&
-         "a wgmma m64nNk16 takes four A registers and N / 2 sums");
-  const char *type = bf16 ? "bf16" : "f16";
+         "a wgmma m64nNk16 / k32 takes four A registers and N / 2 sums");
+  const bool eightBit = type == "e4m3" || type == "e5m2";
+  assert((eightBit || type == "f16" || type == "bf16") &&
+         "wgmma register-A types: f16, bf16, e4m3, e5m2");
   // d (perTile f32), a (4 x b32), the descriptor; scale-d = 1 (accumulate),
   // scale-a = scale-b = 1, B not transposed (K-major). scale-d is a
   // predicate: set from operand $(perTile + 5) (1).
   std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, $" +
                      std::to_string(perTile + 5) +
                      ", 0;\nwgmma.mma_async.sync.aligned.m64n" +
-                     std::to_string(n) + "k16.f32." + type + "." + type + " {";
+                     std::to_string(n) + (eightBit ? "k32" : "k16") + ".f32." +
+                     type.str() + "." + type.str() + " {";
   for (int64_t i = 0; i < perTile; ++i)
     text += (i ? ", $" : "$") + std::to_string(i);
   text += "}, {$" + std::to_string(perTile) + ", $" +
           std::to_string(perTile + 1) + ", $" + std::to_string(perTile + 2) +
           ", $" + std::to_string(perTile + 3) + "}, $" +
-          std::to_string(perTile + 4) + ", p, 1, 1, 0;\n}";
+          std::to_string(perTile + 4) +
+          // fp8 operands have no transpose flag (B is K-major anyway).
+          (eightBit ? ", p, 1, 1;\n}" : ", p, 1, 1, 0;\n}");
   std::string constraints;
   for (int64_t i = 0; i < perTile; ++i)
     constraints += (i ? ",=f" : "=f");

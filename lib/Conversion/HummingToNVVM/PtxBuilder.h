@@ -26,6 +26,7 @@ public:
   /// orValue are both constants.
   Value maskOr(Value x, uint32_t mask, Value orValue);
 
+
   /// griddepcontrol.wait then griddepcontrol.launch_dependents with a
   /// memory clobber. NVVM's griddepcontrol op lowers to intrinsics that
   /// are IntrNoMem, which would let loads and copies move across the wait.
@@ -54,12 +55,14 @@ public:
   /// the wgmma workspace split reduces over the consumer warpgroups alone.
   Value barrierReduceOr(int64_t id, int64_t threads, Value pred);
 
-  /// wgmma.mma_async m64 n`n` k16 with the A fragment in registers (`a`:
-  /// four b32), B by shared-memory descriptor `descB`, f32 accumulators
-  /// `acc` (n / 2, read and written), scale-d 1. nvvm.wgmma.mma_async
-  /// takes A by descriptor only.
-  SmallVector<Value> wgmmaRegisterA(int64_t n, bool bf16, ArrayRef<Value> a,
-                                    Value descB, ArrayRef<Value> acc);
+  /// wgmma.mma_async m64 n`n` of operand type `type` (f16 / bf16: k16;
+  /// e4m3 / e5m2: k32) with the A fragment in registers (`a`: four b32),
+  /// B by shared-memory descriptor `descB`, f32 accumulators `acc` (n / 2,
+  /// read and written), scale-d 1. nvvm.wgmma.mma_async takes A by
+  /// descriptor only.
+  SmallVector<Value> wgmmaRegisterA(int64_t n, StringRef type,
+                                    ArrayRef<Value> a, Value descB,
+                                    ArrayRef<Value> acc);
 
 private:
   LLVM::InlineAsmOp asmOp(TypeRange results, ValueRange operands,

@@ -63,6 +63,31 @@ private:
   /// 2 w + 1), which readWgmmaSlot left where pairs 0, 2, 1, 3 are.
   SmallVector<Value> wgmmaFragment(ArrayRef<SmallVector<Value>> planeWords,
                                    const GroupData &g);
+  /// 8-bit activations: the iteration's k32 steps (k-tiles 2 s and 2 s + 1
+  /// each), the A registers of an n-tile four 8-bit weights each
+  /// (layout::preparedRow ordered the k-tile rows so that the words of
+  /// pairs 0, 1 and 2, 3 are registers a0 / a1 of k-tile 2 s and a2 / a3
+  /// of 2 s + 1).
+  SmallVector<Value> computeWgmma8(ArrayRef<Value> accs, ArrayRef<Value> stage,
+                                   Value slot,
+                                   function_ref<void()> afterFirst);
+  /// The two A registers (pairs 0, 1: rows g; pairs 2, 3: rows g + 8) of one
+  /// k-tile and n-tile in the 8-bit activation type: the plane words as
+  /// they are where the weights have that type, else the pairs dequantized
+  /// in f16 (exact: PreparedLayout::supports) and converted.
+  std::pair<Value, Value> eightBitWords(ArrayRef<SmallVector<Value>> planeWords,
+                                        const GroupData &g);
+  /// Weights in the 8-bit activation type: the shared loads of the slot's
+  /// words are the wgmmas' A operands themselves, so the loops load them
+  /// only after waiting for the previous iteration's wgmmas (which may
+  /// read those registers until then). Measured on the H200: loaded before
+  /// the wait, the warp-specialized tile with two n-tiles per warpgroup
+  /// computed wrong sums (relative error 0.2) while every PTX register
+  /// was written after the wait (a copy after it did not help: ptxas
+  /// merges it into the load).
+  bool wordsAreOperands() const {
+    return act8 && spec.weight.type == spec.input.type;
+  }
   /// The shared-memory matrix descriptor of k-tile `su` of slot `slot` for
   /// this warpgroup's tokens (no swizzle, K-major core matrices).
   Value activationDescriptor(Value slot, int64_t su);
@@ -271,9 +296,13 @@ void WgmmaEmitter::emitLoop(Value first) {
         // on the copies' turn in the LSU pipe (H200 8192^2 M = 8192:
         // 2789 -> 2659 us with 32 of K per iteration, 2858 -> 2522 with 64).
         Value slot = arith::RemUIOp::create(b, it, c32(tile.stages));
-        Stage data = readWgmmaSlot(slot);
+        Stage data;
+        if (!wordsAreOperands())
+          data = readWgmmaSlot(slot);
         issueAhead();
         SmallVector<Value> done = ptx.wgmmaWait(0, accs);
+        if (wordsAreOperands())
+          data = readWgmmaSlot(slot);
         return computeWgmma(done, data, slot);
       });
   acc = ptx.wgmmaWait(0, acc);
@@ -419,7 +448,9 @@ void WgmmaEmitter::emitWarpSpecializedLoop(Value first) {
       mbarrierWait(mbarrierAt(slot, 0),
                    arith::AndIOp::create(
                        b, arith::DivUIOp::create(b, it, c32(S)), c32(1)));
-      Stage data = readWgmmaSlot(slot);
+      Stage data;
+      if (!wordsAreOperands())
+        data = readWgmmaSlot(slot);
       // The previous iteration's wgmmas are done with its slot: release
       // it where a later fill waits for it.
       auto releasePrevious = [&] {
@@ -440,6 +471,8 @@ void WgmmaEmitter::emitWarpSpecializedLoop(Value first) {
       if (tile.wgmmaInFlight == 0) {
         SmallVector<Value> done = ptx.wgmmaWait(0, accs);
         releasePrevious();
+        if (wordsAreOperands())
+          data = readWgmmaSlot(slot);
         scf::YieldOp::create(b, computeWgmma(done, data, slot));
       } else {
         // wgmma_in_flight = 1: the previous iteration's wgmmas run on
@@ -488,9 +521,94 @@ WgmmaEmitter::wgmmaFragment(ArrayRef<SmallVector<Value>> planeWords,
   return a;
 }
 
+std::pair<Value, Value>
+WgmmaEmitter::eightBitWords(ArrayRef<SmallVector<Value>> planeWords,
+                            const GroupData &g) {
+  // (Loaded after the wait for the previous iteration's wgmmas:
+  // wordsAreOperands.)
+  if (wordsAreOperands())
+    return {planeWords[0][0], planeWords[0][1]};
+  Type f8 = spec.input.type == hq::ScalarType::e4m3()
+                ? Type(b.getType<Float8E4M3FNType>())
+                : Type(b.getType<Float8E5M2Type>());
+  auto converted = [&](int q) -> Value {
+    Value pair = dequantPair(planeWords, g, q);
+    Value bits = NVVM::ConvertF16x2ToF8x2Op::create(
+        b, b.getI16Type(), pair, /*relu=*/false, f8);
+    return arith::ExtUIOp::create(b, i32, bits);
+  };
+  // Pair q's codes (k-tile rows 2 quad + e or 8 + 2 quad + e of its column)
+  // become bytes [p0.e0, p1.e0, p0.e1, p1.e1] of the register, as an 8-bit
+  // plane word holds them: cvt puts element e of the f16x2 in byte e.
+  auto word = [&](int q0, int q1) -> Value {
+    return NVVM::PermuteOp::create(b, i32, converted(q0), converted(q1),
+                                   c32(0x5140), NVVM::PermuteMode::DEFAULT);
+  };
+  return {word(0, 1), word(2, 3)};
+}
+
+SmallVector<Value> WgmmaEmitter::computeWgmma8(ArrayRef<Value> accIn,
+                                               ArrayRef<Value> stage,
+                                               Value slot,
+                                               function_ref<void()> afterFirst) {
+  SmallVector<Value> accs(accIn.begin(), accIn.end());
+  size_t cursor = 0;
+  auto next = [&] {
+    assert(cursor < stage.size() && "the slot holds fewer words than read");
+    return stage[cursor++];
+  };
+  beginDequant();
+  const int64_t nT = tile.nTilesPerGroup, n = tile.warpM, perTile = n / 2;
+  SmallVector<GroupData> groups(static_cast<size_t>(nT));
+  const StringRef type =
+      spec.input.type == hq::ScalarType::e4m3() ? "e4m3" : "e5m2";
+  for (int64_t st = 0; st < tile.kTilesPerWarp / 2; ++st) {
+    SmallVector<Value> regs(size_t(nT * 4));
+    // readWgmmaSlot's order: per k-tile, every n-tile's words.
+    for (int64_t h = 0; h < 2; ++h) {
+      const int64_t u = 2 * st + h;
+      for (int64_t t = 0; t < nT; ++t) {
+        SmallVector<SmallVector<Value>> planeWords;
+        for (const L::Plane &p : planes) {
+          SmallVector<Value> words;
+          for (unsigned i = 0; i < std::max(1u, p.width / 4); ++i)
+            words.push_back(next());
+          planeWords.push_back(words);
+        }
+        if (u == 0 || !groupPerIter)
+          readGroup(next, groups[size_t(t)]);
+        auto [lo, hi] = eightBitWords(planeWords, groups[size_t(t)]);
+        regs[size_t(4 * t + 2 * h)] = lo;
+        regs[size_t(4 * t + 2 * h + 1)] = hi;
+      }
+    }
+    // k32 step st: k-tiles 2 st and 2 st + 1, one 32-byte row per token as
+    // a 16-bit k-tile's (activationDescriptor's k-tile slot st).
+    regs.push_back(activationDescriptor(slot, st));
+    regs.append(accs.begin(), accs.end());
+    regs = ptx.wgmmaFence(regs);
+    const size_t accAt = size_t(nT * 4 + 1);
+    for (size_t i = 0; i < accs.size(); ++i)
+      accs[i] = regs[accAt + i];
+    for (int64_t t = 0; t < nT; ++t) {
+      SmallVector<Value> sums = ptx.wgmmaRegisterA(
+          n, type, ArrayRef<Value>(regs).slice(size_t(4 * t), 4),
+          regs[size_t(nT * 4)],
+          ArrayRef<Value>(accs).slice(size_t(t * perTile), size_t(perTile)));
+      std::copy(sums.begin(), sums.end(), accs.begin() + t * perTile);
+    }
+    NVVM::WgmmaGroupSyncAlignedOp::create(b);
+    if (st == 0 && afterFirst)
+      afterFirst();
+  }
+  return accs;
+}
+
 SmallVector<Value> WgmmaEmitter::computeWgmma(ArrayRef<Value> accIn,
                                               ArrayRef<Value> stage, Value slot,
                                               function_ref<void()> afterFirst) {
+  if (act8)
+    return computeWgmma8(accIn, stage, slot, afterFirst);
   SmallVector<Value> accs(accIn.begin(), accIn.end());
   size_t cursor = 0;
   auto next = [&] {
@@ -530,7 +648,8 @@ SmallVector<Value> WgmmaEmitter::computeWgmma(ArrayRef<Value> accIn,
       accs[i] = regs[accAt + i];
     for (int64_t t = 0; t < nT; ++t) {
       SmallVector<Value> sums = ptx.wgmmaRegisterA(
-          n, bf16, ArrayRef<Value>(regs).slice(size_t(4 * t), 4),
+          n, bf16 ? "bf16" : "f16",
+          ArrayRef<Value>(regs).slice(size_t(4 * t), 4),
           regs[size_t(nT * 4)],
           ArrayRef<Value>(accs).slice(size_t(t * perTile), size_t(perTile)));
       std::copy(sums.begin(), sums.end(), accs.begin() + t * perTile);
@@ -639,6 +758,8 @@ void WgmmaEmitter::storeWgmma(
           Value ok = arith::AndIOp::create(
               b, colOk,
               arith::CmpIOp::create(b, arith::CmpIPredicate::slt, token, m));
+          if (Value s = activationScale(token))
+            v = arith::MulFOp::create(b, v, s);
           Value bits = outputBits(v, factor, bias, outType);
           auto ifOp = scf::IfOp::create(b, ok, /*withElseRegion=*/false);
           OpBuilder::InsertionGuard guard(b);

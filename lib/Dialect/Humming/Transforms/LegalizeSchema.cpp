@@ -9,6 +9,7 @@
 
 #include "Humming/Dialect/Humming/IR/HummingOps.h"
 #include "Humming/Dialect/Humming/Transforms/Passes.h"
+#include "Humming/Quant/PreparedLayout.h"
 #include "Humming/Target/ArchInfo.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -139,12 +140,33 @@ LogicalResult legalizeActivations(GemmOp op, std::optional<hq::Chip> chip) {
     return success();
   std::string reason;
   unsigned minSm = hq::minSmForActivation(in.type);
+  // 8-bit activations stay where the wgmma kernels take them: prepared
+  // weights on sm_90a that the layout holds with them.
+  std::optional<std::string> layoutProblem;
+  if (chip && chip->supportsMma(hq::MmaKind::Wgmma) && op.getLayoutAttr() &&
+      in.type.bits == 8) {
+    auto inType = cast<MemRefType>(op.getInput().getType());
+    auto outType = cast<MemRefType>(op.getOutput().getType());
+    hq::WeightSchema w = op.getWeightSchema().toHost();
+    layoutProblem = hq::layout::supports(w, in, outType.getDimSize(1) + w.padN,
+                                         inType.getDimSize(1) + w.padK);
+    if (!layoutProblem)
+      return success();
+  }
   if (chip && chip->sm < minSm)
     reason = chip->str() + " has no " + in.type.str() +
              " tensor cores (needs sm_" + std::to_string(minSm) + ")";
+  else if (layoutProblem)
+    reason = *layoutProblem;
+  else if (chip && chip->supportsMma(hq::MmaKind::Wgmma) && in.type.bits == 8)
+    reason = "the canonical-weight kernel takes 16-bit activations only (" +
+             in.type.str() + " activations run over prepared weights: "
+             "'layout')";
   else
-    reason = "the mma_sync kernels take 16-bit activations only (" +
-             in.type.str() + " activation kernels are not lowered yet)";
+    reason = "only the sm_90a wgmma kernels take 8-bit activations so far (" +
+             in.type.str() + " activations are not lowered for " +
+             (chip ? chip->str() : std::string("a target-less module")) +
+             " yet)";
 
   auto quantize = op.getInput().getDefiningOp<QuantizeOp>();
   if (!quantize) {
