@@ -109,6 +109,24 @@ int humming_layer_transform_tuned(humming_layer *layer, const char *device,
 int humming_layer_forward(const humming_layer *layer, void *stream,
                           uint64_t input, uint64_t output, int64_t m);
 
+/** A layer of 8-bit activations: `activation` "f8E4M3FN" or "f8E5M2"
+ *  codes with f32 scales, `scaling` "token" (one per row) or "static" (one
+ *  for all), `output` "f16" or "bf16" (also the type of the bias and of
+ *  float zero points). Runs on sm_90a over prepared weights; the
+ *  activations come from humming_quantizer_forward (or any producer of the
+ *  same codes and scales). */
+int humming_layer_create_quantized(int64_t n, int64_t k,
+                                   const humming_weight_schema *weight,
+                                   const char *activation, const char *scaling,
+                                   const char *output, humming_layer **out);
+
+/** y = dequantized(codes) * W^T for a layer of 8-bit activations: `codes`
+ *  [M, K] one byte each (16-byte aligned), `scales` their f32 scales ([M]
+ *  per token, [1] static). As humming_layer_forward otherwise. */
+int humming_layer_forward_quantized(const humming_layer *layer, void *stream,
+                                    uint64_t codes, uint64_t scales,
+                                    uint64_t output, int64_t m);
+
 /** What the last transform did and what it cost. */
 typedef struct humming_transform_stats {
   int compiled; /**< kernels made by the pipeline and a compiler */

@@ -134,6 +134,48 @@ int humming_layer_create(int64_t n, int64_t k,
   return ok();
 }
 
+int humming_layer_create_quantized(int64_t n, int64_t k,
+                                   const humming_weight_schema *weight,
+                                   const char *activation, const char *scaling,
+                                   const char *output, humming_layer **out) {
+  if (!weight || !out)
+    return fail("expected a weight schema and an output pointer, got NULL");
+  *out = nullptr;
+  Result<WeightSchema> w = toSchema(*weight);
+  if (!w)
+    return fail(w.error());
+  std::optional<ScalarType> act =
+      activation ? ScalarType::parse(activation) : std::nullopt;
+  if (!act || !(*act == ScalarType::e4m3() || *act == ScalarType::e5m2()))
+    return fail(concat("activation: expected f8E4M3FN or f8E5M2, got '",
+                       activation ? activation : "(null)", "'"));
+  const ActScaling scalings[] = {ActScaling::Token, ActScaling::Static};
+  InputSchema in{*act, ActScaling::Token, 0};
+  if (!scaling || !parseEnum(scaling, scalings, in.scaling))
+    return fail(concat("scaling: expected token or static, got '",
+                       scaling ? scaling : "(null)", "'"));
+  std::optional<ScalarType> outType =
+      output ? ScalarType::parse(output) : std::nullopt;
+  if (!outType ||
+      !(*outType == ScalarType::f16() || *outType == ScalarType::bf16()))
+    return fail(concat("output: expected f16 or bf16, got '",
+                       output ? output : "(null)", "'"));
+  Result<Layer> layer = Layer::create(n, k, *w, in, {}, *outType);
+  if (!layer)
+    return fail(layer.error());
+  *out = new humming_layer{layer.take(), {}};
+  return ok();
+}
+
+int humming_layer_forward_quantized(const humming_layer *layer, void *stream,
+                                    uint64_t codes, uint64_t scales,
+                                    uint64_t output, int64_t m) {
+  if (!layer)
+    return fail("expected a layer, got NULL");
+  return check(
+      layer->layer.forwardQuantized(stream, codes, scales, output, m));
+}
+
 void humming_layer_destroy(humming_layer *layer) { delete layer; }
 
 int humming_layer_create_from_checkpoint(const char *dir, const char *module,

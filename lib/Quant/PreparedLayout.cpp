@@ -196,11 +196,12 @@ Diag supports(const WeightSchema &w, const InputSchema &in, int64_t n,
       return concat(prefix, "takes per-token or static scales with ",
                     in.type.str(), " activations (per-group activation "
                     "scales need block-scaled MMA), got group scaling");
-    if (w.hasPerKScales())
-      return concat(prefix, "applies channel or tensor weight scales with ",
-                    in.type.str(), " activations (group scales would be "
-                    "applied per K group in f32, which is not lowered yet), "
-                    "got ", toString(w.granularity), " scales");
+    // Group scales multiply each iteration's f32 sums (64 of K, or 128).
+    if (w.hasPerKScales() && w.groupK < 64)
+      return concat(prefix, "applies group scales to each 64-column "
+                    "iteration's f32 sums with ", in.type.str(),
+                    " activations and expects groups of at least 64, got ",
+                    w.groupK);
     if ((k - w.padK) % 16 != 0)
       return concat(prefix, "copies ", in.type.str(),
                     " activation rows in 16-byte pieces and expects K to be "
@@ -240,12 +241,14 @@ Diag supports(const WeightSchema &w, const InputSchema &in, int64_t n,
                            w.type.mantissaBits > in.type.mantissaBits))
     return concat(prefix, "expects float weights that ", in.type.str(),
                   " holds exactly, got ", w.type.str());
-  if (w.hasPerKScales() && !representableIn(w.scaleType, in.type))
+  if (w.hasPerKScales() && !fp8 && !representableIn(w.scaleType, in.type))
     return concat(prefix, "applies scales in the activation type and expects "
                           "scales that ",
                   in.type.str(), " represents exactly, got ",
                   w.scaleType.str());
-  if (w.hasGlobalScale() && maxDequantizedMagnitude(w) > maxValue(in.type))
+  // (fp8 activations: group scales multiply f32 sums, the codes fit.)
+  if (!fp8 && w.hasGlobalScale() &&
+      maxDequantizedMagnitude(w) > maxValue(in.type))
     return concat(prefix, "applies the global scale to the accumulators and "
                           "expects scaled weights within the ",
                   in.type.str(), " range (", maxValue(in.type), "), got up to ",

@@ -121,6 +121,12 @@ layout::KernelShape wgmmaShape(int64_t tokens, int64_t kTiles,
   ks.warpM = tokens;
   ks.nTilesPerGroup = 2;
   ks.warpsN = 4;
+  // 8-bit activations keep two sets of sums (WgmmaKernel.cpp): beyond 64
+  // tokens one n-tile per warpgroup and two warpgroups (128 columns).
+  if (activationBits == 8 && tokens > 64) {
+    ks.nTilesPerGroup = 1;
+    ks.warpsN = 2;
+  }
   ks.kTilesPerWarp = kTiles;
   ks.stages = 4;
   ks.warpSpecialized = warpSpecialized;
@@ -190,8 +196,11 @@ std::optional<TileConfig> clusterSplitTile(const WeightSchema &w, int64_t n,
         // twice the sums, took 75 us at 8192^2 M = 128 against 55 for the
         // cluster split of 2, and a split of 8 at 4096 x 14336 M = 64 44
         // against 40 for the cluster split of 4; 2026-12-01).
+        // (8-bit activations: clusters only; through the workspace their
+        // two sets of sums spill, 212 bytes under ptxas.)
         if (iterations < 2 * ks.stages * split ||
-            (workspace ? split == 1 || split > 4 || tokens != 64
+            (workspace ? split == 1 || split > 4 || tokens != 64 ||
+                             activationBits == 8
                        : (tokens / 8) % split != 0))
           continue;
         const int64_t ctas = blocks * split;

@@ -89,6 +89,13 @@ def _library():
             p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p]
         lib.humming_layer_forward.argtypes = [
             p, p, ctypes.c_uint64, ctypes.c_uint64, ctypes.c_int64]
+        lib.humming_layer_create_quantized.argtypes = [
+            ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(_WeightSchema),
+            ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,
+            ctypes.POINTER(p)]
+        lib.humming_layer_forward_quantized.argtypes = [
+            p, p, ctypes.c_uint64, ctypes.c_uint64, ctypes.c_uint64,
+            ctypes.c_int64]
         lib.humming_layer_create_from_checkpoint.argtypes = [
             ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(p)]
         lib.humming_layer_load_checkpoint.argtypes = [
@@ -157,7 +164,13 @@ class HummingLayer:
     (0 or absent: per channel), scale_dtype ("float16", "bfloat16", "e4m3",
     "ue8m0", "float32"), granularity (default "group" with a group size,
     else "channel"), zero_point (None, "int", "float"), has_bias, block_n,
-    pad_n, pad_k. input_config: dtype "float16" or "bfloat16".
+    pad_n, pad_k. input_config: dtype "float16" or "bfloat16", or 8-bit
+    activations (sm_90a): dtype "e4m3" / "float8_e4m3fn" or "e5m2" /
+    "float8_e5m2" with scaling "token" (default) or "static" (then
+    "scale": the float32 scale used to quantize 16-bit inputs) and
+    output_dtype "float16" (default) or "bfloat16". Such a layer takes
+    16-bit activations (quantized on the GPU first, as the original's
+    quant_input) or codes with their scales (layer(codes, scale=scales)).
     """
 
     def __init__(self, shape_n, shape_k, weight_config, input_config=None,
@@ -186,11 +199,31 @@ class HummingLayer:
             int(weight_config.get("pad_n", 0)),
             int(weight_config.get("pad_k", 0)))
         handle = ctypes.c_void_p()
-        _check(_library().humming_layer_create(
-            self.shape_n, self.shape_k, ctypes.byref(schema), c(self._act),
-            int(bool(f16_accumulation)), ctypes.byref(handle)))
+        self._scaling = None
+        self._output = self._act
+        if self._act in ("e4m3", "e5m2"):
+            if f16_accumulation:
+                raise HummingError("f16_accumulation applies to 16-bit "
+                                   "activations")
+            self._scaling = input_config.get("scaling", "token")
+            self._output = _dtype_name(input_config.get("output_dtype",
+                                                        "float16"))
+            self._static_scale = input_config.get("scale")
+            if self._scaling == "static" and self._static_scale is None:
+                raise HummingError("expected input_config['scale'] (the "
+                                   "static activation scale)")
+            _check(_library().humming_layer_create_quantized(
+                self.shape_n, self.shape_k, ctypes.byref(schema),
+                {"e4m3": b"f8E4M3FN", "e5m2": b"f8E5M2"}[self._act],
+                c(self._scaling), c(self._output), ctypes.byref(handle)))
+        else:
+            _check(_library().humming_layer_create(
+                self.shape_n, self.shape_k, ctypes.byref(schema),
+                c(self._act), int(bool(f16_accumulation)),
+                ctypes.byref(handle)))
         self._handle = handle
         self._transformed = False
+        self._quantizers = {}
 
     @classmethod
     def from_safetensors(cls, path, module):
@@ -289,14 +322,33 @@ class HummingLayer:
     def prepared(self):
         return bool(_library().humming_layer_is_prepared(self._handle))
 
-    def __call__(self, x, out=None):
+    def _quantizer(self, source):
+        """The activation quantizer of an 8-bit layer for 16-bit `source`
+        inputs (compiled on first use for the layer's device)."""
+        q = self._quantizers.get(source)
+        if q is None:
+            q = HummingQuantizer(self.shape_k, self._act, source_dtype=source,
+                                 static=self._scaling == "static")
+            q.transform()
+            self._quantizers[source] = q
+        return q
+
+    def __call__(self, x, out=None, scale=None):
         """y[M, N] = x[M, K] W^T on the current CUDA stream. Calls on one
         layer must not overlap in time (one stream, or ordered streams): the
-        small-M kernels share a per-layer split-K workspace."""
+        small-M kernels share a per-layer split-K workspace. Layers of 8-bit
+        activations take 16-bit x (quantized first, per token or with the
+        static scale) or codes x with their float32 `scale` ([M, 1] per
+        token, one element static)."""
         import torch
         if x.dim() != 2 or x.shape[1] != self.shape_k:
             raise HummingError(
                 f"expected x of shape [M, {self.shape_k}], got {list(x.shape)}")
+        if self._scaling is not None:
+            return self._call_quantized(torch, x, out, scale)
+        if scale is not None:
+            raise HummingError("expected no scale: the layer takes "
+                               f"{self._act} activations")
         want = {"f16": torch.float16, "bf16": torch.bfloat16}[self._act]
         if x.dtype != want or not x.is_cuda:
             raise HummingError(
@@ -320,6 +372,57 @@ class HummingLayer:
         _check(_library().humming_layer_forward(
             self._handle, ctypes.c_void_p(stream), x.data_ptr(),
             out.data_ptr(), x.shape[0]))
+        return out
+
+    def _call_quantized(self, torch, x, out, scale):
+        code = {"e4m3": torch.float8_e4m3fn, "e5m2": torch.float8_e5m2}[
+            self._act]
+        if not x.is_cuda:
+            raise HummingError(f"expected a CUDA tensor, got x on {x.device}")
+        index = getattr(self, "_device_index", None)
+        if index is not None and x.device.index != index:
+            raise HummingError(
+                f"the layer was transformed on cuda:{index}; got x on {x.device}")
+        m = x.shape[0]
+        if x.dtype in (torch.float16, torch.bfloat16):
+            if scale is not None:
+                raise HummingError("expected no scale with 16-bit x (the "
+                                   "layer quantizes it)")
+            static = None
+            if self._scaling == "static":
+                static = torch.tensor([float(self._static_scale)],
+                                      dtype=torch.float32, device=x.device)
+            x, scale = self._quantizer(
+                "float16" if x.dtype == torch.float16 else "bfloat16")(
+                    x, static)
+        elif x.dtype != code:
+            raise HummingError(
+                f"expected float16 / bfloat16 x or {code} codes, got {x.dtype}")
+        elif scale is None:
+            raise HummingError(f"expected the codes' float32 scale with {code} x")
+        rows = m if self._scaling == "token" else 1
+        if (not isinstance(scale, torch.Tensor) or
+                scale.dtype != torch.float32 or scale.numel() != rows or
+                scale.device != x.device):
+            raise HummingError(
+                f"expected a float32 scale of {rows} element(s) on {x.device} "
+                f"({self._scaling} scaling), got "
+                f"{getattr(scale, 'dtype', type(scale).__name__)} "
+                f"{list(getattr(scale, 'shape', []))}")
+        x, scale = x.contiguous(), scale.contiguous()
+        want = {"f16": torch.float16, "bf16": torch.bfloat16}[self._output]
+        if out is None:
+            out = torch.empty((m, self.shape_n), dtype=want, device=x.device)
+        elif (tuple(out.shape) != (m, self.shape_n) or out.dtype != want or
+              out.device != x.device or not out.is_contiguous()):
+            raise HummingError(
+                f"expected out to be a contiguous {want} tensor of shape "
+                f"[{m}, {self.shape_n}] on {x.device}, got "
+                f"{out.dtype} {list(out.shape)} on {out.device}")
+        stream = torch.cuda.current_stream(x.device).cuda_stream
+        _check(_library().humming_layer_forward_quantized(
+            self._handle, ctypes.c_void_p(stream), x.data_ptr(),
+            scale.data_ptr(), out.data_ptr(), m))
         return out
 
 

@@ -27,12 +27,24 @@ CONFIGS = {
     "w4a16_g128": {"dtype": "uint4", "group_size": 128, "scale_dtype": "float16"},
     "w4a16_channel": {"dtype": "uint4", "scale_dtype": "float16"},
     "w8a16_channel": {"dtype": "uint8", "scale_dtype": "float16"},
+    # 8-bit activations (sm_90a; INPUTS below): fp8 weights per channel as
+    # FP8 checkpoints store them, uint4 per group of 128 and per channel,
+    # e2m1 per group of 128.
+    "w8a8_fp8": {"dtype": "e4m3", "scale_dtype": "float16"},
+    "w4a8_g128": {"dtype": "uint4", "group_size": 128, "scale_dtype": "float16"},
+    "w4a8_channel": {"dtype": "uint4", "scale_dtype": "float16"},
+    "w4a8_e2m1_g128": {"dtype": "e2m1", "group_size": 128,
+                       "scale_dtype": "float16"},
 }
+# Activations of the configurations that do not take float16 ones.
+INPUTS = {name: {"dtype": "e4m3", "scaling": "token"}
+          for name in CONFIGS if "a8" in name}
 STANDARD_MS = [1, 16, 64, 128, 1024, 8192]
 
 
 def weight_bytes(config, n, k):
-    bits = int(config["dtype"][4:])
+    dtype = config["dtype"]
+    bits = {"e4m3": 8, "e5m2": 8, "e2m1": 4}.get(dtype) or int(dtype[4:])
     group = config.get("group_size") or k
     return n * k * bits / 8 + n * (k // group) * 2
 
@@ -61,6 +73,31 @@ def time_graph(torch, calls, replays):
     return times[len(times) // 2]
 
 
+def scaled_mm_us(torch, weights16, codes, scales, replays):
+    """torch._scaled_mm (cuBLASLt fp8) on e4m3 copies of `weights16` with
+    per-channel scales and the activations' per-token scales, bf16 out;
+    None where this torch or GPU has no such GEMM (M is padded to 16 rows,
+    which it needs)."""
+    m, k = codes.shape
+    pad = (-m) % 16
+    if pad:
+        codes = torch.cat([codes, codes.new_zeros(pad, k)])
+        scales = torch.cat([scales, scales.new_ones(pad, 1)])
+    ws, ss = [], []
+    for w in weights16:
+        s = w.float().abs().amax(dim=1, keepdim=True) / 448.0
+        ws.append((w.float() / s).to(torch.float8_e4m3fn))
+        ss.append(s.t().contiguous())
+    try:
+        calls = [(lambda w=w, s=s: torch._scaled_mm(
+            codes, w.t(), scale_a=scales, scale_b=s,
+            out_dtype=torch.bfloat16)) for w, s in zip(ws, ss)]
+        return time_graph(torch, calls, replays)
+    except (RuntimeError, AttributeError) as e:
+        print(f"torch._scaled_mm: {e}", file=sys.stderr)
+        return None
+
+
 def transform_in_fresh_process(n, k, name, tile_config, **env):
     """Transforms one layer in a new process (by default with the same
     HUMMING_CACHE_DIR: the cost of a cached load from disk; `env` overrides
@@ -75,7 +112,8 @@ def transform_in_fresh_process(n, k, name, tile_config, **env):
 
 def transform_once(HummingLayer, torch, n, k, name, tile_config=None):
     w = torch.randn(n, k, dtype=torch.float32) * 0.02
-    layer = HummingLayer(n, k, CONFIGS[name], {"dtype": "float16"})
+    layer = HummingLayer(n, k, CONFIGS[name],
+                         INPUTS.get(name, {"dtype": "float16"}))
     layer.load_from_unquantized(w)
     t0 = time.perf_counter()
     layer.transform(tile_config=tile_config)
@@ -158,13 +196,31 @@ def main():
                 (lambda w=w, o=o: torch.matmul(x, w.t(), out=o))
                 for w, o in zip(torch_ws, outs)], args.replays)
             moved = weight_bytes(config, n, k) + 2 * m * (k + n)
-            rows.append({
+            row = {
                 "config": name, "m": m, "n": n, "k": k,
                 "humming_us": ours, "torch_fp16_us": base,
                 "ratio": ours / base,
                 "tb_per_s": moved / (ours * 1e-6) / 1e12,
                 "tflop_per_s": 2.0 * m * n * k / (ours * 1e-6) / 1e12,
-            })
+            }
+            if name in INPUTS:
+                # humming_us is end to end (the layer quantizes x, then
+                # multiplies); the GEMM alone on pre-quantized codes, the
+                # quantization alone, and cuBLASLt's fp8 GEMM
+                # (torch._scaled_mm, per-token x per-channel scales).
+                codes, scales = layers[0]._quantizer("float16")(x)
+                row["gemm_us"] = time_graph(torch, [
+                    (lambda l=l, o=o: l(codes, out=o, scale=scales))
+                    for l, o in zip(layers, outs)], args.replays)
+                quant = layers[0]._quantizer("float16")
+                row["quantize_us"] = time_graph(
+                    torch, [lambda: quant(x)] * args.copies, args.replays)
+                row["scaled_mm_us"] = scaled_mm_us(torch, torch_ws, codes,
+                                                   scales, args.replays)
+                row["ratio_gemm"] = row["gemm_us"] / base
+                if row["scaled_mm_us"]:
+                    row["vs_scaled_mm"] = ours / row["scaled_mm_us"]
+            rows.append(row)
     # The library's own commit (the device bundle records it) before the
     # checkout's: a copied working tree's git HEAD can be older than the
     # code that ran.
@@ -192,6 +248,24 @@ def main():
               f"{r['humming_us']:.1f} | {r['torch_fp16_us']:.1f} | "
               f"{r['ratio']:.2f} | {r['tb_per_s']:.2f} | {r['tflop_per_s']:.1f} |")
     print()
+    eight = [r for r in rows if "gemm_us" in r]
+    if eight:
+        print("8-bit activations: end to end (quantize + GEMM), the GEMM on "
+              "codes, the quantization, torch._scaled_mm (cuBLASLt fp8)")
+        print()
+        print("| config | N x K | M | end to end us | ratio | GEMM us | "
+              "GEMM ratio | quantize us | _scaled_mm us | end to end / "
+              "_scaled_mm |")
+        print("|---|---|---|---|---|---|---|---|---|---|")
+        for r in eight:
+            sm = r["scaled_mm_us"]
+            tail = (f"{sm:.1f} | {r['vs_scaled_mm']:.2f} |" if sm
+                    else "- | - |")
+            print(f"| {r['config']} | {r['n']}x{r['k']} | {r['m']} | "
+                  f"{r['humming_us']:.1f} | {r['ratio']:.2f} | "
+                  f"{r['gemm_us']:.1f} | {r['ratio_gemm']:.2f} | "
+                  f"{r['quantize_us']:.1f} | " + tail)
+        print()
     print("| config | N x K | transform | kernels (compiled/cached) | "
           "all kernels s | slowest kernel s | per kernel ms | weights s | total s |")
     print("|---|---|---|---|---|---|---|---|---|")

@@ -34,9 +34,9 @@ class CreateTest(unittest.TestCase):
                          "weight.type: expected an element type such as "
                          "uint4, int8, e4m3 or e2m1, got 'uint11'")
         with self.assertRaises(HummingError) as e:
-            HummingLayer(256, 512, W4G128, {"dtype": "float8_e4m3fn"})
+            HummingLayer(256, 512, W4G128, {"dtype": "int8"})
         self.assertEqual(str(e.exception),
-                         "activation: expected f16 or bf16, got 'e4m3'")
+                         "activation: expected f16 or bf16, got 'int8'")
 
     def test_wrong_weight_count(self):
         layer = HummingLayer(256, 512, W4G128)
@@ -123,6 +123,36 @@ class QuantizerTest(unittest.TestCase):
             q.transform(chip="sm_80", compile_only=True)
         self.assertIn("f8E4M3FN activations need cvt to fp8 (sm_89 and later), "
                       "got sm_80", str(e.exception))
+
+
+FP8 = {"dtype": "e4m3", "scale_dtype": "float16"}  # per channel
+
+
+class EightBitActivationTest(unittest.TestCase):
+    def test_errors_say_what_was_expected(self):
+        with self.assertRaises(HummingError) as e:
+            HummingLayer(256, 512, FP8, {"dtype": "e4m3", "scaling": "group"})
+        self.assertEqual(str(e.exception),
+                         "scaling: expected token or static, got 'group'")
+        with self.assertRaises(HummingError) as e:
+            HummingLayer(256, 512, FP8, {"dtype": "e4m3", "scaling": "static"})
+        self.assertEqual(str(e.exception), "expected input_config['scale'] "
+                         "(the static activation scale)")
+        with self.assertRaises(HummingError) as e:
+            HummingLayer(256, 512, FP8, {"dtype": "float8_e4m3fn"},
+                         f16_accumulation=True)
+        self.assertEqual(str(e.exception),
+                         "f16_accumulation applies to 16-bit activations")
+
+    def test_compile_only_transform(self):
+        layer = HummingLayer(256, 512, W4G128, {"dtype": "float8_e4m3fn"})
+        layer.load_from_unquantized(exact_weights(256, 512, 128))
+        layer.transform(chip="sm_90a", compile_only=True)
+        self.assertTrue(layer.prepared)
+        with self.assertRaises(HummingError) as e:
+            layer.transform(chip="sm_89", compile_only=True)
+        self.assertEqual(str(e.exception), "f8E4M3FN activations run in the "
+                         "sm_90a wgmma kernels only; got sm_89")
 
 
 class CheckpointTest(unittest.TestCase):
@@ -229,6 +259,38 @@ class GpuTest(unittest.TestCase):
                       f"device is", str(e.exception))
         self.assertIn(f"(sm_{major}{minor}); expected a target for that "
                       "device", str(e.exception))
+
+    def test_eight_bit_activations_match_float64(self):
+        # W4A8 g128 and W8A8 fp8 (channel scales): 16-bit x quantized by
+        # the layer, and codes with their scales from a quantizer; the
+        # reference multiplies the dequantized activations in float64.
+        import torch
+        major, minor = torch.cuda.get_device_capability()
+        if (major, minor) != (9, 0):
+            self.skipTest("8-bit activations run on sm_90a")
+        n, k = 512, 1024
+        w = torch.tensor(exact_weights(n, k, 128), dtype=torch.float64)
+        w = w.reshape(n, k)
+        for config in (W4G128, FP8):
+            layer = HummingLayer(n, k, config, {"dtype": "e4m3"})
+            layer.load_from_unquantized(w)
+            layer.transform()
+            # Both quantize exactly: uint4 g128 (exact_weights), and e4m3
+            # per channel (scale 2^-12, codes 64 c for |c| <= 7).
+            q = HummingQuantizer(k, "e4m3", "float16")
+            q.transform()
+            for m in (1, 33, 600):
+                x16 = (torch.rand(m, k, device="cuda") * 2 - 1).half()
+                codes, scales = q(x16)
+                xq = codes.double() * scales.double()
+                ref = xq @ w.to("cuda").T
+                for y in (layer(x16), layer(codes, scale=scales)):
+                    torch.cuda.synchronize()
+                    rel = ((y.double() - ref).norm() / ref.norm()).item()
+                    self.assertLess(rel, 2e-3, f"{config} M={m}")
+            with self.assertRaises(HummingError) as e:
+                layer(codes)
+            self.assertIn("expected the codes' float32 scale", str(e.exception))
 
     def test_quantizer_matches_torch(self):
         # Per-token e4m3 codes and int8 groups of 128 from bf16, against

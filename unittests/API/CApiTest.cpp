@@ -116,6 +116,71 @@ TEST(CApi, ErrorsSayWhatWasExpected) {
   EXPECT_EQ(std::string(humming_layer_compiler_reports(nullptr)), "");
 }
 
+TEST(CApi, QuantizedActivationLayers) {
+  // 8-bit activation layers: the arguments' errors, then a compile-only
+  // transform for sm_90a (the wgmma k32 kernels), which other chips refuse.
+  humming::test::useTestCache();
+  humming_weight_schema w = {};
+  w.type = "e4m3";
+  w.scale_type = "f16";
+  w.granularity = "channel";
+  humming_layer *layer = nullptr;
+  EXPECT_NE(humming_layer_create_quantized(256, 512, &w, "f16", "token", "f16",
+                                           &layer),
+            0);
+  EXPECT_EQ(std::string(humming_last_error()),
+            "activation: expected f8E4M3FN or f8E5M2, got 'f16'");
+  EXPECT_NE(humming_layer_create_quantized(256, 512, &w, "f8E4M3FN", "group",
+                                           "f16", &layer),
+            0);
+  EXPECT_EQ(std::string(humming_last_error()),
+            "scaling: expected token or static, got 'group'");
+  EXPECT_NE(humming_layer_create_quantized(256, 512, &w, "f8E4M3FN", "token",
+                                           "f32", &layer),
+            0);
+  EXPECT_EQ(std::string(humming_last_error()),
+            "output: expected f16 or bf16, got 'f32'");
+  EXPECT_NE(humming_layer_create_quantized(256, 512, nullptr, "f8E4M3FN",
+                                           "token", "f16", &layer),
+            0);
+  EXPECT_EQ(std::string(humming_last_error()),
+            "expected a weight schema and an output pointer, got NULL");
+  ASSERT_EQ(humming_layer_create_quantized(256, 512, &w, "f8E4M3FN", "token",
+                                           "bf16", &layer),
+            0)
+      << humming_last_error();
+  std::vector<float> weights(256 * 512, 0.25f);
+  ASSERT_EQ(humming_layer_quantize(layer, weights.data(), nullptr), 0)
+      << humming_last_error();
+  EXPECT_NE(humming_layer_transform(layer, nullptr, "sm_89", 1), 0);
+  EXPECT_EQ(std::string(humming_last_error()),
+            "f8E4M3FN activations run in the sm_90a wgmma kernels only; got "
+            "sm_89");
+  EXPECT_EQ(humming_layer_transform(layer, "H200", nullptr, 1), 0)
+      << humming_last_error();
+  EXPECT_EQ(humming_layer_is_prepared(layer), 1);
+  // A 16-bit forward on it, missing or misaligned scales, no device.
+  EXPECT_NE(humming_layer_forward(layer, nullptr, 16, 16, 1), 0);
+  EXPECT_EQ(std::string(humming_last_error()),
+            "the layer takes f8E4M3FN activations: call forwardQuantized() "
+            "with their codes and scales (humming::ActivationQuantizer makes "
+            "them from 16-bit activations)");
+  EXPECT_NE(humming_layer_forward_quantized(layer, nullptr, 16, 0, 16, 1), 0);
+  EXPECT_EQ(std::string(humming_last_error()),
+            "expected the activations' f32 scales (token scaling), got a null "
+            "pointer");
+  EXPECT_NE(humming_layer_forward_quantized(layer, nullptr, 16, 18, 16, 1), 0);
+  EXPECT_EQ(std::string(humming_last_error()),
+            "expected 4-byte aligned activation scales, got 0x12");
+  EXPECT_NE(humming_layer_forward_quantized(layer, nullptr, 16, 16, 16, 1), 0);
+  EXPECT_EQ(std::string(humming_last_error()),
+            "the layer was transformed compile-only for sm_90a; transform it "
+            "for a device to run it");
+  humming_layer_destroy(layer);
+  EXPECT_NE(humming_layer_forward_quantized(nullptr, nullptr, 0, 0, 0, 1), 0);
+  EXPECT_EQ(std::string(humming_last_error()), "expected a layer, got NULL");
+}
+
 TEST(CApi, QuantizerErrorsSayWhatWasExpected) {
   humming_quantizer *q = nullptr;
   EXPECT_NE(humming_quantizer_create("int2", "token", 0, "f16", 256, &q), 0);

@@ -181,6 +181,47 @@ TEST(Layer, TargetAndWeightErrors) {
             "expected weights to quantize, got a null pointer");
 }
 
+TEST(Layer, EightBitActivationsNeedThePreparedWgmmaKernels) {
+  // fp8 activations: the sm_90a wgmma kernels over prepared weights; a
+  // schema the prepared layout does not hold with them (groups of 32), the
+  // canonical layout, and forward() of 16-bit activations are refused.
+  test::useTestCache();
+  const InputSchema e4{ScalarType::e4m3(), ActScaling::Token, 0};
+  WeightSchema g32 = WeightSchema::make(ScalarType::uint(4), ScalarType::f16(),
+                                        Granularity::Group, 32);
+  Result<Layer> layer = Layer::create(128, 256, g32, e4);
+  ASSERT_TRUE(layer.ok()) << layer.error();
+  std::vector<double> w = randomWeights(128, 256);
+  ASSERT_TRUE(layer->quantize(w.data()).ok());
+  EXPECT_EQ(layer->transform({"H200", "", true}).error(),
+            "f8E4M3FN activations run over the prepared layout only, which is "
+            "not used: the prepared mma_sync layout applies group scales to "
+            "each 64-column iteration's f32 sums with f8E4M3FN activations "
+            "and expects groups of at least 64, got 32");
+  WeightSchema g128 = g32;
+  g128.groupK = 128;
+  Result<Layer> ok = Layer::create(128, 256, g128, e4);
+  ASSERT_TRUE(ok.ok()) << ok.error();
+  ASSERT_TRUE(ok->quantize(w.data()).ok());
+  LayerTarget canonical{"H200", "", true};
+  canonical.canonicalLayout = true;
+  EXPECT_EQ(ok->transform(canonical).error(),
+            "f8E4M3FN activations run over the prepared layout only, which is "
+            "not used: the target asks for the canonical layout");
+  ASSERT_TRUE(ok->transform({"H200", "", true}).ok());
+  EXPECT_TRUE(ok->prepared());
+  for (const humming::abi::KernelLaunch &k : ok->kernels())
+    EXPECT_EQ(k.inputMap, 0);
+  EXPECT_NE(ok->forward(nullptr, 16, 16, 1).error().find(
+                "call forwardQuantized()"),
+            std::string::npos);
+  Result<Layer> f16Layer = Layer::create(128, 256, g128, kF16);
+  ASSERT_TRUE(f16Layer->quantize(w.data()).ok());
+  ASSERT_TRUE(f16Layer->transform({"H200", "", true}).ok());
+  EXPECT_EQ(f16Layer->forwardQuantized(nullptr, 16, 16, 16, 1).error(),
+            "the layer takes f16 activations: call forward()");
+}
+
 TEST(Layer, LoadQuantizedChecksPaddedTensorsAndTheBias) {
   test::useTestCache();
   // Padded weights with a bias: the host quantizer's tensors (padded

@@ -479,10 +479,17 @@ TEST(PreparedLayout, RefusesWhatItCannotHold) {
   WeightSchema u4c = WeightSchema::make(ScalarType::uint(4), ScalarType::f16(),
                                         Granularity::Channel);
   EXPECT_EQ(diag(u4c, e4, 64, 64), "");
-  EXPECT_NE(diag(u4, e4, 64, 128).find("group scales would be applied per K "
-                                       "group in f32, which is not lowered "
-                                       "yet), got group scales"),
+  EXPECT_EQ(diag(u4, e4, 64, 128), ""); // g128: per-iteration f32 sums
+  WeightSchema u4g32 = WeightSchema::make(ScalarType::uint(4),
+                                          ScalarType::f16(), Granularity::Group,
+                                          32);
+  EXPECT_NE(diag(u4g32, e4, 64, 128).find("expects groups of at least 64, "
+                                          "got 32"),
             std::string::npos);
+  // Scales fp8 activations take (f32 sums) that 16-bit ones do not.
+  WeightSchema mx64 = WeightSchema::make(ScalarType::e2m1(), ScalarType::ue8m0(),
+                                       Granularity::Group, 64);
+  EXPECT_EQ(diag(mx64, e4, 64, 128), "");
   InputSchema e4g{ScalarType::e4m3(), ActScaling::Group, 64};
   EXPECT_NE(diag(u4c, e4g, 64, 64).find("per-group activation scales need "
                                         "block-scaled MMA"),

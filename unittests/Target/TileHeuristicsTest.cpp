@@ -603,3 +603,73 @@ TEST(TileHeuristics, RefusesLayersTheLayoutCannotHold) {
   ASSERT_FALSE(bool(t));
   EXPECT_NE(t.error().find("SM count"), std::string::npos);
 }
+
+TEST(TileHeuristics, EightBitActivationsGetWgmmaTilesAtEveryM) {
+  // fp8 activations: the sm_90a wgmma k32 kernels at every M, two sets of
+  // f32 sums within the 128-sum budget, no activation tensor map, the
+  // pipeline in shared memory; other chips are refused with the reason.
+  const InputSchema e4{ScalarType::e4m3(), ActScaling::Token, 0};
+  const WeightSchema schemas[] = {
+      WeightSchema::make(ScalarType::e4m3(), ScalarType::f16(),
+                         Granularity::Channel),
+      WeightSchema::make(ScalarType::uint(4), ScalarType::f16(),
+                         Granularity::Group, 128),
+      WeightSchema::make(ScalarType::e2m1(), ScalarType::ue8m0(),
+                         Granularity::Group, 64)};
+  const std::pair<int64_t, int64_t> shapes[] = {
+      {8192, 8192}, {4096, 14336}, {28672, 8192}, {256, 512}, {320, 1024}};
+  int checked = 0;
+  for (const char *name : {"H100", "H200", "H20"}) {
+    const DeviceInfo &d = *lookupDevice(name);
+    for (const WeightSchema &w : schemas)
+      for (auto [n, k] : shapes) {
+        ASSERT_FALSE(layout::supports(w, e4, n, k));
+        Result<std::vector<TileConfig>> tiles =
+            selectMmaSyncTiles(w, e4, {}, n, k, d);
+        ASSERT_TRUE(bool(tiles)) << name << " " << n << "x" << k << ": "
+                                 << tiles.error();
+        EXPECT_FALSE(verifyTileRanges(*tiles));
+        EXPECT_EQ(tiles->front().mMin, 1);
+        EXPECT_EQ(tiles->back().mMax, 0);
+        for (const TileConfig &tc : *tiles) {
+          EXPECT_EQ(tc.mma, MmaKind::Wgmma);
+          EXPECT_FALSE(verifyTileForProblem(tc, w, e4, {}, n, k))
+              << *verifyTileForProblem(tc, w, e4, {}, n, k);
+          EXPECT_EQ(tc.tma & TmaA, 0);
+          EXPECT_EQ(tc.wgmmaInFlight, 0);
+          EXPECT_LE(tc.warpK, w.hasPerKScales() ? w.groupK : tc.warpK);
+          EXPECT_LE(2 * tc.warpM / 2 * (tc.warpN / 16), 128);
+          layout::KernelShape ks = layout::shapeOf(tc);
+          ks.activationBits = 8;
+          EXPECT_LE(layout::sharedBytes(w, ks), d.smemPerSmKB * 1024);
+          if (ks.warpSpecialized) {
+            layout::ws::RegisterSplit regs = layout::ws::registerSplit(ks);
+            EXPECT_GE(regs.rebalance ? regs.consumer : regs.launch,
+                      layout::ws::consumerRegisters(ks));
+          }
+          ++checked;
+        }
+      }
+  }
+  EXPECT_GT(checked, 40);
+  Result<std::vector<TileConfig>> ampere = selectMmaSyncTiles(
+      schemas[0], e4, {}, 8192, 8192, *lookupDevice("L40S"));
+  ASSERT_FALSE(bool(ampere));
+  EXPECT_EQ(ampere.error(), "f8E4M3FN activations run in the sm_90a wgmma "
+                            "kernels only (f32 sums, not batch-invariant); "
+                            "got L40S");
+  Result<std::vector<TileConfig>> shortK = selectMmaSyncTiles(
+      schemas[0], e4, {}, 256, 96, *lookupDevice("H200"));
+  ASSERT_FALSE(bool(shortK));
+  EXPECT_EQ(shortK.error(), "no wgmma tile runs a 256 x 96 layer with "
+                            "f8E4M3FN activations on H200 (the padded K must "
+                            "be a multiple of 64)");
+  ComputeOptions invariant;
+  invariant.batchInvariant = true;
+  Result<std::vector<TileConfig>> inv = selectMmaSyncTiles(
+      schemas[0], e4, invariant, 8192, 8192, *lookupDevice("H200"));
+  ASSERT_FALSE(bool(inv));
+  EXPECT_EQ(inv.error(), "f8E4M3FN activations run in the sm_90a wgmma "
+                         "kernels only (f32 sums, not batch-invariant); got "
+                         "H200, batch-invariant");
+}

@@ -305,7 +305,10 @@ inline RegisterSplit registerSplit(int64_t producers, int64_t consumers,
 /// (ptxas fails below it: "Insufficient registers ... to compile
 /// instruction"): its f32 sums and 24 for a wgmma's operands.
 inline int64_t consumerRegisters(const KernelShape &k) {
-  return k.blockM() * k.blockN() / k.mathThreads() + 24;
+  // 8-bit activations keep a second set of sums (each iteration's, added
+  // to the first in f32: WgmmaKernel.cpp).
+  const int64_t sets = k.activationBits == 8 ? 2 : 1;
+  return sets * k.blockM() * k.blockN() / k.mathThreads() + 24;
 }
 /// The split of kernel `k` (warp-specialized).
 inline RegisterSplit registerSplit(const KernelShape &k) {

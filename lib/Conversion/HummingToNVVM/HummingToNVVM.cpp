@@ -57,10 +57,12 @@ FailureOr<PreparedTile> preparedTile(GemmOp op, unsigned index,
                 Twine(spec.input.type.str()) +
                 " activations (the 8-bit A registers are written before "
                 "the previous iteration's wgmmas are waited for)");
-  if (act8 && (t.warpK / 16) % 2 != 0)
-    return fail("expected warp_k to be a multiple of 32 with " +
+  if (act8 && spec.weight.hasPerKScales() && t.warpK > spec.weight.groupK)
+    return fail("expected warp_k <= the group size (" +
+                Twine(spec.weight.groupK) + ") with " +
                 Twine(spec.input.type.str()) +
-                " activations (k32 instructions), got " + Twine(t.warpK));
+                " activations (each iteration's f32 sums take one group "
+                "scale), got " + Twine(t.warpK));
   if (t.mma == hq::MmaKind::Wgmma) {
     // The transposed product: warp_m tokens are the instruction's n, each
     // of a warpgroup's warp_n / 16 n-tiles one m64 instruction. (The op
@@ -88,11 +90,14 @@ FailureOr<PreparedTile> preparedTile(GemmOp op, unsigned index,
                   "CTA of the cluster stores a share of the rows of eight "
                   "tokens), got warp_m = " + Twine(t.warpM) +
                   ", split_k = " + Twine(t.splitK));
-    if (int64_t accs = t.warpM / 2 * (t.warpN / 16); accs > 128)
+    if (int64_t accs = t.warpM / 2 * (t.warpN / 16) * (act8 ? 2 : 1);
+        accs > 128)
       return fail("warp_m = " + Twine(t.warpM) + ", warp_n = " +
                   Twine(t.warpN) + " keep " + Twine(accs) +
-                  " f32 sums per thread; expected at most 128 "
-                  "(warp_m x warp_n <= 4096)");
+                  " f32 sums per thread" +
+                  (act8 ? " (two sets with 8-bit activations)" : "") +
+                  "; expected at most 128 (warp_m x warp_n <= " +
+                  Twine(act8 ? 2048 : 4096) + ")");
   } else {
     if (t.warpN != 64)
       return fail("expected warp_n = 64 (one 16x64 weight tile per warp), "

@@ -51,14 +51,17 @@ void PreparedEmitter::beginDequant() {
     constZero = splatConst((bf16 ? 128.0 : 1024.0) + double(1u << (bits - 1)));
 }
 
-void PreparedEmitter::readGroup(function_ref<Value()> next, GroupData &g) {
+void PreparedEmitter::readGroup(function_ref<Value()> next, GroupData &g,
+                                bool scales) {
   const hq::WeightSchema &w = spec.weight;
   const unsigned bits = w.type.bits;
   uint32_t magicBits = bf16 ? 0x4300u : 0x6400u;
   g.zeroVec.resize(8);
   g.scaleVec.resize(8);
   g.columnScale.resize(16);
-  if (perKScales && postScale) {
+  if (!scales) {
+    // The caller read the scale words.
+  } else if (perKScales && postScale) {
     // Prepared column 16 q + 8 e + j is the C column 8 j + 2 q + e.
     SmallVector<Value> v;
     for (int64_t i = 0; i < 8; ++i)
@@ -204,7 +207,8 @@ Value PreparedEmitter::dequantPair(ArrayRef<SmallVector<Value>> planeWords,
     v = arith::MulFOp::create(
         b, v, splatConst(std::ldexp(1.0, actBias - w.type.bias())));
   }
-  if (perKScales && !postScale)
+  // (8-bit activations: group scales multiply the f32 sums.)
+  if (perKScales && !postScale && !act8)
     v = arith::MulFOp::create(b, v, g.scaleVec[j]);
   else if (loopChannelScales)
     v = arith::MulFOp::create(b, v, channelScaleVec[j]);

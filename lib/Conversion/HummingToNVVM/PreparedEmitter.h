@@ -271,8 +271,9 @@ protected:
   };
   /// Constants the dequantization shares over an iteration.
   void beginDequant();
-  /// Unpacks a group copy's words (consumed through `next`) into `g`.
-  void readGroup(function_ref<Value()> next, GroupData &g);
+  /// Unpacks a group copy's words (consumed through `next`) into `g`; with
+  /// `scales` false only its zero points (the caller took the scales).
+  void readGroup(function_ref<Value()> next, GroupData &g, bool scales = true);
   /// The dequantized pair q (0..15: b0, b1 of n8 sub-tile q / 2) of a lane's
   /// words of one k-tile and n-tile, in the activation type (f16x2 or, for
   /// bf16, i32).

@@ -69,14 +69,15 @@ SmallVector<Value> PtxBuilder::wgmmaWait(int64_t pending,
 
 SmallVector<Value> PtxBuilder::wgmmaRegisterA(int64_t n, StringRef type,
                                               ArrayRef<Value> a, Value descB,
-                                              ArrayRef<Value> acc) {
+                                              ArrayRef<Value> acc,
+                                              bool accumulate) {
   const int64_t perTile = n / 2;
   assert(a.size() == 4 && int64_t(acc.size()) == perTile &&
          "a wgmma m64nNk16 / k32 takes four A registers and N / 2 sums");
   const bool eightBit = type == "e4m3" || type == "e5m2";
   assert((eightBit || type == "f16" || type == "bf16") &&
          "wgmma register-A types: f16, bf16, e4m3, e5m2");
-  // d (perTile f32), a (4 x b32), the descriptor; scale-d = 1 (accumulate),
+  // d (perTile f32), a (4 x b32), the descriptor; scale-d (1: accumulate),
   // scale-a = scale-b = 1, B not transposed (K-major). scale-d is a
   // predicate: set from operand $(perTile + 5) (1).
   std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, $" +
@@ -103,7 +104,8 @@ SmallVector<Value> PtxBuilder::wgmmaRegisterA(int64_t n, StringRef type,
       b.getContext(), SmallVector<Type>(size_t(perTile), f32));
   SmallVector<Value> operands(a.begin(), a.end());
   operands.push_back(descB);
-  operands.push_back(arith::ConstantIntOp::create(b, b.getI32Type(), 1));
+  operands.push_back(
+      arith::ConstantIntOp::create(b, b.getI32Type(), accumulate ? 1 : 0));
   operands.append(acc.begin(), acc.end());
   auto op = asmOp(result, operands, text, constraints, /*sideEffects=*/true);
   SmallVector<Value> out;

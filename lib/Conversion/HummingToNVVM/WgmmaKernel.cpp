@@ -44,8 +44,23 @@ private:
   /// consumer warpgroups' loop, synchronised per slot by full / empty
   /// mbarriers.
   void emitWarpSpecializedLoop(Value first);
-  /// The zeroed f32 sums a wgmma thread starts from.
+  /// The zeroed values a wgmma thread's loop carries: its f32 sums and,
+  /// with 8-bit activations, the last iteration's own sums and (group
+  /// scales) that iteration's two scales per n-tile (foldIteration).
   SmallVector<Value> wgmmaZeroSums();
+  /// The f32 sums of one thread (warp_m / 2 per n-tile).
+  int64_t sumCount() const { return tile.warpM / 2 * tile.nTilesPerGroup; }
+  /// 8-bit activations: each iteration's wgmmas sum into sums of their
+  /// own (scale-d = 0 on its first k32 step), which the next iteration
+  /// adds to the running sums after its wgmma wait — times the group scale
+  /// of the D row, with group scales. fp8 wgmmas keep fewer bits than f32
+  /// in their accumulators: over K = 4096 the H200 lost a factor of 2-3 in
+  /// accuracy (relative error 1.3e-3 against 5e-4 with K split four ways),
+  /// and group scales need the per-group sums anyway.
+  bool promotes() const { return act8; }
+  /// The running sums with the carried iteration's sums added (as they are
+  /// without promotion).
+  SmallVector<Value> foldIteration(ArrayRef<Value> carried);
   /// This warp's words of a slot in the order computeWgmma consumes them
   /// (per k-tile and n-tile: its pairs' words, then its columns' group
   /// data in the shape readGroup expects).
@@ -263,8 +278,29 @@ WgmmaEmitter::Stage WgmmaEmitter::readWgmmaSlot(Value slot) {
 
 SmallVector<Value> WgmmaEmitter::wgmmaZeroSums() {
   // warp_m / 2 f32 per n-tile: wgmma's D fragment of m64 n(warp_m).
-  return SmallVector<Value>(size_t(tile.warpM / 2 * tile.nTilesPerGroup),
-                            cf(0.0));
+  int64_t count = sumCount();
+  if (promotes())
+    count += sumCount() + (perKScales ? 2 * tile.nTilesPerGroup : 0);
+  return SmallVector<Value>(size_t(count), cf(0.0));
+}
+
+SmallVector<Value> WgmmaEmitter::foldIteration(ArrayRef<Value> carried) {
+  const int64_t n = sumCount(), perTile = tile.warpM / 2;
+  if (!promotes())
+    return SmallVector<Value>(carried.take_front(size_t(n)));
+  SmallVector<Value> acc;
+  for (int64_t i = 0; i < n; ++i) {
+    Value sum = carried[size_t(i)], part = carried[size_t(n + i)];
+    if (perKScales) {
+      // D element 4 jj + 2 half + e of n-tile t is row 16 w + g + 8 half.
+      const int64_t t = i / perTile, half = (i % perTile / 2) % 2;
+      acc.push_back(LLVM::FMAOp::create(
+          b, part, carried[size_t(2 * n + 2 * t + half)], sum));
+    } else {
+      acc.push_back(arith::AddFOp::create(b, sum, part));
+    }
+  }
+  return acc;
 }
 
 void WgmmaEmitter::emitLoop(Value first) {
@@ -307,7 +343,7 @@ void WgmmaEmitter::emitLoop(Value first) {
       });
   acc = ptx.wgmmaWait(0, acc);
   NVVM::CpAsyncWaitGroupOp::create(b, b.getI32IntegerAttr(0));
-  finishWgmma(acc);
+  finishWgmma(foldIteration(acc));
 }
 
 void WgmmaEmitter::emitWarpSpecializedLoop(Value first) {
@@ -488,7 +524,7 @@ void WgmmaEmitter::emitWarpSpecializedLoop(Value first) {
     }
     SmallVector<Value> acc(loop.getResults().begin(), loop.getResults().end());
     acc = ptx.wgmmaWait(0, acc);
-    finishWgmma(acc);
+    finishWgmma(foldIteration(acc));
   }
 }
 
@@ -551,7 +587,11 @@ SmallVector<Value> WgmmaEmitter::computeWgmma8(ArrayRef<Value> accIn,
                                                ArrayRef<Value> stage,
                                                Value slot,
                                                function_ref<void()> afterFirst) {
-  SmallVector<Value> accs(accIn.begin(), accIn.end());
+  // The previous iteration's sums join the running ones (its wgmmas are
+  // complete: the caller waited); this iteration's start from zero.
+  const int64_t count = sumCount();
+  SmallVector<Value> running = foldIteration(accIn);
+  SmallVector<Value> accs(accIn.begin() + count, accIn.begin() + 2 * count);
   size_t cursor = 0;
   auto next = [&] {
     assert(cursor < stage.size() && "the slot holds fewer words than read");
@@ -560,13 +600,39 @@ SmallVector<Value> WgmmaEmitter::computeWgmma8(ArrayRef<Value> accIn,
   beginDequant();
   const int64_t nT = tile.nTilesPerGroup, n = tile.warpM, perTile = n / 2;
   SmallVector<GroupData> groups(static_cast<size_t>(nT));
+  // Group scales: this iteration's two per n-tile (D rows 16 w + g and
+  // + 8: the group copy's columns 2 w, 2 w + 1 of the lane's eight).
+  SmallVector<Value> scales(size_t(perKScales ? 2 * nT : 0));
+  const hq::ScalarType &st = spec.weight.scaleType;
+  auto readScales = [&](int64_t t) {
+    SmallVector<Value> words;
+    for (unsigned i = 0; i < st.bits / 4; ++i)
+      words.push_back(next());
+    for (int64_t j = 0; j < 2; ++j) {
+      Value f;
+      if (st.bits == 32) {
+        f = LLVM::BitcastOp::create(b, f32, words[size_t(j)]);
+      } else if (st.bits == 16) {
+        Value bits16 = j ? Value(arith::ShRUIOp::create(b, words[0], c32(16)))
+                         : words[0];
+        f = half16ToF32(arith::TruncIOp::create(b, i16, bits16),
+                        st == hq::ScalarType::bf16());
+      } else {
+        f = smallFloatToF32(
+            arith::AndIOp::create(
+                b, arith::ShRUIOp::create(b, words[0], c32(8 * j)), c32(0xFF)),
+            st);
+      }
+      scales[size_t(2 * t + j)] = f;
+    }
+  };
   const StringRef type =
       spec.input.type == hq::ScalarType::e4m3() ? "e4m3" : "e5m2";
-  for (int64_t st = 0; st < tile.kTilesPerWarp / 2; ++st) {
+  for (int64_t step = 0; step < tile.kTilesPerWarp / 2; ++step) {
     SmallVector<Value> regs(size_t(nT * 4));
     // readWgmmaSlot's order: per k-tile, every n-tile's words.
     for (int64_t h = 0; h < 2; ++h) {
-      const int64_t u = 2 * st + h;
+      const int64_t u = 2 * step + h;
       for (int64_t t = 0; t < nT; ++t) {
         SmallVector<SmallVector<Value>> planeWords;
         for (const L::Plane &p : planes) {
@@ -575,16 +641,20 @@ SmallVector<Value> WgmmaEmitter::computeWgmma8(ArrayRef<Value> accIn,
             words.push_back(next());
           planeWords.push_back(words);
         }
-        if (u == 0 || !groupPerIter)
-          readGroup(next, groups[size_t(t)]);
+        // (One group per iteration: PreparedLayout::supports, preparedTile.)
+        if (u == 0) {
+          if (perKScales)
+            readScales(t);
+          readGroup(next, groups[size_t(t)], /*scales=*/false);
+        }
         auto [lo, hi] = eightBitWords(planeWords, groups[size_t(t)]);
         regs[size_t(4 * t + 2 * h)] = lo;
         regs[size_t(4 * t + 2 * h + 1)] = hi;
       }
     }
-    // k32 step st: k-tiles 2 st and 2 st + 1, one 32-byte row per token as
-    // a 16-bit k-tile's (activationDescriptor's k-tile slot st).
-    regs.push_back(activationDescriptor(slot, st));
+    // k32 step `step`: k-tiles 2 step and 2 step + 1, one 32-byte row per
+    // token as a 16-bit k-tile's (activationDescriptor's k-tile slot).
+    regs.push_back(activationDescriptor(slot, step));
     regs.append(accs.begin(), accs.end());
     regs = ptx.wgmmaFence(regs);
     const size_t accAt = size_t(nT * 4 + 1);
@@ -594,14 +664,18 @@ SmallVector<Value> WgmmaEmitter::computeWgmma8(ArrayRef<Value> accIn,
       SmallVector<Value> sums = ptx.wgmmaRegisterA(
           n, type, ArrayRef<Value>(regs).slice(size_t(4 * t), 4),
           regs[size_t(nT * 4)],
-          ArrayRef<Value>(accs).slice(size_t(t * perTile), size_t(perTile)));
+          ArrayRef<Value>(accs).slice(size_t(t * perTile), size_t(perTile)),
+          /*accumulate=*/step != 0);
       std::copy(sums.begin(), sums.end(), accs.begin() + t * perTile);
     }
     NVVM::WgmmaGroupSyncAlignedOp::create(b);
-    if (st == 0 && afterFirst)
+    if (step == 0 && afterFirst)
       afterFirst();
   }
-  return accs;
+  SmallVector<Value> carried = running;
+  carried.append(accs.begin(), accs.end());
+  carried.append(scales.begin(), scales.end());
+  return carried;
 }
 
 SmallVector<Value> WgmmaEmitter::computeWgmma(ArrayRef<Value> accIn,

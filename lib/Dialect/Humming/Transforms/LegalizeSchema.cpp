@@ -168,6 +168,14 @@ LogicalResult legalizeActivations(GemmOp op, std::optional<hq::Chip> chip) {
              (chip ? chip->str() : std::string("a target-less module")) +
              " yet)";
 
+  // Prepared weights are laid out for their activations' width
+  // (layout::preparedRow, the [K / kPack, ...] shape): the 16-bit kernels
+  // cannot read weights prepared for 8-bit activations.
+  if (op.getLayoutAttr())
+    return op.emitOpError()
+           << reason << "; the weights are prepared for " << in.type.str()
+           << " activations, which the 16-bit fallback cannot read: prepare "
+              "them for 16-bit activations or pass canonical weights";
   auto quantize = op.getInput().getDefiningOp<QuantizeOp>();
   if (!quantize) {
     // Memrefs: the producer is the humming.quantize writing into the input

@@ -1,0 +1,80 @@
+// RUN: humming-opt %s --humming-lower-to-nvvm="chip=sm_90a" -split-input-file -verify-diagnostics
+
+// 8-bit activations and the tiles the wgmma k32 kernels honour: everything
+// else is a diagnostic naming what was expected.
+
+// The canonical-weight kernel takes 16-bit activations.
+func.func @canonical(%a: memref<?x512xf8E4M3FN>, %w: memref<256x64xi32>, %s: memref<256x1xf16>, %as: memref<?x1xf32>, %c: memref<?x256xf16>) {
+  // expected-error @+1 {{8-bit activations run in the wgmma kernels over prepared weights ('layout', sm_90a) only; the other kernels take 16-bit activations, got 'f8E4M3FN' on sm_90a}}
+  humming.gemm %a, %w scales(%s : memref<256x1xf16>) input_scale(%as : memref<?x1xf32>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16>,
+       input_schema = #humming.input_schema<type = f8E4M3FN, scaling = token>}
+      : memref<?x512xf8E4M3FN>, memref<256x64xi32> -> memref<?x256xf16>
+  return
+}
+
+// -----
+
+#t = #humming.tile_config<m = [1, inf], block = [16, 64, 64], warp = [16, 64, 64], stages = 3>
+func.func @mma_sync(%a: memref<?x512xf8E4M3FN>, %w: memref<16x1024xi32>, %s: memref<1x256xf16>, %as: memref<?x1xf32>, %c: memref<?x256xf16>) {
+  // expected-error @+1 {{tile_configs[0]: only the wgmma kernels (sm_90a) take f8E4M3FN activations so far; expected mma = wgmma}}
+  humming.gemm %a, %w scales(%s : memref<1x256xf16>) input_scale(%as : memref<?x1xf32>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = channel>,
+       input_schema = #humming.input_schema<type = f8E4M3FN, scaling = token>, layout = #humming.layout<chip = "sm_90a">,
+       tile_configs = [#t]}
+      : memref<?x512xf8E4M3FN>, memref<16x1024xi32> -> memref<?x256xf16>
+  return
+}
+
+// -----
+
+#t = #humming.tile_config<m = [1, inf], block = [64, 256, 64], warp = [64, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a]>
+func.func @tma_a(%a: memref<?x512xf8E4M3FN>, %w: memref<16x1024xi32>, %s: memref<1x256xf16>, %as: memref<?x1xf32>, %c: memref<?x256xf16>) {
+  // expected-error @+1 {{tile_configs[0]: the activations' tensor map holds 16-bit activations; expected no tma = [a] with f8E4M3FN activations}}
+  humming.gemm %a, %w scales(%s : memref<1x256xf16>) input_scale(%as : memref<?x1xf32>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = channel>,
+       input_schema = #humming.input_schema<type = f8E4M3FN, scaling = token>, layout = #humming.layout<chip = "sm_90a">,
+       tile_configs = [#t]}
+      : memref<?x512xf8E4M3FN>, memref<16x1024xi32> -> memref<?x256xf16>
+  return
+}
+
+// -----
+
+#t = #humming.tile_config<m = [1, inf], block = [64, 256, 64], warp = [64, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, wgmma_in_flight = 1>
+func.func @in_flight(%a: memref<?x512xf8E4M3FN>, %w: memref<16x1024xi32>, %s: memref<1x256xf16>, %as: memref<?x1xf32>, %c: memref<?x256xf16>) {
+  // expected-error @+1 {{tile_configs[0]: expected wgmma_in_flight = 0 with f8E4M3FN activations (the 8-bit A registers are written before the previous iteration's wgmmas are waited for)}}
+  humming.gemm %a, %w scales(%s : memref<1x256xf16>) input_scale(%as : memref<?x1xf32>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = channel>,
+       input_schema = #humming.input_schema<type = f8E4M3FN, scaling = token>, layout = #humming.layout<chip = "sm_90a">,
+       tile_configs = [#t]}
+      : memref<?x512xf8E4M3FN>, memref<16x1024xi32> -> memref<?x256xf16>
+  return
+}
+
+// -----
+
+#t = #humming.tile_config<m = [1, inf], block = [64, 256, 128], warp = [64, 32, 128], mma = wgmma, stages = 3>
+func.func @group_split(%a: memref<?x512xf8E4M3FN>, %w: memref<16x1024xi32>, %s: memref<8x256xf16>, %as: memref<?x1xf32>, %c: memref<?x256xf16>) {
+  // expected-error @+1 {{tile_configs[0]: expected warp_k <= the group size (64) with f8E4M3FN activations (each iteration's f32 sums take one group scale), got 128}}
+  humming.gemm %a, %w scales(%s : memref<8x256xf16>) input_scale(%as : memref<?x1xf32>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<64>>,
+       input_schema = #humming.input_schema<type = f8E4M3FN, scaling = token>, layout = #humming.layout<chip = "sm_90a">,
+       tile_configs = [#t]}
+      : memref<?x512xf8E4M3FN>, memref<16x1024xi32> -> memref<?x256xf16>
+  return
+}
+
+// -----
+
+#t = #humming.tile_config<m = [1, inf], block = [128, 256, 64], warp = [128, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true>
+func.func @sums(%a: memref<?x512xf8E4M3FN>, %w: memref<16x1024xi32>, %s: memref<1x256xf16>, %as: memref<?x1xf32>, %c: memref<?x256xf16>) {
+  // expected-error @+1 {{tile_configs[0]: warp_m = 128, warp_n = 32 keep 256 f32 sums per thread (two sets with 8-bit activations); expected at most 128 (warp_m x warp_n <= 2048)}}
+  humming.gemm %a, %w scales(%s : memref<1x256xf16>) input_scale(%as : memref<?x1xf32>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = channel>,
+       input_schema = #humming.input_schema<type = f8E4M3FN, scaling = token>, layout = #humming.layout<chip = "sm_90a">,
+       tile_configs = [#t]}
+      : memref<?x512xf8E4M3FN>, memref<16x1024xi32> -> memref<?x256xf16>
+  return
+}
+

@@ -1,0 +1,39 @@
+// RUN: humming-opt %s -split-input-file --humming-legalize-schema="chip=sm_90a" | FileCheck %s
+
+// fp8 activations stay where the sm_90a wgmma kernels take them: prepared
+// weights the layout holds with them (per-channel scales here). With
+// canonical weights they fall back to the 16-bit values humming.quantize
+// read; prepared weights cannot (legalize-schema-fp8-invalid.mlir, which
+// has sm_89 too).
+// CHECK-LABEL: func.func @kept
+// CHECK:       humming.quantize
+// CHECK:       humming.gemm
+// CHECK-NOT:   humming.legalized
+// CHECK-SAME:  input_schema = #humming.input_schema<type = f8E4M3FN, scaling = token>
+func.func @kept(%x: memref<?x512xf16>, %q: memref<?x512xf8E4M3FN>, %as: memref<?x1xf32>, %w: memref<16x2048xi32>, %s: memref<1x256xf16>, %c: memref<?x256xf16>) {
+  humming.quantize %x into %q scales(%as : memref<?x1xf32>)
+      {schema = #humming.input_schema<type = f8E4M3FN, scaling = token>}
+      : memref<?x512xf16> -> memref<?x512xf8E4M3FN>
+  humming.gemm %q, %w scales(%s : memref<1x256xf16>) input_scale(%as : memref<?x1xf32>) into %c
+      {weight_schema = #humming.weight_schema<type = f8E4M3FN, scale = f16, granularity = channel>,
+       input_schema = #humming.input_schema<type = f8E4M3FN, scaling = token>, layout = #humming.layout<chip = "sm_90a">}
+      : memref<?x512xf8E4M3FN>, memref<16x2048xi32> -> memref<?x256xf16>
+  return
+}
+
+// -----
+
+// Canonical (unprepared) weights on sm_90a: the canonical-weight kernel
+// takes 16-bit activations.
+// CHECK-LABEL: func.func @canonical
+// CHECK:       humming.legalized = ["activations: f8E4M3FN -> f16 (the values humming.quantize read): the canonical-weight kernel takes 16-bit activations only (f8E4M3FN activations run over prepared weights: 'layout')"]
+func.func @canonical(%x: memref<?x512xf16>, %q: memref<?x512xf8E4M3FN>, %as: memref<?x1xf32>, %w: memref<256x64xi32>, %s: memref<256x1xf16>, %c: memref<?x256xf16>) {
+  humming.quantize %x into %q scales(%as : memref<?x1xf32>)
+      {schema = #humming.input_schema<type = f8E4M3FN, scaling = token>}
+      : memref<?x512xf16> -> memref<?x512xf8E4M3FN>
+  humming.gemm %q, %w scales(%s : memref<256x1xf16>) input_scale(%as : memref<?x1xf32>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16>,
+       input_schema = #humming.input_schema<type = f8E4M3FN, scaling = token>}
+      : memref<?x512xf8E4M3FN>, memref<256x64xi32> -> memref<?x256xf16>
+  return
+}
