@@ -2,6 +2,8 @@
 
 #include "Humming/Target/ArchInfo.h"
 
+#include "Humming/Quant/PreparedLayout.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cstring>
@@ -253,7 +255,8 @@ Diag verifyOnChip(const Chip &chip, const InputSchema &in,
 
 ActivationChoice chooseActivation(const WeightSchema &w,
                                   const InputSchema &requested,
-                                  const Chip &chip, bool paramIsF16) {
+                                  const Chip &chip, bool paramIsF16,
+                                  int64_t n, int64_t k) {
   std::vector<InputSchema> candidates = {requested};
   InputSchema token{ScalarType::e4m3(), ActScaling::Token, 0};
   if (requested.type == ScalarType::e2m1()) {
@@ -276,6 +279,16 @@ ActivationChoice chooseActivation(const WeightSchema &w,
     if (!d && chip.sm < minSmForActivation(in.type))
       d = "expected sm_" + std::to_string(minSmForActivation(in.type)) +
           " or newer, got " + chip.str();
+    // What the kernels run (not only the chip's MMAs).
+    const bool fp8 = in.type == ScalarType::e4m3() ||
+                     in.type == ScalarType::e5m2();
+    if (!d && in.type.bits != 16 && !fp8)
+      d = "no kernel takes " + in.type.str() + " activations yet";
+    if (!d && fp8 && !chip.supportsMma(MmaKind::Wgmma))
+      d = "the kernels of 8-bit activations run on sm_90a only so far, got " +
+          chip.str();
+    if (!d && fp8 && n > 0 && k > 0)
+      d = layout::supports(w, in, n + w.padN, k + w.padK);
     if (!d) {
       choice.input = in;
       return choice;

@@ -109,7 +109,8 @@ int main(int argc, char **argv) {
         std::printf("%s\n  error: %s\n", m.c_str(), l.error().c_str());
       continue;
     }
-    ActivationChoice choice = chooseActivation(l->weight, l->input, chip, paramIsF16);
+    ActivationChoice choice =
+        chooseActivation(l->weight, l->input, chip, paramIsF16, l->n, l->k);
     std::string runsAs = shortName(*l, choice.input) + " (" +
                          formatInputSchema(choice.input) + ")";
     totalBytes += l->bytes();

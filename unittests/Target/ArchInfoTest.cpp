@@ -80,3 +80,39 @@ TEST(ArchInfo, ActivationMinimumSm) {
   EXPECT_FALSE(verifyOnChip(*Chip::parse("sm_89"), fp8, {}, std::nullopt,
                             std::nullopt));
 }
+
+TEST(ArchInfo, ActivationChoiceFollowsTheKernels) {
+  // The requested activations where a kernel runs them; else the fallback,
+  // with each rejected candidate's reason.
+  const Chip h200 = *Chip::parse("sm_90a"), l40s = *Chip::parse("sm_89");
+  WeightSchema fp8 = WeightSchema::make(ScalarType::e4m3(), ScalarType::f16(),
+                                        Granularity::Channel);
+  InputSchema token{ScalarType::e4m3(), ActScaling::Token, 0};
+  ActivationChoice c = chooseActivation(fp8, token, h200, true, 8192, 8192);
+  EXPECT_EQ(c.input.type, ScalarType::e4m3());
+  EXPECT_EQ(c.fallbackReason, "");
+  c = chooseActivation(fp8, token, l40s, true, 8192, 8192);
+  EXPECT_EQ(c.input.type, ScalarType::f16());
+  EXPECT_EQ(c.fallbackReason,
+            "f8E4M3FN activations: the kernels of 8-bit activations run on "
+            "sm_90a only so far, got sm_89");
+  // What the prepared layout does not hold with them (groups of 32).
+  WeightSchema g32 = WeightSchema::make(ScalarType::uint(4), ScalarType::f16(),
+                                        Granularity::Group, 32);
+  c = chooseActivation(g32, token, h200, false, 4096, 4096);
+  EXPECT_EQ(c.input.type, ScalarType::bf16());
+  EXPECT_NE(c.fallbackReason.find("expects groups of at least 64, got 32"),
+            std::string::npos)
+      << c.fallbackReason;
+  // Without sizes the layout is not asked.
+  EXPECT_EQ(chooseActivation(g32, token, h200, false).input.type,
+            ScalarType::e4m3());
+  // Integer activations have no kernel yet.
+  WeightSchema u4 = WeightSchema::make(ScalarType::uint(4), ScalarType::f16(),
+                                       Granularity::Channel);
+  c = chooseActivation(u4, {ScalarType::sint(8), ActScaling::Token, 0}, h200,
+                       true, 4096, 4096);
+  EXPECT_EQ(c.input.type, ScalarType::f16());
+  EXPECT_EQ(c.fallbackReason, "si8 activations: no kernel takes si8 "
+                              "activations yet");
+}

@@ -80,7 +80,11 @@ struct TransformStats {
 class Layer {
 public:
   /// A layer of logical sizes n x k; the schemas are checked (each rule's
-  /// message says what was expected and what was found).
+  /// message says what was expected and what was found). Activations are
+  /// f16 / bf16 (forward()) or f8E4M3FN / f8E5M2 codes with per-token or
+  /// static f32 scales (forwardQuantized(); sm_90a, prepared weights).
+  /// `output` is the output's type (and the bias's, and for 16-bit
+  /// activations their type too).
   static Result<Layer> create(int64_t n, int64_t k, const WeightSchema &weight,
                               const InputSchema &input,
                               const ComputeOptions &compute = {},
@@ -96,7 +100,8 @@ public:
   Status quantize(const double *weights, const double *bias = nullptr);
 
   /// Prepares the weights for `target` (the prepared mma_sync layout where
-  /// it holds the schema, else the canonical one), compiles every kernel
+  /// it holds the schema, else the canonical one; 8-bit activations need
+  /// the prepared layout and an sm_90a target), compiles every kernel
   /// (one pipeline run per M-range kernel on its own thread: PTX in process,
   /// then $HUMMING_COMPILER through the kernel cache) and,
   /// unless compileOnly, uploads the weights and loads the kernels on the

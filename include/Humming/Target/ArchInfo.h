@@ -96,12 +96,17 @@ struct ActivationChoice {
 };
 
 /// Picks the activations for weights `w` on `chip`: the requested ones when
-/// legal, else the original's fallbacks (fp4 -> e4m3; int4 -> e4m3 -> int8),
-/// else the model's 16-bit type (`paramIsF16` ? f16 : bf16), else bf16,
-/// which every valid weight schema accepts on every chip.
+/// legal and a kernel runs them, else the original's fallbacks (fp4 ->
+/// e4m3; int4 -> e4m3 -> int8), else the model's 16-bit type (`paramIsF16`
+/// ? f16 : bf16), else bf16, which every valid weight schema accepts on
+/// every chip. 8-bit activations run in the sm_90a wgmma kernels over
+/// prepared weights (layout::supports for the layer's padded `n` x `k`,
+/// checked where they are given); integer and 4-bit activations have no
+/// kernel yet.
 ActivationChoice chooseActivation(const WeightSchema &w,
                                   const InputSchema &requested,
-                                  const Chip &chip, bool paramIsF16);
+                                  const Chip &chip, bool paramIsF16,
+                                  int64_t n = 0, int64_t k = 0);
 
 } // namespace humming
 
