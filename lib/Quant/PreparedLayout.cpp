@@ -190,8 +190,9 @@ Diag supports(const WeightSchema &w, const InputSchema &in, int64_t n,
                   in.type.str());
   if (fp8) {
     // The wgmma k32 kernels (sm_90a): weights converted to the activation
-    // type in registers, f32 sums, per-token or static activation scales
-    // and channel / tensor weight scales in the epilogue.
+    // type in registers, f32 sums (group scales on each iteration's),
+    // per-token or static activation scales and channel / tensor weight
+    // scales in the epilogue.
     if (in.scaling == ActScaling::Group)
       return concat(prefix, "takes per-token or static scales with ",
                     in.type.str(), " activations (per-group activation "
