@@ -37,3 +37,19 @@ func.func @canonical(%x: memref<?x512xf16>, %q: memref<?x512xf8E4M3FN>, %as: mem
       : memref<?x512xf8E4M3FN>, memref<256x64xi32> -> memref<?x256xf16>
   return
 }
+
+// -----
+
+// Integer activations: no kernel takes them yet.
+// CHECK-LABEL: func.func @int8
+// CHECK:       humming.legalized = ["activations: si8 -> f16 (the values humming.quantize read): no kernel takes si8 activations yet"]
+func.func @int8(%x: memref<?x512xf16>, %q: memref<?x512xi8>, %as: memref<?x1xf32>, %w: memref<256x64xi32>, %s: memref<256x1xf16>, %c: memref<?x256xf16>) {
+  humming.quantize %x into %q scales(%as : memref<?x1xf32>)
+      {schema = #humming.input_schema<type = si8, scaling = token>}
+      : memref<?x512xf16> -> memref<?x512xi8>
+  humming.gemm %q, %w scales(%s : memref<256x1xf16>) input_scale(%as : memref<?x1xf32>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16>,
+       input_schema = #humming.input_schema<type = si8, scaling = token>}
+      : memref<?x512xi8>, memref<256x64xi32> -> memref<?x256xf16>
+  return
+}
