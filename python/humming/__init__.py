@@ -190,10 +190,14 @@ class HummingLayer:
             b = str(s).encode()
             keep.append(b)
             return b
+        # Scales default to the 16-bit type (of the activations, or of the
+        # output with 8-bit activations).
+        default_scale = input_config.get("dtype", "float16")
+        if self._act in ("e4m3", "e5m2"):
+            default_scale = input_config.get("output_dtype", "float16")
         schema = _WeightSchema(
             c(_dtype_name(weight_config["dtype"])),
-            c(_dtype_name(weight_config.get("scale_dtype", input_config.get(
-                "dtype", "float16")))),
+            c(_dtype_name(weight_config.get("scale_dtype", default_scale))),
             c(granularity), group, int(weight_config.get("block_n", 0)),
             c(weight_config.get("zero_point") or "none"), int(self.has_bias),
             int(weight_config.get("pad_n", 0)),
@@ -247,6 +251,9 @@ class HummingLayer:
         except (OSError, ValueError):
             dtype = "float16"
         self._act = "bf16" if dtype == "bfloat16" else "f16"
+        self._scaling = None
+        self._output = self._act
+        self._quantizers = {}
         return self
 
     def load_from_safetensors(self, path, module):

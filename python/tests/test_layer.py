@@ -144,6 +144,14 @@ class EightBitActivationTest(unittest.TestCase):
         self.assertEqual(str(e.exception),
                          "f16_accumulation applies to 16-bit activations")
 
+    def test_scales_default_to_the_output_type(self):
+        # No scale_dtype: the output's 16-bit type, not the activations'.
+        layer = HummingLayer(256, 512, {"dtype": "uint4", "group_size": 128},
+                             {"dtype": "e4m3", "output_dtype": "bfloat16"})
+        layer.load_from_unquantized(exact_weights(256, 512, 128))
+        layer.transform(chip="sm_90a", compile_only=True)
+        self.assertTrue(layer.prepared)
+
     def test_compile_only_transform(self):
         layer = HummingLayer(256, 512, W4G128, {"dtype": "float8_e4m3fn"})
         layer.load_from_unquantized(exact_weights(256, 512, 128))
