@@ -409,12 +409,15 @@ std::optional<TileConfig> wideShareTile(const WeightSchema &w, int64_t n,
 
 /// 8-bit activations: the wgmma tiles at every M (the mma_sync kernels take
 /// 16-bit activations only). Up to M = 512 the warp-specialized 64- or
-/// 128-token tile with K split in a cluster (clusterSplitTile, for each
-/// range's top; M = 1..64 as one range: the weights' bytes dominate there
-/// and the 64-token tile's unused token rows are zero-filled, not read),
-/// from 513 on the warp-specialized 128-token tile (weights by bulk copy),
-/// else the same without a producer warpgroup. Not measured against other
-/// shapes yet (bench/NOTES.md, "8-bit activations").
+/// 128-token tile with K split in a cluster or through the workspace
+/// (clusterSplitTile, for each range's top; M = 1..64 as one range: the
+/// weights' bytes dominate there and the 64-token tile's unused token rows
+/// are zero-filled, not read), from 513 on the warp-specialized 128-token
+/// tile (one n-tile per warpgroup for the two sets of sums; weights by
+/// bulk copy), else the same without a producer warpgroup, else a 64-column
+/// block. Measured on the H200 for 8192^2 only; 8- and 16-token tiles were
+/// faster at M <= 16 but have not run through the correctness suite yet
+/// (bench/NOTES.md, "8-bit activations").
 Result<std::vector<TileConfig>>
 selectEightBitTiles(const WeightSchema &w, const InputSchema &in,
                     const ComputeOptions &c, int64_t n, int64_t k,

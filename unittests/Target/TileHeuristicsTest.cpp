@@ -664,6 +664,14 @@ TEST(TileHeuristics, EightBitActivationsGetWgmmaTilesAtEveryM) {
   EXPECT_EQ(shortK.error(), "no wgmma tile runs a 256 x 96 layer with "
                             "f8E4M3FN activations on H200 (the padded K must "
                             "be a multiple of 64)");
+  ComputeOptions f16Sums;
+  f16Sums.f16Accumulation = true;
+  Result<std::vector<TileConfig>> f16acc = selectMmaSyncTiles(
+      schemas[1], e4, f16Sums, 8192, 8192, *lookupDevice("H200"));
+  ASSERT_FALSE(bool(f16acc));
+  EXPECT_EQ(f16acc.error(), "f8E4M3FN activations run in the sm_90a wgmma "
+                            "kernels only (f32 sums, not batch-invariant); "
+                            "got H200 with f16 accumulation");
   ComputeOptions invariant;
   invariant.batchInvariant = true;
   Result<std::vector<TileConfig>> inv = selectMmaSyncTiles(
