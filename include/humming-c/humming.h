@@ -120,6 +120,12 @@ int humming_layer_create_quantized(int64_t n, int64_t k,
                                    const char *activation, const char *scaling,
                                    const char *output, humming_layer **out);
 
+/** For the next transform of a layer of 8-bit activations scaled per
+ *  token: humming_layer_forward then takes 16-bit activations (the output
+ *  type) of up to `rows` rows and quantizes them itself
+ *  (LayerTarget::activationRows); 0, the default, refuses them. */
+int humming_layer_set_activation_rows(humming_layer *layer, int64_t rows);
+
 /** y = dequantized(codes) * W^T for a layer of 8-bit activations: `codes`
  *  [M, K] one byte each (16-byte aligned), `scales` their f32 scales ([M]
  *  per token, [1] static). As humming_layer_forward otherwise. */

@@ -21,6 +21,8 @@ struct humming_layer {
   Layer layer;
   /// humming_layer_compiler_reports' text (after the last transform).
   std::string reports;
+  /// humming_layer_set_activation_rows (LayerTarget::activationRows).
+  int64_t activationRows = 0;
 };
 
 namespace {
@@ -321,11 +323,21 @@ int humming_layer_transform_tuned(humming_layer *layer, const char *device,
   target.chip = chip ? chip : "";
   target.compileOnly = compileOnly != 0;
   target.tileConfig = tileConfig ? tileConfig : "";
+  target.activationRows = layer->activationRows;
   Status s = layer->layer.transform(target);
   layer->reports.clear();
   for (const std::string &r : layer->layer.transformStats().compilerReports)
     layer->reports += r + "\n";
   return check(s);
+}
+
+int humming_layer_set_activation_rows(humming_layer *layer, int64_t rows) {
+  if (!layer)
+    return fail("expected a layer, got NULL");
+  if (rows < 0)
+    return fail(concat("expected rows >= 0, got ", rows));
+  layer->activationRows = rows;
+  return ok();
 }
 
 int humming_layer_forward(const humming_layer *layer, void *stream,

@@ -1,6 +1,7 @@
 //===- Layer.cpp - A quantized linear layer, ready to run -----------------===//
 
 #include "Humming/API/Layer.h"
+#include "Humming/API/ActivationQuantizer.h"
 #include "Jit.h"
 
 #include "Humming/Dialect/Humming/IR/HummingDialect.h"
@@ -158,6 +159,12 @@ struct Layer::Impl {
   /// Device copies of the weight-side tensors, by kernel parameter.
   std::vector<std::pair<abi::GemmParam, rt::DeviceBuffer>> buffers;
   std::array<rt::CUdeviceptr, abi::NumGemmParams> pointers{};
+  /// LayerTarget::activationRows: the quantizer of 16-bit inputs and its
+  /// code and scale buffers (8-bit activations per token).
+  std::optional<ActivationQuantizer> quantizer;
+  int64_t activationRows = 0;
+  /// Its codes (rows of K bytes) and f32 scales, in that order.
+  std::vector<rt::DeviceBuffer> activationBuffers;
 
   int64_t paddedN() const { return n + weight.padN; }
   int64_t paddedK() const { return k + weight.padK; }
@@ -291,6 +298,15 @@ Status Layer::transform(const LayerTarget &target) {
                         ? Diag("the target asks for the canonical layout")
                         : layout::supports(l.weight, l.input, np, kp);
   bool prepared = !unprepared;
+  if (target.activationRows < 0 || target.activationRows > (int64_t(1) << 31) - 1)
+    return Error{concat("expected LayerTarget::activationRows in 0 .. 2^31 - 1, "
+                        "got ", target.activationRows)};
+  if (target.activationRows > 0 &&
+      !(l.input.type.bits == 8 && l.input.scaling == ActScaling::Token))
+    return Error{concat("LayerTarget::activationRows applies to layers of "
+                        "8-bit activations scaled per token (forward() "
+                        "quantizes them), got ",
+                        formatInputSchema(l.input))};
   // 8-bit activations: the wgmma kernels over prepared weights only.
   if (l.input.type.bits == 8) {
     if (!chip->supportsMma(MmaKind::Wgmma))
@@ -544,6 +560,33 @@ Status Layer::transform(const LayerTarget &target) {
           return s;
     stats.weightSeconds += since(uploadStarted);
   }
+  // forward() of 16-bit activations for an 8-bit layer: its quantizer and
+  // buffers of activationRows rows (codes: rows of K bytes, 16-byte
+  // aligned as K is a multiple of 16; one f32 scale per row).
+  std::optional<ActivationQuantizer> quantizer;
+  std::vector<rt::DeviceBuffer> activationBuffers;
+  if (target.activationRows > 0) {
+    Result<ActivationQuantizer> q =
+        ActivationQuantizer::create(l.input, l.output, l.k);
+    if (!q)
+      return Error{q.error()};
+    LayerTarget qt = target;
+    qt.tileConfig.clear();
+    qt.canonicalLayout = false;
+    if (Status s = q->transform(qt); !s)
+      return s;
+    quantizer.emplace(q.take());
+    if (!target.compileOnly) {
+      Result<rt::DeviceBuffer> c = rt::DeviceBuffer::allocate(
+          *driver, size_t(target.activationRows) * size_t(l.k));
+      Result<rt::DeviceBuffer> sc = rt::DeviceBuffer::allocate(
+          *driver, size_t(target.activationRows) * sizeof(float));
+      if (!c || !sc)
+        return Error{!c ? c.error() : sc.error()};
+      activationBuffers.push_back(c.take());
+      activationBuffers.push_back(sc.take());
+    }
+  }
   l.transformed = true;
   l.compileOnly = target.compileOnly;
   l.prepared = prepared;
@@ -565,6 +608,9 @@ Status Layer::transform(const LayerTarget &target) {
   l.buffers = std::move(buffers);
   l.modules = std::move(loaded); // unloads the previous kernels
   l.pointers = pointers;
+  l.quantizer = std::move(quantizer);
+  l.activationRows = target.activationRows;
+  l.activationBuffers = std::move(activationBuffers);
   return Status::success();
 }
 
@@ -573,11 +619,27 @@ Status Layer::forward(void *stream, uint64_t input, uint64_t output,
   const Impl &l = *impl_;
   if (!l.transformed)
     return Error{"call transform() before forward()"};
-  if (l.input.type.bits != 16)
-    return Error{concat("the layer takes ", l.input.type.str(),
-                        " activations: call forwardQuantized() with their "
-                        "codes and scales (humming::ActivationQuantizer makes "
-                        "them from 16-bit activations)")};
+  if (l.input.type.bits != 16) {
+    if (!l.quantizer)
+      return Error{concat("the layer takes ", l.input.type.str(),
+                          " activations: call forwardQuantized() with their "
+                          "codes and scales (humming::ActivationQuantizer "
+                          "makes them from 16-bit activations), or transform "
+                          "it with LayerTarget::activationRows")};
+    if (m > l.activationRows)
+      return Error{concat("expected at most ", l.activationRows,
+                          " rows (LayerTarget::activationRows), got M = ", m)};
+    if (m > 0 && (!input || !output))
+      return Error{"expected device pointers for the input and the output, "
+                   "got a null pointer"};
+    if (l.compileOnly)
+      return launch(stream, input, 0, output, m); // says compile-only
+    const uint64_t codes = l.activationBuffers[0].ptr(),
+                   scales = l.activationBuffers[1].ptr();
+    if (Status s = l.quantizer->forward(stream, input, codes, scales, m); !s)
+      return s;
+    return launch(stream, codes, scales, output, m);
+  }
   return launch(stream, input, 0, output, m);
 }
 

@@ -759,6 +759,80 @@ Outcome runLayerApi(const rt::CudaDriver &cu, const std::string &device,
   return o;
 }
 
+/// humming::Layer::forward of 16-bit activations on a layer of 8-bit ones
+/// (W8A8 fp8 per channel x per token, LayerTarget::activationRows): the
+/// layer quantizes on the GPU, then multiplies; the reference multiplies
+/// the host-quantized activations (the same codes bit for bit) in float64.
+Outcome runEightBitForward(const rt::CudaDriver &cu, const std::string &device,
+                           const std::string &chip, std::mt19937 &rng,
+                           int64_t m) {
+  Outcome o;
+  o.name = "layer_api_w8a8_forward16";
+  o.n = 256;
+  o.k = 512;
+  o.m = m;
+  o.kernel = "humming::Layer";
+  WeightSchema w = WeightSchema::make(ScalarType::e4m3(), ScalarType::f16(),
+                                      Granularity::Channel);
+  InputSchema in{ScalarType::e4m3(), ActScaling::Token, 0};
+  Result<Layer> layer = Layer::create(o.n, o.k, w, in);
+  std::normal_distribution<double> normal(0.0, 0.05);
+  std::vector<double> weights(size_t(o.n * o.k));
+  for (double &v : weights)
+    v = normal(rng);
+  LayerTarget target;
+  target.device = device;
+  target.chip = chip;
+  target.activationRows = 64;
+  Status s = layer ? layer->quantize(weights.data())
+                   : Status(Error{layer.error()});
+  if (s)
+    s = layer->transform(target);
+  Result<QuantizedWeights> q = quantizeWeights(w, weights.data(), o.n, o.k);
+  Result<std::vector<double>> deq =
+      q ? dequantizeWeights(w, *q, o.n, o.k)
+        : Result<std::vector<double>>(Error{q.error()});
+  Result<Activations> acts =
+      randomActivations(cu, DType::F16, m, o.k, o.n, rng);
+  if (s && !deq)
+    s = Error{deq.error()};
+  if (s && !acts)
+    s = Error{acts.error()};
+  if (s)
+    s = layer->forward(nullptr, acts->input.ptr(), acts->output.ptr(), m);
+  if (s)
+    s = cu.check(cu.cuCtxSynchronize(), "cuCtxSynchronize");
+  Result<QuantizedActivations> xq =
+      s ? quantizeActivations(in, acts->values.data(), m, o.k)
+        : Result<QuantizedActivations>(Error{s.error()});
+  if (!xq) {
+    o.error = xq.error();
+    return o;
+  }
+  std::vector<double> xv = dequantizeActivations(in, *xq, m, o.k);
+  Tensor out(DType::F16, {m, o.n});
+  if (Status got = acts->output.download(out.data.data(), out.data.size());
+      !got) {
+    o.error = got.error();
+    return o;
+  }
+  std::vector<double> ref =
+      referenceGemm(xv.data(), deq->data(), nullptr, m, o.n, o.k);
+  double num = 0, den = 0;
+  for (int64_t i = 0; i < m * o.n; ++i) {
+    double got = out.at(i);
+    if (std::isnan(got)) {
+      ++o.nans;
+      continue;
+    }
+    num += (got - ref[size_t(i)]) * (got - ref[size_t(i)]);
+    den += ref[size_t(i)] * ref[size_t(i)];
+  }
+  o.relError = std::sqrt(num / std::max(den, 1e-300));
+  o.pass = o.nans == 0 && o.relError <= 1e-3;
+  return o;
+}
+
 /// Programmatic dependent launch, checked where it can go wrong: a chain of
 /// forwards of one square layer, each reading the output the previous one
 /// writes (x -> y1 -> y2 -> y3 -> y4), enqueued back to back on a stream
@@ -1275,6 +1349,20 @@ int main(int argc, char **argv) {
       (filter.empty() || apiCase.find(filter) != std::string::npos))
     for (int64_t m : {1, 33}) {
       Outcome o = runLayerApi(cu, tileDevice, chip, rng, m);
+      outcomes.push_back(o);
+      std::printf("%-40s M=%-5lld N=%-6lld K=%-6lld rel_err=%.2e nan=%lld %s %s%s\n",
+                  o.name.c_str(), (long long)o.m, (long long)o.n,
+                  (long long)o.k, o.relError, (long long)o.nans,
+                  o.kernel.c_str(), o.pass ? "PASS" : "FAIL",
+                  o.error.empty() ? "" : (" " + o.error).c_str());
+    }
+
+  // The same with a layer of 8-bit activations that quantizes 16-bit ones.
+  const std::string eightBitCase = "layer_api_w8a8_forward16";
+  if (layers.empty() && runsOn(Case{"", {}, ScalarType::e4m3()}, chip) &&
+      (filter.empty() || eightBitCase.find(filter) != std::string::npos))
+    for (int64_t m : {1, 33, 64}) {
+      Outcome o = runEightBitForward(cu, tileDevice, chip, rng, m);
       outcomes.push_back(o);
       std::printf("%-40s M=%-5lld N=%-6lld K=%-6lld rel_err=%.2e nan=%lld %s %s%s\n",
                   o.name.c_str(), (long long)o.m, (long long)o.n,

@@ -164,7 +164,8 @@ TEST(CApi, QuantizedActivationLayers) {
   EXPECT_EQ(std::string(humming_last_error()),
             "the layer takes f8E4M3FN activations: call forwardQuantized() "
             "with their codes and scales (humming::ActivationQuantizer makes "
-            "them from 16-bit activations)");
+            "them from 16-bit activations), or transform it with "
+            "LayerTarget::activationRows");
   EXPECT_NE(humming_layer_forward_quantized(layer, nullptr, 16, 0, 16, 1), 0);
   EXPECT_EQ(std::string(humming_last_error()),
             "expected the activations' f32 scales (token scaling), got a null "
@@ -176,6 +177,18 @@ TEST(CApi, QuantizedActivationLayers) {
   EXPECT_EQ(std::string(humming_last_error()),
             "the layer was transformed compile-only for sm_90a; transform it "
             "for a device to run it");
+  // 16-bit activations quantized by the layer: rows set before transform.
+  EXPECT_NE(humming_layer_set_activation_rows(layer, -2), 0);
+  EXPECT_EQ(std::string(humming_last_error()), "expected rows >= 0, got -2");
+  EXPECT_NE(humming_layer_set_activation_rows(nullptr, 2), 0);
+  EXPECT_EQ(std::string(humming_last_error()), "expected a layer, got NULL");
+  ASSERT_EQ(humming_layer_set_activation_rows(layer, 32), 0);
+  ASSERT_EQ(humming_layer_transform(layer, "H200", nullptr, 1), 0)
+      << humming_last_error();
+  EXPECT_NE(humming_layer_forward(layer, nullptr, 16, 16, 33), 0);
+  EXPECT_EQ(std::string(humming_last_error()),
+            "expected at most 32 rows (LayerTarget::activationRows), got M = "
+            "33");
   humming_layer_destroy(layer);
   EXPECT_NE(humming_layer_forward_quantized(nullptr, nullptr, 0, 0, 0, 1), 0);
   EXPECT_EQ(std::string(humming_last_error()), "expected a layer, got NULL");

@@ -215,8 +215,30 @@ TEST(Layer, EightBitActivationsNeedThePreparedWgmmaKernels) {
   EXPECT_NE(ok->forward(nullptr, 16, 16, 1).error().find(
                 "call forwardQuantized()"),
             std::string::npos);
+  // forward() of 16-bit activations: with LayerTarget::activationRows the
+  // layer compiles a quantizer and takes up to that many rows.
+  LayerTarget rows{"H200", "", true};
+  rows.activationRows = 64;
+  ASSERT_TRUE(ok->transform(rows).ok());
+  EXPECT_EQ(ok->forward(nullptr, 16, 16, 65).error(),
+            "expected at most 64 rows (LayerTarget::activationRows), got M = "
+            "65");
+  EXPECT_EQ(ok->forward(nullptr, 0, 16, 1).error(),
+            "expected device pointers for the input and the output, got a "
+            "null pointer");
+  EXPECT_EQ(ok->forward(nullptr, 16, 16, 1).error(),
+            "the layer was transformed compile-only for sm_90a; transform it "
+            "for a device to run it");
+  rows.activationRows = -1;
+  EXPECT_EQ(ok->transform(rows).error(),
+            "expected LayerTarget::activationRows in 0 .. 2^31 - 1, got -1");
   Result<Layer> f16Layer = Layer::create(128, 256, g128, kF16);
   ASSERT_TRUE(f16Layer->quantize(w.data()).ok());
+  rows.activationRows = 8;
+  EXPECT_EQ(f16Layer->transform(rows).error(),
+            "LayerTarget::activationRows applies to layers of 8-bit "
+            "activations scaled per token (forward() quantizes them), got "
+            "#humming.input_schema<type = f16>");
   ASSERT_TRUE(f16Layer->transform({"H200", "", true}).ok());
   EXPECT_EQ(f16Layer->forwardQuantized(nullptr, 16, 16, 16, 1).error(),
             "the layer takes f16 activations: call forward()");

@@ -56,6 +56,12 @@ struct LayerTarget {
   /// HUMMING_PDL=0 turns it off for every layer (1 or unset: this field);
   /// drivers before CUDA 12.3 get ordinary launches.
   bool dependentLaunch = true;
+  /// Layers of 8-bit activations scaled per token: forward() then takes
+  /// 16-bit activations (the layer's output type) of up to this many rows
+  /// and quantizes them itself (humming::ActivationQuantizer, compiled with
+  /// the layer, into code and scale buffers of that many rows allocated
+  /// here). 0: forward() refuses 16-bit activations for such layers.
+  int64_t activationRows = 0;
 };
 
 /// How the last transform() got its kernels.
@@ -117,6 +123,9 @@ public:
   /// kernels that split K across CTAs share a workspace per loaded layer.
   Status forward(void *stream, uint64_t input, uint64_t output,
                  int64_t m) const;
+  /// (A layer of 8-bit activations transformed with
+  /// LayerTarget::activationRows takes 16-bit `input` here too: it
+  /// quantizes the m <= activationRows rows, then multiplies.)
   /// The same for a layer of 8-bit activations (f8E4M3FN, f8E5M2): `codes`
   /// [m, K] one byte each (16-byte aligned), `scales` their f32 scales
   /// ([m] per token, [1] static; 4-byte aligned; unused without scaling),
