@@ -139,7 +139,9 @@ def main():
         return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", required=True, help="JSON results path")
-    parser.add_argument("--configs", default=",".join(CONFIGS))
+    parser.add_argument("--configs", default=None,
+                        help="comma-separated CONFIGS names (default: all "
+                             "the GPU runs; 8-bit activations need sm_90a)")
     parser.add_argument("--shapes", default="8192x8192",
                         help="comma-separated NxK (the model sweep: "
                              "4096x14336,14336x4096,28672x8192,8192x28672)")
@@ -163,7 +165,10 @@ def main():
     ms = [int(v) for v in args.ms.split(",")]
     rows, jit = [], []
     torch.manual_seed(0)
-    for (n, k), name in [(s, c) for s in shapes for c in args.configs.split(",")]:
+    configs = (args.configs.split(",") if args.configs else
+               [c for c in CONFIGS if c not in INPUTS or
+                torch.cuda.get_device_capability() == (9, 0)])
+    for (n, k), name in [(s, c) for s in shapes for c in configs]:
         config = CONFIGS[name]
         layers = []
         for copy in range(args.copies):
