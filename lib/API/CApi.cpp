@@ -7,6 +7,7 @@
 #include "Humming/Quant/Adapters.h"
 #include "Humming/Quant/Safetensors.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -37,6 +38,26 @@ int ok() {
   return 0;
 }
 int check(const Status &s) { return s ? ok() : fail(s.error()); }
+
+/// The type `text` names if it is one of `allowed`, else why not: "<arg>:
+/// expected <names>, got '<text>'".
+Result<ScalarType> typeAmong(const char *arg, const char *text,
+                             std::initializer_list<ScalarType> allowed,
+                             const char *names) {
+  std::optional<ScalarType> t = text ? ScalarType::parse(text) : std::nullopt;
+  if (t && std::find(allowed.begin(), allowed.end(), *t) != allowed.end())
+    return *t;
+  return Error{concat(arg, ": expected ", names, ", got '",
+                      text ? text : "(null)", "'")};
+}
+
+/// Hands a created layer to the caller through `out`.
+int handOut(Result<Layer> layer, humming_layer **out) {
+  if (!layer)
+    return fail(layer.error());
+  *out = new humming_layer{layer.take(), {}};
+  return ok();
+}
 
 template <typename Enum, size_t N>
 bool parseEnum(const char *text, const Enum (&values)[N], Enum &out) {
@@ -121,19 +142,16 @@ int humming_layer_create(int64_t n, int64_t k,
   Result<WeightSchema> w = toSchema(*weight);
   if (!w)
     return fail(w.error());
-  std::optional<ScalarType> act =
-      activation ? ScalarType::parse(activation) : std::nullopt;
-  if (!act || !(*act == ScalarType::f16() || *act == ScalarType::bf16()))
-    return fail(concat("activation: expected f16 or bf16, got '",
-                       activation ? activation : "(null)", "'"));
+  Result<ScalarType> act =
+      typeAmong("activation", activation,
+                {ScalarType::f16(), ScalarType::bf16()}, "f16 or bf16");
+  if (!act)
+    return fail(act.error());
   ComputeOptions compute;
   compute.f16Accumulation = f16Accumulation != 0;
-  Result<Layer> layer = Layer::create(n, k, *w, InputSchema{*act, ActScaling::None, 0},
-                                      compute, *act);
-  if (!layer)
-    return fail(layer.error());
-  *out = new humming_layer{layer.take(), {}};
-  return ok();
+  return handOut(Layer::create(n, k, *w, InputSchema{*act, ActScaling::None, 0},
+                               compute, *act),
+                 out);
 }
 
 int humming_layer_create_quantized(int64_t n, int64_t k,
@@ -146,27 +164,21 @@ int humming_layer_create_quantized(int64_t n, int64_t k,
   Result<WeightSchema> w = toSchema(*weight);
   if (!w)
     return fail(w.error());
-  std::optional<ScalarType> act =
-      activation ? ScalarType::parse(activation) : std::nullopt;
-  if (!act || !(*act == ScalarType::e4m3() || *act == ScalarType::e5m2()))
-    return fail(concat("activation: expected f8E4M3FN or f8E5M2, got '",
-                       activation ? activation : "(null)", "'"));
+  Result<ScalarType> act =
+      typeAmong("activation", activation,
+                {ScalarType::e4m3(), ScalarType::e5m2()}, "f8E4M3FN or f8E5M2");
+  if (!act)
+    return fail(act.error());
   const ActScaling scalings[] = {ActScaling::Token, ActScaling::Static};
   InputSchema in{*act, ActScaling::Token, 0};
   if (!scaling || !parseEnum(scaling, scalings, in.scaling))
     return fail(concat("scaling: expected token or static, got '",
                        scaling ? scaling : "(null)", "'"));
-  std::optional<ScalarType> outType =
-      output ? ScalarType::parse(output) : std::nullopt;
-  if (!outType ||
-      !(*outType == ScalarType::f16() || *outType == ScalarType::bf16()))
-    return fail(concat("output: expected f16 or bf16, got '",
-                       output ? output : "(null)", "'"));
-  Result<Layer> layer = Layer::create(n, k, *w, in, {}, *outType);
-  if (!layer)
-    return fail(layer.error());
-  *out = new humming_layer{layer.take(), {}};
-  return ok();
+  Result<ScalarType> outType = typeAmong(
+      "output", output, {ScalarType::f16(), ScalarType::bf16()}, "f16 or bf16");
+  if (!outType)
+    return fail(outType.error());
+  return handOut(Layer::create(n, k, *w, in, {}, *outType), out);
 }
 
 int humming_layer_forward_quantized(const humming_layer *layer, void *stream,
@@ -391,12 +403,13 @@ int humming_quantizer_create(const char *type, const char *scaling,
   if (!out)
     return fail("expected an output pointer, got NULL");
   *out = nullptr;
-  std::optional<ScalarType> t = type ? ScalarType::parse(type) : std::nullopt;
-  if (!t || !(*t == ScalarType::e4m3() || *t == ScalarType::e5m2() ||
-              *t == ScalarType::sint(8) || *t == ScalarType::sint(4) ||
-              *t == ScalarType::e2m1()))
-    return fail(concat("type: expected e4m3, e5m2, int8, int4 or e2m1, got '",
-                       type ? type : "(null)", "'"));
+  Result<ScalarType> t = typeAmong(
+      "type", type,
+      {ScalarType::e4m3(), ScalarType::e5m2(), ScalarType::sint(8),
+       ScalarType::sint(4), ScalarType::e2m1()},
+      "e4m3, e5m2, int8, int4 or e2m1");
+  if (!t)
+    return fail(t.error());
   const ActScaling scalings[] = {ActScaling::Token, ActScaling::Group,
                                  ActScaling::Static};
   InputSchema in{*t, ActScaling::Token, 0};

@@ -365,20 +365,26 @@ class HummingLayer:
             raise HummingError(
                 f"the layer was transformed on cuda:{index}; got x on {x.device}")
         x = x.contiguous()
-        if out is None:
-            out = torch.empty((x.shape[0], self.shape_n), dtype=want,
-                              device=x.device)
-        elif (tuple(out.shape) != (x.shape[0], self.shape_n) or
-              out.dtype != want or out.device != x.device or
-              not out.is_contiguous()):
-            raise HummingError(
-                f"expected out to be a contiguous {want} tensor of shape "
-                f"[{x.shape[0]}, {self.shape_n}] on {x.device}, got "
-                f"{out.dtype} {list(out.shape)} on {out.device}")
+        out = self._output_for(torch, x, want, out)
         stream = torch.cuda.current_stream(x.device).cuda_stream
         _check(_library().humming_layer_forward(
             self._handle, ctypes.c_void_p(stream), x.data_ptr(),
             out.data_ptr(), x.shape[0]))
+        return out
+
+    def _output_for(self, torch, x, want, out):
+        """`out` checked for x's rows (a new [M, N] tensor of `want` when
+        None)."""
+        if out is None:
+            return torch.empty((x.shape[0], self.shape_n), dtype=want,
+                               device=x.device)
+        if (tuple(out.shape) != (x.shape[0], self.shape_n) or
+                out.dtype != want or out.device != x.device or
+                not out.is_contiguous()):
+            raise HummingError(
+                f"expected out to be a contiguous {want} tensor of shape "
+                f"[{x.shape[0]}, {self.shape_n}] on {x.device}, got "
+                f"{out.dtype} {list(out.shape)} on {out.device}")
         return out
 
     def _call_quantized(self, torch, x, out, scale):
@@ -418,14 +424,7 @@ class HummingLayer:
                 f"{list(getattr(scale, 'shape', []))}")
         x, scale = x.contiguous(), scale.contiguous()
         want = {"f16": torch.float16, "bf16": torch.bfloat16}[self._output]
-        if out is None:
-            out = torch.empty((m, self.shape_n), dtype=want, device=x.device)
-        elif (tuple(out.shape) != (m, self.shape_n) or out.dtype != want or
-              out.device != x.device or not out.is_contiguous()):
-            raise HummingError(
-                f"expected out to be a contiguous {want} tensor of shape "
-                f"[{m}, {self.shape_n}] on {x.device}, got "
-                f"{out.dtype} {list(out.shape)} on {out.device}")
+        out = self._output_for(torch, x, want, out)
         stream = torch.cuda.current_stream(x.device).cuda_stream
         _check(_library().humming_layer_forward_quantized(
             self._handle, ctypes.c_void_p(stream), x.data_ptr(),

@@ -694,6 +694,33 @@ Result<Layer> transformedW4Layer(int64_t n, int64_t k, double sd,
   return layer;
 }
 
+/// Scores the f16 output [o.m, o.n] in `output` against the float64
+/// product of activations `a` [o.m, o.k] and weights `w` [o.n, o.k]: NaNs,
+/// the relative error of the rest, pass at 1e-3 with no NaN (a failed
+/// download is the outcome's error).
+void scoreOutput(const rt::DeviceBuffer &output, const std::vector<double> &a,
+                 const std::vector<double> &w, Outcome &o) {
+  Tensor out(DType::F16, {o.m, o.n});
+  if (Status got = output.download(out.data.data(), out.data.size()); !got) {
+    o.error = got.error();
+    return;
+  }
+  std::vector<double> ref =
+      referenceGemm(a.data(), w.data(), nullptr, o.m, o.n, o.k);
+  double num = 0, den = 0;
+  for (int64_t i = 0; i < o.m * o.n; ++i) {
+    double got = out.at(i);
+    if (std::isnan(got)) {
+      ++o.nans;
+      continue;
+    }
+    num += (got - ref[size_t(i)]) * (got - ref[size_t(i)]);
+    den += ref[size_t(i)] * ref[size_t(i)];
+  }
+  o.relError = std::sqrt(num / std::max(den, 1e-300));
+  o.pass = o.nans == 0 && o.relError <= 1e-3;
+}
+
 /// humming::Layer end to end (create, quantize, transform for the device,
 /// forward on a stream, compare against float64): the C++ API the C API
 /// and the Python package sit on.
@@ -737,25 +764,7 @@ Outcome runLayerApi(const rt::CudaDriver &cu, const std::string &device,
     o.error = ran.error();
     return o;
   }
-  Tensor out(DType::F16, {m, o.n});
-  if (Status got = dc->download(out.data.data(), out.data.size()); !got) {
-    o.error = got.error();
-    return o;
-  }
-  std::vector<double> ref = referenceGemm(av.data(), deq->data(), nullptr, m,
-                                          o.n, o.k);
-  double num = 0, den = 0;
-  for (int64_t i = 0; i < m * o.n; ++i) {
-    double got = out.at(i);
-    if (std::isnan(got)) {
-      ++o.nans;
-      continue;
-    }
-    num += (got - ref[size_t(i)]) * (got - ref[size_t(i)]);
-    den += ref[size_t(i)] * ref[size_t(i)];
-  }
-  o.relError = std::sqrt(num / std::max(den, 1e-300));
-  o.pass = o.nans == 0 && o.relError <= 1e-3;
+  scoreOutput(*dc, av, *deq, o);
   return o;
 }
 
@@ -809,27 +818,7 @@ Outcome runEightBitForward(const rt::CudaDriver &cu, const std::string &device,
     o.error = xq.error();
     return o;
   }
-  std::vector<double> xv = dequantizeActivations(in, *xq, m, o.k);
-  Tensor out(DType::F16, {m, o.n});
-  if (Status got = acts->output.download(out.data.data(), out.data.size());
-      !got) {
-    o.error = got.error();
-    return o;
-  }
-  std::vector<double> ref =
-      referenceGemm(xv.data(), deq->data(), nullptr, m, o.n, o.k);
-  double num = 0, den = 0;
-  for (int64_t i = 0; i < m * o.n; ++i) {
-    double got = out.at(i);
-    if (std::isnan(got)) {
-      ++o.nans;
-      continue;
-    }
-    num += (got - ref[size_t(i)]) * (got - ref[size_t(i)]);
-    den += ref[size_t(i)] * ref[size_t(i)];
-  }
-  o.relError = std::sqrt(num / std::max(den, 1e-300));
-  o.pass = o.nans == 0 && o.relError <= 1e-3;
+  scoreOutput(acts->output, dequantizeActivations(in, *xq, m, o.k), *deq, o);
   return o;
 }
 

@@ -457,11 +457,7 @@ void MmaSyncEmitter::pushLdmatrix(Value addr, Stage &s) {
 SmallVector<Value> MmaSyncEmitter::compute(ArrayRef<Value> accIn,
                                            ArrayRef<Value> stage) {
   SmallVector<Value> accs(accIn.begin(), accIn.end());
-  size_t cursor = 0;
-  auto next = [&] {
-    assert(cursor < stage.size() && "the slot holds fewer words than read");
-    return stage[cursor++];
-  };
+  StageCursor next{stage};
   // scale_after_mma: the iteration's unscaled sums (from zero).
   SmallVector<Value> sums;
   if (postScale)

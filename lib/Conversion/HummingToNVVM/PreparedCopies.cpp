@@ -112,15 +112,24 @@ void PreparedEmitter::issueCooperativeCopies(Value iter, Value slot) {
   // (activationChunkPlace / activationChunkAt); rows past M and columns past
   // K zero-fill. With tma = [a] the tensor copies below fill the same places
   // (the wgmma layout).
-  if (!tile.tmaActivations && copiesInputs() && act8)
-    // 8-bit activations (wgmma k32): chunk c is the whole 16-column row r =
-    // c % block_m of k-tile slot u = c / block_m, at [u][r] x 16 bytes:
-    // k-tiles 2 s and 2 s + 1 are the two core-matrix halves of k32 step
-    // s, block_m x 16 bytes apart as the 16-bit halves are.
-    forEachChunk(kT * blockM, [&](Value c) {
-      Value u = arith::DivUIOp::create(b, c, c32(blockM));
-      Value r = arith::RemUIOp::create(b, c, c32(blockM));
-      Value col = arith::MulIOp::create(b, kTileOf(u), c32(16));
+  // 8-bit activations (wgmma k32): chunk c is the whole 16-column row r =
+  // c % block_m of k-tile slot u = c / block_m, at [u][r] x 16 bytes:
+  // k-tiles 2 s and 2 s + 1 are the two core-matrix halves of k32 step s,
+  // block_m x 16 bytes apart as the 16-bit halves are.
+  if (!tile.tmaActivations && copiesInputs())
+    forEachChunk(kT * blockM * (act8 ? 1 : 2), [&](Value c) {
+      Value u, h, r, col;
+      if (act8) {
+        u = arith::DivUIOp::create(b, c, c32(blockM));
+        r = arith::RemUIOp::create(b, c, c32(blockM));
+        col = arith::MulIOp::create(b, kTileOf(u), c32(16));
+      } else {
+        activationChunkPlace(c, h, r);
+        u = arith::DivUIOp::create(b, c, c32(2 * blockM));
+        col = arith::AddIOp::create(
+            b, arith::MulIOp::create(b, kTileOf(u), c32(16)),
+            arith::MulIOp::create(b, h, c32(8)));
+      }
       Value colBytes = columnBytes(col);
       Value row = arith::AddIOp::create(
           b, arith::MulIOp::create(b, bidY, c32(blockM)), r);
@@ -129,35 +138,15 @@ void PreparedEmitter::issueCooperativeCopies(Value iter, Value slot) {
       Value bytes = arith::SelectOp::create(b, inRows, colBytes, c32(0));
       Value ok =
           arith::CmpIOp::create(b, arith::CmpIPredicate::sgt, bytes, c32(0));
+      // The chunk's first 32-bit word: element (row, col) of 1 or 2 bytes.
+      const int64_t perWord = act8 ? 4 : 2;
       Value index = arith::AddIOp::create(
-          b, arith::MulIOp::create(b, sext64(row), c64(spec.kAct / 4)),
-          sext64(arith::ShRUIOp::create(b, col, c32(2))));
+          b, arith::MulIOp::create(b, sext64(row), c64(spec.kAct / perWord)),
+          sext64(arith::ShRUIOp::create(b, col, c32(act8 ? 2 : 1))));
       Value safe = arith::SelectOp::create(b, ok, index, c64(0));
-      Value dst = arith::AddIOp::create(
-          b, slotBase, arith::MulIOp::create(b, c, c32(16)));
-      copy16(dst, param(hq::abi::ParamInput), safe, bytes);
-    });
-  else if (!tile.tmaActivations && copiesInputs())
-    forEachChunk(kT * blockM * 2, [&](Value c) {
-      Value h, r;
-      activationChunkPlace(c, h, r);
-      Value u = arith::DivUIOp::create(b, c, c32(2 * blockM));
-      Value col = arith::AddIOp::create(
-          b, arith::MulIOp::create(b, kTileOf(u), c32(16)),
-          arith::MulIOp::create(b, h, c32(8)));
-      Value colBytes = columnBytes(col);
-      Value row = arith::AddIOp::create(
-          b, arith::MulIOp::create(b, bidY, c32(blockM)), r);
-      Value inRows =
-          arith::CmpIOp::create(b, arith::CmpIPredicate::slt, row, m);
-      Value bytes = arith::SelectOp::create(b, inRows, colBytes, c32(0));
-      Value ok =
-          arith::CmpIOp::create(b, arith::CmpIPredicate::sgt, bytes, c32(0));
-      Value index = arith::AddIOp::create(
-          b, arith::MulIOp::create(b, sext64(row), c64(spec.kAct / 2)),
-          sext64(arith::ShRUIOp::create(b, col, c32(1))));
-      Value safe = arith::SelectOp::create(b, ok, index, c64(0));
-      Value dst = activationChunkAt(slotBase, u, h, r);
+      Value dst = act8 ? Value(arith::AddIOp::create(
+                             b, slotBase, arith::MulIOp::create(b, c, c32(16))))
+                       : activationChunkAt(slotBase, u, h, r);
       copy16(dst, param(hq::abi::ParamInput), safe, bytes);
     });
   // Weights: the block's n-tiles of a k-tile are contiguous (warpsN x 128

@@ -71,6 +71,16 @@ protected:
   /// The words of one iteration read back from its pipeline slot, in the
   /// order the generation's compute consumes them.
   using Stage = SmallVector<Value>;
+  /// Takes a stage's words in order (a function_ref<Value()> for
+  /// readGroup).
+  struct StageCursor {
+    ArrayRef<Value> stage;
+    size_t at = 0;
+    Value operator()() {
+      assert(at < stage.size() && "the slot holds fewer words than read");
+      return stage[at++];
+    }
+  };
 
   // ---- What each MMA generation provides ------------------------------
   /// Sets warpN, warpK and warpMi (and the generation's own coordinates)

@@ -73,6 +73,15 @@ private:
   SmallVector<Value> computeWgmma(ArrayRef<Value> accs, ArrayRef<Value> stage,
                                   Value slot,
                                   function_ref<void()> afterFirst = nullptr);
+  /// The warp's words of each plane of one k-tile and n-tile, as
+  /// readWgmmaSlot loaded them (W / 4 words of a plane of width W, or one).
+  SmallVector<SmallVector<Value>> takePlaneWords(StageCursor &next);
+  /// One k step's wgmmas: a fence tying the n-tiles' A registers `a` (four
+  /// each), the descriptor `desc` and the sums `accs` (rewritten with the
+  /// wgmmas' results), one m64 n(warp_m) wgmma of operand type `type` per
+  /// n-tile (scale-d `accumulate`), a commit.
+  void issueWgmmas(ArrayRef<Value> a, Value desc, SmallVector<Value> &accs,
+                   StringRef type, bool accumulate = true);
   /// The A fragment a0..a3 (i32) of warp w for one n-tile: its pairs
   /// 4 w, 4 w + 2, 4 w + 1, 4 w + 3 (the b0 / b1 of n8 sub-tiles 2 w and
   /// 2 w + 1), which readWgmmaSlot left where pairs 0, 2, 1, 3 are.
@@ -583,6 +592,40 @@ WgmmaEmitter::eightBitWords(ArrayRef<SmallVector<Value>> planeWords,
   return {word(0, 1), word(2, 3)};
 }
 
+SmallVector<SmallVector<Value>>
+WgmmaEmitter::takePlaneWords(StageCursor &next) {
+  SmallVector<SmallVector<Value>> planeWords;
+  for (const L::Plane &p : planes) {
+    SmallVector<Value> words;
+    for (unsigned i = 0; i < std::max(1u, p.width / 4); ++i)
+      words.push_back(next());
+    planeWords.push_back(words);
+  }
+  return planeWords;
+}
+
+void WgmmaEmitter::issueWgmmas(ArrayRef<Value> a, Value desc,
+                               SmallVector<Value> &accs, StringRef type,
+                               bool accumulate) {
+  const int64_t nT = tile.nTilesPerGroup, n = tile.warpM, perTile = n / 2;
+  SmallVector<Value> regs(a.begin(), a.end());
+  regs.push_back(desc);
+  regs.append(accs.begin(), accs.end());
+  regs = ptx.wgmmaFence(regs);
+  const size_t accAt = size_t(nT * 4 + 1);
+  for (size_t i = 0; i < accs.size(); ++i)
+    accs[i] = regs[accAt + i];
+  for (int64_t t = 0; t < nT; ++t) {
+    SmallVector<Value> sums = ptx.wgmmaRegisterA(
+        n, type, ArrayRef<Value>(regs).slice(size_t(4 * t), 4),
+        regs[size_t(nT * 4)],
+        ArrayRef<Value>(accs).slice(size_t(t * perTile), size_t(perTile)),
+        accumulate);
+    std::copy(sums.begin(), sums.end(), accs.begin() + t * perTile);
+  }
+  NVVM::WgmmaGroupSyncAlignedOp::create(b);
+}
+
 SmallVector<Value> WgmmaEmitter::computeWgmma8(ArrayRef<Value> accIn,
                                                ArrayRef<Value> stage,
                                                Value slot,
@@ -592,11 +635,7 @@ SmallVector<Value> WgmmaEmitter::computeWgmma8(ArrayRef<Value> accIn,
   const int64_t count = sumCount();
   SmallVector<Value> running = foldIteration(accIn);
   SmallVector<Value> accs(accIn.begin() + count, accIn.begin() + 2 * count);
-  size_t cursor = 0;
-  auto next = [&] {
-    assert(cursor < stage.size() && "the slot holds fewer words than read");
-    return stage[cursor++];
-  };
+  StageCursor next{stage};
   beginDequant();
   const int64_t nT = tile.nTilesPerGroup, n = tile.warpM, perTile = n / 2;
   SmallVector<GroupData> groups(static_cast<size_t>(nT));
@@ -634,13 +673,7 @@ SmallVector<Value> WgmmaEmitter::computeWgmma8(ArrayRef<Value> accIn,
     for (int64_t h = 0; h < 2; ++h) {
       const int64_t u = 2 * step + h;
       for (int64_t t = 0; t < nT; ++t) {
-        SmallVector<SmallVector<Value>> planeWords;
-        for (const L::Plane &p : planes) {
-          SmallVector<Value> words;
-          for (unsigned i = 0; i < std::max(1u, p.width / 4); ++i)
-            words.push_back(next());
-          planeWords.push_back(words);
-        }
+        SmallVector<SmallVector<Value>> planeWords = takePlaneWords(next);
         // (One group per iteration: PreparedLayout::supports, preparedTile.)
         if (u == 0) {
           if (perKScales)
@@ -654,21 +687,8 @@ SmallVector<Value> WgmmaEmitter::computeWgmma8(ArrayRef<Value> accIn,
     }
     // k32 step `step`: k-tiles 2 step and 2 step + 1, one 32-byte row per
     // token as a 16-bit k-tile's (activationDescriptor's k-tile slot).
-    regs.push_back(activationDescriptor(slot, step));
-    regs.append(accs.begin(), accs.end());
-    regs = ptx.wgmmaFence(regs);
-    const size_t accAt = size_t(nT * 4 + 1);
-    for (size_t i = 0; i < accs.size(); ++i)
-      accs[i] = regs[accAt + i];
-    for (int64_t t = 0; t < nT; ++t) {
-      SmallVector<Value> sums = ptx.wgmmaRegisterA(
-          n, type, ArrayRef<Value>(regs).slice(size_t(4 * t), 4),
-          regs[size_t(nT * 4)],
-          ArrayRef<Value>(accs).slice(size_t(t * perTile), size_t(perTile)),
-          /*accumulate=*/step != 0);
-      std::copy(sums.begin(), sums.end(), accs.begin() + t * perTile);
-    }
-    NVVM::WgmmaGroupSyncAlignedOp::create(b);
+    issueWgmmas(regs, activationDescriptor(slot, step), accs, type,
+                /*accumulate=*/step != 0);
     if (step == 0 && afterFirst)
       afterFirst();
   }
@@ -684,11 +704,7 @@ SmallVector<Value> WgmmaEmitter::computeWgmma(ArrayRef<Value> accIn,
   if (act8)
     return computeWgmma8(accIn, stage, slot, afterFirst);
   SmallVector<Value> accs(accIn.begin(), accIn.end());
-  size_t cursor = 0;
-  auto next = [&] {
-    assert(cursor < stage.size() && "the slot holds fewer words than read");
-    return stage[cursor++];
-  };
+  StageCursor next{stage};
   beginDequant();
   const int64_t nT = tile.nTilesPerGroup, n = tile.warpM, perTile = n / 2;
   SmallVector<GroupData> groups(static_cast<size_t>(nT));
@@ -701,34 +717,14 @@ SmallVector<Value> WgmmaEmitter::computeWgmma(ArrayRef<Value> accIn,
   for (int64_t u = 0; u < kT; ++u) {
     SmallVector<Value> regs;
     for (int64_t t = 0; t < nT; ++t) {
-      // The warp's words of each plane (readWgmmaSlot): W / 4, or one.
-      SmallVector<SmallVector<Value>> planeWords;
-      for (const L::Plane &p : planes) {
-        SmallVector<Value> words;
-        for (unsigned i = 0; i < std::max(1u, p.width / 4); ++i)
-          words.push_back(next());
-        planeWords.push_back(words);
-      }
+      SmallVector<SmallVector<Value>> planeWords = takePlaneWords(next);
       if (u == 0 || !groupPerIter)
         readGroup(next, groups[size_t(t)]);
       SmallVector<Value> a = wgmmaFragment(planeWords, groups[size_t(t)]);
       regs.append(a.begin(), a.end());
     }
-    regs.push_back(activationDescriptor(slot, u));
-    regs.append(accs.begin(), accs.end());
-    regs = ptx.wgmmaFence(regs);
-    const size_t accAt = size_t(nT * 4 + 1);
-    for (size_t i = 0; i < accs.size(); ++i)
-      accs[i] = regs[accAt + i];
-    for (int64_t t = 0; t < nT; ++t) {
-      SmallVector<Value> sums = ptx.wgmmaRegisterA(
-          n, bf16 ? "bf16" : "f16",
-          ArrayRef<Value>(regs).slice(size_t(4 * t), 4),
-          regs[size_t(nT * 4)],
-          ArrayRef<Value>(accs).slice(size_t(t * perTile), size_t(perTile)));
-      std::copy(sums.begin(), sums.end(), accs.begin() + t * perTile);
-    }
-    NVVM::WgmmaGroupSyncAlignedOp::create(b);
+    issueWgmmas(regs, activationDescriptor(slot, u), accs,
+                bf16 ? "bf16" : "f16");
     if (u == 0 && afterFirst)
       afterFirst();
   }
