@@ -252,6 +252,10 @@ class GpuTest(unittest.TestCase):
         with self.assertRaises(HummingError) as e:
             layer(x, out=torch.empty(4, 128, dtype=torch.float16, device="cuda"))
         self.assertIn("expected out to be a contiguous", str(e.exception))
+        with self.assertRaises(HummingError) as e:
+            layer(x, scale=torch.ones(4, 1, device="cuda"))
+        self.assertIn("expected no scale: the layer takes f16 activations",
+                      str(e.exception))
 
     def test_transform_for_another_chip_is_refused(self):
         # A device transform (not compile-only) for a chip other than the
@@ -299,6 +303,19 @@ class GpuTest(unittest.TestCase):
             with self.assertRaises(HummingError) as e:
                 layer(codes)
             self.assertIn("expected the codes' float32 scale", str(e.exception))
+            with self.assertRaises(HummingError) as e:
+                layer(codes, scale=scales[:1])
+            self.assertIn("expected a float32 scale of 600 element(s)",
+                          str(e.exception))
+            with self.assertRaises(HummingError) as e:
+                layer(x16, scale=scales)
+            self.assertIn("expected no scale with 16-bit x", str(e.exception))
+            with self.assertRaises(HummingError) as e:
+                layer(x16.float())
+            self.assertIn("expected float16 / bfloat16 x or", str(e.exception))
+            with self.assertRaises(HummingError) as e:
+                layer(x16.cpu())
+            self.assertIn("expected a CUDA tensor", str(e.exception))
 
     def test_quantizer_matches_torch(self):
         # Per-token e4m3 codes and int8 groups of 128 from bf16, against

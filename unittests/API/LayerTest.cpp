@@ -203,6 +203,8 @@ TEST(Layer, EightBitActivationsNeedThePreparedWgmmaKernels) {
   Result<Layer> ok = Layer::create(128, 256, g128, e4);
   ASSERT_TRUE(ok.ok()) << ok.error();
   ASSERT_TRUE(ok->quantize(w.data()).ok());
+  EXPECT_EQ(ok->forwardQuantized(nullptr, 16, 16, 16, 1).error(),
+            "call transform() before forwardQuantized()");
   LayerTarget canonical{"H200", "", true};
   canonical.canonicalLayout = true;
   EXPECT_EQ(ok->transform(canonical).error(),
