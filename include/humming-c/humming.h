@@ -109,8 +109,9 @@ int humming_layer_transform_tuned(humming_layer *layer, const char *device,
 int humming_layer_forward(const humming_layer *layer, void *stream,
                           uint64_t input, uint64_t output, int64_t m);
 
-/** A layer of 8-bit activations: `activation` "f8E4M3FN" or "f8E5M2"
- *  codes with f32 scales, `scaling` "token" (one per row) or "static" (one
+/** A layer of 8-bit activations: `activation` "f8E4M3FN", "f8E5M2" or
+ *  "si8" (two's-complement int8; integer weights only) codes with f32
+ *  scales, `scaling` "token" (one per row) or "static" (one
  *  for all), `output` "f16" or "bf16" (also the type of the bias and of
  *  float zero points). Runs on sm_90a over prepared weights; the
  *  activations come from humming_quantizer_forward (or any producer of the

@@ -166,7 +166,8 @@ int humming_layer_create_quantized(int64_t n, int64_t k,
     return fail(w.error());
   Result<ScalarType> act =
       typeAmong("activation", activation,
-                {ScalarType::e4m3(), ScalarType::e5m2()}, "f8E4M3FN or f8E5M2");
+                {ScalarType::e4m3(), ScalarType::e5m2(), ScalarType::sint(8)},
+                "f8E4M3FN, f8E5M2 or si8");
   if (!act)
     return fail(act.error());
   const ActScaling scalings[] = {ActScaling::Token, ActScaling::Static};

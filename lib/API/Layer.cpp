@@ -211,13 +211,11 @@ Result<Layer> Layer::create(int64_t n, int64_t k, const WeightSchema &weight,
     return Error{*d};
   if (Diag d = verifyInputSchema(input))
     return Error{*d};
-  if (input.type.bits != 16 && input.type != ScalarType::e4m3() &&
-      input.type != ScalarType::e5m2())
-    return Error{concat("expected f16, bf16, f8E4M3FN or f8E5M2 activations, "
-                        "got ",
+  if (input.type.bits != 16 && !layout::computesInEightBits(input.type))
+    return Error{concat("expected f16, bf16, f8E4M3FN, f8E5M2 or si8 "
+                        "activations, got ",
                         input.type.str(),
-                        ": integer and 4-bit activation kernels are not "
-                        "lowered yet")};
+                        ": 4-bit activation kernels are not lowered yet")};
   if (Diag d = verifyCompatibility(weight, input, compute, output))
     return Error{*d};
   if (Diag d = verifyPadding(weight, input, n + weight.padN, k + weight.padK))

@@ -179,20 +179,33 @@ Diag scaleAfterMmaApplies(const WeightSchema &w, bool f16Accumulation,
   return std::nullopt;
 }
 
+bool computesInEightBits(const ScalarType &activation) {
+  return activation == ScalarType::e4m3() ||
+         activation == ScalarType::e5m2() || activation == ScalarType::sint(8);
+}
+
 Diag supports(const WeightSchema &w, const InputSchema &in, int64_t n,
               int64_t k) {
   const char *prefix = "the prepared mma_sync layout ";
-  const bool fp8 = in.type == ScalarType::e4m3() || in.type == ScalarType::e5m2();
-  if (in.type != ScalarType::f16() && in.type != ScalarType::bf16() && !fp8)
-    return concat(prefix, "expects f16, bf16, f8E4M3FN or f8E5M2 activations "
-                          "(8-bit integer activations are not lowered yet), "
-                          "got ",
+  const bool eightBit = computesInEightBits(in.type);
+  if (in.type != ScalarType::f16() && in.type != ScalarType::bf16() && !eightBit)
+    return concat(prefix, "expects f16, bf16, f8E4M3FN, f8E5M2 or si8 "
+                          "activations (4-bit activations have no kernel "
+                          "yet), got ",
                   in.type.str());
-  if (fp8) {
+  if (in.type == ScalarType::sint(8) &&
+      (!w.type.isInt() || w.zeroPoint == ZeroPointKind::Float))
+    return concat(prefix, "converts weights to si8 for si8 activations and "
+                          "expects integer weights without float zero "
+                          "points, got ",
+                  w.type.str(),
+                  w.zeroPoint == ZeroPointKind::Float ? " with float zero points"
+                                                      : "");
+  if (eightBit) {
     // The wgmma k32 kernels (sm_90a): weights converted to the activation
-    // type in registers, f32 sums (group scales on each iteration's),
-    // per-token or static activation scales and channel / tensor weight
-    // scales in the epilogue.
+    // type in registers, f32 sums (s32 with si8; group scales on each
+    // iteration's), per-token or static activation scales and channel /
+    // tensor weight scales in the epilogue.
     if (in.scaling == ActScaling::Group)
       return concat(prefix, "takes per-token or static scales with ",
                     in.type.str(), " activations (per-group activation "
@@ -242,13 +255,13 @@ Diag supports(const WeightSchema &w, const InputSchema &in, int64_t n,
                            w.type.mantissaBits > in.type.mantissaBits))
     return concat(prefix, "expects float weights that ", in.type.str(),
                   " holds exactly, got ", w.type.str());
-  if (w.hasPerKScales() && !fp8 && !representableIn(w.scaleType, in.type))
+  if (w.hasPerKScales() && !eightBit && !representableIn(w.scaleType, in.type))
     return concat(prefix, "applies scales in the activation type and expects "
                           "scales that ",
                   in.type.str(), " represents exactly, got ",
                   w.scaleType.str());
-  // (fp8 activations: group scales multiply f32 sums, the codes fit.)
-  if (!fp8 && w.hasGlobalScale() &&
+  // (8-bit activations: group scales multiply f32 sums, the codes fit.)
+  if (!eightBit && w.hasGlobalScale() &&
       maxDequantizedMagnitude(w) > maxValue(in.type))
     return concat(prefix, "applies the global scale to the accumulators and "
                           "expects scaled weights within the ",

@@ -280,14 +280,13 @@ ActivationChoice chooseActivation(const WeightSchema &w,
       d = "expected sm_" + std::to_string(minSmForActivation(in.type)) +
           " or newer, got " + chip.str();
     // What the kernels run (not only the chip's MMAs).
-    const bool fp8 = in.type == ScalarType::e4m3() ||
-                     in.type == ScalarType::e5m2();
-    if (!d && in.type.bits != 16 && !fp8)
+    const bool eightBit = layout::computesInEightBits(in.type);
+    if (!d && in.type.bits != 16 && !eightBit)
       d = "no kernel takes " + in.type.str() + " activations yet";
-    if (!d && fp8 && !chip.supportsMma(MmaKind::Wgmma))
+    if (!d && eightBit && !chip.supportsMma(MmaKind::Wgmma))
       d = "the kernels of 8-bit activations run on sm_90a only so far, got " +
           chip.str();
-    if (!d && fp8 && n > 0 && k > 0)
+    if (!d && eightBit && n > 0 && k > 0)
       d = layout::supports(w, in, n + w.padN, k + w.padK);
     if (!d) {
       choice.input = in;

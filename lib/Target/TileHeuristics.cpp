@@ -407,17 +407,48 @@ std::optional<TileConfig> wideShareTile(const WeightSchema &w, int64_t n,
   return t;
 }
 
+/// 8-bit activations at M <= 16: the warp-specialized tile of `tokens` (8
+/// or 16) tokens (the wgmma's n) over 256 columns, K split through the
+/// workspace into the most CTAs up to 4 that keep one wave (blocks x split
+/// <= SMs) and two pipelines' worth of iterations each; the 8-token tile
+/// asks for two CTAs per SM. Measured on the H200 (2026-12-02, 8192^2,
+/// end to end with the quantization; bench/NOTES.md "8-bit activations")
+/// against the 64-token cluster-split tile: W8A8 M = 1 34.3 -> 25.7 us
+/// (8 tokens) / 26.4 (16), M = 16 34.9 -> 27.2; W4A8 g128 M = 1 23.7, M = 16
+/// 24.7; a split of 8 lost (29.3 / 30.4). None where N has no 256-column
+/// blocks, K too few iterations, or the pipeline does not fit (twice, for
+/// two CTAs per SM).
+std::optional<TileConfig> fewTokenTile(const WeightSchema &w, int64_t n,
+                                       int64_t k, const DeviceInfo &device,
+                                       int64_t tokens) {
+  layout::KernelShape ks = wgmmaShape(tokens, 4, /*warpSpecialized=*/true, 8);
+  ks.ctasPerSm = tokens <= 8 ? 2 : 1;
+  if (!runs(w, n, k, ks, device) ||
+      ks.ctasPerSm * layout::sharedBytes(w, ks) > sharedMemoryBudget(device))
+    return std::nullopt;
+  const int64_t iterations = k / (ks.kTilesPerIteration() * layout::kTileK);
+  const int64_t blocks = n / ks.blockN();
+  int64_t split = 4;
+  while (split > 1 && (blocks * split > device.smCount ||
+                       iterations < 2 * ks.stages * split))
+    split /= 2;
+  TileConfig t = layout::tileConfigOf(ks);
+  t.splitK = split;
+  t.workspaceSplit = split > 1;
+  return t;
+}
+
 /// 8-bit activations: the wgmma tiles at every M (the mma_sync kernels take
-/// 16-bit activations only). Up to M = 512 the warp-specialized 64- or
+/// 16-bit activations only). M = 1..8 and 9..16 the 8- and 16-token tiles
+/// above (fewTokenTile); up to M = 512 the warp-specialized 64- or
 /// 128-token tile with K split in a cluster or through the workspace
-/// (clusterSplitTile, for each range's top; M = 1..64 as one range: the
+/// (clusterSplitTile, for each range's top; M = 17..64 as one range: the
 /// weights' bytes dominate there and the 64-token tile's unused token rows
 /// are zero-filled, not read), from 513 on the warp-specialized 128-token
 /// tile (one n-tile per warpgroup for the two sets of sums; weights by
 /// bulk copy), else the same without a producer warpgroup, else a 64-column
-/// block. Measured on the H200 for 8192^2 only; 8- and 16-token tiles were
-/// faster at M <= 16 but have not run through the correctness suite yet
-/// (bench/NOTES.md, "8-bit activations").
+/// block. Measured on the H200 for 8192^2 only (bench/NOTES.md, "8-bit
+/// activations").
 Result<std::vector<TileConfig>>
 selectEightBitTiles(const WeightSchema &w, const InputSchema &in,
                     const ComputeOptions &c, int64_t n, int64_t k,
@@ -434,9 +465,12 @@ selectEightBitTiles(const WeightSchema &w, const InputSchema &in,
   struct Range {
     int64_t lo, hi;
   };
-  for (Range r : {Range{1, 64}, {65, 128}, {129, 256}, {257, 512}, {513, 0}}) {
+  for (Range r : {Range{1, 8}, {9, 16}, {17, 64}, {65, 128}, {129, 256},
+                  {257, 512}, {513, 0}}) {
     std::optional<TileConfig> t;
-    if (r.hi != 0)
+    if (r.hi != 0 && r.hi <= 16)
+      t = fewTokenTile(w, n, k, device, r.hi);
+    if (!t && r.hi != 0)
       t = clusterSplitTile(w, n, k, c, device, r.hi, bits);
     // (Any M: no bound on the block count.)
     const int64_t anyM = int64_t(1) << 30;

@@ -148,6 +148,12 @@ _DTYPES = {"float16": "f16", "bfloat16": "bf16", "float32": "f32",
            "float8_e8m0fnu": "ue8m0"}
 
 
+# 8-bit activation dtypes -> (the C API's name, the torch dtype of codes).
+_EIGHT_BIT = {"e4m3": (b"f8E4M3FN", "float8_e4m3fn"),
+              "e5m2": (b"f8E5M2", "float8_e5m2"),
+              "int8": (b"si8", "int8")}
+
+
 def _dtype_name(value):
     if value is None:
         return None
@@ -165,10 +171,10 @@ class HummingLayer:
     "ue8m0", "float32"), granularity (default "group" with a group size,
     else "channel"), zero_point (None, "int", "float"), has_bias, block_n,
     pad_n, pad_k. input_config: dtype "float16" or "bfloat16", or 8-bit
-    activations (sm_90a): dtype "e4m3" / "float8_e4m3fn" or "e5m2" /
-    "float8_e5m2" with scaling "token" (default) or "static" (then
-    "scale": the float32 scale used to quantize 16-bit inputs) and
-    output_dtype "float16" (default) or "bfloat16". Such a layer takes
+    activations (sm_90a): dtype "e4m3" / "float8_e4m3fn", "e5m2" /
+    "float8_e5m2" or "int8" (integer weights only) with scaling "token"
+    (default) or "static" (then "scale": the float32 scale used to
+    quantize 16-bit inputs) and output_dtype "float16" (default) or "bfloat16". Such a layer takes
     16-bit activations (quantized on the GPU first, as the original's
     quant_input) or codes with their scales (layer(codes, scale=scales)).
     """
@@ -193,7 +199,7 @@ class HummingLayer:
         # Scales default to the 16-bit type (of the activations, or of the
         # output with 8-bit activations).
         default_scale = input_config.get("dtype", "float16")
-        if self._act in ("e4m3", "e5m2"):
+        if self._act in _EIGHT_BIT:
             default_scale = input_config.get("output_dtype", "float16")
         schema = _WeightSchema(
             c(_dtype_name(weight_config["dtype"])),
@@ -205,7 +211,7 @@ class HummingLayer:
         handle = ctypes.c_void_p()
         self._scaling = None
         self._output = self._act
-        if self._act in ("e4m3", "e5m2"):
+        if self._act in _EIGHT_BIT:
             if f16_accumulation:
                 raise HummingError("f16_accumulation applies to 16-bit "
                                    "activations")
@@ -218,7 +224,7 @@ class HummingLayer:
                                    "static activation scale)")
             _check(_library().humming_layer_create_quantized(
                 self.shape_n, self.shape_k, ctypes.byref(schema),
-                {"e4m3": b"f8E4M3FN", "e5m2": b"f8E5M2"}[self._act],
+                _EIGHT_BIT[self._act][0],
                 c(self._scaling), c(self._output), ctypes.byref(handle)))
         else:
             _check(_library().humming_layer_create(
@@ -388,8 +394,7 @@ class HummingLayer:
         return out
 
     def _call_quantized(self, torch, x, out, scale):
-        code = {"e4m3": torch.float8_e4m3fn, "e5m2": torch.float8_e5m2}[
-            self._act]
+        code = getattr(torch, _EIGHT_BIT[self._act][1])
         if not x.is_cuda:
             raise HummingError(f"expected a CUDA tensor, got x on {x.device}")
         index = getattr(self, "_device_index", None)

@@ -35,16 +35,23 @@ CONFIGS = {
     "w4a8_channel": {"dtype": "uint4", "scale_dtype": "float16"},
     "w4a8_e2m1_g128": {"dtype": "e2m1", "group_size": 128,
                        "scale_dtype": "float16"},
+    # int8 activations (s8 wgmma): int8 weights per channel (SmoothQuant /
+    # W8A8-INT8 checkpoints), uint4 per group of 128.
+    "w8a8_int8": {"dtype": "int8", "scale_dtype": "float16"},
+    "w4a8_int8_g128": {"dtype": "uint4", "group_size": 128,
+                       "scale_dtype": "float16"},
 }
 # Activations of the configurations that do not take float16 ones.
-INPUTS = {name: {"dtype": "e4m3", "scaling": "token"}
+INPUTS = {name: {"dtype": "int8" if "int8" in name else "e4m3",
+                 "scaling": "token"}
           for name in CONFIGS if "a8" in name}
 STANDARD_MS = [1, 16, 64, 128, 1024, 8192]
 
 
 def weight_bytes(config, n, k):
     dtype = config["dtype"]
-    bits = {"e4m3": 8, "e5m2": 8, "e2m1": 4}.get(dtype) or int(dtype[4:])
+    bits = {"e4m3": 8, "e5m2": 8, "e2m1": 4}.get(dtype) or int(
+        dtype.lstrip("uint"))
     group = config.get("group_size") or k
     return n * k * bits / 8 + n * (k // group) * 2
 
@@ -95,6 +102,27 @@ def scaled_mm_us(torch, weights16, codes, scales, replays):
         return time_graph(torch, calls, replays)
     except (RuntimeError, AttributeError) as e:
         print(f"torch._scaled_mm: {e}", file=sys.stderr)
+        return None
+
+
+def int_mm_us(torch, weights16, codes, replays):
+    """torch._int_mm (cuBLASLt int8 x int8 -> int32, no scales: a lower
+    bound for a scaled int8 GEMM) on int8 copies of `weights16`; None where
+    this torch or GPU has none (M is padded to a multiple of 8 above 16,
+    which it needs)."""
+    m, k = codes.shape
+    rows = max(24, m + (-m) % 8)
+    if rows != m:
+        codes = torch.cat([codes, codes.new_zeros(rows - m, k)])
+    ws = []
+    for w in weights16:
+        s = w.float().abs().amax(dim=1, keepdim=True) / 127.0
+        ws.append((w.float() / s).round().to(torch.int8))
+    try:
+        calls = [(lambda w=w: torch._int_mm(codes, w.t())) for w in ws]
+        return time_graph(torch, calls, replays)
+    except (RuntimeError, AttributeError) as e:
+        print(f"torch._int_mm: {e}", file=sys.stderr)
         return None
 
 
@@ -211,8 +239,9 @@ def main():
             if name in INPUTS:
                 # humming_us is end to end (the layer quantizes x, then
                 # multiplies); the GEMM alone on pre-quantized codes, the
-                # quantization alone, and cuBLASLt's fp8 GEMM
-                # (torch._scaled_mm, per-token x per-channel scales).
+                # quantization alone, and cuBLASLt's 8-bit GEMM
+                # (fp8: torch._scaled_mm, per-token x per-channel scales;
+                # int8: torch._int_mm, int32 out without scales).
                 codes, scales = layers[0]._quantizer("float16")(x)
                 row["gemm_us"] = time_graph(torch, [
                     (lambda l=l, o=o: l(codes, out=o, scale=scales))
@@ -220,11 +249,17 @@ def main():
                 quant = layers[0]._quantizer("float16")
                 row["quantize_us"] = time_graph(
                     torch, [lambda: quant(x)] * args.copies, args.replays)
-                row["scaled_mm_us"] = scaled_mm_us(torch, torch_ws, codes,
-                                                   scales, args.replays)
+                if INPUTS[name]["dtype"] == "int8":
+                    row["int_mm_us"] = int_mm_us(torch, torch_ws, codes,
+                                                 args.replays)
+                    vendor = row["int_mm_us"]
+                else:
+                    row["scaled_mm_us"] = scaled_mm_us(torch, torch_ws, codes,
+                                                       scales, args.replays)
+                    vendor = row["scaled_mm_us"]
                 row["ratio_gemm"] = row["gemm_us"] / base
-                if row["scaled_mm_us"]:
-                    row["vs_scaled_mm"] = ours / row["scaled_mm_us"]
+                if vendor:
+                    row["vs_vendor"] = ours / vendor
             rows.append(row)
     # The library's own commit (the device bundle records it) before the
     # checkout's: a copied working tree's git HEAD can be older than the
@@ -256,15 +291,16 @@ def main():
     eight = [r for r in rows if "gemm_us" in r]
     if eight:
         print("8-bit activations: end to end (quantize + GEMM), the GEMM on "
-              "codes, the quantization, torch._scaled_mm (cuBLASLt fp8)")
+              "codes, the quantization, cuBLASLt's 8-bit GEMM (fp8: "
+              "torch._scaled_mm with scales; int8: torch._int_mm without)")
         print()
         print("| config | N x K | M | end to end us | ratio | GEMM us | "
-              "GEMM ratio | quantize us | _scaled_mm us | end to end / "
-              "_scaled_mm |")
+              "GEMM ratio | quantize us | cuBLASLt us | end to end / "
+              "cuBLASLt |")
         print("|---|---|---|---|---|---|---|---|---|---|")
         for r in eight:
-            sm = r["scaled_mm_us"]
-            tail = (f"{sm:.1f} | {r['vs_scaled_mm']:.2f} |" if sm
+            sm = r.get("scaled_mm_us") or r.get("int_mm_us")
+            tail = (f"{sm:.1f} | {r['vs_vendor']:.2f} |" if sm
                     else "- | - |")
             print(f"| {r['config']} | {r['n']}x{r['k']} | {r['m']} | "
                   f"{r['humming_us']:.1f} | {r['ratio']:.2f} | "

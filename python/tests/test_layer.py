@@ -34,9 +34,9 @@ class CreateTest(unittest.TestCase):
                          "weight.type: expected an element type such as "
                          "uint4, int8, e4m3 or e2m1, got 'uint11'")
         with self.assertRaises(HummingError) as e:
-            HummingLayer(256, 512, W4G128, {"dtype": "int8"})
+            HummingLayer(256, 512, W4G128, {"dtype": "int4"})
         self.assertEqual(str(e.exception),
-                         "activation: expected f16 or bf16, got 'int8'")
+                         "activation: expected f16 or bf16, got 'int4'")
 
     def test_wrong_weight_count(self):
         layer = HummingLayer(256, 512, W4G128)
@@ -148,6 +148,16 @@ class EightBitActivationTest(unittest.TestCase):
         # No scale_dtype: the output's 16-bit type, not the activations'.
         layer = HummingLayer(256, 512, {"dtype": "uint4", "group_size": 128},
                              {"dtype": "e4m3", "output_dtype": "bfloat16"})
+        layer.load_from_unquantized(exact_weights(256, 512, 128))
+        layer.transform(chip="sm_90a", compile_only=True)
+        self.assertTrue(layer.prepared)
+
+    def test_int8_activations_take_integer_weights(self):
+        with self.assertRaises(HummingError) as e:
+            HummingLayer(256, 512, FP8, {"dtype": "int8"})
+        self.assertEqual(str(e.exception), "float weights (f8E4M3FN) cannot "
+                         "be used with integer activations (si8)")
+        layer = HummingLayer(256, 512, W4G128, {"dtype": "int8"})
         layer.load_from_unquantized(exact_weights(256, 512, 128))
         layer.transform(chip="sm_90a", compile_only=True)
         self.assertTrue(layer.prepared)
@@ -273,9 +283,10 @@ class GpuTest(unittest.TestCase):
                       "device", str(e.exception))
 
     def test_eight_bit_activations_match_float64(self):
-        # W4A8 g128 and W8A8 fp8 (channel scales): 16-bit x quantized by
-        # the layer, and codes with their scales from a quantizer; the
-        # reference multiplies the dequantized activations in float64.
+        # W4A8 g128 and W8A8 (channel scales), fp8 and int8: 16-bit x
+        # quantized by the layer, and codes with their scales from a
+        # quantizer; the reference multiplies the dequantized activations
+        # in float64.
         import torch
         major, minor = torch.cuda.get_device_capability()
         if (major, minor) != (9, 0):
@@ -283,23 +294,31 @@ class GpuTest(unittest.TestCase):
         n, k = 512, 1024
         w = torch.tensor(exact_weights(n, k, 128), dtype=torch.float64)
         w = w.reshape(n, k)
-        for config in (W4G128, FP8):
-            layer = HummingLayer(n, k, config, {"dtype": "e4m3"})
-            layer.load_from_unquantized(w)
+        # int8 per channel quantizes exactly 2^-8 c, |c| <= 127, one 127
+        # per row.
+        gen = torch.Generator().manual_seed(2)
+        w8 = torch.randint(-127, 128, (n, k), generator=gen).double()
+        w8[:, 0] = 127
+        w8 *= 2.0 ** -8
+        int8 = {"dtype": "int8", "scale_dtype": "float16"}
+        for config, act, weights in ((W4G128, "e4m3", w), (FP8, "e4m3", w),
+                                     (W4G128, "int8", w), (int8, "int8", w8)):
+            layer = HummingLayer(n, k, config, {"dtype": act})
+            layer.load_from_unquantized(weights)
             layer.transform()
-            # Both quantize exactly: uint4 g128 (exact_weights), and e4m3
-            # per channel (scale 2^-12, codes 64 c for |c| <= 7).
-            q = HummingQuantizer(k, "e4m3", "float16")
+            # Each quantizes exactly: uint4 g128 (exact_weights), e4m3 per
+            # channel (scale 2^-12, codes 64 c for |c| <= 7), int8 (w8).
+            q = HummingQuantizer(k, act, "float16")
             q.transform()
             for m in (1, 33, 600):
                 x16 = (torch.rand(m, k, device="cuda") * 2 - 1).half()
                 codes, scales = q(x16)
                 xq = codes.double() * scales.double()
-                ref = xq @ w.to("cuda").T
+                ref = xq @ weights.to("cuda").T
                 for y in (layer(x16), layer(codes, scale=scales)):
                     torch.cuda.synchronize()
                     rel = ((y.double() - ref).norm() / ref.norm()).item()
-                    self.assertLess(rel, 2e-3, f"{config} M={m}")
+                    self.assertLess(rel, 2e-3, f"{config} {act} M={m}")
             with self.assertRaises(HummingError) as e:
                 layer(codes)
             self.assertIn("expected the codes' float32 scale", str(e.exception))

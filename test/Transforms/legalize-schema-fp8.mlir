@@ -40,9 +40,10 @@ func.func @canonical(%x: memref<?x512xf16>, %q: memref<?x512xf8E4M3FN>, %as: mem
 
 // -----
 
-// Integer activations: no kernel takes them yet.
+// si8 activations over canonical weights: the canonical-weight kernel's
+// reason, as for fp8.
 // CHECK-LABEL: func.func @int8
-// CHECK:       humming.legalized = ["activations: si8 -> f16 (the values humming.quantize read): no kernel takes si8 activations yet"]
+// CHECK:       humming.legalized = ["activations: si8 -> f16 (the values humming.quantize read): the canonical-weight kernel takes 16-bit activations only (si8 activations run over prepared weights: 'layout')"]
 func.func @int8(%x: memref<?x512xf16>, %q: memref<?x512xi8>, %as: memref<?x1xf32>, %w: memref<256x64xi32>, %s: memref<256x1xf16>, %c: memref<?x256xf16>) {
   humming.quantize %x into %q scales(%as : memref<?x1xf32>)
       {schema = #humming.input_schema<type = si8, scaling = token>}
@@ -51,5 +52,40 @@ func.func @int8(%x: memref<?x512xf16>, %q: memref<?x512xi8>, %as: memref<?x1xf32
       {weight_schema = #humming.weight_schema<type = ui4, scale = f16>,
        input_schema = #humming.input_schema<type = si8, scaling = token>}
       : memref<?x512xi8>, memref<256x64xi32> -> memref<?x256xf16>
+  return
+}
+
+// -----
+
+// si8 activations over weights prepared for them stay (the s8 wgmma
+// kernels).
+// CHECK-LABEL: func.func @int8_kept
+// CHECK:       humming.gemm
+// CHECK-NOT:   humming.legalized
+// CHECK-SAME:  input_schema = #humming.input_schema<type = si8, scaling = token>
+func.func @int8_kept(%x: memref<?x512xf16>, %q: memref<?x512xi8>, %as: memref<?x1xf32>, %w: memref<16x1024xi32>, %s: memref<1x256xf16>, %c: memref<?x256xf16>) {
+  humming.quantize %x into %q scales(%as : memref<?x1xf32>)
+      {schema = #humming.input_schema<type = si8, scaling = token>}
+      : memref<?x512xf16> -> memref<?x512xi8>
+  humming.gemm %q, %w scales(%s : memref<1x256xf16>) input_scale(%as : memref<?x1xf32>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = channel>,
+       input_schema = #humming.input_schema<type = si8, scaling = token>, layout = #humming.layout<chip = "sm_90a">}
+      : memref<?x512xi8>, memref<16x1024xi32> -> memref<?x256xf16>
+  return
+}
+
+// -----
+
+// 4-bit activations: no kernel takes them yet.
+// CHECK-LABEL: func.func @int4
+// CHECK:       humming.legalized = ["activations: si4 -> f16 (the values humming.quantize read): no kernel takes si4 activations yet"]
+func.func @int4(%x: memref<?x512xf16>, %q: memref<?x512xi4>, %as: memref<?x1xf32>, %w: memref<512x32xi32>, %s: memref<512x1xf16>, %c: memref<?x512xf16>) {
+  humming.quantize %x into %q scales(%as : memref<?x1xf32>)
+      {schema = #humming.input_schema<type = si4, scaling = token>}
+      : memref<?x512xf16> -> memref<?x512xi4>
+  humming.gemm %q, %w scales(%s : memref<512x1xf16>) input_scale(%as : memref<?x1xf32>) into %c
+      {weight_schema = #humming.weight_schema<type = ui2, scale = f16>,
+       input_schema = #humming.input_schema<type = si4, scaling = token>}
+      : memref<?x512xi4>, memref<512x32xi32> -> memref<?x512xf16>
   return
 }

@@ -216,7 +216,7 @@ std::vector<Case> suite(bool quick) {
   // checkpoints store it, W4A8 (unsigned with and without zero points,
   // signed, fp4), e5m2, static scaling, bias and global scale, K past the
   // tiles' (pad_k) and N off the 256-column blocks.
-  auto addFp8 = [&](std::string name, WeightSchema w, ScalarType act,
+  auto addA8 = [&](std::string name, WeightSchema w, ScalarType act,
                     ActScaling scaling, int64_t n = 256, int64_t k = 512,
                     std::vector<int64_t> ms = {}) {
     Case c{std::move(name), w, act, n, k,
@@ -227,71 +227,106 @@ std::vector<Case> suite(bool quick) {
     cases.push_back(c);
   };
   const ScalarType e4m3 = ScalarType::e4m3(), e5m2 = ScalarType::e5m2();
-  addFp8("w8a8_e4m3_channel_token",
+  addA8("w8a8_e4m3_channel_token",
          WeightSchema::make(e4m3, f16, Granularity::Channel), e4m3,
          ActScaling::Token);
-  addFp8("w8a8_e4m3_f32_channel_static",
+  addA8("w8a8_e4m3_f32_channel_static",
          WeightSchema::make(e4m3, ScalarType::f32(), Granularity::Channel),
          e4m3, ActScaling::Static);
-  addFp8("w8a8_e5m2_channel_token",
+  addA8("w8a8_e5m2_channel_token",
          WeightSchema::make(e5m2, f16, Granularity::Channel), e5m2,
          ActScaling::Token);
-  addFp8("w4a8_ui4_channel_e4m3_token",
+  addA8("w4a8_ui4_channel_e4m3_token",
          WeightSchema::make(ScalarType::uint(4), f16, Granularity::Channel),
          e4m3, ActScaling::Token);
-  addFp8("w4a8_ui4_zp_int_channel_e4m3_token",
+  addA8("w4a8_ui4_zp_int_channel_e4m3_token",
          WeightSchema::make(ScalarType::uint(4), f16, Granularity::Channel, 0,
                             ZeroPointKind::Int),
          e4m3, ActScaling::Token);
-  addFp8("w4a8_si4_channel_e4m3_static",
+  addA8("w4a8_si4_channel_e4m3_static",
          WeightSchema::make(ScalarType::sint(4), bf16, Granularity::Channel),
          e4m3, ActScaling::Static);
-  addFp8("w4a8_e2m1_channel_e4m3_token",
+  addA8("w4a8_e2m1_channel_e4m3_token",
          WeightSchema::make(ScalarType::e2m1(), f16, Granularity::Channel),
          e4m3, ActScaling::Token);
-  addFp8("w4a8_g128_e4m3_token",
+  addA8("w4a8_g128_e4m3_token",
          WeightSchema::make(ScalarType::uint(4), f16, Granularity::Group, 128),
          e4m3, ActScaling::Token);
-  addFp8("w4a8_ui4_zp_int_g64_bf16_e4m3_token",
+  addA8("w4a8_ui4_zp_int_g64_bf16_e4m3_token",
          WeightSchema::make(ScalarType::uint(4), bf16, Granularity::Group, 64,
                             ZeroPointKind::Int),
          e4m3, ActScaling::Token);
-  addFp8("w4a8_e2m1_ue8m0_g64_e4m3_static", // MXFP4 weights
+  addA8("w4a8_e2m1_ue8m0_g64_e4m3_static", // MXFP4 weights
          WeightSchema::make(ScalarType::e2m1(), ScalarType::ue8m0(),
                             Granularity::Group, 64),
          e4m3, ActScaling::Static);
-  addFp8("w8a8_e4m3_g128_bf16_e4m3_token", // fp8 weights with group scales
+  addA8("w8a8_e4m3_g128_bf16_e4m3_token", // fp8 weights with group scales
          WeightSchema::make(e4m3, bf16, Granularity::Group, 128),
          e4m3, ActScaling::Token);
-  addFp8("w4a8_ui4_channel_e5m2_token",
+  addA8("w4a8_ui4_channel_e5m2_token",
          WeightSchema::make(ScalarType::uint(4), f16, Granularity::Channel),
          e5m2, ActScaling::Token);
-  addFp8("w5a8_ui5_channel_e4m3_token",
+  addA8("w5a8_ui5_channel_e4m3_token",
          WeightSchema::make(ScalarType::uint(5), f16, Granularity::Channel),
          e4m3, ActScaling::Token);
   WeightSchema biased8 = WeightSchema::make(e4m3, f16, Granularity::Channel);
   biased8.bias = true;
   biased8.globalScale = true;
-  addFp8("w8a8_e4m3_channel_bias_global_token", biased8, e4m3,
+  addA8("w8a8_e4m3_channel_bias_global_token", biased8, e4m3,
          ActScaling::Token);
   WeightSchema padded8 =
       WeightSchema::make(ScalarType::uint(4), f16, Granularity::Channel);
   padded8.padN = 64;
   padded8.padK = 48;
-  addFp8("w4a8_ui4_channel_padded_4032x4048_e4m3", padded8, e4m3,
+  addA8("w4a8_ui4_channel_padded_4032x4048_e4m3", padded8, e4m3,
          ActScaling::Token, 4032, 4048, {1, 33, 1000});
-  addFp8("w8a8_e4m3_channel_320x1024", // 64-column blocks (N % 256 != 0)
+  addA8("w8a8_e4m3_channel_320x1024", // 64-column blocks (N % 256 != 0)
          WeightSchema::make(e4m3, f16, Granularity::Channel), e4m3,
          ActScaling::Token, 320, 1024, {1, 16, 100, 600});
-  addFp8("w8a8_e4m3_channel_4096x4096",
+  addA8("w8a8_e4m3_channel_4096x4096",
          WeightSchema::make(e4m3, f16, Granularity::Channel), e4m3,
          ActScaling::Token, 4096, 4096, {1, 16, 64, 128, 1000});
-  addFp8("w4a8_ui4_channel_e4m3_4096x4096",
+  addA8("w4a8_ui4_channel_e4m3_4096x4096",
          WeightSchema::make(ScalarType::uint(4), f16, Granularity::Channel),
          e4m3, ActScaling::Token, 4096, 4096, {1, 16, 64, 128, 1000});
-  addFp8("w4a8_g128_e4m3_4096x4096",
+  addA8("w4a8_g128_e4m3_4096x4096",
          WeightSchema::make(ScalarType::uint(4), f16, Granularity::Group, 128),
          e4m3, ActScaling::Token, 4096, 4096, {1, 16, 64, 128, 1000});
+  // si8 activations (s8 wgmmas, s32 sums): W8A8 int8 (si8 weights), W4A8
+  // and the other unsigned widths with and without zero points, group
+  // scales, static scaling, bias and global scale, the decode tiles.
+  const ScalarType si8 = ScalarType::sint(8);
+  addA8("w8a8_si8_channel_si8_token",
+        WeightSchema::make(si8, f16, Granularity::Channel), si8,
+        ActScaling::Token);
+  addA8("w8a8_si8_f32_channel_si8_static",
+        WeightSchema::make(si8, ScalarType::f32(), Granularity::Channel), si8,
+        ActScaling::Static);
+  addA8("w4a8_g128_si8_token",
+        WeightSchema::make(ScalarType::uint(4), f16, Granularity::Group, 128),
+        si8, ActScaling::Token);
+  addA8("w4a8_ui4_zp_int_g64_bf16_si8_token",
+        WeightSchema::make(ScalarType::uint(4), bf16, Granularity::Group, 64,
+                           ZeroPointKind::Int),
+        si8, ActScaling::Token);
+  addA8("w2a8_ui2_channel_si8_token",
+        WeightSchema::make(ScalarType::uint(2), f16, Granularity::Channel),
+        si8, ActScaling::Token);
+  addA8("w7a8_ui7_zp_int_g128_si8_token",
+        WeightSchema::make(ScalarType::uint(7), f16, Granularity::Group, 128,
+                           ZeroPointKind::Int),
+        si8, ActScaling::Token);
+  WeightSchema biasedI8 = WeightSchema::make(si8, f16, Granularity::Channel);
+  biasedI8.bias = true;
+  biasedI8.globalScale = true;
+  addA8("w8a8_si8_channel_bias_global_si8_token", biasedI8, si8,
+        ActScaling::Token);
+  addA8("w8a8_si8_channel_si8_4096x4096",
+        WeightSchema::make(si8, f16, Granularity::Channel), si8,
+        ActScaling::Token, 4096, 4096, {1, 9, 16, 64, 128, 1000});
+  addA8("w4a8_g128_si8_4096x4096",
+        WeightSchema::make(ScalarType::uint(4), f16, Granularity::Group, 128),
+        si8, ActScaling::Token, 4096, 4096, {1, 9, 16, 64, 128, 1000});
 
   // Signed weights and zero points in the prepared layout's odd widths.
   add("si3_g64_f16",

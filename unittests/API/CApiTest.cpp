@@ -129,7 +129,7 @@ TEST(CApi, QuantizedActivationLayers) {
                                            &layer),
             0);
   EXPECT_EQ(std::string(humming_last_error()),
-            "activation: expected f8E4M3FN or f8E5M2, got 'f16'");
+            "activation: expected f8E4M3FN, f8E5M2 or si8, got 'f16'");
   EXPECT_NE(humming_layer_create_quantized(256, 512, &w, "f8E4M3FN", "group",
                                            "f16", &layer),
             0);
@@ -159,6 +159,26 @@ TEST(CApi, QuantizedActivationLayers) {
   EXPECT_EQ(humming_layer_transform(layer, "H200", nullptr, 1), 0)
       << humming_last_error();
   EXPECT_EQ(humming_layer_is_prepared(layer), 1);
+  // si8 activations (W8A8 int8): integer weights only.
+  humming_layer *i8 = nullptr;
+  EXPECT_NE(humming_layer_create_quantized(256, 512, &w, "si8", "token", "f16",
+                                           &i8),
+            0);
+  EXPECT_EQ(std::string(humming_last_error()),
+            "float weights (f8E4M3FN) cannot be used with integer activations "
+            "(si8)");
+  humming_weight_schema w8 = w;
+  w8.type = "int8";
+  ASSERT_EQ(humming_layer_create_quantized(256, 512, &w8, "si8", "token",
+                                           "f16", &i8),
+            0)
+      << humming_last_error();
+  ASSERT_EQ(humming_layer_quantize(i8, weights.data(), nullptr), 0)
+      << humming_last_error();
+  EXPECT_EQ(humming_layer_transform(i8, "H200", nullptr, 1), 0)
+      << humming_last_error();
+  EXPECT_EQ(humming_layer_is_prepared(i8), 1);
+  humming_layer_destroy(i8);
   // A 16-bit forward on it, missing or misaligned scales, no device.
   EXPECT_NE(humming_layer_forward(layer, nullptr, 16, 16, 1), 0);
   EXPECT_EQ(std::string(humming_last_error()),

@@ -469,9 +469,29 @@ TEST(PreparedLayout, RefusesWhatItCannotHold) {
   WeightSchema nv = WeightSchema::make(ScalarType::e2m1(), ScalarType::e5m2(),
                                        Granularity::GroupTensor, 16);
   EXPECT_NE(diag(nv, kF16, 64, 64).find("range"), std::string::npos);
+  // si8 activations (s8 wgmmas): integer weights without float zero
+  // points; 4-bit activations have no kernel.
   InputSchema i8{ScalarType::sint(8), ActScaling::Token, 0};
-  EXPECT_NE(diag(u4, i8, 64, 64).find("(8-bit integer activations are not "
-                                      "lowered yet), got si8"),
+  EXPECT_EQ(diag(WeightSchema::make(ScalarType::uint(4), ScalarType::f16(),
+                                    Granularity::Channel),
+                 i8, 64, 64),
+            "");
+  EXPECT_EQ(diag(WeightSchema::make(ScalarType::e4m3(), ScalarType::f16(),
+                                    Granularity::Channel),
+                 i8, 64, 64),
+            "the prepared mma_sync layout converts weights to si8 for si8 "
+            "activations and expects integer weights without float zero "
+            "points, got f8E4M3FN");
+  EXPECT_EQ(diag(WeightSchema::make(ScalarType::uint(4), ScalarType::f16(),
+                                    Granularity::Channel, 0,
+                                    ZeroPointKind::Float),
+                 i8, 64, 64),
+            "the prepared mma_sync layout converts weights to si8 for si8 "
+            "activations and expects integer weights without float zero "
+            "points, got ui4 with float zero points");
+  InputSchema i4{ScalarType::sint(4), ActScaling::Token, 0};
+  EXPECT_NE(diag(u4, i4, 64, 64).find("(4-bit activations have no kernel "
+                                      "yet), got si4"),
             std::string::npos);
   // fp8 activations (the wgmma k32 kernels): channel / tensor weight scales,
   // per-token or static activation scales, K in 16-byte rows.

@@ -107,12 +107,25 @@ TEST(ArchInfo, ActivationChoiceFollowsTheKernels) {
   // Without sizes the layout is not asked.
   EXPECT_EQ(chooseActivation(g32, token, h200, false).input.type,
             ScalarType::e4m3());
-  // Integer activations have no kernel yet.
+  // si8 activations run in the s8 wgmma kernels (sm_90a only so far);
+  // 4-bit ones have no kernel yet and fall to the next candidate.
   WeightSchema u4 = WeightSchema::make(ScalarType::uint(4), ScalarType::f16(),
                                        Granularity::Channel);
-  c = chooseActivation(u4, {ScalarType::sint(8), ActScaling::Token, 0}, h200,
-                       true, 4096, 4096);
+  const InputSchema i8{ScalarType::sint(8), ActScaling::Token, 0};
+  c = chooseActivation(u4, i8, h200, true, 4096, 4096);
+  EXPECT_EQ(c.input.type, ScalarType::sint(8));
+  EXPECT_TRUE(c.fallbackReason.empty()) << c.fallbackReason;
+  c = chooseActivation(u4, i8, l40s, true, 4096, 4096);
   EXPECT_EQ(c.input.type, ScalarType::f16());
-  EXPECT_EQ(c.fallbackReason, "si8 activations: no kernel takes si8 "
+  EXPECT_EQ(c.fallbackReason, "si8 activations: the kernels of 8-bit "
+                              "activations run on sm_90a only so far, got "
+                              "sm_89");
+  c = chooseActivation(WeightSchema::make(ScalarType::uint(3),
+                                          ScalarType::f16(),
+                                          Granularity::Channel),
+                       {ScalarType::sint(4), ActScaling::Token, 0}, h200, true,
+                       4096, 4096);
+  EXPECT_EQ(c.input.type, ScalarType::e4m3());
+  EXPECT_EQ(c.fallbackReason, "si4 activations: no kernel takes si4 "
                               "activations yet");
 }

@@ -652,6 +652,32 @@ TEST(TileHeuristics, EightBitActivationsGetWgmmaTilesAtEveryM) {
       }
   }
   EXPECT_GT(checked, 40);
+  // Decode: 8 tokens with two CTAs per SM, then 16, each with K split four
+  // ways through the workspace at 8192^2 on the H200 (32 blocks x 4 = 128
+  // CTAs of 132 SMs; the tiles measured there); a split that fits the SMs
+  // for 28672 columns (112 blocks: none).
+  auto decodeTiles = [&](int64_t n) {
+    return *selectMmaSyncTiles(schemas[0], e4, {}, n, 8192,
+                               *lookupDevice("H200"));
+  };
+  std::vector<TileConfig> square = decodeTiles(8192);
+  ASSERT_GE(square.size(), 3u);
+  for (int i : {0, 1}) {
+    const TileConfig &tc = square[i];
+    EXPECT_EQ(tc.mMin, i == 0 ? 1 : 9);
+    EXPECT_EQ(tc.mMax, i == 0 ? 8 : 16);
+    EXPECT_EQ(tc.warpM, i == 0 ? 8 : 16);
+    EXPECT_EQ(tc.blockN, 256);
+    EXPECT_TRUE(tc.warpSpecialized);
+    EXPECT_EQ(tc.splitK, 4);
+    EXPECT_TRUE(tc.workspaceSplit);
+    EXPECT_EQ(tc.ctasPerSm, i == 0 ? 2 : 1);
+  }
+  EXPECT_EQ(square[2].mMin, 17);
+  std::vector<TileConfig> wide = decodeTiles(28672);
+  EXPECT_EQ(wide[0].warpM, 8);
+  EXPECT_EQ(wide[0].splitK, 1);
+  EXPECT_FALSE(wide[0].workspaceSplit);
   Result<std::vector<TileConfig>> ampere = selectMmaSyncTiles(
       schemas[0], e4, {}, 8192, 8192, *lookupDevice("L40S"));
   ASSERT_FALSE(bool(ampere));

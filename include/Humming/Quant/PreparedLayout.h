@@ -376,6 +376,10 @@ bool representableIn(const ScalarType &from, const ScalarType &to);
 Diag scaleAfterMmaApplies(const WeightSchema &w, bool f16Accumulation,
                           const TileConfig &t);
 
+/// The 8-bit activation types the prepared kernels compute in (sm_90a wgmma
+/// k32): f8E4M3FN, f8E5M2 (f32 sums) and si8 (s32 sums).
+bool computesInEightBits(const ScalarType &activation);
+
 /// Whether the prepared mma_sync layout can hold this layer (padded sizes
 /// n x k) for activations `in`; the diagnostic says what is missing.
 Diag supports(const WeightSchema &w, const InputSchema &in, int64_t n,

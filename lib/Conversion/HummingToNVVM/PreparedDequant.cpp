@@ -115,10 +115,13 @@ void PreparedEmitter::readGroup(function_ref<Value()> next, GroupData &g,
 }
 
 Value PreparedEmitter::dequantPair(ArrayRef<SmallVector<Value>> planeWords,
-                                   const GroupData &g, int q) {
+                                   const GroupData &g, int q, double plus) {
   const hq::WeightSchema &w = spec.weight;
   const unsigned bits = w.type.bits;
   bool isInt = w.type.isInt();
+  assert((plus == 0 || (isInt && w.zeroPoint != hq::ZeroPointKind::Float &&
+                        (act8 || !perKScales))) &&
+         "dequantPair adds `plus` to unscaled integer codes only");
   uint32_t magicBits = bf16 ? 0x4300u : 0x6400u;
   double magic = bf16 ? 128.0 : 1024.0;
   // The pair's code fields from every plane (shifted down to bit 0 of both
@@ -168,9 +171,12 @@ Value PreparedEmitter::dequantPair(ArrayRef<SmallVector<Value>> planeWords,
     Value v = asAct2(ptx.maskOr(word, (((1u << width) - 1) << r) * 0x10001u,
                                 c32(int64_t(magicBits * 0x10001u))));
     if (r == 0)
-      return Value(arith::SubFOp::create(b, v, constZero));
+      return Value(arith::SubFOp::create(
+          b, v,
+          plus != 0 ? splatConst(magic + double(1u << (bits - 1)) - plus)
+                    : constZero));
     double inv = std::ldexp(1.0, -int(r));
-    double offset = -(magic * inv + double(1u << (bits - 1)));
+    double offset = plus - (magic * inv + double(1u << (bits - 1)));
     return Value(
         LLVM::FMAOp::create(b, v, splatConst(inv), splatConst(offset)));
   };
@@ -183,10 +189,15 @@ Value PreparedEmitter::dequantPair(ArrayRef<SmallVector<Value>> planeWords,
     if (w.zeroPoint == hq::ZeroPointKind::Float) {
       v = arith::SubFOp::create(b, v, splatConst(magic));
       v = arith::SubFOp::create(b, v, g.zeroVec[j]);
+    } else if (w.zeroPoint == hq::ZeroPointKind::Int) {
+      v = arith::SubFOp::create(b, v, g.zeroVec[j]);
+      if (plus != 0)
+        v = arith::AddFOp::create(b, v, splatConst(plus));
     } else {
       v = arith::SubFOp::create(
           b, v,
-          w.zeroPoint == hq::ZeroPointKind::Int ? g.zeroVec[j] : constZero);
+          plus != 0 ? splatConst(magic + double(1u << (bits - 1)) - plus)
+                    : constZero);
     }
   } else {
     Value pair = pairBits(q, Value());

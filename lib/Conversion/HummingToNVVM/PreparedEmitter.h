@@ -287,8 +287,11 @@ protected:
   /// The dequantized pair q (0..15: b0, b1 of n8 sub-tile q / 2) of a lane's
   /// words of one k-tile and n-tile, in the activation type (f16x2 or, for
   /// bf16, i32).
+  /// `plus` (integer weights without group scales only; exact where the
+  /// sum is an integer below 2048) is added in the same instruction where
+  /// the zero point is subtracted.
   Value dequantPair(ArrayRef<SmallVector<Value>> planeWords, const GroupData &g,
-                    int q);
+                    int q, double plus = 0);
   /// The 16-bit bits (i32, low half) of a scale stored with type `t`, given
   /// the i32 word that holds it and its position.
   Value scaleBits(Value word, int64_t slot);

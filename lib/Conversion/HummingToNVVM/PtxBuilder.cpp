@@ -74,34 +74,39 @@ SmallVector<Value> PtxBuilder::wgmmaRegisterA(int64_t n, StringRef type,
   const int64_t perTile = n / 2;
   assert(a.size() == 4 && int64_t(acc.size()) == perTile &&
          "a wgmma m64nNk16 / k32 takes four A registers and N / 2 sums");
-  const bool eightBit = type == "e4m3" || type == "e5m2";
+  const bool integer = type == "s8";
+  const bool eightBit = integer || type == "e4m3" || type == "e5m2";
   assert((eightBit || type == "f16" || type == "bf16") &&
-         "wgmma register-A types: f16, bf16, e4m3, e5m2");
-  // d (perTile f32), a (4 x b32), the descriptor; scale-d (1: accumulate),
-  // scale-a = scale-b = 1, B not transposed (K-major). scale-d is a
-  // predicate: set from operand $(perTile + 5) (1).
+         "wgmma register-A types: f16, bf16, e4m3, e5m2, s8");
+  // d (perTile f32, s32 for s8), a (4 x b32), the descriptor; scale-d (1:
+  // accumulate), scale-a = scale-b = 1 (floats only), B not transposed
+  // (K-major). scale-d is a predicate: set from operand $(perTile + 5) (1).
   std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, $" +
                      std::to_string(perTile + 5) +
                      ", 0;\nwgmma.mma_async.sync.aligned.m64n" +
-                     std::to_string(n) + (eightBit ? "k32" : "k16") + ".f32." +
-                     type.str() + "." + type.str() + " {";
+                     std::to_string(n) + (eightBit ? "k32" : "k16") +
+                     (integer ? ".s32." : ".f32.") + type.str() + "." +
+                     type.str() + " {";
   for (int64_t i = 0; i < perTile; ++i)
     text += (i ? ", $" : "$") + std::to_string(i);
   text += "}, {$" + std::to_string(perTile) + ", $" +
           std::to_string(perTile + 1) + ", $" + std::to_string(perTile + 2) +
           ", $" + std::to_string(perTile + 3) + "}, $" +
           std::to_string(perTile + 4) +
-          // fp8 operands have no transpose flag (B is K-major anyway).
-          (eightBit ? ", p, 1, 1;\n}" : ", p, 1, 1, 0;\n}");
+          // 8-bit operands have no transpose flag (B is K-major anyway),
+          // integers no scale-a / scale-b.
+          (integer    ? ", p;\n}"
+           : eightBit ? ", p, 1, 1;\n}"
+                      : ", p, 1, 1, 0;\n}");
   std::string constraints;
   for (int64_t i = 0; i < perTile; ++i)
-    constraints += (i ? ",=f" : "=f");
+    constraints += (i ? "," : "") + std::string(integer ? "=r" : "=f");
   constraints += ",r,r,r,r,l,n";
   for (int64_t i = 0; i < perTile; ++i)
     constraints += "," + std::to_string(i);
-  Type f32 = b.getF32Type();
+  Type sum = integer ? Type(b.getI32Type()) : Type(b.getF32Type());
   Type result = LLVM::LLVMStructType::getLiteral(
-      b.getContext(), SmallVector<Type>(size_t(perTile), f32));
+      b.getContext(), SmallVector<Type>(size_t(perTile), sum));
   SmallVector<Value> operands(a.begin(), a.end());
   operands.push_back(descB);
   operands.push_back(

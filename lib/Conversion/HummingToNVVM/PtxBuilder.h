@@ -56,10 +56,11 @@ public:
   Value barrierReduceOr(int64_t id, int64_t threads, Value pred);
 
   /// wgmma.mma_async m64 n`n` of operand type `type` (f16 / bf16: k16;
-  /// e4m3 / e5m2: k32) with the A fragment in registers (`a`: four b32),
-  /// B by shared-memory descriptor `descB`, f32 accumulators `acc` (n / 2,
-  /// read and written), scale-d 1 (`accumulate`; 0: D = A B, the sums'
-  /// old values ignored). nvvm.wgmma.mma_async takes A by descriptor only.
+  /// e4m3 / e5m2 / s8: k32) with the A fragment in registers (`a`: four
+  /// b32), B by shared-memory descriptor `descB`, accumulators `acc` (n / 2,
+  /// f32; s32 for s8; read and written), scale-d 1 (`accumulate`; 0: D =
+  /// A B, the sums' old values ignored). nvvm.wgmma.mma_async takes A by
+  /// descriptor only.
   SmallVector<Value> wgmmaRegisterA(int64_t n, StringRef type,
                                     ArrayRef<Value> a, Value descB,
                                     ArrayRef<Value> acc,

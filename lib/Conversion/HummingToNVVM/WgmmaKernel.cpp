@@ -58,6 +58,11 @@ private:
   /// accuracy (relative error 1.3e-3 against 5e-4 with K split four ways),
   /// and group scales need the per-group sums anyway.
   bool promotes() const { return act8; }
+  /// si8 activations: s8 wgmmas with s32 sums (exact), converted to f32
+  /// when each iteration's sums are folded into the running ones.
+  bool integerSums() const {
+    return spec.input.type == hq::ScalarType::sint(8);
+  }
   /// The running sums with the carried iteration's sums added (as they are
   /// without promotion).
   SmallVector<Value> foldIteration(ArrayRef<Value> carried);
@@ -97,8 +102,9 @@ private:
                                    function_ref<void()> afterFirst);
   /// The two A registers (pairs 0, 1: rows g; pairs 2, 3: rows g + 8) of one
   /// k-tile and n-tile in the 8-bit activation type: the plane words as
-  /// they are where the weights have that type, else the pairs dequantized
-  /// in f16 (exact: PreparedLayout::supports) and converted.
+  /// they are where the weights have that type (si8: their offset-binary
+  /// codes with the sign bits flipped), else the pairs dequantized in f16
+  /// (exact: PreparedLayout::supports) and converted.
   std::pair<Value, Value> eightBitWords(ArrayRef<SmallVector<Value>> planeWords,
                                         const GroupData &g);
   /// Weights in the 8-bit activation type: the shared loads of the slot's
@@ -287,10 +293,12 @@ WgmmaEmitter::Stage WgmmaEmitter::readWgmmaSlot(Value slot) {
 
 SmallVector<Value> WgmmaEmitter::wgmmaZeroSums() {
   // warp_m / 2 f32 per n-tile: wgmma's D fragment of m64 n(warp_m).
-  int64_t count = sumCount();
-  if (promotes())
-    count += sumCount() + (perKScales ? 2 * tile.nTilesPerGroup : 0);
-  return SmallVector<Value>(size_t(count), cf(0.0));
+  SmallVector<Value> zeros(size_t(sumCount()), cf(0.0));
+  if (promotes()) {
+    zeros.append(size_t(sumCount()), integerSums() ? c32(0) : cf(0.0));
+    zeros.append(size_t(perKScales ? 2 * tile.nTilesPerGroup : 0), cf(0.0));
+  }
+  return zeros;
 }
 
 SmallVector<Value> WgmmaEmitter::foldIteration(ArrayRef<Value> carried) {
@@ -300,6 +308,8 @@ SmallVector<Value> WgmmaEmitter::foldIteration(ArrayRef<Value> carried) {
   SmallVector<Value> acc;
   for (int64_t i = 0; i < n; ++i) {
     Value sum = carried[size_t(i)], part = carried[size_t(n + i)];
+    if (integerSums())
+      part = arith::SIToFPOp::create(b, f32, part);
     if (perKScales) {
       // D element 4 jj + 2 half + e of n-tile t is row 16 w + g + 8 half.
       const int64_t t = i / perTile, half = (i % perTile / 2) % 2;
@@ -571,6 +581,27 @@ WgmmaEmitter::eightBitWords(ArrayRef<SmallVector<Value>> planeWords,
                             const GroupData &g) {
   // (Loaded after the wait for the previous iteration's wgmmas:
   // wordsAreOperands.)
+  if (integerSums()) {
+    // si8 weights: offset-binary codes (value + 128) -> two's complement.
+    const int64_t flip = int64_t(0x80808080u);
+    if (wordsAreOperands())
+      return {arith::XOrIOp::create(b, planeWords[0][0], c32(flip)),
+              arith::XOrIOp::create(b, planeWords[0][1], c32(flip))};
+    // Narrower integers: the pair's exact f16 values v (|v| < 128) plus
+    // 1152 = 1024 + 128 (added with the zero point's subtraction) have
+    // v + 128 in their low bytes (f16's unit is 1 on [1024, 2048)); bytes
+    // 0 and 2 of two pairs, sign bits flipped.
+    auto biased = [&](int q) -> Value {
+      return asI32(dequantPair(planeWords, g, q, /*plus=*/1152.0));
+    };
+    auto word = [&](int q0, int q1) -> Value {
+      Value w = NVVM::PermuteOp::create(b, i32, biased(q0), biased(q1),
+                                        c32(0x6240),
+                                        NVVM::PermuteMode::DEFAULT);
+      return arith::XOrIOp::create(b, w, c32(flip));
+    };
+    return {word(0, 1), word(2, 3)};
+  }
   if (wordsAreOperands())
     return {planeWords[0][0], planeWords[0][1]};
   Type f8 = spec.input.type == hq::ScalarType::e4m3()
@@ -637,7 +668,7 @@ SmallVector<Value> WgmmaEmitter::computeWgmma8(ArrayRef<Value> accIn,
   SmallVector<Value> accs(accIn.begin() + count, accIn.begin() + 2 * count);
   StageCursor next{stage};
   beginDequant();
-  const int64_t nT = tile.nTilesPerGroup, n = tile.warpM, perTile = n / 2;
+  const int64_t nT = tile.nTilesPerGroup;
   SmallVector<GroupData> groups(static_cast<size_t>(nT));
   // Group scales: this iteration's two per n-tile (D rows 16 w + g and
   // + 8: the group copy's columns 2 w, 2 w + 1 of the lane's eight).
@@ -665,8 +696,9 @@ SmallVector<Value> WgmmaEmitter::computeWgmma8(ArrayRef<Value> accIn,
       scales[size_t(2 * t + j)] = f;
     }
   };
-  const StringRef type =
-      spec.input.type == hq::ScalarType::e4m3() ? "e4m3" : "e5m2";
+  const StringRef type = integerSums()                              ? "s8"
+                         : spec.input.type == hq::ScalarType::e4m3() ? "e4m3"
+                                                                     : "e5m2";
   for (int64_t step = 0; step < tile.kTilesPerWarp / 2; ++step) {
     SmallVector<Value> regs(size_t(nT * 4));
     // readWgmmaSlot's order: per k-tile, every n-tile's words.
@@ -706,7 +738,7 @@ SmallVector<Value> WgmmaEmitter::computeWgmma(ArrayRef<Value> accIn,
   SmallVector<Value> accs(accIn.begin(), accIn.end());
   StageCursor next{stage};
   beginDequant();
-  const int64_t nT = tile.nTilesPerGroup, n = tile.warpM, perTile = n / 2;
+  const int64_t nT = tile.nTilesPerGroup;
   SmallVector<GroupData> groups(static_cast<size_t>(nT));
   const int64_t kT = tile.kTilesPerWarp;
   // Per k-tile: every n-tile's A fragment and the descriptor, a fence, the

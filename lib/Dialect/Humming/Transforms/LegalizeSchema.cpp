@@ -153,14 +153,13 @@ LogicalResult legalizeActivations(GemmOp op, std::optional<hq::Chip> chip) {
     if (!layoutProblem)
       return success();
   }
-  const bool fp8 =
-      in.type == hq::ScalarType::e4m3() || in.type == hq::ScalarType::e5m2();
+  const bool eightBit = hq::layout::computesInEightBits(in.type);
   if (chip && chip->sm < minSm)
     reason = chip->str() + " has no " + in.type.str() +
              " tensor cores (needs sm_" + std::to_string(minSm) + ")";
   else if (layoutProblem)
     reason = *layoutProblem;
-  else if (!fp8)
+  else if (!eightBit)
     reason = "no kernel takes " + in.type.str() + " activations yet";
   else if (chip && chip->supportsMma(hq::MmaKind::Wgmma))
     reason = "the canonical-weight kernel takes 16-bit activations only (" +

@@ -1,5 +1,6 @@
 // sm_90a kernels of 8-bit activations (ptxas-wgmma-fp8.test): the tiles the
-// H200 heuristics choose for them, W8A8 fp8 and W4A8 g128.
+// H200 heuristics choose for them, W8A8 fp8 and W4A8 g128, and the same
+// kernels with si8 activations (s8 wgmmas, s32 sums).
 
 #w8a8ws64c4 = #humming.tile_config<m = [1, inf], block = [64, 256, 64], warp = [64, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, split_k = 4>
 func.func @w8a8ws64c4(%a: memref<?x8192xf8E4M3FN>, %w: memref<256x65536xi32>, %s: memref<1x8192xf16>, %as: memref<?x1xf32>, %c: memref<?x8192xf16>) {
@@ -78,5 +79,69 @@ func.func @w4a8n64(%a: memref<?x8192xf8E4M3FN>, %w: memref<256x32768xi32>, %s: m
        input_schema = #humming.input_schema<type = f8E4M3FN, scaling = token>, layout = #humming.layout<chip = "sm_90a">,
        tile_configs = [#w4a8n64]}
       : memref<?x8192xf8E4M3FN>, memref<256x32768xi32> -> memref<?x8192xf16>
+  return
+}
+
+// The decode tiles (M = 1..8 and 9..16): 8 and 16 tokens, K split four
+// ways through the workspace.
+#w8a8ws8 = #humming.tile_config<m = [1, 8], block = [8, 256, 64], warp = [8, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, split_k = 4, workspace_split = true, ctas_per_sm = 2>
+func.func @w8a8ws8(%a: memref<?x8192xf8E4M3FN>, %w: memref<256x65536xi32>, %s: memref<1x8192xf16>, %as: memref<?x1xf32>, %c: memref<?x8192xf16>) {
+  humming.gemm %a, %w scales(%s : memref<1x8192xf16>) input_scale(%as : memref<?x1xf32>) into %c
+      {weight_schema = #humming.weight_schema<type = f8E4M3FN, scale = f16, granularity = channel>,
+       input_schema = #humming.input_schema<type = f8E4M3FN, scaling = token>, layout = #humming.layout<chip = "sm_90a">,
+       tile_configs = [#w8a8ws8, #humming.tile_config<m = [9, inf], block = [64, 64, 64], warp = [64, 16, 64], mma = wgmma, stages = 4>]}
+      : memref<?x8192xf8E4M3FN>, memref<256x65536xi32> -> memref<?x8192xf16>
+  return
+}
+
+#w4a8ws16 = #humming.tile_config<m = [1, 16], block = [16, 256, 64], warp = [16, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, split_k = 4, workspace_split = true>
+func.func @w4a8ws16(%a: memref<?x8192xf8E4M3FN>, %w: memref<256x32768xi32>, %s: memref<64x8192xf16>, %as: memref<?x1xf32>, %c: memref<?x8192xf16>) {
+  humming.gemm %a, %w scales(%s : memref<64x8192xf16>) input_scale(%as : memref<?x1xf32>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<128>>,
+       input_schema = #humming.input_schema<type = f8E4M3FN, scaling = token>, layout = #humming.layout<chip = "sm_90a">,
+       tile_configs = [#w4a8ws16, #humming.tile_config<m = [17, inf], block = [64, 64, 64], warp = [64, 16, 64], mma = wgmma, stages = 4>]}
+      : memref<?x8192xf8E4M3FN>, memref<256x32768xi32> -> memref<?x8192xf16>
+  return
+}
+
+// si8 activations: W8A8 (si8 weights: the words with their sign bits
+// flipped) and W4A8 (ui4 g128: f16 codes + 1152, two bytes each).
+#i8w8ws64c4 = #humming.tile_config<m = [1, inf], block = [64, 256, 64], warp = [64, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, split_k = 4>
+func.func @i8w8ws64c4(%a: memref<?x8192xi8>, %w: memref<256x65536xi32>, %s: memref<1x8192xf16>, %as: memref<?x1xf32>, %c: memref<?x8192xf16>) {
+  humming.gemm %a, %w scales(%s : memref<1x8192xf16>) input_scale(%as : memref<?x1xf32>) into %c
+      {weight_schema = #humming.weight_schema<type = si8, scale = f16, granularity = channel>,
+       input_schema = #humming.input_schema<type = si8, scaling = token>, layout = #humming.layout<chip = "sm_90a">,
+       tile_configs = [#i8w8ws64c4]}
+      : memref<?x8192xi8>, memref<256x65536xi32> -> memref<?x8192xf16>
+  return
+}
+
+#i8w8ws128 = #humming.tile_config<m = [1, inf], block = [128, 128, 64], warp = [128, 16, 64], mma = wgmma, warp_specialized = true, mbarrier = true, tma = [b]>
+func.func @i8w8ws128(%a: memref<?x8192xi8>, %w: memref<256x65536xi32>, %s: memref<1x8192xf16>, %as: memref<?x1xf32>, %c: memref<?x8192xf16>) {
+  humming.gemm %a, %w scales(%s : memref<1x8192xf16>) input_scale(%as : memref<?x1xf32>) into %c
+      {weight_schema = #humming.weight_schema<type = si8, scale = f16, granularity = channel>,
+       input_schema = #humming.input_schema<type = si8, scaling = token>, layout = #humming.layout<chip = "sm_90a">,
+       tile_configs = [#i8w8ws128]}
+      : memref<?x8192xi8>, memref<256x65536xi32> -> memref<?x8192xf16>
+  return
+}
+
+#i8w4ws8 = #humming.tile_config<m = [1, 8], block = [8, 256, 64], warp = [8, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, split_k = 4, workspace_split = true, ctas_per_sm = 2>
+func.func @i8w4ws8(%a: memref<?x8192xi8>, %w: memref<256x32768xi32>, %s: memref<64x8192xf16>, %as: memref<?x1xf32>, %c: memref<?x8192xf16>) {
+  humming.gemm %a, %w scales(%s : memref<64x8192xf16>) input_scale(%as : memref<?x1xf32>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<128>>,
+       input_schema = #humming.input_schema<type = si8, scaling = token>, layout = #humming.layout<chip = "sm_90a">,
+       tile_configs = [#i8w4ws8, #humming.tile_config<m = [9, inf], block = [64, 64, 64], warp = [64, 16, 64], mma = wgmma, stages = 4>]}
+      : memref<?x8192xi8>, memref<256x32768xi32> -> memref<?x8192xf16>
+  return
+}
+
+#i8w4ws128 = #humming.tile_config<m = [1, inf], block = [128, 128, 64], warp = [128, 16, 64], mma = wgmma, warp_specialized = true, mbarrier = true, tma = [b]>
+func.func @i8w4ws128(%a: memref<?x8192xi8>, %w: memref<256x32768xi32>, %s: memref<64x8192xf16>, %as: memref<?x1xf32>, %c: memref<?x8192xf16>) {
+  humming.gemm %a, %w scales(%s : memref<64x8192xf16>) input_scale(%as : memref<?x1xf32>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<128>>,
+       input_schema = #humming.input_schema<type = si8, scaling = token>, layout = #humming.layout<chip = "sm_90a">,
+       tile_configs = [#i8w4ws128]}
+      : memref<?x8192xi8>, memref<256x32768xi32> -> memref<?x8192xf16>
   return
 }

@@ -1,0 +1,56 @@
+// RUN: humming-opt %s --humming-lower-to-nvvm="chip=sm_90a" -split-input-file | FileCheck %s
+
+// si8 activations over uint4 weights with group scales: s8 wgmmas (k32,
+// s32 sums, no scale-a / scale-b) into the iteration's own i32 sums, which
+// the next iteration converts and adds to the running f32 sums times their
+// group scale. The codes are dequantized in f16 with 1152 added where the
+// zero point is subtracted (their low bytes are then v + 128), a prmt
+// (0x6240) gathers the low bytes of two pairs and an xor flips their sign
+// bits.
+// CHECK-LABEL: gpu.func @w4a8_gemm0_m0
+// CHECK:         scf.for
+// CHECK:           "wgmma.wait_group.sync.aligned 0;", "=f,{{.*}}=f,=r,{{.*}}=r,=f
+// CHECK:           arith.sitofp {{.*}} : i32 to f32
+// CHECK-NEXT:      llvm.intr.fma
+// CHECK:           nvvm.prmt <default> %c25152_i32{{.*}}, {{.*}}, {{.*}} : i32
+// CHECK:           arith.xori {{.*}}, %c-2139062144_i32
+// CHECK:           wgmma.mma_async.sync.aligned.m64n64k32.s32.s8.s8 {{.*}}, p;
+// CHECK-SAME:      "=r,{{.*}},r,r,r,r,l,n,
+// CHECK:         scf.yield
+// CHECK:         "wgmma.wait_group.sync.aligned 0;"
+// CHECK-COUNT-64: arith.sitofp
+#t = #humming.tile_config<m = [1, inf], block = [64, 256, 64], warp = [64, 32, 64], mma = wgmma, stages = 4>
+func.func @w4a8(%a: memref<?x512xi8>, %w: memref<16x1024xi32>, %s: memref<4x256xf16>, %as: memref<?x1xf32>, %c: memref<?x256xf16>) {
+  humming.gemm %a, %w scales(%s : memref<4x256xf16>) input_scale(%as : memref<?x1xf32>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<128>>,
+       input_schema = #humming.input_schema<type = si8, scaling = token>, layout = #humming.layout<chip = "sm_90a">,
+       tile_configs = [#t]}
+      : memref<?x512xi8>, memref<16x1024xi32> -> memref<?x256xf16>
+  return
+}
+
+// -----
+
+// si8 weights with si8 activations (W8A8 int8): the slot's words are the
+// offset-binary codes, one xor each makes them the s8 A registers (loaded
+// after the wait, as fp8 words); no f16 dequantization. Channel scales in
+// the epilogue: the converted sums are added without scales.
+// CHECK-LABEL: gpu.func @w8a8_gemm0_m0
+// CHECK:         scf.for
+// CHECK:           "wgmma.wait_group.sync.aligned 0;"
+// CHECK:           arith.sitofp
+// CHECK-NEXT:      arith.addf
+// CHECK-NOT:       nvvm.prmt
+// CHECK:           arith.xori {{.*}}, %c-2139062144_i32
+// CHECK-NOT:       nvvm.prmt
+// CHECK:           wgmma.mma_async.sync.aligned.m64n64k32.s32.s8.s8
+// CHECK:         scf.yield
+#t = #humming.tile_config<m = [1, inf], block = [64, 256, 64], warp = [64, 32, 64], mma = wgmma, stages = 4>
+func.func @w8a8(%a: memref<?x512xi8>, %w: memref<16x2048xi32>, %s: memref<1x256xf16>, %as: memref<?x1xf32>, %c: memref<?x256xbf16>) {
+  humming.gemm %a, %w scales(%s : memref<1x256xf16>) input_scale(%as : memref<?x1xf32>) into %c
+      {weight_schema = #humming.weight_schema<type = si8, scale = f16, granularity = channel>,
+       input_schema = #humming.input_schema<type = si8, scaling = token>, layout = #humming.layout<chip = "sm_90a">,
+       tile_configs = [#t]}
+      : memref<?x512xi8>, memref<16x2048xi32> -> memref<?x256xbf16>
+  return
+}
