@@ -544,6 +544,7 @@ struct LowerToNVVMPass
       qs.input = cast<InputSchemaAttr>(op.getSchema()).toHost();
       qs.source = *toScalarType(srcType.getElementType());
       qs.k = srcType.getDimSize(1);
+      qs.launchDependents = parsed->sm >= 90;
       auto parent = op->getParentOfType<FunctionOpInterface>();
       std::string name = (parent ? parent.getName().str() : std::string("layer")) +
                          "_quantize" + std::to_string(counter++);

@@ -82,6 +82,11 @@ struct QuantizeKernelSpec {
   ::humming::InputSchema input;
   ::humming::ScalarType source = ::humming::ScalarType::f16();
   int64_t k = 0;
+  /// griddepcontrol.launch_dependents on entry (sm_90+): the kernel after
+  /// it on the stream, launched with programmatic dependent launch (the
+  /// GEMM reading the codes), starts and copies its weights while this one
+  /// runs; it reads the codes only after its griddepcontrol.wait.
+  bool launchDependents = false;
 };
 constexpr int64_t kQuantizeThreads = 128;
 /// Why the kernel cannot quantize to `spec` on `chip` with PTX ISA

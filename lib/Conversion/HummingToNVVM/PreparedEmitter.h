@@ -222,10 +222,10 @@ protected:
   bool copiesInputs() const { return copyPart != CopyPart::Constants; }
   /// Programmatic dependent launch: the cp.async pipelines copy their
   /// prologue's constants before griddepcontrol.wait (the warp-specialized
-  /// and TMA kernels wait on entry).
+  /// ones: the producers their first S fills' constants, the consumers wait
+  /// on entry to their loop; the TMA kernels wait on entry).
   bool prefetchesBeforeWait() const {
-    return spec.gridDependency && !tile.warpSpecialized &&
-           !tile.tmaActivations && !tile.tmaWeights;
+    return spec.gridDependency && !tile.tmaActivations && !tile.tmaWeights;
   }
   /// griddepcontrol.wait (the kernels before this one on the stream have
   /// completed and their writes are visible), then launch_dependents (the

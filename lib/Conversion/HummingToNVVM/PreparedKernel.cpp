@@ -57,7 +57,8 @@ PreparedEmitter::PreparedEmitter(const PreparedKernelArgs &args)
 void PreparedEmitter::waitForPrerequisites() {
   // Inline PTX with a memory clobber: LLVM's griddepcontrol intrinsics are
   // IntrNoMem, which would let loads and copies move across the wait.
-  assert(!waited && "one griddepcontrol.wait per kernel");
+  // (Once on each thread's path: the warp-specialized kernels emit it in
+  // the producers' and the consumers' branches.)
   waited = true;
   ptx.gridDependencyWait();
 }

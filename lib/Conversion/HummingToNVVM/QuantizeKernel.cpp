@@ -471,6 +471,8 @@ gpu::GPUFuncOp mlir::humming::buildQuantizeKernel(OpBuilder &builder,
       builder.getDenseI32ArrayAttr({int32_t(kQuantizeThreads), 1, 1}));
   ImplicitLocOpBuilder b(loc, builder);
   b.setInsertionPointToStart(&func.getBody().front());
+  if (spec.launchDependents)
+    NVVM::GriddepcontrolOp::create(b, NVVM::GridDepActionKind::launch_dependents);
   SmallVector<Value> params(func.getArguments().begin(),
                             func.getArguments().end());
   QuantizeEmitter(b, spec, params, func.getWorkgroupAttributions()[0]).emit();

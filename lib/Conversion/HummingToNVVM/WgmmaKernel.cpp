@@ -440,7 +440,29 @@ void WgmmaEmitter::emitWarpSpecializedLoop(Value first) {
             /*in_param_space=*/false);
       });
     auto fillLoop = [&] {
-      auto loop = scf::ForOp::create(b, lb, ub, one);
+      // Programmatic dependent launch: the constants (weights, scales, zero
+      // points) of the first P fills are copied before griddepcontrol.wait,
+      // uncommitted (they join fill 0's group), while the kernel before
+      // this one on the stream (the activations' quantization, the previous
+      // layer) may still run; those fills' activations after it. The loop
+      // then starts at fill P.
+      const int64_t P = prefetchesBeforeWait() ? std::min(S, iters) : 0;
+      if (P > 0) {
+        copyPart = CopyPart::Constants;
+        for (int64_t f = 0; f < P; ++f)
+          issueCopies(arith::AddIOp::create(b, first, c32(f)), c32(f),
+                      Value(), /*commit=*/false);
+        waitForPrerequisites();
+        copyPart = CopyPart::Inputs;
+        for (int64_t f = 0; f < P; ++f) {
+          issueCopies(arith::AddIOp::create(b, first, c32(f)), c32(f));
+          if (f >= D)
+            landed(c32(f - D), D);
+        }
+        copyPart = CopyPart::All;
+      }
+      auto loop = scf::ForOp::create(b, arith::ConstantIndexOp::create(b, P),
+                                     ub, one);
       {
         OpBuilder::InsertionGuard inner(b);
         b.setInsertionPointToStart(loop.getBody());
@@ -492,6 +514,12 @@ void WgmmaEmitter::emitWarpSpecializedLoop(Value first) {
     if (rebalance)
       NVVM::SetMaxRegisterOp::create(b, int32_t(consumerRegs),
                                      NVVM::SetMaxRegisterAction::increase);
+    // (The producers' wait would do: it makes the earlier grids' writes
+    // visible to this grid. The consumers wait too, idle until the first
+    // fill lands anyway, so that no thread of the kernel relies on another
+    // thread's wait.)
+    if (prefetchesBeforeWait())
+      waitForPrerequisites();
     auto loop = scf::ForOp::create(b, lb, ub, one, wgmmaZeroSums());
     {
       OpBuilder::InsertionGuard inner(b);

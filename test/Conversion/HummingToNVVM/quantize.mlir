@@ -7,7 +7,10 @@
 // loads its eight of each with one 16-byte load, keeps them in registers
 // through the row's absmax (warp shuffles, then one value per warp through
 // shared memory), converts pairs with cvt.rn.satfinite.e4m3x2.f32 and
-// stores its eight codes with one 8-byte store.
+// stores its eight codes with one 8-byte store. On sm_90 it first lets the
+// kernel after it (the GEMM, launched with programmatic dependent launch)
+// start: griddepcontrol.launch_dependents on entry (on sm_89 not:
+// ptxas-quantize.test).
 // CHECK: humming.kernels = [{block_m = 1 : i64, block_n = 4096 : i64, cluster = 1 : i64, grid_dependency = 0 : i64, input_map = 0 : i64, kind = 1 : i64, m_max = 0 : i64, m_min = 1 : i64, name = "tok_quantize0", smem = 0 : i64, split_k = 1 : i64, threads = 128 : i64}]
 // CHECK-LABEL: func.func @tok
 // CHECK:         %[[M:.*]] = memref.dim %arg0, %c0
@@ -15,6 +18,7 @@
 // CHECK:         scf.if
 // CHECK:           gpu.launch_func @humming_kernels::@tok_quantize0 blocks in (%[[M]], %{{.*}}, %{{.*}}) threads in (%c128, %{{.*}}, %{{.*}}) args(%{{.*}} : !llvm.ptr<1>, %[[NULL]] : !llvm.ptr<1>, %{{.*}} : !llvm.ptr<1>, %[[NULL]] : !llvm.ptr<1>, %[[NULL]] : !llvm.ptr<1>, %[[NULL]] : !llvm.ptr<1>, %{{.*}} : !llvm.ptr<1>, %{{.*}} : i32)
 // CHECK:       gpu.func @tok_quantize0({{.*}}) workgroup(%{{.*}} : memref<4xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 128, 1, 1>}
+// CHECK-NEXT:    nvvm.griddepcontrol launch_dependents
 // CHECK-NOT:     scf.for
 // CHECK-COUNT-4: llvm.load %{{.*}} invariant {alignment = 16 : i64} : !llvm.ptr<1> -> vector<8xf16>
 // CHECK:         gpu.shuffle  xor %{{.*}}, %c16_i32, %c32_i32 : f32

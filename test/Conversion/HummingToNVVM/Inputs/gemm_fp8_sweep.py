@@ -17,12 +17,15 @@ import sys
 
 WEIGHTS = [("ui4", 4), ("ui5", 5), ("ui8", 8), ("si4", 4), ("ui2", 2),
            ("ui3", 3), ("f8E4M3FN", 8), ("f8E5M2", 8), ("f4E2M1FN", 4),
-           ("f6E2M3FN", 6), ("f6E3M2FN", 6)]
+           ("f6E2M3FN", 6), ("f6E3M2FN", 6), ("si8", 8), ("ui7", 7)]
 SCALES = ["f16", "bf16", "f8E4M3FN", "f8E8M0FNU", "f32"]
 GRANULARITIES = ["channel", "group<32>", "group<64>", "group<128>", "tensor"]
 ZEROS = ["none", "none", "none", "int", "float"]
 ACTS = [("f8E4M3FN", "token"), ("f8E4M3FN", "static"), ("f8E5M2", "token"),
-        ("f8E4M3FN", "token"), ("f8E4M3FN", "group<128>")]
+        ("f8E4M3FN", "token"), ("f8E4M3FN", "group<128>"), ("si8", "token"),
+        ("si8", "static")]
+# The memref element type of each activation type.
+ELEMENTS = {"si8": "i8"}
 SHAPES = [(256, 512), (320, 1024), (4096, 4096), (64, 128), (256, 96)]
 TARGETS = [("sm_90a", True), ("sm_90a", True), ("sm_90a", True),
            ("sm_90a", False), ("sm_89", True), ("sm_80", False)]
@@ -68,6 +71,7 @@ def main():
         if zp == "float":
             zeros, zelem = ("%dx%d" % (g, n) if prepared
                             else "%dx%d" % (n, g)), "f16"
+        elem = ELEMENTS.get(act, act)
         ascale = {"token": "?x1", "static": "1"}.get(scaling,
                                                      "?x%d" % (k // 128))
         ops = "scales(%%s : memref<%sx%s>)" % (scales, st)
@@ -88,9 +92,9 @@ def main():
                 "       input_schema = #humming.input_schema<type = %s, "
                 "scaling = %s>%s}\n"
                 "      : memref<?x%dx%s>, memref<%sxi32> -> memref<?x%dxf16>\n"
-                "  return\n}\n" % (k, act, weight, args, ascale, n, ops, ascale,
+                "  return\n}\n" % (k, elem, weight, args, ascale, n, ops, ascale,
                                    wt, st, gran, zattr, act, scaling, layout,
-                                   k, act, weight, n))
+                                   k, elem, weight, n))
         r = subprocess.run([tool, path, "--chip=" + chip, "-o", os.devnull],
                            capture_output=True, text=True)
         if r.returncode == 0:
