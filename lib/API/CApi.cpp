@@ -223,8 +223,15 @@ int humming_layer_load_checkpoint(humming_layer *layer, const char *dir,
     return fail(loaded.error());
   std::string have = concat(formatWeightSchema(layer->layer.weightSchema()), " ",
                             layer->layer.n(), "x", layer->layer.k());
-  std::string got = concat(formatWeightSchema(loaded->weight), " ", loaded->n,
-                           "x", loaded->k);
+  // Unpadded checkpoint tensors fit a layer that pads them (Layer::create
+  // pads sizes the kernels cannot take; loadQuantized pads the tensors).
+  WeightSchema fits = loaded->weight;
+  if (fits.padN == 0 && fits.padK == 0) {
+    fits.padN = layer->layer.weightSchema().padN;
+    fits.padK = layer->layer.weightSchema().padK;
+  }
+  std::string got = concat(formatWeightSchema(fits), " ", loaded->n, "x",
+                           loaded->k);
   if (have != got)
     return fail(concat(module, ": expected the layer's ", have,
                        ", the checkpoint has ", got));

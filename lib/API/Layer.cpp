@@ -218,12 +218,23 @@ Result<Layer> Layer::create(int64_t n, int64_t k, const WeightSchema &weight,
                         ": 4-bit activation kernels are not lowered yet")};
   if (Diag d = verifyCompatibility(weight, input, compute, output))
     return Error{*d};
-  if (Diag d = verifyPadding(weight, input, n + weight.padN, k + weight.padK))
+  // Sizes the kernels cannot take as they are, with no padding asked for:
+  // the layer pads them itself (kernelPadding; loadQuantized() then takes
+  // tensors of either shape).
+  WeightSchema w = weight;
+  if (w.padN == 0 && w.padK == 0 && verifyPadding(w, input, n, k)) {
+    Result<Padding> p = kernelPadding(w, input, n, k);
+    if (!p)
+      return Error{p.error()};
+    w.padN = p->n;
+    w.padK = p->k;
+  }
+  if (Diag d = verifyPadding(w, input, n + w.padN, k + w.padK))
     return Error{*d};
   auto impl = std::make_unique<Impl>();
   impl->n = n;
   impl->k = k;
-  impl->weight = weight;
+  impl->weight = w;
   impl->input = input;
   impl->compute = compute;
   impl->output = output;
@@ -232,6 +243,21 @@ Result<Layer> Layer::create(int64_t n, int64_t k, const WeightSchema &weight,
 
 Status Layer::loadQuantized(QuantizedWeights tensors) {
   Impl &l = *impl_;
+  // A padded layer takes tensors of the unpadded shapes too.
+  if (l.weight.padN != 0 || l.weight.padK != 0) {
+    WeightSchema bare = l.weight;
+    bare.padN = bare.padK = 0;
+    ShapeOrDiag unpadded =
+        expectedShape(WeightOperand::Weight, bare, InputSchema{}, l.n, l.k,
+                      /*prepared=*/false);
+    if (!unpadded.error && tensors.weight.shape == unpadded.shape) {
+      Result<QuantizedWeights> padded =
+          padCanonicalTensors(l.weight, std::move(tensors), l.n, l.k);
+      if (!padded)
+        return Error{padded.error()};
+      tensors = padded.take();
+    }
+  }
   // Every tensor's shape and dtype against the schema (the bias in the
   // output type): a mismatch names the tensor. The kernels read exactly
   // those sizes.

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <sstream>
 
 namespace humming {
@@ -622,6 +623,107 @@ Result<std::vector<double>> referenceMoeGemm(const Routing &rt,
   }
   }
   return out;
+}
+
+Result<Padding> kernelPadding(const WeightSchema &w, const InputSchema &in,
+                              int64_t n, int64_t k) {
+  const int64_t aBits = int64_t(in.type.bits);
+  const int64_t piece = 128 / aBits; // elements per 16-byte row piece
+  if (k % piece != 0)
+    return Error{concat("expected K to be a multiple of ", piece, " with ",
+                        in.type.str(),
+                        " activations (their rows are copied in 16-byte "
+                        "pieces), got ",
+                        k, ": the layer cannot pad it; pad the activations' "
+                        "rows and the weights' K yourself (pad_k)")};
+  int64_t kAlign = 512 / aBits;
+  if ((w.granularity == Granularity::Group ||
+       w.granularity == Granularity::GroupTensor ||
+       w.granularity == Granularity::Block) &&
+      w.groupK > 0)
+    kAlign = std::lcm(kAlign, w.groupK);
+  if (in.scaling == ActScaling::Group && in.groupK > 0)
+    kAlign = std::lcm(kAlign, in.groupK);
+  Padding p;
+  p.n = ceilDiv(n, 64) * 64 - n;
+  p.k = ceilDiv(k, kAlign) * kAlign - k;
+  return p;
+}
+
+Result<QuantizedWeights> padCanonicalTensors(const WeightSchema &padded,
+                                             QuantizedWeights q, int64_t n,
+                                             int64_t k) {
+  if (padded.format != SourceFormat::Canonical || padded.experts != 0)
+    return Error{concat("expected a dense canonical schema to pad tensors "
+                        "for, got format ",
+                        toString(padded.format), " with ", padded.experts,
+                        " experts")};
+  WeightSchema bare = padded;
+  bare.padN = bare.padK = 0;
+  const int64_t np = n + padded.padN, kp = k + padded.padK;
+  // Groups along K: whole ones (a partial last group has no scale of its
+  // own in the unpadded tensors' shapes).
+  if (padded.groupK > 0 && padded.granularity != Granularity::Channel &&
+      padded.granularity != Granularity::Tensor && k % padded.groupK != 0)
+    return Error{concat("expected K (", k, ") to be a multiple of the group "
+                        "size ", padded.groupK,
+                        " to pad unpadded tensors (the last group would be "
+                        "partial); pass tensors of the padded K (",
+                        kp, ")")};
+  // One tensor: the unpadded shape's block copied to the top left of the
+  // padded shape (2-D, or a row for 1-D), the rest `fill`.
+  auto pad = [&](const char *name, Tensor &t, WeightOperand op,
+                 double fill) -> Status {
+    ShapeOrDiag from = expectedShape(op, bare, InputSchema{}, n, k, false);
+    ShapeOrDiag to = expectedShape(op, padded, InputSchema{}, np, kp, false);
+    if (from.error || to.error)
+      return Error{concat(name, ": ", from.error ? *from.error : *to.error)};
+    if (t.shape != from.shape)
+      return Error{concat(name, ": expected the unpadded shape ",
+                          formatShape(from.shape), " (the layer pads it to ",
+                          formatShape(to.shape), "), got ",
+                          formatShape(t.shape))};
+    const unsigned bits = dtypeBits(t.dtype);
+    if (bits % 8 != 0 || size_t(t.numel()) * (bits / 8) != t.data.size())
+      return Error{concat(name, ": expected whole-byte elements, got ",
+                          dtypeName(t.dtype))};
+    const size_t bytes = bits / 8;
+    uint64_t pattern = 0;
+    if (fill != 0) {
+      std::optional<ScalarType> st = dtypeScalar(t.dtype);
+      if (!st || !st->isFloat())
+        return Error{concat(name, ": expected a float dtype, got ",
+                            dtypeName(t.dtype))};
+      pattern = encode(*st, fill);
+    }
+    const int64_t rows = from.shape.size() == 2 ? from.shape[0] : 1;
+    const int64_t cols = from.shape.back();
+    const int64_t outCols = to.shape.back();
+    Tensor out(t.dtype, to.shape);
+    for (size_t e = 0; e < size_t(out.numel()); ++e)
+      for (size_t byte = 0; byte < bytes; ++byte)
+        out.data[e * bytes + byte] = uint8_t(pattern >> (8 * byte));
+    for (int64_t r = 0; r < rows; ++r)
+      std::copy_n(t.data.data() + size_t(r * cols) * bytes,
+                  size_t(cols) * bytes,
+                  out.data.data() + size_t(r * outCols) * bytes);
+    t = std::move(out);
+    return Status::success();
+  };
+  if (Status s = pad("weight", q.weight, WeightOperand::Weight, 0); !s)
+    return Error{s.error()};
+  if (q.scales)
+    if (Status s = pad("scales", *q.scales, WeightOperand::Scales, 1.0); !s)
+      return Error{s.error()};
+  if (q.zeroPoints)
+    if (Status s = pad("zero_points", *q.zeroPoints,
+                       WeightOperand::ZeroPoints, 0);
+        !s)
+      return Error{s.error()};
+  if (q.bias)
+    if (Status s = pad("bias", *q.bias, WeightOperand::Bias, 0); !s)
+      return Error{s.error()};
+  return q;
 }
 
 } // namespace humming

@@ -249,6 +249,28 @@ class GpuTest(unittest.TestCase):
             self.assertLess(rel, 1e-3, f"M={m}")
             self.assertFalse(torch.isnan(y).any().item())
 
+    def test_unaligned_sizes_are_padded_by_the_layer(self):
+        # N = 1000, K = 1032 (neither a multiple of the kernels' tiles, no
+        # pad_n / pad_k given): the layer pads itself and the output has
+        # the logical N.
+        import torch
+        n, k = 1000, 1032
+        w = torch.tensor(exact_weights(n, k, k), dtype=torch.float64)
+        w = w.reshape(n, k)
+        layer = HummingLayer(n, k, {"dtype": "uint4",
+                                    "scale_dtype": "float16"})
+        layer.load_from_unquantized(w)
+        layer.transform()
+        self.assertTrue(layer.prepared)
+        for m in (1, 33, 300):
+            x16 = (torch.rand(m, k, device="cuda") * 2 - 1).half()
+            y = layer(x16)
+            torch.cuda.synchronize()
+            self.assertEqual(tuple(y.shape), (m, n))
+            ref = x16.double() @ w.to("cuda").T
+            rel = ((y.double() - ref).norm() / ref.norm()).item()
+            self.assertLess(rel, 1e-3, f"M={m}")
+
     def test_forward_rejects_wrong_inputs(self):
         import torch
         layer = HummingLayer(256, 512, W4G128)

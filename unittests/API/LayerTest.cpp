@@ -282,6 +282,51 @@ TEST(Layer, LoadQuantizedChecksPaddedTensorsAndTheBias) {
             "bias: missing (the schema has bias = true)");
 }
 
+TEST(Layer, UnalignedSizesArePaddedByTheLayer) {
+  test::useTestCache();
+  // N = 1000, K = 1032 with no padding asked for: the layer pads to 1024 x
+  // 1056 itself, takes float weights or tensors of either shape, and runs
+  // the prepared kernels; explicit padding is kept as given.
+  WeightSchema w = WeightSchema::make(ScalarType::uint(4), ScalarType::f16(),
+                                      Granularity::Channel);
+  w.bias = true;
+  Result<Layer> layer = Layer::create(1000, 1032, w, kF16);
+  ASSERT_TRUE(layer.ok()) << layer.error();
+  EXPECT_EQ(layer->weightSchema().padN, 24);
+  EXPECT_EQ(layer->weightSchema().padK, 24);
+  std::vector<double> v = randomWeights(1000, 1032), bias(1000, 0.25);
+  ASSERT_TRUE(layer->quantize(v.data(), bias.data()).ok());
+  Status s = layer->transform({"H200", "", true});
+  ASSERT_TRUE(s.ok()) << s.error();
+  EXPECT_TRUE(layer->prepared());
+  Result<QuantizedWeights> unpadded =
+      quantizeWeights(w, v.data(), 1000, 1032, bias.data());
+  ASSERT_TRUE(unpadded.ok()) << unpadded.error();
+  s = layer->loadQuantized(*unpadded);
+  ASSERT_TRUE(s.ok()) << s.error();
+  Result<QuantizedWeights> padded = quantizeWeights(
+      layer->weightSchema(), v.data(), 1000, 1032, bias.data());
+  ASSERT_TRUE(padded.ok()) << padded.error();
+  s = layer->loadQuantized(*padded);
+  ASSERT_TRUE(s.ok()) << s.error();
+  QuantizedWeights wrong = *unpadded;
+  wrong.weight = Tensor(DType::I32, {1000, 100});
+  EXPECT_EQ(layer->loadQuantized(wrong).error(),
+            "weight: expected shape [1024, 132], got [1000, 100]");
+  // K the activation rows cannot be copied with.
+  EXPECT_EQ(Layer::create(1000, 1030, w, kF16).error(),
+            "expected K to be a multiple of 8 with f16 activations (their "
+            "rows are copied in 16-byte pieces), got 1030: the layer cannot "
+            "pad it; pad the activations' rows and the weights' K yourself "
+            "(pad_k)");
+  // Explicit padding: as given (and checked).
+  WeightSchema explicitPad = w;
+  explicitPad.padN = 24;
+  EXPECT_EQ(Layer::create(1000, 1032, explicitPad, kF16).error(),
+            "expected the padded K to be a multiple of 32 for 16-bit "
+            "activations, got 1032 (pad K with pad_k)");
+}
+
 TEST(Layer, JitThreadsBoundTheParallelCompile) {
   test::useTestCache();
   std::optional<Layer> layer = quantizedW4Layer();

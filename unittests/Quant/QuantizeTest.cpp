@@ -118,6 +118,90 @@ TEST(Quantize, BlockScalesExpertsAndPadding) {
   EXPECT_NEAR(b[5], bias[5], 1e-2);
 }
 
+TEST(Quantize, KernelPaddingAndPaddedTensors) {
+  // The padding the kernels need: N to 64, K to the k-tiles (32 for
+  // 16-bit activations, 64 for 8-bit) and the groups; K the activation
+  // rows cannot be copied with is refused.
+  const InputSchema f16{ScalarType::f16(), ActScaling::None, 0};
+  const InputSchema e4{ScalarType::e4m3(), ActScaling::Token, 0};
+  WeightSchema g128 = schema(ScalarType::uint(4), ScalarType::f16(),
+                             Granularity::Group, 128);
+  Result<Padding> p = kernelPadding(g128, f16, 1000, 4104);
+  ASSERT_TRUE(p.ok()) << p.error();
+  EXPECT_EQ(p->n, 24);
+  EXPECT_EQ(p->k, 120);
+  WeightSchema channel =
+      schema(ScalarType::e4m3(), ScalarType::f16(), Granularity::Channel);
+  p = kernelPadding(channel, e4, 4096, 4112);
+  ASSERT_TRUE(p.ok()) << p.error();
+  EXPECT_EQ(p->n, 0);
+  EXPECT_EQ(p->k, 48);
+  EXPECT_EQ(kernelPadding(g128, f16, 1000, 4100).error(),
+            "expected K to be a multiple of 8 with f16 activations (their "
+            "rows are copied in 16-byte pieces), got 4100: the layer cannot "
+            "pad it; pad the activations' rows and the weights' K yourself "
+            "(pad_k)");
+  EXPECT_EQ(kernelPadding(channel, e4, 4096, 4104).error(),
+            "expected K to be a multiple of 16 with f8E4M3FN activations "
+            "(their rows are copied in 16-byte pieces), got 4104: the layer "
+            "cannot pad it; pad the activations' rows and the weights' K "
+            "yourself (pad_k)");
+
+  // Unpadded tensors padded: the same weights where they are (zero points,
+  // groups and bias included), ones for the padded scales (ue8m0 has no
+  // zero).
+  const int64_t n = 200, k = 1032;
+  const int64_t kGroups = 1024; // whole groups of 128 (K 1032 has none)
+  WeightSchema zp = schema(ScalarType::uint(4), ScalarType::bf16(),
+                           Granularity::Group, 128, ZeroPointKind::Int);
+  zp.bias = true;
+  WeightSchema mx = schema(ScalarType::e2m1(), ScalarType::ue8m0(),
+                           Granularity::Group, 32);
+  std::vector<double> values = randomValues(size_t(n * k), 21);
+  std::vector<double> bias = randomValues(size_t(n), 22);
+  for (WeightSchema bare : {zp, mx, channel}) {
+    const int64_t k = bare.granularity == Granularity::Channel ? 1032 : kGroups;
+    Result<Padding> pad = kernelPadding(bare, f16, n, k);
+    ASSERT_TRUE(pad.ok()) << pad.error();
+    WeightSchema padded = bare;
+    padded.padN = pad->n;
+    padded.padK = pad->k;
+    Result<QuantizedWeights> q =
+        quantizeWeights(bare, values.data(), n, k, bare.bias ? bias.data() : nullptr);
+    ASSERT_TRUE(q.ok()) << q.error();
+    Result<QuantizedWeights> big = padCanonicalTensors(padded, *q, n, k);
+    ASSERT_TRUE(big.ok()) << big.error();
+    Status fits = checkQuantizedTensors(padded, *big, n, k, DType::F16);
+    EXPECT_TRUE(fits.ok()) << fits.error();
+    Result<std::vector<double>> want = dequantizeWeights(bare, *q, n, k);
+    Result<std::vector<double>> got = dequantizeWeights(padded, *big, n, k);
+    ASSERT_TRUE(want.ok()) << want.error();
+    ASSERT_TRUE(got.ok()) << got.error();
+    EXPECT_EQ(*want, *got) << bare.type.str();
+    if (bare.bias)
+      EXPECT_EQ(biasValues(bare, *q, n), biasValues(padded, *big, n));
+    if (bare.scaleType == ScalarType::ue8m0()) {
+      // The last group of the last (padded) row: 1.0 is code 127.
+      EXPECT_EQ(big->scales->data.back(), 127);
+    }
+  }
+  // A tensor of neither shape is named; a partial last group is refused.
+  WeightSchema padded = zp;
+  padded.padN = 56;
+  Result<QuantizedWeights> q =
+      quantizeWeights(zp, values.data(), n, kGroups, bias.data());
+  ASSERT_TRUE(q.ok()) << q.error();
+  q->scales = Tensor(DType::BF16, {n, 3});
+  EXPECT_EQ(padCanonicalTensors(padded, *q, n, kGroups).error(),
+            "scales: expected the unpadded shape [200, 8] (the layer pads "
+            "it to [256, 8]), got [200, 3]");
+  padded.padK = 24;
+  EXPECT_EQ(padCanonicalTensors(padded, *q, n, k).error(),
+            "expected K (1032) to be a multiple of the group size 128 to pad "
+            "unpadded tensors (the last group would be partial); pass tensors "
+            "of the padded K (1056)");
+}
+
 TEST(Quantize, ExactlyRepresentableWeightsRoundTrip) {
   // ui4 with an int zero point, group 32: weights (q - z) * s for s a power of
   // two reconstruct exactly.

@@ -90,7 +90,10 @@ public:
   /// f16 / bf16 (forward()) or f8E4M3FN / f8E5M2 codes with per-token or
   /// static f32 scales (forwardQuantized(); sm_90a, prepared weights).
   /// `output` is the output's type (and the bias's, and for 16-bit
-  /// activations their type too).
+  /// activations their type too). Sizes the kernels cannot take as they
+  /// are (N not a multiple of 64, K not one of the k-tiles' or the groups')
+  /// are padded by the layer itself where the schema asks for no padding
+  /// (humming::kernelPadding; weightSchema() then has pad_n / pad_k).
   static Result<Layer> create(int64_t n, int64_t k, const WeightSchema &weight,
                               const InputSchema &input,
                               const ComputeOptions &compute = {},
@@ -99,7 +102,9 @@ public:
   Layer &operator=(Layer &&) noexcept;
   ~Layer();
 
-  /// Canonical-format tensors with the schema's padded shapes and dtypes.
+  /// Canonical-format tensors with the schema's padded shapes and dtypes
+  /// (weightSchema()), or with the unpadded shapes of the layer's sizes,
+  /// which it pads (padCanonicalTensors).
   Status loadQuantized(QuantizedWeights tensors);
   /// Quantizes float weights [N, K] (logical sizes) and, if the schema has
   /// one, a bias [N].

@@ -77,6 +77,28 @@ Status checkQuantizedTensors(const WeightSchema &schema,
                              const QuantizedWeights &q, int64_t n, int64_t k,
                              DType paramDType);
 
+/// The padding a dense layer of logical sizes n x k needs for the kernels
+/// (`Layer::create` applies it where the schema asks for none): N to a
+/// multiple of 64, K to a multiple of the k-tiles' (32 for 16-bit
+/// activations, 64 for 8-bit) and of the weight and activation group
+/// sizes. A K that activation rows cannot be copied with (16-byte pieces:
+/// a multiple of 8 for 16-bit activations, of 16 for 8-bit) is an error.
+struct Padding {
+  int64_t n = 0, k = 0;
+};
+Result<Padding> kernelPadding(const WeightSchema &schema,
+                              const InputSchema &input, int64_t n, int64_t k);
+
+/// Canonical tensors of `padded` (a dense, canonical-format schema with
+/// padN / padK) made from tensors of the same schema without padding
+/// (logical sizes n x k): codes, zero points and bias pad with zeros,
+/// scales with ones (padded rows and groups; the kernels zero-fill the
+/// activations past K, so the padding never reaches an output). Each
+/// tensor must have the unpadded shape; a mismatch names it.
+Result<QuantizedWeights> padCanonicalTensors(const WeightSchema &padded,
+                                             QuantizedWeights tensors,
+                                             int64_t n, int64_t k);
+
 /// Dequantizes canonical tensors to float64 [E, N, K] (logical sizes; the
 /// padding is dropped). Shapes and dtypes are checked first (as
 /// checkQuantizedTensors, except the bias); a mismatch names the tensor,
