@@ -12,7 +12,10 @@ parallel, and in a fresh process with one compile thread, whose slowest
 kernel is the per-kernel cost on one core), a transform in a fresh process
 that finds the kernels in the on-disk cache, and one that finds them in the
 process's memory. Prints a markdown table; writes JSON with the device,
-the git commit (if known) and every number.
+the git commit (if known) and every number, and next to it an SVG plot of
+the ratio to torch fp16 against M per configuration and shape (no plotting
+package needed). `--plot-from results.json` redraws the plot of an
+earlier run without a GPU.
 """
 
 import argparse
@@ -126,6 +129,83 @@ def int_mm_us(torch, weights16, codes, replays):
         return None
 
 
+PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e",
+           "#17becf", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22"]
+
+
+def plot_svg(report):
+    """An SVG line plot of report["results"]: ratio to torch fp16 (end to
+    end) against M (log scale), one line per configuration and shape, the
+    1.0 line (torch's own time) dashed."""
+    import math
+    rows = [r for r in report.get("results", [])
+            if r.get("ratio") and r.get("m", 0) > 0]
+    series = {}
+    for r in rows:
+        series.setdefault(f"{r['config']} {r['n']}x{r['k']}",
+                          []).append((r["m"], r["ratio"]))
+    width, height, left, right, top, bottom = 760, 420, 60, 250, 40, 50
+    pw, ph = width - left - right, height - top - bottom
+    ms = sorted({m for pts in series.values() for m, _ in pts}) or [1]
+    lo, hi = math.log2(ms[0]), math.log2(ms[-1])
+    span = hi - lo or 1.0
+    top_ratio = max([1.0] + [v for pts in series.values() for _, v in pts])
+    ymax = math.ceil(top_ratio * 1.1 * 4) / 4
+
+    def x(m):
+        return left + pw * (math.log2(m) - lo) / span
+
+    def y(v):
+        return top + ph * (1 - v / ymax)
+
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" '
+           f'height="{height}" font-family="sans-serif" font-size="12">',
+           f'<rect width="{width}" height="{height}" fill="white"/>',
+           f'<text x="{left}" y="22" font-size="14">'
+           f'{report.get("device", "")}: time / torch fp16 '
+           f'(lower is faster), commit {str(report.get("commit", ""))[:10]}'
+           f'</text>']
+    for i in range(int(ymax / 0.25) + 1):
+        v = i * 0.25
+        out.append(f'<line x1="{left}" y1="{y(v):.1f}" x2="{left + pw}" '
+                   f'y2="{y(v):.1f}" stroke="#ddd"/>')
+        out.append(f'<text x="{left - 8}" y="{y(v) + 4:.1f}" '
+                   f'text-anchor="end">{v:.2f}</text>')
+    out.append(f'<line x1="{left}" y1="{y(1):.1f}" x2="{left + pw}" '
+               f'y2="{y(1):.1f}" stroke="black" stroke-dasharray="4 3"/>')
+    for m in ms:
+        out.append(f'<text x="{x(m):.1f}" y="{top + ph + 18}" '
+                   f'text-anchor="middle">{m}</text>')
+    out.append(f'<text x="{left + pw / 2}" y="{height - 10}" '
+               f'text-anchor="middle">M (tokens)</text>')
+    for i, (name, pts) in enumerate(sorted(series.items())):
+        color = PALETTE[i % len(PALETTE)]
+        pts = sorted(pts)
+        path = " ".join(f"{x(m):.1f},{y(v):.1f}" for m, v in pts)
+        out.append(f'<polyline points="{path}" fill="none" stroke="{color}" '
+                   f'stroke-width="2"/>')
+        for m, v in pts:
+            out.append(f'<circle cx="{x(m):.1f}" cy="{y(v):.1f}" r="3" '
+                       f'fill="{color}"><title>{name} M={m}: {v:.2f}'
+                       f'</title></circle>')
+        ly = top + 16 * i
+        out.append(f'<line x1="{left + pw + 12}" y1="{ly}" '
+                   f'x2="{left + pw + 32}" y2="{ly}" stroke="{color}" '
+                   f'stroke-width="2"/>')
+        out.append(f'<text x="{left + pw + 38}" y="{ly + 4}">{name}</text>')
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
+
+
+def write_plot(report, json_path):
+    """Writes plot_svg(report) next to `json_path` (same name, .svg);
+    returns the path."""
+    path = os.path.splitext(json_path)[0] + ".svg"
+    with open(path, "w") as f:
+        f.write(plot_svg(report))
+    return path
+
+
 def transform_in_fresh_process(n, k, name, tile_config, **env):
     """Transforms one layer in a new process (by default with the same
     HUMMING_CACHE_DIR: the cost of a cached load from disk; `env` overrides
@@ -164,6 +244,10 @@ def main():
         tile = sys.argv[3] if len(sys.argv) == 4 else None
         print(json.dumps(transform_once(HummingLayer, torch, n, k, name,
                                         tile)[1]))
+        return
+    if len(sys.argv) == 3 and sys.argv[1] == "--plot-from":
+        with open(sys.argv[2]) as f:
+            print(write_plot(json.load(f), sys.argv[2]))
         return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", required=True, help="JSON results path")
@@ -281,6 +365,7 @@ def main():
               "results": rows, "jit": jit}
     with open(args.out, "w") as f:
         json.dump(report, f, indent=2)
+    print(f"plot: {write_plot(report, args.out)}")
     print(f"| config | N x K | M | humming us | torch fp16 us | ratio | TB/s | TFLOP/s |")
     print("|---|---|---|---|---|---|---|---|")
     for r in rows:
