@@ -78,6 +78,23 @@ int humming_layer_load_quantized(humming_layer *layer, const void *weight,
 int humming_layer_create_from_checkpoint(const char *dir, const char *module,
                                          humming_layer **out);
 
+/** The same layer with the checkpoint's own 8-bit activations (FP8 and
+ *  W8A8-INT8 checkpoints with dynamic per-token activation scales, W4A8):
+ *  a layer as humming_layer_create_quantized makes (sm_90a, prepared
+ *  weights; humming_layer_forward_quantized, or
+ *  humming_layer_set_activation_rows for 16-bit input); outputs in the
+ *  model's 16-bit type. Refused, with the reason, where the checkpoint's
+ *  activations are 16-bit, have no kernel (per-group scales, 4-bit) or a
+ *  static scale (not read from checkpoints yet). */
+int humming_layer_create_from_checkpoint_quantized(const char *dir,
+                                                   const char *module,
+                                                   humming_layer **out);
+
+/** The layer's activation type ("f16", "bf16", "f8E4M3FN", "f8E5M2",
+ *  "si8") and scaling ("none", "token", "static"); "" for NULL. */
+const char *humming_layer_activation(const humming_layer *layer);
+const char *humming_layer_activation_scaling(const humming_layer *layer);
+
 /** Loads the weights of `module` from a checkpoint into an existing layer,
  *  whose shape and schema must be the checkpoint layer's. */
 int humming_layer_load_checkpoint(humming_layer *layer, const char *dir,

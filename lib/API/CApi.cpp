@@ -5,6 +5,7 @@
 #include "Humming/API/ActivationQuantizer.h"
 #include "Humming/API/Layer.h"
 #include "Humming/Quant/Adapters.h"
+#include "Humming/Quant/PreparedLayout.h"
 #include "Humming/Quant/Safetensors.h"
 
 #include <algorithm>
@@ -211,6 +212,74 @@ int humming_layer_create_from_checkpoint(const char *dir, const char *module,
     return fail(concat(module, ": ", s.error()));
   *out = new humming_layer{layer.take(), {}};
   return ok();
+}
+
+int humming_layer_create_from_checkpoint_quantized(const char *dir,
+                                                   const char *module,
+                                                   humming_layer **out) {
+  if (!out)
+    return fail("expected an output pointer, got NULL");
+  *out = nullptr;
+  ScalarType model = ScalarType::f16();
+  Result<LoadedLayer> loaded = loadCheckpointLayer(dir, module, model);
+  if (!loaded)
+    return fail(loaded.error());
+  const InputSchema &in = loaded->input;
+  const std::string have = formatInputSchema(in);
+  if (in.type.bits == 16)
+    return fail(concat(module, ": the checkpoint's activations are ", have,
+                       " (not quantized): use "
+                       "humming_layer_create_from_checkpoint"));
+  if (!layout::computesInEightBits(in.type) || in.scaling == ActScaling::Group)
+    return fail(concat(module, ": the checkpoint's ", have,
+                       " activations have no kernel yet (the kernels take "
+                       "f8E4M3FN, f8E5M2 and si8 codes with per-token or "
+                       "static scales): use "
+                       "humming_layer_create_from_checkpoint (16-bit "
+                       "activations)"));
+  if (in.scaling == ActScaling::Static)
+    return fail(concat(module, ": the checkpoint's ", have,
+                       " activations have a static scale, which is not read "
+                       "from checkpoints yet: use "
+                       "humming_layer_create_quantized with that scale at "
+                       "forward, or humming_layer_create_from_checkpoint"));
+  Result<Layer> layer =
+      Layer::create(loaded->n, loaded->k, loaded->weight, in, {}, model);
+  if (!layer)
+    return fail(concat(module, ": ", layer.error()));
+  if (Status s = layer->loadQuantized(std::move(loaded->tensors)); !s)
+    return fail(concat(module, ": ", s.error()));
+  *out = new humming_layer{layer.take(), {}};
+  return ok();
+}
+
+const char *humming_layer_activation(const humming_layer *layer) {
+  if (!layer)
+    return "";
+  // (The types Layer::create accepts.)
+  const ScalarType &t = layer->layer.inputSchema().type;
+  return t == ScalarType::f16()    ? "f16"
+         : t == ScalarType::bf16() ? "bf16"
+         : t == ScalarType::e4m3() ? "f8E4M3FN"
+         : t == ScalarType::e5m2() ? "f8E5M2"
+         : t == ScalarType::sint(8) ? "si8"
+                                    : "";
+}
+
+const char *humming_layer_activation_scaling(const humming_layer *layer) {
+  if (!layer)
+    return "";
+  switch (layer->layer.inputSchema().scaling) {
+  case ActScaling::None:
+    return "none";
+  case ActScaling::Token:
+    return "token";
+  case ActScaling::Static:
+    return "static";
+  case ActScaling::Group:
+    return "group";
+  }
+  return "";
 }
 
 int humming_layer_load_checkpoint(humming_layer *layer, const char *dir,

@@ -532,10 +532,14 @@ Diag verifyCompatibility(const WeightSchema &w, const InputSchema &in,
     if (b.isSigned && b.bits != a.bits)
       return concat("expected signed integer weights as wide as the ", a.str(),
                  " activations (si", a.bits, "), got ", b.str());
-    if (!b.isSigned && b.bits >= a.bits)
+    // Unsigned weights as wide as the activations only without zero
+    // points: their implicit zero point 2^(b-1) makes them the signed type
+    // offset by it (code - zero fits); an arbitrary zero point would not.
+    if (!b.isSigned && (b.bits > a.bits || (b.bits == a.bits && hasZp)))
       return concat("expected unsigned integer weights narrower than the ",
-                 a.str(), " activations (at most ui", a.bits - 1, "), got ",
-                 b.str());
+                    a.str(), " activations (at most ui", a.bits - 1, "; ui",
+                    a.bits, " without zero points), got ", b.str(),
+                    hasZp ? " with zero points" : "");
   } else if (b.isFloat() && a.isInt()) {
     return concat("float weights (", b.str(),
                ") cannot be used with integer activations (", a.str(), ")");

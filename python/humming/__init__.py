@@ -100,6 +100,12 @@ def _library():
             ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(p)]
         lib.humming_layer_load_checkpoint.argtypes = [
             p, ctypes.c_char_p, ctypes.c_char_p]
+        lib.humming_layer_create_from_checkpoint_quantized.argtypes = [
+            ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(p)]
+        lib.humming_layer_activation.argtypes = [p]
+        lib.humming_layer_activation.restype = ctypes.c_char_p
+        lib.humming_layer_activation_scaling.argtypes = [p]
+        lib.humming_layer_activation_scaling.restype = ctypes.c_char_p
         lib.humming_layer_n.argtypes = [p]
         lib.humming_layer_n.restype = ctypes.c_int64
         lib.humming_layer_k.argtypes = [p]
@@ -236,13 +242,24 @@ class HummingLayer:
         self._quantizers = {}
 
     @classmethod
-    def from_safetensors(cls, path, module):
+    def from_safetensors(cls, path, module, activations="16-bit"):
         """The layer `module` ("model.layers.0.mlp.down_proj") of a checkpoint
         directory (config.json + safetensors: GPTQ, AWQ, compressed-tensors,
-        FP8, ModelOpt, Quark, MXFP4 ...), with the model's 16-bit type."""
+        FP8, ModelOpt, Quark, MXFP4 ...), with the model's 16-bit type.
+        activations="checkpoint": with the checkpoint's own 8-bit
+        activations instead (FP8 / W8A8-INT8 checkpoints with dynamic
+        per-token scales; sm_90a): the layer quantizes 16-bit x itself or
+        takes codes with their scales, as a layer made with an 8-bit
+        input_config."""
+        if activations not in ("16-bit", "checkpoint"):
+            raise HummingError("activations: expected '16-bit' or "
+                               f"'checkpoint', got {activations!r}")
         handle = ctypes.c_void_p()
-        _check(_library().humming_layer_create_from_checkpoint(
-            str(path).encode(), str(module).encode(), ctypes.byref(handle)))
+        create = (_library().humming_layer_create_from_checkpoint_quantized
+                  if activations == "checkpoint" else
+                  _library().humming_layer_create_from_checkpoint)
+        _check(create(str(path).encode(), str(module).encode(),
+                      ctypes.byref(handle)))
         self = cls.__new__(cls)
         self._handle = handle
         self._transformed = False
@@ -259,6 +276,13 @@ class HummingLayer:
         self._act = "bf16" if dtype == "bfloat16" else "f16"
         self._scaling = None
         self._output = self._act
+        if activations == "checkpoint":
+            act = _library().humming_layer_activation(handle).decode()
+            self._act = {"f8E4M3FN": "e4m3", "f8E5M2": "e5m2",
+                         "si8": "int8"}[act]
+            self._scaling = _library().humming_layer_activation_scaling(
+                handle).decode()
+            self._static_scale = None
         self._quantizers = {}
         return self
 

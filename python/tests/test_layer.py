@@ -186,7 +186,8 @@ class CheckpointTest(unittest.TestCase):
         make = os.path.join(here, "..", "..", "test", "humming-inspect",
                             "Inputs", "make_checkpoint.py")
         cls.dir = tempfile.mkdtemp(prefix="humming-ckpt-")
-        for kind in ("gptq", "gptq-act-order"):
+        for kind in ("gptq", "gptq-act-order", "ct-w8a8-int8",
+                     "ct-w8a8-fp8"):
             subprocess.run([sys.executable, make, cls.dir + "/" + kind, kind],
                            check=True)
         cls.module = "model.layers.0.mlp.down_proj"
@@ -196,6 +197,32 @@ class CheckpointTest(unittest.TestCase):
         self.assertEqual((layer.shape_n, layer.shape_k), (64, 256))
         layer.transform(device="H200", compile_only=True)
         self.assertEqual(layer.kernel_count, 2)  # M 1-64 and 65-
+
+    def test_eight_bit_activations_from_the_checkpoint(self):
+        # W8A8 int8 and fp8 (compressed-tensors, dynamic per-token
+        # activations): the checkpoint's own activations on request.
+        for kind, act in (("ct-w8a8-int8", "int8"), ("ct-w8a8-fp8", "e4m3")):
+            layer = HummingLayer.from_safetensors(
+                self.dir + "/" + kind, self.module, activations="checkpoint")
+            self.assertEqual((layer._act, layer._scaling), (act, "token"))
+            self.assertEqual((layer.shape_n, layer.shape_k), (256, 512))
+            layer.transform(chip="sm_90a", compile_only=True)
+            self.assertTrue(layer.prepared)
+            with self.assertRaises(HummingError) as e:
+                layer.transform(chip="sm_89", compile_only=True)
+            self.assertIn("activations run in the sm_90a wgmma kernels only",
+                          str(e.exception))
+        with self.assertRaises(HummingError) as e:
+            HummingLayer.from_safetensors(self.dir + "/gptq", self.module,
+                                          activations="checkpoint")
+        self.assertIn("the checkpoint's activations are", str(e.exception))
+        self.assertIn("(not quantized): use "
+                      "humming_layer_create_from_checkpoint", str(e.exception))
+        with self.assertRaises(HummingError) as e:
+            HummingLayer.from_safetensors(self.dir + "/gptq", self.module,
+                                          activations="8-bit")
+        self.assertEqual(str(e.exception), "activations: expected '16-bit' "
+                         "or 'checkpoint', got '8-bit'")
 
     def test_load_into_a_matching_layer(self):
         layer = HummingLayer(64, 256, W4G128)
@@ -248,6 +275,46 @@ class GpuTest(unittest.TestCase):
             rel = ((y.double() - ref).norm() / ref.norm()).item()
             self.assertLess(rel, 1e-3, f"M={m}")
             self.assertFalse(torch.isnan(y).any().item())
+
+    def test_int8_checkpoint_with_its_activations_matches_float64(self):
+        # The W8A8-INT8 checkpoint (int8 per channel, scale 0.002, dynamic
+        # per-token int8 activations) with its own activations: the layer
+        # quantizes x; the reference multiplies the quantizer's codes and
+        # scales by the checkpoint's weights in float64.
+        import importlib.util
+        import os
+        import subprocess
+        import sys
+        import tempfile
+        import torch
+        if torch.cuda.get_device_capability() != (9, 0):
+            self.skipTest("8-bit activations run on sm_90a")
+        here = os.path.dirname(os.path.abspath(__file__))
+        make = os.path.join(here, "..", "..", "test", "humming-inspect",
+                            "Inputs", "make_checkpoint.py")
+        d = tempfile.mkdtemp(prefix="humming-ckpt-") + "/w8a8"
+        subprocess.run([sys.executable, make, d, "ct-w8a8-int8"], check=True)
+        spec = importlib.util.spec_from_file_location("make_checkpoint", make)
+        gen = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(gen)
+        n, k = 256, 512
+        codes8 = torch.frombuffer(bytearray(gen.rand_bytes(n * k, 7)),
+                                  dtype=torch.int8).reshape(n, k)
+        w = codes8.double().to("cuda") * float(torch.tensor(0.002))
+        layer = HummingLayer.from_safetensors(
+            d, "model.layers.0.mlp.down_proj", activations="checkpoint")
+        layer.transform()
+        q = HummingQuantizer(k, "int8", "bfloat16")
+        q.transform()
+        for m in (1, 16, 100):
+            x = (torch.rand(m, k, device="cuda") * 2 - 1).bfloat16()
+            codes, scales = q(x)
+            ref = (codes.double() * scales.double()) @ w.T
+            y = layer(x)
+            torch.cuda.synchronize()
+            self.assertEqual(y.dtype, torch.bfloat16)
+            rel = ((y.double() - ref).norm() / ref.norm()).item()
+            self.assertLess(rel, 5e-3, f"M={m}")
 
     def test_unaligned_sizes_are_padded_by_the_layer(self):
         # N = 1000, K = 1032 (neither a multiple of the kernels' tiles, no

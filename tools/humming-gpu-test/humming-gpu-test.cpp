@@ -299,6 +299,9 @@ std::vector<Case> suite(bool quick) {
   addA8("w8a8_si8_channel_si8_token",
         WeightSchema::make(si8, f16, Granularity::Channel), si8,
         ActScaling::Token);
+  addA8("w8a8_ui8_channel_si8_token", // int8 checkpoints' canonical form
+        WeightSchema::make(ScalarType::uint(8), f16, Granularity::Channel),
+        si8, ActScaling::Token);
   addA8("w8a8_si8_f32_channel_si8_static",
         WeightSchema::make(si8, ScalarType::f32(), Granularity::Channel), si8,
         ActScaling::Static);

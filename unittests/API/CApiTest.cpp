@@ -96,6 +96,20 @@ TEST(CApi, ErrorsSayWhatWasExpected) {
   EXPECT_NE(std::string(humming_last_error()).find("/nonexistent"),
             std::string::npos)
       << humming_last_error();
+  // The same with the checkpoint's 8-bit activations (the refusals of
+  // 16-bit and static ones: the Python package test, over generated
+  // checkpoints).
+  EXPECT_NE(humming_layer_create_from_checkpoint_quantized(nullptr, "m", &layer),
+            0);
+  EXPECT_EQ(std::string(humming_last_error()),
+            "expected a checkpoint directory and a module name, got NULL");
+  EXPECT_NE(
+      humming_layer_create_from_checkpoint_quantized("/nonexistent", "m", nullptr),
+      0);
+  EXPECT_EQ(std::string(humming_last_error()),
+            "expected an output pointer, got NULL");
+  EXPECT_STREQ(humming_layer_activation(nullptr), "");
+  EXPECT_STREQ(humming_layer_activation_scaling(nullptr), "");
   EXPECT_NE(humming_layer_load_checkpoint(nullptr, "/nonexistent", "m"), 0);
   EXPECT_EQ(std::string(humming_last_error()), "expected a layer, got NULL");
   EXPECT_NE(humming_layer_quantize(nullptr, nullptr, nullptr), 0);
@@ -178,6 +192,8 @@ TEST(CApi, QuantizedActivationLayers) {
   EXPECT_EQ(humming_layer_transform(i8, "H200", nullptr, 1), 0)
       << humming_last_error();
   EXPECT_EQ(humming_layer_is_prepared(i8), 1);
+  EXPECT_STREQ(humming_layer_activation(i8), "si8");
+  EXPECT_STREQ(humming_layer_activation_scaling(i8), "token");
   humming_layer_destroy(i8);
   // A 16-bit forward on it, missing or misaligned scales, no device.
   EXPECT_NE(humming_layer_forward(layer, nullptr, 16, 16, 1), 0);

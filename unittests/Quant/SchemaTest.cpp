@@ -29,11 +29,16 @@ bool originalAccepts(const ScalarType &w, const ScalarType &a, bool zp) {
     return false;
   if (w.isInt() && a.isFloat())
     return w.bits <= a.mantissaBits + (zp ? 1 : 2);
+  // Humming's first addition: unsigned weights as wide as the integer
+  // activations without zero points (the implicit midpoint makes them the
+  // signed type offset by it: int8 checkpoints' canonical ui8).
   if (w.isInt() && a.isInt())
-    return w.isSigned ? w.bits == a.bits : w.bits < a.bits;
+    return w.isSigned ? w.bits == a.bits
+                      : w.bits < a.bits || (w.bits == a.bits && !zp);
   if (w.isFloat() && a.isInt())
     return false;
-  // Humming's one addition: the weight's values must fit the activation type.
+  // Humming's second addition: the weight's values must fit the activation
+  // type.
   // A finite-only weight format with as many exponent bits as an IEEE
   // activation type uses the exponent the activation keeps for inf (the
   // original decodes e5m0/e5m1 into f16's inf).

@@ -116,7 +116,15 @@ private:
   /// was written after the wait (a copy after it did not help: ptxas
   /// merges it into the load).
   bool wordsAreOperands() const {
-    return act8 && spec.weight.type == spec.input.type;
+    return act8 && (spec.weight.type == spec.input.type || eightBitIntCodes());
+  }
+  /// si8 activations over 8-bit integer weights without zero points (si8,
+  /// or ui8 with its implicit zero point 128): the prepared codes are
+  /// value + 128 either way, an xor away from the s8 A registers.
+  bool eightBitIntCodes() const {
+    return integerSums() && spec.weight.type.isInt() &&
+           spec.weight.type.bits == 8 &&
+           spec.weight.zeroPoint == hq::ZeroPointKind::None;
   }
   /// The shared-memory matrix descriptor of k-tile `su` of slot `slot` for
   /// this warpgroup's tokens (no swizzle, K-major core matrices).
@@ -610,9 +618,9 @@ WgmmaEmitter::eightBitWords(ArrayRef<SmallVector<Value>> planeWords,
   // (Loaded after the wait for the previous iteration's wgmmas:
   // wordsAreOperands.)
   if (integerSums()) {
-    // si8 weights: offset-binary codes (value + 128) -> two's complement.
+    // 8-bit codes (value + 128: eightBitIntCodes) -> two's complement.
     const int64_t flip = int64_t(0x80808080u);
-    if (wordsAreOperands())
+    if (eightBitIntCodes())
       return {arith::XOrIOp::create(b, planeWords[0][0], c32(flip)),
               arith::XOrIOp::create(b, planeWords[0][1], c32(flip))};
     // Narrower integers: the pair's exact f16 values v (|v| < 128) plus

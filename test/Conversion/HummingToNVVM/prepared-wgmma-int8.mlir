@@ -54,3 +54,25 @@ func.func @w8a8(%a: memref<?x512xi8>, %w: memref<16x2048xi32>, %s: memref<1x256x
       : memref<?x512xi8>, memref<16x2048xi32> -> memref<?x256xbf16>
   return
 }
+
+// -----
+
+// ui8 weights without zero points (what checkpoints' int8 becomes in the
+// canonical form: value = code - 128) are si8 offset by 128: the same xor,
+// no dequantization.
+// CHECK-LABEL: gpu.func @u8a8_gemm0_m0
+// CHECK:         scf.for
+// CHECK-NOT:       nvvm.prmt
+// CHECK:           arith.xori {{.*}}, %c-2139062144_i32
+// CHECK-NOT:       nvvm.prmt
+// CHECK:           wgmma.mma_async.sync.aligned.m64n64k32.s32.s8.s8
+// CHECK:         scf.yield
+#t = #humming.tile_config<m = [1, inf], block = [64, 256, 64], warp = [64, 32, 64], mma = wgmma, stages = 4>
+func.func @u8a8(%a: memref<?x512xi8>, %w: memref<16x2048xi32>, %s: memref<1x256xf16>, %as: memref<?x1xf32>, %c: memref<?x256xf16>) {
+  humming.gemm %a, %w scales(%s : memref<1x256xf16>) input_scale(%as : memref<?x1xf32>) into %c
+      {weight_schema = #humming.weight_schema<type = ui8, scale = f16, granularity = channel>,
+       input_schema = #humming.input_schema<type = si8, scaling = token>, layout = #humming.layout<chip = "sm_90a">,
+       tile_configs = [#t]}
+      : memref<?x512xi8>, memref<16x2048xi32> -> memref<?x256xf16>
+  return
+}

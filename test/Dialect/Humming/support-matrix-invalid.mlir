@@ -47,11 +47,12 @@ func.func @w8_s4(%a: memref<?x1024xsi4>, %w: memref<1024x256xi32>, %s: memref<10
 
 // -----
 
-// Unsigned integer weights must be narrower than integer activations.
-func.func @u8_s8(%a: memref<?x1024xsi8>, %w: memref<1024x256xi32>, %s: memref<1024x1xf16>, %as: memref<?x1xf32>, %c: memref<?x1024xf16>) {
-  // expected-error @+1 {{expected unsigned integer weights narrower than the si8 activations (at most ui7), got ui8}}
-  humming.gemm %a, %w scales(%s : memref<1024x1xf16>) input_scale(%as : memref<?x1xf32>) into %c
-      {weight_schema = #humming.weight_schema<type = ui8, scale = f16>, input_schema = #humming.input_schema<type = si8, scaling = token>}
+// Unsigned integer weights must be narrower than integer activations, or
+// as wide without zero points (ui8 without one is si8 offset by 128).
+func.func @u8_s8(%a: memref<?x1024xsi8>, %w: memref<1024x256xi32>, %s: memref<1024x1xf16>, %z: memref<32x1xi32>, %as: memref<?x1xf32>, %c: memref<?x1024xf16>) {
+  // expected-error @+1 {{expected unsigned integer weights narrower than the si8 activations (at most ui7; ui8 without zero points), got ui8 with zero points}}
+  humming.gemm %a, %w scales(%s : memref<1024x1xf16>) zero_points(%z : memref<32x1xi32>) input_scale(%as : memref<?x1xf32>) into %c
+      {weight_schema = #humming.weight_schema<type = ui8, scale = f16, zero_point = int>, input_schema = #humming.input_schema<type = si8, scaling = token>}
       : memref<?x1024xsi8>, memref<1024x256xi32> -> memref<?x1024xf16>
   return
 }

@@ -12,7 +12,8 @@ import random
 import struct
 import sys
 
-DTYPE_BYTES = {"I32": 4, "F16": 2, "BF16": 2, "F32": 4, "U8": 1, "F8_E4M3": 1, "I64": 8}
+DTYPE_BYTES = {"I32": 4, "F16": 2, "BF16": 2, "F32": 4, "U8": 1, "I8": 1,
+               "F8_E4M3": 1, "I64": 8}
 
 
 def write_safetensors(path, tensors, raw_name=None):
@@ -129,6 +130,31 @@ def fp8_block(d):
     ])
 
 
+def ct_w8a8(d, fp8):
+    """compressed-tensors W8A8 with per-channel weight scales and dynamic
+    per-token activations: int8 (int-quantized) or fp8 (float-quantized,
+    as the FP8-dynamic models)."""
+    n, k = 256, 512
+    kind = "float" if fp8 else "int"
+    json.dump({"torch_dtype": "bfloat16", "quantization_config": {
+        "quant_method": "compressed-tensors",
+        "format": "float-quantized" if fp8 else "int-quantized",
+        "config_groups": {"g": {"targets": ["Linear"], "weights": {
+            "num_bits": 8, "type": kind, "symmetric": True,
+            "strategy": "channel"},
+            "input_activations": {"num_bits": 8, "type": kind,
+                                  "symmetric": True, "strategy": "token",
+                                  "dynamic": True}}},
+        "ignore": ["lm_head"]}},
+        open(os.path.join(d, "config.json"), "w"))
+    m = "model.layers.0.mlp.down_proj"
+    write_safetensors(os.path.join(d, "model.safetensors"), [
+        (m + ".weight", "F8_E4M3" if fp8 else "I8", [n, k],
+         rand_bytes(n * k, 7, 0, 0x7E) if fp8 else rand_bytes(n * k, 7)),
+        (m + ".weight_scale", "F32", [n, 1], f32([0.002] * n)),
+    ])
+
+
 def gptq_bad_utf8(d):
     gptq(d)
     write_safetensors(os.path.join(d, "model.safetensors"),
@@ -147,7 +173,9 @@ def main():
     {"gptq": gptq, "awq": awq, "ct-pack": ct_pack, "nvfp4": nvfp4, "fp8-block": fp8_block,
      "gptq-bad-scales": lambda d: gptq(d, bad_scales=True),
      "gptq-act-order": lambda d: gptq(d, act_order=True),
-     "gptq-bad-utf8": gptq_bad_utf8, "bad-config": bad_config}[kind](d)
+     "gptq-bad-utf8": gptq_bad_utf8, "bad-config": bad_config,
+     "ct-w8a8-int8": lambda d: ct_w8a8(d, fp8=False),
+     "ct-w8a8-fp8": lambda d: ct_w8a8(d, fp8=True)}[kind](d)
 
 
 if __name__ == "__main__":
