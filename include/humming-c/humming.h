@@ -90,6 +90,21 @@ int humming_layer_create_from_checkpoint_quantized(const char *dir,
                                                    const char *module,
                                                    humming_layer **out);
 
+/** One rank's share of a checkpoint layer under tensor parallelism:
+ *  `parallel` "column" (N split into `size` shards: q/k/v, gate/up) or
+ *  "row" (K split: o, down; the bias stays with rank 0, so the sum over
+ *  ranks adds it once); `activations` "16-bit" (the model's type, as
+ *  humming_layer_create_from_checkpoint) or "checkpoint" (its own 8-bit
+ *  ones, as humming_layer_create_from_checkpoint_quantized). A shard
+ *  boundary that would cut a scale group, a block or a packed word is an
+ *  error that says which. */
+int humming_layer_create_from_checkpoint_shard(const char *dir,
+                                               const char *module,
+                                               const char *parallel,
+                                               int64_t rank, int64_t size,
+                                               const char *activations,
+                                               humming_layer **out);
+
 /** The layer's activation type ("f16", "bf16", "f8E4M3FN", "f8E5M2",
  *  "si8") and scaling ("none", "token", "static"); "" for NULL. */
 const char *humming_layer_activation(const humming_layer *layer);

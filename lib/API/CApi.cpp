@@ -196,58 +196,79 @@ void humming_layer_destroy(humming_layer *layer) { delete layer; }
 
 int humming_layer_create_from_checkpoint(const char *dir, const char *module,
                                          humming_layer **out) {
-  if (!out)
-    return fail("expected an output pointer, got NULL");
-  *out = nullptr;
-  ScalarType act = ScalarType::f16();
-  Result<LoadedLayer> loaded = loadCheckpointLayer(dir, module, act);
-  if (!loaded)
-    return fail(loaded.error());
-  Result<Layer> layer =
-      Layer::create(loaded->n, loaded->k, loaded->weight,
-                    InputSchema{act, ActScaling::None, 0}, {}, act);
-  if (!layer)
-    return fail(concat(module, ": ", layer.error()));
-  if (Status s = layer->loadQuantized(std::move(loaded->tensors)); !s)
-    return fail(concat(module, ": ", s.error()));
-  *out = new humming_layer{layer.take(), {}};
-  return ok();
+  return humming_layer_create_from_checkpoint_shard(dir, module, "column", 0,
+                                                    1, "16-bit", out);
 }
 
 int humming_layer_create_from_checkpoint_quantized(const char *dir,
                                                    const char *module,
                                                    humming_layer **out) {
+  return humming_layer_create_from_checkpoint_shard(dir, module, "column", 0,
+                                                    1, "checkpoint", out);
+}
+
+int humming_layer_create_from_checkpoint_shard(const char *dir,
+                                               const char *module,
+                                               const char *parallel,
+                                               int64_t rank, int64_t size,
+                                               const char *activations,
+                                               humming_layer **out) {
   if (!out)
     return fail("expected an output pointer, got NULL");
   *out = nullptr;
+  const std::string acts = activations ? activations : "(null)";
+  if (acts != "16-bit" && acts != "checkpoint")
+    return fail(concat("activations: expected 16-bit or checkpoint, got '",
+                       acts, "'"));
+  const std::string how = parallel ? parallel : "(null)";
+  if (how != "column" && how != "row")
+    return fail(concat("parallel: expected column or row, got '", how, "'"));
   ScalarType model = ScalarType::f16();
   Result<LoadedLayer> loaded = loadCheckpointLayer(dir, module, model);
   if (!loaded)
     return fail(loaded.error());
-  const InputSchema &in = loaded->input;
-  const std::string have = formatInputSchema(in);
-  if (in.type.bits == 16)
-    return fail(concat(module, ": the checkpoint's activations are ", have,
-                       " (not quantized): use "
-                       "humming_layer_create_from_checkpoint"));
-  if (!layout::computesInEightBits(in.type) || in.scaling == ActScaling::Group)
-    return fail(concat(module, ": the checkpoint's ", have,
-                       " activations have no kernel yet (the kernels take "
-                       "f8E4M3FN, f8E5M2 and si8 codes with per-token or "
-                       "static scales): use "
-                       "humming_layer_create_from_checkpoint (16-bit "
-                       "activations)"));
-  if (in.scaling == ActScaling::Static)
-    return fail(concat(module, ": the checkpoint's ", have,
-                       " activations have a static scale, which is not read "
-                       "from checkpoints yet: use "
-                       "humming_layer_create_quantized with that scale at "
-                       "forward, or humming_layer_create_from_checkpoint"));
-  Result<Layer> layer =
-      Layer::create(loaded->n, loaded->k, loaded->weight, in, {}, model);
+  InputSchema in{model, ActScaling::None, 0};
+  if (acts == "checkpoint") {
+    in = loaded->input;
+    const std::string have = formatInputSchema(in);
+    if (in.type.bits == 16)
+      return fail(concat(module, ": the checkpoint's activations are ", have,
+                         " (not quantized): use "
+                         "humming_layer_create_from_checkpoint"));
+    if (!layout::computesInEightBits(in.type) ||
+        in.scaling == ActScaling::Group)
+      return fail(concat(module, ": the checkpoint's ", have,
+                         " activations have no kernel yet (the kernels take "
+                         "f8E4M3FN, f8E5M2 and si8 codes with per-token or "
+                         "static scales): use "
+                         "humming_layer_create_from_checkpoint (16-bit "
+                         "activations)"));
+    if (in.scaling == ActScaling::Static)
+      return fail(concat(module, ": the checkpoint's ", have,
+                         " activations have a static scale, which is not "
+                         "read from checkpoints yet: use "
+                         "humming_layer_create_quantized with that scale at "
+                         "forward, or humming_layer_create_from_checkpoint"));
+  }
+  int64_t n = loaded->n, k = loaded->k;
+  WeightSchema weight = loaded->weight;
+  QuantizedWeights tensors = std::move(loaded->tensors);
+  if (size != 1 || rank != 0) {
+    Result<ShardedWeights> shard = shardCanonical(
+        weight, tensors, n, k,
+        how == "row" ? TensorParallel::Row : TensorParallel::Column, rank,
+        size);
+    if (!shard)
+      return fail(concat(module, ": ", shard.error()));
+    n = shard->n;
+    k = shard->k;
+    weight = shard->schema;
+    tensors = std::move(shard->tensors);
+  }
+  Result<Layer> layer = Layer::create(n, k, weight, in, {}, model);
   if (!layer)
     return fail(concat(module, ": ", layer.error()));
-  if (Status s = layer->loadQuantized(std::move(loaded->tensors)); !s)
+  if (Status s = layer->loadQuantized(std::move(tensors)); !s)
     return fail(concat(module, ": ", s.error()));
   *out = new humming_layer{layer.take(), {}};
   return ok();

@@ -726,4 +726,127 @@ Result<QuantizedWeights> padCanonicalTensors(const WeightSchema &padded,
   return q;
 }
 
+Result<ShardedWeights> shardCanonical(const WeightSchema &w,
+                                      const QuantizedWeights &q, int64_t n,
+                                      int64_t k, TensorParallel parallel,
+                                      int64_t rank, int64_t size) {
+  const bool column = parallel == TensorParallel::Column;
+  const char *dim = column ? "N" : "K";
+  if (size < 1 || rank < 0 || rank >= size)
+    return Error{concat("expected a tensor-parallel rank in 0 .. size - 1 "
+                        "and size >= 1, got rank ",
+                        rank, " of ", size)};
+  if (w.format != SourceFormat::Canonical || w.experts != 0 || w.padN != 0 ||
+      w.padK != 0)
+    return Error{concat("expected a dense, canonical, unpadded schema to "
+                        "shard, got format ",
+                        toString(w.format), ", ", w.experts, " experts, pad ",
+                        w.padN, " x ", w.padK)};
+  const int64_t whole = column ? n : k;
+  if (whole % size != 0)
+    return Error{concat("expected ", dim, " (", whole,
+                        ") to divide into ", size, " shards")};
+  const int64_t part = whole / size, first = rank * part;
+  const int64_t b = w.type.bits;
+  // What a boundary must not cut, along the sharded dimension.
+  auto aligned = [&](int64_t unit, const std::string &what) -> Status {
+    if (unit > 1 && part % unit != 0)
+      return Error{concat("a shard of ", part, " along ", dim, " (", dim,
+                          " = ", whole, " over ", size, " ranks) would cut ",
+                          what,
+                          " (", unit, " along ", dim,
+                          "): expected shards of a multiple of ", unit)};
+    return Status::success();
+  };
+  if (column) {
+    if (w.zeroPoint == ZeroPointKind::Int)
+      if (Status s = aligned(32 / std::gcd<int64_t>(32, b),
+                             "a packed zero-point word");
+          !s)
+        return Error{s.error()};
+    if (w.granularity == Granularity::Block)
+      if (Status s = aligned(w.groupN, "a scale block"); !s)
+        return Error{s.error()};
+  } else {
+    if (Status s = aligned(32 / std::gcd<int64_t>(32, b), "a packed weight word");
+        !s)
+      return Error{s.error()};
+    if (w.hasPerKScales() || w.granularity == Granularity::Block)
+      if (Status s = aligned(w.groupK, "a scale group"); !s)
+        return Error{s.error()};
+  }
+  ShardedWeights out;
+  out.schema = w;
+  out.n = column ? part : n;
+  out.k = column ? k : part;
+  // The sub-block [r0, r0 + rows) x [c0, c0 + cols) of a 2-D tensor (the
+  // last dimension is columns; 1-D tensors are one row).
+  auto block = [](const Tensor &t, int64_t r0, int64_t rows, int64_t c0,
+                  int64_t cols) {
+    const int64_t allCols = t.shape.back();
+    const size_t bytes = dtypeBits(t.dtype) / 8;
+    Tensor o(t.dtype, t.shape.size() == 1 ? std::vector<int64_t>{cols}
+                                          : std::vector<int64_t>{rows, cols});
+    for (int64_t r = 0; r < rows; ++r)
+      std::copy_n(t.data.data() + size_t((r0 + r) * allCols + c0) * bytes,
+                  size_t(cols) * bytes,
+                  o.data.data() + size_t(r * cols) * bytes);
+    return o;
+  };
+  for (const Tensor *t : {&q.weight, q.scales ? &*q.scales : nullptr,
+                          q.zeroPoints ? &*q.zeroPoints : nullptr,
+                          q.bias ? &*q.bias : nullptr})
+    if (t && (dtypeBits(t->dtype) % 8 != 0 || t->shape.empty() ||
+              t->shape.size() > 2))
+      return Error{concat("expected canonical tensors of whole-byte "
+                          "elements and one or two dimensions, got ",
+                          dtypeName(t->dtype), " ", formatShape(t->shape))};
+  if (Status s = checkQuantizedTensors(
+          w, q, n, k, q.bias ? q.bias->dtype : DType::F16);
+      !s)
+    return Error{s.error()};
+  const int64_t groups = w.groupsAlongK(k);
+  // Weight [N, K b / 32]; scales [N, groups] (block: [N / gn, K / gk]);
+  // zero points [N b / 32, groups] (int) or [N, groups] (float); bias [N].
+  if (column) {
+    out.tensors.weight = block(q.weight, first, part, 0, k * b / 32);
+    if (q.scales) {
+      if (w.granularity == Granularity::Block)
+        out.tensors.scales = block(*q.scales, first / w.groupN,
+                                   part / w.groupN, 0, q.scales->shape[1]);
+      else
+        out.tensors.scales =
+            block(*q.scales, first, part, 0, q.scales->shape[1]);
+    }
+    if (q.zeroPoints) {
+      if (w.zeroPoint == ZeroPointKind::Int)
+        out.tensors.zeroPoints = block(*q.zeroPoints, first * b / 32,
+                                       part * b / 32, 0, groups);
+      else
+        out.tensors.zeroPoints = block(*q.zeroPoints, first, part, 0, groups);
+    }
+    if (q.bias)
+      out.tensors.bias = block(*q.bias, 0, 1, first, part);
+  } else {
+    out.tensors.weight = block(q.weight, 0, n, first * b / 32, part * b / 32);
+    auto groupCols = [&](const Tensor &t) {
+      if (!w.hasPerKScales() && w.granularity != Granularity::Block)
+        return t; // one column (channel) or none
+      return block(t, 0, t.shape[0], first / w.groupK, part / w.groupK);
+    };
+    if (q.scales)
+      out.tensors.scales = groupCols(*q.scales);
+    if (q.zeroPoints)
+      out.tensors.zeroPoints = groupCols(*q.zeroPoints);
+    if (q.bias) {
+      out.tensors.bias = *q.bias;
+      if (rank != 0)
+        std::fill(out.tensors.bias->data.begin(), out.tensors.bias->data.end(),
+                  uint8_t(0));
+    }
+  }
+  out.tensors.globalScale = q.globalScale;
+  return out;
+}
+
 } // namespace humming

@@ -102,6 +102,9 @@ def _library():
             p, ctypes.c_char_p, ctypes.c_char_p]
         lib.humming_layer_create_from_checkpoint_quantized.argtypes = [
             ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(p)]
+        lib.humming_layer_create_from_checkpoint_shard.argtypes = [
+            ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,
+            ctypes.c_int64, ctypes.c_int64, ctypes.c_char_p, ctypes.POINTER(p)]
         lib.humming_layer_activation.argtypes = [p]
         lib.humming_layer_activation.restype = ctypes.c_char_p
         lib.humming_layer_activation_scaling.argtypes = [p]
@@ -242,7 +245,8 @@ class HummingLayer:
         self._quantizers = {}
 
     @classmethod
-    def from_safetensors(cls, path, module, activations="16-bit"):
+    def from_safetensors(cls, path, module, activations="16-bit", tp_rank=0,
+                         tp_size=1, parallel="column"):
         """The layer `module` ("model.layers.0.mlp.down_proj") of a checkpoint
         directory (config.json + safetensors: GPTQ, AWQ, compressed-tensors,
         FP8, ModelOpt, Quark, MXFP4 ...), with the model's 16-bit type.
@@ -250,16 +254,17 @@ class HummingLayer:
         activations instead (FP8 / W8A8-INT8 checkpoints with dynamic
         per-token scales; sm_90a): the layer quantizes 16-bit x itself or
         takes codes with their scales, as a layer made with an 8-bit
-        input_config."""
+        input_config. tp_rank / tp_size / parallel: rank tp_rank's shard
+        under tensor parallelism, "column" (N split: q/k/v, gate/up) or
+        "row" (K split: o, down; the bias stays with rank 0)."""
         if activations not in ("16-bit", "checkpoint"):
             raise HummingError("activations: expected '16-bit' or "
                                f"'checkpoint', got {activations!r}")
         handle = ctypes.c_void_p()
-        create = (_library().humming_layer_create_from_checkpoint_quantized
-                  if activations == "checkpoint" else
-                  _library().humming_layer_create_from_checkpoint)
-        _check(create(str(path).encode(), str(module).encode(),
-                      ctypes.byref(handle)))
+        _check(_library().humming_layer_create_from_checkpoint_shard(
+            str(path).encode(), str(module).encode(), str(parallel).encode(),
+            int(tp_rank), int(tp_size), activations.encode(),
+            ctypes.byref(handle)))
         self = cls.__new__(cls)
         self._handle = handle
         self._transformed = False

@@ -224,6 +224,30 @@ class CheckpointTest(unittest.TestCase):
         self.assertEqual(str(e.exception), "activations: expected '16-bit' "
                          "or 'checkpoint', got '8-bit'")
 
+    def test_tensor_parallel_shards(self):
+        # GPTQ 64 x 256, groups of 128: two ranks split N (32 each) or K
+        # (128 each); four ranks along K would cut a group.
+        for parallel, shape in (("column", (32, 256)), ("row", (64, 128))):
+            for rank in (0, 1):
+                layer = HummingLayer.from_safetensors(
+                    self.dir + "/gptq", self.module, tp_rank=rank, tp_size=2,
+                    parallel=parallel)
+                self.assertEqual((layer.shape_n, layer.shape_k), shape)
+                layer.transform(device="H200", compile_only=True)
+        with self.assertRaises(HummingError) as e:
+            HummingLayer.from_safetensors(self.dir + "/gptq", self.module,
+                                          tp_rank=0, tp_size=4, parallel="row")
+        self.assertEqual(str(e.exception), self.module + ": a shard of 64 "
+                         "along K (K = 256 over 4 ranks) would cut a scale "
+                         "group (128 along K): expected shards of a multiple "
+                         "of 128")
+        with self.assertRaises(HummingError) as e:
+            HummingLayer.from_safetensors(self.dir + "/gptq", self.module,
+                                          tp_rank=0, tp_size=2,
+                                          parallel="diagonal")
+        self.assertEqual(str(e.exception),
+                         "parallel: expected column or row, got 'diagonal'")
+
     def test_load_into_a_matching_layer(self):
         layer = HummingLayer(64, 256, W4G128)
         layer.load_from_safetensors(self.dir + "/gptq", self.module)
@@ -315,6 +339,40 @@ class GpuTest(unittest.TestCase):
             self.assertEqual(y.dtype, torch.bfloat16)
             rel = ((y.double() - ref).norm() / ref.norm()).item()
             self.assertLess(rel, 5e-3, f"M={m}")
+
+    def test_tensor_parallel_ranks_add_up_to_the_layer(self):
+        # The GPTQ layer against its two column shards (outputs
+        # concatenated) and its two row shards (inputs split, outputs
+        # summed): the same products up to the f16 output rounding.
+        import os
+        import subprocess
+        import sys
+        import tempfile
+        import torch
+        here = os.path.dirname(os.path.abspath(__file__))
+        make = os.path.join(here, "..", "..", "test", "humming-inspect",
+                            "Inputs", "make_checkpoint.py")
+        d = tempfile.mkdtemp(prefix="humming-ckpt-") + "/gptq"
+        subprocess.run([sys.executable, make, d, "gptq"], check=True)
+        module = "model.layers.0.mlp.down_proj"
+
+        def load(**tp):
+            layer = HummingLayer.from_safetensors(d, module, **tp)
+            layer.transform()
+            return layer
+        full = load()
+        cols = [load(tp_rank=r, tp_size=2, parallel="column") for r in (0, 1)]
+        rows = [load(tp_rank=r, tp_size=2, parallel="row") for r in (0, 1)]
+        for m in (1, 40):
+            x = (torch.rand(m, 256, device="cuda") * 2 - 1).half()
+            want = full(x).double()
+            by_cols = torch.cat([c(x) for c in cols], dim=1).double()
+            by_rows = (rows[0](x[:, :128].contiguous()).double() +
+                       rows[1](x[:, 128:].contiguous()).double())
+            torch.cuda.synchronize()
+            for got in (by_cols, by_rows):
+                rel = ((got - want).norm() / want.norm()).item()
+                self.assertLess(rel, 2e-3, f"M={m}")
 
     def test_unaligned_sizes_are_padded_by_the_layer(self):
         # N = 1000, K = 1032 (neither a multiple of the kernels' tiles, no

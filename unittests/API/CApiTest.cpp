@@ -108,6 +108,16 @@ TEST(CApi, ErrorsSayWhatWasExpected) {
       0);
   EXPECT_EQ(std::string(humming_last_error()),
             "expected an output pointer, got NULL");
+  EXPECT_NE(humming_layer_create_from_checkpoint_shard(
+                "/nonexistent", "m", "diagonal", 0, 2, "16-bit", &layer),
+            0);
+  EXPECT_EQ(std::string(humming_last_error()),
+            "parallel: expected column or row, got 'diagonal'");
+  EXPECT_NE(humming_layer_create_from_checkpoint_shard(
+                "/nonexistent", "m", "row", 0, 2, "8-bit", &layer),
+            0);
+  EXPECT_EQ(std::string(humming_last_error()),
+            "activations: expected 16-bit or checkpoint, got '8-bit'");
   EXPECT_STREQ(humming_layer_activation(nullptr), "");
   EXPECT_STREQ(humming_layer_activation_scaling(nullptr), "");
   EXPECT_NE(humming_layer_load_checkpoint(nullptr, "/nonexistent", "m"), 0);

@@ -202,6 +202,74 @@ TEST(Quantize, KernelPaddingAndPaddedTensors) {
             "of the padded K (1056)");
 }
 
+TEST(Quantize, TensorParallelShardsAreSlicesOfTheLayer) {
+  // Every rank's shard dequantizes to its slice of the full layer (rows
+  // for column-parallel, columns for row-parallel), for int zero points
+  // packed along N, group scales, blocks and a bias (row-parallel: rank 0
+  // keeps it).
+  const int64_t n = 256, k = 512;
+  std::vector<double> values = randomValues(size_t(n * k), 31);
+  std::vector<double> bias = randomValues(size_t(n), 32);
+  WeightSchema zp = schema(ScalarType::uint(4), ScalarType::f16(),
+                           Granularity::Group, 128, ZeroPointKind::Int);
+  zp.bias = true;
+  WeightSchema blocks = schema(ScalarType::e4m3(), ScalarType::f32(),
+                               Granularity::Block, 128);
+  blocks.groupN = 128;
+  WeightSchema channel =
+      schema(ScalarType::sint(8), ScalarType::f16(), Granularity::Channel);
+  for (const WeightSchema &w : {zp, blocks, channel}) {
+    Result<QuantizedWeights> q = quantizeWeights(
+        w, values.data(), n, k, w.bias ? bias.data() : nullptr);
+    ASSERT_TRUE(q.ok()) << q.error();
+    Result<std::vector<double>> full = dequantizeWeights(w, *q, n, k);
+    ASSERT_TRUE(full.ok()) << full.error();
+    std::vector<double> fullBias = biasValues(w, *q, n);
+    for (TensorParallel tp : {TensorParallel::Column, TensorParallel::Row})
+      for (int64_t rank = 0; rank < 2; ++rank) {
+        Result<ShardedWeights> s = shardCanonical(w, *q, n, k, tp, rank, 2);
+        ASSERT_TRUE(s.ok()) << s.error();
+        const bool col = tp == TensorParallel::Column;
+        EXPECT_EQ(s->n, col ? n / 2 : n);
+        EXPECT_EQ(s->k, col ? k : k / 2);
+        Result<std::vector<double>> part =
+            dequantizeWeights(s->schema, s->tensors, s->n, s->k);
+        ASSERT_TRUE(part.ok()) << part.error();
+        for (int64_t r = 0; r < s->n; ++r)
+          for (int64_t c = 0; c < s->k; ++c) {
+            int64_t fr = col ? rank * s->n + r : r;
+            int64_t fc = col ? c : rank * s->k + c;
+            ASSERT_EQ((*part)[size_t(r * s->k + c)],
+                      (*full)[size_t(fr * k + fc)])
+                << w.type.str() << (col ? " column" : " row") << " rank "
+                << rank << " at " << r << ", " << c;
+          }
+        if (w.bias) {
+          std::vector<double> b = biasValues(s->schema, s->tensors, s->n);
+          for (int64_t r = 0; r < s->n; ++r)
+            EXPECT_EQ(b[size_t(r)],
+                      col ? fullBias[size_t(rank * s->n + r)]
+                          : (rank == 0 ? fullBias[size_t(r)] : 0.0));
+        }
+      }
+  }
+  // Boundaries that would cut a group, a packed word or a block; bad ranks.
+  Result<QuantizedWeights> q = quantizeWeights(zp, values.data(), n, k,
+                                               bias.data());
+  ASSERT_TRUE(q.ok()) << q.error();
+  EXPECT_EQ(shardCanonical(zp, *q, n, k, TensorParallel::Row, 0, 8).error(),
+            "a shard of 64 along K (K = 512 over 8 ranks) would cut a scale "
+            "group (128 along K): expected shards of a multiple of 128");
+  EXPECT_EQ(shardCanonical(zp, *q, n, k, TensorParallel::Column, 0, 64).error(),
+            "a shard of 4 along N (N = 256 over 64 ranks) would cut a packed "
+            "zero-point word (8 along N): expected shards of a multiple of 8");
+  EXPECT_EQ(shardCanonical(zp, *q, n, k, TensorParallel::Column, 0, 3).error(),
+            "expected N (256) to divide into 3 shards");
+  EXPECT_EQ(shardCanonical(zp, *q, n, k, TensorParallel::Row, 2, 2).error(),
+            "expected a tensor-parallel rank in 0 .. size - 1 and size >= 1, "
+            "got rank 2 of 2");
+}
+
 TEST(Quantize, ExactlyRepresentableWeightsRoundTrip) {
   // ui4 with an int zero point, group 32: weights (q - z) * s for s a power of
   // two reconstruct exactly.

@@ -99,6 +99,25 @@ Result<QuantizedWeights> padCanonicalTensors(const WeightSchema &padded,
                                              QuantizedWeights tensors,
                                              int64_t n, int64_t k);
 
+/// One rank's share of a layer under tensor parallelism: column-parallel
+/// splits N (the outputs), row-parallel splits K (the inputs; the bias
+/// stays with rank 0, zero elsewhere, so the sum over ranks adds it once).
+enum class TensorParallel { Column, Row };
+struct ShardedWeights {
+  WeightSchema schema; ///< the shard's (the full layer's, unpadded)
+  int64_t n = 0, k = 0;
+  QuantizedWeights tensors;
+};
+/// Slices the canonical tensors of a dense, unpadded layer (logical sizes
+/// n x k) for rank `rank` of `size`. Where a shard boundary would cut a
+/// packed word, a scale group, a block or a zero-point word the error says
+/// which and where.
+Result<ShardedWeights> shardCanonical(const WeightSchema &schema,
+                                      const QuantizedWeights &tensors,
+                                      int64_t n, int64_t k,
+                                      TensorParallel parallel, int64_t rank,
+                                      int64_t size);
+
 /// Dequantizes canonical tensors to float64 [E, N, K] (logical sizes; the
 /// padding is dropped). Shapes and dtypes are checked first (as
 /// checkQuantizedTensors, except the bias); a mismatch names the tensor,
