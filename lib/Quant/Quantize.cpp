@@ -663,8 +663,10 @@ Result<QuantizedWeights> padCanonicalTensors(const WeightSchema &padded,
   const int64_t np = n + padded.padN, kp = k + padded.padK;
   // Groups along K: whole ones (a partial last group has no scale of its
   // own in the unpadded tensors' shapes).
-  if (padded.groupK > 0 && padded.granularity != Granularity::Channel &&
-      padded.granularity != Granularity::Tensor && k % padded.groupK != 0)
+  // (Blocks keep a partial last block of their own in either shape.)
+  if ((padded.granularity == Granularity::Group ||
+       padded.granularity == Granularity::GroupTensor) &&
+      padded.groupK > 0 && k % padded.groupK != 0)
     return Error{concat("expected K (", k, ") to be a multiple of the group "
                         "size ", padded.groupK,
                         " to pad unpadded tensors (the last group would be "

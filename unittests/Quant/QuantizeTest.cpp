@@ -159,8 +159,11 @@ TEST(Quantize, KernelPaddingAndPaddedTensors) {
                            Granularity::Group, 32);
   std::vector<double> values = randomValues(size_t(n * k), 21);
   std::vector<double> bias = randomValues(size_t(n), 22);
-  for (WeightSchema bare : {zp, mx, channel}) {
-    const int64_t k = bare.granularity == Granularity::Channel ? 1032 : kGroups;
+  WeightSchema blocks = schema(ScalarType::e4m3(), ScalarType::f32(),
+                               Granularity::Block, 128);
+  blocks.groupN = 128; // a partial last block along K, kept as it is
+  for (WeightSchema bare : {zp, mx, channel, blocks}) {
+    const int64_t k = bare.granularity == Granularity::Group ? kGroups : 1032;
     Result<Padding> pad = kernelPadding(bare, f16, n, k);
     ASSERT_TRUE(pad.ok()) << pad.error();
     WeightSchema padded = bare;

@@ -102,9 +102,10 @@ private:
                                    function_ref<void()> afterFirst);
   /// The two A registers (pairs 0, 1: rows g; pairs 2, 3: rows g + 8) of one
   /// k-tile and n-tile in the 8-bit activation type: the plane words as
-  /// they are where the weights have that type (si8: their offset-binary
-  /// codes with the sign bits flipped), else the pairs dequantized in f16
-  /// (exact: PreparedLayout::supports) and converted.
+  /// they are where the weights have that type (with si8 activations and
+  /// 8-bit integer codes without zero points: their sign bits flipped,
+  /// eightBitIntCodes), else the pairs dequantized in f16 (exact:
+  /// PreparedLayout::supports) and converted.
   std::pair<Value, Value> eightBitWords(ArrayRef<SmallVector<Value>> planeWords,
                                         const GroupData &g);
   /// Weights in the 8-bit activation type: the shared loads of the slot's
