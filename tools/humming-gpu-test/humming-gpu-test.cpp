@@ -99,8 +99,15 @@ std::vector<Case> withPrepared(const std::vector<Case> &cases) {
     // 8-bit activations run over prepared weights only.
     if (!c.eightBit())
       out.push_back(c);
-    if (layout::supports(c.weight, c.input(), c.n + c.weight.padN,
-                         c.k + c.weight.padK))
+    // The padding the layer gives itself where the case asks for none
+    // (Layer::create).
+    WeightSchema w = c.weight;
+    if (w.padN == 0 && w.padK == 0 && verifyPadding(w, c.input(), c.n, c.k))
+      if (Result<Padding> p = kernelPadding(w, c.input(), c.n, c.k)) {
+        w.padN = p->n;
+        w.padK = p->k;
+      }
+    if (layout::supports(w, c.input(), c.n + w.padN, c.k + w.padK))
       continue;
     Case p = c;
     p.name += "_prep";
@@ -210,6 +217,14 @@ std::vector<Case> suite(bool quick) {
   padded.padN = 64;
   padded.padK = 32;
   add("ui4_g128_padded_4032x4064_f16", padded, f16, 4032, 4064, {1, 33, 1000});
+  // No padding asked for: the layer pads N = 1000 (and K = 1032 per
+  // channel) itself and pads the unpadded tensors on load.
+  add("autopad_u4_g128_1000x1024_f16",
+      WeightSchema::make(ScalarType::uint(4), f16, Granularity::Group, 128),
+      f16, 1000, 1024, {1, 33, 300});
+  add("autopad_u4_channel_1000x1032_bf16",
+      WeightSchema::make(ScalarType::uint(4), bf16, Granularity::Channel),
+      bf16, 1000, 1032, {1, 33, 300});
 
   // 8-bit activations (sm_90a wgmma k32 kernels over prepared weights; the
   // reference multiplies the host-quantized activations): W8A8 fp8 as FP8
@@ -283,6 +298,9 @@ std::vector<Case> suite(bool quick) {
   addA8("w8a8_e4m3_channel_320x1024", // 64-column blocks (N % 256 != 0)
          WeightSchema::make(e4m3, f16, Granularity::Channel), e4m3,
          ActScaling::Token, 320, 1024, {1, 16, 100, 600});
+  addA8("w8a8_e4m3_channel_autopad_1000x1040", // the layer pads N and K
+        WeightSchema::make(e4m3, f16, Granularity::Channel), e4m3,
+        ActScaling::Token, 1000, 1040, {1, 16, 100});
   addA8("w8a8_e4m3_channel_4096x4096",
          WeightSchema::make(e4m3, f16, Granularity::Channel), e4m3,
          ActScaling::Token, 4096, 4096, {1, 16, 64, 128, 1000});
