@@ -105,6 +105,17 @@ int humming_layer_create_from_checkpoint_shard(const char *dir,
                                                const char *activations,
                                                humming_layer **out);
 
+/** Act-order layers (GPTQ desc_act): the weights' column j is input column
+ *  perm[j]. Returns the permutation's length (0: the natural order; -1 for
+ *  NULL) and, where `capacity` allows, writes it to `out`. Such a layer
+ *  takes activations gathered by it (x[:, perm]): say so with
+ *  humming_layer_set_activations_gathered before transform, which refuses
+ *  the layer otherwise. */
+int64_t humming_layer_input_permutation(const humming_layer *layer,
+                                        int32_t *out, int64_t capacity);
+int humming_layer_set_activations_gathered(humming_layer *layer,
+                                           int gathered);
+
 /** The layer's activation type ("f16", "bf16", "f8E4M3FN", "f8E5M2",
  *  "si8") and scaling ("none", "token", "static"); "" for NULL. */
 const char *humming_layer_activation(const humming_layer *layer);

@@ -25,6 +25,8 @@ struct humming_layer {
   std::string reports;
   /// humming_layer_set_activation_rows (LayerTarget::activationRows).
   int64_t activationRows = 0;
+  /// humming_layer_set_activations_gathered.
+  bool activationsGathered = false;
 };
 
 namespace {
@@ -103,7 +105,8 @@ Result<WeightSchema> toSchema(const humming_weight_schema &c) {
   return w;
 }
 /// One module of a checkpoint in the canonical form, runnable by a Layer
-/// (16-bit activations of the model's type, no act-order permutation).
+/// (with its act-order permutation, if any; `act` gets the model's 16-bit
+/// type).
 Result<LoadedLayer> loadCheckpointLayer(const char *dir, const char *module,
                                         ScalarType &act) {
   if (!dir || !module)
@@ -117,11 +120,6 @@ Result<LoadedLayer> loadCheckpointLayer(const char *dir, const char *module,
   Result<LoadedLayer> layer = loadLayer(*checkpoint, *config, module);
   if (!layer)
     return Error{layer.error()};
-  if (!layer->kPermutation.empty())
-    return Error{concat(module, ": act-order (desc_act) permutes K; running it "
-                                "needs the activations gathered by the "
-                                "permutation, which humming::Layer does not do "
-                                "yet")};
   act = config->paramDType() == DType::BF16 ? ScalarType::bf16()
                                             : ScalarType::f16();
   return layer;
@@ -253,6 +251,11 @@ int humming_layer_create_from_checkpoint_shard(const char *dir,
   int64_t n = loaded->n, k = loaded->k;
   WeightSchema weight = loaded->weight;
   QuantizedWeights tensors = std::move(loaded->tensors);
+  std::vector<int32_t> perm = std::move(loaded->kPermutation);
+  if (!perm.empty() && how == "row" && size > 1)
+    return fail(concat(module, ": act-order (desc_act) permutes K, so a row "
+                               "shard's columns are scattered over the whole "
+                               "input: split it by columns, or load it whole"));
   if (size != 1 || rank != 0) {
     Result<ShardedWeights> shard = shardCanonical(
         weight, tensors, n, k,
@@ -269,6 +272,8 @@ int humming_layer_create_from_checkpoint_shard(const char *dir,
   if (!layer)
     return fail(concat(module, ": ", layer.error()));
   if (Status s = layer->loadQuantized(std::move(tensors)); !s)
+    return fail(concat(module, ": ", s.error()));
+  if (Status s = layer->setInputPermutation(std::move(perm)); !s)
     return fail(concat(module, ": ", s.error()));
   *out = new humming_layer{layer.take(), {}};
   return ok();
@@ -325,7 +330,9 @@ int humming_layer_load_checkpoint(humming_layer *layer, const char *dir,
   if (have != got)
     return fail(concat(module, ": expected the layer's ", have,
                        ", the checkpoint has ", got));
-  return check(layer->layer.loadQuantized(std::move(loaded->tensors)));
+  if (Status s = layer->layer.loadQuantized(std::move(loaded->tensors)); !s)
+    return fail(concat(module, ": ", s.error()));
+  return check(layer->layer.setInputPermutation(std::move(loaded->kPermutation)));
 }
 
 int64_t humming_layer_n(const humming_layer *layer) {
@@ -434,6 +441,7 @@ int humming_layer_transform_tuned(humming_layer *layer, const char *device,
   target.compileOnly = compileOnly != 0;
   target.tileConfig = tileConfig ? tileConfig : "";
   target.activationRows = layer->activationRows;
+  target.activationsGathered = layer->activationsGathered;
   Status s = layer->layer.transform(target);
   layer->reports.clear();
   for (const std::string &r : layer->layer.transformStats().compilerReports)
@@ -448,6 +456,24 @@ int humming_layer_set_activation_rows(humming_layer *layer, int64_t rows) {
     return fail(concat("expected rows >= 0, got ", rows));
   layer->activationRows = rows;
   return ok();
+}
+
+int humming_layer_set_activations_gathered(humming_layer *layer,
+                                           int gathered) {
+  if (!layer)
+    return fail("expected a layer, got NULL");
+  layer->activationsGathered = gathered != 0;
+  return ok();
+}
+
+int64_t humming_layer_input_permutation(const humming_layer *layer,
+                                        int32_t *out, int64_t capacity) {
+  if (!layer)
+    return -1;
+  const std::vector<int32_t> &perm = layer->layer.inputPermutation();
+  if (out && capacity >= int64_t(perm.size()))
+    std::copy(perm.begin(), perm.end(), out);
+  return int64_t(perm.size());
 }
 
 int humming_layer_forward(const humming_layer *layer, void *stream,

@@ -142,6 +142,8 @@ struct Layer::Impl {
   ComputeOptions compute;
   ScalarType output = ScalarType::f16();
   std::optional<QuantizedWeights> canonical;
+  /// setInputPermutation (act-order): empty for the natural order.
+  std::vector<int32_t> inputPermutation;
 
   // After transform.
   bool transformed = false, compileOnly = false, prepared = false;
@@ -241,6 +243,32 @@ Result<Layer> Layer::create(int64_t n, int64_t k, const WeightSchema &weight,
   return Layer(std::move(impl));
 }
 
+Status Layer::setInputPermutation(std::vector<int32_t> perm) {
+  Impl &l = *impl_;
+  if (!perm.empty()) {
+    if (int64_t(perm.size()) != l.k)
+      return Error{concat("expected a permutation of K = ", l.k,
+                          " input columns, got ", perm.size(), " entries")};
+    std::vector<bool> seen(perm.size(), false);
+    for (size_t j = 0; j < perm.size(); ++j) {
+      const int32_t c = perm[j];
+      if (c < 0 || c >= int32_t(l.k) || seen[size_t(c)])
+        return Error{concat("expected a permutation of 0 .. ", l.k - 1,
+                            ", got ", c, " at ", j,
+                            c < 0 || c >= int32_t(l.k) ? " (out of range)"
+                                                       : " (a repeat)")};
+      seen[size_t(c)] = true;
+    }
+  }
+  l.inputPermutation = std::move(perm);
+  l.transformed = false;
+  return Status::success();
+}
+
+const std::vector<int32_t> &Layer::inputPermutation() const {
+  return impl_->inputPermutation;
+}
+
 Status Layer::loadQuantized(QuantizedWeights tensors) {
   Impl &l = *impl_;
   // A padded layer takes tensors of the unpadded shapes too.
@@ -301,6 +329,11 @@ Status Layer::transform(const LayerTarget &target) {
   if (chip->sm < 80)
     return Error{concat("the mma_sync kernels need sm_80 or newer, got ",
                         chip->str())};
+  if (!l.inputPermutation.empty() && !target.activationsGathered)
+    return Error{"the layer's K is permuted (act-order): forward() needs the "
+                 "activations' columns gathered by inputPermutation() "
+                 "(x[:, perm]); set LayerTarget::activationsGathered to say "
+                 "the caller does"};
 
   // The live device must be the target's chip.
   Result<const rt::CudaDriver *> live =

@@ -105,6 +105,10 @@ def _library():
         lib.humming_layer_create_from_checkpoint_shard.argtypes = [
             ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,
             ctypes.c_int64, ctypes.c_int64, ctypes.c_char_p, ctypes.POINTER(p)]
+        lib.humming_layer_input_permutation.argtypes = [
+            p, ctypes.POINTER(ctypes.c_int32), ctypes.c_int64]
+        lib.humming_layer_input_permutation.restype = ctypes.c_int64
+        lib.humming_layer_set_activations_gathered.argtypes = [p, ctypes.c_int]
         lib.humming_layer_activation.argtypes = [p]
         lib.humming_layer_activation.restype = ctypes.c_char_p
         lib.humming_layer_activation_scaling.argtypes = [p]
@@ -256,7 +260,9 @@ class HummingLayer:
         takes codes with their scales, as a layer made with an 8-bit
         input_config. tp_rank / tp_size / parallel: rank tp_rank's shard
         under tensor parallelism, "column" (N split: q/k/v, gate/up) or
-        "row" (K split: o, down; the bias stays with rank 0)."""
+        "row" (K split: o, down; the bias stays with rank 0). Act-order
+        checkpoints (GPTQ desc_act) load too: the layer gathers x's columns
+        by the permutation before its kernels (input_permutation)."""
         if activations not in ("16-bit", "checkpoint"):
             raise HummingError("activations: expected '16-bit' or "
                                f"'checkpoint', got {activations!r}")
@@ -289,7 +295,35 @@ class HummingLayer:
                 handle).decode()
             self._static_scale = None
         self._quantizers = {}
+        self._take_permutation()
         return self
+
+    def _take_permutation(self):
+        """The layer's act-order permutation (None: natural order), which
+        __call__ applies to x's columns; the C layer is told so."""
+        lib = _library()
+        count = lib.humming_layer_input_permutation(self._handle, None, 0)
+        self.input_permutation = None
+        self._perm_on = {}
+        if count > 0:
+            buf = (ctypes.c_int32 * count)()
+            lib.humming_layer_input_permutation(self._handle, buf, count)
+            self.input_permutation = list(buf)
+            _check(lib.humming_layer_set_activations_gathered(self._handle, 1))
+
+    def _gathered(self, torch, x):
+        """x's columns in the weights' order (act-order layers), else x."""
+        perm = getattr(self, "input_permutation", None)
+        if perm is None:
+            return x
+        index = self._perm_on.get(x.device)
+        if index is None:
+            index = torch.tensor(perm, dtype=torch.int64, device=x.device)
+            self._perm_on[x.device] = index
+        if x.element_size() == 1 and x.is_floating_point():
+            # (fp8 codes: gathered as bytes.)
+            return x.view(torch.uint8).index_select(1, index).view(x.dtype)
+        return x.index_select(1, index)
 
     def load_from_safetensors(self, path, module):
         """Loads the weights of `module` from a checkpoint directory into
@@ -297,6 +331,7 @@ class HummingLayer:
         _check(_library().humming_layer_load_checkpoint(
             self._handle, str(path).encode(), str(module).encode()))
         self._transformed = False
+        self._take_permutation()
 
     def __del__(self):
         handle = getattr(self, "_handle", None)
@@ -387,6 +422,9 @@ class HummingLayer:
             raise HummingError(
                 f"expected x of shape [M, {self.shape_k}], got {list(x.shape)}")
         if self._scaling is not None:
+            if getattr(self, "input_permutation", None) is not None:
+                # (Codes and their per-token scales gather alike.)
+                x = self._gathered(torch, x)
             return self._call_quantized(torch, x, out, scale)
         if scale is not None:
             raise HummingError("expected no scale: the layer takes "
@@ -399,7 +437,7 @@ class HummingLayer:
         if index is not None and x.device.index != index:
             raise HummingError(
                 f"the layer was transformed on cuda:{index}; got x on {x.device}")
-        x = x.contiguous()
+        x = self._gathered(torch, x).contiguous()
         out = self._output_for(torch, x, want, out)
         stream = torch.cuda.current_stream(x.device).cuda_stream
         _check(_library().humming_layer_forward(

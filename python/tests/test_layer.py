@@ -257,14 +257,37 @@ class CheckpointTest(unittest.TestCase):
         self.assertIn("expected the layer's", str(e.exception))
         self.assertIn("64x512, the checkpoint has", str(e.exception))
 
-    def test_act_order_is_refused(self):
+    def test_act_order_layers_gather_their_activations(self):
+        # GPTQ desc_act: K is permuted at load; the layer knows the
+        # permutation (g_idx sorted by group) and gathers x by it.
+        layer = HummingLayer.from_safetensors(self.dir + "/gptq-act-order",
+                                              self.module)
+        perm = layer.input_permutation
+        self.assertEqual(sorted(perm), list(range(256)))
+        self.assertNotEqual(perm, list(range(256)))
+        g_idx = [((i * 7) % 256) // 128 for i in range(256)]
+        self.assertEqual([g_idx[c] for c in perm], sorted(g_idx))
+        layer.transform(device="H200", compile_only=True)
+        # Column shards keep K (and the permutation); row shards would
+        # scatter it.
+        shard = HummingLayer.from_safetensors(
+            self.dir + "/gptq-act-order", self.module, tp_rank=1, tp_size=2,
+            parallel="column")
+        self.assertEqual(shard.input_permutation, perm)
         with self.assertRaises(HummingError) as e:
-            HummingLayer.from_safetensors(self.dir + "/gptq-act-order",
-                                          self.module)
-        self.assertEqual(str(e.exception),
-                         self.module + ": act-order (desc_act) permutes K; "
-                         "running it needs the activations gathered by the "
-                         "permutation, which humming::Layer does not do yet")
+            HummingLayer.from_safetensors(
+                self.dir + "/gptq-act-order", self.module, tp_rank=1,
+                tp_size=2, parallel="row")
+        self.assertIn("act-order (desc_act) permutes K, so a row shard",
+                      str(e.exception))
+        # Without the gathering acknowledged the C layer refuses to run.
+        lib = humming._library()
+        self.assertEqual(lib.humming_layer_set_activations_gathered(
+            layer._handle, 0), 0)
+        with self.assertRaises(HummingError) as e:
+            layer.transform(device="H200", compile_only=True)
+        self.assertIn("the layer's K is permuted (act-order)",
+                      str(e.exception))
 
     def test_missing_module(self):
         with self.assertRaises(HummingError) as e:
@@ -339,6 +362,45 @@ class GpuTest(unittest.TestCase):
             self.assertEqual(y.dtype, torch.bfloat16)
             rel = ((y.double() - ref).norm() / ref.norm()).item()
             self.assertLess(rel, 5e-3, f"M={m}")
+
+    def test_act_order_layer_matches_float64(self):
+        # The GPTQ desc_act checkpoint against its float64 dequantization
+        # in the checkpoint's own column order (codes from qweight, zero
+        # point 7 + 1, scale 0.01 of the column's g_idx group).
+        import os
+        import subprocess
+        import sys
+        import tempfile
+        import torch
+        here = os.path.dirname(os.path.abspath(__file__))
+        make = os.path.join(here, "..", "..", "test", "humming-inspect",
+                            "Inputs", "make_checkpoint.py")
+        d = tempfile.mkdtemp(prefix="humming-ckpt-") + "/ao"
+        subprocess.run([sys.executable, make, d, "gptq-act-order"],
+                       check=True)
+        with open(os.path.join(d, "model.safetensors"), "rb") as f:
+            raw = f.read()
+        head = int.from_bytes(raw[:8], "little")
+        meta = __import__("json").loads(raw[8:8 + head])
+        t = meta["model.layers.0.mlp.down_proj.qweight"]
+        lo, hi = t["data_offsets"]
+        qweight = torch.frombuffer(bytearray(raw[8 + head + lo:8 + head + hi]),
+                                   dtype=torch.int32).reshape(256 // 8, 64)
+        shifts = torch.arange(8, dtype=torch.int32) * 4
+        codes = ((qweight.unsqueeze(1) >> shifts.view(1, 8, 1)) & 0xF)
+        codes = codes.reshape(256, 64).double()  # [K, N]
+        scale = float(torch.tensor(0.01, dtype=torch.float16))
+        w = ((codes - 8) * scale).T.contiguous().to("cuda")  # [N, K]
+        layer = HummingLayer.from_safetensors(
+            d, "model.layers.0.mlp.down_proj")
+        layer.transform()
+        for m in (1, 40):
+            x = (torch.rand(m, 256, device="cuda") * 2 - 1).half()
+            y = layer(x)
+            torch.cuda.synchronize()
+            ref = x.double() @ w.T
+            rel = ((y.double() - ref).norm() / ref.norm()).item()
+            self.assertLess(rel, 1e-3, f"M={m}")
 
     def test_tensor_parallel_ranks_add_up_to_the_layer(self):
         # The GPTQ layer against its two column shards (outputs

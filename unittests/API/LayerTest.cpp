@@ -327,6 +327,41 @@ TEST(Layer, UnalignedSizesArePaddedByTheLayer) {
             "activations, got 1032 (pad K with pad_k)");
 }
 
+TEST(Layer, ActOrderLayersNeedTheirActivationsGathered) {
+  test::useTestCache();
+  // A permuted K (act-order): the permutation is checked, and transform()
+  // refuses until the caller says it gathers x[:, perm].
+  WeightSchema w = WeightSchema::make(ScalarType::uint(4), ScalarType::f16(),
+                                      Granularity::Group, 128);
+  Result<Layer> layer = Layer::create(256, 256, w, kF16);
+  ASSERT_TRUE(layer.ok()) << layer.error();
+  std::vector<double> v = randomWeights(256, 256);
+  ASSERT_TRUE(layer->quantize(v.data()).ok());
+  EXPECT_EQ(layer->setInputPermutation({0, 1}).error(),
+            "expected a permutation of K = 256 input columns, got 2 entries");
+  std::vector<int32_t> perm(256);
+  for (int32_t j = 0; j < 256; ++j)
+    perm[size_t(j)] = (j * 7) % 256;
+  std::vector<int32_t> repeat = perm;
+  repeat[5] = repeat[4];
+  EXPECT_EQ(layer->setInputPermutation(repeat).error(),
+            "expected a permutation of 0 .. 255, got 28 at 5 (a repeat)");
+  std::vector<int32_t> outside = perm;
+  outside[3] = 256;
+  EXPECT_EQ(layer->setInputPermutation(outside).error(),
+            "expected a permutation of 0 .. 255, got 256 at 3 (out of range)");
+  ASSERT_TRUE(layer->setInputPermutation(perm).ok());
+  EXPECT_EQ(layer->inputPermutation(), perm);
+  LayerTarget target{"H200", "", true};
+  EXPECT_EQ(layer->transform(target).error(),
+            "the layer's K is permuted (act-order): forward() needs the "
+            "activations' columns gathered by inputPermutation() (x[:, perm]); "
+            "set LayerTarget::activationsGathered to say the caller does");
+  target.activationsGathered = true;
+  Status s = layer->transform(target);
+  EXPECT_TRUE(s.ok()) << s.error();
+}
+
 TEST(Layer, JitThreadsBoundTheParallelCompile) {
   test::useTestCache();
   std::optional<Layer> layer = quantizedW4Layer();

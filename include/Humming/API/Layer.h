@@ -62,6 +62,12 @@ struct LayerTarget {
   /// the layer, into code and scale buffers of that many rows allocated
   /// here). 0: forward() refuses 16-bit activations for such layers.
   int64_t activationRows = 0;
+  /// Layers whose K is permuted (act-order checkpoints,
+  /// Layer::setInputPermutation): the caller gathers the activations'
+  /// columns, x[:, inputPermutation()], before forward(). transform()
+  /// refuses such a layer without this acknowledgement rather than let it
+  /// compute with ungathered activations.
+  bool activationsGathered = false;
 };
 
 /// How the last transform() got its kernels.
@@ -102,6 +108,12 @@ public:
   Layer &operator=(Layer &&) noexcept;
   ~Layer();
 
+  /// Act-order: the weights' column j is the checkpoint's input column
+  /// perm[j] (LoadedLayer::kPermutation); forward() then needs x[:, perm]
+  /// (LayerTarget::activationsGathered). A permutation of 0 .. K - 1, or
+  /// empty (the natural order).
+  Status setInputPermutation(std::vector<int32_t> perm);
+  const std::vector<int32_t> &inputPermutation() const;
   /// Canonical-format tensors with the schema's padded shapes and dtypes
   /// (weightSchema()), or with the unpadded shapes of the layer's sizes,
   /// which it pads (padCanonicalTensors).
