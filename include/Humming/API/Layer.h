@@ -93,8 +93,8 @@ class Layer {
 public:
   /// A layer of logical sizes n x k; the schemas are checked (each rule's
   /// message says what was expected and what was found). Activations are
-  /// f16 / bf16 (forward()) or f8E4M3FN / f8E5M2 codes with per-token or
-  /// static f32 scales (forwardQuantized(); sm_90a, prepared weights).
+  /// f16 / bf16 (forward()) or f8E4M3FN / f8E5M2 / si8 codes with per-token
+  /// or static f32 scales (forwardQuantized(); sm_90a, prepared weights).
   /// `output` is the output's type (and the bias's, and for 16-bit
   /// activations their type too). Sizes the kernels cannot take as they
   /// are (N not a multiple of 64, K not one of the k-tiles' or the groups')
@@ -143,8 +143,8 @@ public:
   /// (A layer of 8-bit activations transformed with
   /// LayerTarget::activationRows takes 16-bit `input` here too: it
   /// quantizes the m <= activationRows rows, then multiplies.)
-  /// The same for a layer of 8-bit activations (f8E4M3FN, f8E5M2): `codes`
-  /// [m, K] one byte each (16-byte aligned), `scales` their f32 scales
+  /// The same for a layer of 8-bit activations (f8E4M3FN, f8E5M2, si8):
+  /// `codes` [m, K] one byte each (16-byte aligned), `scales` their f32 scales
   /// ([m] per token, [1] static; 4-byte aligned; unused without scaling),
   /// as humming::ActivationQuantizer writes them.
   Status forwardQuantized(void *stream, uint64_t codes, uint64_t scales,
