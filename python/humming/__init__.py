@@ -187,9 +187,11 @@ class HummingLayer:
     activations (sm_90a): dtype "e4m3" / "float8_e4m3fn", "e5m2" /
     "float8_e5m2" or "int8" (integer weights only) with scaling "token"
     (default) or "static" (then "scale": the float32 scale used to
-    quantize 16-bit inputs) and output_dtype "float16" (default) or "bfloat16". Such a layer takes
-    16-bit activations (quantized on the GPU first, as the original's
-    quant_input) or codes with their scales (layer(codes, scale=scales)).
+    quantize 16-bit inputs) and output_dtype "float16" (default) or
+    "bfloat16". Such a layer takes 16-bit activations (quantized on the GPU
+    first, as the original's quant_input) or codes with their scales
+    (layer(codes, scale=scales)). Sizes the kernels cannot take as they are
+    are padded by the layer (pad_n / pad_k are optional).
     """
 
     def __init__(self, shape_n, shape_k, weight_config, input_config=None,
