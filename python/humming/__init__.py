@@ -605,6 +605,40 @@ class HummingQuantizer:
         return codes, scales
 
 
+def transform_all(layers, progress=None, **target):
+    """Transforms every layer (a model's worth) with the same target
+    arguments as HummingLayer.transform, showing progress on one terminal
+    line: layers done, kernels compiled and from the cache. `progress`: a
+    text stream, True (stderr), False (silent) or None (stderr where it is
+    a terminal). Returns the totals {"layers", "compiled", "cached",
+    "seconds"}."""
+    import sys
+    import time
+    if progress is None:
+        progress = sys.stderr if sys.stderr.isatty() else False
+    elif progress is True:
+        progress = sys.stderr
+    layers = list(layers)
+    totals = {"layers": 0, "compiled": 0, "cached": 0, "seconds": 0.0}
+    start = time.perf_counter()
+    for layer in layers:
+        layer.transform(**target)
+        stats = layer.transform_stats
+        totals["layers"] += 1
+        totals["compiled"] += stats.compiled
+        totals["cached"] += stats.cached
+        totals["seconds"] = time.perf_counter() - start
+        if progress:
+            progress.write(f"\r[humming] {totals['layers']}/{len(layers)} "
+                           f"layers, {totals['compiled']} kernels compiled, "
+                           f"{totals['cached']} cached, "
+                           f"{totals['seconds']:.1f} s")
+            progress.flush()
+    if progress and layers:
+        progress.write("\n")
+    return totals
+
+
 def _floats(value, count, name):
     try:
         import torch

@@ -74,6 +74,24 @@ class CreateTest(unittest.TestCase):
         self.assertEqual(str(e.exception),
                          "the mma_sync kernels need sm_80 or newer, got sm_75")
 
+    def test_transform_all_shows_progress(self):
+        import io
+        layers = []
+        for n in (256, 512):
+            layer = HummingLayer(n, 512, W4G128)
+            layer.load_from_unquantized(exact_weights(n, 512, 128))
+            layers.append(layer)
+        out = io.StringIO()
+        totals = humming.transform_all(layers, progress=out, chip="sm_90a",
+                                       compile_only=True)
+        self.assertEqual(totals["layers"], 2)
+        self.assertEqual(totals["compiled"] + totals["cached"],
+                         sum(l.kernel_count for l in layers))
+        text = out.getvalue()
+        self.assertIn("\r[humming] 1/2 layers, ", text)
+        self.assertIn("\r[humming] 2/2 layers, ", text)
+        self.assertTrue(text.endswith("\n"))
+
     def test_tile_config_replaces_the_heuristics(self):
         layer = HummingLayer(256, 512, W4G128)
         layer.load_from_unquantized(exact_weights(256, 512, 128))
