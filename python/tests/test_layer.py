@@ -205,7 +205,7 @@ class CheckpointTest(unittest.TestCase):
                             "Inputs", "make_checkpoint.py")
         cls.dir = tempfile.mkdtemp(prefix="humming-ckpt-")
         for kind in ("gptq", "gptq-act-order", "ct-w8a8-int8",
-                     "ct-w8a8-fp8"):
+                     "ct-w8a8-fp8", "ct-w8a8-int8-static", "fp8-block"):
             subprocess.run([sys.executable, make, cls.dir + "/" + kind, kind],
                            check=True)
         cls.module = "model.layers.0.mlp.down_proj"
@@ -236,6 +236,18 @@ class CheckpointTest(unittest.TestCase):
         self.assertIn("the checkpoint's activations are", str(e.exception))
         self.assertIn("(not quantized): use "
                       "humming_layer_create_from_checkpoint", str(e.exception))
+        # Static scales (the checkpoint's input_scale is not read yet) and
+        # per-group ones (FP8 blocks: no kernel) are refused with the reason.
+        with self.assertRaises(HummingError) as e:
+            HummingLayer.from_safetensors(self.dir + "/ct-w8a8-int8-static",
+                                          self.module, activations="checkpoint")
+        self.assertIn("activations have a static scale, which is not read "
+                      "from checkpoints yet", str(e.exception))
+        with self.assertRaises(HummingError) as e:
+            HummingLayer.from_safetensors(
+                self.dir + "/fp8-block", "model.layers.0.mlp.experts.0.up_proj",
+                activations="checkpoint")
+        self.assertIn("activations have no kernel yet", str(e.exception))
         with self.assertRaises(HummingError) as e:
             HummingLayer.from_safetensors(self.dir + "/gptq", self.module,
                                           activations="8-bit")

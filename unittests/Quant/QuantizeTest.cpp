@@ -198,6 +198,20 @@ TEST(Quantize, KernelPaddingAndPaddedTensors) {
   EXPECT_EQ(padCanonicalTensors(padded, *q, n, kGroups).error(),
             "scales: expected the unpadded shape [200, 8] (the layer pads "
             "it to [256, 8]), got [200, 3]");
+  // Tensors whose elements are not whole bytes, scales of no float type,
+  // and schemas that are not dense canonical ones.
+  QuantizedWeights odd = *q;
+  odd.scales = Tensor(DType::F4, {n, 8});
+  EXPECT_EQ(padCanonicalTensors(padded, odd, n, kGroups).error(),
+            "scales: expected whole-byte elements, got F4");
+  odd.scales = Tensor(DType::I32, {n, 8});
+  EXPECT_EQ(padCanonicalTensors(padded, odd, n, kGroups).error(),
+            "scales: expected a float dtype, got I32");
+  WeightSchema moe = padded;
+  moe.experts = 2;
+  EXPECT_EQ(padCanonicalTensors(moe, *q, n, kGroups).error(),
+            "expected a dense canonical schema to pad tensors for, got format "
+            "canonical with 2 experts");
   padded.padK = 24;
   EXPECT_EQ(padCanonicalTensors(padded, *q, n, k).error(),
             "expected K (1032) to be a multiple of the group size 128 to pad "
@@ -271,6 +285,16 @@ TEST(Quantize, TensorParallelShardsAreSlicesOfTheLayer) {
   EXPECT_EQ(shardCanonical(zp, *q, n, k, TensorParallel::Row, 2, 2).error(),
             "expected a tensor-parallel rank in 0 .. size - 1 and size >= 1, "
             "got rank 2 of 2");
+  WeightSchema padded = zp;
+  padded.padN = 64;
+  EXPECT_EQ(shardCanonical(padded, *q, n, k, TensorParallel::Row, 0, 2).error(),
+            "expected a dense, canonical, unpadded schema to shard, got format "
+            "canonical, 0 experts, pad 64 x 0");
+  QuantizedWeights deep = *q;
+  deep.scales = Tensor(DType::F16, {1, n, 4});
+  EXPECT_EQ(shardCanonical(zp, deep, n, k, TensorParallel::Row, 0, 2).error(),
+            "expected canonical tensors of whole-byte elements and one or two "
+            "dimensions, got F16 [1, 256, 4]");
 }
 
 TEST(Quantize, ExactlyRepresentableWeightsRoundTrip) {

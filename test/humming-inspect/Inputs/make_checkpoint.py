@@ -130,7 +130,7 @@ def fp8_block(d):
     ])
 
 
-def ct_w8a8(d, fp8):
+def ct_w8a8(d, fp8, static=False):
     """compressed-tensors W8A8 with per-channel weight scales and dynamic
     per-token activations: int8 (int-quantized) or fp8 (float-quantized,
     as the FP8-dynamic models)."""
@@ -143,8 +143,9 @@ def ct_w8a8(d, fp8):
             "num_bits": 8, "type": kind, "symmetric": True,
             "strategy": "channel"},
             "input_activations": {"num_bits": 8, "type": kind,
-                                  "symmetric": True, "strategy": "token",
-                                  "dynamic": True}}},
+                                  "symmetric": True,
+                                  "strategy": "tensor" if static else "token",
+                                  "dynamic": not static}}},
         "ignore": ["lm_head"]}},
         open(os.path.join(d, "config.json"), "w"))
     m = "model.layers.0.mlp.down_proj"
@@ -152,7 +153,7 @@ def ct_w8a8(d, fp8):
         (m + ".weight", "F8_E4M3" if fp8 else "I8", [n, k],
          rand_bytes(n * k, 7, 0, 0x7E) if fp8 else rand_bytes(n * k, 7)),
         (m + ".weight_scale", "F32", [n, 1], f32([0.002] * n)),
-    ])
+    ] + ([(m + ".input_scale", "F32", [1], f32([0.05]))] if static else []))
 
 
 def gptq_bad_utf8(d):
@@ -175,7 +176,8 @@ def main():
      "gptq-act-order": lambda d: gptq(d, act_order=True),
      "gptq-bad-utf8": gptq_bad_utf8, "bad-config": bad_config,
      "ct-w8a8-int8": lambda d: ct_w8a8(d, fp8=False),
-     "ct-w8a8-fp8": lambda d: ct_w8a8(d, fp8=True)}[kind](d)
+     "ct-w8a8-fp8": lambda d: ct_w8a8(d, fp8=True),
+     "ct-w8a8-int8-static": lambda d: ct_w8a8(d, fp8=False, static=True)}[kind](d)
 
 
 if __name__ == "__main__":
