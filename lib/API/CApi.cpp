@@ -104,6 +104,16 @@ Result<WeightSchema> toSchema(const humming_weight_schema &c) {
   w.padK = c.pad_k;
   return w;
 }
+/// The weight schema of a humming_layer_create* call, its pointers checked
+/// and `*out` cleared first.
+Result<WeightSchema> creationArgs(const humming_weight_schema *weight,
+                                  humming_layer **out) {
+  if (!weight || !out)
+    return Error{"expected a weight schema and an output pointer, got NULL"};
+  *out = nullptr;
+  return toSchema(*weight);
+}
+
 /// One module of a checkpoint in the canonical form, runnable by a Layer
 /// (with its act-order permutation, if any; `act` gets the model's 16-bit
 /// type).
@@ -135,10 +145,7 @@ int humming_layer_create(int64_t n, int64_t k,
                          const humming_weight_schema *weight,
                          const char *activation, int f16Accumulation,
                          humming_layer **out) {
-  if (!weight || !out)
-    return fail("expected a weight schema and an output pointer, got NULL");
-  *out = nullptr;
-  Result<WeightSchema> w = toSchema(*weight);
+  Result<WeightSchema> w = creationArgs(weight, out);
   if (!w)
     return fail(w.error());
   Result<ScalarType> act =
@@ -157,10 +164,7 @@ int humming_layer_create_quantized(int64_t n, int64_t k,
                                    const humming_weight_schema *weight,
                                    const char *activation, const char *scaling,
                                    const char *output, humming_layer **out) {
-  if (!weight || !out)
-    return fail("expected a weight schema and an output pointer, got NULL");
-  *out = nullptr;
-  Result<WeightSchema> w = toSchema(*weight);
+  Result<WeightSchema> w = creationArgs(weight, out);
   if (!w)
     return fail(w.error());
   Result<ScalarType> act =

@@ -96,12 +96,8 @@ def _library():
         lib.humming_layer_forward_quantized.argtypes = [
             p, p, ctypes.c_uint64, ctypes.c_uint64, ctypes.c_uint64,
             ctypes.c_int64]
-        lib.humming_layer_create_from_checkpoint.argtypes = [
-            ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(p)]
         lib.humming_layer_load_checkpoint.argtypes = [
             p, ctypes.c_char_p, ctypes.c_char_p]
-        lib.humming_layer_create_from_checkpoint_quantized.argtypes = [
-            ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(p)]
         lib.humming_layer_create_from_checkpoint_shard.argtypes = [
             ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,
             ctypes.c_int64, ctypes.c_int64, ctypes.c_char_p, ctypes.POINTER(p)]

@@ -5,7 +5,11 @@ torch and a CUDA device: a layer whose weights quantize exactly, run on the
 current stream and compared with x @ W^T in float64.
 """
 
+import os
 import random
+import subprocess
+import sys
+import tempfile
 import unittest
 
 import humming
@@ -24,6 +28,20 @@ def exact_weights(n, k, group, seed=1):
         for g in range(0, k, group):
             w[row * k + g] = 7 * s
     return w
+
+
+# The humming-inspect tests' checkpoint generator.
+MAKE_CHECKPOINT = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                               "..", "..", "test", "humming-inspect", "Inputs",
+                               "make_checkpoint.py")
+
+
+def make_checkpoint(kind, parent=None):
+    """A generated checkpoint of `kind` in a directory of that name under
+    `parent` (a new temporary directory by default); returns its path."""
+    d = os.path.join(parent or tempfile.mkdtemp(prefix="humming-ckpt-"), kind)
+    subprocess.run([sys.executable, MAKE_CHECKPOINT, d, kind], check=True)
+    return d
 
 
 class CreateTest(unittest.TestCase):
@@ -196,18 +214,10 @@ class CheckpointTest(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        import os
-        import subprocess
-        import sys
-        import tempfile
-        here = os.path.dirname(os.path.abspath(__file__))
-        make = os.path.join(here, "..", "..", "test", "humming-inspect",
-                            "Inputs", "make_checkpoint.py")
         cls.dir = tempfile.mkdtemp(prefix="humming-ckpt-")
         for kind in ("gptq", "gptq-act-order", "ct-w8a8-int8",
                      "ct-w8a8-fp8", "ct-w8a8-int8-static", "fp8-block"):
-            subprocess.run([sys.executable, make, cls.dir + "/" + kind, kind],
-                           check=True)
+            make_checkpoint(kind, cls.dir)
         cls.module = "model.layers.0.mlp.down_proj"
 
     def test_from_safetensors(self):
@@ -359,19 +369,12 @@ class GpuTest(unittest.TestCase):
         # quantizes x; the reference multiplies the quantizer's codes and
         # scales by the checkpoint's weights in float64.
         import importlib.util
-        import os
-        import subprocess
-        import sys
-        import tempfile
         import torch
         if torch.cuda.get_device_capability() != (9, 0):
             self.skipTest("8-bit activations run on sm_90a")
-        here = os.path.dirname(os.path.abspath(__file__))
-        make = os.path.join(here, "..", "..", "test", "humming-inspect",
-                            "Inputs", "make_checkpoint.py")
-        d = tempfile.mkdtemp(prefix="humming-ckpt-") + "/w8a8"
-        subprocess.run([sys.executable, make, d, "ct-w8a8-int8"], check=True)
-        spec = importlib.util.spec_from_file_location("make_checkpoint", make)
+        d = make_checkpoint("ct-w8a8-int8")
+        spec = importlib.util.spec_from_file_location("make_checkpoint",
+                                                      MAKE_CHECKPOINT)
         gen = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(gen)
         n, k = 256, 512
@@ -397,17 +400,8 @@ class GpuTest(unittest.TestCase):
         # The GPTQ desc_act checkpoint against its float64 dequantization
         # in the checkpoint's own column order (codes from qweight, zero
         # point 7 + 1, scale 0.01 of the column's g_idx group).
-        import os
-        import subprocess
-        import sys
-        import tempfile
         import torch
-        here = os.path.dirname(os.path.abspath(__file__))
-        make = os.path.join(here, "..", "..", "test", "humming-inspect",
-                            "Inputs", "make_checkpoint.py")
-        d = tempfile.mkdtemp(prefix="humming-ckpt-") + "/ao"
-        subprocess.run([sys.executable, make, d, "gptq-act-order"],
-                       check=True)
+        d = make_checkpoint("gptq-act-order")
         with open(os.path.join(d, "model.safetensors"), "rb") as f:
             raw = f.read()
         head = int.from_bytes(raw[:8], "little")
@@ -436,16 +430,8 @@ class GpuTest(unittest.TestCase):
         # The GPTQ layer against its two column shards (outputs
         # concatenated) and its two row shards (inputs split, outputs
         # summed): the same products up to the f16 output rounding.
-        import os
-        import subprocess
-        import sys
-        import tempfile
         import torch
-        here = os.path.dirname(os.path.abspath(__file__))
-        make = os.path.join(here, "..", "..", "test", "humming-inspect",
-                            "Inputs", "make_checkpoint.py")
-        d = tempfile.mkdtemp(prefix="humming-ckpt-") + "/gptq"
-        subprocess.run([sys.executable, make, d, "gptq"], check=True)
+        d = make_checkpoint("gptq")
         module = "model.layers.0.mlp.down_proj"
 
         def load(**tp):
