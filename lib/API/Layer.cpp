@@ -364,12 +364,17 @@ Status Layer::transform(const LayerTarget &target) {
                         "8-bit activations scaled per token (forward() "
                         "quantizes them), got ",
                         formatInputSchema(l.input))};
-  // 8-bit activations: the wgmma kernels over prepared weights only.
+  // 8-bit activations: the k32 kernels over prepared weights only (wgmma
+  // on sm_90a, mma.sync m16n8k32 elsewhere: s8 from sm_80, fp8 from sm_89).
   if (l.input.type.bits == 8) {
+    if (unsigned need = std::max(80u, minSmForActivation(l.input.type));
+        chip->sm < need)
+      return Error{concat(l.input.type.str(), " activations need sm_", need,
+                          " or newer (m16n8k32 ", l.input.type.str(),
+                          " MMAs); got ", chip->str())};
     if (!chip->supportsMma(MmaKind::Wgmma))
-      return Error{concat(l.input.type.str(), " activations run in the sm_90a "
-                          "wgmma kernels only; got ",
-                          chip->str())};
+      if (Diag d = layout::eightBitMmaSyncSupports(l.weight, l.input))
+        return Error{concat(*d, " (on ", chip->str(), ")")};
     if (!prepared)
       return Error{concat(l.input.type.str(), " activations run over the "
                           "prepared layout only, which is not used: ",
@@ -480,6 +485,14 @@ Status Layer::transform(const LayerTarget &target) {
     double seconds = 0;
   };
   std::vector<Piece> pieces(count);
+  // The chip's minimum PTX ISA, or 8.4 for fp8 activations below it: the
+  // mma_sync kernels' m16n8k32 e4m3 / e5m2 MMAs need it (other devices'
+  // tiles and forced tiles may be mma_sync ones on sm_90a too).
+  const unsigned ptxVersion =
+      l.input.type.bits == 8 && !l.input.type.isInt() &&
+              chip->minPtxVersion() < 84
+          ? 84u
+          : 0u;
   auto work = [&](size_t i) {
     auto started = Clock::now();
     const int only = count > 1 ? int(i) : -1;
@@ -499,8 +512,8 @@ Status Layer::transform(const LayerTarget &target) {
       if (!module)
         return Error{module.error()};
       Result<std::string> ptx =
-          mh::compileToPtx(**module, chip->str(), 0, 3, device, tileConfig,
-                           only);
+          mh::compileToPtx(**module, chip->str(), ptxVersion, 3, device,
+                           tileConfig, only);
       if (!ptx)
         return Error{ptx.error()};
       Result<rt::CompiledKernel> kernel = j.compiler->compile(*ptx, chip->str());

@@ -30,13 +30,18 @@ bool groupPerIteration(const WeightSchema &w, const KernelShape &k) {
 }
 
 int64_t stageChunks(const WeightSchema &w, const KernelShape &k) {
-  int64_t perTile = k.warpM / 16;
+  int64_t perTile = 0;
   for (const Plane &p : planes(w.type.bits))
     perTile += (p.width + 3) / 4;
+  // Activations: one 16-row tile of 32-byte rows per k-tile (16-bit) or
+  // per k32 step of two k-tiles (8-bit).
+  const int64_t activationTiles =
+      k.activationBits == 8 ? k.kTilesPerWarp / 2 : k.kTilesPerWarp;
   int64_t perGroup = (w.hasPerKScales() ? 1 : 0) +
                      (w.zeroPoint != ZeroPointKind::None ? 1 : 0);
   int64_t groupCopies = groupPerIteration(w, k) ? 1 : k.kTilesPerWarp;
-  return k.kTilesPerWarp * perTile + groupCopies * perGroup;
+  return k.kTilesPerWarp * perTile + activationTiles * (k.warpM / 16) +
+         groupCopies * perGroup;
 }
 
 KernelShape shapeOf(const TileConfig &t) {
@@ -156,7 +161,7 @@ double maxDequantizedMagnitude(const WeightSchema &w) {
 }
 
 Diag scaleAfterMmaApplies(const WeightSchema &w, bool f16Accumulation,
-                          const TileConfig &t) {
+                          const TileConfig &t, unsigned activationBits) {
   if (!w.hasPerKScales())
     return concat("scale_after_mma applies group scales; expected group or "
                   "group_tensor granularity, got ",
@@ -168,7 +173,8 @@ Diag scaleAfterMmaApplies(const WeightSchema &w, bool f16Accumulation,
   if (f16Accumulation)
     return std::string(
         "scale_after_mma scales f32 sums; expected f32 accumulation");
-  if (t.warpM != 16 || t.blockM != t.warpM)
+  // (8-bit activations keep each iteration's sums anyway.)
+  if (activationBits != 8 && (t.warpM != 16 || t.blockM != t.warpM))
     return concat("scale_after_mma keeps a second set of f32 sums per warp; "
                   "expected warp_m = block_m = 16, got warp_m = ",
                   t.warpM, ", block_m = ", t.blockM);
@@ -182,6 +188,18 @@ Diag scaleAfterMmaApplies(const WeightSchema &w, bool f16Accumulation,
 bool computesInEightBits(const ScalarType &activation) {
   return activation == ScalarType::e4m3() ||
          activation == ScalarType::e5m2() || activation == ScalarType::sint(8);
+}
+
+Diag eightBitMmaSyncSupports(const WeightSchema &w, const InputSchema &in) {
+  if (!computesInEightBits(in.type))
+    return concat("expected 8-bit activations (f8E4M3FN, f8E5M2 or si8), got ",
+                  in.type.str());
+  if (w.hasPerKScales() && w.scaleType.bits != 16)
+    return concat("the mma_sync kernels apply group scales to each "
+                  "iteration's sums per output column (scale_after_mma) and "
+                  "expect f16 or bf16 group scales with ",
+                  in.type.str(), " activations, got ", w.scaleType.str());
+  return std::nullopt;
 }
 
 Diag supports(const WeightSchema &w, const InputSchema &in, int64_t n,
@@ -202,10 +220,10 @@ Diag supports(const WeightSchema &w, const InputSchema &in, int64_t n,
                   w.zeroPoint == ZeroPointKind::Float ? " with float zero points"
                                                       : "");
   if (eightBit) {
-    // The wgmma k32 kernels (sm_90a): weights converted to the activation
-    // type in registers, f32 sums (s32 with si8; group scales on each
-    // iteration's), per-token or static activation scales and channel /
-    // tensor weight scales in the epilogue.
+    // The k32 kernels (wgmma on sm_90a, mma.sync m16n8k32 elsewhere):
+    // weights converted to the activation type in registers, f32 sums (s32
+    // with si8; group scales on each iteration's), per-token or static
+    // activation scales and channel / tensor weight scales in the epilogue.
     if (in.scaling == ActScaling::Group)
       return concat(prefix, "takes per-token or static scales with ",
                     in.type.str(), " activations (per-group activation "

@@ -21,15 +21,18 @@ struct ChipRow {
   int64_t maxSmemPerBlock;
 };
 
-// PTX ISA minimums follow LLVM 22's NVPTX subtarget table; shared memory per
-// block is the opt-in maximum of each compute capability.
+// PTX ISA minimums follow LLVM 22's NVPTX subtarget table, except sm_89's:
+// 8.4 instead of 7.8, because LLVM selects the fp8 instructions the sm_89
+// kernels use only from there (cvt to e4m3x2 / e5m2x2 from 8.1, mma.sync
+// m16n8k32 e4m3 / e5m2 from 8.4; below, it aborts instead of reporting).
+// Shared memory per block is the opt-in maximum of each compute capability.
 constexpr ChipRow kChips[] = {
     {75, "", 63, 0, 0, 64 * 1024},
     {80, "", 70, 0, 0, 163 * 1024},
     {86, "", 71, 0, 0, 99 * 1024},
     {87, "", 74, 0, 0, 163 * 1024},
     {88, "", 90, 0, 0, 99 * 1024},
-    {89, "", 78, 0, 0, 99 * 1024},
+    {89, "", 84, 0, 0, 99 * 1024},
     {90, "a", 78, 80, 0, 227 * 1024},
     {100, "af", 86, 86, 88, 227 * 1024},
     {103, "af", 88, 88, 88, 227 * 1024},
@@ -283,9 +286,13 @@ ActivationChoice chooseActivation(const WeightSchema &w,
     const bool eightBit = layout::computesInEightBits(in.type);
     if (!d && in.type.bits != 16 && !eightBit)
       d = "no kernel takes " + in.type.str() + " activations yet";
-    if (!d && eightBit && !chip.supportsMma(MmaKind::Wgmma))
-      d = "the kernels of 8-bit activations run on sm_90a only so far, got " +
+    // The k32 kernels: wgmma on sm_90a, mma.sync m16n8k32 from sm_80.
+    if (!d && eightBit && chip.sm < 80)
+      d = "the kernels of 8-bit activations need sm_80 or newer "
+          "(m16n8k32), got " +
           chip.str();
+    if (!d && eightBit && !chip.supportsMma(MmaKind::Wgmma))
+      d = layout::eightBitMmaSyncSupports(w, in);
     if (!d && eightBit && n > 0 && k > 0)
       d = layout::supports(w, in, n + w.padN, k + w.padK);
     if (!d) {

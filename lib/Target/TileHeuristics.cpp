@@ -453,13 +453,6 @@ Result<std::vector<TileConfig>>
 selectEightBitTiles(const WeightSchema &w, const InputSchema &in,
                     const ComputeOptions &c, int64_t n, int64_t k,
                     const DeviceInfo &device) {
-  if (!wgmmaApplies(c, device))
-    return Error{concat(in.type.str(), " activations run in the sm_90a wgmma "
-                        "kernels only (f32 sums, not batch-invariant); got ",
-                        device.name.empty() ? device.chip : device.name,
-                        c.f16Accumulation ? " with f16 accumulation"
-                        : c.batchInvariant ? ", batch-invariant"
-                                           : "")};
   const int64_t bits = int64_t(in.type.bits);
   std::vector<TileConfig> out;
   struct Range {
@@ -503,6 +496,106 @@ selectEightBitTiles(const WeightSchema &w, const InputSchema &in,
   }
   return out;
 }
+
+/// 8-bit activations without wgmma (sm_80-sm_89: s8 m16n8k32, and e4m3 /
+/// e5m2 m16n8k32 from sm_89): the mma_sync kernels with k32 steps, each
+/// iteration's sums folded into f32 ones (group scales per C column:
+/// scale_after_mma), so warp rows of at most 32 tokens. M = 1..16: 16-row
+/// warps over 64 of K per iteration where K allows it (32 else); M =
+/// 17..64: 32-row warps; both with the 16-bit kernels' K splits (eight
+/// resident warps per SM from an in-block split of up to eight warps, a
+/// split across CTAs while the output tiles leave SMs idle, at least
+/// `stages` iterations per CTA and warp group). From M = 65: blocks of 2 x
+/// 4 (or 2) warps of 32 x 64 copying their tiles together, 32 of K per
+/// iteration. Batch-invariant: 32 of K per iteration and no K split at
+/// every M (the same sums in the same order for every token). The 16-bit
+/// rules carried over, not measured: no sm_80-sm_89
+/// device has run these kernels (the H200 runs them with forced tiles,
+/// humming-gpu-test --force-tile-config).
+Result<std::vector<TileConfig>>
+selectEightBitMmaSyncTiles(const WeightSchema &w, const InputSchema &in,
+                           const ComputeOptions &c, int64_t n, int64_t k,
+                           const DeviceInfo &device) {
+  if (c.f16Accumulation)
+    return Error{concat(in.type.str(), " activations sum in f32 (s32 for "
+                        "int8); expected f16_accumulation = false")};
+  if (Diag d = layout::eightBitMmaSyncSupports(w, in))
+    return Error{*d};
+  const int64_t budget = sharedMemoryBudget(device);
+  const int64_t columnTiles = n / layout::kTileN;
+  struct Range {
+    int64_t lo, hi, warpM;
+  };
+  std::vector<TileConfig> out;
+  for (Range r : {Range{1, 16, 16}, {17, 64, 32}, {65, 0, 32}}) {
+    layout::KernelShape ks;
+    ks.activationBits = 8;
+    ks.warpM = r.warpM;
+    int64_t ctaSplit = 1;
+    if (r.hi == 0) {
+      // The cooperative block.
+      ks.warpsM = 2;
+      ks.warpsN = n % (4 * layout::kTileN) == 0   ? 4
+                  : n % (2 * layout::kTileN) == 0 ? 2
+                                                  : 1;
+      ks.kTilesPerWarp = 2;
+      ks.stages = 4;
+      ks.blockCopies = true;
+      while (ks.stages > 2 && layout::sharedBytes(w, ks) > budget)
+        --ks.stages;
+    } else {
+      ks.kTilesPerWarp =
+          k % (4 * layout::kTileK) == 0 && !c.batchInvariant ? 4 : 2;
+      ks.stages = 4;
+      const int64_t mTiles = ceilDiv(r.hi, r.warpM);
+      const int64_t outputTiles = columnTiles * mTiles;
+      if (outputTiles < device.smCount && !c.batchInvariant)
+        ctaSplit = std::min<int64_t>(8, device.smCount / outputTiles);
+      // Eight resident warps per SM, at most eight per block.
+      ks.kSplit = c.batchInvariant
+                      ? 1
+                      : std::min<int64_t>(
+                            8, floorPow2(std::max<int64_t>(
+                                   1, device.smCount * 8 /
+                                          (outputTiles * ctaSplit))));
+      auto iterations = [&] {
+        return k / (ks.kTilesPerIteration() * layout::kTileK);
+      };
+      while (ks.kSplit > 1 &&
+             (k % (ks.kTilesPerIteration() * layout::kTileK) != 0 ||
+              iterations() < ks.stages))
+        ks.kSplit /= 2;
+      while (layout::sharedBytes(w, ks) > budget) {
+        if (ks.stages > 3)
+          --ks.stages;
+        else if (ks.kSplit > 1)
+          ks.kSplit /= 2;
+        else if (ks.stages > 2)
+          --ks.stages;
+        else
+          break;
+      }
+      while (ctaSplit > 1 && iterations() / ctaSplit < ks.stages)
+        --ctaSplit;
+    }
+    if (!runs(w, n, k, ks, device))
+      return Error{concat("no mma_sync tile runs a ", n, " x ", k,
+                          " layer with ", in.type.str(), " activations on ",
+                          device.name.empty() ? device.chip : device.name,
+                          " (", budget, " bytes of shared memory)")};
+    TileConfig t = layout::tileConfigOf(ks);
+    t.mMin = r.lo;
+    t.mMax = r.hi;
+    t.splitK = ctaSplit;
+    if (w.hasPerKScales())
+      t.scaleAfterMma = true;
+    if (Diag d = verifyTileConfig(t))
+      return Error{concat("the tile heuristics chose an invalid tile (a bug): ",
+                          *d)};
+    appendRange(out, t);
+  }
+  return out;
+}
 } // namespace
 
 Result<std::vector<TileConfig>> selectMmaSyncTiles(const WeightSchema &w,
@@ -515,8 +608,22 @@ Result<std::vector<TileConfig>> selectMmaSyncTiles(const WeightSchema &w,
   if (device.smCount <= 0)
     return Error{concat("expected the device's SM count, "
                         "got ", device.smCount)};
-  if (in.type.bits == 8)
-    return selectEightBitTiles(w, in, c, n, k, device);
+  if (in.type.bits == 8) {
+    // The wgmma tiles where they run (K a multiple of 64), else the
+    // mma_sync k32 ones (sm_80-sm_89, batch-invariant layers, K = 32 mod
+    // 64 on sm_90a).
+    if (wgmmaApplies(c, device)) {
+      Result<std::vector<TileConfig>> tiles =
+          selectEightBitTiles(w, in, c, n, k, device);
+      if (tiles)
+        return tiles;
+      if (Result<std::vector<TileConfig>> other =
+              selectEightBitMmaSyncTiles(w, in, c, n, k, device))
+        return other;
+      return tiles;
+    }
+    return selectEightBitMmaSyncTiles(w, in, c, n, k, device);
+  }
   const double crossover = computeMemoryCrossover(w, in, device);
   const int64_t columnTiles = n / layout::kTileN;
   // M ranges. Below the compute/memory crossover the weights dominate:

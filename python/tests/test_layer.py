@@ -203,10 +203,13 @@ class EightBitActivationTest(unittest.TestCase):
         layer.load_from_unquantized(exact_weights(256, 512, 128))
         layer.transform(chip="sm_90a", compile_only=True)
         self.assertTrue(layer.prepared)
+        # sm_89: the mma_sync m16n8k32 kernels; sm_86 has no fp8 MMA.
+        layer.transform(chip="sm_89", compile_only=True)
+        self.assertTrue(layer.prepared)
         with self.assertRaises(HummingError) as e:
-            layer.transform(chip="sm_89", compile_only=True)
-        self.assertEqual(str(e.exception), "f8E4M3FN activations run in the "
-                         "sm_90a wgmma kernels only; got sm_89")
+            layer.transform(chip="sm_86", compile_only=True)
+        self.assertEqual(str(e.exception), "f8E4M3FN activations need sm_89 "
+                         "or newer (m16n8k32 f8E4M3FN MMAs); got sm_86")
 
 
 class CheckpointTest(unittest.TestCase):
@@ -229,17 +232,19 @@ class CheckpointTest(unittest.TestCase):
     def test_eight_bit_activations_from_the_checkpoint(self):
         # W8A8 int8 and fp8 (compressed-tensors, dynamic per-token
         # activations): the checkpoint's own activations on request.
-        for kind, act in (("ct-w8a8-int8", "int8"), ("ct-w8a8-fp8", "e4m3")):
+        for kind, act, older, why in (
+                ("ct-w8a8-int8", "int8", "sm_75", "need sm_80 or newer"),
+                ("ct-w8a8-fp8", "e4m3", "sm_86", "need sm_89 or newer")):
             layer = HummingLayer.from_safetensors(
                 self.dir + "/" + kind, self.module, activations="checkpoint")
             self.assertEqual((layer._act, layer._scaling), (act, "token"))
             self.assertEqual((layer.shape_n, layer.shape_k), (256, 512))
             layer.transform(chip="sm_90a", compile_only=True)
             self.assertTrue(layer.prepared)
+            layer.transform(chip="sm_89", compile_only=True)  # mma_sync
             with self.assertRaises(HummingError) as e:
-                layer.transform(chip="sm_89", compile_only=True)
-            self.assertIn("activations run in the sm_90a wgmma kernels only",
-                          str(e.exception))
+                layer.transform(chip=older, compile_only=True)
+            self.assertIn(why, str(e.exception))
         with self.assertRaises(HummingError) as e:
             HummingLayer.from_safetensors(self.dir + "/gptq", self.module,
                                           activations="checkpoint")

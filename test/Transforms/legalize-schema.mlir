@@ -41,8 +41,8 @@ func.func @awq(%a: memref<?x1024xf16>, %w: memref<1024x128xi32>, %s: memref<8x10
 // fp8 activations on sm_80 (no fp8 tensor cores): the gemm takes the bf16
 // values humming.quantize read, drops the activation scales, and the
 // quantize (now unread) is erased. Without a chip the reason is the
-// kernels' (8-bit activations run in the sm_90a wgmma kernels only;
-// legalize-schema-fp8.mlir has the sm_90a cases).
+// kernels' (chosen per chip; legalize-schema-fp8.mlir has the sm_90a and
+// sm_89 cases).
 // CHECK-LABEL: func.func @fp8_activations
 // CHECK-NOT:   humming.quantize
 // CHECK:       humming.gemm %arg0, %{{.*}} scales(%{{.*}} : memref<1024x1xbf16>) into %{{.*}} {
@@ -50,7 +50,7 @@ func.func @awq(%a: memref<?x1024xf16>, %w: memref<1024x128xi32>, %s: memref<8x10
 // CHECK-SAME:  input_schema = #humming.input_schema<type = bf16>
 // CHECK-SAME:  : memref<?x1024xbf16>, memref<1024x128xi32> -> memref<?x1024xbf16>
 // NOCHIP-LABEL: func.func @fp8_activations
-// NOCHIP:       humming.legalized = ["activations: f8E4M3FN -> bf16 (the values humming.quantize read): only the sm_90a wgmma kernels take 8-bit activations so far (f8E4M3FN activations are not lowered for a target-less module yet)"]
+// NOCHIP:       humming.legalized = ["activations: f8E4M3FN -> bf16 (the values humming.quantize read): the kernels of 8-bit activations are chosen per chip and the module has none (f8E4M3FN activations stay with a humming.target or chip=)"]
 func.func @fp8_activations(%x: memref<?x1024xbf16>, %q: memref<?x1024xf8E4M3FN>, %as: memref<?x1xf32>, %w: memref<1024x128xi32>, %s: memref<1024x1xbf16>, %c: memref<?x1024xbf16>) {
   humming.quantize %x into %q scales(%as : memref<?x1xf32>)
       {schema = #humming.input_schema<type = f8E4M3FN, scaling = token>}

@@ -10,6 +10,10 @@
 // --force-tile-config=<#humming.tile_config> compiles every prepared layer
 // with that configuration for every M (tuning experiments).
 //
+// --tiles-for=<device> chooses the prepared layers' tiles with another
+// device's facts (--tiles-for=L40S on the H200 runs the sm_89 heuristics'
+// mma_sync tiles, 8-bit activations included, compiled for the H200).
+//
 // --layer=<N>x<K> (repeatable) replaces the suite by ad-hoc W4A16 g128
 // layers, canonical and prepared, checked and timed at the M of --m=
 // (default 1,16): fixed-cost and scaling experiments.
@@ -451,11 +455,18 @@ std::vector<Case> matrix() {
   return withPrepared(cases);
 }
 
-/// Whether the case has kernels on `chip`: 8-bit activations only on the
-/// wgmma ones (the transform elsewhere refuses them, tested in LayerTest).
+/// Whether the case has kernels on `chip`: 8-bit activations where the
+/// chip has their m16n8k32 (or wgmma) MMA and, without wgmma, the mma_sync
+/// kernels hold the layer (16-bit group scales); the transform elsewhere
+/// refuses them, tested in LayerTest.
 bool runsOn(const Case &c, const std::string &chip) {
+  if (!c.eightBit())
+    return true;
   std::optional<Chip> parsed = Chip::parse(chip);
-  return !c.eightBit() || (parsed && parsed->supportsMma(MmaKind::Wgmma));
+  if (!parsed || parsed->sm < std::max(80u, minSmForActivation(c.act)))
+    return false;
+  return parsed->supportsMma(MmaKind::Wgmma) ||
+         !layout::eightBitMmaSyncSupports(c.weight, c.input());
 }
 
 /// The target of a case: its canonical or prepared layout, and the forced
@@ -1036,6 +1047,12 @@ static cl::opt<std::string> forceTiles(
     "force-tile-config",
     cl::desc("Compile every prepared layer with this tile for every M"),
     cl::value_desc("#humming.tile_config<...>"), cl::cat(category));
+static cl::opt<std::string> tilesFor(
+    "tiles-for",
+    cl::desc("Choose the prepared layers' tiles with this device's facts "
+             "(e.g. L40S, A100: their mma_sync tiles, compiled for and run "
+             "on the GPU present)"),
+    cl::value_desc("device"), cl::cat(category));
 static cl::list<std::string>
     layerShapes("layer",
                 cl::desc("Replace the suite by ad-hoc W4A16 g128 layers "
@@ -1172,6 +1189,18 @@ int main(int argc, char **argv) {
     tileDevice = tileDevice.substr(7);
   if (!lookupDevice(tileDevice))
     tileDevice.clear();
+  if (!tilesFor.empty()) {
+    // Another device's tiles compiled for this chip: the sm_80-sm_89
+    // heuristics' kernels (mma_sync, 8-bit activations included) run here.
+    if (!lookupDevice(tilesFor)) {
+      std::fprintf(stderr,
+                   "humming-gpu-test: expected --tiles-for=<device> among "
+                   "%s, got '%s'\n",
+                   knownDeviceNames().c_str(), tilesFor.c_str());
+      return 2;
+    }
+    tileDevice = tilesFor;
+  }
   std::printf("tile heuristics: %s\n",
               tileDevice.empty() ? "the chip's representative device"
                                  : tileDevice.c_str());
@@ -1193,7 +1222,7 @@ int main(int argc, char **argv) {
   for (const Case &c : cases()) {
     if (!filter.empty() && c.name.find(filter) == std::string::npos)
       continue;
-    if (!runsOn(c, chip))
+    if (!runsOn(c, tilesFor.empty() ? chip : lookupDevice(tilesFor)->chip))
       continue;
     Outcome base;
     base.name = c.name;

@@ -141,8 +141,9 @@ TEST(CApi, ErrorsSayWhatWasExpected) {
 }
 
 TEST(CApi, QuantizedActivationLayers) {
-  // 8-bit activation layers: the arguments' errors, then a compile-only
-  // transform for sm_90a (the wgmma k32 kernels), which other chips refuse.
+  // 8-bit activation layers: the arguments' errors, then compile-only
+  // transforms for sm_89 (mma_sync m16n8k32) and sm_90a (the wgmma k32
+  // kernels), which chips without fp8 MMAs refuse.
   humming::test::useTestCache();
   humming_weight_schema w = {};
   w.type = "e4m3";
@@ -176,10 +177,14 @@ TEST(CApi, QuantizedActivationLayers) {
   std::vector<float> weights(256 * 512, 0.25f);
   ASSERT_EQ(humming_layer_quantize(layer, weights.data(), nullptr), 0)
       << humming_last_error();
-  EXPECT_NE(humming_layer_transform(layer, nullptr, "sm_89", 1), 0);
+  EXPECT_NE(humming_layer_transform(layer, nullptr, "sm_86", 1), 0);
   EXPECT_EQ(std::string(humming_last_error()),
-            "f8E4M3FN activations run in the sm_90a wgmma kernels only; got "
-            "sm_89");
+            "f8E4M3FN activations need sm_89 or newer (m16n8k32 f8E4M3FN "
+            "MMAs); got sm_86");
+  // sm_89: the mma_sync m16n8k32 kernels.
+  EXPECT_EQ(humming_layer_transform(layer, nullptr, "sm_89", 1), 0)
+      << humming_last_error();
+  EXPECT_EQ(humming_layer_is_prepared(layer), 1);
   EXPECT_EQ(humming_layer_transform(layer, "H200", nullptr, 1), 0)
       << humming_last_error();
   EXPECT_EQ(humming_layer_is_prepared(layer), 1);

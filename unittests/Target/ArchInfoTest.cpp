@@ -91,11 +91,27 @@ TEST(ArchInfo, ActivationChoiceFollowsTheKernels) {
   ActivationChoice c = chooseActivation(fp8, token, h200, true, 8192, 8192);
   EXPECT_EQ(c.input.type, ScalarType::e4m3());
   EXPECT_EQ(c.fallbackReason, "");
+  // sm_89: the mma_sync m16n8k32 kernels; sm_80 has no fp8 MMA.
   c = chooseActivation(fp8, token, l40s, true, 8192, 8192);
+  EXPECT_EQ(c.input.type, ScalarType::e4m3());
+  EXPECT_EQ(c.fallbackReason, "");
+  const Chip a100 = *Chip::parse("sm_80"), t4 = *Chip::parse("sm_75");
+  c = chooseActivation(fp8, token, a100, true, 8192, 8192);
   EXPECT_EQ(c.input.type, ScalarType::f16());
   EXPECT_EQ(c.fallbackReason,
-            "f8E4M3FN activations: the kernels of 8-bit activations run on "
-            "sm_90a only so far, got sm_89");
+            "f8E4M3FN activations: expected sm_89 or newer, got sm_80");
+  // The mma_sync kernels take 16-bit group scales only.
+  WeightSchema f32g = WeightSchema::make(ScalarType::uint(4), ScalarType::f32(),
+                                         Granularity::Group, 128);
+  c = chooseActivation(f32g, token, l40s, true, 4096, 4096);
+  EXPECT_EQ(c.input.type, ScalarType::f16());
+  EXPECT_EQ(c.fallbackReason,
+            "f8E4M3FN activations: the mma_sync kernels apply group scales to "
+            "each iteration's sums per output column (scale_after_mma) and "
+            "expect f16 or bf16 group scales with f8E4M3FN activations, got "
+            "f32");
+  EXPECT_EQ(chooseActivation(f32g, token, h200, true, 4096, 4096).input.type,
+            ScalarType::e4m3());
   // What the prepared layout does not hold with them (groups of 32).
   WeightSchema g32 = WeightSchema::make(ScalarType::uint(4), ScalarType::f16(),
                                         Granularity::Group, 32);
@@ -107,8 +123,9 @@ TEST(ArchInfo, ActivationChoiceFollowsTheKernels) {
   // Without sizes the layout is not asked.
   EXPECT_EQ(chooseActivation(g32, token, h200, false).input.type,
             ScalarType::e4m3());
-  // si8 activations run in the s8 wgmma kernels (sm_90a only so far);
-  // 4-bit ones have no kernel yet and fall to the next candidate.
+  // si8 activations run in the s8 wgmma kernels on sm_90a and the s8
+  // m16n8k32 ones from sm_80; 4-bit ones have no kernel yet and fall to the
+  // next candidate.
   WeightSchema u4 = WeightSchema::make(ScalarType::uint(4), ScalarType::f16(),
                                        Granularity::Channel);
   const InputSchema i8{ScalarType::sint(8), ActScaling::Token, 0};
@@ -116,10 +133,15 @@ TEST(ArchInfo, ActivationChoiceFollowsTheKernels) {
   EXPECT_EQ(c.input.type, ScalarType::sint(8));
   EXPECT_TRUE(c.fallbackReason.empty()) << c.fallbackReason;
   c = chooseActivation(u4, i8, l40s, true, 4096, 4096);
+  EXPECT_EQ(c.input.type, ScalarType::sint(8));
+  EXPECT_TRUE(c.fallbackReason.empty()) << c.fallbackReason;
+  c = chooseActivation(u4, i8, a100, true, 4096, 4096);
+  EXPECT_EQ(c.input.type, ScalarType::sint(8));
+  c = chooseActivation(u4, i8, t4, true, 4096, 4096);
   EXPECT_EQ(c.input.type, ScalarType::f16());
   EXPECT_EQ(c.fallbackReason, "si8 activations: the kernels of 8-bit "
-                              "activations run on sm_90a only so far, got "
-                              "sm_89");
+                              "activations need sm_80 or newer (m16n8k32), "
+                              "got sm_75");
   c = chooseActivation(WeightSchema::make(ScalarType::uint(3),
                                           ScalarType::f16(),
                                           Granularity::Channel),

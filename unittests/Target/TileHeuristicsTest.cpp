@@ -607,7 +607,7 @@ TEST(TileHeuristics, RefusesLayersTheLayoutCannotHold) {
 TEST(TileHeuristics, EightBitActivationsGetWgmmaTilesAtEveryM) {
   // fp8 activations: the sm_90a wgmma k32 kernels at every M, two sets of
   // f32 sums within the 128-sum budget, no activation tensor map, the
-  // pipeline in shared memory; other chips are refused with the reason.
+  // pipeline in shared memory.
   const InputSchema e4{ScalarType::e4m3(), ActScaling::Token, 0};
   const WeightSchema schemas[] = {
       WeightSchema::make(ScalarType::e4m3(), ScalarType::f16(),
@@ -678,32 +678,107 @@ TEST(TileHeuristics, EightBitActivationsGetWgmmaTilesAtEveryM) {
   EXPECT_EQ(wide[0].warpM, 8);
   EXPECT_EQ(wide[0].splitK, 1);
   EXPECT_FALSE(wide[0].workspaceSplit);
-  Result<std::vector<TileConfig>> ampere = selectMmaSyncTiles(
-      schemas[0], e4, {}, 8192, 8192, *lookupDevice("L40S"));
-  ASSERT_FALSE(bool(ampere));
-  EXPECT_EQ(ampere.error(), "f8E4M3FN activations run in the sm_90a wgmma "
-                            "kernels only (f32 sums, not batch-invariant); "
-                            "got L40S");
+  // K = 96 has no 64-column wgmma iteration: the mma_sync k32 tiles.
   Result<std::vector<TileConfig>> shortK = selectMmaSyncTiles(
       schemas[0], e4, {}, 256, 96, *lookupDevice("H200"));
-  ASSERT_FALSE(bool(shortK));
-  EXPECT_EQ(shortK.error(), "no wgmma tile runs a 256 x 96 layer with "
-                            "f8E4M3FN activations on H200 (the padded K must "
-                            "be a multiple of 64)");
+  ASSERT_TRUE(bool(shortK)) << shortK.error();
+  for (const TileConfig &tc : *shortK) {
+    EXPECT_EQ(tc.mma, MmaKind::MmaSync);
+    EXPECT_EQ(tc.warpK, 32);
+  }
   ComputeOptions f16Sums;
   f16Sums.f16Accumulation = true;
   Result<std::vector<TileConfig>> f16acc = selectMmaSyncTiles(
       schemas[1], e4, f16Sums, 8192, 8192, *lookupDevice("H200"));
   ASSERT_FALSE(bool(f16acc));
-  EXPECT_EQ(f16acc.error(), "f8E4M3FN activations run in the sm_90a wgmma "
-                            "kernels only (f32 sums, not batch-invariant); "
-                            "got H200 with f16 accumulation");
+  EXPECT_EQ(f16acc.error(), "f8E4M3FN activations sum in f32 (s32 for "
+                            "int8); expected f16_accumulation = false");
+  // Batch-invariant: the mma_sync tiles, one K decomposition at every M.
   ComputeOptions invariant;
   invariant.batchInvariant = true;
   Result<std::vector<TileConfig>> inv = selectMmaSyncTiles(
       schemas[0], e4, invariant, 8192, 8192, *lookupDevice("H200"));
-  ASSERT_FALSE(bool(inv));
-  EXPECT_EQ(inv.error(), "f8E4M3FN activations run in the sm_90a wgmma "
-                         "kernels only (f32 sums, not batch-invariant); got "
-                         "H200, batch-invariant");
+  ASSERT_TRUE(bool(inv)) << inv.error();
+  for (const TileConfig &tc : *inv) {
+    EXPECT_EQ(tc.mma, MmaKind::MmaSync);
+    EXPECT_EQ(tc.warpK, 32);
+    EXPECT_EQ(tc.blockK, 32);
+    EXPECT_EQ(tc.splitK, 1);
+  }
+}
+
+TEST(TileHeuristics, EightBitActivationsGetMmaSyncTilesWithoutWgmma) {
+  // sm_80-sm_89 (and sm_90a where no wgmma tile runs): the mma_sync
+  // m16n8k32 kernels at every M: k32 steps (warp_k 32 or 64), at most
+  // 32-row warps (two sets of sums), group scales after the MMAs, f32 sums,
+  // the pipeline in shared memory; fp8 from sm_89, si8 from sm_80.
+  const InputSchema e4{ScalarType::e4m3(), ActScaling::Token, 0};
+  const InputSchema i8{ScalarType::sint(8), ActScaling::Token, 0};
+  const WeightSchema e4w = WeightSchema::make(
+      ScalarType::e4m3(), ScalarType::f16(), Granularity::Channel);
+  const WeightSchema u4g = WeightSchema::make(
+      ScalarType::uint(4), ScalarType::bf16(), Granularity::Group, 128);
+  const WeightSchema i8w = WeightSchema::make(
+      ScalarType::sint(8), ScalarType::f16(), Granularity::Channel);
+  const std::pair<int64_t, int64_t> shapes[] = {
+      {8192, 8192}, {4096, 14336}, {28672, 8192}, {256, 512}, {320, 1024},
+      {256, 96}};
+  struct Combo {
+    const char *device;
+    WeightSchema w;
+    InputSchema in;
+  };
+  int checked = 0;
+  for (const Combo &c : {Combo{"L40S", e4w, e4}, Combo{"L40S", u4g, e4},
+                         Combo{"RTX 4090", u4g, i8}, Combo{"A100", i8w, i8},
+                         Combo{"A100", u4g, i8}, Combo{"A10", i8w, i8}}) {
+    const DeviceInfo &d = *lookupDevice(c.device);
+    for (auto [n, k] : shapes) {
+      if (layout::supports(c.w, c.in, n, k))
+        continue; // K = 96 with groups of 128
+      Result<std::vector<TileConfig>> tiles =
+          selectMmaSyncTiles(c.w, c.in, {}, n, k, d);
+      ASSERT_TRUE(bool(tiles))
+          << c.device << " " << n << "x" << k << ": " << tiles.error();
+      EXPECT_FALSE(verifyTileRanges(*tiles));
+      EXPECT_EQ(tiles->front().mMin, 1);
+      EXPECT_EQ(tiles->back().mMax, 0);
+      for (const TileConfig &tc : *tiles) {
+        EXPECT_EQ(tc.mma, MmaKind::MmaSync);
+        EXPECT_FALSE(verifyTileForProblem(tc, c.w, c.in, {}, n, k))
+            << *verifyTileForProblem(tc, c.w, c.in, {}, n, k);
+        EXPECT_EQ(tc.warpK % 32, 0);
+        EXPECT_LE(tc.warpM, 32);
+        EXPECT_EQ(tc.scaleAfterMma, c.w.hasPerKScales());
+        EXPECT_FALSE(layout::scaleAfterMmaApplies(c.w, false, tc, 8) &&
+                     tc.scaleAfterMma);
+        layout::KernelShape ks = layout::shapeOf(tc);
+        ks.activationBits = 8;
+        EXPECT_LE(layout::sharedBytes(c.w, ks), d.smemPerSmKB * 1024);
+        ++checked;
+      }
+    }
+  }
+  EXPECT_GT(checked, 60);
+  // Decode at 8192^2 on the L40S: 16-row warps over 64 of K, K split in
+  // the block and across CTAs (128 column tiles, 142 SMs: none across).
+  std::vector<TileConfig> decode =
+      *selectMmaSyncTiles(u4g, e4, {}, 8192, 8192, *lookupDevice("L40S"));
+  ASSERT_EQ(decode.size(), 3u);
+  EXPECT_EQ(decode[0].mMax, 16);
+  EXPECT_EQ(decode[0].warpM, 16);
+  EXPECT_EQ(decode[0].warpK, 64);
+  EXPECT_EQ(decode[1].warpM, 32);
+  EXPECT_EQ(decode[2].blockM, 64);
+  EXPECT_TRUE(decode[2].blockCopies);
+  // What the mma_sync kernels do not take: group scales of other widths.
+  const WeightSchema f32g = WeightSchema::make(
+      ScalarType::uint(4), ScalarType::f32(), Granularity::Group, 128);
+  Result<std::vector<TileConfig>> wide =
+      selectMmaSyncTiles(f32g, e4, {}, 8192, 8192, *lookupDevice("L40S"));
+  ASSERT_FALSE(bool(wide));
+  EXPECT_EQ(wide.error(),
+            "the mma_sync kernels apply group scales to each iteration's sums "
+            "per output column (scale_after_mma) and expect f16 or bf16 group "
+            "scales with f8E4M3FN activations, got f32");
 }

@@ -24,11 +24,13 @@
 // The tile (ktile, ntile) starts at word ktile * (N * b / 2) + ntile * 32 * b
 // of the [K/16, N*b/2] i32 tensor.
 //
-// 8-bit activations (sm_90a wgmma, k32 steps over two k-tiles): the
-// instruction's A register i of lane (g, q) holds four 8-bit weights of k
-// 4 q ..+4 (registers 0, 1) or 16 + 4 q ..+4 (registers 2, 3) of one k32
-// step. So that the words of pairs 4 w, 4 w + 1 (one 8-bit plane word) are
-// that register as they are, a k-tile's rows are permuted: its position r
+// 8-bit activations (k32 steps over two k-tiles): the sm_90a wgmma's A
+// register i of lane (g, q) holds four 8-bit weights of k 4 q ..+4
+// (registers 0, 1) or 16 + 4 q ..+4 (registers 2, 3) of one k32 step, and
+// the mma.sync m16n8k32 B registers b0 / b1 of lane (g, q) the same k rows
+// of column g. So that the words of pairs 2 j, 2 j + 1 (one 8-bit plane
+// word) are that register as they are, a k-tile's rows are permuted: its
+// position r
 // holds the weights of row eightBitRow(r) = 4 ((r % 8) / 2) + 2 (r % 2) +
 // r / 8 of the same k-tile (a permutation inside each 16 rows of K, so
 // scale groups of 16 or more are unchanged). 16-bit activations keep r.
@@ -369,16 +371,24 @@ bool representableIn(const ScalarType &from, const ScalarType &to);
 /// Whether tile `t` may apply the group scales after the MMAs
 /// (`scale_after_mma`: the MMAs sum unscaled codes in f32, scaled per C
 /// column once per iteration): group scales of 16 bits, f32 accumulation,
-/// one 16-row warp per block along M, and a warp's k-tiles of an iteration
-/// inside one group. The diagnostic says which condition fails. Shared by
-/// the lowering (which rejects such tiles) and the tile heuristics (which
-/// choose the flag only where it holds).
+/// one 16-row warp per block along M (any warps with 8-bit activations,
+/// whose kernels keep each iteration's sums anyway), and a warp's k-tiles
+/// of an iteration inside one group. The diagnostic says which condition
+/// fails. Shared by the lowering (which rejects such tiles) and the tile
+/// heuristics (which choose the flag only where it holds).
 Diag scaleAfterMmaApplies(const WeightSchema &w, bool f16Accumulation,
-                          const TileConfig &t);
+                          const TileConfig &t, unsigned activationBits = 16);
 
-/// The 8-bit activation types the prepared kernels compute in (sm_90a wgmma
-/// k32): f8E4M3FN, f8E5M2 (f32 sums) and si8 (s32 sums).
+/// The 8-bit activation types the prepared kernels compute in (k32 steps:
+/// sm_90a wgmma, mma.sync m16n8k32 on sm_80-sm_89 — e4m3 / e5m2 from
+/// sm_89): f8E4M3FN, f8E5M2 (f32 sums) and si8 (s32 sums).
 bool computesInEightBits(const ScalarType &activation);
+
+/// What the mma_sync kernels need beyond supports() to take 8-bit
+/// activations `in` (the wgmma kernels take every layer supports() holds):
+/// group scales of 16 bits (they multiply each iteration's sums per output
+/// column, scale_after_mma).
+Diag eightBitMmaSyncSupports(const WeightSchema &w, const InputSchema &in);
 
 /// Whether the prepared mma_sync layout can hold this layer (padded sizes
 /// n x k) for activations `in`; the diagnostic says what is missing.

@@ -39,15 +39,38 @@ constexpr StringLiteral kKernelModule = "humming_kernels";
 FailureOr<PreparedTile> preparedTile(GemmOp op, unsigned index,
                                      const hq::TileConfig &t,
                                      const GemmKernelSpec &spec,
-                                     const hq::Chip &chip) {
+                                     const hq::Chip &chip,
+                                     unsigned ptxVersion) {
   auto fail = [&](const Twine &why) {
     return op.emitOpError() << "tile_configs[" << index << "]: " << why;
   };
   const bool act8 = spec.input.type.bits == 8;
-  if (act8 && t.mma != hq::MmaKind::Wgmma)
-    return fail("only the wgmma kernels (sm_90a) take " +
-                Twine(spec.input.type.str()) +
-                " activations so far; expected mma = wgmma");
+  // 8-bit activations in the mma_sync kernels (m16n8k32: k32 steps over two
+  // k-tiles, each iteration's sums folded into the running f32 ones).
+  if (act8 && t.mma != hq::MmaKind::Wgmma) {
+    // (The op verifier has checked warp_k: 32, 64 or 128, whole k32 steps.)
+    const std::string type = spec.input.type.str();
+    if (spec.f16Accumulation)
+      return fail("expected f16_accumulation = false with " + Twine(type) +
+                  " activations (their MMAs sum in f32 or s32)");
+    if (t.warpM > 32)
+      return fail("expected warp_m of 16 or 32 with " + Twine(type) +
+                  " activations (each iteration's sums are a second set of "
+                  "accumulators), got " +
+                  Twine(t.warpM));
+    if (spec.weight.hasPerKScales() && !t.scaleAfterMma)
+      return fail("expected scale_after_mma = true with " + Twine(type) +
+                  " activations and group scales (the group scales multiply "
+                  "each iteration's sums per output column)");
+    // LLVM selects the fp8 mma.sync from PTX ISA 8.4 only (and aborts
+    // below): sm_89's minimum; sm_90 / sm_90a ask for it.
+    if (!spec.input.type.isInt() && ptxVersion < 84)
+      return fail("the mma_sync kernels of " + Twine(type) +
+                  " activations (m16n8k32 " + type +
+                  ") need PTX ISA 8.4 or later, got " +
+                  Twine(ptxVersion / 10) + "." + Twine(ptxVersion % 10) +
+                  "; pass ptx-version=84");
+  }
   if (act8 && (t.tma & hq::TmaA))
     return fail("the activations' tensor map holds 16-bit activations; "
                 "expected no tma = [a] with " +
@@ -162,7 +185,8 @@ FailureOr<PreparedTile> preparedTile(GemmOp op, unsigned index,
   }
   if (t.scaleAfterMma)
     if (hq::Diag d = hq::layout::scaleAfterMmaApplies(
-            spec.weight, spec.f16Accumulation, t))
+            spec.weight, spec.f16Accumulation, t,
+            unsigned(tile.activationBits)))
       return fail(*d);
   // cluster_split (mma_sync; wgmma splits always reduce in a cluster):
   // thread block clusters exist from sm_90 on.
@@ -195,13 +219,11 @@ FailureOr<PreparedTile> preparedTile(GemmOp op, unsigned index,
 LogicalResult checkSupported(GemmOp op, const hq::Chip &chip) {
   hq::InputSchema in = op.getInputSchema().toHost();
   hq::WeightSchema w = op.getWeightSchema().toHost();
-  if (in.type.bits != 16 &&
-      !(in.type.bits == 8 && op.getLayoutAttr() &&
-        chip.supportsMma(hq::MmaKind::Wgmma)))
+  if (in.type.bits != 16 && !(in.type.bits == 8 && op.getLayoutAttr()))
     return op.emitOpError()
-           << "8-bit activations run in the wgmma kernels over prepared "
-              "weights ('layout', sm_90a) only; the other kernels take "
-              "16-bit activations, got "
+           << "8-bit activations run in the kernels over prepared weights "
+              "('layout') only; the canonical-weight kernel takes 16-bit "
+              "activations, got "
            << op.getInputSchema().getType() << " on " << chip.str();
 
   if (w.format != hq::SourceFormat::Canonical)
@@ -268,14 +290,13 @@ LogicalResult checkSupported(GemmOp op, const hq::Chip &chip) {
 }
 
 /// Checks that the activation quantization kernel can lower `op`.
-LogicalResult checkQuantizeSupported(QuantizeOp op, const hq::Chip &chip,
-                                     unsigned ptxVersion) {
+LogicalResult checkQuantizeSupported(QuantizeOp op, const hq::Chip &chip) {
   auto srcType = cast<MemRefType>(op.getSource().getType());
   QuantizeKernelSpec qs;
   qs.input = cast<InputSchemaAttr>(op.getSchema()).toHost();
   qs.source = *toScalarType(srcType.getElementType());
   qs.k = srcType.getDimSize(1);
-  if (std::string why = quantizeKernelProblem(qs, chip, ptxVersion);
+  if (std::string why = quantizeKernelProblem(qs, chip);
       !why.empty())
     return op.emitOpError() << why;
   if (srcType.getDimSize(1) > (int64_t(1) << 24))
@@ -395,9 +416,7 @@ struct LowerToNVVMPass
     for (GemmOp op : gemms)
       failedAny |= failed(checkSupported(op, *parsed));
     for (QuantizeOp op : quantizes)
-      failedAny |= failed(checkQuantizeSupported(
-          op, *parsed, ptxVersion ? unsigned(ptxVersion)
-                                  : parsed->minPtxVersion()));
+      failedAny |= failed(checkQuantizeSupported(op, *parsed));
     if (onlyKernel >= 0)
       for (GemmOp op : gemms) {
         ArrayAttr tiles = op.getTileConfigsAttr();
@@ -453,7 +472,9 @@ struct LowerToNVVMPass
         for (auto [i, attr] : llvm::enumerate(tiles)) {
           hq::TileConfig t = cast<TileConfigAttr>(attr).toHost();
           FailureOr<PreparedTile> tile =
-              preparedTile(op, unsigned(i), t, spec, *parsed);
+              preparedTile(op, unsigned(i), t, spec, *parsed,
+                           ptxVersion ? unsigned(ptxVersion)
+                                      : parsed->minPtxVersion());
           if (failed(tile))
             return signalPassFailure();
           std::string kname = name + "_m" + std::to_string(i);

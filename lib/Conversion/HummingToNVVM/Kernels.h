@@ -89,11 +89,9 @@ struct QuantizeKernelSpec {
   bool launchDependents = false;
 };
 constexpr int64_t kQuantizeThreads = 128;
-/// Why the kernel cannot quantize to `spec` on `chip` with PTX ISA
-/// `ptxVersion` (e.g. 81), or "".
+/// Why the kernel cannot quantize to `spec` on `chip`, or "".
 std::string quantizeKernelProblem(const QuantizeKernelSpec &spec,
-                                  const ::humming::Chip &chip,
-                                  unsigned ptxVersion);
+                                  const ::humming::Chip &chip);
 gpu::GPUFuncOp buildQuantizeKernel(OpBuilder &builder, Location loc,
                                    gpu::GPUModuleOp module, StringRef name,
                                    const QuantizeKernelSpec &spec);

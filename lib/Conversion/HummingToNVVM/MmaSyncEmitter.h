@@ -145,6 +145,16 @@ private:
   Value slotAddress(Value slot, Value chunk, int64_t word);
   /// One iteration's MMAs over the words of its slot.
   SmallVector<Value> compute(ArrayRef<Value> accs, ArrayRef<Value> stage);
+  /// The same with 8-bit activations: per k32 step (k-tiles 2 s, 2 s + 1)
+  /// the eight n8 sub-tiles' B registers (eightBitWord) and one m16n8k32
+  /// MMA per 16 rows into the iteration's own sums, which are then added
+  /// to the running f32 sums (times the group scale of the C column).
+  SmallVector<Value> computeEightBit(ArrayRef<Value> accs,
+                                     ArrayRef<Value> stage);
+  /// One m16n8k32 MMA of the activation type (s8 with s32 sums, e4m3 /
+  /// e5m2 with f32 sums): A a0..a3, B b0, b1, C c0..c3; the result struct.
+  Value mmaEightBit(ArrayRef<Value> a, ArrayRef<Value> bOps,
+                    ArrayRef<Value> c);
 
   // ---- MmaSyncEpilogue.cpp ---------------------------------------------
   /// After the loop: the in-block split-K reduction and the epilogue, both

@@ -32,6 +32,10 @@ void MmaSyncEmitter::storeUnit(int64_t unit, Value v0, Value v1) {
       b, m0, arith::AddIOp::create(b, grp, c32(16 * i + 8 * half)));
   Value rowOk = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, row, m);
   Value vals[2] = {v0, v1};
+  // 8-bit activations: the row's activation scale (clamped to a real row).
+  if (Value scale = activationScale(row))
+    for (Value &v : vals)
+      v = arith::MulFOp::create(b, v, scale);
   SmallVector<Value> outs;
   for (int64_t e = 0; e < 2; ++e) {
     Value c = arith::AddIOp::create(b, col, c32(e));
@@ -114,6 +118,10 @@ void MmaSyncEmitter::finish(ArrayRef<Value> acc, Value tid) {
   // timing) and stores it. Every warp does 1/kSplit of the reduction and
   // of the epilogue instead of one warp doing all of it.
   SmallVector<SmallVector<Value>> sums(static_cast<size_t>(units));
+  // A static activation scale is loaded once, here, where it dominates
+  // every store (the stores sit in the reduction's branches).
+  if (spec.input.scaling == hq::ActScaling::Static)
+    activationScale(c32(0));
   if (tile.kSplit == 1) {
     for (int64_t u = 0; u < units; ++u)
       sums[size_t(u)] = {acc[size_t(2 * u)], acc[size_t(2 * u + 1)]};

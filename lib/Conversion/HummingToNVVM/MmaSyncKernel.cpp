@@ -110,14 +110,15 @@ SmallVector<MmaSyncEmitter::Copy> MmaSyncEmitter::copiesFor(Value iter) {
         s.push_back({wgt, arith::AddIOp::create(b, base, c64(off)),
                      std::min<unsigned>(4, p.width), Value(), chunk++, 0});
     }
-    // A: one 16 x 16 tile per 16 rows (activationCopy).
-    for (int64_t i = 0; i < mt; ++i) {
+    // A: one 16 x 16 tile per 16 rows (activationCopy); 8-bit activations
+    // one 16 x 32 tile per k32 step (its first k-tile).
+    for (int64_t i = 0; i < mt && (!act8 || u % 2 == 0); ++i) {
       if (tile.shareActivations) {
         // Copied below by warp j % warpsN of the K group (share j / warpsN
         // of its copies); every warp's region keeps the chunk.
         Copy c{param(hq::abi::ParamInput), Value(), 4, Value(), chunk++, 0,
                /*ldmatrix=*/true};
-        c.activation = u * mt + i;
+        c.activation = (act8 ? u / 2 : u) * mt + i;
         c.shapeOnly = true;
         activationChunk.push_back(c.chunk);
         s.push_back(c);
@@ -179,10 +180,14 @@ SmallVector<MmaSyncEmitter::Copy> MmaSyncEmitter::copiesFor(Value iter) {
     // This warp's share of the K group's activation tiles: j = warpN +
     // warpsN x r, into its own region's chunk of tile j (the readers of
     // the group find it there).
-    const int64_t pieces = tile.kTilesPerWarp * mt;
+    // (8-bit activations: j counts k32 steps, whose first k-tile is 2 u.)
+    const int64_t pieces =
+        (act8 ? tile.kTilesPerWarp / 2 : tile.kTilesPerWarp) * mt;
     for (int64_t r = 0; r * tile.warpsN < pieces; ++r) {
       Value j = arith::AddIOp::create(b, warpN, c32(tile.warpsN * r));
       Value u = mt == 1 ? j : Value(arith::DivUIOp::create(b, j, c32(mt)));
+      if (act8)
+        u = arith::MulIOp::create(b, u, c32(2));
       Value i = mt == 1 ? c32(0) : Value(arith::RemUIOp::create(b, j, c32(mt)));
       Copy c = activationCopy(warpKTile(iter, u),
                               arith::MulIOp::create(b, i, c32(16)));
@@ -202,21 +207,26 @@ SmallVector<MmaSyncEmitter::Copy> MmaSyncEmitter::copiesFor(Value iter) {
 
 MmaSyncEmitter::Copy MmaSyncEmitter::activationCopy(Value t, Value rowOffset) {
   // Lane L copies 16 bytes of row m0 + rowOffset + L / 2, columns 16 t + 8
-  // (L % 2) ..+8; rows past M and columns past K zero-fill.
+  // (L % 2) ..+8 (8-bit activations: 16 t + 16 (L % 2) ..+16, k-tile t + L
+  // % 2 of the k32 step from k-tile t); rows past M and columns past K
+  // zero-fill.
   Value row = arith::AddIOp::create(
       b, m0,
       arith::AddIOp::create(b, arith::ShRUIOp::create(b, lane, c32(1)),
                             rowOffset));
   Value col = arith::AddIOp::create(
       b, arith::MulIOp::create(b, t, c32(16)),
-      arith::MulIOp::create(b, arith::AndIOp::create(b, lane, c32(1)), c32(8)));
-  // Bytes of the 8 columns that lie inside K (0..16), none past M.
+      arith::MulIOp::create(b, arith::AndIOp::create(b, lane, c32(1)),
+                            c32(act8 ? 16 : 8)));
+  // Bytes of the chunk's columns that lie inside K (0..16), none past M.
   Value inRows = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, row, m);
   Value bytes = arith::SelectOp::create(b, inRows, columnBytes(col), c32(0));
   Value ok = arith::CmpIOp::create(b, arith::CmpIPredicate::sgt, bytes, c32(0));
+  // The chunk's first 32-bit word: element (row, col) of 2 or 1 bytes.
+  const int64_t perWord = act8 ? 4 : 2;
   Value index = arith::AddIOp::create(
-      b, arith::MulIOp::create(b, sext64(row), c64(spec.kAct / 2)),
-      sext64(arith::ShRUIOp::create(b, col, c32(1))));
+      b, arith::MulIOp::create(b, sext64(row), c64(spec.kAct / perWord)),
+      sext64(arith::ShRUIOp::create(b, col, c32(act8 ? 2 : 1))));
   Value safe = arith::SelectOp::create(b, ok, index, c64(0));
   return {param(hq::abi::ParamInput), safe, 4, bytes, -1, 0, /*ldmatrix=*/true};
 }
@@ -309,7 +319,7 @@ MmaSyncEmitter::Stage MmaSyncEmitter::readCooperativeSlot(Value slot) {
         loadWords(arith::AddIOp::create(b, at, c32(4 * off)),
                   std::min<unsigned>(4, p.width - off), s);
     }
-    for (int64_t i = 0; i < mt; ++i) {
+    for (int64_t i = 0; i < mt && !act8; ++i) {
       pushLdmatrix(
           smemAt(arith::AddIOp::create(
               b, slotBase,
@@ -318,6 +328,26 @@ MmaSyncEmitter::Stage MmaSyncEmitter::readCooperativeSlot(Value slot) {
                   arith::AddIOp::create(
                       b, arith::MulIOp::create(b, su, c32(tile.blockM() * 32)),
                       c32(16 * i * 32))))),
+          s);
+    }
+    // 8-bit activations (the copies' layout of the wgmma kernels: row r of
+    // k-tile slot v at 16 (v block_m + r)): the k32 step from this even
+    // k-tile, lanes 16-31 pointing at the step's second k-tile (the m16n8k32
+    // A registers a2, a3).
+    for (int64_t i = 0; i < mt && act8 && u % 2 == 0; ++i) {
+      Value v = arith::AddIOp::create(b, su,
+                                      arith::ShRUIOp::create(b, lane, c32(4)));
+      Value r = arith::AddIOp::create(
+          b, arith::MulIOp::create(b, warpMi, c32(tile.warpM)),
+          arith::AddIOp::create(b, c32(16 * i), rowInGroup));
+      pushLdmatrix(
+          smemAt(arith::AddIOp::create(
+              b, slotBase,
+              arith::MulIOp::create(
+                  b,
+                  arith::AddIOp::create(
+                      b, arith::MulIOp::create(b, v, c32(tile.blockM())), r),
+                  c32(16)))),
           s);
     }
     if (u == 0 || !groupPerIter) {
@@ -454,8 +484,103 @@ void MmaSyncEmitter::pushLdmatrix(Value addr, Stage &s) {
     s.push_back(LLVM::ExtractValueOp::create(b, frag, i));
 }
 
+Value MmaSyncEmitter::mmaEightBit(ArrayRef<Value> a, ArrayRef<Value> bOps,
+                                  ArrayRef<Value> c) {
+  Type four = LLVM::LLVMStructType::getLiteral(
+      b.getContext(), SmallVector<Type>(4, integerSums() ? i32 : f32));
+  if (integerSums())
+    return NVVM::MmaOp::create(
+        b, four, a, bOps, c, ArrayRef<int64_t>{16, 8, 32}, std::nullopt,
+        NVVM::MMAIntOverflow::wrapped,
+        std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::s8, NVVM::MMATypes::s8},
+        std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                       NVVM::MMALayout::col});
+  // nvvm.mma.sync has no fp8 form in MLIR 22 (its verifier refuses e4m3 /
+  // e5m2); LLVM's intrinsic selects mma.sync.aligned.m16n8k32.row.col
+  // .f32.<a>.<b>.f32 (sm_89+, PTX ISA 8.4: docs/Rationale.md).
+  const std::string type =
+      spec.input.type == hq::ScalarType::e4m3() ? "e4m3" : "e5m2";
+  SmallVector<Value> args(a.begin(), a.end());
+  args.append(bOps.begin(), bOps.end());
+  args.append(c.begin(), c.end());
+  return LLVM::CallIntrinsicOp::create(
+             b, four,
+             b.getStringAttr("llvm.nvvm.mma.m16n8k32.row.col.f32." + type +
+                             "." + type + ".f32"),
+             args)
+      .getResult(0);
+}
+
+SmallVector<Value> MmaSyncEmitter::computeEightBit(ArrayRef<Value> accIn,
+                                                   ArrayRef<Value> stage) {
+  assert(groupPerIter && "8-bit activations take one group per iteration");
+  SmallVector<Value> accs(accIn.begin(), accIn.end());
+  StageCursor next{stage};
+  beginDequant();
+  // The iteration's sums start from zero (s32 with si8, exact; f32 else)
+  // and are added to the running f32 sums after its MMAs, times the
+  // column's group scale: one scale per iteration (warp_k <= group), and
+  // fp8 MMAs keep fewer bits than f32 across a long K (the wgmma kernels
+  // measured it: WgmmaKernel.cpp, promotes()).
+  const bool ints = integerSums();
+  SmallVector<Value> sums(accs.size(), ints ? c32(0) : cf(0.0));
+  GroupData group;
+  const int64_t kT = tile.kTilesPerWarp;
+  SmallVector<SmallVector<SmallVector<Value>>> tileWords;
+  SmallVector<SmallVector<Value>> aWords;
+  for (int64_t u = 0; u < kT; ++u) {
+    SmallVector<SmallVector<Value>> planeWords;
+    for (const L::Plane &p : planes) {
+      SmallVector<Value> words;
+      for (unsigned i = 0; i < p.width; ++i)
+        words.push_back(next());
+      planeWords.push_back(words);
+    }
+    tileWords.push_back(planeWords);
+    if (u % 2 == 0) {
+      SmallVector<Value> a;
+      for (int64_t i = 0; i < 4 * mt; ++i)
+        a.push_back(next()); // zero-filled outside [0, M) x [0, K)
+      aWords.push_back(a);
+    }
+    if (u == 0)
+      readGroup(next, group);
+  }
+  for (int64_t step = 0; step < kT / 2; ++step) {
+    for (int j = 0; j < 8; ++j) {
+      // B of n8 sub-tile j: k rows 4 quad ..+4 of the step's two k-tiles.
+      SmallVector<Value> bOps = {
+          eightBitWord(tileWords[size_t(2 * step)], group, 2 * j),
+          eightBitWord(tileWords[size_t(2 * step + 1)], group, 2 * j)};
+      for (int64_t i = 0; i < mt; ++i) {
+        size_t base = size_t((i * 8 + j) * 4);
+        Value mma = mmaEightBit(
+            ArrayRef<Value>(aWords[size_t(step)]).slice(size_t(4 * i), 4),
+            bOps, ArrayRef<Value>(sums).slice(base, 4));
+        for (int64_t e = 0; e < 4; ++e)
+          sums[base + size_t(e)] = LLVM::ExtractValueOp::create(b, mma, e);
+      }
+    }
+  }
+  // C element e of MMA (i, j) is row g + 8 (e / 2), column 8 j + 2 q + e % 2.
+  for (size_t k = 0; k < accs.size(); ++k) {
+    int64_t e = int64_t(k % 4), j = int64_t(k / 4) % 8;
+    if (lowRowsOnly && e >= 2)
+      continue; // rows g + 8: padding in a tile of at most 8 tokens
+    Value v = ints ? Value(arith::SIToFPOp::create(b, f32, sums[k])) : sums[k];
+    accs[k] = perKScales
+                  ? Value(LLVM::FMAOp::create(
+                        b, v, group.columnScale[size_t(2 * j + e % 2)],
+                        accs[k]))
+                  : Value(arith::AddFOp::create(b, accs[k], v));
+  }
+  return accs;
+}
+
 SmallVector<Value> MmaSyncEmitter::compute(ArrayRef<Value> accIn,
                                            ArrayRef<Value> stage) {
+  if (act8)
+    return computeEightBit(accIn, stage);
   SmallVector<Value> accs(accIn.begin(), accIn.end());
   StageCursor next{stage};
   // scale_after_mma: the iteration's unscaled sums (from zero).

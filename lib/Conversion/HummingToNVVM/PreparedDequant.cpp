@@ -225,3 +225,39 @@ Value PreparedEmitter::dequantPair(ArrayRef<SmallVector<Value>> planeWords,
     v = arith::MulFOp::create(b, v, channelScaleVec[j]);
   return bf16 ? asI32(v) : v;
 }
+
+Value PreparedEmitter::eightBitWord(ArrayRef<SmallVector<Value>> planeWords,
+                                    const GroupData &g, int q) {
+  assert(q % 2 == 0 && "an 8-bit register holds pairs q and q + 1");
+  const int64_t flip = int64_t(0x80808080u);
+  if (integerSums()) {
+    // 8-bit codes (value + 128: eightBitIntCodes) -> two's complement.
+    if (eightBitIntCodes())
+      return arith::XOrIOp::create(b, planeWords[0][size_t(q / 2)], c32(flip));
+    // Narrower integers: the pair's exact f16 values v (|v| < 128) plus
+    // 1152 = 1024 + 128 (added with the zero point's subtraction) have
+    // v + 128 in their low bytes (f16's unit is 1 on [1024, 2048)); bytes
+    // 0 and 2 of the two pairs, sign bits flipped.
+    auto biased = [&](int p) -> Value {
+      return asI32(dequantPair(planeWords, g, p, /*plus=*/1152.0));
+    };
+    Value w = NVVM::PermuteOp::create(b, i32, biased(q), biased(q + 1),
+                                      c32(0x6240), NVVM::PermuteMode::DEFAULT);
+    return arith::XOrIOp::create(b, w, c32(flip));
+  }
+  if (eightBitWordsAsStored())
+    return planeWords[0][size_t(q / 2)];
+  Type f8 = spec.input.type == ::humming::ScalarType::e4m3()
+                ? Type(b.getType<Float8E4M3FNType>())
+                : Type(b.getType<Float8E5M2Type>());
+  auto converted = [&](int p) -> Value {
+    Value pair = dequantPair(planeWords, g, p);
+    Value bits = NVVM::ConvertF16x2ToF8x2Op::create(
+        b, b.getI16Type(), pair, /*relu=*/false, f8);
+    return arith::ExtUIOp::create(b, i32, bits);
+  };
+  // cvt puts element e of the f16x2 in byte e; the permute interleaves
+  // the two pairs as an 8-bit plane word holds them.
+  return NVVM::PermuteOp::create(b, i32, converted(q), converted(q + 1),
+                                 c32(0x5140), NVVM::PermuteMode::DEFAULT);
+}

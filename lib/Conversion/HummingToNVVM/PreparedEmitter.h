@@ -292,6 +292,37 @@ protected:
   /// the zero point is subtracted.
   Value dequantPair(ArrayRef<SmallVector<Value>> planeWords, const GroupData &g,
                     int q, double plus = 0);
+  /// 8-bit activations: the register of four 8-bit weights in the
+  /// activation type made of pairs q and q + 1 (q even) of a lane's words
+  /// of one k-tile and n-tile: bytes [q.e0, q+1.e0, q.e1, q+1.e1], which
+  /// the 8-bit prepared rows (layout::preparedRow) make k rows 4 quad ..+4
+  /// of one k-tile in order — the wgmma k32 A register and the mma.sync
+  /// m16n8k32 B register alike. The 8-bit plane word as it is where the
+  /// weights have that type (eightBitWordsAsStored; with si8 activations
+  /// and 8-bit integer codes without zero points their sign bits flipped),
+  /// else the pairs dequantized in f16 (exact: PreparedLayout::supports)
+  /// and converted.
+  Value eightBitWord(ArrayRef<SmallVector<Value>> planeWords,
+                     const GroupData &g, int q);
+  /// si8 activations: s8 MMAs with s32 sums (exact), converted to f32
+  /// when each iteration's sums are folded into the running ones.
+  bool integerSums() const {
+    return spec.input.type == ::humming::ScalarType::sint(8);
+  }
+  /// si8 activations over 8-bit integer weights without zero points (si8,
+  /// or ui8 with its implicit zero point 128): the prepared codes are
+  /// value + 128 either way, an xor away from the s8 registers.
+  bool eightBitIntCodes() const {
+    return integerSums() && spec.weight.type.isInt() &&
+           spec.weight.type.bits == 8 &&
+           spec.weight.zeroPoint == ::humming::ZeroPointKind::None;
+  }
+  /// The 8-bit plane words are the MMA operands themselves (at most an xor
+  /// away).
+  bool eightBitWordsAsStored() const {
+    return act8 &&
+           (spec.weight.type == spec.input.type || eightBitIntCodes());
+  }
   /// The 16-bit bits (i32, low half) of a scale stored with type `t`, given
   /// the i32 word that holds it and its position.
   Value scaleBits(Value word, int64_t slot);

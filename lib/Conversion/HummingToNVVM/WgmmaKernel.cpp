@@ -58,11 +58,6 @@ private:
   /// accuracy (relative error 1.3e-3 against 5e-4 with K split four ways),
   /// and group scales need the per-group sums anyway.
   bool promotes() const { return act8; }
-  /// si8 activations: s8 wgmmas with s32 sums (exact), converted to f32
-  /// when each iteration's sums are folded into the running ones.
-  bool integerSums() const {
-    return spec.input.type == hq::ScalarType::sint(8);
-  }
   /// The running sums with the carried iteration's sums added (as they are
   /// without promotion).
   SmallVector<Value> foldIteration(ArrayRef<Value> carried);
@@ -100,14 +95,6 @@ private:
   SmallVector<Value> computeWgmma8(ArrayRef<Value> accs, ArrayRef<Value> stage,
                                    Value slot,
                                    function_ref<void()> afterFirst);
-  /// The two A registers (pairs 0, 1: rows g; pairs 2, 3: rows g + 8) of one
-  /// k-tile and n-tile in the 8-bit activation type: the plane words as
-  /// they are where the weights have that type (with si8 activations and
-  /// 8-bit integer codes without zero points: their sign bits flipped,
-  /// eightBitIntCodes), else the pairs dequantized in f16 (exact:
-  /// PreparedLayout::supports) and converted.
-  std::pair<Value, Value> eightBitWords(ArrayRef<SmallVector<Value>> planeWords,
-                                        const GroupData &g);
   /// Weights in the 8-bit activation type: the shared loads of the slot's
   /// words are the wgmmas' A operands themselves, so the loops load them
   /// only after waiting for the previous iteration's wgmmas (which may
@@ -116,17 +103,7 @@ private:
   /// computed wrong sums (relative error 0.2) while every PTX register
   /// was written after the wait (a copy after it did not help: ptxas
   /// merges it into the load).
-  bool wordsAreOperands() const {
-    return act8 && (spec.weight.type == spec.input.type || eightBitIntCodes());
-  }
-  /// si8 activations over 8-bit integer weights without zero points (si8,
-  /// or ui8 with its implicit zero point 128): the prepared codes are
-  /// value + 128 either way, an xor away from the s8 A registers.
-  bool eightBitIntCodes() const {
-    return integerSums() && spec.weight.type.isInt() &&
-           spec.weight.type.bits == 8 &&
-           spec.weight.zeroPoint == hq::ZeroPointKind::None;
-  }
+  bool wordsAreOperands() const { return eightBitWordsAsStored(); }
   /// The shared-memory matrix descriptor of k-tile `su` of slot `slot` for
   /// this warpgroup's tokens (no swizzle, K-major core matrices).
   Value activationDescriptor(Value slot, int64_t su);
@@ -613,53 +590,6 @@ WgmmaEmitter::wgmmaFragment(ArrayRef<SmallVector<Value>> planeWords,
   return a;
 }
 
-std::pair<Value, Value>
-WgmmaEmitter::eightBitWords(ArrayRef<SmallVector<Value>> planeWords,
-                            const GroupData &g) {
-  // (Loaded after the wait for the previous iteration's wgmmas:
-  // wordsAreOperands.)
-  if (integerSums()) {
-    // 8-bit codes (value + 128: eightBitIntCodes) -> two's complement.
-    const int64_t flip = int64_t(0x80808080u);
-    if (eightBitIntCodes())
-      return {arith::XOrIOp::create(b, planeWords[0][0], c32(flip)),
-              arith::XOrIOp::create(b, planeWords[0][1], c32(flip))};
-    // Narrower integers: the pair's exact f16 values v (|v| < 128) plus
-    // 1152 = 1024 + 128 (added with the zero point's subtraction) have
-    // v + 128 in their low bytes (f16's unit is 1 on [1024, 2048)); bytes
-    // 0 and 2 of two pairs, sign bits flipped.
-    auto biased = [&](int q) -> Value {
-      return asI32(dequantPair(planeWords, g, q, /*plus=*/1152.0));
-    };
-    auto word = [&](int q0, int q1) -> Value {
-      Value w = NVVM::PermuteOp::create(b, i32, biased(q0), biased(q1),
-                                        c32(0x6240),
-                                        NVVM::PermuteMode::DEFAULT);
-      return arith::XOrIOp::create(b, w, c32(flip));
-    };
-    return {word(0, 1), word(2, 3)};
-  }
-  if (wordsAreOperands())
-    return {planeWords[0][0], planeWords[0][1]};
-  Type f8 = spec.input.type == hq::ScalarType::e4m3()
-                ? Type(b.getType<Float8E4M3FNType>())
-                : Type(b.getType<Float8E5M2Type>());
-  auto converted = [&](int q) -> Value {
-    Value pair = dequantPair(planeWords, g, q);
-    Value bits = NVVM::ConvertF16x2ToF8x2Op::create(
-        b, b.getI16Type(), pair, /*relu=*/false, f8);
-    return arith::ExtUIOp::create(b, i32, bits);
-  };
-  // Pair q's codes (k-tile rows 2 quad + e or 8 + 2 quad + e of its column)
-  // become bytes [p0.e0, p1.e0, p0.e1, p1.e1] of the register, as an 8-bit
-  // plane word holds them: cvt puts element e of the f16x2 in byte e.
-  auto word = [&](int q0, int q1) -> Value {
-    return NVVM::PermuteOp::create(b, i32, converted(q0), converted(q1),
-                                   c32(0x5140), NVVM::PermuteMode::DEFAULT);
-  };
-  return {word(0, 1), word(2, 3)};
-}
-
 SmallVector<SmallVector<Value>>
 WgmmaEmitter::takePlaneWords(StageCursor &next) {
   SmallVector<SmallVector<Value>> planeWords;
@@ -749,9 +679,11 @@ SmallVector<Value> WgmmaEmitter::computeWgmma8(ArrayRef<Value> accIn,
             readScales(t);
           readGroup(next, groups[size_t(t)], /*scales=*/false);
         }
-        auto [lo, hi] = eightBitWords(planeWords, groups[size_t(t)]);
-        regs[size_t(4 * t + 2 * h)] = lo;
-        regs[size_t(4 * t + 2 * h + 1)] = hi;
+        // Pairs 0, 1 (rows g) and 2, 3 (rows g + 8).
+        regs[size_t(4 * t + 2 * h)] =
+            eightBitWord(planeWords, groups[size_t(t)], 0);
+        regs[size_t(4 * t + 2 * h + 1)] =
+            eightBitWord(planeWords, groups[size_t(t)], 2);
       }
     }
     // k32 step `step`: k-tiles 2 step and 2 step + 1, one 32-byte row per

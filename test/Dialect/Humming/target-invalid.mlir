@@ -15,7 +15,7 @@ func.func @old_ptx() attributes {t = #humming.target<device = "H200", ptx = 70>}
 
 // -----
 
-// expected-error @+1 {{expected a PTX ISA version between 78 and 90 for sm_89, got 91}}
+// expected-error @+1 {{expected a PTX ISA version between 84 and 90 for sm_89, got 91}}
 func.func @future_ptx() attributes {t = #humming.target<device = "L40S", ptx = 91>} { return }
 
 // -----

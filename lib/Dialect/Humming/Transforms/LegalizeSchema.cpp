@@ -140,16 +140,20 @@ LogicalResult legalizeActivations(GemmOp op, std::optional<hq::Chip> chip) {
     return success();
   std::string reason;
   unsigned minSm = hq::minSmForActivation(in.type);
-  // 8-bit activations stay where the wgmma kernels take them: prepared
-  // weights on sm_90a that the layout holds with them.
+  // 8-bit activations stay where the k32 kernels take them: prepared
+  // weights that the layout holds with them, on sm_90a (wgmma) or on a chip
+  // with the m16n8k32 MMA of the type (sm_80 for si8, sm_89 for fp8; the
+  // mma_sync kernels also need 16-bit group scales).
   std::optional<std::string> layoutProblem;
-  if (chip && chip->supportsMma(hq::MmaKind::Wgmma) && op.getLayoutAttr() &&
+  if (chip && chip->sm >= std::max(80u, minSm) && op.getLayoutAttr() &&
       in.type.bits == 8) {
     auto inType = cast<MemRefType>(op.getInput().getType());
     auto outType = cast<MemRefType>(op.getOutput().getType());
     hq::WeightSchema w = op.getWeightSchema().toHost();
     layoutProblem = hq::layout::supports(w, in, outType.getDimSize(1) + w.padN,
                                          inType.getDimSize(1) + w.padK);
+    if (!layoutProblem && !chip->supportsMma(hq::MmaKind::Wgmma))
+      layoutProblem = hq::layout::eightBitMmaSyncSupports(w, in);
     if (!layoutProblem)
       return success();
   }
@@ -161,15 +165,19 @@ LogicalResult legalizeActivations(GemmOp op, std::optional<hq::Chip> chip) {
     reason = *layoutProblem;
   else if (!eightBit)
     reason = "no kernel takes " + in.type.str() + " activations yet";
-  else if (chip && chip->supportsMma(hq::MmaKind::Wgmma))
+  else if (!chip)
+    reason = "the kernels of 8-bit activations are chosen per chip and the "
+             "module has none (" +
+             in.type.str() +
+             " activations stay with a humming.target or chip=)";
+  else if (chip->sm >= 80)
     reason = "the canonical-weight kernel takes 16-bit activations only (" +
              in.type.str() + " activations run over prepared weights: "
              "'layout')";
   else
-    reason = "only the sm_90a wgmma kernels take 8-bit activations so far (" +
-             in.type.str() + " activations are not lowered for " +
-             (chip ? chip->str() : std::string("a target-less module")) +
-             " yet)";
+    reason = "the kernels of 8-bit activations need sm_80 or newer "
+             "(m16n8k32), got " +
+             chip->str();
 
   // Prepared weights are laid out for their activations' width
   // (layout::preparedRow, the [K / kPack, ...] shape): the 16-bit kernels

@@ -1,0 +1,69 @@
+// RUN: humming-opt %s --humming-lower-to-nvvm="chip=sm_89" -split-input-file -verify-diagnostics
+
+// 8-bit activations in the mma_sync kernels (m16n8k32, sm_80 for si8 and
+// sm_89 for fp8): the tiles they honour, everything else a diagnostic
+// naming what was expected.
+
+#t = #humming.tile_config<m = [1, inf], block = [16, 64, 16], warp = [16, 64, 16], stages = 3>
+func.func @warp_k_16(%a: memref<?x512xf8E4M3FN>, %w: memref<16x1024xi32>, %s: memref<1x256xf16>, %as: memref<?x1xf32>, %c: memref<?x256xf16>) {
+  // expected-error @+1 {{tile_configs[0]: expected warp_k 32, 64 or 128 for 8-bit activations with mma_sync, got 16}}
+  humming.gemm %a, %w scales(%s : memref<1x256xf16>) input_scale(%as : memref<?x1xf32>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = channel>,
+       input_schema = #humming.input_schema<type = f8E4M3FN, scaling = token>, layout = #humming.layout<chip = "sm_89">,
+       tile_configs = [#t]}
+      : memref<?x512xf8E4M3FN>, memref<16x1024xi32> -> memref<?x256xf16>
+  return
+}
+
+// -----
+
+#t = #humming.tile_config<m = [1, inf], block = [64, 64, 32], warp = [64, 64, 32], stages = 3>
+func.func @warp_m_64(%a: memref<?x512xi8>, %w: memref<16x1024xi32>, %s: memref<1x256xf16>, %as: memref<?x1xf32>, %c: memref<?x256xf16>) {
+  // expected-error @+1 {{tile_configs[0]: expected warp_m of 16 or 32 with si8 activations (each iteration's sums are a second set of accumulators), got 64}}
+  humming.gemm %a, %w scales(%s : memref<1x256xf16>) input_scale(%as : memref<?x1xf32>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = channel>,
+       input_schema = #humming.input_schema<type = si8, scaling = token>, layout = #humming.layout<chip = "sm_89">,
+       tile_configs = [#t]}
+      : memref<?x512xi8>, memref<16x1024xi32> -> memref<?x256xf16>
+  return
+}
+
+// -----
+
+#t = #humming.tile_config<m = [1, inf], block = [16, 64, 64], warp = [16, 64, 64], stages = 3>
+func.func @group_scales_in_the_loop(%a: memref<?x512xf8E4M3FN>, %w: memref<16x1024xi32>, %s: memref<4x256xf16>, %as: memref<?x1xf32>, %c: memref<?x256xf16>) {
+  // expected-error @+1 {{tile_configs[0]: expected scale_after_mma = true with f8E4M3FN activations and group scales (the group scales multiply each iteration's sums per output column)}}
+  humming.gemm %a, %w scales(%s : memref<4x256xf16>) input_scale(%as : memref<?x1xf32>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<128>>,
+       input_schema = #humming.input_schema<type = f8E4M3FN, scaling = token>, layout = #humming.layout<chip = "sm_89">,
+       tile_configs = [#t]}
+      : memref<?x512xf8E4M3FN>, memref<16x1024xi32> -> memref<?x256xf16>
+  return
+}
+
+// -----
+
+#t = #humming.tile_config<m = [1, inf], block = [16, 64, 64], warp = [16, 64, 64], stages = 3, scale_after_mma = true>
+func.func @mxfp4_scales(%a: memref<?x512xf8E4M3FN>, %w: memref<16x1024xi32>, %s: memref<8x256xf8E8M0FNU>, %as: memref<?x1xf32>, %c: memref<?x256xf16>) {
+  // expected-error @+1 {{tile_configs[0]: scale_after_mma reads 16-bit scales; expected f16 or bf16 scales, got f8E8M0FNU}}
+  humming.gemm %a, %w scales(%s : memref<8x256xf8E8M0FNU>) input_scale(%as : memref<?x1xf32>) into %c
+      {weight_schema = #humming.weight_schema<type = f4E2M1FN, scale = f8E8M0FNU, granularity = group<64>>,
+       input_schema = #humming.input_schema<type = f8E4M3FN, scaling = token>, layout = #humming.layout<chip = "sm_89">,
+       tile_configs = [#t]}
+      : memref<?x512xf8E4M3FN>, memref<16x1024xi32> -> memref<?x256xf16>
+  return
+}
+
+// -----
+
+#t = #humming.tile_config<m = [1, inf], block = [16, 64, 64], warp = [16, 64, 64], stages = 3>
+func.func @f16_sums(%a: memref<?x512xf8E4M3FN>, %w: memref<16x1024xi32>, %g: memref<1xf32>, %as: memref<?x1xf32>, %c: memref<?x256xf16>) {
+  // expected-error @+1 {{tile_configs[0]: expected f16_accumulation = false with f8E4M3FN activations (their MMAs sum in f32 or s32)}}
+  humming.gemm %a, %w global_scale(%g : memref<1xf32>) input_scale(%as : memref<?x1xf32>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f32, granularity = tensor>,
+       input_schema = #humming.input_schema<type = f8E4M3FN, scaling = token>, layout = #humming.layout<chip = "sm_89">,
+       compute = #humming.compute<f16_accumulation = true>,
+       tile_configs = [#t]}
+      : memref<?x512xf8E4M3FN>, memref<16x1024xi32> -> memref<?x256xf16>
+  return
+}
