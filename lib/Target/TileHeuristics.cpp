@@ -501,13 +501,16 @@ selectEightBitTiles(const WeightSchema &w, const InputSchema &in,
 /// e5m2 m16n8k32 from sm_89): the mma_sync kernels with k32 steps, each
 /// iteration's sums folded into f32 ones (group scales per C column:
 /// scale_after_mma), so warp rows of at most 32 tokens. M = 1..16: 16-row
-/// warps over 64 of K per iteration where K allows it (32 else); M =
-/// 17..64: 32-row warps; both with the 16-bit kernels' K splits (eight
-/// resident warps per SM from an in-block split of up to eight warps, a
-/// split across CTAs while the output tiles leave SMs idle, at least
-/// `stages` iterations per CTA and warp group). From M = 65: blocks of 2 x
-/// 4 (or 2) warps of 32 x 64 copying their tiles together, 32 of K per
-/// iteration. Batch-invariant: 32 of K per iteration and no K split at
+/// warps; up to M = 512 32-row warps (ranges up to 64, 128, 256 and 512:
+/// below the fp8 / int8 compute-memory crossover of these chips, ~400
+/// tokens for 8-bit weights on the L40S, the weights' bytes dominate);
+/// each over 64 of K per iteration where K allows it (32 else), two warps
+/// along N once the output tiles are four per SM, with the 16-bit kernels'
+/// K splits (eight resident warps per SM from an in-block split of up to
+/// eight warps, a split across CTAs while the output tiles leave SMs idle,
+/// at least `stages` iterations per CTA and warp group). From M = 513:
+/// blocks of 2 x 4 (or 2) warps of 32 x 64 copying their tiles together,
+/// 32 of K per iteration. Batch-invariant: 32 of K per iteration and no K split at
 /// every M (the same sums in the same order for every token). The 16-bit
 /// rules carried over, not measured: no sm_80-sm_89
 /// device has run these kernels (the H200 runs them with forced tiles,
@@ -527,7 +530,8 @@ selectEightBitMmaSyncTiles(const WeightSchema &w, const InputSchema &in,
     int64_t lo, hi, warpM;
   };
   std::vector<TileConfig> out;
-  for (Range r : {Range{1, 16, 16}, {17, 64, 32}, {65, 0, 32}}) {
+  for (Range r : {Range{1, 16, 16}, {17, 64, 32}, {65, 128, 32},
+                  {129, 256, 32}, {257, 512, 32}, {513, 0, 32}}) {
     layout::KernelShape ks;
     ks.activationBits = 8;
     ks.warpM = r.warpM;
@@ -548,7 +552,10 @@ selectEightBitMmaSyncTiles(const WeightSchema &w, const InputSchema &in,
           k % (4 * layout::kTileK) == 0 && !c.batchInvariant ? 4 : 2;
       ks.stages = 4;
       const int64_t mTiles = ceilDiv(r.hi, r.warpM);
-      const int64_t outputTiles = columnTiles * mTiles;
+      if (n % (2 * layout::kTileN) == 0 &&
+          columnTiles * mTiles >= 4 * device.smCount)
+        ks.warpsN = 2;
+      const int64_t outputTiles = (columnTiles / ks.warpsN) * mTiles;
       if (outputTiles < device.smCount && !c.batchInvariant)
         ctaSplit = std::min<int64_t>(8, device.smCount / outputTiles);
       // Eight resident warps per SM, at most eight per block.

@@ -223,8 +223,15 @@ def transform_once(HummingLayer, torch, n, k, name, tile_config=None):
     layer = HummingLayer(n, k, CONFIGS[name],
                          INPUTS.get(name, {"dtype": "float16"}))
     layer.load_from_unquantized(w)
+    # --tiles-for: another device's tile heuristics for the GPU present
+    # (its chip's kernels, e.g. the L40S's mma_sync tiles on an H200).
+    tiles_for = os.environ.get("HUMMING_BENCH_TILES_FOR") or None
+    chip = None
+    if tiles_for:
+        major, minor = torch.cuda.get_device_capability()
+        chip = f"sm_{major}{minor}" + ("a" if major == 9 else "")
     t0 = time.perf_counter()
-    layer.transform(tile_config=tile_config)
+    layer.transform(device=tiles_for, chip=chip, tile_config=tile_config)
     seconds = time.perf_counter() - t0
     s = layer.transform_stats
     return layer, {"config": name, "n": n, "k": k, "transform_s": seconds,
@@ -261,6 +268,9 @@ def main():
     parser.add_argument("--tile-config", default=None,
                         help="a #humming.tile_config<...> for every M instead "
                              "of the device heuristics (tuning)")
+    parser.add_argument("--tiles-for", default=None,
+                        help="choose tiles with this device's facts (e.g. "
+                             "L40S: its mma_sync tiles) for the GPU present")
     parser.add_argument("--copies", type=int, default=4)
     parser.add_argument("--replays", type=int, default=20)
     args = parser.parse_args()
@@ -269,6 +279,8 @@ def main():
 
     # An empty kernel cache for this run: the first transform is a cold JIT.
     os.environ["HUMMING_CACHE_DIR"] = tempfile.mkdtemp(prefix="humming-bench-")
+    if args.tiles_for:
+        os.environ["HUMMING_BENCH_TILES_FOR"] = args.tiles_for
     import torch
     from humming import HummingLayer
     from humming import compiler as humming_compiler
@@ -359,6 +371,7 @@ def main():
     report = {"device": torch.cuda.get_device_name(), "commit": commit,
               "method": f"CUDA graph, {args.copies} copies, median of "
                         f"{args.replays} replays", "tile_config": args.tile_config,
+              "tiles_for": args.tiles_for,
               "compiler": humming_compiler(),
               # Programmatic dependent launch (sm_90+): on unless HUMMING_PDL=0.
               "dependent_launch": os.environ.get("HUMMING_PDL", "1") != "0",

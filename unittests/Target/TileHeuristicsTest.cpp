@@ -764,13 +764,18 @@ TEST(TileHeuristics, EightBitActivationsGetMmaSyncTilesWithoutWgmma) {
   // the block and across CTAs (128 column tiles, 142 SMs: none across).
   std::vector<TileConfig> decode =
       *selectMmaSyncTiles(u4g, e4, {}, 8192, 8192, *lookupDevice("L40S"));
-  ASSERT_EQ(decode.size(), 3u);
+  ASSERT_EQ(decode.size(), 6u);
   EXPECT_EQ(decode[0].mMax, 16);
   EXPECT_EQ(decode[0].warpM, 16);
   EXPECT_EQ(decode[0].warpK, 64);
-  EXPECT_EQ(decode[1].warpM, 32);
-  EXPECT_EQ(decode[2].blockM, 64);
-  EXPECT_TRUE(decode[2].blockCopies);
+  for (int i : {1, 2, 3, 4}) {
+    EXPECT_EQ(decode[i].warpM, 32);
+    EXPECT_EQ(decode[i].blockM, 32);
+  }
+  EXPECT_EQ(decode[4].mMax, 512);
+  EXPECT_EQ(decode[4].blockN, 128); // 128 x 16 output tiles: 2 warps along N
+  EXPECT_EQ(decode[5].blockM, 64);
+  EXPECT_TRUE(decode[5].blockCopies);
   // What the mma_sync kernels do not take: group scales of other widths.
   const WeightSchema f32g = WeightSchema::make(
       ScalarType::uint(4), ScalarType::f32(), Granularity::Group, 128);
