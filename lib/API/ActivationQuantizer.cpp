@@ -87,9 +87,9 @@ Status ActivationQuantizer::transform(const LayerTarget &target) {
   detail::JitState &j = detail::jit();
   if (!j.compiler)
     return Error{j.compilerError};
-  // sm_89 gets the fp8 cvt from PTX ISA 8.1 (LLVM selects it no earlier).
-  const unsigned ptxVersion =
-      chip->sm == 89 ? std::max(81u, chip->minPtxVersion()) : 0;
+  // The chip's minimum PTX ISA (sm_89's, 8.4, has the fp8 cvt LLVM selects
+  // there from 8.1 only).
+  const unsigned ptxVersion = 0;
   using Clock = std::chrono::steady_clock;
   auto started = Clock::now();
   rt::CacheKey key{concat(rt::hummingVersion(), " (", rt::buildIdentity(), ")"),
