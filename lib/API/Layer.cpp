@@ -425,6 +425,15 @@ Status Layer::transform(const LayerTarget &target) {
                           "between 1 and 1024, got '", v, "'")};
     workers = size_t(n);
   }
+  // The chip's minimum PTX ISA, or 8.4 for fp8 activations below it: the
+  // mma_sync kernels' m16n8k32 e4m3 / e5m2 MMAs need it, and the heuristics
+  // choose them on sm_90a too (narrow N at M <= 16; forced and other
+  // devices' tiles).
+  const unsigned ptxVersion =
+      l.input.type.bits == 8 && !l.input.type.isInt() &&
+              chip->minPtxVersion() < 84
+          ? 84u
+          : 0u;
   // The kernels select-tiles will choose: the same heuristics, same facts.
   size_t count = 1;
   if (forced) {
@@ -433,8 +442,8 @@ Status Layer::transform(const LayerTarget &target) {
     Result<DeviceInfo> facts = tileDeviceFacts(device, chip->str());
     if (!facts)
       return Error{facts.error()};
-    Result<std::vector<TileConfig>> tiles =
-        selectMmaSyncTiles(l.weight, l.input, l.compute, np, kp, *facts);
+    Result<std::vector<TileConfig>> tiles = selectMmaSyncTiles(
+        l.weight, l.input, l.compute, np, kp, *facts, ptxVersion);
     if (!tiles)
       return Error{tiles.error()};
     count = tiles->size();
@@ -485,14 +494,6 @@ Status Layer::transform(const LayerTarget &target) {
     double seconds = 0;
   };
   std::vector<Piece> pieces(count);
-  // The chip's minimum PTX ISA, or 8.4 for fp8 activations below it: the
-  // mma_sync kernels' m16n8k32 e4m3 / e5m2 MMAs need it (other devices'
-  // tiles and forced tiles may be mma_sync ones on sm_90a too).
-  const unsigned ptxVersion =
-      l.input.type.bits == 8 && !l.input.type.isInt() &&
-              chip->minPtxVersion() < 84
-          ? 84u
-          : 0u;
   auto work = [&](size_t i) {
     auto started = Clock::now();
     const int only = count > 1 ? int(i) : -1;

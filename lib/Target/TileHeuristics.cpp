@@ -609,7 +609,8 @@ Result<std::vector<TileConfig>> selectMmaSyncTiles(const WeightSchema &w,
                                                    const InputSchema &in,
                                                    const ComputeOptions &c,
                                                    int64_t n, int64_t k,
-                                                   const DeviceInfo &device) {
+                                                   const DeviceInfo &device,
+                                                   unsigned ptxVersion) {
   if (Diag d = layout::supports(w, in, n, k))
     return Error{*d};
   if (device.smCount <= 0)
@@ -618,18 +619,56 @@ Result<std::vector<TileConfig>> selectMmaSyncTiles(const WeightSchema &w,
   if (in.type.bits == 8) {
     // The wgmma tiles where they run (K a multiple of 64), else the
     // mma_sync k32 ones (sm_80-sm_89, batch-invariant layers, K = 32 mod
-    // 64 on sm_90a).
-    if (wgmmaApplies(c, device)) {
-      Result<std::vector<TileConfig>> tiles =
-          selectEightBitTiles(w, in, c, n, k, device);
-      if (tiles)
-        return tiles;
-      if (Result<std::vector<TileConfig>> other =
-              selectEightBitMmaSyncTiles(w, in, c, n, k, device))
-        return other;
-      return tiles;
+    // 64 on sm_90a). The fp8 mma.sync needs PTX ISA 8.4 (LLVM selects it
+    // from there only): on sm_90a only where the PTX version allows it.
+    std::optional<Chip> chip = Chip::parse(device.chip);
+    const unsigned ptx =
+        ptxVersion ? ptxVersion : (chip ? chip->minPtxVersion() : 0);
+    const bool mmaSyncRuns = in.type.isInt() || ptx >= 84;
+    if (!wgmmaApplies(c, device)) {
+      if (chip && chip->sm < minSmForActivation(in.type))
+        return Error{concat(in.type.str(), " activations need sm_",
+                            minSmForActivation(in.type), " or newer, got ",
+                            chip->str())};
+      if (!mmaSyncRuns && !c.f16Accumulation)
+        return Error{concat(in.type.str(), " activations run in the mma_sync "
+                            "kernels here (batch-invariant), whose m16n8k32 ",
+                            in.type.str(), " MMAs need PTX ISA 8.4; got ",
+                            ptx / 10, ".", ptx % 10,
+                            " (pass ptx-version=84)")};
+      return selectEightBitMmaSyncTiles(w, in, c, n, k, device);
     }
-    return selectEightBitMmaSyncTiles(w, in, c, n, k, device);
+    Result<std::vector<TileConfig>> tiles =
+        selectEightBitTiles(w, in, c, n, k, device);
+    if (!mmaSyncRuns)
+      return tiles;
+    Result<std::vector<TileConfig>> other =
+        selectEightBitMmaSyncTiles(w, in, c, n, k, device);
+    if (!tiles)
+      return other ? other : tiles;
+    if (!other)
+      return tiles;
+    // M <= 16 where the wgmma decode tiles fill fewer than half the SMs
+    // (N of 4096: 16 blocks of 256 columns, K split 4): the 16-row mma.sync
+    // tile, which splits K in the block and across CTAs up to eight
+    // resident warps per SM. Measured on the H200 (2026-12-02, 4096^2, GEMM
+    // on codes): W8A8 fp8 M = 1 / 16 10.4 / 11.4 -> 9.2 / 9.4 us, W4A8
+    // uint4 10.3 / 11.5 -> 8.8 / 9.1; at 8192^2 (32 blocks x 4) the wgmma
+    // tiles won (W4A8 g128 18.5 / 19.7 against 21.8 / 22.0; bench/NOTES.md
+    // "8-bit activations").
+    bool underfilled = true;
+    for (const TileConfig &t : *tiles)
+      if (t.mMax != 0 && t.mMax <= 16)
+        underfilled &= 2 * (n / t.blockN) * std::max<int64_t>(1, t.splitK) <=
+                       device.smCount;
+    if (!underfilled || other->front().mMax != 16)
+      return tiles;
+    std::vector<TileConfig> mixed = {other->front()};
+    for (const TileConfig &t : *tiles)
+      if (t.mMax == 0 || t.mMax > 16)
+        mixed.push_back(t);
+    mixed[1].mMin = 17;
+    return mixed;
   }
   const double crossover = computeMemoryCrossover(w, in, device);
   const int64_t columnTiles = n / layout::kTileN;

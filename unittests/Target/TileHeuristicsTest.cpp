@@ -679,8 +679,16 @@ TEST(TileHeuristics, EightBitActivationsGetWgmmaTilesAtEveryM) {
   EXPECT_EQ(wide[0].splitK, 1);
   EXPECT_FALSE(wide[0].workspaceSplit);
   // K = 96 has no 64-column wgmma iteration: the mma_sync k32 tiles.
-  Result<std::vector<TileConfig>> shortK = selectMmaSyncTiles(
+  // (The fp8 mma.sync needs PTX ISA 8.4; at sm_90a's minimum, 8.0, the
+  // wgmma tiles' reason stands.)
+  Result<std::vector<TileConfig>> at80 = selectMmaSyncTiles(
       schemas[0], e4, {}, 256, 96, *lookupDevice("H200"));
+  ASSERT_FALSE(bool(at80));
+  EXPECT_EQ(at80.error(), "no wgmma tile runs a 256 x 96 layer with "
+                          "f8E4M3FN activations on H200 (the padded K must "
+                          "be a multiple of 64)");
+  Result<std::vector<TileConfig>> shortK = selectMmaSyncTiles(
+      schemas[0], e4, {}, 256, 96, *lookupDevice("H200"), 84);
   ASSERT_TRUE(bool(shortK)) << shortK.error();
   for (const TileConfig &tc : *shortK) {
     EXPECT_EQ(tc.mma, MmaKind::MmaSync);
@@ -696,8 +704,15 @@ TEST(TileHeuristics, EightBitActivationsGetWgmmaTilesAtEveryM) {
   // Batch-invariant: the mma_sync tiles, one K decomposition at every M.
   ComputeOptions invariant;
   invariant.batchInvariant = true;
-  Result<std::vector<TileConfig>> inv = selectMmaSyncTiles(
+  Result<std::vector<TileConfig>> inv80 = selectMmaSyncTiles(
       schemas[0], e4, invariant, 8192, 8192, *lookupDevice("H200"));
+  ASSERT_FALSE(bool(inv80));
+  EXPECT_EQ(inv80.error(), "f8E4M3FN activations run in the mma_sync kernels "
+                           "here (batch-invariant), whose m16n8k32 f8E4M3FN "
+                           "MMAs need PTX ISA 8.4; got 8.0 (pass "
+                           "ptx-version=84)");
+  Result<std::vector<TileConfig>> inv = selectMmaSyncTiles(
+      schemas[0], e4, invariant, 8192, 8192, *lookupDevice("H200"), 84);
   ASSERT_TRUE(bool(inv)) << inv.error();
   for (const TileConfig &tc : *inv) {
     EXPECT_EQ(tc.mma, MmaKind::MmaSync);
@@ -705,6 +720,43 @@ TEST(TileHeuristics, EightBitActivationsGetWgmmaTilesAtEveryM) {
     EXPECT_EQ(tc.blockK, 32);
     EXPECT_EQ(tc.splitK, 1);
   }
+}
+
+TEST(TileHeuristics, EightBitDecodeOfNarrowLayersTakesTheMmaSyncTile) {
+  // On the H200, M <= 16 where the wgmma decode tiles fill fewer than half
+  // the SMs (N = 4096: 16 blocks x split 4): the 16-row mma.sync tile; the
+  // fp8 one only where the PTX ISA is 8.4 (sm_90a's minimum is 8.0).
+  const DeviceInfo &h200 = *lookupDevice("H200");
+  const InputSchema e4{ScalarType::e4m3(), ActScaling::Token, 0};
+  const InputSchema i8{ScalarType::sint(8), ActScaling::Token, 0};
+  const WeightSchema u4 = WeightSchema::make(
+      ScalarType::uint(4), ScalarType::f16(), Granularity::Group, 128);
+  const WeightSchema mx = WeightSchema::make(
+      ScalarType::e2m1(), ScalarType::ue8m0(), Granularity::Group, 64);
+  auto first = [&](const WeightSchema &w, const InputSchema &in, int64_t n,
+                   int64_t k, unsigned ptx) {
+    return selectMmaSyncTiles(w, in, {}, n, k, h200, ptx)->front();
+  };
+  for (int64_t k : {4096, 14336}) {
+    TileConfig t = first(u4, e4, 4096, k, 84);
+    EXPECT_EQ(t.mma, MmaKind::MmaSync);
+    EXPECT_EQ(t.mMin, 1);
+    EXPECT_EQ(t.mMax, 16);
+    EXPECT_EQ(t.warpM, 16);
+    EXPECT_TRUE(t.scaleAfterMma);
+    EXPECT_EQ(first(u4, i8, 4096, k, 0).mma, MmaKind::MmaSync);
+    EXPECT_EQ(first(u4, e4, 4096, k, 0).mma, MmaKind::Wgmma); // PTX 8.0
+    // MXFP4 group scales: not in the mma.sync kernels.
+    EXPECT_EQ(first(mx, e4, 4096, k, 84).mma, MmaKind::Wgmma);
+  }
+  std::vector<TileConfig> narrow =
+      *selectMmaSyncTiles(u4, e4, {}, 4096, 4096, h200, 84);
+  EXPECT_FALSE(verifyTileRanges(narrow));
+  EXPECT_EQ(narrow[1].mMin, 17);
+  EXPECT_EQ(narrow[1].mma, MmaKind::Wgmma);
+  // 8192 columns: 32 blocks x 4 fill the SMs; the wgmma tiles stay.
+  EXPECT_EQ(first(u4, e4, 8192, 8192, 84).mma, MmaKind::Wgmma);
+  EXPECT_EQ(first(u4, i8, 8192, 8192, 0).mma, MmaKind::Wgmma);
 }
 
 TEST(TileHeuristics, EightBitActivationsGetMmaSyncTilesWithoutWgmma) {

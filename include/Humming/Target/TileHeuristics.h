@@ -52,11 +52,16 @@ Result<DeviceInfo> tileDeviceFacts(std::string_view device,
 /// not fit the family. Batch-invariant layers get one K decomposition for
 /// every M (no in-block split, warp_k = block_k = 32, warp_m <= 32), so a
 /// token's sums never depend on how many tokens share the batch.
+/// `ptxVersion` (0: the device chip's minimum) is the PTX ISA the kernels
+/// are emitted for: on sm_90a the mma_sync kernels of fp8 activations
+/// (m16n8k32 e4m3 / e5m2) are chosen only from 8.4, where LLVM selects
+/// them.
 Result<std::vector<TileConfig>> selectMmaSyncTiles(const WeightSchema &w,
                                                    const InputSchema &in,
                                                    const ComputeOptions &c,
                                                    int64_t n, int64_t k,
-                                                   const DeviceInfo &device);
+                                                   const DeviceInfo &device,
+                                                   unsigned ptxVersion = 0);
 
 } // namespace humming
 

@@ -62,8 +62,12 @@ struct SelectTilesPass
       this->device = target;
     // The device whose facts the heuristics use.
     hq::DeviceInfo device;
+    // The PTX ISA the kernels will be emitted for (0: the chip's minimum).
+    unsigned ptx = ptxVersion;
     if (TargetAttr target = lookupTarget(module)) {
       device = target.toHost();
+      if (!ptx)
+        ptx = target.getPtx();
     } else if (!this->device.empty() || !chip.empty()) {
       hq::Result<hq::DeviceInfo> facts = hq::tileDeviceFacts(this->device, chip);
       if (!facts)
@@ -95,7 +99,7 @@ struct SelectTilesPass
       if (ComputeAttr c = op.getComputeAttr())
         compute = c.toHost();
       hq::Result<std::vector<hq::TileConfig>> tiles =
-          hq::selectMmaSyncTiles(w, in, compute, n, k, device);
+          hq::selectMmaSyncTiles(w, in, compute, n, k, device, ptx);
       if (!tiles) {
         op.emitOpError() << "humming-select-tiles: " << tiles.error();
         return signalPassFailure();
