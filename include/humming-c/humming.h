@@ -80,8 +80,7 @@ int humming_layer_create_from_checkpoint(const char *dir, const char *module,
 
 /** The same layer with the checkpoint's own 8-bit activations (FP8 and
  *  W8A8-INT8 checkpoints with dynamic per-token activation scales, W4A8):
- *  a layer as humming_layer_create_quantized makes (sm_90a, prepared
- *  weights; humming_layer_forward_quantized, or
+ *  a layer as humming_layer_create_quantized makes (prepared weights; humming_layer_forward_quantized, or
  *  humming_layer_set_activation_rows for 16-bit input); outputs in the
  *  model's 16-bit type. Refused, with the reason, where the checkpoint's
  *  activations are 16-bit, have no kernel (per-group scales, 4-bit) or a
@@ -156,7 +155,8 @@ int humming_layer_forward(const humming_layer *layer, void *stream,
  *  "si8" (two's-complement int8; integer weights only) codes with f32
  *  scales, `scaling` "token" (one per row) or "static" (one
  *  for all), `output` "f16" or "bf16" (also the type of the bias and of
- *  float zero points). Runs on sm_90a over prepared weights; the
+ *  float zero points). Runs over prepared weights (sm_90a: wgmma; si8 from
+ *  sm_80 and fp8 from sm_89: mma.sync m16n8k32); the
  *  activations come from humming_quantizer_forward (or any producer of the
  *  same codes and scales). */
 int humming_layer_create_quantized(int64_t n, int64_t k,

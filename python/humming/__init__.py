@@ -180,7 +180,7 @@ class HummingLayer:
     "ue8m0", "float32"), granularity (default "group" with a group size,
     else "channel"), zero_point (None, "int", "float"), has_bias, block_n,
     pad_n, pad_k. input_config: dtype "float16" or "bfloat16", or 8-bit
-    activations (sm_90a): dtype "e4m3" / "float8_e4m3fn", "e5m2" /
+    activations (fp8 from sm_89, int8 from sm_80): dtype "e4m3" / "float8_e4m3fn", "e5m2" /
     "float8_e5m2" or "int8" (integer weights only) with scaling "token"
     (default) or "static" (then "scale": the float32 scale used to
     quantize 16-bit inputs) and output_dtype "float16" (default) or

@@ -94,7 +94,8 @@ public:
   /// A layer of logical sizes n x k; the schemas are checked (each rule's
   /// message says what was expected and what was found). Activations are
   /// f16 / bf16 (forward()) or f8E4M3FN / f8E5M2 / si8 codes with per-token
-  /// or static f32 scales (forwardQuantized(); sm_90a, prepared weights).
+  /// or static f32 scales (forwardQuantized(); prepared weights: wgmma on
+  /// sm_90a, mma.sync m16n8k32 from sm_80 for si8 and sm_89 for fp8).
   /// `output` is the output's type (and the bias's, and for 16-bit
   /// activations their type too). Sizes the kernels cannot take as they
   /// are (N not a multiple of 64, K not one of the k-tiles' or the groups')
@@ -124,7 +125,8 @@ public:
 
   /// Prepares the weights for `target` (the prepared mma_sync layout where
   /// it holds the schema, else the canonical one; 8-bit activations need
-  /// the prepared layout and an sm_90a target), compiles every kernel
+  /// the prepared layout and a chip with their k32 MMA: sm_80 for si8,
+  /// sm_89 for fp8), compiles every kernel
   /// (one pipeline run per M-range kernel on its own thread: PTX in process,
   /// then $HUMMING_COMPILER through the kernel cache) and,
   /// unless compileOnly, uploads the weights and loads the kernels on the
