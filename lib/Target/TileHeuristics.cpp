@@ -510,10 +510,10 @@ selectEightBitTiles(const WeightSchema &w, const InputSchema &in,
 /// eight warps, a split across CTAs while the output tiles leave SMs idle,
 /// at least `stages` iterations per CTA and warp group). From M = 513:
 /// blocks of 2 x 4 (or 2) warps of 32 x 64 copying their tiles together,
-/// 32 of K per iteration. Batch-invariant: 32 of K per iteration and no K split at
-/// every M (the same sums in the same order for every token). The 16-bit
-/// rules carried over, not measured: no sm_80-sm_89
-/// device has run these kernels (the H200 runs them with forced tiles,
+/// 32 of K per iteration. Batch-invariant: the per-warp tiles at every M,
+/// 64 of K per iteration and no K split (the same sums in the same order
+/// for every token). The 16-bit rules carried over, not measured: no
+/// sm_80-sm_89 device has run these kernels (the H200 runs them with forced tiles,
 /// humming-gpu-test --force-tile-config).
 Result<std::vector<TileConfig>>
 selectEightBitMmaSyncTiles(const WeightSchema &w, const InputSchema &in,
@@ -536,7 +536,7 @@ selectEightBitMmaSyncTiles(const WeightSchema &w, const InputSchema &in,
     ks.activationBits = 8;
     ks.warpM = r.warpM;
     int64_t ctaSplit = 1;
-    if (r.hi == 0) {
+    if (r.hi == 0 && !c.batchInvariant) {
       // The cooperative block.
       ks.warpsM = 2;
       ks.warpsN = n % (4 * layout::kTileN) == 0   ? 4
@@ -548,10 +548,12 @@ selectEightBitMmaSyncTiles(const WeightSchema &w, const InputSchema &in,
       while (ks.stages > 2 && layout::sharedBytes(w, ks) > budget)
         --ks.stages;
     } else {
+      // (Batch-invariant: 64 of K, the one decomposition
+      // verifyTileForProblem allows for 8-bit activations.)
       ks.kTilesPerWarp =
-          k % (4 * layout::kTileK) == 0 && !c.batchInvariant ? 4 : 2;
+          k % (4 * layout::kTileK) == 0 || c.batchInvariant ? 4 : 2;
       ks.stages = 4;
-      const int64_t mTiles = ceilDiv(r.hi, r.warpM);
+      const int64_t mTiles = ceilDiv(r.hi ? r.hi : 512, r.warpM);
       if (n % (2 * layout::kTileN) == 0 &&
           columnTiles * mTiles >= 4 * device.smCount)
         ks.warpsN = 2;

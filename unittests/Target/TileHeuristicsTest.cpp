@@ -716,9 +716,13 @@ TEST(TileHeuristics, EightBitActivationsGetWgmmaTilesAtEveryM) {
   ASSERT_TRUE(bool(inv)) << inv.error();
   for (const TileConfig &tc : *inv) {
     EXPECT_EQ(tc.mma, MmaKind::MmaSync);
-    EXPECT_EQ(tc.warpK, 32);
-    EXPECT_EQ(tc.blockK, 32);
+    EXPECT_EQ(tc.warpK, 64);
+    EXPECT_EQ(tc.blockK, 64);
     EXPECT_EQ(tc.splitK, 1);
+    EXPECT_FALSE(tc.blockCopies);
+    EXPECT_FALSE(verifyTileForProblem(tc, schemas[0], e4, invariant, 8192,
+                                      8192))
+        << *verifyTileForProblem(tc, schemas[0], e4, invariant, 8192, 8192);
   }
 }
 
