@@ -116,7 +116,7 @@ int humming_layer_set_activations_gathered(humming_layer *layer,
                                            int gathered);
 
 /** The layer's activation type ("f16", "bf16", "f8E4M3FN", "f8E5M2",
- *  "si8") and scaling ("none", "token", "static"); "" for NULL. */
+ *  "si8", "si4") and scaling ("none", "token", "static"); "" for NULL. */
 const char *humming_layer_activation(const humming_layer *layer);
 const char *humming_layer_activation_scaling(const humming_layer *layer);
 
@@ -152,11 +152,14 @@ int humming_layer_forward(const humming_layer *layer, void *stream,
                           uint64_t input, uint64_t output, int64_t m);
 
 /** A layer of 8-bit activations: `activation` "f8E4M3FN", "f8E5M2" or
- *  "si8" (two's-complement int8; integer weights only) codes with f32
+ *  "si8" (two's-complement int8; integer weights only) or "si4"
+ *  (two's-complement int4 packed two per byte, the lower k in the low
+ *  nibble; 4-bit integer weights without zero points) codes with f32
  *  scales, `scaling` "token" (one per row) or "static" (one
  *  for all), `output` "f16" or "bf16" (also the type of the bias and of
  *  float zero points). Runs over prepared weights (sm_90a: wgmma; si8 from
- *  sm_80 and fp8 from sm_89: mma.sync m16n8k32); the
+ *  sm_80 and fp8 from sm_89: mma.sync m16n8k32; si4: mma.sync m16n8k64
+ *  from sm_80); the
  *  activations come from humming_quantizer_forward (or any producer of the
  *  same codes and scales). */
 int humming_layer_create_quantized(int64_t n, int64_t k,

@@ -169,8 +169,9 @@ int humming_layer_create_quantized(int64_t n, int64_t k,
     return fail(w.error());
   Result<ScalarType> act =
       typeAmong("activation", activation,
-                {ScalarType::e4m3(), ScalarType::e5m2(), ScalarType::sint(8)},
-                "f8E4M3FN, f8E5M2 or si8");
+                {ScalarType::e4m3(), ScalarType::e5m2(), ScalarType::sint(8),
+                 ScalarType::sint(4)},
+                "f8E4M3FN, f8E5M2, si8 or si4");
   if (!act)
     return fail(act.error());
   const ActScaling scalings[] = {ActScaling::Token, ActScaling::Static};
@@ -293,6 +294,7 @@ const char *humming_layer_activation(const humming_layer *layer) {
          : t == ScalarType::e4m3() ? "f8E4M3FN"
          : t == ScalarType::e5m2() ? "f8E5M2"
          : t == ScalarType::sint(8) ? "si8"
+         : t == ScalarType::sint(4) ? "si4"
                                     : "";
 }
 

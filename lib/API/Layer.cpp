@@ -213,11 +213,12 @@ Result<Layer> Layer::create(int64_t n, int64_t k, const WeightSchema &weight,
     return Error{*d};
   if (Diag d = verifyInputSchema(input))
     return Error{*d};
-  if (input.type.bits != 16 && !layout::computesInEightBits(input.type))
-    return Error{concat("expected f16, bf16, f8E4M3FN, f8E5M2 or si8 "
+  if (input.type.bits != 16 && !layout::computesInEightBits(input.type) &&
+      !layout::computesInFourBits(input.type))
+    return Error{concat("expected f16, bf16, f8E4M3FN, f8E5M2, si8 or si4 "
                         "activations, got ",
                         input.type.str(),
-                        ": 4-bit activation kernels are not lowered yet")};
+                        ": e2m1 activations wait for block-scaled MMA")};
   if (Diag d = verifyCompatibility(weight, input, compute, output))
     return Error{*d};
   // Sizes the kernels cannot take as they are, with no padding asked for:
@@ -359,9 +360,9 @@ Status Layer::transform(const LayerTarget &target) {
     return Error{concat("expected LayerTarget::activationRows in 0 .. 2^31 - 1, "
                         "got ", target.activationRows)};
   if (target.activationRows > 0 &&
-      !(l.input.type.bits == 8 && l.input.scaling == ActScaling::Token))
+      !(l.input.type.bits <= 8 && l.input.scaling == ActScaling::Token))
     return Error{concat("LayerTarget::activationRows applies to layers of "
-                        "8-bit activations scaled per token (forward() "
+                        "8- or 4-bit activations scaled per token (forward() "
                         "quantizes them), got ",
                         formatInputSchema(l.input))};
   // 8-bit activations: the k32 kernels over prepared weights only (wgmma
@@ -378,6 +379,19 @@ Status Layer::transform(const LayerTarget &target) {
     if (!prepared)
       return Error{concat(l.input.type.str(), " activations run over the "
                           "prepared layout only, which is not used: ",
+                          *unprepared)};
+  }
+  // si4 activations: the mma.sync m16n8k64 s4 kernels over prepared
+  // weights (sm_80 and later; sm_90 has no int4 tensor cores and runs them
+  // emulated, which chooseActivation avoids but an explicit schema gets).
+  if (layout::computesInFourBits(l.input.type)) {
+    if (chip->sm < 80)
+      return Error{concat("si4 activations need sm_80 or newer (m16n8k64 s4 "
+                          "MMAs); got ",
+                          chip->str())};
+    if (!prepared)
+      return Error{concat("si4 activations run over the prepared layout "
+                          "only, which is not used: ",
                           *unprepared)};
   }
   // A forced tile configuration: parsed and verified here, so its errors

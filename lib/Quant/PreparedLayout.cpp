@@ -33,10 +33,9 @@ int64_t stageChunks(const WeightSchema &w, const KernelShape &k) {
   int64_t perTile = 0;
   for (const Plane &p : planes(w.type.bits))
     perTile += (p.width + 3) / 4;
-  // Activations: one 16-row tile of 32-byte rows per k-tile (16-bit) or
-  // per k32 step of two k-tiles (8-bit).
-  const int64_t activationTiles =
-      k.activationBits == 8 ? k.kTilesPerWarp / 2 : k.kTilesPerWarp;
+  // Activations: one 16-row tile of 32-byte rows per k-tile (16-bit), per
+  // k32 step of two k-tiles (8-bit) or per k64 step of four (4-bit).
+  const int64_t activationTiles = k.kTilesPerWarp * k.activationBits / 16;
   int64_t perGroup = (w.hasPerKScales() ? 1 : 0) +
                      (w.zeroPoint != ZeroPointKind::None ? 1 : 0);
   int64_t groupCopies = groupPerIteration(w, k) ? 1 : k.kTilesPerWarp;
@@ -173,8 +172,8 @@ Diag scaleAfterMmaApplies(const WeightSchema &w, bool f16Accumulation,
   if (f16Accumulation)
     return std::string(
         "scale_after_mma scales f32 sums; expected f32 accumulation");
-  // (8-bit activations keep each iteration's sums anyway.)
-  if (activationBits != 8 && (t.warpM != 16 || t.blockM != t.warpM))
+  // (8- and 4-bit activations keep each iteration's sums anyway.)
+  if (activationBits == 16 && (t.warpM != 16 || t.blockM != t.warpM))
     return concat("scale_after_mma keeps a second set of f32 sums per warp; "
                   "expected warp_m = block_m = 16, got warp_m = ",
                   t.warpM, ", block_m = ", t.blockM);
@@ -183,6 +182,10 @@ Diag scaleAfterMmaApplies(const WeightSchema &w, bool f16Accumulation,
                   "one group: expected warp_k (",
                   t.warpK, ") <= the group size (", w.groupK, ")");
   return std::nullopt;
+}
+
+bool computesInFourBits(const ScalarType &activation) {
+  return activation == ScalarType::sint(4);
 }
 
 bool computesInEightBits(const ScalarType &activation) {
@@ -206,11 +209,43 @@ Diag supports(const WeightSchema &w, const InputSchema &in, int64_t n,
               int64_t k) {
   const char *prefix = "the prepared mma_sync layout ";
   const bool eightBit = computesInEightBits(in.type);
-  if (in.type != ScalarType::f16() && in.type != ScalarType::bf16() && !eightBit)
-    return concat(prefix, "expects f16, bf16, f8E4M3FN, f8E5M2 or si8 "
-                          "activations (4-bit activations have no kernel "
-                          "yet), got ",
+  const bool fourBit = computesInFourBits(in.type);
+  if (in.type != ScalarType::f16() && in.type != ScalarType::bf16() &&
+      !eightBit && !fourBit)
+    return concat(prefix, "expects f16, bf16, f8E4M3FN, f8E5M2, si8 or si4 "
+                          "activations (e2m1 ones wait for block-scaled "
+                          "MMA), got ",
                   in.type.str());
+  if (fourBit) {
+    // The mma.sync m16n8k64 s4 kernels: 4-bit integer weights are s4
+    // codes after one xor, s32 sums per iteration times the group scales
+    // of the C columns (scale_after_mma), activation scales per token or
+    // static in the epilogue.
+    if (!w.type.isInt() || w.type.bits != 4 ||
+        w.zeroPoint != ZeroPointKind::None)
+      return concat(prefix, "takes 4-bit integer weights without zero points "
+                    "with si4 activations (si4, or ui4 with its implicit zero "
+                    "point 8: s4 codes after one xor), got ",
+                    w.type.str(),
+                    w.zeroPoint != ZeroPointKind::None ? " with zero points"
+                                                       : "");
+    if (in.scaling == ActScaling::Group)
+      return concat(prefix, "takes per-token or static scales with si4 "
+                    "activations, got group scaling");
+    if (w.hasPerKScales() && w.scaleType.bits != 16)
+      return concat(prefix, "applies group scales to each iteration's sums "
+                    "per output column and expects f16 or bf16 group scales "
+                    "with si4 activations, got ",
+                    w.scaleType.str());
+    if ((k - w.padK) % 32 != 0)
+      return concat(prefix, "copies si4 activation rows in 16-byte pieces "
+                    "(32 codes) and expects K to be a multiple of 32, got ",
+                    k - w.padK);
+    if (k % 64 != 0)
+      return concat(prefix, "takes K in k64 steps with si4 activations; "
+                    "expected the padded K to be a multiple of 64, got ",
+                    k);
+  }
   if (in.type == ScalarType::sint(8) &&
       (!w.type.isInt() || w.zeroPoint == ZeroPointKind::Float))
     return concat(prefix, "converts weights to si8 for si8 activations and "
@@ -273,13 +308,15 @@ Diag supports(const WeightSchema &w, const InputSchema &in, int64_t n,
                            w.type.mantissaBits > in.type.mantissaBits))
     return concat(prefix, "expects float weights that ", in.type.str(),
                   " holds exactly, got ", w.type.str());
-  if (w.hasPerKScales() && !eightBit && !representableIn(w.scaleType, in.type))
+  if (w.hasPerKScales() && !eightBit && !fourBit &&
+      !representableIn(w.scaleType, in.type))
     return concat(prefix, "applies scales in the activation type and expects "
                           "scales that ",
                   in.type.str(), " represents exactly, got ",
                   w.scaleType.str());
-  // (8-bit activations: group scales multiply f32 sums, the codes fit.)
-  if (!eightBit && w.hasGlobalScale() &&
+  // (8- and 4-bit activations: group scales multiply f32 sums, the codes
+  // fit.)
+  if (!eightBit && !fourBit && w.hasGlobalScale() &&
       maxDequantizedMagnitude(w) > maxValue(in.type))
     return concat(prefix, "applies the global scale to the accumulators and "
                           "expects scaled weights within the ",
@@ -303,11 +340,14 @@ uint32_t preparedCodeAt(const WeightSchema &w, const uint32_t *words,
                         int64_t n, int64_t padN, int64_t k,
                         unsigned activationBits) {
   const unsigned bits = w.type.bits;
-  // The position whose row is k's (preparedRow is a permutation of 0..15).
+  // The position whose row is k's (preparedRow is a permutation of its
+  // span's rows).
+  const int64_t span = preparedRowSpan(activationBits);
   int64_t pos = 0;
-  while (preparedRow(pos, activationBits) != k % kTileK)
+  while (preparedRow(pos, activationBits) != k % span)
     ++pos;
-  Slot s = slotOf(n, k - k % kTileK + pos);
+  k = k - k % span + pos;
+  Slot s = slotOf(n, k);
   int64_t base = tileWord(k / kTileK, n / kTileN, padN, bits);
   uint32_t code = 0;
   for (const Plane &p : planes(bits)) {
@@ -376,11 +416,14 @@ Result<QuantizedWeights> prepareMmaSync(const WeightSchema &w,
       row = unpackBits(src + nn * rowWords, k, bits);
       const int64_t c = nn % kTileN;
       uint32_t *tile = dst + tileWord(0, nn / kTileN, n, bits);
+      // The rows of a k-tile come from its span (preparedRowSpan).
+      const int64_t span = preparedRowSpan(in.type.bits);
       for (int64_t kt = 0; kt < k / kTileK; ++kt, tile += tileStride) {
-        const uint32_t *codes = row.data() + kt * kTileK;
+        const int64_t at = kt * kTileK % span;
+        const uint32_t *codes = row.data() + kt * kTileK - at;
         const Place *place = &places[size_t(c * kTileK) * ps.size()];
         for (int64_t r = 0; r < kTileK; ++r) {
-          uint32_t code = codes[preparedRow(r, in.type.bits)] ^ flip;
+          uint32_t code = codes[preparedRow(at + r, in.type.bits)] ^ flip;
           for (size_t pi = 0; pi < ps.size(); ++pi, ++place)
             tile[place->word] |=
                 ((code >> ps[pi].shift) & ((1u << ps[pi].width) - 1))

@@ -284,8 +284,15 @@ ActivationChoice chooseActivation(const WeightSchema &w,
           " or newer, got " + chip.str();
     // What the kernels run (not only the chip's MMAs).
     const bool eightBit = layout::computesInEightBits(in.type);
-    if (!d && in.type.bits != 16 && !eightBit)
+    const bool fourBit = layout::computesInFourBits(in.type);
+    if (!d && in.type.bits != 16 && !eightBit && !fourBit)
       d = "no kernel takes " + in.type.str() + " activations yet";
+    // si4: mma.sync m16n8k64 s4, whose tensor cores end with sm_89 (sm_90a
+    // runs it emulated: the 8-bit candidates win there).
+    if (!d && fourBit && (chip.sm < 80 || chip.sm >= 90))
+      d = "int4 tensor cores are sm_80-sm_89 only, got " + chip.str();
+    if (!d && fourBit && n > 0 && k > 0)
+      d = layout::supports(w, in, n + w.padN, k + w.padK);
     // The k32 kernels: wgmma on sm_90a, mma.sync m16n8k32 from sm_80.
     if (!d && eightBit && chip.sm < 80)
       d = "the kernels of 8-bit activations need sm_80 or newer "

@@ -498,7 +498,8 @@ selectEightBitTiles(const WeightSchema &w, const InputSchema &in,
 }
 
 /// 8-bit activations without wgmma (sm_80-sm_89: s8 m16n8k32, and e4m3 /
-/// e5m2 m16n8k32 from sm_89): the mma_sync kernels with k32 steps, each
+/// e5m2 m16n8k32 from sm_89), and si4 ones (m16n8k64 s4, k64 steps, per-warp
+/// tiles at every M): the mma_sync kernels with k32 steps, each
 /// iteration's sums folded into f32 ones (group scales per C column:
 /// scale_after_mma), so warp rows of at most 32 tokens. M = 1..16: 16-row
 /// warps; up to M = 512 32-row warps (ranges up to 64, 128, 256 and 512:
@@ -516,14 +517,17 @@ selectEightBitTiles(const WeightSchema &w, const InputSchema &in,
 /// sm_80-sm_89 device has run these kernels (the H200 runs them with forced tiles,
 /// humming-gpu-test --force-tile-config).
 Result<std::vector<TileConfig>>
-selectEightBitMmaSyncTiles(const WeightSchema &w, const InputSchema &in,
+selectNarrowMmaSyncTiles(const WeightSchema &w, const InputSchema &in,
                            const ComputeOptions &c, int64_t n, int64_t k,
                            const DeviceInfo &device) {
   if (c.f16Accumulation)
     return Error{concat(in.type.str(), " activations sum in f32 (s32 for "
                         "int8); expected f16_accumulation = false")};
-  if (Diag d = layout::eightBitMmaSyncSupports(w, in))
-    return Error{*d};
+  // (4-bit activations: supports() holds the kernels' rules.)
+  const int64_t bits = in.type.bits;
+  if (bits == 8)
+    if (Diag d = layout::eightBitMmaSyncSupports(w, in))
+      return Error{*d};
   const int64_t budget = sharedMemoryBudget(device);
   const int64_t columnTiles = n / layout::kTileN;
   struct Range {
@@ -533,10 +537,10 @@ selectEightBitMmaSyncTiles(const WeightSchema &w, const InputSchema &in,
   for (Range r : {Range{1, 16, 16}, {17, 64, 32}, {65, 128, 32},
                   {129, 256, 32}, {257, 512, 32}, {513, 0, 32}}) {
     layout::KernelShape ks;
-    ks.activationBits = 8;
+    ks.activationBits = bits;
     ks.warpM = r.warpM;
     int64_t ctaSplit = 1;
-    if (r.hi == 0 && !c.batchInvariant) {
+    if (r.hi == 0 && !c.batchInvariant && bits == 8) {
       // The cooperative block.
       ks.warpsM = 2;
       ks.warpsN = n % (4 * layout::kTileN) == 0   ? 4
@@ -549,9 +553,18 @@ selectEightBitMmaSyncTiles(const WeightSchema &w, const InputSchema &in,
         --ks.stages;
     } else {
       // (Batch-invariant: 64 of K, the one decomposition
-      // verifyTileForProblem allows for 8-bit activations.)
-      ks.kTilesPerWarp =
-          k % (4 * layout::kTileK) == 0 || c.batchInvariant ? 4 : 2;
+      // verifyTileForProblem allows for 8-bit activations; 128 for 4-bit.)
+      // 4-bit activations: k64 steps, 128 of K where K and the groups
+      // allow it.
+      if (bits == 4)
+        ks.kTilesPerWarp = c.batchInvariant ||
+                                   (k % (8 * layout::kTileK) == 0 &&
+                                    (!w.hasPerKScales() || w.groupK >= 128))
+                               ? 8
+                               : 4;
+      else
+        ks.kTilesPerWarp =
+            k % (4 * layout::kTileK) == 0 || c.batchInvariant ? 4 : 2;
       ks.stages = 4;
       const int64_t mTiles = ceilDiv(r.hi ? r.hi : 512, r.warpM);
       if (n % (2 * layout::kTileN) == 0 &&
@@ -618,6 +631,8 @@ Result<std::vector<TileConfig>> selectMmaSyncTiles(const WeightSchema &w,
   if (device.smCount <= 0)
     return Error{concat("expected the device's SM count, "
                         "got ", device.smCount)};
+  if (in.type.bits == 4)
+    return selectNarrowMmaSyncTiles(w, in, c, n, k, device);
   if (in.type.bits == 8) {
     // The wgmma tiles where they run (K a multiple of 64), else the
     // mma_sync k32 ones (sm_80-sm_89, batch-invariant layers, K = 32 mod
@@ -638,14 +653,14 @@ Result<std::vector<TileConfig>> selectMmaSyncTiles(const WeightSchema &w,
                             in.type.str(), " MMAs need PTX ISA 8.4; got ",
                             ptx / 10, ".", ptx % 10,
                             " (pass ptx-version=84)")};
-      return selectEightBitMmaSyncTiles(w, in, c, n, k, device);
+      return selectNarrowMmaSyncTiles(w, in, c, n, k, device);
     }
     Result<std::vector<TileConfig>> tiles =
         selectEightBitTiles(w, in, c, n, k, device);
     if (!mmaSyncRuns)
       return tiles;
     Result<std::vector<TileConfig>> other =
-        selectEightBitMmaSyncTiles(w, in, c, n, k, device);
+        selectNarrowMmaSyncTiles(w, in, c, n, k, device);
     if (!tiles)
       return other ? other : tiles;
     if (!other)

@@ -87,12 +87,13 @@ struct Case {
   /// bit for bit), the reference multiplies the dequantized values, and the
   /// layer runs forwardQuantized (prepared weights, sm_90a, f16 output).
   ActScaling actScaling = ActScaling::None;
-  bool eightBit() const { return act.bits == 8; }
+  /// 8- or 4-bit activations (quantized on the host for the reference).
+  bool quantizedActs() const { return act.bits < 16; }
   InputSchema input() const {
-    return InputSchema{act, eightBit() ? actScaling : ActScaling::None, 0};
+    return InputSchema{act, quantizedActs() ? actScaling : ActScaling::None, 0};
   }
   /// The output (and 16-bit source activation) type.
-  ScalarType output() const { return eightBit() ? ScalarType::f16() : act; }
+  ScalarType output() const { return quantizedActs() ? ScalarType::f16() : act; }
 };
 
 /// Adds, after each case the prepared layout can hold, the same case with
@@ -101,7 +102,7 @@ std::vector<Case> withPrepared(const std::vector<Case> &cases) {
   std::vector<Case> out;
   for (const Case &c : cases) {
     // 8-bit activations run over prepared weights only.
-    if (!c.eightBit())
+    if (!c.quantizedActs())
       out.push_back(c);
     // The padding the layer gives itself where the case asks for none
     // (Layer::create).
@@ -349,6 +350,26 @@ std::vector<Case> suite(bool quick) {
   addA8("w8a8_si8_channel_si8_4096x4096",
         WeightSchema::make(si8, f16, Granularity::Channel), si8,
         ActScaling::Token, 4096, 4096, {1, 9, 16, 64, 128, 1000});
+  // si4 activations (W4A4 int: mma.sync m16n8k64 s4, sm_80-sm_89; the
+  // H200 runs it emulated): 4-bit integer weights without zero points,
+  // channel and group (f16 / bf16) scales, per-token and static scaling.
+  const ScalarType si4 = ScalarType::sint(4);
+  addA8("w4a4_si4_channel_si4_token",
+        WeightSchema::make(ScalarType::sint(4), ScalarType::f16(),
+                           Granularity::Channel),
+        si4, ActScaling::Token);
+  addA8("w4a4_ui4_g128_si4_token",
+        WeightSchema::make(ScalarType::uint(4), ScalarType::f16(),
+                           Granularity::Group, 128),
+        si4, ActScaling::Token);
+  addA8("w4a4_si4_g64_bf16_si4_static",
+        WeightSchema::make(ScalarType::sint(4), ScalarType::bf16(),
+                           Granularity::Group, 64),
+        si4, ActScaling::Static, 320, 1024);
+  addA8("w4a4_ui4_channel_si4_4096x4096",
+        WeightSchema::make(ScalarType::uint(4), ScalarType::f16(),
+                           Granularity::Channel),
+        si4, ActScaling::Token, 4096, 4096, {1, 16, 64, 128, 1000});
   addA8("w4a8_g128_si8_4096x4096",
         WeightSchema::make(ScalarType::uint(4), f16, Granularity::Group, 128),
         si8, ActScaling::Token, 4096, 4096, {1, 9, 16, 64, 128, 1000});
@@ -460,11 +481,14 @@ std::vector<Case> matrix() {
 /// kernels hold the layer (16-bit group scales); the transform elsewhere
 /// refuses them, tested in LayerTest.
 bool runsOn(const Case &c, const std::string &chip) {
-  if (!c.eightBit())
+  if (!c.quantizedActs())
     return true;
   std::optional<Chip> parsed = Chip::parse(chip);
   if (!parsed || parsed->sm < std::max(80u, minSmForActivation(c.act)))
     return false;
+  // si4: mma.sync m16n8k64 s4 from sm_80 (emulated on sm_90).
+  if (c.act.bits == 4)
+    return true;
   return parsed->supportsMma(MmaKind::Wgmma) ||
          !layout::eightBitMmaSyncSupports(c.weight, c.input());
 }
@@ -714,7 +738,17 @@ Result<QuantizedInput> quantizeInput(const rt::CudaDriver &cu,
       quantizeActivations(in, values.data(), m, k, staticScale);
   if (!q)
     return Error{"quantize activations: " + q.error()};
-  std::vector<uint8_t> bytes(q->codes.begin(), q->codes.end());
+  // One byte per 8-bit code; 4-bit codes two per byte, the lower k in the
+  // low nibble (rows of K / 2 bytes; K is even).
+  std::vector<uint8_t> bytes;
+  if (in.type.bits == 4) {
+    bytes.resize(q->codes.size() / 2);
+    for (size_t i = 0; i < bytes.size(); ++i)
+      bytes[i] = uint8_t((q->codes[2 * i] & 0xF) |
+                         (q->codes[2 * i + 1] & 0xF) << 4);
+  } else {
+    bytes.assign(q->codes.begin(), q->codes.end());
+  }
   std::vector<float> scales = q->scales;
   if (scales.empty())
     scales.push_back(1.0f);
@@ -1288,7 +1322,7 @@ int main(int argc, char **argv) {
         continue;
       }
       std::optional<QuantizedInput> q8;
-      if (c.eightBit()) {
+      if (c.quantizedActs()) {
         Result<QuantizedInput> q =
             quantizeInput(cu, c.input(), acts->values, m, c.k);
         if (!q) {
@@ -1301,10 +1335,10 @@ int main(int argc, char **argv) {
       // The reference multiplies what the kernel reads: the dequantized
       // 8-bit activations.
       const std::vector<double> &av =
-          c.eightBit() ? q8->values : acts->values;
+          c.quantizedActs() ? q8->values : acts->values;
       rt::DeviceBuffer *da = &acts->input, *dc = &acts->output;
       auto forwardOf = [&](const Layer &l, void *stream) -> Status {
-        return c.eightBit()
+        return c.quantizedActs()
                    ? l.forwardQuantized(stream, q8->codes.ptr(),
                                         q8->scales.ptr(), dc->ptr(), m)
                    : l.forward(stream, da->ptr(), dc->ptr(), m);

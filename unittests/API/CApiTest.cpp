@@ -154,7 +154,7 @@ TEST(CApi, QuantizedActivationLayers) {
                                            &layer),
             0);
   EXPECT_EQ(std::string(humming_last_error()),
-            "activation: expected f8E4M3FN, f8E5M2 or si8, got 'f16'");
+            "activation: expected f8E4M3FN, f8E5M2, si8 or si4, got 'f16'");
   EXPECT_NE(humming_layer_create_quantized(256, 512, &w, "f8E4M3FN", "group",
                                            "f16", &layer),
             0);

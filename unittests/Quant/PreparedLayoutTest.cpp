@@ -93,6 +93,70 @@ TEST(PreparedLayout, LanesHoldTheirMmaFragmentsForEveryWidth) {
     }
 }
 
+TEST(PreparedLayout, FourBitActivationsFindTheirK64RegistersInTwoWords) {
+  // si4 activations (mma.sync m16n8k64 s4): the rows of each pair of
+  // k-tiles are permuted (preparedRow, span 32) so that for lane (g, q)
+  // and n8 sub-tile j, bytes j % 2 and j % 2 + 2 of the 4-bit plane word of
+  // pairs 2 j, 2 j + 1 in k-tiles 4 s and 4 s + 1 are, in that order, the
+  // nibbles of k 64 s + 8 q ..+8 of column 8 j + g (B register b0), and
+  // k-tiles 4 s + 2, 4 s + 3 give k + 32 (b1). Codes are offset binary
+  // (si4 + 8), an xor away from s4.
+  const int64_t n = 128, k = 192;
+  WeightSchema w = WeightSchema::make(ScalarType::sint(4), ScalarType::f16(),
+                                      Granularity::Group, 64);
+  const InputSchema s4{ScalarType::sint(4), ActScaling::Token, 0};
+  QuantizedWeights q = quantized(w, n, k, 11);
+  Result<QuantizedWeights> p = L::prepareMmaSync(w, s4, q, n, k);
+  ASSERT_TRUE(bool(p)) << p.error();
+  // The schema's prepared shape (kPack = 64 for 4-bit activations).
+  ASSERT_EQ(p->weight.shape, (std::vector<int64_t>{k / 64, n * 8}));
+  const uint32_t *pw = p->weight.as<uint32_t>();
+  const uint32_t *cw = q.weight.as<uint32_t>();
+  const L::Plane plane = L::planes(4)[0];
+  for (int64_t s = 0; s < k / 64; ++s)
+    for (int64_t nt = 0; nt < n / 64; ++nt)
+      for (int lane = 0; lane < 32; ++lane)
+        for (int j = 0; j < 8; ++j)
+          for (int reg = 0; reg < 2; ++reg) {
+            const int64_t col = nt * 64 + 8 * j + lane / 4;
+            uint32_t value = 0;
+            for (int h = 0; h < 2; ++h) {
+              const int64_t kt = 4 * s + 2 * reg + h;
+              uint32_t word = pw[L::tileWord(kt, nt, n, 4) +
+                                 L::pairWord(plane, lane, 2 * j)];
+              const uint32_t lo = (word >> (8 * (j % 2))) & 0xFF;
+              const uint32_t hi = (word >> (8 * (j % 2 + 2))) & 0xFF;
+              value |= (lo | hi << 8) << (16 * h);
+            }
+            for (int i = 0; i < 8; ++i) {
+              const int64_t kk = 64 * s + 32 * reg + 8 * (lane % 4) + i;
+              uint32_t code = packedCodeAt(cw + col * (k * 4 / 32), kk, 4);
+              ASSERT_EQ((value >> (4 * i)) & 0xF, code ^ 8)
+                  << "s " << s << " lane " << lane << " j " << j << " b"
+                  << reg << " nibble " << i;
+              EXPECT_EQ(L::preparedCodeAt(w, pw, col, n, kk, 4), code);
+            }
+          }
+  // preparedRow is a permutation of each span's rows.
+  std::vector<bool> seen(32);
+  for (int64_t r = 0; r < 32; ++r)
+    seen[size_t(L::preparedRow(r, 4))] = true;
+  EXPECT_EQ(std::count(seen.begin(), seen.end(), true), 32);
+  // What the 4-bit kernels do not take.
+  EXPECT_EQ(*L::supports(WeightSchema::make(ScalarType::uint(4),
+                                            ScalarType::f16(),
+                                            Granularity::Group, 64,
+                                            ZeroPointKind::Int),
+                         s4, n, k),
+            "the prepared mma_sync layout takes 4-bit integer weights without "
+            "zero points with si4 activations (si4, or ui4 with its implicit "
+            "zero point 8: s4 codes after one xor), got ui4 with zero points");
+  EXPECT_EQ(*L::supports(w, s4, n, 160),
+            "the prepared mma_sync layout takes K in k64 steps with si4 "
+            "activations; expected the padded K to be a multiple of 64, got "
+            "160");
+}
+
 TEST(PreparedLayout, EightBitActivationsFindTheirK32RegistersAsWords) {
   // fp8 activations: the k-tile rows are permuted (preparedRow) so that,
   // for warp w of a wgmma warpgroup and lane (g = lane / 4, q = lane % 4),
@@ -489,10 +553,14 @@ TEST(PreparedLayout, RefusesWhatItCannotHold) {
             "the prepared mma_sync layout converts weights to si8 for si8 "
             "activations and expects integer weights without float zero "
             "points, got ui4 with float zero points");
+  // si4 activations (mma.sync m16n8k64): 4-bit integer weights without
+  // zero points, K in k64 steps; e2m1 ones have no kernel.
   InputSchema i4{ScalarType::sint(4), ActScaling::Token, 0};
-  EXPECT_NE(diag(u4, i4, 64, 64).find("(4-bit activations have no kernel "
-                                      "yet), got si4"),
-            std::string::npos);
+  EXPECT_EQ(diag(u4, i4, 64, 128), "");
+  EXPECT_EQ(diag(u4, {ScalarType::e2m1(), ActScaling::Token, 0}, 64, 128),
+            "the prepared mma_sync layout expects f16, bf16, f8E4M3FN, "
+            "f8E5M2, si8 or si4 activations (e2m1 ones wait for block-scaled "
+            "MMA), got f4E2M1FN");
   // fp8 activations (the wgmma k32 kernels): channel / tensor weight scales,
   // per-token or static activation scales, K in 16-byte rows.
   InputSchema e4{ScalarType::e4m3(), ActScaling::Token, 0};

@@ -67,10 +67,25 @@ constexpr int64_t kTileN = 64;
 /// Pairs of codes per lane and tile (8 sub-tiles x 2 registers).
 constexpr int kPairs = 16;
 
-/// The row of its k-tile whose weights position r (0..15) of a prepared
-/// k-tile holds: r for 16-bit activations, the permutation above for 8-bit
-/// ones (the wgmma k32 A fragment).
+/// Rows of K the prepared row permutation stays within: a k-tile (16) for
+/// 16- and 8-bit activations, two k-tiles (32) for 4-bit ones.
+inline int64_t preparedRowSpan(unsigned activationBits) {
+  return activationBits == 4 ? 32 : kTileK;
+}
+/// The row (of its preparedRowSpan rows) whose weights position r of the
+/// same span holds: r for 16-bit activations, the permutation above for
+/// 8-bit ones (the wgmma k32 A fragment, the mma.sync m16n8k32 B one), and
+/// for 4-bit ones (mma.sync m16n8k64 s4: B register b0 of lane (g, q)
+/// holds k 8 q ..+8 of column g in its nibbles, b1 k 32 + 8 q ..+8) the
+/// row 8 ((p % 8) / 2) + 4 u + 2 (p % 2) + p / 8 for position p of k-tile
+/// u (r = 16 u + p): bytes j % 2 and j % 2 + 2 of the 4-bit plane words of
+/// pairs 2 j, 2 j + 1 in k-tiles 0 and 1 of the span are the register's
+/// bytes in order.
 inline int64_t preparedRow(int64_t r, unsigned activationBits) {
+  if (activationBits == 4) {
+    const int64_t u = r / kTileK, p = r % kTileK;
+    return 8 * ((p % 8) / 2) + 4 * u + 2 * (p % 2) + p / 8;
+  }
   if (activationBits != 8)
     return r;
   return 4 * ((r % 8) / 2) + 2 * (r % 2) + r / 8;
@@ -371,7 +386,7 @@ bool representableIn(const ScalarType &from, const ScalarType &to);
 /// Whether tile `t` may apply the group scales after the MMAs
 /// (`scale_after_mma`: the MMAs sum unscaled codes in f32, scaled per C
 /// column once per iteration): group scales of 16 bits, f32 accumulation,
-/// one 16-row warp per block along M (any warps with 8-bit activations,
+/// one 16-row warp per block along M (any warps with 8- or 4-bit activations,
 /// whose kernels keep each iteration's sums anyway), and a warp's k-tiles
 /// of an iteration inside one group. The diagnostic says which condition
 /// fails. Shared by the lowering (which rejects such tiles) and the tile
@@ -389,6 +404,10 @@ bool computesInEightBits(const ScalarType &activation);
 /// group scales of 16 bits (they multiply each iteration's sums per output
 /// column, scale_after_mma).
 Diag eightBitMmaSyncSupports(const WeightSchema &w, const InputSchema &in);
+
+/// The 4-bit activation type the prepared mma_sync kernels compute in
+/// (m16n8k64 s4, s32 sums): si4.
+bool computesInFourBits(const ScalarType &activation);
 
 /// Whether the prepared mma_sync layout can hold this layer (padded sizes
 /// n x k) for activations `in`; the diagnostic says what is missing.

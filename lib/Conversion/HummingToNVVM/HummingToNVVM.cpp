@@ -45,6 +45,34 @@ FailureOr<PreparedTile> preparedTile(GemmOp op, unsigned index,
     return op.emitOpError() << "tile_configs[" << index << "]: " << why;
   };
   const bool act8 = spec.input.type.bits == 8;
+  // 4-bit activations: the mma_sync m16n8k64 s4 kernels with per-warp
+  // copies (their k64 tiles of 32-byte rows; the cooperative slots and the
+  // shared activation copies hold 8- and 16-bit rows only).
+  if (spec.input.type.bits == 4) {
+    if (t.mma != hq::MmaKind::MmaSync)
+      return fail("expected mma = mma_sync with si4 activations (m16n8k64 "
+                  "s4; no other MMA takes them)");
+    if (t.blockM != t.warpM || t.blockCopies || t.shareActivations)
+      return fail("expected per-warp copies with si4 activations (block_m = "
+                  "warp_m, no block_copies, no share_activations)");
+    if (spec.f16Accumulation)
+      return fail("expected f16_accumulation = false with si4 activations "
+                  "(their MMAs sum in s32)");
+    if (t.warpM > 32)
+      return fail("expected warp_m of 16 or 32 with si4 activations (each "
+                  "iteration's sums are a second set of accumulators), got " +
+                  Twine(t.warpM));
+    if (spec.weight.hasPerKScales() && !t.scaleAfterMma)
+      return fail("expected scale_after_mma = true with si4 activations and "
+                  "group scales (the group scales multiply each iteration's "
+                  "sums per output column)");
+    if (spec.weight.hasPerKScales() && t.warpK > spec.weight.groupK)
+      return fail("expected warp_k <= the group size (" +
+                  Twine(spec.weight.groupK) +
+                  ") with si4 activations (each iteration's sums take one "
+                  "group scale), got " +
+                  Twine(t.warpK));
+  }
   // 8-bit activations in the mma_sync kernels (m16n8k32: k32 steps over two
   // k-tiles, each iteration's sums folded into the running f32 ones).
   if (act8 && t.mma != hq::MmaKind::Wgmma) {
@@ -219,11 +247,11 @@ FailureOr<PreparedTile> preparedTile(GemmOp op, unsigned index,
 LogicalResult checkSupported(GemmOp op, const hq::Chip &chip) {
   hq::InputSchema in = op.getInputSchema().toHost();
   hq::WeightSchema w = op.getWeightSchema().toHost();
-  if (in.type.bits != 16 && !(in.type.bits == 8 && op.getLayoutAttr()))
+  if (in.type.bits != 16 && !(in.type.bits <= 8 && op.getLayoutAttr()))
     return op.emitOpError()
-           << "8-bit activations run in the kernels over prepared weights "
-              "('layout') only; the canonical-weight kernel takes 16-bit "
-              "activations, got "
+           << "8- and 4-bit activations run in the kernels over prepared "
+              "weights ('layout') only; the canonical-weight kernel takes "
+              "16-bit activations, got "
            << op.getInputSchema().getType() << " on " << chip.str();
 
   if (w.format != hq::SourceFormat::Canonical)

@@ -145,16 +145,27 @@ private:
   Value slotAddress(Value slot, Value chunk, int64_t word);
   /// One iteration's MMAs over the words of its slot.
   SmallVector<Value> compute(ArrayRef<Value> accs, ArrayRef<Value> stage);
-  /// The same with 8-bit activations: per k32 step (k-tiles 2 s, 2 s + 1)
-  /// the eight n8 sub-tiles' B registers (eightBitWord) and one m16n8k32
-  /// MMA per 16 rows into the iteration's own sums, which are then added
-  /// to the running f32 sums (times the group scale of the C column).
-  SmallVector<Value> computeEightBit(ArrayRef<Value> accs,
-                                     ArrayRef<Value> stage);
-  /// One m16n8k32 MMA of the activation type (s8 with s32 sums, e4m3 /
-  /// e5m2 with f32 sums): A a0..a3, B b0, b1, C c0..c3; the result struct.
-  Value mmaEightBit(ArrayRef<Value> a, ArrayRef<Value> bOps,
-                    ArrayRef<Value> c);
+  /// The same with 8- or 4-bit activations: per k32 step (k-tiles 2 s,
+  /// 2 s + 1; k64 over four k-tiles with 4-bit ones) the eight n8
+  /// sub-tiles' B registers (eightBitWord, fourBitWord) and one m16n8k32
+  /// (m16n8k64) MMA per 16 rows into the iteration's own sums, which are
+  /// then added to the running f32 sums (times the group scale of the C
+  /// column).
+  SmallVector<Value> computeNarrow(ArrayRef<Value> accs,
+                                   ArrayRef<Value> stage);
+  /// One MMA of the activation type (m16n8k32 s8 with s32 sums, e4m3 /
+  /// e5m2 with f32 sums; m16n8k64 s4 with s32 sums): A a0..a3, B b0, b1, C
+  /// c0..c3; the result struct.
+  Value mmaNarrow(ArrayRef<Value> a, ArrayRef<Value> bOps, ArrayRef<Value> c);
+  /// 4-bit activations: B register b0 (`half` 0) or b1 (1) of n8 sub-tile
+  /// j for the k64 step of `stepWords` (the four k-tiles' plane words):
+  /// bytes j % 2 and j % 2 + 2 of the words of pairs 2 j, 2 j + 1 in
+  /// k-tiles 2 half and 2 half + 1 (layout::preparedRow), offset binary to
+  /// s4 by one xor.
+  Value fourBitWord(ArrayRef<SmallVector<SmallVector<Value>>> stepWords,
+                    int j, int half);
+  /// k-tiles per MMA k step: 1 (16-bit activations), 2 (8-bit), 4 (4-bit).
+  int64_t kTilesPerStep() const { return act4 ? 4 : act8 ? 2 : 1; }
 
   // ---- MmaSyncEpilogue.cpp ---------------------------------------------
   /// After the loop: the in-block split-K reduction and the epilogue, both

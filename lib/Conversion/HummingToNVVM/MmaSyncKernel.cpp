@@ -110,15 +110,16 @@ SmallVector<MmaSyncEmitter::Copy> MmaSyncEmitter::copiesFor(Value iter) {
         s.push_back({wgt, arith::AddIOp::create(b, base, c64(off)),
                      std::min<unsigned>(4, p.width), Value(), chunk++, 0});
     }
-    // A: one 16 x 16 tile per 16 rows (activationCopy); 8-bit activations
-    // one 16 x 32 tile per k32 step (its first k-tile).
-    for (int64_t i = 0; i < mt && (!act8 || u % 2 == 0); ++i) {
+    // A: one 16 x 16 tile per 16 rows (activationCopy); 8- and 4-bit
+    // activations one 16-row tile of 32-byte rows per k32 / k64 step (at its
+    // first k-tile).
+    for (int64_t i = 0; i < mt && u % kTilesPerStep() == 0; ++i) {
       if (tile.shareActivations) {
         // Copied below by warp j % warpsN of the K group (share j / warpsN
         // of its copies); every warp's region keeps the chunk.
         Copy c{param(hq::abi::ParamInput), Value(), 4, Value(), chunk++, 0,
                /*ldmatrix=*/true};
-        c.activation = (act8 ? u / 2 : u) * mt + i;
+        c.activation = u / kTilesPerStep() * mt + i;
         c.shapeOnly = true;
         activationChunk.push_back(c.chunk);
         s.push_back(c);
@@ -181,13 +182,12 @@ SmallVector<MmaSyncEmitter::Copy> MmaSyncEmitter::copiesFor(Value iter) {
     // warpsN x r, into its own region's chunk of tile j (the readers of
     // the group find it there).
     // (8-bit activations: j counts k32 steps, whose first k-tile is 2 u.)
-    const int64_t pieces =
-        (act8 ? tile.kTilesPerWarp / 2 : tile.kTilesPerWarp) * mt;
+    const int64_t pieces = tile.kTilesPerWarp / kTilesPerStep() * mt;
     for (int64_t r = 0; r * tile.warpsN < pieces; ++r) {
       Value j = arith::AddIOp::create(b, warpN, c32(tile.warpsN * r));
       Value u = mt == 1 ? j : Value(arith::DivUIOp::create(b, j, c32(mt)));
-      if (act8)
-        u = arith::MulIOp::create(b, u, c32(2));
+      if (kTilesPerStep() > 1)
+        u = arith::MulIOp::create(b, u, c32(kTilesPerStep()));
       Value i = mt == 1 ? c32(0) : Value(arith::RemUIOp::create(b, j, c32(mt)));
       Copy c = activationCopy(warpKTile(iter, u),
                               arith::MulIOp::create(b, i, c32(16)));
@@ -208,8 +208,8 @@ SmallVector<MmaSyncEmitter::Copy> MmaSyncEmitter::copiesFor(Value iter) {
 MmaSyncEmitter::Copy MmaSyncEmitter::activationCopy(Value t, Value rowOffset) {
   // Lane L copies 16 bytes of row m0 + rowOffset + L / 2, columns 16 t + 8
   // (L % 2) ..+8 (8-bit activations: 16 t + 16 (L % 2) ..+16, k-tile t + L
-  // % 2 of the k32 step from k-tile t); rows past M and columns past K
-  // zero-fill.
+  // % 2 of the k32 step from k-tile t; 4-bit: 16 t + 32 (L % 2) ..+32, half
+  // of the k64 step); rows past M and columns past K zero-fill.
   Value row = arith::AddIOp::create(
       b, m0,
       arith::AddIOp::create(b, arith::ShRUIOp::create(b, lane, c32(1)),
@@ -217,16 +217,17 @@ MmaSyncEmitter::Copy MmaSyncEmitter::activationCopy(Value t, Value rowOffset) {
   Value col = arith::AddIOp::create(
       b, arith::MulIOp::create(b, t, c32(16)),
       arith::MulIOp::create(b, arith::AndIOp::create(b, lane, c32(1)),
-                            c32(act8 ? 16 : 8)));
+                            c32(act4 ? 32 : act8 ? 16 : 8)));
   // Bytes of the chunk's columns that lie inside K (0..16), none past M.
   Value inRows = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, row, m);
   Value bytes = arith::SelectOp::create(b, inRows, columnBytes(col), c32(0));
   Value ok = arith::CmpIOp::create(b, arith::CmpIPredicate::sgt, bytes, c32(0));
-  // The chunk's first 32-bit word: element (row, col) of 2 or 1 bytes.
-  const int64_t perWord = act8 ? 4 : 2;
+  // The chunk's first 32-bit word: element (row, col) of 2, 1 or 1/2
+  // bytes (K is a multiple of 8 / perWord there).
+  const int64_t perWord = act4 ? 8 : act8 ? 4 : 2;
   Value index = arith::AddIOp::create(
       b, arith::MulIOp::create(b, sext64(row), c64(spec.kAct / perWord)),
-      sext64(arith::ShRUIOp::create(b, col, c32(act8 ? 2 : 1))));
+      sext64(arith::ShRUIOp::create(b, col, c32(llvm::Log2_64(perWord)))));
   Value safe = arith::SelectOp::create(b, ok, index, c64(0));
   return {param(hq::abi::ParamInput), safe, 4, bytes, -1, 0, /*ldmatrix=*/true};
 }
@@ -274,6 +275,7 @@ void MmaSyncEmitter::issueWarpCopies(Value iter, Value slot) {
 }
 
 MmaSyncEmitter::Stage MmaSyncEmitter::readCooperativeSlot(Value slot) {
+  assert(!act4 && "4-bit activations run in per-warp tiles (preparedTile)");
   const hq::WeightSchema &w = spec.weight;
   const unsigned bits = w.type.bits;
   auto [slotBase, weightsAt] = slotRegions(slot);
@@ -484,17 +486,25 @@ void MmaSyncEmitter::pushLdmatrix(Value addr, Stage &s) {
     s.push_back(LLVM::ExtractValueOp::create(b, frag, i));
 }
 
-Value MmaSyncEmitter::mmaEightBit(ArrayRef<Value> a, ArrayRef<Value> bOps,
-                                  ArrayRef<Value> c) {
+Value MmaSyncEmitter::mmaNarrow(ArrayRef<Value> a, ArrayRef<Value> bOps,
+                                ArrayRef<Value> c) {
+  const bool ints = integerSums() || act4;
   Type four = LLVM::LLVMStructType::getLiteral(
-      b.getContext(), SmallVector<Type>(4, integerSums() ? i32 : f32));
-  if (integerSums())
+      b.getContext(), SmallVector<Type>(4, ints ? i32 : f32));
+  const auto layouts = std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                                      NVVM::MMALayout::col};
+  if (act4)
+    return NVVM::MmaOp::create(
+        b, four, a, bOps, c, ArrayRef<int64_t>{16, 8, 64}, std::nullopt,
+        NVVM::MMAIntOverflow::wrapped,
+        std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::s4, NVVM::MMATypes::s4},
+        layouts);
+  if (ints)
     return NVVM::MmaOp::create(
         b, four, a, bOps, c, ArrayRef<int64_t>{16, 8, 32}, std::nullopt,
         NVVM::MMAIntOverflow::wrapped,
         std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::s8, NVVM::MMATypes::s8},
-        std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
-                                       NVVM::MMALayout::col});
+        layouts);
   // nvvm.mma.sync has no fp8 form in MLIR 22 (its verifier refuses e4m3 /
   // e5m2); LLVM's intrinsic selects mma.sync.aligned.m16n8k32.row.col
   // .f32.<a>.<b>.f32 (sm_89+, PTX ISA 8.4: docs/Rationale.md).
@@ -511,21 +521,33 @@ Value MmaSyncEmitter::mmaEightBit(ArrayRef<Value> a, ArrayRef<Value> bOps,
       .getResult(0);
 }
 
-SmallVector<Value> MmaSyncEmitter::computeEightBit(ArrayRef<Value> accIn,
-                                                   ArrayRef<Value> stage) {
-  assert(groupPerIter && "8-bit activations take one group per iteration");
+Value MmaSyncEmitter::fourBitWord(
+    ArrayRef<SmallVector<SmallVector<Value>>> stepWords, int j, int half) {
+  // One 4-bit plane: pairs 2 j, 2 j + 1 are word j / 2, at byte j % 2
+  // (their first codes) and j % 2 + 2 (their second ones).
+  Value w0 = stepWords[size_t(2 * half)][0][size_t(j / 2)];
+  Value w1 = stepWords[size_t(2 * half + 1)][0][size_t(j / 2)];
+  const int64_t selector = j % 2 ? 0x7531 : 0x6420;
+  Value v = NVVM::PermuteOp::create(b, i32, w0, w1, c32(selector),
+                                    NVVM::PermuteMode::DEFAULT);
+  return arith::XOrIOp::create(b, v, c32(int64_t(0x88888888u)));
+}
+
+SmallVector<Value> MmaSyncEmitter::computeNarrow(ArrayRef<Value> accIn,
+                                                 ArrayRef<Value> stage) {
+  assert(groupPerIter && "narrow activations take one group per iteration");
   SmallVector<Value> accs(accIn.begin(), accIn.end());
   StageCursor next{stage};
   beginDequant();
-  // The iteration's sums start from zero (s32 with si8, exact; f32 else)
-  // and are added to the running f32 sums after its MMAs, times the
+  // The iteration's sums start from zero (s32 with si8 / si4, exact; f32
+  // else) and are added to the running f32 sums after its MMAs, times the
   // column's group scale: one scale per iteration (warp_k <= group), and
   // fp8 MMAs keep fewer bits than f32 across a long K (the wgmma kernels
   // measured it: WgmmaKernel.cpp, promotes()).
-  const bool ints = integerSums();
+  const bool ints = integerSums() || act4;
   SmallVector<Value> sums(accs.size(), ints ? c32(0) : cf(0.0));
   GroupData group;
-  const int64_t kT = tile.kTilesPerWarp;
+  const int64_t kT = tile.kTilesPerWarp, perStep = kTilesPerStep();
   SmallVector<SmallVector<SmallVector<Value>>> tileWords;
   SmallVector<SmallVector<Value>> aWords;
   for (int64_t u = 0; u < kT; ++u) {
@@ -537,7 +559,7 @@ SmallVector<Value> MmaSyncEmitter::computeEightBit(ArrayRef<Value> accIn,
       planeWords.push_back(words);
     }
     tileWords.push_back(planeWords);
-    if (u % 2 == 0) {
+    if (u % perStep == 0) {
       SmallVector<Value> a;
       for (int64_t i = 0; i < 4 * mt; ++i)
         a.push_back(next()); // zero-filled outside [0, M) x [0, K)
@@ -546,15 +568,21 @@ SmallVector<Value> MmaSyncEmitter::computeEightBit(ArrayRef<Value> accIn,
     if (u == 0)
       readGroup(next, group);
   }
-  for (int64_t step = 0; step < kT / 2; ++step) {
+  for (int64_t step = 0; step < kT / perStep; ++step) {
+    auto stepWords =
+        ArrayRef<SmallVector<SmallVector<Value>>>(tileWords).slice(
+            size_t(step * perStep), size_t(perStep));
     for (int j = 0; j < 8; ++j) {
-      // B of n8 sub-tile j: k rows 4 quad ..+4 of the step's two k-tiles.
-      SmallVector<Value> bOps = {
-          eightBitWord(tileWords[size_t(2 * step)], group, 2 * j),
-          eightBitWord(tileWords[size_t(2 * step + 1)], group, 2 * j)};
+      // B of n8 sub-tile j: k rows 4 quad ..+4 of the step's two k-tiles
+      // (8-bit), or 8 quad ..+8 of its halves (4-bit).
+      SmallVector<Value> bOps =
+          act4 ? SmallVector<Value>{fourBitWord(stepWords, j, 0),
+                                    fourBitWord(stepWords, j, 1)}
+               : SmallVector<Value>{eightBitWord(stepWords[0], group, 2 * j),
+                                    eightBitWord(stepWords[1], group, 2 * j)};
       for (int64_t i = 0; i < mt; ++i) {
         size_t base = size_t((i * 8 + j) * 4);
-        Value mma = mmaEightBit(
+        Value mma = mmaNarrow(
             ArrayRef<Value>(aWords[size_t(step)]).slice(size_t(4 * i), 4),
             bOps, ArrayRef<Value>(sums).slice(base, 4));
         for (int64_t e = 0; e < 4; ++e)
@@ -579,8 +607,8 @@ SmallVector<Value> MmaSyncEmitter::computeEightBit(ArrayRef<Value> accIn,
 
 SmallVector<Value> MmaSyncEmitter::compute(ArrayRef<Value> accIn,
                                            ArrayRef<Value> stage) {
-  if (act8)
-    return computeEightBit(accIn, stage);
+  if (act8 || act4)
+    return computeNarrow(accIn, stage);
   SmallVector<Value> accs(accIn.begin(), accIn.end());
   StageCursor next{stage};
   // scale_after_mma: the iteration's unscaled sums (from zero).

@@ -202,15 +202,18 @@ protected:
   }
   /// Bytes (i32, 0..16) of the 8 activation columns from column `col` that
   /// lie inside K: 16 with exact K.
-  /// (8-bit activations: of the 16 columns from `col`.)
+  /// (8-bit activations: of the 16 columns from `col`; 4-bit: of the 32,
+  /// K being a multiple of 32 there.)
   Value columnBytes(Value col) {
     if (exactK)
       return c32(16);
-    const int64_t perChunk = act8 ? 16 : 8;
+    const int64_t perChunk = act4 ? 32 : act8 ? 16 : 8;
     Value cols = arith::MaxSIOp::create(
         b, c32(0),
         arith::MinSIOp::create(b, c32(perChunk),
                                arith::SubIOp::create(b, c32(spec.kAct), col)));
+    if (act4)
+      return arith::ShRUIOp::create(b, cols, c32(1));
     return act8 ? cols : Value(arith::MulIOp::create(b, cols, c32(2)));
   }
   /// Which of an iteration's copies issueCopies makes: all, only the
@@ -386,6 +389,9 @@ protected:
   /// dequantized to f16 and converted (or, in the activations' own type,
   /// taken as they are).
   bool act8 = false;
+  /// si4 activations (mma.sync m16n8k64 s4 over four k-tiles, 4-bit
+  /// integer weights taken as s4 codes).
+  bool act4 = false;
   Type act;
   VectorType act2;
   int64_t mt, tiles, tilesPerIter, iterations, ctaIterations;

@@ -22,6 +22,7 @@ PreparedEmitter::PreparedEmitter(const PreparedKernelArgs &args)
       ptx(args.b) {
   bf16 = spec.input.type == hq::ScalarType::bf16();
   act8 = spec.input.type.bits == 8;
+  act4 = spec.input.type.bits == 4;
   act = bf16 ? Type(b.getBF16Type()) : Type(b.getF16Type());
   act2 = VectorType::get({2}, act);
   mt = tile.warpM / 16;

@@ -4,7 +4,7 @@
 // miscompile.
 
 func.func @fp8_activations(%a: memref<?x128xf8E4M3FN>, %w: memref<128x16xi32>, %s: memref<128x1xf16>, %as: memref<?x1xf32>, %c: memref<?x128xf16>) {
-  // expected-error @+1 {{8-bit activations run in the kernels over prepared weights ('layout') only; the canonical-weight kernel takes 16-bit activations, got 'f8E4M3FN' on sm_90a}}
+  // expected-error @+1 {{8- and 4-bit activations run in the kernels over prepared weights ('layout') only; the canonical-weight kernel takes 16-bit activations, got 'f8E4M3FN' on sm_90a}}
   humming.gemm %a, %w scales(%s : memref<128x1xf16>) input_scale(%as : memref<?x1xf32>) into %c
       {weight_schema = #humming.weight_schema<type = ui4, scale = f16>, input_schema = #humming.input_schema<type = f8E4M3FN, scaling = token>}
       : memref<?x128xf8E4M3FN>, memref<128x16xi32> -> memref<?x128xf16>

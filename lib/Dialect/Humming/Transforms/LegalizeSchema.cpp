@@ -144,30 +144,34 @@ LogicalResult legalizeActivations(GemmOp op, std::optional<hq::Chip> chip) {
   // weights that the layout holds with them, on sm_90a (wgmma) or on a chip
   // with the m16n8k32 MMA of the type (sm_80 for si8, sm_89 for fp8; the
   // mma_sync kernels also need 16-bit group scales).
+  // si4: the m16n8k64 s4 kernels (sm_80 and later; prepared for them).
   std::optional<std::string> layoutProblem;
   if (chip && chip->sm >= std::max(80u, minSm) && op.getLayoutAttr() &&
-      in.type.bits == 8) {
+      (in.type.bits == 8 || hq::layout::computesInFourBits(in.type))) {
     auto inType = cast<MemRefType>(op.getInput().getType());
     auto outType = cast<MemRefType>(op.getOutput().getType());
     hq::WeightSchema w = op.getWeightSchema().toHost();
     layoutProblem = hq::layout::supports(w, in, outType.getDimSize(1) + w.padN,
                                          inType.getDimSize(1) + w.padK);
-    if (!layoutProblem && !chip->supportsMma(hq::MmaKind::Wgmma))
+    if (!layoutProblem && in.type.bits == 8 &&
+        !chip->supportsMma(hq::MmaKind::Wgmma))
       layoutProblem = hq::layout::eightBitMmaSyncSupports(w, in);
     if (!layoutProblem)
       return success();
   }
-  const bool eightBit = hq::layout::computesInEightBits(in.type);
+  const bool narrow = hq::layout::computesInEightBits(in.type) ||
+                      hq::layout::computesInFourBits(in.type);
+  const std::string width = std::to_string(in.type.bits) + "-bit";
   if (chip && chip->sm < minSm)
     reason = chip->str() + " has no " + in.type.str() +
              " tensor cores (needs sm_" + std::to_string(minSm) + ")";
   else if (layoutProblem)
     reason = *layoutProblem;
-  else if (!eightBit)
+  else if (!narrow)
     reason = "no kernel takes " + in.type.str() + " activations yet";
   else if (!chip)
-    reason = "the kernels of 8-bit activations are chosen per chip and the "
-             "module has none (" +
+    reason = "the kernels of " + width +
+             " activations are chosen per chip and the module has none (" +
              in.type.str() +
              " activations stay with a humming.target or chip=)";
   else if (chip->sm >= 80)
@@ -175,8 +179,8 @@ LogicalResult legalizeActivations(GemmOp op, std::optional<hq::Chip> chip) {
              in.type.str() + " activations run over prepared weights: "
              "'layout')";
   else
-    reason = "the kernels of 8-bit activations need sm_80 or newer "
-             "(m16n8k32), got " +
+    reason = "the kernels of " + width +
+             " activations need sm_80 or newer (m16n8k32 / m16n8k64), got " +
              chip->str();
 
   // Prepared weights are laid out for their activations' width
