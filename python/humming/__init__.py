@@ -157,10 +157,13 @@ _DTYPES = {"float16": "f16", "bfloat16": "bf16", "float32": "f32",
            "float8_e8m0fnu": "ue8m0"}
 
 
-# 8-bit activation dtypes -> (the C API's name, the torch dtype of codes).
+# 8- and 4-bit activation dtypes -> (the C API's name, the torch dtype of
+# codes: int4 codes two per byte, [M, K / 2] uint8, the lower k in the low
+# nibble).
 _EIGHT_BIT = {"e4m3": (b"f8E4M3FN", "float8_e4m3fn"),
               "e5m2": (b"f8E5M2", "float8_e5m2"),
-              "int8": (b"si8", "int8")}
+              "int8": (b"si8", "int8"),
+              "int4": (b"si4", "uint8")}
 
 
 def _dtype_name(value):
@@ -184,7 +187,9 @@ class HummingLayer:
     "float8_e5m2" or "int8" (integer weights only) with scaling "token"
     (default) or "static" (then "scale": the float32 scale used to
     quantize 16-bit inputs) and output_dtype "float16" (default) or
-    "bfloat16". Such a layer takes 16-bit activations (quantized on the GPU
+    "bfloat16"; "int4" (W4A4: 4-bit integer weights without zero points,
+    int4 tensor cores of sm_80-sm_89) takes codes packed two per byte.
+    Such a layer takes 16-bit activations (quantized on the GPU
     first, as the original's quant_input) or codes with their scales
     (layer(codes, scale=scales)). Sizes the kernels cannot take as they are
     are padded by the layer (pad_n / pad_k are optional).
@@ -416,10 +421,17 @@ class HummingLayer:
         static scale) or codes x with their float32 `scale` ([M, 1] per
         token, one element static)."""
         import torch
-        if x.dim() != 2 or x.shape[1] != self.shape_k:
+        # int4 codes: [M, K / 2] bytes.
+        packed = self._act == "int4" and x.dtype == torch.uint8
+        cols = self.shape_k // 2 if packed else self.shape_k
+        if x.dim() != 2 or x.shape[1] != cols:
             raise HummingError(
-                f"expected x of shape [M, {self.shape_k}], got {list(x.shape)}")
+                f"expected x of shape [M, {cols}], got {list(x.shape)}")
         if self._scaling is not None:
+            if packed and getattr(self, "input_permutation", None) is not None:
+                raise HummingError("an act-order layer gathers x's columns: "
+                                   "pass 16-bit x (packed int4 codes cannot "
+                                   "be gathered)")
             if getattr(self, "input_permutation", None) is not None:
                 # (Codes and their per-token scales gather alike.)
                 x = self._gathered(torch, x)

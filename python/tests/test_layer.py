@@ -401,6 +401,39 @@ class GpuTest(unittest.TestCase):
             rel = ((y.double() - ref).norm() / ref.norm()).item()
             self.assertLess(rel, 5e-3, f"M={m}")
 
+    def test_int4_activations_match_float64(self):
+        # W4A4 int (si4 weights per channel, int4 activations per token):
+        # the layer quantizes x (or takes the quantizer's packed codes); the
+        # reference multiplies the unpacked codes and scales by the exact
+        # weights in float64. sm_90 runs the int4 MMAs emulated.
+        import torch
+        if torch.cuda.get_device_capability() < (8, 0):
+            self.skipTest("int4 MMAs need sm_80")
+        n, k = 256, 512
+        w = torch.tensor(exact_weights(n, k, k), dtype=torch.float64)
+        w = w.reshape(n, k)
+        layer = HummingLayer(n, k, {"dtype": "int4", "scale_dtype": "float16"},
+                             {"dtype": "int4"})
+        layer.load_from_unquantized(w)
+        layer.transform()
+        q = HummingQuantizer(k, "int4", "float16")
+        q.transform()
+        for m in (1, 16, 100):
+            x = (torch.rand(m, k, device="cuda") * 2 - 1).half()
+            codes, scales = q(x)
+            lo = (codes & 0xF).to(torch.int16)
+            hi = (codes >> 4).to(torch.int16)
+            both = torch.stack((lo, hi), dim=2).reshape(m, k)
+            both = torch.where(both >= 8, both - 16, both)
+            ref = (both.double() * scales.double()) @ w.to("cuda").T
+            for y in (layer(x), layer(codes, scale=scales)):
+                torch.cuda.synchronize()
+                rel = ((y.double() - ref).norm() / ref.norm()).item()
+                self.assertLess(rel, 1e-3, f"M={m}")
+        with self.assertRaises(HummingError) as e:
+            layer(codes[:, :-1], scale=scales)
+        self.assertIn(f"expected x of shape [M, {k // 2}]", str(e.exception))
+
     def test_act_order_layer_matches_float64(self):
         # The GPTQ desc_act checkpoint against its float64 dequantization
         # in the checkpoint's own column order (codes from qweight, zero

@@ -2,7 +2,8 @@
 // RUN: not humming-opt %s -split-input-file --humming-legalize-schema="chip=sm_80" 2>&1 | FileCheck %s --check-prefix=AMPERE
 
 // 8-bit activations over prepared weights stay where the mma_sync m16n8k32
-// kernels take them: fp8 from sm_89, si8 from sm_80.
+// kernels take them: fp8 from sm_89, si8 from sm_80; so do si4 ones
+// (m16n8k64 s4).
 // CHECK-LABEL: func.func @fp8_kept
 // CHECK-NOT:   humming.legalized
 // CHECK:       input_schema = #humming.input_schema<type = f8E4M3FN, scaling = token>
@@ -50,5 +51,24 @@ func.func @mxfp4(%x: memref<?x512xf16>, %q: memref<?x512xf8E4M3FN>, %as: memref<
       {weight_schema = #humming.weight_schema<type = f4E2M1FN, scale = f8E8M0FNU, granularity = group<64>>,
        input_schema = #humming.input_schema<type = f8E4M3FN, scaling = token>, layout = #humming.layout<chip = "sm_89">}
       : memref<?x512xf8E4M3FN>, memref<16x1024xi32> -> memref<?x256xf16>
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @int4_kept
+// CHECK-NOT:   humming.legalized
+// CHECK:       input_schema = #humming.input_schema<type = si4, scaling = token>
+// AMPERE-LABEL: func.func @int4_kept
+// AMPERE-NOT:   humming.legalized
+// AMPERE:       input_schema = #humming.input_schema<type = si4, scaling = token>
+func.func @int4_kept(%x: memref<?x512xf16>, %q: memref<?x512xi4>, %as: memref<?x1xf32>, %w: memref<8x2048xi32>, %s: memref<1x256xf16>, %c: memref<?x256xf16>) {
+  humming.quantize %x into %q scales(%as : memref<?x1xf32>)
+      {schema = #humming.input_schema<type = si4, scaling = token>}
+      : memref<?x512xf16> -> memref<?x512xi4>
+  humming.gemm %q, %w scales(%s : memref<1x256xf16>) input_scale(%as : memref<?x1xf32>) into %c
+      {weight_schema = #humming.weight_schema<type = si4, scale = f16, granularity = channel>,
+       input_schema = #humming.input_schema<type = si4, scaling = token>, layout = #humming.layout<chip = "sm_89">}
+      : memref<?x512xi4>, memref<8x2048xi32> -> memref<?x256xf16>
   return
 }

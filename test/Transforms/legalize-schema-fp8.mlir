@@ -76,9 +76,10 @@ func.func @int8_kept(%x: memref<?x512xf16>, %q: memref<?x512xi8>, %as: memref<?x
 
 // -----
 
-// 4-bit activations: no kernel takes them yet.
+// 4-bit activations over canonical weights: the canonical-weight kernel's
+// reason (si4 runs over prepared weights, mma.sync m16n8k64).
 // CHECK-LABEL: func.func @int4
-// CHECK:       humming.legalized = ["activations: si4 -> f16 (the values humming.quantize read): no kernel takes si4 activations yet"]
+// CHECK:       humming.legalized = ["activations: si4 -> f16 (the values humming.quantize read): the canonical-weight kernel takes 16-bit activations only (si4 activations run over prepared weights: 'layout')"]
 func.func @int4(%x: memref<?x512xf16>, %q: memref<?x512xi4>, %as: memref<?x1xf32>, %w: memref<512x32xi32>, %s: memref<512x1xf16>, %c: memref<?x512xf16>) {
   humming.quantize %x into %q scales(%as : memref<?x1xf32>)
       {schema = #humming.input_schema<type = si4, scaling = token>}

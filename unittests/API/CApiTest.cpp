@@ -210,6 +210,24 @@ TEST(CApi, QuantizedActivationLayers) {
   EXPECT_STREQ(humming_layer_activation(i8), "si8");
   EXPECT_STREQ(humming_layer_activation_scaling(i8), "token");
   humming_layer_destroy(i8);
+  // si4 activations (W4A4 int): 4-bit integer weights without zero points,
+  // the mma.sync m16n8k64 s4 kernels from sm_80.
+  humming_layer *i4 = nullptr;
+  humming_weight_schema w4 = w;
+  w4.type = "int4";
+  ASSERT_EQ(humming_layer_create_quantized(256, 512, &w4, "si4", "static",
+                                           "bf16", &i4),
+            0)
+      << humming_last_error();
+  ASSERT_EQ(humming_layer_quantize(i4, weights.data(), nullptr), 0)
+      << humming_last_error();
+  EXPECT_NE(humming_layer_transform(i4, nullptr, "sm_75", 1), 0);
+  EXPECT_EQ(humming_layer_transform(i4, "A100", nullptr, 1), 0)
+      << humming_last_error();
+  EXPECT_EQ(humming_layer_is_prepared(i4), 1);
+  EXPECT_STREQ(humming_layer_activation(i4), "si4");
+  EXPECT_STREQ(humming_layer_activation_scaling(i4), "static");
+  humming_layer_destroy(i4);
   // A 16-bit forward on it, missing or misaligned scales, no device.
   EXPECT_NE(humming_layer_forward(layer, nullptr, 16, 16, 1), 0);
   EXPECT_EQ(std::string(humming_last_error()),

@@ -67,9 +67,11 @@ TEST(Layer, CreateChecksTheDescription) {
   InputSchema i8{ScalarType::sint(8), ActScaling::Token, 0};
   EXPECT_TRUE(bool(Layer::create(256, 512, w4, i8)));
   InputSchema i4{ScalarType::sint(4), ActScaling::Token, 0};
-  EXPECT_EQ(Layer::create(256, 512, w4, i4).error(),
-            "expected f16, bf16, f8E4M3FN, f8E5M2 or si8 activations, got si4: "
-            "4-bit activation kernels are not lowered yet");
+  EXPECT_TRUE(bool(Layer::create(256, 512, w4, i4)));
+  InputSchema f4{ScalarType::e2m1(), ActScaling::Token, 0};
+  EXPECT_EQ(Layer::create(256, 512, w4, f4).error(),
+            "expected f16, bf16, f8E4M3FN, f8E5M2, si8 or si4 activations, "
+            "got f4E2M1FN: e2m1 activations wait for block-scaled MMA");
   EXPECT_EQ(Layer::create(256, 512, w4, kF16, {}, ScalarType::f32()).error(),
             "expected an f16 or bf16 output, got f32");
   WeightSchema moe = w4;
@@ -240,7 +242,7 @@ TEST(Layer, EightBitActivationsNeedThePreparedWgmmaKernels) {
   ASSERT_TRUE(f16Layer->quantize(w.data()).ok());
   rows.activationRows = 8;
   EXPECT_EQ(f16Layer->transform(rows).error(),
-            "LayerTarget::activationRows applies to layers of 8-bit "
+            "LayerTarget::activationRows applies to layers of 8- or 4-bit "
             "activations scaled per token (forward() quantizes them), got "
             "#humming.input_schema<type = f16>");
   ASSERT_TRUE(f16Layer->transform({"H200", "", true}).ok());

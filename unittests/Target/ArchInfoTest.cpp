@@ -148,6 +148,24 @@ TEST(ArchInfo, ActivationChoiceFollowsTheKernels) {
                        {ScalarType::sint(4), ActScaling::Token, 0}, h200, true,
                        4096, 4096);
   EXPECT_EQ(c.input.type, ScalarType::e4m3());
-  EXPECT_EQ(c.fallbackReason, "si4 activations: no kernel takes si4 "
-                              "activations yet");
+  EXPECT_EQ(c.fallbackReason, "si4 activations: int4 tensor cores are "
+                              "sm_80-sm_89 only, got sm_90a");
+  // si4 (W4A4 int) where the chip has int4 MMAs and the layout holds it:
+  // 4-bit integer weights without zero points.
+  const InputSchema i4{ScalarType::sint(4), ActScaling::Token, 0};
+  c = chooseActivation(u4, i4, l40s, true, 4096, 4096);
+  EXPECT_EQ(c.input.type, ScalarType::sint(4));
+  EXPECT_TRUE(c.fallbackReason.empty()) << c.fallbackReason;
+  EXPECT_EQ(chooseActivation(u4, i4, a100, true, 4096, 4096).input.type,
+            ScalarType::sint(4));
+  c = chooseActivation(WeightSchema::make(ScalarType::uint(3),
+                                          ScalarType::f16(),
+                                          Granularity::Channel),
+                       i4, a100, true, 4096, 4096);
+  EXPECT_EQ(c.input.type, ScalarType::sint(8)); // no fp8 MMA on sm_80
+  EXPECT_NE(c.fallbackReason.find("si4 activations: the prepared mma_sync "
+                                  "layout takes 4-bit integer weights without "
+                                  "zero points"),
+            std::string::npos)
+      << c.fallbackReason;
 }

@@ -832,6 +832,37 @@ TEST(TileHeuristics, EightBitActivationsGetMmaSyncTilesWithoutWgmma) {
   EXPECT_EQ(decode[4].blockN, 128); // 128 x 16 output tiles: 2 warps along N
   EXPECT_EQ(decode[5].blockM, 64);
   EXPECT_TRUE(decode[5].blockCopies);
+  // si4 activations (W4A4 int, m16n8k64 s4): per-warp tiles at every M
+  // (the A100's and the H200's: no other kernel takes them), k64 steps, 128
+  // of K where the groups allow it.
+  const InputSchema i4{ScalarType::sint(4), ActScaling::Token, 0};
+  const WeightSchema s4c = WeightSchema::make(
+      ScalarType::sint(4), ScalarType::f16(), Granularity::Channel);
+  const WeightSchema u4g64 = WeightSchema::make(
+      ScalarType::uint(4), ScalarType::bf16(), Granularity::Group, 64);
+  for (const char *name : {"A100", "H200"})
+    for (const WeightSchema &w : {s4c, u4g64, u4g})
+      for (auto [n, k] : {std::pair<int64_t, int64_t>{4096, 4096},
+                          {256, 512}, {320, 1024}, {28672, 8192}}) {
+        Result<std::vector<TileConfig>> tiles =
+            selectMmaSyncTiles(w, i4, {}, n, k, *lookupDevice(name));
+        ASSERT_TRUE(bool(tiles)) << name << " " << n << "x" << k << ": "
+                                 << tiles.error();
+        EXPECT_FALSE(verifyTileRanges(*tiles));
+        for (const TileConfig &tc : *tiles) {
+          EXPECT_EQ(tc.mma, MmaKind::MmaSync);
+          EXPECT_EQ(tc.blockM, tc.warpM);
+          EXPECT_FALSE(tc.blockCopies || tc.shareActivations);
+          EXPECT_EQ(tc.warpK, w.hasPerKScales() && w.groupK < 128 ? 64 : 128);
+          EXPECT_EQ(tc.scaleAfterMma, w.hasPerKScales());
+          EXPECT_FALSE(verifyTileForProblem(tc, w, i4, {}, n, k))
+              << *verifyTileForProblem(tc, w, i4, {}, n, k);
+          layout::KernelShape ks = layout::shapeOf(tc);
+          ks.activationBits = 4;
+          EXPECT_LE(layout::sharedBytes(w, ks),
+                    lookupDevice(name)->smemPerSmKB * 1024);
+        }
+      }
   // What the mma_sync kernels do not take: group scales of other widths.
   const WeightSchema f32g = WeightSchema::make(
       ScalarType::uint(4), ScalarType::f32(), Granularity::Group, 128);
