@@ -52,9 +52,9 @@ class CreateTest(unittest.TestCase):
                          "weight.type: expected an element type such as "
                          "uint4, int8, e4m3 or e2m1, got 'uint11'")
         with self.assertRaises(HummingError) as e:
-            HummingLayer(256, 512, W4G128, {"dtype": "int4"})
+            HummingLayer(256, 512, W4G128, {"dtype": "e2m1"})
         self.assertEqual(str(e.exception),
-                         "activation: expected f16 or bf16, got 'int4'")
+                         "activation: expected f16 or bf16, got 'e2m1'")
 
     def test_wrong_weight_count(self):
         layer = HummingLayer(256, 512, W4G128)
