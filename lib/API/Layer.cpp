@@ -382,13 +382,10 @@ Status Layer::transform(const LayerTarget &target) {
                           *unprepared)};
   }
   // si4 activations: the mma.sync m16n8k64 s4 kernels over prepared
-  // weights (sm_80 and later; sm_90 has no int4 tensor cores and runs them
-  // emulated, which chooseActivation avoids but an explicit schema gets).
+  // weights (sm_80 and later, checked above; sm_90 has no int4 tensor cores
+  // and runs them emulated, which chooseActivation avoids but an explicit
+  // schema gets).
   if (layout::computesInFourBits(l.input.type)) {
-    if (chip->sm < 80)
-      return Error{concat("si4 activations need sm_80 or newer (m16n8k64 s4 "
-                          "MMAs); got ",
-                          chip->str())};
     if (!prepared)
       return Error{concat("si4 activations run over the prepared layout "
                           "only, which is not used: ",

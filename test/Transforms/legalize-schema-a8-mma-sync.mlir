@@ -1,5 +1,8 @@
 // RUN: humming-opt %s -split-input-file --humming-legalize-schema="chip=sm_89" -verify-diagnostics | FileCheck %s
 // RUN: not humming-opt %s -split-input-file --humming-legalize-schema="chip=sm_80" 2>&1 | FileCheck %s --check-prefix=AMPERE
+// RUN: not humming-opt %s -split-input-file --humming-legalize-schema="chip=sm_75" 2>&1 | FileCheck %s --check-prefix=TURING
+// TURING: error: 'humming.gemm' op sm_75 has no f8E4M3FN tensor cores (needs sm_89)
+// TURING: error: 'humming.gemm' op the kernels of 8-bit activations need sm_80 or newer (m16n8k32 / m16n8k64), got sm_75; the weights are prepared for si8 activations
 
 // 8-bit activations over prepared weights stay where the mma_sync m16n8k32
 // kernels take them: fp8 from sm_89, si8 from sm_80; so do si4 ones

@@ -1134,6 +1134,18 @@ int main(int argc, char **argv) {
     c.timed = true;
     layers.push_back(c);
   }
+  if (!tilesFor.empty() && !lookupDevice(tilesFor)) {
+    std::fprintf(stderr,
+                 "humming-gpu-test: expected --tiles-for=<device> among %s, "
+                 "got '%s'\n",
+                 knownDeviceNames().c_str(), tilesFor.c_str());
+    return 2;
+  }
+  if (!tilesFor.empty() && !compileOnly.empty()) {
+    std::fprintf(stderr, "humming-gpu-test: --tiles-for applies to GPU runs "
+                         "(--compile-only takes the chip's own tiles)\n");
+    return 2;
+  }
   for (Case &c : layers)
     c.ms = layerMs;
   layers = withPrepared(layers);
@@ -1223,18 +1235,10 @@ int main(int argc, char **argv) {
     tileDevice = tileDevice.substr(7);
   if (!lookupDevice(tileDevice))
     tileDevice.clear();
-  if (!tilesFor.empty()) {
-    // Another device's tiles compiled for this chip: the sm_80-sm_89
-    // heuristics' kernels (mma_sync, 8-bit activations included) run here.
-    if (!lookupDevice(tilesFor)) {
-      std::fprintf(stderr,
-                   "humming-gpu-test: expected --tiles-for=<device> among "
-                   "%s, got '%s'\n",
-                   knownDeviceNames().c_str(), tilesFor.c_str());
-      return 2;
-    }
+  // Another device's tiles compiled for this chip: the sm_80-sm_89
+  // heuristics' kernels (mma_sync, 8-bit activations included) run here.
+  if (!tilesFor.empty())
     tileDevice = tilesFor;
-  }
   std::printf("tile heuristics: %s\n",
               tileDevice.empty() ? "the chip's representative device"
                                  : tileDevice.c_str());

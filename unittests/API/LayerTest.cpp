@@ -214,6 +214,21 @@ TEST(Layer, EightBitActivationsNeedThePreparedWgmmaKernels) {
   EXPECT_EQ(ok->transform(canonical).error(),
             "f8E4M3FN activations run over the prepared layout only, which is "
             "not used: the target asks for the canonical layout");
+  // si4 (W4A4 int) likewise.
+  const WeightSchema s4w = WeightSchema::make(
+      ScalarType::sint(4), ScalarType::f16(), Granularity::Channel);
+  Result<Layer> w4a4 = Layer::create(
+      128, 256, s4w, {ScalarType::sint(4), ActScaling::Token, 0});
+  ASSERT_TRUE(w4a4.ok()) << w4a4.error();
+  ASSERT_TRUE(w4a4->quantize(w.data()).ok());
+  LayerTarget a100{"A100", "", true};
+  a100.canonicalLayout = true;
+  EXPECT_EQ(w4a4->transform(a100).error(),
+            "si4 activations run over the prepared layout only, which is not "
+            "used: the target asks for the canonical layout");
+  a100.canonicalLayout = false;
+  ASSERT_TRUE(w4a4->transform(a100).ok());
+  EXPECT_TRUE(w4a4->prepared());
   ASSERT_TRUE(ok->transform({"H200", "", true}).ok());
   EXPECT_TRUE(ok->prepared());
   for (const humming::abi::KernelLaunch &k : ok->kernels())

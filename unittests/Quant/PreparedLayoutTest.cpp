@@ -151,6 +151,16 @@ TEST(PreparedLayout, FourBitActivationsFindTheirK64RegistersInTwoWords) {
             "the prepared mma_sync layout takes 4-bit integer weights without "
             "zero points with si4 activations (si4, or ui4 with its implicit "
             "zero point 8: s4 codes after one xor), got ui4 with zero points");
+  EXPECT_EQ(*L::supports(w, {ScalarType::sint(4), ActScaling::Group, 64}, n,
+                         k),
+            "the prepared mma_sync layout takes per-token or static scales "
+            "with si4 activations, got group scaling");
+  WeightSchema unaligned = w;
+  unaligned.padK = 16; // K = 176 logical
+  EXPECT_EQ(*L::supports(unaligned, s4, n, k),
+            "the prepared mma_sync layout copies si4 activation rows in "
+            "16-byte pieces (32 codes) and expects K to be a multiple of 32, "
+            "got 176");
   EXPECT_EQ(*L::supports(w, s4, n, 160),
             "the prepared mma_sync layout takes K in k64 steps with si4 "
             "activations; expected the padded K to be a multiple of 64, got "

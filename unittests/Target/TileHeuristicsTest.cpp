@@ -863,6 +863,12 @@ TEST(TileHeuristics, EightBitActivationsGetMmaSyncTilesWithoutWgmma) {
                     lookupDevice(name)->smemPerSmKB * 1024);
         }
       }
+  // fp8 activations where the chip has no fp8 MMA.
+  Result<std::vector<TileConfig>> a100fp8 =
+      selectMmaSyncTiles(u4g, e4, {}, 8192, 8192, *lookupDevice("A100"));
+  ASSERT_FALSE(bool(a100fp8));
+  EXPECT_EQ(a100fp8.error(),
+            "f8E4M3FN activations need sm_89 or newer, got sm_80");
   // What the mma_sync kernels do not take: group scales of other widths.
   const WeightSchema f32g = WeightSchema::make(
       ScalarType::uint(4), ScalarType::f32(), Granularity::Group, 128);

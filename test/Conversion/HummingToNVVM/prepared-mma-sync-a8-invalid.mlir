@@ -106,3 +106,29 @@ func.func @si4_three_bit(%a: memref<?x512xi4>, %w: memref<8x1536xi32>, %s: memre
       : memref<?x512xi4>, memref<8x1536xi32> -> memref<?x256xf16>
   return
 }
+
+// -----
+
+#t = #humming.tile_config<m = [1, inf], block = [64, 64, 64], warp = [64, 64, 64], stages = 3>
+func.func @si4_warp_m_64(%a: memref<?x512xi4>, %w: memref<8x2048xi32>, %s: memref<1x256xf16>, %as: memref<?x1xf32>, %c: memref<?x256xf16>) {
+  // expected-error @+1 {{tile_configs[0]: expected warp_m of 16 or 32 with si4 activations (each iteration's sums are a second set of accumulators), got 64}}
+  humming.gemm %a, %w scales(%s : memref<1x256xf16>) input_scale(%as : memref<?x1xf32>) into %c
+      {weight_schema = #humming.weight_schema<type = si4, scale = f16, granularity = channel>,
+       input_schema = #humming.input_schema<type = si4, scaling = token>, layout = #humming.layout<chip = "sm_89">,
+       tile_configs = [#t]}
+      : memref<?x512xi4>, memref<8x2048xi32> -> memref<?x256xf16>
+  return
+}
+
+// -----
+
+#t = #humming.tile_config<m = [1, inf], block = [16, 64, 64], warp = [16, 64, 64], stages = 3>
+func.func @si4_group_scales_in_the_loop(%a: memref<?x512xi4>, %w: memref<8x2048xi32>, %s: memref<8x256xf16>, %as: memref<?x1xf32>, %c: memref<?x256xf16>) {
+  // expected-error @+1 {{tile_configs[0]: expected scale_after_mma = true with si4 activations and group scales (the group scales multiply each iteration's sums per output column)}}
+  humming.gemm %a, %w scales(%s : memref<8x256xf16>) input_scale(%as : memref<?x1xf32>) into %c
+      {weight_schema = #humming.weight_schema<type = si4, scale = f16, granularity = group<64>>,
+       input_schema = #humming.input_schema<type = si4, scaling = token>, layout = #humming.layout<chip = "sm_89">,
+       tile_configs = [#t]}
+      : memref<?x512xi4>, memref<8x2048xi32> -> memref<?x256xf16>
+  return
+}
