@@ -238,12 +238,13 @@ int humming_layer_create_from_checkpoint_shard(const char *dir,
       return fail(concat(module, ": the checkpoint's activations are ", have,
                          " (not quantized): use "
                          "humming_layer_create_from_checkpoint"));
-    if (!layout::computesInEightBits(in.type) ||
+    if ((!layout::computesInEightBits(in.type) &&
+         !layout::computesInFourBits(in.type)) ||
         in.scaling == ActScaling::Group)
       return fail(concat(module, ": the checkpoint's ", have,
                          " activations have no kernel yet (the kernels take "
-                         "f8E4M3FN, f8E5M2 and si8 codes with per-token or "
-                         "static scales): use "
+                         "f8E4M3FN, f8E5M2, si8 and si4 codes with per-token "
+                         "or static scales): use "
                          "humming_layer_create_from_checkpoint (16-bit "
                          "activations)"));
     if (in.scaling == ActScaling::Static)

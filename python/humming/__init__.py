@@ -293,7 +293,7 @@ class HummingLayer:
         if activations == "checkpoint":
             act = _library().humming_layer_activation(handle).decode()
             self._act = {"f8E4M3FN": "e4m3", "f8E5M2": "e5m2",
-                         "si8": "int8"}[act]
+                         "si8": "int8", "si4": "int4"}[act]
             self._scaling = _library().humming_layer_activation_scaling(
                 handle).decode()
             self._static_scale = None

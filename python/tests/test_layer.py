@@ -219,7 +219,8 @@ class CheckpointTest(unittest.TestCase):
     def setUpClass(cls):
         cls.dir = tempfile.mkdtemp(prefix="humming-ckpt-")
         for kind in ("gptq", "gptq-act-order", "ct-w8a8-int8",
-                     "ct-w8a8-fp8", "ct-w8a8-int8-static", "fp8-block"):
+                     "ct-w8a8-fp8", "ct-w8a8-int8-static", "fp8-block",
+                     "ct-w4a4"):
             make_checkpoint(kind, cls.dir)
         cls.module = "model.layers.0.mlp.down_proj"
 
@@ -234,7 +235,8 @@ class CheckpointTest(unittest.TestCase):
         # activations): the checkpoint's own activations on request.
         for kind, act, older, why in (
                 ("ct-w8a8-int8", "int8", "sm_75", "need sm_80 or newer"),
-                ("ct-w8a8-fp8", "e4m3", "sm_86", "need sm_89 or newer")):
+                ("ct-w8a8-fp8", "e4m3", "sm_86", "need sm_89 or newer"),
+                ("ct-w4a4", "int4", "sm_75", "need sm_80 or newer")):
             layer = HummingLayer.from_safetensors(
                 self.dir + "/" + kind, self.module, activations="checkpoint")
             self.assertEqual((layer._act, layer._scaling), (act, "token"))

@@ -124,8 +124,8 @@ TEST(ArchInfo, ActivationChoiceFollowsTheKernels) {
   EXPECT_EQ(chooseActivation(g32, token, h200, false).input.type,
             ScalarType::e4m3());
   // si8 activations run in the s8 wgmma kernels on sm_90a and the s8
-  // m16n8k32 ones from sm_80; 4-bit ones have no kernel yet and fall to the
-  // next candidate.
+  // m16n8k32 ones from sm_80; si4 ones only where int4 tensor cores are
+  // (sm_80-sm_89), else they fall to the next candidate.
   WeightSchema u4 = WeightSchema::make(ScalarType::uint(4), ScalarType::f16(),
                                        Granularity::Channel);
   const InputSchema i8{ScalarType::sint(8), ActScaling::Token, 0};

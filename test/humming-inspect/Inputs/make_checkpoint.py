@@ -4,7 +4,8 @@
 Pure Python (struct + json), so the tests need no numpy or torch:
   make_checkpoint.py <dir> <kind>
 kinds: gptq, gptq-act-order, awq, ct-pack, nvfp4, fp8-block, gptq-bad-scales,
-bad-config, gptq-bad-utf8 (fuzz/make_seeds.py turns the good ones into fuzzing seeds)
+bad-config, gptq-bad-utf8, ct-w8a8-int8, ct-w8a8-fp8, ct-w8a8-int8-static,
+ct-w4a4 (fuzz/make_seeds.py turns the good ones into fuzzing seeds)
 """
 import json
 import os
@@ -156,6 +157,28 @@ def ct_w8a8(d, fp8, static=False):
     ] + ([(m + ".input_scale", "F32", [1], f32([0.05]))] if static else []))
 
 
+def ct_w4a4(d):
+    """compressed-tensors W4A4 int (pack-quantized): int4 weights per
+    channel, dynamic per-token int4 activations."""
+    n, k = 256, 512
+    json.dump({"torch_dtype": "float16", "quantization_config": {
+        "quant_method": "compressed-tensors", "format": "pack-quantized",
+        "config_groups": {"g": {"targets": ["Linear"], "weights": {
+            "num_bits": 4, "type": "int", "symmetric": True,
+            "strategy": "channel"},
+            "input_activations": {"num_bits": 4, "type": "int",
+                                  "symmetric": True, "strategy": "token",
+                                  "dynamic": True}}},
+        "ignore": ["lm_head"]}},
+        open(os.path.join(d, "config.json"), "w"))
+    m = "model.layers.0.mlp.down_proj"
+    write_safetensors(os.path.join(d, "model.safetensors"), [
+        (m + ".weight_packed", "I32", [n, k // 8], rand_bytes(n * k // 8 * 4, 8)),
+        (m + ".weight_scale", "F16", [n, 1], f16([0.01] * n)),
+        (m + ".weight_shape", "I64", [2], struct.pack("<2q", n, k)),
+    ])
+
+
 def gptq_bad_utf8(d):
     gptq(d)
     write_safetensors(os.path.join(d, "model.safetensors"),
@@ -177,7 +200,8 @@ def main():
      "gptq-bad-utf8": gptq_bad_utf8, "bad-config": bad_config,
      "ct-w8a8-int8": lambda d: ct_w8a8(d, fp8=False),
      "ct-w8a8-fp8": lambda d: ct_w8a8(d, fp8=True),
-     "ct-w8a8-int8-static": lambda d: ct_w8a8(d, fp8=False, static=True)}[kind](d)
+     "ct-w8a8-int8-static": lambda d: ct_w8a8(d, fp8=False, static=True),
+     "ct-w4a4": ct_w4a4}[kind](d)
 
 
 if __name__ == "__main__":
