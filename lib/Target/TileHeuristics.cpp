@@ -513,13 +513,15 @@ selectEightBitTiles(const WeightSchema &w, const InputSchema &in,
 /// blocks of 2 x 4 (or 2) warps of 32 x 64 copying their tiles together,
 /// 32 of K per iteration. Batch-invariant: the per-warp tiles at every M,
 /// 64 of K per iteration and no K split (the same sums in the same order
-/// for every token). The 16-bit rules carried over, not measured: no
-/// sm_80-sm_89 device has run these kernels (the H200 runs them with forced tiles,
-/// humming-gpu-test --force-tile-config).
+/// for every token). si4: per-warp tiles at every M (the cooperative slots
+/// hold 8- and 16-bit rows only), 128 of K per iteration where K and the
+/// groups allow it, else 64. The 16-bit rules carried over, not measured:
+/// no sm_80-sm_89 device has run these kernels (the H200 runs them with
+/// those devices' tiles: humming-gpu-test --tiles-for=L40S / A100).
 Result<std::vector<TileConfig>>
 selectNarrowMmaSyncTiles(const WeightSchema &w, const InputSchema &in,
-                           const ComputeOptions &c, int64_t n, int64_t k,
-                           const DeviceInfo &device) {
+                         const ComputeOptions &c, int64_t n, int64_t k,
+                         const DeviceInfo &device) {
   if (c.f16Accumulation)
     return Error{concat(in.type.str(), " activations sum in f32 (s32 for "
                         "int8); expected f16_accumulation = false")};

@@ -51,7 +51,10 @@ Result<DeviceInfo> tileDeviceFacts(std::string_view device,
 /// shrinks as the per-warp registers grow. A diagnostic when the layer does
 /// not fit the family. Batch-invariant layers get one K decomposition for
 /// every M (no in-block split, warp_k = block_k = 32, warp_m <= 32), so a
-/// token's sums never depend on how many tokens share the batch.
+/// token's sums never depend on how many tokens share the batch. 8-bit
+/// activations get the sm_90a wgmma tiles (with the 16-row mma_sync tile
+/// at M <= 16 where those leave SMs idle) or, without wgmma, the mma_sync
+/// m16n8k32 ones; si4 activations the mma_sync m16n8k64 per-warp tiles.
 /// `ptxVersion` (0: the device chip's minimum) is the PTX ISA the kernels
 /// are emitted for: on sm_90a the mma_sync kernels of fp8 activations
 /// (m16n8k32 e4m3 / e5m2) are chosen only from 8.4, where LLVM selects

@@ -44,6 +44,12 @@
 //   adds, in group order, the output units it owns (u % kSplit == g), then
 //   stores them: the reduction and the epilogue are spread over the block
 //   (MmaSyncEpilogue.cpp).
+// * 8- and 4-bit activations (computeNarrow): m16n8k32 (e4m3 / e5m2 / s8)
+//   or m16n8k64 (s4) steps over two or four k-tiles, whose 16-row
+//   activation tiles of 32-byte rows are read with the same ldmatrix.x4;
+//   each iteration's sums start from zero and are folded into the f32
+//   ones (times the C column's group scale: scale_after_mma). 4-bit ones
+//   take per-warp copies only.
 // * split_k CTAs may share a tile's K: each stores its sums to the module's
 //   workspace and the last to arrive adds them in split order, or (with
 //   cluster_split) the CTAs form a thread block cluster and add through

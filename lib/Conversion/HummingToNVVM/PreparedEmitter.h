@@ -385,9 +385,9 @@ protected:
   /// The few instructions NVVM has no op for.
   PtxBuilder ptx;
   bool bf16;
-  /// 8-bit (fp8) activations: wgmma k32 steps over two k-tiles, weights
-  /// dequantized to f16 and converted (or, in the activations' own type,
-  /// taken as they are).
+  /// 8-bit activations (e4m3, e5m2, si8): k32 steps over two k-tiles
+  /// (wgmma, or mma.sync m16n8k32), weights taken as they are or
+  /// dequantized to f16 and converted (eightBitWord).
   bool act8 = false;
   /// si4 activations (mma.sync m16n8k64 s4 over four k-tiles, 4-bit
   /// integer weights taken as s4 codes).
