@@ -99,10 +99,12 @@ struct ActivationChoice {
 /// legal and a kernel runs them, else the original's fallbacks (fp4 ->
 /// e4m3; int4 -> e4m3 -> int8), else the model's 16-bit type (`paramIsF16`
 /// ? f16 : bf16), else bf16, which every valid weight schema accepts on
-/// every chip. 8-bit activations run in the sm_90a wgmma kernels over
-/// prepared weights (layout::supports for the layer's padded `n` x `k`,
-/// checked where they are given); integer and 4-bit activations have no
-/// kernel yet.
+/// every chip. 8-bit activations run in the k32 kernels over prepared
+/// weights (wgmma on sm_90a, mma.sync m16n8k32 from sm_80 for si8 and
+/// sm_89 for fp8), si4 ones in the mma.sync m16n8k64 kernels where int4
+/// tensor cores are (sm_80-sm_89) — layout::supports for the layer's
+/// padded `n` x `k`, checked where they are given; e2m1 activations have
+/// no kernel yet.
 ActivationChoice chooseActivation(const WeightSchema &w,
                                   const InputSchema &requested,
                                   const Chip &chip, bool paramIsF16,
