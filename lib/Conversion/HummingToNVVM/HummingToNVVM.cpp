@@ -55,17 +55,6 @@ FailureOr<PreparedTile> preparedTile(GemmOp op, unsigned index,
     if (t.blockM != t.warpM || t.blockCopies || t.shareActivations)
       return fail("expected per-warp copies with si4 activations (block_m = "
                   "warp_m, no block_copies, no share_activations)");
-    if (spec.f16Accumulation)
-      return fail("expected f16_accumulation = false with si4 activations "
-                  "(their MMAs sum in s32)");
-    if (t.warpM > 32)
-      return fail("expected warp_m of 16 or 32 with si4 activations (each "
-                  "iteration's sums are a second set of accumulators), got " +
-                  Twine(t.warpM));
-    if (spec.weight.hasPerKScales() && !t.scaleAfterMma)
-      return fail("expected scale_after_mma = true with si4 activations and "
-                  "group scales (the group scales multiply each iteration's "
-                  "sums per output column)");
     if (spec.weight.hasPerKScales() && t.warpK > spec.weight.groupK)
       return fail("expected warp_k <= the group size (" +
                   Twine(spec.weight.groupK) +
@@ -73,10 +62,11 @@ FailureOr<PreparedTile> preparedTile(GemmOp op, unsigned index,
                   "group scale), got " +
                   Twine(t.warpK));
   }
-  // 8-bit activations in the mma_sync kernels (m16n8k32: k32 steps over two
-  // k-tiles, each iteration's sums folded into the running f32 ones).
-  if (act8 && t.mma != hq::MmaKind::Wgmma) {
-    // (The op verifier has checked warp_k: 32, 64 or 128, whole k32 steps.)
+  // 8- and 4-bit activations in the mma_sync kernels (m16n8k32 / k64 steps
+  // over two / four k-tiles, each iteration's sums folded into the running
+  // f32 ones).
+  if (spec.input.type.bits == 4 || (act8 && t.mma != hq::MmaKind::Wgmma)) {
+    // (The op verifier has checked warp_k: whole k32 / k64 steps.)
     const std::string type = spec.input.type.str();
     if (spec.f16Accumulation)
       return fail("expected f16_accumulation = false with " + Twine(type) +

@@ -488,23 +488,19 @@ void MmaSyncEmitter::pushLdmatrix(Value addr, Stage &s) {
 
 Value MmaSyncEmitter::mmaNarrow(ArrayRef<Value> a, ArrayRef<Value> bOps,
                                 ArrayRef<Value> c) {
-  const bool ints = integerSums() || act4;
+  const bool ints = integerSums();
   Type four = LLVM::LLVMStructType::getLiteral(
       b.getContext(), SmallVector<Type>(4, ints ? i32 : f32));
-  const auto layouts = std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
-                                                      NVVM::MMALayout::col};
-  if (act4)
+  if (ints) {
+    // s4 m16n8k64 or s8 m16n8k32 (s32 sums of one iteration: no overflow).
+    const NVVM::MMATypes t = act4 ? NVVM::MMATypes::s4 : NVVM::MMATypes::s8;
     return NVVM::MmaOp::create(
-        b, four, a, bOps, c, ArrayRef<int64_t>{16, 8, 64}, std::nullopt,
-        NVVM::MMAIntOverflow::wrapped,
-        std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::s4, NVVM::MMATypes::s4},
-        layouts);
-  if (ints)
-    return NVVM::MmaOp::create(
-        b, four, a, bOps, c, ArrayRef<int64_t>{16, 8, 32}, std::nullopt,
-        NVVM::MMAIntOverflow::wrapped,
-        std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::s8, NVVM::MMATypes::s8},
-        layouts);
+        b, four, a, bOps, c, ArrayRef<int64_t>{16, 8, act4 ? 64 : 32},
+        std::nullopt, NVVM::MMAIntOverflow::wrapped,
+        std::array<NVVM::MMATypes, 2>{t, t},
+        std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                       NVVM::MMALayout::col});
+  }
   // nvvm.mma.sync has no fp8 form in MLIR 22 (its verifier refuses e4m3 /
   // e5m2); LLVM's intrinsic selects mma.sync.aligned.m16n8k32.row.col
   // .f32.<a>.<b>.f32 (sm_89+, PTX ISA 8.4: docs/Rationale.md).
@@ -544,7 +540,7 @@ SmallVector<Value> MmaSyncEmitter::computeNarrow(ArrayRef<Value> accIn,
   // column's group scale: one scale per iteration (warp_k <= group), and
   // fp8 MMAs keep fewer bits than f32 across a long K (the wgmma kernels
   // measured it: WgmmaKernel.cpp, promotes()).
-  const bool ints = integerSums() || act4;
+  const bool ints = integerSums();
   SmallVector<Value> sums(accs.size(), ints ? c32(0) : cf(0.0));
   GroupData group;
   const int64_t kT = tile.kTilesPerWarp, perStep = kTilesPerStep();

@@ -307,10 +307,12 @@ protected:
   /// and converted.
   Value eightBitWord(ArrayRef<SmallVector<Value>> planeWords,
                      const GroupData &g, int q);
-  /// si8 activations: s8 MMAs with s32 sums (exact), converted to f32
-  /// when each iteration's sums are folded into the running ones.
+  /// si8 and si4 activations: s8 / s4 MMAs with s32 sums (exact),
+  /// converted to f32 when each iteration's sums are folded into the
+  /// running ones.
   bool integerSums() const {
-    return spec.input.type == ::humming::ScalarType::sint(8);
+    return spec.input.type == ::humming::ScalarType::sint(8) ||
+           spec.input.type == ::humming::ScalarType::sint(4);
   }
   /// si8 activations over 8-bit integer weights without zero points (si8,
   /// or ui8 with its implicit zero point 128): the prepared codes are
