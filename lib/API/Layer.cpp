@@ -144,6 +144,8 @@ struct Layer::Impl {
   std::optional<QuantizedWeights> canonical;
   /// setInputPermutation (act-order): empty for the natural order.
   std::vector<int32_t> inputPermutation;
+  /// createMoe: the routing of a MoE GEMM (weight.experts > 0).
+  std::optional<MoeOptions> moe;
 
   // After transform.
   bool transformed = false, compileOnly = false, prepared = false;
@@ -192,6 +194,9 @@ const std::vector<std::string> &Layer::modulePtx() const {
   return impl_->modulePtx;
 }
 const TransformStats &Layer::transformStats() const { return impl_->stats; }
+const MoeOptions *Layer::moe() const {
+  return impl_->moe ? &*impl_->moe : nullptr;
+}
 
 Result<Layer> Layer::create(int64_t n, int64_t k, const WeightSchema &weight,
                             const InputSchema &input,
@@ -205,8 +210,10 @@ Result<Layer> Layer::create(int64_t n, int64_t k, const WeightSchema &weight,
                         " (convert with humming::sourceToCanonical or the "
                         "checkpoint adapters)")};
   if (weight.experts > 0)
-    return Error{"expected a dense layer (experts = 0); mixture-of-experts "
-                 "layers are not lowered yet"};
+    return Error{concat("expected a dense layer (experts = 0), got ",
+                        weight.experts,
+                        " experts: create a mixture-of-experts GEMM with "
+                        "Layer::createMoe")};
   if (!(output == ScalarType::f16() || output == ScalarType::bf16()))
     return Error{concat("expected an f16 or bf16 output, got ", output.str())};
   if (Diag d = verifyWeightSchema(weight))
@@ -242,6 +249,52 @@ Result<Layer> Layer::create(int64_t n, int64_t k, const WeightSchema &weight,
   impl->compute = compute;
   impl->output = output;
   return Layer(std::move(impl));
+}
+
+Result<Layer> Layer::createMoe(int64_t n, int64_t k, const WeightSchema &weight,
+                               const InputSchema &input, const MoeOptions &moe,
+                               const ComputeOptions &compute,
+                               ScalarType output) {
+  if (weight.experts < 1 || weight.experts > (int64_t(1) << 20))
+    return Error{concat("expected 1 .. 2^20 experts in the weight schema of a "
+                        "MoE layer, got ",
+                        weight.experts)};
+  if (moe.routing == GemmType::Dense)
+    return Error{"expected a MoE routing (indexed, grouped_contiguous or "
+                 "grouped_masked), got dense (use Layer::create)"};
+  if (moe.routing == GemmType::Indexed) {
+    if (moe.topK < 1 || moe.topK > weight.experts)
+      return Error{concat("expected top_k in 1 .. ", weight.experts,
+                          " (the experts), got ", moe.topK)};
+    if (moe.blockSize < 16 || moe.blockSize > 1024 || moe.blockSize % 16 != 0)
+      return Error{concat("expected block_size to be a multiple of 16 in 16 .. "
+                          "1024 (the kernels' block_m divides it), got ",
+                          moe.blockSize)};
+  } else if (moe.topK != 1) {
+    return Error{concat("expected top_k = 1 with ", toString(moe.routing),
+                        " routing (rows are already per expert), got ",
+                        moe.topK)};
+  }
+  if (compute.gemm != GemmType::Dense && compute.gemm != moe.routing)
+    return Error{concat("expected ComputeOptions::gemm to be dense or the "
+                        "routing (", toString(moe.routing), "), got ",
+                        toString(compute.gemm))};
+  if (compute.batchInvariant)
+    return Error{"expected batch_invariant = false in a MoE layer (its tiles "
+                 "follow the tokens per expert, so a token's K decomposition "
+                 "depends on the batch)"};
+  WeightSchema dense = weight;
+  dense.experts = 0;
+  ComputeOptions c = compute;
+  c.gemm = GemmType::Dense;
+  Result<Layer> layer = create(n, k, dense, input, c, output);
+  if (!layer)
+    return layer;
+  layer->impl_->weight.experts = weight.experts;
+  layer->impl_->moe = moe;
+  if (moe.routing != GemmType::Indexed)
+    layer->impl_->moe->blockSize = 0;
+  return layer;
 }
 
 Status Layer::setInputPermutation(std::vector<int32_t> perm) {
@@ -356,6 +409,10 @@ Status Layer::transform(const LayerTarget &target) {
                         ? Diag("the target asks for the canonical layout")
                         : layout::supports(l.weight, l.input, np, kp);
   bool prepared = !unprepared;
+  if (l.moe && !prepared)
+    return Error{concat("a MoE layer runs over the prepared layout only, "
+                        "which is not used: ",
+                        *unprepared)};
   if (target.activationRows < 0 || target.activationRows > (int64_t(1) << 31) - 1)
     return Error{concat("expected LayerTarget::activationRows in 0 .. 2^31 - 1, "
                         "got ", target.activationRows)};
@@ -453,8 +510,13 @@ Status Layer::transform(const LayerTarget &target) {
     Result<DeviceInfo> facts = tileDeviceFacts(device, chip->str());
     if (!facts)
       return Error{facts.error()};
-    Result<std::vector<TileConfig>> tiles = selectMmaSyncTiles(
-        l.weight, l.input, l.compute, np, kp, *facts, ptxVersion);
+    Result<std::vector<TileConfig>> tiles =
+        l.moe ? selectMoeTiles(l.weight, l.input, l.compute, np, kp, *facts,
+                               MoeShape{l.moe->routing, l.weight.experts,
+                                        l.moe->topK, l.moe->blockSize},
+                               ptxVersion)
+              : selectMmaSyncTiles(l.weight, l.input, l.compute, np, kp,
+                                   *facts, ptxVersion);
     if (!tiles)
       return Error{tiles.error()};
     count = tiles->size();
@@ -488,6 +550,12 @@ Status Layer::transform(const LayerTarget &target) {
   spec.k = l.k;
   spec.prepared = prepared;
   spec.chip = chip->str();
+  if (l.moe) {
+    spec.moeRouting = l.moe->routing;
+    spec.topK = l.moe->topK;
+    spec.blockSize = l.moe->blockSize;
+    spec.routerWeights = l.moe->routerWeights;
+  }
   // Each kernel is cached under a description of the layer (everything the
   // PTX depends on, and this build of humming): a cached transform reads
   // its image and kernel table without running the pipeline or a compiler.
@@ -497,7 +565,11 @@ Status Layer::transform(const LayerTarget &target) {
       l.compute.f16Accumulation, " batch_invariant=",
       l.compute.batchInvariant, " n=", l.n, " k=", l.k,
       " prepared=", prepared, " device=", device, " tiles=", tileConfig,
-      " kernels=", count);
+      " kernels=", count,
+      l.moe ? concat(" moe=", toString(l.moe->routing), " top_k=",
+                     l.moe->topK, " block_size=", l.moe->blockSize,
+                     " router_weights=", l.moe->routerWeights)
+            : std::string());
   struct Piece {
     Result<rt::KernelCache::Lookup> image = Error{"not compiled"};
     std::vector<abi::KernelLaunch> table;
@@ -699,6 +771,9 @@ Status Layer::transform(const LayerTarget &target) {
 Status Layer::forward(void *stream, uint64_t input, uint64_t output,
                       int64_t m) const {
   const Impl &l = *impl_;
+  if (l.moe)
+    return Error{"a MoE layer (Layer::createMoe) runs by forwardMoe(), with "
+                 "its routing"};
   if (!l.transformed)
     return Error{"call transform() before forward()"};
   if (l.input.type.bits != 16) {
@@ -728,6 +803,9 @@ Status Layer::forward(void *stream, uint64_t input, uint64_t output,
 Status Layer::forwardQuantized(void *stream, uint64_t codes, uint64_t scales,
                                uint64_t output, int64_t m) const {
   const Impl &l = *impl_;
+  if (l.moe)
+    return Error{"a MoE layer (Layer::createMoe) runs by forwardMoe(), with "
+                 "its routing and the codes' scales"};
   if (!l.transformed)
     return Error{"call transform() before forwardQuantized()"};
   if (l.input.type.bits == 16)
@@ -744,13 +822,102 @@ Status Layer::forwardQuantized(void *stream, uint64_t codes, uint64_t scales,
   return launch(stream, codes, scaled ? scales : 0, output, m);
 }
 
+Status Layer::forwardMoe(void *stream, uint64_t input, uint64_t output,
+                         int64_t m, const MoeRouting &routing,
+                         uint64_t inputScale) const {
+  const Impl &l = *impl_;
+  if (!l.moe)
+    return Error{"forwardMoe() runs MoE layers (Layer::createMoe); this one "
+                 "is dense: call forward()"};
+  if (!l.transformed)
+    return Error{"call transform() before forwardMoe()"};
+  if (l.input.type.bits == 16) {
+    if (inputScale)
+      return Error{concat("expected no activation scales with ",
+                          l.input.type.str(), " activations, got a pointer")};
+    return launch(stream, input, 0, output, m, &routing);
+  }
+  const bool scaled = l.input.scaling != ActScaling::None;
+  if (inputScale || !scaled) {
+    if (inputScale % 4 != 0)
+      return Error{concat("expected 4-byte aligned activation scales, got 0x",
+                          llvm::utohexstr(inputScale))};
+    return launch(stream, input, inputScale, output, m, &routing);
+  }
+  // 16-bit activations for a layer of 8-bit ones: its own quantizer.
+  if (!l.quantizer)
+    return Error{concat("the layer takes ", l.input.type.str(),
+                        " activations: pass their f32 scales (inputScale), "
+                        "or transform it with LayerTarget::activationRows to "
+                        "give 16-bit ones")};
+  if (m > l.activationRows)
+    return Error{concat("expected at most ", l.activationRows,
+                        " rows (LayerTarget::activationRows), got M = ", m)};
+  if (m > 0 && (!input || !output))
+    return Error{"expected device pointers for the input and the output, "
+                 "got a null pointer"};
+  if (l.compileOnly)
+    return launch(stream, input, 0, output, m, &routing); // says compile-only
+  const uint64_t codes = l.activationBuffers[0].ptr(),
+                 scales = l.activationBuffers[1].ptr();
+  if (Status s = l.quantizer->forward(stream, input, codes, scales, m); !s)
+    return s;
+  return launch(stream, codes, scales, output, m, &routing);
+}
+
 Status Layer::launch(void *stream, uint64_t input, uint64_t inputScale,
-                     uint64_t output, int64_t m) const {
+                     uint64_t output, int64_t m,
+                     const MoeRouting *routing) const {
   const Impl &l = *impl_;
   // The arguments first, so their errors are the same with or without a
   // device.
   if (m < 0 || m > std::numeric_limits<int32_t>::max())
     return Error{concat("expected 0 <= M <= 2^31 - 1 tokens, got ", m)};
+  if (routing && m > 0) {
+    const MoeOptions &moe = *l.moe;
+    auto need = [&](uint64_t p, const char *what) -> Status {
+      if (!p)
+        return Error{concat("expected ", what, " (", toString(moe.routing),
+                            " routing), got a null pointer")};
+      if (p % 4 != 0)
+        return Error{concat("expected a 4-byte aligned ", what, ", got 0x",
+                            llvm::utohexstr(p))};
+      return Status::success();
+    };
+    if (moe.routing == GemmType::Indexed) {
+      for (auto [p, what] :
+           {std::pair{routing->sortedIds, "sorted_ids"},
+            std::pair{routing->expertIds, "expert_ids"},
+            std::pair{routing->numTokensPadded, "num_tokens_padded"}})
+        if (Status s = need(p, what); !s)
+          return s;
+      if (routing->sortedLength < 0 ||
+          routing->sortedLength > std::numeric_limits<int32_t>::max())
+        return Error{concat("expected the length of sorted_ids in 0 .. 2^31 "
+                            "- 1, got ",
+                            routing->sortedLength)};
+      if (m > std::numeric_limits<int32_t>::max() / moe.topK)
+        return Error{concat("expected M * top_k <= 2^31 - 1, got M = ", m,
+                            ", top_k = ", moe.topK)};
+    } else if (Status s = need(routing->expertLayout,
+                               moe.routing == GemmType::GroupedContiguous
+                                   ? "expert offsets [E + 1]"
+                                   : "expert token counts [E]");
+               !s) {
+      return s;
+    }
+    if (moe.routing == GemmType::GroupedMasked && m % l.weight.experts != 0)
+      return Error{concat("expected E x max_tokens rows with grouped_masked "
+                          "routing (E = ",
+                          l.weight.experts, "), got M = ", m)};
+    if (moe.routerWeights) {
+      if (Status s = need(routing->routerWeights, "router weights"); !s)
+        return s;
+    } else if (routing->routerWeights) {
+      return Error{"expected no router weights: the layer was created "
+                   "without MoeOptions::routerWeights"};
+    }
+  }
   if (m > 0 && (!input || !output))
     return Error{"expected device pointers for the input and the output, got "
                  "a null pointer"};
@@ -768,21 +935,33 @@ Status Layer::launch(void *stream, uint64_t input, uint64_t inputScale,
                         "; transform it for a device to run it")};
   if (m == 0)
     return Status::success();
-  const abi::KernelLaunch *kl = abi::kernelFor(l.kernels, m);
+  const abi::KernelLaunch *kl = routing ? abi::moeKernelFor(l.kernels, m)
+                                         : abi::kernelFor(l.kernels, m);
   if (!kl)
     return Error{concat("no kernel serves M = ", m, " (a bug)")};
   size_t index = size_t(kl - l.kernels.data());
-  std::array<rt::CUdeviceptr, abi::NumGemmParams> ptrs = l.pointers;
+  std::array<rt::CUdeviceptr, abi::NumMoeParams> ptrs{};
+  std::copy(l.pointers.begin(), l.pointers.end(), ptrs.begin());
   ptrs[abi::ParamInput] = input;
   ptrs[abi::ParamOutput] = output;
   ptrs[abi::ParamInputScale] = inputScale;
   int32_t m32 = int32_t(m);
   // One more parameter for a kernel that reads its activations by TMA: their
   // tensor map, by value (the launch copies it; CUDA graphs capture it).
-  std::array<void *, abi::NumGemmParams + 1> args;
+  // MoE kernels: the routing pointers after M.
+  std::array<void *, abi::NumMoeParams + 1> args;
   for (unsigned p = 0; p < abi::ParamM; ++p)
     args[p] = &ptrs[p];
   args[abi::ParamM] = &m32;
+  if (routing) {
+    const bool indexed = l.moe->routing == GemmType::Indexed;
+    ptrs[abi::ParamRowIds] = indexed ? routing->sortedIds : routing->expertLayout;
+    ptrs[abi::ParamBlockExperts] = indexed ? routing->expertIds : 0;
+    ptrs[abi::ParamRowsPadded] = indexed ? routing->numTokensPadded : 0;
+    ptrs[abi::ParamRouterWeights] = routing->routerWeights;
+    for (unsigned p = abi::ParamRowIds; p < abi::NumMoeParams; ++p)
+      args[p] = &ptrs[p];
+  }
   rt::TensorMap map;
   if (kl->inputMap) {
     abi::InputMapArgs a;
@@ -802,7 +981,13 @@ Status Layer::launch(void *stream, uint64_t input, uint64_t inputScale,
     args[abi::ParamM + 1] = &map;
   }
   uint32_t grid[3];
-  kl->grid(m, l.paddedN(), grid);
+  if (routing) {
+    abi::moeGrid(*kl, m, l.paddedN(), routing->sortedLength, grid);
+    if (grid[1] == 0)
+      return Status::success(); // no block of rows (sorted_ids too short)
+  } else {
+    kl->grid(m, l.paddedN(), grid);
+  }
   if (kl->gridDependency && l.dependentLaunch) {
     rt::LaunchAttribute attr;
     attr.id = rt::kLaunchAttrProgrammaticSerialization;

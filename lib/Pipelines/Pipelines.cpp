@@ -243,6 +243,34 @@ mlir::humming::buildLayerModule(MLIRContext &ctx, const LayerSpec &spec) {
     types.push_back(memref(s.shape, b.getF32Type()));
   }
   types.push_back(memref({ShapedType::kDynamic, spec.n}, out));
+  // MoE: the routing tensors after the output (humming.moe_gemm).
+  const bool moe = spec.moeRouting != hq::GemmType::Dense;
+  int sortedArg = -1, expertIdsArg = -1, paddedArg = -1, layoutArg = -1,
+      routerArg = -1;
+  if (moe) {
+    Type i32 = b.getI32Type();
+    if (spec.moeRouting == hq::GemmType::Indexed) {
+      sortedArg = int(types.size());
+      types.push_back(memref({ShapedType::kDynamic}, i32));
+      expertIdsArg = int(types.size());
+      types.push_back(memref({ShapedType::kDynamic}, i32));
+      paddedArg = int(types.size());
+      types.push_back(memref({1}, i32));
+    } else {
+      layoutArg = int(types.size());
+      types.push_back(memref(
+          {w.experts + (spec.moeRouting == hq::GemmType::GroupedContiguous)},
+          i32));
+    }
+    if (spec.routerWeights) {
+      routerArg = int(types.size());
+      types.push_back(memref({ShapedType::kDynamic}, b.getF32Type()));
+    }
+  }
+  const unsigned outputArg = unsigned(types.size() - 1 -
+                                      (moe ? (sortedArg >= 0 ? 3 : 1) +
+                                                 (routerArg >= 0 ? 1 : 0)
+                                           : 0));
   OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
   b.setInsertionPointToEnd(module->getBody());
   auto func = func::FuncOp::create(b, loc, "layer", b.getFunctionType(types, {}));
@@ -256,10 +284,25 @@ mlir::humming::buildLayerModule(MLIRContext &ctx, const LayerSpec &spec) {
   if (spec.compute.f16Accumulation || spec.compute.batchInvariant ||
       spec.compute.gemm != hq::GemmType::Dense)
     compute = ComputeAttr::fromHost(&ctx, spec.compute);
-  GemmOp::create(b, loc, arg(0), arg(1), arg(scalesArg), arg(zpArg),
-                 arg(globalArg), arg(biasArg), arg(inputScaleArg),
-                 body->getArgument(unsigned(types.size() - 1)), ws, is, compute,
-                 layout, ArrayAttr());
+  if (moe) {
+    hq::ComputeOptions c = spec.compute;
+    c.gemm = spec.moeRouting;
+    compute = ComputeAttr::fromHost(&ctx, c);
+    const bool indexed = spec.moeRouting == hq::GemmType::Indexed;
+    MoeGemmOp::create(
+        b, loc, arg(0), arg(1), arg(scalesArg), arg(zpArg), arg(globalArg),
+        arg(biasArg), arg(inputScaleArg), arg(sortedArg), arg(expertIdsArg),
+        arg(paddedArg), arg(layoutArg), arg(routerArg),
+        body->getArgument(outputArg), ws, is, compute,
+        indexed ? b.getI64IntegerAttr(spec.topK) : IntegerAttr(),
+        indexed ? b.getI64IntegerAttr(spec.blockSize) : IntegerAttr(), layout,
+        ArrayAttr());
+  } else {
+    GemmOp::create(b, loc, arg(0), arg(1), arg(scalesArg), arg(zpArg),
+                   arg(globalArg), arg(biasArg), arg(inputScaleArg),
+                   body->getArgument(outputArg), ws, is, compute, layout,
+                   ArrayAttr());
+  }
   func::ReturnOp::create(b, loc);
   if (failed(verify(*module)))
     return fail("the layer does not verify");

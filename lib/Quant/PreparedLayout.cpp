@@ -134,6 +134,14 @@ int64_t sharedBytes(const WeightSchema &w, const KernelShape &k) {
   return std::max(pipeline, k.workspaceFloats() * 4);
 }
 
+int64_t moeRowTableOffset(const WeightSchema &w, const KernelShape &k) {
+  return (sharedBytes(w, k) + 15) / 16 * 16;
+}
+
+int64_t moeSharedBytes(const WeightSchema &w, const KernelShape &k) {
+  return moeRowTableOffset(w, k) + 4 * k.blockM() + 16;
+}
+
 bool representableIn(const ScalarType &from, const ScalarType &to) {
   if (from == to)
     return true;
@@ -279,9 +287,6 @@ Diag supports(const WeightSchema &w, const InputSchema &in, int64_t n,
                     " activations; expected the padded K to be a multiple "
                     "of 32, got ", k);
   }
-  if (w.experts != 0)
-    return concat(prefix, "holds dense layers so far, got ", w.experts,
-                  " experts");
   if (w.format != SourceFormat::Canonical)
     return concat(prefix, "is made from canonical weights, got format ",
                   toString(w.format));
@@ -368,6 +373,78 @@ Result<QuantizedWeights> prepareMmaSync(const WeightSchema &w,
                                         unsigned threads) {
   if (Diag d = supports(w, in, n, k))
     return Error{*d};
+  if (w.experts > 0) {
+    // Each expert as a dense layer, the results stacked [E, ...]; the
+    // global scales [E] are unchanged.
+    WeightSchema dense = w;
+    dense.experts = 0;
+    const int64_t experts = w.experts;
+    auto slice = [&](const Tensor *t, int64_t e) -> std::optional<Tensor> {
+      if (!t)
+        return std::nullopt;
+      Tensor part(t->dtype,
+                  std::vector<int64_t>(t->shape.begin() + 1, t->shape.end()));
+      const size_t bytes = t->data.size() / size_t(experts);
+      std::copy_n(t->data.begin() + ptrdiff_t(bytes * size_t(e)), bytes,
+                  part.data.begin());
+      return part;
+    };
+    auto perExpert = [&](const Tensor &t) -> Status {
+      if (!t.shape.empty() && t.shape[0] == experts &&
+          t.data.size() % size_t(experts) == 0 &&
+          t.data.size() / size_t(experts) ==
+              storageBytes(t.dtype, t.numel() / experts))
+        return Status::success();
+      return Error{concat("prepareMmaSync: expected every weight-side tensor "
+                          "of a MoE layer to have ",
+                          experts, " experts along its first dimension, got "
+                          "shape ",
+                          formatShape(t.shape))};
+    };
+    if (Status st = perExpert(canonical.weight); !st)
+      return Error{st.error()};
+    for (const std::optional<Tensor> *t :
+         {&canonical.scales, &canonical.zeroPoints, &canonical.bias})
+      if (*t)
+        if (Status st = perExpert(**t); !st)
+          return Error{st.error()};
+    QuantizedWeights out;
+    for (int64_t e = 0; e < experts; ++e) {
+      QuantizedWeights one;
+      auto opt = [](const std::optional<Tensor> &t) {
+        return t ? &*t : nullptr;
+      };
+      one.weight = *slice(&canonical.weight, e);
+      one.scales = slice(opt(canonical.scales), e);
+      one.zeroPoints = slice(opt(canonical.zeroPoints), e);
+      Result<QuantizedWeights> p =
+          prepareMmaSync(dense, in, one, n, k, threads);
+      if (!p)
+        return Error{concat("expert ", e, ": ", p.error())};
+      auto stack = [&](std::optional<Tensor> &to,
+                       const std::optional<Tensor> &from) {
+        if (!from)
+          return;
+        if (!to) {
+          std::vector<int64_t> shape = {experts};
+          shape.insert(shape.end(), from->shape.begin(), from->shape.end());
+          to.emplace(from->dtype, shape);
+        }
+        std::copy(from->data.begin(), from->data.end(),
+                  to->data.begin() + ptrdiff_t(from->data.size() * size_t(e)));
+      };
+      std::optional<Tensor> weight;
+      if (e > 0)
+        weight = std::move(out.weight);
+      stack(weight, p->weight);
+      out.weight = std::move(*weight);
+      stack(out.scales, p->scales);
+      stack(out.zeroPoints, p->zeroPoints);
+    }
+    out.globalScale = canonical.globalScale;
+    out.bias = canonical.bias;
+    return out;
+  }
   const unsigned bits = w.type.bits;
   const int64_t groups = w.groupsAlongK(k);
   auto shapeCheck = [&](const char *what, const Tensor &t,

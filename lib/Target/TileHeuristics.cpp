@@ -961,4 +961,106 @@ Result<std::vector<TileConfig>> selectMmaSyncTiles(const WeightSchema &w,
   return out;
 }
 
+Diag moeTileProblem(const TileConfig &t, const MoeShape &moe,
+                    unsigned chipSm) {
+  if (t.tma != 0)
+    return Diag(concat("expected no tma in a MoE kernel (its activations "
+                       "are gathered row by row, its weights are one "
+                       "expert's slice), got tma = ",
+                       t.tma & TmaA ? "[a" : "[", t.tma & TmaB ? "b]" : "]"));
+  if (t.splitK > 1 && !t.splitsInCluster())
+    return Diag(concat("expected split_k = 1 or a split in a thread block "
+                       "cluster in a MoE kernel (the workspace holds a dense "
+                       "grid's output tiles), got split_k = ",
+                       t.splitK,
+                       t.mma == MmaKind::Wgmma ? " with workspace_split"
+                                               : " without cluster_split"));
+  if (t.clusterSplit && chipSm < 90)
+    return Diag(concat("cluster_split needs sm_90 or later, got sm_", chipSm));
+  if (moe.gemm == GemmType::Indexed &&
+      (moe.blockSize <= 0 || moe.blockSize % t.blockM != 0))
+    return Diag(concat("expected block_m to divide block_size (", moe.blockSize,
+                       ": a block of rows never straddles two experts), got "
+                       "block_m = ",
+                       t.blockM));
+  return Diag();
+}
+
+Result<std::vector<TileConfig>> selectMoeTiles(const WeightSchema &w,
+                                               const InputSchema &in,
+                                               const ComputeOptions &c,
+                                               int64_t n, int64_t k,
+                                               const DeviceInfo &device,
+                                               const MoeShape &moe,
+                                               unsigned ptxVersion) {
+  if (moe.experts <= 0 || moe.topK <= 0)
+    return Error{concat("expected experts and top_k >= 1, got ", moe.experts,
+                        " and ", moe.topK)};
+  WeightSchema dense = w;
+  dense.experts = 0;
+  Result<std::vector<TileConfig>> tiles =
+      selectMmaSyncTiles(dense, in, c, n, k, device, ptxVersion);
+  if (!tiles)
+    return tiles;
+  std::optional<Chip> chip = Chip::parse(device.chip);
+  const unsigned sm = chip ? chip->sm : 0;
+  // Experts that certainly run at once.
+  const int64_t together = moe.gemm == GemmType::GroupedMasked ? moe.experts
+                           : moe.gemm == GemmType::Indexed
+                               ? std::min(moe.experts, moe.topK)
+                               : 1;
+  std::vector<TileConfig> out;
+  for (TileConfig t : *tiles) {
+    t.tma = 0;
+    if (t.splitK > 1) {
+      int64_t split = t.splitK;
+      while (split > 1 && split > ceilDiv(t.splitK, together))
+        split /= 2;
+      t.splitK = split;
+      if (t.splitK > 1 && !t.splitsInCluster()) {
+        if (t.mma == MmaKind::Wgmma)
+          t.workspaceSplit = false;
+        else if (sm >= 90)
+          t.clusterSplit = true;
+        else
+          t.splitK = 1;
+      }
+    }
+    if (t.splitK == 1) {
+      t.clusterSplit = false;
+      t.workspaceSplit = false;
+    }
+    if (moeTileProblem(t, moe, sm)) {
+      // Indexed blocks larger than block_size: the previous tile serves the
+      // rest.
+      if (out.empty())
+        return Error{concat("no tile of the heuristics fits the MoE routing: ",
+                            *moeTileProblem(t, moe, sm))};
+      break;
+    }
+    out.push_back(t);
+  }
+  out.back().mMax = 0;
+  // Neighbours that became equal serve one range.
+  auto fields = [](const TileConfig &t) {
+    return std::make_tuple(
+        t.blockM, t.blockN, t.blockK, t.warpM, t.warpN, t.warpK, t.stages,
+        t.mma, t.warpSpecialized, t.streamK, t.mbarrier, t.cpAsync, t.tma,
+        t.multicastA, t.multicastB, t.ctasPerSm, t.gridCap, t.writeSplits,
+        t.splitK, t.blockCopies, t.shareActivations, t.scaleAfterMma,
+        t.clusterSplit, t.workspaceSplit, t.wgmmaInFlight, t.l2Prefetch);
+  };
+  std::vector<TileConfig> merged;
+  for (const TileConfig &t : out) {
+    if (!merged.empty()) {
+      if (fields(merged.back()) == fields(t)) {
+        merged.back().mMax = t.mMax;
+        continue;
+      }
+    }
+    merged.push_back(t);
+  }
+  return merged;
+}
+
 } // namespace humming

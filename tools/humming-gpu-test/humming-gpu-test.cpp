@@ -42,6 +42,8 @@
 #include "Humming/Quant/Adapters.h"
 #include "Humming/Quant/Codec.h"
 #include "Humming/Quant/PreparedLayout.h"
+#include "GpuCommon.h"
+#include "MoeCases.h"
 #include "QuantizeCases.h"
 
 #include "Humming/Runtime/Compiler.h"
@@ -66,6 +68,7 @@
 #include "llvm/Support/Parallel.h"
 
 using namespace humming;
+using namespace humming::gputest;
 
 namespace {
 
@@ -578,91 +581,6 @@ std::vector<int64_t> sampleRows(int64_t m, std::mt19937 &rng) {
   return rows;
 }
 
-/// A stream of its own and the CUDA graph captured on it (instantiated),
-/// released on destruction.
-struct StreamGraph {
-  const rt::CudaDriver &cu;
-  rt::CUstream stream = nullptr;
-  rt::CUgraph graph = nullptr;
-  rt::CUgraphExec exec = nullptr;
-  explicit StreamGraph(const rt::CudaDriver &cu) : cu(cu) {}
-  StreamGraph(const StreamGraph &) = delete;
-  StreamGraph &operator=(const StreamGraph &) = delete;
-  ~StreamGraph() {
-    if (exec)
-      cu.cuGraphExecDestroy(exec);
-    if (graph)
-      cu.cuGraphDestroy(graph);
-    if (stream)
-      cu.cuStreamDestroy(stream);
-  }
-  /// Creates the (non-blocking) stream.
-  Status open() {
-    return cu.check(cu.cuStreamCreate(&stream, rt::kStreamNonBlocking),
-                    "cuStreamCreate");
-  }
-  /// Captures what `launches(stream)` enqueues and instantiates the graph.
-  Status capture(const std::function<Status(void *)> &launches) {
-    Status s =
-        cu.check(cu.cuStreamBeginCapture(stream, rt::kCaptureModeThreadLocal),
-                 "cuStreamBeginCapture");
-    if (!s)
-      return s;
-    s = launches(stream);
-    Status ended =
-        cu.check(cu.cuStreamEndCapture(stream, &graph), "cuStreamEndCapture");
-    if (s)
-      s = ended;
-    if (s)
-      s = cu.check(cu.cuGraphInstantiateWithFlags(&exec, graph, 0),
-                   "cuGraphInstantiateWithFlags");
-    return s;
-  }
-};
-
-/// Microseconds per launch when `launches` calls of `launch(stream, i)`
-/// (i = 0, 1, ...: one per weight copy in turn) are captured in a CUDA graph
-/// on a stream of their own and replayed: the median of five timed replays
-/// after one warm-up. 0 when capture is not possible.
-double graphReplayUs(const rt::CudaDriver &cu, size_t launches,
-                     const std::function<Status(void *, size_t)> &launch) {
-  StreamGraph g(cu);
-  Status s = g.open();
-  if (s)
-    s = g.capture([&](void *stream) {
-      Status ran = Status::success();
-      for (size_t i = 0; ran && i < launches; ++i)
-        ran = launch(stream, i);
-      return ran;
-    });
-  rt::CUstream stream = g.stream;
-  rt::CUgraphExec exec = g.exec;
-  double us = 0;
-  bool ok = bool(s);
-  rt::CUevent start = nullptr, stop = nullptr;
-  ok = ok && cu.cuEventCreate(&start, 0) == 0 && cu.cuEventCreate(&stop, 0) == 0;
-  if (ok && cu.cuGraphLaunch(exec, stream) == 0 &&
-      cu.cuStreamSynchronize(stream) == 0) {
-    std::vector<double> times;
-    for (int r = 0; r < 5; ++r) {
-      cu.cuEventRecord(start, stream);
-      cu.cuGraphLaunch(exec, stream);
-      cu.cuEventRecord(stop, stream);
-      cu.cuStreamSynchronize(stream);
-      float ms = 0;
-      cu.cuEventElapsedTime(&ms, start, stop);
-      times.push_back(1000.0 * ms / double(launches));
-    }
-    std::sort(times.begin(), times.end());
-    us = times[2];
-  }
-  if (start)
-    cu.cuEventDestroy(start);
-  if (stop)
-    cu.cuEventDestroy(stop);
-  return us;
-}
-
 struct Outcome {
   std::string name;
   int64_t m = 0, n = 0, k = 0;
@@ -712,59 +630,6 @@ Result<Activations> randomActivations(const rt::CudaDriver &cu, DType dtype,
   if (Status poisoned = dc->fill(0xFF); !poisoned) // NaN in f16 and bf16
     return Error{poisoned.error()};
   return Activations{std::move(a), std::move(av), da.take(), dc.take()};
-}
-
-/// 8-bit activations on the device: the codes (one byte each) and f32
-/// scales the host reference makes from `values` [m, k], and the values they
-/// stand for.
-struct QuantizedInput {
-  rt::DeviceBuffer codes, scales;
-  std::vector<double> values;
-};
-
-Result<QuantizedInput> quantizeInput(const rt::CudaDriver &cu,
-                                     const InputSchema &in,
-                                     const std::vector<double> &values,
-                                     int64_t m, int64_t k) {
-  // Static scaling: the absmax of the batch (as a calibration would give).
-  std::optional<float> staticScale;
-  if (in.scaling == ActScaling::Static) {
-    double absmax = 0;
-    for (double v : values)
-      absmax = std::max(absmax, std::fabs(v));
-    staticScale = float(std::max(absmax, 1e-6) / maxValue(in.type));
-  }
-  Result<QuantizedActivations> q =
-      quantizeActivations(in, values.data(), m, k, staticScale);
-  if (!q)
-    return Error{"quantize activations: " + q.error()};
-  // One byte per 8-bit code; 4-bit codes two per byte, the lower k in the
-  // low nibble (rows of K / 2 bytes; K is even).
-  std::vector<uint8_t> bytes;
-  if (in.type.bits == 4) {
-    bytes.resize(q->codes.size() / 2);
-    for (size_t i = 0; i < bytes.size(); ++i)
-      bytes[i] = uint8_t((q->codes[2 * i] & 0xF) |
-                         (q->codes[2 * i + 1] & 0xF) << 4);
-  } else {
-    bytes.assign(q->codes.begin(), q->codes.end());
-  }
-  std::vector<float> scales = q->scales;
-  if (scales.empty())
-    scales.push_back(1.0f);
-  Result<rt::DeviceBuffer> dcodes =
-      rt::DeviceBuffer::allocate(cu, std::max<size_t>(16, bytes.size()));
-  Result<rt::DeviceBuffer> dscales =
-      rt::DeviceBuffer::allocate(cu, scales.size() * sizeof(float));
-  if (!dcodes || !dscales)
-    return Error{!dcodes ? dcodes.error() : dscales.error()};
-  Status up = dcodes->upload(bytes.data(), bytes.size());
-  if (up)
-    up = dscales->upload(scales.data(), scales.size() * sizeof(float));
-  if (!up)
-    return Error{up.error()};
-  return QuantizedInput{dcodes.take(), dscales.take(),
-                        dequantizeActivations(in, *q, m, k)};
 }
 
 /// A W4A16 g128 humming::Layer of N x K quantized from normal weights of
@@ -1092,6 +957,22 @@ static cl::list<std::string>
                 cl::desc("Replace the suite by ad-hoc W4A16 g128 layers "
                          "(repeatable), checked and timed"),
                 cl::value_desc("NxK"), cl::cat(category));
+static cl::opt<bool>
+    moeCases("moe",
+             cl::desc("Run the mixture-of-experts cases (every routing, "
+                      "against the float64 MoE reference) instead of the "
+                      "dense suite"),
+             cl::cat(category));
+static cl::opt<bool> moeBench(
+    "moe-bench",
+    cl::desc("Time the MoE benchmark layers (Qwen3-30B-A3B, Mixtral; CUDA "
+             "graphs over four copies) at the M of --m (default 1,16,64,256,"
+             "1024,4096)"),
+    cl::cat(category));
+static cl::opt<double> bandwidth(
+    "bandwidth",
+    cl::desc("The memory bandwidth of the --moe-bench floor, GB/s"),
+    cl::init(4300), cl::cat(category));
 static cl::list<int64_t>
     layerMList("m", cl::desc("The M of --layer (default 1,16)"),
                cl::value_desc("M,..."), cl::CommaSeparated, cl::cat(category));
@@ -1163,6 +1044,13 @@ int main(int argc, char **argv) {
     if (!compiler) {
       std::fprintf(stderr, "humming-gpu-test: %s\n", compiler.error().c_str());
       return 2;
+    }
+    if (moeCases) {
+      MoeTally t =
+          runMoeCases(nullptr, "", compileOnly, filter, quick, ptxDir, "");
+      std::printf("humming-gpu-test: %d passed, %d failed\n", t.passed,
+                  t.failed);
+      return t.failed ? 1 : 0;
     }
     int compiled = 0, errors = 0, kernelsCompiled = 0, kernelsCached = 0;
     std::mt19937 rng(1);
@@ -1253,6 +1141,22 @@ int main(int argc, char **argv) {
   }
   std::printf("compiler: %s (%s)\n", (*compiler)->name().c_str(),
               (*compiler)->version().c_str());
+
+  if (moeBench) {
+    std::vector<int64_t> ms = {1, 16, 64, 256, 1024, 4096};
+    if (!layerMList.empty())
+      ms = layerMs;
+    return runMoeBench(cu, tileDevice, chip, filter, ms, bandwidth, jsonPath);
+  }
+  if (moeCases) {
+    if (!jsonPath.empty())
+      std::ofstream(jsonPath, std::ios::trunc);
+    MoeTally t = runMoeCases(&cu, tileDevice, chip, filter, quick, "",
+                             jsonPath);
+    std::printf("humming-gpu-test: %d passed, %d failed\n", t.passed,
+                t.failed);
+    return t.failed ? 1 : 0;
+  }
 
   std::vector<Outcome> outcomes;
   std::mt19937 rng(uint32_t(std::random_device{}()));

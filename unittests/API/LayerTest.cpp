@@ -77,12 +77,145 @@ TEST(Layer, CreateChecksTheDescription) {
   WeightSchema moe = w4;
   moe.experts = 8;
   EXPECT_EQ(Layer::create(256, 512, moe, kF16).error(),
-            "expected a dense layer (experts = 0); mixture-of-experts layers "
-            "are not lowered yet");
+            "expected a dense layer (experts = 0), got 8 experts: create a "
+            "mixture-of-experts GEMM with Layer::createMoe");
   // K not a multiple of the group size: the schema rules' own message.
   Result<Layer> odd = Layer::create(256, 100, w4, kF16);
   ASSERT_FALSE(odd.ok());
   EXPECT_FALSE(odd.error().empty());
+}
+
+TEST(Layer, MoeOptionsAreChecked) {
+  WeightSchema w4 = WeightSchema::make(ScalarType::uint(4), ScalarType::f16(),
+                                       Granularity::Group, 128);
+  w4.experts = 8;
+  MoeOptions moe;
+  moe.topK = 2;
+  EXPECT_TRUE(bool(Layer::createMoe(256, 512, w4, kF16, moe)));
+  WeightSchema dense = w4;
+  dense.experts = 0;
+  EXPECT_EQ(Layer::createMoe(256, 512, dense, kF16, moe).error(),
+            "expected 1 .. 2^20 experts in the weight schema of a MoE layer, "
+            "got 0");
+  MoeOptions bad = moe;
+  bad.topK = 9;
+  EXPECT_EQ(Layer::createMoe(256, 512, w4, kF16, bad).error(),
+            "expected top_k in 1 .. 8 (the experts), got 9");
+  bad = moe;
+  bad.blockSize = 24;
+  EXPECT_EQ(Layer::createMoe(256, 512, w4, kF16, bad).error(),
+            "expected block_size to be a multiple of 16 in 16 .. 1024 (the "
+            "kernels' block_m divides it), got 24");
+  bad = moe;
+  bad.routing = GemmType::GroupedMasked;
+  EXPECT_EQ(Layer::createMoe(256, 512, w4, kF16, bad).error(),
+            "expected top_k = 1 with grouped_masked routing (rows are already "
+            "per expert), got 2");
+  bad.routing = GemmType::Dense;
+  EXPECT_EQ(Layer::createMoe(256, 512, w4, kF16, bad).error(),
+            "expected a MoE routing (indexed, grouped_contiguous or "
+            "grouped_masked), got dense (use Layer::create)");
+  ComputeOptions invariant;
+  invariant.batchInvariant = true;
+  EXPECT_EQ(Layer::createMoe(256, 512, w4, kF16, moe, invariant).error(),
+            "expected batch_invariant = false in a MoE layer (its tiles follow "
+            "the tokens per expert, so a token's K decomposition depends on "
+            "the batch)");
+}
+
+TEST(Layer, MoeCompilesAndChecksItsRouting) {
+  test::useTestCache();
+  WeightSchema w4 = WeightSchema::make(ScalarType::uint(4), ScalarType::f16(),
+                                       Granularity::Group, 128);
+  w4.experts = 4;
+  MoeOptions moe;
+  moe.topK = 2;
+  moe.blockSize = 32;
+  moe.routerWeights = true;
+  Result<Layer> layer = Layer::createMoe(200, 256, w4, kF16, moe);
+  ASSERT_TRUE(layer.ok()) << layer.error();
+  std::vector<double> w(size_t(4 * 200 * 256), 0.25);
+  ASSERT_TRUE(layer->quantize(w.data()).ok());
+  // The canonical layout cannot run a MoE GEMM.
+  LayerTarget canonical{"H200", "", /*compileOnly=*/true};
+  canonical.canonicalLayout = true;
+  EXPECT_EQ(layer->transform(canonical).error(),
+            "a MoE layer runs over the prepared layout only, which is not "
+            "used: the target asks for the canonical layout");
+  Status s = layer->transform({"H200", "", /*compileOnly=*/true});
+  ASSERT_TRUE(s.ok()) << s.error();
+  ASSERT_FALSE(layer->kernels().empty());
+  for (const humming::abi::KernelLaunch &k : layer->kernels()) {
+    EXPECT_EQ(k.routing, humming::abi::kRoutingIndexed);
+    EXPECT_EQ(k.experts, 4);
+    EXPECT_EQ(k.topK, 2);
+    EXPECT_EQ(k.blockSize, 32);
+    EXPECT_EQ(32 % k.blockM, 0) << k.name;
+    EXPECT_EQ(k.inputMap, 0) << k.name;
+  }
+  EXPECT_NE(layer->ptx().find(".entry"), std::string::npos);
+  // A MoE layer runs by forwardMoe, with its routing; the routing's errors
+  // come before the device's.
+  EXPECT_EQ(layer->forward(nullptr, 16, 16, 1).error(),
+            "a MoE layer (Layer::createMoe) runs by forwardMoe(), with its "
+            "routing");
+  MoeRouting r;
+  EXPECT_EQ(layer->forwardMoe(nullptr, 16, 16, 1, r).error(),
+            "expected sorted_ids (indexed routing), got a null pointer");
+  r.sortedIds = 32;
+  r.expertIds = 34;
+  r.numTokensPadded = 64;
+  EXPECT_EQ(layer->forwardMoe(nullptr, 16, 16, 1, r).error(),
+            "expected a 4-byte aligned expert_ids, got 0x22");
+  r.expertIds = 48;
+  r.sortedLength = -1;
+  EXPECT_EQ(layer->forwardMoe(nullptr, 16, 16, 1, r).error(),
+            "expected the length of sorted_ids in 0 .. 2^31 - 1, got -1");
+  r.sortedLength = 64;
+  EXPECT_EQ(layer->forwardMoe(nullptr, 16, 16, 1, r).error(),
+            "expected router weights (indexed routing), got a null pointer");
+  r.routerWeights = 128;
+  EXPECT_EQ(layer->forwardMoe(nullptr, 16, 16, 1, r).error(),
+            "the layer was transformed compile-only for sm_90a; transform it "
+            "for a device to run it");
+  EXPECT_EQ(layer->forwardMoe(nullptr, 16, 16, 1, r, 64).error(),
+            "expected no activation scales with f16 activations, got a "
+            "pointer");
+  // A dense layer has no forwardMoe.
+  WeightSchema dense = w4;
+  dense.experts = 0;
+  Result<Layer> d = Layer::create(256, 256, dense, kF16);
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->forwardMoe(nullptr, 16, 16, 1, r).error(),
+            "forwardMoe() runs MoE layers (Layer::createMoe); this one is "
+            "dense: call forward()");
+}
+
+TEST(Layer, MoeGroupedMaskedNeedsWholeExperts) {
+  test::useTestCache();
+  WeightSchema w4 = WeightSchema::make(ScalarType::uint(4), ScalarType::f16(),
+                                       Granularity::Group, 128);
+  w4.experts = 4;
+  MoeOptions moe;
+  moe.routing = GemmType::GroupedMasked;
+  Result<Layer> layer = Layer::createMoe(256, 256, w4, kF16, moe);
+  ASSERT_TRUE(layer.ok()) << layer.error();
+  std::vector<double> w(size_t(4 * 256 * 256), 0.5);
+  ASSERT_TRUE(layer->quantize(w.data()).ok());
+  Status s = layer->transform({"H200", "", /*compileOnly=*/true});
+  ASSERT_TRUE(s.ok()) << s.error();
+  MoeRouting r;
+  EXPECT_EQ(layer->forwardMoe(nullptr, 16, 16, 6, r).error(),
+            "expected expert token counts [E] (grouped_masked routing), got a "
+            "null pointer");
+  r.expertLayout = 64;
+  EXPECT_EQ(layer->forwardMoe(nullptr, 16, 16, 6, r).error(),
+            "expected E x max_tokens rows with grouped_masked routing (E = 4), "
+            "got M = 6");
+  r.routerWeights = 128;
+  EXPECT_EQ(layer->forwardMoe(nullptr, 16, 16, 8, r).error(),
+            "expected no router weights: the layer was created without "
+            "MoeOptions::routerWeights");
 }
 
 TEST(Layer, TransformCompilesEveryKernelForTheTarget) {

@@ -880,3 +880,60 @@ TEST(TileHeuristics, EightBitActivationsGetMmaSyncTilesWithoutWgmma) {
             "per output column (scale_after_mma) and expect f16 or bf16 group "
             "scales with f8E4M3FN activations, got f32");
 }
+
+// MoE tiles: the dense tiles of the tokens per expert, without TMA or a
+// workspace split, block_m dividing the indexed block_size; K splits shrink
+// with the experts that run at once.
+TEST(TileHeuristics, MoeTilesKeepTheRoutingsRules) {
+  const DeviceInfo &h200 = *lookupDevice("H200");
+  WeightSchema w = w4g128();
+  w.experts = 128;
+  for (int64_t blockSize : {16, 64}) {
+    MoeShape moe{GemmType::Indexed, 128, 8, blockSize};
+    Result<std::vector<TileConfig>> tiles =
+        selectMoeTiles(w, kF16, {}, 1536, 2048, h200, moe);
+    ASSERT_TRUE(tiles.ok()) << tiles.error();
+    EXPECT_EQ(tiles->front().mMin, 1);
+    EXPECT_EQ(tiles->back().mMax, 0);
+    for (const TileConfig &t : *tiles) {
+      EXPECT_FALSE(moeTileProblem(t, moe, 90)) << *moeTileProblem(t, moe, 90);
+      EXPECT_EQ(blockSize % t.blockM, 0);
+      EXPECT_EQ(t.tma, 0u);
+    }
+  }
+  // Every expert of grouped_masked runs at once: no K split at all.
+  WeightSchema w8 = w4g128();
+  w8.experts = 32;
+  MoeShape masked{GemmType::GroupedMasked, 32, 1, 0};
+  Result<std::vector<TileConfig>> tiles =
+      selectMoeTiles(w8, kF16, {}, 4096, 7168, h200, masked);
+  ASSERT_TRUE(tiles.ok()) << tiles.error();
+  for (const TileConfig &t : *tiles)
+    EXPECT_EQ(t.splitK, 1);
+  // The rules, one by one.
+  TileConfig t;
+  t.blockM = 64;
+  MoeShape indexed{GemmType::Indexed, 8, 2, 32};
+  EXPECT_EQ(*moeTileProblem(t, indexed, 90),
+            "expected block_m to divide block_size (32: a block of rows never "
+            "straddles two experts), got block_m = 64");
+  t.blockM = 16;
+  t.tma = TmaB;
+  EXPECT_EQ(*moeTileProblem(t, indexed, 90),
+            "expected no tma in a MoE kernel (its activations are gathered row "
+            "by row, its weights are one expert's slice), got tma = [b]");
+  t.tma = 0;
+  t.splitK = 4;
+  EXPECT_EQ(*moeTileProblem(t, indexed, 90),
+            "expected split_k = 1 or a split in a thread block cluster in a "
+            "MoE kernel (the workspace holds a dense grid's output tiles), got "
+            "split_k = 4 without cluster_split");
+  t.clusterSplit = true;
+  EXPECT_FALSE(moeTileProblem(t, indexed, 90));
+  EXPECT_EQ(*moeTileProblem(t, indexed, 89),
+            "cluster_split needs sm_90 or later, got sm_89");
+  EXPECT_EQ(selectMoeTiles(w, kF16, {}, 1536, 2048, h200,
+                           MoeShape{GemmType::Indexed, 0, 8, 64})
+                .error(),
+            "expected experts and top_k >= 1, got 0 and 8");
+}

@@ -89,6 +89,39 @@ struct TransformStats {
   std::vector<std::string> compilerReports;
 };
 
+/// A mixture-of-experts GEMM (Layer::createMoe): how its rows reach the
+/// experts. Each expert's weights are a dense layer's; the tiles are chosen
+/// for the tokens per expert (abi::moeRowsPerExpert).
+struct MoeOptions {
+  /// indexed (vLLM's moe_align_block_size layout: rows gathered from the
+  /// tokens, outputs [M * top_k, N]), grouped_contiguous (rows sorted by
+  /// expert, offsets [E + 1]) or grouped_masked ([E * max_tokens, K] rows,
+  /// counts [E]).
+  GemmType routing = GemmType::Indexed;
+  /// indexed: experts per token.
+  int64_t topK = 1;
+  /// indexed: sorted_ids pad each expert's ids to a multiple of this (a
+  /// multiple of 16; the kernels' block_m divides it): moeAlignBlockSize
+  /// and vLLM's moe_align_block_size with this block_size.
+  int64_t blockSize = 64;
+  /// forwardMoe multiplies each output row by its f32 router weight (the
+  /// down projection of a MoE block).
+  bool routerWeights = false;
+};
+
+/// The routing of one forwardMoe call: device pointers, 4-byte aligned.
+struct MoeRouting {
+  /// indexed: sorted_ids [sortedLength] i32, expert_ids
+  /// [ceil(sortedLength / blockSize)] i32, num_tokens_padded [1] i32.
+  uint64_t sortedIds = 0, expertIds = 0, numTokensPadded = 0;
+  int64_t sortedLength = 0;
+  /// grouped_contiguous: offsets [E + 1] i32; grouped_masked: counts [E]
+  /// i32.
+  uint64_t expertLayout = 0;
+  /// MoeOptions::routerWeights: f32 per output row.
+  uint64_t routerWeights = 0;
+};
+
 class Layer {
 public:
   /// A layer of logical sizes n x k; the schemas are checked (each rule's
@@ -105,6 +138,16 @@ public:
                               const InputSchema &input,
                               const ComputeOptions &compute = {},
                               ScalarType output = ScalarType::f16());
+  /// A mixture-of-experts GEMM of E = weight.experts experts, each n x k:
+  /// weights [E, N, K] (quantize(), loadQuantized() with [E, ...] tensors),
+  /// run by forwardMoe() over prepared weights (transform() refuses the
+  /// canonical layout).
+  static Result<Layer> createMoe(int64_t n, int64_t k,
+                                 const WeightSchema &weight,
+                                 const InputSchema &input,
+                                 const MoeOptions &moe,
+                                 const ComputeOptions &compute = {},
+                                 ScalarType output = ScalarType::f16());
   Layer(Layer &&) noexcept;
   Layer &operator=(Layer &&) noexcept;
   ~Layer();
@@ -152,6 +195,18 @@ public:
   Status forwardQuantized(void *stream, uint64_t codes, uint64_t scales,
                           uint64_t output, int64_t m) const;
 
+  /// A MoE layer's GEMM over `m` activation rows (indexed: tokens;
+  /// grouped: rows of `input`) routed by `routing`: output rows as
+  /// MoeOptions::routing says (indexed [m * top_k, N]); rows no expert
+  /// takes are not written. 16-bit activations, or 8-bit codes with
+  /// `inputScale` (their f32 scales; a layer transformed with
+  /// LayerTarget::activationRows quantizes 16-bit ones itself, as
+  /// forward() does). Nothing is allocated or synchronized.
+  Status forwardMoe(void *stream, uint64_t input, uint64_t output, int64_t m,
+                    const MoeRouting &routing, uint64_t inputScale = 0) const;
+  /// The MoE options (null for a dense layer).
+  const MoeOptions *moe() const;
+
   int64_t n() const;
   int64_t k() const;
   const WeightSchema &weightSchema() const;
@@ -178,7 +233,8 @@ private:
   explicit Layer(std::unique_ptr<Impl> impl);
   /// forward / forwardQuantized after their own checks.
   Status launch(void *stream, uint64_t input, uint64_t inputScale,
-                uint64_t output, int64_t m) const;
+                uint64_t output, int64_t m,
+                const MoeRouting *routing = nullptr) const;
   std::unique_ptr<Impl> impl_;
 };
 

@@ -104,6 +104,11 @@ struct LayerSpec {
   /// Weights in the prepared mma_sync layout for `chip` (else canonical).
   bool prepared = false;
   std::string chip;
+  /// A MoE GEMM (weight.experts > 0): humming.moe_gemm with this routing,
+  /// top_k, block_size and router weights (Layer.h MoeOptions).
+  ::humming::GemmType moeRouting = ::humming::GemmType::Dense;
+  int64_t topK = 1, blockSize = 0;
+  bool routerWeights = false;
 };
 
 /// The layer as humming IR: func @layer(input, weight, scales?,

@@ -378,6 +378,12 @@ CooperativeSlot cooperativeSlot(const WeightSchema &w, const KernelShape &k);
 /// chunks x 512 bytes, or stages cooperative slots), reused afterwards for
 /// the split-K partial sums.
 int64_t sharedBytes(const WeightSchema &w, const KernelShape &k);
+/// Mixture-of-experts kernels keep their block's row table (block_m i32
+/// row ids, then the expert and row range a grouped_contiguous block
+/// found: four i32) after everything sharedBytes counts, from this byte.
+int64_t moeRowTableOffset(const WeightSchema &w, const KernelShape &k);
+/// The dynamic shared memory of a MoE kernel: sharedBytes and the table.
+int64_t moeSharedBytes(const WeightSchema &w, const KernelShape &k);
 
 /// Whether every value of the scale type `from` is exactly a value of the
 /// 16-bit activation type `to` (the kernels multiply such scales there).

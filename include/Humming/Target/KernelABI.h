@@ -9,6 +9,7 @@
 #ifndef HUMMING_TARGET_KERNELABI_H
 #define HUMMING_TARGET_KERNELABI_H
 
+#include <algorithm>
 #include <cstdint>
 #include <sstream>
 #include <string>
@@ -35,6 +36,26 @@ enum GemmParam : unsigned {
   ParamM,
   NumGemmParams
 };
+
+/// Mixture-of-experts kernels (KernelLaunch::routing != kRoutingDense) take
+/// four more pointers after M, in this order (null where the routing has no
+/// such tensor). Indexed (vLLM's moe_align_block_size): `sorted_ids` [P]
+/// i32, `expert_ids` [P / block_size] i32, `num_tokens_padded` [1] i32;
+/// grouped: `expert_layout` (offsets [E + 1] i32 / i64, or counts [E] i32)
+/// in the first slot. The router weights, f32 per output row, are optional.
+/// P, the length of sorted_ids, is not a parameter: the grid holds it
+/// (moeGrid).
+enum MoeParam : unsigned {
+  ParamRowIds = NumGemmParams,
+  ParamBlockExperts,
+  ParamRowsPadded,
+  ParamRouterWeights,
+  NumMoeParams
+};
+
+/// KernelLaunch::routing: how a kernel's rows are routed to experts.
+constexpr int64_t kRoutingDense = 0, kRoutingIndexed = 1,
+                  kRoutingContiguous = 2, kRoutingMasked = 3;
 
 /// The mma_sync kernel's tile: 16 rows of M by 64 columns of N. Four warps
 /// side by side along N each compute 16 x 16 with two m16n8k16 MMAs; kKSplit
@@ -100,6 +121,17 @@ struct KernelLaunch {
   /// the scales slot; one block of `threads` per row along grid x, block_m
   /// = 1, block_n = K).
   int64_t kind = 0;
+  /// Mixture of experts: the routing (kRouting*; kRoutingDense for a
+  /// dense GEMM), the experts E, top_k (indexed; 1 otherwise), the indexed
+  /// routing's block_size (sorted_ids pads each expert to a multiple of
+  /// it; block_m divides it), and whether expert_layout holds i64 offsets.
+  /// A MoE kernel serves a range of tokens per expert (moeRowsPerExpert),
+  /// not of M.
+  int64_t routing = kRoutingDense;
+  int64_t experts = 0;
+  int64_t topK = 1;
+  int64_t blockSize = 0;
+  int64_t layout64 = 0;
 
   bool serves(int64_t m) const { return m >= mMin && (mMax == 0 || m <= mMax); }
   /// Grid for `m` tokens and padded N `np` (one block per block_n columns
@@ -123,6 +155,9 @@ struct KernelLaunch {
 struct KernelField {
   const char *key;
   int64_t KernelLaunch::*member;
+  /// The MoE fields are written only for MoE kernels (routing !=
+  /// kRoutingDense); absent, they keep KernelLaunch's defaults.
+  bool moeOnly = false;
 };
 inline constexpr KernelField kKernelFields[] = {
     {"m_min", &KernelLaunch::mMin},
@@ -135,7 +170,12 @@ inline constexpr KernelField kKernelFields[] = {
     {"cluster", &KernelLaunch::cluster},
     {"input_map", &KernelLaunch::inputMap},
     {"grid_dependency", &KernelLaunch::gridDependency},
-    {"kind", &KernelLaunch::kind}};
+    {"kind", &KernelLaunch::kind},
+    {"routing", &KernelLaunch::routing, true},
+    {"experts", &KernelLaunch::experts, true},
+    {"top_k", &KernelLaunch::topK, true},
+    {"block_size", &KernelLaunch::blockSize, true},
+    {"layout64", &KernelLaunch::layout64, true}};
 
 constexpr const char *kKernelTableAttr = "humming.kernels";
 
@@ -250,6 +290,41 @@ inline std::string clusterCannotRun(const KernelLaunch &k, int clusters) {
          "); force a tile with a smaller split_k";
 }
 
+/// Mixture of experts: the tokens per expert the tile of `m` activation
+/// rows is chosen for (balanced routing): indexed, ceil(m * top_k / E);
+/// grouped_contiguous, ceil(m / E); grouped_masked, m / E (max_tokens).
+inline int64_t moeRowsPerExpert(int64_t routing, int64_t m, int64_t topK,
+                                int64_t experts) {
+  if (experts <= 0)
+    return m;
+  if (routing == kRoutingIndexed)
+    return (m * topK + experts - 1) / experts;
+  if (routing == kRoutingMasked)
+    return m / experts;
+  return (m + experts - 1) / experts;
+}
+
+/// The grid of a MoE kernel `k` for `m` activation rows, padded N `np` and,
+/// indexed, `p` = the length of sorted_ids. Along y: indexed, floor(p /
+/// block_m) blocks (num_tokens_padded, a multiple of block_size, is at most
+/// p); grouped_contiguous, ceil(m / block_m) + min(E, m) (each expert with
+/// rows ends at most one partial block); grouped_masked, E x ceil(max_tokens
+/// / block_m). Blocks without rows exit at once.
+inline void moeGrid(const KernelLaunch &k, int64_t m, int64_t np, int64_t p,
+                    uint32_t g[3]) {
+  g[0] = uint32_t((np + k.blockN - 1) / k.blockN);
+  int64_t y = 0;
+  if (k.routing == kRoutingIndexed)
+    y = p / k.blockM;
+  else if (k.routing == kRoutingContiguous)
+    y = (m + k.blockM - 1) / k.blockM + std::min(k.experts, m);
+  else
+    y = k.experts * ((m / std::max<int64_t>(k.experts, 1) + k.blockM - 1) /
+                     k.blockM);
+  g[1] = uint32_t(y);
+  g[2] = uint32_t(k.splitK);
+}
+
 /// The GEMM entry of `table` serving `m`, or null (also for m = 0: with no
 /// tokens there is nothing to launch; a zero-block grid is a launch error).
 /// Quantize kernels (kind) of the same module are not candidates.
@@ -258,6 +333,20 @@ inline const KernelLaunch *kernelFor(const std::vector<KernelLaunch> &table,
   for (const KernelLaunch &k : table)
     if (k.kind == kGemmKernel && k.serves(m))
       return &k;
+  return nullptr;
+}
+
+/// The MoE GEMM entry of `table` for `m` activation rows (chosen by
+/// moeRowsPerExpert), or null for m = 0.
+inline const KernelLaunch *moeKernelFor(const std::vector<KernelLaunch> &table,
+                                        int64_t m) {
+  if (m <= 0)
+    return nullptr;
+  for (const KernelLaunch &k : table)
+    if (k.kind == kGemmKernel && k.routing != kRoutingDense)
+      return kernelFor(table, std::max<int64_t>(
+                                  1, moeRowsPerExpert(k.routing, m, k.topK,
+                                                      k.experts)));
   return nullptr;
 }
 

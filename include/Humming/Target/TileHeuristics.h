@@ -66,6 +66,40 @@ Result<std::vector<TileConfig>> selectMmaSyncTiles(const WeightSchema &w,
                                                    const DeviceInfo &device,
                                                    unsigned ptxVersion = 0);
 
+/// What the tiles of a MoE GEMM (humming.moe_gemm) depend on beyond the
+/// dense layer's: the routing, the experts, top_k and (indexed) the
+/// block_size sorted_ids are padded to.
+struct MoeShape {
+  GemmType gemm = GemmType::Indexed;
+  int64_t experts = 0;
+  int64_t topK = 1;
+  int64_t blockSize = 0;
+};
+
+/// Tiles of a MoE GEMM, one per range of tokens per expert
+/// (abi::moeRowsPerExpert): each expert's rows are a dense GEMM of that
+/// many tokens, so the dense heuristics' tile for that M serves them, with
+/// three changes. (1) K splits across CTAs are divided by the experts that
+/// run at once (top_k at least with indexed routing, every expert with
+/// grouped_masked: their blocks already fill the device) and reduce in a
+/// cluster (sm_90) or not at all: the workspace is sized per output tile
+/// of a dense grid. (2) No TMA: the activations are gathered row by row
+/// and the weights are an expert's slice. (3) Indexed: block_m divides
+/// block_size (a block never straddles two experts); the ranges whose tile
+/// does not are served by the last one that does.
+Result<std::vector<TileConfig>> selectMoeTiles(const WeightSchema &w,
+                                               const InputSchema &in,
+                                               const ComputeOptions &c,
+                                               int64_t n, int64_t k,
+                                               const DeviceInfo &device,
+                                               const MoeShape &moe,
+                                               unsigned ptxVersion = 0);
+
+/// Where the prepared MoE kernels cannot run tile `t` (the rules
+/// selectMoeTiles keeps): a diagnostic, or none.
+Diag moeTileProblem(const TileConfig &t, const MoeShape &moe,
+                    unsigned chipSm);
+
 } // namespace humming
 
 #endif // HUMMING_TARGET_TILEHEURISTICS_H

@@ -428,10 +428,12 @@ void KernelEmitter::emit() {
 
 } // namespace
 
-FunctionType mlir::humming::kernelFunctionType(Builder &builder) {
-  SmallVector<Type> args(hq::abi::ParamM,
-                         LLVM::LLVMPointerType::get(builder.getContext(), 1));
+FunctionType mlir::humming::kernelFunctionType(Builder &builder, bool moe) {
+  auto global = LLVM::LLVMPointerType::get(builder.getContext(), 1);
+  SmallVector<Type> args(hq::abi::ParamM, global);
   args.push_back(builder.getI32Type());
+  if (moe)
+    args.append(hq::abi::NumMoeParams - hq::abi::NumGemmParams, global);
   return builder.getFunctionType(args, {});
 }
 

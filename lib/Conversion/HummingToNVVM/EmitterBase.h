@@ -30,6 +30,7 @@ protected:
                                           APFloat(float(v)));
   }
   Value param(::humming::abi::GemmParam p) { return params[p]; }
+  Value param(::humming::abi::MoeParam p) { return params[p]; }
 
   /// Element `index` (i64) of type `type` at `base` (an invariant load: the
   /// kernels only read their inputs).

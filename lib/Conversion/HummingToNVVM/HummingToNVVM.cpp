@@ -8,6 +8,7 @@
 #include "Humming/Conversion/Passes.h"
 #include "Humming/Dialect/Humming/IR/HummingOps.h"
 #include "Humming/Target/KernelABI.h"
+#include "Humming/Target/TileHeuristics.h"
 #include "Kernels.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -31,12 +32,96 @@ namespace {
 
 constexpr StringLiteral kKernelModule = "humming_kernels";
 
+/// What the lowering reads of a humming.gemm or a humming.moe_gemm.
+struct GemmView {
+  Operation *op = nullptr;
+  Value input, weight, scales, zeroPoints, globalScale, bias, inputScale,
+      output;
+  /// MoE: the routing tensors in the order of abi::MoeParam.
+  Value rowIds, blockExperts, rowsPadded, routerWeights;
+  WeightSchemaAttr weightSchema;
+  InputSchemaAttr inputSchema;
+  ComputeAttr compute;
+  LayoutAttr layout;
+  ArrayAttr tiles;
+  int64_t routing = hq::abi::kRoutingDense;
+  int64_t topK = 1, blockSize = 0;
+
+  static GemmView of(GemmOp op) {
+    GemmView v;
+    v.op = op;
+    v.input = op.getInput();
+    v.weight = op.getWeight();
+    v.scales = op.getScales();
+    v.zeroPoints = op.getZeroPoints();
+    v.globalScale = op.getGlobalScale();
+    v.bias = op.getBias();
+    v.inputScale = op.getInputScale();
+    v.output = op.getOutput();
+    v.weightSchema = op.getWeightSchema();
+    v.inputSchema = op.getInputSchema();
+    v.compute = op.getComputeAttr();
+    v.layout = op.getLayoutAttr();
+    v.tiles = op.getTileConfigsAttr();
+    return v;
+  }
+  static GemmView of(MoeGemmOp op) {
+    GemmView v;
+    v.op = op;
+    v.input = op.getInput();
+    v.weight = op.getWeight();
+    v.scales = op.getScales();
+    v.zeroPoints = op.getZeroPoints();
+    v.globalScale = op.getGlobalScale();
+    v.bias = op.getBias();
+    v.inputScale = op.getInputScale();
+    v.output = op.getOutput();
+    v.weightSchema = op.getWeightSchema();
+    v.inputSchema = op.getInputSchema();
+    v.compute = op.getComputeAttr();
+    v.layout = op.getLayoutAttr();
+    v.tiles = op.getTileConfigsAttr();
+    switch (op.getCompute().getGemm()) {
+    case hq::GemmType::Indexed:
+      v.routing = hq::abi::kRoutingIndexed;
+      v.rowIds = op.getSortedIds();
+      v.blockExperts = op.getExpertIds();
+      v.rowsPadded = op.getNumTokensPadded();
+      v.topK = op.getTopK().value_or(1);
+      v.blockSize = op.getBlockSize().value_or(0);
+      break;
+    case hq::GemmType::GroupedContiguous:
+      v.routing = hq::abi::kRoutingContiguous;
+      v.rowIds = op.getExpertLayout();
+      break;
+    default:
+      v.routing = hq::abi::kRoutingMasked;
+      v.rowIds = op.getExpertLayout();
+      break;
+    }
+    v.routerWeights = op.getTopkWeights();
+    return v;
+  }
+  bool isMoe() const { return routing != hq::abi::kRoutingDense; }
+  hq::MoeShape moeShape() const {
+    hq::MoeShape s;
+    s.gemm = compute ? compute.getGemm() : hq::GemmType::Dense;
+    s.experts = weightSchema.getExperts();
+    s.topK = topK;
+    s.blockSize = blockSize;
+    return s;
+  }
+  InFlightDiagnostic emitOpError(const Twine &message = {}) const {
+    return op->emitOpError(message);
+  }
+};
+
 /// The prepared-layout kernel shape of `t`, or why the mma_sync family
 /// cannot run it. The op verifier has already checked what holds for every
 /// tile (the MMA family matches the layout, warp_k is 16, 32 or 64, block_n
 /// divides N, at most 1024 threads); these are the mma_sync kernels' own
 /// limits.
-FailureOr<PreparedTile> preparedTile(GemmOp op, unsigned index,
+FailureOr<PreparedTile> preparedTile(const GemmView &op, unsigned index,
                                      const hq::TileConfig &t,
                                      const GemmKernelSpec &spec,
                                      const hq::Chip &chip,
@@ -223,7 +308,8 @@ FailureOr<PreparedTile> preparedTile(GemmOp op, unsigned index,
                   " (the K iterations of " + Twine(t.blockK) +
                   " to share among the CTAs), got " + Twine(t.splitK));
   }
-  int64_t smem = hq::layout::sharedBytes(spec.weight, tile);
+  int64_t smem = spec.isMoe() ? hq::layout::moeSharedBytes(spec.weight, tile)
+                              : hq::layout::sharedBytes(spec.weight, tile);
   if (smem > chip.maxSharedMemoryPerBlock())
     return fail("the kernel needs " + Twine(smem) +
                 " bytes of shared memory (pipeline stages and split-K sums); "
@@ -234,22 +320,27 @@ FailureOr<PreparedTile> preparedTile(GemmOp op, unsigned index,
 }
 
 /// Checks that the mma_sync family can lower `op`; reports why not.
-LogicalResult checkSupported(GemmOp op, const hq::Chip &chip) {
-  hq::InputSchema in = op.getInputSchema().toHost();
-  hq::WeightSchema w = op.getWeightSchema().toHost();
-  if (in.type.bits != 16 && !(in.type.bits <= 8 && op.getLayoutAttr()))
+LogicalResult checkSupported(const GemmView &op, const hq::Chip &chip) {
+  hq::InputSchema in = op.inputSchema.toHost();
+  hq::WeightSchema w = op.weightSchema.toHost();
+  if (op.isMoe() && !op.layout)
+    return op.emitOpError()
+           << "humming.moe_gemm lowers over prepared weights ('layout') "
+              "only; prepare the experts' weights for "
+           << chip.str();
+  if (in.type.bits != 16 && !(in.type.bits <= 8 && op.layout))
     return op.emitOpError()
            << "8- and 4-bit activations run in the kernels over prepared "
               "weights ('layout') only; the canonical-weight kernel takes "
               "16-bit activations, got "
-           << op.getInputSchema().getType() << " on " << chip.str();
+           << op.inputSchema.getType() << " on " << chip.str();
 
   if (w.format != hq::SourceFormat::Canonical)
     return op.emitOpError() << "expected canonical weights to lower, got format "
                             << hq::toString(w.format)
                             << " (run humming-legalize-schema first)";
-  ArrayAttr tiles = op.getTileConfigsAttr();
-  if (LayoutAttr layout = op.getLayoutAttr()) {
+  ArrayAttr tiles = op.tiles;
+  if (LayoutAttr layout = op.layout) {
     if (layout.getMma() != hq::MmaKind::MmaSync)
       return op.emitOpError() << "expected a layout for mma = mma_sync, got "
                               << hq::toString(layout.getMma());
@@ -258,14 +349,14 @@ LogicalResult checkSupported(GemmOp op, const hq::Chip &chip) {
                               << layout.getChip() << "; expected chip="
                               << layout.getChip() << ", got chip="
                               << chip.str();
-    auto outType = cast<MemRefType>(op.getOutput().getType());
-    auto inType = cast<MemRefType>(op.getInput().getType());
+    auto outType = cast<MemRefType>(op.output.getType());
+    auto inType = cast<MemRefType>(op.input.getType());
     int64_t np = outType.getDimSize(1) + w.padN;
     int64_t kp = inType.getDimSize(1) + w.padK;
     if (hq::Diag d = hq::layout::supports(w, in, np, kp))
       return op.emitOpError() << *d;
     // f16 accumulation multiplies channel scales into the weights in f16.
-    if (ComputeAttr compute = op.getComputeAttr();
+    if (ComputeAttr compute = op.compute;
         compute && compute.getF16Accumulation() &&
         w.granularity == hq::Granularity::Channel &&
         !hq::layout::representableIn(w.scaleType, in.type))
@@ -286,8 +377,8 @@ LogicalResult checkSupported(GemmOp op, const hq::Chip &chip) {
            << "-way in-block split-K); remove 'tile_configs' or prepare the "
               "weights ('layout')";
   }
-  if (ComputeAttr compute = op.getComputeAttr()) {
-    if (compute.getF16Accumulation() && !op.getLayoutAttr())
+  if (ComputeAttr compute = op.compute) {
+    if (compute.getF16Accumulation() && !op.layout)
       return op.emitOpError("f16 accumulation is lowered for prepared weights "
                             "(the fast mma_sync kernels); the canonical-weight "
                             "kernel accumulates in f32: prepare the weights "
@@ -299,7 +390,7 @@ LogicalResult checkSupported(GemmOp op, const hq::Chip &chip) {
     return op.emitOpError() << "the mma_sync lowering needs sm_80 or newer "
                                "(m16n8k16), got "
                             << chip.str();
-  for (Value v : op->getOperands()) {
+  for (Value v : op.op->getOperands()) {
     auto t = cast<MemRefType>(v.getType());
     if (!t.getLayout().isIdentity())
       return op.emitOpError() << "expected identity-layout memrefs, got " << t;
@@ -333,7 +424,8 @@ DictionaryAttr launchAttr(OpBuilder &b, const hq::abi::KernelLaunch &l) {
   SmallVector<NamedAttribute> fields = {
       b.getNamedAttr("name", b.getStringAttr(l.name))};
   for (const hq::abi::KernelField &f : hq::abi::kKernelFields)
-    fields.push_back(b.getNamedAttr(f.key, b.getI64IntegerAttr(l.*f.member)));
+    if (!f.moeOnly || l.routing != hq::abi::kRoutingDense)
+      fields.push_back(b.getNamedAttr(f.key, b.getI64IntegerAttr(l.*f.member)));
   return b.getDictionaryAttr(fields);
 }
 
@@ -349,11 +441,12 @@ Value devicePointer(ImplicitLocOpBuilder &b, Value memref) {
 
 /// A kernel with the ABI's parameters and an empty body (only-kernel=).
 gpu::GPUFuncOp buildStubKernel(OpBuilder &builder, Location loc,
-                               gpu::GPUModuleOp module, StringRef name) {
+                               gpu::GPUModuleOp module, StringRef name,
+                               bool moe = false) {
   OpBuilder::InsertionGuard guard(builder);
   builder.setInsertionPointToEnd(module.getBody());
-  auto func =
-      gpu::GPUFuncOp::create(builder, loc, name, kernelFunctionType(builder));
+  auto func = gpu::GPUFuncOp::create(builder, loc, name,
+                                     kernelFunctionType(builder, moe));
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), builder.getUnitAttr());
   builder.setInsertionPointToStart(&func.getBody().front());
   gpu::ReturnOp::create(builder, loc);
@@ -411,19 +504,21 @@ struct LowerToNVVMPass
       return signalPassFailure();
     }
 
-    SmallVector<GemmOp> gemms;
+    SmallVector<GemmView> gemms;
     SmallVector<QuantizeOp> quantizes;
     bool failedAny = false;
     module.walk([&](Operation *op) {
       if (auto gemm = dyn_cast<GemmOp>(op))
-        gemms.push_back(gemm);
+        gemms.push_back(GemmView::of(gemm));
+      else if (auto moe = dyn_cast<MoeGemmOp>(op))
+        gemms.push_back(GemmView::of(moe));
       else if (auto q = dyn_cast<QuantizeOp>(op);
                q && isa<InputSchemaAttr>(q.getSchema()))
         quantizes.push_back(q);
       else if (isa_and_nonnull<HummingDialect>(op->getDialect())) {
         op->emitOpError("is not lowered by humming-lower-to-nvvm yet (only "
-                        "humming.gemm and humming.quantize of activations "
-                        "are)");
+                        "humming.gemm, humming.moe_gemm and humming.quantize "
+                        "of activations are)");
         failedAny = true;
       }
     });
@@ -431,14 +526,14 @@ struct LowerToNVVMPass
       return signalPassFailure();
     if (gemms.empty() && quantizes.empty())
       return;
-    for (GemmOp op : gemms)
+    for (const GemmView &op : gemms)
       failedAny |= failed(checkSupported(op, *parsed));
     for (QuantizeOp op : quantizes)
       failedAny |= failed(checkQuantizeSupported(op, *parsed));
     if (onlyKernel >= 0)
-      for (GemmOp op : gemms) {
-        ArrayAttr tiles = op.getTileConfigsAttr();
-        int64_t count = op.getLayoutAttr() && tiles ? int64_t(tiles.size()) : 1;
+      for (const GemmView &op : gemms) {
+        ArrayAttr tiles = op.tiles;
+        int64_t count = op.layout && tiles ? int64_t(tiles.size()) : 1;
         if (onlyKernel >= count) {
           op.emitOpError() << "only-kernel=" << int(onlyKernel)
                            << " names no kernel: expected an index below "
@@ -461,14 +556,14 @@ struct LowerToNVVMPass
 
     unsigned counter = 0;
     SmallVector<Attribute> launchTable;
-    for (GemmOp op : gemms) {
-      hq::WeightSchema w = op.getWeightSchema().toHost();
-      auto inputType = cast<MemRefType>(op.getInput().getType());
-      auto outputType = cast<MemRefType>(op.getOutput().getType());
+    for (const GemmView &op : gemms) {
+      hq::WeightSchema w = op.weightSchema.toHost();
+      auto inputType = cast<MemRefType>(op.input.getType());
+      auto outputType = cast<MemRefType>(op.output.getType());
       GemmKernelSpec spec;
       spec.weight = w;
-      spec.input = op.getInputSchema().toHost();
-      if (ComputeAttr compute = op.getComputeAttr())
+      spec.input = op.inputSchema.toHost();
+      if (ComputeAttr compute = op.compute)
         spec.f16Accumulation = compute.getF16Accumulation();
       spec.output = *toScalarType(outputType.getElementType());
       spec.kAct = inputType.getDimSize(1);
@@ -477,16 +572,40 @@ struct LowerToNVVMPass
       spec.kp = spec.kAct + w.padK;
       // griddepcontrol exists from sm_90 on; the canonical (unprepared)
       // kernel keeps ordinary launches.
-      spec.gridDependency = op.getLayoutAttr() && parsed->sm >= 90;
+      spec.gridDependency = op.layout && parsed->sm >= 90;
+      if (op.isMoe()) {
+        // Per-expert strides: each weight-side tensor is [E, ...].
+        auto perExpert = [&](Value v) -> int64_t {
+          if (!v)
+            return 0;
+          auto t = cast<MemRefType>(v.getType());
+          return t.getNumElements() / t.getDimSize(0) *
+                 int64_t(t.getElementTypeBitWidth()) / 8;
+        };
+        spec.moe.routing = op.routing;
+        spec.moe.experts = w.experts;
+        spec.moe.topK = op.topK;
+        spec.moe.blockSize = op.blockSize;
+        spec.moe.layout64 =
+            op.routing == hq::abi::kRoutingContiguous &&
+            cast<MemRefType>(op.rowIds.getType()).getElementType().isInteger(64);
+        spec.moe.routerWeights = bool(op.routerWeights);
+        spec.moe.weightBytes = perExpert(op.weight);
+        spec.moe.scaleBytes = perExpert(op.scales);
+        spec.moe.zeroBytes = perExpert(op.zeroPoints);
+        spec.moe.biasBytes = perExpert(op.bias);
+      }
 
-      auto parent = op->getParentOfType<FunctionOpInterface>();
+      auto parent = op.op->getParentOfType<FunctionOpInterface>();
       std::string name = (parent ? parent.getName().str() : std::string("layer")) +
-                         "_gemm" + std::to_string(counter++);
+                         (op.isMoe() ? "_moe_gemm" : "_gemm") +
+                         std::to_string(counter++);
 
-      // One kernel per M range: (kernel, its launch facts).
+      // One kernel per M range (per range of tokens per expert for MoE):
+      // (kernel, its launch facts).
       SmallVector<std::pair<gpu::GPUFuncOp, hq::abi::KernelLaunch>> variants;
-      if (op.getLayoutAttr()) {
-        ArrayAttr tiles = op.getTileConfigsAttr();
+      if (op.layout) {
+        ArrayAttr tiles = op.tiles;
         for (auto [i, attr] : llvm::enumerate(tiles)) {
           hq::TileConfig t = cast<TileConfigAttr>(attr).toHost();
           FailureOr<PreparedTile> tile =
@@ -495,12 +614,18 @@ struct LowerToNVVMPass
                                       : parsed->minPtxVersion());
           if (failed(tile))
             return signalPassFailure();
+          if (op.isMoe())
+            if (hq::Diag d = hq::moeTileProblem(t, op.moeShape(), parsed->sm)) {
+              op.emitOpError() << "tile_configs[" << i << "]: " << *d;
+              return signalPassFailure();
+            }
           std::string kname = name + "_m" + std::to_string(i);
           gpu::GPUFuncOp kernel =
               onlyKernel >= 0 && int64_t(i) != onlyKernel
-                  ? buildStubKernel(builder, op.getLoc(), kernels, kname)
+                  ? buildStubKernel(builder, op.op->getLoc(), kernels, kname,
+                                    op.isMoe())
                   : buildPreparedKernel(
-                        builder, op.getLoc(), kernels, kname, spec, *tile,
+                        builder, op.op->getLoc(), kernels, kname, spec, *tile,
                         CtaSplit{t.splitK, t.mMax, t.splitsInCluster()});
           kernelSymbols.insert(kernel);
           hq::abi::KernelLaunch launch;
@@ -510,16 +635,23 @@ struct LowerToNVVMPass
           launch.blockM = tile->blockM();
           launch.blockN = tile->blockN();
           launch.threads = tile->threads();
-          launch.smemBytes = hq::layout::sharedBytes(spec.weight, *tile);
+          launch.smemBytes = op.isMoe()
+                                 ? hq::layout::moeSharedBytes(spec.weight, *tile)
+                                 : hq::layout::sharedBytes(spec.weight, *tile);
           launch.splitK = t.splitK;
           launch.cluster = t.splitsInCluster() ? t.splitK : 1;
           launch.inputMap = (t.tma & hq::TmaA) != 0;
           launch.gridDependency = spec.gridDependency;
+          launch.routing = spec.moe.routing;
+          launch.experts = spec.moe.experts;
+          launch.topK = spec.moe.topK;
+          launch.blockSize = spec.moe.blockSize;
+          launch.layout64 = spec.moe.layout64;
           variants.push_back({kernel, launch});
         }
       } else {
         gpu::GPUFuncOp kernel =
-            buildCanonicalKernel(builder, op.getLoc(), kernels, name, spec);
+            buildCanonicalKernel(builder, op.op->getLoc(), kernels, name, spec);
         kernelSymbols.insert(kernel);
         variants.push_back(
             {kernel, hq::abi::KernelLaunch{kernel.getName().str(), 1, 0,
@@ -531,23 +663,49 @@ struct LowerToNVVMPass
 
       // The launch: the kernel of M's range, grid from M at run time,
       // pointers from the memrefs.
-      ImplicitLocOpBuilder b(op.getLoc(), op);
-      Value m = memref::DimOp::create(b, op.getInput(), 0);
+      ImplicitLocOpBuilder b(op.op->getLoc(), op.op);
+      Value m = memref::DimOp::create(b, op.input, 0);
       SmallVector<Value> args = {
-          devicePointer(b, op.getInput()),       devicePointer(b, op.getWeight()),
-          devicePointer(b, op.getScales()),      devicePointer(b, op.getZeroPoints()),
-          devicePointer(b, op.getGlobalScale()), devicePointer(b, op.getBias()),
-          devicePointer(b, op.getOutput()),      devicePointer(b, op.getInputScale()),
+          devicePointer(b, op.input),       devicePointer(b, op.weight),
+          devicePointer(b, op.scales),      devicePointer(b, op.zeroPoints),
+          devicePointer(b, op.globalScale), devicePointer(b, op.bias),
+          devicePointer(b, op.output),      devicePointer(b, op.inputScale),
           arith::IndexCastOp::create(b, b.getI32Type(), m)};
+      if (op.isMoe())
+        for (Value v : {op.rowIds, op.blockExperts, op.rowsPadded,
+                        op.routerWeights})
+          args.push_back(devicePointer(b, v));
+      auto cst = [&](int64_t v) { return arith::ConstantIndexOp::create(b, v); };
+      // MoE: the grid of abi::moeGrid, and no launch where it is empty.
+      auto moeGridY = [&](const hq::abi::KernelLaunch &l) -> Value {
+        Value bm = cst(l.blockM);
+        if (l.routing == hq::abi::kRoutingIndexed)
+          return arith::DivUIOp::create(
+              b, memref::DimOp::create(b, op.rowIds, 0), bm);
+        if (l.routing == hq::abi::kRoutingContiguous)
+          return arith::AddIOp::create(
+              b, arith::CeilDivUIOp::create(b, m, bm),
+              arith::MinUIOp::create(b, m, cst(l.experts)));
+        Value maxTokens = arith::DivUIOp::create(b, m, cst(l.experts));
+        return arith::MulIOp::create(
+            b, cst(l.experts), arith::CeilDivUIOp::create(b, maxTokens, bm));
+      };
       auto launch = [&](gpu::GPUFuncOp kernel, const hq::abi::KernelLaunch &l) {
-        Value gridX =
-            arith::ConstantIndexOp::create(b, hq::ceilDiv(spec.np, l.blockN));
-        Value blockM = arith::ConstantIndexOp::create(b, l.blockM);
-        Value gridY = arith::CeilDivUIOp::create(b, m, blockM);
-        Value one = arith::ConstantIndexOp::create(b, 1);
-        Value gridZ =
-            l.splitK == 1 ? one : arith::ConstantIndexOp::create(b, l.splitK);
-        Value threads = arith::ConstantIndexOp::create(b, l.threads);
+        Value gridX = cst(hq::ceilDiv(spec.np, l.blockN));
+        Value gridY = op.isMoe() ? moeGridY(l)
+                                 : Value(arith::CeilDivUIOp::create(
+                                       b, m, cst(l.blockM)));
+        OpBuilder::InsertionGuard guard(b);
+        if (op.isMoe()) {
+          auto ifBlocks = scf::IfOp::create(
+              b, arith::CmpIOp::create(b, arith::CmpIPredicate::ne, gridY,
+                                       cst(0)),
+              /*withElseRegion=*/false);
+          b.setInsertionPointToStart(ifBlocks.thenBlock());
+        }
+        Value one = cst(1);
+        Value gridZ = l.splitK == 1 ? one : cst(l.splitK);
+        Value threads = cst(l.threads);
         Value smem;
         if (l.smemBytes)
           smem = arith::ConstantIntOp::create(b, b.getI32Type(), l.smemBytes);
@@ -556,10 +714,23 @@ struct LowerToNVVMPass
                                   args);
       };
       // No tokens, no launch (a grid of zero blocks is a launch error).
-      Value any = arith::CmpIOp::create(b, arith::CmpIPredicate::ne, m,
-                                        arith::ConstantIndexOp::create(b, 0));
+      Value any = arith::CmpIOp::create(b, arith::CmpIPredicate::ne, m, cst(0));
       auto ifAny = scf::IfOp::create(b, any, /*withElseRegion=*/false);
       b.setInsertionPointToStart(ifAny.thenBlock());
+      // The value the M ranges bound: M, or the tokens per expert
+      // (abi::moeRowsPerExpert, at least 1).
+      Value chooser = m;
+      if (op.isMoe()) {
+        const int64_t experts = w.experts;
+        if (op.routing == hq::abi::kRoutingIndexed)
+          chooser = arith::CeilDivUIOp::create(
+              b, arith::MulIOp::create(b, m, cst(op.topK)), cst(experts));
+        else if (op.routing == hq::abi::kRoutingContiguous)
+          chooser = arith::CeilDivUIOp::create(b, m, cst(experts));
+        else
+          chooser = arith::DivUIOp::create(b, m, cst(experts));
+        chooser = arith::MaxUIOp::create(b, chooser, cst(1));
+      }
       // if (m <= mMax_0) launch_0 else if (m <= mMax_1) ... else launch_last.
       for (auto [i, v] : llvm::enumerate(variants)) {
         launchTable.push_back(launchAttr(builder, v.second));
@@ -567,15 +738,15 @@ struct LowerToNVVMPass
           launch(v.first, v.second);
           break;
         }
-        Value bound = arith::ConstantIndexOp::create(b, v.second.mMax);
-        Value inRange =
-            arith::CmpIOp::create(b, arith::CmpIPredicate::ule, m, bound);
+        Value bound = cst(v.second.mMax);
+        Value inRange = arith::CmpIOp::create(b, arith::CmpIPredicate::ule,
+                                              chooser, bound);
         auto ifOp = scf::IfOp::create(b, inRange, /*withElseRegion=*/true);
         b.setInsertionPointToStart(ifOp.thenBlock());
         launch(v.first, v.second);
         b.setInsertionPointToStart(ifOp.elseBlock());
       }
-      op.erase();
+      op.op->erase();
     }
     for (QuantizeOp op : quantizes) {
       auto srcType = cast<MemRefType>(op.getSource().getType());

@@ -12,6 +12,7 @@
 #include "Humming/Quant/PreparedLayout.h"
 #include "Humming/Quant/Schema.h"
 #include "Humming/Target/ArchInfo.h"
+#include "Humming/Target/KernelABI.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Builders.h"
@@ -36,11 +37,25 @@ struct GemmKernelSpec {
   /// it; cp.async kernels copy their first stages' weights, scales and zero
   /// points before the wait.
   bool gridDependency = false;
+  /// Mixture of experts (humming.moe_gemm; routing kRoutingDense for
+  /// humming.gemm): each block reads its expert and rows from the routing
+  /// tensors (KernelABI.h MoeParam) into a row table in shared memory,
+  /// offsets the weight-side pointers to its expert (the strides below, in
+  /// bytes) and gathers / scatters its rows through the table.
+  struct Moe {
+    int64_t routing = ::humming::abi::kRoutingDense;
+    int64_t experts = 0, topK = 1, blockSize = 0;
+    bool layout64 = false;    ///< grouped_contiguous offsets are i64
+    bool routerWeights = false; ///< multiply each output row by its f32 weight
+    int64_t weightBytes = 0, scaleBytes = 0, zeroBytes = 0, biasBytes = 0;
+  } moe;
+  bool isMoe() const { return moe.routing != ::humming::abi::kRoutingDense; }
 };
 
 /// The kernels' function type (Humming/Target/KernelABI.h): one global
-/// pointer per tensor parameter, then M as i32.
-FunctionType kernelFunctionType(Builder &builder);
+/// pointer per tensor parameter, then M as i32 (MoE kernels: then the four
+/// routing pointers of MoeParam).
+FunctionType kernelFunctionType(Builder &builder, bool moe = false);
 
 /// Appends the kernel `name` for `spec` to `module`. Its parameters follow
 /// Humming/Target/KernelABI.h.

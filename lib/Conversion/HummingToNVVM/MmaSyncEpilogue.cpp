@@ -28,12 +28,15 @@ void MmaSyncEmitter::storeUnit(int64_t unit, Value v0, Value v1) {
                             arith::MulIOp::create(b, quad, c32(2))));
   Value colOk =
       arith::CmpIOp::create(b, arith::CmpIPredicate::slt, col, c32(spec.nOut));
-  Value row = arith::AddIOp::create(
-      b, m0, arith::AddIOp::create(b, grp, c32(16 * i + 8 * half)));
-  Value rowOk = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, row, m);
+  Value local = arith::AddIOp::create(
+      b, rowBase, arith::AddIOp::create(b, grp, c32(16 * i + 8 * half)));
+  auto [row, rowOk] = destRow(local);
   Value vals[2] = {v0, v1};
   // 8-bit activations: the row's activation scale (clamped to a real row).
-  if (Value scale = activationScale(row))
+  // MoE: the router weight multiplies the row after its bias.
+  Value routed = routerWeight(row);
+  if (Value scale = activationScale(
+          spec.isMoe() ? sourceRow(local).first : row))
     for (Value &v : vals)
       v = arith::MulFOp::create(b, v, scale);
   SmallVector<Value> outs;
@@ -59,7 +62,7 @@ void MmaSyncEmitter::storeUnit(int64_t unit, Value v0, Value v1) {
     }
     outputFactors(factor, bias, cc);
     outs.push_back(arith::ExtUIOp::create(
-        b, i32, outputBits(vals[e], factor, bias, outType)));
+        b, i32, outputBits(vals[e], factor, bias, outType, routed)));
   }
   Value index = arith::AddIOp::create(
       b, arith::MulIOp::create(b, sext64(row), c64(spec.nOut)), ext64(col));

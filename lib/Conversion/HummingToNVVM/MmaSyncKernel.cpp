@@ -206,20 +206,20 @@ SmallVector<MmaSyncEmitter::Copy> MmaSyncEmitter::copiesFor(Value iter) {
 }
 
 MmaSyncEmitter::Copy MmaSyncEmitter::activationCopy(Value t, Value rowOffset) {
-  // Lane L copies 16 bytes of row m0 + rowOffset + L / 2, columns 16 t + 8
+  // Lane L copies 16 bytes of block row rowBase + rowOffset + L / 2 (its
+  // sourceRow), columns 16 t + 8
   // (L % 2) ..+8 (8-bit activations: 16 t + 16 (L % 2) ..+16, k-tile t + L
   // % 2 of the k32 step from k-tile t; 4-bit: 16 t + 32 (L % 2) ..+32, half
   // of the k64 step); rows past M and columns past K zero-fill.
-  Value row = arith::AddIOp::create(
-      b, m0,
+  auto [row, inRows] = sourceRow(arith::AddIOp::create(
+      b, rowBase,
       arith::AddIOp::create(b, arith::ShRUIOp::create(b, lane, c32(1)),
-                            rowOffset));
+                            rowOffset)));
   Value col = arith::AddIOp::create(
       b, arith::MulIOp::create(b, t, c32(16)),
       arith::MulIOp::create(b, arith::AndIOp::create(b, lane, c32(1)),
                             c32(act4 ? 32 : act8 ? 16 : 8)));
   // Bytes of the chunk's columns that lie inside K (0..16), none past M.
-  Value inRows = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, row, m);
   Value bytes = arith::SelectOp::create(b, inRows, columnBytes(col), c32(0));
   Value ok = arith::CmpIOp::create(b, arith::CmpIPredicate::sgt, bytes, c32(0));
   // The chunk's first 32-bit word: element (row, col) of 2, 1 or 1/2

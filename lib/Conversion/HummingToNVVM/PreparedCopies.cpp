@@ -131,10 +131,7 @@ void PreparedEmitter::issueCooperativeCopies(Value iter, Value slot) {
             arith::MulIOp::create(b, h, c32(8)));
       }
       Value colBytes = columnBytes(col);
-      Value row = arith::AddIOp::create(
-          b, arith::MulIOp::create(b, bidY, c32(blockM)), r);
-      Value inRows =
-          arith::CmpIOp::create(b, arith::CmpIPredicate::slt, row, m);
+      auto [row, inRows] = sourceRow(r);
       Value bytes = arith::SelectOp::create(b, inRows, colBytes, c32(0));
       Value ok =
           arith::CmpIOp::create(b, arith::CmpIPredicate::sgt, bytes, c32(0));

@@ -227,8 +227,11 @@ protected:
   /// prologue's constants before griddepcontrol.wait (the warp-specialized
   /// ones: the producers their first S fills' constants, the consumers wait
   /// on entry to their loop; the TMA kernels wait on entry).
+  /// (Not MoE kernels: their weights depend on the routing, written by
+  /// the kernel before them.)
   bool prefetchesBeforeWait() const {
-    return spec.gridDependency && !tile.tmaActivations && !tile.tmaWeights;
+    return spec.gridDependency && !tile.tmaActivations && !tile.tmaWeights &&
+           !spec.isMoe();
   }
   /// griddepcontrol.wait (the kernels before this one on the stream have
   /// completed and their writes are visible), then launch_dependents (the
@@ -271,6 +274,25 @@ protected:
   /// Emits `body` under an scf.if on the first copying thread (copyTid ==
   /// 0): the one that issues the TMA copies.
   void onFirstCopier(function_ref<void()> body);
+
+  // ---- Mixture of experts (PreparedRouting.cpp) ------------------------
+  /// MoE kernels (spec.isMoe()): reads this block's expert and rows from
+  /// the routing tensors into the row table (shared memory from
+  /// layout::moeRowTableOffset), writes zeros to the rows of an indexed
+  /// block whose expert is not on this rank (outside 0 .. E - 1, vLLM's
+  /// -1), offsets the weight-side parameters to the expert and returns the
+  /// scf.if under which the block computes (it has rows and its expert);
+  /// the builder is left inside it. Null for dense kernels.
+  scf::IfOp routeBlock();
+  /// The activation row (i32) of block row `local` (i32, 0 .. block_m - 1)
+  /// and whether that row holds a token (i1). MoE rows that hold none read
+  /// as row 0; dense ones are bidY x block_m + local, which M bounds.
+  std::pair<Value, Value> sourceRow(Value local);
+  /// The output row (i32) of block row `local` and whether it is written.
+  std::pair<Value, Value> destRow(Value local);
+  /// The router weight (f32) that multiplies output row `row` (a valid
+  /// destRow), or null where the kernel has none.
+  Value routerWeight(Value row);
 
   // ---- Dequantization (PreparedDequant.cpp) ----------------------------
   /// The per-column factors of one group copy (a lane's eight columns of an
@@ -347,7 +369,9 @@ protected:
   void outputFactors(Value &factor, Value &bias, Value cc);
   /// The 16 output bits (i16) of f32 sum `v`: times `factor`, plus `bias`
   /// (either may be null), converted to `outType`.
-  Value outputBits(Value v, Value factor, Value bias, Type outType);
+  /// `post` (MoE router weights) multiplies the result after the bias.
+  Value outputBits(Value v, Value factor, Value bias, Type outType,
+                   Value post = Value());
   /// 8-bit activations: the f32 scale of token `token` (i32; clamped to the
   /// last row, so rows past M read a real one): per token its own, static
   /// the one (loaded once); null for 16-bit activations.
@@ -413,6 +437,9 @@ protected:
   // Thread coordinates (warpMi: the warp's row along M in a cooperative
   // block).
   Value tid, lane, quad, grp, warpN, warpK, warpMi, nTile, m0, m;
+  /// The warp's first row in the block (warpMi x warp_m): block row
+  /// rowBase + r is token m0 + r of a dense kernel (sourceRow / destRow).
+  Value rowBase;
   /// The threads that share a cooperative slot's copies: this thread's
   /// index among them (the block's thread index, or the producer
   /// warpgroup's with warp_specialized).

@@ -22,11 +22,13 @@ void PreparedEmitter::outputFactors(Value &factor, Value &bias, Value cc) {
 }
 
 Value PreparedEmitter::outputBits(Value v, Value factor, Value bias,
-                                  Type outType) {
+                                  Type outType, Value post) {
   if (factor)
     v = arith::MulFOp::create(b, v, factor);
   if (bias)
     v = arith::AddFOp::create(b, v, bias);
+  if (post)
+    v = arith::MulFOp::create(b, v, post);
   return arith::BitcastOp::create(b, i16,
                                   arith::TruncFOp::create(b, outType, v));
 }

@@ -52,7 +52,10 @@ PreparedEmitter::PreparedEmitter(const PreparedKernelArgs &args)
   // k-tiles of an iteration in one group). Tiles serving at most 8 tokens leave
   // the C rows g + 8 of their one MMA row zero: those need no scaling.
   postScale = tile.scaleAfterMma;
-  lowRowsOnly = mt == 1 && split.maxM > 0 && split.maxM <= 8;
+  // (MoE blocks hold any of their block_m rows, whatever the tokens per
+  // expert the tile was chosen for.)
+  lowRowsOnly =
+      mt == 1 && split.maxM > 0 && split.maxM <= 8 && !spec.isMoe();
 }
 
 void PreparedEmitter::waitForPrerequisites() {
@@ -90,11 +93,16 @@ void PreparedEmitter::emit() {
   m0 = arith::AddIOp::create(b,
                              arith::MulIOp::create(b, bidY, c32(tile.blockM())),
                              arith::MulIOp::create(b, warpMi, c32(tile.warpM)));
+  rowBase = arith::MulIOp::create(b, warpMi, c32(tile.warpM));
   m = param(hq::abi::ParamM);
+  // MoE: the rest only for a block with rows, on its expert's weights.
+  scf::IfOp routed = routeBlock();
   if (spec.weight.hasGlobalScale())
     global = load(f32, param(hq::abi::ParamGlobalScale), c64(0));
   prepareSlots(warp);
   emitLoop(first);
+  if (routed)
+    b.setInsertionPointAfter(routed);
 }
 
 void PreparedEmitter::issueWarpCopies(Value, Value) {
@@ -153,8 +161,8 @@ gpu::GPUFuncOp mlir::humming::buildPreparedKernel(
     arrivalsGlobal = global("_arrivals", builder.getI32Type(), tilesMax);
   }
   builder.setInsertionPointToEnd(module.getBody());
-  auto func =
-      gpu::GPUFuncOp::create(builder, loc, name, kernelFunctionType(builder));
+  auto func = gpu::GPUFuncOp::create(builder, loc, name,
+                                     kernelFunctionType(builder, spec.isMoe()));
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
                 builder.getUnitAttr());
   func.setKnownBlockSizeAttr(
@@ -181,7 +189,10 @@ gpu::GPUFuncOp mlir::humming::buildPreparedKernel(
                   builder.getDenseI32ArrayAttr({1, 1, int32_t(split.ctas)}));
   // Inputs are read-only and never alias the output: loads through them
   // may use the read-only data path (ld.global.nc).
-  for (unsigned i = 0; i < hq::abi::ParamM; ++i) {
+  // (So are the routing tensors of MoE kernels.)
+  for (unsigned i = 0; i < func.getNumArguments(); ++i) {
+    if (i == hq::abi::ParamM)
+      continue;
     func.setArgAttr(i, LLVM::LLVMDialect::getNoAliasAttrName(),
                     builder.getUnitAttr());
     if (i != hq::abi::ParamOutput)

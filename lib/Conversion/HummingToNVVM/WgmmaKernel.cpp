@@ -820,18 +820,20 @@ void WgmmaEmitter::storeWgmma(
           // D element 4 jj + 2 half + e: token 8 jj + 2 quad + e.
           Value jj = jjOf(q);
           Value v = valueOf(t, half, q, jj, e);
-          Value token = arith::AddIOp::create(
-              b, m0,
+          Value local = arith::AddIOp::create(
+              b, rowBase,
               arith::AddIOp::create(
                   b, arith::MulIOp::create(b, quad, c32(2)),
                   arith::AddIOp::create(b, arith::MulIOp::create(b, jj, c32(8)),
                                         c32(e))));
-          Value ok = arith::AndIOp::create(
-              b, colOk,
-              arith::CmpIOp::create(b, arith::CmpIPredicate::slt, token, m));
-          if (Value s = activationScale(token))
+          auto [token, rowOk] = destRow(local);
+          Value ok = arith::AndIOp::create(b, colOk, rowOk);
+          if (Value s = activationScale(
+                  spec.isMoe() ? sourceRow(local).first : token))
             v = arith::MulFOp::create(b, v, s);
-          Value bits = outputBits(v, factor, bias, outType);
+          // MoE: the router weight multiplies the row after its bias.
+          Value bits =
+              outputBits(v, factor, bias, outType, routerWeight(token));
           auto ifOp = scf::IfOp::create(b, ok, /*withElseRegion=*/false);
           OpBuilder::InsertionGuard guard(b);
           b.setInsertionPointToStart(ifOp.thenBlock());

@@ -26,7 +26,7 @@ func.func @indexed_without_ids(%a: memref<?x2048xbf16>, %w: memref<8x1024x256xi3
   // expected-error @+1 {{expected operand 'sorted_ids' (gemm = indexed)}}
   humming.moe_gemm %a, %w scales(%s : memref<8x1024x1xbf16>) expert_layout(%offs : memref<9xi32>) into %c
       {weight_schema = #humming.weight_schema<type = ui4, scale = bf16, experts = 8>, input_schema = #humming.input_schema<type = bf16>,
-       compute = #humming.compute<gemm = indexed>, top_k = 2}
+       compute = #humming.compute<gemm = indexed>, top_k = 2, block_size = 16}
       : memref<?x2048xbf16>, memref<8x1024x256xi32> -> memref<?x1024xbf16>
   return
 }
@@ -72,7 +72,7 @@ func.func @zero_top_k(%a: memref<?x2048xbf16>, %w: memref<8x1024x256xi32>, %s: m
   humming.moe_gemm %a, %w scales(%s : memref<8x1024x1xbf16>) sorted_ids(%ids : memref<?xi32>) expert_ids(%eids : memref<?xi32>)
       num_tokens_padded(%ntp : memref<1xi32>) into %c
       {weight_schema = #humming.weight_schema<type = ui4, scale = bf16, experts = 8>, input_schema = #humming.input_schema<type = bf16>,
-       compute = #humming.compute<gemm = indexed>, top_k = 0}
+       compute = #humming.compute<gemm = indexed>, top_k = 0, block_size = 16}
       : memref<?x2048xbf16>, memref<8x1024x256xi32> -> memref<?x1024xbf16>
   return
 }
@@ -84,7 +84,7 @@ func.func @sorted_ids_i64(%a: memref<?x2048xbf16>, %w: memref<8x1024x256xi32>, %
   humming.moe_gemm %a, %w scales(%s : memref<8x1024x1xbf16>) sorted_ids(%ids : memref<?xi64>) expert_ids(%eids : memref<?xi32>)
       num_tokens_padded(%ntp : memref<1xi32>) into %c
       {weight_schema = #humming.weight_schema<type = ui4, scale = bf16, experts = 8>, input_schema = #humming.input_schema<type = bf16>,
-       compute = #humming.compute<gemm = indexed>, top_k = 2}
+       compute = #humming.compute<gemm = indexed>, top_k = 2, block_size = 16}
       : memref<?x2048xbf16>, memref<8x1024x256xi32> -> memref<?x1024xbf16>
   return
 }
@@ -96,7 +96,7 @@ func.func @ntp_shape(%a: memref<?x2048xbf16>, %w: memref<8x1024x256xi32>, %s: me
   humming.moe_gemm %a, %w scales(%s : memref<8x1024x1xbf16>) sorted_ids(%ids : memref<?xi32>) expert_ids(%eids : memref<?xi32>)
       num_tokens_padded(%ntp : memref<2xi32>) into %c
       {weight_schema = #humming.weight_schema<type = ui4, scale = bf16, experts = 8>, input_schema = #humming.input_schema<type = bf16>,
-       compute = #humming.compute<gemm = indexed>, top_k = 2}
+       compute = #humming.compute<gemm = indexed>, top_k = 2, block_size = 16}
       : memref<?x2048xbf16>, memref<8x1024x256xi32> -> memref<?x1024xbf16>
   return
 }
@@ -141,7 +141,7 @@ func.func @indexed_rows(%a: memref<5x2048xbf16>, %w: memref<8x1024x256xi32>, %s:
   humming.moe_gemm %a, %w scales(%s : memref<8x1024x1xbf16>) sorted_ids(%ids : memref<?xi32>) expert_ids(%eids : memref<?xi32>)
       num_tokens_padded(%ntp : memref<1xi32>) into %c
       {weight_schema = #humming.weight_schema<type = ui4, scale = bf16, experts = 8>, input_schema = #humming.input_schema<type = bf16>,
-       compute = #humming.compute<gemm = indexed>, top_k = 2}
+       compute = #humming.compute<gemm = indexed>, top_k = 2, block_size = 16}
       : memref<5x2048xbf16>, memref<8x1024x256xi32> -> memref<5x1024xbf16>
   return
 }
@@ -176,7 +176,7 @@ func.func @indexed_tma_a(%a: memref<?x2048xbf16>, %w: memref<8x1024x256xi32>, %s
   humming.moe_gemm %a, %w scales(%s : memref<8x1024x1xbf16>) sorted_ids(%ids : memref<?xi32>) expert_ids(%eids : memref<?xi32>)
       num_tokens_padded(%ntp : memref<1xi32>) into %c
       {weight_schema = #humming.weight_schema<type = ui4, scale = bf16, experts = 8>, input_schema = #humming.input_schema<type = bf16>,
-       compute = #humming.compute<gemm = indexed>, top_k = 2,
+       compute = #humming.compute<gemm = indexed>, top_k = 2, block_size = 16,
        tile_configs = [#humming.tile_config<block = [64, 256, 64], warp = [64, 32, 64], mma = wgmma, mbarrier = true, tma = [a, b]>]}
       : memref<?x2048xbf16>, memref<8x1024x256xi32> -> memref<?x1024xbf16>
   return
@@ -190,6 +190,61 @@ func.func @multicast_moe(%a: memref<?x2048xbf16>, %w: memref<8x1024x256xi32>, %s
       {weight_schema = #humming.weight_schema<type = ui4, scale = bf16, experts = 8>, input_schema = #humming.input_schema<type = bf16>,
        compute = #humming.compute<gemm = grouped_contiguous>,
        tile_configs = [#humming.tile_config<block = [64, 256, 64], warp = [64, 32, 64], mma = wgmma, mbarrier = true, tma = [a, b], multicast_a = 2>]}
+      : memref<?x2048xbf16>, memref<8x1024x256xi32> -> memref<?x1024xbf16>
+  return
+}
+
+// -----
+
+func.func @indexed_without_block_size(%a: memref<?x2048xbf16>, %w: memref<8x1024x256xi32>, %s: memref<8x1024x1xbf16>, %ids: memref<?xi32>, %eids: memref<?xi32>, %ntp: memref<1xi32>, %c: memref<?x1024xbf16>) {
+  // expected-error @+1 {{expected a 'block_size' attribute with gemm = indexed (sorted_ids pads each expert to a multiple of it)}}
+  humming.moe_gemm %a, %w scales(%s : memref<8x1024x1xbf16>) sorted_ids(%ids : memref<?xi32>) expert_ids(%eids : memref<?xi32>) num_tokens_padded(%ntp : memref<1xi32>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = bf16, experts = 8>, input_schema = #humming.input_schema<type = bf16>,
+       compute = #humming.compute<gemm = indexed>, top_k = 2}
+      : memref<?x2048xbf16>, memref<8x1024x256xi32> -> memref<?x1024xbf16>
+  return
+}
+
+// -----
+
+func.func @block_size_not_16(%a: memref<?x2048xbf16>, %w: memref<8x1024x256xi32>, %s: memref<8x1024x1xbf16>, %ids: memref<?xi32>, %eids: memref<?xi32>, %ntp: memref<1xi32>, %c: memref<?x1024xbf16>) {
+  // expected-error @+1 {{expected block_size to be a multiple of 16 (the kernels' blocks of 16, 32, 64 or 128 rows divide it), got 24}}
+  humming.moe_gemm %a, %w scales(%s : memref<8x1024x1xbf16>) sorted_ids(%ids : memref<?xi32>) expert_ids(%eids : memref<?xi32>) num_tokens_padded(%ntp : memref<1xi32>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = bf16, experts = 8>, input_schema = #humming.input_schema<type = bf16>,
+       compute = #humming.compute<gemm = indexed>, top_k = 2, block_size = 24}
+      : memref<?x2048xbf16>, memref<8x1024x256xi32> -> memref<?x1024xbf16>
+  return
+}
+
+// -----
+
+func.func @block_size_grouped(%a: memref<?x2048xbf16>, %w: memref<8x1024x256xi32>, %s: memref<8x1024x1xbf16>, %offs: memref<9xi32>, %c: memref<?x1024xbf16>) {
+  // expected-error @+1 {{unexpected 'block_size' attribute with gemm = grouped_contiguous (only sorted_ids are padded per expert)}}
+  humming.moe_gemm %a, %w scales(%s : memref<8x1024x1xbf16>) expert_layout(%offs : memref<9xi32>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = bf16, experts = 8>, input_schema = #humming.input_schema<type = bf16>,
+       compute = #humming.compute<gemm = grouped_contiguous>, block_size = 16}
+      : memref<?x2048xbf16>, memref<8x1024x256xi32> -> memref<?x1024xbf16>
+  return
+}
+
+// -----
+
+func.func @router_weights_rows(%a: memref<5x2048xbf16>, %w: memref<8x1024x256xi32>, %s: memref<8x1024x1xbf16>, %ids: memref<?xi32>, %eids: memref<?xi32>, %ntp: memref<1xi32>, %rw: memref<5xf32>, %c: memref<10x1024xbf16>) {
+  // expected-error @+1 {{expected 'topk_weights' to be a 1-D or 2-D memref of f32 with one weight per output row (10), got 'memref<5xf32>'}}
+  humming.moe_gemm %a, %w scales(%s : memref<8x1024x1xbf16>) sorted_ids(%ids : memref<?xi32>) expert_ids(%eids : memref<?xi32>) num_tokens_padded(%ntp : memref<1xi32>) topk_weights(%rw : memref<5xf32>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = bf16, experts = 8>, input_schema = #humming.input_schema<type = bf16>,
+       compute = #humming.compute<gemm = indexed>, top_k = 2, block_size = 16}
+      : memref<5x2048xbf16>, memref<8x1024x256xi32> -> memref<10x1024xbf16>
+  return
+}
+
+// -----
+
+func.func @router_weights_type(%a: memref<?x2048xbf16>, %w: memref<8x1024x256xi32>, %s: memref<8x1024x1xbf16>, %offs: memref<9xi32>, %rw: memref<?xbf16>, %c: memref<?x1024xbf16>) {
+  // expected-error @+1 {{expected 'topk_weights' to be a 1-D or 2-D memref of f32 with one weight per output row, got 'memref<?xbf16>'}}
+  humming.moe_gemm %a, %w scales(%s : memref<8x1024x1xbf16>) expert_layout(%offs : memref<9xi32>) topk_weights(%rw : memref<?xbf16>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = bf16, experts = 8>, input_schema = #humming.input_schema<type = bf16>,
+       compute = #humming.compute<gemm = grouped_contiguous>}
       : memref<?x2048xbf16>, memref<8x1024x256xi32> -> memref<?x1024xbf16>
   return
 }

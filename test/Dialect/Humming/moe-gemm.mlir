@@ -15,7 +15,7 @@ func.func @moe_gemm_indexed_e8_top2_w4a16(%a: memref<?x2048xbf16>, %w: memref<8x
       num_tokens_padded(%ntp : memref<1xi32>) into %c
       {weight_schema = #humming.weight_schema<type = ui4, scale = bf16, granularity = group<128>, experts = 8>,
        input_schema = #humming.input_schema<type = bf16>,
-       compute = #humming.compute<gemm = indexed>, top_k = 2}
+       compute = #humming.compute<gemm = indexed>, top_k = 2, block_size = 16}
       : memref<?x2048xbf16>, memref<8x1024x256xi32> -> memref<?x1024xbf16>
   return
 }
@@ -30,7 +30,7 @@ func.func @moe_gemm_indexed_static_m(%a: memref<5x2048xbf16>, %w: memref<8x1024x
       num_tokens_padded(%ntp : memref<1xi32>) into %c
       {weight_schema = #humming.weight_schema<type = ui4, scale = bf16, granularity = group<128>, experts = 8>,
        input_schema = #humming.input_schema<type = bf16>,
-       compute = #humming.compute<gemm = indexed>, top_k = 8}
+       compute = #humming.compute<gemm = indexed>, top_k = 8, block_size = 16}
       : memref<5x2048xbf16>, memref<8x1024x256xi32> -> memref<40x1024xbf16>
   return
 }

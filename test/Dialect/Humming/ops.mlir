@@ -37,7 +37,7 @@ func.func @gemm_all_operands(%a: memref<?x512xsi8>, %w: memref<256x64xi32>,
 }
 
 // CHECK-LABEL: func.func @moe_gemm_e8_top2_w4a16
-// CHECK: humming.moe_gemm %{{.*}}, %{{.*}} scales(%{{.*}} : memref<8x1024x16xbf16>) sorted_ids(%{{.*}} : memref<?xi32>) expert_ids(%{{.*}} : memref<?xi32>) num_tokens_padded(%{{.*}} : memref<1xi32>) into %{{.*}} {compute = #humming.compute<gemm = indexed>, input_schema = #humming.input_schema<type = bf16>, top_k = 2 : i64, weight_schema = #humming.weight_schema<type = ui4, scale = bf16, granularity = group<128>, experts = 8>} : memref<?x2048xbf16>, memref<8x1024x256xi32> -> memref<?x1024xbf16>
+// CHECK: humming.moe_gemm %{{.*}}, %{{.*}} scales(%{{.*}} : memref<8x1024x16xbf16>) sorted_ids(%{{.*}} : memref<?xi32>) expert_ids(%{{.*}} : memref<?xi32>) num_tokens_padded(%{{.*}} : memref<1xi32>) into %{{.*}} {block_size = 16 : i64, compute = #humming.compute<gemm = indexed>, input_schema = #humming.input_schema<type = bf16>, top_k = 2 : i64, weight_schema = #humming.weight_schema<type = ui4, scale = bf16, granularity = group<128>, experts = 8>} : memref<?x2048xbf16>, memref<8x1024x256xi32> -> memref<?x1024xbf16>
 func.func @moe_gemm_e8_top2_w4a16(%a: memref<?x2048xbf16>, %w: memref<8x1024x256xi32>,
                                   %s: memref<8x1024x16xbf16>, %ids: memref<?xi32>,
                                   %eids: memref<?xi32>, %ntp: memref<1xi32>,
@@ -47,7 +47,7 @@ func.func @moe_gemm_e8_top2_w4a16(%a: memref<?x2048xbf16>, %w: memref<8x1024x256
       num_tokens_padded(%ntp : memref<1xi32>) into %c
       {weight_schema = #humming.weight_schema<type = ui4, scale = bf16, granularity = group<128>, experts = 8>,
        input_schema = #humming.input_schema<type = bf16>,
-       compute = #humming.compute<gemm = indexed>, top_k = 2}
+       compute = #humming.compute<gemm = indexed>, top_k = 2, block_size = 16}
       : memref<?x2048xbf16>, memref<8x1024x256xi32> -> memref<?x1024xbf16>
   return
 }

@@ -73,14 +73,21 @@ LogicalResult HummingDialect::verifyOperationAttribute(Operation *op,
       if (!d || !d.getAs<StringAttr>("name"))
         return false;
       for (const ::humming::abi::KernelField &f : ::humming::abi::kKernelFields)
-        if (!d.getAs<IntegerAttr>(f.key))
+        if (f.moeOnly ? d.get(f.key) && !d.getAs<IntegerAttr>(f.key)
+                      : !d.getAs<IntegerAttr>(f.key))
           return false;
       return true;
     };
     if (!table || !llvm::all_of(table, isEntry)) {
       std::string keys = "name";
       for (const ::humming::abi::KernelField &f : ::humming::abi::kKernelFields)
-        keys += std::string(", ") + f.key;
+        if (!f.moeOnly)
+          keys += std::string(", ") + f.key;
+      keys += " (MoE kernels also";
+      for (const ::humming::abi::KernelField &f : ::humming::abi::kKernelFields)
+        if (f.moeOnly)
+          keys += std::string(" ") + f.key;
+      keys += ")";
       return op->emitError()
              << "expected '" << ::humming::abi::kKernelTableAttr
              << "' to be an array of {" << keys << "} dictionaries, got "

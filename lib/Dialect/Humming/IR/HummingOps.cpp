@@ -386,6 +386,17 @@ LogicalResult MoeGemmOp::verify() {
     return failure();
   if (indexed && !getTopK())
     return emitOpError("expected a 'top_k' attribute with gemm = indexed");
+  if (indexed && !getBlockSize())
+    return emitOpError("expected a 'block_size' attribute with gemm = indexed "
+                       "(sorted_ids pads each expert to a multiple of it)");
+  if (!indexed && getBlockSize())
+    return emitOpError() << "unexpected 'block_size' attribute with " << why
+                         << " (only sorted_ids are padded per expert)";
+  if (indexed && *getBlockSize() % 16 != 0)
+    return emitOpError() << "expected block_size to be a multiple of 16 (the "
+                            "kernels' blocks of 16, 32, 64 or 128 rows divide "
+                            "it), got "
+                         << *getBlockSize();
   if (!indexed && getTopK())
     return emitOpError() << "unexpected 'top_k' attribute with " << why
                          << " (rows are already per expert)";
@@ -417,6 +428,19 @@ LogicalResult MoeGemmOp::verify() {
     return failure();
 
   int64_t m = hostShape(cast<MemRefType>(getInput().getType()))[0];
+  int64_t outRows = hostShape(cast<MemRefType>(getOutput().getType()))[0];
+  if (Value rw = getTopkWeights()) {
+    auto t = cast<MemRefType>(rw.getType());
+    int64_t count = t.hasStaticShape() ? t.getNumElements() : -1;
+    if (!t.getElementType().isF32() || t.getRank() < 1 || t.getRank() > 2 ||
+        (count >= 0 && outRows >= 0 && count != outRows))
+      return emitOpError() << "expected 'topk_weights' to be a 1-D or 2-D "
+                              "memref of f32 with one weight per output row"
+                           << (outRows >= 0 ? " (" + std::to_string(outRows) +
+                                                  ")"
+                                            : std::string())
+                           << ", got " << t;
+  }
   if (indexed) {
     int64_t topK = *getTopK();
     return checkOutputRows(*this, getOutput(), m < 0 ? -1 : m * topK,

@@ -76,13 +76,15 @@ struct SelectTilesPass
     } else if (!forced) {
       bool anyPrepared = false;
       module.walk([&](GemmOp op) { anyPrepared |= bool(op.getLayoutAttr()); });
+      module.walk(
+          [&](MoeGemmOp op) { anyPrepared |= bool(op.getLayoutAttr()); });
       if (anyPrepared)
         return fail("expected a humming.target on the module, device= or "
                     "chip= to choose tiles for prepared weights");
       return;
     }
 
-    module.walk([&](GemmOp op) {
+    auto select = [&](auto op, std::optional<hq::MoeShape> moe) {
       if (!op.getLayoutAttr())
         return; // the canonical-weight kernel is fixed
       if (forced) {
@@ -99,7 +101,8 @@ struct SelectTilesPass
       if (ComputeAttr c = op.getComputeAttr())
         compute = c.toHost();
       hq::Result<std::vector<hq::TileConfig>> tiles =
-          hq::selectMmaSyncTiles(w, in, compute, n, k, device, ptx);
+          moe ? hq::selectMoeTiles(w, in, compute, n, k, device, *moe, ptx)
+              : hq::selectMmaSyncTiles(w, in, compute, n, k, device, ptx);
       if (!tiles) {
         op.emitOpError() << "humming-select-tiles: " << tiles.error();
         return signalPassFailure();
@@ -128,6 +131,15 @@ struct SelectTilesPass
         attrs.push_back(a);
       }
       op.setTileConfigsAttr(ArrayAttr::get(ctx, attrs));
+    };
+    module.walk([&](GemmOp op) { select(op, std::nullopt); });
+    module.walk([&](MoeGemmOp op) {
+      hq::MoeShape moe;
+      moe.gemm = op.getCompute().getGemm();
+      moe.experts = op.getWeightSchema().getExperts();
+      moe.topK = op.getTopK().value_or(1);
+      moe.blockSize = op.getBlockSize().value_or(0);
+      select(op, moe);
     });
   }
 };

@@ -95,15 +95,25 @@ def Humming_MoeGemmOp : Humming_Op<"moe_gemm", [AttrSizedOperandSegments]> {
     experts as `compute.gemm` says:
 
     - `indexed` (vLLM `moe_align_block_size`): `sorted_ids` [P] i32 holds
-      token*top_k+k ids grouped per expert (padded with a sentinel >=
-      M*top_k), `expert_ids` [P/block_m] i32 the expert of each m-block,
-      `num_tokens_padded` [1] i32. Rows of `input` [M, K] are gathered as
-      id/top_k and `output` is [M*top_k, N].
+      token*top_k+k ids grouped per expert, each expert padded to a
+      multiple of `block_size` with a sentinel >= M*top_k, `expert_ids`
+      [ceil(P/block_size)] i32 the expert of each block of `block_size`
+      ids (one outside 0 .. E-1, e.g. -1 for an expert on another rank,
+      makes its rows zero), `num_tokens_padded` [1] i32 the ids in use (a
+      multiple of `block_size`). Rows of `input` [M, K] are gathered as
+      id/top_k and `output` is [M*top_k, N]; rows no id names are not
+      written.
     - `grouped_contiguous`: rows of `input` [M, K] and `output` [M, N] are
       sorted by expert; `expert_layout` [E+1] (i32 or i64) holds the offsets.
     - `grouped_masked`: `input` is [E*max_tokens, K], `output`
       [E*max_tokens, N] and `expert_layout` [E] i32 holds the token count of
       each expert (DeepEP low-latency layout).
+
+    `topk_weights` (f32, one per output row: [M*top_k] or [M, top_k]
+    indexed, [rows] grouped) multiplies each output row after the bias:
+    the router weights of a down projection. The kernels run over
+    prepared weights (`layout`); each block serves one expert, and the
+    tiles are chosen for the tokens per expert.
 
     ```mlir
     humming.moe_gemm %a, %w scales(%s : memref<8x1024x8xbf16>)
@@ -127,11 +137,13 @@ def Humming_MoeGemmOp : Humming_Op<"moe_gemm", [AttrSizedOperandSegments]> {
     Humming_OptIn<"indexed: expert of each m-block">:$expert_ids,
     Humming_OptIn<"indexed: padded token count [1]">:$num_tokens_padded,
     Humming_OptIn<"grouped: expert offsets [E+1] or counts [E]">:$expert_layout,
+    Humming_OptIn<"router weights, f32 per output row">:$topk_weights,
     Humming_Out<"output">:$output,
     Humming_WeightSchemaAttr:$weight_schema,
     Humming_InputSchemaAttr:$input_schema,
     Humming_ComputeAttr:$compute,
     OptionalAttr<ConfinedAttr<I64Attr, [IntMinValue<1>]>>:$top_k,
+    OptionalAttr<ConfinedAttr<I64Attr, [IntMinValue<1>]>>:$block_size,
     OptionalAttr<Humming_LayoutAttr>:$layout,
     OptionalAttr<Humming_TileConfigArrayAttr>:$tile_configs
   );
@@ -141,6 +153,7 @@ def Humming_MoeGemmOp : Humming_Op<"moe_gemm", [AttrSizedOperandSegments]> {
     (`expert_ids` `(` $expert_ids^ `:` type($expert_ids) `)`)?
     (`num_tokens_padded` `(` $num_tokens_padded^ `:` type($num_tokens_padded) `)`)?
     (`expert_layout` `(` $expert_layout^ `:` type($expert_layout) `)`)?
+    (`topk_weights` `(` $topk_weights^ `:` type($topk_weights) `)`)?
     `into` $output attr-dict `:` type($input) `,` type($weight) `->` type($output)
   }]);
   let hasVerifier = 1;

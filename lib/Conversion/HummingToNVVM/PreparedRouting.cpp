@@ -1,0 +1,300 @@
+//===- PreparedRouting.cpp - Mixture-of-experts rows of a block -----------===//
+//
+// The MoE part of the prepared kernels (PreparedEmitter.h): each block
+// finds its expert and its rows from the routing tensors of
+// humming.moe_gemm (Humming/Target/KernelABI.h MoeParam) and keeps the row
+// ids in a table in shared memory, through which the activation copies
+// gather and the epilogue scatters. The routing tensors are other kernels'
+// outputs: every read of them is an ordinary load after
+// griddepcontrol.wait, and every value read is bounded before use, so that
+// no routing, however wrong, makes a block read or write outside its
+// tensors.
+//
+//===----------------------------------------------------------------------===//
+
+#include "PreparedEmitter.h"
+
+using namespace mlir;
+using namespace mlir::humming;
+namespace hq = ::humming;
+namespace L = ::humming::layout;
+namespace abi = ::humming::abi;
+
+namespace {
+/// A plain (not invariant) load of element `index` (i64) at `base`: the
+/// routing is written by the kernel before this one on the stream.
+Value loadRouting(ImplicitLocOpBuilder &b, Type type, Value base,
+                  Value index) {
+  auto ptr = LLVM::LLVMPointerType::get(b.getContext(), 1);
+  Value addr = LLVM::GEPOp::create(b, ptr, type, base, ValueRange{index});
+  return LLVM::LoadOp::create(b, type, addr);
+}
+} // namespace
+
+scf::IfOp PreparedEmitter::routeBlock() {
+  if (!spec.isMoe())
+    return nullptr;
+  const GemmKernelSpec::Moe &moe = spec.moe;
+  const int64_t bm = tile.blockM(), experts = moe.experts;
+  const int64_t tableByte = L::moeRowTableOffset(spec.weight, tile);
+  auto cmp = [&](arith::CmpIPredicate p, Value x, Value y) {
+    return arith::CmpIOp::create(b, p, x, y);
+  };
+  using P = arith::CmpIPredicate;
+  auto add = [&](Value x, Value y) { return arith::AddIOp::create(b, x, y); };
+  auto mul = [&](Value x, Value y) { return arith::MulIOp::create(b, x, y); };
+  auto sel = [&](Value c, Value x, Value y) {
+    return arith::SelectOp::create(b, c, x, y);
+  };
+  auto clamp = [&](Value v, Value lo, Value hi) {
+    return arith::MinSIOp::create(b, arith::MaxSIOp::create(b, v, lo), hi);
+  };
+  auto loadShared = [&](int64_t byte) {
+    return LLVM::LoadOp::create(b, i32, smemAt(c32(byte)), /*alignment=*/4);
+  };
+  auto storeShared = [&](Value byte, Value v) {
+    LLVM::StoreOp::create(b, v, smemAt(byte), /*alignment=*/4);
+  };
+  Value start = mul(bidY, c32(bm));
+  Value rowThread = cmp(P::ult, tid, c32(bm));
+  // Per thread tid < block_m: its row's id (output row) and whether it holds
+  // a token; the block's expert (uniform).
+  Value id, valid, expert;
+  if (moe.routing == abi::kRoutingIndexed) {
+    // Blocks from num_tokens_padded on are padding; so is every block past
+    // sorted_ids (the grid holds floor(P / block_m) of them).
+    Value gridRows = mul(index32(gpu::GridDimOp::create(b, gpu::Dimension::y)),
+                         c32(bm));
+    Value limit = arith::MinSIOp::create(
+        b, loadRouting(b, i32, param(abi::ParamRowsPadded), c64(0)),
+        gridRows);
+    Value inRange = cmp(P::slt, start, limit);
+    Value block = arith::DivUIOp::create(b, start, c32(moe.blockSize));
+    expert = sel(inRange,
+                 loadRouting(b, i32, param(abi::ParamBlockExperts),
+                             ext64(sel(inRange, block, c32(0)))),
+                 c32(-1));
+    Value r = add(start, tid);
+    Value rowOk = arith::AndIOp::create(b, rowThread, cmp(P::slt, r, limit));
+    Value raw = loadRouting(b, i32, param(abi::ParamRowIds),
+                            ext64(sel(rowOk, r, c32(0))));
+    // Ids at or past M x top_k (the sentinel) and negative ones hold no
+    // token.
+    Value total = mul(m, c32(moe.topK));
+    valid = arith::AndIOp::create(
+        b, rowOk,
+        arith::AndIOp::create(b, cmp(P::sge, raw, c32(0)),
+                              cmp(P::slt, raw, total)));
+    id = raw;
+  } else if (moe.routing == abi::kRoutingContiguous) {
+    // Warp 0 finds the expert whose blocks hold block bidY: lane l takes
+    // experts 32 c + l, counts their blocks (offsets clamped into 0 .. M,
+    // so disordered ones give empty experts), scans the counts across the
+    // warp and keeps the hit; lane 0 publishes (expert, first row, end).
+    Value warp0 = cmp(P::ult, tid, c32(32));
+    auto ifWarp0 = scf::IfOp::create(b, warp0, /*withElseRegion=*/false);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(ifWarp0.thenBlock());
+      Type offType = moe.layout64 ? i64 : i32;
+      auto offset = [&](Value e) {
+        Value v = loadRouting(b, offType, param(abi::ParamRowIds), ext64(e));
+        if (moe.layout64)
+          v = arith::TruncIOp::create(
+              b, i32,
+              arith::MinSIOp::create(
+                  b, arith::MaxSIOp::create(b, v, c64(0)),
+                  arith::ExtSIOp::create(b, i64, m)));
+        return clamp(v, c32(0), m);
+      };
+      const int64_t chunks = hq::ceilDiv(experts, 32);
+      Value none = c32(-1);
+      auto loop = scf::ForOp::create(
+          b, c32(0), c32(chunks), c32(1),
+          ValueRange{c32(0), none, none, none});
+      {
+        OpBuilder::InsertionGuard inner(b);
+        b.setInsertionPointToStart(loop.getBody());
+        Value chunk = loop.getInductionVar();
+        Value base = loop.getRegionIterArg(0);
+        Value e = add(mul(chunk, c32(32)), lane);
+        Value inE = cmp(P::slt, e, c32(experts));
+        Value lo = offset(arith::MinSIOp::create(b, e, c32(experts)));
+        Value hi = offset(arith::MinSIOp::create(b, add(e, c32(1)),
+                                                 c32(experts)));
+        Value count = sel(inE, arith::MaxSIOp::create(
+                                   b, arith::SubIOp::create(b, hi, lo), c32(0)),
+                          c32(0));
+        Value blocks = arith::DivUIOp::create(b, add(count, c32(bm - 1)),
+                                              c32(bm));
+        Value incl = blocks;
+        for (int64_t d = 1; d < 32; d *= 2) {
+          Value up = gpu::ShuffleOp::create(b, incl, c32(d), c32(32),
+                                            gpu::ShuffleMode::UP)
+                         .getShuffleResult();
+          incl = add(incl, sel(cmp(P::uge, lane, c32(d)), up, c32(0)));
+        }
+        Value first = add(base, arith::SubIOp::create(b, incl, blocks));
+        Value hit = arith::AndIOp::create(
+            b, cmp(P::sge, bidY, first),
+            cmp(P::slt, bidY, add(base, incl)));
+        Value rowStart =
+            add(lo, mul(arith::SubIOp::create(b, bidY, first), c32(bm)));
+        Value total = gpu::ShuffleOp::create(b, incl, c32(31), c32(32),
+                                             gpu::ShuffleMode::IDX)
+                          .getShuffleResult();
+        scf::YieldOp::create(
+            b, ValueRange{add(base, total),
+                          sel(hit, e, loop.getRegionIterArg(1)),
+                          sel(hit, rowStart, loop.getRegionIterArg(2)),
+                          sel(hit, hi, loop.getRegionIterArg(3))});
+      }
+      // One lane at most hit: the others hold -1, a maximum finds it.
+      SmallVector<Value> found = {loop.getResult(1), loop.getResult(2),
+                                  loop.getResult(3)};
+      for (Value &v : found)
+        for (int64_t d = 16; d >= 1; d /= 2)
+          v = arith::MaxSIOp::create(
+              b, v,
+              gpu::ShuffleOp::create(b, v, c32(d), c32(32),
+                                     gpu::ShuffleMode::XOR)
+                  .getShuffleResult());
+      auto ifLane0 = scf::IfOp::create(b, cmp(P::eq, lane, c32(0)),
+                                       /*withElseRegion=*/false);
+      b.setInsertionPointToStart(ifLane0.thenBlock());
+      for (int64_t i = 0; i < 3; ++i)
+        storeShared(c32(tableByte + 4 * bm + 4 * i), found[size_t(i)]);
+    }
+    gpu::BarrierOp::create(b);
+    expert = loadShared(tableByte + 4 * bm);
+    Value rowStart = loadShared(tableByte + 4 * bm + 4);
+    Value rowEnd = loadShared(tableByte + 4 * bm + 8);
+    id = add(rowStart, tid);
+    valid = arith::AndIOp::create(
+        b, rowThread,
+        arith::AndIOp::create(b, cmp(P::sge, expert, c32(0)),
+                              cmp(P::slt, id, rowEnd)));
+  } else {
+    // grouped_masked: E x max_tokens rows, block bidY the (bidY mod
+    // blocks-per-expert)-th of expert bidY / blocks-per-expert; counts
+    // clamped into 0 .. max_tokens.
+    Value maxTokens = arith::DivUIOp::create(b, m, c32(experts));
+    Value perExpert =
+        arith::DivUIOp::create(b, add(maxTokens, c32(bm - 1)), c32(bm));
+    Value divisor = arith::MaxUIOp::create(b, perExpert, c32(1));
+    expert = arith::DivUIOp::create(b, bidY, divisor);
+    Value inE = cmp(P::ult, expert, c32(experts));
+    Value sub = arith::SubIOp::create(b, bidY, mul(expert, divisor));
+    Value count = clamp(
+        loadRouting(b, i32, param(abi::ParamRowIds),
+                    ext64(arith::MinUIOp::create(b, expert,
+                                                 c32(experts - 1)))),
+        c32(0), maxTokens);
+    Value r = add(mul(sub, c32(bm)), tid);
+    id = add(mul(expert, maxTokens), r);
+    valid = arith::AndIOp::create(
+        b, rowThread,
+        arith::AndIOp::create(b, inE, cmp(P::slt, r, count)));
+  }
+  // The table: each row's id, -1 where it holds no token. The barrier that
+  // publishes it also tells every thread whether the block has a row.
+  {
+    auto ifRow = scf::IfOp::create(b, rowThread, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifRow.thenBlock());
+    storeShared(add(c32(tableByte), mul(tid, c32(4))),
+                sel(valid, id, c32(-1)));
+  }
+  Value any = cmp(
+      P::ne,
+      ptx.barrierReduceOr(0, tile.threads(),
+                          arith::ExtUIOp::create(b, i32, valid)),
+      c32(0));
+  Value expertOk = arith::AndIOp::create(
+      b, cmp(P::sge, expert, c32(0)), cmp(P::slt, expert, c32(experts)));
+  if (moe.routing == abi::kRoutingIndexed) {
+    // An expert not on this rank (vLLM's expert_map gives -1; anything
+    // outside 0 .. E - 1 counts as one): its rows are zero, as the
+    // reference and vLLM's kernels have them. One CTA along K writes them.
+    Value zeroRows = arith::AndIOp::create(
+        b, arith::AndIOp::create(b, any, arith::XOrIOp::create(
+                                             b, expertOk,
+                                             arith::ConstantIntOp::create(
+                                                 b, i1, 1))),
+        cmp(P::eq, bidZ, c32(0)));
+    auto ifZero = scf::IfOp::create(b, zeroRows, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifZero.thenBlock());
+    const int64_t bn = tile.blockN(), cells = bm * bn;
+    const int64_t steps = hq::ceilDiv(cells, tile.threads());
+    auto loop = scf::ForOp::create(b, c32(0), c32(steps), c32(1));
+    b.setInsertionPointToStart(loop.getBody());
+    Value cell = add(mul(loop.getInductionVar(), c32(tile.threads())), tid);
+    Value inCells = cmp(P::slt, cell, c32(cells));
+    Value local = arith::DivUIOp::create(
+        b, arith::MinUIOp::create(b, cell, c32(cells - 1)), c32(bn));
+    Value col = add(mul(bidX, c32(bn)), arith::RemUIOp::create(b, cell, c32(bn)));
+    auto [row, rowOk] = destRow(local);
+    Value ok = arith::AndIOp::create(
+        b, inCells,
+        arith::AndIOp::create(b, rowOk,
+                              cmp(P::slt, col, c32(spec.nOut))));
+    auto ifStore = scf::IfOp::create(b, ok, /*withElseRegion=*/false);
+    b.setInsertionPointToStart(ifStore.thenBlock());
+    store(arith::ConstantIntOp::create(b, i16, 0), param(abi::ParamOutput),
+          arith::AddIOp::create(
+              b, arith::MulIOp::create(b, sext64(row), c64(spec.nOut)),
+              ext64(col)));
+  }
+  auto ifWork = scf::IfOp::create(b, arith::AndIOp::create(b, any, expertOk),
+                                  /*withElseRegion=*/false);
+  b.setInsertionPointToStart(ifWork.thenBlock());
+  // The expert's weights, scales, zero points, global scale and bias.
+  Value e64 = ext64(expert);
+  auto shift = [&](abi::GemmParam p, int64_t bytes) {
+    if (bytes == 0)
+      return;
+    params[p] = LLVM::GEPOp::create(b, params[p].getType(), i8, params[p],
+                                    ValueRange{arith::MulIOp::create(
+                                        b, e64, c64(bytes))});
+  };
+  shift(abi::ParamWeight, moe.weightBytes);
+  shift(abi::ParamScales, moe.scaleBytes);
+  shift(abi::ParamZeroPoints, moe.zeroBytes);
+  shift(abi::ParamBias, moe.biasBytes);
+  if (spec.weight.hasGlobalScale())
+    shift(abi::ParamGlobalScale, 4);
+  return ifWork;
+}
+
+std::pair<Value, Value> PreparedEmitter::sourceRow(Value local) {
+  if (!spec.isMoe()) {
+    Value row = arith::AddIOp::create(
+        b, arith::MulIOp::create(b, bidY, c32(tile.blockM())), local);
+    return {row, arith::CmpIOp::create(b, arith::CmpIPredicate::slt, row, m)};
+  }
+  auto [id, ok] = destRow(local);
+  if (spec.moe.routing == abi::kRoutingIndexed && spec.moe.topK > 1)
+    id = arith::DivUIOp::create(b, id, c32(spec.moe.topK));
+  return {id, ok};
+}
+
+std::pair<Value, Value> PreparedEmitter::destRow(Value local) {
+  if (!spec.isMoe()) {
+    Value row = arith::AddIOp::create(
+        b, arith::MulIOp::create(b, bidY, c32(tile.blockM())), local);
+    return {row, arith::CmpIOp::create(b, arith::CmpIPredicate::slt, row, m)};
+  }
+  Value byte = arith::AddIOp::create(
+      b, c32(L::moeRowTableOffset(spec.weight, tile)),
+      arith::MulIOp::create(b, local, c32(4)));
+  Value id = LLVM::LoadOp::create(b, i32, smemAt(byte), /*alignment=*/4);
+  Value ok = arith::CmpIOp::create(b, arith::CmpIPredicate::sge, id, c32(0));
+  return {arith::SelectOp::create(b, ok, id, c32(0)), ok};
+}
+
+Value PreparedEmitter::routerWeight(Value row) {
+  if (!spec.isMoe() || !spec.moe.routerWeights)
+    return Value();
+  return loadRouting(b, f32, param(abi::ParamRouterWeights), sext64(row));
+}

@@ -1,0 +1,129 @@
+//===- GpuCommon.cpp - Shared pieces of humming-gpu-test ------------------===//
+
+#include "GpuCommon.h"
+
+#include "Humming/Quant/Codec.h"
+#include "Humming/Quant/Quantize.h"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+namespace humming::gputest {
+
+StreamGraph::~StreamGraph() {
+  if (exec)
+    cu.cuGraphExecDestroy(exec);
+  if (graph)
+    cu.cuGraphDestroy(graph);
+  if (stream)
+    cu.cuStreamDestroy(stream);
+}
+
+Status StreamGraph::open() {
+  return cu.check(cu.cuStreamCreate(&stream, rt::kStreamNonBlocking),
+                  "cuStreamCreate");
+}
+
+Status StreamGraph::capture(const std::function<Status(void *)> &launches) {
+  Status s =
+      cu.check(cu.cuStreamBeginCapture(stream, rt::kCaptureModeThreadLocal),
+               "cuStreamBeginCapture");
+  if (!s)
+    return s;
+  s = launches(stream);
+  Status ended =
+      cu.check(cu.cuStreamEndCapture(stream, &graph), "cuStreamEndCapture");
+  if (s)
+    s = ended;
+  if (s)
+    s = cu.check(cu.cuGraphInstantiateWithFlags(&exec, graph, 0),
+                 "cuGraphInstantiateWithFlags");
+  return s;
+}
+
+double graphReplayUs(const rt::CudaDriver &cu, size_t launches,
+                     const std::function<Status(void *, size_t)> &launch) {
+  StreamGraph g(cu);
+  Status s = g.open();
+  if (s)
+    s = g.capture([&](void *stream) {
+      Status ran = Status::success();
+      for (size_t i = 0; ran && i < launches; ++i)
+        ran = launch(stream, i);
+      return ran;
+    });
+  rt::CUstream stream = g.stream;
+  rt::CUgraphExec exec = g.exec;
+  double us = 0;
+  bool ok = bool(s);
+  rt::CUevent start = nullptr, stop = nullptr;
+  ok = ok && cu.cuEventCreate(&start, 0) == 0 && cu.cuEventCreate(&stop, 0) == 0;
+  if (ok && cu.cuGraphLaunch(exec, stream) == 0 &&
+      cu.cuStreamSynchronize(stream) == 0) {
+    std::vector<double> times;
+    for (int r = 0; r < 5; ++r) {
+      cu.cuEventRecord(start, stream);
+      cu.cuGraphLaunch(exec, stream);
+      cu.cuEventRecord(stop, stream);
+      cu.cuStreamSynchronize(stream);
+      float ms = 0;
+      cu.cuEventElapsedTime(&ms, start, stop);
+      times.push_back(1000.0 * ms / double(launches));
+    }
+    std::sort(times.begin(), times.end());
+    us = times[2];
+  }
+  if (start)
+    cu.cuEventDestroy(start);
+  if (stop)
+    cu.cuEventDestroy(stop);
+  return us;
+}
+
+Result<QuantizedInput> quantizeInput(const rt::CudaDriver &cu,
+                                     const InputSchema &in,
+                                     const std::vector<double> &values,
+                                     int64_t m, int64_t k) {
+  // Static scaling: the absmax of the batch (as a calibration would give).
+  std::optional<float> staticScale;
+  if (in.scaling == ActScaling::Static) {
+    double absmax = 0;
+    for (double v : values)
+      absmax = std::max(absmax, std::fabs(v));
+    staticScale = float(std::max(absmax, 1e-6) / maxValue(in.type));
+  }
+  Result<QuantizedActivations> q =
+      quantizeActivations(in, values.data(), m, k, staticScale);
+  if (!q)
+    return Error{"quantize activations: " + q.error()};
+  // One byte per 8-bit code; 4-bit codes two per byte, the lower k in the
+  // low nibble (rows of K / 2 bytes; K is even).
+  std::vector<uint8_t> bytes;
+  if (in.type.bits == 4) {
+    bytes.resize(q->codes.size() / 2);
+    for (size_t i = 0; i < bytes.size(); ++i)
+      bytes[i] = uint8_t((q->codes[2 * i] & 0xF) |
+                         (q->codes[2 * i + 1] & 0xF) << 4);
+  } else {
+    bytes.assign(q->codes.begin(), q->codes.end());
+  }
+  std::vector<float> scales = q->scales;
+  if (scales.empty())
+    scales.push_back(1.0f);
+  Result<rt::DeviceBuffer> dcodes =
+      rt::DeviceBuffer::allocate(cu, std::max<size_t>(16, bytes.size()));
+  Result<rt::DeviceBuffer> dscales =
+      rt::DeviceBuffer::allocate(cu, scales.size() * sizeof(float));
+  if (!dcodes || !dscales)
+    return Error{!dcodes ? dcodes.error() : dscales.error()};
+  Status up = dcodes->upload(bytes.data(), bytes.size());
+  if (up)
+    up = dscales->upload(scales.data(), scales.size() * sizeof(float));
+  if (!up)
+    return Error{up.error()};
+  return QuantizedInput{dcodes.take(), dscales.take(),
+                        dequantizeActivations(in, *q, m, k)};
+}
+
+} // namespace humming::gputest

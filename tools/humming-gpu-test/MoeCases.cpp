@@ -1,0 +1,705 @@
+//===- MoeCases.cpp - humming.moe_gemm on a GPU ---------------------------===//
+//
+// See MoeCases.h. Each case is a humming::Layer from Layer::createMoe (the
+// API MoE callers use), so the routing checks, the tile choice per tokens
+// per expert and the kernels' gathers and scatters are all on the path.
+//
+//===----------------------------------------------------------------------===//
+
+#include "MoeCases.h"
+
+#include "GpuCommon.h"
+
+#include "Humming/API/Layer.h"
+#include "Humming/Quant/Codec.h"
+#include "Humming/Quant/Quantize.h"
+#include "Humming/Target/KernelABI.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <numeric>
+#include <random>
+#include <set>
+
+namespace humming::gputest {
+namespace {
+
+/// How a case's tokens pick their experts.
+enum class Spread {
+  Uniform, ///< every expert equally likely
+  Skewed,  ///< most tokens on the first few experts
+  Sparse,  ///< only every third expert gets tokens (the rest none)
+  OffRank, ///< uniform, and expert 1 is on another rank (expert_ids -1)
+};
+
+const char *spreadName(Spread s) {
+  switch (s) {
+  case Spread::Uniform:
+    return "uniform";
+  case Spread::Skewed:
+    return "skewed";
+  case Spread::Sparse:
+    return "sparse";
+  case Spread::OffRank:
+    return "offrank";
+  }
+  return "?";
+}
+
+struct MoeCase {
+  std::string name;
+  WeightSchema weight; ///< with experts
+  ScalarType act = ScalarType::f16();
+  ActScaling scaling = ActScaling::None;
+  int64_t n = 256, k = 512;
+  MoeOptions moe;
+  Spread spread = Spread::Uniform;
+  std::vector<int64_t> ms;
+  InputSchema input() const { return InputSchema{act, scaling, 0}; }
+  ScalarType output() const {
+    return act.bits < 16 ? ScalarType::f16() : act;
+  }
+};
+
+std::vector<MoeCase> moeSuite(bool quick) {
+  auto w4 = [](int64_t experts, ScalarType scale = ScalarType::f16()) {
+    WeightSchema w = WeightSchema::make(ScalarType::uint(4), scale,
+                                        Granularity::Group, 128);
+    w.experts = experts;
+    return w;
+  };
+  std::vector<int64_t> small = quick ? std::vector<int64_t>{1, 5, 64}
+                                     : std::vector<int64_t>{1, 3, 16, 33, 64,
+                                                            200};
+  std::vector<int64_t> large = quick ? std::vector<int64_t>{1, 300}
+                                     : std::vector<int64_t>{1, 7, 129, 600,
+                                                            4096};
+  std::vector<MoeCase> cases;
+  auto add = [&](std::string name, WeightSchema w, GemmType routing,
+                 int64_t topK, Spread spread, std::vector<int64_t> ms,
+                 int64_t n = 256, int64_t k = 512,
+                 ScalarType act = ScalarType::f16(), bool routerWeights = false,
+                 int64_t blockSize = 64) {
+    MoeCase c;
+    c.name = std::move(name);
+    c.weight = w;
+    c.act = act;
+    if (act.bits < 16)
+      c.scaling = ActScaling::Token;
+    c.n = n;
+    c.k = k;
+    c.moe.routing = routing;
+    c.moe.topK = topK;
+    c.moe.blockSize = routing == GemmType::Indexed ? blockSize : 0;
+    c.moe.routerWeights = routerWeights;
+    c.spread = spread;
+    c.ms = std::move(ms);
+    cases.push_back(c);
+  };
+  // Indexed (vLLM's moe_align_block_size): each spread, both 16-bit types,
+  // router weights, odd sizes (padded N and K), 8-bit activations.
+  add("moe_indexed_w4_e8_top2", w4(8), GemmType::Indexed, 2, Spread::Uniform,
+      small);
+  add("moe_indexed_w4_e8_top2_skewed", w4(8), GemmType::Indexed, 2,
+      Spread::Skewed, small);
+  add("moe_indexed_w4_e16_top4_sparse", w4(16), GemmType::Indexed, 4,
+      Spread::Sparse, small);
+  add("moe_indexed_w4_e8_top2_offrank", w4(8), GemmType::Indexed, 2,
+      Spread::OffRank, small);
+  add("moe_indexed_w4_e8_top2_bf16_router", w4(8, ScalarType::bf16()),
+      GemmType::Indexed, 2, Spread::Uniform, small, 256, 512,
+      ScalarType::bf16(), /*routerWeights=*/true);
+  add("moe_indexed_w4_e8_top2_odd", w4(8), GemmType::Indexed, 2,
+      Spread::Uniform, small, 200, 328);
+  add("moe_indexed_w4_e32_top8_block16", w4(32), GemmType::Indexed, 8,
+      Spread::Uniform, small, 256, 512, ScalarType::f16(), false, 16);
+  add("moe_indexed_w4_e8_top2_large", w4(8), GemmType::Indexed, 2,
+      Spread::Uniform, large, 1024, 2048, ScalarType::f16(), true, 128);
+  {
+    WeightSchema w8 = WeightSchema::make(ScalarType::e4m3(),
+                                         ScalarType::f16(),
+                                         Granularity::Channel, 0);
+    w8.experts = 8;
+    add("moe_indexed_w8a8_fp8_e8_top2", w8, GemmType::Indexed, 2,
+        Spread::Uniform, small, 256, 512, ScalarType::e4m3());
+  }
+  // grouped_contiguous and grouped_masked.
+  add("moe_contiguous_w4_e8", w4(8), GemmType::GroupedContiguous, 1,
+      Spread::Uniform, small);
+  add("moe_contiguous_w4_e16_sparse_router", w4(16, ScalarType::bf16()),
+      GemmType::GroupedContiguous, 1, Spread::Sparse, small, 256, 512,
+      ScalarType::bf16(), true);
+  add("moe_masked_w4_e8", w4(8), GemmType::GroupedMasked, 1, Spread::Uniform,
+      small);
+  add("moe_masked_w4_e4_skewed_odd", w4(4), GemmType::GroupedMasked, 1,
+      Spread::Skewed, small, 200, 328);
+  return cases;
+}
+
+/// Distinct experts for each of m tokens (top_k each), by spread.
+std::vector<int32_t> chooseExperts(int64_t m, int64_t topK, int64_t experts,
+                                   Spread spread, std::mt19937 &rng) {
+  std::vector<int32_t> ids;
+  std::uniform_int_distribution<int64_t> any(0, experts - 1);
+  const int64_t hot = std::min<int64_t>(experts, topK + 1);
+  std::uniform_int_distribution<int64_t> hotPick(0, hot - 1);
+  const int64_t thirds = (experts + 2) / 3;
+  for (int64_t t = 0; t < m; ++t) {
+    std::set<int32_t> chosen;
+    while (int64_t(chosen.size()) < topK) {
+      int64_t e = any(rng);
+      if (spread == Spread::Skewed && rng() % 10 < 8)
+        e = hotPick(rng);
+      if (spread == Spread::Sparse && thirds >= topK)
+        e = (e % thirds) * 3;
+      chosen.insert(int32_t(e));
+    }
+    std::vector<int32_t> order(chosen.begin(), chosen.end());
+    std::shuffle(order.begin(), order.end(), rng);
+    ids.insert(ids.end(), order.begin(), order.end());
+  }
+  return ids;
+}
+
+/// Tokens per expert summing to `rows`, by spread.
+std::vector<int64_t> splitRows(int64_t rows, int64_t experts, Spread spread,
+                               std::mt19937 &rng) {
+  std::vector<int64_t> counts(size_t(experts), 0);
+  std::vector<int32_t> ids = chooseExperts(rows, 1, experts, spread, rng);
+  for (int32_t e : ids)
+    ++counts[size_t(e)];
+  return counts;
+}
+
+/// A device copy of `data` (at least 16 bytes).
+template <typename T>
+Result<rt::DeviceBuffer> upload(const rt::CudaDriver &cu,
+                                const std::vector<T> &data) {
+  size_t bytes = data.size() * sizeof(T);
+  Result<rt::DeviceBuffer> buf =
+      rt::DeviceBuffer::allocate(cu, std::max<size_t>(bytes, 16));
+  if (!buf)
+    return buf;
+  if (bytes)
+    if (Status s = buf->upload(data.data(), bytes); !s)
+      return Error{s.error()};
+  return buf;
+}
+
+/// One MoE routing on the host and on the device, with what the reference
+/// and the check need.
+struct RoutedBatch {
+  Routing routing;             ///< for referenceMoeGemm
+  int64_t rows = 0;            ///< activation rows
+  int64_t outRows = 0;         ///< output rows
+  std::vector<bool> written;   ///< per output row: the kernel writes it
+  std::vector<bool> zeroRow;   ///< per output row: expected zero (off rank)
+  std::vector<float> routerWeights; ///< per output row (or empty)
+  std::vector<rt::DeviceBuffer> buffers;
+  MoeRouting device;
+};
+
+Result<RoutedBatch> routeBatch(const rt::CudaDriver &cu, const MoeCase &c,
+                               int64_t m, std::mt19937 &rng) {
+  RoutedBatch b;
+  const int64_t experts = c.weight.experts;
+  auto keep = [&](Result<rt::DeviceBuffer> buf, uint64_t &ptr) -> Status {
+    if (!buf)
+      return Error{buf.error()};
+    ptr = buf->ptr();
+    b.buffers.push_back(buf.take());
+    return Status::success();
+  };
+  if (c.moe.routing == GemmType::Indexed) {
+    std::vector<int32_t> ids =
+        chooseExperts(m, c.moe.topK, experts, c.spread, rng);
+    Result<Routing> r =
+        alignBlockSize(ids, m, c.moe.topK, experts, c.moe.blockSize);
+    if (!r)
+      return Error{r.error()};
+    b.routing = r.take();
+    b.rows = m;
+    b.outRows = m * c.moe.topK;
+    b.written.assign(size_t(b.outRows), true);
+    b.zeroRow.assign(size_t(b.outRows), false);
+    // vLLM's buffers: sorted_ids of M * top_k + E * (block_size - 1)
+    // entries (the tail holds sentinels), expert_ids of as many blocks (the
+    // tail garbage): the kernels read neither past num_tokens_padded.
+    std::vector<int32_t> sorted = b.routing.sortedIds;
+    std::vector<int32_t> expertIds = b.routing.expertIds;
+    const int64_t length = m * c.moe.topK + experts * (c.moe.blockSize - 1);
+    sorted.resize(size_t(std::max<int64_t>(length, int64_t(sorted.size()))),
+                  int32_t(m * c.moe.topK));
+    expertIds.resize(size_t(ceilDiv(int64_t(sorted.size()),
+                                        c.moe.blockSize)),
+                     0x7fffff);
+    if (c.spread == Spread::OffRank)
+      for (size_t blk = 0; blk < b.routing.expertIds.size(); ++blk)
+        if (b.routing.expertIds[blk] == 1) {
+          expertIds[blk] = -1;
+          for (int64_t j = 0; j < c.moe.blockSize; ++j) {
+            int32_t id = b.routing.sortedIds[blk * size_t(c.moe.blockSize) +
+                                             size_t(j)];
+            if (id < b.outRows)
+              b.zeroRow[size_t(id)] = true;
+          }
+        }
+    std::vector<int32_t> padded = {b.routing.numTokensPadded};
+    if (Status s = keep(upload(cu, sorted), b.device.sortedIds); !s)
+      return Error{s.error()};
+    if (Status s = keep(upload(cu, expertIds), b.device.expertIds); !s)
+      return Error{s.error()};
+    if (Status s = keep(upload(cu, padded), b.device.numTokensPadded); !s)
+      return Error{s.error()};
+    b.device.sortedLength = int64_t(sorted.size());
+  } else if (c.moe.routing == GemmType::GroupedContiguous) {
+    std::vector<int64_t> counts = splitRows(m, experts, c.spread, rng);
+    b.routing.type = GemmType::GroupedContiguous;
+    b.routing.expertLayout.assign(1, 0);
+    for (int64_t cnt : counts)
+      b.routing.expertLayout.push_back(b.routing.expertLayout.back() + cnt);
+    // Rows past the last expert's (a buffer larger than the tokens) are
+    // not written: m + 3 activation rows.
+    b.rows = m + 3;
+    b.outRows = b.rows;
+    b.written.assign(size_t(b.outRows), false);
+    std::fill(b.written.begin(), b.written.begin() + m, true);
+    b.zeroRow.assign(size_t(b.outRows), false);
+    std::vector<int32_t> offsets(b.routing.expertLayout.begin(),
+                                 b.routing.expertLayout.end());
+    if (Status s = keep(upload(cu, offsets), b.device.expertLayout); !s)
+      return Error{s.error()};
+  } else {
+    // grouped_masked: max_tokens = m per expert, counts from 0 to m.
+    b.routing.type = GemmType::GroupedMasked;
+    b.routing.maxTokens = m;
+    std::vector<int64_t> counts = splitRows(m, experts, c.spread, rng);
+    // One expert full, so the last block of a full expert is exercised.
+    counts[0] = m;
+    b.routing.expertLayout = counts;
+    b.rows = experts * m;
+    b.outRows = b.rows;
+    b.written.assign(size_t(b.outRows), false);
+    for (int64_t e = 0; e < experts; ++e)
+      for (int64_t r = 0; r < counts[size_t(e)]; ++r)
+        b.written[size_t(e * m + r)] = true;
+    b.zeroRow.assign(size_t(b.outRows), false);
+    std::vector<int32_t> c32(counts.begin(), counts.end());
+    if (Status s = keep(upload(cu, c32), b.device.expertLayout); !s)
+      return Error{s.error()};
+  }
+  if (c.moe.routerWeights) {
+    std::uniform_real_distribution<float> uni(0.05f, 1.0f);
+    b.routerWeights.resize(size_t(b.outRows));
+    for (float &v : b.routerWeights)
+      v = uni(rng);
+    if (Status s = keep(upload(cu, b.routerWeights), b.device.routerWeights);
+        !s)
+      return Error{s.error()};
+  }
+  return b;
+}
+
+/// A case's layer: random normal weights [E, N, K] (and bias) quantized by
+/// lib/Quant, transformed; the dequantized weights for the reference.
+struct MoeCaseLayer {
+  std::optional<Layer> layer;
+  std::vector<double> deq, bias;
+};
+
+Result<MoeCaseLayer> makeMoeLayer(const MoeCase &c, const LayerTarget &target,
+                                  std::mt19937 &rng) {
+  Result<Layer> layer = Layer::createMoe(c.n, c.k, c.weight, c.input(), c.moe,
+                                         {}, c.output());
+  if (!layer)
+    return Error{layer.error()};
+  const int64_t experts = c.weight.experts;
+  std::normal_distribution<double> normal(0.0, 1.0);
+  std::vector<double> w(size_t(experts * c.n * c.k));
+  for (double &v : w)
+    v = normal(rng);
+  if (Status s = layer->quantize(w.data()); !s)
+    return Error{s.error()};
+  if (Status s = layer->transform(target); !s)
+    return Error{s.error()};
+  MoeCaseLayer out;
+  if (!target.compileOnly) {
+    // The schema the layer quantized with (padded): its dequantized
+    // weights, logical sizes.
+    QuantizeOptions qo;
+    qo.paramDType =
+        c.output() == ScalarType::bf16() ? DType::BF16 : DType::F16;
+    Result<QuantizedWeights> q =
+        quantizeWeights(layer->weightSchema(), w.data(), c.n, c.k, nullptr, qo);
+    if (!q)
+      return Error{"quantize: " + q.error()};
+    Result<std::vector<double>> deq =
+        dequantizeWeights(layer->weightSchema(), *q, c.n, c.k);
+    if (!deq)
+      return Error{"dequantize: " + deq.error()};
+    out.deq = deq.take();
+  }
+  out.layer = layer.take();
+  return out;
+}
+
+void jsonLine(const std::string &path, const std::string &line) {
+  if (path.empty())
+    return;
+  std::ofstream f(path, std::ios::app);
+  f << line << "\n";
+}
+
+} // namespace
+
+MoeTally runMoeCases(const rt::CudaDriver *cu, const std::string &device,
+                     const std::string &chip, const std::string &filter,
+                     bool quick, const std::string &ptxDir,
+                     const std::string &json) {
+  MoeTally tally;
+  std::mt19937 rng(cu ? uint32_t(std::random_device{}()) : 1u);
+  for (const MoeCase &c : moeSuite(quick)) {
+    if (!filter.empty() && c.name.find(filter) == std::string::npos)
+      continue;
+    // 8-bit activations: fp8 from sm_89 (the prepared kernels' k32 MMAs).
+    if (c.act.bits == 8 && chip < "sm_89")
+      continue;
+    LayerTarget target;
+    target.device = device;
+    target.chip = chip;
+    target.compileOnly = cu == nullptr;
+    Result<MoeCaseLayer> made = makeMoeLayer(c, target, rng);
+    if (!made) {
+      std::printf("%-44s ERROR %s\n", c.name.c_str(), made.error().c_str());
+      ++tally.failed;
+      continue;
+    }
+    const Layer &layer = *made->layer;
+    if (!cu) {
+      const std::vector<std::string> &modules = layer.modulePtx();
+      for (size_t i = 0; i < modules.size() && !ptxDir.empty(); ++i) {
+        std::ofstream file(ptxDir + "/" + c.name + "_m" + std::to_string(i) +
+                           ".ptx");
+        file << modules[i];
+      }
+      std::printf("%-44s compiled (%zu kernels)\n", c.name.c_str(),
+                  layer.kernels().size());
+      ++tally.passed;
+      continue;
+    }
+    const int64_t experts = c.weight.experts;
+    for (int64_t m : c.ms) {
+      std::string label = c.name + " M=" + std::to_string(m);
+      auto fail = [&](const std::string &why) {
+        std::printf("%-44s ERROR %s\n", label.c_str(), why.c_str());
+        ++tally.failed;
+      };
+      Result<RoutedBatch> routed = routeBatch(*cu, c, m, rng);
+      if (!routed) {
+        fail(routed.error());
+        continue;
+      }
+      RoutedBatch &rb = *routed;
+      // Activations: exact in the 16-bit type; 8-bit ones quantized on the
+      // host per token (the reference multiplies what the codes stand for).
+      const DType actD =
+          c.output() == ScalarType::bf16() ? DType::BF16 : DType::F16;
+      Tensor a(actD, {rb.rows, c.k});
+      std::vector<double> av(size_t(rb.rows * c.k));
+      std::uniform_real_distribution<double> uni(-1.0, 1.0);
+      for (int64_t i = 0; i < rb.rows * c.k; ++i) {
+        a.set(i, uni(rng));
+        av[size_t(i)] = a.at(i);
+      }
+      Result<rt::DeviceBuffer> input = rt::DeviceBuffer::allocate(
+          *cu, std::max<size_t>(16, a.data.size()));
+      Result<rt::DeviceBuffer> output = rt::DeviceBuffer::allocate(
+          *cu, size_t(rb.outRows * c.n) * 2);
+      if (!input || !output) {
+        fail(!input ? input.error() : output.error());
+        continue;
+      }
+      std::optional<QuantizedInput> q8;
+      if (c.act.bits < 16) {
+        Result<QuantizedInput> q = quantizeInput(*cu, c.input(), av, rb.rows,
+                                                 c.k);
+        if (!q) {
+          fail(q.error());
+          continue;
+        }
+        av = q->values;
+        q8.emplace(q.take());
+      }
+      Status s = input->upload(a.data.data(), a.data.size());
+      if (s)
+        s = output->fill(0xFF); // NaN in f16 and bf16
+      if (s)
+        s = q8 ? layer.forwardMoe(nullptr, q8->codes.ptr(), output->ptr(),
+                                  rb.rows, rb.device, q8->scales.ptr())
+               : layer.forwardMoe(nullptr, input->ptr(), output->ptr(),
+                                  rb.rows, rb.device);
+      if (s)
+        s = cu->check(cu->cuCtxSynchronize(), "cuCtxSynchronize");
+      Tensor out(actD == DType::BF16 && c.act.bits == 16 ? DType::BF16
+                                                          : DType::F16,
+                 {rb.outRows, c.n});
+      if (s)
+        s = output->download(out.data.data(), out.data.size());
+      if (!s) {
+        fail(s.error());
+        continue;
+      }
+      Result<std::vector<double>> ref =
+          referenceMoeGemm(rb.routing, av.data(), rb.rows, made->deq.data(),
+                           nullptr, experts, c.n, c.k);
+      if (!ref) {
+        fail("reference: " + ref.error());
+        continue;
+      }
+      double num = 0, den = 0;
+      int64_t nans = 0, overwritten = 0, nonzero = 0;
+      const uint16_t *bits = out.as<uint16_t>();
+      for (int64_t r = 0; r < rb.outRows; ++r)
+        for (int64_t j = 0; j < c.n; ++j) {
+          const int64_t i = r * c.n + j;
+          if (!rb.written[size_t(r)]) {
+            overwritten += bits[i] != 0xFFFF;
+            continue;
+          }
+          double got = out.at(i);
+          if (std::isnan(got)) {
+            ++nans;
+            continue;
+          }
+          double want = (*ref)[size_t(i)];
+          if (rb.zeroRow[size_t(r)]) {
+            nonzero += got != 0.0;
+            continue;
+          }
+          if (!rb.routerWeights.empty())
+            want *= double(rb.routerWeights[size_t(r)]);
+          num += (got - want) * (got - want);
+          den += want * want;
+        }
+      const double rel = std::sqrt(num / std::max(den, 1e-300));
+      const double bound =
+          c.output() == ScalarType::bf16() || c.act.bits < 16 ? 1e-2 : 1e-3;
+      const bool pass = nans == 0 && overwritten == 0 && nonzero == 0 &&
+                        rel <= bound;
+      const abi::KernelLaunch *kl = abi::moeKernelFor(layer.kernels(), rb.rows);
+      std::printf("%-44s %s rel=%.2e nan=%lld beyond=%lld offrank!=0:%lld "
+                  "kernel=%s\n",
+                  label.c_str(), pass ? "ok  " : "FAIL", rel, (long long)nans,
+                  (long long)overwritten, (long long)nonzero,
+                  kl ? kl->name.c_str() : "-");
+      (pass ? tally.passed : tally.failed)++;
+      char line[512];
+      std::snprintf(line, sizeof line,
+                    "{\"case\": \"%s\", \"m\": %lld, \"routing\": \"%s\", "
+                    "\"spread\": \"%s\", \"rel_error\": %.3e, \"nans\": %lld, "
+                    "\"written_beyond\": %lld, \"pass\": %s}",
+                    c.name.c_str(), (long long)m, toString(c.moe.routing),
+                    spreadName(c.spread), rel, (long long)nans,
+                    (long long)overwritten, pass ? "true" : "false");
+      jsonLine(json, line);
+    }
+  }
+  return tally;
+}
+
+int runMoeBench(const rt::CudaDriver &cu, const std::string &device,
+                const std::string &chip, const std::string &filter,
+                const std::vector<int64_t> &ms, double bandwidthGBs,
+                const std::string &json) {
+  struct Shape {
+    std::string name;
+    int64_t experts, topK, n, k;
+  };
+  const Shape shapes[] = {
+      {"qwen3_30b_a3b_gate_up", 128, 8, 1536, 2048},
+      {"qwen3_30b_a3b_down", 128, 8, 2048, 768},
+      {"mixtral_8x7b_gate_up", 8, 2, 28672, 4096},
+      {"mixtral_8x7b_down", 8, 2, 4096, 14336},
+  };
+  struct Variant {
+    std::string name;
+    ScalarType act;
+    GemmType routing;
+  };
+  const Variant variants[] = {
+      {"w4a16_indexed", ScalarType::f16(), GemmType::Indexed},
+      {"w4a8_indexed", ScalarType::e4m3(), GemmType::Indexed},
+      {"w4a16_contiguous", ScalarType::f16(), GemmType::GroupedContiguous},
+      {"w4a16_masked", ScalarType::f16(), GemmType::GroupedMasked},
+  };
+  int errors = 0;
+  std::mt19937 rng(7);
+  std::printf("%-24s %-18s %6s %10s %10s %8s  %s\n", "layer", "variant", "M",
+              "us", "floor_us", "floor%", "kernel");
+  for (const Shape &sh : shapes)
+    for (const Variant &v : variants) {
+      const std::string label = sh.name + " " + v.name;
+      if (!filter.empty() && label.find(filter) == std::string::npos)
+        continue;
+      WeightSchema w = WeightSchema::make(ScalarType::uint(4),
+                                          ScalarType::f16(),
+                                          Granularity::Group, 128);
+      w.experts = sh.experts;
+      InputSchema in{v.act, v.act.bits < 16 ? ActScaling::Token
+                                            : ActScaling::None,
+                     0};
+      MoeOptions moe;
+      moe.routing = v.routing;
+      moe.topK = v.routing == GemmType::Indexed ? sh.topK : 1;
+      moe.blockSize = 64;
+      // Four copies of the layer: random canonical tensors (codes and
+      // scales; their values do not change the time), so the weights come
+      // from HBM as in a model.
+      std::vector<Layer> copies;
+      std::string error;
+      const int64_t words = sh.experts * sh.n * sh.k / 8;
+      const int64_t groups = sh.experts * sh.n * (sh.k / 128);
+      for (int copy = 0; copy < 4 && error.empty(); ++copy) {
+        Result<Layer> layer = Layer::createMoe(sh.n, sh.k, w, in, moe);
+        if (!layer) {
+          error = layer.error();
+          break;
+        }
+        QuantizedWeights q;
+        q.weight = Tensor(DType::I32, {sh.experts, sh.n, sh.k / 8});
+        uint32_t *wd = q.weight.as<uint32_t>();
+        uint64_t x = 0x9E3779B97F4A7C15ull * uint64_t(copy + 1);
+        for (int64_t i = 0; i < words; ++i) {
+          x ^= x << 13;
+          x ^= x >> 7;
+          x ^= x << 17;
+          wd[i] = uint32_t(x);
+        }
+        q.scales = Tensor(DType::F16, {sh.experts, sh.n, sh.k / 128});
+        for (int64_t i = 0; i < groups; ++i)
+          q.scales->set(i, 0.001 + 0.001 * double(i % 7));
+        Status s = layer->loadQuantized(std::move(q));
+        LayerTarget target;
+        target.device = device;
+        target.chip = chip;
+        if (s)
+          s = layer->transform(target);
+        if (!s) {
+          error = s.error();
+          break;
+        }
+        copies.push_back(layer.take());
+      }
+      if (!error.empty()) {
+        std::printf("%-24s %-18s ERROR %s\n", sh.name.c_str(), v.name.c_str(),
+                    error.c_str());
+        ++errors;
+        continue;
+      }
+      const double expertBytes =
+          double(sh.n) * double(sh.k) / 2 + double(sh.n) * (sh.k / 128) * 2;
+      for (int64_t m : ms) {
+        // Random routing of m tokens, top_k experts each; the grouped
+        // layouts hold the same rows per expert.
+        std::vector<int32_t> ids =
+            chooseExperts(m, sh.topK, sh.experts, Spread::Uniform, rng);
+        std::set<int32_t> active(ids.begin(), ids.end());
+        std::vector<int64_t> counts(size_t(sh.experts), 0);
+        for (int32_t e : ids)
+          ++counts[size_t(e)];
+        MoeRouting r;
+        std::vector<rt::DeviceBuffer> keep;
+        int64_t rows = m, outRows = m * sh.topK;
+        Status s = Status::success();
+        auto put = [&](auto vec, uint64_t &ptr) {
+          if (!s)
+            return;
+          Result<rt::DeviceBuffer> b = upload(cu, vec);
+          if (!b) {
+            s = Error{b.error()};
+            return;
+          }
+          ptr = b->ptr();
+          keep.push_back(b.take());
+        };
+        if (v.routing == GemmType::Indexed) {
+          Result<Routing> al =
+              alignBlockSize(ids, m, sh.topK, sh.experts, moe.blockSize);
+          if (!al) {
+            s = Error{al.error()};
+          } else {
+            put(al->sortedIds, r.sortedIds);
+            put(al->expertIds, r.expertIds);
+            put(std::vector<int32_t>{al->numTokensPadded}, r.numTokensPadded);
+            r.sortedLength = int64_t(al->sortedIds.size());
+          }
+        } else if (v.routing == GemmType::GroupedContiguous) {
+          std::vector<int32_t> offsets = {0};
+          for (int64_t cnt : counts)
+            offsets.push_back(offsets.back() + int32_t(cnt));
+          rows = outRows = m * sh.topK;
+          put(offsets, r.expertLayout);
+        } else {
+          int64_t maxTokens = *std::max_element(counts.begin(), counts.end());
+          rows = outRows = sh.experts * maxTokens;
+          put(std::vector<int32_t>(counts.begin(), counts.end()),
+              r.expertLayout);
+        }
+        const size_t actBytes = size_t(rows * sh.k) * (v.act.bits / 8);
+        Result<rt::DeviceBuffer> input =
+            rt::DeviceBuffer::allocate(cu, std::max<size_t>(16, actBytes));
+        Result<rt::DeviceBuffer> scales =
+            rt::DeviceBuffer::allocate(cu, size_t(rows) * 4 + 16);
+        Result<rt::DeviceBuffer> output =
+            rt::DeviceBuffer::allocate(cu, size_t(outRows * sh.n) * 2);
+        if (s && (!input || !output || !scales))
+          s = Error{!input ? input.error()
+                           : !output ? output.error() : scales.error()};
+        if (s)
+          s = input->fill(0x3C); // small finite values in every type
+        if (s)
+          s = scales->fill(0x3C);
+        double us = 0;
+        if (s) {
+          const uint64_t scalePtr = v.act.bits < 16 ? scales->ptr() : 0;
+          us = graphReplayUs(cu, copies.size(), [&](void *stream, size_t i) {
+            return copies[i].forwardMoe(stream, input->ptr(), output->ptr(),
+                                        rows, r, scalePtr);
+          });
+          if (us <= 0)
+            s = Error{"the CUDA graph did not replay"};
+        }
+        if (!s) {
+          std::printf("%-24s %-18s %6lld ERROR %s\n", sh.name.c_str(),
+                      v.name.c_str(), (long long)m, s.error().c_str());
+          ++errors;
+          continue;
+        }
+        const double floorUs =
+            double(active.size()) * expertBytes / (bandwidthGBs * 1e3);
+        const abi::KernelLaunch *kl =
+            abi::moeKernelFor(copies[0].kernels(), rows);
+        std::printf("%-24s %-18s %6lld %10.1f %10.1f %7.0f%%  %s\n",
+                    sh.name.c_str(), v.name.c_str(), (long long)m, us, floorUs,
+                    100.0 * floorUs / us, kl ? kl->name.c_str() : "-");
+        char line[512];
+        std::snprintf(
+            line, sizeof line,
+            "{\"layer\": \"%s\", \"variant\": \"%s\", \"experts\": %lld, "
+            "\"top_k\": %lld, \"n\": %lld, \"k\": %lld, \"m\": %lld, "
+            "\"us\": %.2f, \"floor_us\": %.2f, \"active_experts\": %zu, "
+            "\"kernel\": \"%s\"}",
+            sh.name.c_str(), v.name.c_str(), (long long)sh.experts,
+            (long long)sh.topK, (long long)sh.n, (long long)sh.k,
+            (long long)m, us, floorUs, active.size(),
+            kl ? kl->name.c_str() : "-");
+        jsonLine(json, line);
+      }
+    }
+  return errors ? 1 : 0;
+}
+
+} // namespace humming::gputest
