@@ -76,80 +76,26 @@ Status ActivationQuantizer::transform(const LayerTarget &target) {
     return Error{"a tile configuration or the canonical layout applies to a "
                  "layer's GEMM kernels; expected neither for the activation "
                  "quantizer"};
-  Result<Chip> chip = detail::targetChip(target);
-  if (!chip)
-    return Error{chip.error()};
-  Result<const rt::CudaDriver *> live =
-      detail::deviceFor(*chip, target, "the quantizer");
-  if (!live)
-    return Error{live.error()};
-  const rt::CudaDriver *driver = *live;
-  detail::JitState &j = detail::jit();
-  if (!j.compiler)
-    return Error{j.compilerError};
   // The chip's minimum PTX ISA (sm_89's, 8.4, has the fp8 cvt LLVM selects
   // there from 8.1 only).
-  const unsigned ptxVersion = 0;
-  using Clock = std::chrono::steady_clock;
-  auto started = Clock::now();
-  rt::CacheKey key{concat(rt::hummingVersion(), " (", rt::buildIdentity(), ")"),
-                   LLVM_VERSION_STRING, j.compiler->name(),
-                   j.compiler->version(), chip->str(),
-                   concat("quantize ", formatInputSchema(q.input), " source=",
-                          q.source.str(), " k=", q.k, " ptx=", ptxVersion),
-                   ""};
-  Result<rt::KernelCache::Lookup> image =
-      j.cache->getArtifact(key, [&]() -> Result<rt::CachedArtifact> {
-        mlir::DialectRegistry registry;
-        mlir::humming::registerHummingDialects(registry);
-        mlir::MLIRContext ctx(registry, mlir::MLIRContext::Threading::DISABLED);
-        ctx.loadAllAvailableDialects();
-        Result<mlir::OwningOpRef<mlir::ModuleOp>> module =
-            mlir::humming::buildQuantizeModule(ctx, {q.input, q.source, q.k});
-        if (!module)
-          return Error{module.error()};
-        Result<std::string> ptx =
-            mlir::humming::compileToPtx(**module, chip->str(), ptxVersion);
-        if (!ptx)
-          return Error{ptx.error()};
-        Result<rt::CompiledKernel> kernel =
-            j.compiler->compile(*ptx, chip->str());
-        if (!kernel)
-          return Error{kernel.error()};
-        return rt::CachedArtifact{
-            kernel.take(), ptx.take(),
-            abi::formatKernelTable(mlir::humming::kernelTable(**module))};
+  Result<detail::SingleKernel> k = detail::compileSingleKernel(
+      target, "the quantizer",
+      concat("quantize ", formatInputSchema(q.input), " source=",
+             q.source.str(), " k=", q.k, " ptx=0"),
+      abi::kQuantizeKernel,
+      [&](mlir::MLIRContext &ctx) {
+        return mlir::humming::buildQuantizeModule(ctx,
+                                                  {q.input, q.source, q.k});
       });
-  if (!image)
-    return Error{image.error()};
-  std::vector<abi::KernelLaunch> table;
-  if (!abi::parseKernelTable(image->artifact->metadata, table) ||
-      table.size() != 1 || table[0].kind != abi::kQuantizeKernel)
-    return Error{"the kernel cache entry holds no quantize kernel (a bug)"};
-  TransformStats stats;
-  (image->source == rt::KernelCache::Source::Compiled ? stats.compiled
-                                                      : stats.cached)++;
-  std::unique_ptr<rt::Module> module;
-  rt::CUfunction function = nullptr;
-  if (driver) {
-    Result<rt::Module> m = rt::Module::load(*driver, image->kernel->image);
-    if (!m)
-      return Error{m.error()};
-    Result<rt::CUfunction> f = m->function(table[0].name);
-    if (!f)
-      return Error{f.error()};
-    function = *f;
-    module = std::make_unique<rt::Module>(m.take());
-  }
-  stats.kernelSeconds = stats.slowestKernelSeconds =
-      std::chrono::duration<double>(Clock::now() - started).count();
-  q.kernel = table[0];
-  q.ptx = image->artifact->ptx;
-  q.stats = stats;
-  q.chip = chip->str();
-  q.driver = driver;
-  q.module = std::move(module);
-  q.function = function;
+  if (!k)
+    return Error{k.error()};
+  q.kernel = k->kernel;
+  q.ptx = k->ptx;
+  q.stats = k->stats;
+  q.chip = k->chip;
+  q.driver = k->driver;
+  q.module = std::move(k->module);
+  q.function = k->function;
   q.compileOnly = target.compileOnly;
   q.transformed = true;
   return Status::success();

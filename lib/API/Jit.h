@@ -1,7 +1,7 @@
 //===- Jit.h - The process's kernel compiler and cache (internal) -*- C++ -*-===//
 //
 // Shared by everything in the API that JIT-compiles (Layer,
-// ActivationQuantizer): one compiler and one kernel cache per process, and
+// ActivationQuantizer, MoeRouter): one compiler and one kernel cache per process, and
 // what a LayerTarget names.
 //
 //===----------------------------------------------------------------------===//
@@ -15,6 +15,10 @@
 #include "Humming/Runtime/KernelCache.h"
 #include "Humming/Target/ArchInfo.h"
 
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -38,6 +42,27 @@ Result<Chip> targetChip(const LayerTarget &target);
 Result<const rt::CudaDriver *> deviceFor(const Chip &chip,
                                          const LayerTarget &target,
                                          const char *what);
+
+/// One kernel of its own module (the activation quantizer, the MoE
+/// router): its kernel-table entry, PTX, how it was obtained, and, unless
+/// compile-only, the loaded module and function.
+struct SingleKernel {
+  abi::KernelLaunch kernel;
+  std::string ptx, chip;
+  TransformStats stats;
+  const rt::CudaDriver *driver = nullptr;
+  std::unique_ptr<rt::Module> module;
+  rt::CUfunction function = nullptr;
+};
+/// Compiles (or reads from the kernel cache under `description`) the
+/// module `build` makes, for `target`, and loads it unless compile-only;
+/// the module must hold one kernel of kind `kind`. `what` names the caller
+/// in errors ("the quantizer").
+Result<SingleKernel> compileSingleKernel(
+    const LayerTarget &target, const char *what,
+    const std::string &description, int64_t kind,
+    const std::function<Result<mlir::OwningOpRef<mlir::ModuleOp>>(
+        mlir::MLIRContext &)> &build);
 
 } // namespace humming::detail
 

@@ -90,6 +90,73 @@ Result<const rt::CudaDriver *> detail::deviceFor(const Chip &chip,
   return *d;
 }
 
+Result<detail::SingleKernel> detail::compileSingleKernel(
+    const LayerTarget &target, const char *what,
+    const std::string &description, int64_t kind,
+    const std::function<Result<mlir::OwningOpRef<mlir::ModuleOp>>(
+        mlir::MLIRContext &)> &build) {
+  Result<Chip> chip = targetChip(target);
+  if (!chip)
+    return Error{chip.error()};
+  Result<const rt::CudaDriver *> live = deviceFor(*chip, target, what);
+  if (!live)
+    return Error{live.error()};
+  JitState &j = jit();
+  if (!j.compiler)
+    return Error{j.compilerError};
+  using Clock = std::chrono::steady_clock;
+  auto started = Clock::now();
+  rt::CacheKey key{concat(rt::hummingVersion(), " (", rt::buildIdentity(), ")"),
+                   LLVM_VERSION_STRING, j.compiler->name(),
+                   j.compiler->version(), chip->str(), description, ""};
+  Result<rt::KernelCache::Lookup> image =
+      j.cache->getArtifact(key, [&]() -> Result<rt::CachedArtifact> {
+        mlir::DialectRegistry registry;
+        mh::registerHummingDialects(registry);
+        mlir::MLIRContext ctx(registry, mlir::MLIRContext::Threading::DISABLED);
+        ctx.loadAllAvailableDialects();
+        Result<mlir::OwningOpRef<mlir::ModuleOp>> module = build(ctx);
+        if (!module)
+          return Error{module.error()};
+        Result<std::string> ptx = mh::compileToPtx(**module, chip->str(), 0);
+        if (!ptx)
+          return Error{ptx.error()};
+        Result<rt::CompiledKernel> kernel =
+            j.compiler->compile(*ptx, chip->str());
+        if (!kernel)
+          return Error{kernel.error()};
+        return rt::CachedArtifact{kernel.take(), ptx.take(),
+                                  abi::formatKernelTable(mh::kernelTable(**module))};
+      });
+  if (!image)
+    return Error{image.error()};
+  std::vector<abi::KernelLaunch> table;
+  if (!abi::parseKernelTable(image->artifact->metadata, table) ||
+      table.size() != 1 || table[0].kind != kind)
+    return Error{concat("the kernel cache entry of ", what,
+                        " holds no kernel of kind ", kind, " (a bug)")};
+  SingleKernel out;
+  (image->source == rt::KernelCache::Source::Compiled ? out.stats.compiled
+                                                      : out.stats.cached)++;
+  if (*live) {
+    Result<rt::Module> m = rt::Module::load(**live, image->kernel->image);
+    if (!m)
+      return Error{m.error()};
+    Result<rt::CUfunction> f = m->function(table[0].name);
+    if (!f)
+      return Error{f.error()};
+    out.function = *f;
+    out.module = std::make_unique<rt::Module>(m.take());
+  }
+  out.stats.kernelSeconds = out.stats.slowestKernelSeconds =
+      std::chrono::duration<double>(Clock::now() - started).count();
+  out.kernel = table[0];
+  out.ptx = image->artifact->ptx;
+  out.chip = chip->str();
+  out.driver = *live;
+  return out;
+}
+
 namespace {
 using detail::jit;
 using detail::JitState;

@@ -310,6 +310,30 @@ mlir::humming::buildLayerModule(MLIRContext &ctx, const LayerSpec &spec) {
 }
 
 hq::Result<OwningOpRef<ModuleOp>>
+mlir::humming::buildMoeAlignModule(MLIRContext &ctx, const MoeAlignSpec &spec) {
+  ErrorCollector errors(ctx);
+  OpBuilder b(&ctx);
+  Location loc = UnknownLoc::get(&ctx);
+  Type i32 = b.getI32Type();
+  SmallVector<Type> types = {
+      MemRefType::get({ShapedType::kDynamic, spec.topK}, i32),
+      MemRefType::get({ShapedType::kDynamic}, i32),
+      MemRefType::get({ShapedType::kDynamic}, i32), MemRefType::get({1}, i32)};
+  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
+  b.setInsertionPointToEnd(module->getBody());
+  auto func = func::FuncOp::create(b, loc, "route", b.getFunctionType(types, {}));
+  Block *body = func.addEntryBlock();
+  b.setInsertionPointToStart(body);
+  MoeAlignOp::create(b, loc, body->getArgument(0), body->getArgument(1),
+                     body->getArgument(2), body->getArgument(3),
+                     uint64_t(spec.experts), uint64_t(spec.blockSize));
+  func::ReturnOp::create(b, loc);
+  if (failed(verify(*module)))
+    return errors.fail("the routing does not verify");
+  return std::move(module);
+}
+
+hq::Result<OwningOpRef<ModuleOp>>
 mlir::humming::buildQuantizeModule(MLIRContext &ctx, const QuantizeSpec &spec) {
   ErrorCollector errors(ctx);
   auto fail = [&](const char *what) { return errors.fail(what); };

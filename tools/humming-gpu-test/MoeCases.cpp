@@ -11,6 +11,7 @@
 #include "GpuCommon.h"
 
 #include "Humming/API/Layer.h"
+#include "Humming/API/MoeRouter.h"
 #include "Humming/Quant/Codec.h"
 #include "Humming/Quant/Quantize.h"
 #include "Humming/Target/KernelABI.h"
@@ -202,8 +203,65 @@ struct RoutedBatch {
   MoeRouting device;
 };
 
+/// Indexed routing on the GPU (MoeRouter) from the same top-k ids: its
+/// num_tokens_padded and expert_ids must be the host's, each block's ids the
+/// same set (their order within an expert varies); then the GEMM runs on
+/// the GPU's buffers. An error says what differs.
+Status routeOnGpu(const rt::CudaDriver &cu, const MoeRouter &router,
+                  const std::vector<int32_t> &topk, int64_t m,
+                  RoutedBatch &b) {
+  Result<rt::DeviceBuffer> ids = upload(cu, topk);
+  const int64_t cap = router.sortedCapacity(m), blocks = router.blockCapacity(m);
+  Result<rt::DeviceBuffer> sorted = upload(cu, std::vector<int32_t>(size_t(cap), -7));
+  Result<rt::DeviceBuffer> experts =
+      upload(cu, std::vector<int32_t>(size_t(blocks), -7));
+  Result<rt::DeviceBuffer> padded = upload(cu, std::vector<int32_t>{-7});
+  if (!ids || !sorted || !experts || !padded)
+    return Error{"routing buffers: allocation failed"};
+  Status s = router.forward(nullptr, ids->ptr(), m, sorted->ptr(),
+                            experts->ptr(), padded->ptr());
+  if (s)
+    s = cu.check(cu.cuCtxSynchronize(), "cuCtxSynchronize");
+  std::vector<int32_t> gs(static_cast<size_t>(cap)),
+      ge(static_cast<size_t>(blocks)), gp(1);
+  if (s)
+    s = sorted->download(gs.data(), gs.size() * 4);
+  if (s)
+    s = experts->download(ge.data(), ge.size() * 4);
+  if (s)
+    s = padded->download(gp.data(), 4);
+  if (!s)
+    return s;
+  const Routing &h = b.routing;
+  if (gp[0] != h.numTokensPadded)
+    return Error{concat("GPU routing: num_tokens_padded ", gp[0],
+                        ", the host's ", h.numTokensPadded)};
+  const int64_t bs = h.blockM;
+  for (size_t blk = 0; blk < h.expertIds.size(); ++blk) {
+    if (ge[blk] != h.expertIds[blk])
+      return Error{concat("GPU routing: expert_ids[", blk, "] = ", ge[blk],
+                          ", the host's ", h.expertIds[blk])};
+    std::multiset<int32_t> got(gs.begin() + ptrdiff_t(blk * size_t(bs)),
+                               gs.begin() + ptrdiff_t((blk + 1) * size_t(bs)));
+    std::multiset<int32_t> want(
+        h.sortedIds.begin() + ptrdiff_t(blk * size_t(bs)),
+        h.sortedIds.begin() + ptrdiff_t((blk + 1) * size_t(bs)));
+    if (got != want)
+      return Error{concat("GPU routing: block ", blk,
+                          " holds other ids than the host's")};
+  }
+  b.device.sortedIds = sorted->ptr();
+  b.device.expertIds = experts->ptr();
+  b.device.numTokensPadded = padded->ptr();
+  b.device.sortedLength = cap;
+  for (Result<rt::DeviceBuffer> *buf : {&ids, &sorted, &experts, &padded})
+    b.buffers.push_back(buf->take());
+  return Status::success();
+}
+
 Result<RoutedBatch> routeBatch(const rt::CudaDriver &cu, const MoeCase &c,
-                               int64_t m, std::mt19937 &rng) {
+                               int64_t m, std::mt19937 &rng,
+                               const MoeRouter *router) {
   RoutedBatch b;
   const int64_t experts = c.weight.experts;
   auto keep = [&](Result<rt::DeviceBuffer> buf, uint64_t &ptr) -> Status {
@@ -248,13 +306,18 @@ Result<RoutedBatch> routeBatch(const rt::CudaDriver &cu, const MoeCase &c,
           }
         }
     std::vector<int32_t> padded = {b.routing.numTokensPadded};
-    if (Status s = keep(upload(cu, sorted), b.device.sortedIds); !s)
-      return Error{s.error()};
-    if (Status s = keep(upload(cu, expertIds), b.device.expertIds); !s)
-      return Error{s.error()};
-    if (Status s = keep(upload(cu, padded), b.device.numTokensPadded); !s)
-      return Error{s.error()};
-    b.device.sortedLength = int64_t(sorted.size());
+    if (router && c.spread != Spread::OffRank) {
+      if (Status s = routeOnGpu(cu, *router, ids, m, b); !s)
+        return Error{s.error()};
+    } else {
+      if (Status s = keep(upload(cu, sorted), b.device.sortedIds); !s)
+        return Error{s.error()};
+      if (Status s = keep(upload(cu, expertIds), b.device.expertIds); !s)
+        return Error{s.error()};
+      if (Status s = keep(upload(cu, padded), b.device.numTokensPadded); !s)
+        return Error{s.error()};
+      b.device.sortedLength = int64_t(sorted.size());
+    }
   } else if (c.moe.routing == GemmType::GroupedContiguous) {
     std::vector<int64_t> counts = splitRows(m, experts, c.spread, rng);
     b.routing.type = GemmType::GroupedContiguous;
@@ -391,13 +454,29 @@ MoeTally runMoeCases(const rt::CudaDriver *cu, const std::string &device,
       continue;
     }
     const int64_t experts = c.weight.experts;
+    // Indexed cases route on the GPU too (every spread but off-rank, whose
+    // expert_ids the test edits): the router's output against the host's.
+    std::optional<MoeRouter> router;
+    if (c.moe.routing == GemmType::Indexed) {
+      Result<MoeRouter> r =
+          MoeRouter::create(experts, c.moe.topK, c.moe.blockSize);
+      Status rs = r ? r->transform(target) : Status(Error{r.error()});
+      if (!rs) {
+        std::printf("%-44s ERROR router: %s\n", c.name.c_str(),
+                    rs.error().c_str());
+        ++tally.failed;
+        continue;
+      }
+      router.emplace(r.take());
+    }
     for (int64_t m : c.ms) {
       std::string label = c.name + " M=" + std::to_string(m);
       auto fail = [&](const std::string &why) {
         std::printf("%-44s ERROR %s\n", label.c_str(), why.c_str());
         ++tally.failed;
       };
-      Result<RoutedBatch> routed = routeBatch(*cu, c, m, rng);
+      Result<RoutedBatch> routed =
+          routeBatch(*cu, c, m, rng, router ? &*router : nullptr);
       if (!routed) {
         fail(routed.error());
         continue;

@@ -121,6 +121,15 @@ struct LayerSpec {
 /// [?, k], codes [?, k], scales) { humming.quantize } (the scales' shape
 /// from the schema: [?, 1], [?, k / g] or [1]). Errors say why it does not
 /// verify.
+/// MoE routing as the JIT compiles it: func @route(topk_ids [?, top_k],
+/// sorted_ids [?], expert_ids [?], num_tokens_padded [1]) {
+/// humming.moe_align }.
+struct MoeAlignSpec {
+  int64_t experts = 0, topK = 1, blockSize = 64;
+};
+::humming::Result<OwningOpRef<ModuleOp>>
+buildMoeAlignModule(MLIRContext &ctx, const MoeAlignSpec &spec);
+
 struct QuantizeSpec {
   ::humming::InputSchema input;
   ::humming::ScalarType source = ::humming::ScalarType::f16();

@@ -72,7 +72,7 @@ struct MmaSyncTile {
 };
 
 /// KernelLaunch::kind: what a kernel computes.
-constexpr int64_t kGemmKernel = 0, kQuantizeKernel = 1;
+constexpr int64_t kGemmKernel = 0, kQuantizeKernel = 1, kMoeAlignKernel = 2;
 
 /// How to launch one generated kernel: the lowering records one entry per
 /// kernel in the module attribute kKernelTableAttr (an array of dictionaries
@@ -119,7 +119,10 @@ struct KernelLaunch {
   /// above as documented) or kQuantizeKernel (humming.quantize of the
   /// activations: input slot -> codes in the output slot and f32 scales in
   /// the scales slot; one block of `threads` per row along grid x, block_m
-  /// = 1, block_n = K).
+  /// = 1, block_n = K) or kMoeAlignKernel (humming.moe_align: top-k ids
+  /// [M, top_k] in the input slot -> sorted_ids, expert_ids and
+  /// num_tokens_padded in the routing slots of MoeParam; one block of
+  /// `threads`, grid (1, 1, 1); experts, top_k and block_size set).
   int64_t kind = 0;
   /// Mixture of experts: the routing (kRouting*; kRoutingDense for a
   /// dense GEMM), the experts E, top_k (indexed; 1 otherwise), the indexed
@@ -141,6 +144,10 @@ struct KernelLaunch {
     if (kind == kQuantizeKernel) {
       g[0] = uint32_t(m);
       g[1] = g[2] = 1;
+      return;
+    }
+    if (kind == kMoeAlignKernel) {
+      g[0] = g[1] = g[2] = 1;
       return;
     }
     g[0] = uint32_t((np + blockN - 1) / blockN);

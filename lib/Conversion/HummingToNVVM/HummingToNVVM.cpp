@@ -506,6 +506,7 @@ struct LowerToNVVMPass
 
     SmallVector<GemmView> gemms;
     SmallVector<QuantizeOp> quantizes;
+    SmallVector<MoeAlignOp> aligns;
     bool failedAny = false;
     module.walk([&](Operation *op) {
       if (auto gemm = dyn_cast<GemmOp>(op))
@@ -515,17 +516,25 @@ struct LowerToNVVMPass
       else if (auto q = dyn_cast<QuantizeOp>(op);
                q && isa<InputSchemaAttr>(q.getSchema()))
         quantizes.push_back(q);
+      else if (auto align = dyn_cast<MoeAlignOp>(op))
+        aligns.push_back(align);
       else if (isa_and_nonnull<HummingDialect>(op->getDialect())) {
         op->emitOpError("is not lowered by humming-lower-to-nvvm yet (only "
-                        "humming.gemm, humming.moe_gemm and humming.quantize "
-                        "of activations are)");
+                        "humming.gemm, humming.moe_gemm, humming.moe_align "
+                        "and humming.quantize of activations are)");
         failedAny = true;
       }
     });
     if (failedAny)
       return signalPassFailure();
-    if (gemms.empty() && quantizes.empty())
+    if (gemms.empty() && quantizes.empty() && aligns.empty())
       return;
+    for (MoeAlignOp op : aligns)
+      for (Value v : op->getOperands())
+        if (auto t = cast<MemRefType>(v.getType()); !t.getLayout().isIdentity()) {
+          op.emitOpError() << "expected identity-layout memrefs, got " << t;
+          failedAny = true;
+        }
     for (const GemmView &op : gemms)
       failedAny |= failed(checkSupported(op, *parsed));
     for (QuantizeOp op : quantizes)
@@ -786,6 +795,51 @@ struct LowerToNVVMPass
       gpu::LaunchFuncOp::create(
           b, kernel, gpu::KernelDim3{m, one, one},
           gpu::KernelDim3{arith::ConstantIndexOp::create(b, kQuantizeThreads),
+                          one, one},
+          Value(), args);
+      op.erase();
+    }
+    for (MoeAlignOp op : aligns) {
+      auto idsType = cast<MemRefType>(op.getTopkIds().getType());
+      MoeAlignKernelSpec as{int64_t(op.getExperts()), idsType.getDimSize(1),
+                            int64_t(op.getBlockSize())};
+      if (std::string why = moeAlignKernelProblem(as); !why.empty()) {
+        op.emitOpError() << why;
+        return signalPassFailure();
+      }
+      auto parent = op->getParentOfType<FunctionOpInterface>();
+      std::string name = (parent ? parent.getName().str() : std::string("layer")) +
+                         "_moe_align" + std::to_string(counter++);
+      gpu::GPUFuncOp kernel =
+          buildMoeAlignKernel(builder, op.getLoc(), kernels, name, as);
+      kernelSymbols.insert(kernel);
+      hq::abi::KernelLaunch l;
+      l.name = kernel.getName().str();
+      l.blockM = 1;
+      l.blockN = as.topK;
+      l.threads = kMoeAlignThreads;
+      l.kind = hq::abi::kMoeAlignKernel;
+      l.routing = hq::abi::kRoutingIndexed;
+      l.experts = as.experts;
+      l.topK = as.topK;
+      l.blockSize = as.blockSize;
+      launchTable.push_back(launchAttr(builder, l));
+      // One block; the ids in the input slot, M in the M slot, the routing
+      // in its slots (KernelABI.h: KernelLaunch::kind).
+      ImplicitLocOpBuilder b(op.getLoc(), op);
+      Value m = memref::DimOp::create(b, op.getTopkIds(), 0);
+      Value null = devicePointer(b, Value());
+      SmallVector<Value> args = {devicePointer(b, op.getTopkIds()),
+                                 null, null, null, null, null, null, null,
+                                 arith::IndexCastOp::create(b, b.getI32Type(), m),
+                                 devicePointer(b, op.getSortedIds()),
+                                 devicePointer(b, op.getExpertIds()),
+                                 devicePointer(b, op.getNumTokensPadded()),
+                                 null};
+      Value one = arith::ConstantIndexOp::create(b, 1);
+      gpu::LaunchFuncOp::create(
+          b, kernel, gpu::KernelDim3{one, one, one},
+          gpu::KernelDim3{arith::ConstantIndexOp::create(b, kMoeAlignThreads),
                           one, one},
           Value(), args);
       op.erase();

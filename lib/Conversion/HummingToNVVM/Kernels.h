@@ -111,6 +111,20 @@ gpu::GPUFuncOp buildQuantizeKernel(OpBuilder &builder, Location loc,
                                    gpu::GPUModuleOp module, StringRef name,
                                    const QuantizeKernelSpec &spec);
 
+/// humming.moe_align (MoeAlignKernel.cpp): top-k expert ids [M, top_k]
+/// (input slot, M in the M slot) to sorted_ids, expert_ids and
+/// num_tokens_padded (the routing slots of abi::MoeParam); one block of
+/// kMoeAlignThreads threads, ordinary launches.
+struct MoeAlignKernelSpec {
+  int64_t experts = 0, topK = 1, blockSize = 64;
+};
+constexpr int64_t kMoeAlignThreads = 1024;
+/// Why the kernel cannot route for `spec`, or "".
+std::string moeAlignKernelProblem(const MoeAlignKernelSpec &spec);
+gpu::GPUFuncOp buildMoeAlignKernel(OpBuilder &builder, Location loc,
+                                   gpu::GPUModuleOp module, StringRef name,
+                                   const MoeAlignKernelSpec &spec);
+
 } // namespace mlir::humming
 
 #endif // HUMMING_LIB_CONVERSION_HUMMINGTONVVM_KERNELS_H

@@ -454,6 +454,57 @@ LogicalResult MoeGemmOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// humming.moe_align
+//===----------------------------------------------------------------------===//
+
+LogicalResult MoeAlignOp::verify() {
+  auto ids = cast<MemRefType>(getTopkIds().getType());
+  if (ids.getRank() != 2 || !isI32(ids.getElementType()) ||
+      ids.isDynamicDim(1))
+    return emitOpError() << "expected 'topk_ids' to be a memref<?x{top_k}xi32> "
+                            "with a static top_k, got "
+                         << ids;
+  const int64_t experts = getExperts(), block = getBlockSize(),
+                topK = ids.getDimSize(1);
+  if (experts > 1024)
+    return emitOpError() << "expected at most 1024 experts (one thread of the "
+                            "routing block each), got "
+                         << experts;
+  if (block % 16 != 0 || block > 1024)
+    return emitOpError() << "expected block_size to be a multiple of 16 in 16 "
+                            ".. 1024, got "
+                         << block;
+  if (topK < 1 || topK > experts)
+    return emitOpError() << "expected top_k (the second dimension of "
+                            "'topk_ids') in 1 .. "
+                         << experts << ", got " << topK;
+  if (failed(checkIndexVector(*this, "sorted_ids", getSortedIds(),
+                              std::nullopt, false)) ||
+      failed(checkIndexVector(*this, "expert_ids", getExpertIds(),
+                              std::nullopt, false)) ||
+      failed(checkIndexVector(*this, "num_tokens_padded",
+                              getNumTokensPadded(), 1, false)))
+    return failure();
+  auto sorted = cast<MemRefType>(getSortedIds().getType());
+  auto blocks = cast<MemRefType>(getExpertIds().getType());
+  if (!ids.isDynamicDim(0) && !sorted.isDynamicDim(0)) {
+    int64_t need = ids.getDimSize(0) * topK + experts * (block - 1);
+    if (sorted.getDimSize(0) < need)
+      return emitOpError() << "expected 'sorted_ids' to hold at least M * "
+                              "top_k + experts * (block_size - 1) = "
+                           << need << " ids, got " << sorted;
+  }
+  if (!sorted.isDynamicDim(0) && !blocks.isDynamicDim(0) &&
+      blocks.getDimSize(0) < (sorted.getDimSize(0) + block - 1) / block)
+    return emitOpError() << "expected 'expert_ids' to hold at least "
+                         << (sorted.getDimSize(0) + block - 1) / block
+                         << " blocks (the sorted ids / block_size, rounded "
+                            "up), got "
+                         << blocks;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // humming.quantize
 //===----------------------------------------------------------------------===//
 

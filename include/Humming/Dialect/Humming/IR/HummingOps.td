@@ -160,6 +160,46 @@ def Humming_MoeGemmOp : Humming_Op<"moe_gemm", [AttrSizedOperandSegments]> {
 }
 
 //===----------------------------------------------------------------------===//
+// humming.moe_align
+//===----------------------------------------------------------------------===//
+
+def Humming_MoeAlignOp : Humming_Op<"moe_align"> {
+  let summary = "Top-k expert ids to the indexed routing of humming.moe_gemm";
+  let description = [{
+    vLLM's `moe_align_block_size` on the GPU: from `topk_ids` [M, top_k]
+    (i32, the router's choices) writes `sorted_ids` (each expert's
+    token*top_k+k ids, in no fixed order within the expert, padded to a
+    multiple of `block_size` with the sentinel M*top_k), `expert_ids` (the
+    expert of each block of `block_size` ids) and `num_tokens_padded` [1]
+    (their total). Ids outside 0 .. `experts`-1 (an expert map's -1) are
+    skipped. `sorted_ids` must hold M*top_k + experts*(block_size-1) ids and
+    `expert_ids` that many divided by `block_size`, rounded up; entries past
+    the total are not written. At most 1024 experts (one thread of the
+    routing block each).
+
+    ```mlir
+    humming.moe_align %topk into %ids, %eids, %ntp
+        {experts = 128, block_size = 64}
+        : memref<?x8xi32> -> memref<?xi32>, memref<?xi32>, memref<1xi32>
+    ```
+  }];
+  let arguments = (ins
+    Humming_In<"top-k expert ids [M, top_k]">:$topk_ids,
+    Humming_Out<"sorted ids">:$sorted_ids,
+    Humming_Out<"expert of each block">:$expert_ids,
+    Humming_Out<"padded id count [1]">:$num_tokens_padded,
+    ConfinedAttr<I64Attr, [IntMinValue<1>]>:$experts,
+    ConfinedAttr<I64Attr, [IntMinValue<1>]>:$block_size
+  );
+  let assemblyFormat = [{
+    $topk_ids `into` $sorted_ids `,` $expert_ids `,` $num_tokens_padded
+    attr-dict `:` type($topk_ids) `->` type($sorted_ids) `,`
+    type($expert_ids) `,` type($num_tokens_padded)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // humming.quantize
 //===----------------------------------------------------------------------===//
 
