@@ -334,6 +334,37 @@ mlir::humming::buildMoeAlignModule(MLIRContext &ctx, const MoeAlignSpec &spec) {
 }
 
 hq::Result<OwningOpRef<ModuleOp>>
+mlir::humming::buildElementwiseModule(MLIRContext &ctx,
+                                      const ElementwiseSpec &spec) {
+  ErrorCollector errors(ctx);
+  OpBuilder b(&ctx);
+  Location loc = UnknownLoc::get(&ctx);
+  Type t = toMLIRType(&ctx, spec.type);
+  const bool silu = spec.kind == hq::abi::kSiluAndMulKernel;
+  SmallVector<Type> types = {
+      MemRefType::get({ShapedType::kDynamic,
+                       silu ? 2 * spec.columns : spec.columns},
+                      t),
+      MemRefType::get({ShapedType::kDynamic, spec.columns}, t)};
+  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
+  b.setInsertionPointToEnd(module->getBody());
+  auto func =
+      func::FuncOp::create(b, loc, "elementwise", b.getFunctionType(types, {}));
+  Block *body = func.addEntryBlock();
+  b.setInsertionPointToStart(body);
+  if (silu)
+    SiluAndMulOp::create(b, loc, body->getArgument(0), body->getArgument(1));
+  else
+    MoeSumOp::create(b, loc, body->getArgument(0), body->getArgument(1),
+                     uint64_t(spec.topK));
+  func::ReturnOp::create(b, loc);
+  if (failed(verify(*module)))
+    return errors.fail(silu ? "silu_and_mul does not verify"
+                            : "moe_sum does not verify");
+  return std::move(module);
+}
+
+hq::Result<OwningOpRef<ModuleOp>>
 mlir::humming::buildQuantizeModule(MLIRContext &ctx, const QuantizeSpec &spec) {
   ErrorCollector errors(ctx);
   auto fail = [&](const char *what) { return errors.fail(what); };

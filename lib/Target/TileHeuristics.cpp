@@ -998,44 +998,79 @@ Result<std::vector<TileConfig>> selectMoeTiles(const WeightSchema &w,
                         " and ", moe.topK)};
   WeightSchema dense = w;
   dense.experts = 0;
-  Result<std::vector<TileConfig>> tiles =
-      selectMmaSyncTiles(dense, in, c, n, k, device, ptxVersion);
-  if (!tiles)
-    return tiles;
+  // The experts that run at once: with one token per expert (M * top_k <=
+  // E, indexed) top_k of them at least; with more, nearly all (random
+  // routing); grouped_masked always all. Their blocks together are the
+  // grid of a dense GEMM `together` times as wide: the dense heuristics
+  // for that width choose the block shape and K split.
+  const int64_t low = moe.gemm == GemmType::GroupedMasked
+                          ? moe.experts
+                          : std::min(moe.experts, moe.topK);
+  auto denseTiles = [&](int64_t together) {
+    return selectMmaSyncTiles(dense, in, c, n * together, k, device,
+                              ptxVersion);
+  };
+  Result<std::vector<TileConfig>> wide = denseTiles(moe.experts);
+  if (!wide)
+    return wide;
+  std::vector<TileConfig> chosen;
+  if (low < moe.experts) {
+    Result<std::vector<TileConfig>> narrow = denseTiles(low);
+    if (!narrow)
+      return narrow;
+    // One token per expert from the narrow grid, more from the wide one.
+    TileConfig first = narrow->front();
+    first.mMin = 1;
+    first.mMax = 1;
+    chosen.push_back(first);
+    for (TileConfig t : *wide) {
+      if (t.mMax != 0 && t.mMax < 2)
+        continue;
+      t.mMin = std::max<int64_t>(t.mMin, 2);
+      chosen.push_back(t);
+    }
+  } else {
+    chosen = *wide;
+  }
+  // Each expert's N is n: a block shape chosen for the wide grid must
+  // still divide it (else the expert's own dense tiles).
+  if (std::any_of(chosen.begin(), chosen.end(),
+                  [&](const TileConfig &t) { return n % t.blockN != 0; })) {
+    Result<std::vector<TileConfig>> own = denseTiles(1);
+    if (!own)
+      return own;
+    chosen = *own;
+  }
   std::optional<Chip> chip = Chip::parse(device.chip);
   const unsigned sm = chip ? chip->sm : 0;
-  // Experts that certainly run at once.
-  const int64_t together = moe.gemm == GemmType::GroupedMasked ? moe.experts
-                           : moe.gemm == GemmType::Indexed
-                               ? std::min(moe.experts, moe.topK)
-                               : 1;
   std::vector<TileConfig> out;
-  for (TileConfig t : *tiles) {
+  for (TileConfig t : chosen) {
     t.tma = 0;
-    if (t.splitK > 1) {
-      int64_t split = t.splitK;
-      while (split > 1 && split > ceilDiv(t.splitK, together))
-        split /= 2;
-      t.splitK = split;
-      if (t.splitK > 1 && !t.splitsInCluster()) {
-        if (t.mma == MmaKind::Wgmma)
-          t.workspaceSplit = false;
-        else if (sm >= 90)
-          t.clusterSplit = true;
-        else
-          t.splitK = 1;
-      }
+    if (t.splitK > 1 && !t.splitsInCluster()) {
+      if (t.mma == MmaKind::Wgmma)
+        t.workspaceSplit = false;
+      else if (sm >= 90)
+        t.clusterSplit = true;
+      else
+        t.splitK = 1;
     }
     if (t.splitK == 1) {
       t.clusterSplit = false;
       t.workspaceSplit = false;
     }
-    if (moeTileProblem(t, moe, sm)) {
-      // Indexed blocks larger than block_size: the previous tile serves the
-      // rest.
+    // The warp-specialized 128-token tiles spill (136 bytes under ptxas)
+    // once the row table's lookups join their consumers' registers: the
+    // 64-token tiles serve those ranges too.
+    Diag problem = moeTileProblem(t, moe, sm);
+    if (!problem && t.warpSpecialized && t.blockM > 64)
+      problem = Diag(concat("the warp-specialized ", t.blockM,
+                            "-token tile spills in a MoE kernel"));
+    if (problem) {
+      // Indexed blocks larger than block_size (and the spilling tiles):
+      // the previous tile serves the rest.
       if (out.empty())
         return Error{concat("no tile of the heuristics fits the MoE routing: ",
-                            *moeTileProblem(t, moe, sm))};
+                            *problem)};
       break;
     }
     out.push_back(t);

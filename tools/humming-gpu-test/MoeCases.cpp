@@ -11,6 +11,7 @@
 #include "GpuCommon.h"
 
 #include "Humming/API/Layer.h"
+#include "Humming/API/MoeLayer.h"
 #include "Humming/API/MoeRouter.h"
 #include "Humming/Quant/Codec.h"
 #include "Humming/Quant/Quantize.h"
@@ -236,19 +237,26 @@ Status routeOnGpu(const rt::CudaDriver &cu, const MoeRouter &router,
   if (gp[0] != h.numTokensPadded)
     return Error{concat("GPU routing: num_tokens_padded ", gp[0],
                         ", the host's ", h.numTokensPadded)};
-  const int64_t bs = h.blockM;
-  for (size_t blk = 0; blk < h.expertIds.size(); ++blk) {
+  const size_t bs = size_t(h.blockM);
+  for (size_t blk = 0; blk < h.expertIds.size(); ++blk)
     if (ge[blk] != h.expertIds[blk])
       return Error{concat("GPU routing: expert_ids[", blk, "] = ", ge[blk],
                           ", the host's ", h.expertIds[blk])};
-    std::multiset<int32_t> got(gs.begin() + ptrdiff_t(blk * size_t(bs)),
-                               gs.begin() + ptrdiff_t((blk + 1) * size_t(bs)));
-    std::multiset<int32_t> want(
-        h.sortedIds.begin() + ptrdiff_t(blk * size_t(bs)),
-        h.sortedIds.begin() + ptrdiff_t((blk + 1) * size_t(bs)));
+  // Each expert's ids (its run of blocks) as a set: the GPU places them in
+  // no fixed order.
+  for (size_t first = 0; first < h.expertIds.size();) {
+    size_t end = first;
+    while (end < h.expertIds.size() && h.expertIds[end] == h.expertIds[first])
+      ++end;
+    std::multiset<int32_t> got(gs.begin() + ptrdiff_t(first * bs),
+                               gs.begin() + ptrdiff_t(end * bs));
+    std::multiset<int32_t> want(h.sortedIds.begin() + ptrdiff_t(first * bs),
+                                h.sortedIds.begin() + ptrdiff_t(end * bs));
     if (got != want)
-      return Error{concat("GPU routing: block ", blk,
-                          " holds other ids than the host's")};
+      return Error{concat("GPU routing: expert ", h.expertIds[first],
+                          " (blocks ", first, " .. ", end - 1,
+                          ") holds other ids than the host's")};
+    first = end;
   }
   b.device.sortedIds = sorted->ptr();
   b.device.expertIds = experts->ptr();
@@ -407,6 +415,53 @@ Result<MoeCaseLayer> makeMoeLayer(const MoeCase &c, const LayerTarget &target,
   }
   out.layer = layer.take();
   return out;
+}
+
+/// The W4A16 g128 schema of the benchmark and the MoE layer cases.
+WeightSchema w4g128Experts(int64_t experts) {
+  WeightSchema w = WeightSchema::make(ScalarType::uint(4), ScalarType::f16(),
+                                      Granularity::Group, 128);
+  w.experts = experts;
+  return w;
+}
+
+/// Random canonical tensors of w4g128Experts [E, N, K]: uniform codes and
+/// f16 group scales of a few thousandths (what a quantized layer holds;
+/// their values do not change the time, and the reference dequantizes
+/// them).
+QuantizedWeights randomW4(int64_t experts, int64_t n, int64_t k,
+                          uint64_t seed) {
+  QuantizedWeights q;
+  q.weight = Tensor(DType::I32, {experts, n, k / 8});
+  uint32_t *wd = q.weight.as<uint32_t>();
+  uint64_t x = 0x9E3779B97F4A7C15ull * (seed + 1);
+  for (int64_t i = 0; i < experts * n * k / 8; ++i) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    wd[i] = uint32_t(x);
+  }
+  q.scales = Tensor(DType::F16, {experts, n, k / 128});
+  for (int64_t i = 0; i < experts * n * (k / 128); ++i)
+    q.scales->set(i, 0.002 + 0.0005 * double((i * 7 + int64_t(seed)) % 9));
+  return q;
+}
+
+/// Expert e's dequantized weights [N, K] of canonical tensors `q`
+/// (w4g128Experts).
+Result<std::vector<double>> expertWeights(const QuantizedWeights &q,
+                                          int64_t e, int64_t n, int64_t k) {
+  QuantizedWeights one;
+  auto slice = [&](const Tensor &t) {
+    Tensor part(t.dtype, std::vector<int64_t>(t.shape.begin() + 1, t.shape.end()));
+    const size_t bytes = part.data.size();
+    std::copy_n(t.data.begin() + ptrdiff_t(bytes * size_t(e)), bytes,
+                part.data.begin());
+    return part;
+  };
+  one.weight = slice(q.weight);
+  one.scales = slice(*q.scales);
+  return dequantizeWeights(w4g128Experts(0), one, n, k);
 }
 
 void jsonLine(const std::string &path, const std::string &line) {
@@ -623,10 +678,7 @@ int runMoeBench(const rt::CudaDriver &cu, const std::string &device,
       const std::string label = sh.name + " " + v.name;
       if (!filter.empty() && label.find(filter) == std::string::npos)
         continue;
-      WeightSchema w = WeightSchema::make(ScalarType::uint(4),
-                                          ScalarType::f16(),
-                                          Granularity::Group, 128);
-      w.experts = sh.experts;
+      WeightSchema w = w4g128Experts(sh.experts);
       InputSchema in{v.act, v.act.bits < 16 ? ActScaling::Token
                                             : ActScaling::None,
                      0};
@@ -639,28 +691,14 @@ int runMoeBench(const rt::CudaDriver &cu, const std::string &device,
       // from HBM as in a model.
       std::vector<Layer> copies;
       std::string error;
-      const int64_t words = sh.experts * sh.n * sh.k / 8;
-      const int64_t groups = sh.experts * sh.n * (sh.k / 128);
       for (int copy = 0; copy < 4 && error.empty(); ++copy) {
         Result<Layer> layer = Layer::createMoe(sh.n, sh.k, w, in, moe);
         if (!layer) {
           error = layer.error();
           break;
         }
-        QuantizedWeights q;
-        q.weight = Tensor(DType::I32, {sh.experts, sh.n, sh.k / 8});
-        uint32_t *wd = q.weight.as<uint32_t>();
-        uint64_t x = 0x9E3779B97F4A7C15ull * uint64_t(copy + 1);
-        for (int64_t i = 0; i < words; ++i) {
-          x ^= x << 13;
-          x ^= x >> 7;
-          x ^= x << 17;
-          wd[i] = uint32_t(x);
-        }
-        q.scales = Tensor(DType::F16, {sh.experts, sh.n, sh.k / 128});
-        for (int64_t i = 0; i < groups; ++i)
-          q.scales->set(i, 0.001 + 0.001 * double(i % 7));
-        Status s = layer->loadQuantized(std::move(q));
+        Status s = layer->loadQuantized(
+            randomW4(sh.experts, sh.n, sh.k, uint64_t(copy)));
         LayerTarget target;
         target.device = device;
         target.chip = chip;
@@ -779,6 +817,165 @@ int runMoeBench(const rt::CudaDriver &cu, const std::string &device,
       }
     }
   return errors ? 1 : 0;
+}
+
+MoeTally runMoeLayerCases(const rt::CudaDriver &cu, const std::string &device,
+                          const std::string &chip, const std::string &filter,
+                          const std::string &json) {
+  struct Shape {
+    std::string name;
+    MoeLayerShape shape;
+    std::vector<int64_t> ms;
+  };
+  // Qwen3-30B-A3B's and Mixtral-8x7B's blocks at their real sizes (random
+  // codes: quantizing 10^9 float64 weights on the host would take minutes).
+  const Shape shapes[] = {
+      {"moe_layer_qwen3_30b_a3b", {2048, 768, 128, 8, 64}, {1, 7, 64}},
+      {"moe_layer_mixtral_8x7b", {4096, 14336, 8, 2, 64}, {1, 5}},
+  };
+  MoeTally tally;
+  std::mt19937 rng(uint32_t(std::random_device{}()));
+  for (const Shape &sh : shapes) {
+    if (!filter.empty() && sh.name.find(filter) == std::string::npos)
+      continue;
+    const MoeLayerShape &s = sh.shape;
+    const int64_t H = s.hidden, I = s.intermediate, E = s.experts, K = s.topK;
+    auto fail = [&](const std::string &label, const std::string &why) {
+      std::printf("%-44s ERROR %s\n", label.c_str(), why.c_str());
+      ++tally.failed;
+    };
+    InputSchema in{ScalarType::f16(), ActScaling::None, 0};
+    Result<MoeLayer> layer =
+        MoeLayer::create(s, w4g128Experts(0), w4g128Experts(0), in);
+    QuantizedWeights gu = randomW4(E, 2 * I, H, 11), dn = randomW4(E, H, I, 12);
+    Status st = layer ? layer->loadQuantized(gu, dn)
+                      : Status(Error{layer.error()});
+    LayerTarget target;
+    target.device = device;
+    target.chip = chip;
+    const int64_t maxM = *std::max_element(sh.ms.begin(), sh.ms.end());
+    if (st)
+      st = layer->transform(target, maxM);
+    if (!st) {
+      fail(sh.name, st.error());
+      continue;
+    }
+    for (int64_t m : sh.ms) {
+      const std::string label = sh.name + " M=" + std::to_string(m);
+      // x [m, H] f16, top-k ids (distinct, uniform) and positive weights.
+      Tensor x(DType::F16, {m, H});
+      std::uniform_real_distribution<double> uni(-1.0, 1.0);
+      for (int64_t i = 0; i < m * H; ++i)
+        x.set(i, uni(rng));
+      std::vector<int32_t> ids = chooseExperts(m, K, E, Spread::Uniform, rng);
+      std::vector<float> weights(size_t(m * K));
+      for (float &v : weights)
+        v = float(0.1 + 0.9 * (uni(rng) + 1) / 2);
+      Result<rt::DeviceBuffer> dx = rt::DeviceBuffer::allocate(cu, x.data.size());
+      Result<rt::DeviceBuffer> dy =
+          rt::DeviceBuffer::allocate(cu, size_t(m * H) * 2);
+      Result<rt::DeviceBuffer> dids = upload(cu, ids);
+      Result<rt::DeviceBuffer> dw = upload(cu, weights);
+      if (!dx || !dy || !dids || !dw) {
+        fail(label, "allocation failed");
+        continue;
+      }
+      Status r = dx->upload(x.data.data(), x.data.size());
+      if (r)
+        r = dy->fill(0xFF);
+      if (r)
+        r = layer->forward(nullptr, dx->ptr(), dids->ptr(), dw->ptr(),
+                           dy->ptr(), m);
+      if (r)
+        r = cu.check(cu.cuCtxSynchronize(), "cuCtxSynchronize");
+      Tensor y(DType::F16, {m, H});
+      if (r)
+        r = dy->download(y.data.data(), y.data.size());
+      if (!r) {
+        fail(label, r.error());
+        continue;
+      }
+      // The float64 reference, rounded to f16 where the layer stores its
+      // intermediate tensors (gate_up's output, the activation, down's
+      // weighted rows) and at the end; one expert's weights at a time.
+      auto f16 = [](double v) {
+        Tensor t(DType::F16, {1});
+        t.set(0, v);
+        return t.at(0);
+      };
+      std::vector<double> rows(size_t(m * K * H), 0.0);
+      std::string refError;
+      for (int64_t e = 0; e < E && refError.empty(); ++e) {
+        std::vector<std::pair<int64_t, int64_t>> uses; // (token, k)
+        for (int64_t t = 0; t < m; ++t)
+          for (int64_t k = 0; k < K; ++k)
+            if (ids[size_t(t * K + k)] == e)
+              uses.push_back({t, k});
+        if (uses.empty())
+          continue;
+        Result<std::vector<double>> wgu = expertWeights(gu, e, 2 * I, H);
+        Result<std::vector<double>> wdn = expertWeights(dn, e, H, I);
+        if (!wgu || !wdn) {
+          refError = !wgu ? wgu.error() : wdn.error();
+          break;
+        }
+        for (auto [t, k] : uses) {
+          std::vector<double> act(static_cast<size_t>(I));
+          for (int64_t j = 0; j < I; ++j) {
+            double g = 0, u = 0;
+            for (int64_t c = 0; c < H; ++c) {
+              const double xv = x.at(t * H + c);
+              g += xv * (*wgu)[size_t(j * H + c)];
+              u += xv * (*wgu)[size_t((I + j) * H + c)];
+            }
+            g = f16(g);
+            u = f16(u);
+            act[size_t(j)] = f16(g / (1 + std::exp(-g)) * u);
+          }
+          for (int64_t n = 0; n < H; ++n) {
+            double o = 0;
+            for (int64_t j = 0; j < I; ++j)
+              o += act[size_t(j)] * (*wdn)[size_t(n * I + j)];
+            rows[size_t((t * K + k) * H + n)] =
+                f16(double(weights[size_t(t * K + k)]) * o);
+          }
+        }
+      }
+      if (!refError.empty()) {
+        fail(label, "reference: " + refError);
+        continue;
+      }
+      double num = 0, den = 0;
+      int64_t nans = 0;
+      for (int64_t t = 0; t < m; ++t)
+        for (int64_t n = 0; n < H; ++n) {
+          double want = 0;
+          for (int64_t k = 0; k < K; ++k)
+            want += rows[size_t((t * K + k) * H + n)];
+          want = f16(want);
+          double got = y.at(t * H + n);
+          if (std::isnan(got)) {
+            ++nans;
+            continue;
+          }
+          num += (got - want) * (got - want);
+          den += want * want;
+        }
+      const double rel = std::sqrt(num / std::max(den, 1e-300));
+      const bool pass = nans == 0 && rel <= 2e-3;
+      std::printf("%-44s %s rel=%.2e nan=%lld\n", label.c_str(),
+                  pass ? "ok  " : "FAIL", rel, (long long)nans);
+      (pass ? tally.passed : tally.failed)++;
+      char line[256];
+      std::snprintf(line, sizeof line,
+                    "{\"case\": \"%s\", \"m\": %lld, \"rel_error\": %.3e, "
+                    "\"nans\": %lld, \"pass\": %s}",
+                    sh.name.c_str(), (long long)m, rel, (long long)nans,
+                    pass ? "true" : "false");
+      jsonLine(json, line);
+    }
+  }
+  return tally;
 }
 
 } // namespace humming::gputest

@@ -36,6 +36,14 @@ MoeTally runMoeCases(const rt::CudaDriver *cu, const std::string &device,
                      bool quick, const std::string &ptxDir,
                      const std::string &json);
 
+/// humming::MoeLayer end to end (router, gate_up, silu_and_mul, down with
+/// router weights, moe_sum) at Qwen3-30B-A3B's and Mixtral-8x7B's sizes,
+/// random W4A16 g128 codes, against a float64 reference rounded to f16 where
+/// the layer stores its intermediates (relative error <= 2e-3).
+MoeTally runMoeLayerCases(const rt::CudaDriver &cu, const std::string &device,
+                          const std::string &chip, const std::string &filter,
+                          const std::string &json);
+
 /// The MoE benchmark: the gate_up and down projections of a Qwen3-30B-A3B
 /// (E = 128, top-8) and a Mixtral (E = 8, top-2) layer, W4A16 uint4 g128
 /// f16 scales (and W4A8 x e4m3 where `fp8`), indexed routing (and the

@@ -1153,6 +1153,9 @@ int main(int argc, char **argv) {
       std::ofstream(jsonPath, std::ios::trunc);
     MoeTally t = runMoeCases(&cu, tileDevice, chip, filter, quick, "",
                              jsonPath);
+    MoeTally whole = runMoeLayerCases(cu, tileDevice, chip, filter, jsonPath);
+    t.passed += whole.passed;
+    t.failed += whole.failed;
     std::printf("humming-gpu-test: %d passed, %d failed\n", t.passed,
                 t.failed);
     return t.failed ? 1 : 0;

@@ -130,6 +130,17 @@ struct MoeAlignSpec {
 ::humming::Result<OwningOpRef<ModuleOp>>
 buildMoeAlignModule(MLIRContext &ctx, const MoeAlignSpec &spec);
 
+/// humming.silu_and_mul (kind abi::kSiluAndMulKernel) or humming.moe_sum
+/// (abi::kMoeSumKernel) as the JIT compiles it: func @elementwise(input,
+/// output) over `type` (f16 or bf16) with `columns` output columns.
+struct ElementwiseSpec {
+  int64_t kind = 0;
+  int64_t columns = 0, topK = 1;
+  ::humming::ScalarType type = ::humming::ScalarType::f16();
+};
+::humming::Result<OwningOpRef<ModuleOp>>
+buildElementwiseModule(MLIRContext &ctx, const ElementwiseSpec &spec);
+
 struct QuantizeSpec {
   ::humming::InputSchema input;
   ::humming::ScalarType source = ::humming::ScalarType::f16();

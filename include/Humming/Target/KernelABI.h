@@ -72,7 +72,8 @@ struct MmaSyncTile {
 };
 
 /// KernelLaunch::kind: what a kernel computes.
-constexpr int64_t kGemmKernel = 0, kQuantizeKernel = 1, kMoeAlignKernel = 2;
+constexpr int64_t kGemmKernel = 0, kQuantizeKernel = 1, kMoeAlignKernel = 2,
+                  kSiluAndMulKernel = 3, kMoeSumKernel = 4;
 
 /// How to launch one generated kernel: the lowering records one entry per
 /// kernel in the module attribute kKernelTableAttr (an array of dictionaries
@@ -122,7 +123,10 @@ struct KernelLaunch {
   /// = 1, block_n = K) or kMoeAlignKernel (humming.moe_align: top-k ids
   /// [M, top_k] in the input slot -> sorted_ids, expert_ids and
   /// num_tokens_padded in the routing slots of MoeParam; one block of
-  /// `threads`, grid (1, 1, 1); experts, top_k and block_size set).
+  /// `threads`, grid (1, 1, 1); experts, top_k and block_size set),
+  /// kSiluAndMulKernel or kMoeSumKernel (humming.silu_and_mul / moe_sum:
+  /// input slot -> output slot, M the output rows, block_n the output
+  /// columns, one thread per pair of outputs; moe_sum's top_k set).
   int64_t kind = 0;
   /// Mixture of experts: the routing (kRouting*; kRoutingDense for a
   /// dense GEMM), the experts E, top_k (indexed; 1 otherwise), the indexed
@@ -148,6 +152,11 @@ struct KernelLaunch {
     }
     if (kind == kMoeAlignKernel) {
       g[0] = g[1] = g[2] = 1;
+      return;
+    }
+    if (kind == kSiluAndMulKernel || kind == kMoeSumKernel) {
+      g[0] = uint32_t((m * (blockN / 2) + threads - 1) / threads);
+      g[1] = g[2] = 1;
       return;
     }
     g[0] = uint32_t((np + blockN - 1) / blockN);

@@ -77,16 +77,18 @@ struct MoeShape {
 };
 
 /// Tiles of a MoE GEMM, one per range of tokens per expert
-/// (abi::moeRowsPerExpert): each expert's rows are a dense GEMM of that
-/// many tokens, so the dense heuristics' tile for that M serves them, with
-/// three changes. (1) K splits across CTAs are divided by the experts that
-/// run at once (top_k at least with indexed routing, every expert with
-/// grouped_masked: their blocks already fill the device) and reduce in a
-/// cluster (sm_90) or not at all: the workspace is sized per output tile
-/// of a dense grid. (2) No TMA: the activations are gathered row by row
-/// and the weights are an expert's slice. (3) Indexed: block_m divides
-/// block_size (a block never straddles two experts); the ranges whose tile
-/// does not are served by the last one that does.
+/// (abi::moeRowsPerExpert): the experts that run at once together are a
+/// dense GEMM of that many tokens whose N is the experts' N side by side,
+/// so the dense heuristics' tile for that M and width serves them: top_k
+/// experts wide at one token per expert (indexed and grouped_contiguous;
+/// grouped_masked always runs all of them), all E from two on. Then: (1)
+/// K splits across CTAs reduce in a cluster (sm_90) or not at all: the
+/// workspace is sized per output tile of a dense grid. (2) No TMA: the
+/// activations are gathered row by row and the weights are an expert's
+/// slice. (3) Indexed: block_m divides block_size (a block never straddles
+/// two experts); the ranges whose tile does not are served by the last one
+/// that does. (4) block_n divides the expert's N, else the expert's own
+/// dense tiles serve.
 Result<std::vector<TileConfig>> selectMoeTiles(const WeightSchema &w,
                                                const InputSchema &in,
                                                const ComputeOptions &c,

@@ -507,6 +507,7 @@ struct LowerToNVVMPass
     SmallVector<GemmView> gemms;
     SmallVector<QuantizeOp> quantizes;
     SmallVector<MoeAlignOp> aligns;
+    SmallVector<Operation *> elementwise; // silu_and_mul, moe_sum
     bool failedAny = false;
     module.walk([&](Operation *op) {
       if (auto gemm = dyn_cast<GemmOp>(op))
@@ -518,21 +519,27 @@ struct LowerToNVVMPass
         quantizes.push_back(q);
       else if (auto align = dyn_cast<MoeAlignOp>(op))
         aligns.push_back(align);
+      else if (isa<SiluAndMulOp, MoeSumOp>(op))
+        elementwise.push_back(op);
       else if (isa_and_nonnull<HummingDialect>(op->getDialect())) {
         op->emitOpError("is not lowered by humming-lower-to-nvvm yet (only "
-                        "humming.gemm, humming.moe_gemm, humming.moe_align "
-                        "and humming.quantize of activations are)");
+                        "humming.gemm, humming.moe_gemm, humming.moe_align, "
+                        "humming.silu_and_mul, humming.moe_sum and "
+                        "humming.quantize of activations are)");
         failedAny = true;
       }
     });
     if (failedAny)
       return signalPassFailure();
-    if (gemms.empty() && quantizes.empty() && aligns.empty())
+    if (gemms.empty() && quantizes.empty() && aligns.empty() &&
+        elementwise.empty())
       return;
-    for (MoeAlignOp op : aligns)
+    SmallVector<Operation *> small(aligns.begin(), aligns.end());
+    small.append(elementwise.begin(), elementwise.end());
+    for (Operation *op : small)
       for (Value v : op->getOperands())
         if (auto t = cast<MemRefType>(v.getType()); !t.getLayout().isIdentity()) {
-          op.emitOpError() << "expected identity-layout memrefs, got " << t;
+          op->emitOpError() << "expected identity-layout memrefs, got " << t;
           failedAny = true;
         }
     for (const GemmView &op : gemms)
@@ -843,6 +850,56 @@ struct LowerToNVVMPass
                           one, one},
           Value(), args);
       op.erase();
+    }
+    for (Operation *op : elementwise) {
+      Value input = op->getOperand(0), output = op->getOperand(1);
+      auto outType = cast<MemRefType>(output.getType());
+      ElementwiseKernelSpec es;
+      es.kind = isa<SiluAndMulOp>(op) ? hq::abi::kSiluAndMulKernel
+                                      : hq::abi::kMoeSumKernel;
+      es.columns = outType.getDimSize(1);
+      if (auto sum = dyn_cast<MoeSumOp>(op))
+        es.topK = int64_t(sum.getTopK());
+      es.bf16 = outType.getElementType().isBF16();
+      auto parent = op->getParentOfType<FunctionOpInterface>();
+      std::string name =
+          (parent ? parent.getName().str() : std::string("layer")) +
+          (isa<SiluAndMulOp>(op) ? "_silu_and_mul" : "_moe_sum") +
+          std::to_string(counter++);
+      gpu::GPUFuncOp kernel =
+          buildElementwiseKernel(builder, op->getLoc(), kernels, name, es);
+      kernelSymbols.insert(kernel);
+      hq::abi::KernelLaunch l;
+      l.name = kernel.getName().str();
+      l.blockM = 1;
+      l.blockN = es.columns;
+      l.threads = kElementwiseThreads;
+      l.kind = es.kind;
+      if (es.kind == hq::abi::kMoeSumKernel) {
+        l.routing = hq::abi::kRoutingIndexed;
+        l.topK = es.topK;
+      }
+      launchTable.push_back(launchAttr(builder, l));
+      ImplicitLocOpBuilder b(op->getLoc(), op);
+      Value m = memref::DimOp::create(b, output, 0);
+      Value null = devicePointer(b, Value());
+      SmallVector<Value> args = {devicePointer(b, input), null, null, null,
+                                 null, null, devicePointer(b, output), null,
+                                 arith::IndexCastOp::create(b, b.getI32Type(), m)};
+      Value pairs = arith::MulIOp::create(
+          b, m, arith::ConstantIndexOp::create(b, es.columns / 2));
+      Value any = arith::CmpIOp::create(b, arith::CmpIPredicate::ne, m,
+                                        arith::ConstantIndexOp::create(b, 0));
+      auto ifAny = scf::IfOp::create(b, any, /*withElseRegion=*/false);
+      b.setInsertionPointToStart(ifAny.thenBlock());
+      Value one = arith::ConstantIndexOp::create(b, 1);
+      Value threads = arith::ConstantIndexOp::create(b, kElementwiseThreads);
+      gpu::LaunchFuncOp::create(
+          b, kernel,
+          gpu::KernelDim3{arith::CeilDivUIOp::create(b, pairs, threads), one,
+                          one},
+          gpu::KernelDim3{threads, one, one}, Value(), args);
+      op->erase();
     }
     // What a runtime needs to launch the kernels without running the host
     // code: names, M ranges and launch shapes (Humming/Target/KernelABI.h).

@@ -125,6 +125,21 @@ gpu::GPUFuncOp buildMoeAlignKernel(OpBuilder &builder, Location loc,
                                    gpu::GPUModuleOp module, StringRef name,
                                    const MoeAlignKernelSpec &spec);
 
+/// humming.silu_and_mul (kind abi::kSiluAndMulKernel) and humming.moe_sum
+/// (abi::kMoeSumKernel), ElementwiseKernels.cpp: input slot -> output slot,
+/// M the output rows, `columns` the output columns (even), one thread per
+/// pair of outputs in blocks of kElementwiseThreads.
+struct ElementwiseKernelSpec {
+  int64_t kind = ::humming::abi::kSiluAndMulKernel;
+  int64_t columns = 0;
+  int64_t topK = 1; ///< moe_sum
+  bool bf16 = false;
+};
+constexpr int64_t kElementwiseThreads = 256;
+gpu::GPUFuncOp buildElementwiseKernel(OpBuilder &builder, Location loc,
+                                      gpu::GPUModuleOp module, StringRef name,
+                                      const ElementwiseKernelSpec &spec);
+
 } // namespace mlir::humming
 
 #endif // HUMMING_LIB_CONVERSION_HUMMINGTONVVM_KERNELS_H

@@ -505,6 +505,76 @@ LogicalResult MoeAlignOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// humming.silu_and_mul, humming.moe_sum
+//===----------------------------------------------------------------------===//
+
+/// Rank-2 memrefs of one 16-bit float type with a static, even number of
+/// columns: the elementwise ops' operands.
+static LogicalResult checkRows(Operation *op, StringRef name, Value v,
+                               Type elem, int64_t columns) {
+  auto t = cast<MemRefType>(v.getType());
+  bool ok = t.getRank() == 2 && !t.isDynamicDim(1) &&
+            (elem ? t.getElementType() == elem
+                  : (t.getElementType().isF16() || t.getElementType().isBF16()));
+  if (ok && columns >= 0)
+    ok = t.getDimSize(1) == columns;
+  if (ok && t.getDimSize(1) % 2 != 0)
+    ok = false;
+  if (ok)
+    return success();
+  auto diag = op->emitOpError() << "expected '" << name << "' to be a memref<?x";
+  if (columns >= 0)
+    diag << columns;
+  else
+    diag << "{even N}";
+  diag << "x";
+  if (elem) {
+    std::string name;
+    llvm::raw_string_ostream os(name);
+    os << elem;
+    diag << name;
+  } else {
+    diag << "f16 or bf16";
+  }
+  return diag << ">, got " << t;
+}
+
+LogicalResult SiluAndMulOp::verify() {
+  if (failed(checkRows(*this, "input", getInput(), Type(), -1)))
+    return failure();
+  auto in = cast<MemRefType>(getInput().getType());
+  if (in.getDimSize(1) % 4 != 0)
+    return emitOpError() << "expected 'input' to have 2I columns with I even, "
+                            "got "
+                         << in;
+  if (failed(checkRows(*this, "output", getOutput(), in.getElementType(),
+                       in.getDimSize(1) / 2)))
+    return failure();
+  auto out = cast<MemRefType>(getOutput().getType());
+  if (!in.isDynamicDim(0) && !out.isDynamicDim(0) &&
+      in.getDimSize(0) != out.getDimSize(0))
+    return emitOpError() << "expected as many output rows as input rows ("
+                         << in.getDimSize(0) << "), got " << out;
+  return success();
+}
+
+LogicalResult MoeSumOp::verify() {
+  if (failed(checkRows(*this, "input", getInput(), Type(), -1)))
+    return failure();
+  auto in = cast<MemRefType>(getInput().getType());
+  if (failed(checkRows(*this, "output", getOutput(), in.getElementType(),
+                       in.getDimSize(1))))
+    return failure();
+  auto out = cast<MemRefType>(getOutput().getType());
+  const int64_t topK = int64_t(getTopK());
+  if (!in.isDynamicDim(0) && !out.isDynamicDim(0) &&
+      in.getDimSize(0) != out.getDimSize(0) * topK)
+    return emitOpError() << "expected M * top_k = " << out.getDimSize(0) * topK
+                         << " input rows, got " << in;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // humming.quantize
 //===----------------------------------------------------------------------===//
 

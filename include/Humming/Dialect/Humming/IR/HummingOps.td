@@ -200,6 +200,52 @@ def Humming_MoeAlignOp : Humming_Op<"moe_align"> {
 }
 
 //===----------------------------------------------------------------------===//
+// humming.silu_and_mul, humming.moe_sum
+//===----------------------------------------------------------------------===//
+
+def Humming_SiluAndMulOp : Humming_Op<"silu_and_mul"> {
+  let summary = "SiLU of the gate half times the up half";
+  let description = [{
+    The activation between a MoE (or MLP) layer's gate_up and down
+    projections: `output`[m, j] = silu(`input`[m, j]) * `input`[m, I + j]
+    for `input` [M, 2I] and `output` [M, I] (f16 or bf16, I even), computed
+    in f32 (silu(x) = x / (1 + e^-x)) and rounded once.
+
+    ```mlir
+    humming.silu_and_mul %gu into %h : memref<?x1536xf16> -> memref<?x768xf16>
+    ```
+  }];
+  let arguments = (ins Humming_In<"gate and up [M, 2I]">:$input,
+                       Humming_Out<"activation [M, I]">:$output);
+  let assemblyFormat = [{
+    $input `into` $output attr-dict `:` type($input) `->` type($output)
+  }];
+  let hasVerifier = 1;
+}
+
+def Humming_MoeSumOp : Humming_Op<"moe_sum"> {
+  let summary = "Sum of each token's top-k expert outputs";
+  let description = [{
+    `output`[m, n] = sum over k < `top_k` of `input`[m * top_k + k, n] for
+    `input` [M * top_k, N] (the rows of an indexed humming.moe_gemm, router
+    weights already applied) and `output` [M, N] (f16 or bf16, N even),
+    added in f32 in k order and rounded once.
+
+    ```mlir
+    humming.moe_sum %rows into %y {top_k = 8}
+        : memref<?x2048xbf16> -> memref<?x2048xbf16>
+    ```
+  }];
+  let arguments = (ins Humming_In<"expert outputs [M * top_k, N]">:$input,
+                       Humming_Out<"sums [M, N]">:$output,
+                       ConfinedAttr<I64Attr, [IntMinValue<1>]>:$top_k);
+  let assemblyFormat = [{
+    $input `into` $output attr-dict `:` type($input) `->` type($output)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // humming.quantize
 //===----------------------------------------------------------------------===//
 

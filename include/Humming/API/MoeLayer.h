@@ -1,0 +1,90 @@
+//===- MoeLayer.h - A whole mixture-of-experts block, ready to run -*- C++ -*-===//
+//
+// The MoE block of a Qwen3-MoE / Mixtral / DeepSeek-style model from the
+// router's choices to the block's output:
+//
+//   sorted ids  = moe_align(topk_ids)                      (MoeRouter)
+//   gu          = gate_up_e(x)      [M * top_k, 2I]        (indexed MoE GEMM)
+//   h           = silu(gu[:, :I]) * gu[:, I:]              (silu_and_mul)
+//   o           = topk_weights * down_e(h)  [M * top_k, H] (MoE GEMM, router
+//                                                           weights in its
+//                                                           epilogue)
+//   y[t]        = sum_k o[t * top_k + k]    [M, H]         (moe_sum)
+//
+// Every kernel comes from the same pipeline and kernel cache as the dense
+// layers; forward() allocates nothing (the workspace for up to maxTokens
+// tokens is made by transform) and can be captured in a CUDA graph.
+//
+//   auto moe = humming::MoeLayer::create({2048, 768, 128, 8}, w4, w4, f16);
+//   moe->quantize(gateUp, down);        // [E, 2I, H] and [E, H, I]
+//   moe->transform({"H200"}, 4096);
+//   moe->forward(stream, x, topkIds, topkWeights, y, m);
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef HUMMING_API_MOELAYER_H
+#define HUMMING_API_MOELAYER_H
+
+#include "Humming/API/Layer.h"
+#include "Humming/API/MoeRouter.h"
+
+#include <memory>
+
+namespace humming {
+
+struct MoeLayerShape {
+  int64_t hidden = 0;       ///< H: the block's input and output columns
+  int64_t intermediate = 0; ///< I: each expert's (gate_up has 2I rows)
+  int64_t experts = 0;      ///< E (1 .. 1024)
+  int64_t topK = 1;
+  /// sorted_ids pad each expert to a multiple of this (MoeOptions).
+  int64_t blockSize = 64;
+};
+
+class MoeLayer {
+public:
+  /// The weight schemas are a dense layer's (experts is set here); both
+  /// GEMMs take `input` activations (8-bit ones are quantized on the GPU,
+  /// LayerTarget::activationRows being set by transform) and write `output`
+  /// (f16 or bf16: x, y and the intermediate tensors).
+  static Result<MoeLayer> create(const MoeLayerShape &shape,
+                                 const WeightSchema &gateUp,
+                                 const WeightSchema &down,
+                                 const InputSchema &input,
+                                 ScalarType output = ScalarType::f16());
+  MoeLayer(MoeLayer &&) noexcept;
+  MoeLayer &operator=(MoeLayer &&) noexcept;
+  ~MoeLayer();
+
+  /// Float weights: gate_up [E, 2I, H] (each expert's gate rows, then its
+  /// up rows: checkpoints with separate gate and up projections stack
+  /// them), down [E, H, I].
+  Status quantize(const double *gateUp, const double *down);
+  /// Canonical tensors with the leading E dimension (Layer::loadQuantized).
+  Status loadQuantized(QuantizedWeights gateUp, QuantizedWeights down);
+  /// Prepares and compiles every kernel for `target` (the GEMMs, the router,
+  /// silu_and_mul, moe_sum) and, unless compileOnly, allocates the
+  /// workspace for up to `maxTokens` tokens. A tile configuration applies to
+  /// both GEMMs.
+  Status transform(const LayerTarget &target, int64_t maxTokens);
+  /// y [m, H] for x [m, H], the router's topk_ids [m, top_k] i32 and
+  /// topk_weights [m, top_k] f32 (device pointers; x and y 16-byte
+  /// aligned, the others 4). Ids outside 0 .. E - 1 contribute nothing.
+  Status forward(void *stream, uint64_t x, uint64_t topkIds,
+                 uint64_t topkWeights, uint64_t y, int64_t m) const;
+
+  const MoeLayerShape &shape() const;
+  /// The two GEMMs (their kernels, PTX, transform statistics).
+  const Layer &gateUp() const;
+  const Layer &down() const;
+  const MoeRouter &router() const;
+
+private:
+  struct Impl;
+  explicit MoeLayer(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+} // namespace humming
+
+#endif // HUMMING_API_MOELAYER_H

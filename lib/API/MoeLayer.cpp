@@ -1,0 +1,240 @@
+//===- MoeLayer.cpp - A whole mixture-of-experts block --------------------===//
+
+#include "Humming/API/MoeLayer.h"
+#include "Jit.h"
+
+#include "Humming/Pipelines/Pipelines.h"
+#include "Humming/Quant/Checked.h"
+
+#include "mlir/IR/MLIRContext.h"
+
+#include <limits>
+#include <optional>
+
+namespace humming {
+
+struct MoeLayer::Impl {
+  MoeLayerShape shape;
+  ScalarType output = ScalarType::f16();
+  std::optional<Layer> gateUp, down;
+  std::optional<MoeRouter> router;
+  // After transform.
+  bool transformed = false, compileOnly = false;
+  detail::SingleKernel silu, sum;
+  int64_t maxTokens = 0;
+  /// sorted_ids, expert_ids, num_tokens_padded, gate_up's output, the
+  /// activation, down's output.
+  std::vector<rt::DeviceBuffer> workspace;
+};
+
+MoeLayer::MoeLayer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+MoeLayer::MoeLayer(MoeLayer &&) noexcept = default;
+MoeLayer &MoeLayer::operator=(MoeLayer &&) noexcept = default;
+MoeLayer::~MoeLayer() = default;
+
+Result<MoeLayer> MoeLayer::create(const MoeLayerShape &shape,
+                                  const WeightSchema &gateUp,
+                                  const WeightSchema &down,
+                                  const InputSchema &input, ScalarType output) {
+  if (shape.hidden <= 0 || shape.intermediate <= 0 || shape.hidden % 2 != 0 ||
+      shape.intermediate % 2 != 0)
+    return Error{concat("expected positive, even hidden and intermediate "
+                        "sizes, got H = ",
+                        shape.hidden, ", I = ", shape.intermediate)};
+  Result<MoeRouter> router =
+      MoeRouter::create(shape.experts, shape.topK, shape.blockSize);
+  if (!router)
+    return Error{router.error()};
+  auto withExperts = [&](WeightSchema w) {
+    w.experts = shape.experts;
+    return w;
+  };
+  MoeOptions first;
+  first.routing = GemmType::Indexed;
+  first.topK = shape.topK;
+  first.blockSize = shape.blockSize;
+  Result<Layer> gu =
+      Layer::createMoe(2 * shape.intermediate, shape.hidden,
+                       withExperts(gateUp), input, first, {}, output);
+  if (!gu)
+    return Error{concat("gate_up: ", gu.error())};
+  // The down projection reads the M * top_k activation rows themselves
+  // (top_k = 1 over them) and weighs its rows by the router.
+  MoeOptions second = first;
+  second.topK = 1;
+  second.routerWeights = true;
+  Result<Layer> dn =
+      Layer::createMoe(shape.hidden, shape.intermediate, withExperts(down),
+                       input, second, {}, output);
+  if (!dn)
+    return Error{concat("down: ", dn.error())};
+  auto impl = std::make_unique<Impl>();
+  impl->shape = shape;
+  impl->output = output;
+  impl->gateUp.emplace(gu.take());
+  impl->down.emplace(dn.take());
+  impl->router.emplace(router.take());
+  return MoeLayer(std::move(impl));
+}
+
+Status MoeLayer::quantize(const double *gateUp, const double *down) {
+  Impl &l = *impl_;
+  if (!gateUp || !down)
+    return Error{"expected gate_up and down weights, got a null pointer"};
+  if (Status s = l.gateUp->quantize(gateUp); !s)
+    return Error{concat("gate_up: ", s.error())};
+  if (Status s = l.down->quantize(down); !s)
+    return Error{concat("down: ", s.error())};
+  l.transformed = false;
+  return Status::success();
+}
+
+Status MoeLayer::loadQuantized(QuantizedWeights gateUp, QuantizedWeights down) {
+  Impl &l = *impl_;
+  if (Status s = l.gateUp->loadQuantized(std::move(gateUp)); !s)
+    return Error{concat("gate_up: ", s.error())};
+  if (Status s = l.down->loadQuantized(std::move(down)); !s)
+    return Error{concat("down: ", s.error())};
+  l.transformed = false;
+  return Status::success();
+}
+
+Status MoeLayer::transform(const LayerTarget &target, int64_t maxTokens) {
+  Impl &l = *impl_;
+  const MoeLayerShape &s = l.shape;
+  if (maxTokens < 1 ||
+      maxTokens > (std::numeric_limits<int32_t>::max() -
+                   s.experts * (s.blockSize - 1)) /
+                      s.topK)
+    return Error{concat("expected 1 <= maxTokens and maxTokens * top_k + E * "
+                        "(block_size - 1) <= 2^31 - 1, got ",
+                        maxTokens)};
+  // 8-bit activations: each GEMM quantizes its own 16-bit input rows.
+  const bool quantized = l.gateUp->inputSchema().type.bits < 16;
+  LayerTarget first = target, second = target;
+  if (quantized) {
+    first.activationRows = maxTokens;
+    second.activationRows = maxTokens * s.topK;
+  }
+  if (Status st = l.gateUp->transform(first); !st)
+    return Error{concat("gate_up: ", st.error())};
+  if (Status st = l.down->transform(second); !st)
+    return Error{concat("down: ", st.error())};
+  LayerTarget plain = target;
+  plain.tileConfig.clear();
+  plain.canonicalLayout = false;
+  if (Status st = l.router->transform(plain); !st)
+    return Error{concat("router: ", st.error())};
+  auto small = [&](int64_t kind, int64_t columns,
+                   int64_t topK) -> Result<detail::SingleKernel> {
+    return detail::compileSingleKernel(
+        plain, kind == abi::kSiluAndMulKernel ? "silu_and_mul" : "moe_sum",
+        concat(kind == abi::kSiluAndMulKernel ? "silu_and_mul" : "moe_sum",
+               " columns=", columns, " top_k=", topK, " type=",
+               l.output.str()),
+        kind, [&](mlir::MLIRContext &ctx) {
+          return mlir::humming::buildElementwiseModule(
+              ctx, {kind, columns, topK, l.output});
+        });
+  };
+  Result<detail::SingleKernel> silu =
+      small(abi::kSiluAndMulKernel, s.intermediate, 1);
+  if (!silu)
+    return Error{silu.error()};
+  Result<detail::SingleKernel> sum = small(abi::kMoeSumKernel, s.hidden, s.topK);
+  if (!sum)
+    return Error{sum.error()};
+  std::vector<rt::DeviceBuffer> workspace;
+  if (!target.compileOnly) {
+    const rt::CudaDriver *driver = silu->driver;
+    const int64_t rows = maxTokens * s.topK;
+    const size_t sizes[] = {
+        size_t(l.router->sortedCapacity(maxTokens)) * 4,
+        size_t(l.router->blockCapacity(maxTokens)) * 4, 16,
+        size_t(rows * 2 * s.intermediate) * 2,
+        size_t(rows * s.intermediate) * 2, size_t(rows * s.hidden) * 2};
+    for (size_t bytes : sizes) {
+      Result<rt::DeviceBuffer> buf =
+          rt::DeviceBuffer::allocate(*driver, std::max<size_t>(bytes, 16));
+      if (!buf)
+        return Error{buf.error()};
+      workspace.push_back(buf.take());
+    }
+  }
+  l.silu = silu.take();
+  l.sum = sum.take();
+  l.workspace = std::move(workspace);
+  l.maxTokens = maxTokens;
+  l.compileOnly = target.compileOnly;
+  l.transformed = true;
+  return Status::success();
+}
+
+namespace {
+/// Launches an elementwise kernel over `m` output rows.
+Status launchElementwise(const detail::SingleKernel &k, void *stream,
+                         uint64_t input, uint64_t output, int64_t m) {
+  if (m == 0)
+    return Status::success();
+  rt::CUdeviceptr null = 0, in = input, out = output;
+  int32_t m32 = int32_t(m);
+  void *args[abi::NumGemmParams] = {&in,   &null, &null, &null, &null,
+                                    &null, &out,  &null, &m32};
+  uint32_t grid[3];
+  k.kernel.grid(m, 0, grid);
+  return k.driver->check(
+      k.driver->cuLaunchKernel(k.function, grid[0], grid[1], grid[2],
+                               unsigned(k.kernel.threads), 1, 1, 0,
+                               static_cast<rt::CUstream>(stream), args,
+                               nullptr),
+      "cuLaunchKernel");
+}
+} // namespace
+
+Status MoeLayer::forward(void *stream, uint64_t x, uint64_t topkIds,
+                         uint64_t topkWeights, uint64_t y, int64_t m) const {
+  const Impl &l = *impl_;
+  if (!l.transformed)
+    return Error{"call transform() before forward()"};
+  if (m < 0 || m > l.maxTokens)
+    return Error{concat("expected 0 <= M <= ", l.maxTokens,
+                        " tokens (transform's maxTokens), got ", m)};
+  if (m > 0 && (!x || !topkIds || !topkWeights || !y))
+    return Error{"expected device pointers for x, topk_ids, topk_weights and "
+                 "y, got a null pointer"};
+  if (m > 0 && (x % 16 || y % 16 || topkIds % 4 || topkWeights % 4))
+    return Error{"expected 16-byte aligned x and y and 4-byte aligned "
+                 "topk_ids and topk_weights"};
+  if (l.compileOnly)
+    return Error{"the MoE layer was transformed compile-only; transform it "
+                 "for a device to run it"};
+  if (m == 0)
+    return Status::success();
+  const MoeLayerShape &s = l.shape;
+  const uint64_t sorted = l.workspace[0].ptr(), blocks = l.workspace[1].ptr(),
+                 padded = l.workspace[2].ptr(), gu = l.workspace[3].ptr(),
+                 act = l.workspace[4].ptr(), rows = l.workspace[5].ptr();
+  if (Status st = l.router->forward(stream, topkIds, m, sorted, blocks, padded);
+      !st)
+    return st;
+  MoeRouting r;
+  r.sortedIds = sorted;
+  r.expertIds = blocks;
+  r.numTokensPadded = padded;
+  r.sortedLength = l.router->sortedCapacity(m);
+  if (Status st = l.gateUp->forwardMoe(stream, x, gu, m, r); !st)
+    return st;
+  if (Status st = launchElementwise(l.silu, stream, gu, act, m * s.topK); !st)
+    return st;
+  r.routerWeights = topkWeights;
+  if (Status st = l.down->forwardMoe(stream, act, rows, m * s.topK, r); !st)
+    return st;
+  return launchElementwise(l.sum, stream, rows, y, m);
+}
+
+const MoeLayerShape &MoeLayer::shape() const { return impl_->shape; }
+const Layer &MoeLayer::gateUp() const { return *impl_->gateUp; }
+const Layer &MoeLayer::down() const { return *impl_->down; }
+const MoeRouter &MoeLayer::router() const { return *impl_->router; }
+
+} // namespace humming

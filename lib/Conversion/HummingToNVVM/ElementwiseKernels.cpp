@@ -1,0 +1,129 @@
+//===- ElementwiseKernels.cpp - The MoE layer's small kernels -------------===//
+//
+// humming.silu_and_mul and humming.moe_sum: one thread per pair of 16-bit
+// outputs (one 32-bit load per input pair, one 32-bit store), grid x =
+// ceil(M x N / 2 / kElementwiseThreads), f32 arithmetic, one rounding.
+// e^-x is 2^(-x log2 e) by ex2.approx (llvm.nvvm.ex2.approx.f32: an LLVM
+// intrinsic, no libdevice), 1 / (1 + e^-x) a division in f32.
+//
+//===----------------------------------------------------------------------===//
+
+#include "EmitterBase.h"
+#include "Kernels.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::humming;
+namespace hq = ::humming;
+namespace abi = ::humming::abi;
+
+namespace {
+
+class ElementwiseEmitter : EmitterBase {
+public:
+  ElementwiseEmitter(ImplicitLocOpBuilder &b, const ElementwiseKernelSpec &spec,
+                     ArrayRef<Value> params)
+      : EmitterBase(b, params), spec(spec) {
+    half = spec.bf16 ? Type(b.getBF16Type()) : Type(b.getF16Type());
+    pairType = VectorType::get({2}, half);
+  }
+
+  void emit() {
+    Value tid = index32(gpu::ThreadIdOp::create(b, gpu::Dimension::x));
+    Value bid = index32(gpu::BlockIdOp::create(b, gpu::Dimension::x));
+    Value pair = arith::AddIOp::create(
+        b, arith::MulIOp::create(b, ext64(bid), c64(kElementwiseThreads)),
+        ext64(tid));
+    const int64_t perRow = spec.columns / 2; // output pairs per row
+    Value pairs =
+        arith::MulIOp::create(b, ext64(param(abi::ParamM)), c64(perRow));
+    auto ifIn = scf::IfOp::create(
+        b, arith::CmpIOp::create(b, arith::CmpIPredicate::ult, pair, pairs),
+        /*withElseRegion=*/false);
+    b.setInsertionPointToStart(ifIn.thenBlock());
+    Value row = arith::DivUIOp::create(b, pair, c64(perRow));
+    Value col = arith::RemUIOp::create(b, pair, c64(perRow));
+    Value in = param(abi::ParamInput);
+    SmallVector<Value, 2> out;
+    if (spec.kind == abi::kSiluAndMulKernel) {
+      // Input rows of 2I = 2 x columns values: perRow x 2 pairs.
+      Value base = arith::MulIOp::create(b, row, c64(2 * perRow));
+      SmallVector<Value, 2> gate = unpack(load(i32, in, add(base, col)));
+      SmallVector<Value, 2> up =
+          unpack(load(i32, in, add(base, add(col, c64(perRow)))));
+      for (int e = 0; e < 2; ++e)
+        out.push_back(arith::MulFOp::create(b, silu(gate[e]), up[e]));
+    } else {
+      out = {cf(0), cf(0)};
+      for (int64_t k = 0; k < spec.topK; ++k) {
+        Value r = add(arith::MulIOp::create(b, row, c64(spec.topK)), c64(k));
+        SmallVector<Value, 2> v =
+            unpack(load(i32, in, add(arith::MulIOp::create(b, r, c64(perRow)),
+                                     col)));
+        for (int e = 0; e < 2; ++e)
+          out[e] = arith::AddFOp::create(b, out[e], v[e]);
+      }
+    }
+    store(pack(out), param(abi::ParamOutput),
+          add(arith::MulIOp::create(b, row, c64(perRow)), col));
+    b.setInsertionPointAfter(ifIn);
+  }
+
+private:
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, x, y); }
+  SmallVector<Value, 2> unpack(Value word) {
+    Value v = LLVM::BitcastOp::create(b, pairType, word);
+    SmallVector<Value, 2> out;
+    for (int64_t e = 0; e < 2; ++e)
+      out.push_back(arith::ExtFOp::create(
+          b, f32, Value(LLVM::ExtractElementOp::create(b, v, c32(e)))));
+    return out;
+  }
+  Value pack(ArrayRef<Value> f) {
+    Value v = LLVM::UndefOp::create(b, pairType);
+    for (int64_t e = 0; e < 2; ++e)
+      v = LLVM::InsertElementOp::create(
+          b, v, arith::TruncFOp::create(b, half, f[size_t(e)]), c32(e));
+    return LLVM::BitcastOp::create(b, i32, v);
+  }
+  /// x / (1 + 2^(-x log2 e)).
+  Value silu(Value x) {
+    Value arg = arith::MulFOp::create(b, x, cf(-1.0 / std::log(2.0)));
+    Value e = LLVM::CallIntrinsicOp::create(
+                  b, f32, b.getStringAttr("llvm.nvvm.ex2.approx.f32"),
+                  ValueRange{arg})
+                  .getResult(0);
+    return arith::DivFOp::create(b, x, arith::AddFOp::create(b, cf(1), e));
+  }
+
+  const ElementwiseKernelSpec &spec;
+  Type half;
+  VectorType pairType;
+};
+
+} // namespace
+
+gpu::GPUFuncOp mlir::humming::buildElementwiseKernel(
+    OpBuilder &builder, Location loc, gpu::GPUModuleOp module, StringRef name,
+    const ElementwiseKernelSpec &spec) {
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToEnd(module.getBody());
+  auto func =
+      gpu::GPUFuncOp::create(builder, loc, name, kernelFunctionType(builder));
+  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
+                builder.getUnitAttr());
+  func.setKnownBlockSizeAttr(
+      builder.getDenseI32ArrayAttr({int32_t(kElementwiseThreads), 1, 1}));
+  ImplicitLocOpBuilder b(loc, builder);
+  b.setInsertionPointToStart(&func.getBody().front());
+  SmallVector<Value> params(func.getArguments().begin(),
+                            func.getArguments().end());
+  ElementwiseEmitter(b, spec, params).emit();
+  gpu::ReturnOp::create(b);
+  return func;
+}
