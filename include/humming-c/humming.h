@@ -240,6 +240,34 @@ int humming_quantizer_forward(const humming_quantizer *quantizer,
                               void *stream, uint64_t input, uint64_t codes,
                               uint64_t scales, int64_t m);
 
+/** A whole mixture-of-experts block (humming::MoeLayer): router top-k ids
+ *  -> the indexed gate_up GEMM [E, 2I, H] -> SiLU(gate) * up -> the down
+ *  GEMM [E, H, I] with router weights -> the sum over top_k. `activation`
+ *  "f16" or "bf16" (x, y and the intermediates); block_size a multiple of
+ *  16 (sorted_ids' padding per expert). */
+typedef struct humming_moe_layer humming_moe_layer;
+int humming_moe_layer_create(int64_t hidden, int64_t intermediate,
+                             int64_t experts, int64_t top_k,
+                             int64_t block_size,
+                             const humming_weight_schema *gate_up,
+                             const humming_weight_schema *down,
+                             const char *activation, humming_moe_layer **out);
+void humming_moe_layer_destroy(humming_moe_layer *layer);
+/** Quantizes float weights: gate_up [E, 2I, H] (each expert's gate rows,
+ *  then its up rows), down [E, H, I], row-major. */
+int humming_moe_layer_quantize(humming_moe_layer *layer, const float *gate_up,
+                               const float *down);
+/** Compiles every kernel for the device / chip and, unless compile_only,
+ *  allocates the workspace for up to max_tokens tokens. */
+int humming_moe_layer_transform(humming_moe_layer *layer, const char *device,
+                                const char *chip, int compile_only,
+                                int64_t max_tokens);
+/** y [m, H] from x [m, H], topk_ids [m, top_k] int32 and topk_weights
+ *  [m, top_k] float32 (device pointers) on `stream`. */
+int humming_moe_layer_forward(const humming_moe_layer *layer, void *stream,
+                              uint64_t x, uint64_t topk_ids,
+                              uint64_t topk_weights, uint64_t y, int64_t m);
+
 #ifdef __cplusplus
 }
 #endif

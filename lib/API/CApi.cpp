@@ -3,6 +3,7 @@
 #include "humming-c/humming.h"
 
 #include "Humming/API/ActivationQuantizer.h"
+#include "Humming/API/MoeLayer.h"
 #include "Humming/API/Layer.h"
 #include "Humming/Quant/Adapters.h"
 #include "Humming/Quant/PreparedLayout.h"
@@ -17,6 +18,10 @@ using namespace humming;
 
 struct humming_quantizer {
   ActivationQuantizer quantizer;
+};
+
+struct humming_moe_layer {
+  MoeLayer layer;
 };
 
 struct humming_layer {
@@ -586,4 +591,65 @@ int humming_quantizer_forward(const humming_quantizer *quantizer, void *stream,
   if (!quantizer)
     return fail("expected a quantizer, got NULL");
   return check(quantizer->quantizer.forward(stream, input, codes, scales, m));
+}
+
+int humming_moe_layer_create(int64_t hidden, int64_t intermediate,
+                             int64_t experts, int64_t topK, int64_t blockSize,
+                             const humming_weight_schema *gateUp,
+                             const humming_weight_schema *down,
+                             const char *activation, humming_moe_layer **out) {
+  if (!gateUp || !down || !out)
+    return fail("expected two weight schemas and an output pointer, got NULL");
+  *out = nullptr;
+  Result<WeightSchema> gu = toSchema(*gateUp);
+  if (!gu)
+    return fail(concat("gate_up: ", gu.error()));
+  Result<WeightSchema> dn = toSchema(*down);
+  if (!dn)
+    return fail(concat("down: ", dn.error()));
+  Result<ScalarType> act =
+      typeAmong("activation", activation,
+                {ScalarType::f16(), ScalarType::bf16()}, "f16 or bf16");
+  if (!act)
+    return fail(act.error());
+  Result<MoeLayer> layer = MoeLayer::create(
+      {hidden, intermediate, experts, topK, blockSize}, *gu, *dn,
+      InputSchema{*act, ActScaling::None, 0}, *act);
+  if (!layer)
+    return fail(layer.error());
+  *out = new humming_moe_layer{layer.take()};
+  return ok();
+}
+
+void humming_moe_layer_destroy(humming_moe_layer *layer) { delete layer; }
+
+int humming_moe_layer_quantize(humming_moe_layer *layer, const float *gateUp,
+                               const float *down) {
+  if (!layer || !gateUp || !down)
+    return fail("expected a MoE layer and gate_up and down weights, got NULL");
+  const MoeLayerShape &s = layer->layer.shape();
+  const int64_t perProjection = s.experts * s.hidden * s.intermediate;
+  std::vector<double> gu(gateUp, gateUp + 2 * perProjection);
+  std::vector<double> dn(down, down + perProjection);
+  return check(layer->layer.quantize(gu.data(), dn.data()));
+}
+
+int humming_moe_layer_transform(humming_moe_layer *layer, const char *device,
+                                const char *chip, int compileOnly,
+                                int64_t maxTokens) {
+  if (!layer)
+    return fail("expected a MoE layer, got NULL");
+  LayerTarget target;
+  target.device = device ? device : "";
+  target.chip = chip ? chip : "";
+  target.compileOnly = compileOnly != 0;
+  return check(layer->layer.transform(target, maxTokens));
+}
+
+int humming_moe_layer_forward(const humming_moe_layer *layer, void *stream,
+                              uint64_t x, uint64_t topkIds,
+                              uint64_t topkWeights, uint64_t y, int64_t m) {
+  if (!layer)
+    return fail("expected a MoE layer, got NULL");
+  return check(layer->layer.forward(stream, x, topkIds, topkWeights, y, m));
 }

@@ -130,6 +130,20 @@ def _library():
         lib.humming_quantizer_forward.argtypes = [
             p, p, ctypes.c_uint64, ctypes.c_uint64, ctypes.c_uint64,
             ctypes.c_int64]
+        lib.humming_moe_layer_create.argtypes = [
+            ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64,
+            ctypes.c_int64, ctypes.POINTER(_WeightSchema),
+            ctypes.POINTER(_WeightSchema), ctypes.c_char_p,
+            ctypes.POINTER(p)]
+        lib.humming_moe_layer_destroy.argtypes = [p]
+        lib.humming_moe_layer_destroy.restype = None
+        lib.humming_moe_layer_quantize.argtypes = [
+            p, ctypes.POINTER(ctypes.c_float), ctypes.POINTER(ctypes.c_float)]
+        lib.humming_moe_layer_transform.argtypes = [
+            p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int, ctypes.c_int64]
+        lib.humming_moe_layer_forward.argtypes = [
+            p, p, ctypes.c_uint64, ctypes.c_uint64, ctypes.c_uint64,
+            ctypes.c_uint64, ctypes.c_int64]
         _lib = lib
     return _lib
 
@@ -199,9 +213,6 @@ class HummingLayer:
                  f16_accumulation=False):
         input_config = input_config or {"dtype": "float16"}
         self.shape_n, self.shape_k = int(shape_n), int(shape_k)
-        group = int(weight_config.get("group_size") or 0)
-        granularity = weight_config.get(
-            "granularity", "group" if group > 0 else "channel")
         self.has_bias = bool(weight_config.get("has_bias", False))
         self._act = _dtype_name(input_config.get("dtype", "float16"))
         keep = []  # the C strings must outlive the call
@@ -217,13 +228,7 @@ class HummingLayer:
         default_scale = input_config.get("dtype", "float16")
         if self._act in _EIGHT_BIT:
             default_scale = input_config.get("output_dtype", "float16")
-        schema = _WeightSchema(
-            c(_dtype_name(weight_config["dtype"])),
-            c(_dtype_name(weight_config.get("scale_dtype", default_scale))),
-            c(granularity), group, int(weight_config.get("block_n", 0)),
-            c(weight_config.get("zero_point") or "none"), int(self.has_bias),
-            int(weight_config.get("pad_n", 0)),
-            int(weight_config.get("pad_k", 0)))
+        schema = _weight_schema(weight_config, default_scale, keep)
         handle = ctypes.c_void_p()
         self._scaling = None
         self._output = self._act
@@ -613,6 +618,102 @@ class HummingQuantizer:
         return codes, scales
 
 
+class HummingMoeLayer:
+    """A whole mixture-of-experts block (Qwen3-MoE, Mixtral, DeepSeek
+    style): y = sum over the token's top_k experts e of
+    topk_weight * down_e(silu(gate_e(x)) * up_e(x)).
+
+    hidden (H), intermediate (I, each expert's), num_experts (E, at most
+    1024), top_k; weight_config as HummingLayer's (dense: it applies to
+    every expert; down_weight_config, when given, to the down projection);
+    input_config {"dtype": "float16" | "bfloat16"}; block_size: the
+    routing's padding per expert (a multiple of 16).
+
+        moe = HummingMoeLayer(2048, 768, 128, 8, {"dtype": "uint4",
+                              "group_size": 128})
+        moe.quantize(gate_up, down)   # [E, 2I, H] (gate rows, then up), [E, H, I]
+        moe.transform(max_tokens=4096)
+        y = moe(x, topk_ids, topk_weights)  # [M, H], int32 / float32 [M, top_k]
+    """
+
+    def __init__(self, hidden, intermediate, num_experts, top_k,
+                 weight_config, input_config=None, block_size=64,
+                 down_weight_config=None):
+        input_config = input_config or {"dtype": "float16"}
+        self.hidden, self.intermediate = int(hidden), int(intermediate)
+        self.num_experts, self.top_k = int(num_experts), int(top_k)
+        self._act = _dtype_name(input_config.get("dtype", "float16"))
+        keep = []
+        dtype = input_config.get("dtype", "float16")
+        gate_up = _weight_schema(weight_config, dtype, keep)
+        down = _weight_schema(down_weight_config or weight_config, dtype, keep)
+        handle = ctypes.c_void_p()
+        _check(_library().humming_moe_layer_create(
+            self.hidden, self.intermediate, self.num_experts, self.top_k,
+            int(block_size), ctypes.byref(gate_up), ctypes.byref(down),
+            self._act.encode(), ctypes.byref(handle)))
+        self._handle = handle
+        self._transformed = False
+        self.max_tokens = 0
+
+    def __del__(self):
+        handle = getattr(self, "_handle", None)
+        if handle:
+            _library().humming_moe_layer_destroy(handle)
+            self._handle = None
+
+    def quantize(self, gate_up, down):
+        """Float weights: gate_up [E, 2I, H] (each expert's gate rows, then
+        its up rows), down [E, H, I]."""
+        per = self.num_experts * self.hidden * self.intermediate
+        _check(_library().humming_moe_layer_quantize(
+            self._handle, _floats(gate_up, 2 * per, "gate_up"),
+            _floats(down, per, "down")))
+        self._transformed = False
+
+    def transform(self, device=None, chip=None, compile_only=False,
+                  max_tokens=4096):
+        """Compiles every kernel (for the current CUDA device by default)
+        and makes the workspace for up to max_tokens tokens."""
+        def run(device, chip):
+            _check(_library().humming_moe_layer_transform(
+                self._handle, device.encode() if device else None,
+                chip.encode() if chip else None, int(bool(compile_only)),
+                int(max_tokens)))
+        _for_target(run, device, chip)
+        self._transformed = not compile_only
+        self.max_tokens = int(max_tokens)
+
+    def __call__(self, x, topk_ids, topk_weights):
+        """y [M, H] for x [M, H] (the layer's 16-bit type), topk_ids [M,
+        top_k] (int32; ids outside 0 .. E-1 contribute nothing) and
+        topk_weights [M, top_k] (float32), on the current stream."""
+        import torch
+        act = {"f16": torch.float16, "bf16": torch.bfloat16}[self._act]
+        if x.dim() != 2 or x.shape[1] != self.hidden or x.dtype != act:
+            raise HummingError(f"expected x of shape [M, {self.hidden}] and "
+                               f"dtype {act}, got {list(x.shape)} {x.dtype}")
+        m = x.shape[0]
+        want = [m, self.top_k]
+        if list(topk_ids.shape) != want or topk_ids.dtype != torch.int32:
+            raise HummingError(f"expected topk_ids of shape {want} and dtype "
+                               f"int32, got {list(topk_ids.shape)} "
+                               f"{topk_ids.dtype}")
+        if (list(topk_weights.shape) != want or
+                topk_weights.dtype != torch.float32):
+            raise HummingError(f"expected topk_weights of shape {want} and "
+                               "dtype float32, got "
+                               f"{list(topk_weights.shape)} "
+                               f"{topk_weights.dtype}")
+        x, ids, w = (t.contiguous() for t in (x, topk_ids, topk_weights))
+        y = torch.empty((m, self.hidden), dtype=act, device=x.device)
+        stream = torch.cuda.current_stream(x.device).cuda_stream
+        _check(_library().humming_moe_layer_forward(
+            self._handle, ctypes.c_void_p(stream), x.data_ptr(),
+            ids.data_ptr(), w.data_ptr(), y.data_ptr(), m))
+        return y
+
+
 def transform_all(layers, progress=None, **target):
     """Transforms every layer (a model's worth) with the same target
     arguments as HummingLayer.transform, showing progress on one terminal
@@ -645,6 +746,28 @@ def transform_all(layers, progress=None, **target):
     if progress and layers:
         progress.write("\n")
     return totals
+
+
+def _weight_schema(weight_config, default_scale, keep):
+    """The C weight schema of a weight_config (HummingLayer's keys); the
+    C strings are appended to `keep`, which must outlive its use."""
+    def c(s):
+        if s is None:
+            return None
+        b = str(s).encode()
+        keep.append(b)
+        return b
+    group = int(weight_config.get("group_size") or 0)
+    granularity = weight_config.get(
+        "granularity", "group" if group > 0 else "channel")
+    return _WeightSchema(
+        c(_dtype_name(weight_config["dtype"])),
+        c(_dtype_name(weight_config.get("scale_dtype", default_scale))),
+        c(granularity), group, int(weight_config.get("block_n", 0)),
+        c(weight_config.get("zero_point") or "none"),
+        int(bool(weight_config.get("has_bias", False))),
+        int(weight_config.get("pad_n", 0)),
+        int(weight_config.get("pad_k", 0)))
 
 
 def _floats(value, count, name):

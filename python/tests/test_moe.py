@@ -1,0 +1,94 @@
+"""The MoE block through the Python package (HummingMoeLayer).
+
+Without torch or a GPU: creation errors and a compile-only transform. With
+torch and a CUDA device: a small block whose weights quantize exactly,
+routed by random top-k choices, against a float64 reference that rounds to
+float16 where the block stores its intermediate tensors.
+"""
+
+import math
+import random
+import unittest
+
+from humming import HummingError, HummingMoeLayer
+
+from test_layer import _cuda, exact_weights
+
+W4G128 = {"dtype": "uint4", "group_size": 128, "scale_dtype": "float16"}
+
+
+class MoeCreateTest(unittest.TestCase):
+    def test_errors_say_what_was_expected(self):
+        with self.assertRaises(HummingError) as e:
+            HummingMoeLayer(256, 128, 4, 8, W4G128)
+        self.assertEqual(str(e.exception),
+                         "expected top_k in 1 .. 4 (the experts), got 8")
+        with self.assertRaises(HummingError) as e:
+            HummingMoeLayer(256, 128, 4, 2, W4G128, block_size=24)
+        self.assertEqual(str(e.exception),
+                         "expected block_size to be a multiple of 16 in 16 .. "
+                         "1024, got 24")
+        with self.assertRaises(HummingError) as e:
+            HummingMoeLayer(255, 128, 4, 2, W4G128)
+        self.assertEqual(str(e.exception),
+                         "expected positive, even hidden and intermediate "
+                         "sizes, got H = 255, I = 128")
+
+    def test_wrong_weight_count(self):
+        moe = HummingMoeLayer(256, 128, 4, 2, W4G128)
+        with self.assertRaises(HummingError) as e:
+            moe.quantize([0.0] * 3, [0.0] * (4 * 256 * 128))
+        self.assertEqual(str(e.exception),
+                         "gate_up: expected 262144 values, got 3")
+
+    def test_compile_only(self):
+        moe = HummingMoeLayer(256, 128, 4, 2, W4G128)
+        moe.quantize(exact_weights(4 * 256, 256, 128),
+                     exact_weights(4 * 256, 128, 128, seed=2))
+        moe.transform(device="H200", compile_only=True, max_tokens=64)
+
+
+@unittest.skipUnless(_cuda(), "needs torch and a CUDA device")
+class MoeGpuTest(unittest.TestCase):
+    def test_matches_float64(self):
+        import torch
+        E, H, I, K = 8, 256, 128, 2
+        gate_up = exact_weights(E * 2 * I, H, 128)
+        down = exact_weights(E * H, I, 128, seed=2)
+        moe = HummingMoeLayer(H, I, E, K, W4G128)
+        moe.quantize(gate_up, down)
+        moe.transform(max_tokens=64)
+        rng = random.Random(3)
+        for m in (1, 5, 33):
+            x = torch.tensor([[rng.uniform(-1, 1) for _ in range(H)]
+                              for _ in range(m)], dtype=torch.float16)
+            ids = [rng.sample(range(E), K) for _ in range(m)]
+            w = [[rng.uniform(0.1, 1) for _ in range(K)] for _ in range(m)]
+            y = moe(x.cuda(), torch.tensor(ids, dtype=torch.int32).cuda(),
+                    torch.tensor(w, dtype=torch.float32).cuda()).cpu()
+
+            def f16(v):
+                return float(torch.tensor(v, dtype=torch.float16))
+            num = den = 0.0
+            xs = x.double().tolist()
+            for t in range(m):
+                want = [0.0] * H
+                for k in range(K):
+                    e = ids[t][k]
+                    gu = [f16(sum(xs[t][c] * gate_up[(e * 2 * I + j) * H + c]
+                                  for c in range(H))) for j in range(2 * I)]
+                    act = [f16(g / (1 + math.exp(-g)) * u)
+                           for g, u in zip(gu[:I], gu[I:])]
+                    for n in range(H):
+                        o = sum(act[j] * down[(e * H + n) * I + j]
+                                for j in range(I))
+                        want[n] += f16(w[t][k] * o)
+                for n in range(H):
+                    got, ref = float(y[t][n]), f16(want[n])
+                    num += (got - ref) ** 2
+                    den += ref ** 2
+            self.assertLessEqual(math.sqrt(num / den), 2e-3, f"M={m}")
+
+
+if __name__ == "__main__":
+    unittest.main()
