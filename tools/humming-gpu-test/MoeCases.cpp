@@ -476,7 +476,7 @@ void jsonLine(const std::string &path, const std::string &line) {
 MoeTally runMoeCases(const rt::CudaDriver *cu, const std::string &device,
                      const std::string &chip, const std::string &filter,
                      bool quick, const std::string &ptxDir,
-                     const std::string &json) {
+                     const std::string &json, const std::string &forceTiles) {
   MoeTally tally;
   std::mt19937 rng(cu ? uint32_t(std::random_device{}()) : 1u);
   for (const MoeCase &c : moeSuite(quick)) {
@@ -489,6 +489,7 @@ MoeTally runMoeCases(const rt::CudaDriver *cu, const std::string &device,
     target.device = device;
     target.chip = chip;
     target.compileOnly = cu == nullptr;
+    target.tileConfig = forceTiles;
     Result<MoeCaseLayer> made = makeMoeLayer(c, target, rng);
     if (!made) {
       std::printf("%-44s ERROR %s\n", c.name.c_str(), made.error().c_str());
@@ -515,7 +516,9 @@ MoeTally runMoeCases(const rt::CudaDriver *cu, const std::string &device,
     if (c.moe.routing == GemmType::Indexed) {
       Result<MoeRouter> r =
           MoeRouter::create(experts, c.moe.topK, c.moe.blockSize);
-      Status rs = r ? r->transform(target) : Status(Error{r.error()});
+      LayerTarget plain = target;
+      plain.tileConfig.clear();
+      Status rs = r ? r->transform(plain) : Status(Error{r.error()});
       if (!rs) {
         std::printf("%-44s ERROR router: %s\n", c.name.c_str(),
                     rs.error().c_str());

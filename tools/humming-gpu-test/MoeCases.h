@@ -31,10 +31,13 @@ struct MoeTally {
 /// f16 outputs, 1e-2 for bf16 and 8-bit activations; rows no expert takes
 /// must stay poisoned). One line per run; a JSON line per run to `json`
 /// when set.
+/// `forceTiles`, when set, replaces the heuristics' tiles (as
+/// LayerTarget::tileConfig).
 MoeTally runMoeCases(const rt::CudaDriver *cu, const std::string &device,
                      const std::string &chip, const std::string &filter,
                      bool quick, const std::string &ptxDir,
-                     const std::string &json);
+                     const std::string &json,
+                     const std::string &forceTiles = "");
 
 /// humming::MoeLayer end to end (router, gate_up, silu_and_mul, down with
 /// router weights, moe_sum) at Qwen3-30B-A3B's and Mixtral-8x7B's sizes,

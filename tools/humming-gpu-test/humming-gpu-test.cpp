@@ -1046,8 +1046,8 @@ int main(int argc, char **argv) {
       return 2;
     }
     if (moeCases) {
-      MoeTally t =
-          runMoeCases(nullptr, "", compileOnly, filter, quick, ptxDir, "");
+      MoeTally t = runMoeCases(nullptr, "", compileOnly, filter, quick, ptxDir,
+                               "", forceTiles);
       std::printf("humming-gpu-test: %d passed, %d failed\n", t.passed,
                   t.failed);
       return t.failed ? 1 : 0;
@@ -1152,8 +1152,11 @@ int main(int argc, char **argv) {
     if (!jsonPath.empty())
       std::ofstream(jsonPath, std::ios::trunc);
     MoeTally t = runMoeCases(&cu, tileDevice, chip, filter, quick, "",
-                             jsonPath);
-    MoeTally whole = runMoeLayerCases(cu, tileDevice, chip, filter, jsonPath);
+                             jsonPath, forceTiles);
+    MoeTally whole = forceTiles.empty()
+                         ? runMoeLayerCases(cu, tileDevice, chip, filter,
+                                            jsonPath)
+                         : MoeTally{};
     t.passed += whole.passed;
     t.failed += whole.failed;
     std::printf("humming-gpu-test: %d passed, %d failed\n", t.passed,

@@ -14,6 +14,8 @@
 
 #include "PreparedEmitter.h"
 
+#include <functional>
+
 using namespace mlir;
 using namespace mlir::humming;
 namespace hq = ::humming;
@@ -56,10 +58,10 @@ scf::IfOp PreparedEmitter::routeBlock() {
     LLVM::StoreOp::create(b, v, smemAt(byte), /*alignment=*/4);
   };
   Value start = mul(bidY, c32(bm));
-  Value rowThread = cmp(P::ult, tid, c32(bm));
-  // Per thread tid < block_m: its row's id (output row) and whether it holds
-  // a token; the block's expert (uniform).
-  Value id, valid, expert;
+  // Row r of the block (i32 < block_m): its id (the output row) and whether
+  // it holds a token; the block's expert (uniform).
+  std::function<std::pair<Value, Value>(Value)> rowOf;
+  Value expert;
   if (moe.routing == abi::kRoutingIndexed) {
     // Blocks from num_tokens_padded on are padding; so is every block past
     // sorted_ids (the grid holds floor(P / block_m) of them).
@@ -74,18 +76,19 @@ scf::IfOp PreparedEmitter::routeBlock() {
                  loadRouting(b, i32, param(abi::ParamBlockExperts),
                              ext64(sel(inRange, block, c32(0)))),
                  c32(-1));
-    Value r = add(start, tid);
-    Value rowOk = arith::AndIOp::create(b, rowThread, cmp(P::slt, r, limit));
-    Value raw = loadRouting(b, i32, param(abi::ParamRowIds),
-                            ext64(sel(rowOk, r, c32(0))));
-    // Ids at or past M x top_k (the sentinel) and negative ones hold no
-    // token.
     Value total = mul(m, c32(moe.topK));
-    valid = arith::AndIOp::create(
-        b, rowOk,
-        arith::AndIOp::create(b, cmp(P::sge, raw, c32(0)),
-                              cmp(P::slt, raw, total)));
-    id = raw;
+    rowOf = [&, limit, total](Value local) -> std::pair<Value, Value> {
+      Value r = add(start, local);
+      Value rowOk = cmp(P::slt, r, limit);
+      Value raw = loadRouting(b, i32, param(abi::ParamRowIds),
+                              ext64(sel(rowOk, r, c32(0))));
+      // Ids at or past M x top_k (the sentinel) and negative ones hold no
+      // token.
+      return {raw, arith::AndIOp::create(
+                       b, rowOk,
+                       arith::AndIOp::create(b, cmp(P::sge, raw, c32(0)),
+                                             cmp(P::slt, raw, total)))};
+    };
   } else if (moe.routing == abi::kRoutingContiguous) {
     // Warp 0 finds the expert whose blocks hold block bidY: lane l takes
     // experts 32 c + l, counts their blocks (offsets clamped into 0 .. M,
@@ -169,11 +172,11 @@ scf::IfOp PreparedEmitter::routeBlock() {
     expert = loadShared(tableByte + 4 * bm);
     Value rowStart = loadShared(tableByte + 4 * bm + 4);
     Value rowEnd = loadShared(tableByte + 4 * bm + 8);
-    id = add(rowStart, tid);
-    valid = arith::AndIOp::create(
-        b, rowThread,
-        arith::AndIOp::create(b, cmp(P::sge, expert, c32(0)),
-                              cmp(P::slt, id, rowEnd)));
+    rowOf = [&, rowStart, rowEnd](Value local) -> std::pair<Value, Value> {
+      Value id = add(rowStart, local);
+      return {id, arith::AndIOp::create(b, cmp(P::sge, expert, c32(0)),
+                                        cmp(P::slt, id, rowEnd))};
+    };
   } else {
     // grouped_masked: E x max_tokens rows, block bidY the (bidY mod
     // blocks-per-expert)-th of expert bidY / blocks-per-expert; counts
@@ -190,25 +193,38 @@ scf::IfOp PreparedEmitter::routeBlock() {
                     ext64(arith::MinUIOp::create(b, expert,
                                                  c32(experts - 1)))),
         c32(0), maxTokens);
-    Value r = add(mul(sub, c32(bm)), tid);
-    id = add(mul(expert, maxTokens), r);
-    valid = arith::AndIOp::create(
-        b, rowThread,
-        arith::AndIOp::create(b, inE, cmp(P::slt, r, count)));
+    rowOf = [&, sub, maxTokens, inE, count](Value local) -> std::pair<Value, Value> {
+      Value r = add(mul(sub, c32(bm)), local);
+      return {add(mul(expert, maxTokens), r),
+              arith::AndIOp::create(b, inE, cmp(P::slt, r, count))};
+    };
   }
-  // The table: each row's id, -1 where it holds no token. The barrier that
-  // publishes it also tells every thread whether the block has a row.
-  {
-    auto ifRow = scf::IfOp::create(b, rowThread, /*withElseRegion=*/false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(ifRow.thenBlock());
-    storeShared(add(c32(tableByte), mul(tid, c32(4))),
-                sel(valid, id, c32(-1)));
+  // The table: each row's id, -1 where it holds no token; thread t fills
+  // rows t, t + threads, ... (a block may have fewer threads than rows).
+  // The barrier that publishes it also tells every thread whether the block
+  // has a row.
+  Value anyHere = arith::ConstantIntOp::create(b, i1, 0);
+  for (int64_t j = 0; j * tile.threads() < bm; ++j) {
+    Value local = add(tid, c32(j * tile.threads()));
+    Value inBlock = cmp(P::ult, local, c32(bm));
+    auto ifRow = scf::IfOp::create(b, TypeRange{i1}, inBlock,
+                                   /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(ifRow.thenBlock());
+      auto [id, valid] = rowOf(local);
+      storeShared(add(c32(tableByte), mul(local, c32(4))),
+                  sel(valid, id, c32(-1)));
+      scf::YieldOp::create(b, valid);
+      b.setInsertionPointToStart(ifRow.elseBlock());
+      scf::YieldOp::create(b, Value(arith::ConstantIntOp::create(b, i1, 0)));
+    }
+    anyHere = arith::OrIOp::create(b, anyHere, ifRow.getResult(0));
   }
   Value any = cmp(
       P::ne,
       ptx.barrierReduceOr(0, tile.threads(),
-                          arith::ExtUIOp::create(b, i32, valid)),
+                          arith::ExtUIOp::create(b, i32, anyHere)),
       c32(0));
   Value expertOk = arith::AndIOp::create(
       b, cmp(P::sge, expert, c32(0)), cmp(P::slt, expert, c32(experts)));
