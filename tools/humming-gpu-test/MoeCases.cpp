@@ -128,6 +128,9 @@ std::vector<MoeCase> moeSuite(bool quick) {
     add("moe_indexed_w8a8_fp8_e8_top2", w8, GemmType::Indexed, 2,
         Spread::Uniform, small, 256, 512, ScalarType::e4m3());
   }
+  // W4A8 (uint4 g128 x e4m3 per token), the benchmark's 8-bit variant.
+  add("moe_indexed_w4a8_e16_top4", w4(16), GemmType::Indexed, 4,
+      Spread::Uniform, small, 512, 1024, ScalarType::e4m3());
   // grouped_contiguous and grouped_masked.
   add("moe_contiguous_w4_e8", w4(8), GemmType::GroupedContiguous, 1,
       Spread::Uniform, small);

@@ -79,10 +79,11 @@ struct MoeShape {
 /// Tiles of a MoE GEMM, one per range of tokens per expert
 /// (abi::moeRowsPerExpert): the experts that run at once together are a
 /// dense GEMM of that many tokens whose N is the experts' N side by side,
-/// so the dense heuristics' tile for that M and width serves them: top_k
-/// experts wide at one token per expert (indexed and grouped_contiguous;
-/// grouped_masked always runs all of them), all E from two on. Then: (1)
-/// K splits across CTAs reduce in a cluster (sm_90) or not at all: the
+/// so the dense heuristics' tile for that M and width serves them: one
+/// expert wide at one token per expert (indexed and grouped_contiguous;
+/// measured faster there than top_k experts wide), all E from two on
+/// (grouped_masked: always). Then: (1) K splits across CTAs reduce in a
+/// cluster (sm_90; a wgmma split divides warp_m / 8) or not at all: the
 /// workspace is sized per output tile of a dense grid. (2) No TMA: the
 /// activations are gathered row by row and the weights are an expert's
 /// slice. (3) Indexed: block_m divides block_size (a block never straddles
