@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "Humming/API/Layer.h"
+#include "Humming/API/MoeLayer.h"
+#include "Humming/API/MoeRouter.h"
 #include "Humming/Runtime/Compiler.h"
 #include "TestCache.h"
 
@@ -216,6 +218,79 @@ TEST(Layer, MoeGroupedMaskedNeedsWholeExperts) {
   EXPECT_EQ(layer->forwardMoe(nullptr, 16, 16, 8, r).error(),
             "expected no router weights: the layer was created without "
             "MoeOptions::routerWeights");
+}
+
+TEST(MoeRouter, ChecksItsArguments) {
+  test::useTestCache();
+  EXPECT_EQ(MoeRouter::create(2048, 8, 64).error(),
+            "expected 1 .. 1024 experts (one thread of the routing block "
+            "each), got 2048");
+  EXPECT_EQ(MoeRouter::create(8, 0, 64).error(),
+            "expected top_k in 1 .. 8 (the experts), got 0");
+  Result<MoeRouter> r = MoeRouter::create(128, 8, 64);
+  ASSERT_TRUE(r.ok()) << r.error();
+  EXPECT_EQ(r->sortedCapacity(4), 4 * 8 + 128 * 63);
+  EXPECT_EQ(r->blockCapacity(4), (4 * 8 + 128 * 63 + 63) / 64);
+  EXPECT_EQ(r->forward(nullptr, 16, 1, 16, 16, 16).error(),
+            "call transform() before forward()");
+  LayerTarget tiled{"H200", "", /*compileOnly=*/true};
+  tiled.tileConfig = "#humming.tile_config<block = [16, 64, 64], warp = "
+                     "[16, 64, 32]>";
+  EXPECT_EQ(r->transform(tiled).error(),
+            "a tile configuration or the canonical layout applies to a "
+            "layer's GEMM kernels; expected neither for the MoE router");
+  ASSERT_TRUE(r->transform({"H200", "", /*compileOnly=*/true}).ok());
+  EXPECT_EQ(r->kernel().kind, humming::abi::kMoeAlignKernel);
+  EXPECT_NE(r->ptx().find("atom.shared.add"), std::string::npos);
+  EXPECT_EQ(r->forward(nullptr, 16, 1, 0, 16, 16).error(),
+            "expected device pointers for the top-k ids, sorted_ids, "
+            "expert_ids and num_tokens_padded, got a null pointer");
+  EXPECT_EQ(r->forward(nullptr, 16, 1, 18, 16, 16).error(),
+            "expected 4-byte aligned top-k ids, sorted_ids, expert_ids and "
+            "num_tokens_padded");
+  EXPECT_EQ(r->forward(nullptr, 16, -1, 16, 16, 16).error(),
+            "expected 0 <= M and M * top_k + E * (block_size - 1) <= 2^31 - "
+            "1, got M = -1");
+  EXPECT_EQ(r->forward(nullptr, 16, 1, 16, 16, 16).error(),
+            "the MoE router was transformed compile-only for sm_90a; "
+            "transform it for a device to run it");
+}
+
+TEST(MoeLayer, CompilesAndChecksItsArguments) {
+  test::useTestCache();
+  WeightSchema w4 = WeightSchema::make(ScalarType::uint(4), ScalarType::f16(),
+                                       Granularity::Group, 128);
+  EXPECT_EQ(MoeLayer::create({256, 127, 4, 2}, w4, w4, kF16).error(),
+            "expected positive, even hidden and intermediate sizes, got H = "
+            "256, I = 127");
+  Result<MoeLayer> moe = MoeLayer::create({256, 128, 4, 2, 32}, w4, w4, kF16);
+  ASSERT_TRUE(moe.ok()) << moe.error();
+  EXPECT_EQ(moe->forward(nullptr, 16, 16, 16, 16, 1).error(),
+            "call transform() before forward()");
+  EXPECT_EQ(moe->quantize(nullptr, nullptr).error(),
+            "expected gate_up and down weights, got a null pointer");
+  std::vector<double> gu(size_t(4 * 256 * 256), 0.5), dn(size_t(4 * 256 * 128), 0.25);
+  ASSERT_TRUE(moe->quantize(gu.data(), dn.data()).ok());
+  EXPECT_EQ(moe->transform({"H200", "", /*compileOnly=*/true}, 0).error(),
+            "expected 1 <= maxTokens and maxTokens * top_k + E * (block_size "
+            "- 1) <= 2^31 - 1, got 0");
+  Status s = moe->transform({"H200", "", /*compileOnly=*/true}, 64);
+  ASSERT_TRUE(s.ok()) << s.error();
+  EXPECT_EQ(moe->gateUp().n(), 256);
+  EXPECT_EQ(moe->down().k(), 128);
+  EXPECT_EQ(moe->down().moe()->topK, 1);
+  EXPECT_TRUE(moe->down().moe()->routerWeights);
+  EXPECT_EQ(moe->forward(nullptr, 16, 16, 16, 16, 65).error(),
+            "expected 0 <= M <= 64 tokens (transform's maxTokens), got 65");
+  EXPECT_EQ(moe->forward(nullptr, 16, 16, 16, 0, 1).error(),
+            "expected device pointers for x, topk_ids, topk_weights and y, "
+            "got a null pointer");
+  EXPECT_EQ(moe->forward(nullptr, 8, 16, 16, 16, 1).error(),
+            "expected 16-byte aligned x and y and 4-byte aligned topk_ids and "
+            "topk_weights");
+  EXPECT_EQ(moe->forward(nullptr, 16, 16, 16, 16, 1).error(),
+            "the MoE layer was transformed compile-only; transform it for a "
+            "device to run it");
 }
 
 TEST(Layer, TransformCompilesEveryKernelForTheTarget) {

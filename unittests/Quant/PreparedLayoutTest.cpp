@@ -977,3 +977,43 @@ TEST(PreparedLayout, WarpSpecializedRegisterSplitFitsTheBlocksPool) {
         EXPECT_EQ(r.consumer % 8, 0);
       }
 }
+
+// MoE weights [E, ...]: each expert prepared as a dense layer, stacked;
+// tensors without E experts along their first dimension are refused.
+TEST(PreparedLayout, ExpertsArePreparedOneByOne) {
+  WeightSchema w = WeightSchema::make(ScalarType::uint(4), ScalarType::f16(),
+                                      Granularity::Group, 128);
+  const int64_t n = 128, k = 256, experts = 3;
+  std::vector<double> values(size_t(experts * n * k));
+  std::mt19937 rng(5);
+  std::normal_distribution<double> normal(0, 1);
+  for (double &v : values)
+    v = normal(rng);
+  WeightSchema we = w;
+  we.experts = experts;
+  Result<QuantizedWeights> q = quantizeWeights(we, values.data(), n, k);
+  ASSERT_TRUE(q.ok()) << q.error();
+  Result<QuantizedWeights> p = L::prepareMmaSync(we, kF16, *q, n, k);
+  ASSERT_TRUE(p.ok()) << p.error();
+  EXPECT_EQ(p->weight.shape[0], experts);
+  // Expert e's slice is what preparing it alone gives.
+  for (int64_t e = 0; e < experts; ++e) {
+    Result<QuantizedWeights> one =
+        quantizeWeights(w, values.data() + e * n * k, n, k);
+    ASSERT_TRUE(one.ok());
+    Result<QuantizedWeights> alone = L::prepareMmaSync(w, kF16, *one, n, k);
+    ASSERT_TRUE(alone.ok());
+    const size_t bytes = alone->weight.data.size();
+    EXPECT_TRUE(std::equal(alone->weight.data.begin(), alone->weight.data.end(),
+                           p->weight.data.begin() + ptrdiff_t(bytes * size_t(e))));
+    const size_t sbytes = alone->scales->data.size();
+    EXPECT_TRUE(std::equal(alone->scales->data.begin(),
+                           alone->scales->data.end(),
+                           p->scales->data.begin() + ptrdiff_t(sbytes * size_t(e))));
+  }
+  QuantizedWeights bad = *q;
+  bad.scales->shape[0] = 2;
+  EXPECT_EQ(L::prepareMmaSync(we, kF16, bad, n, k).error(),
+            "prepareMmaSync: expected every weight-side tensor of a MoE layer "
+            "to have 3 experts along its first dimension, got shape [2, 128, 2]");
+}
