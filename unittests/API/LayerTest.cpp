@@ -117,6 +117,11 @@ TEST(Layer, MoeOptionsAreChecked) {
   EXPECT_EQ(Layer::createMoe(256, 512, w4, kF16, bad).error(),
             "expected a MoE routing (indexed, grouped_contiguous or "
             "grouped_masked), got dense (use Layer::create)");
+  ComputeOptions masked;
+  masked.gemm = GemmType::GroupedMasked;
+  EXPECT_EQ(Layer::createMoe(256, 512, w4, kF16, moe, masked).error(),
+            "expected ComputeOptions::gemm to be dense or the routing "
+            "(indexed), got grouped_masked");
   ComputeOptions invariant;
   invariant.batchInvariant = true;
   EXPECT_EQ(Layer::createMoe(256, 512, w4, kF16, moe, invariant).error(),

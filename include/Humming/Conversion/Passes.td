@@ -34,6 +34,15 @@ def HummingLowerToNVVMPass : Pass<"humming-lower-to-nvvm", "::mlir::ModuleOp"> {
     copies). Both dequantize bit-plane weights in pairs with magic numbers
     or exponent placement.
 
+    `humming.moe_gemm` (prepared weights only) lowers to the same kernels
+    with a routing prologue: each block reads its expert and rows (indexed,
+    grouped_contiguous or grouped_masked) into a row table in shared
+    memory, gathers and scatters through it and offsets the weight-side
+    pointers to its expert; the host code chooses the kernel by the tokens
+    per expert and launches the routing's grid (KernelABI.h `moeGrid`).
+    `humming.moe_align`, `humming.silu_and_mul` and `humming.moe_sum` lower
+    to small kernels of their own.
+
     `split_k` CTAs share a tile's K through a module workspace or, with a
     cluster split, a thread block cluster's distributed shared memory; with
     `f16_accumulation` the mma_sync kernels accumulate in f16. The kernels
@@ -41,11 +50,13 @@ def HummingLowerToNVVMPass : Pass<"humming-lower-to-nvvm", "::mlir::ModuleOp"> {
     mbarriers, TMA, fences, barriers, cluster ops, setmaxregister); the few
     instructions without one are inline PTX from one builder
     (docs/Rationale.md, "Inline PTX").
-    8/4-bit activations, MoE, f16 accumulation on canonical weights, tile
+    8/4-bit activations and MoE on canonical weights, f16 accumulation on
+    canonical weights, tile
     features the kernels lack (stream-K, multicast, `grid_cap`,
     `write_splits`, `cp_async = false`),
-    `tile_configs` on canonical weights and every humming op other than
-    `gemm` are diagnosed, not dropped. A module with a `humming.target` must
+    `tile_configs` on canonical weights and every other humming op
+    (`dequantize`, `repack`, `quantize` of weights) are diagnosed, not
+    dropped. A module with a `humming.target` must
     be compiled for that target's chip and PTX version (`chip=` and
     `ptx-version=` must name them; `compileToPtx` and humming-translate take
     the version from the target).

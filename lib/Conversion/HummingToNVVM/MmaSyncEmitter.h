@@ -122,7 +122,7 @@ private:
   /// exact), in the order compute() consumes their words.
   SmallVector<Copy> copiesFor(Value iter);
   /// The copy (chunk unset) of this lane's 16 bytes of the 16 x 16
-  /// activation tile of k-tile `t`, rows m0 + rowOffset ..+16.
+  /// activation tile of k-tile `t`, block rows rowBase + rowOffset ..+16.
   Copy activationCopy(Value t, Value rowOffset);
   /// The words of pipeline slot `slot`, in copy order.
   Stage readSlot(Value slot);

@@ -436,9 +436,10 @@ protected:
   Value smemAddr;
   // Thread coordinates (warpMi: the warp's row along M in a cooperative
   // block).
-  Value tid, lane, quad, grp, warpN, warpK, warpMi, nTile, m0, m;
+  Value tid, lane, quad, grp, warpN, warpK, warpMi, nTile, m;
   /// The warp's first row in the block (warpMi x warp_m): block row
-  /// rowBase + r is token m0 + r of a dense kernel (sourceRow / destRow).
+  /// rowBase + r is token bidY x block_m + rowBase + r of a dense kernel,
+  /// the row table's entry of a MoE one (sourceRow / destRow).
   Value rowBase;
   /// The threads that share a cooperative slot's copies: this thread's
   /// index among them (the block's thread index, or the producer

@@ -90,9 +90,6 @@ void PreparedEmitter::emit() {
   quad = arith::AndIOp::create(b, lane, c32(3));
   nTile = arith::AddIOp::create(
       b, arith::MulIOp::create(b, bidX, c32(tile.warpsN)), nTileInBlock);
-  m0 = arith::AddIOp::create(b,
-                             arith::MulIOp::create(b, bidY, c32(tile.blockM())),
-                             arith::MulIOp::create(b, warpMi, c32(tile.warpM)));
   rowBase = arith::MulIOp::create(b, warpMi, c32(tile.warpM));
   m = param(hq::abi::ParamM);
   // MoE: the rest only for a block with rows, on its expert's weights.
