@@ -252,7 +252,20 @@ int humming_moe_layer_create(int64_t hidden, int64_t intermediate,
                              const humming_weight_schema *gate_up,
                              const humming_weight_schema *down,
                              const char *activation, humming_moe_layer **out);
+/** A MoE block whose experts come from a checkpoint directory: expert e's
+ *  projections are the modules `pattern` ("...experts.{e}") + "." + gate /
+ *  up / down (NULL: "gate_proj", "up_proj", "down_proj"); sizes from the
+ *  tensors, the model's 16-bit activations. */
+int humming_moe_layer_create_from_checkpoint(
+    const char *dir, const char *pattern, int64_t experts, int64_t top_k,
+    int64_t block_size, const char *gate, const char *up, const char *down,
+    humming_moe_layer **out);
 void humming_moe_layer_destroy(humming_moe_layer *layer);
+/** H, I and the activations' type ("f16" or "bf16") of a MoE block (-1 /
+ *  NULL for a NULL layer). */
+int64_t humming_moe_layer_hidden(const humming_moe_layer *layer);
+int64_t humming_moe_layer_intermediate(const humming_moe_layer *layer);
+const char *humming_moe_layer_activation(const humming_moe_layer *layer);
 /** Quantizes float weights: gate_up [E, 2I, H] (each expert's gate rows,
  *  then its up rows), down [E, H, I], row-major. */
 int humming_moe_layer_quantize(humming_moe_layer *layer, const float *gate_up,

@@ -126,17 +126,14 @@ Result<LoadedLayer> loadCheckpointLayer(const char *dir, const char *module,
                                         ScalarType &act) {
   if (!dir || !module)
     return Error{"expected a checkpoint directory and a module name, got NULL"};
-  Result<Checkpoint> checkpoint = Checkpoint::open(dir);
-  if (!checkpoint)
-    return Error{checkpoint.error()};
-  Result<QuantConfig> config = QuantConfig::fromCheckpoint(*checkpoint);
-  if (!config)
-    return Error{config.error()};
-  Result<LoadedLayer> layer = loadLayer(*checkpoint, *config, module);
+  Result<OpenedCheckpoint> opened = openCheckpoint(dir);
+  if (!opened)
+    return Error{opened.error()};
+  Result<LoadedLayer> layer =
+      loadLayer(opened->checkpoint, opened->config, module);
   if (!layer)
     return Error{layer.error()};
-  act = config->paramDType() == DType::BF16 ? ScalarType::bf16()
-                                            : ScalarType::f16();
+  act = opened->activation();
   return layer;
 }
 
@@ -621,7 +618,39 @@ int humming_moe_layer_create(int64_t hidden, int64_t intermediate,
   return ok();
 }
 
+int humming_moe_layer_create_from_checkpoint(
+    const char *dir, const char *pattern, int64_t experts, int64_t topK,
+    int64_t blockSize, const char *gate, const char *up, const char *down,
+    humming_moe_layer **out) {
+  if (!dir || !pattern || !out)
+    return fail("expected a checkpoint directory, an experts' module pattern "
+                "and an output pointer, got NULL");
+  *out = nullptr;
+  Result<MoeLayer> layer = MoeLayer::fromCheckpoint(
+      dir, pattern, experts, topK, blockSize, gate ? gate : "gate_proj",
+      up ? up : "up_proj", down ? down : "down_proj");
+  if (!layer)
+    return fail(layer.error());
+  *out = new humming_moe_layer{layer.take()};
+  return ok();
+}
+
 void humming_moe_layer_destroy(humming_moe_layer *layer) { delete layer; }
+
+int64_t humming_moe_layer_hidden(const humming_moe_layer *layer) {
+  return layer ? layer->layer.shape().hidden : -1;
+}
+
+int64_t humming_moe_layer_intermediate(const humming_moe_layer *layer) {
+  return layer ? layer->layer.shape().intermediate : -1;
+}
+
+const char *humming_moe_layer_activation(const humming_moe_layer *layer) {
+  if (!layer)
+    return nullptr;
+  return layer->layer.gateUp().inputSchema().type == ScalarType::bf16() ? "bf16"
+                                                                        : "f16";
+}
 
 int humming_moe_layer_quantize(humming_moe_layer *layer, const float *gateUp,
                                const float *down) {

@@ -4,7 +4,9 @@
 #include "Jit.h"
 
 #include "Humming/Pipelines/Pipelines.h"
+#include "Humming/Quant/Adapters.h"
 #include "Humming/Quant/Checked.h"
+#include "Humming/Quant/Safetensors.h"
 
 #include "mlir/IR/MLIRContext.h"
 
@@ -75,6 +77,40 @@ Result<MoeLayer> MoeLayer::create(const MoeLayerShape &shape,
   impl->down.emplace(dn.take());
   impl->router.emplace(router.take());
   return MoeLayer(std::move(impl));
+}
+
+Result<MoeLayer> MoeLayer::fromCheckpoint(const std::string &dir,
+                                          const std::string &pattern,
+                                          int64_t experts, int64_t topK,
+                                          int64_t blockSize,
+                                          const std::string &gate,
+                                          const std::string &up,
+                                          const std::string &down) {
+  Result<OpenedCheckpoint> opened = openCheckpoint(dir);
+  if (!opened)
+    return Error{opened.error()};
+  Result<LoadedMoe> moe = loadMoeExperts(opened->checkpoint, opened->config,
+                                         pattern, experts, gate, up, down);
+  if (!moe)
+    return Error{moe.error()};
+  const ScalarType act = opened->activation();
+  if (moe->gateUp.n != 2 * moe->down.k || moe->gateUp.k != moe->down.n)
+    return Error{concat("expected gate_up [E, 2I, H] and down [E, H, I], got "
+                        "gate_up N = ",
+                        moe->gateUp.n, ", K = ", moe->gateUp.k,
+                        " and down N = ", moe->down.n, ", K = ", moe->down.k)};
+  WeightSchema gu = moe->gateUp.weight, dn = moe->down.weight;
+  gu.experts = dn.experts = 0;
+  Result<MoeLayer> layer =
+      create({moe->down.n, moe->down.k, experts, topK, blockSize}, gu, dn,
+             InputSchema{act, ActScaling::None, 0}, act);
+  if (!layer)
+    return layer;
+  if (Status s = layer->loadQuantized(std::move(moe->gateUp.tensors),
+                                      std::move(moe->down.tensors));
+      !s)
+    return Error{s.error()};
+  return layer;
 }
 
 Status MoeLayer::quantize(const double *gateUp, const double *down) {

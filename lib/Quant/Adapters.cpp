@@ -834,6 +834,132 @@ Result<LoadedLayer> loadBitnet(Ctx &c) {
 
 } // namespace
 
+Result<OpenedCheckpoint> openCheckpoint(const std::string &dir) {
+  Result<Checkpoint> checkpoint = Checkpoint::open(dir);
+  if (!checkpoint)
+    return Error{checkpoint.error()};
+  Result<QuantConfig> config = QuantConfig::fromCheckpoint(*checkpoint);
+  if (!config)
+    return Error{config.error()};
+  return OpenedCheckpoint{checkpoint.take(), config.take()};
+}
+
+Result<LoadedLayer> stackExperts(const std::vector<LoadedLayer> &experts) {
+  if (experts.empty())
+    return Error{std::string("expected at least one expert to stack")};
+  const LoadedLayer &first = experts.front();
+  const std::string schema = formatWeightSchema(first.weight);
+  for (size_t e = 0; e < experts.size(); ++e) {
+    const LoadedLayer &x = experts[e];
+    if (x.weight.experts != 0)
+      return Error{concat("expert ", e, " (", x.module,
+                          "): expected a dense layer, got ", x.weight.experts,
+                          " experts")};
+    if (formatWeightSchema(x.weight) != schema || x.n != first.n ||
+        x.k != first.k)
+      return Error{concat("expert ", e, " (", x.module, ", ",
+                          formatWeightSchema(x.weight), ", N = ", x.n,
+                          ", K = ", x.k, "): expected the schema and sizes of "
+                          "expert 0 (", schema, ", N = ", first.n, ", K = ",
+                          first.k, ")")};
+    if (formatInputSchema(x.input) != formatInputSchema(first.input))
+      return Error{concat("expert ", e, " (", x.module, "): expected the "
+                          "activations of expert 0 (",
+                          formatInputSchema(first.input), "), got ",
+                          formatInputSchema(x.input))};
+    if (!x.kPermutation.empty())
+      return Error{concat("expert ", e, " (", x.module, "): act-order "
+                          "(a permutation of K) is not supported in MoE "
+                          "layers: each token's row is shared by its experts "
+                          "and cannot be gathered per expert")};
+  }
+  const int64_t count = int64_t(experts.size());
+  LoadedLayer out = first;
+  out.weight.experts = count;
+  out.notes.clear();
+  for (const LoadedLayer &x : experts)
+    for (const std::string &n : x.notes)
+      if (std::find(out.notes.begin(), out.notes.end(), n) == out.notes.end())
+        out.notes.push_back(n);
+  auto stack = [&](auto member, bool flatten) -> std::optional<Tensor> {
+    const std::optional<Tensor> &t0 = first.tensors.*member;
+    if (!t0)
+      return std::nullopt;
+    std::vector<int64_t> shape = {count};
+    if (flatten) // [1] global scales -> [E]
+      shape[0] = count * t0->numel();
+    else
+      shape.insert(shape.end(), t0->shape.begin(), t0->shape.end());
+    Tensor all(t0->dtype, shape);
+    size_t at = 0;
+    for (const LoadedLayer &x : experts) {
+      const Tensor &t = *(x.tensors.*member);
+      std::copy(t.data.begin(), t.data.end(), all.data.begin() + ptrdiff_t(at));
+      at += t.data.size();
+    }
+    return all;
+  };
+  {
+    std::vector<int64_t> shape = {count};
+    shape.insert(shape.end(), first.tensors.weight.shape.begin(),
+                 first.tensors.weight.shape.end());
+    Tensor all(first.tensors.weight.dtype, shape);
+    size_t at = 0;
+    for (const LoadedLayer &x : experts) {
+      std::copy(x.tensors.weight.data.begin(), x.tensors.weight.data.end(),
+                all.data.begin() + ptrdiff_t(at));
+      at += x.tensors.weight.data.size();
+    }
+    out.tensors.weight = std::move(all);
+  }
+  out.tensors.scales = stack(&QuantizedWeights::scales, false);
+  out.tensors.zeroPoints = stack(&QuantizedWeights::zeroPoints, false);
+  out.tensors.globalScale = stack(&QuantizedWeights::globalScale, true);
+  out.tensors.bias = stack(&QuantizedWeights::bias, false);
+  return out;
+}
+
+Result<LoadedMoe> loadMoeExperts(const Checkpoint &checkpoint,
+                                 const QuantConfig &config,
+                                 const std::string &pattern, int64_t experts,
+                                 const std::string &gate,
+                                 const std::string &up,
+                                 const std::string &down) {
+  const size_t at = pattern.find("{e}");
+  if (at == std::string::npos)
+    return Error{concat("expected the experts' module pattern to hold {e} "
+                        "(their index), got '",
+                        pattern, "'")};
+  if (experts < 1 || experts > (int64_t(1) << 20))
+    return Error{concat("expected 1 .. 2^20 experts, got ", experts)};
+  std::vector<LoadedLayer> gateUp, downs;
+  for (int64_t e = 0; e < experts; ++e) {
+    std::string prefix = pattern.substr(0, at) + std::to_string(e) +
+                         pattern.substr(at + 3);
+    Result<LoadedLayer> g = loadLayer(checkpoint, config, prefix + "." + gate);
+    if (!g)
+      return Error{g.error()};
+    Result<LoadedLayer> u = loadLayer(checkpoint, config, prefix + "." + up);
+    if (!u)
+      return Error{u.error()};
+    Result<LoadedLayer> d = loadLayer(checkpoint, config, prefix + "." + down);
+    if (!d)
+      return Error{d.error()};
+    Result<LoadedLayer> fused = fuseShards({*g, *u}, config.paramDType());
+    if (!fused)
+      return Error{concat("expert ", e, ": ", fused.error())};
+    gateUp.push_back(fused.take());
+    downs.push_back(d.take());
+  }
+  Result<LoadedLayer> gu = stackExperts(gateUp);
+  if (!gu)
+    return Error{concat("gate_up: ", gu.error())};
+  Result<LoadedLayer> dn = stackExperts(downs);
+  if (!dn)
+    return Error{concat("down: ", dn.error())};
+  return LoadedMoe{gu.take(), dn.take()};
+}
+
 size_t LoadedLayer::bytes() const {
   size_t total = tensors.weight.data.size();
   for (const std::optional<Tensor> *t : {&tensors.scales, &tensors.zeroPoints,

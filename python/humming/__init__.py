@@ -135,7 +135,17 @@ def _library():
             ctypes.c_int64, ctypes.POINTER(_WeightSchema),
             ctypes.POINTER(_WeightSchema), ctypes.c_char_p,
             ctypes.POINTER(p)]
+        lib.humming_moe_layer_create_from_checkpoint.argtypes = [
+            ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int64, ctypes.c_int64,
+            ctypes.c_int64, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,
+            ctypes.POINTER(p)]
         lib.humming_moe_layer_destroy.argtypes = [p]
+        lib.humming_moe_layer_hidden.argtypes = [p]
+        lib.humming_moe_layer_hidden.restype = ctypes.c_int64
+        lib.humming_moe_layer_intermediate.argtypes = [p]
+        lib.humming_moe_layer_intermediate.restype = ctypes.c_int64
+        lib.humming_moe_layer_activation.argtypes = [p]
+        lib.humming_moe_layer_activation.restype = ctypes.c_char_p
         lib.humming_moe_layer_destroy.restype = None
         lib.humming_moe_layer_quantize.argtypes = [
             p, ctypes.POINTER(ctypes.c_float), ctypes.POINTER(ctypes.c_float)]
@@ -655,6 +665,30 @@ class HummingMoeLayer:
         self._handle = handle
         self._transformed = False
         self.max_tokens = 0
+
+    @classmethod
+    def from_safetensors(cls, path, pattern, num_experts, top_k,
+                         block_size=64, gate="gate_proj", up="up_proj",
+                         down="down_proj"):
+        """The MoE block whose expert e's projections are the modules
+        pattern.replace("{e}", e) + "." + gate / up / down of a checkpoint
+        directory (GPTQ, AWQ, compressed-tensors, FP8 ...; Mixtral: gate="w1",
+        up="w3", down="w2"), with the model's 16-bit type."""
+        handle = ctypes.c_void_p()
+        _check(_library().humming_moe_layer_create_from_checkpoint(
+            str(path).encode(), str(pattern).encode(), int(num_experts),
+            int(top_k), int(block_size), gate.encode(), up.encode(),
+            down.encode(), ctypes.byref(handle)))
+        self = cls.__new__(cls)
+        self._handle = handle
+        self._transformed = False
+        self.max_tokens = 0
+        self.num_experts, self.top_k = int(num_experts), int(top_k)
+        lib = _library()
+        self.hidden = lib.humming_moe_layer_hidden(handle)
+        self.intermediate = lib.humming_moe_layer_intermediate(handle)
+        self._act = lib.humming_moe_layer_activation(handle).decode()
+        return self
 
     def __del__(self):
         handle = getattr(self, "_handle", None)

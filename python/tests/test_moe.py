@@ -48,6 +48,50 @@ class MoeCreateTest(unittest.TestCase):
         moe.transform(device="H200", compile_only=True, max_tokens=64)
 
 
+class MoeCheckpointTest(unittest.TestCase):
+    def test_from_safetensors(self):
+        # An FP8 checkpoint with Mixtral's expert names (w1 / w3 / w2).
+        import json
+        import os
+        import struct
+        import tempfile
+        d = tempfile.mkdtemp(prefix="humming-moe-")
+        with open(os.path.join(d, "config.json"), "w") as f:
+            json.dump({"quantization_config": {"quant_method": "fp8"}}, f)
+        E, H, I = 2, 256, 128
+        tensors = {}
+        rng = random.Random(4)
+        for e in range(E):
+            p = f"model.layers.0.block_sparse_moe.experts.{e}"
+            for name, n, k in (("w1", I, H), ("w3", I, H), ("w2", H, I)):
+                tensors[f"{p}.{name}.weight"] = (
+                    "F8_E4M3", [n, k],
+                    bytes(rng.randrange(0x70) for _ in range(n * k)))
+                tensors[f"{p}.{name}.weight_scale"] = (
+                    "F32", [1], struct.pack("<f", 0.5))
+        header, offset, blobs = {}, 0, []
+        for name, (dtype, shape, data) in tensors.items():
+            header[name] = {"dtype": dtype, "shape": shape,
+                            "data_offsets": [offset, offset + len(data)]}
+            offset += len(data)
+            blobs.append(data)
+        text = json.dumps(header).encode()
+        with open(os.path.join(d, "model.safetensors"), "wb") as f:
+            f.write(struct.pack("<Q", len(text)) + text + b"".join(blobs))
+        moe = HummingMoeLayer.from_safetensors(
+            d, "model.layers.0.block_sparse_moe.experts.{e}", E, 2,
+            gate="w1", up="w3", down="w2")
+        self.assertEqual((moe.hidden, moe.intermediate), (H, I))
+        moe.transform(device="H200", compile_only=True, max_tokens=16)
+        with self.assertRaises(HummingError) as e:
+            HummingMoeLayer.from_safetensors(
+                d, "model.layers.0.block_sparse_moe.experts", E, 2)
+        self.assertEqual(str(e.exception),
+                         "expected the experts' module pattern to hold {e} "
+                         "(their index), got "
+                         "'model.layers.0.block_sparse_moe.experts'")
+
+
 @unittest.skipUnless(_cuda(), "needs torch and a CUDA device")
 class MoeGpuTest(unittest.TestCase):
     def test_matches_float64(self):

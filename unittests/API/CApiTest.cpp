@@ -322,3 +322,52 @@ TEST(CApi, WithoutACompilerTheCallSaysWhy) {
       "\\[null\\] expected HUMMING_COMPILER to be ptxas, nvjitlink or "
       "driver, got 'nvcc'");
 }
+
+TEST(CApi, MoeLayers) {
+  // A MoE block from C: the arguments' errors, then float weights quantized
+  // and a compile-only transform for the H200.
+  humming::test::useTestCache();
+  humming_weight_schema w = {};
+  w.type = "uint4";
+  w.scale_type = "bf16";
+  w.granularity = "group";
+  w.group_k = 128;
+  humming_moe_layer *moe = nullptr;
+  EXPECT_NE(humming_moe_layer_create(256, 128, 4, 2, 64, &w, nullptr, "f16",
+                                     &moe),
+            0);
+  EXPECT_EQ(std::string(humming_last_error()),
+            "expected two weight schemas and an output pointer, got NULL");
+  EXPECT_NE(humming_moe_layer_create(256, 128, 4, 2, 64, &w, &w, "f32", &moe),
+            0);
+  EXPECT_EQ(std::string(humming_last_error()),
+            "activation: expected f16 or bf16, got 'f32'");
+  EXPECT_NE(humming_moe_layer_create(256, 128, 4, 9, 64, &w, &w, "f16", &moe),
+            0);
+  EXPECT_EQ(std::string(humming_last_error()),
+            "expected top_k in 1 .. 4 (the experts), got 9");
+  ASSERT_EQ(humming_moe_layer_create(256, 128, 4, 2, 64, &w, &w, "bf16", &moe),
+            0)
+      << humming_last_error();
+  EXPECT_EQ(humming_moe_layer_hidden(moe), 256);
+  EXPECT_EQ(humming_moe_layer_intermediate(moe), 128);
+  EXPECT_EQ(std::string(humming_moe_layer_activation(moe)), "bf16");
+  EXPECT_NE(humming_moe_layer_quantize(moe, nullptr, nullptr), 0);
+  std::vector<float> gu(size_t(4 * 256 * 256), 0.5f), dn(size_t(4 * 256 * 128), 0.25f);
+  EXPECT_EQ(humming_moe_layer_quantize(moe, gu.data(), dn.data()), 0)
+      << humming_last_error();
+  EXPECT_EQ(humming_moe_layer_transform(moe, "H200", nullptr, 1, 32), 0)
+      << humming_last_error();
+  EXPECT_NE(humming_moe_layer_forward(moe, nullptr, 16, 16, 16, 16, 1), 0);
+  EXPECT_EQ(std::string(humming_last_error()),
+            "the MoE layer was transformed compile-only; transform it for a "
+            "device to run it");
+  humming_moe_layer_destroy(moe);
+  EXPECT_NE(humming_moe_layer_create_from_checkpoint(nullptr, "x.{e}", 4, 2,
+                                                     64, nullptr, nullptr,
+                                                     nullptr, &moe),
+            0);
+  EXPECT_EQ(std::string(humming_last_error()),
+            "expected a checkpoint directory, an experts' module pattern and "
+            "an output pointer, got NULL");
+}

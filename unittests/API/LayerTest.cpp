@@ -10,12 +10,14 @@
 #include "Humming/API/Layer.h"
 #include "Humming/API/MoeLayer.h"
 #include "Humming/API/MoeRouter.h"
+#include "Humming/Quant/Safetensors.h"
 #include "Humming/Runtime/Compiler.h"
 #include "TestCache.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <fstream>
 #include <optional>
 #include <random>
 #include <string>
@@ -781,4 +783,50 @@ TEST(Layer, ForwardWithoutADeviceFailsAtTransform) {
   EXPECT_NE(s.error().find("CUDA"), std::string::npos) << s.error();
   EXPECT_EQ(layer->forward(nullptr, 256, 256, 1).error(),
             "call transform() before forward()");
+}
+
+// A MoE block from a checkpoint's per-expert modules (FP8, Mixtral's w1 /
+// w3 / w2 names): sizes from the tensors, compiled for the H200.
+TEST(MoeLayer, FromCheckpointPerExpertModules) {
+  test::useTestCache();
+  char tmpl[] = "/tmp/humming-moe-ckpt-XXXXXX";
+  const std::string dir = mkdtemp(tmpl);
+  std::ofstream(dir + "/config.json")
+      << R"({"quantization_config": {"quant_method": "fp8"}})";
+  const int64_t experts = 4, h = 256, inter = 128;
+  std::vector<std::pair<std::string, Tensor>> tensors;
+  std::mt19937 rng(9);
+  auto add = [&](const std::string &module, int64_t n, int64_t k, double s) {
+    Tensor w(DType::F8_E4M3, {n, k});
+    for (uint8_t &b : w.data)
+      b = uint8_t(rng() % 0x70); // finite, positive e4m3 codes
+    Tensor scale(DType::F32, {1});
+    scale.set(0, s);
+    tensors.push_back({module + ".weight", std::move(w)});
+    tensors.push_back({module + ".weight_scale", std::move(scale)});
+  };
+  for (int64_t e = 0; e < experts; ++e) {
+    std::string p = "model.layers.0.block_sparse_moe.experts." + std::to_string(e);
+    add(p + ".w1", inter, h, 0.5);
+    add(p + ".w3", inter, h, 0.25);
+    add(p + ".w2", h, inter, 0.125);
+  }
+  std::vector<std::pair<std::string, TensorView>> views;
+  for (const auto &[n, t] : tensors)
+    views.push_back({n, t.view()});
+  ASSERT_TRUE(writeSafetensors(dir + "/model.safetensors", views).ok());
+  Result<MoeLayer> moe = MoeLayer::fromCheckpoint(
+      dir, "model.layers.0.block_sparse_moe.experts.{e}", experts, 2, 64,
+      "w1", "w3", "w2");
+  ASSERT_TRUE(moe.ok()) << moe.error();
+  EXPECT_EQ(moe->shape().hidden, h);
+  EXPECT_EQ(moe->shape().intermediate, inter);
+  Status s = moe->transform({"H200", "", /*compileOnly=*/true}, 32);
+  EXPECT_TRUE(s.ok()) << s.error();
+  Result<MoeLayer> missing = MoeLayer::fromCheckpoint(
+      dir, "model.layers.0.block_sparse_moe.experts.{e}", experts + 1, 2);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.error().find("experts.0.gate_proj"), std::string::npos)
+      << missing.error();
+  std::system(("rm -rf " + dir).c_str());
 }

@@ -1003,3 +1003,74 @@ TEST(Adapters, SourceToCanonicalGptqAndAwq) {
   EXPECT_EQ(sourceToCanonical(withBias, q, 64, 128).error(),
             "bias: expected 64 values (one per output channel)");
 }
+
+// A MoE block's experts: gate and up fused per expert, then stacked [E, ...]
+// with their scales; each expert dequantizes to its own modules' values.
+TEST(Adapters, MoeExpertsStackPerExpertModules) {
+  ModelDir dir;
+  const int64_t experts = 3, h = 128, inter = 64;
+  dir.file("config.json", R"({"quantization_config": {"quant_method": "fp8"}})");
+  std::vector<std::pair<std::string, Tensor>> tensors;
+  std::vector<std::vector<uint8_t>> codes;
+  auto add = [&](const std::string &module, int64_t n, int64_t k, double scale,
+                 unsigned seed) {
+    codes.push_back(randomFp8Codes(size_t(n * k), seed));
+    tensors.push_back({module + ".weight", bytes(DType::F8_E4M3, {n, k}, codes.back())});
+    tensors.push_back({module + ".weight_scale", values(DType::F32, {1}, {scale})});
+  };
+  for (int64_t e = 0; e < experts; ++e) {
+    std::string p = "model.layers.0.mlp.experts." + std::to_string(e);
+    add(p + ".gate_proj", inter, h, 0.5 / double(1 << e), unsigned(30 + 3 * e));
+    add(p + ".up_proj", inter, h, 0.25 / double(1 << e), unsigned(31 + 3 * e));
+    add(p + ".down_proj", h, inter, 0.125 / double(1 << e), unsigned(32 + 3 * e));
+  }
+  dir.tensors(tensors);
+  Result<Checkpoint> c = Checkpoint::open(dir.path);
+  ASSERT_TRUE(c.ok()) << c.error();
+  Result<QuantConfig> cfg = QuantConfig::fromCheckpoint(*c);
+  ASSERT_TRUE(cfg.ok()) << cfg.error();
+  Result<LoadedMoe> moe =
+      loadMoeExperts(*c, *cfg, "model.layers.0.mlp.experts.{e}", experts);
+  ASSERT_TRUE(moe.ok()) << moe.error();
+  EXPECT_EQ(moe->gateUp.weight.experts, experts);
+  EXPECT_EQ(moe->gateUp.n, 2 * inter);
+  EXPECT_EQ(moe->gateUp.k, h);
+  EXPECT_EQ(moe->down.n, h);
+  EXPECT_EQ(moe->down.tensors.weight.shape[0], experts);
+  Result<std::vector<double>> gu = dequantizeWeights(
+      moe->gateUp.weight, moe->gateUp.tensors, moe->gateUp.n, moe->gateUp.k);
+  Result<std::vector<double>> dn = dequantizeWeights(
+      moe->down.weight, moe->down.tensors, moe->down.n, moe->down.k);
+  ASSERT_TRUE(gu.ok() && dn.ok()) << (gu ? dn.error() : gu.error());
+  for (int64_t e = 0; e < experts; ++e) {
+    const double scale = 1.0 / double(1 << e);
+    for (int64_t i = 0; i < inter * h; ++i) {
+      ASSERT_EQ((*gu)[size_t(e * 2 * inter * h + i)],
+                decode(ScalarType::e4m3(), codes[size_t(3 * e)][size_t(i)]) * 0.5 * scale);
+      ASSERT_EQ((*gu)[size_t(e * 2 * inter * h + inter * h + i)],
+                decode(ScalarType::e4m3(), codes[size_t(3 * e + 1)][size_t(i)]) * 0.25 * scale);
+      ASSERT_EQ((*dn)[size_t(e * h * inter + i)],
+                decode(ScalarType::e4m3(), codes[size_t(3 * e + 2)][size_t(i)]) * 0.125 * scale);
+    }
+  }
+  // What cannot be stacked says which expert and why.
+  EXPECT_EQ(loadMoeExperts(*c, *cfg, "model.layers.0.mlp.experts", 3).error(),
+            "expected the experts' module pattern to hold {e} (their index), "
+            "got 'model.layers.0.mlp.experts'");
+  Result<LoadedMoe> four =
+      loadMoeExperts(*c, *cfg, "model.layers.0.mlp.experts.{e}", 4);
+  ASSERT_FALSE(four.ok());
+  EXPECT_NE(four.error().find("model.layers.0.mlp.experts.3.gate_proj"),
+            std::string::npos)
+      << four.error();
+  std::vector<LoadedLayer> mixed = {moe->down, moe->down};
+  mixed[0].weight.experts = 0;
+  mixed[1].weight.experts = 0;
+  mixed[1].n = 64;
+  EXPECT_NE(stackExperts(mixed).error().find(
+                "expected the schema and sizes of expert 0"),
+            std::string::npos);
+  mixed[1] = mixed[0];
+  mixed[1].kPermutation = {1, 0};
+  EXPECT_NE(stackExperts(mixed).error().find("act-order"), std::string::npos);
+}

@@ -52,6 +52,19 @@ public:
                                  const WeightSchema &down,
                                  const InputSchema &input,
                                  ScalarType output = ScalarType::f16());
+  /// A MoE block whose experts come from a checkpoint directory
+  /// (config.json + safetensors: GPTQ, AWQ, compressed-tensors, FP8 ...):
+  /// expert e's projections are the modules `pattern` (with "{e}" for e:
+  /// "model.layers.0.mlp.experts.{e}") + "." + gate / up / down
+  /// (humming::loadMoeExperts). H, I and E come from the tensors; the
+  /// activations and outputs are the model's 16-bit type.
+  static Result<MoeLayer> fromCheckpoint(const std::string &dir,
+                                         const std::string &pattern,
+                                         int64_t experts, int64_t topK,
+                                         int64_t blockSize = 64,
+                                         const std::string &gate = "gate_proj",
+                                         const std::string &up = "up_proj",
+                                         const std::string &down = "down_proj");
   MoeLayer(MoeLayer &&) noexcept;
   MoeLayer &operator=(MoeLayer &&) noexcept;
   ~MoeLayer();

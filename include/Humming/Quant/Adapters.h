@@ -125,6 +125,41 @@ Result<LoadedLayer> loadLayer(const Checkpoint &checkpoint,
 Result<LoadedLayer> fuseShards(const std::vector<LoadedLayer> &shards,
                                DType paramDType);
 
+/// A checkpoint directory and its quantization config, opened together;
+/// `activation` is the model's 16-bit type (the config's param dtype).
+struct OpenedCheckpoint {
+  Checkpoint checkpoint;
+  QuantConfig config;
+  ScalarType activation() const {
+    return config.paramDType() == DType::BF16 ? ScalarType::bf16()
+                                              : ScalarType::f16();
+  }
+};
+Result<OpenedCheckpoint> openCheckpoint(const std::string &dir);
+
+/// Stacks the experts of a MoE projection — each a dense layer from
+/// loadLayer (or fuseShards, for gate and up) — into one layer with
+/// weight.experts = E: weight, scales and zero points [E, ...], global
+/// scales [E], bias [E, N]. The experts' schemas, sizes and activations
+/// must agree; act-order permutations are refused (a MoE kernel gathers
+/// whole rows, not each expert's columns). Errors name the expert.
+Result<LoadedLayer> stackExperts(const std::vector<LoadedLayer> &experts);
+
+/// A MoE block's experts from a checkpoint: `pattern` names expert e's
+/// module with "{e}" for its index ("model.layers.0.mlp.experts.{e}"),
+/// `gate`, `up` and `down` its projections ("gate_proj", "up_proj",
+/// "down_proj"; Mixtral: "w1", "w3", "w2"). gate_up is each expert's gate
+/// rows then its up rows (fuseShards), stacked; down is stacked as it is.
+struct LoadedMoe {
+  LoadedLayer gateUp, down;
+};
+Result<LoadedMoe> loadMoeExperts(const Checkpoint &checkpoint,
+                                 const QuantConfig &config,
+                                 const std::string &pattern, int64_t experts,
+                                 const std::string &gate = "gate_proj",
+                                 const std::string &up = "up_proj",
+                                 const std::string &down = "down_proj");
+
 /// Converts a dense layer's weight-side tensors from a source format
 /// (`source.format`: gptq, gptq_v2 or awq; the shapes
 /// `expectedShape(..., prepared = false)` gives for padded sizes n x k) to the
