@@ -59,6 +59,15 @@ Result<ScalarType> typeAmong(const char *arg, const char *text,
                       text ? text : "(null)", "'")};
 }
 
+/// The target a C caller names (NULL: none).
+LayerTarget targetOf(const char *device, const char *chip, int compileOnly) {
+  LayerTarget target;
+  target.device = device ? device : "";
+  target.chip = chip ? chip : "";
+  target.compileOnly = compileOnly != 0;
+  return target;
+}
+
 /// Hands a created layer to the caller through `out`.
 int handOut(Result<Layer> layer, humming_layer **out) {
   if (!layer)
@@ -444,10 +453,7 @@ int humming_layer_transform_tuned(humming_layer *layer, const char *device,
                                   const char *tileConfig) {
   if (!layer)
     return fail("expected a layer, got NULL");
-  LayerTarget target;
-  target.device = device ? device : "";
-  target.chip = chip ? chip : "";
-  target.compileOnly = compileOnly != 0;
+  LayerTarget target = targetOf(device, chip, compileOnly);
   target.tileConfig = tileConfig ? tileConfig : "";
   target.activationRows = layer->activationRows;
   target.activationsGathered = layer->activationsGathered;
@@ -575,11 +581,7 @@ int humming_quantizer_transform(humming_quantizer *quantizer,
                                 int compileOnly) {
   if (!quantizer)
     return fail("expected a quantizer, got NULL");
-  LayerTarget target;
-  target.device = device ? device : "";
-  target.chip = chip ? chip : "";
-  target.compileOnly = compileOnly != 0;
-  return check(quantizer->quantizer.transform(target));
+  return check(quantizer->quantizer.transform(targetOf(device, chip, compileOnly)));
 }
 
 int humming_quantizer_forward(const humming_quantizer *quantizer, void *stream,
@@ -668,11 +670,8 @@ int humming_moe_layer_transform(humming_moe_layer *layer, const char *device,
                                 int64_t maxTokens) {
   if (!layer)
     return fail("expected a MoE layer, got NULL");
-  LayerTarget target;
-  target.device = device ? device : "";
-  target.chip = chip ? chip : "";
-  target.compileOnly = compileOnly != 0;
-  return check(layer->layer.transform(target, maxTokens));
+  return check(
+      layer->layer.transform(targetOf(device, chip, compileOnly), maxTokens));
 }
 
 int humming_moe_layer_forward(const humming_moe_layer *layer, void *stream,

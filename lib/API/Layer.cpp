@@ -850,19 +850,7 @@ Status Layer::forward(void *stream, uint64_t input, uint64_t output,
                           "codes and scales (humming::ActivationQuantizer "
                           "makes them from 16-bit activations), or transform "
                           "it with LayerTarget::activationRows")};
-    if (m > l.activationRows)
-      return Error{concat("expected at most ", l.activationRows,
-                          " rows (LayerTarget::activationRows), got M = ", m)};
-    if (m > 0 && (!input || !output))
-      return Error{"expected device pointers for the input and the output, "
-                   "got a null pointer"};
-    if (l.compileOnly)
-      return launch(stream, input, 0, output, m); // says compile-only
-    const uint64_t codes = l.activationBuffers[0].ptr(),
-                   scales = l.activationBuffers[1].ptr();
-    if (Status s = l.quantizer->forward(stream, input, codes, scales, m); !s)
-      return s;
-    return launch(stream, codes, scales, output, m);
+    return quantizeAndLaunch(stream, input, output, m, nullptr);
   }
   return launch(stream, input, 0, output, m);
 }
@@ -917,19 +905,25 @@ Status Layer::forwardMoe(void *stream, uint64_t input, uint64_t output,
                         " activations: pass their f32 scales (inputScale), "
                         "or transform it with LayerTarget::activationRows to "
                         "give 16-bit ones")};
+  return quantizeAndLaunch(stream, input, output, m, &routing);
+}
+
+Status Layer::quantizeAndLaunch(void *stream, uint64_t input, uint64_t output,
+                                int64_t m, const MoeRouting *routing) const {
+  const Impl &l = *impl_;
   if (m > l.activationRows)
     return Error{concat("expected at most ", l.activationRows,
                         " rows (LayerTarget::activationRows), got M = ", m)};
   if (m > 0 && (!input || !output))
     return Error{"expected device pointers for the input and the output, "
                  "got a null pointer"};
-  if (l.compileOnly)
-    return launch(stream, input, 0, output, m, &routing); // says compile-only
+  if (l.compileOnly) // launch says compile-only
+    return launch(stream, input, 0, output, m, routing);
   const uint64_t codes = l.activationBuffers[0].ptr(),
                  scales = l.activationBuffers[1].ptr();
   if (Status s = l.quantizer->forward(stream, input, codes, scales, m); !s)
     return s;
-  return launch(stream, codes, scales, output, m, &routing);
+  return launch(stream, codes, scales, output, m, routing);
 }
 
 Status Layer::launch(void *stream, uint64_t input, uint64_t inputScale,

@@ -235,6 +235,10 @@ private:
   Status launch(void *stream, uint64_t input, uint64_t inputScale,
                 uint64_t output, int64_t m,
                 const MoeRouting *routing = nullptr) const;
+  /// 16-bit activations for a layer of 8-bit ones (LayerTarget::
+  /// activationRows): its quantizer, then launch.
+  Status quantizeAndLaunch(void *stream, uint64_t input, uint64_t output,
+                           int64_t m, const MoeRouting *routing) const;
   std::unique_ptr<Impl> impl_;
 };
 

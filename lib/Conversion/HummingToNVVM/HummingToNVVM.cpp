@@ -47,7 +47,8 @@ struct GemmView {
   int64_t routing = hq::abi::kRoutingDense;
   int64_t topK = 1, blockSize = 0;
 
-  static GemmView of(GemmOp op) {
+  /// The operands and attributes humming.gemm and humming.moe_gemm share.
+  template <typename Op> static GemmView common(Op op) {
     GemmView v;
     v.op = op;
     v.input = op.getInput();
@@ -65,22 +66,9 @@ struct GemmView {
     v.tiles = op.getTileConfigsAttr();
     return v;
   }
+  static GemmView of(GemmOp op) { return common(op); }
   static GemmView of(MoeGemmOp op) {
-    GemmView v;
-    v.op = op;
-    v.input = op.getInput();
-    v.weight = op.getWeight();
-    v.scales = op.getScales();
-    v.zeroPoints = op.getZeroPoints();
-    v.globalScale = op.getGlobalScale();
-    v.bias = op.getBias();
-    v.inputScale = op.getInputScale();
-    v.output = op.getOutput();
-    v.weightSchema = op.getWeightSchema();
-    v.inputSchema = op.getInputSchema();
-    v.compute = op.getComputeAttr();
-    v.layout = op.getLayoutAttr();
-    v.tiles = op.getTileConfigsAttr();
+    GemmView v = common(op);
     switch (op.getCompute().getGemm()) {
     case hq::GemmType::Indexed:
       v.routing = hq::abi::kRoutingIndexed;

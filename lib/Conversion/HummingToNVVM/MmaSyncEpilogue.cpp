@@ -35,8 +35,7 @@ void MmaSyncEmitter::storeUnit(int64_t unit, Value v0, Value v1) {
   // 8-bit activations: the row's activation scale (clamped to a real row).
   // MoE: the router weight multiplies the row after its bias.
   Value routed = routerWeight(row);
-  if (Value scale = activationScale(
-          spec.isMoe() ? sourceRow(local).first : row))
+  if (Value scale = activationScale(sourceOf(row)))
     for (Value &v : vals)
       v = arith::MulFOp::create(b, v, scale);
   SmallVector<Value> outs;

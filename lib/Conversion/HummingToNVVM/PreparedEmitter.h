@@ -290,6 +290,9 @@ protected:
   std::pair<Value, Value> sourceRow(Value local);
   /// The output row (i32) of block row `local` and whether it is written.
   std::pair<Value, Value> destRow(Value local);
+  /// The activation row of output row `row` (a destRow): the row itself,
+  /// or for indexed MoE the token, row / top_k.
+  Value sourceOf(Value row);
   /// The router weight (f32) that multiplies output row `row` (a valid
   /// destRow), or null where the kernel has none.
   Value routerWeight(Value row);

@@ -284,15 +284,15 @@ scf::IfOp PreparedEmitter::routeBlock() {
 }
 
 std::pair<Value, Value> PreparedEmitter::sourceRow(Value local) {
-  if (!spec.isMoe()) {
-    Value row = arith::AddIOp::create(
-        b, arith::MulIOp::create(b, bidY, c32(tile.blockM())), local);
-    return {row, arith::CmpIOp::create(b, arith::CmpIPredicate::slt, row, m)};
-  }
-  auto [id, ok] = destRow(local);
-  if (spec.moe.routing == abi::kRoutingIndexed && spec.moe.topK > 1)
-    id = arith::DivUIOp::create(b, id, c32(spec.moe.topK));
-  return {id, ok};
+  auto [row, ok] = destRow(local);
+  return {sourceOf(row), ok};
+}
+
+Value PreparedEmitter::sourceOf(Value row) {
+  if (spec.isMoe() && spec.moe.routing == abi::kRoutingIndexed &&
+      spec.moe.topK > 1)
+    return arith::DivUIOp::create(b, row, c32(spec.moe.topK));
+  return row;
 }
 
 std::pair<Value, Value> PreparedEmitter::destRow(Value local) {

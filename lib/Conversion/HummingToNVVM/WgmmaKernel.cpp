@@ -828,8 +828,7 @@ void WgmmaEmitter::storeWgmma(
                                         c32(e))));
           auto [token, rowOk] = destRow(local);
           Value ok = arith::AndIOp::create(b, colOk, rowOk);
-          if (Value s = activationScale(
-                  spec.isMoe() ? sourceRow(local).first : token))
+          if (Value s = activationScale(sourceOf(token)))
             v = arith::MulFOp::create(b, v, s);
           // MoE: the router weight multiplies the row after its bias.
           Value bits =

@@ -328,6 +328,18 @@ LogicalResult checkIndexVector(Operation *op, StringRef name, Value v,
   return success();
 }
 
+/// The indexed routing (vLLM's moe_align_block_size layout): sorted_ids
+/// and expert_ids 1-D i32, num_tokens_padded memref<1xi32>.
+LogicalResult checkIndexedRouting(Operation *op, Value sortedIds,
+                                  Value expertIds, Value numTokensPadded) {
+  if (failed(checkIndexVector(op, "sorted_ids", sortedIds, std::nullopt,
+                              false)) ||
+      failed(checkIndexVector(op, "expert_ids", expertIds, std::nullopt,
+                              false)))
+    return failure();
+  return checkIndexVector(op, "num_tokens_padded", numTokensPadded, 1, false);
+}
+
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -401,12 +413,8 @@ LogicalResult MoeGemmOp::verify() {
     return emitOpError() << "unexpected 'top_k' attribute with " << why
                          << " (rows are already per expert)";
   if (indexed) {
-    if (failed(checkIndexVector(*this, "sorted_ids", getSortedIds(),
-                                std::nullopt, false)) ||
-        failed(checkIndexVector(*this, "expert_ids", getExpertIds(),
-                                std::nullopt, false)) ||
-        failed(checkIndexVector(*this, "num_tokens_padded",
-                                getNumTokensPadded(), 1, false)))
+    if (failed(checkIndexedRouting(*this, getSortedIds(), getExpertIds(),
+                                   getNumTokensPadded())))
       return failure();
   } else if (gemm == hq::GemmType::GroupedContiguous) {
     if (failed(checkIndexVector(*this, "expert_layout", getExpertLayout(),
@@ -478,12 +486,8 @@ LogicalResult MoeAlignOp::verify() {
     return emitOpError() << "expected top_k (the second dimension of "
                             "'topk_ids') in 1 .. "
                          << experts << ", got " << topK;
-  if (failed(checkIndexVector(*this, "sorted_ids", getSortedIds(),
-                              std::nullopt, false)) ||
-      failed(checkIndexVector(*this, "expert_ids", getExpertIds(),
-                              std::nullopt, false)) ||
-      failed(checkIndexVector(*this, "num_tokens_padded",
-                              getNumTokensPadded(), 1, false)))
+  if (failed(checkIndexedRouting(*this, getSortedIds(), getExpertIds(),
+                                 getNumTokensPadded())))
     return failure();
   auto sorted = cast<MemRefType>(getSortedIds().getType());
   auto blocks = cast<MemRefType>(getExpertIds().getType());
