@@ -190,6 +190,9 @@ TEST(Layer, MoeCompilesAndChecksItsRouting) {
   EXPECT_EQ(layer->forwardMoe(nullptr, 16, 16, 1, r, 64).error(),
             "expected no activation scales with f16 activations, got a "
             "pointer");
+  MoeRouting big = r;
+  EXPECT_EQ(layer->forwardMoe(nullptr, 16, 16, int64_t(1) << 30, big).error(),
+            "expected M * top_k <= 2^31 - 1, got M = 1073741824, top_k = 2");
   // A dense layer has no forwardMoe.
   WeightSchema dense = w4;
   dense.experts = 0;
@@ -217,6 +220,15 @@ TEST(Layer, MoeGroupedMaskedNeedsWholeExperts) {
   EXPECT_EQ(layer->forwardMoe(nullptr, 16, 16, 6, r).error(),
             "expected expert token counts [E] (grouped_masked routing), got a "
             "null pointer");
+  MoeOptions contiguous;
+  contiguous.routing = GemmType::GroupedContiguous;
+  Result<Layer> offsets = Layer::createMoe(256, 256, w4, kF16, contiguous);
+  ASSERT_TRUE(offsets.ok()) << offsets.error();
+  ASSERT_TRUE(offsets->quantize(w.data()).ok());
+  ASSERT_TRUE(offsets->transform({"H200", "", /*compileOnly=*/true}).ok());
+  EXPECT_EQ(offsets->forwardMoe(nullptr, 16, 16, 6, r).error(),
+            "expected expert offsets [E + 1] (grouped_contiguous routing), got "
+            "a null pointer");
   r.expertLayout = 64;
   EXPECT_EQ(layer->forwardMoe(nullptr, 16, 16, 6, r).error(),
             "expected E x max_tokens rows with grouped_masked routing (E = 4), "
@@ -225,6 +237,31 @@ TEST(Layer, MoeGroupedMaskedNeedsWholeExperts) {
   EXPECT_EQ(layer->forwardMoe(nullptr, 16, 16, 8, r).error(),
             "expected no router weights: the layer was created without "
             "MoeOptions::routerWeights");
+}
+
+// 8-bit MoE layers take codes with their scales, or 16-bit activations
+// once transformed with activationRows.
+TEST(Layer, MoeEightBitActivations) {
+  test::useTestCache();
+  WeightSchema w8 = WeightSchema::make(ScalarType::e4m3(), ScalarType::f16(),
+                                       Granularity::Channel);
+  w8.experts = 4;
+  InputSchema fp8{ScalarType::e4m3(), ActScaling::Token, 0};
+  MoeOptions moe;
+  moe.topK = 2;
+  Result<Layer> layer = Layer::createMoe(256, 256, w8, fp8, moe);
+  ASSERT_TRUE(layer.ok()) << layer.error();
+  std::vector<double> w(size_t(4 * 256 * 256), 0.5);
+  ASSERT_TRUE(layer->quantize(w.data()).ok());
+  Status s = layer->transform({"H200", "", /*compileOnly=*/true});
+  ASSERT_TRUE(s.ok()) << s.error();
+  MoeRouting r{32, 48, 64, 64};
+  EXPECT_EQ(layer->forwardMoe(nullptr, 16, 16, 1, r, 66).error(),
+            "expected 4-byte aligned activation scales, got 0x42");
+  EXPECT_EQ(layer->forwardMoe(nullptr, 16, 16, 1, r).error(),
+            "the layer takes f8E4M3FN activations: pass their f32 scales "
+            "(inputScale), or transform it with LayerTarget::activationRows "
+            "to give 16-bit ones");
 }
 
 TEST(MoeRouter, ChecksItsArguments) {

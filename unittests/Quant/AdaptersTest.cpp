@@ -1073,4 +1073,15 @@ TEST(Adapters, MoeExpertsStackPerExpertModules) {
   mixed[1] = mixed[0];
   mixed[1].kPermutation = {1, 0};
   EXPECT_NE(stackExperts(mixed).error().find("act-order"), std::string::npos);
+  mixed[1] = mixed[0];
+  mixed[1].input.type = ScalarType::sint(8);
+  EXPECT_NE(stackExperts(mixed).error().find(
+                "expected the activations of expert 0"),
+            std::string::npos);
+  EXPECT_NE(stackExperts({moe->down}).error().find(
+                "expected a dense layer, got 3 experts"),
+            std::string::npos);
+  EXPECT_EQ(loadMoeExperts(*c, *cfg, "model.layers.0.mlp.experts.{e}", 0)
+                .error(),
+            "expected 1 .. 2^20 experts, got 0");
 }
