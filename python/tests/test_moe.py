@@ -48,39 +48,62 @@ class MoeCreateTest(unittest.TestCase):
         moe.transform(device="H200", compile_only=True, max_tokens=64)
 
 
+def e4m3(byte):
+    """The value of an e4m3 byte (no NaN codes are written here)."""
+    sign = -1.0 if byte & 0x80 else 1.0
+    e, m = (byte >> 3) & 15, byte & 7
+    if e == 0:
+        return sign * m / 8 * 2.0 ** -6
+    return sign * (1 + m / 8) * 2.0 ** (e - 7)
+
+
+def write_fp8_moe_checkpoint(d, E, H, I, top_code, seed=4):
+    """An FP8 (per-tensor scale 0.5) checkpoint with Mixtral's expert names
+    (w1 gate / w3 up / w2 down) in directory d; returns the float weights
+    as (gate_up [E, 2I, H], down [E, H, I]) flat lists."""
+    import json
+    import os
+    import struct
+    with open(os.path.join(d, "config.json"), "w") as f:
+        json.dump({"quantization_config": {"quant_method": "fp8"}}, f)
+    tensors, values = {}, {}
+    rng = random.Random(seed)
+    for e in range(E):
+        p = f"model.layers.0.block_sparse_moe.experts.{e}"
+        for name, n, k in (("w1", I, H), ("w3", I, H), ("w2", H, I)):
+            codes = bytes(rng.randrange(top_code) | rng.choice((0, 0x80))
+                          for _ in range(n * k))
+            values[(e, name)] = [0.5 * e4m3(b) for b in codes]
+            tensors[f"{p}.{name}.weight"] = ("F8_E4M3", [n, k], codes)
+            tensors[f"{p}.{name}.weight_scale"] = (
+                "F32", [1], struct.pack("<f", 0.5))
+    header, offset, blobs = {}, 0, []
+    for name, (dtype, shape, data) in tensors.items():
+        header[name] = {"dtype": dtype, "shape": shape,
+                        "data_offsets": [offset, offset + len(data)]}
+        offset += len(data)
+        blobs.append(data)
+    text = json.dumps(header).encode()
+    with open(os.path.join(d, "model.safetensors"), "wb") as f:
+        f.write(struct.pack("<Q", len(text)) + text + b"".join(blobs))
+    gate_up, down = [], []
+    for e in range(E):
+        gate_up += values[(e, "w1")] + values[(e, "w3")]
+        down += values[(e, "w2")]
+    return gate_up, down
+
+
+MIXTRAL_EXPERTS = "model.layers.0.block_sparse_moe.experts.{e}"
+
+
 class MoeCheckpointTest(unittest.TestCase):
     def test_from_safetensors(self):
-        # An FP8 checkpoint with Mixtral's expert names (w1 / w3 / w2).
-        import json
-        import os
-        import struct
         import tempfile
         d = tempfile.mkdtemp(prefix="humming-moe-")
-        with open(os.path.join(d, "config.json"), "w") as f:
-            json.dump({"quantization_config": {"quant_method": "fp8"}}, f)
         E, H, I = 2, 256, 128
-        tensors = {}
-        rng = random.Random(4)
-        for e in range(E):
-            p = f"model.layers.0.block_sparse_moe.experts.{e}"
-            for name, n, k in (("w1", I, H), ("w3", I, H), ("w2", H, I)):
-                tensors[f"{p}.{name}.weight"] = (
-                    "F8_E4M3", [n, k],
-                    bytes(rng.randrange(0x70) for _ in range(n * k)))
-                tensors[f"{p}.{name}.weight_scale"] = (
-                    "F32", [1], struct.pack("<f", 0.5))
-        header, offset, blobs = {}, 0, []
-        for name, (dtype, shape, data) in tensors.items():
-            header[name] = {"dtype": dtype, "shape": shape,
-                            "data_offsets": [offset, offset + len(data)]}
-            offset += len(data)
-            blobs.append(data)
-        text = json.dumps(header).encode()
-        with open(os.path.join(d, "model.safetensors"), "wb") as f:
-            f.write(struct.pack("<Q", len(text)) + text + b"".join(blobs))
+        write_fp8_moe_checkpoint(d, E, H, I, 0x70)
         moe = HummingMoeLayer.from_safetensors(
-            d, "model.layers.0.block_sparse_moe.experts.{e}", E, 2,
-            gate="w1", up="w3", down="w2")
+            d, MIXTRAL_EXPERTS, E, 2, gate="w1", up="w3", down="w2")
         self.assertEqual((moe.hidden, moe.intermediate), (H, I))
         moe.transform(device="H200", compile_only=True, max_tokens=16)
         with self.assertRaises(HummingError) as e:
@@ -92,46 +115,75 @@ class MoeCheckpointTest(unittest.TestCase):
                          "'model.layers.0.block_sparse_moe.experts'")
 
 
+def moe_reference(x, ids, w, gate_up, down, H, I):
+    """The MoE block in float64 (x, ids, w as lists), rounded to float16
+    where the layer stores a tensor: gate_up's output, SiLU(gate) * up, each
+    weighted down row and the sum."""
+    import torch
+
+    def f16(v):
+        return float(torch.tensor(v, dtype=torch.float16))
+    out = []
+    for t in range(len(x)):
+        want = [0.0] * H
+        for k, e in enumerate(ids[t]):
+            gu = [f16(sum(x[t][c] * gate_up[(e * 2 * I + j) * H + c]
+                          for c in range(H))) for j in range(2 * I)]
+            act = [f16(g / (1 + math.exp(-g)) * u)
+                   for g, u in zip(gu[:I], gu[I:])]
+            for n in range(H):
+                o = sum(act[j] * down[(e * H + n) * I + j] for j in range(I))
+                want[n] += f16(w[t][k] * o)
+        out.append([f16(v) for v in want])
+    return out
+
+
+def relative_error(y, ref):
+    num = den = 0.0
+    for row, want in zip(y.tolist(), ref):
+        for got, r in zip(row, want):
+            num += (got - r) ** 2
+            den += r ** 2
+    return math.sqrt(num / den)
+
+
 @unittest.skipUnless(_cuda(), "needs torch and a CUDA device")
 class MoeGpuTest(unittest.TestCase):
-    def test_matches_float64(self):
+    def run_block(self, moe, gate_up, down, E, H, I, K, ms, bound):
         import torch
-        E, H, I, K = 8, 256, 128, 2
-        gate_up = exact_weights(E * 2 * I, H, 128)
-        down = exact_weights(E * H, I, 128, seed=2)
-        moe = HummingMoeLayer(H, I, E, K, W4G128)
-        moe.quantize(gate_up, down)
-        moe.transform(max_tokens=64)
         rng = random.Random(3)
-        for m in (1, 5, 33):
+        for m in ms:
             x = torch.tensor([[rng.uniform(-1, 1) for _ in range(H)]
                               for _ in range(m)], dtype=torch.float16)
             ids = [rng.sample(range(E), K) for _ in range(m)]
             w = [[rng.uniform(0.1, 1) for _ in range(K)] for _ in range(m)]
             y = moe(x.cuda(), torch.tensor(ids, dtype=torch.int32).cuda(),
                     torch.tensor(w, dtype=torch.float32).cuda()).cpu()
+            ref = moe_reference(x.double().tolist(), ids, w, gate_up, down,
+                                H, I)
+            self.assertLessEqual(relative_error(y, ref), bound, f"M={m}")
 
-            def f16(v):
-                return float(torch.tensor(v, dtype=torch.float16))
-            num = den = 0.0
-            xs = x.double().tolist()
-            for t in range(m):
-                want = [0.0] * H
-                for k in range(K):
-                    e = ids[t][k]
-                    gu = [f16(sum(xs[t][c] * gate_up[(e * 2 * I + j) * H + c]
-                                  for c in range(H))) for j in range(2 * I)]
-                    act = [f16(g / (1 + math.exp(-g)) * u)
-                           for g, u in zip(gu[:I], gu[I:])]
-                    for n in range(H):
-                        o = sum(act[j] * down[(e * H + n) * I + j]
-                                for j in range(I))
-                        want[n] += f16(w[t][k] * o)
-                for n in range(H):
-                    got, ref = float(y[t][n]), f16(want[n])
-                    num += (got - ref) ** 2
-                    den += ref ** 2
-            self.assertLessEqual(math.sqrt(num / den), 2e-3, f"M={m}")
+    def test_matches_float64(self):
+        E, H, I, K = 8, 256, 128, 2
+        gate_up = exact_weights(E * 2 * I, H, 128)
+        down = exact_weights(E * H, I, 128, seed=2)
+        moe = HummingMoeLayer(H, I, E, K, W4G128)
+        moe.quantize(gate_up, down)
+        moe.transform(max_tokens=64)
+        self.run_block(moe, gate_up, down, E, H, I, K, (1, 5, 33), 2e-3)
+
+    def test_fp8_checkpoint_matches_float64(self):
+        # The checkpoint path on the GPU: per-expert FP8 modules (Mixtral's
+        # names) loaded, gate and up fused, against the decoded values.
+        import tempfile
+        E, H, I, K = 4, 256, 128, 2
+        d = tempfile.mkdtemp(prefix="humming-moe-gpu-")
+        # Codes below 0x38 (|v| < 1): the block's sums stay well inside f16.
+        gate_up, down = write_fp8_moe_checkpoint(d, E, H, I, 0x38, seed=9)
+        moe = HummingMoeLayer.from_safetensors(
+            d, MIXTRAL_EXPERTS, E, K, gate="w1", up="w3", down="w2")
+        moe.transform(max_tokens=64)
+        self.run_block(moe, gate_up, down, E, H, I, K, (1, 6, 40), 2e-3)
 
 
 if __name__ == "__main__":

@@ -653,7 +653,8 @@ MoeTally runMoeCases(const rt::CudaDriver *cu, const std::string &device,
 int runMoeBench(const rt::CudaDriver &cu, const std::string &device,
                 const std::string &chip, const std::string &filter,
                 const std::vector<int64_t> &ms, double bandwidthGBs,
-                const std::string &json) {
+                const std::string &json, int64_t blockSize,
+                const std::string &forceTiles) {
   struct Shape {
     std::string name;
     int64_t experts, topK, n, k;
@@ -691,7 +692,7 @@ int runMoeBench(const rt::CudaDriver &cu, const std::string &device,
       MoeOptions moe;
       moe.routing = v.routing;
       moe.topK = v.routing == GemmType::Indexed ? sh.topK : 1;
-      moe.blockSize = 64;
+      moe.blockSize = blockSize;
       // Four copies of the layer: random canonical tensors (codes and
       // scales; their values do not change the time), so the weights come
       // from HBM as in a model.
@@ -708,6 +709,7 @@ int runMoeBench(const rt::CudaDriver &cu, const std::string &device,
         LayerTarget target;
         target.device = device;
         target.chip = chip;
+        target.tileConfig = forceTiles;
         if (s)
           s = layer->transform(target);
         if (!s) {
@@ -805,20 +807,26 @@ int runMoeBench(const rt::CudaDriver &cu, const std::string &device,
             double(active.size()) * expertBytes / (bandwidthGBs * 1e3);
         const abi::KernelLaunch *kl =
             abi::moeKernelFor(copies[0].kernels(), rows);
-        std::printf("%-24s %-18s %6lld %10.1f %10.1f %7.0f%%  %s\n",
+        // The kernel and its block (rows x columns, threads, K split).
+        char tile[96] = "-";
+        if (kl)
+          std::snprintf(tile, sizeof tile, "%lldx%lld t%lld s%lld",
+                        (long long)kl->blockM, (long long)kl->blockN,
+                        (long long)kl->threads, (long long)kl->splitK);
+        std::printf("%-24s %-18s %6lld %10.1f %10.1f %7.0f%%  %s %s\n",
                     sh.name.c_str(), v.name.c_str(), (long long)m, us, floorUs,
-                    100.0 * floorUs / us, kl ? kl->name.c_str() : "-");
+                    100.0 * floorUs / us, kl ? kl->name.c_str() : "-", tile);
         char line[512];
         std::snprintf(
             line, sizeof line,
             "{\"layer\": \"%s\", \"variant\": \"%s\", \"experts\": %lld, "
             "\"top_k\": %lld, \"n\": %lld, \"k\": %lld, \"m\": %lld, "
             "\"us\": %.2f, \"floor_us\": %.2f, \"active_experts\": %zu, "
-            "\"kernel\": \"%s\"}",
+            "\"kernel\": \"%s\", \"tile\": \"%s\", \"block_size\": %lld}",
             sh.name.c_str(), v.name.c_str(), (long long)sh.experts,
             (long long)sh.topK, (long long)sh.n, (long long)sh.k,
             (long long)m, us, floorUs, active.size(),
-            kl ? kl->name.c_str() : "-");
+            kl ? kl->name.c_str() : "-", tile, (long long)blockSize);
         jsonLine(json, line);
       }
     }

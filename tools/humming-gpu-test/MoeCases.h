@@ -52,12 +52,15 @@ MoeTally runMoeLayerCases(const rt::CudaDriver &cu, const std::string &device,
 /// f16 scales (and W4A8 x e4m3 where `fp8`), indexed routing (and the
 /// grouped ones), random routing, median of CUDA-graph replays over four
 /// layer copies, at each M of `ms`; with the bandwidth floor (the activated
-/// experts' bytes at `bandwidthGBs`). Returns 0 when every run was
-/// measured.
+/// experts' bytes at `bandwidthGBs`). `blockSize` is the indexed routing's
+/// block_size; `forceTiles` a
+/// #humming.tile_config every kernel uses (empty: the heuristics), so one
+/// device run can compare tiles. Returns 0 when every run was measured.
 int runMoeBench(const rt::CudaDriver &cu, const std::string &device,
                 const std::string &chip, const std::string &filter,
                 const std::vector<int64_t> &ms, double bandwidthGBs,
-                const std::string &json);
+                const std::string &json, int64_t blockSize,
+                const std::string &forceTiles);
 
 } // namespace humming::gputest
 

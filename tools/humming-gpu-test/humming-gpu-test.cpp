@@ -973,6 +973,11 @@ static cl::opt<double> bandwidth(
     "bandwidth",
     cl::desc("The memory bandwidth of the --moe-bench floor, GB/s"),
     cl::init(4300), cl::cat(category));
+static cl::opt<int64_t> moeBlockSize(
+    "moe-block-size",
+    cl::desc("The indexed routing's block_size in --moe-bench (a multiple "
+             "of 16)"),
+    cl::init(64), cl::cat(category));
 static cl::list<int64_t>
     layerMList("m", cl::desc("The M of --layer (default 1,16)"),
                cl::value_desc("M,..."), cl::CommaSeparated, cl::cat(category));
@@ -1146,7 +1151,8 @@ int main(int argc, char **argv) {
     std::vector<int64_t> ms = {1, 16, 64, 256, 1024, 4096};
     if (!layerMList.empty())
       ms = layerMs;
-    return runMoeBench(cu, tileDevice, chip, filter, ms, bandwidth, jsonPath);
+    return runMoeBench(cu, tileDevice, chip, filter, ms, bandwidth, jsonPath,
+                       moeBlockSize, forceTiles);
   }
   if (moeCases) {
     if (!jsonPath.empty())
