@@ -243,8 +243,10 @@ int humming_quantizer_forward(const humming_quantizer *quantizer,
 /** A whole mixture-of-experts block (humming::MoeLayer): router top-k ids
  *  -> the indexed gate_up GEMM [E, 2I, H] -> SiLU(gate) * up -> the down
  *  GEMM [E, H, I] with router weights -> the sum over top_k. `activation`
- *  "f16" or "bf16" (x, y and the intermediates); block_size a multiple of
- *  16 (sorted_ids' padding per expert). */
+ *  "f16" or "bf16" (x, y and the intermediates); block_size 0 (each call
+ *  routes with its tiles' block size: 16 rows per expert at decode, 64 or
+ *  128 for prefill) or a fixed multiple of 16 (sorted_ids' padding per
+ *  expert). */
 typedef struct humming_moe_layer humming_moe_layer;
 int humming_moe_layer_create(int64_t hidden, int64_t intermediate,
                              int64_t experts, int64_t top_k,

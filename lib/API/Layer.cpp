@@ -265,6 +265,28 @@ const MoeOptions *Layer::moe() const {
   return impl_->moe ? &*impl_->moe : nullptr;
 }
 
+namespace {
+/// The block_size of the layer's humming.moe_gemm: the fixed one, or for a
+/// routing that follows M the largest block_m (the tiles are free up to it
+/// and each call passes its own).
+int64_t moeOpBlockSize(const MoeOptions &moe) {
+  if (moe.routing != GemmType::Indexed)
+    return 0;
+  return moe.blockSize ? moe.blockSize : kMoeMaxBlockM;
+}
+} // namespace
+
+int64_t Layer::moeBlockSize(int64_t m) const {
+  const Impl &l = *impl_;
+  if (!l.moe || l.moe->routing != GemmType::Indexed)
+    return 0;
+  if (l.moe->blockSize)
+    return l.moe->blockSize;
+  const abi::KernelLaunch *kl =
+      abi::moeKernelFor(l.kernels, std::max<int64_t>(m, 1));
+  return kl ? 16 * ceilDiv(kl->blockM, 16) : 0;
+}
+
 Result<Layer> Layer::create(int64_t n, int64_t k, const WeightSchema &weight,
                             const InputSchema &input,
                             const ComputeOptions &compute, ScalarType output) {
@@ -333,9 +355,11 @@ Result<Layer> Layer::createMoe(int64_t n, int64_t k, const WeightSchema &weight,
     if (moe.topK < 1 || moe.topK > weight.experts)
       return Error{concat("expected top_k in 1 .. ", weight.experts,
                           " (the experts), got ", moe.topK)};
-    if (moe.blockSize < 16 || moe.blockSize > 1024 || moe.blockSize % 16 != 0)
-      return Error{concat("expected block_size to be a multiple of 16 in 16 .. "
-                          "1024 (the kernels' block_m divides it), got ",
+    if (moe.blockSize != 0 && (moe.blockSize < 16 || moe.blockSize > 1024 ||
+                               moe.blockSize % 16 != 0))
+      return Error{concat("expected block_size to be 0 (chosen per M) or a "
+                          "multiple of 16 in 16 .. 1024 (the kernels' block_m "
+                          "divides it), got ",
                           moe.blockSize)};
   } else if (moe.topK != 1) {
     return Error{concat("expected top_k = 1 with ", toString(moe.routing),
@@ -580,7 +604,8 @@ Status Layer::transform(const LayerTarget &target) {
     Result<std::vector<TileConfig>> tiles =
         l.moe ? selectMoeTiles(l.weight, l.input, l.compute, np, kp, *facts,
                                MoeShape{l.moe->routing, l.weight.experts,
-                                        l.moe->topK, l.moe->blockSize},
+                                        l.moe->topK, moeOpBlockSize(*l.moe),
+                                        l.moe->routerWeights},
                                ptxVersion)
               : selectMmaSyncTiles(l.weight, l.input, l.compute, np, kp,
                                    *facts, ptxVersion);
@@ -620,7 +645,7 @@ Status Layer::transform(const LayerTarget &target) {
   if (l.moe) {
     spec.moeRouting = l.moe->routing;
     spec.topK = l.moe->topK;
-    spec.blockSize = l.moe->blockSize;
+    spec.blockSize = moeOpBlockSize(*l.moe);
     spec.routerWeights = l.moe->routerWeights;
   }
   // Each kernel is cached under a description of the layer (everything the
@@ -991,6 +1016,20 @@ Status Layer::launch(void *stream, uint64_t input, uint64_t inputScale,
                         "aligned output, got ",
                         text)};
   }
+  if (routing && l.moe->routing == GemmType::Indexed && m > 0) {
+    // The routing's block_size: each of M's kernel's blocks of block_m rows
+    // must lie in one expert's padded ids.
+    const abi::KernelLaunch *kl = abi::moeKernelFor(l.kernels, m);
+    const int64_t bs =
+        routing->blockSize ? routing->blockSize : l.moe->blockSize;
+    if (kl && (bs < 16 || bs > 1024 || bs % 16 != 0 || bs % kl->blockM != 0))
+      return Error{concat(
+          "expected the routing's block_size to be a multiple of ",
+          16 * ceilDiv(kl->blockM, 16),
+          " up to 1024 (the block_m of the kernel for M = ", m,
+          ": route with Layer::moeBlockSize(M)), got ", bs,
+          routing->blockSize ? "" : " (MoeRouting::blockSize unset)")};
+  }
   if (l.compileOnly)
     return Error{concat("the layer was transformed compile-only for ", l.chip,
                         "; transform it for a device to run it")};
@@ -1014,14 +1053,19 @@ Status Layer::launch(void *stream, uint64_t input, uint64_t inputScale,
   for (unsigned p = 0; p < abi::ParamM; ++p)
     args[p] = &ptrs[p];
   args[abi::ParamM] = &m32;
+  int32_t routingBlock = 0;
   if (routing) {
     const bool indexed = l.moe->routing == GemmType::Indexed;
+    if (indexed)
+      routingBlock = int32_t(routing->blockSize ? routing->blockSize
+                                                : l.moe->blockSize);
     ptrs[abi::ParamRowIds] = indexed ? routing->sortedIds : routing->expertLayout;
     ptrs[abi::ParamBlockExperts] = indexed ? routing->expertIds : 0;
     ptrs[abi::ParamRowsPadded] = indexed ? routing->numTokensPadded : 0;
     ptrs[abi::ParamRouterWeights] = routing->routerWeights;
-    for (unsigned p = abi::ParamRowIds; p < abi::NumMoeParams; ++p)
+    for (unsigned p = abi::ParamRowIds; p < abi::ParamRoutingBlock; ++p)
       args[p] = &ptrs[p];
+    args[abi::ParamRoutingBlock] = &routingBlock;
   }
   rt::TensorMap map;
   if (kl->inputMap) {

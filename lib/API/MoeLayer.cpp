@@ -7,9 +7,11 @@
 #include "Humming/Quant/Adapters.h"
 #include "Humming/Quant/Checked.h"
 #include "Humming/Quant/Safetensors.h"
+#include "Humming/Target/TileHeuristics.h"
 
 #include "mlir/IR/MLIRContext.h"
 
+#include <algorithm>
 #include <limits>
 #include <optional>
 
@@ -19,7 +21,9 @@ struct MoeLayer::Impl {
   MoeLayerShape shape;
   ScalarType output = ScalarType::f16();
   std::optional<Layer> gateUp, down;
-  std::optional<MoeRouter> router;
+  /// One router per block size forward() can route with (one when the
+  /// shape fixes it; else each GEMM kernel's rounded block_m).
+  std::vector<MoeRouter> routers;
   // After transform.
   bool transformed = false, compileOnly = false;
   detail::SingleKernel silu, sum;
@@ -43,8 +47,10 @@ Result<MoeLayer> MoeLayer::create(const MoeLayerShape &shape,
     return Error{concat("expected positive, even hidden and intermediate "
                         "sizes, got H = ",
                         shape.hidden, ", I = ", shape.intermediate)};
-  Result<MoeRouter> router =
-      MoeRouter::create(shape.experts, shape.topK, shape.blockSize);
+  // The router's rules (experts, top_k, block_size) checked up front; a
+  // block size chosen per M is 0 here.
+  Result<MoeRouter> router = MoeRouter::create(
+      shape.experts, shape.topK, shape.blockSize ? shape.blockSize : 16);
   if (!router)
     return Error{router.error()};
   auto withExperts = [&](WeightSchema w) {
@@ -75,7 +81,6 @@ Result<MoeLayer> MoeLayer::create(const MoeLayerShape &shape,
   impl->output = output;
   impl->gateUp.emplace(gu.take());
   impl->down.emplace(dn.take());
-  impl->router.emplace(router.take());
   return MoeLayer(std::move(impl));
 }
 
@@ -138,13 +143,14 @@ Status MoeLayer::loadQuantized(QuantizedWeights gateUp, QuantizedWeights down) {
 Status MoeLayer::transform(const LayerTarget &target, int64_t maxTokens) {
   Impl &l = *impl_;
   const MoeLayerShape &s = l.shape;
+  const int64_t largestBlock = s.blockSize ? s.blockSize : kMoeMaxBlockM;
   if (maxTokens < 1 ||
       maxTokens > (std::numeric_limits<int32_t>::max() -
-                   s.experts * (s.blockSize - 1)) /
+                   s.experts * (largestBlock - 1)) /
                       s.topK)
     return Error{concat("expected 1 <= maxTokens and maxTokens * top_k + E * "
-                        "(block_size - 1) <= 2^31 - 1, got ",
-                        maxTokens)};
+                        "(block_size - 1) <= 2^31 - 1 (block_size up to ",
+                        largestBlock, "), got ", maxTokens)};
   // 8-bit activations: each GEMM quantizes its own 16-bit input rows.
   const bool quantized = l.gateUp->inputSchema().type.bits < 16;
   LayerTarget first = target, second = target;
@@ -159,8 +165,29 @@ Status MoeLayer::transform(const LayerTarget &target, int64_t maxTokens) {
   LayerTarget plain = target;
   plain.tileConfig.clear();
   plain.canonicalLayout = false;
-  if (Status st = l.router->transform(plain); !st)
-    return Error{concat("router: ", st.error())};
+  // A router per block size a call can need: the fixed one, or each GEMM
+  // kernel's block_m rounded up to 16 (powers of two, so the larger of the
+  // two GEMMs' for an M is one of them).
+  std::vector<int64_t> sizes;
+  if (s.blockSize) {
+    sizes.push_back(s.blockSize);
+  } else {
+    for (const Layer *g : {&*l.gateUp, &*l.down})
+      for (const abi::KernelLaunch &k : g->kernels())
+        if (k.routing != abi::kRoutingDense)
+          sizes.push_back(16 * ceilDiv(k.blockM, 16));
+    std::sort(sizes.begin(), sizes.end());
+    sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+  }
+  std::vector<MoeRouter> routers;
+  for (int64_t bs : sizes) {
+    Result<MoeRouter> r = MoeRouter::create(s.experts, s.topK, bs);
+    if (!r)
+      return Error{concat("router: ", r.error())};
+    if (Status st = r->transform(plain); !st)
+      return Error{concat("router: ", st.error())};
+    routers.push_back(r.take());
+  }
   auto small = [&](int64_t kind, int64_t columns,
                    int64_t topK) -> Result<detail::SingleKernel> {
     return detail::compileSingleKernel(
@@ -184,12 +211,16 @@ Status MoeLayer::transform(const LayerTarget &target, int64_t maxTokens) {
   if (!target.compileOnly) {
     const rt::CudaDriver *driver = silu->driver;
     const int64_t rows = maxTokens * s.topK;
-    const size_t sizes[] = {
-        size_t(l.router->sortedCapacity(maxTokens)) * 4,
-        size_t(l.router->blockCapacity(maxTokens)) * 4, 16,
+    int64_t sortedIds = 0, blockIds = 0;
+    for (const MoeRouter &r : routers) {
+      sortedIds = std::max(sortedIds, r.sortedCapacity(maxTokens));
+      blockIds = std::max(blockIds, r.blockCapacity(maxTokens));
+    }
+    const size_t buffers[] = {
+        size_t(sortedIds) * 4, size_t(blockIds) * 4, 16,
         size_t(rows * 2 * s.intermediate) * 2,
         size_t(rows * s.intermediate) * 2, size_t(rows * s.hidden) * 2};
-    for (size_t bytes : sizes) {
+    for (size_t bytes : buffers) {
       Result<rt::DeviceBuffer> buf =
           rt::DeviceBuffer::allocate(*driver, std::max<size_t>(bytes, 16));
       if (!buf)
@@ -197,6 +228,7 @@ Status MoeLayer::transform(const LayerTarget &target, int64_t maxTokens) {
       workspace.push_back(buf.take());
     }
   }
+  l.routers = std::move(routers);
   l.silu = silu.take();
   l.sum = sum.take();
   l.workspace = std::move(workspace);
@@ -250,14 +282,23 @@ Status MoeLayer::forward(void *stream, uint64_t x, uint64_t topkIds,
   const uint64_t sorted = l.workspace[0].ptr(), blocks = l.workspace[1].ptr(),
                  padded = l.workspace[2].ptr(), gu = l.workspace[3].ptr(),
                  act = l.workspace[4].ptr(), rows = l.workspace[5].ptr();
-  if (Status st = l.router->forward(stream, topkIds, m, sorted, blocks, padded);
+  // Both GEMMs' kernels for m take blocks of the larger block_m.
+  const int64_t bs = blockSizeFor(m);
+  const MoeRouter *router = nullptr;
+  for (const MoeRouter &r : l.routers)
+    if (r.blockSize() == bs)
+      router = &r;
+  if (!router)
+    return Error{concat("no router for block_size ", bs, " (a bug)")};
+  if (Status st = router->forward(stream, topkIds, m, sorted, blocks, padded);
       !st)
     return st;
   MoeRouting r;
   r.sortedIds = sorted;
   r.expertIds = blocks;
   r.numTokensPadded = padded;
-  r.sortedLength = l.router->sortedCapacity(m);
+  r.sortedLength = router->sortedCapacity(m);
+  r.blockSize = bs;
   if (Status st = l.gateUp->forwardMoe(stream, x, gu, m, r); !st)
     return st;
   if (Status st = launchElementwise(l.silu, stream, gu, act, m * s.topK); !st)
@@ -271,6 +312,12 @@ Status MoeLayer::forward(void *stream, uint64_t x, uint64_t topkIds,
 const MoeLayerShape &MoeLayer::shape() const { return impl_->shape; }
 const Layer &MoeLayer::gateUp() const { return *impl_->gateUp; }
 const Layer &MoeLayer::down() const { return *impl_->down; }
-const MoeRouter &MoeLayer::router() const { return *impl_->router; }
+int64_t MoeLayer::blockSizeFor(int64_t m) const {
+  const Impl &l = *impl_;
+  if (l.shape.blockSize)
+    return l.shape.blockSize;
+  return std::max(l.gateUp->moeBlockSize(m),
+                  l.down->moeBlockSize(m * l.shape.topK));
+}
 
 } // namespace humming

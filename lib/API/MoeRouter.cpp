@@ -95,10 +95,10 @@ Status MoeRouter::forward(void *stream, uint64_t topkIds, int64_t m,
                         r.k.chip, "; transform it for a device to run it")};
   rt::CUdeviceptr null = 0, ids = topkIds, sorted = sortedIds,
                   blocks = expertIds, padded = numTokensPadded;
-  int32_t m32 = int32_t(m);
-  void *args[abi::NumMoeParams] = {&ids,  &null,   &null,   &null, &null,
-                                   &null, &null,   &null,   &m32,  &sorted,
-                                   &blocks, &padded, &null};
+  int32_t m32 = int32_t(m), block32 = int32_t(r.blockSize);
+  void *args[abi::NumMoeParams] = {&ids,  &null,   &null,   &null,   &null,
+                                   &null, &null,   &null,   &m32,    &sorted,
+                                   &blocks, &padded, &null, &block32};
   return r.k.driver->check(
       r.k.driver->cuLaunchKernel(r.k.function, 1, 1, 1,
                                  unsigned(r.k.kernel.threads), 1, 1, 0,

@@ -1069,13 +1069,15 @@ Result<std::vector<TileConfig>> selectMoeTiles(const WeightSchema &w,
       t.clusterSplit = false;
       t.workspaceSplit = false;
     }
-    // The warp-specialized 128-token tiles spill (136 bytes under ptxas)
-    // once the row table's lookups join their consumers' registers: the
-    // 64-token tiles serve those ranges too.
+    // The warp-specialized 128-token tiles spill (136-152 bytes under
+    // ptxas) once the router weights join their epilogue's registers: the
+    // 64-token tiles serve those ranges there. Without router weights
+    // (gate_up) they do not spill and won on the H200 from 256 tokens per
+    // expert (bench/NOTES.md "Mixture of experts", 2026-12-02).
     Diag problem = moeTileProblem(t, moe, sm);
-    if (!problem && t.warpSpecialized && t.blockM > 64)
+    if (!problem && t.warpSpecialized && t.blockM > 64 && moe.routerWeights)
       problem = Diag(concat("the warp-specialized ", t.blockM,
-                            "-token tile spills in a MoE kernel"));
+                            "-token tile spills with router weights"));
     if (problem) {
       // Indexed blocks larger than block_size (and the spilling tiles):
       // the previous tile serves the rest.

@@ -637,7 +637,9 @@ class HummingMoeLayer:
     1024), top_k; weight_config as HummingLayer's (dense: it applies to
     every expert; down_weight_config, when given, to the down projection);
     input_config {"dtype": "float16" | "bfloat16"}; block_size: the
-    routing's padding per expert (a multiple of 16).
+    routing's padding per expert — 0 (default) chooses it per call from the
+    tokens per expert (16 at decode, 64 / 128 rows for prefill), else a
+    fixed multiple of 16.
 
         moe = HummingMoeLayer(2048, 768, 128, 8, {"dtype": "uint4",
                               "group_size": 128})
@@ -647,7 +649,7 @@ class HummingMoeLayer:
     """
 
     def __init__(self, hidden, intermediate, num_experts, top_k,
-                 weight_config, input_config=None, block_size=64,
+                 weight_config, input_config=None, block_size=0,
                  down_weight_config=None):
         input_config = input_config or {"dtype": "float16"}
         self.hidden, self.intermediate = int(hidden), int(intermediate)
@@ -668,7 +670,7 @@ class HummingMoeLayer:
 
     @classmethod
     def from_safetensors(cls, path, pattern, num_experts, top_k,
-                         block_size=64, gate="gate_proj", up="up_proj",
+                         block_size=0, gate="gate_proj", up="up_proj",
                          down="down_proj"):
         """The MoE block whose expert e's projections are the modules
         pattern.replace("{e}", e) + "." + gate / up / down of a checkpoint

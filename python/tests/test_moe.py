@@ -65,7 +65,8 @@ def write_fp8_moe_checkpoint(d, E, H, I, top_code, seed=4):
     import os
     import struct
     with open(os.path.join(d, "config.json"), "w") as f:
-        json.dump({"quantization_config": {"quant_method": "fp8"}}, f)
+        json.dump({"torch_dtype": "float16",
+                   "quantization_config": {"quant_method": "fp8"}}, f)
     tensors, values = {}, {}
     rng = random.Random(seed)
     for e in range(E):

@@ -22,6 +22,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <numeric>
 #include <random>
 #include <set>
@@ -120,6 +121,17 @@ std::vector<MoeCase> moeSuite(bool quick) {
       Spread::Uniform, small, 256, 512, ScalarType::f16(), false, 16);
   add("moe_indexed_w4_e8_top2_large", w4(8), GemmType::Indexed, 2,
       Spread::Uniform, large, 1024, 2048, ScalarType::f16(), true, 128);
+  // The block size chosen per M (Layer::moeBlockSize): 16-row blocks at
+  // decode, the 128-row warp-specialized tile from 129 tokens per expert
+  // (no router weights), 64-row ones with them.
+  add("moe_indexed_w4_e8_top2_per_m", w4(8), GemmType::Indexed, 2,
+      Spread::Skewed, small, 256, 512, ScalarType::f16(), false, 0);
+  add("moe_indexed_w4_e8_top2_large_per_m", w4(8), GemmType::Indexed, 2,
+      Spread::Uniform, large, 1024, 2048, ScalarType::f16(), false, 0);
+  add("moe_indexed_w4_e8_top2_large_per_m_router", w4(8), GemmType::Indexed,
+      2, Spread::Uniform, large, 1024, 2048, ScalarType::f16(), true, 0);
+  add("moe_indexed_w4a8_e16_top4_per_m", w4(16), GemmType::Indexed, 4,
+      Spread::Uniform, small, 512, 1024, ScalarType::e4m3(), false, 0);
   {
     WeightSchema w8 = WeightSchema::make(ScalarType::e4m3(),
                                          ScalarType::f16(),
@@ -515,34 +527,45 @@ MoeTally runMoeCases(const rt::CudaDriver *cu, const std::string &device,
     const int64_t experts = c.weight.experts;
     // Indexed cases route on the GPU too (every spread but off-rank, whose
     // expert_ids the test edits): the router's output against the host's.
-    std::optional<MoeRouter> router;
-    if (c.moe.routing == GemmType::Indexed) {
-      Result<MoeRouter> r =
-          MoeRouter::create(experts, c.moe.topK, c.moe.blockSize);
+    // A layer whose block size follows M routes each M with
+    // Layer::moeBlockSize(M): a router per block size.
+    std::map<int64_t, MoeRouter> routers;
+    auto routerFor = [&](int64_t bs) -> Result<const MoeRouter *> {
+      if (auto it = routers.find(bs); it != routers.end())
+        return &it->second;
+      Result<MoeRouter> r = MoeRouter::create(experts, c.moe.topK, bs);
       LayerTarget plain = target;
       plain.tileConfig.clear();
       Status rs = r ? r->transform(plain) : Status(Error{r.error()});
-      if (!rs) {
-        std::printf("%-44s ERROR router: %s\n", c.name.c_str(),
-                    rs.error().c_str());
-        ++tally.failed;
-        continue;
-      }
-      router.emplace(r.take());
-    }
+      if (!rs)
+        return Error{concat("router: ", rs.error())};
+      return &routers.emplace(bs, r.take()).first->second;
+    };
     for (int64_t m : c.ms) {
       std::string label = c.name + " M=" + std::to_string(m);
       auto fail = [&](const std::string &why) {
         std::printf("%-44s ERROR %s\n", label.c_str(), why.c_str());
         ++tally.failed;
       };
-      Result<RoutedBatch> routed =
-          routeBatch(*cu, c, m, rng, router ? &*router : nullptr);
+      MoeCase cm = c;
+      const MoeRouter *router = nullptr;
+      if (c.moe.routing == GemmType::Indexed) {
+        if (c.moe.blockSize == 0)
+          cm.moe.blockSize = layer.moeBlockSize(m);
+        Result<const MoeRouter *> r = routerFor(cm.moe.blockSize);
+        if (!r) {
+          fail(r.error());
+          continue;
+        }
+        router = *r;
+      }
+      Result<RoutedBatch> routed = routeBatch(*cu, cm, m, rng, router);
       if (!routed) {
         fail(routed.error());
         continue;
       }
       RoutedBatch &rb = *routed;
+      rb.device.blockSize = cm.moe.blockSize;
       // Activations: exact in the 16-bit type; 8-bit ones quantized on the
       // host per token (the reference multiplies what the codes stand for).
       const DType actD =
@@ -750,9 +773,12 @@ int runMoeBench(const rt::CudaDriver &cu, const std::string &device,
           ptr = b->ptr();
           keep.push_back(b.take());
         };
+        // The layer's block size, or (0) the one of M's kernel.
+        const int64_t bs =
+            blockSize ? blockSize : copies[0].moeBlockSize(std::max<int64_t>(m, 1));
+        r.blockSize = bs;
         if (v.routing == GemmType::Indexed) {
-          Result<Routing> al =
-              alignBlockSize(ids, m, sh.topK, sh.experts, moe.blockSize);
+          Result<Routing> al = alignBlockSize(ids, m, sh.topK, sh.experts, bs);
           if (!al) {
             s = Error{al.error()};
           } else {
@@ -826,7 +852,7 @@ int runMoeBench(const rt::CudaDriver &cu, const std::string &device,
             sh.name.c_str(), v.name.c_str(), (long long)sh.experts,
             (long long)sh.topK, (long long)sh.n, (long long)sh.k,
             (long long)m, us, floorUs, active.size(),
-            kl ? kl->name.c_str() : "-", tile, (long long)blockSize);
+            kl ? kl->name.c_str() : "-", tile, (long long)bs);
         jsonLine(json, line);
       }
     }
@@ -844,8 +870,8 @@ MoeTally runMoeLayerCases(const rt::CudaDriver &cu, const std::string &device,
   // Qwen3-30B-A3B's and Mixtral-8x7B's blocks at their real sizes (random
   // codes: quantizing 10^9 float64 weights on the host would take minutes).
   const Shape shapes[] = {
-      {"moe_layer_qwen3_30b_a3b", {2048, 768, 128, 8, 64}, {1, 7, 64}},
-      {"moe_layer_mixtral_8x7b", {4096, 14336, 8, 2, 64}, {1, 5}},
+      {"moe_layer_qwen3_30b_a3b", {2048, 768, 128, 8, 0}, {1, 7, 64}},
+      {"moe_layer_mixtral_8x7b", {4096, 14336, 8, 2, 0}, {1, 5}},
   };
   MoeTally tally;
   std::mt19937 rng(uint32_t(std::random_device{}()));

@@ -53,7 +53,7 @@ MoeTally runMoeLayerCases(const rt::CudaDriver &cu, const std::string &device,
 /// grouped ones), random routing, median of CUDA-graph replays over four
 /// layer copies, at each M of `ms`; with the bandwidth floor (the activated
 /// experts' bytes at `bandwidthGBs`). `blockSize` is the indexed routing's
-/// block_size; `forceTiles` a
+/// block_size (0: each M's kernel's, Layer::moeBlockSize); `forceTiles` a
 /// #humming.tile_config every kernel uses (empty: the heuristics), so one
 /// device run can compare tiles. Returns 0 when every run was measured.
 int runMoeBench(const rt::CudaDriver &cu, const std::string &device,

@@ -976,8 +976,8 @@ static cl::opt<double> bandwidth(
 static cl::opt<int64_t> moeBlockSize(
     "moe-block-size",
     cl::desc("The indexed routing's block_size in --moe-bench (a multiple "
-             "of 16)"),
-    cl::init(64), cl::cat(category));
+             "of 16; 0: each M's kernel's, Layer::moeBlockSize)"),
+    cl::init(0), cl::cat(category));
 static cl::list<int64_t>
     layerMList("m", cl::desc("The M of --layer (default 1,16)"),
                cl::value_desc("M,..."), cl::CommaSeparated, cl::cat(category));

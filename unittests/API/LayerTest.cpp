@@ -108,8 +108,8 @@ TEST(Layer, MoeOptionsAreChecked) {
   bad = moe;
   bad.blockSize = 24;
   EXPECT_EQ(Layer::createMoe(256, 512, w4, kF16, bad).error(),
-            "expected block_size to be a multiple of 16 in 16 .. 1024 (the "
-            "kernels' block_m divides it), got 24");
+            "expected block_size to be 0 (chosen per M) or a multiple of 16 "
+            "in 16 .. 1024 (the kernels' block_m divides it), got 24");
   bad = moe;
   bad.routing = GemmType::GroupedMasked;
   EXPECT_EQ(Layer::createMoe(256, 512, w4, kF16, bad).error(),
@@ -184,6 +184,14 @@ TEST(Layer, MoeCompilesAndChecksItsRouting) {
   EXPECT_EQ(layer->forwardMoe(nullptr, 16, 16, 1, r).error(),
             "expected router weights (indexed routing), got a null pointer");
   r.routerWeights = 128;
+  // A routing block size the kernel's block_m does not divide.
+  r.blockSize = 40;
+  EXPECT_EQ(layer->forwardMoe(nullptr, 16, 16, 1, r).error(),
+            "expected the routing's block_size to be a multiple of 16 up to "
+            "1024 (the block_m of the kernel for M = 1: route with "
+            "Layer::moeBlockSize(M)), got 40");
+  EXPECT_EQ(layer->moeBlockSize(1), 32);
+  r.blockSize = 0; // the layer's 32
   EXPECT_EQ(layer->forwardMoe(nullptr, 16, 16, 1, r).error(),
             "the layer was transformed compile-only for sm_90a; transform it "
             "for a device to run it");
@@ -201,6 +209,48 @@ TEST(Layer, MoeCompilesAndChecksItsRouting) {
   EXPECT_EQ(d->forwardMoe(nullptr, 16, 16, 1, r).error(),
             "forwardMoe() runs MoE layers (Layer::createMoe); this one is "
             "dense: call forward()");
+}
+
+// MoeOptions::blockSize = 0: the tiles are free up to 128 rows and each
+// call routes with its kernel's block_m (16 at decode; the 128-row
+// warp-specialized tile without router weights, 64 rows with them).
+TEST(Layer, MoeBlockSizeFollowsM) {
+  test::useTestCache();
+  WeightSchema w4 = WeightSchema::make(ScalarType::uint(4), ScalarType::f16(),
+                                       Granularity::Group, 128);
+  w4.experts = 8;
+  std::vector<double> w(size_t(8 * 1024 * 2048), 0.25);
+  for (bool routerWeights : {false, true}) {
+    MoeOptions moe;
+    moe.topK = 2;
+    moe.routerWeights = routerWeights;
+    Result<Layer> layer = Layer::createMoe(1024, 2048, w4, kF16, moe);
+    ASSERT_TRUE(layer.ok()) << layer.error();
+    EXPECT_EQ(layer->moeBlockSize(1), 0); // before transform
+    ASSERT_TRUE(layer->quantize(w.data()).ok());
+    Status s = layer->transform({"H200", "", /*compileOnly=*/true});
+    ASSERT_TRUE(s.ok()) << s.error();
+    for (const humming::abi::KernelLaunch &k : layer->kernels())
+      EXPECT_EQ(k.blockSize, 128) << k.name; // the op's: tiles up to 128
+    EXPECT_EQ(layer->moeBlockSize(1), 16);
+    EXPECT_EQ(layer->moeBlockSize(64), 16); // 16 tokens per expert
+    // 1024 tokens per expert.
+    EXPECT_EQ(layer->moeBlockSize(4096), routerWeights ? 64 : 128);
+    MoeRouting r;
+    r.sortedIds = r.expertIds = r.numTokensPadded = 64;
+    r.sortedLength = 64;
+    r.routerWeights = routerWeights ? 64 : 0;
+    EXPECT_EQ(layer->forwardMoe(nullptr, 16, 16, 4096, r).error(),
+              concat("expected the routing's block_size to be a multiple of ",
+                     routerWeights ? 64 : 128,
+                     " up to 1024 (the block_m of the kernel for M = 4096: "
+                     "route with Layer::moeBlockSize(M)), got 0 "
+                     "(MoeRouting::blockSize unset)"));
+    r.blockSize = 256; // a multiple of block_m is as good
+    EXPECT_EQ(layer->forwardMoe(nullptr, 16, 16, 4096, r).error(),
+              "the layer was transformed compile-only for sm_90a; transform "
+              "it for a device to run it");
+  }
 }
 
 TEST(Layer, MoeGroupedMaskedNeedsWholeExperts) {
@@ -317,7 +367,7 @@ TEST(MoeLayer, CompilesAndChecksItsArguments) {
   ASSERT_TRUE(moe->quantize(gu.data(), dn.data()).ok());
   EXPECT_EQ(moe->transform({"H200", "", /*compileOnly=*/true}, 0).error(),
             "expected 1 <= maxTokens and maxTokens * top_k + E * (block_size "
-            "- 1) <= 2^31 - 1, got 0");
+            "- 1) <= 2^31 - 1 (block_size up to 32), got 0");
   Status s = moe->transform({"H200", "", /*compileOnly=*/true}, 64);
   ASSERT_TRUE(s.ok()) << s.error();
   EXPECT_EQ(moe->gateUp().n(), 256);
@@ -335,6 +385,14 @@ TEST(MoeLayer, CompilesAndChecksItsArguments) {
   EXPECT_EQ(moe->forward(nullptr, 16, 16, 16, 16, 1).error(),
             "the MoE layer was transformed compile-only; transform it for a "
             "device to run it");
+  EXPECT_EQ(moe->blockSizeFor(1), 32); // fixed
+  // Chosen per call (the default): decode routes 16-row blocks.
+  Result<MoeLayer> perM = MoeLayer::create({256, 128, 4, 2}, w4, w4, kF16);
+  ASSERT_TRUE(perM.ok()) << perM.error();
+  ASSERT_TRUE(perM->quantize(gu.data(), dn.data()).ok());
+  s = perM->transform({"H200", "", /*compileOnly=*/true}, 64);
+  ASSERT_TRUE(s.ok()) << s.error();
+  EXPECT_EQ(perM->blockSizeFor(1), 16);
 }
 
 TEST(Layer, TransformCompilesEveryKernelForTheTarget) {

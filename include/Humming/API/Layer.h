@@ -100,10 +100,15 @@ struct MoeOptions {
   GemmType routing = GemmType::Indexed;
   /// indexed: experts per token.
   int64_t topK = 1;
-  /// indexed: sorted_ids pad each expert's ids to a multiple of this (a
-  /// multiple of 16; the kernels' block_m divides it): moeAlignBlockSize
-  /// and vLLM's moe_align_block_size with this block_size.
-  int64_t blockSize = 64;
+  /// indexed: sorted_ids pad each expert's ids to a multiple of the
+  /// routing's block_size (vLLM's moe_align_block_size, MoeRouter). Fixed
+  /// (a multiple of 16 up to 1024): the kernels' block_m divides it and
+  /// every call may route with it. 0: chosen per M, as vLLM's fused-MoE
+  /// configurations do — the tiles are free up to 128 rows and each call
+  /// routes with moeBlockSize(M) (the block_m of M's kernel, at least 16),
+  /// so decode pads each expert to 16 rows and prefill uses 64- and
+  /// 128-row tiles.
+  int64_t blockSize = 0;
   /// forwardMoe multiplies each output row by its f32 router weight (the
   /// down projection of a MoE block).
   bool routerWeights = false;
@@ -115,6 +120,10 @@ struct MoeRouting {
   /// [ceil(sortedLength / blockSize)] i32, num_tokens_padded [1] i32.
   uint64_t sortedIds = 0, expertIds = 0, numTokensPadded = 0;
   int64_t sortedLength = 0;
+  /// indexed: the block_size sorted_ids were aligned with, a multiple of
+  /// the block_m of M's kernel (Layer::moeBlockSize(M) is the smallest);
+  /// 0: MoeOptions::blockSize.
+  int64_t blockSize = 0;
   /// grouped_contiguous: offsets [E + 1] i32; grouped_masked: counts [E]
   /// i32.
   uint64_t expertLayout = 0;
@@ -206,6 +215,10 @@ public:
                     const MoeRouting &routing, uint64_t inputScale = 0) const;
   /// The MoE options (null for a dense layer).
   const MoeOptions *moe() const;
+  /// An indexed MoE layer's block_size to route `m` tokens with: the fixed
+  /// MoeOptions::blockSize, else the block_m of m's kernel (at least 16);
+  /// 0 before transform() or for other layers.
+  int64_t moeBlockSize(int64_t m) const;
 
   int64_t n() const;
   int64_t k() const;

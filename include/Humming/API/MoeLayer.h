@@ -37,8 +37,9 @@ struct MoeLayerShape {
   int64_t intermediate = 0; ///< I: each expert's (gate_up has 2I rows)
   int64_t experts = 0;      ///< E (1 .. 1024)
   int64_t topK = 1;
-  /// sorted_ids pad each expert to a multiple of this (MoeOptions).
-  int64_t blockSize = 64;
+  /// sorted_ids pad each expert to a multiple of this (MoeOptions); 0:
+  /// chosen per call from the tokens per expert (blockSizeFor).
+  int64_t blockSize = 0;
 };
 
 class MoeLayer {
@@ -61,7 +62,7 @@ public:
   static Result<MoeLayer> fromCheckpoint(const std::string &dir,
                                          const std::string &pattern,
                                          int64_t experts, int64_t topK,
-                                         int64_t blockSize = 64,
+                                         int64_t blockSize = 0,
                                          const std::string &gate = "gate_proj",
                                          const std::string &up = "up_proj",
                                          const std::string &down = "down_proj");
@@ -90,7 +91,10 @@ public:
   /// The two GEMMs (their kernels, PTX, transform statistics).
   const Layer &gateUp() const;
   const Layer &down() const;
-  const MoeRouter &router() const;
+  /// The routing block_size forward() uses for m tokens: the fixed one, or
+  /// the larger block_m of the two GEMMs' kernels for m (0 before
+  /// transform()).
+  int64_t blockSizeFor(int64_t m) const;
 
 private:
   struct Impl;

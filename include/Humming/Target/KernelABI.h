@@ -39,17 +39,23 @@ enum GemmParam : unsigned {
 
 /// Mixture-of-experts kernels (KernelLaunch::routing != kRoutingDense) take
 /// four more pointers after M, in this order (null where the routing has no
-/// such tensor). Indexed (vLLM's moe_align_block_size): `sorted_ids` [P]
-/// i32, `expert_ids` [P / block_size] i32, `num_tokens_padded` [1] i32;
-/// grouped: `expert_layout` (offsets [E + 1] i32 / i64, or counts [E] i32)
-/// in the first slot. The router weights, f32 per output row, are optional.
-/// P, the length of sorted_ids, is not a parameter: the grid holds it
+/// such tensor), then one i32. Indexed (vLLM's moe_align_block_size):
+/// `sorted_ids` [P] i32, `expert_ids` [P / block_size] i32,
+/// `num_tokens_padded` [1] i32; grouped: `expert_layout` (offsets [E + 1]
+/// i32 / i64, or counts [E] i32) in the first slot. The router weights, f32
+/// per output row, are optional. The i32 is the indexed routing's
+/// block_size, a multiple of the kernel's block_m (any other value, 0
+/// included, makes every row of the output zero; grouped kernels ignore
+/// it): the caller routes with the block size the kernel of its M asks for
+/// (KernelLaunch::blockM, at least 16), not one fixed when compiling. P,
+/// the length of sorted_ids, is not a parameter: the grid holds it
 /// (moeGrid).
 enum MoeParam : unsigned {
   ParamRowIds = NumGemmParams,
   ParamBlockExperts,
   ParamRowsPadded,
   ParamRouterWeights,
+  ParamRoutingBlock,
   NumMoeParams
 };
 

@@ -73,8 +73,18 @@ struct MoeShape {
   GemmType gemm = GemmType::Indexed;
   int64_t experts = 0;
   int64_t topK = 1;
+  /// Indexed: the routing's block_size the tiles' block_m must divide
+  /// (kMoeMaxBlockM when the caller routes each M with its kernel's
+  /// block_m).
   int64_t blockSize = 0;
+  /// The epilogue multiplies rows by router weights (a down projection).
+  bool routerWeights = false;
 };
+
+/// The largest block_m of a MoE tile: a layer whose routing block_size
+/// follows M (Layer's MoeOptions::blockSize = 0) selects its tiles with
+/// this block_size, which every MoE tile's block_m divides.
+constexpr int64_t kMoeMaxBlockM = 128;
 
 /// Tiles of a MoE GEMM, one per range of tokens per expert
 /// (abi::moeRowsPerExpert): the experts that run at once together are a
@@ -89,7 +99,8 @@ struct MoeShape {
 /// slice. (3) Indexed: block_m divides block_size (a block never straddles
 /// two experts); the ranges whose tile does not are served by the last one
 /// that does. (4) block_n divides the expert's N, else the expert's own
-/// dense tiles serve.
+/// dense tiles serve. (5) The warp-specialized 128-row tiles only without
+/// router weights (with them their epilogue spills).
 Result<std::vector<TileConfig>> selectMoeTiles(const WeightSchema &w,
                                                const InputSchema &in,
                                                const ComputeOptions &c,

@@ -432,8 +432,10 @@ FunctionType mlir::humming::kernelFunctionType(Builder &builder, bool moe) {
   auto global = LLVM::LLVMPointerType::get(builder.getContext(), 1);
   SmallVector<Type> args(hq::abi::ParamM, global);
   args.push_back(builder.getI32Type());
-  if (moe)
-    args.append(hq::abi::NumMoeParams - hq::abi::NumGemmParams, global);
+  if (moe) {
+    args.append(hq::abi::ParamRoutingBlock - hq::abi::NumGemmParams, global);
+    args.push_back(builder.getI32Type()); // the routing's block_size
+  }
   return builder.getFunctionType(args, {});
 }
 

@@ -97,6 +97,7 @@ struct GemmView {
     s.experts = weightSchema.getExperts();
     s.topK = topK;
     s.blockSize = blockSize;
+    s.routerWeights = bool(routerWeights);
     return s;
   }
   InFlightDiagnostic emitOpError(const Twine &message = {}) const {
@@ -675,10 +676,14 @@ struct LowerToNVVMPass
           devicePointer(b, op.globalScale), devicePointer(b, op.bias),
           devicePointer(b, op.output),      devicePointer(b, op.inputScale),
           arith::IndexCastOp::create(b, b.getI32Type(), m)};
-      if (op.isMoe())
+      if (op.isMoe()) {
         for (Value v : {op.rowIds, op.blockExperts, op.rowsPadded,
                         op.routerWeights})
           args.push_back(devicePointer(b, v));
+        // The routing's block_size (the op's; grouped kernels ignore it).
+        args.push_back(arith::ConstantIntOp::create(b, b.getI32Type(),
+                                                    op.blockSize));
+      }
       auto cst = [&](int64_t v) { return arith::ConstantIndexOp::create(b, v); };
       // MoE: the grid of abi::moeGrid, and no launch where it is empty.
       auto moeGridY = [&](const hq::abi::KernelLaunch &l) -> Value {
@@ -830,7 +835,9 @@ struct LowerToNVVMPass
                                  devicePointer(b, op.getSortedIds()),
                                  devicePointer(b, op.getExpertIds()),
                                  devicePointer(b, op.getNumTokensPadded()),
-                                 null};
+                                 null,
+                                 arith::ConstantIntOp::create(
+                                     b, b.getI32Type(), as.blockSize)};
       Value one = arith::ConstantIndexOp::create(b, 1);
       gpu::LaunchFuncOp::create(
           b, kernel, gpu::KernelDim3{one, one, one},

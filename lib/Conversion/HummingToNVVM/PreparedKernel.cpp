@@ -188,8 +188,8 @@ gpu::GPUFuncOp mlir::humming::buildPreparedKernel(
   // may use the read-only data path (ld.global.nc).
   // (So are the routing tensors of MoE kernels.)
   for (unsigned i = 0; i < func.getNumArguments(); ++i) {
-    if (i == hq::abi::ParamM)
-      continue;
+    if (!isa<LLVM::LLVMPointerType>(func.getArgument(i).getType()))
+      continue; // M, the routing's block_size
     func.setArgAttr(i, LLVM::LLVMDialect::getNoAliasAttrName(),
                     builder.getUnitAttr());
     if (i != hq::abi::ParamOutput)

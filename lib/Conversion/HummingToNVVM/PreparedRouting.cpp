@@ -70,8 +70,18 @@ scf::IfOp PreparedEmitter::routeBlock() {
     Value limit = arith::MinSIOp::create(
         b, loadRouting(b, i32, param(abi::ParamRowsPadded), c64(0)),
         gridRows);
-    Value inRange = cmp(P::slt, start, limit);
-    Value block = arith::DivUIOp::create(b, start, c32(moe.blockSize));
+    // The routing's block_size is a launch parameter (any multiple of
+    // block_m: the caller routes for the kernel of its M); another value
+    // leaves the block without an expert (zero rows), never a block that
+    // straddles two experts or a division by zero.
+    Value routingBlock = param(abi::ParamRoutingBlock);
+    Value blockOk = arith::AndIOp::create(
+        b, cmp(P::sgt, routingBlock, c32(0)),
+        cmp(P::eq, arith::RemUIOp::create(b, routingBlock, c32(bm)), c32(0)));
+    Value inRange =
+        arith::AndIOp::create(b, cmp(P::slt, start, limit), blockOk);
+    Value block = arith::DivUIOp::create(
+        b, start, sel(blockOk, routingBlock, c32(bm)));
     expert = sel(inRange,
                  loadRouting(b, i32, param(abi::ParamBlockExperts),
                              ext64(sel(inRange, block, c32(0)))),

@@ -20,13 +20,19 @@
 // CHECK:           %[[GY:.*]] = arith.divui %[[P]], %c16
 // CHECK:           %[[ANY:.*]] = arith.cmpi ne, %[[GY]], %c0
 // CHECK:           scf.if %[[ANY]]
-// CHECK:             gpu.launch_func @humming_kernels::@moe_moe_gemm0_m0 blocks in (%{{.*}}, %[[GY]], %{{.*}})
+// The routing's block_size, the op's, after the four routing pointers.
+// CHECK:             gpu.launch_func @humming_kernels::@moe_moe_gemm0_m0 blocks in (%{{[^,]*}}, %[[GY]], %{{[^)]*}})
+// CHECK-SAME:          : !llvm.ptr<1>, %{{[0-9]+}} : !llvm.ptr<1>, %c64_i32{{.*}} : i32)
 // CHECK:       gpu.launch_func @humming_kernels::@moe_moe_align1 blocks in (%c1{{.*}}, %c1{{.*}}, %c1{{.*}}) threads in (%c1024
-// The kernel: the block's expert from expert_ids, its rows from sorted_ids
-// into the row table, a barrier that also says whether any row is there.
+// The kernel: the block's expert from expert_ids (the block's first row
+// over the block_size parameter, which must be a positive multiple of
+// block_m), its rows from sorted_ids into the row table, a barrier that
+// also says whether any row is there.
 // CHECK:         gpu.func @moe_moe_gemm0_m0(
-// CHECK-SAME:      %{{.*}}: i32, %{{.*}}: !llvm.ptr<1> {llvm.noalias, llvm.readonly}, %{{.*}}: !llvm.ptr<1> {llvm.noalias, llvm.readonly}, %{{.*}}: !llvm.ptr<1> {llvm.noalias, llvm.readonly}, %{{.*}}: !llvm.ptr<1> {llvm.noalias, llvm.readonly})
+// CHECK-SAME:      %{{.*}}: i32, %{{.*}}: !llvm.ptr<1> {llvm.noalias, llvm.readonly}, %{{.*}}: !llvm.ptr<1> {llvm.noalias, llvm.readonly}, %{{.*}}: !llvm.ptr<1> {llvm.noalias, llvm.readonly}, %{{.*}}: !llvm.ptr<1> {llvm.noalias, llvm.readonly}, %{{.*}}: i32)
 // CHECK:           gpu.grid_dim y
+// CHECK:           arith.remui %[[BS:.*]], %c16
+// CHECK:           arith.select %{{.*}}, %[[BS]], %c16
 // CHECK:           bar.red.or.pred
 // CHECK:         gpu.func @moe_moe_align1(
 // CHECK:           memref.atomic_rmw addi

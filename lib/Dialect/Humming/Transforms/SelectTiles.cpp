@@ -139,6 +139,7 @@ struct SelectTilesPass
       moe.experts = op.getWeightSchema().getExperts();
       moe.topK = op.getTopK().value_or(1);
       moe.blockSize = op.getBlockSize().value_or(0);
+      moe.routerWeights = bool(op.getTopkWeights());
       select(op, moe);
     });
   }
