@@ -150,6 +150,13 @@ FailureOr<PreparedTile> preparedTile(const GemmView &op, unsigned index,
                   " activations (each iteration's sums are a second set of "
                   "accumulators), got " +
                   Twine(t.warpM));
+    // (Measured on the H200, 2026-12-02: with 8-bit rows the shared copies
+    // fault — an illegal instruction — where the per-warp ones run; the
+    // heuristics never choose them for 8-bit activations.)
+    if (act8 && t.shareActivations)
+      return fail("expected share_activations = false with " + Twine(type) +
+                  " activations (the shared activation copies hold 16-bit "
+                  "rows; with 8-bit ones the kernel faults)");
     if (spec.weight.hasPerKScales() && !t.scaleAfterMma)
       return fail("expected scale_after_mma = true with " + Twine(type) +
                   " activations and group scales (the group scales multiply "

@@ -132,3 +132,18 @@ func.func @si4_group_scales_in_the_loop(%a: memref<?x512xi4>, %w: memref<8x2048x
       : memref<?x512xi4>, memref<8x2048xi32> -> memref<?x256xf16>
   return
 }
+
+// -----
+
+// The warps of a K group sharing their activation copies: 16-bit rows
+// only (with fp8 rows the kernel faulted on the H200).
+#t = #humming.tile_config<m = [1, inf], block = [16, 256, 256], warp = [16, 64, 64], stages = 3, scale_after_mma = true, share_activations = true>
+func.func @shared_fp8_copies(%a: memref<?x512xf8E4M3FN>, %w: memref<16x1024xi32>, %s: memref<4x256xf16>, %as: memref<?x1xf32>, %c: memref<?x256xf16>) {
+  // expected-error @+1 {{tile_configs[0]: expected share_activations = false with f8E4M3FN activations (the shared activation copies hold 16-bit rows; with 8-bit ones the kernel faults)}}
+  humming.gemm %a, %w scales(%s : memref<4x256xf16>) input_scale(%as : memref<?x1xf32>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<128>>,
+       input_schema = #humming.input_schema<type = f8E4M3FN, scaling = token>, layout = #humming.layout<chip = "sm_89">,
+       tile_configs = [#t]}
+      : memref<?x512xf8E4M3FN>, memref<16x1024xi32> -> memref<?x256xf16>
+  return
+}
