@@ -910,6 +910,29 @@ TEST(TileHeuristics, MoeTilesKeepTheRoutingsRules) {
   ASSERT_TRUE(tiles.ok()) << tiles.error();
   for (const TileConfig &t : *tiles)
     EXPECT_EQ(t.splitK, 1);
+  // From two tokens per expert, no K split where the experts' blocks fill
+  // every SM twice (W4A8 Qwen3-30B-A3B gate_up; the fp8 mma_sync tiles
+  // need PTX ISA 8.4), and the 128-row warp-specialized tile only without
+  // router weights.
+  const InputSchema e4m3{ScalarType::e4m3(), ActScaling::Token, 0};
+  for (bool routerWeights : {false, true}) {
+    MoeShape qwen{GemmType::Indexed, 128, 8, kMoeMaxBlockM, routerWeights};
+    Result<std::vector<TileConfig>> a8 =
+        selectMoeTiles(w, e4m3, {}, 1536, 2048, h200, qwen, 84);
+    ASSERT_TRUE(a8.ok()) << a8.error();
+    for (const TileConfig &t : *a8) {
+      if (t.mMin >= 2 && 128 * (1536 / t.blockN) *
+                                 ((t.mMin + t.blockM - 1) / t.blockM) >=
+                             2 * h200.smCount)
+        EXPECT_EQ(t.splitK, 1) << t.mMin;
+      if (routerWeights && t.warpSpecialized)
+        EXPECT_LE(t.blockM, 64);
+    }
+    Result<std::vector<TileConfig>> a16 =
+        selectMoeTiles(w, kF16, {}, 1536, 2048, h200, qwen);
+    ASSERT_TRUE(a16.ok()) << a16.error();
+    EXPECT_EQ(a16->back().blockM, routerWeights ? 64 : 128);
+  }
   // The rules, one by one.
   TileConfig t;
   t.blockM = 64;
