@@ -352,8 +352,14 @@ mlir::humming::buildElementwiseModule(MLIRContext &ctx,
       func::FuncOp::create(b, loc, "elementwise", b.getFunctionType(types, {}));
   Block *body = func.addEntryBlock();
   b.setInsertionPointToStart(body);
-  if (silu)
-    SiluAndMulOp::create(b, loc, body->getArgument(0), body->getArgument(1));
+  if (silu) {
+    auto attr = [&](double v, double none) {
+      return v == none ? FloatAttr() : b.getF64FloatAttr(v);
+    };
+    SiluAndMulOp::create(b, loc, body->getArgument(0), body->getArgument(1),
+                         attr(spec.alpha, 1.0), attr(spec.upOffset, 0.0),
+                         attr(spec.limit, 0.0));
+  }
   else
     MoeSumOp::create(b, loc, body->getArgument(0), body->getArgument(1),
                      uint64_t(spec.topK));

@@ -137,6 +137,9 @@ struct ElementwiseSpec {
   int64_t kind = 0;
   int64_t columns = 0, topK = 1;
   ::humming::ScalarType type = ::humming::ScalarType::f16();
+  /// silu_and_mul's gated variant (the op's alpha, up_offset, limit; 1, 0,
+  /// 0: plain SiLU, no clamp).
+  double alpha = 1.0, upOffset = 0.0, limit = 0.0;
 };
 ::humming::Result<OwningOpRef<ModuleOp>>
 buildElementwiseModule(MLIRContext &ctx, const ElementwiseSpec &spec);

@@ -56,8 +56,18 @@ public:
       SmallVector<Value, 2> gate = unpack(load(i32, in, add(base, col)));
       SmallVector<Value, 2> up =
           unpack(load(i32, in, add(base, add(col, c64(perRow)))));
-      for (int e = 0; e < 2; ++e)
-        out.push_back(arith::MulFOp::create(b, silu(gate[e]), up[e]));
+      for (int e = 0; e < 2; ++e) {
+        Value g = gate[e], u = up[e];
+        if (spec.limit > 0) {
+          g = arith::MinimumFOp::create(b, g, cf(spec.limit));
+          u = arith::MaximumFOp::create(
+              b, arith::MinimumFOp::create(b, u, cf(spec.limit)),
+              cf(-spec.limit));
+        }
+        if (spec.upOffset != 0)
+          u = arith::AddFOp::create(b, u, cf(spec.upOffset));
+        out.push_back(arith::MulFOp::create(b, silu(g), u));
+      }
     } else {
       out = {cf(0), cf(0)};
       for (int64_t k = 0; k < spec.topK; ++k) {
@@ -91,9 +101,10 @@ private:
           b, v, arith::TruncFOp::create(b, half, f[size_t(e)]), c32(e));
     return LLVM::BitcastOp::create(b, i32, v);
   }
-  /// x / (1 + 2^(-x log2 e)).
+  /// x / (1 + 2^(-alpha x log2 e)).
   Value silu(Value x) {
-    Value arg = arith::MulFOp::create(b, x, cf(-1.0 / std::log(2.0)));
+    Value arg =
+        arith::MulFOp::create(b, x, cf(-spec.alpha / std::log(2.0)));
     Value e = LLVM::CallIntrinsicOp::create(
                   b, f32, b.getStringAttr("llvm.nvvm.ex2.approx.f32"),
                   ValueRange{arg})

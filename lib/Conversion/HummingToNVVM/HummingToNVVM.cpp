@@ -862,6 +862,14 @@ struct LowerToNVVMPass
       es.columns = outType.getDimSize(1);
       if (auto sum = dyn_cast<MoeSumOp>(op))
         es.topK = int64_t(sum.getTopK());
+      if (auto act = dyn_cast<SiluAndMulOp>(op)) {
+        if (FloatAttr a = act.getAlphaAttr())
+          es.alpha = a.getValueAsDouble();
+        if (FloatAttr a = act.getUpOffsetAttr())
+          es.upOffset = a.getValueAsDouble();
+        if (FloatAttr a = act.getLimitAttr())
+          es.limit = a.getValueAsDouble();
+      }
       es.bf16 = outType.getElementType().isBF16();
       auto parent = op->getParentOfType<FunctionOpInterface>();
       std::string name =

@@ -134,6 +134,9 @@ struct ElementwiseKernelSpec {
   int64_t columns = 0;
   int64_t topK = 1; ///< moe_sum
   bool bf16 = false;
+  /// silu_and_mul: g / (1 + e^(-alpha g)) * (u + upOffset), g <= limit and
+  /// |u| <= limit where limit > 0.
+  double alpha = 1.0, upOffset = 0.0, limit = 0.0;
 };
 constexpr int64_t kElementwiseThreads = 256;
 gpu::GPUFuncOp buildElementwiseKernel(OpBuilder &builder, Location loc,

@@ -45,3 +45,27 @@ func.func @sum_types(%x: memref<?x8xf16>, %y: memref<?x8xbf16>) {
   humming.moe_sum %x into %y {top_k = 2} : memref<?x8xf16> -> memref<?x8xbf16>
   return
 }
+
+// -----
+
+func.func @silu_alpha(%x: memref<?x8xf16>, %y: memref<?x4xf16>) {
+  // expected-error @+1 {{expected a positive finite alpha, got 0.000000e+00}}
+  humming.silu_and_mul %x into %y {alpha = 0.0} : memref<?x8xf16> -> memref<?x4xf16>
+  return
+}
+
+// -----
+
+func.func @silu_offset(%x: memref<?x8xf16>, %y: memref<?x4xf16>) {
+  // expected-error @+1 {{expected a finite up_offset, got INF}}
+  humming.silu_and_mul %x into %y {up_offset = 0x7FF0000000000000 : f64} : memref<?x8xf16> -> memref<?x4xf16>
+  return
+}
+
+// -----
+
+func.func @silu_limit(%x: memref<?x8xf16>, %y: memref<?x4xf16>) {
+  // expected-error @+1 {{expected a positive finite limit, got -7.000000e+00}}
+  humming.silu_and_mul %x into %y {limit = -7.0} : memref<?x8xf16> -> memref<?x4xf16>
+  return
+}

@@ -12,6 +12,8 @@
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/SmallString.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::humming;
 namespace hq = ::humming;
@@ -559,6 +561,20 @@ LogicalResult SiluAndMulOp::verify() {
       in.getDimSize(0) != out.getDimSize(0))
     return emitOpError() << "expected as many output rows as input rows ("
                          << in.getDimSize(0) << "), got " << out;
+  auto value = [](FloatAttr a) -> std::optional<double> {
+    if (!a)
+      return std::nullopt;
+    return a.getValueAsDouble();
+  };
+  if (std::optional<double> a = value(getAlphaAttr());
+      a && !(*a > 0 && std::isfinite(*a)))
+    return emitOpError() << "expected a positive finite alpha, got " << *a;
+  if (std::optional<double> o = value(getUpOffsetAttr());
+      o && !std::isfinite(*o))
+    return emitOpError() << "expected a finite up_offset, got " << *o;
+  if (std::optional<double> l = value(getLimitAttr());
+      l && !(*l > 0 && std::isfinite(*l)))
+    return emitOpError() << "expected a positive finite limit, got " << *l;
   return success();
 }
 

@@ -3,6 +3,8 @@ func.func @small(%topk: memref<?x8xi32>, %ids: memref<?xi32>, %eids: memref<?xi3
   humming.moe_align %topk into %ids, %eids, %ntp {experts = 128, block_size = 64}
       : memref<?x8xi32> -> memref<?xi32>, memref<?xi32>, memref<1xi32>
   humming.silu_and_mul %gu into %h : memref<?x1536xbf16> -> memref<?x768xbf16>
+  humming.silu_and_mul %gu into %h {alpha = 1.702, up_offset = 1.0, limit = 7.0}
+      : memref<?x1536xbf16> -> memref<?x768xbf16>
   humming.moe_sum %r into %y {top_k = 8} : memref<?x2048xf16> -> memref<?x2048xf16>
   return
 }

@@ -211,12 +211,22 @@ def Humming_SiluAndMulOp : Humming_Op<"silu_and_mul"> {
     for `input` [M, 2I] and `output` [M, I] (f16 or bf16, I even), computed
     in f32 (silu(x) = x / (1 + e^-x)) and rounded once.
 
+    The gated variants of other models through three optional attributes:
+    with gate g and up u, `output` = g / (1 + e^(-`alpha` g)) * (u +
+    `up_offset`), g first clamped to at most `limit` and u to [-`limit`,
+    `limit`]. gpt-oss: alpha = 1.702, up_offset = 1, limit = 7.
+
     ```mlir
     humming.silu_and_mul %gu into %h : memref<?x1536xf16> -> memref<?x768xf16>
+    humming.silu_and_mul %gu into %h {alpha = 1.702, up_offset = 1.0, limit = 7.0}
+        : memref<?x5760xbf16> -> memref<?x2880xbf16>
     ```
   }];
   let arguments = (ins Humming_In<"gate and up [M, 2I]">:$input,
-                       Humming_Out<"activation [M, I]">:$output);
+                       Humming_Out<"activation [M, I]">:$output,
+                       OptionalAttr<F64Attr>:$alpha,
+                       OptionalAttr<F64Attr>:$up_offset,
+                       OptionalAttr<F64Attr>:$limit);
   let assemblyFormat = [{
     $input `into` $output attr-dict `:` type($input) `->` type($output)
   }];
