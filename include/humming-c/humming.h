@@ -256,8 +256,10 @@ int humming_moe_layer_create(int64_t hidden, int64_t intermediate,
                              const char *activation, humming_moe_layer **out);
 /** A MoE block whose experts come from a checkpoint directory: expert e's
  *  projections are the modules `pattern` ("...experts.{e}") + "." + gate /
- *  up / down (NULL: "gate_proj", "up_proj", "down_proj"); sizes from the
- *  tensors, the model's 16-bit activations. */
+ *  up / down (NULL: "gate_proj", "up_proj", "down_proj"), or, for a pattern
+ *  without "{e}", the module holding every expert (gpt-oss: gate_up_proj
+ *  with interleaved gate and up rows, and `down`); sizes from the tensors,
+ *  the model's 16-bit activations. */
 int humming_moe_layer_create_from_checkpoint(
     const char *dir, const char *pattern, int64_t experts, int64_t top_k,
     int64_t block_size, const char *gate, const char *up, const char *down,
@@ -274,6 +276,13 @@ int humming_moe_layer_quantize(humming_moe_layer *layer, const float *gate_up,
                                const float *down);
 /** Compiles every kernel for the device / chip and, unless compile_only,
  *  allocates the workspace for up to max_tokens tokens. */
+/** The gated activation between the GEMMs: with gate g and up u,
+ *  g / (1 + e^(-alpha g)) * (u + up_offset), g clamped to at most `limit`
+ *  and u to [-limit, limit] where limit > 0. SiLU-and-mul (the default):
+ *  1, 0, 0; gpt-oss: 1.702, 1, 7 (set by create_from_checkpoint when
+ *  config.json has swiglu_limit). Transform again after changing it. */
+int humming_moe_layer_set_activation(humming_moe_layer *layer, double alpha,
+                                     double up_offset, double limit);
 int humming_moe_layer_transform(humming_moe_layer *layer, const char *device,
                                 const char *chip, int compile_only,
                                 int64_t max_tokens);

@@ -665,6 +665,13 @@ int humming_moe_layer_quantize(humming_moe_layer *layer, const float *gateUp,
   return check(layer->layer.quantize(gu.data(), dn.data()));
 }
 
+int humming_moe_layer_set_activation(humming_moe_layer *layer, double alpha,
+                                     double upOffset, double limit) {
+  if (!layer)
+    return fail("expected a MoE layer, got NULL");
+  return check(layer->layer.setActivation({alpha, upOffset, limit}));
+}
+
 int humming_moe_layer_transform(humming_moe_layer *layer, const char *device,
                                 const char *chip, int compileOnly,
                                 int64_t maxTokens) {

@@ -6,12 +6,14 @@
 #include "Humming/Pipelines/Pipelines.h"
 #include "Humming/Quant/Adapters.h"
 #include "Humming/Quant/Checked.h"
+#include "Humming/Quant/Json.h"
 #include "Humming/Quant/Safetensors.h"
 #include "Humming/Target/TileHeuristics.h"
 
 #include "mlir/IR/MLIRContext.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <optional>
 
@@ -38,6 +40,27 @@ MoeLayer::MoeLayer(MoeLayer &&) noexcept = default;
 MoeLayer &MoeLayer::operator=(MoeLayer &&) noexcept = default;
 MoeLayer::~MoeLayer() = default;
 
+namespace {
+Status checkActivation(const GatedActivation &a) {
+  if (!(a.alpha > 0 && std::isfinite(a.alpha)) || !std::isfinite(a.upOffset) ||
+      !(a.limit >= 0 && std::isfinite(a.limit)))
+    return Error{concat("expected a positive finite alpha, a finite up offset "
+                        "and a limit >= 0 (0: none) for the gated activation, "
+                        "got alpha = ",
+                        a.alpha, ", up offset = ", a.upOffset,
+                        ", limit = ", a.limit)};
+  return Status::success();
+}
+} // namespace
+
+Status MoeLayer::setActivation(const GatedActivation &activation) {
+  if (Status st = checkActivation(activation); !st)
+    return st;
+  impl_->shape.activation = activation;
+  impl_->transformed = false;
+  return Status::success();
+}
+
 Result<MoeLayer> MoeLayer::create(const MoeLayerShape &shape,
                                   const WeightSchema &gateUp,
                                   const WeightSchema &down,
@@ -47,6 +70,8 @@ Result<MoeLayer> MoeLayer::create(const MoeLayerShape &shape,
     return Error{concat("expected positive, even hidden and intermediate "
                         "sizes, got H = ",
                         shape.hidden, ", I = ", shape.intermediate)};
+  if (Status st = checkActivation(shape.activation); !st)
+    return Error{st.error()};
   // The router's rules (experts, top_k, block_size) checked up front; a
   // block size chosen per M is 0 here.
   Result<MoeRouter> router = MoeRouter::create(
@@ -94,10 +119,31 @@ Result<MoeLayer> MoeLayer::fromCheckpoint(const std::string &dir,
   Result<OpenedCheckpoint> opened = openCheckpoint(dir);
   if (!opened)
     return Error{opened.error()};
-  Result<LoadedMoe> moe = loadMoeExperts(opened->checkpoint, opened->config,
-                                         pattern, experts, gate, up, down);
+  // "{e}": one module per expert; else one module holding them all
+  // (gpt-oss), whose gate_up rows alternate gate and up.
+  const bool stacked = pattern.find("{e}") == std::string::npos;
+  if (stacked &&
+      !opened->checkpoint.has(pattern + ".gate_up_proj_blocks") &&
+      !opened->checkpoint.has(pattern + ".gate_up_proj.weight"))
+    return Error{concat("expected the experts' module pattern to hold {e} "
+                        "(their index), or to name the module whose "
+                        "gate_up_proj holds every expert (gpt-oss), got '",
+                        pattern, "'")};
+  Result<LoadedMoe> moe =
+      stacked ? loadStackedMoeExperts(opened->checkpoint, opened->config,
+                                      pattern, experts, "gate_up_proj", down)
+              : loadMoeExperts(opened->checkpoint, opened->config, pattern,
+                               experts, gate, up, down);
   if (!moe)
     return Error{moe.error()};
+  GatedActivation activation;
+  if (const Json *limit = opened->checkpoint.config().get("swiglu_limit")) {
+    if (!limit->isNumber() || !(limit->asNumber() > 0) ||
+        !std::isfinite(limit->asNumber()))
+      return Error{concat(dir, "/config.json: swiglu_limit: expected a "
+                               "positive number")};
+    activation = GatedActivation::gptOss(limit->asNumber());
+  }
   const ScalarType act = opened->activation();
   if (moe->gateUp.n != 2 * moe->down.k || moe->gateUp.k != moe->down.n)
     return Error{concat("expected gate_up [E, 2I, H] and down [E, H, I], got "
@@ -107,8 +153,8 @@ Result<MoeLayer> MoeLayer::fromCheckpoint(const std::string &dir,
   WeightSchema gu = moe->gateUp.weight, dn = moe->down.weight;
   gu.experts = dn.experts = 0;
   Result<MoeLayer> layer =
-      create({moe->down.n, moe->down.k, experts, topK, blockSize}, gu, dn,
-             InputSchema{act, ActScaling::None, 0}, act);
+      create({moe->down.n, moe->down.k, experts, topK, blockSize, activation},
+             gu, dn, InputSchema{act, ActScaling::None, 0}, act);
   if (!layer)
     return layer;
   if (Status s = layer->loadQuantized(std::move(moe->gateUp.tensors),
@@ -194,10 +240,17 @@ Status MoeLayer::transform(const LayerTarget &target, int64_t maxTokens) {
         plain, kind == abi::kSiluAndMulKernel ? "silu_and_mul" : "moe_sum",
         concat(kind == abi::kSiluAndMulKernel ? "silu_and_mul" : "moe_sum",
                " columns=", columns, " top_k=", topK, " type=",
-               l.output.str()),
+               l.output.str(), " alpha=", s.activation.alpha,
+               " up_offset=", s.activation.upOffset,
+               " limit=", s.activation.limit),
         kind, [&](mlir::MLIRContext &ctx) {
-          return mlir::humming::buildElementwiseModule(
-              ctx, {kind, columns, topK, l.output});
+          mlir::humming::ElementwiseSpec spec{kind, columns, topK, l.output};
+          if (kind == abi::kSiluAndMulKernel) {
+            spec.alpha = s.activation.alpha;
+            spec.upOffset = s.activation.upOffset;
+            spec.limit = s.activation.limit;
+          }
+          return mlir::humming::buildElementwiseModule(ctx, spec);
         });
   };
   Result<detail::SingleKernel> silu =

@@ -1279,4 +1279,86 @@ Result<CanonicalLayer> sourceToCanonical(const WeightSchema &source,
   return out;
 }
 
+namespace {
+/// Rows 0, 2, 4, ... then 1, 3, 5, ... of each expert (gate then up of a
+/// gate_up whose rows alternate them).
+Result<LoadedLayer> deinterleaveRows(const LoadedLayer &l, DType paramDType) {
+  const WeightSchema &w = l.weight;
+  if (l.n % 2 != 0 || w.padN != 0)
+    return Error{concat(l.module, ": expected an even number of gate and up "
+                                  "rows without N padding, got N = ",
+                        l.n, " (pad_n = ", w.padN, ")")};
+  if (w.granularity == Granularity::Block)
+    return Error{concat(l.module, ": interleaved gate and up rows with block "
+                                  "scales (", w.groupN,
+                        " rows per block) cannot be separated")};
+  const int64_t e = std::max<int64_t>(w.experts, 1), n = l.n;
+  const int64_t kp = l.k + w.padK;
+  CanonicalValues in = unpackCanonical(w, l.tensors, n, kp);
+  CanonicalValues out = in;
+  // Row r of the result is row source(r) of the checkpoint.
+  auto source = [&](int64_t r) {
+    return r < n / 2 ? 2 * r : 2 * (r - n / 2) + 1;
+  };
+  auto permute = [&](const std::vector<double> &from, std::vector<double> &to) {
+    if (from.empty() || int64_t(from.size()) % (e * n) != 0)
+      return; // per expert or per tensor: no rows
+    const int64_t per = int64_t(from.size()) / (e * n);
+    for (int64_t ei = 0; ei < e; ++ei)
+      for (int64_t r = 0; r < n; ++r)
+        std::copy_n(from.begin() + ((ei * n + source(r)) * per), per,
+                    to.begin() + ((ei * n + r) * per));
+  };
+  for (int64_t ei = 0; ei < e; ++ei)
+    for (int64_t r = 0; r < n; ++r)
+      std::copy_n(in.codes.begin() + ((ei * n + source(r)) * kp), kp,
+                  out.codes.begin() + ((ei * n + r) * kp));
+  permute(in.scales, out.scales);
+  permute(in.zeroPoints, out.zeroPoints);
+  permute(in.bias, out.bias);
+  Result<QuantizedWeights> packed = packCanonical(w, out, n, kp, paramDType);
+  if (!packed)
+    return Error{concat(l.module, ": ", packed.error())};
+  LoadedLayer result = l;
+  result.tensors = packed.take();
+  result.notes.push_back("gate and up rows de-interleaved");
+  return result;
+}
+} // namespace
+
+Result<LoadedMoe> loadStackedMoeExperts(const Checkpoint &checkpoint,
+                                        const QuantConfig &config,
+                                        const std::string &module,
+                                        int64_t experts,
+                                        const std::string &gateUp,
+                                        const std::string &down,
+                                        bool interleaved) {
+  if (experts < 1 || experts > (int64_t(1) << 20))
+    return Error{concat("expected 1 .. 2^20 experts, got ", experts)};
+  Result<LoadedLayer> gu = loadLayer(checkpoint, config, module + "." + gateUp);
+  if (!gu)
+    return Error{gu.error()};
+  Result<LoadedLayer> dn = loadLayer(checkpoint, config, module + "." + down);
+  if (!dn)
+    return Error{dn.error()};
+  for (const LoadedLayer *l : {&*gu, &*dn}) {
+    if (l->weight.experts != experts)
+      return Error{concat(l->module, ": expected ", experts,
+                          " experts in one tensor, got ",
+                          l->weight.experts ? concat(l->weight.experts)
+                                            : std::string("a dense layer"))};
+    if (!l->kPermutation.empty())
+      return Error{concat(l->module, ": expected no act-order permutation in "
+                                     "a MoE layer (its kernels gather whole "
+                                     "rows)")};
+  }
+  if (interleaved) {
+    Result<LoadedLayer> split = deinterleaveRows(*gu, config.paramDType());
+    if (!split)
+      return Error{split.error()};
+    return LoadedMoe{split.take(), dn.take()};
+  }
+  return LoadedMoe{gu.take(), dn.take()};
+}
+
 } // namespace humming

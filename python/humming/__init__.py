@@ -149,6 +149,8 @@ def _library():
         lib.humming_moe_layer_destroy.restype = None
         lib.humming_moe_layer_quantize.argtypes = [
             p, ctypes.POINTER(ctypes.c_float), ctypes.POINTER(ctypes.c_float)]
+        lib.humming_moe_layer_set_activation.argtypes = [
+            p, ctypes.c_double, ctypes.c_double, ctypes.c_double]
         lib.humming_moe_layer_transform.argtypes = [
             p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int, ctypes.c_int64]
         lib.humming_moe_layer_forward.argtypes = [
@@ -650,7 +652,7 @@ class HummingMoeLayer:
 
     def __init__(self, hidden, intermediate, num_experts, top_k,
                  weight_config, input_config=None, block_size=0,
-                 down_weight_config=None):
+                 down_weight_config=None, activation="silu"):
         input_config = input_config or {"dtype": "float16"}
         self.hidden, self.intermediate = int(hidden), int(intermediate)
         self.num_experts, self.top_k = int(num_experts), int(top_k)
@@ -667,6 +669,31 @@ class HummingMoeLayer:
         self._handle = handle
         self._transformed = False
         self.max_tokens = 0
+        self.set_activation(activation)
+
+    # The gated activations by name: (alpha, up_offset, limit).
+    _ACTIVATIONS = {"silu": (1.0, 0.0, 0.0), "gpt_oss": (1.702, 1.0, 7.0)}
+
+    def set_activation(self, activation):
+        """The activation between the GEMMs: "silu" (SiLU(gate) * up),
+        "gpt_oss" (clamped SwiGLU) or (alpha, up_offset, limit): gate g, up u,
+        g / (1 + e^(-alpha g)) * (u + up_offset), g <= limit and |u| <= limit
+        where limit > 0. Transform again after changing it."""
+        if isinstance(activation, str):
+            if activation not in self._ACTIVATIONS:
+                raise HummingError(
+                    f"expected activation 'silu', 'gpt_oss' or (alpha, "
+                    f"up_offset, limit), got {activation!r}")
+            activation = self._ACTIVATIONS[activation]
+        try:
+            alpha, up_offset, limit = (float(v) for v in activation)
+        except (TypeError, ValueError):
+            raise HummingError(
+                f"expected activation 'silu', 'gpt_oss' or (alpha, "
+                f"up_offset, limit), got {activation!r}") from None
+        _check(_library().humming_moe_layer_set_activation(
+            self._handle, alpha, up_offset, limit))
+        self._transformed = False
 
     @classmethod
     def from_safetensors(cls, path, pattern, num_experts, top_k,
@@ -675,7 +702,10 @@ class HummingMoeLayer:
         """The MoE block whose expert e's projections are the modules
         pattern.replace("{e}", e) + "." + gate / up / down of a checkpoint
         directory (GPTQ, AWQ, compressed-tensors, FP8 ...; Mixtral: gate="w1",
-        up="w3", down="w2"), with the model's 16-bit type."""
+        up="w3", down="w2"), with the model's 16-bit type. A pattern without
+        "{e}" names the module holding every expert (gpt-oss MXFP4:
+        "model.layers.0.mlp.experts", its gate_up_proj and down; the
+        activation is gpt-oss's where config.json has swiglu_limit)."""
         handle = ctypes.c_void_p()
         _check(_library().humming_moe_layer_create_from_checkpoint(
             str(path).encode(), str(pattern).encode(), int(num_experts),

@@ -112,30 +112,130 @@ class MoeCheckpointTest(unittest.TestCase):
                 d, "model.layers.0.block_sparse_moe.experts", E, 2)
         self.assertEqual(str(e.exception),
                          "expected the experts' module pattern to hold {e} "
-                         "(their index), got "
+                         "(their index), or to name the module whose "
+                         "gate_up_proj holds every expert (gpt-oss), got "
                          "'model.layers.0.block_sparse_moe.experts'")
 
+    def test_gpt_oss_from_safetensors(self):
+        import tempfile
+        d = tempfile.mkdtemp(prefix="humming-gpt-oss-")
+        E, H, I = 4, 256, 128
+        write_gpt_oss_checkpoint(d, E, H, I)
+        moe = HummingMoeLayer.from_safetensors(d, GPT_OSS_EXPERTS, E, 2)
+        self.assertEqual((moe.hidden, moe.intermediate), (H, I))
+        self.assertEqual(moe._act, "bf16")
+        moe.transform(device="H200", compile_only=True, max_tokens=16)
+        with self.assertRaises(HummingError) as e:
+            HummingMoeLayer.from_safetensors(d, GPT_OSS_EXPERTS, E + 1, 2)
+        self.assertEqual(str(e.exception),
+                         GPT_OSS_EXPERTS + ".gate_up_proj: expected 5 experts "
+                         "in one tensor, got 4")
 
-def moe_reference(x, ids, w, gate_up, down, H, I):
-    """The MoE block in float64 (x, ids, w as lists), rounded to float16
-    where the layer stores a tensor: gate_up's output, SiLU(gate) * up, each
-    weighted down row and the sum."""
+    def test_activation_errors(self):
+        moe = HummingMoeLayer(256, 128, 4, 2, W4G128, activation="gpt_oss")
+        with self.assertRaises(HummingError) as e:
+            moe.set_activation("gelu")
+        self.assertEqual(str(e.exception),
+                         "expected activation 'silu', 'gpt_oss' or (alpha, "
+                         "up_offset, limit), got 'gelu'")
+        with self.assertRaises(HummingError) as e:
+            moe.set_activation((0.0, 1.0, 7.0))
+        self.assertEqual(str(e.exception),
+                         "expected a positive finite alpha, a finite up offset "
+                         "and a limit >= 0 (0: none) for the gated activation, "
+                         "got alpha = 0, up offset = 1, limit = 7")
+
+
+E2M1 = (0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0)
+GPT_OSS_EXPERTS = "model.layers.0.mlp.experts"
+
+
+def bf16_bytes(values):
+    import struct
+    out = b""
+    for v in values:
+        out += struct.pack("<f", v)[2:]  # exact: the values are bf16's
+    return out
+
+
+def write_gpt_oss_checkpoint(d, E, H, I, seed=5):
+    """gpt-oss's MXFP4 experts (one tensor per projection: blocks [E, N,
+    K / 32, 16] of e2m1 pairs, low nibble first; e8m0 scales [E, N, K / 32];
+    bf16 biases [E, N]; gate_up's rows alternate gate and up) in directory
+    d; returns (gate_up [E, 2I, H] in the checkpoint's row order, its bias
+    [E, 2I], down [E, H, I], its bias [E, H]) as flat float lists."""
+    import json
+    import os
+    import struct
+    with open(os.path.join(d, "config.json"), "w") as f:
+        json.dump({"torch_dtype": "bfloat16", "swiglu_limit": 7.0,
+                   "quantization_config": {
+                       "quant_method": "mxfp4",
+                       "modules_to_not_convert": ["model.layers.*.self_attn",
+                                                  "lm_head"]}}, f)
+    rng = random.Random(seed)
+    tensors, out = {}, []
+    for name, n, k in (("gate_up_proj", 2 * I, H), ("down_proj", H, I)):
+        codes = [rng.randrange(16) for _ in range(E * n * k)]
+        exps = [rng.randrange(123, 127) for _ in range(E * n * k // 32)]
+        bias = [rng.randrange(-64, 64) / 64 for _ in range(E * n)]
+        packed = bytes(codes[i] | codes[i + 1] << 4
+                       for i in range(0, len(codes), 2))
+        p = f"{GPT_OSS_EXPERTS}.{name}"
+        tensors[p + "_blocks"] = ("U8", [E, n, k // 32, 16], packed)
+        tensors[p + "_scales"] = ("U8", [E, n, k // 32], bytes(exps))
+        tensors[p + "_bias"] = ("BF16", [E, n], bf16_bytes(bias))
+        weights = [(-1 if c & 8 else 1) * E2M1[c & 7] *
+                   2.0 ** (exps[i // 32] - 127) for i, c in enumerate(codes)]
+        out += [weights, bias]
+    header, offset, blobs = {}, 0, []
+    for name, (dtype, shape, data) in tensors.items():
+        header[name] = {"dtype": dtype, "shape": shape,
+                        "data_offsets": [offset, offset + len(data)]}
+        offset += len(data)
+        blobs.append(data)
+    text = json.dumps(header).encode()
+    with open(os.path.join(d, "model.safetensors"), "wb") as f:
+        f.write(struct.pack("<Q", len(text)) + text + b"".join(blobs))
+    return out
+
+
+def moe_reference(x, ids, w, gate_up, down, H, I, dtype=None,
+                  gpt_oss=None):
+    """The MoE block in float64 (x, ids, w as lists), rounded to the
+    layer's 16-bit type (float16 by default) where it stores a tensor:
+    gate_up's output, the activation, each weighted down row and the sum.
+    gate_up's rows are each expert's gate rows then its up rows, or with
+    gpt_oss = (gate_up_bias, down_bias) gpt-oss's: gate and up alternating,
+    biases added, the clamped SwiGLU (alpha 1.702, up + 1, limit 7)."""
     import torch
+    dtype = dtype or torch.float16
 
-    def f16(v):
-        return float(torch.tensor(v, dtype=torch.float16))
+    def r(v):
+        return float(torch.tensor(v, dtype=dtype))
     out = []
     for t in range(len(x)):
         want = [0.0] * H
         for k, e in enumerate(ids[t]):
-            gu = [f16(sum(x[t][c] * gate_up[(e * 2 * I + j) * H + c]
-                          for c in range(H))) for j in range(2 * I)]
-            act = [f16(g / (1 + math.exp(-g)) * u)
-                   for g, u in zip(gu[:I], gu[I:])]
+            gu = [sum(x[t][c] * gate_up[(e * 2 * I + j) * H + c]
+                      for c in range(H)) for j in range(2 * I)]
+            if gpt_oss:
+                gu = [r(v + gpt_oss[0][e * 2 * I + j])
+                      for j, v in enumerate(gu)]
+                act = []
+                for g, u in zip(gu[0::2], gu[1::2]):
+                    g, u = min(g, 7.0), max(min(u, 7.0), -7.0)
+                    act.append(r(g / (1 + math.exp(-1.702 * g)) * (u + 1)))
+            else:
+                gu = [r(v) for v in gu]
+                act = [r(g / (1 + math.exp(-g)) * u)
+                       for g, u in zip(gu[:I], gu[I:])]
             for n in range(H):
                 o = sum(act[j] * down[(e * H + n) * I + j] for j in range(I))
-                want[n] += f16(w[t][k] * o)
-        out.append([f16(v) for v in want])
+                if gpt_oss:
+                    o += gpt_oss[1][e * H + n]
+                want[n] += r(w[t][k] * o)
+        out.append([r(v) for v in want])
     return out
 
 
@@ -150,19 +250,22 @@ def relative_error(y, ref):
 
 @unittest.skipUnless(_cuda(), "needs torch and a CUDA device")
 class MoeGpuTest(unittest.TestCase):
-    def run_block(self, moe, gate_up, down, E, H, I, K, ms, bound):
+    def run_block(self, moe, gate_up, down, E, H, I, K, ms, bound,
+                  dtype=None, gpt_oss=None):
         import torch
+        dtype = dtype or torch.float16
         rng = random.Random(3)
         for m in ms:
             x = torch.tensor([[rng.uniform(-1, 1) for _ in range(H)]
-                              for _ in range(m)], dtype=torch.float16)
+                              for _ in range(m)], dtype=dtype)
             ids = [rng.sample(range(E), K) for _ in range(m)]
             w = [[rng.uniform(0.1, 1) for _ in range(K)] for _ in range(m)]
             y = moe(x.cuda(), torch.tensor(ids, dtype=torch.int32).cuda(),
                     torch.tensor(w, dtype=torch.float32).cuda()).cpu()
             ref = moe_reference(x.double().tolist(), ids, w, gate_up, down,
-                                H, I)
-            self.assertLessEqual(relative_error(y, ref), bound, f"M={m}")
+                                H, I, dtype, gpt_oss)
+            self.assertLessEqual(relative_error(y.float(), ref), bound,
+                                 f"M={m}")
 
     def test_matches_float64(self):
         E, H, I, K = 8, 256, 128, 2
@@ -185,6 +288,20 @@ class MoeGpuTest(unittest.TestCase):
             d, MIXTRAL_EXPERTS, E, K, gate="w1", up="w3", down="w2")
         moe.transform(max_tokens=64)
         self.run_block(moe, gate_up, down, E, H, I, K, (1, 6, 40), 2e-3)
+
+    def test_gpt_oss_checkpoint_matches_float64(self):
+        # gpt-oss's stacked MXFP4 experts: gate and up rows interleaved in
+        # the checkpoint, biases, the clamped SwiGLU, bf16 activations.
+        import tempfile
+        import torch
+        E, H, I, K = 4, 256, 128, 2
+        d = tempfile.mkdtemp(prefix="humming-gpt-oss-gpu-")
+        gate_up, gu_bias, down, dn_bias = write_gpt_oss_checkpoint(
+            d, E, H, I, seed=6)
+        moe = HummingMoeLayer.from_safetensors(d, GPT_OSS_EXPERTS, E, K)
+        moe.transform(max_tokens=64)
+        self.run_block(moe, gate_up, down, E, H, I, K, (1, 5, 37), 1e-2,
+                       torch.bfloat16, (gu_bias, dn_bias))
 
 
 if __name__ == "__main__":

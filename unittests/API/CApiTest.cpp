@@ -356,6 +356,15 @@ TEST(CApi, MoeLayers) {
   std::vector<float> gu(size_t(4 * 256 * 256), 0.5f), dn(size_t(4 * 256 * 128), 0.25f);
   EXPECT_EQ(humming_moe_layer_quantize(moe, gu.data(), dn.data()), 0)
       << humming_last_error();
+  // The gated activation: gpt-oss's is taken; a negative limit is not.
+  EXPECT_EQ(humming_moe_layer_set_activation(moe, 1.702, 1.0, 7.0), 0)
+      << humming_last_error();
+  EXPECT_NE(humming_moe_layer_set_activation(moe, 1.0, 0.0, -1.0), 0);
+  EXPECT_EQ(std::string(humming_last_error()),
+            "expected a positive finite alpha, a finite up offset and a limit "
+            ">= 0 (0: none) for the gated activation, got alpha = 1, up "
+            "offset = 0, limit = -1");
+  EXPECT_NE(humming_moe_layer_set_activation(nullptr, 1.0, 0.0, 0.0), 0);
   EXPECT_EQ(humming_moe_layer_transform(moe, "H200", nullptr, 1, 32), 0)
       << humming_last_error();
   EXPECT_NE(humming_moe_layer_forward(moe, nullptr, 16, 16, 16, 16, 1), 0);

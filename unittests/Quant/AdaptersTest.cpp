@@ -1085,3 +1085,83 @@ TEST(Adapters, MoeExpertsStackPerExpertModules) {
                 .error(),
             "expected 1 .. 2^20 experts, got 0");
 }
+
+// gpt-oss's stacked MXFP4 experts: one tensor per projection, gate_up's rows
+// alternating gate and up. loadStackedMoeExperts gives each expert's gate
+// rows then its up rows (codes, e8m0 scales and biases moved together).
+TEST(Adapters, StackedMoeExpertsDeinterleaveGateAndUp) {
+  const int64_t e = 2, h = 64, inter = 32;
+  std::mt19937 rng(21);
+  ModelDir dir;
+  dir.file("config.json", R"({"torch_dtype": "bfloat16", "swiglu_limit": 7.0,
+      "quantization_config": {"quant_method": "mxfp4",
+      "modules_to_not_convert": ["model.layers.*.self_attn", "lm_head"]}})");
+  const std::string m = "model.layers.0.mlp.experts";
+  struct Projection {
+    int64_t n, k;
+    std::vector<uint8_t> codes, exps;
+    std::vector<double> bias;
+  };
+  std::vector<std::pair<std::string, Tensor>> tensors;
+  std::vector<Projection> ps;
+  for (auto [name, n, k] : {std::tuple{"gate_up_proj", 2 * inter, h},
+                            std::tuple{"down_proj", h, inter}}) {
+    Projection p{n, k, {}, {}, {}};
+    p.codes.resize(size_t(e * n * k));
+    for (uint8_t &c : p.codes)
+      c = uint8_t(rng() % 16);
+    p.exps.resize(size_t(e * n * k / 32));
+    for (uint8_t &x : p.exps)
+      x = uint8_t(124 + rng() % 6);
+    p.bias.resize(size_t(e * n));
+    for (double &b : p.bias)
+      b = as(DType::BF16, (int(rng() % 200) - 100) * 0.01);
+    std::string t = m + "." + name;
+    tensors.push_back({t + "_blocks", bytes(DType::U8, {e, n, k / 32, 16}, packFp4(p.codes))});
+    tensors.push_back({t + "_scales", bytes(DType::U8, {e, n, k / 32}, p.exps)});
+    tensors.push_back({t + "_bias", values(DType::BF16, {e, n}, p.bias)});
+    ps.push_back(std::move(p));
+  }
+  dir.tensors(tensors);
+  Result<Checkpoint> c = Checkpoint::open(dir.path);
+  ASSERT_TRUE(c.ok()) << c.error();
+  Result<QuantConfig> cfg = QuantConfig::fromCheckpoint(*c);
+  ASSERT_TRUE(cfg.ok()) << cfg.error();
+  Result<LoadedMoe> moe = loadStackedMoeExperts(*c, *cfg, m, e);
+  ASSERT_TRUE(moe.ok()) << moe.error();
+  const LoadedLayer &gu = moe->gateUp;
+  ASSERT_EQ(gu.n, 2 * inter);
+  ASSERT_EQ(gu.weight.experts, e);
+  Result<std::vector<double>> w = dequantizeWeights(gu.weight, gu.tensors, gu.n, gu.k);
+  ASSERT_TRUE(w.ok()) << w.error();
+  std::vector<double> bias = biasValues(gu.weight, gu.tensors, gu.n);
+  const Projection &p = ps[0];
+  for (int64_t ei = 0; ei < e; ++ei)
+    for (int64_t r = 0; r < 2 * inter; ++r) {
+      // Row r: gate row r (checkpoint row 2r), then up row r - I (2(r-I)+1).
+      const int64_t src = r < inter ? 2 * r : 2 * (r - inter) + 1;
+      const int64_t row = ei * 2 * inter + r, from = ei * 2 * inter + src;
+      ASSERT_EQ(bias[size_t(row)], p.bias[size_t(from)]) << row;
+      for (int64_t k = 0; k < h; ++k)
+        ASSERT_EQ((*w)[size_t(row * h + k)],
+                  decode(ScalarType::e2m1(), p.codes[size_t(from * h + k)]) *
+                      std::ldexp(1.0, p.exps[size_t((from * h + k) / 32)] - 127))
+            << row << ", " << k;
+    }
+  EXPECT_EQ(moe->down.n, h);
+  EXPECT_EQ(biasValues(moe->down.weight, moe->down.tensors, h), ps[1].bias);
+  // Not interleaved: the checkpoint's order.
+  Result<LoadedMoe> asIs =
+      loadStackedMoeExperts(*c, *cfg, m, e, "gate_up_proj", "down_proj", false);
+  ASSERT_TRUE(asIs.ok()) << asIs.error();
+  EXPECT_EQ(biasValues(asIs->gateUp.weight, asIs->gateUp.tensors, 2 * inter),
+            p.bias);
+  // The diagnostics: a wrong expert count, a missing projection.
+  EXPECT_EQ(loadStackedMoeExperts(*c, *cfg, m, 3).error(),
+            m + ".gate_up_proj: expected 3 experts in one tensor, got 2");
+  EXPECT_NE(loadStackedMoeExperts(*c, *cfg, m, e, "w13").error().find(
+                m + ".w13"),
+            std::string::npos);
+  EXPECT_EQ(loadStackedMoeExperts(*c, *cfg, m, 0).error(),
+            "expected 1 .. 2^20 experts, got 0");
+}

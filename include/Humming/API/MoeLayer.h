@@ -32,6 +32,18 @@
 
 namespace humming {
 
+/// The activation between the two GEMMs (humming.silu_and_mul): with gate
+/// g and up u, g / (1 + e^(-alpha g)) * (u + upOffset), g clamped to at most
+/// `limit` and u to [-limit, limit] where limit > 0. The default is
+/// SiLU-and-mul (Qwen, Mixtral, DeepSeek).
+struct GatedActivation {
+  double alpha = 1.0, upOffset = 0.0, limit = 0.0;
+  /// gpt-oss's clamped SwiGLU (its config's swiglu_limit, 7).
+  static GatedActivation gptOss(double limit = 7.0) {
+    return {1.702, 1.0, limit};
+  }
+};
+
 struct MoeLayerShape {
   int64_t hidden = 0;       ///< H: the block's input and output columns
   int64_t intermediate = 0; ///< I: each expert's (gate_up has 2I rows)
@@ -40,6 +52,7 @@ struct MoeLayerShape {
   /// sorted_ids pad each expert to a multiple of this (MoeOptions); 0:
   /// chosen per call from the tokens per expert (blockSizeFor).
   int64_t blockSize = 0;
+  GatedActivation activation = {};
 };
 
 class MoeLayer {
@@ -57,8 +70,12 @@ public:
   /// (config.json + safetensors: GPTQ, AWQ, compressed-tensors, FP8 ...):
   /// expert e's projections are the modules `pattern` (with "{e}" for e:
   /// "model.layers.0.mlp.experts.{e}") + "." + gate / up / down
-  /// (humming::loadMoeExperts). H, I and E come from the tensors; the
-  /// activations and outputs are the model's 16-bit type.
+  /// (humming::loadMoeExperts). A pattern without "{e}" names one module
+  /// holding every expert (gpt-oss's MXFP4 "model.layers.0.mlp.experts":
+  /// gate_up_proj with gate and up rows interleaved, and `down`;
+  /// humming::loadStackedMoeExperts), whose activation is gpt-oss's clamped
+  /// SwiGLU where config.json has a swiglu_limit. H, I and E come from the
+  /// tensors; the activations and outputs are the model's 16-bit type.
   static Result<MoeLayer> fromCheckpoint(const std::string &dir,
                                          const std::string &pattern,
                                          int64_t experts, int64_t topK,
@@ -74,6 +91,9 @@ public:
   /// up rows: checkpoints with separate gate and up projections stack
   /// them), down [E, H, I].
   Status quantize(const double *gateUp, const double *down);
+  /// The activation between the GEMMs (the shape's; call transform()
+  /// again after changing it).
+  Status setActivation(const GatedActivation &activation);
   /// Canonical tensors with the leading E dimension (Layer::loadQuantized).
   Status loadQuantized(QuantizedWeights gateUp, QuantizedWeights down);
   /// Prepares and compiles every kernel for `target` (the GEMMs, the router,

@@ -160,6 +160,22 @@ Result<LoadedMoe> loadMoeExperts(const Checkpoint &checkpoint,
                                  const std::string &up = "up_proj",
                                  const std::string &down = "down_proj");
 
+/// A MoE block whose checkpoint stores every expert in one tensor per
+/// projection (gpt-oss: `module`.gate_up_proj_blocks [E, 2I, H / 32, 16],
+/// _scales, _bias, and down_proj_*; `module` e.g. "model.layers.0.mlp.
+/// experts"). `interleaved`: gate_up's rows alternate gate and up (gpt-oss:
+/// gate = rows 0, 2, ..., up = rows 1, 3, ...); they are reordered into
+/// each expert's gate rows then its up rows, as the MoE layer takes them.
+/// `experts` must match the tensors' leading dimension.
+Result<LoadedMoe> loadStackedMoeExperts(const Checkpoint &checkpoint,
+                                        const QuantConfig &config,
+                                        const std::string &module,
+                                        int64_t experts,
+                                        const std::string &gateUp =
+                                            "gate_up_proj",
+                                        const std::string &down = "down_proj",
+                                        bool interleaved = true);
+
 /// Converts a dense layer's weight-side tensors from a source format
 /// (`source.format`: gptq, gptq_v2 or awq; the shapes
 /// `expectedShape(..., prepared = false)` gives for padded sizes n x k) to the
