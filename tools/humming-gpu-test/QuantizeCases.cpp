@@ -42,14 +42,6 @@ struct QuantizeCase {
 const char *mlirType(DType d) {
   return d == DType::F32 ? "f32" : d == DType::BF16 ? "bf16" : "f16";
 }
-const char *codeType(const ScalarType &t) {
-  return t == ScalarType::e4m3()     ? "f8E4M3FN"
-         : t == ScalarType::e5m2()   ? "f8E5M2"
-         : t == ScalarType::sint(4)  ? "i4"
-         : t == ScalarType::e2m1()   ? "f4E2M1FN"
-                                     : "i8";
-}
-
 std::vector<QuantizeCase> quantizeCases(bool quick) {
   std::vector<QuantizeCase> out;
   const std::vector<int64_t> ms =
@@ -89,29 +81,6 @@ std::vector<QuantizeCase> quantizeCases(bool quick) {
     add("static", ActScaling::Static, 0, DType::BF16, 36);
   }
   return out;
-}
-
-std::string caseModule(const QuantizeCase &c) {
-  std::string src = std::string("memref<?x") + std::to_string(c.k) + "x" +
-                    mlirType(c.source) + ">";
-  std::string dst = std::string("memref<?x") + std::to_string(c.k) + "x" +
-                    codeType(c.input.type) + ">";
-  std::string scales =
-      c.input.scaling == ActScaling::Static ? "memref<1xf32>"
-      : c.input.scaling == ActScaling::Token
-          ? "memref<?x1xf32>"
-          : "memref<?x" + std::to_string(c.k / c.input.groupK) + "xf32>";
-  std::string scaling =
-      c.input.scaling == ActScaling::Static  ? "static"
-      : c.input.scaling == ActScaling::Token ? "token"
-                                             : "group<" +
-                                                   std::to_string(c.input.groupK) +
-                                                   ">";
-  return "func.func @q(%x: " + src + ", %q: " + dst + ", %s: " + scales +
-         ") {\n  humming.quantize %x into %q scales(%s : " + scales +
-         ")\n      {schema = #humming.input_schema<type = " +
-         codeType(c.input.type) + ", scaling = " + scaling + ">}\n      : " +
-         src + " -> " + dst + "\n  return\n}\n";
 }
 
 ScalarType sourceScalar(DType d) {

@@ -1387,7 +1387,9 @@ int main(int argc, char **argv) {
 
   // The same with a layer of 8-bit activations that quantizes 16-bit ones.
   const std::string eightBitCase = "layer_api_w8a8_forward16";
-  if (layers.empty() && runsOn(Case{"", {}, ScalarType::e4m3()}, chip) &&
+  Case eightBitRunsOn;
+  eightBitRunsOn.act = ScalarType::e4m3();
+  if (layers.empty() && runsOn(eightBitRunsOn, chip) &&
       (filter.empty() || eightBitCase.find(filter) != std::string::npos))
     for (int64_t m : {1, 33, 64}) {
       Outcome o = runEightBitForward(cu, tileDevice, chip, rng, m);
