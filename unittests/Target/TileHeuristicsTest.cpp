@@ -920,6 +920,11 @@ TEST(TileHeuristics, MoeTilesKeepTheRoutingsRules) {
     Result<std::vector<TileConfig>> a8 =
         selectMoeTiles(w, e4m3, {}, 1536, 2048, h200, qwen, 84);
     ASSERT_TRUE(a8.ok()) << a8.error();
+    // One token per expert: the mma_sync tile at the 16-bit one's K depth.
+    EXPECT_EQ(a8->front().mMax, 1);
+    EXPECT_EQ(a8->front().mma, MmaKind::MmaSync);
+    EXPECT_EQ(a8->front().blockK, 256);
+    EXPECT_EQ(a8->front().warpK, 32);
     for (const TileConfig &t : *a8) {
       if (t.mMin >= 2 && 128 * (1536 / t.blockN) *
                                  ((t.mMin + t.blockM - 1) / t.blockM) >=
