@@ -52,8 +52,37 @@ int humming_layer_create(int64_t n, int64_t k,
                          humming_layer **out);
 void humming_layer_destroy(humming_layer *layer);
 
-/** Quantizes float weights [N, K] (row-major) and, when the schema has one,
- *  a bias [N]. */
+/** A mixture-of-experts GEMM (humming::Layer::createMoe): `experts` experts
+ *  of N x K each as `weight` describes one; `routing` "indexed" (vLLM's
+ *  moe_align_block_size layout; outputs [M * top_k, N]), "grouped_contiguous"
+ *  (rows sorted by expert, offsets [E + 1]) or "grouped_masked" ([E *
+ *  max_tokens, K] rows, counts [E]); top_k (indexed; 1 otherwise);
+ *  block_size (indexed: 0 chooses it per M, humming_layer_moe_block_size,
+ *  else a fixed multiple of 16); router_weights nonzero: each output row is
+ *  multiplied by its f32 router weight. Weights and bias are [E, N, K] /
+ *  [E, N] (humming_layer_quantize); 16-bit activations. */
+int humming_layer_create_moe(int64_t n, int64_t k, int64_t experts,
+                             const humming_weight_schema *weight,
+                             const char *activation, const char *routing,
+                             int64_t top_k, int64_t block_size,
+                             int router_weights, humming_layer **out);
+/** The indexed routing's block_size to route m tokens with (the fixed one,
+ *  or the block_m of m's kernel); 0 before transform or for other layers. */
+int64_t humming_layer_moe_block_size(const humming_layer *layer, int64_t m);
+/** A MoE layer's GEMM over m rows (indexed: tokens; grouped: rows of the
+ *  input) routed by device pointers (4-byte aligned; 0 where the routing
+ *  has no such tensor): indexed sorted_ids [sorted_length], expert_ids,
+ *  num_tokens_padded [1] aligned with block_size (0: the layer's fixed
+ *  one); grouped expert_layout; router_weights f32 per output row. */
+int humming_layer_forward_moe(const humming_layer *layer, void *stream,
+                              uint64_t input, uint64_t output, int64_t m,
+                              uint64_t sorted_ids, uint64_t expert_ids,
+                              uint64_t num_tokens_padded,
+                              int64_t sorted_length, int64_t block_size,
+                              uint64_t expert_layout, uint64_t router_weights);
+
+/** Quantizes float weights [N, K] (row-major; a MoE layer's [E, N, K]) and,
+ *  when the schema has one, a bias [N] ([E, N]). */
 int humming_layer_quantize(humming_layer *layer, const float *weights,
                            const float *bias);
 

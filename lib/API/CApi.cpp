@@ -171,6 +171,60 @@ int humming_layer_create(int64_t n, int64_t k,
                  out);
 }
 
+int humming_layer_create_moe(int64_t n, int64_t k, int64_t experts,
+                             const humming_weight_schema *weight,
+                             const char *activation, const char *routing,
+                             int64_t topK, int64_t blockSize,
+                             int routerWeights, humming_layer **out) {
+  Result<WeightSchema> w = creationArgs(weight, out);
+  if (!w)
+    return fail(w.error());
+  Result<ScalarType> act =
+      typeAmong("activation", activation,
+                {ScalarType::f16(), ScalarType::bf16()}, "f16 or bf16");
+  if (!act)
+    return fail(act.error());
+  MoeOptions moe;
+  const GemmType routings[] = {GemmType::Indexed, GemmType::GroupedContiguous,
+                               GemmType::GroupedMasked};
+  if (!routing || !parseEnum(routing, routings, moe.routing))
+    return fail(concat("routing: expected indexed, grouped_contiguous or "
+                       "grouped_masked, got '",
+                       routing ? routing : "(null)", "'"));
+  moe.topK = topK;
+  moe.blockSize = blockSize;
+  moe.routerWeights = routerWeights != 0;
+  WeightSchema stacked = *w;
+  stacked.experts = experts;
+  return handOut(Layer::createMoe(n, k, stacked,
+                                  InputSchema{*act, ActScaling::None, 0}, moe,
+                                  {}, *act),
+                 out);
+}
+
+int64_t humming_layer_moe_block_size(const humming_layer *layer, int64_t m) {
+  return layer ? layer->layer.moeBlockSize(m) : 0;
+}
+
+int humming_layer_forward_moe(const humming_layer *layer, void *stream,
+                              uint64_t input, uint64_t output, int64_t m,
+                              uint64_t sortedIds, uint64_t expertIds,
+                              uint64_t numTokensPadded, int64_t sortedLength,
+                              int64_t blockSize, uint64_t expertLayout,
+                              uint64_t routerWeights) {
+  if (!layer)
+    return fail("expected a layer, got NULL");
+  MoeRouting r;
+  r.sortedIds = sortedIds;
+  r.expertIds = expertIds;
+  r.numTokensPadded = numTokensPadded;
+  r.sortedLength = sortedLength;
+  r.blockSize = blockSize;
+  r.expertLayout = expertLayout;
+  r.routerWeights = routerWeights;
+  return check(layer->layer.forwardMoe(stream, input, output, m, r));
+}
+
 int humming_layer_create_quantized(int64_t n, int64_t k,
                                    const humming_weight_schema *weight,
                                    const char *activation, const char *scaling,
@@ -365,11 +419,13 @@ int humming_layer_quantize(humming_layer *layer, const float *weights,
                            const float *bias) {
   if (!layer || !weights)
     return fail("expected a layer and weights, got NULL");
+  // A MoE layer's weights are [E, N, K] and its bias [E, N].
+  const int64_t e = std::max<int64_t>(1, layer->layer.weightSchema().experts);
   int64_t n = layer->layer.n(), k = layer->layer.k();
-  std::vector<double> w(weights, weights + n * k);
+  std::vector<double> w(weights, weights + e * n * k);
   std::vector<double> b;
   if (bias)
-    b.assign(bias, bias + n);
+    b.assign(bias, bias + e * n);
   return check(layer->layer.quantize(w.data(), bias ? b.data() : nullptr));
 }
 

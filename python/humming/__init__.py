@@ -149,6 +149,16 @@ def _library():
         lib.humming_moe_layer_destroy.restype = None
         lib.humming_moe_layer_quantize.argtypes = [
             p, ctypes.POINTER(ctypes.c_float), ctypes.POINTER(ctypes.c_float)]
+        lib.humming_layer_create_moe.argtypes = [
+            ctypes.c_int64, ctypes.c_int64, ctypes.c_int64,
+            ctypes.POINTER(_WeightSchema), ctypes.c_char_p, ctypes.c_char_p,
+            ctypes.c_int64, ctypes.c_int64, ctypes.c_int, ctypes.POINTER(p)]
+        lib.humming_layer_moe_block_size.argtypes = [p, ctypes.c_int64]
+        lib.humming_layer_moe_block_size.restype = ctypes.c_int64
+        lib.humming_layer_forward_moe.argtypes = [
+            p, p, ctypes.c_uint64, ctypes.c_uint64, ctypes.c_int64,
+            ctypes.c_uint64, ctypes.c_uint64, ctypes.c_uint64, ctypes.c_int64,
+            ctypes.c_int64, ctypes.c_uint64, ctypes.c_uint64]
         lib.humming_moe_layer_set_activation.argtypes = [
             p, ctypes.c_double, ctypes.c_double, ctypes.c_double]
         lib.humming_moe_layer_transform.argtypes = [
@@ -219,12 +229,20 @@ class HummingLayer:
     first, as the original's quant_input) or codes with their scales
     (layer(codes, scale=scales)). Sizes the kernels cannot take as they are
     are padded by the layer (pad_n / pad_k are optional).
+
+    num_experts = E > 0 makes it a mixture-of-experts GEMM (the original's
+    HummingLayer(..., num_experts=E)): E experts of shape_n x shape_k, 16-bit
+    activations, run by forward_moe() with the routing `moe` describes:
+    {"gemm_type": "indexed" (default; vLLM's moe_align_block_size layout) |
+    "grouped_contiguous" | "grouped_masked", "top_k": 1, "block_size": 0
+    (indexed: chosen per M, moe_block_size(M)), "router_weights": False}.
     """
 
     def __init__(self, shape_n, shape_k, weight_config, input_config=None,
-                 f16_accumulation=False):
+                 f16_accumulation=False, num_experts=0, moe=None):
         input_config = input_config or {"dtype": "float16"}
         self.shape_n, self.shape_k = int(shape_n), int(shape_k)
+        self.num_experts = int(num_experts)
         self.has_bias = bool(weight_config.get("has_bias", False))
         self._act = _dtype_name(input_config.get("dtype", "float16"))
         keep = []  # the C strings must outlive the call
@@ -244,7 +262,31 @@ class HummingLayer:
         handle = ctypes.c_void_p()
         self._scaling = None
         self._output = self._act
-        if self._act in _EIGHT_BIT:
+        if self.num_experts:
+            if self._act in _EIGHT_BIT or self._act == "int4":
+                raise HummingError(
+                    "expected 16-bit activations in a MoE HummingLayer (the "
+                    "8-bit MoE GEMMs run through the C++ API), got "
+                    f"{self._act}")
+            moe = dict(moe or {})
+            unknown = set(moe) - {"gemm_type", "top_k", "block_size",
+                                  "router_weights"}
+            if unknown:
+                raise HummingError(f"unknown moe keys: {sorted(unknown)}")
+            self._moe = {"gemm_type": str(moe.get("gemm_type", "indexed")),
+                         "top_k": int(moe.get("top_k", 1)),
+                         "block_size": int(moe.get("block_size", 0)),
+                         "router_weights": bool(moe.get("router_weights",
+                                                        False))}
+            _check(_library().humming_layer_create_moe(
+                self.shape_n, self.shape_k, self.num_experts,
+                ctypes.byref(schema), c(self._act),
+                c(self._moe["gemm_type"]), self._moe["top_k"],
+                self._moe["block_size"], int(self._moe["router_weights"]),
+                ctypes.byref(handle)))
+        elif moe is not None:
+            raise HummingError("expected num_experts > 0 with moe")
+        elif self._act in _EIGHT_BIT:
             if f16_accumulation:
                 raise HummingError("f16_accumulation applies to 16-bit "
                                    "activations")
@@ -361,11 +403,13 @@ class HummingLayer:
 
     def load_from_unquantized(self, weight, bias=None):
         """Quantizes float weights [N, K] (a torch tensor, or anything that
-        flattens to N*K floats) and, when the layer has one, a bias [N]."""
-        w = _floats(weight, self.shape_n * self.shape_k, "weight")
+        flattens to N*K floats; a MoE layer's [E, N, K]) and, when the layer
+        has one, a bias [N] ([E, N])."""
+        e = max(1, getattr(self, "num_experts", 0))
+        w = _floats(weight, e * self.shape_n * self.shape_k, "weight")
         b = None
         if bias is not None:
-            b = _floats(bias, self.shape_n, "bias")
+            b = _floats(bias, e * self.shape_n, "bias")
         _check(_library().humming_layer_quantize(self._handle, w, b))
         self._transformed = False
 
@@ -470,6 +514,66 @@ class HummingLayer:
         _check(_library().humming_layer_forward(
             self._handle, ctypes.c_void_p(stream), x.data_ptr(),
             out.data_ptr(), x.shape[0]))
+        return out
+
+    def moe_block_size(self, m):
+        """The indexed routing's block_size for m tokens (route with
+        vLLM's moe_align_block_size at this block size); 0 before
+        transform()."""
+        return int(_library().humming_layer_moe_block_size(self._handle,
+                                                           int(m)))
+
+    def forward_moe(self, x, sorted_ids=None, expert_ids=None,
+                    num_tokens_padded=None, expert_layout=None,
+                    topk_weights=None, block_size=0):
+        """The MoE GEMM on the current stream: indexed (sorted_ids,
+        expert_ids, num_tokens_padded int32, aligned with block_size, 0:
+        moe_block_size(M) for a layer that chooses it per M, else the
+        layer's) gives [M * top_k, N]; grouped (expert_layout: offsets [E +
+        1] int32 / int64, or counts [E] int32) [M, N]. topk_weights: float32
+        per output row when the layer has router weights. Rows no expert
+        takes are zero."""
+        import torch
+        if not getattr(self, "num_experts", 0):
+            raise HummingError("forward_moe runs MoE layers (num_experts > "
+                               "0); this one is dense: call it as layer(x)")
+        want = {"f16": torch.float16, "bf16": torch.bfloat16}[self._act]
+        if (x.dim() != 2 or x.shape[1] != self.shape_k or x.dtype != want
+                or not x.is_cuda):
+            raise HummingError(
+                f"expected a CUDA tensor [M, {self.shape_k}] of {want}, got "
+                f"{list(x.shape)} {x.dtype} on {x.device}")
+        m = x.shape[0]
+        indexed = self._moe["gemm_type"] == "indexed"
+
+        def ptr(t, name, dtypes):
+            if t is None:
+                return 0, 0
+            if not t.is_cuda or t.dtype not in dtypes:
+                raise HummingError(
+                    f"{name}: expected a CUDA tensor of "
+                    f"{' or '.join(str(d) for d in dtypes)}, got {t.dtype} "
+                    f"on {t.device}")
+            t = t.contiguous()
+            keep.append(t)
+            return t.data_ptr(), t.numel()
+        keep = []
+        sid, length = ptr(sorted_ids, "sorted_ids", (torch.int32,))
+        eid, _ = ptr(expert_ids, "expert_ids", (torch.int32,))
+        ntp, _ = ptr(num_tokens_padded, "num_tokens_padded", (torch.int32,))
+        lay, _ = ptr(expert_layout, "expert_layout",
+                     (torch.int32, torch.int64))
+        rw, _ = ptr(topk_weights, "topk_weights", (torch.float32,))
+        if indexed and not block_size and not self._moe["block_size"]:
+            block_size = self.moe_block_size(m)
+        rows = m * self._moe["top_k"] if indexed else m
+        x = x.contiguous()
+        out = torch.zeros(rows, self.shape_n, dtype=want, device=x.device)
+        stream = torch.cuda.current_stream(x.device).cuda_stream
+        _check(_library().humming_layer_forward_moe(
+            self._handle, ctypes.c_void_p(stream), x.data_ptr(),
+            out.data_ptr(), m, sid, eid, ntp, length, int(block_size), lay,
+            rw))
         return out
 
     def _output_for(self, torch, x, want, out):

@@ -10,7 +10,7 @@ import math
 import random
 import unittest
 
-from humming import HummingError, HummingMoeLayer
+from humming import HummingError, HummingLayer, HummingMoeLayer
 
 from test_layer import _cuda, exact_weights
 
@@ -144,6 +144,72 @@ class MoeCheckpointTest(unittest.TestCase):
                          "expected a positive finite alpha, a finite up offset "
                          "and a limit >= 0 (0: none) for the gated activation, "
                          "got alpha = 0, up offset = 1, limit = 7")
+
+
+class MoeGemmLayerTest(unittest.TestCase):
+    """HummingLayer(..., num_experts=E): the MoE GEMM alone, as the
+    original's HummingLayer takes it."""
+
+    def test_errors_say_what_was_expected(self):
+        with self.assertRaises(HummingError) as e:
+            HummingLayer(256, 512, W4G128, num_experts=8,
+                         moe={"gemm_type": "sorted"})
+        self.assertEqual(str(e.exception),
+                         "routing: expected indexed, grouped_contiguous or "
+                         "grouped_masked, got 'sorted'")
+        with self.assertRaises(HummingError) as e:
+            HummingLayer(256, 512, W4G128, num_experts=8, moe={"topk": 2})
+        self.assertEqual(str(e.exception), "unknown moe keys: ['topk']")
+        with self.assertRaises(HummingError) as e:
+            HummingLayer(256, 512, W4G128, moe={"top_k": 2})
+        self.assertEqual(str(e.exception),
+                         "expected num_experts > 0 with moe")
+        with self.assertRaises(HummingError) as e:
+            HummingLayer(256, 512, W4G128, num_experts=8,
+                         moe={"top_k": 9})
+        self.assertEqual(str(e.exception),
+                         "expected top_k in 1 .. 8 (the experts), got 9")
+        with self.assertRaises(HummingError) as e:
+            HummingLayer(256, 512, W4G128, {"dtype": "e4m3"}, num_experts=8)
+        self.assertEqual(str(e.exception),
+                         "expected 16-bit activations in a MoE HummingLayer "
+                         "(the 8-bit MoE GEMMs run through the C++ API), got "
+                         "e4m3")
+
+    def test_compile_only_and_block_size(self):
+        layer = HummingLayer(256, 512, W4G128, num_experts=8,
+                             moe={"top_k": 2})
+        with self.assertRaises(HummingError) as e:
+            layer.load_from_unquantized([0.0] * (256 * 512))
+        self.assertEqual(str(e.exception),
+                         "weight: expected 1048576 values, got 131072")
+        layer.load_from_unquantized(exact_weights(8 * 256, 512, 128))
+        self.assertEqual(layer.moe_block_size(1), 0)  # before transform
+        layer.transform(device="H200", compile_only=True)
+        self.assertEqual(layer.moe_block_size(1), 16)
+        fixed = HummingLayer(256, 512, W4G128, num_experts=8,
+                             moe={"top_k": 2, "block_size": 64})
+        fixed.load_from_unquantized(exact_weights(8 * 256, 512, 128))
+        fixed.transform(device="H200", compile_only=True)
+        self.assertEqual(fixed.moe_block_size(1), 64)
+
+
+def align_block_size(ids, E, block):
+    """vLLM's moe_align_block_size on the host: each expert's flat ids
+    (token * top_k + k) padded with the sentinel len(ids) to a multiple of
+    block; the expert of each block; the total."""
+    sentinel = len(ids)
+    per = [[] for _ in range(E)]
+    for i, e in enumerate(ids):
+        per[e].append(i)
+    sorted_ids, expert_ids = [], []
+    for e in range(E):
+        if not per[e]:
+            continue
+        padded = per[e] + [sentinel] * (-len(per[e]) % block)
+        sorted_ids += padded
+        expert_ids += [e] * (len(padded) // block)
+    return sorted_ids, expert_ids, len(sorted_ids)
 
 
 E2M1 = (0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0)
@@ -288,6 +354,39 @@ class MoeGpuTest(unittest.TestCase):
             d, MIXTRAL_EXPERTS, E, K, gate="w1", up="w3", down="w2")
         moe.transform(max_tokens=64)
         self.run_block(moe, gate_up, down, E, H, I, K, (1, 6, 40), 2e-3)
+
+    def test_moe_gemm_layer_matches_float64(self):
+        # HummingLayer(num_experts=E).forward_moe with the host's routing at
+        # the block size of each M's kernel, against float64.
+        import torch
+        E, N, K, top_k = 8, 128, 256, 2
+        w = exact_weights(E * N, K, 128)
+        layer = HummingLayer(N, K, W4G128, num_experts=E,
+                             moe={"top_k": top_k, "router_weights": True})
+        layer.load_from_unquantized(w)
+        layer.transform()
+        rng = random.Random(8)
+        for m in (1, 7, 140):  # 140: 35 tokens per expert, 64-row tiles
+            x = torch.tensor([[rng.uniform(-1, 1) for _ in range(K)]
+                              for _ in range(m)], dtype=torch.float16)
+            ids = [e for _ in range(m) for e in rng.sample(range(E), top_k)]
+            rw = [rng.uniform(0.1, 1) for _ in range(m * top_k)]
+            block = layer.moe_block_size(m)
+            sorted_ids, expert_ids, padded = align_block_size(ids, E, block)
+            cuda = lambda v, t: torch.tensor(v, dtype=t).cuda()
+            y = layer.forward_moe(
+                x.cuda(), sorted_ids=cuda(sorted_ids, torch.int32),
+                expert_ids=cuda(expert_ids, torch.int32),
+                num_tokens_padded=cuda([padded], torch.int32),
+                topk_weights=cuda(rw, torch.float32),
+                block_size=block).cpu()
+            xs = x.double().tolist()
+            ref = [[float(torch.tensor(
+                rw[r] * sum(xs[r // top_k][c] * w[(ids[r] * N + n) * K + c]
+                            for c in range(K)), dtype=torch.float16))
+                    for n in range(N)] for r in range(m * top_k)]
+            self.assertLessEqual(relative_error(y.float(), ref), 2e-3,
+                                 f"M={m}")
 
     def test_gpt_oss_checkpoint_matches_float64(self):
         # gpt-oss's stacked MXFP4 experts: gate and up rows interleaved in

@@ -323,6 +323,60 @@ TEST(CApi, WithoutACompilerTheCallSaysWhy) {
       "driver, got 'nvcc'");
 }
 
+TEST(CApi, MoeGemmLayers) {
+  // The MoE GEMM alone (humming_layer_create_moe): its arguments' errors,
+  // [E, N, K] float weights, a compile-only transform, the block size per M
+  // and forward_moe's routing checks.
+  humming::test::useTestCache();
+  humming_weight_schema w = {};
+  w.type = "uint4";
+  w.scale_type = "f16";
+  w.granularity = "group";
+  w.group_k = 128;
+  humming_layer *layer = nullptr;
+  EXPECT_NE(humming_layer_create_moe(256, 512, 8, &w, "f16", "sorted", 2, 0,
+                                     0, &layer),
+            0);
+  EXPECT_EQ(std::string(humming_last_error()),
+            "routing: expected indexed, grouped_contiguous or grouped_masked, "
+            "got 'sorted'");
+  EXPECT_NE(humming_layer_create_moe(256, 512, 8, &w, "f16", "indexed", 2, 24,
+                                     0, &layer),
+            0);
+  EXPECT_EQ(std::string(humming_last_error()),
+            "expected block_size to be 0 (chosen per M) or a multiple of 16 "
+            "in 16 .. 1024 (the kernels' block_m divides it), got 24");
+  ASSERT_EQ(humming_layer_create_moe(256, 512, 8, &w, "f16", "indexed", 2, 0,
+                                     1, &layer),
+            0)
+      << humming_last_error();
+  std::vector<float> weights(size_t(8 * 256 * 512), 0.25f);
+  ASSERT_EQ(humming_layer_quantize(layer, weights.data(), nullptr), 0)
+      << humming_last_error();
+  EXPECT_EQ(humming_layer_moe_block_size(layer, 1), 0); // before transform
+  ASSERT_EQ(humming_layer_transform(layer, "H200", nullptr, 1), 0)
+      << humming_last_error();
+  EXPECT_EQ(humming_layer_moe_block_size(layer, 1), 16);
+  EXPECT_EQ(humming_layer_moe_block_size(nullptr, 1), 0);
+  // Indexed routing without its sorted ids, then without a block size.
+  EXPECT_NE(humming_layer_forward_moe(layer, nullptr, 16, 16, 1, 0, 0, 0, 0,
+                                      16, 0, 64),
+            0);
+  EXPECT_EQ(std::string(humming_last_error()),
+            "expected sorted_ids (indexed routing), got a null pointer");
+  EXPECT_NE(humming_layer_forward_moe(layer, nullptr, 16, 16, 1, 64, 64, 64,
+                                      64, 0, 0, 64),
+            0);
+  EXPECT_EQ(std::string(humming_last_error()),
+            "expected the routing's block_size to be a multiple of 16 up to "
+            "1024 (the block_m of the kernel for M = 1: route with "
+            "Layer::moeBlockSize(M)), got 0 (MoeRouting::blockSize unset)");
+  EXPECT_NE(humming_layer_forward_moe(nullptr, nullptr, 16, 16, 1, 64, 64, 64,
+                                      64, 16, 0, 64),
+            0);
+  humming_layer_destroy(layer);
+}
+
 TEST(CApi, MoeLayers) {
   // A MoE block from C: the arguments' errors, then float weights quantized
   // and a compile-only transform for the H200.
