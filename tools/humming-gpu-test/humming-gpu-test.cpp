@@ -1089,8 +1089,14 @@ int main(int argc, char **argv) {
           return 2;
         }
       }
-      kernelsCompiled += made->layer->transformStats().compiled;
-      kernelsCached += made->layer->transformStats().cached;
+      const TransformStats &st = made->layer->transformStats();
+      kernelsCompiled += st.compiled;
+      kernelsCached += st.cached;
+      if (jit) // where a cold transform's time goes
+        std::printf("%-44s transform: kernels %.2f s (slowest %.2f s, %d "
+                    "compiled, %d cached), weights %.2f s\n",
+                    c.name.c_str(), st.kernelSeconds, st.slowestKernelSeconds,
+                    st.compiled, st.cached, st.weightSeconds);
       ++compiled;
     }
     if (layers.empty() && !useMatrix && forceTiles.empty()) {
