@@ -43,6 +43,23 @@ Result<const rt::CudaDriver *> deviceFor(const Chip &chip,
                                          const LayerTarget &target,
                                          const char *what);
 
+/// The PTX options of one cached kernel image (mlir::humming::compileToPtx's
+/// arguments after the chip).
+struct PtxOptions {
+  unsigned ptxVersion = 0;
+  std::string device, tileConfig;
+  int onlyKernel = -1;
+};
+/// The image of the module `build` makes, compiled for `chip` through the
+/// pipeline and the JIT's compiler, or read from the kernel cache under
+/// `description` (which must name everything the PTX depends on but this
+/// build of humming, the compiler and the chip, which the key adds).
+Result<rt::KernelCache::Lookup> cachedImage(
+    JitState &j, const Chip &chip, const std::string &description,
+    const std::function<Result<mlir::OwningOpRef<mlir::ModuleOp>>(
+        mlir::MLIRContext &)> &build,
+    const PtxOptions &options = {});
+
 /// One kernel of its own module (the activation quantizer, the MoE
 /// router): its kernel-table entry, PTX, how it was obtained, and, unless
 /// compile-only, the loaded module and function.

@@ -90,6 +90,35 @@ Result<const rt::CudaDriver *> detail::deviceFor(const Chip &chip,
   return *d;
 }
 
+Result<rt::KernelCache::Lookup> detail::cachedImage(
+    JitState &j, const Chip &chip, const std::string &description,
+    const std::function<Result<mlir::OwningOpRef<mlir::ModuleOp>>(
+        mlir::MLIRContext &)> &build,
+    const PtxOptions &options) {
+  rt::CacheKey key{concat(rt::hummingVersion(), " (", rt::buildIdentity(), ")"),
+                   LLVM_VERSION_STRING, j.compiler->name(),
+                   j.compiler->version(), chip.str(), description, ""};
+  return j.cache->getArtifact(key, [&]() -> Result<rt::CachedArtifact> {
+    mlir::DialectRegistry registry;
+    mh::registerHummingDialects(registry);
+    mlir::MLIRContext ctx(registry, mlir::MLIRContext::Threading::DISABLED);
+    ctx.loadAllAvailableDialects();
+    Result<mlir::OwningOpRef<mlir::ModuleOp>> module = build(ctx);
+    if (!module)
+      return Error{module.error()};
+    Result<std::string> ptx = mh::compileToPtx(
+        **module, chip.str(), options.ptxVersion, 3, options.device,
+        options.tileConfig, options.onlyKernel);
+    if (!ptx)
+      return Error{ptx.error()};
+    Result<rt::CompiledKernel> kernel = j.compiler->compile(*ptx, chip.str());
+    if (!kernel)
+      return Error{kernel.error()};
+    return rt::CachedArtifact{kernel.take(), ptx.take(),
+                              abi::formatKernelTable(mh::kernelTable(**module))};
+  });
+}
+
 Result<detail::SingleKernel> detail::compileSingleKernel(
     const LayerTarget &target, const char *what,
     const std::string &description, int64_t kind,
@@ -106,28 +135,8 @@ Result<detail::SingleKernel> detail::compileSingleKernel(
     return Error{j.compilerError};
   using Clock = std::chrono::steady_clock;
   auto started = Clock::now();
-  rt::CacheKey key{concat(rt::hummingVersion(), " (", rt::buildIdentity(), ")"),
-                   LLVM_VERSION_STRING, j.compiler->name(),
-                   j.compiler->version(), chip->str(), description, ""};
   Result<rt::KernelCache::Lookup> image =
-      j.cache->getArtifact(key, [&]() -> Result<rt::CachedArtifact> {
-        mlir::DialectRegistry registry;
-        mh::registerHummingDialects(registry);
-        mlir::MLIRContext ctx(registry, mlir::MLIRContext::Threading::DISABLED);
-        ctx.loadAllAvailableDialects();
-        Result<mlir::OwningOpRef<mlir::ModuleOp>> module = build(ctx);
-        if (!module)
-          return Error{module.error()};
-        Result<std::string> ptx = mh::compileToPtx(**module, chip->str(), 0);
-        if (!ptx)
-          return Error{ptx.error()};
-        Result<rt::CompiledKernel> kernel =
-            j.compiler->compile(*ptx, chip->str());
-        if (!kernel)
-          return Error{kernel.error()};
-        return rt::CachedArtifact{kernel.take(), ptx.take(),
-                                  abi::formatKernelTable(mh::kernelTable(**module))};
-      });
+      cachedImage(j, *chip, description, build);
   if (!image)
     return Error{image.error()};
   std::vector<abi::KernelLaunch> table;
@@ -672,32 +681,11 @@ Status Layer::transform(const LayerTarget &target) {
   auto work = [&](size_t i) {
     auto started = Clock::now();
     const int only = count > 1 ? int(i) : -1;
-    rt::CacheKey key{concat(rt::hummingVersion(), " (", rt::buildIdentity(),
-                            ")"),
-                     LLVM_VERSION_STRING, j.compiler->name(),
-                     j.compiler->version(), chip->str(),
-                     concat(description, " only-kernel=", only), ""};
     Piece &p = pieces[i];
-    p.image = j.cache->getArtifact(key, [&]() -> Result<rt::CachedArtifact> {
-      mlir::DialectRegistry registry;
-      mh::registerHummingDialects(registry);
-      mlir::MLIRContext ctx(registry, mlir::MLIRContext::Threading::DISABLED);
-      ctx.loadAllAvailableDialects();
-      Result<mlir::OwningOpRef<mlir::ModuleOp>> module =
-          mh::buildLayerModule(ctx, spec);
-      if (!module)
-        return Error{module.error()};
-      Result<std::string> ptx =
-          mh::compileToPtx(**module, chip->str(), ptxVersion, 3, device,
-                           tileConfig, only);
-      if (!ptx)
-        return Error{ptx.error()};
-      Result<rt::CompiledKernel> kernel = j.compiler->compile(*ptx, chip->str());
-      if (!kernel)
-        return Error{kernel.error()};
-      return rt::CachedArtifact{kernel.take(), ptx.take(),
-                                abi::formatKernelTable(mh::kernelTable(**module))};
-    });
+    p.image = detail::cachedImage(
+        j, *chip, concat(description, " only-kernel=", only),
+        [&](mlir::MLIRContext &ctx) { return mh::buildLayerModule(ctx, spec); },
+        {ptxVersion, device, tileConfig, only});
     p.seconds = since(started);
     if (!p.image)
       return;
