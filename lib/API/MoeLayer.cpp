@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
 #include <optional>
 
 namespace humming {
@@ -211,17 +212,23 @@ Status MoeLayer::transform(const LayerTarget &target, int64_t maxTokens) {
   LayerTarget plain = target;
   plain.tileConfig.clear();
   plain.canonicalLayout = false;
-  // A router per block size a call can need: the fixed one, or each GEMM
-  // kernel's block_m rounded up to 16 (powers of two, so the larger of the
-  // two GEMMs' for an M is one of them).
+  // A router per block size a call can need (blockSizeFor): the fixed one,
+  // or the least common multiple of a gate_up and a down kernel's block_m,
+  // each rounded up to 16 (the heuristics' are powers of two: the larger).
   std::vector<int64_t> sizes;
   if (s.blockSize) {
     sizes.push_back(s.blockSize);
   } else {
-    for (const Layer *g : {&*l.gateUp, &*l.down})
-      for (const abi::KernelLaunch &k : g->kernels())
+    auto rounded = [](const Layer &g) {
+      std::vector<int64_t> out;
+      for (const abi::KernelLaunch &k : g.kernels())
         if (k.routing != abi::kRoutingDense)
-          sizes.push_back(16 * ceilDiv(k.blockM, 16));
+          out.push_back(16 * ceilDiv(k.blockM, 16));
+      return out;
+    };
+    for (int64_t a : rounded(*l.gateUp))
+      for (int64_t b : rounded(*l.down))
+        sizes.push_back(std::lcm(a, b));
     std::sort(sizes.begin(), sizes.end());
     sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
   }
@@ -335,7 +342,7 @@ Status MoeLayer::forward(void *stream, uint64_t x, uint64_t topkIds,
   const uint64_t sorted = l.workspace[0].ptr(), blocks = l.workspace[1].ptr(),
                  padded = l.workspace[2].ptr(), gu = l.workspace[3].ptr(),
                  act = l.workspace[4].ptr(), rows = l.workspace[5].ptr();
-  // Both GEMMs' kernels for m take blocks of the larger block_m.
+  // Both GEMMs' kernels for m take blocks of a multiple of their block_m.
   const int64_t bs = blockSizeFor(m);
   const MoeRouter *router = nullptr;
   for (const MoeRouter &r : l.routers)
@@ -369,7 +376,7 @@ int64_t MoeLayer::blockSizeFor(int64_t m) const {
   const Impl &l = *impl_;
   if (l.shape.blockSize)
     return l.shape.blockSize;
-  return std::max(l.gateUp->moeBlockSize(m),
+  return std::lcm(l.gateUp->moeBlockSize(m),
                   l.down->moeBlockSize(m * l.shape.topK));
 }
 

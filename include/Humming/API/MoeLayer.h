@@ -112,8 +112,8 @@ public:
   const Layer &gateUp() const;
   const Layer &down() const;
   /// The routing block_size forward() uses for m tokens: the fixed one, or
-  /// the larger block_m of the two GEMMs' kernels for m (0 before
-  /// transform()).
+  /// the least common multiple of the two GEMMs' kernels' block_m for m
+  /// (each at least 16; 0 before transform()).
   int64_t blockSizeFor(int64_t m) const;
 
 private:
