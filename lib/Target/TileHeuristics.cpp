@@ -1029,12 +1029,14 @@ Result<std::vector<TileConfig>> selectMoeTiles(const WeightSchema &w,
     while (first.splitK > 1 &&
            first.splitK > ceilDiv(narrow->front().splitK, moe.topK))
       first.splitK /= 2;
-    // 8-bit activations: the 16-bit tile's K depth (block_k 256, warp_k
-    // 32: twice the iterations for an expert's short K). Measured on the
-    // H200, 2026-12-02, W4A8 Qwen3 gate_up: [16, 64, 512] / warp_k 64
-    // 14.5 / 101.5 us at M = 1 / 16 against 13.0 / 86.5.
-    if (in.type.bits == 8 && first.mma == MmaKind::MmaSync &&
-        first.blockK > 256 && first.warpK >= 64) {
+    // 4-bit weights x 8-bit activations: the 16-bit tile's K depth
+    // (block_k 256, warp_k 32: twice the iterations for an expert's short
+    // K). Measured on the H200, 2026-12-02, W4A8 Qwen3 gate_up: [16, 64,
+    // 512] / warp_k 64 14.5 / 101.5 us at M = 1 / 16 against 13.0 / 86.5
+    // (W8A8 not measured: left as the dense heuristics choose).
+    if (in.type.bits == 8 && w.type.bits == 4 &&
+        first.mma == MmaKind::MmaSync && first.blockK > 256 &&
+        first.warpK >= 64) {
       first.blockK /= 2;
       first.warpK /= 2;
     }
