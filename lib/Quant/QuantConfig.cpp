@@ -192,8 +192,8 @@ bool matches(Match kind, const std::string &pattern, const std::string &module) 
 /// Why a pattern from a config is not compiled (nullopt: it is fine).
 /// std::regex backtracks and recurses: a nested unbounded repetition such as
 /// (a+)+ takes exponential time, deep nesting or a long pattern overflows
-/// the stack, and a huge {n} count overflows inside libstdc++ (found by
-/// humming-fuzz-quant-config). Real configs use short patterns such as
+/// the stack, and a huge {n} count or back-reference number overflows
+/// inside libstdc++ (found by humming-fuzz-quant-config). Real configs use short patterns such as
 /// "re:.*mlp\.experts\.\d+\.(gate|up)_proj$"; these limits leave them be.
 Diag regexProblem(const std::string &pattern) {
   constexpr size_t kMaxLength = 256;
@@ -207,6 +207,14 @@ Diag regexProblem(const std::string &pattern) {
   for (size_t i = 0; i < pattern.size(); ++i) {
     char c = pattern[i];
     if (c == '\\') {
+      // A back-reference's number is read whole by libstdc++ and
+      // overflows with enough digits (found by humming-fuzz-quant-config).
+      size_t digits = 0;
+      while (i + 1 + digits < pattern.size() &&
+             pattern[i + 1 + digits] >= '0' && pattern[i + 1 + digits] <= '9')
+        ++digits;
+      if (digits > 2)
+        return std::string("expected back-references of at most two digits");
       ++i;
       lastUnbounded = false;
       continue;

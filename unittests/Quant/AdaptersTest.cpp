@@ -685,6 +685,10 @@ TEST(Adapters, ConfigErrorsNameTheField) {
       {R"({"quantization_config": {"quant_method": "gptq", "dynamic": {"-:a{99999999999999999999}": {}}}})",
        "D/config.json: quantization_config: dynamic '-:a{99999999999999999999}': "
        "unsupported regular expression (expected repetition counts of at most 1000)"},
+      {R"({"quantization_config": {"quant_method": "gptq", "dynamic": {"-:(a)\\77777777777777777777": {}}}})",
+       "D/config.json: quantization_config: dynamic '-:(a)\\77777777777777777777': "
+       "unsupported regular expression (expected back-references of at most two "
+       "digits)"},
       {R"({"quantization_config": {"quant_method": "gptq", "dynamic": {"-:.*((x+)y)*z": {}}}})",
        "D/config.json: quantization_config: dynamic '-:.*((x+)y)*z': unsupported "
        "regular expression (expected no unbounded repetition of a group that holds "
