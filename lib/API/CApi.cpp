@@ -59,6 +59,12 @@ Result<ScalarType> typeAmong(const char *arg, const char *text,
                       text ? text : "(null)", "'")};
 }
 
+/// A 16-bit activation type named by a C caller ("f16" or "bf16").
+Result<ScalarType> sixteenBitActivation(const char *text) {
+  return typeAmong("activation", text, {ScalarType::f16(), ScalarType::bf16()},
+                   "f16 or bf16");
+}
+
 /// The target a C caller names (NULL: none).
 LayerTarget targetOf(const char *device, const char *chip, int compileOnly) {
   LayerTarget target;
@@ -159,9 +165,7 @@ int humming_layer_create(int64_t n, int64_t k,
   Result<WeightSchema> w = creationArgs(weight, out);
   if (!w)
     return fail(w.error());
-  Result<ScalarType> act =
-      typeAmong("activation", activation,
-                {ScalarType::f16(), ScalarType::bf16()}, "f16 or bf16");
+  Result<ScalarType> act = sixteenBitActivation(activation);
   if (!act)
     return fail(act.error());
   ComputeOptions compute;
@@ -179,9 +183,7 @@ int humming_layer_create_moe(int64_t n, int64_t k, int64_t experts,
   Result<WeightSchema> w = creationArgs(weight, out);
   if (!w)
     return fail(w.error());
-  Result<ScalarType> act =
-      typeAmong("activation", activation,
-                {ScalarType::f16(), ScalarType::bf16()}, "f16 or bf16");
+  Result<ScalarType> act = sixteenBitActivation(activation);
   if (!act)
     return fail(act.error());
   MoeOptions moe;
@@ -662,9 +664,7 @@ int humming_moe_layer_create(int64_t hidden, int64_t intermediate,
   Result<WeightSchema> dn = toSchema(*down);
   if (!dn)
     return fail(concat("down: ", dn.error()));
-  Result<ScalarType> act =
-      typeAmong("activation", activation,
-                {ScalarType::f16(), ScalarType::bf16()}, "f16 or bf16");
+  Result<ScalarType> act = sixteenBitActivation(activation);
   if (!act)
     return fail(act.error());
   Result<MoeLayer> layer = MoeLayer::create(

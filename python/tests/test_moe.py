@@ -12,7 +12,7 @@ import unittest
 
 from humming import HummingError, HummingLayer, HummingMoeLayer
 
-from test_layer import _cuda, exact_weights
+from test_layer import MAKE_CHECKPOINT, _cuda, exact_weights
 
 W4G128 = {"dtype": "uint4", "group_size": 128, "scale_dtype": "float16"}
 
@@ -48,6 +48,17 @@ class MoeCreateTest(unittest.TestCase):
         moe.transform(device="H200", compile_only=True, max_tokens=64)
 
 
+def checkpoint_generator():
+    """test/humming-inspect/Inputs/make_checkpoint.py as a module (its
+    write_safetensors)."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("make_checkpoint",
+                                                  MAKE_CHECKPOINT)
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    return gen
+
+
 def e4m3(byte):
     """The value of an e4m3 byte (no NaN codes are written here)."""
     sign = -1.0 if byte & 0x80 else 1.0
@@ -78,15 +89,9 @@ def write_fp8_moe_checkpoint(d, E, H, I, top_code, seed=4):
             tensors[f"{p}.{name}.weight"] = ("F8_E4M3", [n, k], codes)
             tensors[f"{p}.{name}.weight_scale"] = (
                 "F32", [1], struct.pack("<f", 0.5))
-    header, offset, blobs = {}, 0, []
-    for name, (dtype, shape, data) in tensors.items():
-        header[name] = {"dtype": dtype, "shape": shape,
-                        "data_offsets": [offset, offset + len(data)]}
-        offset += len(data)
-        blobs.append(data)
-    text = json.dumps(header).encode()
-    with open(os.path.join(d, "model.safetensors"), "wb") as f:
-        f.write(struct.pack("<Q", len(text)) + text + b"".join(blobs))
+    checkpoint_generator().write_safetensors(
+        os.path.join(d, "model.safetensors"),
+        [(name, *t) for name, t in tensors.items()])
     gate_up, down = [], []
     for e in range(E):
         gate_up += values[(e, "w1")] + values[(e, "w3")]
@@ -232,7 +237,6 @@ def write_gpt_oss_checkpoint(d, E, H, I, seed=5):
     [E, 2I], down [E, H, I], its bias [E, H]) as flat float lists."""
     import json
     import os
-    import struct
     with open(os.path.join(d, "config.json"), "w") as f:
         json.dump({"torch_dtype": "bfloat16", "swiglu_limit": 7.0,
                    "quantization_config": {
@@ -254,15 +258,9 @@ def write_gpt_oss_checkpoint(d, E, H, I, seed=5):
         weights = [(-1 if c & 8 else 1) * E2M1[c & 7] *
                    2.0 ** (exps[i // 32] - 127) for i, c in enumerate(codes)]
         out += [weights, bias]
-    header, offset, blobs = {}, 0, []
-    for name, (dtype, shape, data) in tensors.items():
-        header[name] = {"dtype": dtype, "shape": shape,
-                        "data_offsets": [offset, offset + len(data)]}
-        offset += len(data)
-        blobs.append(data)
-    text = json.dumps(header).encode()
-    with open(os.path.join(d, "model.safetensors"), "wb") as f:
-        f.write(struct.pack("<Q", len(text)) + text + b"".join(blobs))
+    checkpoint_generator().write_safetensors(
+        os.path.join(d, "model.safetensors"),
+        [(name, *t) for name, t in tensors.items()])
     return out
 
 

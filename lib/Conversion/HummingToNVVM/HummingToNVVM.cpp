@@ -567,6 +567,12 @@ struct LowerToNVVMPass
     SymbolTable kernelSymbols(kernels);
 
     unsigned counter = 0;
+    // <enclosing function>_<what><n>: each kernel's symbol.
+    auto kernelName = [&](Operation *op, StringRef what) {
+      auto parent = op->getParentOfType<FunctionOpInterface>();
+      return (parent ? parent.getName().str() : std::string("layer")) + "_" +
+             what.str() + std::to_string(counter++);
+    };
     SmallVector<Attribute> launchTable;
     for (const GemmView &op : gemms) {
       hq::WeightSchema w = op.weightSchema.toHost();
@@ -608,10 +614,7 @@ struct LowerToNVVMPass
         spec.moe.biasBytes = perExpert(op.bias);
       }
 
-      auto parent = op.op->getParentOfType<FunctionOpInterface>();
-      std::string name = (parent ? parent.getName().str() : std::string("layer")) +
-                         (op.isMoe() ? "_moe_gemm" : "_gemm") +
-                         std::to_string(counter++);
+      std::string name = kernelName(op.op, op.isMoe() ? "moe_gemm" : "gemm");
 
       // One kernel per M range (per range of tokens per expert for MoE):
       // (kernel, its launch facts).
@@ -771,9 +774,7 @@ struct LowerToNVVMPass
       qs.source = *toScalarType(srcType.getElementType());
       qs.k = srcType.getDimSize(1);
       qs.launchDependents = parsed->sm >= 90;
-      auto parent = op->getParentOfType<FunctionOpInterface>();
-      std::string name = (parent ? parent.getName().str() : std::string("layer")) +
-                         "_quantize" + std::to_string(counter++);
+      std::string name = kernelName(op, "quantize");
       gpu::GPUFuncOp kernel =
           buildQuantizeKernel(builder, op.getLoc(), kernels, name, qs);
       kernelSymbols.insert(kernel);
@@ -814,9 +815,7 @@ struct LowerToNVVMPass
         op.emitOpError() << why;
         return signalPassFailure();
       }
-      auto parent = op->getParentOfType<FunctionOpInterface>();
-      std::string name = (parent ? parent.getName().str() : std::string("layer")) +
-                         "_moe_align" + std::to_string(counter++);
+      std::string name = kernelName(op, "moe_align");
       gpu::GPUFuncOp kernel =
           buildMoeAlignKernel(builder, op.getLoc(), kernels, name, as);
       kernelSymbols.insert(kernel);
@@ -871,11 +870,8 @@ struct LowerToNVVMPass
           es.limit = a.getValueAsDouble();
       }
       es.bf16 = outType.getElementType().isBF16();
-      auto parent = op->getParentOfType<FunctionOpInterface>();
       std::string name =
-          (parent ? parent.getName().str() : std::string("layer")) +
-          (isa<SiluAndMulOp>(op) ? "_silu_and_mul" : "_moe_sum") +
-          std::to_string(counter++);
+          kernelName(op, isa<SiluAndMulOp>(op) ? "silu_and_mul" : "moe_sum");
       gpu::GPUFuncOp kernel =
           buildElementwiseKernel(builder, op->getLoc(), kernels, name, es);
       kernelSymbols.insert(kernel);
