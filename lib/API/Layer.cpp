@@ -1004,27 +1004,30 @@ Status Layer::launch(void *stream, uint64_t input, uint64_t inputScale,
                         "aligned output, got ",
                         text)};
   }
-  if (routing && l.moe->routing == GemmType::Indexed && m > 0) {
+  // M's kernel (none for M = 0).
+  const abi::KernelLaunch *kl = m == 0    ? nullptr
+                                : routing ? abi::moeKernelFor(l.kernels, m)
+                                          : abi::kernelFor(l.kernels, m);
+  int32_t routingBlock = 0;
+  if (routing && l.moe->routing == GemmType::Indexed && kl) {
     // The routing's block_size: each of M's kernel's blocks of block_m rows
     // must lie in one expert's padded ids.
-    const abi::KernelLaunch *kl = abi::moeKernelFor(l.kernels, m);
     const int64_t bs =
         routing->blockSize ? routing->blockSize : l.moe->blockSize;
-    if (kl && (bs < 16 || bs > 1024 || bs % 16 != 0 || bs % kl->blockM != 0))
+    if (bs < 16 || bs > 1024 || bs % 16 != 0 || bs % kl->blockM != 0)
       return Error{concat(
           "expected the routing's block_size to be a multiple of ",
           16 * ceilDiv(kl->blockM, 16),
           " up to 1024 (the block_m of the kernel for M = ", m,
           ": route with Layer::moeBlockSize(M)), got ", bs,
           routing->blockSize ? "" : " (MoeRouting::blockSize unset)")};
+    routingBlock = int32_t(bs);
   }
   if (l.compileOnly)
     return Error{concat("the layer was transformed compile-only for ", l.chip,
                         "; transform it for a device to run it")};
   if (m == 0)
     return Status::success();
-  const abi::KernelLaunch *kl = routing ? abi::moeKernelFor(l.kernels, m)
-                                         : abi::kernelFor(l.kernels, m);
   if (!kl)
     return Error{concat("no kernel serves M = ", m, " (a bug)")};
   size_t index = size_t(kl - l.kernels.data());
@@ -1041,12 +1044,8 @@ Status Layer::launch(void *stream, uint64_t input, uint64_t inputScale,
   for (unsigned p = 0; p < abi::ParamM; ++p)
     args[p] = &ptrs[p];
   args[abi::ParamM] = &m32;
-  int32_t routingBlock = 0;
   if (routing) {
     const bool indexed = l.moe->routing == GemmType::Indexed;
-    if (indexed)
-      routingBlock = int32_t(routing->blockSize ? routing->blockSize
-                                                : l.moe->blockSize);
     ptrs[abi::ParamRowIds] = indexed ? routing->sortedIds : routing->expertLayout;
     ptrs[abi::ParamBlockExperts] = indexed ? routing->expertIds : 0;
     ptrs[abi::ParamRowsPadded] = indexed ? routing->numTokensPadded : 0;
