@@ -533,10 +533,10 @@ class HummingLayer:
         1] int32 / int64, or counts [E] int32) [M, N]. topk_weights: float32
         per output row when the layer has router weights. Rows no expert
         takes are zero."""
-        import torch
         if not getattr(self, "num_experts", 0):
             raise HummingError("forward_moe runs MoE layers (num_experts > "
                                "0); this one is dense: call it as layer(x)")
+        import torch
         want = {"f16": torch.float16, "bf16": torch.bfloat16}[self._act]
         if (x.dim() != 2 or x.shape[1] != self.shape_k or x.dtype != want
                 or not x.is_cuda):

@@ -135,6 +135,20 @@ class MoeCheckpointTest(unittest.TestCase):
         self.assertEqual(str(e.exception),
                          GPT_OSS_EXPERTS + ".gate_up_proj: expected 5 experts "
                          "in one tensor, got 4")
+        # A swiglu_limit that is not a positive number.
+        import json
+        import os
+        path = os.path.join(d, "config.json")
+        with open(path) as f:
+            config = json.load(f)
+        config["swiglu_limit"] = -7.0
+        with open(path, "w") as f:
+            json.dump(config, f)
+        with self.assertRaises(HummingError) as e:
+            HummingMoeLayer.from_safetensors(d, GPT_OSS_EXPERTS, E, 2)
+        self.assertEqual(str(e.exception),
+                         d + "/config.json: swiglu_limit: expected a positive "
+                         "number")
 
     def test_activation_errors(self):
         moe = HummingMoeLayer(256, 128, 4, 2, W4G128, activation="gpt_oss")
@@ -197,6 +211,12 @@ class MoeGemmLayerTest(unittest.TestCase):
         fixed.load_from_unquantized(exact_weights(8 * 256, 512, 128))
         fixed.transform(device="H200", compile_only=True)
         self.assertEqual(fixed.moe_block_size(1), 64)
+        dense = HummingLayer(256, 512, W4G128)
+        with self.assertRaises(HummingError) as e:
+            dense.forward_moe(None)
+        self.assertEqual(str(e.exception),
+                         "forward_moe runs MoE layers (num_experts > 0); this "
+                         "one is dense: call it as layer(x)")
 
 
 def align_block_size(ids, E, block):
@@ -363,6 +383,17 @@ class MoeGpuTest(unittest.TestCase):
                              moe={"top_k": top_k, "router_weights": True})
         layer.load_from_unquantized(w)
         layer.transform()
+        with self.assertRaises(HummingError) as e:
+            layer.forward_moe(torch.zeros(2, K, dtype=torch.bfloat16).cuda())
+        self.assertEqual(str(e.exception),
+                         f"expected a CUDA tensor [M, {K}] of torch.float16, "
+                         f"got [2, {K}] torch.bfloat16 on cuda:0")
+        with self.assertRaises(HummingError) as e:
+            layer.forward_moe(torch.zeros(2, K, dtype=torch.float16).cuda(),
+                              sorted_ids=torch.zeros(4, dtype=torch.int64))
+        self.assertEqual(str(e.exception),
+                         "sorted_ids: expected a CUDA tensor of torch.int32, "
+                         "got torch.int64 on cpu")
         rng = random.Random(8)
         for m in (1, 7, 140):  # 140: 35 tokens per expert, 64-row tiles
             x = torch.tensor([[rng.uniform(-1, 1) for _ in range(K)]

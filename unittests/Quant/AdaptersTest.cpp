@@ -1168,4 +1168,19 @@ TEST(Adapters, StackedMoeExpertsDeinterleaveGateAndUp) {
             std::string::npos);
   EXPECT_EQ(loadStackedMoeExperts(*c, *cfg, m, 0).error(),
             "expected 1 .. 2^20 experts, got 0");
+  // An odd number of gate_up rows cannot alternate gate and up.
+  ModelDir odd;
+  odd.file("config.json", R"({"quantization_config": {"quant_method": "mxfp4"}})");
+  std::vector<uint8_t> zeros(33 * 64);
+  odd.tensors({{m + ".gate_up_proj_blocks", bytes(DType::U8, {1, 33, 2, 16}, packFp4(zeros))},
+               {m + ".gate_up_proj_scales", bytes(DType::U8, {1, 33, 2}, std::vector<uint8_t>(66, 127))},
+               {m + ".down_proj_blocks", bytes(DType::U8, {1, 32, 1, 16}, packFp4(std::vector<uint8_t>(32 * 32)))},
+               {m + ".down_proj_scales", bytes(DType::U8, {1, 32, 1}, std::vector<uint8_t>(32, 127))}});
+  Result<Checkpoint> oc = Checkpoint::open(odd.path);
+  ASSERT_TRUE(oc.ok()) << oc.error();
+  Result<QuantConfig> ocfg = QuantConfig::fromCheckpoint(*oc);
+  ASSERT_TRUE(ocfg.ok()) << ocfg.error();
+  EXPECT_EQ(loadStackedMoeExperts(*oc, *ocfg, m, 1).error(),
+            m + ".gate_up_proj: expected an even number of gate and up rows "
+                "without N padding, got N = 33 (pad_n = 0)");
 }
