@@ -321,6 +321,51 @@ int humming_moe_layer_forward(const humming_moe_layer *layer, void *stream,
                               uint64_t x, uint64_t topk_ids,
                               uint64_t topk_weights, uint64_t y, int64_t m);
 
+/** The router's top-k ids into a grouped routing on the GPU and the rows
+ *  moved around a grouped GEMM (humming::MoeGrouping; the GEMM:
+ *  humming_layer_create_moe with "grouped_contiguous" or
+ *  "grouped_masked"). max_tokens 0: grouped_contiguous (rows sorted by
+ *  expert, offsets [E + 1]); else grouped_masked (max_tokens rows per
+ *  expert, counts [E]). row_bytes[count]: the widths in bytes (multiples
+ *  of 4) of the rows scatter and gather will move, e.g. 2 K and 2 N of
+ *  16-bit activations and outputs. */
+typedef struct humming_moe_grouping humming_moe_grouping;
+int humming_moe_grouping_create(int64_t experts, int64_t top_k,
+                                int64_t max_tokens, const int64_t *row_bytes,
+                                int64_t count, humming_moe_grouping **out);
+void humming_moe_grouping_destroy(humming_moe_grouping *grouping);
+int humming_moe_grouping_transform(humming_moe_grouping *grouping,
+                                   const char *device, const char *chip,
+                                   int compile_only);
+/** The GEMM's rows for m tokens (m * top_k, or E * max_tokens) and the
+ *  expert layout's entries (E + 1, or E); -1 for a NULL grouping. */
+int64_t humming_moe_grouping_rows(const humming_moe_grouping *grouping,
+                                  int64_t m);
+int64_t humming_moe_grouping_layout_size(const humming_moe_grouping *grouping);
+/** topk_ids [m, top_k] int32 -> positions [m * top_k] int32 (each id's
+ *  grouped row, -1 for ids outside 0 .. E - 1) and the expert layout
+ *  (int32 offsets or counts). grouped_masked takes m <= max_tokens. */
+int humming_moe_grouping_forward(const humming_moe_grouping *grouping,
+                                 void *stream, uint64_t topk_ids, int64_t m,
+                                 uint64_t positions, uint64_t expert_layout);
+/** grouped[positions[i]] = rows[i / top_k] (rows of row_bytes) for
+ *  i < m * top_k. */
+int humming_moe_grouping_scatter(const humming_moe_grouping *grouping,
+                                 void *stream, int64_t row_bytes,
+                                 uint64_t rows, int64_t m, uint64_t positions,
+                                 uint64_t grouped);
+/** The router weights [m, top_k] float32 into the grouped rows' order. */
+int humming_moe_grouping_scatter_weights(const humming_moe_grouping *grouping,
+                                         void *stream, uint64_t topk_weights,
+                                         int64_t m, uint64_t positions,
+                                         uint64_t grouped);
+/** rows[i] = grouped[positions[i]] for i < m * top_k (zero where the id
+ *  has no row). */
+int humming_moe_grouping_gather(const humming_moe_grouping *grouping,
+                                void *stream, int64_t row_bytes,
+                                uint64_t grouped, int64_t m,
+                                uint64_t positions, uint64_t rows);
+
 #ifdef __cplusplus
 }
 #endif

@@ -4,6 +4,7 @@
 
 #include "Humming/API/ActivationQuantizer.h"
 #include "Humming/API/MoeLayer.h"
+#include "Humming/API/MoeRouter.h"
 #include "Humming/API/Layer.h"
 #include "Humming/Quant/Adapters.h"
 #include "Humming/Quant/PreparedLayout.h"
@@ -22,6 +23,10 @@ struct humming_quantizer {
 
 struct humming_moe_layer {
   MoeLayer layer;
+};
+
+struct humming_moe_grouping {
+  MoeGrouping grouping;
 };
 
 struct humming_layer {
@@ -743,4 +748,84 @@ int humming_moe_layer_forward(const humming_moe_layer *layer, void *stream,
   if (!layer)
     return fail("expected a MoE layer, got NULL");
   return check(layer->layer.forward(stream, x, topkIds, topkWeights, y, m));
+}
+
+int humming_moe_grouping_create(int64_t experts, int64_t topK,
+                                int64_t maxTokens, const int64_t *rowBytes,
+                                int64_t count, humming_moe_grouping **out) {
+  if (!out || (count > 0 && !rowBytes))
+    return fail("expected the row widths (count > 0) and an output pointer, "
+                "got NULL");
+  *out = nullptr;
+  if (count < 0 || count > 64)
+    return fail(concat("expected 0 .. 64 row widths, got ", count));
+  Result<MoeGrouping> g = MoeGrouping::create(
+      experts, topK, maxTokens,
+      std::vector<int64_t>(rowBytes, rowBytes + (count > 0 ? count : 0)));
+  if (!g)
+    return fail(g.error());
+  *out = new humming_moe_grouping{g.take()};
+  return ok();
+}
+
+void humming_moe_grouping_destroy(humming_moe_grouping *grouping) {
+  delete grouping;
+}
+
+int humming_moe_grouping_transform(humming_moe_grouping *grouping,
+                                   const char *device, const char *chip,
+                                   int compileOnly) {
+  if (!grouping)
+    return fail("expected a MoE grouping, got NULL");
+  return check(
+      grouping->grouping.transform(targetOf(device, chip, compileOnly)));
+}
+
+int64_t humming_moe_grouping_rows(const humming_moe_grouping *grouping,
+                                  int64_t m) {
+  return grouping ? grouping->grouping.groupedRows(m) : -1;
+}
+
+int64_t
+humming_moe_grouping_layout_size(const humming_moe_grouping *grouping) {
+  return grouping ? grouping->grouping.layoutSize() : -1;
+}
+
+int humming_moe_grouping_forward(const humming_moe_grouping *grouping,
+                                 void *stream, uint64_t topkIds, int64_t m,
+                                 uint64_t positions, uint64_t expertLayout) {
+  if (!grouping)
+    return fail("expected a MoE grouping, got NULL");
+  return check(grouping->grouping.forward(stream, topkIds, m, positions,
+                                          expertLayout));
+}
+
+int humming_moe_grouping_scatter(const humming_moe_grouping *grouping,
+                                 void *stream, int64_t rowBytes, uint64_t rows,
+                                 int64_t m, uint64_t positions,
+                                 uint64_t grouped) {
+  if (!grouping)
+    return fail("expected a MoE grouping, got NULL");
+  return check(grouping->grouping.scatter(stream, rowBytes, rows, m,
+                                          positions, grouped));
+}
+
+int humming_moe_grouping_scatter_weights(const humming_moe_grouping *grouping,
+                                         void *stream, uint64_t topkWeights,
+                                         int64_t m, uint64_t positions,
+                                         uint64_t grouped) {
+  if (!grouping)
+    return fail("expected a MoE grouping, got NULL");
+  return check(grouping->grouping.scatterWeights(stream, topkWeights, m,
+                                                 positions, grouped));
+}
+
+int humming_moe_grouping_gather(const humming_moe_grouping *grouping,
+                                void *stream, int64_t rowBytes,
+                                uint64_t grouped, int64_t m,
+                                uint64_t positions, uint64_t rows) {
+  if (!grouping)
+    return fail("expected a MoE grouping, got NULL");
+  return check(grouping->grouping.gather(stream, rowBytes, grouped, m,
+                                         positions, rows));
 }

@@ -334,6 +334,60 @@ mlir::humming::buildMoeAlignModule(MLIRContext &ctx, const MoeAlignSpec &spec) {
 }
 
 hq::Result<OwningOpRef<ModuleOp>>
+mlir::humming::buildMoeGroupModule(MLIRContext &ctx, const MoeGroupSpec &spec) {
+  ErrorCollector errors(ctx);
+  OpBuilder b(&ctx);
+  Location loc = UnknownLoc::get(&ctx);
+  Type i32 = b.getI32Type();
+  SmallVector<Type> types = {
+      MemRefType::get({ShapedType::kDynamic, spec.topK}, i32),
+      MemRefType::get({ShapedType::kDynamic}, i32),
+      MemRefType::get({spec.maxTokens ? spec.experts : spec.experts + 1},
+                      i32)};
+  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
+  b.setInsertionPointToEnd(module->getBody());
+  auto func =
+      func::FuncOp::create(b, loc, "group", b.getFunctionType(types, {}));
+  Block *body = func.addEntryBlock();
+  b.setInsertionPointToStart(body);
+  MoeGroupOp::create(b, loc, body->getArgument(0), body->getArgument(1),
+                     body->getArgument(2), uint64_t(spec.experts),
+                     spec.maxTokens ? b.getI64IntegerAttr(spec.maxTokens)
+                                    : IntegerAttr());
+  func::ReturnOp::create(b, loc);
+  if (failed(verify(*module)))
+    return errors.fail("the grouped routing does not verify");
+  return std::move(module);
+}
+
+hq::Result<OwningOpRef<ModuleOp>>
+mlir::humming::buildMoePermuteModule(MLIRContext &ctx,
+                                     const MoePermuteSpec &spec) {
+  ErrorCollector errors(ctx);
+  OpBuilder b(&ctx);
+  Location loc = UnknownLoc::get(&ctx);
+  Type i32 = b.getI32Type();
+  auto rows = MemRefType::get({ShapedType::kDynamic, spec.words}, i32);
+  SmallVector<Type> types = {rows, MemRefType::get({ShapedType::kDynamic}, i32),
+                             rows};
+  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
+  b.setInsertionPointToEnd(module->getBody());
+  auto func =
+      func::FuncOp::create(b, loc, "permute", b.getFunctionType(types, {}));
+  Block *body = func.addEntryBlock();
+  b.setInsertionPointToStart(body);
+  MoePermuteOp::create(b, loc, body->getArgument(0), body->getArgument(1),
+                       body->getArgument(2),
+                       spec.gather ? IntegerAttr()
+                                   : b.getI64IntegerAttr(spec.topK),
+                       spec.gather);
+  func::ReturnOp::create(b, loc);
+  if (failed(verify(*module)))
+    return errors.fail("the row permutation does not verify");
+  return std::move(module);
+}
+
+hq::Result<OwningOpRef<ModuleOp>>
 mlir::humming::buildElementwiseModule(MLIRContext &ctx,
                                       const ElementwiseSpec &spec) {
   ErrorCollector errors(ctx);

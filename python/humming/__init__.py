@@ -20,7 +20,8 @@ import collections
 import ctypes
 import os
 
-__all__ = ["HummingError", "HummingLayer", "compiler", "library_path"]
+__all__ = ["HummingError", "HummingLayer", "HummingMoeGrouping", "HummingMoeLayer",
+           "compiler", "library_path"]
 
 
 TransformStats = collections.namedtuple(
@@ -166,6 +167,24 @@ def _library():
         lib.humming_moe_layer_forward.argtypes = [
             p, p, ctypes.c_uint64, ctypes.c_uint64, ctypes.c_uint64,
             ctypes.c_uint64, ctypes.c_int64]
+        i64, u64 = ctypes.c_int64, ctypes.c_uint64
+        lib.humming_moe_grouping_create.argtypes = [
+            i64, i64, i64, ctypes.POINTER(i64), i64, ctypes.POINTER(p)]
+        lib.humming_moe_grouping_destroy.argtypes = [p]
+        lib.humming_moe_grouping_destroy.restype = None
+        lib.humming_moe_grouping_transform.argtypes = [
+            p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int]
+        lib.humming_moe_grouping_rows.argtypes = [p, i64]
+        lib.humming_moe_grouping_rows.restype = i64
+        lib.humming_moe_grouping_layout_size.argtypes = [p]
+        lib.humming_moe_grouping_layout_size.restype = i64
+        lib.humming_moe_grouping_forward.argtypes = [p, p, u64, i64, u64, u64]
+        lib.humming_moe_grouping_scatter.argtypes = [
+            p, p, i64, u64, i64, u64, u64]
+        lib.humming_moe_grouping_scatter_weights.argtypes = [
+            p, p, u64, i64, u64, u64]
+        lib.humming_moe_grouping_gather.argtypes = [
+            p, p, i64, u64, i64, u64, u64]
         _lib = lib
     return _lib
 
@@ -957,6 +976,146 @@ def _floats(value, count, name):
     if len(values) != count:
         raise HummingError(f"{name}: expected {count} values, got {len(values)}")
     return (ctypes.c_float * count)(*values)
+
+
+class HummingMoeGrouping:
+    """The router's top-k ids into a grouped routing on the GPU, and the
+    rows moved around a grouped MoE GEMM (HummingLayer(..., num_experts=E,
+    moe={"gemm_type": "grouped_contiguous" or "grouped_masked"})).
+
+    max_tokens 0 (default): grouped_contiguous, rows sorted by expert with
+    offsets [E + 1]; else grouped_masked, max_tokens rows per expert with
+    counts [E] (then M <= max_tokens). row_bytes: the widths in bytes of the
+    rows scatter() and gather() move (e.g. 2 * K and 2 * N for 16-bit
+    activations and outputs).
+
+        g = HummingMoeGrouping(128, 8, row_bytes=[2 * 2048, 2 * 1536])
+        g.transform()
+        positions, offsets = g.route(topk_ids)  # int32 [M * top_k], [E + 1]
+        xs = g.scatter(x, positions)            # [g.rows(M), K] by expert
+        ys = gemm.forward_moe(xs, expert_layout=offsets)
+        y = g.gather(ys, positions)             # [M * top_k, N] by token
+    """
+
+    def __init__(self, num_experts, top_k, max_tokens=0, row_bytes=()):
+        self.num_experts, self.top_k = int(num_experts), int(top_k)
+        self.max_tokens = int(max_tokens)
+        widths = [int(b) for b in row_bytes]
+        array = (ctypes.c_int64 * max(1, len(widths)))(*widths)
+        handle = ctypes.c_void_p()
+        _check(_library().humming_moe_grouping_create(
+            self.num_experts, self.top_k, self.max_tokens, array, len(widths),
+            ctypes.byref(handle)))
+        self._handle = handle
+
+    def __del__(self):
+        handle = getattr(self, "_handle", None)
+        if handle:
+            _library().humming_moe_grouping_destroy(handle)
+            self._handle = None
+
+    def transform(self, device=None, chip=None, compile_only=False):
+        """Compiles the routing kernel and the row moves (for the current
+        CUDA device by default)."""
+        def run(device, chip):
+            _check(_library().humming_moe_grouping_transform(
+                self._handle, device.encode() if device else None,
+                chip.encode() if chip else None, int(bool(compile_only))))
+        _for_target(run, device, chip)
+
+    def rows(self, m):
+        """The grouped GEMM's rows for m tokens."""
+        return _library().humming_moe_grouping_rows(self._handle, int(m))
+
+    def _tensor(self, t, name, dtypes, shape=None):
+        import torch
+        if not isinstance(t, torch.Tensor) or not t.is_cuda or (
+                dtypes and t.dtype not in dtypes) or (
+                shape is not None and list(t.shape) != shape):
+            want = " or ".join(str(d) for d in dtypes) if dtypes else "rows"
+            got = (f"{list(t.shape)} {t.dtype} on {t.device}"
+                   if isinstance(t, torch.Tensor) else type(t).__name__)
+            raise HummingError(
+                f"{name}: expected a CUDA tensor of {want}"
+                f"{f' of shape {shape}' if shape is not None else ''}, "
+                f"got {got}")
+        return t.contiguous()
+
+    def _stream(self, t):
+        import torch
+        return ctypes.c_void_p(torch.cuda.current_stream(t.device).cuda_stream)
+
+    def route(self, topk_ids):
+        """(positions [M * top_k] int32, expert layout int32 [E + 1] offsets
+        or [E] counts) for topk_ids [M, top_k] int32."""
+        import torch
+        ids = self._tensor(topk_ids, "topk_ids", (torch.int32,))
+        if ids.dim() != 2 or ids.shape[1] != self.top_k:
+            raise HummingError(f"topk_ids: expected [M, {self.top_k}], got "
+                               f"{list(ids.shape)}")
+        m = ids.shape[0]
+        positions = torch.empty(m * self.top_k, dtype=torch.int32,
+                                device=ids.device)
+        layout = torch.empty(
+            _library().humming_moe_grouping_layout_size(self._handle),
+            dtype=torch.int32, device=ids.device)
+        _check(_library().humming_moe_grouping_forward(
+            self._handle, self._stream(ids), ids.data_ptr(), m,
+            positions.data_ptr(), layout.data_ptr()))
+        return positions, layout
+
+    def _positions(self, positions):
+        import torch
+        pos = self._tensor(positions, "positions", (torch.int32,))
+        if pos.dim() != 1 or pos.numel() % self.top_k:
+            raise HummingError(f"positions: expected [M * {self.top_k}] "
+                               f"(route()'s), got {list(pos.shape)}")
+        return pos, pos.numel() // self.top_k
+
+    def scatter(self, x, positions):
+        """x [M, ...] into the grouped rows [rows(M), ...] (rows no id
+        names are left unwritten)."""
+        import torch
+        pos, m = self._positions(positions)
+        x = self._tensor(x, "x", None)
+        if x.dim() != 2 or x.shape[0] != m:
+            raise HummingError(f"x: expected [{m}, columns] (one row per "
+                               f"token of positions), got {list(x.shape)}")
+        out = torch.empty((self.rows(m), x.shape[1]), dtype=x.dtype,
+                          device=x.device)
+        _check(_library().humming_moe_grouping_scatter(
+            self._handle, self._stream(x), x.shape[1] * x.element_size(),
+            x.data_ptr(), m, pos.data_ptr(), out.data_ptr()))
+        return out
+
+    def scatter_weights(self, topk_weights, positions):
+        """The router weights [M, top_k] float32 into the grouped rows'
+        order [rows(M)] (a grouped down projection's topk_weights)."""
+        import torch
+        pos, m = self._positions(positions)
+        w = self._tensor(topk_weights, "topk_weights", (torch.float32,),
+                         [m, self.top_k])
+        out = torch.zeros(self.rows(m), dtype=torch.float32, device=w.device)
+        _check(_library().humming_moe_grouping_scatter_weights(
+            self._handle, self._stream(w), w.data_ptr(), m, pos.data_ptr(),
+            out.data_ptr()))
+        return out
+
+    def gather(self, grouped, positions):
+        """The grouped rows back to [M * top_k, ...] in token order (zero
+        rows for ids of no expert)."""
+        import torch
+        pos, m = self._positions(positions)
+        g = self._tensor(grouped, "grouped", None)
+        if g.dim() != 2 or g.shape[0] != self.rows(m):
+            raise HummingError(f"grouped: expected [{self.rows(m)}, columns] "
+                               f"(rows({m})), got {list(g.shape)}")
+        out = torch.empty((m * self.top_k, g.shape[1]), dtype=g.dtype,
+                          device=g.device)
+        _check(_library().humming_moe_grouping_gather(
+            self._handle, self._stream(g), g.shape[1] * g.element_size(),
+            g.data_ptr(), m, pos.data_ptr(), out.data_ptr()))
+        return out
 
 
 def _for_target(run, device, chip):

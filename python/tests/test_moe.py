@@ -10,7 +10,8 @@ import math
 import random
 import unittest
 
-from humming import HummingError, HummingLayer, HummingMoeLayer
+from humming import (HummingError, HummingLayer, HummingMoeGrouping,
+                     HummingMoeLayer)
 
 from test_layer import MAKE_CHECKPOINT, _cuda, exact_weights
 
@@ -219,6 +220,30 @@ class MoeGemmLayerTest(unittest.TestCase):
                          "one is dense: call it as layer(x)")
 
 
+class MoeGroupingTest(unittest.TestCase):
+    """HummingMoeGrouping: top-k ids into the grouped routings."""
+
+    def test_errors_say_what_was_expected(self):
+        with self.assertRaises(HummingError) as e:
+            HummingMoeGrouping(2048, 8)
+        self.assertEqual(str(e.exception),
+                         "expected 1 .. 1024 experts (one thread of the "
+                         "routing block each), got 2048")
+        with self.assertRaises(HummingError) as e:
+            HummingMoeGrouping(8, 2, row_bytes=[6])
+        self.assertEqual(str(e.exception),
+                         "expected row widths in bytes that are positive "
+                         "multiples of 4 up to 1 MiB, got 6")
+
+    def test_compile_only_and_rows(self):
+        g = HummingMoeGrouping(8, 2, row_bytes=[512])
+        g.transform(device="H200", compile_only=True)
+        self.assertEqual(g.rows(5), 10)
+        masked = HummingMoeGrouping(8, 2, max_tokens=32, row_bytes=[512])
+        masked.transform(chip="sm_80", compile_only=True)
+        self.assertEqual(masked.rows(5), 8 * 32)
+
+
 def align_block_size(ids, E, block):
     """vLLM's moe_align_block_size on the host: each expert's flat ids
     (token * top_k + k) padded with the sentinel len(ids) to a multiple of
@@ -416,6 +441,51 @@ class MoeGpuTest(unittest.TestCase):
                     for n in range(N)] for r in range(m * top_k)]
             self.assertLessEqual(relative_error(y.float(), ref), 2e-3,
                                  f"M={m}")
+
+    def test_grouped_from_topk_matches_float64(self):
+        # Top-k ids routed into each grouped layout on the GPU, the
+        # activations and router weights scattered, the grouped GEMM, its
+        # rows gathered back, against float64; an id of no expert (-1)
+        # gathers as zeros.
+        import torch
+        E, N, K, top_k = 8, 128, 256, 2
+        w = exact_weights(E * N, K, 128)
+        rng = random.Random(11)
+        for gemm_type, max_tokens in (("grouped_contiguous", 0),
+                                      ("grouped_masked", 64)):
+            layer = HummingLayer(N, K, W4G128, num_experts=E,
+                                 moe={"gemm_type": gemm_type,
+                                      "router_weights": True})
+            layer.load_from_unquantized(w)
+            layer.transform()
+            g = HummingMoeGrouping(E, top_k, max_tokens, [2 * K, 2 * N])
+            g.transform()
+            with self.assertRaises(HummingError) as e:
+                g.route(torch.zeros(3, 4, dtype=torch.int32).cuda())
+            self.assertEqual(str(e.exception),
+                             "topk_ids: expected [M, 2], got [3, 4]")
+            for m in (1, 9, 64):
+                x = torch.tensor([[rng.uniform(-1, 1) for _ in range(K)]
+                                  for _ in range(m)], dtype=torch.float16)
+                ids = [e for _ in range(m) for e in rng.sample(range(E), top_k)]
+                ids[0] = -1  # an expert on another rank
+                rw = [rng.uniform(0.1, 1) for _ in range(m * top_k)]
+                cuda = lambda v, t: torch.tensor(v, dtype=t).cuda()
+                pos, layout = g.route(cuda(ids, torch.int32).view(m, top_k))
+                xs = g.scatter(x.cuda(), pos)
+                ws = g.scatter_weights(
+                    cuda(rw, torch.float32).view(m, top_k), pos)
+                ys = layer.forward_moe(xs, expert_layout=layout,
+                                       topk_weights=ws)
+                y = g.gather(ys, pos).cpu()
+                xd = x.double().tolist()
+                ref = [[0.0 if ids[r] < 0 else float(torch.tensor(
+                    rw[r] * sum(xd[r // top_k][c] * w[(ids[r] * N + n) * K + c]
+                                for c in range(K)), dtype=torch.float16))
+                        for n in range(N)] for r in range(m * top_k)]
+                self.assertTrue(bool((y[0] == 0).all()), f"{gemm_type} M={m}")
+                self.assertLessEqual(relative_error(y.float(), ref), 2e-3,
+                                     f"{gemm_type} M={m}")
 
     def test_gpt_oss_checkpoint_matches_float64(self):
         # gpt-oss's stacked MXFP4 experts: gate and up rows interleaved in

@@ -61,6 +61,10 @@ struct MoeCase {
   MoeOptions moe;
   Spread spread = Spread::Uniform;
   std::vector<int64_t> ms;
+  /// Grouped routings: from top-k ids routed on the GPU (MoeGrouping), the
+  /// activations scattered and the output gathered back to [M * top_k]
+  /// rows (else: tokens per expert drawn on the host, top_k 1).
+  bool fromTopk = false;
   InputSchema input() const { return InputSchema{act, scaling, 0}; }
   ScalarType output() const {
     return act.bits < 16 ? ScalarType::f16() : act;
@@ -153,6 +157,19 @@ std::vector<MoeCase> moeSuite(bool quick) {
       small);
   add("moe_masked_w4_e4_skewed_odd", w4(4), GemmType::GroupedMasked, 1,
       Spread::Skewed, small, 200, 328);
+  // The grouped routings from the router's top-k ids (MoeGrouping):
+  // off-rank ids (-1) take no row and gather as zeros.
+  add("moe_contiguous_from_topk_w4_e16_top4", w4(16),
+      GemmType::GroupedContiguous, 4, Spread::Uniform, small);
+  add("moe_contiguous_from_topk_w4_e8_top2_offrank_bf16_router",
+      w4(8, ScalarType::bf16()), GemmType::GroupedContiguous, 2,
+      Spread::OffRank, small, 256, 512, ScalarType::bf16(), true);
+  add("moe_masked_from_topk_w4_e8_top2_skewed_odd", w4(8),
+      GemmType::GroupedMasked, 2, Spread::Skewed, small, 200, 328);
+  add("moe_contiguous_from_topk_w4_e8_top2_large", w4(8),
+      GemmType::GroupedContiguous, 2, Spread::Uniform, large, 1024, 2048);
+  for (size_t i = cases.size() - 4; i < cases.size(); ++i)
+    cases[i].fromTopk = true;
   return cases;
 }
 
@@ -398,7 +415,12 @@ struct MoeCaseLayer {
 
 Result<MoeCaseLayer> makeMoeLayer(const MoeCase &c, const LayerTarget &target,
                                   std::mt19937 &rng) {
-  Result<Layer> layer = Layer::createMoe(c.n, c.k, c.weight, c.input(), c.moe,
+  // Grouped GEMMs take rows already per expert (top_k 1); a case from
+  // top-k ids keeps its top_k for the routing.
+  MoeOptions moe = c.moe;
+  if (c.fromTopk)
+    moe.topK = 1;
+  Result<Layer> layer = Layer::createMoe(c.n, c.k, c.weight, c.input(), moe,
                                          {}, c.output());
   if (!layer)
     return Error{layer.error()};
@@ -486,6 +508,162 @@ void jsonLine(const std::string &path, const std::string &line) {
   f << line << "\n";
 }
 
+/// A grouped case from top-k ids at one M (MoeCase::fromTopk): the GPU's
+/// positions and expert layout checked against the host's counts, the
+/// activations (and router weights) scattered into NaN-poisoned grouped
+/// rows, the grouped GEMM, its rows gathered back to [M * top_k] and
+/// compared with float64 (ids of no expert must gather as zeros). Returns
+/// the relative error, or why it could not run / what the routing got
+/// wrong.
+Result<double> runFromTopk(const rt::CudaDriver &cu, const MoeCase &c,
+                           const Layer &layer, const std::vector<double> &deq,
+                           const MoeGrouping &g, int64_t m,
+                           std::mt19937 &rng) {
+  const int64_t experts = c.weight.experts, topK = c.moe.topK;
+  const int64_t ids = m * topK, rows = g.groupedRows(m);
+  std::vector<int32_t> topk = chooseExperts(m, topK, experts, c.spread, rng);
+  if (c.spread == Spread::OffRank)
+    for (int32_t &e : topk)
+      if (e == 1)
+        e = -1;
+  std::vector<int64_t> counts(size_t(experts), 0);
+  for (int32_t e : topk)
+    if (e >= 0)
+      ++counts[size_t(e)];
+  std::vector<rt::DeviceBuffer> keep;
+  auto buffer = [&](size_t bytes, int fill) -> Result<uint64_t> {
+    Result<rt::DeviceBuffer> b =
+        rt::DeviceBuffer::allocate(cu, std::max<size_t>(bytes, 16));
+    if (!b)
+      return Error{b.error()};
+    if (Status s = b->fill(uint8_t(fill)); !s)
+      return Error{s.error()};
+    keep.push_back(b.take());
+    return keep.back().ptr();
+  };
+  Result<rt::DeviceBuffer> idsBuf = upload(cu, topk);
+  Result<uint64_t> pos = buffer(size_t(ids) * 4, 0xF9);
+  Result<uint64_t> layout = buffer(size_t(g.layoutSize()) * 4, 0xF9);
+  if (!idsBuf || !pos || !layout)
+    return Error{"routing buffers: allocation failed"};
+  Status s = g.forward(nullptr, idsBuf->ptr(), m, *pos, *layout);
+  if (s)
+    s = cu.check(cu.cuCtxSynchronize(), "cuCtxSynchronize");
+  std::vector<int32_t> gp(static_cast<size_t>(ids)),
+      gl(static_cast<size_t>(g.layoutSize()));
+  if (s && ids)
+    s = keep[0].download(gp.data(), gp.size() * 4);
+  if (s)
+    s = keep[1].download(gl.data(), gl.size() * 4);
+  if (!s)
+    return Error{s.error()};
+  // The layout: offsets (prefix sums of the counts) or counts.
+  const bool masked = c.moe.routing == GemmType::GroupedMasked;
+  int64_t first = 0;
+  std::vector<int64_t> start(static_cast<size_t>(experts));
+  for (int64_t e = 0; e < experts; ++e) {
+    start[size_t(e)] = masked ? e * g.maxTokens() : first;
+    int64_t want = masked ? std::min(counts[size_t(e)], g.maxTokens()) : first;
+    if (gl[size_t(e)] != want)
+      return Error{concat("GPU grouping: expert_layout[", e, "] = ",
+                          gl[size_t(e)], ", expected ", want)};
+    first += counts[size_t(e)];
+  }
+  if (!masked && gl[size_t(experts)] != first)
+    return Error{concat("GPU grouping: expert_layout[E] = ",
+                        gl[size_t(experts)], ", expected ", first)};
+  // Each id of an expert in its expert's rows, no row twice; the others -1.
+  std::vector<bool> taken(size_t(rows), false);
+  for (int64_t i = 0; i < ids; ++i) {
+    const int32_t e = topk[size_t(i)], p = gp[size_t(i)];
+    if (e < 0) {
+      if (p != -1)
+        return Error{concat("GPU grouping: id ", i, " of no expert got "
+                            "position ", p, ", expected -1")};
+      continue;
+    }
+    const int64_t lo = start[size_t(e)], hi = lo + counts[size_t(e)];
+    if (p < lo || p >= hi || taken[size_t(p)])
+      return Error{concat("GPU grouping: id ", i, " (expert ", e,
+                          ") got position ", p, ", expected a free row in ",
+                          lo, " .. ", hi - 1)};
+    taken[size_t(p)] = true;
+  }
+  // Activations, scattered; the GEMM; gathered.
+  const DType actD = c.act == ScalarType::bf16() ? DType::BF16 : DType::F16;
+  Tensor a(actD, {m, c.k});
+  std::vector<double> av(static_cast<size_t>(m * c.k));
+  std::uniform_real_distribution<double> uni(-1.0, 1.0);
+  for (int64_t i = 0; i < m * c.k; ++i) {
+    a.set(i, uni(rng));
+    av[size_t(i)] = a.at(i);
+  }
+  std::vector<float> weights;
+  Result<rt::DeviceBuffer> aBuf = upload(cu, a.data);
+  Result<uint64_t> xs = buffer(size_t(rows * c.k) * 2, 0xFF);
+  Result<uint64_t> ys = buffer(size_t(rows * c.n) * 2, 0xFF);
+  Result<uint64_t> y = buffer(size_t(ids * c.n) * 2, 0xFF);
+  if (!aBuf || !xs || !ys || !y)
+    return Error{"activation buffers: allocation failed"};
+  const size_t yIndex = keep.size() - 1;
+  MoeRouting routing;
+  routing.expertLayout = *layout;
+  std::optional<rt::DeviceBuffer> wBuf;
+  if (c.moe.routerWeights) {
+    std::uniform_real_distribution<float> w(0.05f, 1.0f);
+    weights.resize(size_t(ids));
+    for (float &v : weights)
+      v = w(rng);
+    Result<rt::DeviceBuffer> wb = upload(cu, weights);
+    Result<uint64_t> ws = buffer(size_t(rows) * 4, 0xFF);
+    if (!wb || !ws)
+      return Error{"router weight buffers: allocation failed"};
+    s = g.scatterWeights(nullptr, wb->ptr(), m, *pos, *ws);
+    routing.routerWeights = *ws;
+    wBuf.emplace(wb.take());
+  }
+  if (s)
+    s = g.scatter(nullptr, 2 * c.k, aBuf->ptr(), m, *pos, *xs);
+  if (s)
+    s = layer.forwardMoe(nullptr, *xs, *ys, rows, routing);
+  if (s)
+    s = g.gather(nullptr, 2 * c.n, *ys, m, *pos, *y);
+  if (s)
+    s = cu.check(cu.cuCtxSynchronize(), "cuCtxSynchronize");
+  Tensor out(actD, {ids, c.n});
+  if (s && ids)
+    s = keep[yIndex].download(out.data.data(), out.data.size());
+  if (!s)
+    return Error{s.error()};
+  double num = 0, den = 0;
+  for (int64_t i = 0; i < ids; ++i) {
+    const int32_t e = topk[size_t(i)];
+    const int64_t t = i / topK;
+    for (int64_t j = 0; j < c.n; ++j) {
+      const double got = out.at(i * c.n + j);
+      double want = 0;
+      if (e >= 0) {
+        const double *w = deq.data() + (size_t(e) * size_t(c.n) + size_t(j)) *
+                                           size_t(c.k);
+        const double *x = av.data() + size_t(t * c.k);
+        for (int64_t kk = 0; kk < c.k; ++kk)
+          want += x[kk] * w[kk];
+        if (!weights.empty())
+          want *= double(weights[size_t(i)]);
+      } else if (got != 0.0) {
+        return Error{concat("row ", i, " (an id of no expert) gathered ",
+                            got, ", expected 0")};
+      }
+      if (std::isnan(got))
+        return Error{concat("row ", i, " column ", j, " is NaN (a grouped "
+                            "row the GEMM did not write, or read unwritten)")};
+      num += (got - want) * (got - want);
+      den += want * want;
+    }
+  }
+  return std::sqrt(num / std::max(den, 1e-300));
+}
+
 } // namespace
 
 MoeTally runMoeCases(const rt::CudaDriver *cu, const std::string &device,
@@ -512,7 +690,30 @@ MoeTally runMoeCases(const rt::CudaDriver *cu, const std::string &device,
       continue;
     }
     const Layer &layer = *made->layer;
+    // A case from top-k ids: its grouping (max_tokens = the largest M, so
+    // every id has a row), compiled with the layer.
+    std::optional<MoeGrouping> grouping;
+    Status groupingStatus = Status::success();
+    if (c.fromTopk) {
+      Result<MoeGrouping> g = MoeGrouping::create(
+          c.weight.experts, c.moe.topK,
+          c.moe.routing == GemmType::GroupedMasked
+              ? *std::max_element(c.ms.begin(), c.ms.end())
+              : 0,
+          {2 * c.k, 2 * c.n});
+      LayerTarget plain = target;
+      plain.tileConfig.clear();
+      groupingStatus = g ? g->transform(plain) : Status(Error{g.error()});
+      if (g)
+        grouping.emplace(g.take());
+    }
     if (!cu) {
+      if (!groupingStatus) {
+        std::printf("%-44s ERROR grouping: %s\n", c.name.c_str(),
+                    groupingStatus.error().c_str());
+        ++tally.failed;
+        continue;
+      }
       const std::vector<std::string> &modules = layer.modulePtx();
       for (size_t i = 0; i < modules.size() && !ptxDir.empty(); ++i) {
         std::ofstream file(ptxDir + "/" + c.name + "_m" + std::to_string(i) +
@@ -525,6 +726,34 @@ MoeTally runMoeCases(const rt::CudaDriver *cu, const std::string &device,
       continue;
     }
     const int64_t experts = c.weight.experts;
+    if (c.fromTopk) {
+      for (int64_t m : c.ms) {
+        std::string label = c.name + " M=" + std::to_string(m);
+        Result<double> rel =
+            groupingStatus
+                ? runFromTopk(*cu, c, layer, made->deq, *grouping, m, rng)
+                : Result<double>(Error{"grouping: " + groupingStatus.error()});
+        const double bound = c.output() == ScalarType::bf16() ? 1e-2 : 1e-3;
+        const bool pass = rel && *rel <= bound;
+        if (!rel)
+          std::printf("%-44s ERROR %s\n", label.c_str(), rel.error().c_str());
+        else
+          std::printf("%-44s %s rel=%.2e (routed, scattered and gathered on "
+                      "the GPU)\n",
+                      label.c_str(), pass ? "ok  " : "FAIL", *rel);
+        (pass ? tally.passed : tally.failed)++;
+        char line[512];
+        std::snprintf(line, sizeof line,
+                      "{\"case\": \"%s\", \"m\": %lld, \"routing\": \"%s\", "
+                      "\"spread\": \"%s\", \"rel_error\": %.3e, \"from_topk\": "
+                      "true, \"pass\": %s}",
+                      c.name.c_str(), (long long)m, toString(c.moe.routing),
+                      spreadName(c.spread), rel ? *rel : -1.0,
+                      pass ? "true" : "false");
+        jsonLine(json, line);
+      }
+      continue;
+    }
     // Indexed cases route on the GPU too (every spread but off-rank, whose
     // expert_ids the test edits): the router's output against the host's.
     // A layer whose block size follows M routes each M with

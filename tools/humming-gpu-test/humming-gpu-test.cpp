@@ -983,6 +983,9 @@ static cl::list<int64_t>
                cl::value_desc("M,..."), cl::CommaSeparated, cl::cat(category));
 
 int main(int argc, char **argv) {
+  // One line at a time even into a file: a run cut off by a time limit
+  // still leaves every finished case's line.
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(argc, argv,
                               "humming-gpu-test: GEMM correctness (and "

@@ -434,3 +434,54 @@ TEST(CApi, MoeLayers) {
             "expected a checkpoint directory, an experts' module pattern and "
             "an output pointer, got NULL");
 }
+
+TEST(CApi, MoeGrouping) {
+  // Grouped routing from top-k ids: its arguments' errors, a compile-only
+  // transform, the sizes, the calls' checks.
+  humming::test::useTestCache();
+  humming_moe_grouping *g = nullptr;
+  const int64_t widths[] = {1024, 512};
+  EXPECT_NE(humming_moe_grouping_create(8, 2, 0, nullptr, 2, &g), 0);
+  EXPECT_EQ(std::string(humming_last_error()),
+            "expected the row widths (count > 0) and an output pointer, got "
+            "NULL");
+  EXPECT_NE(humming_moe_grouping_create(8, 2, 0, widths, 65, &g), 0);
+  EXPECT_EQ(std::string(humming_last_error()),
+            "expected 0 .. 64 row widths, got 65");
+  EXPECT_NE(humming_moe_grouping_create(8, 2, -1, widths, 2, &g), 0);
+  EXPECT_EQ(std::string(humming_last_error()),
+            "expected max_tokens 0 (grouped_contiguous) or 1 .. (2^31 - 1) / "
+            "experts (grouped_masked), got -1");
+  ASSERT_EQ(humming_moe_grouping_create(8, 2, 32, widths, 2, &g), 0)
+      << humming_last_error();
+  EXPECT_EQ(humming_moe_grouping_rows(g, 5), 8 * 32);
+  EXPECT_EQ(humming_moe_grouping_layout_size(g), 8);
+  EXPECT_EQ(humming_moe_grouping_rows(nullptr, 5), -1);
+  EXPECT_NE(humming_moe_grouping_forward(g, nullptr, 16, 1, 16, 16), 0);
+  EXPECT_EQ(std::string(humming_last_error()),
+            "call transform() before forward()");
+  ASSERT_EQ(humming_moe_grouping_transform(g, "H200", nullptr, 1), 0)
+      << humming_last_error();
+  EXPECT_NE(humming_moe_grouping_forward(g, nullptr, 16, 33, 16, 16), 0);
+  EXPECT_EQ(std::string(humming_last_error()),
+            "expected M <= max_tokens = 32 (grouped_masked: each expert can "
+            "then take every token), got M = 33");
+  EXPECT_NE(humming_moe_grouping_scatter(g, nullptr, 2048, 16, 1, 16, 16), 0);
+  EXPECT_EQ(std::string(humming_last_error()),
+            "expected one of the row widths the grouping was created with, "
+            "got 2048 bytes");
+  EXPECT_NE(humming_moe_grouping_scatter_weights(g, nullptr, 0, 1, 16, 16),
+            0);
+  EXPECT_EQ(std::string(humming_last_error()),
+            "expected device pointers for the router weights, the positions "
+            "and the grouped weights, got a null pointer");
+  EXPECT_NE(humming_moe_grouping_gather(g, nullptr, 512, 16, 1, 16, 16), 0);
+  EXPECT_EQ(std::string(humming_last_error()),
+            "the MoE grouping was transformed compile-only for sm_90a; "
+            "transform it for a device to run it");
+  EXPECT_NE(humming_moe_grouping_gather(nullptr, nullptr, 512, 16, 1, 16, 16),
+            0);
+  EXPECT_EQ(std::string(humming_last_error()),
+            "expected a MoE grouping, got NULL");
+  humming_moe_grouping_destroy(g);
+}

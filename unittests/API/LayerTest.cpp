@@ -350,6 +350,68 @@ TEST(MoeRouter, ChecksItsArguments) {
             "transform it for a device to run it");
 }
 
+TEST(MoeGrouping, ChecksItsArguments) {
+  test::useTestCache();
+  EXPECT_EQ(MoeGrouping::create(2048, 8, 0, {}).error(),
+            "expected 1 .. 1024 experts (one thread of the routing block "
+            "each), got 2048");
+  EXPECT_EQ(MoeGrouping::create(8, 9, 0, {}).error(),
+            "expected top_k in 1 .. 8 (the experts), got 9");
+  EXPECT_EQ(MoeGrouping::create(1024, 8, 3000000, {}).error(),
+            "expected max_tokens 0 (grouped_contiguous) or 1 .. (2^31 - 1) / "
+            "experts (grouped_masked), got 3000000");
+  EXPECT_EQ(MoeGrouping::create(8, 2, 0, {4096, 6}).error(),
+            "expected row widths in bytes that are positive multiples of 4 up "
+            "to 1 MiB, got 6");
+  Result<MoeGrouping> c = MoeGrouping::create(128, 8, 0, {4096, 3072});
+  ASSERT_TRUE(c.ok()) << c.error();
+  EXPECT_EQ(c->routing(), GemmType::GroupedContiguous);
+  EXPECT_EQ(c->groupedRows(5), 40);
+  EXPECT_EQ(c->layoutSize(), 129);
+  EXPECT_EQ(c->forward(nullptr, 16, 1, 16, 16).error(),
+            "call transform() before forward()");
+  LayerTarget tiled{"H200", "", /*compileOnly=*/true};
+  tiled.tileConfig = "#humming.tile_config<block = [16, 64, 64], warp = "
+                     "[16, 64, 32]>";
+  EXPECT_EQ(c->transform(tiled).error(),
+            "a tile configuration or the canonical layout applies to a "
+            "layer's GEMM kernels; expected neither for the MoE grouping");
+  ASSERT_TRUE(c->transform({"H200", "", /*compileOnly=*/true}).ok());
+  EXPECT_EQ(c->kernel().kind, humming::abi::kMoeGroupKernel);
+  EXPECT_EQ(c->kernel().routing, humming::abi::kRoutingContiguous);
+  EXPECT_EQ(c->forward(nullptr, 16, -1, 16, 16).error(),
+            "expected 0 <= M and M * top_k <= 2^31 - 1, got M = -1");
+  EXPECT_EQ(c->forward(nullptr, 0, 2, 16, 16).error(),
+            "expected device pointers for the top-k ids and the positions, "
+            "got a null pointer");
+  EXPECT_EQ(c->forward(nullptr, 16, 0, 16, 0).error(),
+            "expected a 4-byte aligned device pointer for the expert layout "
+            "(written for every M, 0 included)");
+  EXPECT_EQ(c->scatter(nullptr, 4096, 16, 2, 18, 16).error(),
+            "expected 4-byte aligned device pointers for the rows, the "
+            "positions and the grouped rows");
+  EXPECT_EQ(c->scatter(nullptr, 4096, 16, 2, 16, 16).error(),
+            "the MoE grouping was transformed compile-only for sm_90a; "
+            "transform it for a device to run it");
+  Result<MoeGrouping> m = MoeGrouping::create(8, 2, 64, {256});
+  ASSERT_TRUE(m.ok()) << m.error();
+  EXPECT_EQ(m->routing(), GemmType::GroupedMasked);
+  EXPECT_EQ(m->groupedRows(5), 8 * 64);
+  EXPECT_EQ(m->layoutSize(), 8);
+  ASSERT_TRUE(m->transform({"H200", "", /*compileOnly=*/true}).ok());
+  EXPECT_EQ(m->kernel().routing, humming::abi::kRoutingMasked);
+  EXPECT_EQ(m->kernel().blockSize, 64);
+  EXPECT_EQ(m->forward(nullptr, 16, 65, 16, 16).error(),
+            "expected M <= max_tokens = 64 (grouped_masked: each expert can "
+            "then take every token), got M = 65");
+  EXPECT_EQ(m->gather(nullptr, 512, 16, 2, 16, 16).error(),
+            "expected one of the row widths the grouping was created with, "
+            "got 512 bytes");
+  EXPECT_EQ(m->gather(nullptr, 256, 16, 2, 16, 16).error(),
+            "the MoE grouping was transformed compile-only for sm_90a; "
+            "transform it for a device to run it");
+}
+
 TEST(MoeLayer, CompilesAndChecksItsArguments) {
   test::useTestCache();
   WeightSchema w4 = WeightSchema::make(ScalarType::uint(4), ScalarType::f16(),

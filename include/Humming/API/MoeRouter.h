@@ -12,6 +12,17 @@
 //   layer.forwardMoe(stream, x, y, m, {sortedIds, expertIds,
 //                    numTokensPadded, r->sortedCapacity(m)});
 //
+// MoeGrouping does the same for the grouped routings (humming.moe_group)
+// and moves the rows into and out of their order (humming.moe_permute):
+//
+//   auto g = humming::MoeGrouping::create(128, 8, 0, {2 * 2048});
+//   g->transform({"H200"});            // E, top_k, max_tokens, row bytes
+//   g->forward(stream, topkIds, m, positions, offsets);
+//   g->scatter(stream, 4096, x, m, positions, xs); // g->groupedRows(m) rows
+//   layer.forwardMoe(stream, xs, ys, g->groupedRows(m), {.expertLayout =
+//                    offsets});         // a grouped_contiguous layer
+//   g->gather(stream, 4096, ys, m, positions, y);  // [m * top_k] rows
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef HUMMING_API_MOEROUTER_H
@@ -22,6 +33,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace humming {
 
@@ -61,6 +73,66 @@ public:
 private:
   struct Impl;
   explicit MoeRouter(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+/// Top-k expert ids to the grouped routings of Layer::createMoe
+/// (GemmType::GroupedContiguous, GroupedMasked) on the GPU, and the row
+/// moves around such a GEMM.
+class MoeGrouping {
+public:
+  /// Routing for `experts` experts (1 .. 1024), `topK` of them per token:
+  /// grouped_contiguous (`maxTokens` 0: rows sorted by expert, offsets
+  /// [E + 1]) or grouped_masked (`maxTokens` rows per expert, counts [E]).
+  /// `rowBytes`: the widths (bytes, each a positive multiple of 4, at most
+  /// 1 MiB) of the rows scatter() and gather() will move, e.g. 2 x K of
+  /// 16-bit activations and 2 x N of the GEMM's output.
+  static Result<MoeGrouping> create(int64_t experts, int64_t topK,
+                                    int64_t maxTokens,
+                                    std::vector<int64_t> rowBytes);
+  MoeGrouping(MoeGrouping &&) noexcept;
+  MoeGrouping &operator=(MoeGrouping &&) noexcept;
+  ~MoeGrouping();
+  /// Compiles the routing kernel, a scatter and a gather per row width and
+  /// the router weights' scatter for `target` through the kernel cache;
+  /// loads them unless compileOnly. GEMM settings are refused.
+  Status transform(const LayerTarget &target);
+  /// The GEMM's rows for `m` tokens: m * top_k (contiguous) or E *
+  /// max_tokens (masked); `expert_layout`'s entries: E + 1 or E.
+  int64_t groupedRows(int64_t m) const;
+  int64_t layoutSize() const;
+  /// Routes `m` tokens' ids (`topkIds` [m, top_k] i32) into `positions`
+  /// [m * top_k] i32 (each id's grouped row; -1 for ids outside 0 .. E - 1)
+  /// and `expertLayout` (offsets or counts, layoutSize() i32). Masked: m
+  /// must be at most max_tokens (then every id has a row unless a token
+  /// names an expert twice; ids past an expert's max_tokens get -1).
+  /// Ordinary launch, device pointers, 4-byte aligned.
+  Status forward(void *stream, uint64_t topkIds, int64_t m, uint64_t positions,
+                 uint64_t expertLayout) const;
+  /// grouped[positions[i]] = rows[i / top_k] for i < m * top_k: the
+  /// tokens' rows ([m] of `rowBytes`, one of create()'s widths) into the
+  /// GEMM's groupedRows(m) rows (those no id names are not written).
+  Status scatter(void *stream, int64_t rowBytes, uint64_t rows, int64_t m,
+                 uint64_t positions, uint64_t grouped) const;
+  /// The router weights [m, top_k] f32 into the grouped rows' order
+  /// (groupedRows(m) f32): a down projection's MoeRouting::routerWeights.
+  Status scatterWeights(void *stream, uint64_t topkWeights, int64_t m,
+                        uint64_t positions, uint64_t grouped) const;
+  /// rows[i] = grouped[positions[i]] for i < m * top_k (zero where the
+  /// id has no row): the GEMM's output back to the [m * top_k] rows of
+  /// moe_sum.
+  Status gather(void *stream, int64_t rowBytes, uint64_t grouped, int64_t m,
+                uint64_t positions, uint64_t rows) const;
+  int64_t experts() const;
+  int64_t topK() const;
+  int64_t maxTokens() const;
+  GemmType routing() const;
+  /// After transform: the routing kernel.
+  const abi::KernelLaunch &kernel() const;
+
+private:
+  struct Impl;
+  explicit MoeGrouping(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
 

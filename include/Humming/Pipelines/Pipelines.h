@@ -130,6 +130,25 @@ struct MoeAlignSpec {
 ::humming::Result<OwningOpRef<ModuleOp>>
 buildMoeAlignModule(MLIRContext &ctx, const MoeAlignSpec &spec);
 
+/// Grouped MoE routing as the JIT compiles it: func @group(topk_ids [?,
+/// top_k], positions [?], expert_layout [E + 1] (maxTokens 0:
+/// grouped_contiguous) or [E] (grouped_masked)) { humming.moe_group }.
+struct MoeGroupSpec {
+  int64_t experts = 0, topK = 1, maxTokens = 0;
+};
+::humming::Result<OwningOpRef<ModuleOp>>
+buildMoeGroupModule(MLIRContext &ctx, const MoeGroupSpec &spec);
+
+/// Row moves by a grouped routing's positions as the JIT compiles them:
+/// func @permute(input [?, words] i32, positions [?], output [?, words]
+/// i32) { humming.moe_permute } (a scatter with top_k, or a gather).
+struct MoePermuteSpec {
+  int64_t words = 1, topK = 1;
+  bool gather = false;
+};
+::humming::Result<OwningOpRef<ModuleOp>>
+buildMoePermuteModule(MLIRContext &ctx, const MoePermuteSpec &spec);
+
 /// humming.silu_and_mul (kind abi::kSiluAndMulKernel) or humming.moe_sum
 /// (abi::kMoeSumKernel) as the JIT compiles it: func @elementwise(input,
 /// output) over `type` (f16 or bf16) with `columns` output columns.

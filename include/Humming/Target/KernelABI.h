@@ -79,7 +79,9 @@ struct MmaSyncTile {
 
 /// KernelLaunch::kind: what a kernel computes.
 constexpr int64_t kGemmKernel = 0, kQuantizeKernel = 1, kMoeAlignKernel = 2,
-                  kSiluAndMulKernel = 3, kMoeSumKernel = 4;
+                  kSiluAndMulKernel = 3, kMoeSumKernel = 4,
+                  kMoeGroupKernel = 5, kMoeScatterKernel = 6,
+                  kMoeGatherKernel = 7;
 
 /// How to launch one generated kernel: the lowering records one entry per
 /// kernel in the module attribute kKernelTableAttr (an array of dictionaries
@@ -132,7 +134,17 @@ struct KernelLaunch {
   /// `threads`, grid (1, 1, 1); experts, top_k and block_size set),
   /// kSiluAndMulKernel or kMoeSumKernel (humming.silu_and_mul / moe_sum:
   /// input slot -> output slot, M the output rows, block_n the output
-  /// columns, one thread per pair of outputs; moe_sum's top_k set).
+  /// columns, one thread per pair of outputs; moe_sum's top_k set),
+  /// kMoeGroupKernel (humming.moe_group: top-k ids [M, top_k] in the input
+  /// slot -> positions [M * top_k] in the output slot and the offsets or
+  /// counts in the first routing slot; one block of `threads`, grid
+  /// (1, 1, 1); experts and top_k set, routing kRoutingContiguous or
+  /// kRoutingMasked with max_tokens in block_size), kMoeScatterKernel or
+  /// kMoeGatherKernel (humming.moe_permute: input slot -> output slot by
+  /// the positions in the first routing slot, M the positions, the rows
+  /// of the grouped side (scatter: output, gather: input) in the i32 slot
+  /// after the routing pointers; block_n the 4-byte words of a row, one
+  /// thread per word and grid-stride step; top_k is built in).
   int64_t kind = 0;
   /// Mixture of experts: the routing (kRouting*; kRoutingDense for a
   /// dense GEMM), the experts E, top_k (indexed; 1 otherwise), the indexed
@@ -156,8 +168,13 @@ struct KernelLaunch {
       g[1] = g[2] = 1;
       return;
     }
-    if (kind == kMoeAlignKernel) {
+    if (kind == kMoeAlignKernel || kind == kMoeGroupKernel) {
       g[0] = g[1] = g[2] = 1;
+      return;
+    }
+    if (kind == kMoeScatterKernel || kind == kMoeGatherKernel) {
+      g[0] = uint32_t((m * blockN + threads - 1) / threads);
+      g[1] = g[2] = 1;
       return;
     }
     if (kind == kSiluAndMulKernel || kind == kMoeSumKernel) {

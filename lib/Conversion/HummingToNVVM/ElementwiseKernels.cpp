@@ -6,6 +6,11 @@
 // e^-x is 2^(-x log2 e) by ex2.approx (llvm.nvvm.ex2.approx.f32: an LLVM
 // intrinsic, no libdevice), 1 / (1 + e^-x) a division in f32.
 //
+// humming.moe_permute: a grid-stride loop over (id, word) pairs in i64, one
+// 4-byte word per thread and step (consecutive threads, consecutive words
+// of a row: coalesced on both sides), positions checked against the
+// grouped side's rows before any access.
+//
 //===----------------------------------------------------------------------===//
 
 #include "EmitterBase.h"
@@ -135,6 +140,86 @@ gpu::GPUFuncOp mlir::humming::buildElementwiseKernel(
   SmallVector<Value> params(func.getArguments().begin(),
                             func.getArguments().end());
   ElementwiseEmitter(b, spec, params).emit();
+  gpu::ReturnOp::create(b);
+  return func;
+}
+
+namespace {
+
+class MoePermuteEmitter : EmitterBase {
+public:
+  MoePermuteEmitter(ImplicitLocOpBuilder &b, const MoePermuteKernelSpec &spec,
+                    ArrayRef<Value> params)
+      : EmitterBase(b, params), spec(spec) {}
+
+  void emit() {
+    using P = arith::CmpIPredicate;
+    Value tid = ext64(index32(gpu::ThreadIdOp::create(b, gpu::Dimension::x)));
+    Value bid = ext64(index32(gpu::BlockIdOp::create(b, gpu::Dimension::x)));
+    Value grid = ext64(index32(gpu::GridDimOp::create(b, gpu::Dimension::x)));
+    const int64_t W = spec.words;
+    Value ids = ext64(param(abi::ParamM));
+    Value groupedRows = param(abi::ParamRoutingBlock);
+    Value total = arith::MulIOp::create(b, ids, c64(W));
+    Value start = arith::AddIOp::create(
+        b, arith::MulIOp::create(b, bid, c64(kElementwiseThreads)), tid);
+    Value stride = arith::MulIOp::create(b, grid, c64(kElementwiseThreads));
+    auto loop = scf::ForOp::create(b, start, total, stride);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value j = loop.getInductionVar();
+    Value i = arith::DivUIOp::create(b, j, c64(W));
+    Value word = arith::RemUIOp::create(b, j, c64(W));
+    Value pos = load(i32, param(abi::ParamRowIds), i);
+    Value inRange = arith::AndIOp::create(
+        b, arith::CmpIOp::create(b, P::sge, pos, c32(0)),
+        arith::CmpIOp::create(b, P::slt, pos, groupedRows));
+    auto at = [&](Value row) {
+      return arith::AddIOp::create(b, arith::MulIOp::create(b, row, c64(W)),
+                                   word);
+    };
+    Value in = param(abi::ParamInput), out = param(abi::ParamOutput);
+    if (spec.gather) {
+      auto ifIn = scf::IfOp::create(b, TypeRange{i32}, inRange,
+                                    /*withElseRegion=*/true);
+      {
+        OpBuilder::InsertionGuard inner(b);
+        b.setInsertionPointToStart(ifIn.thenBlock());
+        scf::YieldOp::create(b, load(i32, in, at(ext64(pos))));
+        b.setInsertionPointToStart(ifIn.elseBlock());
+        scf::YieldOp::create(b, c32(0));
+      }
+      store(ifIn.getResult(0), out, at(i));
+      return;
+    }
+    auto ifIn = scf::IfOp::create(b, inRange, /*withElseRegion=*/false);
+    b.setInsertionPointToStart(ifIn.thenBlock());
+    Value source = arith::DivUIOp::create(b, i, c64(spec.topK));
+    store(load(i32, in, at(source)), out, at(ext64(pos)));
+  }
+
+private:
+  const MoePermuteKernelSpec &spec;
+};
+
+} // namespace
+
+gpu::GPUFuncOp mlir::humming::buildMoePermuteKernel(
+    OpBuilder &builder, Location loc, gpu::GPUModuleOp module, StringRef name,
+    const MoePermuteKernelSpec &spec) {
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToEnd(module.getBody());
+  auto func = gpu::GPUFuncOp::create(builder, loc, name,
+                                     kernelFunctionType(builder, /*moe=*/true));
+  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
+                builder.getUnitAttr());
+  func.setKnownBlockSizeAttr(
+      builder.getDenseI32ArrayAttr({int32_t(kElementwiseThreads), 1, 1}));
+  ImplicitLocOpBuilder b(loc, builder);
+  b.setInsertionPointToStart(&func.getBody().front());
+  SmallVector<Value> params(func.getArguments().begin(),
+                            func.getArguments().end());
+  MoePermuteEmitter(b, spec, params).emit();
   gpu::ReturnOp::create(b);
   return func;
 }

@@ -17,6 +17,8 @@
 #include "Humming/Quant/PreparedLayout.h"
 #include "mlir/IR/SymbolTable.h"
 
+#include <limits>
+
 #define DEBUG_TYPE "humming-lower-to-nvvm"
 
 namespace mlir::humming {
@@ -503,6 +505,8 @@ struct LowerToNVVMPass
     SmallVector<GemmView> gemms;
     SmallVector<QuantizeOp> quantizes;
     SmallVector<MoeAlignOp> aligns;
+    SmallVector<MoeGroupOp> groups;
+    SmallVector<MoePermuteOp> permutes;
     SmallVector<Operation *> elementwise; // silu_and_mul, moe_sum
     bool failedAny = false;
     module.walk([&](Operation *op) {
@@ -515,11 +519,16 @@ struct LowerToNVVMPass
         quantizes.push_back(q);
       else if (auto align = dyn_cast<MoeAlignOp>(op))
         aligns.push_back(align);
+      else if (auto group = dyn_cast<MoeGroupOp>(op))
+        groups.push_back(group);
+      else if (auto permute = dyn_cast<MoePermuteOp>(op))
+        permutes.push_back(permute);
       else if (isa<SiluAndMulOp, MoeSumOp>(op))
         elementwise.push_back(op);
       else if (isa_and_nonnull<HummingDialect>(op->getDialect())) {
         op->emitOpError("is not lowered by humming-lower-to-nvvm yet (only "
                         "humming.gemm, humming.moe_gemm, humming.moe_align, "
+                        "humming.moe_group, humming.moe_permute, "
                         "humming.silu_and_mul, humming.moe_sum and "
                         "humming.quantize of activations are)");
         failedAny = true;
@@ -528,9 +537,11 @@ struct LowerToNVVMPass
     if (failedAny)
       return signalPassFailure();
     if (gemms.empty() && quantizes.empty() && aligns.empty() &&
-        elementwise.empty())
+        groups.empty() && permutes.empty() && elementwise.empty())
       return;
     SmallVector<Operation *> small(aligns.begin(), aligns.end());
+    small.append(groups.begin(), groups.end());
+    small.append(permutes.begin(), permutes.end());
     small.append(elementwise.begin(), elementwise.end());
     for (Operation *op : small)
       for (Value v : op->getOperands())
@@ -850,6 +861,121 @@ struct LowerToNVVMPass
           gpu::KernelDim3{arith::ConstantIndexOp::create(b, kMoeAlignThreads),
                           one, one},
           Value(), args);
+      op.erase();
+    }
+    for (MoeGroupOp op : groups) {
+      auto idsType = cast<MemRefType>(op.getTopkIds().getType());
+      MoeAlignKernelSpec gs;
+      gs.experts = int64_t(op.getExperts());
+      gs.topK = idsType.getDimSize(1);
+      gs.blockSize = 1;
+      gs.routing = op.getMaxTokens() ? hq::abi::kRoutingMasked
+                                     : hq::abi::kRoutingContiguous;
+      gs.maxTokens = int64_t(op.getMaxTokens().value_or(0));
+      if (std::string why = moeAlignKernelProblem(gs); !why.empty()) {
+        op.emitOpError() << why;
+        return signalPassFailure();
+      }
+      std::string name = kernelName(op, "moe_group");
+      gpu::GPUFuncOp kernel =
+          buildMoeAlignKernel(builder, op.getLoc(), kernels, name, gs);
+      kernelSymbols.insert(kernel);
+      hq::abi::KernelLaunch l;
+      l.name = kernel.getName().str();
+      l.blockM = 1;
+      l.blockN = gs.topK;
+      l.threads = kMoeAlignThreads;
+      l.kind = hq::abi::kMoeGroupKernel;
+      l.routing = gs.routing;
+      l.experts = gs.experts;
+      l.topK = gs.topK;
+      l.blockSize = gs.maxTokens;
+      launchTable.push_back(launchAttr(builder, l));
+      // One block: the ids in the input slot, the positions in the output
+      // slot, the offsets or counts in the first routing slot. M is capped
+      // at the tokens whose ids fit in a dynamic 'positions'.
+      ImplicitLocOpBuilder b(op.getLoc(), op);
+      Value m = arith::MinUIOp::create(
+          b, memref::DimOp::create(b, op.getTopkIds(), 0),
+          arith::DivUIOp::create(
+              b, memref::DimOp::create(b, op.getPositions(), 0),
+              arith::ConstantIndexOp::create(b, gs.topK)));
+      Value null = devicePointer(b, Value());
+      SmallVector<Value> args = {devicePointer(b, op.getTopkIds()),
+                                 null, null, null, null, null,
+                                 devicePointer(b, op.getPositions()), null,
+                                 arith::IndexCastOp::create(b, b.getI32Type(), m),
+                                 devicePointer(b, op.getExpertLayout()),
+                                 null, null, null,
+                                 arith::ConstantIntOp::create(
+                                     b, b.getI32Type(), 0)};
+      Value one = arith::ConstantIndexOp::create(b, 1);
+      gpu::LaunchFuncOp::create(
+          b, kernel, gpu::KernelDim3{one, one, one},
+          gpu::KernelDim3{arith::ConstantIndexOp::create(b, kMoeAlignThreads),
+                          one, one},
+          Value(), args);
+      op.erase();
+    }
+    for (MoePermuteOp op : permutes) {
+      auto inType = cast<MemRefType>(op.getInput().getType());
+      MoePermuteKernelSpec ps;
+      ps.words = inType.getDimSize(1) * inType.getElementTypeBitWidth() / 32;
+      ps.gather = op.getGather();
+      ps.topK = int64_t(op.getTopK().value_or(1));
+      std::string name =
+          kernelName(op, ps.gather ? "moe_gather" : "moe_scatter");
+      gpu::GPUFuncOp kernel =
+          buildMoePermuteKernel(builder, op.getLoc(), kernels, name, ps);
+      kernelSymbols.insert(kernel);
+      hq::abi::KernelLaunch l;
+      l.name = kernel.getName().str();
+      l.blockM = 1;
+      l.blockN = ps.words;
+      l.threads = kElementwiseThreads;
+      l.kind = ps.gather ? hq::abi::kMoeGatherKernel
+                         : hq::abi::kMoeScatterKernel;
+      launchTable.push_back(launchAttr(builder, l));
+      // The positions in use: at most one per output row (gather) or per
+      // input row times top_k (scatter), so that a dynamic size that
+      // disagrees reads and writes nothing outside the memrefs; the grouped
+      // side's rows bound the positions (in the kernel).
+      ImplicitLocOpBuilder b(op.getLoc(), op);
+      auto dim0 = [&](Value v) { return memref::DimOp::create(b, v, 0); };
+      Value p = arith::MinUIOp::create(
+          b, dim0(op.getPositions()),
+          ps.gather ? Value(dim0(op.getOutput()))
+                    : Value(arith::MulIOp::create(
+                          b, dim0(op.getInput()),
+                          arith::ConstantIndexOp::create(b, ps.topK))));
+      Value grouped = arith::MinUIOp::create(
+          b, dim0(ps.gather ? op.getInput() : op.getOutput()),
+          arith::ConstantIndexOp::create(
+              b, std::numeric_limits<int32_t>::max()));
+      Value null = devicePointer(b, Value());
+      SmallVector<Value> args = {
+          devicePointer(b, op.getInput()), null, null, null, null, null,
+          devicePointer(b, op.getOutput()), null,
+          arith::IndexCastOp::create(b, b.getI32Type(), p),
+          devicePointer(b, op.getPositions()), null, null, null,
+          arith::IndexCastOp::create(b, b.getI32Type(), grouped)};
+      Value threads = arith::ConstantIndexOp::create(b, kElementwiseThreads);
+      Value blocks = arith::MinUIOp::create(
+          b,
+          arith::CeilDivUIOp::create(
+              b,
+              arith::MulIOp::create(b, p,
+                                    arith::ConstantIndexOp::create(b, ps.words)),
+              threads),
+          arith::ConstantIndexOp::create(b, kPermuteMaxBlocks));
+      Value any = arith::CmpIOp::create(b, arith::CmpIPredicate::ne, p,
+                                        arith::ConstantIndexOp::create(b, 0));
+      auto ifAny = scf::IfOp::create(b, any, /*withElseRegion=*/false);
+      b.setInsertionPointToStart(ifAny.thenBlock());
+      Value one = arith::ConstantIndexOp::create(b, 1);
+      gpu::LaunchFuncOp::create(b, kernel, gpu::KernelDim3{blocks, one, one},
+                                gpu::KernelDim3{threads, one, one}, Value(),
+                                args);
       op.erase();
     }
     for (Operation *op : elementwise) {

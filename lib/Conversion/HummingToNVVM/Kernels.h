@@ -111,12 +111,17 @@ gpu::GPUFuncOp buildQuantizeKernel(OpBuilder &builder, Location loc,
                                    gpu::GPUModuleOp module, StringRef name,
                                    const QuantizeKernelSpec &spec);
 
-/// humming.moe_align (MoeAlignKernel.cpp): top-k expert ids [M, top_k]
-/// (input slot, M in the M slot) to sorted_ids, expert_ids and
-/// num_tokens_padded (the routing slots of abi::MoeParam); one block of
-/// kMoeAlignThreads threads, ordinary launches.
+/// humming.moe_align and humming.moe_group (MoeAlignKernel.cpp): top-k
+/// expert ids [M, top_k] (input slot, M in the M slot) to sorted_ids,
+/// expert_ids and num_tokens_padded (the routing slots of abi::MoeParam);
+/// one block of kMoeAlignThreads threads, ordinary launches.
 struct MoeAlignKernelSpec {
   int64_t experts = 0, topK = 1, blockSize = 64;
+  /// humming.moe_group: abi::kRoutingContiguous (offsets [E + 1] in the
+  /// first routing slot) or abi::kRoutingMasked (counts [E], max_tokens
+  /// rows per expert); positions [M * top_k] in the output slot.
+  int64_t routing = ::humming::abi::kRoutingIndexed;
+  int64_t maxTokens = 0;
 };
 constexpr int64_t kMoeAlignThreads = 1024;
 /// Why the kernel cannot route for `spec`, or "".
@@ -142,6 +147,22 @@ constexpr int64_t kElementwiseThreads = 256;
 gpu::GPUFuncOp buildElementwiseKernel(OpBuilder &builder, Location loc,
                                       gpu::GPUModuleOp module, StringRef name,
                                       const ElementwiseKernelSpec &spec);
+
+/// humming.moe_permute (ElementwiseKernels.cpp): rows of `words` 4-byte
+/// words from the input slot to the output slot by the positions in the
+/// first routing slot (M of them), the grouped side's rows in the i32 slot
+/// after the routing pointers; a grid-stride loop of kElementwiseThreads
+/// threads per block, one word per thread, at most kPermuteMaxBlocks
+/// blocks.
+struct MoePermuteKernelSpec {
+  int64_t words = 1;
+  int64_t topK = 1; ///< scatter: the input row of id i is i / topK
+  bool gather = false;
+};
+constexpr int64_t kPermuteMaxBlocks = int64_t(1) << 20;
+gpu::GPUFuncOp buildMoePermuteKernel(OpBuilder &builder, Location loc,
+                                     gpu::GPUModuleOp module, StringRef name,
+                                     const MoePermuteKernelSpec &spec);
 
 } // namespace mlir::humming
 

@@ -19,6 +19,12 @@
 //      the order inside an expert varies from run to run; a row's sums do
 //      not depend on where in its block it lies).
 //
+// humming.moe_group runs the same block: grouped_contiguous is the scan
+// with block_size 1 writing the offsets [E + 1] and each id's position
+// (its cursor slot); grouped_masked skips the scan (expert e starts at
+// e * max_tokens), writes the counts capped at max_tokens and positions
+// past the cap as -1. Ids of no expert get position -1.
+//
 //===----------------------------------------------------------------------===//
 
 #include "EmitterBase.h"
@@ -28,6 +34,8 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::humming;
@@ -44,7 +52,10 @@ public:
 
   void emit() {
     using P = arith::CmpIPredicate;
-    const int64_t E = spec.experts, B = spec.blockSize, T = kMoeAlignThreads;
+    const int64_t E = spec.experts, T = kMoeAlignThreads;
+    // grouped_contiguous: no padding between experts.
+    const int64_t B =
+        spec.routing == abi::kRoutingContiguous ? 1 : spec.blockSize;
     Value tid = index32(gpu::ThreadIdOp::create(b, gpu::Dimension::x));
     Value lane = arith::AndIOp::create(b, tid, c32(31));
     Value warp = arith::ShRUIOp::create(b, tid, c32(5));
@@ -65,8 +76,12 @@ public:
       return memref::AtomicRMWOp::create(b, arith::AtomicRMWKind::addi, v,
                                          shared, ValueRange{at(i)});
     };
-    // The thread's ids: i = tid, tid + T, ... < M * top_k.
-    auto forEachId = [&](function_ref<void(Value, Value)> body) {
+    const bool contiguous = spec.routing == abi::kRoutingContiguous;
+    const bool masked = spec.routing == abi::kRoutingMasked;
+    // The thread's ids: i = tid, tid + T, ... < M * top_k; `body` for those
+    // of an expert in 0 .. E - 1, `other` (if any) for the rest.
+    auto forEachId = [&](function_ref<void(Value, Value)> body,
+                         function_ref<void(Value)> other = nullptr) {
       auto loop = scf::ForOp::create(b, tid, total, c32(T));
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(loop.getBody());
@@ -74,9 +89,13 @@ public:
       Value e = load(i32, ids, ext64(i));
       Value ok = arith::AndIOp::create(b, arith::CmpIOp::create(b, P::sge, e, c32(0)),
                                        arith::CmpIOp::create(b, P::slt, e, c32(E)));
-      auto ifOk = scf::IfOp::create(b, ok, /*withElseRegion=*/false);
+      auto ifOk = scf::IfOp::create(b, ok, /*withElseRegion=*/bool(other));
       b.setInsertionPointToStart(ifOk.thenBlock());
       body(i, e);
+      if (other) {
+        b.setInsertionPointToStart(ifOk.elseBlock());
+        other(i);
+      }
     };
     Value isExpert = arith::CmpIOp::create(b, P::slt, tid, c32(E));
     {
@@ -88,6 +107,40 @@ public:
     gpu::BarrierOp::create(b);
     forEachId([&](Value, Value e) { sharedAdd(e, c32(1)); });
     gpu::BarrierOp::create(b);
+    if (masked) {
+      // grouped_masked: expert e's rows start at e * max_tokens; its count
+      // is capped there, ids past the cap get position -1.
+      const int64_t cap = spec.maxTokens;
+      {
+        auto ifE = scf::IfOp::create(b, isExpert, /*withElseRegion=*/false);
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(ifE.thenBlock());
+        Value count = sharedLoad(tid);
+        store(arith::MinUIOp::create(b, count, c32(cap)),
+              param(abi::ParamRowIds), ext64(tid));
+      }
+      gpu::BarrierOp::create(b); // every count is read: cursors from 0
+      {
+        auto ifE = scf::IfOp::create(b, isExpert, /*withElseRegion=*/false);
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(ifE.thenBlock());
+        sharedStore(c32(0), tid);
+      }
+      gpu::BarrierOp::create(b);
+      Value positions = param(abi::ParamOutput);
+      forEachId(
+          [&](Value i, Value e) {
+            Value j = sharedAdd(e, c32(1));
+            Value row = arith::AddIOp::create(
+                b, arith::MulIOp::create(b, e, c32(cap)), j);
+            store(arith::SelectOp::create(
+                      b, arith::CmpIOp::create(b, P::ult, j, c32(cap)), row,
+                      c32(-1)),
+                  positions, ext64(i));
+          },
+          [&](Value i) { store(c32(-1), positions, ext64(i)); });
+      return;
+    }
     // The padded count of expert tid, scanned across the block.
     Value count = arith::SelectOp::create(
         b, isExpert, sharedLoad(arith::MinUIOp::create(b, tid, c32(E - 1))),
@@ -146,31 +199,31 @@ public:
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(ifE.thenBlock());
       sharedStore(first, tid);
-      // expert_ids of the expert's blocks, sentinels in its padding.
-      Value blocks = arith::DivUIOp::create(b, padded, c32(B));
-      Value firstBlock = arith::DivUIOp::create(b, first, c32(B));
-      {
-        auto loop = scf::ForOp::create(b, c32(0), blocks, c32(1));
-        OpBuilder::InsertionGuard inner(b);
-        b.setInsertionPointToStart(loop.getBody());
-        store(tid, param(abi::ParamBlockExperts),
-              ext64(arith::AddIOp::create(b, firstBlock,
-                                          loop.getInductionVar())));
-      }
-      auto loop = scf::ForOp::create(b, arith::AddIOp::create(b, first, count),
-                                     arith::AddIOp::create(b, first, padded),
-                                     c32(1));
-      b.setInsertionPointToStart(loop.getBody());
-      store(total, param(abi::ParamRowIds), ext64(loop.getInductionVar()));
+      if (contiguous) // the offsets (offsets[E] below)
+        store(first, param(abi::ParamRowIds), ext64(tid));
+      else
+        writeExpertBlocks(first, count, padded, total, B);
     }
     {
       auto ifFirst = scf::IfOp::create(
           b, arith::CmpIOp::create(b, P::eq, tid, c32(0)), false);
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(ifFirst.thenBlock());
-      store(all, param(abi::ParamRowsPadded), c64(0));
+      if (contiguous)
+        store(all, param(abi::ParamRowIds), c64(E));
+      else
+        store(all, param(abi::ParamRowsPadded), c64(0));
     }
     gpu::BarrierOp::create(b);
+    if (contiguous) {
+      Value positions = param(abi::ParamOutput);
+      forEachId(
+          [&](Value i, Value e) {
+            store(sharedAdd(e, c32(1)), positions, ext64(i));
+          },
+          [&](Value i) { store(c32(-1), positions, ext64(i)); });
+      return;
+    }
     forEachId([&](Value i, Value e) {
       Value slot = sharedAdd(e, c32(1));
       store(i, param(abi::ParamRowIds), ext64(slot));
@@ -178,6 +231,29 @@ public:
   }
 
 private:
+  /// Indexed: expert `tid`'s expert_ids (its padded ids over block_size
+  /// `B` from `first`) and the sentinel `total` in its padding.
+  void writeExpertBlocks(Value first, Value count, Value padded, Value total,
+                         int64_t B) {
+    Value tid = index32(gpu::ThreadIdOp::create(b, gpu::Dimension::x));
+    Value blocks = arith::DivUIOp::create(b, padded, c32(B));
+    Value firstBlock = arith::DivUIOp::create(b, first, c32(B));
+    {
+      auto loop = scf::ForOp::create(b, c32(0), blocks, c32(1));
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPointToStart(loop.getBody());
+      store(tid, param(abi::ParamBlockExperts),
+            ext64(arith::AddIOp::create(b, firstBlock,
+                                        loop.getInductionVar())));
+    }
+    auto loop = scf::ForOp::create(b, arith::AddIOp::create(b, first, count),
+                                   arith::AddIOp::create(b, first, padded),
+                                   c32(1));
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPointToStart(loop.getBody());
+    store(total, param(abi::ParamRowIds), ext64(loop.getInductionVar()));
+  }
+
   const MoeAlignKernelSpec &spec;
   Value shared;
 };
@@ -189,7 +265,17 @@ std::string mlir::humming::moeAlignKernelProblem(const MoeAlignKernelSpec &s) {
     return "expected 1 .. " + std::to_string(kMoeAlignThreads) +
            " experts (one thread of the routing block each), got " +
            std::to_string(s.experts);
-  if (s.blockSize < 16 || s.blockSize > 1024 || s.blockSize % 16 != 0)
+  if (s.routing == abi::kRoutingMasked &&
+      (s.maxTokens < 1 ||
+       s.maxTokens > std::numeric_limits<int32_t>::max() / s.experts))
+    return "expected max_tokens in 1 .. (2^31 - 1) / experts, got " +
+           std::to_string(s.maxTokens);
+  if (s.routing != abi::kRoutingIndexed &&
+      s.routing != abi::kRoutingContiguous && s.routing != abi::kRoutingMasked)
+    return "expected the indexed, grouped_contiguous or grouped_masked "
+           "routing";
+  if (s.routing == abi::kRoutingIndexed &&
+      (s.blockSize < 16 || s.blockSize > 1024 || s.blockSize % 16 != 0))
     return "expected block_size to be a multiple of 16 in 16 .. 1024, got " +
            std::to_string(s.blockSize);
   if (s.topK < 1 || s.topK > s.experts)

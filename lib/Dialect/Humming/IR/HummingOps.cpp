@@ -13,6 +13,7 @@
 #include "llvm/ADT/SmallString.h"
 
 #include <cmath>
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::humming;
@@ -507,6 +508,90 @@ LogicalResult MoeAlignOp::verify() {
                          << " blocks (the sorted ids / block_size, rounded "
                             "up), got "
                          << blocks;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// humming.moe_group, humming.moe_permute
+//===----------------------------------------------------------------------===//
+
+LogicalResult MoeGroupOp::verify() {
+  auto ids = cast<MemRefType>(getTopkIds().getType());
+  if (ids.getRank() != 2 || !isI32(ids.getElementType()) ||
+      ids.isDynamicDim(1))
+    return emitOpError() << "expected 'topk_ids' to be a memref<?x{top_k}xi32> "
+                            "with a static top_k, got "
+                         << ids;
+  const int64_t experts = getExperts(), topK = ids.getDimSize(1);
+  if (experts > 1024)
+    return emitOpError() << "expected at most 1024 experts (one thread of the "
+                            "routing block each), got "
+                         << experts;
+  if (topK < 1 || topK > experts)
+    return emitOpError() << "expected top_k (the second dimension of "
+                            "'topk_ids') in 1 .. "
+                         << experts << ", got " << topK;
+  std::optional<uint64_t> maxTokens = getMaxTokens();
+  if (maxTokens && *maxTokens > uint64_t(std::numeric_limits<int32_t>::max() / experts))
+    return emitOpError() << "expected experts * max_tokens to fit in i32 (at "
+                            "most 2^31 - 1 grouped rows), got "
+                         << experts << " * " << *maxTokens;
+  if (failed(checkIndexVector(*this, "positions", getPositions(),
+                              std::nullopt, false)) ||
+      failed(checkIndexVector(*this, "expert_layout", getExpertLayout(),
+                              maxTokens ? experts : experts + 1, false)))
+    return failure();
+  auto pos = cast<MemRefType>(getPositions().getType());
+  if (!ids.isDynamicDim(0) && !pos.isDynamicDim(0) &&
+      pos.getDimSize(0) < ids.getDimSize(0) * topK)
+    return emitOpError() << "expected 'positions' to hold at least M * top_k "
+                            "= "
+                         << ids.getDimSize(0) * topK << " ids, got " << pos;
+  return success();
+}
+
+LogicalResult MoePermuteOp::verify() {
+  auto in = cast<MemRefType>(getInput().getType());
+  auto out = cast<MemRefType>(getOutput().getType());
+  Type elem = in.getElementType();
+  auto rowOk = [&](MemRefType t) {
+    return t.getRank() == 2 && !t.isDynamicDim(1) && t.getDimSize(1) > 0 &&
+           (isa<FloatType>(t.getElementType()) ||
+            t.getElementType().isSignlessInteger()) &&
+           t.getElementTypeBitWidth() % 8 == 0 &&
+           t.getDimSize(1) * t.getElementTypeBitWidth() % 32 == 0;
+  };
+  if (!rowOk(in))
+    return emitOpError() << "expected 'input' to be a memref<?x{N}x{type}> "
+                            "with a static N, rows a whole number of 4-byte "
+                            "words, got "
+                         << in;
+  if (out.getRank() != 2 || out.getElementType() != elem ||
+      out.isDynamicDim(1) || out.getDimSize(1) != in.getDimSize(1))
+    return emitOpError() << "expected 'output' to have the rows of 'input' ("
+                         << in.getDimSize(1) << " x " << elem << "), got "
+                         << out;
+  if (failed(checkIndexVector(*this, "positions", getPositions(),
+                              std::nullopt, false)))
+    return failure();
+  auto pos = cast<MemRefType>(getPositions().getType());
+  if (getGather()) {
+    if (getTopK())
+      return emitOpError() << "expected no top_k with gather (each output "
+                              "row takes one input row)";
+    if (!pos.isDynamicDim(0) && !out.isDynamicDim(0) &&
+        out.getDimSize(0) != pos.getDimSize(0))
+      return emitOpError() << "expected 'output' to have one row per "
+                              "position ("
+                           << pos.getDimSize(0) << "), got " << out;
+    return success();
+  }
+  const int64_t topK = getTopK().value_or(1);
+  if (!pos.isDynamicDim(0) && !in.isDynamicDim(0) &&
+      pos.getDimSize(0) != in.getDimSize(0) * topK)
+    return emitOpError() << "expected 'positions' to hold rows of 'input' * "
+                            "top_k = "
+                         << in.getDimSize(0) * topK << " ids, got " << pos;
   return success();
 }
 

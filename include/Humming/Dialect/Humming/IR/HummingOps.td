@@ -200,6 +200,96 @@ def Humming_MoeAlignOp : Humming_Op<"moe_align"> {
 }
 
 //===----------------------------------------------------------------------===//
+// humming.moe_group, humming.moe_permute
+//===----------------------------------------------------------------------===//
+
+def Humming_MoeGroupOp : Humming_Op<"moe_group"> {
+  let summary = "Top-k expert ids to a grouped routing of humming.moe_gemm";
+  let description = [{
+    The grouped counterpart of `humming.moe_align`, on the GPU: from
+    `topk_ids` [M, top_k] (i32) writes `positions` [M * top_k] i32, the row
+    that id i = token * top_k + k takes in the grouped rows, and
+    `expert_layout`:
+
+    - without `max_tokens`, `grouped_contiguous`: rows sorted by expert
+      with no padding, `expert_layout` [E + 1] the offsets (expert e's rows
+      are offsets[e] .. offsets[e + 1] - 1; offsets[E] the ids routed);
+    - with `max_tokens` T, `grouped_masked` (DeepEP's low-latency layout):
+      expert e's rows are e * T .. e * T + counts[e] - 1, `expert_layout`
+      [E] the counts. An expert chosen more than T times keeps T of its ids
+      (the others get position -1, the count stays T): T >= M is enough
+      when no token names an expert twice.
+
+    Ids outside 0 .. `experts` - 1 (an expert map's -1) get position -1.
+    The order of the ids inside an expert varies from run to run.
+    `humming.moe_permute` then moves the activations into the grouped rows
+    and the GEMM's output rows back. At most 1024 experts (one thread of
+    the routing block each).
+
+    ```mlir
+    humming.moe_group %topk into %pos, %offsets {experts = 128}
+        : memref<?x8xi32> -> memref<?xi32>, memref<129xi32>
+    humming.moe_group %topk into %pos, %counts {experts = 128, max_tokens = 64}
+        : memref<?x8xi32> -> memref<?xi32>, memref<128xi32>
+    ```
+  }];
+  let arguments = (ins
+    Humming_In<"top-k expert ids [M, top_k]">:$topk_ids,
+    Humming_Out<"grouped row of each id [M * top_k]">:$positions,
+    Humming_Out<"offsets [E + 1] or counts [E]">:$expert_layout,
+    ConfinedAttr<I64Attr, [IntMinValue<1>]>:$experts,
+    OptionalAttr<ConfinedAttr<I64Attr, [IntMinValue<1>]>>:$max_tokens
+  );
+  let assemblyFormat = [{
+    $topk_ids `into` $positions `,` $expert_layout
+    attr-dict `:` type($topk_ids) `->` type($positions) `,`
+    type($expert_layout)
+  }];
+  let hasVerifier = 1;
+}
+
+def Humming_MoePermuteOp : Humming_Op<"moe_permute"> {
+  let summary = "Rows into or out of a grouped routing's order";
+  let description = [{
+    Moves whole rows by the `positions` of `humming.moe_group` ([P] i32,
+    P = M * top_k):
+
+    - scatter (the default): `output`[positions[i]] = `input`[i / `top_k`]
+      for every i < P whose position lies in 0 .. rows of `output` - 1:
+      the tokens' activations [M, K] into the grouped rows of the GEMM
+      (and, with top_k = 1, the router weights [P] viewed as [P, 1] f32
+      into the rows of a grouped down projection). Rows no id names are
+      not written.
+    - `gather`: `output`[i] = `input`[positions[i]] for i < P (`output`
+      has P rows), zero where the position lies outside the rows of
+      `input`: the grouped GEMM's output back to the [M * top_k, N] rows
+      `humming.moe_sum` adds.
+
+    Both sides have the same element type (any) and static row width, a
+    whole number of 4-byte words; bytes are copied unchanged.
+
+    ```mlir
+    humming.moe_permute %x positions(%pos : memref<?xi32>) into %xs {top_k = 8}
+        : memref<?x2048xbf16> -> memref<?x2048xbf16>
+    humming.moe_permute %ys positions(%pos : memref<?xi32>) into %y {gather}
+        : memref<?x2048xbf16> -> memref<?x2048xbf16>
+    ```
+  }];
+  let arguments = (ins
+    Humming_In<"rows to move">:$input,
+    Humming_In<"grouped row of each id [P]">:$positions,
+    Humming_Out<"moved rows">:$output,
+    OptionalAttr<ConfinedAttr<I64Attr, [IntMinValue<1>]>>:$top_k,
+    UnitAttr:$gather
+  );
+  let assemblyFormat = [{
+    $input `positions` `(` $positions `:` type($positions) `)` `into` $output
+    attr-dict `:` type($input) `->` type($output)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // humming.silu_and_mul, humming.moe_sum
 //===----------------------------------------------------------------------===//
 
