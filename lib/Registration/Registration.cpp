@@ -9,6 +9,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -19,7 +20,8 @@
 
 void mlir::humming::registerHummingDialects(DialectRegistry &registry) {
   registry.insert<HummingDialect, arith::ArithDialect, func::FuncDialect,
-                  gpu::GPUDialect, LLVM::LLVMDialect, memref::MemRefDialect,
+                  gpu::GPUDialect, linalg::LinalgDialect, LLVM::LLVMDialect,
+                  memref::MemRefDialect,
                   nvgpu::NVGPUDialect, NVVM::NVVMDialect, scf::SCFDialect,
                   vector::VectorDialect>();
   registerHummingCodegenExtensions(registry);

@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <random>
+#include <vector>
 
 using namespace humming;
 
@@ -68,4 +70,19 @@ TEST(Pack, SetCodeKeepsNeighbours) {
   EXPECT_EQ(packedCodeAt(words.data(), 7, 5), 31u);
   EXPECT_EQ(words[0], 0x3FFFFFFFu);
   EXPECT_EQ(words[1], 0xFFFFFFF8u);
+}
+
+TEST(Pack, EightBitCodesAreTheirOwnBytes) {
+  // humming.gemm takes canonical 8-bit codes unpacked ([N, K] of i8 / f8)
+  // as the same memory as the packed [N, K / 4] i32: packing 8-bit codes
+  // LSB first puts code k in byte k of the row (little-endian words).
+  std::vector<uint32_t> codes(64);
+  for (size_t i = 0; i < codes.size(); ++i)
+    codes[i] = uint32_t((i * 37 + 11) & 0xFF);
+  std::vector<uint32_t> words = packBits(codes.data(), 64, 8);
+  ASSERT_EQ(words.size(), 16u);
+  std::vector<uint8_t> bytes(64);
+  std::memcpy(bytes.data(), words.data(), 64);
+  for (size_t i = 0; i < codes.size(); ++i)
+    EXPECT_EQ(bytes[i], codes[i]) << "code " << i;
 }

@@ -297,3 +297,35 @@ func.func @huge_k(%a: memref<?x4611686018427387904xf16>, %w: memref<461168601842
       : memref<?x4611686018427387904xf16>, memref<4611686018427387904x512xi32> -> memref<?x4096xf16>
   return
 }
+
+// -----
+
+// 8-bit codes given unpacked ([N, K]) must be of the schema's 8-bit type.
+func.func @unpacked_codes_of_another_type(%x: memref<?x128xf16>, %w: memref<64x128xi8>, %s: memref<64x1xf16>, %y: memref<?x64xf16>) {
+  // expected-error @+1 {{expected 'weight' element type f8E4M3FN (unpacked 8-bit codes), got 'i8'}}
+  humming.gemm %x, %w scales(%s : memref<64x1xf16>) into %y
+      {weight_schema = #humming.weight_schema<type = f8E4M3FN, scale = f16>, input_schema = #humming.input_schema<type = f16>}
+      : memref<?x128xf16>, memref<64x128xi8> -> memref<?x64xf16>
+  return
+}
+
+// -----
+
+func.func @unpacked_codes_of_another_shape(%x: memref<?x128xf16>, %w: memref<64x64xi8>, %s: memref<64x1xf16>, %y: memref<?x64xf16>) {
+  // expected-error @+1 {{expected 'weight' of shape [64, 128], got 'memref<64x64xi8>'}}
+  humming.gemm %x, %w scales(%s : memref<64x1xf16>) into %y
+      {weight_schema = #humming.weight_schema<type = si8, scale = f16>, input_schema = #humming.input_schema<type = f16>}
+      : memref<?x128xf16>, memref<64x64xi8> -> memref<?x64xf16>
+  return
+}
+
+// -----
+
+// Unpacked codes are for 8-bit schemas only: 4-bit codes stay packed.
+func.func @unpacked_narrow_codes(%x: memref<?x128xf16>, %w: memref<64x128xi4>, %s: memref<64x1xf16>, %y: memref<?x64xf16>) {
+  // expected-error @+1 {{expected 'weight' of shape [64, 16], got 'memref<64x128xi4>'}}
+  humming.gemm %x, %w scales(%s : memref<64x1xf16>) into %y
+      {weight_schema = #humming.weight_schema<type = si4, scale = f16>, input_schema = #humming.input_schema<type = f16>}
+      : memref<?x128xf16>, memref<64x128xi4> -> memref<?x64xf16>
+  return
+}

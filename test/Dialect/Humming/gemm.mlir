@@ -165,3 +165,16 @@ func.func @gemm_w4a16_sm75(%a: memref<?x4096xf16>, %w: memref<4096x512xi32>, %s:
   return
 }
 }
+
+// -----
+
+// 8-bit codes in the canonical format may be given unpacked, [N, K] of
+// their own type: the same bytes as the packed [N, K / 4] i32.
+// CHECK-LABEL: func.func @unpacked_fp8_codes
+// CHECK: humming.gemm {{.*}} : memref<?x128xbf16>, memref<64x128xf8E4M3FN> -> memref<?x64xbf16>
+func.func @unpacked_fp8_codes(%x: memref<?x128xbf16>, %w: memref<64x128xf8E4M3FN>, %s: memref<64x1xbf16>, %y: memref<?x64xbf16>) {
+  humming.gemm %x, %w scales(%s : memref<64x1xbf16>) into %y
+      {weight_schema = #humming.weight_schema<type = f8E4M3FN, scale = bf16>, input_schema = #humming.input_schema<type = bf16>}
+      : memref<?x128xbf16>, memref<64x128xf8E4M3FN> -> memref<?x64xbf16>
+  return
+}

@@ -266,11 +266,30 @@ LogicalResult verifyLayer(Operation *op, const LayerView &l, int64_t &nOut,
     return op->emitOpError() << "expected format = canonical with a prepared "
                                 "layout, got "
                              << hq::toString(w.format);
-  if (failed(checkOperand(
-          op, "weight", l.weight,
-          hq::expectedShape(hq::WeightOperand::Weight, w, in, n, k, prepared),
-          isI32, "i32 (packed codes)")))
+  // 8-bit codes in the canonical format may also come unpacked, [N, K] of
+  // their own 8-bit type: the same bytes as the packed [N, K / 4] i32 (LSB
+  // first along K), e.g. what humming-raise-quantized-matmul finds.
+  auto weightType = cast<MemRefType>(l.weight.getType());
+  const bool unpacked8 = !prepared && w.experts == 0 && w.type.bits == 8 &&
+                         w.format == hq::SourceFormat::Canonical &&
+                         weightType.getElementTypeBitWidth() == 8;
+  if (unpacked8) {
+    if (failed(checkOperand(
+            op, "weight", l.weight, hq::ShapeOrDiag{{n, k}, std::nullopt},
+            [&](Type t) {
+              return w.type.isInt() ? t.isSignlessInteger(8)
+                                    : isScalar(t, w.type);
+            },
+            w.type.isInt() ? std::string("i8 (unpacked 8-bit codes)")
+                           : w.type.str() + " (unpacked 8-bit codes)")))
+      return failure();
+  } else if (failed(checkOperand(
+                 op, "weight", l.weight,
+                 hq::expectedShape(hq::WeightOperand::Weight, w, in, n, k,
+                                   prepared),
+                 isI32, "i32 (packed codes)"))) {
     return failure();
+  }
   if (failed(checkWeightSide(op, w, in, n, k, prepared, l.scales,
                              l.zeroPoints, l.globalScale, l.bias,
                              /*withBias=*/true, outputElem)))

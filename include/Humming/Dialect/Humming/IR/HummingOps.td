@@ -42,7 +42,9 @@ def Humming_GemmOp : Humming_Op<"gemm", [AttrSizedOperandSegments]> {
     N and K are static. Weight-side operands have the padded sizes
     N + pad_n, K + pad_k; without `layout` they are in the schema's source
     format, with `layout` in the prepared execution layout (see
-    `#humming.layout`).
+    `#humming.layout`). 8-bit codes in the canonical format may also be
+    given unpacked, [N, K] of their own type (i8, f8E4M3FN, f8E5M2): the
+    same bytes as the packed [N, K / 4] i32.
 
     `tile_configs`, one per M range, are written by `humming-select-tiles`.
     The verifier checks the whole support matrix, the shape and element type

@@ -69,6 +69,50 @@ def HummingLegalizeSchemaPass
   ];
 }
 
+def HummingRaiseQuantizedMatmulPass
+    : Pass<"humming-raise-quantized-matmul"> {
+  let summary = "Raise dequantize-then-matmul IR to humming.gemm";
+  let description = [{
+    Finds the weight dequantization frontends emit for quantized layers in
+    front of a matmul, on memrefs (bufferized IR: `humming.gemm` is a
+    memref operation), and replaces the three operations with one
+    `humming.gemm` whose weight schema says what the dequantization
+    computed:
+
+    ```
+    %wd = memref.alloc() : memref<NxKxf16>
+    linalg.generic {indexing_maps = [(n, k) -> (n, k), <scales>, (n, k) -> (n, k)],
+                    iterator_types = ["parallel", "parallel"]}
+        ins(%codes, %scales : memref<NxKxi8>, ...) outs(%wd : memref<NxKxf16>) {
+      ^bb0(%c: i8, %s: f16, %o: f16):
+        %f = arith.sitofp %c : i8 to f16
+        %w = arith.mulf %f, %s : f16
+        linalg.yield %w : f16
+    }
+    linalg.fill ins(%zero : f16) outs(%y : memref<?xNxf16>)
+    linalg.matmul indexing_maps = [(m, n, k) -> (m, k), (m, n, k) -> (n, k), (m, n, k) -> (m, n)]
+        ins(%x, %wd : memref<?xKxf16>, memref<NxKxf16>) outs(%y : memref<?xNxf16>)
+    ```
+
+    Recognised: 8-bit codes [N, K] — `arith.sitofp` / `arith.uitofp` of
+    i8 (si8 / ui8) or `arith.extf` of f8E4M3FN / f8E5M2 (e4m3 / e5m2) —,
+    optionally minus float zero points (`arith.subf`), times scales of the
+    weights' type, per row ([N] by (n) or [N, 1] by (n, 0)) or per group of
+    g along K ([N, K / g] by (n, k floordiv g)); the matmul transposed-B
+    (`output = input * W^T`), f16 or bf16 throughout, its output zeroed by
+    a `linalg.fill` of 0 just before (humming.gemm overwrites where
+    linalg.matmul adds), the dequantized weights read by nothing else. The
+    codes are passed as they are (`humming.gemm` takes 8-bit codes
+    unpacked); the dequantization, the fill and the buffer go.
+
+    Anything else is left as it is, with a remark on the matmul that says
+    what was expected (a matmul whose weights no `linalg.generic` writes is
+    a plain one and gets no remark). Codes narrower than 8 bits packed into
+    wider integers (GPTQ's shifts and masks) are not recognised yet.
+  }];
+  let dependentDialects = ["::mlir::humming::HummingDialect"];
+}
+
 def HummingSelectTilesPass : Pass<"humming-select-tiles", "::mlir::ModuleOp"> {
   let summary = "Choose the tile configurations of prepared-weight GEMMs";
   let description = [{

@@ -1,0 +1,421 @@
+//===- RaiseQuantizedMatmul.cpp - dequantize-then-matmul to humming.gemm --===//
+//
+// Finds the weight dequantization a frontend emits in front of a matmul and
+// replaces both with one humming.gemm carrying the matching weight schema:
+//
+//   linalg.generic  codes [N, K] x scales (- zero points) -> %wd [N, K]
+//   linalg.fill     0 -> %y
+//   linalg.matmul   %x [M, K], %wd (indexed (n, k)) -> %y [M, N]
+//
+// on memrefs (bufferized IR; humming.gemm is a memref op). What it does not
+// recognise it leaves as it is, with a remark on the matmul that says why
+// (a matmul whose B operand no linalg.generic writes is a plain matmul and
+// gets none). See the pass description in Passes.td for the forms.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Humming/Dialect/Humming/IR/HummingOps.h"
+#include "Humming/Dialect/Humming/IR/HummingTypes.h"
+#include "Humming/Dialect/Humming/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Matchers.h"
+
+#include <variant>
+
+#define DEBUG_TYPE "humming-raise-quantized-matmul"
+
+namespace mlir::humming {
+#define GEN_PASS_DEF_HUMMINGRAISEQUANTIZEDMATMULPASS
+#include "Humming/Dialect/Humming/Transforms/Passes.h.inc"
+} // namespace mlir::humming
+
+using namespace mlir;
+using namespace mlir::humming;
+namespace hq = ::humming;
+
+namespace {
+
+/// What the dequantization computes, as found.
+struct Dequant {
+  linalg::GenericOp op;
+  Value codes, scales, zeroPoints;
+  hq::WeightSchema schema;
+};
+
+/// Why a matmul is not raised (empty: it is), or that it is no quantized
+/// matmul at all (`plain`: no remark).
+struct Refusal {
+  std::string why;
+  bool plain = false;
+  explicit operator bool() const { return plain || !why.empty(); }
+};
+
+std::string str(Type t) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << t;
+  return s;
+}
+std::string str(AffineMap m) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << m;
+  return s;
+}
+
+bool isHalf(Type t) { return t.isF16() || t.isBF16(); }
+
+/// "si8 codes, f16 scales per group of 128 (float zero points)".
+std::string describe(const hq::WeightSchema &w) {
+  std::string s = w.type.str() + " codes, " + w.scaleType.str() + " scales ";
+  s += w.granularity == hq::Granularity::Group
+           ? "per group of " + std::to_string(w.groupK)
+           : std::string("per row");
+  if (w.zeroPoint == hq::ZeroPointKind::Float)
+    s += ", float zero points";
+  return s;
+}
+
+bool staticIdentity(MemRefType t) {
+  return t.hasStaticShape() && t.getLayout().isIdentity();
+}
+
+/// The scales' (and zero points') indexing: group g along K (scales
+/// [N, K / g], map (n, k) -> (n, k floordiv g)) or one per row (scales [N]
+/// or [N, 1], map (n, k) -> (n) or (n, 0)). 0 and a reason when neither.
+std::pair<int64_t, std::string> scaleGroup(AffineMap map, MemRefType t,
+                                           int64_t n, int64_t k,
+                                           StringRef name) {
+  MLIRContext *ctx = map.getContext();
+  AffineExpr d0 = getAffineDimExpr(0, ctx), d1 = getAffineDimExpr(1, ctx);
+  auto bad = [&]() -> std::pair<int64_t, std::string> {
+    return {0, (name + " of type " + str(t) + " indexed by " + str(map) +
+                ": expected [N, K / g] by (n, k floordiv g), or [N] / [N, 1] "
+                "by (n) / (n, 0) (N = " + std::to_string(n) + ", K = " +
+                std::to_string(k) + ")")
+                   .str()};
+  };
+  if (!staticIdentity(t) || map.getNumDims() != 2)
+    return bad();
+  if (t.getRank() == 1 && t.getDimSize(0) == n && map.getNumResults() == 1 &&
+      map.getResult(0) == d0)
+    return {-1, ""};
+  if (t.getRank() != 2 || t.getDimSize(0) != n || map.getNumResults() != 2 ||
+      map.getResult(0) != d0)
+    return bad();
+  AffineExpr r1 = map.getResult(1);
+  if (t.getDimSize(1) == 1 && r1 == getAffineConstantExpr(0, ctx))
+    return {-1, ""};
+  auto bin = dyn_cast<AffineBinaryOpExpr>(r1);
+  if (!bin || bin.getKind() != AffineExprKind::FloorDiv || bin.getLHS() != d1)
+    return bad();
+  auto g = dyn_cast<AffineConstantExpr>(bin.getRHS());
+  if (!g || g.getValue() <= 0 || k % g.getValue() != 0 ||
+      t.getDimSize(1) != k / g.getValue())
+    return bad();
+  return {g.getValue(), ""};
+}
+
+/// The dequantization writing `wd` [N, K] of `half`, or why it is not one.
+std::variant<Dequant, Refusal> matchDequant(linalg::GenericOp g, int64_t n,
+                                            int64_t k, Type half) {
+  auto no = [](std::string why) -> std::variant<Dequant, Refusal> {
+    return Refusal{"the dequantization (linalg.generic writing the weights): " +
+                   std::move(why)};
+  };
+  if (!g.hasPureBufferSemantics() || g.getNumDpsInits() != 1 ||
+      g.getNumLoops() != 2 || g.getNumParallelLoops() != 2)
+    return no("expected two parallel loops over [N, K] on memrefs, one output");
+  SmallVector<AffineMap> maps = g.getIndexingMapsArray();
+  if (!maps.back().isIdentity())
+    return no("expected the output indexed by (n, k), got " +
+              str(maps.back()));
+  const unsigned ins = g.getNumDpsInputs();
+  if (ins != 2 && ins != 3)
+    return no("expected codes and scales (and zero points) as inputs, got " +
+              std::to_string(ins) + " inputs");
+  Block &body = g.getRegion().front();
+  // The body: convert the code, (subtract the zero point,) multiply by the
+  // scale, yield; nothing else.
+  SmallVector<Operation *> ops;
+  for (Operation &op : body)
+    ops.push_back(&op);
+  BlockArgument codeArg = body.getArgument(0), scaleArg = body.getArgument(1);
+  // The first operation on the code says how codes are stored.
+  Operation *conv = ops[0];
+  for (Operation *op : ops)
+    if (llvm::is_contained(op->getOperands(), codeArg)) {
+      conv = op;
+      break;
+    }
+  Type codeType = codeArg.getType();
+  std::optional<hq::ScalarType> type;
+  if (conv->getNumOperands() == 1 && conv->getOperand(0) == codeArg) {
+    if (isa<arith::SIToFPOp>(conv) && codeType.isSignlessInteger(8))
+      type = hq::ScalarType::sint(8);
+    else if (isa<arith::UIToFPOp>(conv) && codeType.isSignlessInteger(8))
+      type = hq::ScalarType::uint(8);
+    else if (isa<arith::ExtFOp>(conv) && (isa<Float8E4M3FNType>(codeType) ||
+                                          isa<Float8E5M2Type>(codeType)))
+      type = toScalarType(codeType);
+  }
+  if (!type || conv->getResult(0).getType() != half)
+    return no("expected the body to start by converting the code (the first "
+              "input) to " +
+              str(half) +
+              " with arith.sitofp / arith.uitofp (i8) or arith.extf "
+              "(f8E4M3FN, f8E5M2), got " +
+              conv->getName().getStringRef().str() + " of " + str(codeType) +
+              " (codes narrower than 8 bits packed into wider integers are "
+              "not recognised yet)");
+  Type scaleElem =
+      cast<MemRefType>(g.getDpsInputOperand(1)->get().getType())
+          .getElementType();
+  if (scaleElem != half)
+    return no("expected scales of the weights' type " + str(half) +
+              ", got " + str(scaleElem));
+  if (ops.size() != ins + 1)
+    return no("expected a body of a conversion of the code" +
+              std::string(ins == 3 ? ", a subtraction of the zero point" : "") +
+              ", a multiplication by the scale and the yield, got " +
+              std::to_string(ops.size()) + " operations");
+  Value v = conv->getResult(0);
+  size_t next = 1;
+  if (ins == 3) {
+    auto sub = dyn_cast<arith::SubFOp>(ops[next++]);
+    if (!sub || sub.getLhs() != v || sub.getRhs() != body.getArgument(2))
+      return no("expected the converted code minus the zero point (the third "
+                "input), arith.subf");
+    v = sub.getResult();
+  }
+  auto mul = dyn_cast<arith::MulFOp>(ops[next++]);
+  if (!mul || !((mul.getLhs() == v && mul.getRhs() == scaleArg) ||
+                (mul.getRhs() == v && mul.getLhs() == scaleArg)))
+    return no("expected the code times the scale (the second input), "
+              "arith.mulf in " +
+              str(half));
+  auto yield = dyn_cast<linalg::YieldOp>(ops[next]);
+  if (!yield || yield.getNumOperands() != 1 ||
+      yield.getOperand(0) != mul.getResult())
+    return no("expected the product to be yielded");
+
+  Dequant d;
+  d.op = g;
+  d.codes = g.getDpsInputOperand(0)->get();
+  d.scales = g.getDpsInputOperand(1)->get();
+  if (ins == 3)
+    d.zeroPoints = g.getDpsInputOperand(2)->get();
+  auto codesType = cast<MemRefType>(d.codes.getType());
+  if (!maps[0].isIdentity() || !staticIdentity(codesType) ||
+      codesType.getShape() != ArrayRef<int64_t>{n, k})
+    return no("expected the codes [" + std::to_string(n) + ", " +
+              std::to_string(k) + "] indexed by (n, k) with an identity "
+              "layout, got " +
+              str(codesType) + " indexed by " + str(maps[0]));
+  auto scalesType = cast<MemRefType>(d.scales.getType());
+  auto [group, why] = scaleGroup(maps[1], scalesType, n, k, "the scales");
+  if (!group)
+    return no(why);
+  if (d.zeroPoints) {
+    if (maps[2] != maps[1] || d.zeroPoints.getType() != d.scales.getType())
+      return no("expected zero points of the scales' type and indexing, "
+                "got " +
+                str(d.zeroPoints.getType()) + " indexed by " + str(maps[2]));
+  }
+  std::optional<hq::ScalarType> scaleType = toScalarType(half);
+  d.schema = hq::WeightSchema::make(
+      *type, *scaleType,
+      group > 0 ? hq::Granularity::Group : hq::Granularity::Channel,
+      group > 0 ? group : 0,
+      d.zeroPoints ? hq::ZeroPointKind::Float : hq::ZeroPointKind::None);
+  return d;
+}
+
+struct RaiseQuantizedMatmulPass
+    : public mlir::humming::impl::HummingRaiseQuantizedMatmulPassBase<
+          RaiseQuantizedMatmulPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    SmallVector<linalg::MatmulOp> matmuls;
+    getOperation()->walk([&](linalg::MatmulOp mm) { matmuls.push_back(mm); });
+    for (linalg::MatmulOp mm : matmuls)
+      if (Refusal r = raise(mm); !r.plain && !r.why.empty())
+        mm.emitRemark() << "humming-raise-quantized-matmul: not raised: "
+                        << r.why;
+  }
+
+  Refusal raise(linalg::MatmulOp mm) {
+    if (!mm.hasPureBufferSemantics()) {
+      // On tensors: a matmul whose weights a linalg.generic computes is
+      // a candidate to say something about.
+      if (mm.getDpsInputOperand(1)->get().getDefiningOp<linalg::GenericOp>())
+        return {"expected memref operands (bufferized IR: humming.gemm is a "
+                "memref operation), got tensors"};
+      return {"", true};
+    }
+    Value x = mm.getDpsInputOperand(0)->get();
+    Value wd = mm.getDpsInputOperand(1)->get();
+    Value y = mm.getDpsInitOperand(0)->get();
+    // A plain matmul (B written by no linalg.generic in this block) is not
+    // a quantized one: no remark.
+    linalg::GenericOp g;
+    for (Operation *user : wd.getUsers())
+      if (auto gen = dyn_cast<linalg::GenericOp>(user);
+          gen && gen->getBlock() == mm->getBlock() &&
+          gen->isBeforeInBlock(mm) && gen.getNumDpsInits() == 1 &&
+          gen.getDpsInitOperand(0)->get() == wd)
+        g = gen;
+    if (!g)
+      return {"", true};
+
+    MLIRContext *ctx = mm.getContext();
+    AffineExpr m = getAffineDimExpr(0, ctx), nn = getAffineDimExpr(1, ctx),
+               kk = getAffineDimExpr(2, ctx);
+    SmallVector<AffineMap> maps = mm.getIndexingMapsArray();
+    auto mapOf = [&](ArrayRef<AffineExpr> e) {
+      return AffineMap::get(3, 0, e, ctx);
+    };
+    if (maps.size() != 3 || maps[0] != mapOf({m, kk}) ||
+        maps[2] != mapOf({m, nn}))
+      return {"expected a plain matmul (A indexed (m, k), C (m, n)) with the "
+              "weights as B"};
+    if (maps[1] != mapOf({nn, kk}))
+      return {"expected the weights as B [N, K] indexed (n, k) (a "
+              "transposed-B matmul: output = input * W^T), got B indexed " +
+              str(maps[1])};
+    auto xt = cast<MemRefType>(x.getType());
+    auto wt = cast<MemRefType>(wd.getType());
+    auto yt = cast<MemRefType>(y.getType());
+    Type half = xt.getElementType();
+    if (!isHalf(half) || wt.getElementType() != half ||
+        yt.getElementType() != half)
+      return {"expected f16 or bf16 input, weights and output of one type "
+              "(accumulation in f32 happens inside humming.gemm), got " +
+              str(xt) + ", " + str(wt) + ", " + str(yt)};
+    if (!staticIdentity(wt) || xt.isDynamicDim(1) || yt.isDynamicDim(1) ||
+        !xt.getLayout().isIdentity() || !yt.getLayout().isIdentity())
+      return {"expected identity-layout memrefs with static N and K (M may be "
+              "dynamic), got " +
+              str(xt) + ", " + str(wt) + ", " + str(yt)};
+    const int64_t n = wt.getDimSize(0), k = wt.getDimSize(1);
+
+    std::variant<Dequant, Refusal> found = matchDequant(g, n, k, half);
+    if (auto *r = std::get_if<Refusal>(&found))
+      return *r;
+    Dequant &d = std::get<Dequant>(found);
+
+    // The dequantized weights exist only for this matmul.
+    SmallVector<Operation *> deallocs;
+    auto alloc = wd.getDefiningOp<memref::AllocOp>();
+    if (!alloc)
+      return {"expected the dequantized weights in a memref.alloc of their "
+              "own"};
+    for (Operation *user : wd.getUsers()) {
+      if (user == g || user == mm)
+        continue;
+      if (isa<memref::DeallocOp>(user)) {
+        deallocs.push_back(user);
+        continue;
+      }
+      return {"the dequantized weights are also used by " +
+              user->getName().getStringRef().str() +
+              ": only the matmul may read them"};
+    }
+    // linalg.matmul adds to C: it must be zeroed right before.
+    linalg::FillOp fill;
+    for (Operation *op = mm->getPrevNode(); op; op = op->getPrevNode()) {
+      if (auto f = dyn_cast<linalg::FillOp>(op);
+          f && f.hasPureBufferSemantics() &&
+          f.getDpsInitOperand(0)->get() == y) {
+        fill = f;
+        break;
+      }
+      if (llvm::is_contained(op->getOperands(), y))
+        break;
+    }
+    if (!fill || !matchPattern(fill.getDpsInputOperand(0)->get(),
+                               m_AnyZeroFloat()))
+      return {"expected 'output' zeroed by a linalg.fill of 0 before the "
+              "matmul with nothing else touching it in between (linalg.matmul "
+              "adds to its output, humming.gemm overwrites it)"};
+    for (Value v : {x, d.codes, d.scales, d.zeroPoints})
+      if (v && v == y)
+        return {"expected the output to be none of the inputs"};
+
+    hq::InputSchema in{*toScalarType(half), hq::ActScaling::None, 0};
+    std::optional<hq::ScalarType> out = toScalarType(half);
+    if (hq::Diag why = hq::verifyCompatibility(d.schema, in, {}, out))
+      return {"the schema found (" + describe(d.schema) + ") is not one "
+              "humming.gemm runs: " + *why};
+    if (hq::Diag why = hq::verifyPadding(d.schema, in, n, k))
+      return {"the sizes N = " + std::to_string(n) + ", K = " +
+              std::to_string(k) + " need padding: " + *why};
+    // Build, verify quietly, then replace.
+    std::string quietError;
+    WeightSchemaAttr ws;
+    InputSchemaAttr is;
+    {
+      ScopedDiagnosticHandler quiet(ctx, [&](Diagnostic &diag) {
+        quietError = diag.str();
+        return success();
+      });
+      auto emitError = [&] { return mm.emitError(); };
+      ws = WeightSchemaAttr::fromHost(emitError, ctx, d.schema);
+      is = InputSchemaAttr::fromHost(emitError, ctx, in);
+    }
+    if (!ws || !is)
+      return {"the schema found (" + describe(d.schema) + ") is not valid: " +
+              quietError};
+    OpBuilder b(mm);
+    // Per-row scales (and zero points) given as [N]: humming.gemm takes
+    // [N, 1], the same memory.
+    SmallVector<Operation *> views;
+    auto asColumn = [&](Value v) -> Value {
+      auto t = cast<MemRefType>(v.getType());
+      if (t.getRank() != 1)
+        return v;
+      auto view = memref::ExpandShapeOp::create(
+          b, mm.getLoc(), ArrayRef<int64_t>{t.getDimSize(0), 1}, v,
+          ArrayRef<ReassociationIndices>{{0, 1}});
+      views.push_back(view);
+      return view;
+    };
+    Value scales = asColumn(d.scales);
+    Value zeroPoints = d.zeroPoints ? asColumn(d.zeroPoints) : Value();
+    auto gemm = GemmOp::create(b, mm.getLoc(), x, d.codes, scales, zeroPoints,
+                               Value(), Value(), Value(), y, ws, is,
+                               ComputeAttr(), LayoutAttr(), ArrayAttr());
+    LogicalResult verified = success();
+    {
+      ScopedDiagnosticHandler quiet(ctx, [&](Diagnostic &diag) {
+        quietError = diag.str();
+        return success();
+      });
+      verified = gemm.verify();
+    }
+    if (failed(verified)) {
+      gemm.erase();
+      for (Operation *view : llvm::reverse(views))
+        view->erase();
+      return {"the humming.gemm it would become does not verify: " +
+              quietError};
+    }
+    mm.erase();
+    Operation *zero = fill.getDpsInputOperand(0)->get().getDefiningOp();
+    fill.erase();
+    if (zero && zero->use_empty())
+      zero->erase();
+    d.op.erase();
+    for (Operation *op : deallocs)
+      op->erase();
+    alloc.erase();
+    return {};
+  }
+};
+
+} // namespace

@@ -1,0 +1,275 @@
+// RUN: humming-opt %s --humming-raise-quantized-matmul -split-input-file -verify-diagnostics | FileCheck %s
+
+// Near misses of humming-raise-quantized-matmul: each is left as it is (no
+// humming.gemm anywhere) with a remark on the matmul that says why.
+// CHECK-NOT: humming.gemm
+
+// -----
+
+func.func @no_fill(%x: memref<?x128xf16>, %codes: memref<64x128xi8>, %s: memref<64xf16>, %y: memref<?x64xf16>) {
+  %wd = memref.alloc() : memref<64x128xf16>
+  linalg.generic {indexing_maps = [affine_map<(n, k) -> (n, k)>, affine_map<(n, k) -> (n)>,
+                                   affine_map<(n, k) -> (n, k)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%codes, %s : memref<64x128xi8>, memref<64xf16>) outs(%wd : memref<64x128xf16>) {
+  ^bb0(%c: i8, %sc: f16, %o: f16):
+    %f = arith.sitofp %c : i8 to f16
+    %w = arith.mulf %f, %sc : f16
+    linalg.yield %w : f16
+  }
+  // expected-remark @+1 {{humming-raise-quantized-matmul: not raised: expected 'output' zeroed by a linalg.fill of 0 before the matmul with nothing else touching it in between (linalg.matmul adds to its output, humming.gemm overwrites it)}}
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>,
+                                 affine_map<(m, n, k) -> (m, n)>]
+      ins(%x, %wd : memref<?x128xf16>, memref<64x128xf16>) outs(%y : memref<?x64xf16>)
+  return
+}
+
+// -----
+
+func.func @fill_not_zero(%x: memref<?x128xf16>, %codes: memref<64x128xi8>, %s: memref<64xf16>, %y: memref<?x64xf16>) {
+  %wd = memref.alloc() : memref<64x128xf16>
+  linalg.generic {indexing_maps = [affine_map<(n, k) -> (n, k)>, affine_map<(n, k) -> (n)>,
+                                   affine_map<(n, k) -> (n, k)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%codes, %s : memref<64x128xi8>, memref<64xf16>) outs(%wd : memref<64x128xf16>) {
+  ^bb0(%c: i8, %sc: f16, %o: f16):
+    %f = arith.sitofp %c : i8 to f16
+    %w = arith.mulf %f, %sc : f16
+    linalg.yield %w : f16
+  }
+  %zero = arith.constant 1.0 : f16
+  linalg.fill ins(%zero : f16) outs(%y : memref<?x64xf16>)
+  // expected-remark @+1 {{expected 'output' zeroed by a linalg.fill of 0}}
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>,
+                                 affine_map<(m, n, k) -> (m, n)>]
+      ins(%x, %wd : memref<?x128xf16>, memref<64x128xf16>) outs(%y : memref<?x64xf16>)
+  return
+}
+
+// -----
+
+func.func @f32_output(%x: memref<?x128xf16>, %codes: memref<64x128xi8>, %s: memref<64xf16>, %y: memref<?x64xf32>) {
+  %wd = memref.alloc() : memref<64x128xf16>
+  linalg.generic {indexing_maps = [affine_map<(n, k) -> (n, k)>, affine_map<(n, k) -> (n)>,
+                                   affine_map<(n, k) -> (n, k)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%codes, %s : memref<64x128xi8>, memref<64xf16>) outs(%wd : memref<64x128xf16>) {
+  ^bb0(%c: i8, %sc: f16, %o: f16):
+    %f = arith.sitofp %c : i8 to f16
+    %w = arith.mulf %f, %sc : f16
+    linalg.yield %w : f16
+  }
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%y : memref<?x64xf32>)
+  // expected-remark @+1 {{expected f16 or bf16 input, weights and output of one type (accumulation in f32 happens inside humming.gemm), got memref<?x128xf16>, memref<64x128xf16>, memref<?x64xf32>}}
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>,
+                                 affine_map<(m, n, k) -> (m, n)>]
+      ins(%x, %wd : memref<?x128xf16>, memref<64x128xf16>) outs(%y : memref<?x64xf32>)
+  return
+}
+
+// -----
+
+func.func @weights_read_twice(%x: memref<?x128xf16>, %codes: memref<64x128xi8>, %s: memref<64xf16>, %y: memref<?x64xf16>, %copy: memref<64x128xf16>) {
+  %wd = memref.alloc() : memref<64x128xf16>
+  linalg.generic {indexing_maps = [affine_map<(n, k) -> (n, k)>, affine_map<(n, k) -> (n)>,
+                                   affine_map<(n, k) -> (n, k)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%codes, %s : memref<64x128xi8>, memref<64xf16>) outs(%wd : memref<64x128xf16>) {
+  ^bb0(%c: i8, %sc: f16, %o: f16):
+    %f = arith.sitofp %c : i8 to f16
+    %w = arith.mulf %f, %sc : f16
+    linalg.yield %w : f16
+  }
+  %zero = arith.constant 0.0 : f16
+  linalg.fill ins(%zero : f16) outs(%y : memref<?x64xf16>)
+  // expected-remark @+1 {{the dequantized weights are also used by memref.copy: only the matmul may read them}}
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>,
+                                 affine_map<(m, n, k) -> (m, n)>]
+      ins(%x, %wd : memref<?x128xf16>, memref<64x128xf16>) outs(%y : memref<?x64xf16>)
+  memref.copy %wd, %copy : memref<64x128xf16> to memref<64x128xf16>
+  return
+}
+
+// -----
+
+func.func @weights_in_an_argument(%x: memref<?x128xf16>, %codes: memref<64x128xi8>, %s: memref<64xf16>, %y: memref<?x64xf16>, %wd: memref<64x128xf16>) {
+  linalg.generic {indexing_maps = [affine_map<(n, k) -> (n, k)>, affine_map<(n, k) -> (n)>,
+                                   affine_map<(n, k) -> (n, k)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%codes, %s : memref<64x128xi8>, memref<64xf16>) outs(%wd : memref<64x128xf16>) {
+  ^bb0(%c: i8, %sc: f16, %o: f16):
+    %f = arith.sitofp %c : i8 to f16
+    %w = arith.mulf %f, %sc : f16
+    linalg.yield %w : f16
+  }
+  %zero = arith.constant 0.0 : f16
+  linalg.fill ins(%zero : f16) outs(%y : memref<?x64xf16>)
+  // expected-remark @+1 {{expected the dequantized weights in a memref.alloc of their own}}
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>,
+                                 affine_map<(m, n, k) -> (m, n)>]
+      ins(%x, %wd : memref<?x128xf16>, memref<64x128xf16>) outs(%y : memref<?x64xf16>)
+  return
+}
+
+// -----
+
+func.func @scales_per_k(%x: memref<?x128xf16>, %codes: memref<64x128xi8>, %s: memref<64x128xf16>, %y: memref<?x64xf16>) {
+  %wd = memref.alloc() : memref<64x128xf16>
+  linalg.generic {indexing_maps = [affine_map<(n, k) -> (n, k)>, affine_map<(n, k) -> (n, k)>,
+                                   affine_map<(n, k) -> (n, k)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%codes, %s : memref<64x128xi8>, memref<64x128xf16>) outs(%wd : memref<64x128xf16>) {
+  ^bb0(%c: i8, %sc: f16, %o: f16):
+    %f = arith.sitofp %c : i8 to f16
+    %w = arith.mulf %f, %sc : f16
+    linalg.yield %w : f16
+  }
+  %zero = arith.constant 0.0 : f16
+  linalg.fill ins(%zero : f16) outs(%y : memref<?x64xf16>)
+  // expected-remark @+1 {{the dequantization (linalg.generic writing the weights): the scales of type memref<64x128xf16> indexed by (d0, d1) -> (d0, d1): expected [N, K / g] by (n, k floordiv g), or [N] / [N, 1] by (n) / (n, 0) (N = 64, K = 128)}}
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>,
+                                 affine_map<(m, n, k) -> (m, n)>]
+      ins(%x, %wd : memref<?x128xf16>, memref<64x128xf16>) outs(%y : memref<?x64xf16>)
+  return
+}
+
+// -----
+
+func.func @f32_scales(%x: memref<?x128xf16>, %codes: memref<64x128xi8>, %s: memref<64xf32>, %y: memref<?x64xf16>) {
+  %wd = memref.alloc() : memref<64x128xf16>
+  linalg.generic {indexing_maps = [affine_map<(n, k) -> (n, k)>, affine_map<(n, k) -> (n)>,
+                                   affine_map<(n, k) -> (n, k)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%codes, %s : memref<64x128xi8>, memref<64xf32>) outs(%wd : memref<64x128xf16>) {
+  ^bb0(%c: i8, %sc: f32, %o: f16):
+    %f = arith.sitofp %c : i8 to f16
+    %s16 = arith.truncf %sc : f32 to f16
+    %w = arith.mulf %f, %s16 : f16
+    linalg.yield %w : f16
+  }
+  %zero = arith.constant 0.0 : f16
+  linalg.fill ins(%zero : f16) outs(%y : memref<?x64xf16>)
+  // expected-remark @+1 {{expected scales of the weights' type f16, got f32}}
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>,
+                                 affine_map<(m, n, k) -> (m, n)>]
+      ins(%x, %wd : memref<?x128xf16>, memref<64x128xf16>) outs(%y : memref<?x64xf16>)
+  return
+}
+
+// -----
+
+func.func @packed_int4(%x: memref<?x128xf16>, %codes: memref<64x128xi32>, %s: memref<64xf16>, %y: memref<?x64xf16>) {
+  %wd = memref.alloc() : memref<64x128xf16>
+  linalg.generic {indexing_maps = [affine_map<(n, k) -> (n, k)>, affine_map<(n, k) -> (n)>,
+                                   affine_map<(n, k) -> (n, k)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%codes, %s : memref<64x128xi32>, memref<64xf16>) outs(%wd : memref<64x128xf16>) {
+  ^bb0(%c: i32, %sc: f16, %o: f16):
+    %four = arith.constant 4 : i32
+    %sh = arith.shrui %c, %four : i32
+    %m = arith.constant 15 : i32
+    %q = arith.andi %sh, %m : i32
+    %f = arith.uitofp %q : i32 to f16
+    %w = arith.mulf %f, %sc : f16
+    linalg.yield %w : f16
+  }
+  %zero = arith.constant 0.0 : f16
+  linalg.fill ins(%zero : f16) outs(%y : memref<?x64xf16>)
+  // expected-remark @+1 {{expected the body to start by converting the code (the first input) to f16 with arith.sitofp / arith.uitofp (i8) or arith.extf (f8E4M3FN, f8E5M2), got arith.shrui of i32 (codes narrower than 8 bits packed into wider integers are not recognised yet)}}
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>,
+                                 affine_map<(m, n, k) -> (m, n)>]
+      ins(%x, %wd : memref<?x128xf16>, memref<64x128xf16>) outs(%y : memref<?x64xf16>)
+  return
+}
+
+// -----
+
+func.func @bias_in_the_body(%x: memref<?x128xf16>, %codes: memref<64x128xi8>, %s: memref<64xf16>, %y: memref<?x64xf16>) {
+  %wd = memref.alloc() : memref<64x128xf16>
+  linalg.generic {indexing_maps = [affine_map<(n, k) -> (n, k)>, affine_map<(n, k) -> (n)>,
+                                   affine_map<(n, k) -> (n, k)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%codes, %s : memref<64x128xi8>, memref<64xf16>) outs(%wd : memref<64x128xf16>) {
+  ^bb0(%c: i8, %sc: f16, %o: f16):
+    %f = arith.sitofp %c : i8 to f16
+    %w = arith.mulf %f, %sc : f16
+    %one = arith.constant 1.0 : f16
+    %b = arith.addf %w, %one : f16
+    linalg.yield %b : f16
+  }
+  %zero = arith.constant 0.0 : f16
+  linalg.fill ins(%zero : f16) outs(%y : memref<?x64xf16>)
+  // expected-remark @+1 {{expected a body of a conversion of the code, a multiplication by the scale and the yield, got 5 operations}}
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>,
+                                 affine_map<(m, n, k) -> (m, n)>]
+      ins(%x, %wd : memref<?x128xf16>, memref<64x128xf16>) outs(%y : memref<?x64xf16>)
+  return
+}
+
+// -----
+
+func.func @not_transposed(%x: memref<?x128xf16>, %codes: memref<128x64xi8>, %s: memref<128xf16>, %y: memref<?x64xf16>) {
+  %wd = memref.alloc() : memref<128x64xf16>
+  linalg.generic {indexing_maps = [affine_map<(n, k) -> (n, k)>, affine_map<(n, k) -> (n)>,
+                                   affine_map<(n, k) -> (n, k)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%codes, %s : memref<128x64xi8>, memref<128xf16>) outs(%wd : memref<128x64xf16>) {
+  ^bb0(%c: i8, %sc: f16, %o: f16):
+    %f = arith.sitofp %c : i8 to f16
+    %w = arith.mulf %f, %sc : f16
+    linalg.yield %w : f16
+  }
+  %zero = arith.constant 0.0 : f16
+  linalg.fill ins(%zero : f16) outs(%y : memref<?x64xf16>)
+  // expected-remark @+1 {{expected the weights as B [N, K] indexed (n, k) (a transposed-B matmul: output = input * W^T), got B indexed (d0, d1, d2) -> (d2, d1)}}
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>,
+                                 affine_map<(m, n, k) -> (m, n)>]
+      ins(%x, %wd : memref<?x128xf16>, memref<128x64xf16>) outs(%y : memref<?x64xf16>)
+  return
+}
+
+// -----
+
+// A schema humming.gemm does not take (zero points with float codes).
+func.func @fp8_zero_points(%x: memref<?x128xf16>, %codes: memref<64x128xf8E4M3FN>, %s: memref<64xf16>, %z: memref<64xf16>, %y: memref<?x64xf16>) {
+  %wd = memref.alloc() : memref<64x128xf16>
+  linalg.generic {indexing_maps = [affine_map<(n, k) -> (n, k)>, affine_map<(n, k) -> (n)>,
+                                   affine_map<(n, k) -> (n)>, affine_map<(n, k) -> (n, k)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%codes, %s, %z : memref<64x128xf8E4M3FN>, memref<64xf16>, memref<64xf16>) outs(%wd : memref<64x128xf16>) {
+  ^bb0(%c: f8E4M3FN, %sc: f16, %zp: f16, %o: f16):
+    %f = arith.extf %c : f8E4M3FN to f16
+    %d = arith.subf %f, %zp : f16
+    %w = arith.mulf %d, %sc : f16
+    linalg.yield %w : f16
+  }
+  %zero = arith.constant 0.0 : f16
+  linalg.fill ins(%zero : f16) outs(%y : memref<?x64xf16>)
+  // expected-remark @+1 {{the schema found (f8E4M3FN codes, f16 scales per row, float zero points) is not valid: expected an unsigned integer weight type with a zero point, got f8E4M3FN}}
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>,
+                                 affine_map<(m, n, k) -> (m, n)>]
+      ins(%x, %wd : memref<?x128xf16>, memref<64x128xf16>) outs(%y : memref<?x64xf16>)
+  return
+}
+
+// -----
+
+// Tensors: humming.gemm is a memref operation; bufferize first.
+func.func @tensors(%x: tensor<?x128xf16>, %codes: tensor<64x128xi8>, %s: tensor<64xf16>, %y: tensor<?x64xf16>,
+                   %e: tensor<64x128xf16>) -> tensor<?x64xf16> {
+  %wd = linalg.generic {indexing_maps = [affine_map<(n, k) -> (n, k)>, affine_map<(n, k) -> (n)>,
+                                   affine_map<(n, k) -> (n, k)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%codes, %s : tensor<64x128xi8>, tensor<64xf16>) outs(%e : tensor<64x128xf16>) {
+  ^bb0(%c: i8, %sc: f16, %o: f16):
+    %f = arith.sitofp %c : i8 to f16
+    %w = arith.mulf %f, %sc : f16
+    linalg.yield %w : f16
+  } -> tensor<64x128xf16>
+  // expected-remark @+1 {{expected memref operands (bufferized IR: humming.gemm is a memref operation), got tensors}}
+  %r = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>,
+                                 affine_map<(m, n, k) -> (m, n)>]
+      ins(%x, %wd : tensor<?x128xf16>, tensor<64x128xf16>) outs(%y : tensor<?x64xf16>) -> tensor<?x64xf16>
+  return %r : tensor<?x64xf16>
+}

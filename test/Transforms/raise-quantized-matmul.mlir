@@ -1,0 +1,109 @@
+// RUN: humming-opt %s --humming-raise-quantized-matmul -split-input-file | FileCheck %s
+
+// The dequantize-then-matmul forms frontends emit, each raised to one
+// humming.gemm with the schema the dequantization computed; the codes are
+// passed unpacked, the dequantization, the fill and the buffer go.
+
+// W8A16 int8, one f16 scale per row ([N], indexed (n)).
+// CHECK-LABEL: func.func @int8_per_row
+// CHECK-SAME:    (%[[X:.*]]: memref<?x256xf16>, %[[C:.*]]: memref<128x256xi8>, %[[S:.*]]: memref<128xf16>, %[[Y:.*]]: memref<?x128xf16>)
+// CHECK-NEXT:    %[[S1:.*]] = memref.expand_shape %[[S]] {{\[\[}}0, 1]] output_shape [128, 1] : memref<128xf16> into memref<128x1xf16>
+// CHECK-NEXT:    humming.gemm %[[X]], %[[C]] scales(%[[S1]] : memref<128x1xf16>) into %[[Y]]
+// CHECK-SAME:      input_schema = #humming.input_schema<type = f16>
+// CHECK-SAME:      weight_schema = #humming.weight_schema<type = si8, scale = f16>}
+// CHECK-SAME:      : memref<?x256xf16>, memref<128x256xi8> -> memref<?x128xf16>
+// CHECK-NEXT:    return
+func.func @int8_per_row(%x: memref<?x256xf16>, %codes: memref<128x256xi8>, %s: memref<128xf16>,
+                        %y: memref<?x128xf16>) {
+  %wd = memref.alloc() : memref<128x256xf16>
+  linalg.generic {indexing_maps = [affine_map<(n, k) -> (n, k)>, affine_map<(n, k) -> (n)>,
+                                   affine_map<(n, k) -> (n, k)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%codes, %s : memref<128x256xi8>, memref<128xf16>) outs(%wd : memref<128x256xf16>) {
+  ^bb0(%c: i8, %sc: f16, %o: f16):
+    %f = arith.sitofp %c : i8 to f16
+    %w = arith.mulf %f, %sc : f16
+    linalg.yield %w : f16
+  }
+  %zero = arith.constant 0.0 : f16
+  linalg.fill ins(%zero : f16) outs(%y : memref<?x128xf16>)
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>,
+                                 affine_map<(m, n, k) -> (m, n)>]
+      ins(%x, %wd : memref<?x256xf16>, memref<128x256xf16>) outs(%y : memref<?x128xf16>)
+  memref.dealloc %wd : memref<128x256xf16>
+  return
+}
+
+// -----
+
+// FP8 (e4m3) codes, bf16 scales per row as [N, 1] (indexed (n, 0)), the
+// scale on the left of the product.
+// CHECK-LABEL: func.func @fp8_per_row
+// CHECK-NEXT:    humming.gemm %{{.*}}, %{{.*}} scales(%{{.*}} : memref<64x1xbf16>)
+// CHECK-SAME:      input_schema = #humming.input_schema<type = bf16>
+// CHECK-SAME:      weight_schema = #humming.weight_schema<type = f8E4M3FN, scale = bf16>}
+// CHECK-SAME:      : memref<4x128xbf16>, memref<64x128xf8E4M3FN> -> memref<4x64xbf16>
+// CHECK-NEXT:    return
+func.func @fp8_per_row(%x: memref<4x128xbf16>, %codes: memref<64x128xf8E4M3FN>, %s: memref<64x1xbf16>,
+                       %y: memref<4x64xbf16>) {
+  %zero = arith.constant 0.0 : bf16
+  %wd = memref.alloc() : memref<64x128xbf16>
+  linalg.generic {indexing_maps = [affine_map<(n, k) -> (n, k)>, affine_map<(n, k) -> (n, 0)>,
+                                   affine_map<(n, k) -> (n, k)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%codes, %s : memref<64x128xf8E4M3FN>, memref<64x1xbf16>) outs(%wd : memref<64x128xbf16>) {
+  ^bb0(%c: f8E4M3FN, %sc: bf16, %o: bf16):
+    %f = arith.extf %c : f8E4M3FN to bf16
+    %w = arith.mulf %sc, %f : bf16
+    linalg.yield %w : bf16
+  }
+  linalg.fill ins(%zero : bf16) outs(%y : memref<4x64xbf16>)
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>,
+                                 affine_map<(m, n, k) -> (m, n)>]
+      ins(%x, %wd : memref<4x128xbf16>, memref<64x128xbf16>) outs(%y : memref<4x64xbf16>)
+  return
+}
+
+// -----
+
+// uint8 codes, f16 scales and float zero points per group of 128
+// ([N, K / 128], indexed (n, k floordiv 128)).
+// CHECK-LABEL: func.func @uint8_group_zero_points
+// CHECK-NEXT:    humming.gemm %{{.*}}, %{{.*}} scales(%{{.*}} : memref<64x2xf16>) zero_points(%{{.*}} : memref<64x2xf16>)
+// CHECK-SAME:      weight_schema = #humming.weight_schema<type = ui8, scale = f16, granularity = group<128>, zero_point = float>}
+// CHECK-NEXT:    return
+func.func @uint8_group_zero_points(%x: memref<?x256xf16>, %codes: memref<64x256xi8>, %s: memref<64x2xf16>,
+                                   %z: memref<64x2xf16>, %y: memref<?x64xf16>) {
+  %wd = memref.alloc() : memref<64x256xf16>
+  linalg.generic {indexing_maps = [affine_map<(n, k) -> (n, k)>, affine_map<(n, k) -> (n, k floordiv 128)>,
+                                   affine_map<(n, k) -> (n, k floordiv 128)>, affine_map<(n, k) -> (n, k)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%codes, %s, %z : memref<64x256xi8>, memref<64x2xf16>, memref<64x2xf16>)
+      outs(%wd : memref<64x256xf16>) {
+  ^bb0(%c: i8, %sc: f16, %zp: f16, %o: f16):
+    %f = arith.uitofp %c : i8 to f16
+    %d = arith.subf %f, %zp : f16
+    %w = arith.mulf %d, %sc : f16
+    linalg.yield %w : f16
+  }
+  %zero = arith.constant 0.0 : f16
+  linalg.fill ins(%zero : f16) outs(%y : memref<?x64xf16>)
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>,
+                                 affine_map<(m, n, k) -> (m, n)>]
+      ins(%x, %wd : memref<?x256xf16>, memref<64x256xf16>) outs(%y : memref<?x64xf16>)
+  memref.dealloc %wd : memref<64x256xf16>
+  return
+}
+
+// -----
+
+// A plain f16 matmul is no quantized one: untouched, no remark.
+// CHECK-LABEL: func.func @plain
+// CHECK:         linalg.matmul
+// CHECK-NOT:     humming.gemm
+func.func @plain(%x: memref<?x64xf16>, %w: memref<32x64xf16>, %y: memref<?x32xf16>) {
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>,
+                                 affine_map<(m, n, k) -> (m, n)>]
+      ins(%x, %w : memref<?x64xf16>, memref<32x64xf16>) outs(%y : memref<?x32xf16>)
+  return
+}
