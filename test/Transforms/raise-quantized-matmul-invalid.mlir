@@ -273,3 +273,58 @@ func.func @tensors(%x: tensor<?x128xf16>, %codes: tensor<64x128xi8>, %s: tensor<
       ins(%x, %wd : tensor<?x128xf16>, tensor<64x128xf16>) outs(%y : tensor<?x64xf16>) -> tensor<?x64xf16>
   return %r : tensor<?x64xf16>
 }
+
+// -----
+
+// The output written between the fill and the matmul (inside a loop): the
+// matmul adds to that, humming.gemm would not.
+func.func @output_written_between(%x: memref<?x128xf16>, %codes: memref<64x128xi8>, %s: memref<64xf16>,
+                                  %y: memref<?x64xf16>, %b: memref<?x64xf16>, %n: index) {
+  %wd = memref.alloc() : memref<64x128xf16>
+  linalg.generic {indexing_maps = [affine_map<(n, k) -> (n, k)>, affine_map<(n, k) -> (n)>,
+                                   affine_map<(n, k) -> (n, k)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%codes, %s : memref<64x128xi8>, memref<64xf16>) outs(%wd : memref<64x128xf16>) {
+  ^bb0(%c: i8, %sc: f16, %o: f16):
+    %f = arith.sitofp %c : i8 to f16
+    %w = arith.mulf %f, %sc : f16
+    linalg.yield %w : f16
+  }
+  %zero = arith.constant 0.0 : f16
+  linalg.fill ins(%zero : f16) outs(%y : memref<?x64xf16>)
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.for %i = %c0 to %n step %c1 {
+    memref.copy %b, %y : memref<?x64xf16> to memref<?x64xf16>
+  }
+  // expected-remark @+1 {{expected 'output' zeroed by a linalg.fill of 0 before the matmul with nothing else touching it in between}}
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>,
+                                 affine_map<(m, n, k) -> (m, n)>]
+      ins(%x, %wd : memref<?x128xf16>, memref<64x128xf16>) outs(%y : memref<?x64xf16>)
+  return
+}
+
+// -----
+
+// The codes overwritten after the dequantization read them.
+func.func @codes_changed_between(%x: memref<?x128xf16>, %codes: memref<64x128xi8>, %s: memref<64xf16>,
+                                 %y: memref<?x64xf16>, %other: memref<64x128xi8>) {
+  %wd = memref.alloc() : memref<64x128xf16>
+  linalg.generic {indexing_maps = [affine_map<(n, k) -> (n, k)>, affine_map<(n, k) -> (n)>,
+                                   affine_map<(n, k) -> (n, k)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%codes, %s : memref<64x128xi8>, memref<64xf16>) outs(%wd : memref<64x128xf16>) {
+  ^bb0(%c: i8, %sc: f16, %o: f16):
+    %f = arith.sitofp %c : i8 to f16
+    %w = arith.mulf %f, %sc : f16
+    linalg.yield %w : f16
+  }
+  memref.copy %other, %codes : memref<64x128xi8> to memref<64x128xi8>
+  %zero = arith.constant 0.0 : f16
+  linalg.fill ins(%zero : f16) outs(%y : memref<?x64xf16>)
+  // expected-remark @+1 {{the codes, scales or zero points are used between the dequantization and the matmul: expected them unchanged there}}
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>,
+                                 affine_map<(m, n, k) -> (m, n)>]
+      ins(%x, %wd : memref<?x128xf16>, memref<64x128xf16>) outs(%y : memref<?x64xf16>)
+  return
+}

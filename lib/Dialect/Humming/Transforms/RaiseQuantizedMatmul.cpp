@@ -235,6 +235,18 @@ std::variant<Dequant, Refusal> matchDequant(linalg::GenericOp g, int64_t n,
   return d;
 }
 
+/// Whether an operation strictly between `from` and `to` (same block),
+/// or nested in one, uses `v`.
+bool usedBetween(Value v, Operation *from, Operation *to) {
+  for (Operation *user : v.getUsers()) {
+    Operation *top = from->getBlock()->findAncestorOpInBlock(*user);
+    if (top && top != from && top != to && from->isBeforeInBlock(top) &&
+        top->isBeforeInBlock(to))
+      return true;
+  }
+  return false;
+}
+
 struct RaiseQuantizedMatmulPass
     : public mlir::humming::impl::HummingRaiseQuantizedMatmulPassBase<
           RaiseQuantizedMatmulPass> {
@@ -328,24 +340,28 @@ struct RaiseQuantizedMatmulPass
     }
     // linalg.matmul adds to C: it must be zeroed right before.
     linalg::FillOp fill;
-    for (Operation *op = mm->getPrevNode(); op; op = op->getPrevNode()) {
+    for (Operation *op = mm->getPrevNode(); op; op = op->getPrevNode())
       if (auto f = dyn_cast<linalg::FillOp>(op);
           f && f.hasPureBufferSemantics() &&
           f.getDpsInitOperand(0)->get() == y) {
         fill = f;
         break;
       }
-      if (llvm::is_contained(op->getOperands(), y))
-        break;
-    }
-    if (!fill || !matchPattern(fill.getDpsInputOperand(0)->get(),
-                               m_AnyZeroFloat()))
+    if (!fill || usedBetween(y, fill, mm) ||
+        !matchPattern(fill.getDpsInputOperand(0)->get(), m_AnyZeroFloat()))
       return {"expected 'output' zeroed by a linalg.fill of 0 before the "
               "matmul with nothing else touching it in between (linalg.matmul "
               "adds to its output, humming.gemm overwrites it)"};
     for (Value v : {x, d.codes, d.scales, d.zeroPoints})
       if (v && v == y)
         return {"expected the output to be none of the inputs"};
+    // The gemm reads the codes, scales and zero points where the matmul
+    // ran: nothing may touch them after the dequantization read them.
+    for (Value v : {d.codes, d.scales, d.zeroPoints})
+      if (v && usedBetween(v, g, mm))
+        return {"the codes, scales or zero points are used between the "
+                "dequantization and the matmul: expected them unchanged "
+                "there"};
 
     hq::InputSchema in{*toScalarType(half), hq::ActScaling::None, 0};
     std::optional<hq::ScalarType> out = toScalarType(half);
