@@ -90,6 +90,9 @@ def _library():
             p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p]
         lib.humming_layer_forward.argtypes = [
             p, p, ctypes.c_uint64, ctypes.c_uint64, ctypes.c_int64]
+        sz = ctypes.c_size_t
+        lib.humming_layer_load_quantized.argtypes = [
+            p, p, sz, p, sz, p, sz, p, sz, p, sz]
         lib.humming_layer_create_quantized.argtypes = [
             ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(_WeightSchema),
             ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,
@@ -419,6 +422,48 @@ class HummingLayer:
         if handle and _lib is not None:
             _lib.humming_layer_destroy(handle)
             self._handle = None
+
+    def load_quantized(self, weight, scales=None, zero_points=None,
+                       global_scale=None, bias=None):
+        """Loads already quantized tensors in the humming standard format at
+        the schema's padded sizes (weight int32 [N, K*b/32] of codes packed
+        LSB first along K; scales [N, K/g] or [N, 1] in the scale type;
+        int zero points int32 [N*b/32, K/g], float ones [N, K/g]; global
+        scale float32 [1]; bias [N]): torch tensors on any device, or
+        bytes-like objects holding the raw little-endian data. Each size is
+        checked against the schema."""
+        if getattr(self, "num_experts", 0):
+            raise HummingError("load_quantized loads dense layers; a MoE "
+                               "layer quantizes float weights "
+                               "(load_from_unquantized)")
+        keep = []
+
+        def raw(t, name):
+            if t is None:
+                return None, 0
+            try:
+                import torch
+                if isinstance(t, torch.Tensor):
+                    t = t.detach().contiguous().cpu()
+                    keep.append(t)
+                    return t.data_ptr(), t.numel() * t.element_size()
+            except ImportError:
+                pass
+            try:
+                data = bytes(memoryview(t))
+            except TypeError:
+                raise HummingError(f"{name}: expected a torch tensor or a "
+                                   f"bytes-like object, got "
+                                   f"{type(t).__name__}") from None
+            keep.append(data)
+            return data, len(data)
+        args = []
+        for t, name in ((weight, "weight"), (scales, "scales"),
+                        (zero_points, "zero_points"),
+                        (global_scale, "global_scale"), (bias, "bias")):
+            args.extend(raw(t, name))
+        _check(_library().humming_layer_load_quantized(self._handle, *args))
+        self._transformed = False
 
     def load_from_unquantized(self, weight, bias=None):
         """Quantizes float weights [N, K] (a torch tensor, or anything that

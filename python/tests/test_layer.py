@@ -133,6 +133,56 @@ class CreateTest(unittest.TestCase):
             "expected a #humming.tile_config, got "), str(e.exception))
 
 
+def canonical_w4(n, k, seed):
+    """Canonical uint4 g128 tensors as raw bytes (codes packed LSB first
+    along K into int32 words, f16 group scales) and the weights they stand
+    for, w[n][k] = (code - 8) * scale (unsigned codes without zero points
+    have the implicit zero 2^(b-1))."""
+    import array
+    import struct
+    rng = random.Random(seed)
+    codes = [[rng.randrange(16) for _ in range(k)] for _ in range(n)]
+    scales = [[rng.choice((0.25, 0.5, 0.125)) for _ in range(k // 128)]
+              for _ in range(n)]
+    words = array.array("I")
+    for row in codes:
+        for w in range(k // 8):
+            words.append(sum(row[8 * w + j] << (4 * j) for j in range(8)))
+    raw_scales = struct.pack("<" + "e" * (n * (k // 128)),
+                             *[v for row in scales for v in row])
+    w = [[(codes[r][c] - 8) * scales[r][c // 128] for c in range(k)]
+         for r in range(n)]
+    return words.tobytes(), raw_scales, w
+
+
+class LoadQuantizedTest(unittest.TestCase):
+    """HummingLayer.load_quantized: tensors already in the standard
+    format (a serving engine's loaded tensors)."""
+
+    def test_errors_say_what_was_expected(self):
+        layer = HummingLayer(64, 128, W4G128)
+        with self.assertRaises(HummingError) as e:
+            layer.load_quantized(bytes(100), bytes(128))
+        self.assertEqual(str(e.exception),
+                         "weight: expected 4096 bytes (I32 [64, 16]), got 100")
+        with self.assertRaises(HummingError) as e:
+            layer.load_quantized(bytes(4096))
+        self.assertEqual(str(e.exception),
+                         "scales: expected 128 bytes (F16 [64, 1]), got 0")
+        with self.assertRaises(HummingError) as e:
+            layer.load_quantized(object(), bytes(128))
+        self.assertEqual(str(e.exception),
+                         "weight: expected a torch tensor or a bytes-like "
+                         "object, got object")
+
+    def test_loads_and_compiles(self):
+        weight, scales, _ = canonical_w4(64, 256, seed=2)
+        layer = HummingLayer(64, 256, W4G128)
+        layer.load_quantized(weight, scales)
+        layer.transform(device="H200", compile_only=True)
+        self.assertGreater(layer.kernel_count, 0)
+
+
 class QuantizerTest(unittest.TestCase):
     def test_errors_say_what_was_expected(self):
         with self.assertRaises(HummingError) as e:
@@ -369,6 +419,28 @@ class GpuTest(unittest.TestCase):
             rel = ((y.double() - ref).norm() / ref.norm()).item()
             self.assertLess(rel, 1e-3, f"M={m}")
             self.assertFalse(torch.isnan(y).any().item())
+
+    def test_load_quantized_matches_float64(self):
+        # Canonical tensors from torch (as a serving engine holds them,
+        # here on the GPU) against the weights they stand for.
+        import torch
+        n, k = 256, 512
+        weight, scales, w = canonical_w4(n, k, seed=4)
+        layer = HummingLayer(n, k, W4G128)
+        layer.load_quantized(
+            torch.frombuffer(bytearray(weight), dtype=torch.int32).cuda()
+            .reshape(n, k // 8),
+            torch.frombuffer(bytearray(scales), dtype=torch.float16).cuda()
+            .reshape(n, k // 128))
+        layer.transform()
+        wd = torch.tensor(w, dtype=torch.float64, device="cuda")
+        for m in (1, 19):
+            x = (torch.rand(m, k, dtype=torch.float64, device="cuda") * 2
+                 - 1).to(torch.float16)
+            y = layer(x)
+            ref = x.double() @ wd.T
+            rel = ((y.double() - ref).norm() / ref.norm()).item()
+            self.assertLess(rel, 1e-3, f"M={m}")
 
     def test_int8_checkpoint_with_its_activations_matches_float64(self):
         # The W8A8-INT8 checkpoint (int8 per channel, scale 0.002, dynamic

@@ -328,3 +328,79 @@ func.func @codes_changed_between(%x: memref<?x128xf16>, %codes: memref<64x128xi8
       ins(%x, %wd : memref<?x128xf16>, memref<64x128xf16>) outs(%y : memref<?x64xf16>)
   return
 }
+
+// -----
+
+// Unsigned codes used as they are: humming's unsigned codes without zero
+// points stand for code - 128.
+func.func @uint8_without_zero(%x: memref<?x128xf16>, %codes: memref<64x128xi8>, %s: memref<64xf16>,
+                              %y: memref<?x64xf16>) {
+  %wd = memref.alloc() : memref<64x128xf16>
+  linalg.generic {indexing_maps = [affine_map<(n, k) -> (n, k)>, affine_map<(n, k) -> (n)>,
+                                   affine_map<(n, k) -> (n, k)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%codes, %s : memref<64x128xi8>, memref<64xf16>) outs(%wd : memref<64x128xf16>) {
+  ^bb0(%c: i8, %sc: f16, %o: f16):
+    %f = arith.uitofp %c : i8 to f16
+    %w = arith.mulf %f, %sc : f16
+    linalg.yield %w : f16
+  }
+  %zero = arith.constant 0.0 : f16
+  linalg.fill ins(%zero : f16) outs(%y : memref<?x64xf16>)
+  // expected-remark @+1 {{expected unsigned codes minus a zero point (a third input) or minus 128 (humming's implicit zero for unsigned codes without zero points), got codes used as they are}}
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>,
+                                 affine_map<(m, n, k) -> (m, n)>]
+      ins(%x, %wd : memref<?x128xf16>, memref<64x128xf16>) outs(%y : memref<?x64xf16>)
+  return
+}
+
+// -----
+
+// Unsigned codes minus another constant.
+func.func @uint8_minus_100(%x: memref<?x128xf16>, %codes: memref<64x128xi8>, %s: memref<64xf16>,
+                           %y: memref<?x64xf16>) {
+  %wd = memref.alloc() : memref<64x128xf16>
+  linalg.generic {indexing_maps = [affine_map<(n, k) -> (n, k)>, affine_map<(n, k) -> (n)>,
+                                   affine_map<(n, k) -> (n, k)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%codes, %s : memref<64x128xi8>, memref<64xf16>) outs(%wd : memref<64x128xf16>) {
+  ^bb0(%c: i8, %sc: f16, %o: f16):
+    %f = arith.uitofp %c : i8 to f16
+    %z = arith.constant 100.0 : f16
+    %d = arith.subf %f, %z : f16
+    %w = arith.mulf %d, %sc : f16
+    linalg.yield %w : f16
+  }
+  %zero = arith.constant 0.0 : f16
+  linalg.fill ins(%zero : f16) outs(%y : memref<?x64xf16>)
+  // expected-remark @+1 {{expected unsigned codes minus 128 (their implicit zero without a zero point tensor), arith.subf of a constant}}
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>,
+                                 affine_map<(m, n, k) -> (m, n)>]
+      ins(%x, %wd : memref<?x128xf16>, memref<64x128xf16>) outs(%y : memref<?x64xf16>)
+  return
+}
+
+// -----
+
+// N not a multiple of the kernels' 64: humming.gemm would need padded
+// weights, which the raise cannot make without a copy.
+func.func @n_needs_padding(%x: memref<?x128xf16>, %codes: memref<32x128xi8>, %s: memref<32xf16>,
+                           %y: memref<?x32xf16>) {
+  %wd = memref.alloc() : memref<32x128xf16>
+  linalg.generic {indexing_maps = [affine_map<(n, k) -> (n, k)>, affine_map<(n, k) -> (n)>,
+                                   affine_map<(n, k) -> (n, k)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%codes, %s : memref<32x128xi8>, memref<32xf16>) outs(%wd : memref<32x128xf16>) {
+  ^bb0(%c: i8, %sc: f16, %o: f16):
+    %f = arith.sitofp %c : i8 to f16
+    %w = arith.mulf %f, %sc : f16
+    linalg.yield %w : f16
+  }
+  %zero = arith.constant 0.0 : f16
+  linalg.fill ins(%zero : f16) outs(%y : memref<?x32xf16>)
+  // expected-remark @+1 {{the sizes N = 32, K = 128 need padding: expected the padded N to be a multiple of 64, got 32 (pad N with pad_n)}}
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>,
+                                 affine_map<(m, n, k) -> (m, n)>]
+      ins(%x, %wd : memref<?x128xf16>, memref<32x128xf16>) outs(%y : memref<?x32xf16>)
+  return
+}

@@ -107,3 +107,33 @@ func.func @plain(%x: memref<?x64xf16>, %w: memref<32x64xf16>, %y: memref<?x32xf1
       ins(%x, %w : memref<?x64xf16>, memref<32x64xf16>) outs(%y : memref<?x32xf16>)
   return
 }
+
+// -----
+
+// uint8 codes minus 128 (the implicit zero of humming's unsigned codes
+// without zero points), f16 scales per group of 64.
+// CHECK-LABEL: func.func @uint8_implicit_zero
+// CHECK-NEXT:    humming.gemm %{{.*}}, %{{.*}} scales(%{{.*}} : memref<64x2xf16>) into
+// CHECK-SAME:      weight_schema = #humming.weight_schema<type = ui8, scale = f16, granularity = group<64>>}
+// CHECK-NEXT:    return
+func.func @uint8_implicit_zero(%x: memref<?x128xf16>, %codes: memref<64x128xi8>, %s: memref<64x2xf16>,
+                               %y: memref<?x64xf16>) {
+  %wd = memref.alloc() : memref<64x128xf16>
+  linalg.generic {indexing_maps = [affine_map<(n, k) -> (n, k)>, affine_map<(n, k) -> (n, k floordiv 64)>,
+                                   affine_map<(n, k) -> (n, k)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%codes, %s : memref<64x128xi8>, memref<64x2xf16>) outs(%wd : memref<64x128xf16>) {
+  ^bb0(%c: i8, %sc: f16, %o: f16):
+    %f = arith.uitofp %c : i8 to f16
+    %z = arith.constant 128.0 : f16
+    %d = arith.subf %f, %z : f16
+    %w = arith.mulf %d, %sc : f16
+    linalg.yield %w : f16
+  }
+  %zero = arith.constant 0.0 : f16
+  linalg.fill ins(%zero : f16) outs(%y : memref<?x64xf16>)
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>,
+                                 affine_map<(m, n, k) -> (m, n)>]
+      ins(%x, %wd : memref<?x128xf16>, memref<64x128xf16>) outs(%y : memref<?x64xf16>)
+  return
+}

@@ -178,11 +178,27 @@ std::variant<Dequant, Refusal> matchDequant(linalg::GenericOp g, int64_t n,
   if (scaleElem != half)
     return no("expected scales of the weights' type " + str(half) +
               ", got " + str(scaleElem));
-  if (ops.size() != ins + 1)
+  // Unsigned codes: humming's unsigned codes without a zero point stand
+  // for code - 2^(b-1); the dequantization must subtract that (as a
+  // constant) or a zero point.
+  const bool unsignedCodes = isa<arith::UIToFPOp>(conv);
+  // Constants in the body are operands, not steps.
+  SmallVector<Operation *> steps;
+  for (Operation *op : ops)
+    if (!isa<arith::ConstantOp>(op))
+      steps.push_back(op);
+  const bool implicitZero =
+      unsignedCodes && ins == 2 && steps.size() == 4 &&
+      isa<arith::SubFOp>(steps[1]);
+  if (steps.size() != ins + 1 && !implicitZero)
     return no("expected a body of a conversion of the code" +
               std::string(ins == 3 ? ", a subtraction of the zero point" : "") +
               ", a multiplication by the scale and the yield, got " +
-              std::to_string(ops.size()) + " operations");
+              std::to_string(steps.size()) + " operations" +
+              (unsignedCodes && ins == 2
+                   ? " (unsigned codes: also a subtraction of 128)"
+                   : ""));
+  ops = steps;
   Value v = conv->getResult(0);
   size_t next = 1;
   if (ins == 3) {
@@ -191,6 +207,19 @@ std::variant<Dequant, Refusal> matchDequant(linalg::GenericOp g, int64_t n,
       return no("expected the converted code minus the zero point (the third "
                 "input), arith.subf");
     v = sub.getResult();
+  } else if (implicitZero) {
+    auto sub = cast<arith::SubFOp>(ops[next++]);
+    APFloat zero(0.0);
+    if (sub.getLhs() != v ||
+        !matchPattern(sub.getRhs(), m_ConstantFloat(&zero)) ||
+        zero.convertToDouble() != 128.0)
+      return no("expected unsigned codes minus 128 (their implicit zero "
+                "without a zero point tensor), arith.subf of a constant");
+    v = sub.getResult();
+  } else if (unsignedCodes) {
+    return no("expected unsigned codes minus a zero point (a third input) or "
+              "minus 128 (humming's implicit zero for unsigned codes without "
+              "zero points), got codes used as they are");
   }
   auto mul = dyn_cast<arith::MulFOp>(ops[next++]);
   if (!mul || !((mul.getLhs() == v && mul.getRhs() == scaleArg) ||

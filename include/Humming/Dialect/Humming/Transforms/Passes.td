@@ -96,7 +96,9 @@ def HummingRaiseQuantizedMatmulPass
 
     Recognised: 8-bit codes [N, K] — `arith.sitofp` / `arith.uitofp` of
     i8 (si8 / ui8) or `arith.extf` of f8E4M3FN / f8E5M2 (e4m3 / e5m2) —,
-    optionally minus float zero points (`arith.subf`), times scales of the
+    optionally minus float zero points (`arith.subf`; unsigned codes must
+    subtract a zero point or the constant 128, humming's implicit zero for
+    unsigned codes without zero points), times scales of the
     weights' type, per row ([N] by (n) or [N, 1] by (n, 0)) or per group of
     g along K ([N, K / g] by (n, k floordiv g)); the matmul transposed-B
     (`output = input * W^T`), f16 or bf16 throughout, its output zeroed by
