@@ -404,3 +404,26 @@ func.func @n_needs_padding(%x: memref<?x128xf16>, %codes: memref<32x128xi8>, %s:
       ins(%x, %wd : memref<?x128xf16>, memref<32x128xf16>) outs(%y : memref<?x32xf16>)
   return
 }
+
+// -----
+
+// Something before the conversion of the code.
+func.func @scale_first(%x: memref<?x128xf16>, %codes: memref<64x128xi8>, %s: memref<64xf16>, %y: memref<?x64xf16>) {
+  %wd = memref.alloc() : memref<64x128xf16>
+  linalg.generic {indexing_maps = [affine_map<(n, k) -> (n, k)>, affine_map<(n, k) -> (n)>,
+                                   affine_map<(n, k) -> (n, k)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%codes, %s : memref<64x128xi8>, memref<64xf16>) outs(%wd : memref<64x128xf16>) {
+  ^bb0(%c: i8, %sc: f16, %o: f16):
+    %t = arith.negf %sc : f16
+    %f = arith.sitofp %c : i8 to f16
+    linalg.yield %f : f16
+  }
+  %zero = arith.constant 0.0 : f16
+  linalg.fill ins(%zero : f16) outs(%y : memref<?x64xf16>)
+  // expected-remark @+1 {{expected the conversion of the code as the body's first step, got arith.negf}}
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>,
+                                 affine_map<(m, n, k) -> (m, n)>]
+      ins(%x, %wd : memref<?x128xf16>, memref<64x128xf16>) outs(%y : memref<?x64xf16>)
+  return
+}

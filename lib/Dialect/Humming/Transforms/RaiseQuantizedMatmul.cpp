@@ -198,6 +198,10 @@ std::variant<Dequant, Refusal> matchDequant(linalg::GenericOp g, int64_t n,
               (unsignedCodes && ins == 2
                    ? " (unsigned codes: also a subtraction of 128)"
                    : ""));
+  if (steps[0] != conv)
+    return no("expected the conversion of the code as the body's first "
+              "step, got " +
+              steps[0]->getName().getStringRef().str());
   ops = steps;
   Value v = conv->getResult(0);
   size_t next = 1;
