@@ -129,18 +129,16 @@ struct MoeGrouping::Impl {
                  int64_t groupedRows) const {
     if (positionsCount == 0)
       return Status::success();
-    const int64_t words = k.kernel.blockN;
-    const int64_t threads = k.kernel.threads;
-    int64_t blocks = (positionsCount * words + threads - 1) / threads;
-    blocks = std::min<int64_t>(blocks, int64_t(1) << 20);
+    uint32_t grid[3];
+    k.kernel.grid(positionsCount, 0, grid);
     rt::CUdeviceptr null = 0, in = input, out = output, pos = positions;
     int32_t p32 = int32_t(positionsCount), g32 = int32_t(groupedRows);
     void *args[abi::NumMoeParams] = {&in,   &null, &null, &null, &null,
                                      &null, &out,  &null, &p32,  &pos,
                                      &null, &null, &null, &g32};
     return k.driver->check(
-        k.driver->cuLaunchKernel(k.function, unsigned(blocks), 1, 1,
-                                 unsigned(threads), 1, 1, 0,
+        k.driver->cuLaunchKernel(k.function, grid[0], grid[1], grid[2],
+                                 unsigned(k.kernel.threads), 1, 1, 0,
                                  static_cast<rt::CUstream>(stream), args,
                                  nullptr),
         "cuLaunchKernel");

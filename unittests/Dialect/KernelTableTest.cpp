@@ -210,3 +210,24 @@ TEST(KernelTable, TheActivationsTensorMapOfATmaKernel) {
   k.inputMap = 0;
   EXPECT_EQ(habi::inputMapWithoutEncoder(k, false), "");
 }
+
+TEST(KernelTable, ARowMoveCoversItsWordsWithAtMostTheCappedGrid) {
+  // humming.moe_permute's kernels: one thread per 4-byte word of the
+  // positions' rows, at most kPermuteMaxBlocks blocks (a grid-stride loop
+  // does the rest); a routing kernel is one block.
+  habi::KernelLaunch k;
+  k.kind = habi::kMoeScatterKernel;
+  k.blockN = 1024; // a 2048-column 16-bit row
+  k.threads = 256;
+  uint32_t g[3];
+  k.grid(10, 0, g);
+  EXPECT_EQ(g[0], 40u);
+  EXPECT_EQ(g[1], 1u);
+  EXPECT_EQ(g[2], 1u);
+  k.kind = habi::kMoeGatherKernel;
+  k.grid(int64_t(1) << 24, 0, g);
+  EXPECT_EQ(g[0], uint32_t(habi::kPermuteMaxBlocks));
+  k.kind = habi::kMoeGroupKernel;
+  k.grid(4096, 0, g);
+  EXPECT_EQ(g[0], 1u);
+}

@@ -82,6 +82,9 @@ constexpr int64_t kGemmKernel = 0, kQuantizeKernel = 1, kMoeAlignKernel = 2,
                   kSiluAndMulKernel = 3, kMoeSumKernel = 4,
                   kMoeGroupKernel = 5, kMoeScatterKernel = 6,
                   kMoeGatherKernel = 7;
+/// The most blocks a scatter / gather kernel launches (a grid-stride loop
+/// covers the rest).
+constexpr int64_t kPermuteMaxBlocks = int64_t(1) << 20;
 
 /// How to launch one generated kernel: the lowering records one entry per
 /// kernel in the module attribute kKernelTableAttr (an array of dictionaries
@@ -173,7 +176,8 @@ struct KernelLaunch {
       return;
     }
     if (kind == kMoeScatterKernel || kind == kMoeGatherKernel) {
-      g[0] = uint32_t((m * blockN + threads - 1) / threads);
+      int64_t blocks = (m * blockN + threads - 1) / threads;
+      g[0] = uint32_t(blocks < kPermuteMaxBlocks ? blocks : kPermuteMaxBlocks);
       g[1] = g[2] = 1;
       return;
     }

@@ -159,7 +159,7 @@ struct MoePermuteKernelSpec {
   int64_t topK = 1; ///< scatter: the input row of id i is i / topK
   bool gather = false;
 };
-constexpr int64_t kPermuteMaxBlocks = int64_t(1) << 20;
+constexpr int64_t kPermuteMaxBlocks = ::humming::abi::kPermuteMaxBlocks;
 gpu::GPUFuncOp buildMoePermuteKernel(OpBuilder &builder, Location loc,
                                      gpu::GPUModuleOp module, StringRef name,
                                      const MoePermuteKernelSpec &spec);
