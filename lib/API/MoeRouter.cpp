@@ -123,6 +123,17 @@ struct MoeGrouping::Impl {
   std::map<int64_t, detail::SingleKernel> scatter, gather; // by row bytes
 
   int64_t ids(int64_t m) const { return m * topK; }
+  int64_t groupedRows(int64_t m) const {
+    return maxTokens ? experts * maxTokens : m * topK;
+  }
+  Status check(int64_t m, std::initializer_list<uint64_t> pointers,
+               const char *what) const;
+  /// Rows of `kernels`' width `rowBytes` (scatter or gather) from `src` to
+  /// `dst` for `m` tokens, after the checks every call makes.
+  Status moveRows(void *stream,
+                  const std::map<int64_t, detail::SingleKernel> &kernels,
+                  int64_t rowBytes, uint64_t src, int64_t m,
+                  uint64_t positions, uint64_t dst, const char *what) const;
   /// One launch of a permute kernel over `m` tokens' ids.
   Status permute(void *stream, const detail::SingleKernel &k, uint64_t input,
                  int64_t positionsCount, uint64_t positions, uint64_t output,
@@ -233,8 +244,7 @@ Status MoeGrouping::transform(const LayerTarget &target) {
 }
 
 int64_t MoeGrouping::groupedRows(int64_t m) const {
-  return impl_->maxTokens ? impl_->experts * impl_->maxTokens
-                          : m * impl_->topK;
+  return impl_->groupedRows(m);
 }
 
 int64_t MoeGrouping::layoutSize() const {
@@ -243,11 +253,9 @@ int64_t MoeGrouping::layoutSize() const {
 
 /// The checks every MoeGrouping launch shares: transformed for a device,
 /// M in range, 4-byte aligned non-null pointers (`m` > 0 needs them all).
-static Status checkGroupingCall(bool transformed, bool compileOnly,
-                                const std::string &chip, int64_t m,
-                                int64_t topK, int64_t maxTokens,
+Status MoeGrouping::Impl::check(int64_t m,
                                 std::initializer_list<uint64_t> pointers,
-                                const char *what) {
+                                const char *what) const {
   if (!transformed)
     return Error{"call transform() before forward()"};
   if (m < 0 || m > std::numeric_limits<int32_t>::max() / topK)
@@ -267,8 +275,23 @@ static Status checkGroupingCall(bool transformed, bool compileOnly,
   }
   if (compileOnly)
     return Error{concat("the MoE grouping was transformed compile-only for ",
-                        chip, "; transform it for a device to run it")};
+                        group.chip, "; transform it for a device to run it")};
   return Status::success();
+}
+
+Status MoeGrouping::Impl::moveRows(
+    void *stream, const std::map<int64_t, detail::SingleKernel> &kernels,
+    int64_t rowBytes, uint64_t src, int64_t m, uint64_t positions,
+    uint64_t dst, const char *what) const {
+  auto it = kernels.find(rowBytes);
+  if (transformed && it == kernels.end())
+    return Error{concat("expected one of the row widths the grouping was "
+                        "created with, got ",
+                        rowBytes, " bytes")};
+  if (Status s = check(m, {src, positions, dst}, what); !s)
+    return s;
+  return permute(stream, it->second, src, ids(m), positions, dst,
+                 groupedRows(m));
 }
 
 Status MoeGrouping::forward(void *stream, uint64_t topkIds, int64_t m,
@@ -277,9 +300,8 @@ Status MoeGrouping::forward(void *stream, uint64_t topkIds, int64_t m,
   if (g.transformed && (!expertLayout || expertLayout % 4))
     return Error{"expected a 4-byte aligned device pointer for the expert "
                  "layout (written for every M, 0 included)"};
-  if (Status s = checkGroupingCall(
-          g.transformed, g.compileOnly, g.group.chip, m, g.topK, g.maxTokens,
-          {topkIds, positions}, "the top-k ids and the positions");
+  if (Status s = g.check(m, {topkIds, positions},
+                         "the top-k ids and the positions");
       !s)
     return s;
   rt::CUdeviceptr null = 0, ids = topkIds, pos = positions,
@@ -299,56 +321,30 @@ Status MoeGrouping::forward(void *stream, uint64_t topkIds, int64_t m,
 Status MoeGrouping::scatter(void *stream, int64_t rowBytes, uint64_t rows,
                             int64_t m, uint64_t positions,
                             uint64_t grouped) const {
-  const Impl &g = *impl_;
-  auto it = g.scatter.find(rowBytes);
-  if (g.transformed && it == g.scatter.end())
-    return Error{concat("expected one of the row widths the grouping was "
-                        "created with, got ",
-                        rowBytes, " bytes")};
-  if (Status s = checkGroupingCall(g.transformed, g.compileOnly,
-                                   g.group.chip, m, g.topK, g.maxTokens,
-                                   {rows, positions, grouped},
-                                   "the rows, the positions and the grouped "
-                                   "rows");
-      !s)
-    return s;
-  return g.permute(stream, it->second, rows, g.ids(m), positions, grouped,
-                   groupedRows(m));
+  return impl_->moveRows(stream, impl_->scatter, rowBytes, rows, m, positions,
+                         grouped,
+                         "the rows, the positions and the grouped rows");
 }
 
 Status MoeGrouping::scatterWeights(void *stream, uint64_t topkWeights,
                                    int64_t m, uint64_t positions,
                                    uint64_t grouped) const {
   const Impl &g = *impl_;
-  if (Status s = checkGroupingCall(g.transformed, g.compileOnly,
-                                   g.group.chip, m, g.topK, g.maxTokens,
-                                   {topkWeights, positions, grouped},
-                                   "the router weights, the positions and the "
-                                   "grouped weights");
+  if (Status s = g.check(m, {topkWeights, positions, grouped},
+                         "the router weights, the positions and the grouped "
+                         "weights");
       !s)
     return s;
   return g.permute(stream, g.weights, topkWeights, g.ids(m), positions,
-                   grouped, groupedRows(m));
+                   grouped, g.groupedRows(m));
 }
 
 Status MoeGrouping::gather(void *stream, int64_t rowBytes, uint64_t grouped,
                            int64_t m, uint64_t positions,
                            uint64_t rows) const {
-  const Impl &g = *impl_;
-  auto it = g.gather.find(rowBytes);
-  if (g.transformed && it == g.gather.end())
-    return Error{concat("expected one of the row widths the grouping was "
-                        "created with, got ",
-                        rowBytes, " bytes")};
-  if (Status s = checkGroupingCall(g.transformed, g.compileOnly,
-                                   g.group.chip, m, g.topK, g.maxTokens,
-                                   {grouped, positions, rows},
-                                   "the grouped rows, the positions and the "
-                                   "rows");
-      !s)
-    return s;
-  return g.permute(stream, it->second, grouped, g.ids(m), positions, rows,
-                   groupedRows(m));
+  return impl_->moveRows(stream, impl_->gather, rowBytes, grouped, m,
+                         positions, rows,
+                         "the grouped rows, the positions and the rows");
 }
 
 int64_t MoeGrouping::experts() const { return impl_->experts; }

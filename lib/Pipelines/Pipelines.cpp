@@ -309,90 +309,81 @@ mlir::humming::buildLayerModule(MLIRContext &ctx, const LayerSpec &spec) {
   return std::move(module);
 }
 
-hq::Result<OwningOpRef<ModuleOp>>
-mlir::humming::buildMoeAlignModule(MLIRContext &ctx, const MoeAlignSpec &spec) {
+/// A module of one function @`name`(`types`) whose body `build` fills
+/// (before the return), verified: otherwise "`what`: <diagnostics>".
+static hq::Result<OwningOpRef<ModuleOp>> singleFunctionModule(
+    MLIRContext &ctx, StringRef name, ArrayRef<Type> types, const char *what,
+    function_ref<void(OpBuilder &, Location, Block *)> build) {
   ErrorCollector errors(ctx);
   OpBuilder b(&ctx);
   Location loc = UnknownLoc::get(&ctx);
-  Type i32 = b.getI32Type();
-  SmallVector<Type> types = {
-      MemRefType::get({ShapedType::kDynamic, spec.topK}, i32),
-      MemRefType::get({ShapedType::kDynamic}, i32),
-      MemRefType::get({ShapedType::kDynamic}, i32), MemRefType::get({1}, i32)};
   OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
   b.setInsertionPointToEnd(module->getBody());
-  auto func = func::FuncOp::create(b, loc, "route", b.getFunctionType(types, {}));
+  auto func = func::FuncOp::create(b, loc, name, b.getFunctionType(types, {}));
   Block *body = func.addEntryBlock();
   b.setInsertionPointToStart(body);
-  MoeAlignOp::create(b, loc, body->getArgument(0), body->getArgument(1),
-                     body->getArgument(2), body->getArgument(3),
-                     uint64_t(spec.experts), uint64_t(spec.blockSize));
+  build(b, loc, body);
   func::ReturnOp::create(b, loc);
   if (failed(verify(*module)))
-    return errors.fail("the routing does not verify");
+    return errors.fail(what);
   return std::move(module);
 }
 
 hq::Result<OwningOpRef<ModuleOp>>
+mlir::humming::buildMoeAlignModule(MLIRContext &ctx, const MoeAlignSpec &spec) {
+  Type i32 = IntegerType::get(&ctx, 32);
+  SmallVector<Type> types = {
+      MemRefType::get({ShapedType::kDynamic, spec.topK}, i32),
+      MemRefType::get({ShapedType::kDynamic}, i32),
+      MemRefType::get({ShapedType::kDynamic}, i32), MemRefType::get({1}, i32)};
+  return singleFunctionModule(
+      ctx, "route", types, "the routing does not verify",
+      [&](OpBuilder &b, Location loc, Block *body) {
+        MoeAlignOp::create(b, loc, body->getArgument(0), body->getArgument(1),
+                           body->getArgument(2), body->getArgument(3),
+                           uint64_t(spec.experts), uint64_t(spec.blockSize));
+      });
+}
+
+hq::Result<OwningOpRef<ModuleOp>>
 mlir::humming::buildMoeGroupModule(MLIRContext &ctx, const MoeGroupSpec &spec) {
-  ErrorCollector errors(ctx);
-  OpBuilder b(&ctx);
-  Location loc = UnknownLoc::get(&ctx);
-  Type i32 = b.getI32Type();
+  Type i32 = IntegerType::get(&ctx, 32);
   SmallVector<Type> types = {
       MemRefType::get({ShapedType::kDynamic, spec.topK}, i32),
       MemRefType::get({ShapedType::kDynamic}, i32),
       MemRefType::get({spec.maxTokens ? spec.experts : spec.experts + 1},
                       i32)};
-  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
-  b.setInsertionPointToEnd(module->getBody());
-  auto func =
-      func::FuncOp::create(b, loc, "group", b.getFunctionType(types, {}));
-  Block *body = func.addEntryBlock();
-  b.setInsertionPointToStart(body);
-  MoeGroupOp::create(b, loc, body->getArgument(0), body->getArgument(1),
-                     body->getArgument(2), uint64_t(spec.experts),
-                     spec.maxTokens ? b.getI64IntegerAttr(spec.maxTokens)
-                                    : IntegerAttr());
-  func::ReturnOp::create(b, loc);
-  if (failed(verify(*module)))
-    return errors.fail("the grouped routing does not verify");
-  return std::move(module);
+  return singleFunctionModule(
+      ctx, "group", types, "the grouped routing does not verify",
+      [&](OpBuilder &b, Location loc, Block *body) {
+        MoeGroupOp::create(b, loc, body->getArgument(0), body->getArgument(1),
+                           body->getArgument(2), uint64_t(spec.experts),
+                           spec.maxTokens ? b.getI64IntegerAttr(spec.maxTokens)
+                                          : IntegerAttr());
+      });
 }
 
 hq::Result<OwningOpRef<ModuleOp>>
 mlir::humming::buildMoePermuteModule(MLIRContext &ctx,
                                      const MoePermuteSpec &spec) {
-  ErrorCollector errors(ctx);
-  OpBuilder b(&ctx);
-  Location loc = UnknownLoc::get(&ctx);
-  Type i32 = b.getI32Type();
+  Type i32 = IntegerType::get(&ctx, 32);
   auto rows = MemRefType::get({ShapedType::kDynamic, spec.words}, i32);
   SmallVector<Type> types = {rows, MemRefType::get({ShapedType::kDynamic}, i32),
                              rows};
-  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
-  b.setInsertionPointToEnd(module->getBody());
-  auto func =
-      func::FuncOp::create(b, loc, "permute", b.getFunctionType(types, {}));
-  Block *body = func.addEntryBlock();
-  b.setInsertionPointToStart(body);
-  MoePermuteOp::create(b, loc, body->getArgument(0), body->getArgument(1),
-                       body->getArgument(2),
-                       spec.gather ? IntegerAttr()
-                                   : b.getI64IntegerAttr(spec.topK),
-                       spec.gather);
-  func::ReturnOp::create(b, loc);
-  if (failed(verify(*module)))
-    return errors.fail("the row permutation does not verify");
-  return std::move(module);
+  return singleFunctionModule(
+      ctx, "permute", types, "the row permutation does not verify",
+      [&](OpBuilder &b, Location loc, Block *body) {
+        MoePermuteOp::create(b, loc, body->getArgument(0), body->getArgument(1),
+                             body->getArgument(2),
+                             spec.gather ? IntegerAttr()
+                                         : b.getI64IntegerAttr(spec.topK),
+                             spec.gather);
+      });
 }
 
 hq::Result<OwningOpRef<ModuleOp>>
 mlir::humming::buildElementwiseModule(MLIRContext &ctx,
                                       const ElementwiseSpec &spec) {
-  ErrorCollector errors(ctx);
-  OpBuilder b(&ctx);
-  Location loc = UnknownLoc::get(&ctx);
   Type t = toMLIRType(&ctx, spec.type);
   const bool silu = spec.kind == hq::abi::kSiluAndMulKernel;
   SmallVector<Type> types = {
@@ -400,28 +391,23 @@ mlir::humming::buildElementwiseModule(MLIRContext &ctx,
                        silu ? 2 * spec.columns : spec.columns},
                       t),
       MemRefType::get({ShapedType::kDynamic, spec.columns}, t)};
-  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
-  b.setInsertionPointToEnd(module->getBody());
-  auto func =
-      func::FuncOp::create(b, loc, "elementwise", b.getFunctionType(types, {}));
-  Block *body = func.addEntryBlock();
-  b.setInsertionPointToStart(body);
-  if (silu) {
-    auto attr = [&](double v, double none) {
-      return v == none ? FloatAttr() : b.getF64FloatAttr(v);
-    };
-    SiluAndMulOp::create(b, loc, body->getArgument(0), body->getArgument(1),
-                         attr(spec.alpha, 1.0), attr(spec.upOffset, 0.0),
-                         attr(spec.limit, 0.0));
-  }
-  else
-    MoeSumOp::create(b, loc, body->getArgument(0), body->getArgument(1),
-                     uint64_t(spec.topK));
-  func::ReturnOp::create(b, loc);
-  if (failed(verify(*module)))
-    return errors.fail(silu ? "silu_and_mul does not verify"
-                            : "moe_sum does not verify");
-  return std::move(module);
+  return singleFunctionModule(
+      ctx, "elementwise", types,
+      silu ? "silu_and_mul does not verify" : "moe_sum does not verify",
+      [&](OpBuilder &b, Location loc, Block *body) {
+        if (silu) {
+          auto attr = [&](double v, double none) {
+            return v == none ? FloatAttr() : b.getF64FloatAttr(v);
+          };
+          SiluAndMulOp::create(b, loc, body->getArgument(0),
+                               body->getArgument(1), attr(spec.alpha, 1.0),
+                               attr(spec.upOffset, 0.0),
+                               attr(spec.limit, 0.0));
+        } else {
+          MoeSumOp::create(b, loc, body->getArgument(0), body->getArgument(1),
+                           uint64_t(spec.topK));
+        }
+      });
 }
 
 hq::Result<OwningOpRef<ModuleOp>>

@@ -124,13 +124,16 @@ private:
 
 } // namespace
 
-gpu::GPUFuncOp mlir::humming::buildElementwiseKernel(
+/// A kernel of kElementwiseThreads threads in `module` whose body
+/// `emit(builder, params)` writes (before the return).
+static gpu::GPUFuncOp buildSmallKernel(
     OpBuilder &builder, Location loc, gpu::GPUModuleOp module, StringRef name,
-    const ElementwiseKernelSpec &spec) {
+    bool moe,
+    function_ref<void(ImplicitLocOpBuilder &, ArrayRef<Value>)> emit) {
   OpBuilder::InsertionGuard guard(builder);
   builder.setInsertionPointToEnd(module.getBody());
-  auto func =
-      gpu::GPUFuncOp::create(builder, loc, name, kernelFunctionType(builder));
+  auto func = gpu::GPUFuncOp::create(builder, loc, name,
+                                     kernelFunctionType(builder, moe));
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
                 builder.getUnitAttr());
   func.setKnownBlockSizeAttr(
@@ -139,9 +142,18 @@ gpu::GPUFuncOp mlir::humming::buildElementwiseKernel(
   b.setInsertionPointToStart(&func.getBody().front());
   SmallVector<Value> params(func.getArguments().begin(),
                             func.getArguments().end());
-  ElementwiseEmitter(b, spec, params).emit();
+  emit(b, params);
   gpu::ReturnOp::create(b);
   return func;
+}
+
+gpu::GPUFuncOp mlir::humming::buildElementwiseKernel(
+    OpBuilder &builder, Location loc, gpu::GPUModuleOp module, StringRef name,
+    const ElementwiseKernelSpec &spec) {
+  return buildSmallKernel(builder, loc, module, name, /*moe=*/false,
+                          [&](ImplicitLocOpBuilder &b, ArrayRef<Value> params) {
+                            ElementwiseEmitter(b, spec, params).emit();
+                          });
 }
 
 namespace {
@@ -207,19 +219,8 @@ private:
 gpu::GPUFuncOp mlir::humming::buildMoePermuteKernel(
     OpBuilder &builder, Location loc, gpu::GPUModuleOp module, StringRef name,
     const MoePermuteKernelSpec &spec) {
-  OpBuilder::InsertionGuard guard(builder);
-  builder.setInsertionPointToEnd(module.getBody());
-  auto func = gpu::GPUFuncOp::create(builder, loc, name,
-                                     kernelFunctionType(builder, /*moe=*/true));
-  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
-                builder.getUnitAttr());
-  func.setKnownBlockSizeAttr(
-      builder.getDenseI32ArrayAttr({int32_t(kElementwiseThreads), 1, 1}));
-  ImplicitLocOpBuilder b(loc, builder);
-  b.setInsertionPointToStart(&func.getBody().front());
-  SmallVector<Value> params(func.getArguments().begin(),
-                            func.getArguments().end());
-  MoePermuteEmitter(b, spec, params).emit();
-  gpu::ReturnOp::create(b);
-  return func;
+  return buildSmallKernel(builder, loc, module, name, /*moe=*/true,
+                          [&](ImplicitLocOpBuilder &b, ArrayRef<Value> params) {
+                            MoePermuteEmitter(b, spec, params).emit();
+                          });
 }

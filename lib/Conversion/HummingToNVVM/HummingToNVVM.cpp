@@ -818,50 +818,62 @@ struct LowerToNVVMPass
           Value(), args);
       op.erase();
     }
-    for (MoeAlignOp op : aligns) {
-      auto idsType = cast<MemRefType>(op.getTopkIds().getType());
-      MoeAlignKernelSpec as{int64_t(op.getExperts()), idsType.getDimSize(1),
-                            int64_t(op.getBlockSize())};
-      if (std::string why = moeAlignKernelProblem(as); !why.empty()) {
-        op.emitOpError() << why;
-        return signalPassFailure();
-      }
-      std::string name = kernelName(op, "moe_align");
-      gpu::GPUFuncOp kernel =
-          buildMoeAlignKernel(builder, op.getLoc(), kernels, name, as);
+    // humming.moe_align and humming.moe_group: one block of
+    // kMoeAlignThreads threads (KernelABI.h: KernelLaunch::kind); `args`
+    // gives the launch's parameters (null: devicePointer of none).
+    auto lowerRoutingBlock =
+        [&](Operation *op, const MoeAlignKernelSpec &spec, StringRef what,
+            int64_t kind, int64_t blockSizeField,
+            function_ref<SmallVector<Value>(ImplicitLocOpBuilder &, Value)>
+                args) -> LogicalResult {
+      if (std::string why = moeAlignKernelProblem(spec); !why.empty())
+        return op->emitOpError() << why;
+      gpu::GPUFuncOp kernel = buildMoeAlignKernel(
+          builder, op->getLoc(), kernels, kernelName(op, what), spec);
       kernelSymbols.insert(kernel);
       hq::abi::KernelLaunch l;
       l.name = kernel.getName().str();
       l.blockM = 1;
-      l.blockN = as.topK;
+      l.blockN = spec.topK;
       l.threads = kMoeAlignThreads;
-      l.kind = hq::abi::kMoeAlignKernel;
-      l.routing = hq::abi::kRoutingIndexed;
-      l.experts = as.experts;
-      l.topK = as.topK;
-      l.blockSize = as.blockSize;
+      l.kind = kind;
+      l.routing = spec.routing;
+      l.experts = spec.experts;
+      l.topK = spec.topK;
+      l.blockSize = blockSizeField;
       launchTable.push_back(launchAttr(builder, l));
-      // One block; the ids in the input slot, M in the M slot, the routing
-      // in its slots (KernelABI.h: KernelLaunch::kind).
-      ImplicitLocOpBuilder b(op.getLoc(), op);
-      Value m = memref::DimOp::create(b, op.getTopkIds(), 0);
-      Value null = devicePointer(b, Value());
-      SmallVector<Value> args = {devicePointer(b, op.getTopkIds()),
-                                 null, null, null, null, null, null, null,
-                                 arith::IndexCastOp::create(b, b.getI32Type(), m),
-                                 devicePointer(b, op.getSortedIds()),
-                                 devicePointer(b, op.getExpertIds()),
-                                 devicePointer(b, op.getNumTokensPadded()),
-                                 null,
-                                 arith::ConstantIntOp::create(
-                                     b, b.getI32Type(), as.blockSize)};
+      ImplicitLocOpBuilder b(op->getLoc(), op);
       Value one = arith::ConstantIndexOp::create(b, 1);
+      SmallVector<Value> params = args(b, devicePointer(b, Value()));
       gpu::LaunchFuncOp::create(
           b, kernel, gpu::KernelDim3{one, one, one},
           gpu::KernelDim3{arith::ConstantIndexOp::create(b, kMoeAlignThreads),
                           one, one},
-          Value(), args);
-      op.erase();
+          Value(), params);
+      op->erase();
+      return success();
+    };
+    for (MoeAlignOp op : aligns) {
+      auto idsType = cast<MemRefType>(op.getTopkIds().getType());
+      MoeAlignKernelSpec as{int64_t(op.getExperts()), idsType.getDimSize(1),
+                            int64_t(op.getBlockSize())};
+      // The ids in the input slot, M in the M slot, the routing in its
+      // slots, the block size in the i32 after them.
+      if (failed(lowerRoutingBlock(
+              op, as, "moe_align", hq::abi::kMoeAlignKernel, as.blockSize,
+              [&](ImplicitLocOpBuilder &b, Value null) -> SmallVector<Value> {
+                Value m = memref::DimOp::create(b, op.getTopkIds(), 0);
+                return {devicePointer(b, op.getTopkIds()),
+                        null, null, null, null, null, null, null,
+                        arith::IndexCastOp::create(b, b.getI32Type(), m),
+                        devicePointer(b, op.getSortedIds()),
+                        devicePointer(b, op.getExpertIds()),
+                        devicePointer(b, op.getNumTokensPadded()),
+                        null,
+                        arith::ConstantIntOp::create(b, b.getI32Type(),
+                                                     as.blockSize)};
+              })))
+        return signalPassFailure();
     }
     for (MoeGroupOp op : groups) {
       auto idsType = cast<MemRefType>(op.getTopkIds().getType());
@@ -872,50 +884,26 @@ struct LowerToNVVMPass
       gs.routing = op.getMaxTokens() ? hq::abi::kRoutingMasked
                                      : hq::abi::kRoutingContiguous;
       gs.maxTokens = int64_t(op.getMaxTokens().value_or(0));
-      if (std::string why = moeAlignKernelProblem(gs); !why.empty()) {
-        op.emitOpError() << why;
+      // The ids in the input slot, the positions in the output slot, the
+      // offsets or counts in the first routing slot. M is capped at the
+      // tokens whose ids fit in a dynamic 'positions'.
+      if (failed(lowerRoutingBlock(
+              op, gs, "moe_group", hq::abi::kMoeGroupKernel, gs.maxTokens,
+              [&](ImplicitLocOpBuilder &b, Value null) -> SmallVector<Value> {
+                Value m = arith::MinUIOp::create(
+                    b, memref::DimOp::create(b, op.getTopkIds(), 0),
+                    arith::DivUIOp::create(
+                        b, memref::DimOp::create(b, op.getPositions(), 0),
+                        arith::ConstantIndexOp::create(b, gs.topK)));
+                return {devicePointer(b, op.getTopkIds()),
+                        null, null, null, null, null,
+                        devicePointer(b, op.getPositions()), null,
+                        arith::IndexCastOp::create(b, b.getI32Type(), m),
+                        devicePointer(b, op.getExpertLayout()),
+                        null, null, null,
+                        arith::ConstantIntOp::create(b, b.getI32Type(), 0)};
+              })))
         return signalPassFailure();
-      }
-      std::string name = kernelName(op, "moe_group");
-      gpu::GPUFuncOp kernel =
-          buildMoeAlignKernel(builder, op.getLoc(), kernels, name, gs);
-      kernelSymbols.insert(kernel);
-      hq::abi::KernelLaunch l;
-      l.name = kernel.getName().str();
-      l.blockM = 1;
-      l.blockN = gs.topK;
-      l.threads = kMoeAlignThreads;
-      l.kind = hq::abi::kMoeGroupKernel;
-      l.routing = gs.routing;
-      l.experts = gs.experts;
-      l.topK = gs.topK;
-      l.blockSize = gs.maxTokens;
-      launchTable.push_back(launchAttr(builder, l));
-      // One block: the ids in the input slot, the positions in the output
-      // slot, the offsets or counts in the first routing slot. M is capped
-      // at the tokens whose ids fit in a dynamic 'positions'.
-      ImplicitLocOpBuilder b(op.getLoc(), op);
-      Value m = arith::MinUIOp::create(
-          b, memref::DimOp::create(b, op.getTopkIds(), 0),
-          arith::DivUIOp::create(
-              b, memref::DimOp::create(b, op.getPositions(), 0),
-              arith::ConstantIndexOp::create(b, gs.topK)));
-      Value null = devicePointer(b, Value());
-      SmallVector<Value> args = {devicePointer(b, op.getTopkIds()),
-                                 null, null, null, null, null,
-                                 devicePointer(b, op.getPositions()), null,
-                                 arith::IndexCastOp::create(b, b.getI32Type(), m),
-                                 devicePointer(b, op.getExpertLayout()),
-                                 null, null, null,
-                                 arith::ConstantIntOp::create(
-                                     b, b.getI32Type(), 0)};
-      Value one = arith::ConstantIndexOp::create(b, 1);
-      gpu::LaunchFuncOp::create(
-          b, kernel, gpu::KernelDim3{one, one, one},
-          gpu::KernelDim3{arith::ConstantIndexOp::create(b, kMoeAlignThreads),
-                          one, one},
-          Value(), args);
-      op.erase();
     }
     for (MoePermuteOp op : permutes) {
       auto inType = cast<MemRefType>(op.getInput().getType());

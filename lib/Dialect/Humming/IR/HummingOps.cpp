@@ -487,27 +487,41 @@ LogicalResult MoeGemmOp::verify() {
 // humming.moe_align
 //===----------------------------------------------------------------------===//
 
-LogicalResult MoeAlignOp::verify() {
-  auto ids = cast<MemRefType>(getTopkIds().getType());
+/// The router's top-k ids of humming.moe_align and humming.moe_group:
+/// memref<?x{top_k}xi32>, at most 1024 experts (one thread of the routing
+/// block each), 1 <= top_k <= experts. Returns top_k.
+static FailureOr<int64_t> checkTopkIds(Operation *op, Value topkIds,
+                                       int64_t experts) {
+  auto ids = cast<MemRefType>(topkIds.getType());
   if (ids.getRank() != 2 || !isI32(ids.getElementType()) ||
       ids.isDynamicDim(1))
-    return emitOpError() << "expected 'topk_ids' to be a memref<?x{top_k}xi32> "
-                            "with a static top_k, got "
-                         << ids;
-  const int64_t experts = getExperts(), block = getBlockSize(),
-                topK = ids.getDimSize(1);
+    return op->emitOpError() << "expected 'topk_ids' to be a "
+                                "memref<?x{top_k}xi32> with a static top_k, "
+                                "got "
+                             << ids;
+  const int64_t topK = ids.getDimSize(1);
   if (experts > 1024)
-    return emitOpError() << "expected at most 1024 experts (one thread of the "
-                            "routing block each), got "
-                         << experts;
+    return op->emitOpError() << "expected at most 1024 experts (one thread "
+                                "of the routing block each), got "
+                             << experts;
+  if (topK < 1 || topK > experts)
+    return op->emitOpError() << "expected top_k (the second dimension of "
+                                "'topk_ids') in 1 .. "
+                             << experts << ", got " << topK;
+  return topK;
+}
+
+LogicalResult MoeAlignOp::verify() {
+  const int64_t experts = getExperts(), block = getBlockSize();
+  FailureOr<int64_t> topKOr = checkTopkIds(*this, getTopkIds(), experts);
+  if (failed(topKOr))
+    return failure();
+  const int64_t topK = *topKOr;
+  auto ids = cast<MemRefType>(getTopkIds().getType());
   if (block % 16 != 0 || block > 1024)
     return emitOpError() << "expected block_size to be a multiple of 16 in 16 "
                             ".. 1024, got "
                          << block;
-  if (topK < 1 || topK > experts)
-    return emitOpError() << "expected top_k (the second dimension of "
-                            "'topk_ids') in 1 .. "
-                         << experts << ", got " << topK;
   if (failed(checkIndexedRouting(*this, getSortedIds(), getExpertIds(),
                                  getNumTokensPadded())))
     return failure();
@@ -535,21 +549,12 @@ LogicalResult MoeAlignOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult MoeGroupOp::verify() {
+  const int64_t experts = getExperts();
+  FailureOr<int64_t> topKOr = checkTopkIds(*this, getTopkIds(), experts);
+  if (failed(topKOr))
+    return failure();
+  const int64_t topK = *topKOr;
   auto ids = cast<MemRefType>(getTopkIds().getType());
-  if (ids.getRank() != 2 || !isI32(ids.getElementType()) ||
-      ids.isDynamicDim(1))
-    return emitOpError() << "expected 'topk_ids' to be a memref<?x{top_k}xi32> "
-                            "with a static top_k, got "
-                         << ids;
-  const int64_t experts = getExperts(), topK = ids.getDimSize(1);
-  if (experts > 1024)
-    return emitOpError() << "expected at most 1024 experts (one thread of the "
-                            "routing block each), got "
-                         << experts;
-  if (topK < 1 || topK > experts)
-    return emitOpError() << "expected top_k (the second dimension of "
-                            "'topk_ids') in 1 .. "
-                         << experts << ", got " << topK;
   std::optional<uint64_t> maxTokens = getMaxTokens();
   if (maxTokens && *maxTokens > uint64_t(std::numeric_limits<int32_t>::max() / experts))
     return emitOpError() << "expected experts * max_tokens to fit in i32 (at "
