@@ -67,19 +67,24 @@ def _layer(ident, kind):
     return layer
 
 
+def _dense(ident):
+    found = _layer(ident, HummingLayer)
+    if found.num_experts:
+        raise HummingError("humming::gemm runs dense layers; this one has "
+                           "experts (use forward_moe)")
+    return found
+
+
 @torch.library.custom_op("humming::gemm", mutates_args=())
 def gemm(x: torch.Tensor, layer: int) -> torch.Tensor:
     """y [M, N] = x [M, K] W^T by the dense layer `layer` (an id from
     register()), on the current stream."""
-    return _layer(layer, HummingLayer)(x)
+    return _dense(layer)(x)
 
 
 @gemm.register_fake
 def _gemm_fake(x, layer):
-    found = _layer(layer, HummingLayer)
-    if found.num_experts:
-        raise HummingError("humming::gemm runs dense layers; this one has "
-                           "experts (use forward_moe)")
+    found = _dense(layer)
     return x.new_empty((x.shape[0], found.shape_n),
                        dtype=_DTYPES[found._output])
 

@@ -174,6 +174,13 @@ class LoadQuantizedTest(unittest.TestCase):
         self.assertEqual(str(e.exception),
                          "weight: expected a torch tensor or a bytes-like "
                          "object, got object")
+        experts = HummingLayer(256, 512, W4G128, num_experts=4,
+                               moe={"top_k": 2})
+        with self.assertRaises(HummingError) as e:
+            experts.load_quantized(bytes(4))
+        self.assertEqual(str(e.exception),
+                         "load_quantized loads dense layers; a MoE layer "
+                         "quantizes float weights (load_from_unquantized)")
 
     def test_loads_and_compiles(self):
         weight, scales, _ = canonical_w4(64, 256, seed=2)

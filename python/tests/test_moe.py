@@ -464,6 +464,29 @@ class MoeGpuTest(unittest.TestCase):
                 g.route(torch.zeros(3, 4, dtype=torch.int32).cuda())
             self.assertEqual(str(e.exception),
                              "topk_ids: expected [M, 2], got [3, 4]")
+            with self.assertRaises(HummingError) as e:
+                g.route(torch.zeros(3, 2, dtype=torch.int32))
+            self.assertEqual(str(e.exception),
+                             "topk_ids: expected a CUDA tensor of "
+                             "torch.int32, got [3, 2] torch.int32 on cpu")
+            pos3, _ = g.route(torch.zeros(3, 2, dtype=torch.int32).cuda())
+            with self.assertRaises(HummingError) as e:
+                g.scatter(torch.zeros(4, K, dtype=torch.float16).cuda(),
+                          pos3)
+            self.assertEqual(str(e.exception),
+                             "x: expected [3, columns] (one row per token "
+                             "of positions), got [4, 256]")
+            with self.assertRaises(HummingError) as e:
+                g.gather(torch.zeros(5, N, dtype=torch.float16).cuda(), pos3)
+            self.assertEqual(str(e.exception),
+                             f"grouped: expected [{g.rows(3)}, columns] "
+                             f"(rows(3)), got [5, {N}]")
+            with self.assertRaises(HummingError) as e:
+                g.gather(torch.zeros(5, N, dtype=torch.float16).cuda(),
+                         pos3[:5])
+            self.assertEqual(str(e.exception),
+                             "positions: expected [M * 2] (route()'s), got "
+                             "[5]")
             for m in (1, 9, 64):
                 x = torch.tensor([[rng.uniform(-1, 1) for _ in range(K)]
                                   for _ in range(m)], dtype=torch.float16)

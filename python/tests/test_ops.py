@@ -71,6 +71,19 @@ class OpsTest(unittest.TestCase):
         self.assertEqual(str(e.exception),
                          f"layer {ops.register(layer)} is a HummingLayer, "
                          "expected a HummingMoeLayer")
+        with self.assertRaises(HummingError) as e:
+            ops.HummingMoe(layer)
+        self.assertEqual(str(e.exception), "expected a HummingMoeLayer")
+        experts = HummingLayer(256, 512, W4G128, num_experts=4,
+                               moe={"top_k": 2})
+        with self.assertRaises(HummingError) as e:
+            ops.HummingLinear(experts)
+        self.assertEqual(str(e.exception), "expected a dense HummingLayer")
+        with self.assertRaises(HummingError) as e:
+            torch.ops.humming.gemm(x, ops.register(experts))
+        self.assertEqual(str(e.exception),
+                         "humming::gemm runs dense layers; this one has "
+                         "experts (use forward_moe)")
 
     def test_compiled_fullgraph_matches_float64(self):
         # Two layers and an activation between them, one graph under
