@@ -1065,7 +1065,7 @@ Status Layer::launch(void *stream, uint64_t input, uint64_t inputScale,
                 &map, rt::kTensorMapUint16, 2,
                 reinterpret_cast<void *>(uintptr_t(input)), a.dims, a.strides,
                 a.box, a.elementStrides, rt::kTensorMapNoInterleave,
-                rt::kTensorMapNoSwizzle, rt::kTensorMapL2Promote256,
+                a.swizzle, rt::kTensorMapL2Promote256,
                 rt::kTensorMapOobZero),
             "cuTensorMapEncodeTiled");
         !s)

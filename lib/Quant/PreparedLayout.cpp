@@ -118,10 +118,17 @@ CooperativeSlot cooperativeSlot(const WeightSchema &w, const KernelShape &k) {
     s.zeroBytes = columns * zeroPointBits(bits) / 8;
   s.groupCopies =
       !w.hasPerKScales() || tiles * kTileK <= w.groupK ? 1 : tiles;
-  if (k.tmaActivations)
-    s.padBytes =
-        (kTensorCopyAlign - s.total() % kTensorCopyAlign) % kTensorCopyAlign;
+  if (k.tmaActivations) {
+    const int64_t align = slotAlign(k);
+    s.padBytes = (align - s.total() % align) % align;
+  }
   return s;
+}
+
+int64_t slotAlign(const KernelShape &k) {
+  if (!k.tmaActivations)
+    return 16;
+  return std::max<int64_t>(128, 8 * k.activationRowBytes());
 }
 
 int64_t sharedBytes(const WeightSchema &w, const KernelShape &k) {

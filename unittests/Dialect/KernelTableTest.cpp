@@ -86,13 +86,15 @@ TEST(KernelTable, CoversEveryMAndSaysHowToLaunch) {
   // From M = 513 on (sm_90a): the warp-specialized wgmma tile, two
   // consumer warpgroups and a producer one; four slots of 64 of K:
   // activations (128 tokens x 64 x 2 bytes), 4-bit weights (256 x 64 / 2
-  // bytes) and the block's 256 scales, then a full and an empty mbarrier
-  // per slot.
+  // bytes) and the block's 256 scales, padded to the 1024 bytes of the
+  // activations' 128-byte swizzle pattern, then a full and an empty
+  // mbarrier per slot. The activations come by TMA in boxes of 64 columns.
   EXPECT_EQ(table.back().mMin, 513);
   EXPECT_EQ(table.back().blockM, 128);
   EXPECT_EQ(table.back().threads, 384);
-  EXPECT_EQ(table.back().smemBytes,
-            4 * (128 * 64 * 2 + 256 * 64 / 2 + 256 * 2) + 4 * 16);
+  const int64_t slot = 128 * 64 * 2 + 256 * 64 / 2 + 256 * 2;
+  EXPECT_EQ(table.back().smemBytes, 4 * ((slot + 1023) / 1024 * 1024) + 4 * 16);
+  EXPECT_EQ(table.back().inputMap, 64);
   // M = 33..64 (16 blocks of 256 columns): 64 tokens, K split across a
   // cluster of four CTAs along z; the plain kernels have no cluster.
   EXPECT_EQ(table[3].mMin, 33);
@@ -174,21 +176,38 @@ TEST(KernelTable, EmptyWithoutLoweredLayers) {
 
 TEST(KernelTable, TheActivationsTensorMapOfATmaKernel) {
   // tma = [a]: the runtime encodes, per launch, K columns by M rows of
-  // 2-byte elements, rows 2K bytes apart, in boxes of 8 columns by block_m
-  // rows (one row of a wgmma core matrix each).
+  // 2-byte elements, rows 2K bytes apart, in boxes of one iteration's K
+  // (input_map columns) by block_m rows, swizzled by the box row's width.
   habi::KernelLaunch k;
   k.name = "layer_gemm0_m5";
   k.blockM = 128;
-  k.inputMap = 1;
+  k.inputMap = 64;
   habi::InputMapArgs a;
   ASSERT_EQ(habi::inputMapArgs(k, 8192, 1000, a), "");
   EXPECT_EQ(a.dims[0], 8192u);
   EXPECT_EQ(a.dims[1], 1000u);
   EXPECT_EQ(a.strides[0], 16384u);
-  EXPECT_EQ(a.box[0], 8u);
+  EXPECT_EQ(a.box[0], 64u);
   EXPECT_EQ(a.box[1], 128u);
   EXPECT_EQ(a.elementStrides[0], 1u);
   EXPECT_EQ(a.elementStrides[1], 1u);
+  EXPECT_EQ(a.swizzle, 3); // CU_TENSOR_MAP_SWIZZLE_128B
+  for (auto [columns, swizzle] : {std::pair{16, 1}, {32, 2}}) {
+    k.inputMap = columns;
+    ASSERT_EQ(habi::inputMapArgs(k, 8192, 1000, a), "");
+    EXPECT_EQ(a.box[0], uint32_t(columns));
+    EXPECT_EQ(a.swizzle, swizzle);
+  }
+  // A box no swizzle mode holds (a table of before this layout said 1).
+  for (int64_t columns : {1, 8, 128}) {
+    k.inputMap = columns;
+    EXPECT_EQ(habi::inputMapArgs(k, 8192, 1000, a),
+              "kernel layer_gemm0_m5: expected the activations' box to be "
+              "16, 32 or 64 columns (input_map: rows of 32, 64 or 128 "
+              "bytes, one TMA swizzle each), got " +
+                  std::to_string(columns));
+  }
+  k.inputMap = 64;
   // What the encoding cannot hold, with what was expected and found.
   EXPECT_EQ(habi::inputMapArgs(k, 500, 16, a),
             "a tensor map of the activations needs K to be a positive "

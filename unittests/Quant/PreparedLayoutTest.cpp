@@ -443,11 +443,13 @@ TEST(PreparedLayout, CooperativeSlotsHoldTheBlocksTiles) {
   EXPECT_EQ(again.mma, MmaKind::MmaSync);
 }
 
-TEST(PreparedLayout, TmaActivationSlotsStartAt128ByteBoundaries) {
+TEST(PreparedLayout, TmaActivationSlotsStartAtSwizzleAtoms) {
   // A warp-specialized wgmma tile of 64 tokens x 64 columns, four k-tiles:
   // 3-bit weights (1536 bytes) and 8-bit scales for 64 columns (64 bytes)
-  // leave a slot of 9792 bytes; with tma = [a] it pads to 9856, so every
-  // stage's activation boxes (64 rows x 16 bytes) stay 128-byte aligned.
+  // leave a slot of 9792 bytes; with tma = [a] the activations are rows of
+  // 128 bytes in TMA's 128-byte swizzle, whose pattern repeats every eight
+  // rows (1024 bytes), so the slot pads to 10240 and every stage's
+  // activations start at a pattern's start.
   L::KernelShape k;
   k.wgmma = k.warpSpecialized = true;
   k.warpM = 64;
@@ -462,8 +464,10 @@ TEST(PreparedLayout, TmaActivationSlotsStartAt128ByteBoundaries) {
   EXPECT_EQ(plain.total(), 4 * 64 * 32 + 4 * 1 * 128 * 3 + 64);
   k.tmaActivations = true;
   L::CooperativeSlot tma = L::cooperativeSlot(w, k);
-  EXPECT_EQ(tma.padBytes, 64);
-  EXPECT_EQ(tma.total() % L::kTensorCopyAlign, 0);
+  EXPECT_EQ(k.activationRowBytes(), 128);
+  EXPECT_EQ(L::slotAlign(k), 1024);
+  EXPECT_EQ(tma.padBytes, 448);
+  EXPECT_EQ(tma.total() % 1024, 0);
   EXPECT_EQ(L::sharedBytes(w, k), 4 * tma.total() + k.mbarrierBytes());
   // The flag survives the round trip through a tile config as tma = [a].
   TileConfig t = L::tileConfigOf(k);
@@ -471,6 +475,18 @@ TEST(PreparedLayout, TmaActivationSlotsStartAt128ByteBoundaries) {
   EXPECT_TRUE(L::shapeOf(t).tmaActivations);
   k.tmaWeights = true;
   EXPECT_EQ(L::tileConfigOf(k).tma, uint32_t(TmaA | TmaB));
+  // Two k-tiles per iteration: 64-byte rows in the 64-byte swizzle (its
+  // pattern 512 bytes); one: 32-byte rows in the 32-byte swizzle (256).
+  k.kTilesPerWarp = 2;
+  EXPECT_EQ(k.activationRowBytes(), 64);
+  EXPECT_EQ(L::slotAlign(k), 512);
+  EXPECT_EQ(L::cooperativeSlot(w, k).total() % 512, 0);
+  k.kTilesPerWarp = 1;
+  EXPECT_EQ(k.activationRowBytes(), 32);
+  EXPECT_EQ(L::slotAlign(k), 256);
+  k.tmaActivations = false;
+  EXPECT_EQ(k.activationRowBytes(), 0);
+  EXPECT_EQ(L::slotAlign(k), 16);
 }
 
 TEST(PreparedLayout, ScalesAndZeroPointsArePermutedPerLaneGroup) {

@@ -182,12 +182,19 @@ struct KernelShape {
   /// 16-byte cp.async copies from every producer thread.
   bool tmaWeights = false;
   /// wgmma with warp_specialized and tma = [a]: the activations of each
-  /// k-tile arrive by two 2-D tensor copies (cp.async.bulk.tensor, boxes of
-  /// 8 columns x block_m rows: wgmma's no-swizzle K-major core matrices)
+  /// iteration arrive by one 2-D tensor copy (cp.async.bulk.tensor, a box
+  /// of the iteration's K x block_m rows, swizzled: activationRowBytes)
   /// issued by one producer thread through a tensor map the runtime encodes
   /// per launch (abi::inputMapArgs) and passes by value after M; rows past
   /// M and columns past K arrive as zeros.
   bool tmaActivations = false;
+  /// tma = [a]: the bytes of a token's row of one iteration's activations
+  /// in a slot (32 per k-tile: 32, 64 or 128), written by one tensor copy
+  /// per iteration in TMA's swizzle of that width and read by wgmma
+  /// descriptors in the same swizzle mode; 0 without tma = [a].
+  int64_t activationRowBytes() const {
+    return tmaActivations ? 32 * kTilesPerIteration() : 0;
+  }
   /// Warp-specialized wgmma: the previous iteration's wgmmas stay in flight
   /// until this iteration's first k-tile is issued (TileConfig).
   int64_t wgmmaInFlight = 0;
@@ -355,9 +362,11 @@ int64_t stageChunks(const WeightSchema &w, const KernelShape &k);
 /// k-tile the block's weight tiles verbatim (warpsN x 128 x bits bytes,
 /// contiguous in global memory too), then per group copy (one when the
 /// iteration's K lies in one group, else one per k-tile) the block's scales
-/// and zero points, verbatim. With tma = [a] slots start at multiples of
-/// 128 bytes (TMA tensor copies write 128-byte aligned shared memory; the
-/// activations' halves are block_m x 16 bytes, multiples of 128 too).
+/// and zero points, verbatim. With tma = [a] the activations are
+/// block_m rows of KernelShape::activationRowBytes() (the iteration's K of
+/// a token) in TMA's swizzle of that width, and slots start at multiples
+/// of slotAlign(): the swizzle pattern repeats every eight rows, and the
+/// wgmma descriptors assume it starts at the slot.
 struct CooperativeSlot {
   int64_t activationBytes = 0; ///< all k-tiles
   int64_t weightBytes = 0;     ///< all k-tiles
@@ -371,8 +380,9 @@ struct CooperativeSlot {
   }
 };
 /// Alignment of the slots (and the dynamic shared memory) of kernels with
-/// tma = [a].
-constexpr int64_t kTensorCopyAlign = 128;
+/// tma = [a]: eight swizzled rows (1024 bytes for 128-byte rows), at least
+/// the 128 bytes TMA tensor copies need; 16 for other kernels.
+int64_t slotAlign(const KernelShape &k);
 CooperativeSlot cooperativeSlot(const WeightSchema &w, const KernelShape &k);
 /// Dynamic shared memory of the kernel: the pipeline (warps x stages x
 /// chunks x 512 bytes, or stages cooperative slots), reused afterwards for

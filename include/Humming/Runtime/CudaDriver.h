@@ -68,11 +68,10 @@ struct alignas(64) TensorMap {
   uint64_t opaque[16];
 };
 /// cuTensorMapEncodeTiled's enumerators used here (cuda.h): DATA_TYPE_UINT16,
-/// INTERLEAVE_NONE, SWIZZLE_NONE, L2_PROMOTION_L2_256B, FLOAT_OOB_FILL_NONE
-/// (zeros).
+/// INTERLEAVE_NONE, L2_PROMOTION_L2_256B, FLOAT_OOB_FILL_NONE (zeros); the
+/// swizzle comes from abi::inputMapArgs (SWIZZLE_32B / 64B / 128B).
 constexpr int kTensorMapUint16 = 1;
 constexpr int kTensorMapNoInterleave = 0;
-constexpr int kTensorMapNoSwizzle = 0;
 constexpr int kTensorMapL2Promote256 = 3;
 constexpr int kTensorMapOobZero = 0;
 

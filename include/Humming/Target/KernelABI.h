@@ -113,10 +113,12 @@ struct KernelLaunch {
   /// other kernel. The runtime checks that the driver launches the loaded
   /// function with that cluster and can keep one resident.
   int64_t cluster = 1;
-  /// 1 where the kernel reads its activations by TMA (tma = [a]): it takes
-  /// one more parameter after M, the activations' tensor map (a 128-byte
-  /// CUtensorMap by value, 64-byte aligned) encoded from inputMapArgs for
-  /// each launch; 0 for every other kernel.
+  /// Where the kernel reads its activations by TMA (tma = [a]): the
+  /// columns of the tensor map's box, one iteration's K (16, 32 or 64
+  /// 2-byte elements: rows of 32, 64 or 128 bytes, swizzled by their
+  /// width); the kernel takes one more parameter after M, the activations'
+  /// tensor map (a 128-byte CUtensorMap by value, 64-byte aligned) encoded
+  /// from inputMapArgs for each launch. 0 for every other kernel.
   int64_t inputMap = 0;
   /// 1 where the kernel runs griddepcontrol.wait before it reads anything
   /// an earlier kernel on the stream may write (activations, workspace) and
@@ -260,15 +262,18 @@ inline bool parseKernelTable(const std::string &text,
 /// The activations' tensor map of a kernel with inputMap, as
 /// cuTensorMapEncodeTiled takes it: 2-byte elements (f16 / bf16, copied as
 /// bits), rank 2 — `k` columns (dimension 0) by `m` rows with a row stride
-/// of 2k bytes —, boxes of 8 columns (16 bytes: one row of a wgmma core
-/// matrix) by block_m rows, no interleave, no swizzle, out-of-bounds
-/// elements zero. inputMapArgs fills `out` and returns "", or returns why
-/// the encoding cannot hold the layer's K, this M or the kernel's block.
+/// of 2k bytes —, boxes of inputMap columns (one iteration's K) by block_m
+/// rows, no interleave, swizzled by the box row's width (the layout the
+/// kernel's wgmma descriptors read), out-of-bounds elements zero.
+/// inputMapArgs fills `out` and returns "", or returns why the encoding
+/// cannot hold the layer's K, this M or the kernel's box.
 struct InputMapArgs {
   uint64_t dims[2] = {0, 0};
   uint64_t strides[1] = {0}; ///< bytes, of dimension 1
   uint32_t box[2] = {0, 0};
   uint32_t elementStrides[2] = {1, 1};
+  /// CUtensorMapSwizzle: 1, 2 or 3 for rows of 32, 64 or 128 bytes.
+  int swizzle = 0;
 };
 inline std::string inputMapArgs(const KernelLaunch &kl, int64_t k, int64_t m,
                                 InputMapArgs &out) {
@@ -286,12 +291,23 @@ inline std::string inputMapArgs(const KernelLaunch &kl, int64_t k, int64_t m,
            ": a tensor map box holds at most 256 rows, "
            "got block_m = " +
            std::to_string(kl.blockM);
+  // Rows of 32, 64 or 128 bytes, each width its own swizzle mode
+  // (CU_TENSOR_MAP_SWIZZLE_32B / 64B / 128B).
+  int swizzle = kl.inputMap == 16 ? 1 : kl.inputMap == 32 ? 2
+                : kl.inputMap == 64 ? 3 : 0;
+  if (swizzle == 0)
+    return "kernel " + kl.name +
+           ": expected the activations' box to be 16, 32 or 64 columns "
+           "(input_map: rows of 32, 64 or 128 bytes, one TMA swizzle "
+           "each), got " +
+           std::to_string(kl.inputMap);
   out = InputMapArgs{};
   out.dims[0] = uint64_t(k);
   out.dims[1] = uint64_t(m);
   out.strides[0] = uint64_t(2 * k);
-  out.box[0] = 8;
+  out.box[0] = uint32_t(kl.inputMap);
   out.box[1] = uint32_t(kl.blockM);
+  out.swizzle = swizzle;
   return "";
 }
 

@@ -258,6 +258,9 @@ FailureOr<PreparedTile> preparedTile(const GemmView &op, unsigned index,
                 "warp_specialized = true, or no tma");
   // (The activations' tensor map needs rows of a multiple of 16 bytes: K
   // and pad_k are multiples of 8 for 16-bit activations, verified above.)
+  // (One tensor copy brings an iteration's K of block_m tokens as rows TMA
+  // swizzles by their width, at most 128 bytes: 16-bit wgmma tiles have
+  // block_k = warp_k = 32 or 64, verified above.)
   if (t.streamK || t.multicastA != 1 || t.multicastB != 1 ||
       t.gridCap != 0 || t.writeSplits != 1)
     return fail("the prepared kernels do not implement stream-K, "
@@ -666,7 +669,7 @@ struct LowerToNVVMPass
                                  : hq::layout::sharedBytes(spec.weight, *tile);
           launch.splitK = t.splitK;
           launch.cluster = t.splitsInCluster() ? t.splitK : 1;
-          launch.inputMap = (t.tma & hq::TmaA) != 0;
+          launch.inputMap = tile->activationRowBytes() / 2;
           launch.gridDependency = spec.gridDependency;
           launch.routing = spec.moe.routing;
           launch.experts = spec.moe.experts;

@@ -110,8 +110,8 @@ void PreparedEmitter::issueCooperativeCopies(Value iter, Value slot) {
   // Activations: chunk c is half h of row r of k-tile slot u = c / (2
   // block_m), placed as the generation's fragments read them
   // (activationChunkPlace / activationChunkAt); rows past M and columns past
-  // K zero-fill. With tma = [a] the tensor copies below fill the same places
-  // (the wgmma layout).
+  // K zero-fill. With tma = [a] the tensor copy below brings them instead,
+  // in its own layout (a swizzled row per token).
   // 8-bit activations (wgmma k32): chunk c is the whole 16-column row r =
   // c % block_m of k-tile slot u = c / block_m, at [u][r] x 16 bytes:
   // k-tiles 2 s and 2 s + 1 are the two core-matrix halves of k32 step s,
@@ -189,25 +189,22 @@ void PreparedEmitter::issueCooperativeCopies(Value iter, Value slot) {
       else
         NVVM::MBarrierExpectTxOp::create(b, full, txBytes);
       if (tile.tmaActivations) {
-        // Boxes of 8 columns x block_m rows: k-tile slot u's half h lands at
-        // [u][h] as block_m rows of 16 bytes, the layout the chunk copies
-        // make; rows past M and columns past K arrive as zeros.
+        // One box of the iteration's K x block_m rows: token r's row of
+        // activationRowBytes at r x that many bytes of the slot, its 16-byte
+        // chunks swizzled by the row's width (the layout
+        // WgmmaEmitter::activationDescriptor reads); rows past M and columns
+        // past K arrive as zeros. (Boxes of one 16-byte core-matrix row per
+        // k-tile half read every 32-byte sector twice and took eight tensor
+        // copies per iteration: bench/NOTES.md, "Prefill".)
         Value map = inputMapAddress();
         Value row = arith::MulIOp::create(b, bidY, c32(blockM));
-        for (int64_t u = 0; u < kT; ++u)
-          for (int64_t h = 0; h < 2; ++h) {
-            Value col = arith::AddIOp::create(
-                b, arith::MulIOp::create(b, kTileOf(c32(u)), c32(16)),
-                c32(8 * h));
-            Value dst = clusterSmemAt(arith::AddIOp::create(
-                b, slotBase, c32(u * blockM * 32 + h * blockM * 16)));
-            NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-                b, dst, map, ValueRange{col, row}, full,
-                /*im2colOffsets=*/ValueRange(), /*multicastMask=*/Value(),
-                /*l2CacheHint=*/Value(), NVVM::TMALoadMode::TILE,
-                /*isCTAOnly=*/false, /*group=*/NVVM::CTAGroupKindAttr(),
-                /*predicate=*/Value());
-          }
+        Value col = arith::MulIOp::create(b, kTileOf(c32(0)), c32(16));
+        NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+            b, clusterSmemAt(slotBase), map, ValueRange{col, row}, full,
+            /*im2colOffsets=*/ValueRange(), /*multicastMask=*/Value(),
+            /*l2CacheHint=*/Value(), NVVM::TMALoadMode::TILE,
+            /*isCTAOnly=*/false, /*group=*/NVVM::CTAGroupKindAttr(),
+            /*predicate=*/Value());
       }
       if (tile.tmaWeights)
         for (int64_t u = 0; u < kT; ++u) {

@@ -124,11 +124,12 @@ gpu::GPUFuncOp mlir::humming::buildPreparedKernel(
         /*isConstant=*/false, LLVM::Linkage::External, kSmem, Attribute(),
         /*alignment=*/16, /*addrSpace=*/3);
   }
-  // TMA tensor copies write 128-byte aligned shared memory (the slots are
-  // padded to it: CooperativeSlot::padBytes).
-  if (tile.tmaActivations && smemGlobal.getAlignment().value_or(0) <
-                                 uint64_t(hq::layout::kTensorCopyAlign))
-    smemGlobal.setAlignment(hq::layout::kTensorCopyAlign);
+  // The activations' swizzled rows start at multiples of eight rows (the
+  // slots are padded to it: CooperativeSlot::padBytes, layout::slotAlign).
+  const int64_t align = hq::layout::slotAlign(tile);
+  if (tile.tmaActivations &&
+      smemGlobal.getAlignment().value_or(0) < uint64_t(align))
+    smemGlobal.setAlignment(align);
   // Split-K across CTAs: the kernel's workspace, module globals (PTX zeroes
   // .global variables at load; every launch leaves the counters at zero).
   LLVM::GlobalOp partialsGlobal, arrivalsGlobal;

@@ -6,7 +6,8 @@
 // fragment of rows 16 w ..+16 of each of its group's 64-column n-tiles (its
 // pairs 4 w ..+4 of the layout) in registers, the activations are wgmma's B
 // operand in the slot (no-swizzle K-major core matrices), and the epilogue
-// stores the transposed D fragments. Optionally a producer warpgroup issues
+// stores the transposed D fragments (with tma = [a] the activations are
+// TMA's swizzled rows instead). Optionally a producer warpgroup issues
 // every copy (warp_specialized: full / empty mbarriers per slot, TMA or bulk
 // copies), and split_k adds the CTAs' sums through a thread block cluster's
 // distributed shared memory or the global workspace.
@@ -105,7 +106,8 @@ private:
   /// merges it into the load).
   bool wordsAreOperands() const { return eightBitWordsAsStored(); }
   /// The shared-memory matrix descriptor of k-tile `su` of slot `slot` for
-  /// this warpgroup's tokens (no swizzle, K-major core matrices).
+  /// this warpgroup's tokens: K-major, swizzled rows with tma = [a], else
+  /// no-swizzle core matrices.
   Value activationDescriptor(Value slot, int64_t su);
   /// After the loop: per n-tile and element the scales, bias, conversion
   /// and the (transposed) store; with a cluster split (split_k) the sums
@@ -562,20 +564,37 @@ void WgmmaEmitter::emitWarpSpecializedLoop(Value first) {
 }
 
 Value WgmmaEmitter::activationDescriptor(Value slot, int64_t su) {
-  // Bits 0-13: address >> 4; 16-29: the leading byte offset >> 4 (between
-  // the core matrices of the two 8-column halves of K: block_m x 16);
-  // 32-45: the stride byte offset >> 4 (between 8-token groups: 128);
-  // 62-63: no swizzle.
+  // Bits 0-13: address >> 4; 16-29: the leading byte offset >> 4; 32-45:
+  // the stride byte offset >> 4 (between 8-token groups); 49-51: base
+  // offset 0; 62-63: the swizzle mode.
+  // tma = [a]: token r's row of R = activationRowBytes bytes at r x R,
+  // swizzled by TMA's R-byte mode (1: 128, 2: 64, 3: 32 bytes), whose
+  // pattern repeats every eight rows (the slots start at multiples of
+  // that: layout::slotAlign). K-tile su is the 32 bytes at 32 su of the
+  // rows: the start address moves by that much, the swizzle applies to the
+  // address bits above it; 8-token groups are 8 R apart and the leading
+  // offset is unused (a k-tile never crosses a swizzled row). Else the
+  // no-swizzle K-major core matrices of the cp.async copies: the two
+  // 8-column halves of K block_m x 16 bytes apart, 8-token groups 128.
+  const int64_t rowBytes = tile.activationRowBytes();
+  const int64_t tokenBytes = rowBytes ? rowBytes : 16;
   Value byte = arith::AddIOp::create(
       b, arith::MulIOp::create(b, slot, c32(coop.total())),
       arith::AddIOp::create(
-          b, c32(su * tile.blockM() * 32),
-          arith::MulIOp::create(b, warpMi, c32(tile.warpM * 16))));
+          b, c32(rowBytes ? su * 32 : su * tile.blockM() * 32),
+          arith::MulIOp::create(b, warpMi, c32(tile.warpM * tokenBytes))));
   Value addr = arith::AddIOp::create(b, smemAddr, byte);
   Value lo = arith::AndIOp::create(b, arith::ShRUIOp::create(b, addr, c32(4)),
                                    c32(0x3FFF));
-  const uint64_t fixed =
-      (uint64_t(tile.blockM() * 16 / 16) << 16) | (uint64_t(128 / 16) << 32);
+  uint64_t fixed;
+  if (rowBytes) {
+    const uint64_t mode = rowBytes == 128 ? 1 : rowBytes == 64 ? 2 : 3;
+    fixed = (uint64_t(1) << 16) | (uint64_t(8 * rowBytes / 16) << 32) |
+            (mode << 62);
+  } else {
+    fixed =
+        (uint64_t(tile.blockM() * 16 / 16) << 16) | (uint64_t(128 / 16) << 32);
+  }
   return arith::OrIOp::create(b, ext64(lo), c64(int64_t(fixed)));
 }
 

@@ -120,20 +120,23 @@ func.func @wstma(%a: memref<?x512xf16>, %w: memref<32x512xi32>, %s: memref<4x256
 
 // -----
 
-// tma = [a, b]: the activations arrive by two 2-D tensor copies per
-// k-tile (boxes of 8 columns x 128 rows at column 16 t + 8 h, row
-// block_y x 128, into [u][h]), through the tensor map whose address a
+// tma = [a, b]: the activations arrive by one 2-D tensor copy per
+// iteration (a box of the iteration's 64 columns x 128 rows at column
+// 64 i, row block_y x 128, into the slot's start: a row of 128 bytes per
+// token in TMA's 128-byte swizzle), through the tensor map whose address a
 // placeholder call stands for until humming-kernel-params; the kernel
-// table says the kernel takes the map (input_map = 1). Every byte of a
-// fill comes by TMA (bulk fills): the scales by one more bulk copy, so
-// each full barrier expects one arrival, thread 0's arrive.expect_tx of
-// the fill's bytes (4 x 4 KiB + 4 x 2 KiB + 512) before it issues the
-// copies; no producer waits for a cp.async group or arrives after one.
-// CHECK: humming.kernels = [{{{.*}}input_map = 1 : i64{{.*}}name = "wstmaab_gemm0_m0"
-// The tensor copies write 128-byte aligned shared memory: the buffer is
-// aligned so (and the slots padded to it).
+// table says the kernel takes the map and its box's columns (input_map =
+// 64). Every byte of a fill comes by TMA (bulk fills): the scales by one
+// more bulk copy, so each full barrier expects one arrival, thread 0's
+// arrive.expect_tx of the fill's bytes (16 KiB + 4 x 2 KiB + 512) before
+// it issues the copies; no producer waits for a cp.async group or arrives
+// after one.
+// CHECK: humming.kernels = [{{{.*}}input_map = 64 : i64{{.*}}name = "wstmaab_gemm0_m0"
+// The swizzle pattern repeats every eight rows (1024 bytes) and the wgmma
+// descriptors assume it starts at each slot: the buffer is aligned so and
+// the slots (25088 bytes) are padded to 25600.
 // CHECK: llvm.func @__humming_input_map() -> !llvm.ptr
-// CHECK-NEXT: llvm.mlir.global external @humming_dynamic_smem() {addr_space = 3 : i32, alignment = 128 : i64}
+// CHECK-NEXT: llvm.mlir.global external @humming_dynamic_smem() {addr_space = 3 : i32, alignment = 1024 : i64}
 // CHECK-LABEL: gpu.func @wstmaab_gemm0_m0
 // CHECK:         %[[BYI:.*]] = gpu.block_id  y
 // CHECK-NEXT:    %[[BY:.*]] = arith.index_cast %[[BYI]] : index to i32
@@ -155,13 +158,34 @@ func.func @wstma(%a: memref<?x512xf16>, %w: memref<32x512xi32>, %s: memref<4x256
 // CHECK-NEXT:        %[[MAP:.*]] = llvm.call @__humming_input_map() : () -> !llvm.ptr
 // CHECK-NEXT:        %[[C128:.*]] = arith.constant 128 : i32
 // CHECK-NEXT:        %[[ROW:.*]] = arith.muli %[[BY]], %[[C128]] : i32
-// CHECK-COUNT-8:     nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[MAP]], %[[FULL]], box[%{{.*}}, %[[ROW]]] : !llvm.ptr<7>, !llvm.ptr
+// CHECK:             %[[COL:.*]] = arith.muli %{{.*}}, %c16_i32{{.*}} : i32
+// CHECK-NEXT:        %[[SLOT:.*]] = arith.addi %{{.*}}, %{{.*}} : i32
+// CHECK-NEXT:        %[[DST:.*]] = llvm.inttoptr %[[SLOT]] : i32 to !llvm.ptr<7>
+// CHECK-NEXT:        nvvm.cp.async.bulk.tensor.shared.cluster.global %[[DST]], %[[MAP]], %[[FULL]], box[%[[COL]], %[[ROW]]] : !llvm.ptr<7>, !llvm.ptr
+// CHECK-NOT:         nvvm.cp.async.bulk.tensor
 // CHECK-COUNT-4:     nvvm.cp.async.bulk.shared.cluster.global %{{.*}}, %{{.*}}, %[[FULL]], %{{.*}} : !llvm.ptr<7>, <1>
 // CHECK-NOT:       nvvm.cp.async
 // CHECK:             nvvm.cp.async.bulk.shared.cluster.global %{{.*}}, %{{.*}}, %{{.*}}, %c512_i32 : !llvm.ptr<7>, <1>
 // CHECK-NOT:     nvvm.cp.async
 // CHECK-NOT:     nvvm.mbarrier.arrive %
 // CHECK:         nvvm.setmaxregister increase 224
+// The consumers' descriptors of k-tile u: slot x 25600 + 32 u + the
+// warpgroup's rows x 128 bytes, the tokens' 8-row groups 1024 bytes apart
+// (stride offset 64 << 32), the leading offset unused (1 << 16), 128-byte
+// swizzle (1 << 62).
+// CHECK:         scf.for
+// CHECK:           %[[W0:.*]] = arith.muli %{{.*}}, %c16384_i32{{.*}} : i32
+// CHECK-NEXT:      arith.addi %c0_i32{{.*}}, %[[W0]] : i32
+// CHECK:           arith.ori %{{.*}}, %c4611686293305360384_i64{{.*}} : i64
+// CHECK:           %[[W1:.*]] = arith.muli %{{.*}}, %c16384_i32{{.*}} : i32
+// CHECK-NEXT:      arith.addi %c32_i32{{.*}}, %[[W1]] : i32
+// CHECK:           arith.ori %{{.*}}, %c4611686293305360384_i64{{.*}} : i64
+// CHECK:           %[[W2:.*]] = arith.muli %{{.*}}, %c16384_i32{{.*}} : i32
+// CHECK-NEXT:      arith.addi %c64_i32{{.*}}, %[[W2]] : i32
+// CHECK:           arith.ori %{{.*}}, %c4611686293305360384_i64{{.*}} : i64
+// CHECK:           %[[W3:.*]] = arith.muli %{{.*}}, %c16384_i32{{.*}} : i32
+// CHECK-NEXT:      arith.addi %c96_i32{{.*}}, %[[W3]] : i32
+// CHECK:           arith.ori %{{.*}}, %c4611686293305360384_i64{{.*}} : i64
 
 #t = #humming.tile_config<m = [1, inf], block = [128, 256, 64], warp = [128, 32, 64], stages = 4, mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b]>
 func.func @wstmaab(%a: memref<?x512xf16>, %w: memref<32x512xi32>, %s: memref<4x256xf16>, %c: memref<?x256xf16>) {

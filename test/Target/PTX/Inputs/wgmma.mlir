@@ -126,10 +126,10 @@ func.func @w4wsflight(%a: memref<?x512xf16>, %w: memref<32x512xi32>, %s: memref<
       : memref<?x512xf16>, memref<32x512xi32> -> memref<?x256xf16>
   return
 }
-// tma = [a, b]: the activations by 2-D tensor copies through the by-value
-// tensor map after M (boxes of 8 columns x block_m rows) and the weights by
-// bulk copies; the 128-token tile and the 64-token tile with K split in a
-// cluster of two.
+// tma = [a, b]: the activations by one 2-D tensor copy per iteration
+// through the by-value tensor map after M (a box of 64 columns x block_m
+// rows, 128-byte swizzle) and the weights by bulk copies; the 128-token
+// tile and the 64-token tile with K split in a cluster of two.
 #wstmaab = #humming.tile_config<m = [1, inf], block = [128, 256, 64], warp = [128, 32, 64], stages = 4, mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b]>
 func.func @w4wstmaab(%a: memref<?x512xf16>, %w: memref<32x512xi32>, %s: memref<4x256xf16>, %c: memref<?x256xf16>) {
   humming.gemm %a, %w scales(%s : memref<4x256xf16>) into %c
