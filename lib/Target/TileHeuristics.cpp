@@ -139,13 +139,23 @@ layout::KernelShape wgmmaShape(int64_t tokens, int64_t kTiles,
 /// warp-specialized 128-token tile without a K split (with ptxas, 8192^2:
 /// M = 8192 2365 -> 2277 us with the weights by bulk copies, 2026-12-01;
 /// 2273 -> 2163 with bulk fills against that, 2026-12-01; the suite
-/// across schemas with it forced and chosen). The 64-token tile lost with
-/// either (M = 64 44.6 -> 46.8 / 51.2 us) and keeps cp.async.
+/// across schemas with it forced and chosen), and the K splits through
+/// the workspace once the activations came as swizzled rows (below). With
+/// 16-byte activation boxes the 64-token tile had lost with either (M = 64
+/// 44.6 -> 46.8 / 51.2 us).
 void useBulkCopies(TileConfig &t, int64_t activationBits = 16) {
-  if (t.mma == MmaKind::Wgmma && t.warpSpecialized && t.warpM == 128 &&
-      t.splitK == 1)
+  if (t.mma != MmaKind::Wgmma || !t.warpSpecialized)
+    return;
+  if (t.warpM == 128 && t.splitK == 1)
     // (The activations' tensor map holds 16-bit activations only.)
     t.tma = activationBits == 16 ? TmaA | TmaB : TmaB;
+  else if (activationBits == 16 && t.workspaceSplit)
+    // The tiles that split K through the workspace, since the activations
+    // come as swizzled 128-byte rows (H200 8192^2 W4A16 g128, 2026-12-02:
+    // the 64-token tile split 4 at M = 64 33.2 -> 29.2 us; bench/NOTES.md
+    // "M = 33-512"). The cluster splits with TMA ran faster too but were
+    // not checked for correctness on the GPU: they keep cp.async.
+    t.tma = TmaA | TmaB;
 }
 
 /// The sm_90a tile for M = 33..512: the warp-specialized wgmma tile of 64 or
@@ -164,7 +174,9 @@ void useBulkCopies(TileConfig &t, int64_t activationBits = 16) {
 /// 32.3 us; 7680 x 8192, where 120 CTAs in clusters of four fit one wave,
 /// 47 -> 27 with the cluster). The 1.5 is the measured time of a
 /// 128-token block over a 64-token block for the same K at 128 CTAs (8192^2:
-/// 83 against 55 us). Ties go to the smaller split, then to 64 tokens. None
+/// 83 against 55 us). Ties go to the smaller split, then to the workspace
+/// (with the activations by TMA it beat the cluster at equal waves: 8192^2
+/// M = 128, split 2, 54.4 -> 42.5 us; 2026-12-02), then to 64 tokens. None
 /// where neither tile runs (chip, N, K, shared memory) or fewer CTAs than a
 /// quarter of the SMs would work (untested: the lowest count measured to win
 /// is 64 for 132 SMs). Measured on the H200, W4A16 g128 (bench/NOTES.md,
@@ -188,14 +200,18 @@ std::optional<TileConfig> clusterSplitTile(const WeightSchema &w, int64_t n,
     const int64_t iterations = k / (ks.kTilesPerIteration() * layout::kTileK);
     const int64_t blocks = (n / ks.blockN()) * ceilDiv(mTop, ks.blockM());
     for (int64_t split : {1, 2, 4, 8})
-      for (bool workspace : {false, true}) {
+      for (bool workspace : {true, false}) {
         // Every CTA keeps at least two pipelines' worth of iterations, and
         // the CTAs of a cluster share the rows of eight tokens they store.
         // Through the workspace: the 64-token tile with a split of 2 or 4
-        // only (the last CTA reads every partial sum: the 128-token tile,
-        // twice the sums, took 75 us at 8192^2 M = 128 against 55 for the
-        // cluster split of 2, and a split of 8 at 4096 x 14336 M = 64 44
-        // against 40 for the cluster split of 4; 2026-12-01).
+        // only (the last CTA reads every partial sum: a split of 8 at 4096
+        // x 14336 M = 64 took 44 us against 40 for the cluster split of 4;
+        // 2026-12-01). The 128-token tile (twice the sums) lost with
+        // cp.async copies (75 us at 8192^2 M = 128 against 55 for the
+        // cluster split of 2; 2026-12-01) and, with the activations by TMA,
+        // won a bench (M = 256 split 2: 65.8 us against 84.0 in a cluster;
+        // 2026-12-02) but spills 644 bytes in its reduction and was never
+        // checked on the GPU: not taken (bench/NOTES.md "M = 33-128").
         // (8-bit activations through the workspace: their two sets of sums
         // spill 212 bytes under ptxas, and still won on the H200, 4096^2
         // M = 128: 21.1 us against 27.7 in a cluster; 2026-12-02.)
@@ -205,6 +221,12 @@ std::optional<TileConfig> clusterSplitTile(const WeightSchema &w, int64_t n,
           continue;
         const int64_t ctas = blocks * split;
         if (4 * ctas < device.smCount)
+          continue;
+        // Through the workspace only where the CTAs are one wave: every
+        // measured win was (128 CTAs on 132 SMs), and the workspace, a
+        // module global of every CTA's sums, stays small (at most 132 CTAs'
+        // sums: 8.3 MB).
+        if (workspace && ctas > device.smCount)
           continue;
         const int64_t wave =
             split <= 2 || workspace ? device.smCount : device.smCount / 2;
@@ -216,7 +238,6 @@ std::optional<TileConfig> clusterSplitTile(const WeightSchema &w, int64_t n,
         TileConfig t = layout::tileConfigOf(ks);
         t.splitK = split;
         t.workspaceSplit = workspace;
-        // Without a split the 128-token tile is the kernel from M = 513 on.
         useBulkCopies(t, activationBits);
         best = t;
         bestCost = cost;

@@ -49,7 +49,8 @@ TEST(KernelTable, CoversEveryMAndSaysHowToLaunch) {
   ASSERT_TRUE(succeeded(pm.run(*module)));
 
   std::vector<habi::KernelLaunch> table = mh::kernelTable(*module);
-  ASSERT_EQ(table.size(), 8u); // the H200's eight ranges on sm_90a
+  // The H200's eight ranges on sm_90a, 33..64 and 65..128 one kernel.
+  ASSERT_EQ(table.size(), 7u);
   EXPECT_EQ(table.front().name, "layer_gemm0_m0");
   EXPECT_EQ(table.front().mMin, 1);
   for (size_t i = 1; i < table.size(); ++i)
@@ -95,18 +96,30 @@ TEST(KernelTable, CoversEveryMAndSaysHowToLaunch) {
   const int64_t slot = 128 * 64 * 2 + 256 * 64 / 2 + 256 * 2;
   EXPECT_EQ(table.back().smemBytes, 4 * ((slot + 1023) / 1024 * 1024) + 4 * 16);
   EXPECT_EQ(table.back().inputMap, 64);
-  // M = 33..64 (16 blocks of 256 columns): 64 tokens, K split across a
-  // cluster of four CTAs along z; the plain kernels have no cluster.
+  // M = 33..128 (16 blocks of 256 columns): 64 tokens, K split four ways
+  // through the workspace (no cluster), the activations by TMA. M =
+  // 257..512: 128 tokens, K split across a cluster of two CTAs along z; the
+  // plain kernels have no cluster.
   EXPECT_EQ(table[3].mMin, 33);
+  EXPECT_EQ(table[3].mMax, 128);
   EXPECT_EQ(table[3].splitK, 4);
-  EXPECT_EQ(table[3].cluster, 4);
+  EXPECT_EQ(table[3].cluster, 1);
+  EXPECT_EQ(table[3].inputMap, 64);
+  EXPECT_EQ(table[5].mMin, 257);
+  EXPECT_EQ(table[5].splitK, 2);
+  EXPECT_EQ(table[5].cluster, 2);
+  EXPECT_EQ(table[5].inputMap, 0);
   EXPECT_EQ(table[0].cluster, 1);
   EXPECT_EQ(table.back().cluster, 1);
-  uint32_t clusterGrid[3];
-  table[3].grid(64, 4096, clusterGrid);
-  EXPECT_EQ(clusterGrid[0], 16u);
-  EXPECT_EQ(clusterGrid[1], 1u);
-  EXPECT_EQ(clusterGrid[2], 4u);
+  uint32_t splitGrid[3];
+  table[3].grid(64, 4096, splitGrid);
+  EXPECT_EQ(splitGrid[0], 16u);
+  EXPECT_EQ(splitGrid[1], 1u);
+  EXPECT_EQ(splitGrid[2], 4u);
+  table[5].grid(512, 4096, splitGrid);
+  EXPECT_EQ(splitGrid[0], 16u);
+  EXPECT_EQ(splitGrid[1], 4u);
+  EXPECT_EQ(splitGrid[2], 2u);
   // Grid: one block per block_n columns and block_m rows.
   uint32_t grid[3];
   table.back().grid(1000, 4096, grid);

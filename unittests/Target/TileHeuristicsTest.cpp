@@ -189,9 +189,9 @@ TEST(TileHeuristics, SmallMSplitsKToCoverTheDevice) {
   // M = 17..32: the 16-row mma_sync tiles; from M = 33 on (sm_90a) the
   // warp-specialized wgmma tiles, K split where the blocks alone leave
   // SMs idle (MiddleMSplitsKInAClusterOnSm90a): 33..64 the 64-token tile
-  // split four ways through the workspace, 65..128 in clusters of two,
-  // 129..256 the 128-token tile in clusters of two, then the 128-token
-  // tile alone.
+  // split four ways through the workspace, 65..128 two ways, both with
+  // every copy by TMA, 129..256 the 128-token tile in clusters of two,
+  // then the 128-token tile alone.
   EXPECT_EQ((*t)[2].mMin, 17);
   EXPECT_EQ((*t)[2].mMax, 32);
   EXPECT_EQ((*t)[2].mma, MmaKind::MmaSync);
@@ -205,10 +205,14 @@ TEST(TileHeuristics, SmallMSplitsKToCoverTheDevice) {
   EXPECT_EQ((*t)[4].mMax, 128);
   EXPECT_EQ((*t)[4].blockM, 64);
   EXPECT_EQ((*t)[4].splitK, 2);
-  EXPECT_TRUE((*t)[4].splitsInCluster());
+  EXPECT_TRUE((*t)[4].workspaceSplit);
   EXPECT_EQ((*t)[5].mMax, 256);
   EXPECT_EQ((*t)[5].blockM, 128);
   EXPECT_EQ((*t)[5].splitK, 2);
+  EXPECT_TRUE((*t)[5].splitsInCluster());
+  EXPECT_EQ((*t)[5].tma, 0u);
+  for (int i = 3; i <= 4; ++i)
+    EXPECT_EQ((*t)[i].tma, uint32_t(TmaA | TmaB)) << i;
   // From M = 257 on (sm_90a): the warp-specialized wgmma tile, blocks of
   // 128 tokens x 256 columns in two warpgroups of 128 tokens x two n-tiles
   // and a producer warpgroup, four stages.
@@ -408,22 +412,24 @@ TEST(TileHeuristics, MiddleMSplitsKInAClusterOnSm90a) {
   };
   // 8192^2, 32 blocks of 256 columns: 64 tokens split four ways through
   // the workspace up to M = 64 (128 CTAs, one wave: in clusters of four
-  // they took two; 2026-12-01: 44.6 -> 32.3 us at M = 64), in clusters of
-  // two up to M = 128 (128 CTAs), then 128 tokens in clusters of two (128
-  // CTAs at M = 256), then 128 tokens alone (128 blocks at M = 512).
+  // they took two; 2026-12-01: 44.6 -> 32.3 us at M = 64), two ways up to
+  // M = 128 (128 CTAs; through the workspace rather than in clusters of
+  // two at equal waves since the activations came by TMA as swizzled rows:
+  // 2026-12-02, 54.4 -> 42.5 us at M = 128), then 128 tokens in clusters of
+  // two (128 CTAs at M = 256; the 128-token tile does not split through
+  // the workspace), then 128 tokens alone (128 blocks at M = 512).
   check(8192, 8192,
         {{33, 64, 64, 4, true},
-         {65, 128, 64, 2},
+         {65, 128, 64, 2, true},
          {129, 256, 128, 2},
          {257, 0, 128, 1}});
-  // 4096 x 14336, 16 blocks: clusters of four at M <= 64 (64 CTAs: a
-  // wave of clusters of four), at M <= 128 64 tokens split four ways
-  // through the workspace (128 CTAs, one wave; not yet measured there),
-  // 64 tokens in twos at M <= 256, 128 tokens in twos at M <= 512.
+  // 4096 x 14336, 16 blocks: 64 tokens split four ways through the
+  // workspace up to M = 128 (64 and 128 CTAs: one wave; one kernel for
+  // both ranges), two ways at M <= 256, 128 tokens in clusters of two at
+  // M <= 512 (128 CTAs).
   check(4096, 14336,
-        {{33, 64, 64, 4},
-         {65, 128, 64, 4, true},
-         {129, 256, 64, 2},
+        {{33, 128, 64, 4, true},
+         {129, 256, 64, 2, true},
          {257, 512, 128, 2},
          {513, 0, 128, 1}});
   // 28672 x 8192, 112 blocks: no split up to M = 256; at M = 257..512 the
@@ -485,7 +491,8 @@ TEST(TileHeuristics, LargeMBlocksNarrowWhereNIsShortOrTheyCannotRun) {
   Result<std::vector<TileConfig>> t =
       selectMmaSyncTiles(w4g128(), kF16, {}, 4096, 4096, h200);
   ASSERT_TRUE(bool(t));
-  ASSERT_EQ(t->size(), 8u);
+  // (M = 33..128 one kernel: the 64-token tile split four ways.)
+  ASSERT_EQ(t->size(), 7u);
   EXPECT_EQ(t->back().mma, MmaKind::Wgmma);
   EXPECT_EQ(t->back().mMin, 513);
   EXPECT_TRUE(t->back().warpSpecialized);
