@@ -137,3 +137,127 @@ func.func @uint8_implicit_zero(%x: memref<?x128xf16>, %codes: memref<64x128xi8>,
       ins(%x, %wd : memref<?x128xf16>, memref<64x128xf16>) outs(%y : memref<?x64xf16>)
   return
 }
+
+// -----
+
+// Packed 4-bit codes (humming's canonical form, compressed-tensors'
+// pack-quantized one: 8 codes per i32 along K, least significant first),
+// extracted with index arithmetic, unsigned minus their implicit 8 (GPTQ's
+// symmetric form), f16 scales per group of 32: a ui4 group<32> gemm on the
+// words as they are.
+// CHECK-LABEL: func.func @packed_uint4_group
+// CHECK-SAME:    (%[[X:.*]]: memref<?x128xf16>, %[[C:.*]]: memref<64x16xi32>, %[[S:.*]]: memref<64x4xf16>, %[[Y:.*]]: memref<?x64xf16>)
+// CHECK-NEXT:    humming.gemm %[[X]], %[[C]] scales(%[[S]] : memref<64x4xf16>) into %[[Y]]
+// CHECK-SAME:      weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<32>>}
+// CHECK-SAME:      : memref<?x128xf16>, memref<64x16xi32> -> memref<?x64xf16>
+// CHECK-NEXT:    return
+func.func @packed_uint4_group(%x: memref<?x128xf16>, %codes: memref<64x16xi32>, %s: memref<64x4xf16>,
+                              %y: memref<?x64xf16>) {
+  %wd = memref.alloc() : memref<64x128xf16>
+  linalg.generic {indexing_maps = [affine_map<(n, k) -> (n, k floordiv 8)>, affine_map<(n, k) -> (n, k floordiv 32)>,
+                                   affine_map<(n, k) -> (n, k)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%codes, %s : memref<64x16xi32>, memref<64x4xf16>) outs(%wd : memref<64x128xf16>) {
+  ^bb0(%c: i32, %sc: f16, %o: f16):
+    %k = linalg.index 1 : index
+    %c8 = arith.constant 8 : index
+    %r = arith.remui %k, %c8 : index
+    %c4 = arith.constant 4 : index
+    %sh = arith.muli %r, %c4 : index
+    %shi = arith.index_cast %sh : index to i32
+    %v = arith.shrui %c, %shi : i32
+    %m = arith.constant 15 : i32
+    %q = arith.andi %v, %m : i32
+    %f = arith.uitofp %q : i32 to f16
+    %c8f = arith.constant 8.0 : f16
+    %z = arith.subf %f, %c8f : f16
+    %w = arith.mulf %z, %sc : f16
+    linalg.yield %w : f16
+  }
+  %zero = arith.constant 0.0 : f16
+  linalg.fill ins(%zero : f16) outs(%y : memref<?x64xf16>)
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>,
+                                 affine_map<(m, n, k) -> (m, n)>]
+      ins(%x, %wd : memref<?x128xf16>, memref<64x128xf16>) outs(%y : memref<?x64xf16>)
+  memref.dealloc %wd : memref<64x128xf16>
+  return
+}
+
+// -----
+
+// Packed 2-bit codes (16 per word), the shift computed in i32 as
+// (k & 15) << 1 and the code taken by sitofp of the masked word (a
+// non-negative value: unsigned codes), minus f16 zero points per group of
+// 64: a ui2 gemm with float zero points.
+// CHECK-LABEL: func.func @packed_uint2_zero_points
+// CHECK-NEXT:    humming.gemm %{{.*}}, %{{.*}} scales(%{{.*}} : memref<64x2xf16>) zero_points(%{{.*}} : memref<64x2xf16>)
+// CHECK-SAME:      weight_schema = #humming.weight_schema<type = ui2, scale = f16, granularity = group<64>, zero_point = float>}
+// CHECK-SAME:      : memref<?x128xf16>, memref<64x8xi32> -> memref<?x64xf16>
+// CHECK-NEXT:    return
+func.func @packed_uint2_zero_points(%x: memref<?x128xf16>, %codes: memref<64x8xi32>, %s: memref<64x2xf16>,
+                                    %zp: memref<64x2xf16>, %y: memref<?x64xf16>) {
+  %wd = memref.alloc() : memref<64x128xf16>
+  linalg.generic {indexing_maps = [affine_map<(n, k) -> (n, k floordiv 16)>, affine_map<(n, k) -> (n, k floordiv 64)>,
+                                   affine_map<(n, k) -> (n, k floordiv 64)>, affine_map<(n, k) -> (n, k)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%codes, %s, %zp : memref<64x8xi32>, memref<64x2xf16>, memref<64x2xf16>) outs(%wd : memref<64x128xf16>) {
+  ^bb0(%c: i32, %sc: f16, %z0: f16, %o: f16):
+    %k = linalg.index 1 : index
+    %ki = arith.index_cast %k : index to i32
+    %c15 = arith.constant 15 : i32
+    %r = arith.andi %ki, %c15 : i32
+    %one = arith.constant 1 : i32
+    %sh = arith.shli %r, %one : i32
+    %v = arith.shrui %c, %sh : i32
+    %m = arith.constant 3 : i32
+    %q = arith.andi %v, %m : i32
+    %f = arith.sitofp %q : i32 to f16
+    %z = arith.subf %f, %z0 : f16
+    %w = arith.mulf %z, %sc : f16
+    linalg.yield %w : f16
+  }
+  %zero = arith.constant 0.0 : f16
+  linalg.fill ins(%zero : f16) outs(%y : memref<?x64xf16>)
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>,
+                                 affine_map<(m, n, k) -> (m, n)>]
+      ins(%x, %wd : memref<?x128xf16>, memref<64x128xf16>) outs(%y : memref<?x64xf16>)
+  return
+}
+
+// -----
+
+// Signed packed 4-bit codes: the nibble truncated to i4 and converted as
+// signed (two's complement codes), bf16 scales per row: an si4 gemm.
+// CHECK-LABEL: func.func @packed_sint4_per_row
+// CHECK-NEXT:    %[[S1:.*]] = memref.expand_shape
+// CHECK-NEXT:    humming.gemm %{{.*}}, %{{.*}} scales(%[[S1]] : memref<64x1xbf16>)
+// CHECK-SAME:      weight_schema = #humming.weight_schema<type = si4, scale = bf16>}
+// CHECK-SAME:      : memref<?x128xbf16>, memref<64x16xi32> -> memref<?x64xbf16>
+// CHECK-NEXT:    return
+func.func @packed_sint4_per_row(%x: memref<?x128xbf16>, %codes: memref<64x16xi32>, %s: memref<64xbf16>,
+                                %y: memref<?x64xbf16>) {
+  %wd = memref.alloc() : memref<64x128xbf16>
+  linalg.generic {indexing_maps = [affine_map<(n, k) -> (n, k floordiv 8)>, affine_map<(n, k) -> (n)>,
+                                   affine_map<(n, k) -> (n, k)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%codes, %s : memref<64x16xi32>, memref<64xbf16>) outs(%wd : memref<64x128xbf16>) {
+  ^bb0(%c: i32, %sc: bf16, %o: bf16):
+    %k = linalg.index 1 : index
+    %c8 = arith.constant 8 : index
+    %r = arith.remui %k, %c8 : index
+    %c4 = arith.constant 4 : index
+    %sh = arith.muli %r, %c4 : index
+    %shi = arith.index_castui %sh : index to i32
+    %v = arith.shrui %c, %shi : i32
+    %q = arith.trunci %v : i32 to i4
+    %f = arith.sitofp %q : i4 to bf16
+    %w = arith.mulf %f, %sc : bf16
+    linalg.yield %w : bf16
+  }
+  %zero = arith.constant 0.0 : bf16
+  linalg.fill ins(%zero : bf16) outs(%y : memref<?x64xbf16>)
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>,
+                                 affine_map<(m, n, k) -> (m, n)>]
+      ins(%x, %wd : memref<?x128xbf16>, memref<64x128xbf16>) outs(%y : memref<?x64xbf16>)
+  return
+}

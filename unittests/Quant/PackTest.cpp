@@ -86,3 +86,23 @@ TEST(Pack, EightBitCodesAreTheirOwnBytes) {
   for (size_t i = 0; i < codes.size(); ++i)
     EXPECT_EQ(bytes[i], codes[i]) << "code " << i;
 }
+
+TEST(Pack, NarrowCodesAreShiftsAndMasksOfTheirWord) {
+  // humming-raise-quantized-matmul takes packed b-bit codes (b = 1, 2, 4,
+  // 8) as the canonical words when the dequantization computes code k of a
+  // row as (word[k / (32 / b)] >> (b (k mod 32 / b))) & (2^b - 1): the
+  // order it checks must be the order packBits writes.
+  for (unsigned bits : {1u, 2u, 4u, 8u}) {
+    const int64_t count = 96;
+    std::vector<uint32_t> codes(count);
+    for (int64_t i = 0; i < count; ++i)
+      codes[size_t(i)] = uint32_t((i * 2654435761u) >> 7) & ((1u << bits) - 1);
+    std::vector<uint32_t> words = packBits(codes.data(), count, bits);
+    const int64_t per = 32 / bits;
+    for (int64_t k = 0; k < count; ++k)
+      EXPECT_EQ((words[size_t(k / per)] >> (bits * (k % per))) &
+                    ((1u << bits) - 1),
+                codes[size_t(k)])
+          << bits << "-bit code " << k;
+  }
+}

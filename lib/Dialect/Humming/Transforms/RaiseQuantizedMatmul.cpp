@@ -7,7 +7,9 @@
 //   linalg.fill     0 -> %y
 //   linalg.matmul   %x [M, K], %wd (indexed (n, k)) -> %y [M, N]
 //
-// on memrefs (bufferized IR; humming.gemm is a memref op). What it does not
+// on memrefs (bufferized IR; humming.gemm is a memref op); the codes either
+// [N, K] of 8 bits or b-bit codes packed along K into i32 words (matchPacked-
+// Code checks the extraction by evaluating it). What it does not
 // recognise it leaves as it is, with a remark on the matmul that says why
 // (a matmul whose B operand no linalg.generic writes is a plain matmul and
 // gets none). See the pass description in Passes.td for the forms.
@@ -120,6 +122,182 @@ std::pair<int64_t, std::string> scaleGroup(AffineMap map, MemRefType t,
   return {g.getValue(), ""};
 }
 
+/// Codes narrower than 8 bits packed into 32-bit words along K (humming's
+/// canonical form, and compressed-tensors' pack-quantized one): code k of
+/// row n is bits b (k mod 32/b) ..+b of word (n, k floordiv 32/b). The body
+/// extracts it from the word (the first input) and the iteration's k
+/// (linalg.index 1) with integer arithmetic in any arrangement; what it
+/// computes is checked by evaluating that arithmetic for sample words and
+/// k, not by its shape.
+struct PackedCode {
+  unsigned bits = 0;
+  bool isSigned = false;
+  /// The operations computing the code from the word and k.
+  SmallPtrSet<Operation *, 16> ops;
+};
+
+/// The value of `v` in the packed-code arithmetic for word `word` at
+/// iteration k `k`, or nullopt (an operation outside it, poison).
+std::optional<APInt> evaluate(Value v, const APInt &word, int64_t k,
+                              DenseMap<Value, APInt> &memo) {
+  if (auto it = memo.find(v); it != memo.end())
+    return it->second;
+  auto widthOf = [](Type t) -> unsigned {
+    return t.isIndex() ? 64 : t.getIntOrFloatBitWidth();
+  };
+  std::optional<APInt> r;
+  if (auto arg = dyn_cast<BlockArgument>(v)) {
+    if (arg.getArgNumber() == 0)
+      r = word;
+  } else if (Operation *op = v.getDefiningOp()) {
+    auto in = [&](unsigned i) {
+      return evaluate(op->getOperand(i), word, k, memo);
+    };
+    IntegerAttr c;
+    if (matchPattern(v, m_Constant(&c))) {
+      r = c.getValue().sextOrTrunc(widthOf(v.getType()));
+    } else if (auto idx = dyn_cast<linalg::IndexOp>(op)) {
+      if (idx.getDim() == 1)
+        r = APInt(64, uint64_t(k));
+    } else if (isa<arith::IndexCastOp, arith::ExtSIOp>(op)) {
+      if (auto a = in(0))
+        r = a->sextOrTrunc(widthOf(v.getType()));
+    } else if (isa<arith::IndexCastUIOp, arith::ExtUIOp, arith::TruncIOp>(
+                   op)) {
+      if (auto a = in(0))
+        r = a->zextOrTrunc(widthOf(v.getType()));
+    } else if (op->getNumOperands() == 2) {
+      std::optional<APInt> a = in(0), b = in(1);
+      if (a && b) {
+        const unsigned w = a->getBitWidth();
+        if (isa<arith::AndIOp>(op))
+          r = *a & *b;
+        else if (isa<arith::OrIOp>(op))
+          r = *a | *b;
+        else if (isa<arith::XOrIOp>(op))
+          r = *a ^ *b;
+        else if (isa<arith::AddIOp>(op))
+          r = *a + *b;
+        else if (isa<arith::SubIOp>(op))
+          r = *a - *b;
+        else if (isa<arith::MulIOp>(op))
+          r = *a * *b;
+        else if (isa<arith::ShRUIOp, arith::ShRSIOp, arith::ShLIOp>(op)) {
+          if (b->ult(w)) // a shift by the width or more is poison
+            r = isa<arith::ShRUIOp>(op)   ? a->lshr(*b)
+                : isa<arith::ShRSIOp>(op) ? a->ashr(*b)
+                                          : a->shl(*b);
+        } else if (!b->isZero()) {
+          if (isa<arith::RemUIOp>(op))
+            r = a->urem(*b);
+          else if (isa<arith::DivUIOp>(op))
+            r = a->udiv(*b);
+          else if (isa<arith::RemSIOp>(op))
+            r = a->srem(*b);
+          else if (isa<arith::DivSIOp>(op))
+            r = a->sdiv(*b);
+        }
+      }
+    }
+  }
+  if (r)
+    memo[v] = *r;
+  return r;
+}
+
+/// The packed code `code` (the integer a conversion reads) of `body` in a
+/// dequantization of N x K codes stored as `codesType` and indexed by
+/// `map`, or why it is not one.
+std::variant<PackedCode, std::string>
+matchPackedCode(Block &body, Value code, MemRefType codesType, AffineMap map,
+                int64_t n, int64_t k, bool signedConversion) {
+  // (The evaluation below compares the code's bits: a signed b-bit code's
+  // two's complement pattern is what the word holds.)
+  PackedCode p;
+  // The operations computing the code: integer arithmetic of the word (the
+  // first input), k and constants.
+  SmallVector<Value> work{code};
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      if (arg.getOwner() != &body || arg.getArgNumber() != 0)
+        return std::string("expected the packed code computed from the "
+                           "word (the first input), k and constants only, "
+                           "got a use of block argument ") +
+               std::to_string(arg.getArgNumber());
+      continue;
+    }
+    Operation *op = v.getDefiningOp();
+    if (!p.ops.insert(op).second)
+      continue;
+    if (auto idx = dyn_cast<linalg::IndexOp>(op)) {
+      if (idx.getDim() != 1)
+        return std::string("expected the packed code computed from k "
+                           "(linalg.index 1), got linalg.index ") +
+               std::to_string(idx.getDim());
+      continue;
+    }
+    if (matchPattern(v, m_Constant()))
+      continue;
+    if (!isa<arith::AndIOp, arith::OrIOp, arith::XOrIOp, arith::AddIOp,
+             arith::SubIOp, arith::MulIOp, arith::ShRUIOp, arith::ShRSIOp,
+             arith::ShLIOp, arith::RemUIOp, arith::DivUIOp, arith::RemSIOp,
+             arith::DivSIOp, arith::IndexCastOp, arith::IndexCastUIOp,
+             arith::ExtUIOp, arith::ExtSIOp, arith::TruncIOp>(op))
+      return "expected integer arithmetic (arith shifts, masks, add, "
+             "sub, mul, div, rem, casts) extracting the packed code, got " +
+             op->getName().getStringRef().str();
+    for (Value operand : op->getOperands())
+      work.push_back(operand);
+  }
+  // b from the words per row: K codes of b bits in K b / 32 words.
+  const int64_t words = codesType.getRank() == 2 ? codesType.getDimSize(1) : 0;
+  MLIRContext *ctx = map.getContext();
+  if (codesType.getRank() == 2 && codesType.getDimSize(0) == n && k > 0 &&
+      words > 0 && (32 * words) % k == 0)
+    p.bits = unsigned(32 * words / k);
+  const int64_t per = p.bits ? 32 / p.bits : 0;
+  if (!llvm::is_contained({1u, 2u, 4u, 8u}, p.bits) ||
+      !staticIdentity(codesType) ||
+      map != AffineMap::get(2, 0,
+                            {getAffineDimExpr(0, ctx),
+                             getAffineDimExpr(1, ctx).floorDiv(per)},
+                            ctx))
+    return "expected packed codes as [N, K b / 32] 32-bit words indexed "
+           "by (n, k floordiv 32 / b) for b = 1, 2, 4 or 8 (N = " +
+           std::to_string(n) + ", K = " + std::to_string(k) + "), got " +
+           str(codesType) + " indexed by " + str(map);
+  // A b-bit integer converted as signed holds two's complement codes; a
+  // wider one holds the code's b bits as a non-negative value, whatever the
+  // conversion.
+  p.isSigned =
+      signedConversion && code.getType().getIntOrFloatBitWidth() == p.bits;
+  // What the arithmetic computes, for sample words and k.
+  const uint32_t sampleWords[] = {0x76543210u, 0xFEDCBA98u, 0x9E3779B9u,
+                                  0xB7E15162u, 0xFFFFFFFFu, 0u};
+  SmallVector<int64_t> ks;
+  for (int64_t i = 0; i < 2 * per && i < k; ++i)
+    ks.push_back(i);
+  ks.append({k / 2 + 1 < k ? k / 2 + 1 : 0, k - 1});
+  for (uint32_t w : sampleWords)
+    for (int64_t kk : ks) {
+      DenseMap<Value, APInt> memo;
+      std::optional<APInt> got = evaluate(code, APInt(32, w), kk, memo);
+      const uint64_t want =
+          (uint64_t(w) >> (p.bits * uint64_t(kk % per))) &
+          ((uint64_t(1) << p.bits) - 1);
+      if (!got || got->getZExtValue() != want)
+        return "expected the body to extract code k as bits " +
+               std::to_string(p.bits) + " (k mod " + std::to_string(per) +
+               ") ..+" + std::to_string(p.bits) +
+               " of its word (least significant first), got " +
+               (got ? std::to_string(got->getZExtValue()) : "poison") +
+               " for word " + llvm::utohexstr(w) + " at k = " +
+               std::to_string(kk) + " (want " + std::to_string(want) + ")";
+    }
+  return p;
+}
+
 /// The dequantization writing `wd` [N, K] of `half`, or why it is not one.
 std::variant<Dequant, Refusal> matchDequant(linalg::GenericOp g, int64_t n,
                                             int64_t k, Type half) {
@@ -145,15 +323,28 @@ std::variant<Dequant, Refusal> matchDequant(linalg::GenericOp g, int64_t n,
   for (Operation &op : body)
     ops.push_back(&op);
   BlockArgument codeArg = body.getArgument(0), scaleArg = body.getArgument(1);
-  // The first operation on the code says how codes are stored.
-  Operation *conv = ops[0];
+  // The conversion to the weights' type says how codes are stored: of the
+  // code itself (8-bit codes), or of an integer extracted from the code's
+  // 32-bit word (packed codes).
+  Operation *conv = nullptr;
   for (Operation *op : ops)
-    if (llvm::is_contained(op->getOperands(), codeArg)) {
+    if (isa<arith::SIToFPOp, arith::UIToFPOp, arith::ExtFOp>(op) &&
+        op->getResult(0).getType() == half) {
       conv = op;
       break;
     }
+  if (!conv)
+    for (Operation *op : ops)
+      if (llvm::is_contained(op->getOperands(), codeArg)) {
+        conv = op;
+        break;
+      }
+  if (!conv)
+    conv = ops[0];
   Type codeType = codeArg.getType();
+  auto codesType = cast<MemRefType>(g.getDpsInputOperand(0)->get().getType());
   std::optional<hq::ScalarType> type;
+  std::optional<PackedCode> packed;
   if (conv->getNumOperands() == 1 && conv->getOperand(0) == codeArg) {
     if (isa<arith::SIToFPOp>(conv) && codeType.isSignlessInteger(8))
       type = hq::ScalarType::sint(8);
@@ -162,16 +353,26 @@ std::variant<Dequant, Refusal> matchDequant(linalg::GenericOp g, int64_t n,
     else if (isa<arith::ExtFOp>(conv) && (isa<Float8E4M3FNType>(codeType) ||
                                           isa<Float8E5M2Type>(codeType)))
       type = toScalarType(codeType);
+  } else if (isa<arith::SIToFPOp, arith::UIToFPOp>(conv) &&
+             codeType.isSignlessInteger(32) &&
+             conv->getResult(0).getType() == half) {
+    std::variant<PackedCode, std::string> pc =
+        matchPackedCode(body, conv->getOperand(0), codesType, maps[0], n, k,
+                        isa<arith::SIToFPOp>(conv));
+    if (auto *why = std::get_if<std::string>(&pc))
+      return no("packed codes: " + *why);
+    packed = std::get<PackedCode>(pc);
+    type = packed->isSigned ? hq::ScalarType::sint(packed->bits)
+                            : hq::ScalarType::uint(packed->bits);
   }
   if (!type || conv->getResult(0).getType() != half)
     return no("expected the body to start by converting the code (the first "
               "input) to " +
               str(half) +
-              " with arith.sitofp / arith.uitofp (i8) or arith.extf "
-              "(f8E4M3FN, f8E5M2), got " +
-              conv->getName().getStringRef().str() + " of " + str(codeType) +
-              " (codes narrower than 8 bits packed into wider integers are "
-              "not recognised yet)");
+              " with arith.sitofp / arith.uitofp (i8, or an integer "
+              "extracted from packed i32 words) or arith.extf (f8E4M3FN, "
+              "f8E5M2), got " +
+              conv->getName().getStringRef().str() + " of " + str(codeType));
   Type scaleElem =
       cast<MemRefType>(g.getDpsInputOperand(1)->get().getType())
           .getElementType();
@@ -181,11 +382,13 @@ std::variant<Dequant, Refusal> matchDequant(linalg::GenericOp g, int64_t n,
   // Unsigned codes: humming's unsigned codes without a zero point stand
   // for code - 2^(b-1); the dequantization must subtract that (as a
   // constant) or a zero point.
-  const bool unsignedCodes = isa<arith::UIToFPOp>(conv);
-  // Constants in the body are operands, not steps.
+  const bool unsignedCodes = !type->isSigned && !type->isFloat();
+  const double implicitZeroValue = double(1u << (type->bits - 1));
+  // Constants in the body are operands, not steps; with packed codes the
+  // extraction's steps come before the conversion.
   SmallVector<Operation *> steps;
   for (Operation *op : ops)
-    if (!isa<arith::ConstantOp>(op))
+    if (!isa<arith::ConstantOp>(op) && !(packed && packed->ops.contains(op)))
       steps.push_back(op);
   const bool implicitZero =
       unsignedCodes && ins == 2 && steps.size() == 4 &&
@@ -195,13 +398,16 @@ std::variant<Dequant, Refusal> matchDequant(linalg::GenericOp g, int64_t n,
               std::string(ins == 3 ? ", a subtraction of the zero point" : "") +
               ", a multiplication by the scale and the yield, got " +
               std::to_string(steps.size()) + " operations" +
+              (packed ? " besides the code's extraction" : "") +
               (unsignedCodes && ins == 2
-                   ? " (unsigned codes: also a subtraction of 128)"
+                   ? " (unsigned codes: also a subtraction of " +
+                         std::to_string(int(implicitZeroValue)) + ")"
                    : ""));
   if (steps[0] != conv)
     return no("expected the conversion of the code as the body's first "
-              "step, got " +
-              steps[0]->getName().getStringRef().str());
+              "step" +
+              std::string(packed ? " after the code's extraction" : "") +
+              ", got " + steps[0]->getName().getStringRef().str());
   ops = steps;
   Value v = conv->getResult(0);
   size_t next = 1;
@@ -216,13 +422,17 @@ std::variant<Dequant, Refusal> matchDequant(linalg::GenericOp g, int64_t n,
     APFloat zero(0.0);
     if (sub.getLhs() != v ||
         !matchPattern(sub.getRhs(), m_ConstantFloat(&zero)) ||
-        zero.convertToDouble() != 128.0)
-      return no("expected unsigned codes minus 128 (their implicit zero "
-                "without a zero point tensor), arith.subf of a constant");
+        zero.convertToDouble() != implicitZeroValue)
+      return no("expected unsigned codes minus " +
+                std::to_string(int(implicitZeroValue)) +
+                " (their implicit zero without a zero point tensor), "
+                "arith.subf of a constant");
     v = sub.getResult();
   } else if (unsignedCodes) {
     return no("expected unsigned codes minus a zero point (a third input) or "
-              "minus 128 (humming's implicit zero for unsigned codes without "
+              "minus " +
+              std::to_string(int(implicitZeroValue)) +
+              " (humming's implicit zero for unsigned codes without "
               "zero points), got codes used as they are");
   }
   auto mul = dyn_cast<arith::MulFOp>(ops[next++]);
@@ -242,9 +452,8 @@ std::variant<Dequant, Refusal> matchDequant(linalg::GenericOp g, int64_t n,
   d.scales = g.getDpsInputOperand(1)->get();
   if (ins == 3)
     d.zeroPoints = g.getDpsInputOperand(2)->get();
-  auto codesType = cast<MemRefType>(d.codes.getType());
-  if (!maps[0].isIdentity() || !staticIdentity(codesType) ||
-      codesType.getShape() != ArrayRef<int64_t>{n, k})
+  if (!packed && (!maps[0].isIdentity() || !staticIdentity(codesType) ||
+                  codesType.getShape() != ArrayRef<int64_t>{n, k}))
     return no("expected the codes [" + std::to_string(n) + ", " +
               std::to_string(k) + "] indexed by (n, k) with an identity "
               "layout, got " +

@@ -100,17 +100,28 @@ def HummingRaiseQuantizedMatmulPass
     subtract a zero point or the constant 128, humming's implicit zero for
     unsigned codes without zero points), times scales of the
     weights' type, per row ([N] by (n) or [N, 1] by (n, 0)) or per group of
-    g along K ([N, K / g] by (n, k floordiv g)); the matmul transposed-B
+    g along K ([N, K / g] by (n, k floordiv g)). Codes of b = 1, 2, 4 bits
+    packed into i32 words along K, least significant first (humming's
+    canonical form, compressed-tensors' pack-quantized one): words
+    [N, K b / 32] indexed (n, k floordiv 32 / b), the code extracted with
+    integer arithmetic of the word, `linalg.index 1` and constants (shifts,
+    masks, add, sub, mul, div, rem, casts in any arrangement: what it
+    computes is checked by evaluating it for sample words and k), then
+    `arith.uitofp` (unsigned codes, minus 2^(b-1) or a zero point) or
+    `arith.sitofp` of an i<b> (signed two's complement codes). The matmul transposed-B
     (`output = input * W^T`), f16 or bf16 throughout, its output zeroed by
     a `linalg.fill` of 0 just before (humming.gemm overwrites where
     linalg.matmul adds), the dequantized weights read by nothing else. The
     codes are passed as they are (`humming.gemm` takes 8-bit codes
-    unpacked); the dequantization, the fill and the buffer go.
+    unpacked and packed words as they are); the dequantization, the fill
+    and the buffer go.
 
     Anything else is left as it is, with a remark on the matmul that says
     what was expected (a matmul whose weights no `linalg.generic` writes is
-    a plain one and gets no remark). Codes narrower than 8 bits packed into
-    wider integers (GPTQ's shifts and masks) are not recognised yet.
+    a plain one and gets no remark). Not recognised yet: codes packed along
+    N or in another order (GPTQ's [K / 8, N] qweight, AWQ's interleaved
+    words: they need a repack, not a relabelling), integer zero points,
+    3/5/6/7-bit codes, tensor-level IR and batch matmuls.
   }];
   let dependentDialects = ["::mlir::humming::HummingDialect"];
 }
