@@ -458,7 +458,7 @@ func.func @packed_nibbles_reversed(%x: memref<?x128xf16>, %codes: memref<64x16xi
   }
   %zero = arith.constant 0.0 : f16
   linalg.fill ins(%zero : f16) outs(%y : memref<?x64xf16>)
-  // expected-remark @+1 {{packed codes: expected the body to extract code k as bits 4 (k mod 8) ..+4 of its word (least significant first), got 7 for word 76543210 at k = 0 (want 0)}}
+  // expected-remark @+1 {{packed codes: expected the body to extract the code at k as bits 4 (k mod 8) ..+4 of its word (least significant first), got 7 for word 76543210 at k = 0 (want 0)}}
   linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>,
                                  affine_map<(m, n, k) -> (m, n)>]
       ins(%x, %wd : memref<?x128xf16>, memref<64x128xf16>) outs(%y : memref<?x64xf16>)
@@ -495,7 +495,7 @@ func.func @packed_code_uses_scale(%x: memref<?x128xf16>, %codes: memref<64x16xi3
   }
   %zero = arith.constant 0.0 : f16
   linalg.fill ins(%zero : f16) outs(%y : memref<?x64xf16>)
-  // expected-remark @+1 {{packed codes: expected integer arithmetic (arith shifts, masks, add, sub, mul, div, rem, casts) extracting the packed code, got arith.bitcast}}
+  // expected-remark @+1 {{packed codes: expected integer arithmetic (arith shifts, masks, add, sub, mul, div, rem, casts) extracting the code, got arith.bitcast}}
   linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>,
                                  affine_map<(m, n, k) -> (m, n)>]
       ins(%x, %wd : memref<?x128xf16>, memref<64x128xf16>) outs(%y : memref<?x64xf16>)
@@ -524,7 +524,7 @@ func.func @packed_code_uses_n(%x: memref<?x128xf16>, %codes: memref<64x16xi32>, 
   }
   %zero = arith.constant 0.0 : f16
   linalg.fill ins(%zero : f16) outs(%y : memref<?x64xf16>)
-  // expected-remark @+1 {{packed codes: expected the packed code computed from k (linalg.index 1), got linalg.index 0}}
+  // expected-remark @+1 {{packed codes: expected the code computed from k (linalg.index 1), got linalg.index 0}}
   linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>,
                                  affine_map<(m, n, k) -> (m, n)>]
       ins(%x, %wd : memref<?x128xf16>, memref<64x128xf16>) outs(%y : memref<?x64xf16>)
@@ -557,7 +557,7 @@ func.func @packed_code_unsupported_op(%x: memref<?x128xf16>, %codes: memref<64x1
   }
   %zero = arith.constant 0.0 : f16
   linalg.fill ins(%zero : f16) outs(%y : memref<?x64xf16>)
-  // expected-remark @+1 {{packed codes: expected integer arithmetic (arith shifts, masks, add, sub, mul, div, rem, casts) extracting the packed code, got arith.minui}}
+  // expected-remark @+1 {{packed codes: expected integer arithmetic (arith shifts, masks, add, sub, mul, div, rem, casts) extracting the code, got arith.minui}}
   linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>,
                                  affine_map<(m, n, k) -> (m, n)>]
       ins(%x, %wd : memref<?x128xf16>, memref<64x128xf16>) outs(%y : memref<?x64xf16>)
@@ -590,6 +590,160 @@ func.func @packed_uint4_without_zero(%x: memref<?x128xf16>, %codes: memref<64x16
   %zero = arith.constant 0.0 : f16
   linalg.fill ins(%zero : f16) outs(%y : memref<?x64xf16>)
   // expected-remark @+1 {{expected unsigned codes minus a zero point (a third input) or minus 8 (humming's implicit zero for unsigned codes without zero points), got codes used as they are}}
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>,
+                                 affine_map<(m, n, k) -> (m, n)>]
+      ins(%x, %wd : memref<?x128xf16>, memref<64x128xf16>) outs(%y : memref<?x64xf16>)
+  return
+}
+
+// -----
+
+// Integer zero points are packed along N: extracted by k they are not.
+func.func @packed_zero_points_along_k(%x: memref<?x128xf16>, %codes: memref<64x16xi32>, %s: memref<64x4xf16>,
+                              %zp: memref<8x4xi32>, %y: memref<?x64xf16>) {
+  %wd = memref.alloc() : memref<64x128xf16>
+  linalg.generic {indexing_maps = [affine_map<(n, k) -> (n, k floordiv 8)>, affine_map<(n, k) -> (n, k floordiv 32)>,
+                                   affine_map<(n, k) -> (n floordiv 8, k floordiv 32)>, affine_map<(n, k) -> (n, k)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%codes, %s, %zp : memref<64x16xi32>, memref<64x4xf16>, memref<8x4xi32>) outs(%wd : memref<64x128xf16>) {
+  ^bb0(%c: i32, %sc: f16, %z: i32, %o: f16):
+    %k = linalg.index 1 : index
+    %c8 = arith.constant 8 : index
+    %r = arith.remui %k, %c8 : index
+    %c4 = arith.constant 4 : index
+    %sh = arith.muli %r, %c4 : index
+    %shi = arith.index_cast %sh : index to i32
+    %v = arith.shrui %c, %shi : i32
+    %m = arith.constant 15 : i32
+    %q = arith.andi %v, %m : i32
+    %zv = arith.shrui %z, %shi : i32
+    %zq = arith.andi %zv, %m : i32
+    %f = arith.uitofp %q : i32 to f16
+    %zf = arith.uitofp %zq : i32 to f16
+    %d = arith.subf %f, %zf : f16
+    %w = arith.mulf %d, %sc : f16
+    linalg.yield %w : f16
+  }
+  %zero = arith.constant 0.0 : f16
+  linalg.fill ins(%zero : f16) outs(%y : memref<?x64xf16>)
+  // expected-remark @+1 {{packed zero points: expected the zero point computed from n (linalg.index 0), got linalg.index 1}}
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>,
+                                 affine_map<(m, n, k) -> (m, n)>]
+      ins(%x, %wd : memref<?x128xf16>, memref<64x128xf16>) outs(%y : memref<?x64xf16>)
+  return
+}
+
+// -----
+
+// Zero points per group with the scales: one word column per group.
+func.func @packed_zero_points_shape(%x: memref<?x128xf16>, %codes: memref<64x16xi32>, %s: memref<64x4xf16>,
+                              %zp: memref<8x1xi32>, %y: memref<?x64xf16>) {
+  %wd = memref.alloc() : memref<64x128xf16>
+  linalg.generic {indexing_maps = [affine_map<(n, k) -> (n, k floordiv 8)>, affine_map<(n, k) -> (n, k floordiv 32)>,
+                                   affine_map<(n, k) -> (n floordiv 8, 0)>, affine_map<(n, k) -> (n, k)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%codes, %s, %zp : memref<64x16xi32>, memref<64x4xf16>, memref<8x1xi32>) outs(%wd : memref<64x128xf16>) {
+  ^bb0(%c: i32, %sc: f16, %z: i32, %o: f16):
+    %k = linalg.index 1 : index
+    %c8 = arith.constant 8 : index
+    %r = arith.remui %k, %c8 : index
+    %c4 = arith.constant 4 : index
+    %sh = arith.muli %r, %c4 : index
+    %shi = arith.index_cast %sh : index to i32
+    %v = arith.shrui %c, %shi : i32
+    %m = arith.constant 15 : i32
+    %q = arith.andi %v, %m : i32
+    %nn = linalg.index 0 : index
+    %zr = arith.remui %nn, %c8 : index
+    %zs = arith.muli %zr, %c4 : index
+    %zsi = arith.index_cast %zs : index to i32
+    %zv = arith.shrui %z, %zsi : i32
+    %zq = arith.andi %zv, %m : i32
+    %f = arith.uitofp %q : i32 to f16
+    %zf = arith.uitofp %zq : i32 to f16
+    %d = arith.subf %f, %zf : f16
+    %w = arith.mulf %d, %sc : f16
+    linalg.yield %w : f16
+  }
+  %zero = arith.constant 0.0 : f16
+  linalg.fill ins(%zero : f16) outs(%y : memref<?x64xf16>)
+  // expected-remark @+1 {{packed zero points: expected [N b / 32, G] 32-bit words indexed by (n floordiv 32 / b, k floordiv g) (N = 64, b = 4, G = 4), got memref<8x1xi32> indexed by (d0, d1) -> (d0 floordiv 8, 0)}}
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>,
+                                 affine_map<(m, n, k) -> (m, n)>]
+      ins(%x, %wd : memref<?x128xf16>, memref<64x128xf16>) outs(%y : memref<?x64xf16>)
+  return
+}
+
+// -----
+
+// Integer zero points given but never converted and subtracted.
+func.func @packed_zero_points_unconverted(%x: memref<?x128xf16>, %codes: memref<64x16xi32>, %s: memref<64x4xf16>,
+                              %zp: memref<8x4xi32>, %y: memref<?x64xf16>) {
+  %wd = memref.alloc() : memref<64x128xf16>
+  linalg.generic {indexing_maps = [affine_map<(n, k) -> (n, k floordiv 8)>, affine_map<(n, k) -> (n, k floordiv 32)>,
+                                   affine_map<(n, k) -> (n floordiv 8, k floordiv 32)>, affine_map<(n, k) -> (n, k)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%codes, %s, %zp : memref<64x16xi32>, memref<64x4xf16>, memref<8x4xi32>) outs(%wd : memref<64x128xf16>) {
+  ^bb0(%c: i32, %sc: f16, %z: i32, %o: f16):
+    %k = linalg.index 1 : index
+    %c8 = arith.constant 8 : index
+    %r = arith.remui %k, %c8 : index
+    %c4 = arith.constant 4 : index
+    %sh = arith.muli %r, %c4 : index
+    %shi = arith.index_cast %sh : index to i32
+    %v = arith.shrui %c, %shi : i32
+    %m = arith.constant 15 : i32
+    %q = arith.andi %v, %m : i32
+    %f = arith.uitofp %q : i32 to f16
+    %c8f = arith.constant 8.0 : f16
+    %d = arith.subf %f, %c8f : f16
+    %w = arith.mulf %d, %sc : f16
+    linalg.yield %w : f16
+  }
+  %zero = arith.constant 0.0 : f16
+  linalg.fill ins(%zero : f16) outs(%y : memref<?x64xf16>)
+  // expected-remark @+1 {{expected integer zero points (i32 words, the third input) converted to f16 with arith.uitofp}}
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>,
+                                 affine_map<(m, n, k) -> (m, n)>]
+      ins(%x, %wd : memref<?x128xf16>, memref<64x128xf16>) outs(%y : memref<?x64xf16>)
+  return
+}
+
+// -----
+
+// Zero points converted as signed 4-bit values: humming's are unsigned.
+func.func @packed_zero_points_signed(%x: memref<?x128xf16>, %codes: memref<64x16xi32>, %s: memref<64x4xf16>,
+                              %zp: memref<8x4xi32>, %y: memref<?x64xf16>) {
+  %wd = memref.alloc() : memref<64x128xf16>
+  linalg.generic {indexing_maps = [affine_map<(n, k) -> (n, k floordiv 8)>, affine_map<(n, k) -> (n, k floordiv 32)>,
+                                   affine_map<(n, k) -> (n floordiv 8, k floordiv 32)>, affine_map<(n, k) -> (n, k)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%codes, %s, %zp : memref<64x16xi32>, memref<64x4xf16>, memref<8x4xi32>) outs(%wd : memref<64x128xf16>) {
+  ^bb0(%c: i32, %sc: f16, %z: i32, %o: f16):
+    %k = linalg.index 1 : index
+    %c8 = arith.constant 8 : index
+    %r = arith.remui %k, %c8 : index
+    %c4 = arith.constant 4 : index
+    %sh = arith.muli %r, %c4 : index
+    %shi = arith.index_cast %sh : index to i32
+    %v = arith.shrui %c, %shi : i32
+    %m = arith.constant 15 : i32
+    %q = arith.andi %v, %m : i32
+    %f = arith.uitofp %q : i32 to f16
+    %nn = linalg.index 0 : index
+    %zr = arith.remui %nn, %c8 : index
+    %zs = arith.muli %zr, %c4 : index
+    %zsi = arith.index_cast %zs : index to i32
+    %zv = arith.shrui %z, %zsi : i32
+    %zt = arith.trunci %zv : i32 to i4
+    %zf = arith.sitofp %zt : i4 to f16
+    %d = arith.subf %f, %zf : f16
+    %w = arith.mulf %d, %sc : f16
+    linalg.yield %w : f16
+  }
+  %zero = arith.constant 0.0 : f16
+  linalg.fill ins(%zero : f16) outs(%y : memref<?x64xf16>)
+  // expected-remark @+1 {{expected unsigned zero points (humming's integer zero points are unsigned b-bit values), got a signed conversion of an i4}}
   linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>,
                                  affine_map<(m, n, k) -> (m, n)>]
       ins(%x, %wd : memref<?x128xf16>, memref<64x128xf16>) outs(%y : memref<?x64xf16>)

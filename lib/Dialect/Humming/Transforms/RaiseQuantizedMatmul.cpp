@@ -124,21 +124,34 @@ std::pair<int64_t, std::string> scaleGroup(AffineMap map, MemRefType t,
 
 /// Codes narrower than 8 bits packed into 32-bit words along K (humming's
 /// canonical form, and compressed-tensors' pack-quantized one): code k of
-/// row n is bits b (k mod 32/b) ..+b of word (n, k floordiv 32/b). The body
-/// extracts it from the word (the first input) and the iteration's k
-/// (linalg.index 1) with integer arithmetic in any arrangement; what it
-/// computes is checked by evaluating that arithmetic for sample words and
-/// k, not by its shape.
+/// row n is bits b (k mod 32/b) ..+b of word (n, k floordiv 32/b). Integer
+/// zero points are packed the same way along N: zero point n of group g is
+/// bits b (n mod 32/b) ..+b of word (n floordiv 32/b, g). The body extracts
+/// each from its word and its position (linalg.index 1 for k, 0 for n) with
+/// integer arithmetic in any arrangement; what it computes is checked by
+/// evaluating that arithmetic for sample words and positions, not by its
+/// shape.
 struct PackedCode {
   unsigned bits = 0;
   bool isSigned = false;
-  /// The operations computing the code from the word and k.
+  /// The operations computing the value from the word and the position.
   SmallPtrSet<Operation *, 16> ops;
 };
 
-/// The value of `v` in the packed-code arithmetic for word `word` at
-/// iteration k `k`, or nullopt (an operation outside it, poison).
-std::optional<APInt> evaluate(Value v, const APInt &word, int64_t k,
+/// Where a packed value comes from: the body's argument holding its word
+/// and the loop dimension of its position.
+struct PackedSource {
+  unsigned arg;   ///< 0: the codes' word, 2: the zero points'
+  unsigned dim;   ///< 1: k (codes), 0: n (zero points)
+  const char *what; ///< for messages
+};
+constexpr PackedSource kCodeSource{0, 1, "the code"};
+constexpr PackedSource kZeroSource{2, 0, "the zero point"};
+
+/// The value of `v` in a packed value's arithmetic for word `word` at
+/// position `pos` of `src`, or nullopt (an operation outside it, poison).
+std::optional<APInt> evaluate(Value v, const PackedSource &src,
+                              const APInt &word, int64_t pos,
                               DenseMap<Value, APInt> &memo) {
   if (auto it = memo.find(v); it != memo.end())
     return it->second;
@@ -147,18 +160,18 @@ std::optional<APInt> evaluate(Value v, const APInt &word, int64_t k,
   };
   std::optional<APInt> r;
   if (auto arg = dyn_cast<BlockArgument>(v)) {
-    if (arg.getArgNumber() == 0)
+    if (arg.getArgNumber() == src.arg)
       r = word;
   } else if (Operation *op = v.getDefiningOp()) {
     auto in = [&](unsigned i) {
-      return evaluate(op->getOperand(i), word, k, memo);
+      return evaluate(op->getOperand(i), src, word, pos, memo);
     };
     IntegerAttr c;
     if (matchPattern(v, m_Constant(&c))) {
       r = c.getValue().sextOrTrunc(widthOf(v.getType()));
     } else if (auto idx = dyn_cast<linalg::IndexOp>(op)) {
-      if (idx.getDim() == 1)
-        r = APInt(64, uint64_t(k));
+      if (idx.getDim() == src.dim)
+        r = APInt(64, uint64_t(pos));
     } else if (isa<arith::IndexCastOp, arith::ExtSIOp>(op)) {
       if (auto a = in(0))
         r = a->sextOrTrunc(widthOf(v.getType()));
@@ -205,25 +218,29 @@ std::optional<APInt> evaluate(Value v, const APInt &word, int64_t k,
   return r;
 }
 
-/// The packed code `code` (the integer a conversion reads) of `body` in a
-/// dequantization of N x K codes stored as `codesType` and indexed by
-/// `map`, or why it is not one.
+/// The packed value `value` (the integer a conversion reads) of `body`,
+/// `bits` wide, from `src` over positions 0 .. extent - 1, or why it is
+/// not one.
 std::variant<PackedCode, std::string>
-matchPackedCode(Block &body, Value code, MemRefType codesType, AffineMap map,
-                int64_t n, int64_t k, bool signedConversion) {
-  // (The evaluation below compares the code's bits: a signed b-bit code's
-  // two's complement pattern is what the word holds.)
+matchPackedValue(Block &body, Value value, const PackedSource &src,
+                 unsigned bits, int64_t extent, bool signedConversion) {
   PackedCode p;
-  // The operations computing the code: integer arithmetic of the word (the
-  // first input), k and constants.
-  SmallVector<Value> work{code};
+  p.bits = bits;
+  const std::string what = src.what;
+  const std::string word = src.arg == 0 ? "the word (the first input)"
+                                        : "its word (the third input)";
+  const std::string position = src.dim == 1 ? "k (linalg.index 1)"
+                                            : "n (linalg.index 0)";
+  // The operations computing it: integer arithmetic of the word, the
+  // position and constants.
+  SmallVector<Value> work{value};
   while (!work.empty()) {
     Value v = work.pop_back_val();
     if (auto arg = dyn_cast<BlockArgument>(v)) {
-      if (arg.getOwner() != &body || arg.getArgNumber() != 0)
-        return std::string("expected the packed code computed from the "
-                           "word (the first input), k and constants only, "
-                           "got a use of block argument ") +
+      if (arg.getOwner() != &body || arg.getArgNumber() != src.arg)
+        return "expected " + what + " computed from " + word + ", " +
+               position + " and constants only, got a use of block "
+               "argument " +
                std::to_string(arg.getArgNumber());
       continue;
     }
@@ -231,10 +248,9 @@ matchPackedCode(Block &body, Value code, MemRefType codesType, AffineMap map,
     if (!p.ops.insert(op).second)
       continue;
     if (auto idx = dyn_cast<linalg::IndexOp>(op)) {
-      if (idx.getDim() != 1)
-        return std::string("expected the packed code computed from k "
-                           "(linalg.index 1), got linalg.index ") +
-               std::to_string(idx.getDim());
+      if (idx.getDim() != src.dim)
+        return "expected " + what + " computed from " + position +
+               ", got linalg.index " + std::to_string(idx.getDim());
       continue;
     }
     if (matchPattern(v, m_Constant()))
@@ -245,19 +261,58 @@ matchPackedCode(Block &body, Value code, MemRefType codesType, AffineMap map,
              arith::DivSIOp, arith::IndexCastOp, arith::IndexCastUIOp,
              arith::ExtUIOp, arith::ExtSIOp, arith::TruncIOp>(op))
       return "expected integer arithmetic (arith shifts, masks, add, "
-             "sub, mul, div, rem, casts) extracting the packed code, got " +
-             op->getName().getStringRef().str();
+             "sub, mul, div, rem, casts) extracting " +
+             what + ", got " + op->getName().getStringRef().str();
     for (Value operand : op->getOperands())
       work.push_back(operand);
   }
+  // A b-bit integer converted as signed holds two's complement values; a
+  // wider one holds the value's b bits as a non-negative number, whatever
+  // the conversion. (The evaluation compares bits: a signed value's two's
+  // complement pattern is what the word holds.)
+  p.isSigned =
+      signedConversion && value.getType().getIntOrFloatBitWidth() == bits;
+  // What the arithmetic computes, for sample words and positions.
+  const int64_t per = 32 / bits;
+  const uint32_t sampleWords[] = {0x76543210u, 0xFEDCBA98u, 0x9E3779B9u,
+                                  0xB7E15162u, 0xFFFFFFFFu, 0u};
+  SmallVector<int64_t> positions;
+  for (int64_t i = 0; i < 2 * per && i < extent; ++i)
+    positions.push_back(i);
+  positions.append({extent / 2 + 1 < extent ? extent / 2 + 1 : 0, extent - 1});
+  const std::string index = src.dim == 1 ? "k" : "n";
+  for (uint32_t w : sampleWords)
+    for (int64_t at : positions) {
+      DenseMap<Value, APInt> memo;
+      std::optional<APInt> got = evaluate(value, src, APInt(32, w), at, memo);
+      const uint64_t want = (uint64_t(w) >> (bits * uint64_t(at % per))) &
+                            ((uint64_t(1) << bits) - 1);
+      if (!got || got->getZExtValue() != want)
+        return "expected the body to extract " + what + " at " + index +
+               " as bits " + std::to_string(bits) + " (" + index + " mod " +
+               std::to_string(per) + ") ..+" + std::to_string(bits) +
+               " of its word (least significant first), got " +
+               (got ? std::to_string(got->getZExtValue()) : "poison") +
+               " for word " + llvm::utohexstr(w) + " at " + index + " = " +
+               std::to_string(at) + " (want " + std::to_string(want) + ")";
+    }
+  return p;
+}
+
+/// The packed code `code` of `body` in a dequantization of N x K codes
+/// stored as `codesType` and indexed by `map`, or why it is not one.
+std::variant<PackedCode, std::string>
+matchPackedCode(Block &body, Value code, MemRefType codesType, AffineMap map,
+                int64_t n, int64_t k, bool signedConversion) {
   // b from the words per row: K codes of b bits in K b / 32 words.
   const int64_t words = codesType.getRank() == 2 ? codesType.getDimSize(1) : 0;
   MLIRContext *ctx = map.getContext();
+  unsigned bits = 0;
   if (codesType.getRank() == 2 && codesType.getDimSize(0) == n && k > 0 &&
       words > 0 && (32 * words) % k == 0)
-    p.bits = unsigned(32 * words / k);
-  const int64_t per = p.bits ? 32 / p.bits : 0;
-  if (!llvm::is_contained({1u, 2u, 4u, 8u}, p.bits) ||
+    bits = unsigned(32 * words / k);
+  const int64_t per = bits ? 32 / bits : 0;
+  if (!llvm::is_contained({1u, 2u, 4u, 8u}, bits) ||
       !staticIdentity(codesType) ||
       map != AffineMap::get(2, 0,
                             {getAffineDimExpr(0, ctx),
@@ -267,35 +322,7 @@ matchPackedCode(Block &body, Value code, MemRefType codesType, AffineMap map,
            "by (n, k floordiv 32 / b) for b = 1, 2, 4 or 8 (N = " +
            std::to_string(n) + ", K = " + std::to_string(k) + "), got " +
            str(codesType) + " indexed by " + str(map);
-  // A b-bit integer converted as signed holds two's complement codes; a
-  // wider one holds the code's b bits as a non-negative value, whatever the
-  // conversion.
-  p.isSigned =
-      signedConversion && code.getType().getIntOrFloatBitWidth() == p.bits;
-  // What the arithmetic computes, for sample words and k.
-  const uint32_t sampleWords[] = {0x76543210u, 0xFEDCBA98u, 0x9E3779B9u,
-                                  0xB7E15162u, 0xFFFFFFFFu, 0u};
-  SmallVector<int64_t> ks;
-  for (int64_t i = 0; i < 2 * per && i < k; ++i)
-    ks.push_back(i);
-  ks.append({k / 2 + 1 < k ? k / 2 + 1 : 0, k - 1});
-  for (uint32_t w : sampleWords)
-    for (int64_t kk : ks) {
-      DenseMap<Value, APInt> memo;
-      std::optional<APInt> got = evaluate(code, APInt(32, w), kk, memo);
-      const uint64_t want =
-          (uint64_t(w) >> (p.bits * uint64_t(kk % per))) &
-          ((uint64_t(1) << p.bits) - 1);
-      if (!got || got->getZExtValue() != want)
-        return "expected the body to extract code k as bits " +
-               std::to_string(p.bits) + " (k mod " + std::to_string(per) +
-               ") ..+" + std::to_string(p.bits) +
-               " of its word (least significant first), got " +
-               (got ? std::to_string(got->getZExtValue()) : "poison") +
-               " for word " + llvm::utohexstr(w) + " at k = " +
-               std::to_string(kk) + " (want " + std::to_string(want) + ")";
-    }
-  return p;
+  return matchPackedValue(body, code, kCodeSource, bits, k, signedConversion);
 }
 
 /// The dequantization writing `wd` [N, K] of `half`, or why it is not one.
@@ -365,6 +392,33 @@ std::variant<Dequant, Refusal> matchDequant(linalg::GenericOp g, int64_t n,
     type = packed->isSigned ? hq::ScalarType::sint(packed->bits)
                             : hq::ScalarType::uint(packed->bits);
   }
+  // Integer zero points of packed codes: packed along N into i32 words as
+  // the codes are along K, converted to the weights' type on their own.
+  Operation *zeroConv = nullptr;
+  std::optional<PackedCode> packedZero;
+  if (packed && ins == 3 && body.getArgument(2).getType().isSignlessInteger(32)) {
+    for (Operation *op : ops)
+      if (op != conv && isa<arith::SIToFPOp, arith::UIToFPOp>(op) &&
+          op->getResult(0).getType() == half) {
+        zeroConv = op;
+        break;
+      }
+    if (!zeroConv)
+      return no("expected integer zero points (i32 words, the third input) "
+                "converted to " +
+                str(half) + " with arith.uitofp");
+    std::variant<PackedCode, std::string> pz = matchPackedValue(
+        body, zeroConv->getOperand(0), kZeroSource, packed->bits, n,
+        isa<arith::SIToFPOp>(zeroConv));
+    if (auto *why = std::get_if<std::string>(&pz))
+      return no("packed zero points: " + *why);
+    packedZero = std::get<PackedCode>(pz);
+    if (packedZero->isSigned)
+      return no("expected unsigned zero points (humming's integer zero "
+                "points are unsigned b-bit values), got a signed conversion "
+                "of an i" +
+                std::to_string(packed->bits));
+  }
   if (!type || conv->getResult(0).getType() != half)
     return no("expected the body to start by converting the code (the first "
               "input) to " +
@@ -388,7 +442,9 @@ std::variant<Dequant, Refusal> matchDequant(linalg::GenericOp g, int64_t n,
   // extraction's steps come before the conversion.
   SmallVector<Operation *> steps;
   for (Operation *op : ops)
-    if (!isa<arith::ConstantOp>(op) && !(packed && packed->ops.contains(op)))
+    if (!isa<arith::ConstantOp>(op) &&
+        !(packed && packed->ops.contains(op)) &&
+        !(packedZero && (op == zeroConv || packedZero->ops.contains(op))))
       steps.push_back(op);
   const bool implicitZero =
       unsignedCodes && ins == 2 && steps.size() == 4 &&
@@ -413,9 +469,11 @@ std::variant<Dequant, Refusal> matchDequant(linalg::GenericOp g, int64_t n,
   size_t next = 1;
   if (ins == 3) {
     auto sub = dyn_cast<arith::SubFOp>(ops[next++]);
-    if (!sub || sub.getLhs() != v || sub.getRhs() != body.getArgument(2))
+    Value zero = zeroConv ? Value(zeroConv->getResult(0)) : Value(body.getArgument(2));
+    if (!sub || sub.getLhs() != v || sub.getRhs() != zero)
       return no("expected the converted code minus the zero point (the third "
-                "input), arith.subf");
+                "input" +
+                std::string(zeroConv ? ", converted" : "") + "), arith.subf");
     v = sub.getResult();
   } else if (implicitZero) {
     auto sub = cast<arith::SubFOp>(ops[next++]);
@@ -462,7 +520,26 @@ std::variant<Dequant, Refusal> matchDequant(linalg::GenericOp g, int64_t n,
   auto [group, why] = scaleGroup(maps[1], scalesType, n, k, "the scales");
   if (!group)
     return no(why);
-  if (d.zeroPoints) {
+  if (d.zeroPoints && packedZero) {
+    // [N b / 32, G] words indexed (n floordiv 32 / b, the scales' group).
+    MLIRContext *ctx = g.getContext();
+    const int64_t per = 32 / packed->bits;
+    const int64_t groups = group > 0 ? k / group : 1;
+    AffineExpr col = group > 0 ? getAffineDimExpr(1, ctx).floorDiv(group)
+                               : getAffineConstantExpr(0, ctx);
+    auto zt = cast<MemRefType>(d.zeroPoints.getType());
+    if (!staticIdentity(zt) || n % per != 0 ||
+        zt.getShape() != ArrayRef<int64_t>{n / per, groups} ||
+        maps[2] != AffineMap::get(
+                       2, 0, {getAffineDimExpr(0, ctx).floorDiv(per), col},
+                       ctx))
+      return no("packed zero points: expected [N b / 32, G] 32-bit words "
+                "indexed by (n floordiv 32 / b, " +
+                std::string(group > 0 ? "k floordiv g" : "0") + ") (N = " +
+                std::to_string(n) + ", b = " + std::to_string(packed->bits) +
+                ", G = " + std::to_string(groups) + "), got " + str(zt) +
+                " indexed by " + str(maps[2]));
+  } else if (d.zeroPoints) {
     if (maps[2] != maps[1] || d.zeroPoints.getType() != d.scales.getType())
       return no("expected zero points of the scales' type and indexing, "
                 "got " +
@@ -473,7 +550,9 @@ std::variant<Dequant, Refusal> matchDequant(linalg::GenericOp g, int64_t n,
       *type, *scaleType,
       group > 0 ? hq::Granularity::Group : hq::Granularity::Channel,
       group > 0 ? group : 0,
-      d.zeroPoints ? hq::ZeroPointKind::Float : hq::ZeroPointKind::None);
+      packedZero    ? hq::ZeroPointKind::Int
+      : d.zeroPoints ? hq::ZeroPointKind::Float
+                     : hq::ZeroPointKind::None);
   return d;
 }
 

@@ -108,7 +108,11 @@ def HummingRaiseQuantizedMatmulPass
     masks, add, sub, mul, div, rem, casts in any arrangement: what it
     computes is checked by evaluating it for sample words and k), then
     `arith.uitofp` (unsigned codes, minus 2^(b-1) or a zero point) or
-    `arith.sitofp` of an i<b> (signed two's complement codes). The matmul transposed-B
+    `arith.sitofp` of an i<b> (signed two's complement codes). Their zero
+    points may be float ones as above or integers packed the same way along
+    N (compressed-tensors' weight_zero_point): words [N b / 32, G] indexed
+    (n floordiv 32 / b, k floordiv g), extracted with `linalg.index 0`,
+    converted with `arith.uitofp` and subtracted. The matmul transposed-B
     (`output = input * W^T`), f16 or bf16 throughout, its output zeroed by
     a `linalg.fill` of 0 just before (humming.gemm overwrites where
     linalg.matmul adds), the dequantized weights read by nothing else. The
@@ -120,8 +124,8 @@ def HummingRaiseQuantizedMatmulPass
     what was expected (a matmul whose weights no `linalg.generic` writes is
     a plain one and gets no remark). Not recognised yet: codes packed along
     N or in another order (GPTQ's [K / 8, N] qweight, AWQ's interleaved
-    words: they need a repack, not a relabelling), integer zero points,
-    3/5/6/7-bit codes, tensor-level IR and batch matmuls.
+    words: they need a repack, not a relabelling), integer zero points of
+    8-bit codes, 3/5/6/7-bit codes, tensor-level IR and batch matmuls.
   }];
   let dependentDialects = ["::mlir::humming::HummingDialect"];
 }
