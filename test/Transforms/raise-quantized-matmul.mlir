@@ -310,3 +310,49 @@ func.func @packed_uint4_int_zero_points(%x: memref<?x128xf16>, %codes: memref<64
       ins(%x, %wd : memref<?x128xf16>, memref<64x128xf16>) outs(%y : memref<?x64xf16>)
   return
 }
+
+// -----
+
+// The same with the zero point converted before the code: the code's
+// conversion is the one reading its word.
+// CHECK-LABEL: func.func @packed_zero_point_converted_first
+// CHECK-SAME:    (%[[X:.*]]: memref<?x128xf16>, %[[C:.*]]: memref<64x16xi32>, %[[S:.*]]: memref<64x4xf16>, %[[Z:.*]]: memref<8x4xi32>, %[[Y:.*]]: memref<?x64xf16>)
+// CHECK-NEXT:    humming.gemm %[[X]], %[[C]] scales(%[[S]] : memref<64x4xf16>) zero_points(%[[Z]] : memref<8x4xi32>) into %[[Y]]
+// CHECK-SAME:      weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<32>, zero_point = int>}
+// CHECK-NEXT:    return
+func.func @packed_zero_point_converted_first(%x: memref<?x128xf16>, %codes: memref<64x16xi32>, %s: memref<64x4xf16>,
+                              %zp: memref<8x4xi32>, %y: memref<?x64xf16>) {
+  %wd = memref.alloc() : memref<64x128xf16>
+  linalg.generic {indexing_maps = [affine_map<(n, k) -> (n, k floordiv 8)>, affine_map<(n, k) -> (n, k floordiv 32)>,
+                                   affine_map<(n, k) -> (n floordiv 8, k floordiv 32)>, affine_map<(n, k) -> (n, k)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%codes, %s, %zp : memref<64x16xi32>, memref<64x4xf16>, memref<8x4xi32>) outs(%wd : memref<64x128xf16>) {
+  ^bb0(%c: i32, %sc: f16, %z: i32, %o: f16):
+    %k = linalg.index 1 : index
+    %c8 = arith.constant 8 : index
+    %r = arith.remui %k, %c8 : index
+    %c4 = arith.constant 4 : index
+    %sh = arith.muli %r, %c4 : index
+    %shi = arith.index_cast %sh : index to i32
+    %v = arith.shrui %c, %shi : i32
+    %m = arith.constant 15 : i32
+    %q = arith.andi %v, %m : i32
+    %nn = linalg.index 0 : index
+    %zr = arith.remui %nn, %c8 : index
+    %zs = arith.muli %zr, %c4 : index
+    %zsi = arith.index_cast %zs : index to i32
+    %zv = arith.shrui %z, %zsi : i32
+    %zq = arith.andi %zv, %m : i32
+    %zf = arith.uitofp %zq : i32 to f16
+    %f = arith.uitofp %q : i32 to f16
+    %d = arith.subf %f, %zf : f16
+    %w = arith.mulf %d, %sc : f16
+    linalg.yield %w : f16
+  }
+  %zero = arith.constant 0.0 : f16
+  linalg.fill ins(%zero : f16) outs(%y : memref<?x64xf16>)
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>,
+                                 affine_map<(m, n, k) -> (m, n)>]
+      ins(%x, %wd : memref<?x128xf16>, memref<64x128xf16>) outs(%y : memref<?x64xf16>)
+  return
+}

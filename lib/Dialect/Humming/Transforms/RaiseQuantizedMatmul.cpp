@@ -325,6 +325,23 @@ matchPackedCode(Block &body, Value code, MemRefType codesType, AffineMap map,
   return matchPackedValue(body, code, kCodeSource, bits, k, signedConversion);
 }
 
+/// Whether `v` is computed (within its block) from block argument `arg`.
+bool reads(Value v, BlockArgument arg) {
+  SmallVector<Value> work{v};
+  SmallPtrSet<Operation *, 16> seen;
+  while (!work.empty()) {
+    Value x = work.pop_back_val();
+    if (x == arg)
+      return true;
+    Operation *op = x.getDefiningOp();
+    if (!op || op->getBlock() != arg.getOwner() || !seen.insert(op).second)
+      continue;
+    for (Value operand : op->getOperands())
+      work.push_back(operand);
+  }
+  return false;
+}
+
 /// The dequantization writing `wd` [N, K] of `half`, or why it is not one.
 std::variant<Dequant, Refusal> matchDequant(linalg::GenericOp g, int64_t n,
                                             int64_t k, Type half) {
@@ -352,14 +369,21 @@ std::variant<Dequant, Refusal> matchDequant(linalg::GenericOp g, int64_t n,
   BlockArgument codeArg = body.getArgument(0), scaleArg = body.getArgument(1);
   // The conversion to the weights' type says how codes are stored: of the
   // code itself (8-bit codes), or of an integer extracted from the code's
-  // 32-bit word (packed codes).
+  // 32-bit word (packed codes). Of several conversions (packed integer zero
+  // points have their own), the first that reads the code's word.
+  auto conversion = [&](Operation *op) {
+    return isa<arith::SIToFPOp, arith::UIToFPOp, arith::ExtFOp>(op) &&
+           op->getResult(0).getType() == half;
+  };
   Operation *conv = nullptr;
   for (Operation *op : ops)
-    if (isa<arith::SIToFPOp, arith::UIToFPOp, arith::ExtFOp>(op) &&
-        op->getResult(0).getType() == half) {
+    if (conversion(op) && reads(op->getOperand(0), codeArg)) {
       conv = op;
       break;
     }
+  for (Operation *op : ops)
+    if (!conv && conversion(op))
+      conv = op;
   if (!conv)
     for (Operation *op : ops)
       if (llvm::is_contained(op->getOperands(), codeArg)) {
@@ -399,7 +423,8 @@ std::variant<Dequant, Refusal> matchDequant(linalg::GenericOp g, int64_t n,
   if (packed && ins == 3 && body.getArgument(2).getType().isSignlessInteger(32)) {
     for (Operation *op : ops)
       if (op != conv && isa<arith::SIToFPOp, arith::UIToFPOp>(op) &&
-          op->getResult(0).getType() == half) {
+          op->getResult(0).getType() == half &&
+          reads(op->getOperand(0), body.getArgument(2))) {
         zeroConv = op;
         break;
       }
