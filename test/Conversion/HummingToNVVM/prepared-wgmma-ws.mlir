@@ -199,6 +199,37 @@ func.func @wstmaab(%a: memref<?x512xf16>, %w: memref<32x512xi32>, %s: memref<4x2
 
 // -----
 
+// tma = [a, b] with 32 of K per iteration: 64-byte rows in TMA's 64-byte
+// swizzle (input_map = 32 columns), its pattern 512 bytes (the buffer
+// aligned so), one tensor copy per iteration; the descriptors of the two
+// k-tiles at +0 and +32 bytes of the rows, 8-token groups 512 bytes apart
+// (32 << 32), the leading offset unused (1 << 16), mode 2 (2 << 62):
+// -9223371899415756800 as a signed i64.
+// CHECK: humming.kernels = [{{{.*}}input_map = 32 : i64{{.*}}name = "wstma32_gemm0_m0"
+// CHECK: llvm.mlir.global external @humming_dynamic_smem() {addr_space = 3 : i32, alignment = 512 : i64}
+// CHECK-LABEL: gpu.func @wstma32_gemm0_m0
+// CHECK:         nvvm.cp.async.bulk.tensor.shared.cluster.global
+// CHECK-NOT:     nvvm.cp.async.bulk.tensor
+// CHECK:         nvvm.setmaxregister increase
+// CHECK:         %[[V0:.*]] = arith.muli %{{.*}}, %c8192_i32{{.*}} : i32
+// CHECK-NEXT:    arith.addi %c0_i32{{.*}}, %[[V0]] : i32
+// CHECK:         arith.ori %{{.*}}, %c-9223371899415756800_i64{{.*}} : i64
+// CHECK:         %[[V1:.*]] = arith.muli %{{.*}}, %c8192_i32{{.*}} : i32
+// CHECK-NEXT:    arith.addi %c32_i32{{.*}}, %[[V1]] : i32
+// CHECK:         arith.ori %{{.*}}, %c-9223371899415756800_i64{{.*}} : i64
+
+#t = #humming.tile_config<m = [1, inf], block = [128, 256, 32], warp = [128, 32, 32], mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b]>
+func.func @wstma32(%a: memref<?x512xf16>, %w: memref<32x512xi32>, %s: memref<4x256xf16>, %c: memref<?x256xf16>) {
+  humming.gemm %a, %w scales(%s : memref<4x256xf16>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<128>>,
+       input_schema = #humming.input_schema<type = f16>, layout = #humming.layout<chip = "sm_90a">,
+       tile_configs = [#t]}
+      : memref<?x512xf16>, memref<32x512xi32> -> memref<?x256xf16>
+  return
+}
+
+// -----
+
 // wgmma_in_flight = 1: no drain when an iteration starts; after the first
 // k-tile's wgmmas are committed every older group is complete
 // (wait_group 1) and the previous slot is released; the drain comes once,
