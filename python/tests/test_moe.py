@@ -309,6 +309,18 @@ def write_gpt_oss_checkpoint(d, E, H, I, seed=5):
     return out
 
 
+def w4g128_moe_layer(E, H, I, K, max_tokens=64):
+    """A W4A16 g128 MoE layer (E experts, hidden H, intermediate I, top-K)
+    of exact float weights, transformed for up to `max_tokens` tokens, with
+    the weights it quantized: (layer, gate_up, down)."""
+    gate_up = exact_weights(E * 2 * I, H, 128)
+    down = exact_weights(E * H, I, 128, seed=2)
+    layer = HummingMoeLayer(H, I, E, K, W4G128)
+    layer.quantize(gate_up, down)
+    layer.transform(max_tokens=max_tokens)
+    return layer, gate_up, down
+
+
 def moe_reference(x, ids, w, gate_up, down, H, I, dtype=None,
                   gpt_oss=None):
     """The MoE block in float64 (x, ids, w as lists), rounded to the
@@ -378,11 +390,7 @@ class MoeGpuTest(unittest.TestCase):
 
     def test_matches_float64(self):
         E, H, I, K = 8, 256, 128, 2
-        gate_up = exact_weights(E * 2 * I, H, 128)
-        down = exact_weights(E * H, I, 128, seed=2)
-        moe = HummingMoeLayer(H, I, E, K, W4G128)
-        moe.quantize(gate_up, down)
-        moe.transform(max_tokens=64)
+        moe, gate_up, down = w4g128_moe_layer(E, H, I, K)
         self.run_block(moe, gate_up, down, E, H, I, K, (1, 5, 33), 2e-3)
 
     def test_fp8_checkpoint_matches_float64(self):

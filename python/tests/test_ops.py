@@ -8,12 +8,10 @@ Run: HUMMING_LIBRARY=build/lib/libhumming.so PYTHONPATH=python \
 import random
 import unittest
 
-from humming import HummingError, HummingLayer, HummingMoeLayer
+from humming import HummingError, HummingLayer
 
 from test_layer import _cuda, exact_weights
-from test_moe import moe_reference, relative_error
-
-W4G128 = {"dtype": "uint4", "group_size": 128, "scale_dtype": "float16"}
+from test_moe import W4G128, moe_reference, relative_error, w4g128_moe_layer
 
 
 def _layer(torch, n, k, seed=1):
@@ -39,10 +37,7 @@ class OpsTest(unittest.TestCase):
         x = torch.randn(5, 512, dtype=torch.float16, device="cuda")
         torch.library.opcheck(torch.ops.humming.gemm.default, (x, ident))
         E, H, I, K = 4, 256, 128, 2
-        moe = HummingMoeLayer(H, I, E, K, W4G128)
-        moe.quantize(exact_weights(E * 2 * I, H, 128),
-                     exact_weights(E * H, I, 128, seed=2))
-        moe.transform(max_tokens=16)
+        moe, _, _ = w4g128_moe_layer(E, H, I, K, max_tokens=16)
         ids = torch.tensor([[0, 1], [2, 3], [1, 2]], dtype=torch.int32,
                            device="cuda")
         w = torch.rand(3, 2, dtype=torch.float32, device="cuda")
@@ -143,11 +138,7 @@ class OpsTest(unittest.TestCase):
         import torch
         import humming.ops as ops
         E, H, I, K = 8, 256, 128, 2
-        gate_up = exact_weights(E * 2 * I, H, 128)
-        down = exact_weights(E * H, I, 128, seed=2)
-        layer = HummingMoeLayer(H, I, E, K, W4G128)
-        layer.quantize(gate_up, down)
-        layer.transform(max_tokens=64)
+        layer, gate_up, down = w4g128_moe_layer(E, H, I, K)
         block = torch.compile(ops.HummingMoe(layer), fullgraph=True)
         rng = random.Random(7)
         for m in (1, 9, 40):
