@@ -749,3 +749,104 @@ func.func @packed_zero_points_signed(%x: memref<?x128xf16>, %codes: memref<64x16
       ins(%x, %wd : memref<?x128xf16>, memref<64x128xf16>) outs(%y : memref<?x64xf16>)
   return
 }
+
+// -----
+
+// Packed codes with one step more than the dequantization: the count
+// leaves the extraction out.
+func.func @packed_extra_step(%x: memref<?x128xf16>, %codes: memref<64x16xi32>, %s: memref<64xf16>, %y: memref<?x64xf16>) {
+  %wd = memref.alloc() : memref<64x128xf16>
+  linalg.generic {indexing_maps = [affine_map<(n, k) -> (n, k floordiv 8)>, affine_map<(n, k) -> (n)>,
+                                   affine_map<(n, k) -> (n, k)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%codes, %s : memref<64x16xi32>, memref<64xf16>) outs(%wd : memref<64x128xf16>) {
+  ^bb0(%c: i32, %sc: f16, %o: f16):
+    %k = linalg.index 1 : index
+    %c8 = arith.constant 8 : index
+    %r = arith.remui %k, %c8 : index
+    %c4 = arith.constant 4 : index
+    %sh = arith.muli %r, %c4 : index
+    %shi = arith.index_cast %sh : index to i32
+    %v = arith.shrui %c, %shi : i32
+    %m = arith.constant 15 : i32
+    %q = arith.andi %v, %m : i32
+    %f = arith.uitofp %q : i32 to f16
+    %c8f = arith.constant 8.0 : f16
+    %z = arith.subf %f, %c8f : f16
+    %n = arith.negf %z : f16
+    %w = arith.mulf %n, %sc : f16
+    linalg.yield %w : f16
+  }
+  %zero = arith.constant 0.0 : f16
+  linalg.fill ins(%zero : f16) outs(%y : memref<?x64xf16>)
+  // expected-remark @+1 {{expected a body of a conversion of the code, a multiplication by the scale and the yield, got 5 operations besides the code's extraction (unsigned codes: also a subtraction of 8)}}
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>,
+                                 affine_map<(m, n, k) -> (m, n)>]
+      ins(%x, %wd : memref<?x128xf16>, memref<64x128xf16>) outs(%y : memref<?x64xf16>)
+  return
+}
+
+// -----
+
+// Signed packed codes with a step of the scale before their conversion.
+func.func @packed_step_before_conversion(%x: memref<?x128xf16>, %codes: memref<64x16xi32>, %s: memref<64xf16>, %y: memref<?x64xf16>) {
+  %wd = memref.alloc() : memref<64x128xf16>
+  linalg.generic {indexing_maps = [affine_map<(n, k) -> (n, k floordiv 8)>, affine_map<(n, k) -> (n)>,
+                                   affine_map<(n, k) -> (n, k)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%codes, %s : memref<64x16xi32>, memref<64xf16>) outs(%wd : memref<64x128xf16>) {
+  ^bb0(%c: i32, %sc: f16, %o: f16):
+    %k = linalg.index 1 : index
+    %c8 = arith.constant 8 : index
+    %r = arith.remui %k, %c8 : index
+    %c4 = arith.constant 4 : index
+    %sh = arith.muli %r, %c4 : index
+    %shi = arith.index_cast %sh : index to i32
+    %v = arith.shrui %c, %shi : i32
+    %q = arith.trunci %v : i32 to i4
+    %ns = arith.negf %sc : f16
+    %f = arith.sitofp %q : i4 to f16
+    linalg.yield %f : f16
+  }
+  %zero = arith.constant 0.0 : f16
+  linalg.fill ins(%zero : f16) outs(%y : memref<?x64xf16>)
+  // expected-remark @+1 {{expected the conversion of the code as the body's first step after the code's extraction, got arith.negf}}
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>,
+                                 affine_map<(m, n, k) -> (m, n)>]
+      ins(%x, %wd : memref<?x128xf16>, memref<64x128xf16>) outs(%y : memref<?x64xf16>)
+  return
+}
+
+// -----
+
+// Unsigned 4-bit codes minus a constant other than their implicit 8.
+func.func @packed_wrong_implicit_zero(%x: memref<?x128xf16>, %codes: memref<64x16xi32>, %s: memref<64xf16>, %y: memref<?x64xf16>) {
+  %wd = memref.alloc() : memref<64x128xf16>
+  linalg.generic {indexing_maps = [affine_map<(n, k) -> (n, k floordiv 8)>, affine_map<(n, k) -> (n)>,
+                                   affine_map<(n, k) -> (n, k)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%codes, %s : memref<64x16xi32>, memref<64xf16>) outs(%wd : memref<64x128xf16>) {
+  ^bb0(%c: i32, %sc: f16, %o: f16):
+    %k = linalg.index 1 : index
+    %c8 = arith.constant 8 : index
+    %r = arith.remui %k, %c8 : index
+    %c4 = arith.constant 4 : index
+    %sh = arith.muli %r, %c4 : index
+    %shi = arith.index_cast %sh : index to i32
+    %v = arith.shrui %c, %shi : i32
+    %m = arith.constant 15 : i32
+    %q = arith.andi %v, %m : i32
+    %f = arith.uitofp %q : i32 to f16
+    %c7f = arith.constant 7.0 : f16
+    %z = arith.subf %f, %c7f : f16
+    %w = arith.mulf %z, %sc : f16
+    linalg.yield %w : f16
+  }
+  %zero = arith.constant 0.0 : f16
+  linalg.fill ins(%zero : f16) outs(%y : memref<?x64xf16>)
+  // expected-remark @+1 {{expected unsigned codes minus 8 (their implicit zero without a zero point tensor), arith.subf of a constant}}
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>,
+                                 affine_map<(m, n, k) -> (m, n)>]
+      ins(%x, %wd : memref<?x128xf16>, memref<64x128xf16>) outs(%y : memref<?x64xf16>)
+  return
+}
