@@ -140,29 +140,34 @@ layout::KernelShape wgmmaShape(int64_t tokens, int64_t kTiles,
 /// M = 8192 2365 -> 2277 us with the weights by bulk copies, 2026-12-01;
 /// 2273 -> 2163 with bulk fills against that, 2026-12-01; the suite
 /// across schemas with it forced and chosen), and the K splits through
-/// the workspace once the activations came as swizzled rows (below). With
-/// 16-byte activation boxes the 64-token tile had lost with either (M = 64
-/// 44.6 -> 46.8 / 51.2 us).
+/// the workspace and the 64-token tile without a split once the
+/// activations came as swizzled rows (below). With 16-byte activation
+/// boxes the 64-token tile had lost with either (M = 64 44.6 -> 46.8 /
+/// 51.2 us).
 void useBulkCopies(TileConfig &t, int64_t activationBits = 16) {
   if (t.mma != MmaKind::Wgmma || !t.warpSpecialized)
     return;
-  if (t.warpM == 128 && t.splitK == 1)
-    // (The activations' tensor map holds 16-bit activations only.)
-    t.tma = activationBits == 16 ? TmaA | TmaB : TmaB;
-  else if (activationBits == 16 && t.workspaceSplit)
-    // The tiles that split K through the workspace, since the activations
-    // come as swizzled 128-byte rows (H200 8192^2 W4A16 g128, 2026-12-02:
+  if (activationBits == 16 && (t.splitK == 1 || t.workspaceSplit))
+    // Since the activations come as swizzled 128-byte rows: the tiles that
+    // split K through the workspace (H200 8192^2 W4A16 g128, 2026-12-02:
     // the 64-token tile split 4 at M = 64 33.2 -> 29.2 us; bench/NOTES.md
-    // "M = 33-512"). The cluster splits with TMA ran faster too but were
-    // not checked for correctness on the GPU: they keep cp.async.
+    // "M = 33-512") and the 64-token tile without a split (2026-12-03,
+    // W4A16 g128: 28672 x 8192 M = 64 118.1 -> 67.6 us; 14336 x 4096 M =
+    // 128, against the 128-token cluster split it replaces there, 51.3 ->
+    // 37.8). The cluster splits with TMA ran faster too but were not
+    // checked for correctness on the GPU: they keep cp.async.
     t.tma = TmaA | TmaB;
+  else if (t.warpM == 128 && t.splitK == 1)
+    // (The activations' tensor map holds 16-bit activations only.)
+    t.tma = TmaB;
 }
 
 /// The sm_90a tile for M = 33..512: the warp-specialized wgmma tile of 64 or
 /// 128 tokens (64 of K per iteration, four stages) with K split across the
 /// CTAs of a thread block cluster (1, 2, 4 or 8), whichever takes the fewest
 /// estimated iteration-times at the range's top `mTop`:
-///   waves x ceil(iterations / split) x (1.5 for 128 tokens, else 1),
+///   waves x ceil(iterations / split) x (1.5 for 128 tokens, else 1)
+///         x (1.7 for a split in a cluster, else 1),
 /// where a wave holds as many CTAs as SMs for clusters of one or two CTAs
 /// and half as many for four or eight (clusters must fit in one GPC; the
 /// H200 ran 128 CTAs in clusters of four in two waves' time: 4096 x 14336,
@@ -174,7 +179,15 @@ void useBulkCopies(TileConfig &t, int64_t activationBits = 16) {
 /// 32.3 us; 7680 x 8192, where 120 CTAs in clusters of four fit one wave,
 /// 47 -> 27 with the cluster). The 1.5 is the measured time of a
 /// 128-token block over a 64-token block for the same K at 128 CTAs (8192^2:
-/// 83 against 55 us). Ties go to the smaller split, then to the workspace
+/// 83 against 55 us; with TMA 0.8 against 0.55 us per iteration at 112-448
+/// CTAs, 2026-12-03). The 1.7 is what a cluster split (cp.async copies)
+/// costs per iteration over the TMA tiles: measured on the H200 on
+/// 2026-12-03 (W4A16 g128, bench/NOTES.md "M = 33-128"), 128 tokens split
+/// 2 in clusters 1.4-1.6 us per iteration against 0.8 unsplit and 0.8-0.9
+/// split 2 through the workspace, 64 tokens 0.85 against 0.55-0.59; without
+/// it the model chose the cluster at 14336 x 4096 M = 128 (51.3 us against
+/// 37.8 unsplit) and 28672 x 8192 M = 512 (611 against 422). Ties go to the
+/// smaller split, then to the workspace
 /// (with the activations by TMA it beat the cluster at equal waves: 8192^2
 /// M = 128, split 2, 54.4 -> 42.5 us; 2026-12-02), then to 64 tokens. None
 /// where neither tile runs (chip, N, K, shared memory) or fewer CTAs than a
@@ -204,19 +217,22 @@ std::optional<TileConfig> clusterSplitTile(const WeightSchema &w, int64_t n,
         // Every CTA keeps at least two pipelines' worth of iterations, and
         // the CTAs of a cluster share the rows of eight tokens they store.
         // Through the workspace: the 64-token tile with a split of 2 or 4
-        // only (the last CTA reads every partial sum: a split of 8 at 4096
-        // x 14336 M = 64 took 44 us against 40 for the cluster split of 4;
-        // 2026-12-01). The 128-token tile (twice the sums) lost with
-        // cp.async copies (75 us at 8192^2 M = 128 against 55 for the
-        // cluster split of 2; 2026-12-01) and, with the activations by TMA,
-        // won a bench (M = 256 split 2: 65.8 us against 84.0 in a cluster;
-        // 2026-12-02) but spills 644 bytes in its reduction and was never
-        // checked on the GPU: not taken (bench/NOTES.md "M = 33-128").
+        // (the last CTA reads every partial sum: a split of 8 at 4096 x
+        // 14336 M = 64 took 44 us against 40 for the cluster split of 4;
+        // 2026-12-01), the 128-token tile (twice the sums) with a split of
+        // 2 and 16-bit activations by TMA (it lost with cp.async copies, 75
+        // us at 8192^2 M = 128 against 55 in a cluster, 2026-12-01; with
+        // TMA, 2026-12-02 and -03: 8192^2 M = 256 65.8 against 84.0 in a
+        // cluster, 8192 x 28672 M = 256 182 against 239 for the 64-token
+        // split, 4096 x 14336 M = 512 99.6 against 126 in a cluster; split
+        // 4 only tied, 8192 x 28672 M = 128 119.3 against 119.3).
         // (8-bit activations through the workspace: their two sets of sums
         // spill 212 bytes under ptxas, and still won on the H200, 4096^2
         // M = 128: 21.1 us against 27.7 in a cluster; 2026-12-02.)
         if (iterations < 2 * ks.stages * split ||
-            (workspace ? split == 1 || split > 4 || tokens != 64
+            (workspace ? split == 1 || split > 4 ||
+                             (tokens == 128 &&
+                              (split != 2 || activationBits != 16))
                        : (tokens / 8) % split != 0))
           continue;
         const int64_t ctas = blocks * split;
@@ -232,7 +248,8 @@ std::optional<TileConfig> clusterSplitTile(const WeightSchema &w, int64_t n,
             split <= 2 || workspace ? device.smCount : device.smCount / 2;
         const double cost = double(ceilDiv(ctas, wave)) *
                             double(ceilDiv(iterations, split)) *
-                            (tokens == 128 ? 1.5 : 1.0);
+                            (tokens == 128 ? 1.5 : 1.0) *
+                            (split > 1 && !workspace ? 1.7 : 1.0);
         if (best && cost >= bestCost)
           continue;
         TileConfig t = layout::tileConfigOf(ks);

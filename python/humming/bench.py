@@ -142,7 +142,8 @@ def plot_svg(report):
             if r.get("ratio") and r.get("m", 0) > 0]
     series = {}
     for r in rows:
-        series.setdefault(f"{r['config']} {r['n']}x{r['k']}",
+        label = f" v{r['variant']}" if "variant" in r else ""
+        series.setdefault(f"{r['config']}{label} {r['n']}x{r['k']}",
                           []).append((r["m"], r["ratio"]))
     width, height, left, right, top, bottom = 760, 420, 60, 250, 40, 50
     pw, ph = width - left - right, height - top - bottom
@@ -218,11 +219,29 @@ def transform_in_fresh_process(n, k, name, tile_config, **env):
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def transform_once(HummingLayer, torch, n, k, name, tile_config=None):
-    w = torch.randn(n, k, dtype=torch.float32) * 0.02
+def load_random_codes(layer, torch, config, n, k):
+    """Random codes and scales in the standard format (load_quantized)
+    instead of quantizing float weights: the kernels' time does not depend
+    on the values, and an 8192 x 28672 layer quantizes in seconds per copy
+    (tuning runs, --random-codes)."""
+    bits = {"e4m3": 8, "e5m2": 8, "e2m1": 4}.get(config["dtype"]) or int(
+        config["dtype"].lstrip("uint"))
+    groups = k // (config.get("group_size") or k)
+    words = torch.randint(-2**31, 2**31 - 1, (n, k * bits // 32),
+                          dtype=torch.int32)
+    scales = (torch.rand(n, groups) * 0.01 + 0.001).to(torch.float16)
+    layer.load_quantized(words, scales)
+
+
+def transform_once(HummingLayer, torch, n, k, name, tile_config=None,
+                   random_codes=False):
     layer = HummingLayer(n, k, CONFIGS[name],
                          INPUTS.get(name, {"dtype": "float16"}))
-    layer.load_from_unquantized(w)
+    if random_codes:
+        load_random_codes(layer, torch, CONFIGS[name], n, k)
+    else:
+        layer.load_from_unquantized(
+            torch.randn(n, k, dtype=torch.float32) * 0.02)
     # --tiles-for: another device's tile heuristics for the GPU present
     # (its chip's kernels, e.g. the L40S's mma_sync tiles on an H200).
     tiles_for = os.environ.get("HUMMING_BENCH_TILES_FOR") or None
@@ -240,6 +259,81 @@ def transform_once(HummingLayer, torch, n, k, name, tile_config=None):
                    "kernel_s": s.kernel_seconds,
                    "slowest_kernel_s": s.slowest_kernel_seconds,
                    "weight_s": s.weight_seconds}
+
+
+def bench_layers(HummingLayer, torch, n, k, name, tile_config, args, jit):
+    """args.copies transformed layers of one configuration; appends the
+    transforms' compile cost to `jit` (copy 0: cold JIT, then, unless
+    --no-cold, in fresh processes on one thread and from the disk cache;
+    copy 1: from this process's memory)."""
+    layers = []
+    for copy in range(args.copies):
+        layer, stats = transform_once(HummingLayer, torch, n, k, name,
+                                      tile_config, args.random_codes)
+        if copy == 0:
+            jit.append(dict(stats, cache="cold"))
+            if not args.no_cold:
+                # Cold again with one compile thread (an empty cache of its
+                # own): the protocol's per-kernel cost on one core.
+                jit.append(dict(transform_in_fresh_process(
+                    n, k, name, tile_config, HUMMING_JIT_THREADS="1",
+                    HUMMING_CACHE_DIR=tempfile.mkdtemp(prefix="humming-bench-")),
+                    cache="cold, 1 thread"))
+                jit.append(dict(transform_in_fresh_process(
+                    n, k, name, tile_config), cache="disk"))
+        elif copy == 1:
+            jit.append(dict(stats, cache="memory"))
+        layers.append(layer)
+    return layers
+
+
+def time_one(torch, layers, torch_ws, torch_us, config, name, n, k, m, replays):
+    """One result row: the layers and torch.matmul on the same M x K
+    activations (torch's time from `torch_us` where an earlier variant
+    measured it)."""
+    x = (torch.rand(m, k, device="cuda") * 2 - 1).to(torch.float16)
+    outs = [torch.empty(m, n, dtype=torch.float16, device="cuda")
+            for _ in range(len(layers))]
+    ours = time_graph(torch, [
+        (lambda l=l, o=o: l(x, out=o)) for l, o in zip(layers, outs)],
+        replays)
+    if m not in torch_us:
+        torch_us[m] = time_graph(torch, [
+            (lambda w=w, o=o: torch.matmul(x, w.t(), out=o))
+            for w, o in zip(torch_ws, outs)], replays)
+    base = torch_us[m]
+    moved = weight_bytes(config, n, k) + 2 * m * (k + n)
+    row = {
+        "config": name, "m": m, "n": n, "k": k,
+        "humming_us": ours, "torch_fp16_us": base,
+        "ratio": ours / base,
+        "tb_per_s": moved / (ours * 1e-6) / 1e12,
+        "tflop_per_s": 2.0 * m * n * k / (ours * 1e-6) / 1e12,
+    }
+    if name in INPUTS:
+        # humming_us is end to end (the layer quantizes x, then
+        # multiplies); the GEMM alone on pre-quantized codes, the
+        # quantization alone, and cuBLASLt's 8-bit GEMM
+        # (fp8: torch._scaled_mm, per-token x per-channel scales;
+        # int8: torch._int_mm, int32 out without scales).
+        codes, scales = layers[0]._quantizer("float16")(x)
+        row["gemm_us"] = time_graph(torch, [
+            (lambda l=l, o=o: l(codes, out=o, scale=scales))
+            for l, o in zip(layers, outs)], replays)
+        quant = layers[0]._quantizer("float16")
+        row["quantize_us"] = time_graph(
+            torch, [lambda: quant(x)] * len(layers), replays)
+        if INPUTS[name]["dtype"] == "int8":
+            row["int_mm_us"] = int_mm_us(torch, torch_ws, codes, replays)
+            vendor = row["int_mm_us"]
+        else:
+            row["scaled_mm_us"] = scaled_mm_us(torch, torch_ws, codes,
+                                               scales, replays)
+            vendor = row["scaled_mm_us"]
+        row["ratio_gemm"] = row["gemm_us"] / base
+        if vendor:
+            row["vs_vendor"] = ours / vendor
+    return row
 
 
 def main():
@@ -266,9 +360,19 @@ def main():
                         help="comma-separated NxK (the model sweep: "
                              "4096x14336,14336x4096,28672x8192,8192x28672)")
     parser.add_argument("--ms", default=",".join(map(str, STANDARD_MS)))
-    parser.add_argument("--tile-config", default=None,
+    parser.add_argument("--tile-config", action="append", default=None,
                         help="a #humming.tile_config<...> for every M instead "
-                             "of the device heuristics (tuning)")
+                             "of the device heuristics (tuning); given more "
+                             "than once, each is a variant timed against the "
+                             "same torch runs ('heuristics' = the device's "
+                             "picks), rows say which")
+    parser.add_argument("--no-cold", action="store_true",
+                        help="skip the fresh-process transforms (cold JIT on "
+                             "one thread, disk cache): tuning runs")
+    parser.add_argument("--random-codes", action="store_true",
+                        help="load random codes and scales instead of "
+                             "quantizing float weights (seconds per copy at "
+                             "model sizes): tuning runs, timing only")
     parser.add_argument("--tiles-for", default=None,
                         help="choose tiles with this device's facts (e.g. "
                              "L40S: its mma_sync tiles) for the GPU present")
@@ -293,71 +397,21 @@ def main():
     configs = (args.configs.split(",") if args.configs else
                [c for c in CONFIGS if c not in INPUTS or
                 torch.cuda.get_device_capability() >= (8, 9)])
+    variants = [None if v == "heuristics" else v
+                for v in (args.tile_config or [None])]
     for (n, k), name in [(s, c) for s in shapes for c in configs]:
         config = CONFIGS[name]
-        layers = []
-        for copy in range(args.copies):
-            layer, stats = transform_once(HummingLayer, torch, n, k, name,
-                                          args.tile_config)
-            # copy 0: cold JIT; copy 1: the kernels from this process's memory.
-            if copy == 0:
-                jit.append(dict(stats, cache="cold"))
-                # Cold again with one compile thread (an empty cache of its
-                # own): the protocol's per-kernel cost on one core.
-                jit.append(dict(transform_in_fresh_process(
-                    n, k, name, args.tile_config, HUMMING_JIT_THREADS="1",
-                    HUMMING_CACHE_DIR=tempfile.mkdtemp(prefix="humming-bench-")),
-                    cache="cold, 1 thread"))
-                jit.append(dict(transform_in_fresh_process(
-                    n, k, name, args.tile_config), cache="disk"))
-            elif copy == 1:
-                jit.append(dict(stats, cache="memory"))
-            layers.append(layer)
         torch_ws = [torch.randn(n, k, dtype=torch.float16, device="cuda")
                     for _ in range(args.copies)]
-        for m in ms:
-            x = (torch.rand(m, k, device="cuda") * 2 - 1).to(torch.float16)
-            outs = [torch.empty(m, n, dtype=torch.float16, device="cuda")
-                    for _ in range(args.copies)]
-            ours = time_graph(torch, [
-                (lambda l=l, o=o: l(x, out=o)) for l, o in zip(layers, outs)],
-                args.replays)
-            base = time_graph(torch, [
-                (lambda w=w, o=o: torch.matmul(x, w.t(), out=o))
-                for w, o in zip(torch_ws, outs)], args.replays)
-            moved = weight_bytes(config, n, k) + 2 * m * (k + n)
-            row = {
-                "config": name, "m": m, "n": n, "k": k,
-                "humming_us": ours, "torch_fp16_us": base,
-                "ratio": ours / base,
-                "tb_per_s": moved / (ours * 1e-6) / 1e12,
-                "tflop_per_s": 2.0 * m * n * k / (ours * 1e-6) / 1e12,
-            }
-            if name in INPUTS:
-                # humming_us is end to end (the layer quantizes x, then
-                # multiplies); the GEMM alone on pre-quantized codes, the
-                # quantization alone, and cuBLASLt's 8-bit GEMM
-                # (fp8: torch._scaled_mm, per-token x per-channel scales;
-                # int8: torch._int_mm, int32 out without scales).
-                codes, scales = layers[0]._quantizer("float16")(x)
-                row["gemm_us"] = time_graph(torch, [
-                    (lambda l=l, o=o: l(codes, out=o, scale=scales))
-                    for l, o in zip(layers, outs)], args.replays)
-                quant = layers[0]._quantizer("float16")
-                row["quantize_us"] = time_graph(
-                    torch, [lambda: quant(x)] * args.copies, args.replays)
-                if INPUTS[name]["dtype"] == "int8":
-                    row["int_mm_us"] = int_mm_us(torch, torch_ws, codes,
-                                                 args.replays)
-                    vendor = row["int_mm_us"]
-                else:
-                    row["scaled_mm_us"] = scaled_mm_us(torch, torch_ws, codes,
-                                                       scales, args.replays)
-                    vendor = row["scaled_mm_us"]
-                row["ratio_gemm"] = row["gemm_us"] / base
-                if vendor:
-                    row["vs_vendor"] = ours / vendor
-            rows.append(row)
+        torch_us = {}  # M -> torch's time, measured once for all variants
+        for variant, tile_config in enumerate(variants):
+            layers = bench_layers(HummingLayer, torch, n, k, name, tile_config,
+                                  args, jit)
+            for m in ms:
+                rows.append(time_one(torch, layers, torch_ws, torch_us, config,
+                                     name, n, k, m, args.replays))
+                if len(variants) > 1:
+                    rows[-1].update(variant=variant, tile_config=tile_config)
     # The library's own commit (the device bundle records it) before the
     # checkout's: a copied working tree's git HEAD can be older than the
     # code that ran.
@@ -371,7 +425,9 @@ def main():
             commit = "unknown"
     report = {"device": torch.cuda.get_device_name(), "commit": commit,
               "method": f"CUDA graph, {args.copies} copies, median of "
-                        f"{args.replays} replays", "tile_config": args.tile_config,
+                        f"{args.replays} replays", "tile_config": (args.tile_config[0] if args.tile_config and
+                              len(args.tile_config) == 1 else None),
+              "variants": variants if len(variants) > 1 else None,
               "tiles_for": args.tiles_for,
               "compiler": humming_compiler(),
               # Programmatic dependent launch (sm_90+): on unless HUMMING_PDL=0.
@@ -380,10 +436,15 @@ def main():
     with open(args.out, "w") as f:
         json.dump(report, f, indent=2)
     print(f"plot: {write_plot(report, args.out)}")
+    if len(variants) > 1:
+        for i, v in enumerate(variants):
+            print(f"variant {i}: {v or 'the device heuristics'}")
+        print()
     print(f"| config | N x K | M | humming us | torch fp16 us | ratio | TB/s | TFLOP/s |")
     print("|---|---|---|---|---|---|---|---|")
     for r in rows:
-        print(f"| {r['config']} | {r['n']}x{r['k']} | {r['m']} | "
+        label = f" v{r['variant']}" if "variant" in r else ""
+        print(f"| {r['config']}{label} | {r['n']}x{r['k']} | {r['m']} | "
               f"{r['humming_us']:.1f} | {r['torch_fp16_us']:.1f} | "
               f"{r['ratio']:.2f} | {r['tb_per_s']:.2f} | {r['tflop_per_s']:.1f} |")
     print()

@@ -98,8 +98,8 @@ TEST(KernelTable, CoversEveryMAndSaysHowToLaunch) {
   EXPECT_EQ(table.back().inputMap, 64);
   // M = 33..128 (16 blocks of 256 columns): 64 tokens, K split four ways
   // through the workspace (no cluster), the activations by TMA. M =
-  // 257..512: 128 tokens, K split across a cluster of two CTAs along z; the
-  // plain kernels have no cluster.
+  // 257..512: 128 tokens, K split two ways through the workspace, by TMA
+  // too. No kernel here has a cluster (a forced cluster split below).
   EXPECT_EQ(table[3].mMin, 33);
   EXPECT_EQ(table[3].mMax, 128);
   EXPECT_EQ(table[3].splitK, 4);
@@ -107,10 +107,10 @@ TEST(KernelTable, CoversEveryMAndSaysHowToLaunch) {
   EXPECT_EQ(table[3].inputMap, 64);
   EXPECT_EQ(table[5].mMin, 257);
   EXPECT_EQ(table[5].splitK, 2);
-  EXPECT_EQ(table[5].cluster, 2);
-  EXPECT_EQ(table[5].inputMap, 0);
-  EXPECT_EQ(table[0].cluster, 1);
-  EXPECT_EQ(table.back().cluster, 1);
+  EXPECT_EQ(table[5].cluster, 1);
+  EXPECT_EQ(table[5].inputMap, 64);
+  for (const habi::KernelLaunch &k : table)
+    EXPECT_EQ(k.cluster, 1) << k.name;
   uint32_t splitGrid[3];
   table[3].grid(64, 4096, splitGrid);
   EXPECT_EQ(splitGrid[0], 16u);
@@ -141,6 +141,36 @@ TEST(KernelTable, CoversEveryMAndSaysHowToLaunch) {
   EXPECT_FALSE(habi::parseKernelTable(
       habi::formatKernelTable(table).substr(0, 20) + " 1 2 3 4 5 6 7 8 9\n",
       again));
+}
+
+TEST(KernelTable, AClusterSplitLaunchesItsClusterAlongZ) {
+  // A forced K split in a cluster of two (the heuristics take the workspace
+  // instead on the H200): the table says the cluster depth the launch must
+  // ask for, z = the split, and the activations stay cp.async (no map).
+  DialectRegistry registry;
+  mh::registerHummingDialects(registry);
+  mh::registerHummingPasses();
+  MLIRContext ctx(registry);
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(kLayer, &ctx);
+  ASSERT_TRUE(module);
+  PassManager pm(&ctx, ModuleOp::getOperationName());
+  ASSERT_TRUE(succeeded(parsePassPipeline(
+      "humming-select-tiles{device=H200 force-tile-config='#humming.tile_config"
+      "<m = [1, inf], block = [128, 256, 64], warp = [128, 32, 64], mma = "
+      "wgmma, warp_specialized = true, mbarrier = true, split_k = 2>'},"
+      "humming-lower-to-nvvm{chip=sm_90a}",
+      pm)));
+  ASSERT_TRUE(succeeded(pm.run(*module)));
+  std::vector<habi::KernelLaunch> table = mh::kernelTable(*module);
+  ASSERT_EQ(table.size(), 1u);
+  EXPECT_EQ(table[0].splitK, 2);
+  EXPECT_EQ(table[0].cluster, 2);
+  EXPECT_EQ(table[0].inputMap, 0);
+  uint32_t grid[3];
+  table[0].grid(512, 4096, grid);
+  EXPECT_EQ(grid[0], 16u);
+  EXPECT_EQ(grid[1], 4u);
+  EXPECT_EQ(grid[2], 2u);
 }
 
 TEST(KernelTable, AClusterTheDriverDoesNotFormIsRefused) {

@@ -190,8 +190,8 @@ TEST(TileHeuristics, SmallMSplitsKToCoverTheDevice) {
   // warp-specialized wgmma tiles, K split where the blocks alone leave
   // SMs idle (MiddleMSplitsKInAClusterOnSm90a): 33..64 the 64-token tile
   // split four ways through the workspace, 65..128 two ways, both with
-  // every copy by TMA, 129..256 the 128-token tile in clusters of two,
-  // then the 128-token tile alone.
+  // every copy by TMA, 129..256 the 128-token tile split two ways through
+  // the workspace, by TMA too, then the 128-token tile alone.
   EXPECT_EQ((*t)[2].mMin, 17);
   EXPECT_EQ((*t)[2].mMax, 32);
   EXPECT_EQ((*t)[2].mma, MmaKind::MmaSync);
@@ -209,9 +209,9 @@ TEST(TileHeuristics, SmallMSplitsKToCoverTheDevice) {
   EXPECT_EQ((*t)[5].mMax, 256);
   EXPECT_EQ((*t)[5].blockM, 128);
   EXPECT_EQ((*t)[5].splitK, 2);
-  EXPECT_TRUE((*t)[5].splitsInCluster());
-  EXPECT_EQ((*t)[5].tma, 0u);
-  for (int i = 3; i <= 4; ++i)
+  EXPECT_TRUE((*t)[5].workspaceSplit);
+  EXPECT_FALSE((*t)[5].splitsInCluster());
+  for (int i = 3; i <= 5; ++i)
     EXPECT_EQ((*t)[i].tma, uint32_t(TmaA | TmaB)) << i;
   // From M = 257 on (sm_90a): the warp-specialized wgmma tile, blocks of
   // 128 tokens x 256 columns in two warpgroups of 128 tokens x two n-tiles
@@ -397,6 +397,10 @@ TEST(TileHeuristics, MiddleMSplitsKInAClusterOnSm90a) {
       if (tc.mma == MmaKind::Wgmma) {
         EXPECT_TRUE(tc.warpSpecialized) << n << "x" << k;
         EXPECT_EQ(tc.blockN, 256);
+        // Every copy by TMA but in the cluster splits (cp.async: their TMA
+        // form was never checked on the GPU).
+        EXPECT_EQ(tc.tma, tc.splitsInCluster() ? 0u : uint32_t(TmaA | TmaB))
+            << n << "x" << k << " M = " << tc.mMin;
         got.push_back(
             {tc.mMin, tc.mMax, tc.blockM, tc.splitK, tc.workspaceSplit});
       }
@@ -415,30 +419,37 @@ TEST(TileHeuristics, MiddleMSplitsKInAClusterOnSm90a) {
   // they took two; 2026-12-01: 44.6 -> 32.3 us at M = 64), two ways up to
   // M = 128 (128 CTAs; through the workspace rather than in clusters of
   // two at equal waves since the activations came by TMA as swizzled rows:
-  // 2026-12-02, 54.4 -> 42.5 us at M = 128), then 128 tokens in clusters of
-  // two (128 CTAs at M = 256; the 128-token tile does not split through
-  // the workspace), then 128 tokens alone (128 blocks at M = 512).
+  // 2026-12-02, 54.4 -> 42.5 us at M = 128), then 128 tokens split two
+  // ways through the workspace (128 CTAs at M = 256: 65.8 us against 84.0
+  // in clusters of two; 2026-12-02), then 128 tokens alone (128 blocks at
+  // M = 512).
   check(8192, 8192,
         {{33, 64, 64, 4, true},
          {65, 128, 64, 2, true},
-         {129, 256, 128, 2},
+         {129, 256, 128, 2, true},
          {257, 0, 128, 1}});
   // 4096 x 14336, 16 blocks: 64 tokens split four ways through the
   // workspace up to M = 128 (64 and 128 CTAs: one wave; one kernel for
-  // both ranges), two ways at M <= 256, 128 tokens in clusters of two at
-  // M <= 512 (128 CTAs).
+  // both ranges), two ways at M <= 256, 128 tokens split two ways through
+  // the workspace at M <= 512 (128 CTAs; 2026-12-03: 99.6 us at M = 512
+  // against 126 in clusters of two, 111 for 64 tokens unsplit).
   check(4096, 14336,
         {{33, 128, 64, 4, true},
          {129, 256, 64, 2, true},
-         {257, 512, 128, 2},
+         {257, 512, 128, 2, true},
          {513, 0, 128, 1}});
-  // 28672 x 8192, 112 blocks: no split up to M = 256; at M = 257..512 the
-  // 448 blocks of 128 tokens take four waves, 896 CTAs in clusters of two
-  // seven half-length waves.
-  check(28672, 8192, {{33, 64, 64, 1},
-                      {65, 256, 128, 1},
-                      {257, 512, 128, 2},
-                      {513, 0, 128, 1}});
+  // 28672 x 8192, 112 blocks: no split at any M; 64 tokens up to M = 64,
+  // then 128 (2026-12-03, M = 64: 67.6 us against 92.6 for 128 tokens).
+  // At M = 257..512 the 448 blocks of 128 tokens in four waves beat 896
+  // CTAs in clusters of two (M = 512: 422 against 611 us; 2026-12-03).
+  check(28672, 8192, {{33, 64, 64, 1}, {65, 0, 128, 1}});
+  // 14336 x 4096, 56 blocks: 64 tokens split two ways through the
+  // workspace up to M = 64, then 128 tokens split two ways (112 CTAs of
+  // 32 iterations; the cluster split of two it replaces took 51.3 us at M
+  // = 128 against 37.8 for 64 tokens unsplit, 2026-12-03), then unsplit.
+  check(14336, 4096, {{33, 64, 64, 2, true},
+                      {65, 128, 128, 2, true},
+                      {129, 0, 128, 1}});
   // K = 1024: 16 iterations, so at most a split of two (two pipelines'
   // worth, 8 iterations, per CTA).
   Result<std::vector<TileConfig>> t =

@@ -23,6 +23,17 @@ namespace L = ::humming::layout;
 
 namespace {
 
+/// The most partial-sum loads a consumer thread has in flight in the
+/// workspace split's reduction (wgmmaReduceAcrossCtas). Under ptxas on
+/// sm_90a (W4A16 g128): 128 leaves the 128-token tile split two ways at 8
+/// bytes of spill (644 with all 256 sums at once) and the 64-token tile
+/// split four ways at none (up to 88), and keeps the 64-token tile split
+/// two ways (128 sums) in one chunk, 12 bytes. On the H200 (2026-12-03,
+/// 8192^2, bench/NOTES.md "M = 33-128") 64 (more chunks, no spill at all)
+/// cost that tile 2.0 us at M = 128 (41.2 -> 43.2) while the others gained
+/// 1.2-4 us.
+constexpr int64_t kReduceInFlight = 128;
+
 class WgmmaEmitter : public PreparedEmitter {
 public:
   using PreparedEmitter::PreparedEmitter;
@@ -901,22 +912,38 @@ void WgmmaEmitter::wgmmaReduceAcrossCtas(ArrayRef<Value> acc) {
   b.setInsertionPointToStart(ifSum.thenBlock());
   // Acquire: the other CTAs' partial sums are visible from here on.
   LLVM::FenceOp::create(b, LLVM::AtomicOrdering::acquire, "device");
-  // Every load of a CTA's sums is issued before the first of them is
-  // needed, one CTA after another: loads inside the epilogue's per-column
-  // branches waited out one L2 round trip per sum (2026-12-01: 44 us at
-  // M = 64 against 27 for the cluster).
+  // The sums are added and stored in chunks of rows of eight tokens, and
+  // in a chunk every load of a CTA's sums is issued before the first of
+  // them is needed, one CTA after another: loads inside the epilogue's
+  // per-column branches waited out one L2 round trip per sum (2026-12-01:
+  // 44 us at M = 64 against 27 for the cluster), and all of a thread's
+  // sums of every CTA at once (2 x 128 for 128 tokens split 2) spilled 644
+  // bytes under ptxas. A chunk keeps at most kReduceInFlight loads.
+  const int64_t rows = tile.warpM / 8, perRow = 4 * tile.nTilesPerGroup;
+  int64_t chunk = rows;
+  while (chunk > 1 && S * perRow * chunk > kReduceInFlight)
+    chunk /= 2;
+  auto element = [&](int64_t t, int64_t half, int64_t q, int64_t e) {
+    return t * perTile + 4 * q + 2 * half + e;
+  };
   SmallVector<Value> total(acc.size());
-  for (int64_t z = 0; z < S; ++z)
-    for (int64_t i = 0; i < n; ++i) {
-      // Written by other CTAs during this launch: through L2.
-      Value x = LLVM::LoadOp::create(b, f32, slot(c32(z), i),
-                                     /*alignment=*/4, /*isVolatile=*/true);
-      total[size_t(i)] =
-          z ? Value(arith::AddFOp::create(b, total[size_t(i)], x)) : x;
-    }
-  storeWgmma(
-      tile.warpM / 8, [&](int64_t q) { return c32(q); },
-      [&](int64_t t, int64_t half, int64_t q, Value, int64_t e) {
-        return total[size_t(t * perTile + 4 * q + 2 * half + e)];
-      });
+  for (int64_t q0 = 0; q0 < rows; q0 += chunk) {
+    for (int64_t z = 0; z < S; ++z)
+      for (int64_t t = 0; t < tile.nTilesPerGroup; ++t)
+        for (int64_t q = q0; q < q0 + chunk; ++q)
+          for (int64_t j = 0; j < 4; ++j) {
+            const int64_t i = element(t, j / 2, q, j % 2);
+            // Written by other CTAs during this launch: through L2.
+            Value x = LLVM::LoadOp::create(b, f32, slot(c32(z), i),
+                                           /*alignment=*/4,
+                                           /*isVolatile=*/true);
+            total[size_t(i)] =
+                z ? Value(arith::AddFOp::create(b, total[size_t(i)], x)) : x;
+          }
+    storeWgmma(
+        chunk, [&](int64_t q) { return c32(q0 + q); },
+        [&](int64_t t, int64_t half, int64_t q, Value, int64_t e) {
+          return total[size_t(element(t, half, q0 + q, e))];
+        });
+  }
 }

@@ -25,10 +25,11 @@
 // sm_90a, the warp-specialized wgmma tiles (256 columns, a producer
 // warpgroup) with K split across CTAs, per range the fewest estimated
 // iteration-waves (16 blocks of 256 columns here), through the workspace
-// where the CTAs are one wave (64 tokens, every copy by TMA), else in a
-// cluster: 64 tokens split four ways up to M = 128 (one kernel for 33..64
-// and 65..128), 64 tokens in twos up to 256, 128 tokens in clusters of two
-// up to 512, then 128 tokens alone. Elsewhere blocks of two warp rows copy their tiles together
+// where the CTAs are one wave (every copy by TMA), else in a cluster (a
+// cluster costs 1.7 times an iteration by TMA): 64 tokens split four ways
+// up to M = 128 (one kernel for 33..64 and 65..128), 64 tokens in twos up
+// to 256, 128 tokens in twos up to 512, then 128 tokens alone. Elsewhere
+// blocks of two warp rows copy their tiles together
 // from M = 513 on: 128 x 256 where N / 256 x 8 blocks fill the device, else
 // 128 x 128.
 // H200: tile_configs = [#humming.tile_config<m = [1, 8], block = [16, 64, 512], warp = [16, 64, 64], split_k = 2, scale_after_mma = true>,
@@ -36,7 +37,7 @@
 // H200-SAME: #humming.tile_config<m = [17, 32], block = [16, 64, 256], warp = [16, 64, 32]>,
 // H200-SAME: #humming.tile_config<m = [33, 128], block = [64, 256, 64], warp = [64, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], split_k = 4, workspace_split = true>,
 // H200-SAME: #humming.tile_config<m = [129, 256], block = [64, 256, 64], warp = [64, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], split_k = 2, workspace_split = true>,
-// H200-SAME: #humming.tile_config<m = [257, 512], block = [128, 256, 64], warp = [128, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, split_k = 2>,
+// H200-SAME: #humming.tile_config<m = [257, 512], block = [128, 256, 64], warp = [128, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], split_k = 2, workspace_split = true>,
 // H200-SAME: #humming.tile_config<m = [513, inf], block = [128, 256, 64], warp = [128, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b]>]
 
 // The H100 has the H200's SMs: the same tiles.
@@ -45,21 +46,21 @@
 // H100-SAME: #humming.tile_config<m = [17, 32], block = [16, 64, 256], warp = [16, 64, 32]>,
 // H100-SAME: #humming.tile_config<m = [33, 128], block = [64, 256, 64], warp = [64, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], split_k = 4, workspace_split = true>,
 // H100-SAME: #humming.tile_config<m = [129, 256], block = [64, 256, 64], warp = [64, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], split_k = 2, workspace_split = true>,
-// H100-SAME: #humming.tile_config<m = [257, 512], block = [128, 256, 64], warp = [128, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, split_k = 2>,
+// H100-SAME: #humming.tile_config<m = [257, 512], block = [128, 256, 64], warp = [128, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], split_k = 2, workspace_split = true>,
 // H100-SAME: #humming.tile_config<m = [513, inf], block = [128, 256, 64], warp = [128, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b]>]
 
 // The H20 (78 SMs, 148 TFLOP/s) turns compute-bound near M = 9: 32-row
 // tiles at M = 17..32; from M = 33 the split tiles for 78 SMs: 64 tokens
 // split four ways through the workspace up to M = 64 (64 CTAs, one wave;
 // clusters of four would take two), two ways through the workspace up to
-// 128 (every copy by TMA), 128 tokens in clusters of two up to 256, then
-// 128 tokens alone.
+// 128 (every copy by TMA), 128 tokens split two ways through the
+// workspace up to 256, then 128 tokens alone.
 // H20: tile_configs = [#humming.tile_config<m = [1, 8], block = [16, 64, 512], warp = [16, 64, 64], scale_after_mma = true>,
 // H20-SAME: #humming.tile_config<m = [9, 16], block = [16, 128, 128], warp = [16, 64, 32], split_k = 4, block_copies = true>,
 // H20-SAME: #humming.tile_config<m = [17, 32], block = [32, 64, 256], warp = [32, 64, 32]>,
 // H20-SAME: #humming.tile_config<m = [33, 64], block = [64, 256, 64], warp = [64, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], split_k = 4, workspace_split = true>,
 // H20-SAME: #humming.tile_config<m = [65, 128], block = [64, 256, 64], warp = [64, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], split_k = 2, workspace_split = true>,
-// H20-SAME: #humming.tile_config<m = [129, 256], block = [128, 256, 64], warp = [128, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, split_k = 2>,
+// H20-SAME: #humming.tile_config<m = [129, 256], block = [128, 256, 64], warp = [128, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], split_k = 2, workspace_split = true>,
 // H20-SAME: #humming.tile_config<m = [257, inf], block = [128, 256, 64], warp = [128, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b]>]
 
 // The A100 (108 SMs, crossover ~38 tokens).
