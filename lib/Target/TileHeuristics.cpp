@@ -182,7 +182,7 @@ void useBulkCopies(TileConfig &t, int64_t activationBits = 16) {
 /// 83 against 55 us; with TMA 0.8 against 0.55 us per iteration at 112-448
 /// CTAs, 2026-12-03). The 1.7 is what a cluster split (cp.async copies)
 /// costs per iteration over the TMA tiles: measured on the H200 on
-/// 2026-12-03 (W4A16 g128, bench/NOTES.md "M = 33-128"), 128 tokens split
+/// 2026-12-03 (W4A16 g128, bench/NOTES.md "M = 33-512"), 128 tokens split
 /// 2 in clusters 1.4-1.6 us per iteration against 0.8 unsplit and 0.8-0.9
 /// split 2 through the workspace, 64 tokens 0.85 against 0.55-0.59; without
 /// it the model chose the cluster at 14336 x 4096 M = 128 (51.3 us against

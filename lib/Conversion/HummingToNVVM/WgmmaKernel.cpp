@@ -29,7 +29,7 @@ namespace {
 /// bytes of spill (644 with all 256 sums at once) and the 64-token tile
 /// split four ways at none (up to 88), and keeps the 64-token tile split
 /// two ways (128 sums) in one chunk, 12 bytes. On the H200 (2026-12-03,
-/// 8192^2, bench/NOTES.md "M = 33-128") 64 (more chunks, no spill at all)
+/// 8192^2, bench/NOTES.md "M = 33-512") 64 (more chunks, no spill at all)
 /// cost that tile 2.0 us at M = 128 (41.2 -> 43.2) while the others gained
 /// 1.2-4 us.
 constexpr int64_t kReduceInFlight = 128;
