@@ -255,8 +255,9 @@ func.func @fp8_zero_points(%x: memref<?x128xf16>, %codes: memref<64x128xf8E4M3FN
 
 // -----
 
-// Tensors: humming.gemm is a memref operation; bufferize first.
-func.func @tensors(%x: tensor<?x128xf16>, %codes: tensor<64x128xi8>, %s: tensor<64xf16>, %y: tensor<?x64xf16>,
+// Tensors whose matmul init is a function argument, not a zeroed tensor:
+// linalg.matmul adds to it, humming.gemm would not.
+func.func @tensors_init_not_zeroed(%x: tensor<?x128xf16>, %codes: tensor<64x128xi8>, %s: tensor<64xf16>, %y: tensor<?x64xf16>,
                    %e: tensor<64x128xf16>) -> tensor<?x64xf16> {
   %wd = linalg.generic {indexing_maps = [affine_map<(n, k) -> (n, k)>, affine_map<(n, k) -> (n)>,
                                    affine_map<(n, k) -> (n, k)>],
@@ -267,10 +268,81 @@ func.func @tensors(%x: tensor<?x128xf16>, %codes: tensor<64x128xi8>, %s: tensor<
     %w = arith.mulf %f, %sc : f16
     linalg.yield %w : f16
   } -> tensor<64x128xf16>
-  // expected-remark @+1 {{expected memref operands (bufferized IR: humming.gemm is a memref operation), got tensors}}
+  // expected-remark @+1 {{expected 'output' a linalg.fill of 0 (linalg.matmul adds to its output, humming.gemm overwrites it)}}
   %r = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>,
                                  affine_map<(m, n, k) -> (m, n)>]
       ins(%x, %wd : tensor<?x128xf16>, tensor<64x128xf16>) outs(%y : tensor<?x64xf16>) -> tensor<?x64xf16>
+  return %r : tensor<?x64xf16>
+}
+
+// -----
+
+// Tensors: the init is filled with 1, not 0.
+func.func @tensors_init_filled_with_one(%x: tensor<?x128xf16>, %codes: tensor<64x128xi8>, %s: tensor<64xf16>,
+                                        %e: tensor<64x128xf16>, %ye: tensor<?x64xf16>) -> tensor<?x64xf16> {
+  %wd = linalg.generic {indexing_maps = [affine_map<(n, k) -> (n, k)>, affine_map<(n, k) -> (n)>,
+                                   affine_map<(n, k) -> (n, k)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%codes, %s : tensor<64x128xi8>, tensor<64xf16>) outs(%e : tensor<64x128xf16>) {
+  ^bb0(%c: i8, %sc: f16, %o: f16):
+    %f = arith.sitofp %c : i8 to f16
+    %w = arith.mulf %f, %sc : f16
+    linalg.yield %w : f16
+  } -> tensor<64x128xf16>
+  %one = arith.constant 1.0 : f16
+  %y0 = linalg.fill ins(%one : f16) outs(%ye : tensor<?x64xf16>) -> tensor<?x64xf16>
+  // expected-remark @+1 {{expected 'output' a linalg.fill of 0}}
+  %r = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>,
+                                 affine_map<(m, n, k) -> (m, n)>]
+      ins(%x, %wd : tensor<?x128xf16>, tensor<64x128xf16>) outs(%y0 : tensor<?x64xf16>) -> tensor<?x64xf16>
+  return %r : tensor<?x64xf16>
+}
+
+// -----
+
+// Tensors: the dequantized weights are also returned, so they must exist.
+func.func @tensors_weights_escape(%x: tensor<?x128xf16>, %codes: tensor<64x128xi8>, %s: tensor<64xf16>,
+                                  %e: tensor<64x128xf16>, %ye: tensor<?x64xf16>)
+    -> (tensor<?x64xf16>, tensor<64x128xf16>) {
+  %wd = linalg.generic {indexing_maps = [affine_map<(n, k) -> (n, k)>, affine_map<(n, k) -> (n)>,
+                                   affine_map<(n, k) -> (n, k)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%codes, %s : tensor<64x128xi8>, tensor<64xf16>) outs(%e : tensor<64x128xf16>) {
+  ^bb0(%c: i8, %sc: f16, %o: f16):
+    %f = arith.sitofp %c : i8 to f16
+    %w = arith.mulf %f, %sc : f16
+    linalg.yield %w : f16
+  } -> tensor<64x128xf16>
+  %zero = arith.constant 0.0 : f16
+  %y0 = linalg.fill ins(%zero : f16) outs(%ye : tensor<?x64xf16>) -> tensor<?x64xf16>
+  // expected-remark @+1 {{the dequantized weights are also used by func.return: only the matmul may read them}}
+  %r = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>,
+                                 affine_map<(m, n, k) -> (m, n)>]
+      ins(%x, %wd : tensor<?x128xf16>, tensor<64x128xf16>) outs(%y0 : tensor<?x64xf16>) -> tensor<?x64xf16>
+  return %r, %wd : tensor<?x64xf16>, tensor<64x128xf16>
+}
+
+// -----
+
+// Tensors: K dynamic in the input (the weights' K is static, the input's
+// is not): humming.gemm needs static N and K.
+func.func @tensors_dynamic_k(%x: tensor<?x?xf16>, %codes: tensor<64x128xi8>, %s: tensor<64xf16>,
+                             %e: tensor<64x128xf16>, %ye: tensor<?x64xf16>) -> tensor<?x64xf16> {
+  %wd = linalg.generic {indexing_maps = [affine_map<(n, k) -> (n, k)>, affine_map<(n, k) -> (n)>,
+                                   affine_map<(n, k) -> (n, k)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%codes, %s : tensor<64x128xi8>, tensor<64xf16>) outs(%e : tensor<64x128xf16>) {
+  ^bb0(%c: i8, %sc: f16, %o: f16):
+    %f = arith.sitofp %c : i8 to f16
+    %w = arith.mulf %f, %sc : f16
+    linalg.yield %w : f16
+  } -> tensor<64x128xf16>
+  %zero = arith.constant 0.0 : f16
+  %y0 = linalg.fill ins(%zero : f16) outs(%ye : tensor<?x64xf16>) -> tensor<?x64xf16>
+  // expected-remark @+1 {{expected tensors with static N and K (M may be dynamic), got tensor<?x?xf16>, tensor<64x128xf16>, tensor<?x64xf16>}}
+  %r = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>,
+                                 affine_map<(m, n, k) -> (m, n)>]
+      ins(%x, %wd : tensor<?x?xf16>, tensor<64x128xf16>) outs(%y0 : tensor<?x64xf16>) -> tensor<?x64xf16>
   return %r : tensor<?x64xf16>
 }
 

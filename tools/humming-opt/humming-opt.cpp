@@ -1,12 +1,21 @@
 //===- humming-opt.cpp - The humming optimizer driver ---------------------===//
 //
 // mlir-opt with the humming dialect, the upstream dialects the pipeline lowers
-// through, the humming passes and the upstream transform passes.
+// through, the humming passes and the upstream transform passes, and
+// one-shot bufferization (with the arith / linalg / tensor / func / scf
+// models), so that tensor-level IR raised by humming-raise-quantized-matmul
+// bufferizes and compiles in one tool.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Humming/Registration.h"
 
+#include "mlir/Dialect/Arith/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Bufferization/Transforms/FuncBufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/SCF/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
@@ -16,6 +25,13 @@ int main(int argc, char **argv) {
   mlir::humming::registerHummingPasses();
   mlir::DialectRegistry registry;
   mlir::humming::registerHummingDialects(registry);
+  mlir::bufferization::registerBufferizationPasses();
+  mlir::arith::registerBufferizableOpInterfaceExternalModels(registry);
+  mlir::bufferization::func_ext::registerBufferizableOpInterfaceExternalModels(
+      registry);
+  mlir::linalg::registerBufferizableOpInterfaceExternalModels(registry);
+  mlir::scf::registerBufferizableOpInterfaceExternalModels(registry);
+  mlir::tensor::registerBufferizableOpInterfaceExternalModels(registry);
   return mlir::asMainReturnCode(mlir::MlirOptMain(
       argc, argv, "Humming optimizer driver\n", registry));
 }

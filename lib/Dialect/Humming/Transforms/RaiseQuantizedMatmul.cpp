@@ -21,8 +21,10 @@
 #include "Humming/Dialect/Humming/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Matchers.h"
 
@@ -82,14 +84,16 @@ std::string describe(const hq::WeightSchema &w) {
   return s;
 }
 
-bool staticIdentity(MemRefType t) {
-  return t.hasStaticShape() && t.getLayout().isIdentity();
+/// A static shape and, for a memref, the identity layout.
+bool staticIdentity(ShapedType t) {
+  auto m = dyn_cast<MemRefType>(t);
+  return t.hasStaticShape() && (!m || m.getLayout().isIdentity());
 }
 
 /// The scales' (and zero points') indexing: group g along K (scales
 /// [N, K / g], map (n, k) -> (n, k floordiv g)) or one per row (scales [N]
 /// or [N, 1], map (n, k) -> (n) or (n, 0)). 0 and a reason when neither.
-std::pair<int64_t, std::string> scaleGroup(AffineMap map, MemRefType t,
+std::pair<int64_t, std::string> scaleGroup(AffineMap map, ShapedType t,
                                            int64_t n, int64_t k,
                                            StringRef name) {
   MLIRContext *ctx = map.getContext();
@@ -302,7 +306,7 @@ matchPackedValue(Block &body, Value value, const PackedSource &src,
 /// The packed code `code` of `body` in a dequantization of N x K codes
 /// stored as `codesType` and indexed by `map`, or why it is not one.
 std::variant<PackedCode, std::string>
-matchPackedCode(Block &body, Value code, MemRefType codesType, AffineMap map,
+matchPackedCode(Block &body, Value code, ShapedType codesType, AffineMap map,
                 int64_t n, int64_t k, bool signedConversion) {
   // b from the words per row: K codes of b bits in K b / 32 words.
   const int64_t words = codesType.getRank() == 2 ? codesType.getDimSize(1) : 0;
@@ -349,9 +353,11 @@ std::variant<Dequant, Refusal> matchDequant(linalg::GenericOp g, int64_t n,
     return Refusal{"the dequantization (linalg.generic writing the weights): " +
                    std::move(why)};
   };
-  if (!g.hasPureBufferSemantics() || g.getNumDpsInits() != 1 ||
-      g.getNumLoops() != 2 || g.getNumParallelLoops() != 2)
-    return no("expected two parallel loops over [N, K] on memrefs, one output");
+  if (!(g.hasPureBufferSemantics() || g.hasPureTensorSemantics()) ||
+      g.getNumDpsInits() != 1 || g.getNumLoops() != 2 ||
+      g.getNumParallelLoops() != 2)
+    return no("expected two parallel loops over [N, K] on memrefs or on "
+              "tensors, one output");
   SmallVector<AffineMap> maps = g.getIndexingMapsArray();
   if (!maps.back().isIdentity())
     return no("expected the output indexed by (n, k), got " +
@@ -393,7 +399,7 @@ std::variant<Dequant, Refusal> matchDequant(linalg::GenericOp g, int64_t n,
   if (!conv)
     conv = ops[0];
   Type codeType = codeArg.getType();
-  auto codesType = cast<MemRefType>(g.getDpsInputOperand(0)->get().getType());
+  auto codesType = cast<ShapedType>(g.getDpsInputOperand(0)->get().getType());
   std::optional<hq::ScalarType> type;
   std::optional<PackedCode> packed;
   if (conv->getNumOperands() == 1 && conv->getOperand(0) == codeArg) {
@@ -453,7 +459,7 @@ std::variant<Dequant, Refusal> matchDequant(linalg::GenericOp g, int64_t n,
               "f8E5M2), got " +
               conv->getName().getStringRef().str() + " of " + str(codeType));
   Type scaleElem =
-      cast<MemRefType>(g.getDpsInputOperand(1)->get().getType())
+      cast<ShapedType>(g.getDpsInputOperand(1)->get().getType())
           .getElementType();
   if (scaleElem != half)
     return no("expected scales of the weights' type " + str(half) +
@@ -541,7 +547,7 @@ std::variant<Dequant, Refusal> matchDequant(linalg::GenericOp g, int64_t n,
               std::to_string(k) + "] indexed by (n, k) with an identity "
               "layout, got " +
               str(codesType) + " indexed by " + str(maps[0]));
-  auto scalesType = cast<MemRefType>(d.scales.getType());
+  auto scalesType = cast<ShapedType>(d.scales.getType());
   auto [group, why] = scaleGroup(maps[1], scalesType, n, k, "the scales");
   if (!group)
     return no(why);
@@ -552,7 +558,7 @@ std::variant<Dequant, Refusal> matchDequant(linalg::GenericOp g, int64_t n,
     const int64_t groups = group > 0 ? k / group : 1;
     AffineExpr col = group > 0 ? getAffineDimExpr(1, ctx).floorDiv(group)
                                : getAffineConstantExpr(0, ctx);
-    auto zt = cast<MemRefType>(d.zeroPoints.getType());
+    auto zt = cast<ShapedType>(d.zeroPoints.getType());
     if (!staticIdentity(zt) || n % per != 0 ||
         zt.getShape() != ArrayRef<int64_t>{n / per, groups} ||
         maps[2] != AffineMap::get(
@@ -608,14 +614,136 @@ struct RaiseQuantizedMatmulPass
   }
 
   Refusal raise(linalg::MatmulOp mm) {
-    if (!mm.hasPureBufferSemantics()) {
-      // On tensors: a matmul whose weights a linalg.generic computes is
-      // a candidate to say something about.
-      if (mm.getDpsInputOperand(1)->get().getDefiningOp<linalg::GenericOp>())
-        return {"expected memref operands (bufferized IR: humming.gemm is a "
-                "memref operation), got tensors"};
-      return {"", true};
+    if (mm.hasPureBufferSemantics())
+      return raiseBuffers(mm);
+    if (mm.hasPureTensorSemantics())
+      return raiseTensors(mm);
+    return {"", true};
+  }
+
+  /// What both forms check of the matmul: B = the dequantized weights
+  /// indexed (n, k), f16 or bf16 throughout, static N and K (identity
+  /// layouts on memrefs); then the dequantization `g` itself.
+  std::variant<Dequant, Refusal> matchMatmul(linalg::MatmulOp mm,
+                                              linalg::GenericOp g) {
+    Value x = mm.getDpsInputOperand(0)->get();
+    Value wd = mm.getDpsInputOperand(1)->get();
+    Value y = mm.getDpsInitOperand(0)->get();
+    MLIRContext *ctx = mm.getContext();
+    AffineExpr m = getAffineDimExpr(0, ctx), nn = getAffineDimExpr(1, ctx),
+               kk = getAffineDimExpr(2, ctx);
+    SmallVector<AffineMap> maps = mm.getIndexingMapsArray();
+    auto mapOf = [&](ArrayRef<AffineExpr> e) {
+      return AffineMap::get(3, 0, e, ctx);
+    };
+    if (maps.size() != 3 || maps[0] != mapOf({m, kk}) ||
+        maps[2] != mapOf({m, nn}))
+      return Refusal{"expected a plain matmul (A indexed (m, k), C (m, n)) "
+                     "with the weights as B"};
+    if (maps[1] != mapOf({nn, kk}))
+      return Refusal{"expected the weights as B [N, K] indexed (n, k) (a "
+                     "transposed-B matmul: output = input * W^T), got B "
+                     "indexed " +
+                     str(maps[1])};
+    auto xt = cast<ShapedType>(x.getType());
+    auto wt = cast<ShapedType>(wd.getType());
+    auto yt = cast<ShapedType>(y.getType());
+    Type half = xt.getElementType();
+    if (!isHalf(half) || wt.getElementType() != half ||
+        yt.getElementType() != half)
+      return Refusal{"expected f16 or bf16 input, weights and output of one "
+                     "type (accumulation in f32 happens inside humming.gemm), "
+                     "got " +
+                     str(xt) + ", " + str(wt) + ", " + str(yt)};
+    auto identity = [](ShapedType t) {
+      auto mt = dyn_cast<MemRefType>(t);
+      return !mt || mt.getLayout().isIdentity();
+    };
+    if (!staticIdentity(wt) || xt.isDynamicDim(1) || yt.isDynamicDim(1) ||
+        !identity(xt) || !identity(yt))
+      return Refusal{
+          std::string(isa<MemRefType>(xt) ? "expected identity-layout memrefs"
+                                          : "expected tensors") +
+          " with static N and K (M may be dynamic), got " + str(xt) + ", " +
+          str(wt) + ", " + str(yt)};
+    return matchDequant(g, wt.getDimSize(0), wt.getDimSize(1), half);
+  }
+
+  /// The schema of `d` as attributes for an f16 / bf16 gemm of N x K, or
+  /// why humming.gemm does not take it.
+  Refusal schemaAttrs(linalg::MatmulOp mm, const Dequant &d,
+                      WeightSchemaAttr &ws, InputSchemaAttr &is) {
+    MLIRContext *ctx = mm.getContext();
+    auto wt = cast<ShapedType>(mm.getDpsInputOperand(1)->get().getType());
+    const int64_t n = wt.getDimSize(0), k = wt.getDimSize(1);
+    Type half = wt.getElementType();
+    hq::InputSchema in{*toScalarType(half), hq::ActScaling::None, 0};
+    std::optional<hq::ScalarType> out = toScalarType(half);
+    if (hq::Diag why = hq::verifyCompatibility(d.schema, in, {}, out))
+      return {"the schema found (" + describe(d.schema) + ") is not one "
+              "humming.gemm runs: " + *why};
+    if (hq::Diag why = hq::verifyPadding(d.schema, in, n, k))
+      return {"the sizes N = " + std::to_string(n) + ", K = " +
+              std::to_string(k) + " need padding: " + *why};
+    std::string quietError;
+    {
+      ScopedDiagnosticHandler quiet(ctx, [&](Diagnostic &diag) {
+        quietError = diag.str();
+        return success();
+      });
+      auto emitError = [&] { return mm.emitError(); };
+      ws = WeightSchemaAttr::fromHost(emitError, ctx, d.schema);
+      is = InputSchemaAttr::fromHost(emitError, ctx, in);
     }
+    if (!ws || !is)
+      return {"the schema found (" + describe(d.schema) + ") is not valid: " +
+              quietError};
+    return {};
+  }
+
+  /// Builds humming.gemm of memrefs x, codes, scales (zero points) into y
+  /// at `b`'s point; per-row scales given as [N] become [N, 1] views.
+  /// Everything built goes to `built` (in order); null and why when the
+  /// gemm does not verify (and nothing stays built).
+  GemmOp buildGemm(OpBuilder &b, linalg::MatmulOp mm, Value x, Value codes,
+                   Value scales, Value zeroPoints, Value y, WeightSchemaAttr ws,
+                   InputSchemaAttr is, SmallVectorImpl<Operation *> &built,
+                   std::string &why) {
+    MLIRContext *ctx = mm.getContext();
+    auto asColumn = [&](Value v) -> Value {
+      auto t = cast<MemRefType>(v.getType());
+      if (t.getRank() != 1)
+        return v;
+      auto view = memref::ExpandShapeOp::create(
+          b, mm.getLoc(), ArrayRef<int64_t>{t.getDimSize(0), 1}, v,
+          ArrayRef<ReassociationIndices>{{0, 1}});
+      built.push_back(view);
+      return view;
+    };
+    scales = asColumn(scales);
+    if (zeroPoints)
+      zeroPoints = asColumn(zeroPoints);
+    auto gemm = GemmOp::create(b, mm.getLoc(), x, codes, scales, zeroPoints,
+                               Value(), Value(), Value(), y, ws, is,
+                               ComputeAttr(), LayoutAttr(), ArrayAttr());
+    built.push_back(gemm);
+    LogicalResult verified = success();
+    {
+      ScopedDiagnosticHandler quiet(ctx, [&](Diagnostic &diag) {
+        why = diag.str();
+        return success();
+      });
+      verified = gemm.verify();
+    }
+    if (succeeded(verified))
+      return gemm;
+    for (Operation *op : llvm::reverse(built))
+      op->erase();
+    built.clear();
+    return {};
+  }
+
+  Refusal raiseBuffers(linalg::MatmulOp mm) {
     Value x = mm.getDpsInputOperand(0)->get();
     Value wd = mm.getDpsInputOperand(1)->get();
     Value y = mm.getDpsInitOperand(0)->get();
@@ -630,39 +758,7 @@ struct RaiseQuantizedMatmulPass
         g = gen;
     if (!g)
       return {"", true};
-
-    MLIRContext *ctx = mm.getContext();
-    AffineExpr m = getAffineDimExpr(0, ctx), nn = getAffineDimExpr(1, ctx),
-               kk = getAffineDimExpr(2, ctx);
-    SmallVector<AffineMap> maps = mm.getIndexingMapsArray();
-    auto mapOf = [&](ArrayRef<AffineExpr> e) {
-      return AffineMap::get(3, 0, e, ctx);
-    };
-    if (maps.size() != 3 || maps[0] != mapOf({m, kk}) ||
-        maps[2] != mapOf({m, nn}))
-      return {"expected a plain matmul (A indexed (m, k), C (m, n)) with the "
-              "weights as B"};
-    if (maps[1] != mapOf({nn, kk}))
-      return {"expected the weights as B [N, K] indexed (n, k) (a "
-              "transposed-B matmul: output = input * W^T), got B indexed " +
-              str(maps[1])};
-    auto xt = cast<MemRefType>(x.getType());
-    auto wt = cast<MemRefType>(wd.getType());
-    auto yt = cast<MemRefType>(y.getType());
-    Type half = xt.getElementType();
-    if (!isHalf(half) || wt.getElementType() != half ||
-        yt.getElementType() != half)
-      return {"expected f16 or bf16 input, weights and output of one type "
-              "(accumulation in f32 happens inside humming.gemm), got " +
-              str(xt) + ", " + str(wt) + ", " + str(yt)};
-    if (!staticIdentity(wt) || xt.isDynamicDim(1) || yt.isDynamicDim(1) ||
-        !xt.getLayout().isIdentity() || !yt.getLayout().isIdentity())
-      return {"expected identity-layout memrefs with static N and K (M may be "
-              "dynamic), got " +
-              str(xt) + ", " + str(wt) + ", " + str(yt)};
-    const int64_t n = wt.getDimSize(0), k = wt.getDimSize(1);
-
-    std::variant<Dequant, Refusal> found = matchDequant(g, n, k, half);
+    std::variant<Dequant, Refusal> found = matchMatmul(mm, g);
     if (auto *r = std::get_if<Refusal>(&found))
       return *r;
     Dequant &d = std::get<Dequant>(found);
@@ -708,65 +804,16 @@ struct RaiseQuantizedMatmulPass
         return {"the codes, scales or zero points are used between the "
                 "dequantization and the matmul: expected them unchanged "
                 "there"};
-
-    hq::InputSchema in{*toScalarType(half), hq::ActScaling::None, 0};
-    std::optional<hq::ScalarType> out = toScalarType(half);
-    if (hq::Diag why = hq::verifyCompatibility(d.schema, in, {}, out))
-      return {"the schema found (" + describe(d.schema) + ") is not one "
-              "humming.gemm runs: " + *why};
-    if (hq::Diag why = hq::verifyPadding(d.schema, in, n, k))
-      return {"the sizes N = " + std::to_string(n) + ", K = " +
-              std::to_string(k) + " need padding: " + *why};
-    // Build, verify quietly, then replace.
-    std::string quietError;
     WeightSchemaAttr ws;
     InputSchemaAttr is;
-    {
-      ScopedDiagnosticHandler quiet(ctx, [&](Diagnostic &diag) {
-        quietError = diag.str();
-        return success();
-      });
-      auto emitError = [&] { return mm.emitError(); };
-      ws = WeightSchemaAttr::fromHost(emitError, ctx, d.schema);
-      is = InputSchemaAttr::fromHost(emitError, ctx, in);
-    }
-    if (!ws || !is)
-      return {"the schema found (" + describe(d.schema) + ") is not valid: " +
-              quietError};
+    if (Refusal r = schemaAttrs(mm, d, ws, is))
+      return r;
     OpBuilder b(mm);
-    // Per-row scales (and zero points) given as [N]: humming.gemm takes
-    // [N, 1], the same memory.
-    SmallVector<Operation *> views;
-    auto asColumn = [&](Value v) -> Value {
-      auto t = cast<MemRefType>(v.getType());
-      if (t.getRank() != 1)
-        return v;
-      auto view = memref::ExpandShapeOp::create(
-          b, mm.getLoc(), ArrayRef<int64_t>{t.getDimSize(0), 1}, v,
-          ArrayRef<ReassociationIndices>{{0, 1}});
-      views.push_back(view);
-      return view;
-    };
-    Value scales = asColumn(d.scales);
-    Value zeroPoints = d.zeroPoints ? asColumn(d.zeroPoints) : Value();
-    auto gemm = GemmOp::create(b, mm.getLoc(), x, d.codes, scales, zeroPoints,
-                               Value(), Value(), Value(), y, ws, is,
-                               ComputeAttr(), LayoutAttr(), ArrayAttr());
-    LogicalResult verified = success();
-    {
-      ScopedDiagnosticHandler quiet(ctx, [&](Diagnostic &diag) {
-        quietError = diag.str();
-        return success();
-      });
-      verified = gemm.verify();
-    }
-    if (failed(verified)) {
-      gemm.erase();
-      for (Operation *view : llvm::reverse(views))
-        view->erase();
-      return {"the humming.gemm it would become does not verify: " +
-              quietError};
-    }
+    SmallVector<Operation *> built;
+    std::string why;
+    if (!buildGemm(b, mm, x, d.codes, d.scales, d.zeroPoints, y, ws, is,
+                   built, why))
+      return {"the humming.gemm it would become does not verify: " + why};
     mm.erase();
     Operation *zero = fill.getDpsInputOperand(0)->get().getDefiningOp();
     fill.erase();
@@ -776,6 +823,99 @@ struct RaiseQuantizedMatmulPass
     for (Operation *op : deallocs)
       op->erase();
     alloc.erase();
+    return {};
+  }
+
+  /// Tensor-level IR: the dequantization's result feeds the matmul, whose
+  /// init is a zero linalg.fill. The gemm runs on buffers of the tensors
+  /// (bufferization.to_buffer, read-only) into a new buffer of the output's
+  /// shape, returned as the matmul's result by bufferization.to_tensor
+  /// (restrict: nothing else aliases it); one-shot bufferization then
+  /// removes the conversions.
+  Refusal raiseTensors(linalg::MatmulOp mm) {
+    Value x = mm.getDpsInputOperand(0)->get();
+    Value wd = mm.getDpsInputOperand(1)->get();
+    Value y = mm.getDpsInitOperand(0)->get();
+    auto g = wd.getDefiningOp<linalg::GenericOp>();
+    if (!g)
+      return {"", true};
+    std::variant<Dequant, Refusal> found = matchMatmul(mm, g);
+    if (auto *r = std::get_if<Refusal>(&found))
+      return *r;
+    Dequant &d = std::get<Dequant>(found);
+    for (Operation *user : wd.getUsers())
+      if (user != mm.getOperation())
+        return {"the dequantized weights are also used by " +
+                user->getName().getStringRef().str() +
+                ": only the matmul may read them"};
+    auto fill = y.getDefiningOp<linalg::FillOp>();
+    if (!fill ||
+        !matchPattern(fill.getDpsInputOperand(0)->get(), m_AnyZeroFloat()))
+      return {"expected 'output' a linalg.fill of 0 (linalg.matmul adds to "
+              "its output, humming.gemm overwrites it)"};
+    WeightSchemaAttr ws;
+    InputSchemaAttr is;
+    if (Refusal r = schemaAttrs(mm, d, ws, is))
+      return r;
+    OpBuilder b(mm);
+    Location loc = mm.getLoc();
+    SmallVector<Operation *> built;
+    auto toBuffer = [&](Value t) -> Value {
+      if (!t)
+        return t;
+      auto tt = cast<RankedTensorType>(t.getType());
+      auto op = bufferization::ToBufferOp::create(
+          b, loc, MemRefType::get(tt.getShape(), tt.getElementType()), t,
+          /*read_only=*/true);
+      built.push_back(op);
+      return op;
+    };
+    Value xb = toBuffer(x), codes = toBuffer(d.codes),
+          scales = toBuffer(d.scales), zeroPoints = toBuffer(d.zeroPoints);
+    // The output's rows are the input's (its N is static): sized from x,
+    // so that the zeroed init tensor has no use left.
+    auto yt = cast<RankedTensorType>(y.getType());
+    SmallVector<Value> sizes;
+    if (yt.isDynamicDim(0)) {
+      auto dim = tensor::DimOp::create(b, loc, x, 0);
+      built.push_back(dim);
+      sizes.push_back(dim);
+    }
+    auto out = memref::AllocOp::create(
+        b, loc, MemRefType::get(yt.getShape(), yt.getElementType()), sizes);
+    built.push_back(out);
+    std::string why;
+    SmallVector<Operation *> gemmOps;
+    if (!buildGemm(b, mm, xb, codes, scales, zeroPoints, out, ws, is, gemmOps,
+                   why)) {
+      for (Operation *op : llvm::reverse(built))
+        op->erase();
+      return {"the humming.gemm it would become does not verify: " + why};
+    }
+    auto result = bufferization::ToTensorOp::create(
+        b, loc, yt, out, /*restrict=*/true, /*writable=*/true);
+    mm->getResult(0).replaceAllUsesWith(result.getResult());
+    mm.erase();
+    // The zeroed output, the dequantization and their empty tensors go
+    // where nothing else reads them.
+    auto eraseDead = [](Operation *op) {
+      SmallVector<Operation *> work{op};
+      while (!work.empty()) {
+        Operation *o = work.pop_back_val();
+        if (!o || !o->use_empty() ||
+            !(isa<linalg::FillOp, linalg::GenericOp, tensor::EmptyOp,
+                  tensor::DimOp>(o) ||
+              (o->hasTrait<OpTrait::ConstantLike>())))
+          continue;
+        SmallVector<Operation *> defs;
+        for (Value v : o->getOperands())
+          defs.push_back(v.getDefiningOp());
+        o->erase();
+        work.append(defs.begin(), defs.end());
+      }
+    };
+    eraseDead(fill);
+    eraseDead(g);
     return {};
   }
 };

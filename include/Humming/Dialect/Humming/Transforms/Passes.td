@@ -74,10 +74,9 @@ def HummingRaiseQuantizedMatmulPass
   let summary = "Raise dequantize-then-matmul IR to humming.gemm";
   let description = [{
     Finds the weight dequantization frontends emit for quantized layers in
-    front of a matmul, on memrefs (bufferized IR: `humming.gemm` is a
-    memref operation), and replaces the three operations with one
-    `humming.gemm` whose weight schema says what the dequantization
-    computed:
+    front of a matmul, on memrefs or on tensors, and replaces the three
+    operations with one `humming.gemm` whose weight schema says what the
+    dequantization computed. On memrefs:
 
     ```
     %wd = memref.alloc() : memref<NxKxf16>
@@ -120,14 +119,27 @@ def HummingRaiseQuantizedMatmulPass
     unpacked and packed words as they are); the dequantization, the fill
     and the buffer go.
 
+    On tensors (what frontends emit before bufferization) the same three
+    operations in value form: the `linalg.generic`'s result is the matmul's
+    B and read by nothing else, the matmul's init a `linalg.fill` of 0.
+    `humming.gemm` is a memref operation, so the tensors it reads are
+    handed over by `bufferization.to_buffer ... read_only`, it writes a new
+    `memref.alloc` of the output's shape, and `bufferization.to_tensor
+    ... restrict writable` of that buffer replaces the matmul's result;
+    one-shot bufferization (`--one-shot-bufferize=bufferize-function-boundaries`
+    in humming-opt) then leaves memrefs for `humming-compile-pipeline`.
+
     Anything else is left as it is, with a remark on the matmul that says
     what was expected (a matmul whose weights no `linalg.generic` writes is
     a plain one and gets no remark). Not recognised yet: codes packed along
     N or in another order (GPTQ's [K / 8, N] qweight, AWQ's interleaved
     words: they need a repack, not a relabelling), integer zero points of
-    8-bit codes, 3/5/6/7-bit codes, tensor-level IR and batch matmuls.
+    8-bit codes, 3/5/6/7-bit codes and batch matmuls.
   }];
-  let dependentDialects = ["::mlir::humming::HummingDialect"];
+  let dependentDialects = ["::mlir::humming::HummingDialect",
+                           "::mlir::bufferization::BufferizationDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::tensor::TensorDialect"];
 }
 
 def HummingSelectTilesPass : Pass<"humming-select-tiles", "::mlir::ModuleOp"> {
