@@ -176,7 +176,7 @@ func.func @packed_int4(%x: memref<?x128xf16>, %codes: memref<64x128xi32>, %s: me
   }
   %zero = arith.constant 0.0 : f16
   linalg.fill ins(%zero : f16) outs(%y : memref<?x64xf16>)
-  // expected-remark @+1 {{packed codes: expected packed codes as [N, K b / 32] 32-bit words indexed by (n, k floordiv 32 / b) for b = 1, 2, 4 or 8 (N = 64, K = 128), got memref<64x128xi32> indexed by (d0, d1) -> (d0, d1)}}
+  // expected-remark @+1 {{packed codes: expected packed codes as [N, K b / 32] 32-bit words indexed by (n, k floordiv 32 / b) (humming's canonical form) or [K b / 32, N] indexed by (k floordiv 32 / b, n) (GPTQ's qweight) for b = 1, 2, 4 or 8 (N = 64, K = 128), got memref<64x128xi32> indexed by (d0, d1) -> (d0, d1)}}
   linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>,
                                  affine_map<(m, n, k) -> (m, n)>]
       ins(%x, %wd : memref<?x128xf16>, memref<64x128xf16>) outs(%y : memref<?x64xf16>)
@@ -920,5 +920,148 @@ func.func @packed_wrong_implicit_zero(%x: memref<?x128xf16>, %codes: memref<64x1
   linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>,
                                  affine_map<(m, n, k) -> (m, n)>]
       ins(%x, %wd : memref<?x128xf16>, memref<64x128xf16>) outs(%y : memref<?x64xf16>)
+  return
+}
+
+// -----
+
+// GPTQ's qweight with the scales in humming's orientation [N, K / g]:
+// a GPTQ layer's scales are [K / g, N].
+func.func @gptq_scales_canonical(%x: memref<?x256xf16>, %qweight: memref<32x64xi32>, %scales: memref<64x2xf16>, %qzeros: memref<2x8xi32>,
+    %y: memref<?x64xf16>) {
+  %w = memref.alloc() : memref<64x256xf16>
+  linalg.generic {indexing_maps = [affine_map<(n, k) -> (k floordiv 8, n)>,
+                                   affine_map<(n, k) -> (n, k floordiv 128)>,
+                                   affine_map<(n, k) -> (k floordiv 128, n floordiv 8)>,
+                                   affine_map<(n, k) -> (n, k)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%qweight, %scales, %qzeros : memref<32x64xi32>, memref<64x2xf16>, memref<2x8xi32>)
+      outs(%w : memref<64x256xf16>) {
+  ^bb0(%word: i32, %s: f16, %zword: i32, %o: f16):
+    %k = linalg.index 1 : index
+    %n = linalg.index 0 : index
+    %c8 = arith.constant 8 : index
+    %c4 = arith.constant 4 : index
+    %mask = arith.constant 15 : i32
+    %one = arith.constant 1 : i32
+    %klane = arith.remui %k, %c8 : index
+    %kbit = arith.muli %klane, %c4 : index
+    %kshift = arith.index_cast %kbit : index to i32
+    %kshifted = arith.shrui %word, %kshift : i32
+    %code = arith.andi %kshifted, %mask : i32
+    %nlane = arith.remui %n, %c8 : index
+    %nbit = arith.muli %nlane, %c4 : index
+    %nshift = arith.index_cast %nbit : index to i32
+    %nshifted = arith.shrui %zword, %nshift : i32
+    %zstored = arith.andi %nshifted, %mask : i32
+    %z = arith.addi %zstored, %one : i32
+    %cf = arith.uitofp %code : i32 to f16
+    %zf = arith.uitofp %z : i32 to f16
+    %q = arith.subf %cf, %zf : f16
+    %v = arith.mulf %q, %s : f16
+    linalg.yield %v : f16
+  }
+  %zero = arith.constant 0.0 : f16
+  linalg.fill ins(%zero : f16) outs(%y : memref<?x64xf16>)
+  // expected-remark @+1 {{the scales of type memref<64x2xf16> indexed by (d0, d1) -> (d0, d1 floordiv 128): with GPTQ's qweight expected its scales [K / g, N] by (k floordiv g, n) or [1, N] by (0, n) (N = 64, K = 256)}}
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>,
+                                 affine_map<(m, n, k) -> (m, n)>]
+      ins(%x, %w : memref<?x256xf16>, memref<64x256xf16>) outs(%y : memref<?x64xf16>)
+  memref.dealloc %w : memref<64x256xf16>
+  return
+}
+
+// -----
+
+// GPTQ's qweight with zero points packed as compressed-tensors' [N / 8, G].
+func.func @gptq_qzeros_canonical(%x: memref<?x256xf16>, %qweight: memref<32x64xi32>, %scales: memref<2x64xf16>, %qzeros: memref<8x2xi32>,
+    %y: memref<?x64xf16>) {
+  %w = memref.alloc() : memref<64x256xf16>
+  linalg.generic {indexing_maps = [affine_map<(n, k) -> (k floordiv 8, n)>,
+                                   affine_map<(n, k) -> (k floordiv 128, n)>,
+                                   affine_map<(n, k) -> (n floordiv 8, k floordiv 128)>,
+                                   affine_map<(n, k) -> (n, k)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%qweight, %scales, %qzeros : memref<32x64xi32>, memref<2x64xf16>, memref<8x2xi32>)
+      outs(%w : memref<64x256xf16>) {
+  ^bb0(%word: i32, %s: f16, %zword: i32, %o: f16):
+    %k = linalg.index 1 : index
+    %n = linalg.index 0 : index
+    %c8 = arith.constant 8 : index
+    %c4 = arith.constant 4 : index
+    %mask = arith.constant 15 : i32
+    %one = arith.constant 1 : i32
+    %klane = arith.remui %k, %c8 : index
+    %kbit = arith.muli %klane, %c4 : index
+    %kshift = arith.index_cast %kbit : index to i32
+    %kshifted = arith.shrui %word, %kshift : i32
+    %code = arith.andi %kshifted, %mask : i32
+    %nlane = arith.remui %n, %c8 : index
+    %nbit = arith.muli %nlane, %c4 : index
+    %nshift = arith.index_cast %nbit : index to i32
+    %nshifted = arith.shrui %zword, %nshift : i32
+    %zstored = arith.andi %nshifted, %mask : i32
+    %z = arith.addi %zstored, %one : i32
+    %cf = arith.uitofp %code : i32 to f16
+    %zf = arith.uitofp %z : i32 to f16
+    %q = arith.subf %cf, %zf : f16
+    %v = arith.mulf %q, %s : f16
+    linalg.yield %v : f16
+  }
+  %zero = arith.constant 0.0 : f16
+  linalg.fill ins(%zero : f16) outs(%y : memref<?x64xf16>)
+  // expected-remark @+1 {{packed zero points with GPTQ's qweight: expected its qzeros [G, N b / 32] 32-bit words indexed by (k floordiv g, n floordiv 32 / b) (N = 64, b = 4, G = 2), got memref<8x2xi32> indexed by (d0, d1) -> (d0 floordiv 8, d1 floordiv 128)}}
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>,
+                                 affine_map<(m, n, k) -> (m, n)>]
+      ins(%x, %w : memref<?x256xf16>, memref<64x256xf16>) outs(%y : memref<?x64xf16>)
+  memref.dealloc %w : memref<64x256xf16>
+  return
+}
+
+// -----
+
+// qzeros plus 2: neither GPTQ's z - 1 nor z.
+func.func @gptq_qzeros_plus_two(%x: memref<?x256xf16>, %qweight: memref<32x64xi32>, %scales: memref<2x64xf16>, %qzeros: memref<2x8xi32>,
+    %y: memref<?x64xf16>) {
+  %w = memref.alloc() : memref<64x256xf16>
+  linalg.generic {indexing_maps = [affine_map<(n, k) -> (k floordiv 8, n)>,
+                                   affine_map<(n, k) -> (k floordiv 128, n)>,
+                                   affine_map<(n, k) -> (k floordiv 128, n floordiv 8)>,
+                                   affine_map<(n, k) -> (n, k)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%qweight, %scales, %qzeros : memref<32x64xi32>, memref<2x64xf16>, memref<2x8xi32>)
+      outs(%w : memref<64x256xf16>) {
+  ^bb0(%word: i32, %s: f16, %zword: i32, %o: f16):
+    %k = linalg.index 1 : index
+    %n = linalg.index 0 : index
+    %c8 = arith.constant 8 : index
+    %c4 = arith.constant 4 : index
+    %mask = arith.constant 15 : i32
+    %one = arith.constant 1 : i32
+    %klane = arith.remui %k, %c8 : index
+    %kbit = arith.muli %klane, %c4 : index
+    %kshift = arith.index_cast %kbit : index to i32
+    %kshifted = arith.shrui %word, %kshift : i32
+    %code = arith.andi %kshifted, %mask : i32
+    %nlane = arith.remui %n, %c8 : index
+    %nbit = arith.muli %nlane, %c4 : index
+    %nshift = arith.index_cast %nbit : index to i32
+    %nshifted = arith.shrui %zword, %nshift : i32
+    %zstored = arith.andi %nshifted, %mask : i32
+    %two = arith.constant 2 : i32
+    %z = arith.addi %zstored, %two : i32
+    %cf = arith.uitofp %code : i32 to f16
+    %zf = arith.uitofp %z : i32 to f16
+    %q = arith.subf %cf, %zf : f16
+    %v = arith.mulf %q, %s : f16
+    linalg.yield %v : f16
+  }
+  %zero = arith.constant 0.0 : f16
+  linalg.fill ins(%zero : f16) outs(%y : memref<?x64xf16>)
+  // expected-remark @+1 {{packed zero points: expected the body to extract the zero point at n as bits 4 (n mod 8) ..+4 of its word}}
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>,
+                                 affine_map<(m, n, k) -> (m, n)>]
+      ins(%x, %w : memref<?x256xf16>, memref<64x256xf16>) outs(%y : memref<?x64xf16>)
+  memref.dealloc %w : memref<64x256xf16>
   return
 }

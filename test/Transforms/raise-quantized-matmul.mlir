@@ -356,3 +356,147 @@ func.func @packed_zero_point_converted_first(%x: memref<?x128xf16>, %codes: memr
       ins(%x, %wd : memref<?x128xf16>, memref<64x128xf16>) outs(%y : memref<?x64xf16>)
   return
 }
+
+// -----
+
+// GPTQ's own tensors (checkpoint_format gptq): qweight [K / 8, N] packed
+// along K, scales [K / g, N], qzeros [G, N / 8] storing z - 1 (the
+// dequantization adds 1): raised to a gemm in the gptq format on the
+// tensors as they are (humming-legalize-schema repacks them on the host).
+// CHECK-LABEL: func.func @gptq_w4_g128_qzeros_minus_one
+// CHECK-NEXT:    humming.gemm %{{.*}}, %{{.*}} scales(%{{.*}} : memref<2x64xf16>) zero_points(%{{.*}} : memref<2x8xi32>)
+// CHECK-SAME:      weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<128>, zero_point = int, format = gptq>}
+// CHECK-SAME:      : memref<?x256xf16>, memref<32x64xi32> -> memref<?x64xf16>
+// CHECK-NEXT:    return
+func.func @gptq_w4_g128_qzeros_minus_one(%x: memref<?x256xf16>, %qweight: memref<32x64xi32>, %scales: memref<2x64xf16>, %qzeros: memref<2x8xi32>,
+    %y: memref<?x64xf16>) {
+  %w = memref.alloc() : memref<64x256xf16>
+  linalg.generic {indexing_maps = [affine_map<(n, k) -> (k floordiv 8, n)>,
+                                   affine_map<(n, k) -> (k floordiv 128, n)>,
+                                   affine_map<(n, k) -> (k floordiv 128, n floordiv 8)>,
+                                   affine_map<(n, k) -> (n, k)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%qweight, %scales, %qzeros : memref<32x64xi32>, memref<2x64xf16>, memref<2x8xi32>)
+      outs(%w : memref<64x256xf16>) {
+  ^bb0(%word: i32, %s: f16, %zword: i32, %o: f16):
+    %k = linalg.index 1 : index
+    %n = linalg.index 0 : index
+    %c8 = arith.constant 8 : index
+    %c4 = arith.constant 4 : index
+    %mask = arith.constant 15 : i32
+    %one = arith.constant 1 : i32
+    %klane = arith.remui %k, %c8 : index
+    %kbit = arith.muli %klane, %c4 : index
+    %kshift = arith.index_cast %kbit : index to i32
+    %kshifted = arith.shrui %word, %kshift : i32
+    %code = arith.andi %kshifted, %mask : i32
+    %nlane = arith.remui %n, %c8 : index
+    %nbit = arith.muli %nlane, %c4 : index
+    %nshift = arith.index_cast %nbit : index to i32
+    %nshifted = arith.shrui %zword, %nshift : i32
+    %zstored = arith.andi %nshifted, %mask : i32
+    %z = arith.addi %zstored, %one : i32
+    %cf = arith.uitofp %code : i32 to f16
+    %zf = arith.uitofp %z : i32 to f16
+    %q = arith.subf %cf, %zf : f16
+    %v = arith.mulf %q, %s : f16
+    linalg.yield %v : f16
+  }
+  %zero = arith.constant 0.0 : f16
+  linalg.fill ins(%zero : f16) outs(%y : memref<?x64xf16>)
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>,
+                                 affine_map<(m, n, k) -> (m, n)>]
+      ins(%x, %w : memref<?x256xf16>, memref<64x256xf16>) outs(%y : memref<?x64xf16>)
+  memref.dealloc %w : memref<64x256xf16>
+  return
+}
+
+// -----
+
+// checkpoint_format gptq_v2: qzeros store z itself.
+// CHECK-LABEL: func.func @gptq_v2_w4_g128
+// CHECK-NEXT:    humming.gemm
+// CHECK-SAME:      weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<128>, zero_point = int, format = gptq_v2>}
+func.func @gptq_v2_w4_g128(%x: memref<?x256xf16>, %qweight: memref<32x64xi32>, %scales: memref<2x64xf16>, %qzeros: memref<2x8xi32>,
+    %y: memref<?x64xf16>) {
+  %w = memref.alloc() : memref<64x256xf16>
+  linalg.generic {indexing_maps = [affine_map<(n, k) -> (k floordiv 8, n)>,
+                                   affine_map<(n, k) -> (k floordiv 128, n)>,
+                                   affine_map<(n, k) -> (k floordiv 128, n floordiv 8)>,
+                                   affine_map<(n, k) -> (n, k)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%qweight, %scales, %qzeros : memref<32x64xi32>, memref<2x64xf16>, memref<2x8xi32>)
+      outs(%w : memref<64x256xf16>) {
+  ^bb0(%word: i32, %s: f16, %zword: i32, %o: f16):
+    %k = linalg.index 1 : index
+    %n = linalg.index 0 : index
+    %c8 = arith.constant 8 : index
+    %c4 = arith.constant 4 : index
+    %mask = arith.constant 15 : i32
+    %one = arith.constant 1 : i32
+    %klane = arith.remui %k, %c8 : index
+    %kbit = arith.muli %klane, %c4 : index
+    %kshift = arith.index_cast %kbit : index to i32
+    %kshifted = arith.shrui %word, %kshift : i32
+    %code = arith.andi %kshifted, %mask : i32
+    %nlane = arith.remui %n, %c8 : index
+    %nbit = arith.muli %nlane, %c4 : index
+    %nshift = arith.index_cast %nbit : index to i32
+    %nshifted = arith.shrui %zword, %nshift : i32
+    %z = arith.andi %nshifted, %mask : i32
+    %cf = arith.uitofp %code : i32 to f16
+    %zf = arith.uitofp %z : i32 to f16
+    %q = arith.subf %cf, %zf : f16
+    %v = arith.mulf %q, %s : f16
+    linalg.yield %v : f16
+  }
+  %zero = arith.constant 0.0 : f16
+  linalg.fill ins(%zero : f16) outs(%y : memref<?x64xf16>)
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>,
+                                 affine_map<(m, n, k) -> (m, n)>]
+      ins(%x, %w : memref<?x256xf16>, memref<64x256xf16>) outs(%y : memref<?x64xf16>)
+  memref.dealloc %w : memref<64x256xf16>
+  return
+}
+
+// -----
+
+// GPTQ's qweight with one scale per column ([1, N] by (0, n)) and no
+// qzeros (symmetric: code - 8).
+// CHECK-LABEL: func.func @gptq_symmetric_channel
+// CHECK-NEXT:    humming.gemm %{{.*}}, %{{.*}} scales(%{{.*}} : memref<1x64xf16>) into
+// CHECK-SAME:      weight_schema = #humming.weight_schema<type = ui4, scale = f16, format = gptq>}
+func.func @gptq_symmetric_channel(%x: memref<?x256xf16>, %qweight: memref<32x64xi32>, %scales: memref<1x64xf16>,
+    %y: memref<?x64xf16>) {
+  %w = memref.alloc() : memref<64x256xf16>
+  linalg.generic {indexing_maps = [affine_map<(n, k) -> (k floordiv 8, n)>,
+                                   affine_map<(n, k) -> (0, n)>,
+                                   affine_map<(n, k) -> (n, k)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%qweight, %scales : memref<32x64xi32>, memref<1x64xf16>)
+      outs(%w : memref<64x256xf16>) {
+  ^bb0(%word: i32, %s: f16, %o: f16):
+    %k = linalg.index 1 : index
+    %c8 = arith.constant 8 : index
+    %c4 = arith.constant 4 : index
+    %mask = arith.constant 15 : i32
+    %one = arith.constant 1 : i32
+    %klane = arith.remui %k, %c8 : index
+    %kbit = arith.muli %klane, %c4 : index
+    %kshift = arith.index_cast %kbit : index to i32
+    %kshifted = arith.shrui %word, %kshift : i32
+    %code = arith.andi %kshifted, %mask : i32
+    %cf = arith.uitofp %code : i32 to f16
+    %eight = arith.constant 8.0 : f16
+    %q = arith.subf %cf, %eight : f16
+    %v = arith.mulf %q, %s : f16
+    linalg.yield %v : f16
+  }
+  %zero = arith.constant 0.0 : f16
+  linalg.fill ins(%zero : f16) outs(%y : memref<?x64xf16>)
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>,
+                                 affine_map<(m, n, k) -> (m, n)>]
+      ins(%x, %w : memref<?x256xf16>, memref<64x256xf16>) outs(%y : memref<?x64xf16>)
+  memref.dealloc %w : memref<64x256xf16>
+  return
+}

@@ -126,6 +126,35 @@ std::pair<int64_t, std::string> scaleGroup(AffineMap map, ShapedType t,
   return {g.getValue(), ""};
 }
 
+/// GPTQ's scales: [K / g, N] indexed (k floordiv g, n), or [1, N] by (0, n)
+/// (one per column). The group and "", or 0 and why.
+std::pair<int64_t, std::string> gptqScaleGroup(AffineMap map, ShapedType t,
+                                               int64_t n, int64_t k) {
+  MLIRContext *ctx = map.getContext();
+  AffineExpr d0 = getAffineDimExpr(0, ctx), d1 = getAffineDimExpr(1, ctx);
+  auto bad = [&]() -> std::pair<int64_t, std::string> {
+    return {0, "the scales of type " + str(t) + " indexed by " + str(map) +
+                   ": with GPTQ's qweight expected its scales [K / g, N] by "
+                   "(k floordiv g, n) or [1, N] by (0, n) (N = " +
+                   std::to_string(n) + ", K = " + std::to_string(k) + ")"};
+  };
+  if (!staticIdentity(t) || t.getRank() != 2 || t.getDimSize(1) != n ||
+      map.getNumDims() != 2 || map.getNumResults() != 2 ||
+      map.getResult(1) != d0)
+    return bad();
+  AffineExpr r0 = map.getResult(0);
+  if (t.getDimSize(0) == 1 && r0 == getAffineConstantExpr(0, ctx))
+    return {-1, ""};
+  auto bin = dyn_cast<AffineBinaryOpExpr>(r0);
+  if (!bin || bin.getKind() != AffineExprKind::FloorDiv || bin.getLHS() != d1)
+    return bad();
+  auto g = dyn_cast<AffineConstantExpr>(bin.getRHS());
+  if (!g || g.getValue() <= 0 || k % g.getValue() != 0 ||
+      t.getDimSize(0) != k / g.getValue())
+    return bad();
+  return {g.getValue(), ""};
+}
+
 /// Codes narrower than 8 bits packed into 32-bit words along K (humming's
 /// canonical form, and compressed-tensors' pack-quantized one): code k of
 /// row n is bits b (k mod 32/b) ..+b of word (n, k floordiv 32/b). Integer
@@ -138,6 +167,12 @@ std::pair<int64_t, std::string> scaleGroup(AffineMap map, ShapedType t,
 struct PackedCode {
   unsigned bits = 0;
   bool isSigned = false;
+  /// Codes: the words stored [K b / 32, N] (GPTQ's qweight) instead of
+  /// [N, K b / 32].
+  bool gptq = false;
+  /// Zero points: what the body adds to the stored value (GPTQ's qzeros
+  /// store z - 1, so a dequantization of that format adds 1).
+  int64_t offset = 0;
   /// The operations computing the value from the word and the position.
   SmallPtrSet<Operation *, 16> ops;
 };
@@ -227,9 +262,11 @@ std::optional<APInt> evaluate(Value v, const PackedSource &src,
 /// not one.
 std::variant<PackedCode, std::string>
 matchPackedValue(Block &body, Value value, const PackedSource &src,
-                 unsigned bits, int64_t extent, bool signedConversion) {
+                 unsigned bits, int64_t extent, bool signedConversion,
+                 int64_t offset = 0) {
   PackedCode p;
   p.bits = bits;
+  p.offset = offset;
   const std::string what = src.what;
   const std::string word = src.arg == 0 ? "the word (the first input)"
                                         : "its word (the third input)";
@@ -289,8 +326,9 @@ matchPackedValue(Block &body, Value value, const PackedSource &src,
     for (int64_t at : positions) {
       DenseMap<Value, APInt> memo;
       std::optional<APInt> got = evaluate(value, src, APInt(32, w), at, memo);
-      const uint64_t want = (uint64_t(w) >> (bits * uint64_t(at % per))) &
-                            ((uint64_t(1) << bits) - 1);
+      const uint64_t want = ((uint64_t(w) >> (bits * uint64_t(at % per))) &
+                             ((uint64_t(1) << bits) - 1)) +
+                            uint64_t(offset);
       if (!got || got->getZExtValue() != want)
         return "expected the body to extract " + what + " at " + index +
                " as bits " + std::to_string(bits) + " (" + index + " mod " +
@@ -304,29 +342,41 @@ matchPackedValue(Block &body, Value value, const PackedSource &src,
 }
 
 /// The packed code `code` of `body` in a dequantization of N x K codes
-/// stored as `codesType` and indexed by `map`, or why it is not one.
+/// stored as `codesType` and indexed by `map`, or why it is not one: words
+/// [N, K b / 32] indexed (n, k floordiv 32 / b) (humming's canonical form)
+/// or [K b / 32, N] indexed (k floordiv 32 / b, n) (GPTQ's qweight).
 std::variant<PackedCode, std::string>
 matchPackedCode(Block &body, Value code, ShapedType codesType, AffineMap map,
                 int64_t n, int64_t k, bool signedConversion) {
-  // b from the words per row: K codes of b bits in K b / 32 words.
-  const int64_t words = codesType.getRank() == 2 ? codesType.getDimSize(1) : 0;
   MLIRContext *ctx = map.getContext();
+  AffineExpr dn = getAffineDimExpr(0, ctx), dk = getAffineDimExpr(1, ctx);
+  const bool gptq = map.getNumResults() == 2 && map.getResult(1) == dn;
+  // b from the words per row: K codes of b bits in K b / 32 words.
+  const bool two = codesType.getRank() == 2;
+  const int64_t words = two ? codesType.getDimSize(gptq ? 0 : 1) : 0;
+  const int64_t rows = two ? codesType.getDimSize(gptq ? 1 : 0) : 0;
   unsigned bits = 0;
-  if (codesType.getRank() == 2 && codesType.getDimSize(0) == n && k > 0 &&
-      words > 0 && (32 * words) % k == 0)
+  if (rows == n && k > 0 && words > 0 && (32 * words) % k == 0)
     bits = unsigned(32 * words / k);
   const int64_t per = bits ? 32 / bits : 0;
+  AffineExpr packedK = per ? dk.floorDiv(per) : dk;
   if (!llvm::is_contained({1u, 2u, 4u, 8u}, bits) ||
       !staticIdentity(codesType) ||
       map != AffineMap::get(2, 0,
-                            {getAffineDimExpr(0, ctx),
-                             getAffineDimExpr(1, ctx).floorDiv(per)},
+                            gptq ? ArrayRef<AffineExpr>{packedK, dn}
+                                 : ArrayRef<AffineExpr>{dn, packedK},
                             ctx))
     return "expected packed codes as [N, K b / 32] 32-bit words indexed "
-           "by (n, k floordiv 32 / b) for b = 1, 2, 4 or 8 (N = " +
+           "by (n, k floordiv 32 / b) (humming's canonical form) or "
+           "[K b / 32, N] indexed by (k floordiv 32 / b, n) (GPTQ's "
+           "qweight) for b = 1, 2, 4 or 8 (N = " +
            std::to_string(n) + ", K = " + std::to_string(k) + "), got " +
            str(codesType) + " indexed by " + str(map);
-  return matchPackedValue(body, code, kCodeSource, bits, k, signedConversion);
+  std::variant<PackedCode, std::string> p =
+      matchPackedValue(body, code, kCodeSource, bits, k, signedConversion);
+  if (auto *c = std::get_if<PackedCode>(&p))
+    c->gptq = gptq;
+  return p;
 }
 
 /// Whether `v` is computed (within its block) from block argument `arg`.
@@ -441,6 +491,15 @@ std::variant<Dequant, Refusal> matchDequant(linalg::GenericOp g, int64_t n,
     std::variant<PackedCode, std::string> pz = matchPackedValue(
         body, zeroConv->getOperand(0), kZeroSource, packed->bits, n,
         isa<arith::SIToFPOp>(zeroConv));
+    // GPTQ's qzeros store z - 1 (checkpoint_format gptq): its
+    // dequantization adds 1 to the stored value.
+    if (packed->gptq && std::holds_alternative<std::string>(pz)) {
+      std::variant<PackedCode, std::string> plusOne = matchPackedValue(
+          body, zeroConv->getOperand(0), kZeroSource, packed->bits, n,
+          isa<arith::SIToFPOp>(zeroConv), /*offset=*/1);
+      if (std::holds_alternative<PackedCode>(plusOne))
+        pz = plusOne;
+    }
     if (auto *why = std::get_if<std::string>(&pz))
       return no("packed zero points: " + *why);
     packedZero = std::get<PackedCode>(pz);
@@ -548,10 +607,34 @@ std::variant<Dequant, Refusal> matchDequant(linalg::GenericOp g, int64_t n,
               "layout, got " +
               str(codesType) + " indexed by " + str(maps[0]));
   auto scalesType = cast<ShapedType>(d.scales.getType());
-  auto [group, why] = scaleGroup(maps[1], scalesType, n, k, "the scales");
+  const bool gptq = packed && packed->gptq;
+  auto [group, why] = gptq ? gptqScaleGroup(maps[1], scalesType, n, k)
+                           : scaleGroup(maps[1], scalesType, n, k,
+                                        "the scales");
   if (!group)
     return no(why);
-  if (d.zeroPoints && packedZero) {
+  if (d.zeroPoints && packedZero && gptq) {
+    // [G, N b / 32] words indexed (the scales' group, n floordiv 32 / b):
+    // GPTQ's qzeros.
+    MLIRContext *ctx = g.getContext();
+    const int64_t per = 32 / packed->bits;
+    const int64_t groups = group > 0 ? k / group : 1;
+    AffineExpr row = group > 0 ? getAffineDimExpr(1, ctx).floorDiv(group)
+                               : getAffineConstantExpr(0, ctx);
+    auto zt = cast<ShapedType>(d.zeroPoints.getType());
+    if (!staticIdentity(zt) || n % per != 0 ||
+        zt.getShape() != ArrayRef<int64_t>{groups, n / per} ||
+        maps[2] != AffineMap::get(
+                       2, 0, {row, getAffineDimExpr(0, ctx).floorDiv(per)},
+                       ctx))
+      return no("packed zero points with GPTQ's qweight: expected its qzeros "
+                "[G, N b / 32] 32-bit words indexed by (" +
+                std::string(group > 0 ? "k floordiv g" : "0") +
+                ", n floordiv 32 / b) (N = " + std::to_string(n) + ", b = " +
+                std::to_string(packed->bits) + ", G = " +
+                std::to_string(groups) + "), got " + str(zt) + " indexed by " +
+                str(maps[2]));
+  } else if (d.zeroPoints && packedZero) {
     // [N b / 32, G] words indexed (n floordiv 32 / b, the scales' group).
     MLIRContext *ctx = g.getContext();
     const int64_t per = 32 / packed->bits;
@@ -571,6 +654,9 @@ std::variant<Dequant, Refusal> matchDequant(linalg::GenericOp g, int64_t n,
                 ", G = " + std::to_string(groups) + "), got " + str(zt) +
                 " indexed by " + str(maps[2]));
   } else if (d.zeroPoints) {
+    if (gptq)
+      return no("expected GPTQ's qzeros (integer zero points packed into i32 "
+                "words) with its qweight, got float zero points");
     if (maps[2] != maps[1] || d.zeroPoints.getType() != d.scales.getType())
       return no("expected zero points of the scales' type and indexing, "
                 "got " +
@@ -584,6 +670,12 @@ std::variant<Dequant, Refusal> matchDequant(linalg::GenericOp g, int64_t n,
       packedZero    ? hq::ZeroPointKind::Int
       : d.zeroPoints ? hq::ZeroPointKind::Float
                      : hq::ZeroPointKind::None);
+  // GPTQ's tensors as they are: humming-legalize-schema repacks them
+  // (format gptq: qzeros store z - 1; gptq_v2: z).
+  if (gptq)
+    d.schema.format = packedZero && packedZero->offset == 0
+                          ? hq::SourceFormat::GPTQv2
+                          : hq::SourceFormat::GPTQ;
   return d;
 }
 

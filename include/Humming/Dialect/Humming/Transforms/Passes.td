@@ -119,6 +119,16 @@ def HummingRaiseQuantizedMatmulPass
     unpacked and packed words as they are); the dequantization, the fill
     and the buffer go.
 
+    GPTQ's own tensors are taken too: qweight [K b / 32, N] indexed
+    (k floordiv 32 / b, n) (the codes packed along K as above, stored
+    transposed), scales [K / g, N] by (k floordiv g, n) or [1, N] by (0, n),
+    and qzeros [G, N b / 32] by (k floordiv g, n floordiv 32 / b) or none
+    (unsigned codes minus 2^(b-1)). A dequantization adding 1 to the stored
+    zero point (checkpoint_format gptq: qzeros store z - 1) becomes a gemm
+    in `format = gptq`, one using it as stored `format = gptq_v2`;
+    `humming-legalize-schema` then makes the kernel's arguments canonical
+    and records the host conversion.
+
     On tensors (what frontends emit before bufferization) the same three
     operations in value form: the `linalg.generic`'s result is the matmul's
     B and read by nothing else, the matmul's init a `linalg.fill` of 0.
@@ -131,10 +141,10 @@ def HummingRaiseQuantizedMatmulPass
 
     Anything else is left as it is, with a remark on the matmul that says
     what was expected (a matmul whose weights no `linalg.generic` writes is
-    a plain one and gets no remark). Not recognised yet: codes packed along
-    N or in another order (GPTQ's [K / 8, N] qweight, AWQ's interleaved
-    words: they need a repack, not a relabelling), integer zero points of
-    8-bit codes, 3/5/6/7-bit codes and batch matmuls.
+    a plain one and gets no remark). Not recognised yet: AWQ's interleaved
+    words, GPTQ's act-order (g_idx), integer zero points of 8-bit codes,
+    3/5/6/7-bit codes, a zero point plus 1 as a float addition, and batch
+    matmuls (upstream `linalg.batch_matmul` broadcasts only a [K, N] B).
   }];
   let dependentDialects = ["::mlir::humming::HummingDialect",
                            "::mlir::bufferization::BufferizationDialect",
