@@ -2,7 +2,7 @@
 // zero points) as a frontend emits it after bufferization, on the
 // checkpoint's own tensors: qweight [K / 8, N] (eight 4-bit codes per i32
 // along K), scales [K / 128, N], qzeros [K / 128, N / 8] storing z - 1
-// (so the dequantization adds 1), then a transposed-B matmul into a zeroed
+// (so the dequantization adds 1, modulo 16: a stored 15 is z = 0), then a transposed-B matmul into a zeroed
 // output. humming-raise-quantized-matmul turns it into one humming.gemm in
 // the gptq format on those tensors; humming-legalize-schema (in the
 // compile pipeline) makes the kernel's arguments canonical and records
@@ -34,7 +34,8 @@ func.func @gptq_linear(%x: memref<?x4096xf16>, %qweight: memref<512x1024xi32>, %
     %nshift = arith.index_cast %nbit : index to i32
     %nshifted = arith.shrui %zword, %nshift : i32
     %zstored = arith.andi %nshifted, %mask : i32
-    %z = arith.addi %zstored, %one : i32
+    %zsum = arith.addi %zstored, %one : i32
+    %z = arith.andi %zsum, %mask : i32
     %cf = arith.uitofp %code : i32 to f16
     %zf = arith.uitofp %z : i32 to f16
     %q = arith.subf %cf, %zf : f16

@@ -954,7 +954,8 @@ func.func @gptq_scales_canonical(%x: memref<?x256xf16>, %qweight: memref<32x64xi
     %nshift = arith.index_cast %nbit : index to i32
     %nshifted = arith.shrui %zword, %nshift : i32
     %zstored = arith.andi %nshifted, %mask : i32
-    %z = arith.addi %zstored, %one : i32
+    %zsum = arith.addi %zstored, %one : i32
+    %z = arith.andi %zsum, %mask : i32
     %cf = arith.uitofp %code : i32 to f16
     %zf = arith.uitofp %z : i32 to f16
     %q = arith.subf %cf, %zf : f16
@@ -1001,7 +1002,8 @@ func.func @gptq_qzeros_canonical(%x: memref<?x256xf16>, %qweight: memref<32x64xi
     %nshift = arith.index_cast %nbit : index to i32
     %nshifted = arith.shrui %zword, %nshift : i32
     %zstored = arith.andi %nshifted, %mask : i32
-    %z = arith.addi %zstored, %one : i32
+    %zsum = arith.addi %zstored, %one : i32
+    %z = arith.andi %zsum, %mask : i32
     %cf = arith.uitofp %code : i32 to f16
     %zf = arith.uitofp %z : i32 to f16
     %q = arith.subf %cf, %zf : f16
@@ -1059,6 +1061,54 @@ func.func @gptq_qzeros_plus_two(%x: memref<?x256xf16>, %qweight: memref<32x64xi3
   %zero = arith.constant 0.0 : f16
   linalg.fill ins(%zero : f16) outs(%y : memref<?x64xf16>)
   // expected-remark @+1 {{packed zero points: expected the body to extract the zero point at n as bits 4 (n mod 8) ..+4 of its word}}
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>,
+                                 affine_map<(m, n, k) -> (m, n)>]
+      ins(%x, %w : memref<?x256xf16>, memref<64x256xf16>) outs(%y : memref<?x64xf16>)
+  memref.dealloc %w : memref<64x256xf16>
+  return
+}
+
+// -----
+
+// qzeros plus 1 as AutoGPTQ's v1 kernels compute it, without the modulo: a
+// stored 15 would be a zero point of 16.
+func.func @gptq_qzeros_plus_one_unwrapped(%x: memref<?x256xf16>, %qweight: memref<32x64xi32>, %scales: memref<2x64xf16>, %qzeros: memref<2x8xi32>,
+    %y: memref<?x64xf16>) {
+  %w = memref.alloc() : memref<64x256xf16>
+  linalg.generic {indexing_maps = [affine_map<(n, k) -> (k floordiv 8, n)>,
+                                   affine_map<(n, k) -> (k floordiv 128, n)>,
+                                   affine_map<(n, k) -> (k floordiv 128, n floordiv 8)>,
+                                   affine_map<(n, k) -> (n, k)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%qweight, %scales, %qzeros : memref<32x64xi32>, memref<2x64xf16>, memref<2x8xi32>)
+      outs(%w : memref<64x256xf16>) {
+  ^bb0(%word: i32, %s: f16, %zword: i32, %o: f16):
+    %k = linalg.index 1 : index
+    %n = linalg.index 0 : index
+    %c8 = arith.constant 8 : index
+    %c4 = arith.constant 4 : index
+    %mask = arith.constant 15 : i32
+    %one = arith.constant 1 : i32
+    %klane = arith.remui %k, %c8 : index
+    %kbit = arith.muli %klane, %c4 : index
+    %kshift = arith.index_cast %kbit : index to i32
+    %kshifted = arith.shrui %word, %kshift : i32
+    %code = arith.andi %kshifted, %mask : i32
+    %nlane = arith.remui %n, %c8 : index
+    %nbit = arith.muli %nlane, %c4 : index
+    %nshift = arith.index_cast %nbit : index to i32
+    %nshifted = arith.shrui %zword, %nshift : i32
+    %zstored = arith.andi %nshifted, %mask : i32
+    %z = arith.addi %zstored, %one : i32
+    %cf = arith.uitofp %code : i32 to f16
+    %zf = arith.uitofp %z : i32 to f16
+    %q = arith.subf %cf, %zf : f16
+    %v = arith.mulf %q, %s : f16
+    linalg.yield %v : f16
+  }
+  %zero = arith.constant 0.0 : f16
+  linalg.fill ins(%zero : f16) outs(%y : memref<?x64xf16>)
+  // expected-remark @+1 {{packed zero points: GPTQ's qzeros plus 1 without wrapping: a stored 15 gives 16, which no 4-bit zero point holds (humming's gptq format reads it as 0, the z the quantizer stored); expected (stored + 1) mod 16 (arith.andi of the sum with 15)}}
   linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>,
                                  affine_map<(m, n, k) -> (m, n)>]
       ins(%x, %w : memref<?x256xf16>, memref<64x256xf16>) outs(%y : memref<?x64xf16>)

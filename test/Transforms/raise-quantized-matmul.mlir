@@ -363,6 +363,8 @@ func.func @packed_zero_point_converted_first(%x: memref<?x128xf16>, %codes: memr
 // along K, scales [K / g, N], qzeros [G, N / 8] storing z - 1 (the
 // dequantization adds 1): raised to a gemm in the gptq format on the
 // tensors as they are (humming-legalize-schema repacks them on the host).
+// The sum is taken modulo 16, as humming's gptq format reads qzeros (a
+// stored 15 is z = 0).
 // CHECK-LABEL: func.func @gptq_w4_g128_qzeros_minus_one
 // CHECK-NEXT:    humming.gemm %{{.*}}, %{{.*}} scales(%{{.*}} : memref<2x64xf16>) zero_points(%{{.*}} : memref<2x8xi32>)
 // CHECK-SAME:      weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<128>, zero_point = int, format = gptq>}
@@ -395,7 +397,8 @@ func.func @gptq_w4_g128_qzeros_minus_one(%x: memref<?x256xf16>, %qweight: memref
     %nshift = arith.index_cast %nbit : index to i32
     %nshifted = arith.shrui %zword, %nshift : i32
     %zstored = arith.andi %nshifted, %mask : i32
-    %z = arith.addi %zstored, %one : i32
+    %zsum = arith.addi %zstored, %one : i32
+    %z = arith.andi %zsum, %mask : i32
     %cf = arith.uitofp %code : i32 to f16
     %zf = arith.uitofp %z : i32 to f16
     %q = arith.subf %cf, %zf : f16

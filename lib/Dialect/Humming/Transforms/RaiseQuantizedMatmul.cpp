@@ -263,7 +263,7 @@ std::optional<APInt> evaluate(Value v, const PackedSource &src,
 std::variant<PackedCode, std::string>
 matchPackedValue(Block &body, Value value, const PackedSource &src,
                  unsigned bits, int64_t extent, bool signedConversion,
-                 int64_t offset = 0) {
+                 int64_t offset = 0, bool wrap = true) {
   PackedCode p;
   p.bits = bits;
   p.offset = offset;
@@ -326,9 +326,12 @@ matchPackedValue(Block &body, Value value, const PackedSource &src,
     for (int64_t at : positions) {
       DenseMap<Value, APInt> memo;
       std::optional<APInt> got = evaluate(value, src, APInt(32, w), at, memo);
-      const uint64_t want = ((uint64_t(w) >> (bits * uint64_t(at % per))) &
-                             ((uint64_t(1) << bits) - 1)) +
-                            uint64_t(offset);
+      // (With an offset: the field plus it, modulo 2^b where `wrap`.)
+      const uint64_t mask = (uint64_t(1) << bits) - 1;
+      uint64_t want = ((uint64_t(w) >> (bits * uint64_t(at % per))) & mask) +
+                      uint64_t(offset);
+      if (wrap)
+        want &= mask;
       if (!got || got->getZExtValue() != want)
         return "expected the body to extract " + what + " at " + index +
                " as bits " + std::to_string(bits) + " (" + index + " mod " +
@@ -492,13 +495,30 @@ std::variant<Dequant, Refusal> matchDequant(linalg::GenericOp g, int64_t n,
         body, zeroConv->getOperand(0), kZeroSource, packed->bits, n,
         isa<arith::SIToFPOp>(zeroConv));
     // GPTQ's qzeros store z - 1 (checkpoint_format gptq): its
-    // dequantization adds 1 to the stored value.
+    // dequantization adds 1 to the stored value, modulo 2^b as humming's
+    // gptq format reads it (a stored 2^b - 1 is z = 0). Without the modulo
+    // a stored 2^b - 1 means 2^b, which no b-bit zero point holds.
     if (packed->gptq && std::holds_alternative<std::string>(pz)) {
       std::variant<PackedCode, std::string> plusOne = matchPackedValue(
           body, zeroConv->getOperand(0), kZeroSource, packed->bits, n,
           isa<arith::SIToFPOp>(zeroConv), /*offset=*/1);
       if (std::holds_alternative<PackedCode>(plusOne))
         pz = plusOne;
+      else if (std::holds_alternative<PackedCode>(matchPackedValue(
+                   body, zeroConv->getOperand(0), kZeroSource, packed->bits,
+                   n, isa<arith::SIToFPOp>(zeroConv), /*offset=*/1,
+                   /*wrap=*/false)))
+        return no("packed zero points: GPTQ's qzeros plus 1 without "
+                  "wrapping: a stored " +
+                  std::to_string((1u << packed->bits) - 1) + " gives " +
+                  std::to_string(1u << packed->bits) +
+                  ", which no " + std::to_string(packed->bits) +
+                  "-bit zero point holds (humming's gptq format reads it "
+                  "as 0, the z the quantizer stored); expected (stored + 1) "
+                  "mod " +
+                  std::to_string(1u << packed->bits) +
+                  " (arith.andi of the sum with " +
+                  std::to_string((1u << packed->bits) - 1) + ")");
     }
     if (auto *why = std::get_if<std::string>(&pz))
       return no("packed zero points: " + *why);
