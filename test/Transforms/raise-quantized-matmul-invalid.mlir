@@ -209,7 +209,10 @@ func.func @bias_in_the_body(%x: memref<?x128xf16>, %codes: memref<64x128xi8>, %s
 
 // -----
 
-func.func @not_transposed(%x: memref<?x128xf16>, %codes: memref<128x64xi8>, %s: memref<128xf16>, %y: memref<?x64xf16>) {
+// output = input * W with W [K, N] dequantized from 8-bit codes stored
+// [K, N]: humming.gemm takes 8-bit codes [N, K] (unpacked codes in another
+// order need a transpose, not a relabelling).
+func.func @codes_k_major_8bit(%x: memref<?x128xf16>, %codes: memref<128x64xi8>, %s: memref<128xf16>, %y: memref<?x64xf16>) {
   %wd = memref.alloc() : memref<128x64xf16>
   linalg.generic {indexing_maps = [affine_map<(n, k) -> (n, k)>, affine_map<(n, k) -> (n)>,
                                    affine_map<(n, k) -> (n, k)>],
@@ -222,7 +225,7 @@ func.func @not_transposed(%x: memref<?x128xf16>, %codes: memref<128x64xi8>, %s: 
   }
   %zero = arith.constant 0.0 : f16
   linalg.fill ins(%zero : f16) outs(%y : memref<?x64xf16>)
-  // expected-remark @+1 {{expected the weights as B [N, K] indexed (n, k) (a transposed-B matmul: output = input * W^T), got B indexed (d0, d1, d2) -> (d2, d1)}}
+  // expected-remark @+1 {{the dequantization (linalg.generic writing the weights [K, N]: its maps read as of (n, k) = (d0, d1)): expected the codes [64, 128] indexed by (n, k) with an identity layout, got memref<128x64xi8> indexed by (d0, d1) -> (d1, d0)}}
   linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>,
                                  affine_map<(m, n, k) -> (m, n)>]
       ins(%x, %wd : memref<?x128xf16>, memref<128x64xf16>) outs(%y : memref<?x64xf16>)
@@ -1113,5 +1116,76 @@ func.func @gptq_qzeros_plus_one_unwrapped(%x: memref<?x256xf16>, %qweight: memre
                                  affine_map<(m, n, k) -> (m, n)>]
       ins(%x, %w : memref<?x256xf16>, memref<64x256xf16>) outs(%y : memref<?x64xf16>)
   memref.dealloc %w : memref<64x256xf16>
+  return
+}
+
+// -----
+
+// B broadcast along N (one weight per k): neither W [N, K] nor W [K, N].
+func.func @b_broadcast(%x: memref<?x128xf16>, %codes: memref<128xi8>, %s: memref<128xf16>, %y: memref<?x64xf16>) {
+  %wd = memref.alloc() : memref<128xf16>
+  linalg.generic {indexing_maps = [affine_map<(k) -> (k)>, affine_map<(k) -> (k)>, affine_map<(k) -> (k)>],
+                  iterator_types = ["parallel"]}
+      ins(%codes, %s : memref<128xi8>, memref<128xf16>) outs(%wd : memref<128xf16>) {
+  ^bb0(%c: i8, %sc: f16, %o: f16):
+    %f = arith.sitofp %c : i8 to f16
+    %w = arith.mulf %f, %sc : f16
+    linalg.yield %w : f16
+  }
+  %zero = arith.constant 0.0 : f16
+  linalg.fill ins(%zero : f16) outs(%y : memref<?x64xf16>)
+  // expected-remark @+1 {{expected the weights as B [N, K] indexed (n, k) (a transposed-B matmul: output = input * W^T) or [K, N] indexed (k, n) (output = input * W), got B indexed (d0, d1, d2) -> (d2)}}
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k)>,
+                                 affine_map<(m, n, k) -> (m, n)>]
+      ins(%x, %wd : memref<?x128xf16>, memref<128xf16>) outs(%y : memref<?x64xf16>)
+  return
+}
+
+// -----
+
+// W [K, N] over loops (k, n) whose code is taken at n (linalg.index 1):
+// the position of a code along K is linalg.index 0 there.
+func.func @gptq_k_major_code_at_n(%x: memref<?x256xf16>, %qweight: memref<32x64xi32>, %scales: memref<2x64xf16>,
+                                      %qzeros: memref<2x8xi32>, %y: memref<?x64xf16>) {
+  %w = memref.alloc() : memref<256x64xf16>
+  linalg.generic {indexing_maps = [affine_map<(k, n) -> (k floordiv 8, n)>,
+                                   affine_map<(k, n) -> (k floordiv 128, n)>,
+                                   affine_map<(k, n) -> (k floordiv 128, n floordiv 8)>,
+                                   affine_map<(k, n) -> (k, n)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%qweight, %scales, %qzeros : memref<32x64xi32>, memref<2x64xf16>, memref<2x8xi32>)
+      outs(%w : memref<256x64xf16>) {
+  ^bb0(%word: i32, %s: f16, %zword: i32, %o: f16):
+    %k = linalg.index 0 : index
+    %n = linalg.index 1 : index
+    %c8 = arith.constant 8 : index
+    %c4 = arith.constant 4 : index
+    %mask = arith.constant 15 : i32
+    %one = arith.constant 1 : i32
+    %klane = arith.remui %n, %c8 : index
+    %kbit = arith.muli %klane, %c4 : index
+    %kshift = arith.index_cast %kbit : index to i32
+    %kshifted = arith.shrui %word, %kshift : i32
+    %code = arith.andi %kshifted, %mask : i32
+    %nlane = arith.remui %n, %c8 : index
+    %nbit = arith.muli %nlane, %c4 : index
+    %nshift = arith.index_cast %nbit : index to i32
+    %nshifted = arith.shrui %zword, %nshift : i32
+    %zstored = arith.andi %nshifted, %mask : i32
+    %zsum = arith.addi %zstored, %one : i32
+    %z = arith.andi %zsum, %mask : i32
+    %cf = arith.uitofp %code : i32 to f16
+    %zf = arith.uitofp %z : i32 to f16
+    %q = arith.subf %cf, %zf : f16
+    %v = arith.mulf %q, %s : f16
+    linalg.yield %v : f16
+  }
+  %zero = arith.constant 0.0 : f16
+  linalg.fill ins(%zero : f16) outs(%y : memref<?x64xf16>)
+  // expected-remark @+1 {{packed codes: expected the code computed from k (linalg.index 0), got linalg.index 1}}
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>,
+                                 affine_map<(m, n, k) -> (m, n)>]
+      ins(%x, %w : memref<?x256xf16>, memref<256x64xf16>) outs(%y : memref<?x64xf16>)
+  memref.dealloc %w : memref<256x64xf16>
   return
 }

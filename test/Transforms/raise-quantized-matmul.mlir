@@ -503,3 +503,57 @@ func.func @gptq_symmetric_channel(%x: memref<?x256xf16>, %qweight: memref<32x64x
   memref.dealloc %w : memref<64x256xf16>
   return
 }
+
+// -----
+
+// GPTQ as its reference kernels compute it: W [K, N] = dequantized
+// qweight, a generic over (k, n) (linalg.index 0 is k), then output =
+// input * W (B indexed (k, n)). The same gemm in the gptq format.
+// CHECK-LABEL: func.func @gptq_k_major_input_times_w
+// CHECK-NEXT:    humming.gemm %{{.*}}, %{{.*}} scales(%{{.*}} : memref<2x64xf16>) zero_points(%{{.*}} : memref<2x8xi32>)
+// CHECK-SAME:      weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<128>, zero_point = int, format = gptq>}
+// CHECK-SAME:      : memref<?x256xf16>, memref<32x64xi32> -> memref<?x64xf16>
+// CHECK-NEXT:    return
+func.func @gptq_k_major_input_times_w(%x: memref<?x256xf16>, %qweight: memref<32x64xi32>, %scales: memref<2x64xf16>,
+                                      %qzeros: memref<2x8xi32>, %y: memref<?x64xf16>) {
+  %w = memref.alloc() : memref<256x64xf16>
+  linalg.generic {indexing_maps = [affine_map<(k, n) -> (k floordiv 8, n)>,
+                                   affine_map<(k, n) -> (k floordiv 128, n)>,
+                                   affine_map<(k, n) -> (k floordiv 128, n floordiv 8)>,
+                                   affine_map<(k, n) -> (k, n)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%qweight, %scales, %qzeros : memref<32x64xi32>, memref<2x64xf16>, memref<2x8xi32>)
+      outs(%w : memref<256x64xf16>) {
+  ^bb0(%word: i32, %s: f16, %zword: i32, %o: f16):
+    %k = linalg.index 0 : index
+    %n = linalg.index 1 : index
+    %c8 = arith.constant 8 : index
+    %c4 = arith.constant 4 : index
+    %mask = arith.constant 15 : i32
+    %one = arith.constant 1 : i32
+    %klane = arith.remui %k, %c8 : index
+    %kbit = arith.muli %klane, %c4 : index
+    %kshift = arith.index_cast %kbit : index to i32
+    %kshifted = arith.shrui %word, %kshift : i32
+    %code = arith.andi %kshifted, %mask : i32
+    %nlane = arith.remui %n, %c8 : index
+    %nbit = arith.muli %nlane, %c4 : index
+    %nshift = arith.index_cast %nbit : index to i32
+    %nshifted = arith.shrui %zword, %nshift : i32
+    %zstored = arith.andi %nshifted, %mask : i32
+    %zsum = arith.addi %zstored, %one : i32
+    %z = arith.andi %zsum, %mask : i32
+    %cf = arith.uitofp %code : i32 to f16
+    %zf = arith.uitofp %z : i32 to f16
+    %q = arith.subf %cf, %zf : f16
+    %v = arith.mulf %q, %s : f16
+    linalg.yield %v : f16
+  }
+  %zero = arith.constant 0.0 : f16
+  linalg.fill ins(%zero : f16) outs(%y : memref<?x64xf16>)
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>,
+                                 affine_map<(m, n, k) -> (m, n)>]
+      ins(%x, %w : memref<?x256xf16>, memref<256x64xf16>) outs(%y : memref<?x64xf16>)
+  memref.dealloc %w : memref<256x64xf16>
+  return
+}

@@ -48,6 +48,8 @@ struct Dequant {
   linalg::GenericOp op;
   Value codes, scales, zeroPoints;
   hq::WeightSchema schema;
+  /// The layer's N and K.
+  int64_t n = 0, k = 0;
 };
 
 /// Why a matmul is not raised (empty: it is), or that it is no quantized
@@ -181,11 +183,18 @@ struct PackedCode {
 /// and the loop dimension of its position.
 struct PackedSource {
   unsigned arg;   ///< 0: the codes' word, 2: the zero points'
-  unsigned dim;   ///< 1: k (codes), 0: n (zero points)
+  unsigned dim;   ///< the generic's loop of the position (linalg.index)
   const char *what; ///< for messages
+  const char *name; ///< the position: "k" (codes) or "n" (zero points)
 };
-constexpr PackedSource kCodeSource{0, 1, "the code"};
-constexpr PackedSource kZeroSource{2, 0, "the zero point"};
+/// The code's source: k is the generic's loop 1 over [N, K] weights, loop 0
+/// over [K, N] ones (`kFirst`).
+PackedSource codeSource(bool kFirst) {
+  return {0, kFirst ? 0u : 1u, "the code", "k"};
+}
+PackedSource zeroSource(bool kFirst) {
+  return {2, kFirst ? 1u : 0u, "the zero point", "n"};
+}
 
 /// The value of `v` in a packed value's arithmetic for word `word` at
 /// position `pos` of `src`, or nullopt (an operation outside it, poison).
@@ -270,8 +279,8 @@ matchPackedValue(Block &body, Value value, const PackedSource &src,
   const std::string what = src.what;
   const std::string word = src.arg == 0 ? "the word (the first input)"
                                         : "its word (the third input)";
-  const std::string position = src.dim == 1 ? "k (linalg.index 1)"
-                                            : "n (linalg.index 0)";
+  const std::string position = std::string(src.name) + " (linalg.index " +
+                               std::to_string(src.dim) + ")";
   // The operations computing it: integer arithmetic of the word, the
   // position and constants.
   SmallVector<Value> work{value};
@@ -321,7 +330,7 @@ matchPackedValue(Block &body, Value value, const PackedSource &src,
   for (int64_t i = 0; i < 2 * per && i < extent; ++i)
     positions.push_back(i);
   positions.append({extent / 2 + 1 < extent ? extent / 2 + 1 : 0, extent - 1});
-  const std::string index = src.dim == 1 ? "k" : "n";
+  const std::string index = src.name;
   for (uint32_t w : sampleWords)
     for (int64_t at : positions) {
       DenseMap<Value, APInt> memo;
@@ -350,7 +359,7 @@ matchPackedValue(Block &body, Value value, const PackedSource &src,
 /// or [K b / 32, N] indexed (k floordiv 32 / b, n) (GPTQ's qweight).
 std::variant<PackedCode, std::string>
 matchPackedCode(Block &body, Value code, ShapedType codesType, AffineMap map,
-                int64_t n, int64_t k, bool signedConversion) {
+                int64_t n, int64_t k, bool signedConversion, bool kFirst) {
   MLIRContext *ctx = map.getContext();
   AffineExpr dn = getAffineDimExpr(0, ctx), dk = getAffineDimExpr(1, ctx);
   const bool gptq = map.getNumResults() == 2 && map.getResult(1) == dn;
@@ -376,7 +385,8 @@ matchPackedCode(Block &body, Value code, ShapedType codesType, AffineMap map,
            std::to_string(n) + ", K = " + std::to_string(k) + "), got " +
            str(codesType) + " indexed by " + str(map);
   std::variant<PackedCode, std::string> p =
-      matchPackedValue(body, code, kCodeSource, bits, k, signedConversion);
+      matchPackedValue(body, code, codeSource(kFirst), bits, k,
+                       signedConversion);
   if (auto *c = std::get_if<PackedCode>(&p))
     c->gptq = gptq;
   return p;
@@ -399,12 +409,19 @@ bool reads(Value v, BlockArgument arg) {
   return false;
 }
 
-/// The dequantization writing `wd` [N, K] of `half`, or why it is not one.
+/// The dequantization writing `wd` [N, K] (`kFirst`: [K, N]) of `half`, or
+/// why it is not one. Over [K, N] the generic's loops are (k, n): its input
+/// maps are read through the swap, so that every check below speaks of
+/// (n, k) as over [N, K].
 std::variant<Dequant, Refusal> matchDequant(linalg::GenericOp g, int64_t n,
-                                            int64_t k, Type half) {
-  auto no = [](std::string why) -> std::variant<Dequant, Refusal> {
-    return Refusal{"the dequantization (linalg.generic writing the weights): " +
-                   std::move(why)};
+                                            int64_t k, Type half,
+                                            bool kFirst = false) {
+  auto no = [kFirst](std::string why) -> std::variant<Dequant, Refusal> {
+    return Refusal{"the dequantization (linalg.generic writing the weights" +
+                   std::string(kFirst ? " [K, N]: its maps read as of "
+                                        "(n, k) = (d0, d1)"
+                                      : "") +
+                   "): " + std::move(why)};
   };
   if (!(g.hasPureBufferSemantics() || g.hasPureTensorSemantics()) ||
       g.getNumDpsInits() != 1 || g.getNumLoops() != 2 ||
@@ -413,8 +430,14 @@ std::variant<Dequant, Refusal> matchDequant(linalg::GenericOp g, int64_t n,
               "tensors, one output");
   SmallVector<AffineMap> maps = g.getIndexingMapsArray();
   if (!maps.back().isIdentity())
-    return no("expected the output indexed by (n, k), got " +
-              str(maps.back()));
+    return no(std::string("expected the output indexed by ") +
+              (kFirst ? "(k, n)" : "(n, k)") + ", got " + str(maps.back()));
+  if (kFirst) {
+    AffineMap swap = AffineMap::getPermutationMap(ArrayRef<unsigned>{1, 0},
+                                                  g.getContext());
+    for (AffineMap &m : maps)
+      m = m.compose(swap);
+  }
   const unsigned ins = g.getNumDpsInputs();
   if (ins != 2 && ins != 3)
     return no("expected codes and scales (and zero points) as inputs, got " +
@@ -468,7 +491,7 @@ std::variant<Dequant, Refusal> matchDequant(linalg::GenericOp g, int64_t n,
              conv->getResult(0).getType() == half) {
     std::variant<PackedCode, std::string> pc =
         matchPackedCode(body, conv->getOperand(0), codesType, maps[0], n, k,
-                        isa<arith::SIToFPOp>(conv));
+                        isa<arith::SIToFPOp>(conv), kFirst);
     if (auto *why = std::get_if<std::string>(&pc))
       return no("packed codes: " + *why);
     packed = std::get<PackedCode>(pc);
@@ -492,7 +515,7 @@ std::variant<Dequant, Refusal> matchDequant(linalg::GenericOp g, int64_t n,
                 "converted to " +
                 str(half) + " with arith.uitofp");
     std::variant<PackedCode, std::string> pz = matchPackedValue(
-        body, zeroConv->getOperand(0), kZeroSource, packed->bits, n,
+        body, zeroConv->getOperand(0), zeroSource(kFirst), packed->bits, n,
         isa<arith::SIToFPOp>(zeroConv));
     // GPTQ's qzeros store z - 1 (checkpoint_format gptq): its
     // dequantization adds 1 to the stored value, modulo 2^b as humming's
@@ -500,12 +523,12 @@ std::variant<Dequant, Refusal> matchDequant(linalg::GenericOp g, int64_t n,
     // a stored 2^b - 1 means 2^b, which no b-bit zero point holds.
     if (packed->gptq && std::holds_alternative<std::string>(pz)) {
       std::variant<PackedCode, std::string> plusOne = matchPackedValue(
-          body, zeroConv->getOperand(0), kZeroSource, packed->bits, n,
+          body, zeroConv->getOperand(0), zeroSource(kFirst), packed->bits, n,
           isa<arith::SIToFPOp>(zeroConv), /*offset=*/1);
       if (std::holds_alternative<PackedCode>(plusOne))
         pz = plusOne;
       else if (std::holds_alternative<PackedCode>(matchPackedValue(
-                   body, zeroConv->getOperand(0), kZeroSource, packed->bits,
+                   body, zeroConv->getOperand(0), zeroSource(kFirst), packed->bits,
                    n, isa<arith::SIToFPOp>(zeroConv), /*offset=*/1,
                    /*wrap=*/false)))
         return no("packed zero points: GPTQ's qzeros plus 1 without "
@@ -616,6 +639,8 @@ std::variant<Dequant, Refusal> matchDequant(linalg::GenericOp g, int64_t n,
 
   Dequant d;
   d.op = g;
+  d.n = n;
+  d.k = k;
   d.codes = g.getDpsInputOperand(0)->get();
   d.scales = g.getDpsInputOperand(1)->get();
   if (ins == 3)
@@ -752,10 +777,13 @@ struct RaiseQuantizedMatmulPass
         maps[2] != mapOf({m, nn}))
       return Refusal{"expected a plain matmul (A indexed (m, k), C (m, n)) "
                      "with the weights as B"};
-    if (maps[1] != mapOf({nn, kk}))
+    // B [N, K] indexed (n, k) (output = input * W^T), or [K, N] indexed
+    // (k, n) (output = input * W, as GPTQ-style layers dequantize).
+    const bool kFirst = maps[1] == mapOf({kk, nn});
+    if (maps[1] != mapOf({nn, kk}) && !kFirst)
       return Refusal{"expected the weights as B [N, K] indexed (n, k) (a "
-                     "transposed-B matmul: output = input * W^T), got B "
-                     "indexed " +
+                     "transposed-B matmul: output = input * W^T) or [K, N] "
+                     "indexed (k, n) (output = input * W), got B indexed " +
                      str(maps[1])};
     auto xt = cast<ShapedType>(x.getType());
     auto wt = cast<ShapedType>(wd.getType());
@@ -778,7 +806,8 @@ struct RaiseQuantizedMatmulPass
                                           : "expected tensors") +
           " with static N and K (M may be dynamic), got " + str(xt) + ", " +
           str(wt) + ", " + str(yt)};
-    return matchDequant(g, wt.getDimSize(0), wt.getDimSize(1), half);
+    return matchDequant(g, wt.getDimSize(kFirst ? 1 : 0),
+                        wt.getDimSize(kFirst ? 0 : 1), half, kFirst);
   }
 
   /// The schema of `d` as attributes for an f16 / bf16 gemm of N x K, or
@@ -786,9 +815,10 @@ struct RaiseQuantizedMatmulPass
   Refusal schemaAttrs(linalg::MatmulOp mm, const Dequant &d,
                       WeightSchemaAttr &ws, InputSchemaAttr &is) {
     MLIRContext *ctx = mm.getContext();
-    auto wt = cast<ShapedType>(mm.getDpsInputOperand(1)->get().getType());
-    const int64_t n = wt.getDimSize(0), k = wt.getDimSize(1);
-    Type half = wt.getElementType();
+    const int64_t n = d.n, k = d.k;
+    Type half =
+        cast<ShapedType>(mm.getDpsInputOperand(1)->get().getType())
+            .getElementType();
     hq::InputSchema in{*toScalarType(half), hq::ActScaling::None, 0};
     std::optional<hq::ScalarType> out = toScalarType(half);
     if (hq::Diag why = hq::verifyCompatibility(d.schema, in, {}, out))

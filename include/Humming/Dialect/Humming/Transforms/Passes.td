@@ -112,7 +112,10 @@ def HummingRaiseQuantizedMatmulPass
     N (compressed-tensors' weight_zero_point): words [N b / 32, G] indexed
     (n floordiv 32 / b, k floordiv g), extracted with `linalg.index 0`,
     converted with `arith.uitofp` and subtracted. The matmul transposed-B
-    (`output = input * W^T`), f16 or bf16 throughout, its output zeroed by
+    (`output = input * W^T`, W [N, K] indexed (n, k)) or plain (`output =
+    input * W`, W [K, N] indexed (k, n), the generic's loops then (k, n):
+    every map and `linalg.index` above is read with the two swapped), f16
+    or bf16 throughout, its output zeroed by
     a `linalg.fill` of 0 just before (humming.gemm overwrites where
     linalg.matmul adds), the dequantized weights read by nothing else. The
     codes are passed as they are (`humming.gemm` takes 8-bit codes
