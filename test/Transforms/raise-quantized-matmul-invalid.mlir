@@ -1189,3 +1189,25 @@ func.func @gptq_k_major_code_at_n(%x: memref<?x256xf16>, %qweight: memref<32x64x
   memref.dealloc %w : memref<256x64xf16>
   return
 }
+
+// -----
+
+// A batch matmul with weights of its own per batch element (B [B, K, N]
+// indexed (b, k, n)): humming.gemm has one weight matrix.
+func.func @batch_weights_per_element(%x: memref<2x?x128xf16>, %codes: memref<2x128x64xi8>, %s: memref<2x64xf16>, %y: memref<2x?x64xf16>) {
+  %wd = memref.alloc() : memref<2x128x64xf16>
+  linalg.generic {indexing_maps = [affine_map<(b, k, n) -> (b, k, n)>, affine_map<(b, k, n) -> (b, n)>,
+                                   affine_map<(b, k, n) -> (b, k, n)>],
+                  iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%codes, %s : memref<2x128x64xi8>, memref<2x64xf16>) outs(%wd : memref<2x128x64xf16>) {
+  ^bb0(%c: i8, %sc: f16, %o: f16):
+    %f = arith.sitofp %c : i8 to f16
+    %w = arith.mulf %f, %sc : f16
+    linalg.yield %w : f16
+  }
+  %zero = arith.constant 0.0 : f16
+  linalg.fill ins(%zero : f16) outs(%y : memref<2x?x64xf16>)
+  // expected-remark @+1 {{expected the weights as B [N, K] indexed (n, k) (a transposed-B matmul: output = input * W^T) or [K, N] indexed (k, n) (output = input * W), shared by the batch (humming.gemm has one weight matrix), got B indexed (d0, d1, d2, d3) -> (d0, d3, d2)}}
+  linalg.batch_matmul ins(%x, %wd : memref<2x?x128xf16>, memref<2x128x64xf16>) outs(%y : memref<2x?x64xf16>)
+  return
+}

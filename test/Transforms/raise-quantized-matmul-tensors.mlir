@@ -136,3 +136,41 @@ func.func @zeros_also_returned(%x: tensor<?x128xf16>, %codes: tensor<64x128xi8>,
       ins(%x, %wd : tensor<?x128xf16>, tensor<64x128xf16>) outs(%y0 : tensor<?x64xf16>) -> tensor<?x64xf16>
   return %y, %y0 : tensor<?x64xf16>, tensor<?x64xf16>
 }
+
+// -----
+
+// The batch form on tensors: the gemm runs on collapsed views of the
+// input's buffer and of a new [B, M, N] buffer, sized from the input.
+// CHECK-LABEL: func.func @batch_w8_tensors
+// CHECK-DAG:     %[[XB:.*]] = bufferization.to_buffer %[[X:.*]] read_only : tensor<?x?x128xf16> to memref<?x?x128xf16>
+// CHECK-DAG:     %[[B:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<?x?x128xf16>
+// CHECK-DAG:     %[[M:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<?x?x128xf16>
+// CHECK:         %[[Y:.*]] = memref.alloc(%[[B]], %[[M]]) : memref<?x?x64xf16>
+// CHECK-NEXT:    %[[X2:.*]] = memref.collapse_shape %[[XB]] {{\[\[}}0, 1], [2]]
+// CHECK-NEXT:    %[[Y2:.*]] = memref.collapse_shape %[[Y]] {{\[\[}}0, 1], [2]]
+// CHECK:         humming.gemm %[[X2]], %{{.*}} scales(%{{.*}} : memref<64x1xf16>) into %[[Y2]]
+// CHECK-NEXT:    %[[R:.*]] = bufferization.to_tensor %[[Y]] restrict writable : memref<?x?x64xf16> to tensor<?x?x64xf16>
+// CHECK-NEXT:    return %[[R]]
+// BUF-LABEL: func.func @batch_w8_tensors
+// BUF-NOT:     memref.copy
+// BUF:         humming.gemm
+// BUF-NOT:     linalg
+func.func @batch_w8_tensors(%x: tensor<?x?x128xf16>, %codes: tensor<64x128xi8>, %s: tensor<64xf16>,
+                            %ye: tensor<?x?x64xf16>) -> tensor<?x?x64xf16> {
+  %e = tensor.empty() : tensor<128x64xf16>
+  %wd = linalg.generic {indexing_maps = [affine_map<(k, n) -> (n, k)>, affine_map<(k, n) -> (n)>,
+                                         affine_map<(k, n) -> (k, n)>],
+                        iterator_types = ["parallel", "parallel"]}
+      ins(%codes, %s : tensor<64x128xi8>, tensor<64xf16>) outs(%e : tensor<128x64xf16>) {
+  ^bb0(%c: i8, %sc: f16, %o: f16):
+    %f = arith.sitofp %c : i8 to f16
+    %w = arith.mulf %f, %sc : f16
+    linalg.yield %w : f16
+  } -> tensor<128x64xf16>
+  %zero = arith.constant 0.0 : f16
+  %y0 = linalg.fill ins(%zero : f16) outs(%ye : tensor<?x?x64xf16>) -> tensor<?x?x64xf16>
+  %y = linalg.batch_matmul indexing_maps = [affine_map<(b, m, n, k) -> (b, m, k)>, affine_map<(b, m, n, k) -> (k, n)>,
+                                            affine_map<(b, m, n, k) -> (b, m, n)>]
+      ins(%x, %wd : tensor<?x?x128xf16>, tensor<128x64xf16>) outs(%y0 : tensor<?x?x64xf16>) -> tensor<?x?x64xf16>
+  return %y : tensor<?x?x64xf16>
+}

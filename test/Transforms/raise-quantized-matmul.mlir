@@ -557,3 +557,38 @@ func.func @gptq_k_major_input_times_w(%x: memref<?x256xf16>, %qweight: memref<32
   memref.dealloc %w : memref<256x64xf16>
   return
 }
+
+// -----
+
+// A batch matmul whose weights are shared by the batch (upstream
+// linalg.batch_matmul broadcasts a [K, N] B): the [B, M, K] input and
+// [B, M, N] output are [B M, K] and [B M, N] rows for the gemm (collapsed
+// views of the same memory), W [K, N] dequantized over (k, n) from 8-bit
+// codes [N, K] read by (n, k).
+// CHECK-LABEL: func.func @batch_w8
+// CHECK-SAME:    (%[[X:.*]]: memref<?x?x128xf16>, %[[C:.*]]: memref<64x128xi8>, %[[S:.*]]: memref<64xf16>, %[[Y:.*]]: memref<?x?x64xf16>)
+// CHECK-NEXT:    %[[X2:.*]] = memref.collapse_shape %[[X]] {{\[\[}}0, 1], [2]] : memref<?x?x128xf16> into memref<?x128xf16>
+// CHECK-NEXT:    %[[Y2:.*]] = memref.collapse_shape %[[Y]] {{\[\[}}0, 1], [2]] : memref<?x?x64xf16> into memref<?x64xf16>
+// CHECK-NEXT:    %[[S1:.*]] = memref.expand_shape %[[S]]
+// CHECK-NEXT:    humming.gemm %[[X2]], %[[C]] scales(%[[S1]] : memref<64x1xf16>) into %[[Y2]]
+// CHECK-SAME:      weight_schema = #humming.weight_schema<type = si8, scale = f16>}
+// CHECK-NEXT:    return
+func.func @batch_w8(%x: memref<?x?x128xf16>, %codes: memref<64x128xi8>, %s: memref<64xf16>, %y: memref<?x?x64xf16>) {
+  %wd = memref.alloc() : memref<128x64xf16>
+  linalg.generic {indexing_maps = [affine_map<(k, n) -> (n, k)>, affine_map<(k, n) -> (n)>,
+                                   affine_map<(k, n) -> (k, n)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%codes, %s : memref<64x128xi8>, memref<64xf16>) outs(%wd : memref<128x64xf16>) {
+  ^bb0(%c: i8, %sc: f16, %o: f16):
+    %f = arith.sitofp %c : i8 to f16
+    %w = arith.mulf %f, %sc : f16
+    linalg.yield %w : f16
+  }
+  %zero = arith.constant 0.0 : f16
+  linalg.fill ins(%zero : f16) outs(%y : memref<?x?x64xf16>)
+  linalg.batch_matmul indexing_maps = [affine_map<(b, m, n, k) -> (b, m, k)>, affine_map<(b, m, n, k) -> (k, n)>,
+                                       affine_map<(b, m, n, k) -> (b, m, n)>]
+      ins(%x, %wd : memref<?x?x128xf16>, memref<128x64xf16>) outs(%y : memref<?x?x64xf16>)
+  memref.dealloc %wd : memref<128x64xf16>
+  return
+}

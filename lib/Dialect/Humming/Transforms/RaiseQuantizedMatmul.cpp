@@ -742,15 +742,35 @@ struct RaiseQuantizedMatmulPass
   using Base::Base;
 
   void runOnOperation() override {
-    SmallVector<linalg::MatmulOp> matmuls;
-    getOperation()->walk([&](linalg::MatmulOp mm) { matmuls.push_back(mm); });
-    for (linalg::MatmulOp mm : matmuls)
+    // linalg.matmul, and linalg.batch_matmul whose weights are shared by
+    // the batch (B broadcast: a [B, M, K] input is [B M, K] rows).
+    SmallVector<linalg::LinalgOp> matmuls;
+    getOperation()->walk([&](Operation *op) {
+      if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op))
+        matmuls.push_back(cast<linalg::LinalgOp>(op));
+    });
+    for (linalg::LinalgOp mm : matmuls)
       if (Refusal r = raise(mm); !r.plain && !r.why.empty())
-        mm.emitRemark() << "humming-raise-quantized-matmul: not raised: "
-                        << r.why;
+        mm->emitRemark() << "humming-raise-quantized-matmul: not raised: "
+                         << r.why;
   }
 
-  Refusal raise(linalg::MatmulOp mm) {
+  static bool isBatch(linalg::LinalgOp mm) {
+    return isa<linalg::BatchMatmulOp>(mm.getOperation());
+  }
+
+  /// A [B, M, X] memref as [B M, X] (the batch form), else `v`.
+  static Value rows(OpBuilder &b, linalg::LinalgOp mm, Value v,
+                    SmallVectorImpl<Operation *> &built) {
+    if (!isBatch(mm))
+      return v;
+    auto view = memref::CollapseShapeOp::create(
+        b, mm.getLoc(), v, ArrayRef<ReassociationIndices>{{0, 1}, {2}});
+    built.push_back(view);
+    return view;
+  }
+
+  Refusal raise(linalg::LinalgOp mm) {
     if (mm.hasPureBufferSemantics())
       return raiseBuffers(mm);
     if (mm.hasPureTensorSemantics())
@@ -761,30 +781,44 @@ struct RaiseQuantizedMatmulPass
   /// What both forms check of the matmul: B = the dequantized weights
   /// indexed (n, k), f16 or bf16 throughout, static N and K (identity
   /// layouts on memrefs); then the dequantization `g` itself.
-  std::variant<Dequant, Refusal> matchMatmul(linalg::MatmulOp mm,
+  std::variant<Dequant, Refusal> matchMatmul(linalg::LinalgOp mm,
                                               linalg::GenericOp g) {
     Value x = mm.getDpsInputOperand(0)->get();
     Value wd = mm.getDpsInputOperand(1)->get();
     Value y = mm.getDpsInitOperand(0)->get();
-    MLIRContext *ctx = mm.getContext();
-    AffineExpr m = getAffineDimExpr(0, ctx), nn = getAffineDimExpr(1, ctx),
-               kk = getAffineDimExpr(2, ctx);
+    MLIRContext *ctx = mm->getContext();
+    // The batch form's loops are (b, m, n, k).
+    const unsigned first = isBatch(mm) ? 1 : 0;
+    AffineExpr bb = getAffineDimExpr(0, ctx),
+               m = getAffineDimExpr(first, ctx),
+               nn = getAffineDimExpr(first + 1, ctx),
+               kk = getAffineDimExpr(first + 2, ctx);
     SmallVector<AffineMap> maps = mm.getIndexingMapsArray();
     auto mapOf = [&](ArrayRef<AffineExpr> e) {
-      return AffineMap::get(3, 0, e, ctx);
+      return AffineMap::get(first + 3, 0, e, ctx);
     };
-    if (maps.size() != 3 || maps[0] != mapOf({m, kk}) ||
-        maps[2] != mapOf({m, nn}))
+    if (isBatch(mm)) {
+      if (maps.size() != 3 || maps[0] != mapOf({bb, m, kk}) ||
+          maps[2] != mapOf({bb, m, nn}))
+        return Refusal{"expected a batch matmul of A indexed (b, m, k) into C "
+                       "(b, m, n) with the weights as B"};
+    } else if (maps.size() != 3 || maps[0] != mapOf({m, kk}) ||
+               maps[2] != mapOf({m, nn})) {
       return Refusal{"expected a plain matmul (A indexed (m, k), C (m, n)) "
                      "with the weights as B"};
+    }
     // B [N, K] indexed (n, k) (output = input * W^T), or [K, N] indexed
     // (k, n) (output = input * W, as GPTQ-style layers dequantize).
     const bool kFirst = maps[1] == mapOf({kk, nn});
     if (maps[1] != mapOf({nn, kk}) && !kFirst)
-      return Refusal{"expected the weights as B [N, K] indexed (n, k) (a "
-                     "transposed-B matmul: output = input * W^T) or [K, N] "
-                     "indexed (k, n) (output = input * W), got B indexed " +
-                     str(maps[1])};
+      return Refusal{
+          std::string("expected the weights as B [N, K] indexed (n, k) (a "
+                      "transposed-B matmul: output = input * W^T) or [K, N] "
+                      "indexed (k, n) (output = input * W)") +
+          (isBatch(mm) ? ", shared by the batch (humming.gemm has one weight "
+                         "matrix)"
+                       : "") +
+          ", got B indexed " + str(maps[1])};
     auto xt = cast<ShapedType>(x.getType());
     auto wt = cast<ShapedType>(wd.getType());
     auto yt = cast<ShapedType>(y.getType());
@@ -799,20 +833,24 @@ struct RaiseQuantizedMatmulPass
       auto mt = dyn_cast<MemRefType>(t);
       return !mt || mt.getLayout().isIdentity();
     };
-    if (!staticIdentity(wt) || xt.isDynamicDim(1) || yt.isDynamicDim(1) ||
-        !identity(xt) || !identity(yt))
+    // K and N are the last dimensions of A and C (the batch and M may be
+    // dynamic).
+    const int64_t last = first + 1;
+    if (!staticIdentity(wt) || xt.isDynamicDim(last) ||
+        yt.isDynamicDim(last) || !identity(xt) || !identity(yt))
       return Refusal{
           std::string(isa<MemRefType>(xt) ? "expected identity-layout memrefs"
                                           : "expected tensors") +
-          " with static N and K (M may be dynamic), got " + str(xt) + ", " +
-          str(wt) + ", " + str(yt)};
+          " with static N and K (" + (isBatch(mm) ? "the batch and " : "") +
+          "M may be dynamic), got " + str(xt) + ", " + str(wt) + ", " +
+          str(yt)};
     return matchDequant(g, wt.getDimSize(kFirst ? 1 : 0),
                         wt.getDimSize(kFirst ? 0 : 1), half, kFirst);
   }
 
   /// The schema of `d` as attributes for an f16 / bf16 gemm of N x K, or
   /// why humming.gemm does not take it.
-  Refusal schemaAttrs(linalg::MatmulOp mm, const Dequant &d,
+  Refusal schemaAttrs(linalg::LinalgOp mm, const Dequant &d,
                       WeightSchemaAttr &ws, InputSchemaAttr &is) {
     MLIRContext *ctx = mm.getContext();
     const int64_t n = d.n, k = d.k;
@@ -847,7 +885,7 @@ struct RaiseQuantizedMatmulPass
   /// at `b`'s point; per-row scales given as [N] become [N, 1] views.
   /// Everything built goes to `built` (in order); null and why when the
   /// gemm does not verify (and nothing stays built).
-  GemmOp buildGemm(OpBuilder &b, linalg::MatmulOp mm, Value x, Value codes,
+  GemmOp buildGemm(OpBuilder &b, linalg::LinalgOp mm, Value x, Value codes,
                    Value scales, Value zeroPoints, Value y, WeightSchemaAttr ws,
                    InputSchemaAttr is, SmallVectorImpl<Operation *> &built,
                    std::string &why) {
@@ -885,7 +923,7 @@ struct RaiseQuantizedMatmulPass
     return {};
   }
 
-  Refusal raiseBuffers(linalg::MatmulOp mm) {
+  Refusal raiseBuffers(linalg::LinalgOp mm) {
     Value x = mm.getDpsInputOperand(0)->get();
     Value wd = mm.getDpsInputOperand(1)->get();
     Value y = mm.getDpsInitOperand(0)->get();
@@ -953,10 +991,11 @@ struct RaiseQuantizedMatmulPass
     OpBuilder b(mm);
     SmallVector<Operation *> built;
     std::string why;
-    if (!buildGemm(b, mm, x, d.codes, d.scales, d.zeroPoints, y, ws, is,
+    Value xr = rows(b, mm, x, built), yr = rows(b, mm, y, built);
+    if (!buildGemm(b, mm, xr, d.codes, d.scales, d.zeroPoints, yr, ws, is,
                    built, why))
       return {"the humming.gemm it would become does not verify: " + why};
-    mm.erase();
+    mm->erase();
     Operation *zero = fill.getDpsInputOperand(0)->get().getDefiningOp();
     fill.erase();
     if (zero && zero->use_empty())
@@ -974,7 +1013,7 @@ struct RaiseQuantizedMatmulPass
   /// shape, returned as the matmul's result by bufferization.to_tensor
   /// (restrict: nothing else aliases it); one-shot bufferization then
   /// removes the conversions.
-  Refusal raiseTensors(linalg::MatmulOp mm) {
+  Refusal raiseTensors(linalg::LinalgOp mm) {
     Value x = mm.getDpsInputOperand(0)->get();
     Value wd = mm.getDpsInputOperand(1)->get();
     Value y = mm.getDpsInitOperand(0)->get();
@@ -1014,22 +1053,24 @@ struct RaiseQuantizedMatmulPass
     };
     Value xb = toBuffer(x), codes = toBuffer(d.codes),
           scales = toBuffer(d.scales), zeroPoints = toBuffer(d.zeroPoints);
-    // The output's rows are the input's (its N is static): sized from x,
-    // so that the zeroed init tensor has no use left.
+    // The output's rows (and batch) are the input's (its N is static):
+    // sized from x, so that the zeroed init tensor has no use left.
     auto yt = cast<RankedTensorType>(y.getType());
     SmallVector<Value> sizes;
-    if (yt.isDynamicDim(0)) {
-      auto dim = tensor::DimOp::create(b, loc, x, 0);
-      built.push_back(dim);
-      sizes.push_back(dim);
-    }
+    for (int64_t i = 0; i + 1 < yt.getRank(); ++i)
+      if (yt.isDynamicDim(i)) {
+        auto dim = tensor::DimOp::create(b, loc, x, i);
+        built.push_back(dim);
+        sizes.push_back(dim);
+      }
     auto out = memref::AllocOp::create(
         b, loc, MemRefType::get(yt.getShape(), yt.getElementType()), sizes);
     built.push_back(out);
     std::string why;
     SmallVector<Operation *> gemmOps;
-    if (!buildGemm(b, mm, xb, codes, scales, zeroPoints, out, ws, is, gemmOps,
-                   why)) {
+    Value xr = rows(b, mm, xb, gemmOps), outr = rows(b, mm, out, gemmOps);
+    if (!buildGemm(b, mm, xr, codes, scales, zeroPoints, outr, ws, is,
+                   gemmOps, why)) {
       for (Operation *op : llvm::reverse(built))
         op->erase();
       return {"the humming.gemm it would become does not verify: " + why};
@@ -1037,7 +1078,7 @@ struct RaiseQuantizedMatmulPass
     auto result = bufferization::ToTensorOp::create(
         b, loc, yt, out, /*restrict=*/true, /*writable=*/true);
     mm->getResult(0).replaceAllUsesWith(result.getResult());
-    mm.erase();
+    mm->erase();
     // The zeroed output, the dequantization and their empty tensors go
     // where nothing else reads them.
     auto eraseDead = [](Operation *op) {

@@ -114,8 +114,11 @@ def HummingRaiseQuantizedMatmulPass
     converted with `arith.uitofp` and subtracted. The matmul transposed-B
     (`output = input * W^T`, W [N, K] indexed (n, k)) or plain (`output =
     input * W`, W [K, N] indexed (k, n), the generic's loops then (k, n):
-    every map and `linalg.index` above is read with the two swapped), f16
-    or bf16 throughout, its output zeroed by
+    every map and `linalg.index` above is read with the two swapped), or a
+    `linalg.batch_matmul` whose weights the batch shares (B [K, N] by
+    (k, n), as upstream broadcasts it, or [N, K] by (n, k); A [B, M, K],
+    C [B, M, N], run as B M rows through `memref.collapse_shape` views),
+    f16 or bf16 throughout, its output zeroed by
     a `linalg.fill` of 0 just before (humming.gemm overwrites where
     linalg.matmul adds), the dequantized weights read by nothing else. The
     codes are passed as they are (`humming.gemm` takes 8-bit codes
@@ -147,7 +150,7 @@ def HummingRaiseQuantizedMatmulPass
     a plain one and gets no remark). Not recognised yet: AWQ's interleaved
     words, GPTQ's act-order (g_idx), integer zero points of 8-bit codes,
     3/5/6/7-bit codes, a zero point plus 1 as a float addition, and batch
-    matmuls (upstream `linalg.batch_matmul` broadcasts only a [K, N] B).
+    matmuls with weights per batch element.
   }];
   let dependentDialects = ["::mlir::humming::HummingDialect",
                            "::mlir::bufferization::BufferizationDialect",
