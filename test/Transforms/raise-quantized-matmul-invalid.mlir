@@ -176,7 +176,7 @@ func.func @packed_int4(%x: memref<?x128xf16>, %codes: memref<64x128xi32>, %s: me
   }
   %zero = arith.constant 0.0 : f16
   linalg.fill ins(%zero : f16) outs(%y : memref<?x64xf16>)
-  // expected-remark @+1 {{packed codes: expected packed codes as [N, K b / 32] 32-bit words indexed by (n, k floordiv 32 / b) (humming's canonical form) or [K b / 32, N] indexed by (k floordiv 32 / b, n) (GPTQ's qweight) for b = 1, 2, 4 or 8 (N = 64, K = 128), got memref<64x128xi32> indexed by (d0, d1) -> (d0, d1)}}
+  // expected-remark @+1 {{packed codes: expected packed codes as [N, K b / 32] 32-bit words indexed by (n, k floordiv 32 / b) (humming's canonical form) or [K b / 32, N] indexed by (k floordiv 32 / b, n) (GPTQ's qweight) for b = 1, 2, 4 or 8, or [K, N / 8] indexed by (k, n floordiv 8) (AWQ's qweight) (N = 64, K = 128), got memref<64x128xi32> indexed by (d0, d1) -> (d0, d1)}}
   linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>,
                                  affine_map<(m, n, k) -> (m, n)>]
       ins(%x, %wd : memref<?x128xf16>, memref<64x128xf16>) outs(%y : memref<?x64xf16>)
@@ -1209,5 +1209,53 @@ func.func @batch_weights_per_element(%x: memref<2x?x128xf16>, %codes: memref<2x1
   linalg.fill ins(%zero : f16) outs(%y : memref<2x?x64xf16>)
   // expected-remark @+1 {{expected the weights as B [N, K] indexed (n, k) (a transposed-B matmul: output = input * W^T) or [K, N] indexed (k, n) (output = input * W), shared by the batch (humming.gemm has one weight matrix), got B indexed (d0, d1, d2, d3) -> (d0, d3, d2)}}
   linalg.batch_matmul ins(%x, %wd : memref<2x?x128xf16>, memref<2x128x64xf16>) outs(%y : memref<2x?x64xf16>)
+  return
+}
+
+// -----
+
+// AWQ's shapes with the nibbles in plain order (column j in nibble j):
+// not AWQ's packing, which interleaves them.
+func.func @awq_sequential_nibbles(%x: memref<?x256xf16>, %qweight: memref<256x8xi32>, %scales: memref<2x64xf16>,
+                       %qzeros: memref<2x8xi32>, %y: memref<?x64xf16>) {
+  %w = memref.alloc() : memref<64x256xf16>
+  linalg.generic {indexing_maps = [affine_map<(n, k) -> (k, n floordiv 8)>,
+                                   affine_map<(n, k) -> (k floordiv 128, n)>,
+                                   affine_map<(n, k) -> (k floordiv 128, n floordiv 8)>,
+                                   affine_map<(n, k) -> (n, k)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%qweight, %scales, %qzeros : memref<256x8xi32>, memref<2x64xf16>, memref<2x8xi32>)
+      outs(%w : memref<64x256xf16>) {
+  ^bb0(%word: i32, %s: f16, %zword: i32, %o: f16):
+    %n = linalg.index 0 : index
+    %c8 = arith.constant 8 : index
+    %c2 = arith.constant 2 : index
+    %c4 = arith.constant 4 : index
+    %mask = arith.constant 15 : i32
+    %c0i = arith.constant 0 : index
+    %j = arith.remui %n, %c8 : index
+    %odd = arith.remui %j, %c2 : index
+    %half = arith.divui %j, %c2 : index
+    %hi = arith.muli %odd, %c4 : index
+    %slot = arith.addi %j, %c0i : index
+    %bit = arith.muli %slot, %c4 : index
+    %shift = arith.index_cast %bit : index to i32
+    %cw = arith.shrui %word, %shift : i32
+    %code = arith.andi %cw, %mask : i32
+    %zw = arith.shrui %zword, %shift : i32
+    %z = arith.andi %zw, %mask : i32
+    %cf = arith.uitofp %code : i32 to f16
+    %zf = arith.uitofp %z : i32 to f16
+    %q = arith.subf %cf, %zf : f16
+    %v = arith.mulf %q, %s : f16
+    linalg.yield %v : f16
+  }
+  %zero = arith.constant 0.0 : f16
+  linalg.fill ins(%zero : f16) outs(%y : memref<?x64xf16>)
+  // expected-remark @+1 {{packed codes: AWQ's qweight ([K, N / 8] words indexed by (k, n floordiv 8)): expected the body to extract the code at n as bits 4 (AWQ's nibble of n mod 8) ..+4 of its word (least significant first), got 1 for word 76543210 at n = 1 (want 4)}}
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>,
+                                 affine_map<(m, n, k) -> (m, n)>]
+      ins(%x, %w : memref<?x256xf16>, memref<64x256xf16>) outs(%y : memref<?x64xf16>)
+  memref.dealloc %w : memref<64x256xf16>
   return
 }

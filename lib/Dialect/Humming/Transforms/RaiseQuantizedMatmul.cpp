@@ -131,12 +131,14 @@ std::pair<int64_t, std::string> scaleGroup(AffineMap map, ShapedType t,
 /// GPTQ's scales: [K / g, N] indexed (k floordiv g, n), or [1, N] by (0, n)
 /// (one per column). The group and "", or 0 and why.
 std::pair<int64_t, std::string> gptqScaleGroup(AffineMap map, ShapedType t,
-                                               int64_t n, int64_t k) {
+                                               int64_t n, int64_t k,
+                                               const char *source) {
   MLIRContext *ctx = map.getContext();
   AffineExpr d0 = getAffineDimExpr(0, ctx), d1 = getAffineDimExpr(1, ctx);
   auto bad = [&]() -> std::pair<int64_t, std::string> {
     return {0, "the scales of type " + str(t) + " indexed by " + str(map) +
-                   ": with GPTQ's qweight expected its scales [K / g, N] by "
+                   ": with " + source +
+                   " qweight expected its scales [K / g, N] by "
                    "(k floordiv g, n) or [1, N] by (0, n) (N = " +
                    std::to_string(n) + ", K = " + std::to_string(k) + ")"};
   };
@@ -172,6 +174,9 @@ struct PackedCode {
   /// Codes: the words stored [K b / 32, N] (GPTQ's qweight) instead of
   /// [N, K b / 32].
   bool gptq = false;
+  /// Codes: AWQ's qweight, [K, N / 8] words of 4-bit codes packed along N
+  /// in AWQ's nibble order (awqSlot).
+  bool awq = false;
   /// Zero points: what the body adds to the stored value (GPTQ's qzeros
   /// store z - 1, so a dequantization of that format adds 1).
   int64_t offset = 0;
@@ -186,7 +191,14 @@ struct PackedSource {
   unsigned dim;   ///< the generic's loop of the position (linalg.index)
   const char *what; ///< for messages
   const char *name; ///< the position: "k" (codes) or "n" (zero points)
+  /// Which field of its word position p is in: p mod 32/b, or slot[p mod 8]
+  /// (AWQ's nibble order).
+  const int *slot = nullptr;
 };
+/// AWQ's nibble order: column j of a word's eight sits in nibble
+/// awqSlot[j] (humming::Adapters' kAwqSlot; its checkpoints' order
+/// 0, 2, 4, 6, 1, 3, 5, 7 inverted).
+constexpr int kAwqSlot[8] = {0, 4, 1, 5, 2, 6, 3, 7};
 /// The code's source: k is the generic's loop 1 over [N, K] weights, loop 0
 /// over [K, N] ones (`kFirst`).
 PackedSource codeSource(bool kFirst) {
@@ -337,14 +349,19 @@ matchPackedValue(Block &body, Value value, const PackedSource &src,
       std::optional<APInt> got = evaluate(value, src, APInt(32, w), at, memo);
       // (With an offset: the field plus it, modulo 2^b where `wrap`.)
       const uint64_t mask = (uint64_t(1) << bits) - 1;
-      uint64_t want = ((uint64_t(w) >> (bits * uint64_t(at % per))) & mask) +
+      const uint64_t field =
+          src.slot ? uint64_t(src.slot[at % per]) : uint64_t(at % per);
+      uint64_t want = ((uint64_t(w) >> (bits * field)) & mask) +
                       uint64_t(offset);
       if (wrap)
         want &= mask;
       if (!got || got->getZExtValue() != want)
         return "expected the body to extract " + what + " at " + index +
-               " as bits " + std::to_string(bits) + " (" + index + " mod " +
-               std::to_string(per) + ") ..+" + std::to_string(bits) +
+               " as bits " + std::to_string(bits) +
+               (src.slot ? " (AWQ's nibble of " + index + " mod 8)"
+                         : " (" + index + " mod " + std::to_string(per) +
+                               ")") +
+               " ..+" + std::to_string(bits) +
                " of its word (least significant first), got " +
                (got ? std::to_string(got->getZExtValue()) : "poison") +
                " for word " + llvm::utohexstr(w) + " at " + index + " = " +
@@ -362,9 +379,29 @@ matchPackedCode(Block &body, Value code, ShapedType codesType, AffineMap map,
                 int64_t n, int64_t k, bool signedConversion, bool kFirst) {
   MLIRContext *ctx = map.getContext();
   AffineExpr dn = getAffineDimExpr(0, ctx), dk = getAffineDimExpr(1, ctx);
+  const bool two = codesType.getRank() == 2;
+  // AWQ's qweight: [K, N / 8] indexed (k, n floordiv 8), the code taken
+  // at n in AWQ's nibble order.
+  if (two && map.getNumResults() == 2 && map.getResult(0) == dk &&
+      staticIdentity(codesType) && codesType.getDimSize(0) == k &&
+      n % 8 == 0 && codesType.getDimSize(1) == n / 8 &&
+      map.getResult(1) == dn.floorDiv(8)) {
+    PackedSource awq = zeroSource(kFirst);
+    awq.arg = 0;
+    awq.what = "the code";
+    awq.slot = kAwqSlot;
+    std::variant<PackedCode, std::string> p =
+        matchPackedValue(body, code, awq, 4, n, signedConversion);
+    if (auto *c = std::get_if<PackedCode>(&p))
+      c->awq = true;
+    else
+      return "AWQ's qweight ([K, N / 8] words indexed by (k, n floordiv "
+             "8)): " +
+             std::get<std::string>(p);
+    return p;
+  }
   const bool gptq = map.getNumResults() == 2 && map.getResult(1) == dn;
   // b from the words per row: K codes of b bits in K b / 32 words.
-  const bool two = codesType.getRank() == 2;
   const int64_t words = two ? codesType.getDimSize(gptq ? 0 : 1) : 0;
   const int64_t rows = two ? codesType.getDimSize(gptq ? 1 : 0) : 0;
   unsigned bits = 0;
@@ -381,7 +418,8 @@ matchPackedCode(Block &body, Value code, ShapedType codesType, AffineMap map,
     return "expected packed codes as [N, K b / 32] 32-bit words indexed "
            "by (n, k floordiv 32 / b) (humming's canonical form) or "
            "[K b / 32, N] indexed by (k floordiv 32 / b, n) (GPTQ's "
-           "qweight) for b = 1, 2, 4 or 8 (N = " +
+           "qweight) for b = 1, 2, 4 or 8, or [K, N / 8] indexed by (k, n "
+           "floordiv 8) (AWQ's qweight) (N = " +
            std::to_string(n) + ", K = " + std::to_string(k) + "), got " +
            str(codesType) + " indexed by " + str(map);
   std::variant<PackedCode, std::string> p =
@@ -514,8 +552,12 @@ std::variant<Dequant, Refusal> matchDequant(linalg::GenericOp g, int64_t n,
       return no("expected integer zero points (i32 words, the third input) "
                 "converted to " +
                 str(half) + " with arith.uitofp");
+    // (AWQ's qzeros are packed in its nibble order, as its qweight.)
+    PackedSource zs = zeroSource(kFirst);
+    if (packed->awq)
+      zs.slot = kAwqSlot;
     std::variant<PackedCode, std::string> pz = matchPackedValue(
-        body, zeroConv->getOperand(0), zeroSource(kFirst), packed->bits, n,
+        body, zeroConv->getOperand(0), zs, packed->bits, n,
         isa<arith::SIToFPOp>(zeroConv));
     // GPTQ's qzeros store z - 1 (checkpoint_format gptq): its
     // dequantization adds 1 to the stored value, modulo 2^b as humming's
@@ -523,12 +565,12 @@ std::variant<Dequant, Refusal> matchDequant(linalg::GenericOp g, int64_t n,
     // a stored 2^b - 1 means 2^b, which no b-bit zero point holds.
     if (packed->gptq && std::holds_alternative<std::string>(pz)) {
       std::variant<PackedCode, std::string> plusOne = matchPackedValue(
-          body, zeroConv->getOperand(0), zeroSource(kFirst), packed->bits, n,
+          body, zeroConv->getOperand(0), zs, packed->bits, n,
           isa<arith::SIToFPOp>(zeroConv), /*offset=*/1);
       if (std::holds_alternative<PackedCode>(plusOne))
         pz = plusOne;
       else if (std::holds_alternative<PackedCode>(matchPackedValue(
-                   body, zeroConv->getOperand(0), zeroSource(kFirst), packed->bits,
+                   body, zeroConv->getOperand(0), zs, packed->bits,
                    n, isa<arith::SIToFPOp>(zeroConv), /*offset=*/1,
                    /*wrap=*/false)))
         return no("packed zero points: GPTQ's qzeros plus 1 without "
@@ -652,8 +694,11 @@ std::variant<Dequant, Refusal> matchDequant(linalg::GenericOp g, int64_t n,
               "layout, got " +
               str(codesType) + " indexed by " + str(maps[0]));
   auto scalesType = cast<ShapedType>(d.scales.getType());
-  const bool gptq = packed && packed->gptq;
-  auto [group, why] = gptq ? gptqScaleGroup(maps[1], scalesType, n, k)
+  // GPTQ's and AWQ's scales and qzeros are [G, N] and [G, N b / 32].
+  const bool awq = packed && packed->awq;
+  const bool gptq = packed && (packed->gptq || awq);
+  const char *source = awq ? "AWQ's" : "GPTQ's";
+  auto [group, why] = gptq ? gptqScaleGroup(maps[1], scalesType, n, k, source)
                            : scaleGroup(maps[1], scalesType, n, k,
                                         "the scales");
   if (!group)
@@ -672,7 +717,8 @@ std::variant<Dequant, Refusal> matchDequant(linalg::GenericOp g, int64_t n,
         maps[2] != AffineMap::get(
                        2, 0, {row, getAffineDimExpr(0, ctx).floorDiv(per)},
                        ctx))
-      return no("packed zero points with GPTQ's qweight: expected its qzeros "
+      return no("packed zero points with " + std::string(source) +
+                " qweight: expected its qzeros "
                 "[G, N b / 32] 32-bit words indexed by (" +
                 std::string(group > 0 ? "k floordiv g" : "0") +
                 ", n floordiv 32 / b) (N = " + std::to_string(n) + ", b = " +
@@ -700,8 +746,9 @@ std::variant<Dequant, Refusal> matchDequant(linalg::GenericOp g, int64_t n,
                 " indexed by " + str(maps[2]));
   } else if (d.zeroPoints) {
     if (gptq)
-      return no("expected GPTQ's qzeros (integer zero points packed into i32 "
-                "words) with its qweight, got float zero points");
+      return no("expected " + std::string(source) +
+                " qzeros (integer zero points packed into i32 words) with "
+                "its qweight, got float zero points");
     if (maps[2] != maps[1] || d.zeroPoints.getType() != d.scales.getType())
       return no("expected zero points of the scales' type and indexing, "
                 "got " +
@@ -717,7 +764,9 @@ std::variant<Dequant, Refusal> matchDequant(linalg::GenericOp g, int64_t n,
                      : hq::ZeroPointKind::None);
   // GPTQ's tensors as they are: humming-legalize-schema repacks them
   // (format gptq: qzeros store z - 1; gptq_v2: z).
-  if (gptq)
+  if (awq)
+    d.schema.format = hq::SourceFormat::AWQ;
+  else if (gptq)
     d.schema.format = packedZero && packedZero->offset == 0
                           ? hq::SourceFormat::GPTQv2
                           : hq::SourceFormat::GPTQ;

@@ -133,7 +133,11 @@ def HummingRaiseQuantizedMatmulPass
     zero point (checkpoint_format gptq: qzeros store z - 1) becomes a gemm
     in `format = gptq`, one using it as stored `format = gptq_v2`;
     `humming-legalize-schema` then makes the kernel's arguments canonical
-    and records the host conversion.
+    and records the host conversion. AWQ's likewise (`format = awq`):
+    4-bit qweight [K, N / 8] indexed (k, n floordiv 8) and qzeros
+    [G, N / 8] by (k floordiv g, n floordiv 8), both packed along N in
+    AWQ's nibble order (column j of eight in nibble (j mod 2) 4 + j
+    floordiv 2; the extraction is evaluated against it), scales [K / g, N].
 
     On tensors (what frontends emit before bufferization) the same three
     operations in value form: the `linalg.generic`'s result is the matmul's
@@ -147,8 +151,8 @@ def HummingRaiseQuantizedMatmulPass
 
     Anything else is left as it is, with a remark on the matmul that says
     what was expected (a matmul whose weights no `linalg.generic` writes is
-    a plain one and gets no remark). Not recognised yet: AWQ's interleaved
-    words, GPTQ's act-order (g_idx), integer zero points of 8-bit codes,
+    a plain one and gets no remark). Not recognised yet: GPTQ's act-order
+    (g_idx), packed fp4 (e2m1) codes, integer zero points of 8-bit codes,
     3/5/6/7-bit codes, a zero point plus 1 as a float addition, and batch
     matmuls with weights per batch element.
   }];
