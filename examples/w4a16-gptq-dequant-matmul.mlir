@@ -2,8 +2,10 @@
 // zero points) as a frontend emits it after bufferization, on the
 // checkpoint's own tensors: qweight [K / 8, N] (eight 4-bit codes per i32
 // along K), scales [K / 128, N], qzeros [K / 128, N / 8] storing z - 1
-// (so the dequantization adds 1, modulo 16: a stored 15 is z = 0), then a transposed-B matmul into a zeroed
-// output. humming-raise-quantized-matmul turns it into one humming.gemm in
+// (so the dequantization adds 1, modulo 16: a stored 15 is z = 0), then a
+// transposed-B matmul into a zeroed output (the form input * W over a
+// [K, N] dequantization is taken too: test/Transforms/
+// raise-quantized-matmul.mlir). humming-raise-quantized-matmul turns it into one humming.gemm in
 // the gptq format on those tensors; humming-legalize-schema (in the
 // compile pipeline) makes the kernel's arguments canonical and records
 // that the caller converts them once on the host (humming::sourceToCanonical).
