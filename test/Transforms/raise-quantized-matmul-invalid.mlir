@@ -1259,3 +1259,79 @@ func.func @awq_sequential_nibbles(%x: memref<?x256xf16>, %qweight: memref<256x8x
   memref.dealloc %w : memref<64x256xf16>
   return
 }
+
+// -----
+
+// e2m1 codes bitcast from 2-bit fields (an i4 holding a 2-bit value): fp4
+// codes are 4-bit fields.
+func.func @fp4_in_2bit_fields(%x: memref<?x256xbf16>, %packed: memref<64x16xi32>, %scales: memref<64x16xbf16>, %y: memref<?x64xbf16>) {
+  %w = memref.alloc() : memref<64x256xbf16>
+  linalg.generic {indexing_maps = [affine_map<(n, k) -> (n, k floordiv 16)>,
+                                   affine_map<(n, k) -> (n, k floordiv 16)>,
+                                   affine_map<(n, k) -> (n, k)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%packed, %scales : memref<64x16xi32>, memref<64x16xbf16>) outs(%w : memref<64x256xbf16>) {
+  ^bb0(%word: i32, %s: bf16, %o: bf16):
+    %k = linalg.index 1 : index
+    %c8 = arith.constant 16 : index
+    %c4 = arith.constant 2 : index
+    %lane = arith.remui %k, %c8 : index
+    %bit = arith.muli %lane, %c4 : index
+    %shift = arith.index_cast %bit : index to i32
+    %shifted = arith.shrui %word, %shift : i32
+    %m3 = arith.constant 3 : i32
+    %two = arith.andi %shifted, %m3 : i32
+    %nibble = arith.trunci %two : i32 to i4
+    %code = arith.bitcast %nibble : i4 to f4E2M1FN
+    %f = arith.extf %code : f4E2M1FN to bf16
+    %v = arith.mulf %f, %s : bf16
+    linalg.yield %v : bf16
+  }
+  %zero = arith.constant 0.0 : bf16
+  linalg.fill ins(%zero : bf16) outs(%y : memref<?x64xbf16>)
+  // expected-remark @+1 {{packed e2m1 codes: expected 4-bit fields packed along K, eight to an i32 word, got 2-bit fields}}
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>,
+                                 affine_map<(m, n, k) -> (m, n)>]
+      ins(%x, %w : memref<?x256xbf16>, memref<64x256xbf16>) outs(%y : memref<?x64xbf16>)
+  memref.dealloc %w : memref<64x256xbf16>
+  return
+}
+
+// -----
+
+// e2m1 codes in AWQ's packing: humming's e2m1 weights are packed along K.
+func.func @fp4_in_awq_order(%x: memref<?x256xbf16>, %qweight: memref<256x8xi32>, %scales: memref<2x64xbf16>, %y: memref<?x64xbf16>) {
+  %w = memref.alloc() : memref<64x256xbf16>
+  linalg.generic {indexing_maps = [affine_map<(n, k) -> (k, n floordiv 8)>,
+                                   affine_map<(n, k) -> (k floordiv 128, n)>,
+                                   affine_map<(n, k) -> (n, k)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%qweight, %scales : memref<256x8xi32>, memref<2x64xbf16>) outs(%w : memref<64x256xbf16>) {
+  ^bb0(%word: i32, %s: bf16, %o: bf16):
+    %n = linalg.index 0 : index
+    %c8 = arith.constant 8 : index
+    %c2 = arith.constant 2 : index
+    %c4 = arith.constant 4 : index
+    %j = arith.remui %n, %c8 : index
+    %odd = arith.remui %j, %c2 : index
+    %half = arith.divui %j, %c2 : index
+    %hi = arith.muli %odd, %c4 : index
+    %slot = arith.addi %hi, %half : index
+    %bit = arith.muli %slot, %c4 : index
+    %shift = arith.index_cast %bit : index to i32
+    %cw = arith.shrui %word, %shift : i32
+    %nibble = arith.trunci %cw : i32 to i4
+    %code = arith.bitcast %nibble : i4 to f4E2M1FN
+    %f = arith.extf %code : f4E2M1FN to bf16
+    %v = arith.mulf %f, %s : bf16
+    linalg.yield %v : bf16
+  }
+  %zero = arith.constant 0.0 : bf16
+  linalg.fill ins(%zero : bf16) outs(%y : memref<?x64xbf16>)
+  // expected-remark @+1 {{packed e2m1 codes: expected 4-bit fields packed along K, eight to an i32 word, got 4-bit fields in AWQ's order}}
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>,
+                                 affine_map<(m, n, k) -> (m, n)>]
+      ins(%x, %w : memref<?x256xbf16>, memref<64x256xbf16>) outs(%y : memref<?x64xbf16>)
+  memref.dealloc %w : memref<64x256xbf16>
+  return
+}

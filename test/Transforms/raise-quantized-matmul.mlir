@@ -646,3 +646,43 @@ func.func @awq_w4_g128(%x: memref<?x256xf16>, %qweight: memref<256x8xi32>, %scal
   memref.dealloc %w : memref<64x256xf16>
   return
 }
+
+// -----
+
+// fp4 (e2m1) codes packed eight to an i32 along K (NVFP4-like: bf16
+// scales per group of 16 here): the field extracted as an i4, bitcast to
+// f4E2M1FN, extended; raised to an e2m1 gemm on the words.
+// CHECK-LABEL: func.func @nvfp4_like
+// CHECK-NEXT:    humming.gemm %{{.*}}, %{{.*}} scales(%{{.*}} : memref<64x16xbf16>) into
+// CHECK-SAME:      weight_schema = #humming.weight_schema<type = f4E2M1FN, scale = bf16, granularity = group<16>>}
+// CHECK-SAME:      : memref<?x256xbf16>, memref<64x32xi32> -> memref<?x64xbf16>
+// CHECK-NEXT:    return
+func.func @nvfp4_like(%x: memref<?x256xbf16>, %packed: memref<64x32xi32>, %scales: memref<64x16xbf16>, %y: memref<?x64xbf16>) {
+  %w = memref.alloc() : memref<64x256xbf16>
+  linalg.generic {indexing_maps = [affine_map<(n, k) -> (n, k floordiv 8)>,
+                                   affine_map<(n, k) -> (n, k floordiv 16)>,
+                                   affine_map<(n, k) -> (n, k)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%packed, %scales : memref<64x32xi32>, memref<64x16xbf16>) outs(%w : memref<64x256xbf16>) {
+  ^bb0(%word: i32, %s: bf16, %o: bf16):
+    %k = linalg.index 1 : index
+    %c8 = arith.constant 8 : index
+    %c4 = arith.constant 4 : index
+    %lane = arith.remui %k, %c8 : index
+    %bit = arith.muli %lane, %c4 : index
+    %shift = arith.index_cast %bit : index to i32
+    %shifted = arith.shrui %word, %shift : i32
+    %nibble = arith.trunci %shifted : i32 to i4
+    %code = arith.bitcast %nibble : i4 to f4E2M1FN
+    %f = arith.extf %code : f4E2M1FN to bf16
+    %v = arith.mulf %f, %s : bf16
+    linalg.yield %v : bf16
+  }
+  %zero = arith.constant 0.0 : bf16
+  linalg.fill ins(%zero : bf16) outs(%y : memref<?x64xbf16>)
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>,
+                                 affine_map<(m, n, k) -> (m, n)>]
+      ins(%x, %w : memref<?x256xbf16>, memref<64x256xbf16>) outs(%y : memref<?x64xbf16>)
+  memref.dealloc %w : memref<64x256xbf16>
+  return
+}

@@ -535,6 +535,27 @@ std::variant<Dequant, Refusal> matchDequant(linalg::GenericOp g, int64_t n,
     packed = std::get<PackedCode>(pc);
     type = packed->isSigned ? hq::ScalarType::sint(packed->bits)
                             : hq::ScalarType::uint(packed->bits);
+  } else if (auto fp4 = conv->getOperand(0).getDefiningOp<arith::BitcastOp>();
+             fp4 && isa<arith::ExtFOp>(conv) &&
+             codeType.isSignlessInteger(32) &&
+             isa<Float4E2M1FNType>(fp4.getType()) &&
+             fp4.getIn().getType().isSignlessInteger(4)) {
+    // fp4 (e2m1) codes packed like the integer ones: the 4-bit field
+    // extracted as an i4, arith.bitcast to f4E2M1FN, arith.extf.
+    std::variant<PackedCode, std::string> pc =
+        matchPackedCode(body, fp4.getIn(), codesType, maps[0], n, k,
+                        /*signedConversion=*/false, kFirst);
+    if (auto *why = std::get_if<std::string>(&pc))
+      return no("packed e2m1 codes: " + *why);
+    packed = std::get<PackedCode>(pc);
+    if (packed->bits != 4 || packed->awq)
+      return no("packed e2m1 codes: expected 4-bit fields packed along K, "
+                "eight to an i32 word, got " +
+                std::to_string(packed->bits) + "-bit fields" +
+                (packed->awq ? " in AWQ's order" : ""));
+    // The bitcast is part of the conversion, not a step.
+    packed->ops.insert(fp4);
+    type = hq::ScalarType::e2m1();
   }
   // Integer zero points of packed codes: packed along N into i32 words as
   // the codes are along K, converted to the weights' type on their own.
@@ -600,7 +621,8 @@ std::variant<Dequant, Refusal> matchDequant(linalg::GenericOp g, int64_t n,
               str(half) +
               " with arith.sitofp / arith.uitofp (i8, or an integer "
               "extracted from packed i32 words) or arith.extf (f8E4M3FN, "
-              "f8E5M2), got " +
+              "f8E5M2, or f4E2M1FN bitcast from an i4 extracted from packed "
+              "i32 words), got " +
               conv->getName().getStringRef().str() + " of " + str(codeType));
   Type scaleElem =
       cast<ShapedType>(g.getDpsInputOperand(1)->get().getType())

@@ -107,7 +107,9 @@ def HummingRaiseQuantizedMatmulPass
     masks, add, sub, mul, div, rem, casts in any arrangement: what it
     computes is checked by evaluating it for sample words and k), then
     `arith.uitofp` (unsigned codes, minus 2^(b-1) or a zero point) or
-    `arith.sitofp` of an i<b> (signed two's complement codes). Their zero
+    `arith.sitofp` of an i<b> (signed two's complement codes), or fp4
+    codes packed the same way (b = 4: the field as an i4, `arith.bitcast`
+    to f4E2M1FN, `arith.extf`; scales of the weights' type). Their zero
     points may be float ones as above or integers packed the same way along
     N (compressed-tensors' weight_zero_point): words [N b / 32, G] indexed
     (n floordiv 32 / b, k floordiv g), extracted with `linalg.index 0`,
@@ -152,7 +154,8 @@ def HummingRaiseQuantizedMatmulPass
     Anything else is left as it is, with a remark on the matmul that says
     what was expected (a matmul whose weights no `linalg.generic` writes is
     a plain one and gets no remark). Not recognised yet: GPTQ's act-order
-    (g_idx), packed fp4 (e2m1) codes, integer zero points of 8-bit codes,
+    (g_idx), fp4 codes with e8m0 / e4m3 scales (MXFP4 / NVFP4: the scale's
+    own conversion in the body), integer zero points of 8-bit codes,
     3/5/6/7-bit codes, a zero point plus 1 as a float addition, and batch
     matmuls with weights per batch element.
   }];
