@@ -150,7 +150,7 @@ func.func @f32_scales(%x: memref<?x128xf16>, %codes: memref<64x128xi8>, %s: memr
   }
   %zero = arith.constant 0.0 : f16
   linalg.fill ins(%zero : f16) outs(%y : memref<?x64xf16>)
-  // expected-remark @+1 {{expected scales of the weights' type f16, got f32}}
+  // expected-remark @+1 {{expected scales of the weights' type f16, or f8E8M0FNU / f8E4M3FN ones converted to it with arith.extf, got f32}}
   linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>,
                                  affine_map<(m, n, k) -> (m, n)>]
       ins(%x, %wd : memref<?x128xf16>, memref<64x128xf16>) outs(%y : memref<?x64xf16>)
@@ -1329,6 +1329,42 @@ func.func @fp4_in_awq_order(%x: memref<?x256xbf16>, %qweight: memref<256x8xi32>,
   %zero = arith.constant 0.0 : bf16
   linalg.fill ins(%zero : bf16) outs(%y : memref<?x64xbf16>)
   // expected-remark @+1 {{packed e2m1 codes: expected 4-bit fields packed along K, eight to an i32 word, got 4-bit fields in AWQ's order}}
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>,
+                                 affine_map<(m, n, k) -> (m, n)>]
+      ins(%x, %w : memref<?x256xbf16>, memref<64x256xbf16>) outs(%y : memref<?x64xbf16>)
+  memref.dealloc %w : memref<64x256xbf16>
+  return
+}
+
+// -----
+
+// e5m2 scales converted in the body: humming's scales are of the weights'
+// type, e8m0 (MXFP4) or e4m3 (NVFP4).
+func.func @fp4_e5m2_scales(%x: memref<?x256xbf16>, %packed: memref<64x32xi32>, %scales: memref<64x8xf8E5M2>, %y: memref<?x64xbf16>) {
+  %w = memref.alloc() : memref<64x256xbf16>
+  linalg.generic {indexing_maps = [affine_map<(n, k) -> (n, k floordiv 8)>,
+                                   affine_map<(n, k) -> (n, k floordiv 32)>,
+                                   affine_map<(n, k) -> (n, k)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%packed, %scales : memref<64x32xi32>, memref<64x8xf8E5M2>) outs(%w : memref<64x256xbf16>) {
+  ^bb0(%word: i32, %s: f8E5M2, %o: bf16):
+    %k = linalg.index 1 : index
+    %c8 = arith.constant 8 : index
+    %c4 = arith.constant 4 : index
+    %lane = arith.remui %k, %c8 : index
+    %bit = arith.muli %lane, %c4 : index
+    %shift = arith.index_cast %bit : index to i32
+    %shifted = arith.shrui %word, %shift : i32
+    %nibble = arith.trunci %shifted : i32 to i4
+    %code = arith.bitcast %nibble : i4 to f4E2M1FN
+    %f = arith.extf %code : f4E2M1FN to bf16
+    %sf = arith.extf %s : f8E5M2 to bf16
+    %v = arith.mulf %f, %sf : bf16
+    linalg.yield %v : bf16
+  }
+  %zero = arith.constant 0.0 : bf16
+  linalg.fill ins(%zero : bf16) outs(%y : memref<?x64xbf16>)
+  // expected-remark @+1 {{expected scales of the weights' type bf16, or f8E8M0FNU / f8E4M3FN ones converted to it with arith.extf, got f8E5M2}}
   linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>,
                                  affine_map<(m, n, k) -> (m, n)>]
       ins(%x, %w : memref<?x256xbf16>, memref<64x256xbf16>) outs(%y : memref<?x64xbf16>)

@@ -627,9 +627,26 @@ std::variant<Dequant, Refusal> matchDequant(linalg::GenericOp g, int64_t n,
   Type scaleElem =
       cast<ShapedType>(g.getDpsInputOperand(1)->get().getType())
           .getElementType();
-  if (scaleElem != half)
-    return no("expected scales of the weights' type " + str(half) +
-              ", got " + str(scaleElem));
+  // The scale as the product reads it: the second input itself, or, for
+  // e8m0 / e4m3 scales (MXFP4 / NVFP4 checkpoints), its arith.extf to the
+  // weights' type.
+  Value scaleValue = scaleArg;
+  Operation *scaleConv = nullptr;
+  if (scaleElem != half) {
+    if (isa<Float8E8M0FNUType, Float8E4M3FNType>(scaleElem))
+      for (Operation *op : ops)
+        if (auto ext = dyn_cast<arith::ExtFOp>(op);
+            ext && ext.getIn() == scaleArg && ext.getType() == half) {
+          scaleConv = op;
+          scaleValue = ext.getResult();
+          break;
+        }
+    if (!scaleConv)
+      return no("expected scales of the weights' type " + str(half) +
+                ", or f8E8M0FNU / f8E4M3FN ones converted to it with "
+                "arith.extf, got " +
+                str(scaleElem));
+  }
   // Unsigned codes: humming's unsigned codes without a zero point stand
   // for code - 2^(b-1); the dequantization must subtract that (as a
   // constant) or a zero point.
@@ -641,7 +658,8 @@ std::variant<Dequant, Refusal> matchDequant(linalg::GenericOp g, int64_t n,
   for (Operation *op : ops)
     if (!isa<arith::ConstantOp>(op) &&
         !(packed && packed->ops.contains(op)) &&
-        !(packedZero && (op == zeroConv || packedZero->ops.contains(op))))
+        !(packedZero && (op == zeroConv || packedZero->ops.contains(op))) &&
+        op != scaleConv)
       steps.push_back(op);
   const bool implicitZero =
       unsignedCodes && ins == 2 && steps.size() == 4 &&
@@ -691,8 +709,8 @@ std::variant<Dequant, Refusal> matchDequant(linalg::GenericOp g, int64_t n,
               "zero points), got codes used as they are");
   }
   auto mul = dyn_cast<arith::MulFOp>(ops[next++]);
-  if (!mul || !((mul.getLhs() == v && mul.getRhs() == scaleArg) ||
-                (mul.getRhs() == v && mul.getLhs() == scaleArg)))
+  if (!mul || !((mul.getLhs() == v && mul.getRhs() == scaleValue) ||
+                (mul.getRhs() == v && mul.getLhs() == scaleValue)))
     return no("expected the code times the scale (the second input), "
               "arith.mulf in " +
               str(half));
@@ -776,7 +794,7 @@ std::variant<Dequant, Refusal> matchDequant(linalg::GenericOp g, int64_t n,
                 "got " +
                 str(d.zeroPoints.getType()) + " indexed by " + str(maps[2]));
   }
-  std::optional<hq::ScalarType> scaleType = toScalarType(half);
+  std::optional<hq::ScalarType> scaleType = toScalarType(scaleElem);
   d.schema = hq::WeightSchema::make(
       *type, *scaleType,
       group > 0 ? hq::Granularity::Group : hq::Granularity::Channel,

@@ -109,7 +109,10 @@ def HummingRaiseQuantizedMatmulPass
     `arith.uitofp` (unsigned codes, minus 2^(b-1) or a zero point) or
     `arith.sitofp` of an i<b> (signed two's complement codes), or fp4
     codes packed the same way (b = 4: the field as an i4, `arith.bitcast`
-    to f4E2M1FN, `arith.extf`; scales of the weights' type). Their zero
+    to f4E2M1FN, `arith.extf`). Scales of the weights' type, or
+    f8E8M0FNU / f8E4M3FN ones (MXFP4 / NVFP4) that the body converts with
+    `arith.extf` before the product (the gemm takes them as they are).
+    Their zero
     points may be float ones as above or integers packed the same way along
     N (compressed-tensors' weight_zero_point): words [N b / 32, G] indexed
     (n floordiv 32 / b, k floordiv g), extracted with `linalg.index 0`,
@@ -154,8 +157,7 @@ def HummingRaiseQuantizedMatmulPass
     Anything else is left as it is, with a remark on the matmul that says
     what was expected (a matmul whose weights no `linalg.generic` writes is
     a plain one and gets no remark). Not recognised yet: GPTQ's act-order
-    (g_idx), fp4 codes with e8m0 / e4m3 scales (MXFP4 / NVFP4: the scale's
-    own conversion in the body), integer zero points of 8-bit codes,
+    (g_idx), NVFP4's global scale (a second product), integer zero points of 8-bit codes,
     3/5/6/7-bit codes, a zero point plus 1 as a float addition, and batch
     matmuls with weights per batch element.
   }];
