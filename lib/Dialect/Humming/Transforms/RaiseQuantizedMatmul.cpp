@@ -7,12 +7,19 @@
 //   linalg.fill     0 -> %y
 //   linalg.matmul   %x [M, K], %wd (indexed (n, k)) -> %y [M, N]
 //
-// on memrefs (bufferized IR; humming.gemm is a memref op); the codes either
-// [N, K] of 8 bits or b-bit codes packed along K into i32 words (matchPacked-
-// Code checks the extraction by evaluating it). What it does not
-// recognise it leaves as it is, with a remark on the matmul that says why
-// (a matmul whose B operand no linalg.generic writes is a plain matmul and
-// gets none). See the pass description in Passes.td for the forms.
+// on memrefs, or on tensors (raiseTensors hands humming.gemm, a memref op,
+// read-only buffers of the tensors and returns its output buffer as a
+// tensor); also %wd [K, N] read (k, n) (output = input * W: the generic's
+// maps are read through the swap of its loops) and linalg.batch_matmul
+// sharing %wd across the batch (collapsed rows). The codes are either
+// [N, K] of 8 bits or b-bit integer / e2m1 codes packed into i32 words:
+// along K as humming and compressed-tensors store them, transposed as
+// GPTQ's qweight, or along N in AWQ's nibble order (matchPackedCode checks
+// the extraction by evaluating it; GPTQ's and AWQ's tensors become a gemm in
+// their source format, which humming-legalize-schema repacks). What it does
+// not recognise it leaves as it is, with a remark on the matmul that says
+// why (a matmul whose B operand no linalg.generic writes is a plain matmul
+// and gets none). See the pass description in Passes.td for the forms.
 //
 //===----------------------------------------------------------------------===//
 
