@@ -51,10 +51,15 @@ INPUTS = {name: {"dtype": "int8" if "int8" in name else "e4m3",
 STANDARD_MS = [1, 16, 64, 128, 1024, 8192]
 
 
-def weight_bytes(config, n, k):
+def code_bits(config):
+    """Bits per weight code of a CONFIGS entry."""
     dtype = config["dtype"]
-    bits = {"e4m3": 8, "e5m2": 8, "e2m1": 4}.get(dtype) or int(
+    return {"e4m3": 8, "e5m2": 8, "e2m1": 4}.get(dtype) or int(
         dtype.lstrip("uint"))
+
+
+def weight_bytes(config, n, k):
+    bits = code_bits(config)
     group = config.get("group_size") or k
     return n * k * bits / 8 + n * (k // group) * 2
 
@@ -224,8 +229,7 @@ def load_random_codes(layer, torch, config, n, k):
     instead of quantizing float weights: the kernels' time does not depend
     on the values, and an 8192 x 28672 layer quantizes in seconds per copy
     (tuning runs, --random-codes)."""
-    bits = {"e4m3": 8, "e5m2": 8, "e2m1": 4}.get(config["dtype"]) or int(
-        config["dtype"].lstrip("uint"))
+    bits = code_bits(config)
     groups = k // (config.get("group_size") or k)
     words = torch.randint(-2**31, 2**31 - 1, (n, k * bits // 32),
                           dtype=torch.int32)

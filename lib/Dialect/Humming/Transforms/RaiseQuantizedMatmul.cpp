@@ -99,14 +99,31 @@ bool staticIdentity(ShapedType t) {
   return t.hasStaticShape() && (!m || m.getLayout().isIdentity());
 }
 
+/// The K side of a scale's index: `r` of the dimension of size `size`.
+/// -1 for one scale per row (size 1 indexed by 0), g for groups of g along
+/// K (size K / g indexed by k floordiv g), else 0.
+int64_t groupAlongK(AffineExpr r, int64_t size, int64_t k) {
+  MLIRContext *ctx = r.getContext();
+  if (size == 1 && r == getAffineConstantExpr(0, ctx))
+    return -1;
+  auto bin = dyn_cast<AffineBinaryOpExpr>(r);
+  if (!bin || bin.getKind() != AffineExprKind::FloorDiv ||
+      bin.getLHS() != getAffineDimExpr(1, ctx))
+    return 0;
+  auto g = dyn_cast<AffineConstantExpr>(bin.getRHS());
+  if (!g || g.getValue() <= 0 || k % g.getValue() != 0 ||
+      size != k / g.getValue())
+    return 0;
+  return g.getValue();
+}
+
 /// The scales' (and zero points') indexing: group g along K (scales
 /// [N, K / g], map (n, k) -> (n, k floordiv g)) or one per row (scales [N]
 /// or [N, 1], map (n, k) -> (n) or (n, 0)). 0 and a reason when neither.
 std::pair<int64_t, std::string> scaleGroup(AffineMap map, ShapedType t,
                                            int64_t n, int64_t k,
                                            StringRef name) {
-  MLIRContext *ctx = map.getContext();
-  AffineExpr d0 = getAffineDimExpr(0, ctx), d1 = getAffineDimExpr(1, ctx);
+  AffineExpr d0 = getAffineDimExpr(0, map.getContext());
   auto bad = [&]() -> std::pair<int64_t, std::string> {
     return {0, (name + " of type " + str(t) + " indexed by " + str(map) +
                 ": expected [N, K / g] by (n, k floordiv g), or [N] / [N, 1] "
@@ -122,17 +139,9 @@ std::pair<int64_t, std::string> scaleGroup(AffineMap map, ShapedType t,
   if (t.getRank() != 2 || t.getDimSize(0) != n || map.getNumResults() != 2 ||
       map.getResult(0) != d0)
     return bad();
-  AffineExpr r1 = map.getResult(1);
-  if (t.getDimSize(1) == 1 && r1 == getAffineConstantExpr(0, ctx))
-    return {-1, ""};
-  auto bin = dyn_cast<AffineBinaryOpExpr>(r1);
-  if (!bin || bin.getKind() != AffineExprKind::FloorDiv || bin.getLHS() != d1)
-    return bad();
-  auto g = dyn_cast<AffineConstantExpr>(bin.getRHS());
-  if (!g || g.getValue() <= 0 || k % g.getValue() != 0 ||
-      t.getDimSize(1) != k / g.getValue())
-    return bad();
-  return {g.getValue(), ""};
+  if (int64_t g = groupAlongK(map.getResult(1), t.getDimSize(1), k))
+    return {g, ""};
+  return bad();
 }
 
 /// GPTQ's scales: [K / g, N] indexed (k floordiv g, n), or [1, N] by (0, n)
@@ -140,8 +149,7 @@ std::pair<int64_t, std::string> scaleGroup(AffineMap map, ShapedType t,
 std::pair<int64_t, std::string> gptqScaleGroup(AffineMap map, ShapedType t,
                                                int64_t n, int64_t k,
                                                const char *source) {
-  MLIRContext *ctx = map.getContext();
-  AffineExpr d0 = getAffineDimExpr(0, ctx), d1 = getAffineDimExpr(1, ctx);
+  AffineExpr d0 = getAffineDimExpr(0, map.getContext());
   auto bad = [&]() -> std::pair<int64_t, std::string> {
     return {0, "the scales of type " + str(t) + " indexed by " + str(map) +
                    ": with " + source +
@@ -153,17 +161,9 @@ std::pair<int64_t, std::string> gptqScaleGroup(AffineMap map, ShapedType t,
       map.getNumDims() != 2 || map.getNumResults() != 2 ||
       map.getResult(1) != d0)
     return bad();
-  AffineExpr r0 = map.getResult(0);
-  if (t.getDimSize(0) == 1 && r0 == getAffineConstantExpr(0, ctx))
-    return {-1, ""};
-  auto bin = dyn_cast<AffineBinaryOpExpr>(r0);
-  if (!bin || bin.getKind() != AffineExprKind::FloorDiv || bin.getLHS() != d1)
-    return bad();
-  auto g = dyn_cast<AffineConstantExpr>(bin.getRHS());
-  if (!g || g.getValue() <= 0 || k % g.getValue() != 0 ||
-      t.getDimSize(0) != k / g.getValue())
-    return bad();
-  return {g.getValue(), ""};
+  if (int64_t g = groupAlongK(map.getResult(0), t.getDimSize(0), k))
+    return {g, ""};
+  return bad();
 }
 
 /// Codes narrower than 8 bits packed into 32-bit words along K (humming's
@@ -750,47 +750,40 @@ std::variant<Dequant, Refusal> matchDequant(linalg::GenericOp g, int64_t n,
                                         "the scales");
   if (!group)
     return no(why);
-  if (d.zeroPoints && packedZero && gptq) {
-    // [G, N b / 32] words indexed (the scales' group, n floordiv 32 / b):
-    // GPTQ's qzeros.
+  if (d.zeroPoints && packedZero) {
+    // Words of the zero points along N, per group of the scales: [N b / 32,
+    // G] indexed (n floordiv 32 / b, group), or transposed, [G, N b / 32],
+    // as GPTQ's and AWQ's qzeros.
     MLIRContext *ctx = g.getContext();
     const int64_t per = 32 / packed->bits;
     const int64_t groups = group > 0 ? k / group : 1;
-    AffineExpr row = group > 0 ? getAffineDimExpr(1, ctx).floorDiv(group)
-                               : getAffineConstantExpr(0, ctx);
+    AffineExpr byGroup = group > 0 ? getAffineDimExpr(1, ctx).floorDiv(group)
+                                   : getAffineConstantExpr(0, ctx);
+    AffineExpr byN = getAffineDimExpr(0, ctx).floorDiv(per);
     auto zt = cast<ShapedType>(d.zeroPoints.getType());
+    const SmallVector<int64_t> shape =
+        gptq ? SmallVector<int64_t>{groups, n / per}
+             : SmallVector<int64_t>{n / per, groups};
+    const AffineMap want =
+        AffineMap::get(2, 0,
+                       gptq ? ArrayRef<AffineExpr>{byGroup, byN}
+                            : ArrayRef<AffineExpr>{byN, byGroup},
+                       ctx);
     if (!staticIdentity(zt) || n % per != 0 ||
-        zt.getShape() != ArrayRef<int64_t>{groups, n / per} ||
-        maps[2] != AffineMap::get(
-                       2, 0, {row, getAffineDimExpr(0, ctx).floorDiv(per)},
-                       ctx))
-      return no("packed zero points with " + std::string(source) +
-                " qweight: expected its qzeros "
-                "[G, N b / 32] 32-bit words indexed by (" +
-                std::string(group > 0 ? "k floordiv g" : "0") +
-                ", n floordiv 32 / b) (N = " + std::to_string(n) + ", b = " +
-                std::to_string(packed->bits) + ", G = " +
-                std::to_string(groups) + "), got " + str(zt) + " indexed by " +
-                str(maps[2]));
-  } else if (d.zeroPoints && packedZero) {
-    // [N b / 32, G] words indexed (n floordiv 32 / b, the scales' group).
-    MLIRContext *ctx = g.getContext();
-    const int64_t per = 32 / packed->bits;
-    const int64_t groups = group > 0 ? k / group : 1;
-    AffineExpr col = group > 0 ? getAffineDimExpr(1, ctx).floorDiv(group)
-                               : getAffineConstantExpr(0, ctx);
-    auto zt = cast<ShapedType>(d.zeroPoints.getType());
-    if (!staticIdentity(zt) || n % per != 0 ||
-        zt.getShape() != ArrayRef<int64_t>{n / per, groups} ||
-        maps[2] != AffineMap::get(
-                       2, 0, {getAffineDimExpr(0, ctx).floorDiv(per), col},
-                       ctx))
-      return no("packed zero points: expected [N b / 32, G] 32-bit words "
-                "indexed by (n floordiv 32 / b, " +
-                std::string(group > 0 ? "k floordiv g" : "0") + ") (N = " +
-                std::to_string(n) + ", b = " + std::to_string(packed->bits) +
-                ", G = " + std::to_string(groups) + "), got " + str(zt) +
-                " indexed by " + str(maps[2]));
+        zt.getShape() != ArrayRef<int64_t>(shape) || maps[2] != want) {
+      const std::string byK = group > 0 ? "k floordiv g" : "0";
+      const std::string sizes = "(N = " + std::to_string(n) + ", b = " +
+                                std::to_string(packed->bits) + ", G = " +
+                                std::to_string(groups) + "), got " + str(zt) +
+                                " indexed by " + str(maps[2]);
+      return no(gptq ? "packed zero points with " + std::string(source) +
+                           " qweight: expected its qzeros [G, N b / 32] "
+                           "32-bit words indexed by (" +
+                           byK + ", n floordiv 32 / b) " + sizes
+                     : "packed zero points: expected [N b / 32, G] 32-bit "
+                       "words indexed by (n floordiv 32 / b, " +
+                           byK + ") " + sizes);
+    }
   } else if (d.zeroPoints) {
     if (gptq)
       return no("expected " + std::string(source) +
