@@ -1371,3 +1371,52 @@ func.func @fp4_e5m2_scales(%x: memref<?x256xbf16>, %packed: memref<64x32xi32>, %
   memref.dealloc %w : memref<64x256xbf16>
   return
 }
+
+// -----
+
+// A batch matmul reading its input transposed (A indexed (b, k, m)):
+// humming.gemm reads rows of K.
+func.func @batch_a_transposed(%x: memref<2x128x?xf16>, %codes: memref<64x128xi8>, %s: memref<64xf16>, %y: memref<2x?x64xf16>) {
+  %wd = memref.alloc() : memref<128x64xf16>
+  linalg.generic {indexing_maps = [affine_map<(k, n) -> (n, k)>, affine_map<(k, n) -> (n)>,
+                                   affine_map<(k, n) -> (k, n)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%codes, %s : memref<64x128xi8>, memref<64xf16>) outs(%wd : memref<128x64xf16>) {
+  ^bb0(%c: i8, %sc: f16, %o: f16):
+    %f = arith.sitofp %c : i8 to f16
+    %w = arith.mulf %f, %sc : f16
+    linalg.yield %w : f16
+  }
+  %zero = arith.constant 0.0 : f16
+  linalg.fill ins(%zero : f16) outs(%y : memref<2x?x64xf16>)
+  // expected-remark @+1 {{expected a batch matmul of A indexed (b, m, k) into C (b, m, n) with the weights as B}}
+  linalg.batch_matmul indexing_maps = [affine_map<(b, m, n, k) -> (b, k, m)>, affine_map<(b, m, n, k) -> (k, n)>,
+                                       affine_map<(b, m, n, k) -> (b, m, n)>]
+      ins(%x, %wd : memref<2x128x?xf16>, memref<128x64xf16>) outs(%y : memref<2x?x64xf16>)
+  memref.dealloc %wd : memref<128x64xf16>
+  return
+}
+
+// -----
+
+// A batch matmul whose input's K is dynamic.
+func.func @batch_dynamic_k(%x: memref<2x?x?xf16>, %codes: memref<64x128xi8>, %s: memref<64xf16>, %y: memref<2x?x64xf16>) {
+  %wd = memref.alloc() : memref<128x64xf16>
+  linalg.generic {indexing_maps = [affine_map<(k, n) -> (n, k)>, affine_map<(k, n) -> (n)>,
+                                   affine_map<(k, n) -> (k, n)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%codes, %s : memref<64x128xi8>, memref<64xf16>) outs(%wd : memref<128x64xf16>) {
+  ^bb0(%c: i8, %sc: f16, %o: f16):
+    %f = arith.sitofp %c : i8 to f16
+    %w = arith.mulf %f, %sc : f16
+    linalg.yield %w : f16
+  }
+  %zero = arith.constant 0.0 : f16
+  linalg.fill ins(%zero : f16) outs(%y : memref<2x?x64xf16>)
+  // expected-remark @+1 {{expected identity-layout memrefs with static N and K (the batch and M may be dynamic), got memref<2x?x?xf16>, memref<128x64xf16>, memref<2x?x64xf16>}}
+  linalg.batch_matmul indexing_maps = [affine_map<(b, m, n, k) -> (b, m, k)>, affine_map<(b, m, n, k) -> (k, n)>,
+                                       affine_map<(b, m, n, k) -> (b, m, n)>]
+      ins(%x, %wd : memref<2x?x?xf16>, memref<128x64xf16>) outs(%y : memref<2x?x64xf16>)
+  memref.dealloc %wd : memref<128x64xf16>
+  return
+}
