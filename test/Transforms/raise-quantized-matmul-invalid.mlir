@@ -1420,3 +1420,42 @@ func.func @batch_dynamic_k(%x: memref<2x?x?xf16>, %codes: memref<64x128xi8>, %s:
   memref.dealloc %wd : memref<128x64xf16>
   return
 }
+
+// -----
+
+// GPTQ's qweight with float zero points: the gptq format's zero points are
+// qzeros, integers packed into i32 words.
+func.func @gptq_float_zero_points(%x: memref<?x256xf16>, %qweight: memref<32x64xi32>, %scales: memref<2x64xf16>,
+                                  %zeros: memref<2x64xf16>, %y: memref<?x64xf16>) {
+  %w = memref.alloc() : memref<64x256xf16>
+  linalg.generic {indexing_maps = [affine_map<(n, k) -> (k floordiv 8, n)>,
+                                   affine_map<(n, k) -> (k floordiv 128, n)>,
+                                   affine_map<(n, k) -> (k floordiv 128, n)>,
+                                   affine_map<(n, k) -> (n, k)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%qweight, %scales, %zeros : memref<32x64xi32>, memref<2x64xf16>, memref<2x64xf16>)
+      outs(%w : memref<64x256xf16>) {
+  ^bb0(%word: i32, %s: f16, %z: f16, %o: f16):
+    %k = linalg.index 1 : index
+    %c8 = arith.constant 8 : index
+    %c4 = arith.constant 4 : index
+    %mask = arith.constant 15 : i32
+    %klane = arith.remui %k, %c8 : index
+    %kbit = arith.muli %klane, %c4 : index
+    %kshift = arith.index_cast %kbit : index to i32
+    %kshifted = arith.shrui %word, %kshift : i32
+    %code = arith.andi %kshifted, %mask : i32
+    %cf = arith.uitofp %code : i32 to f16
+    %q = arith.subf %cf, %z : f16
+    %v = arith.mulf %q, %s : f16
+    linalg.yield %v : f16
+  }
+  %zero = arith.constant 0.0 : f16
+  linalg.fill ins(%zero : f16) outs(%y : memref<?x64xf16>)
+  // expected-remark @+1 {{expected GPTQ's qzeros (integer zero points packed into i32 words) with its qweight, got float zero points}}
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>,
+                                 affine_map<(m, n, k) -> (m, n)>]
+      ins(%x, %w : memref<?x256xf16>, memref<64x256xf16>) outs(%y : memref<?x64xf16>)
+  memref.dealloc %w : memref<64x256xf16>
+  return
+}
