@@ -133,6 +133,49 @@ int humming_layer_create_from_checkpoint_shard(const char *dir,
                                                const char *activations,
                                                humming_layer **out);
 
+/** A tensor as a checkpoint stores it, in host memory:
+ *  `name` relative to its module ("qweight", "scales", "weight_packed",
+ *  "weight_scale" ...), a safetensors dtype ("I32", "F16", "BF16", "F32",
+ *  "U8", "I8", "F8_E4M3", "F8_E8M0" ...), row-major little-endian `data` of
+ *  exactly the bytes its dtype and shape take. */
+typedef struct {
+  const char *name;
+  const char *dtype;
+  int64_t rank;
+  const int64_t *shape;
+  const void *data;
+  size_t bytes;
+} humming_tensor;
+
+/** humming_layer_create_from_checkpoint_shard for tensors a host already
+ *  holds (a serving engine's loaded parameters) rather than a directory:
+ *  `config_json` is the model's config.json text (its
+ *  quantization_config and torch_dtype decide the format, as for a
+ *  directory), `tensors` the module's `count` tensors under their
+ *  checkpoint names, `module` its name for the config's per-module rules
+ *  (NULL or "": "layer"). Every format the directory loader reads (GPTQ,
+ *  AWQ, compressed-tensors, FP8, ModelOpt, Quark, MXFP4 ...), act-order and
+ *  tensor-parallel shards included. The tensors are copied. */
+int humming_layer_create_from_tensors(const char *config_json,
+                                      const humming_tensor *tensors,
+                                      int64_t count, const char *module,
+                                      const char *parallel, int64_t rank,
+                                      int64_t size, const char *activations,
+                                      humming_layer **out);
+
+/** The canonical tensor `which` ("weight", "scales", "zero_points",
+ *  "global_scale", "bias") the layer holds (padded sizes, as
+ *  humming_layer_load_quantized takes them back): its safetensors dtype,
+ *  rank and shape (`shape` has room for 8), and, where `data` is not NULL,
+ *  its bytes (`capacity` at least that many). Returns its size in bytes; 0
+ *  with *rank = -1 when the schema has no such tensor; -1 on error (no
+ *  weights yet, an unknown name, too little room). Any out pointer may be
+ *  NULL. */
+int64_t humming_layer_canonical_tensor(const humming_layer *layer,
+                                       const char *which, const char **dtype,
+                                       int64_t *shape, int64_t *rank,
+                                       void *data, int64_t capacity);
+
 /** Act-order layers (GPTQ desc_act): the weights' column j is input column
  *  perm[j]. Returns the permutation's length (0: the natural order; -1 for
  *  NULL) and, where `capacity` allows, writes it to `out`. Such a layer

@@ -157,6 +157,14 @@ Result<LoadedLayer> loadCheckpointLayer(const char *dir, const char *module,
   return layer;
 }
 
+int checkShardArgs(const char *parallel, const char *activations);
+/// The layer (or rank `rank`'s shard of it) of a converted checkpoint module,
+/// with 16-bit `model` activations or the checkpoint's own
+/// (humming_layer_create_from_checkpoint_shard's arguments, checked).
+int createFromLoaded(LoadedLayer loaded, ScalarType model, const char *module,
+                     const char *parallel, int64_t rank, int64_t size,
+                     const char *activations, humming_layer **out);
+
 } // namespace
 
 extern "C" {
@@ -291,6 +299,159 @@ int humming_layer_create_from_checkpoint_shard(const char *dir,
   if (!out)
     return fail("expected an output pointer, got NULL");
   *out = nullptr;
+  if (int rc = checkShardArgs(parallel, activations))
+    return rc;
+  ScalarType model = ScalarType::f16();
+  Result<LoadedLayer> loaded = loadCheckpointLayer(dir, module, model);
+  if (!loaded)
+    return fail(loaded.error());
+  return createFromLoaded(loaded.take(), model, module, parallel, rank, size,
+                          activations, out);
+}
+
+int humming_layer_create_from_tensors(const char *configJson,
+                                      const humming_tensor *tensors,
+                                      int64_t count, const char *module,
+                                      const char *parallel, int64_t rank,
+                                      int64_t size, const char *activations,
+                                      humming_layer **out) {
+  if (!out)
+    return fail("expected an output pointer, got NULL");
+  *out = nullptr;
+  if (!configJson)
+    return fail("expected the model's config.json text (with its "
+                "quantization_config), got NULL");
+  if (count < 1 || !tensors)
+    return fail(concat("expected at least one tensor, got ",
+                       tensors ? count : 0));
+  if (int rc = checkShardArgs(parallel, activations))
+    return rc;
+  const std::string name = module && *module ? module : "layer";
+  Result<Json> config = parseJson(configJson);
+  if (!config)
+    return fail(concat("config: ", config.error()));
+  // The tensors as one in-memory safetensors file, named as a checkpoint
+  // names them ("<module>.<name>"): the checkpoint adapters read them as
+  // they read a directory's files.
+  std::vector<std::pair<std::string, TensorView>> views;
+  for (int64_t i = 0; i < count; ++i) {
+    const humming_tensor &t = tensors[i];
+    const std::string where = concat("tensor ", i, " (",
+                                     t.name ? t.name : "(null)", ")");
+    if (!t.name || !*t.name)
+      return fail(concat("tensor ", i, ": expected a name, got ",
+                         t.name ? "''" : "NULL"));
+    for (const auto &[have, view] : views)
+      if (have == concat(name, ".", t.name))
+        return fail(concat(where, ": the name is given twice"));
+    std::optional<DType> dtype =
+        t.dtype ? parseDType(t.dtype) : std::nullopt;
+    if (!dtype)
+      return fail(concat(where, ": expected a safetensors dtype such as I32, "
+                                "F16, BF16, F32, U8, F8_E4M3, got '",
+                         t.dtype ? t.dtype : "(null)", "'"));
+    if (t.rank < 0 || t.rank > 8 || (t.rank > 0 && !t.shape))
+      return fail(concat(where, ": expected a rank of 0 to 8 with its shape, "
+                                "got rank ",
+                         t.rank, t.shape ? "" : " and no shape"));
+    TensorView v;
+    v.dtype = *dtype;
+    for (int64_t d = 0; d < t.rank; ++d) {
+      if (t.shape[d] < 0 || t.shape[d] > (int64_t(1) << 40))
+        return fail(concat(where, ": dimension ", d,
+                           " is out of range: ", t.shape[d]));
+      v.shape.push_back(t.shape[d]);
+    }
+    const size_t need = storageBytes(v.dtype, v.numel());
+    if (t.bytes != need || (need && !t.data))
+      return fail(concat(where, ": expected ", need, " bytes of ", t.dtype,
+                         " data, got ", t.data ? t.bytes : 0));
+    v.data = static_cast<const uint8_t *>(t.data);
+    v.nbytes = need;
+    views.emplace_back(concat(name, ".", t.name), v);
+  }
+  Result<SafetensorsFile> file =
+      SafetensorsFile::fromBytes(serializeSafetensors(views), "tensors");
+  if (!file)
+    return fail(file.error());
+  std::vector<SafetensorsFile> files;
+  files.push_back(file.take());
+  Result<Checkpoint> checkpoint =
+      Checkpoint::fromParts("(tensors)", config.take(), nullptr,
+                            std::move(files));
+  if (!checkpoint)
+    return fail(checkpoint.error());
+  Result<QuantConfig> qc = QuantConfig::fromCheckpoint(*checkpoint);
+  if (!qc)
+    return fail(qc.error());
+  Result<LoadedLayer> loaded = loadLayer(*checkpoint, *qc, name);
+  if (!loaded)
+    return fail(loaded.error());
+  const ScalarType model = qc->paramDType() == DType::BF16
+                               ? ScalarType::bf16()
+                               : ScalarType::f16();
+  return createFromLoaded(loaded.take(), model, name.c_str(), parallel, rank,
+                          size, activations, out);
+}
+
+int64_t humming_layer_canonical_tensor(const humming_layer *layer,
+                                       const char *which, const char **dtype,
+                                       int64_t *shape, int64_t *rank,
+                                       void *data, int64_t capacity) {
+  auto failed = [](std::string message) {
+    fail(std::move(message));
+    return int64_t(-1);
+  };
+  if (!layer)
+    return failed("expected a layer, got NULL");
+  const QuantizedWeights *w = layer->layer.canonicalWeights();
+  if (!w)
+    return failed("the layer holds no weights yet: quantize or load them "
+                  "first");
+  const std::string what = which ? which : "(null)";
+  const Tensor *t = what == "weight"         ? &w->weight
+                    : what == "scales"       ? (w->scales ? &*w->scales : nullptr)
+                    : what == "zero_points"  ? (w->zeroPoints ? &*w->zeroPoints : nullptr)
+                    : what == "global_scale" ? (w->globalScale ? &*w->globalScale : nullptr)
+                    : what == "bias"         ? (w->bias ? &*w->bias : nullptr)
+                                             : nullptr;
+  const bool known = what == "weight" || what == "scales" ||
+                     what == "zero_points" || what == "global_scale" ||
+                     what == "bias";
+  if (!known)
+    return failed(concat("expected weight, scales, zero_points, global_scale "
+                         "or bias, got '",
+                         what, "'"));
+  if (!t) {
+    ok();
+    if (rank)
+      *rank = -1;
+    return 0;
+  }
+  if (t->shape.size() > 8)
+    return failed(concat(what, ": rank ", t->shape.size(), " over 8"));
+  if (dtype)
+    *dtype = dtypeName(t->dtype);
+  if (rank)
+    *rank = int64_t(t->shape.size());
+  if (shape)
+    std::copy(t->shape.begin(), t->shape.end(), shape);
+  const int64_t bytes = int64_t(t->data.size());
+  if (data) {
+    if (capacity < bytes)
+      return failed(concat(what, ": expected room for ", bytes,
+                           " bytes, got ", capacity));
+    std::memcpy(data, t->data.data(), size_t(bytes));
+  }
+  ok();
+  return bytes;
+}
+
+} // extern "C"
+
+namespace {
+
+int checkShardArgs(const char *parallel, const char *activations) {
   const std::string acts = activations ? activations : "(null)";
   if (acts != "16-bit" && acts != "checkpoint")
     return fail(concat("activations: expected 16-bit or checkpoint, got '",
@@ -298,10 +459,15 @@ int humming_layer_create_from_checkpoint_shard(const char *dir,
   const std::string how = parallel ? parallel : "(null)";
   if (how != "column" && how != "row")
     return fail(concat("parallel: expected column or row, got '", how, "'"));
-  ScalarType model = ScalarType::f16();
-  Result<LoadedLayer> loaded = loadCheckpointLayer(dir, module, model);
-  if (!loaded)
-    return fail(loaded.error());
+  return 0;
+}
+
+int createFromLoaded(LoadedLayer loadedLayer, ScalarType model,
+                     const char *module, const char *parallel, int64_t rank,
+                     int64_t size, const char *activations,
+                     humming_layer **out) {
+  const std::string acts = activations, how = parallel;
+  LoadedLayer *loaded = &loadedLayer;
   InputSchema in{model, ActScaling::None, 0};
   if (acts == "checkpoint") {
     in = loaded->input;
@@ -356,6 +522,10 @@ int humming_layer_create_from_checkpoint_shard(const char *dir,
   *out = new humming_layer{layer.take(), {}};
   return ok();
 }
+
+} // namespace
+
+extern "C" {
 
 const char *humming_layer_activation(const humming_layer *layer) {
   if (!layer)

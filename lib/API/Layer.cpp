@@ -423,6 +423,10 @@ const std::vector<int32_t> &Layer::inputPermutation() const {
   return impl_->inputPermutation;
 }
 
+const QuantizedWeights *Layer::canonicalWeights() const {
+  return impl_->canonical ? &*impl_->canonical : nullptr;
+}
+
 Status Layer::loadQuantized(QuantizedWeights tensors) {
   Impl &l = *impl_;
   // A padded layer takes tensors of the unpadded shapes too.

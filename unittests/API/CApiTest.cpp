@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -138,6 +139,216 @@ TEST(CApi, ErrorsSayWhatWasExpected) {
   EXPECT_EQ(std::string(humming_last_error()),
             "expected a layer and a stats pointer, got NULL");
   EXPECT_EQ(std::string(humming_layer_compiler_reports(nullptr)), "");
+}
+
+namespace {
+/// A GPTQ (v1, asymmetric, group 128) 4-bit layer's tensors as a checkpoint
+/// stores them: code(k, n) = (7 k + 3 n) % 16, zero point of group g and
+/// column n (g + n) % 16 (stored minus one), scales 1 + n / 256.
+struct GptqTensors {
+  int64_t n, k;
+  std::vector<int32_t> qweight, qzeros, gIdx;
+  std::vector<uint16_t> scales;
+  int64_t qwShape[2], qzShape[2], sShape[2], gShape[1];
+  static int code(int64_t kk, int64_t nn) { return int((7 * kk + 3 * nn) % 16); }
+  static int zero(int64_t g, int64_t nn) { return int((g + nn) % 16); }
+  GptqTensors(int64_t n, int64_t k) : n(n), k(k) {
+    const int64_t groups = k / 128;
+    qweight.assign(size_t(k / 8 * n), 0);
+    for (int64_t kk = 0; kk < k; ++kk)
+      for (int64_t nn = 0; nn < n; ++nn)
+        qweight[size_t(kk / 8 * n + nn)] |= code(kk, nn) << (4 * (kk % 8));
+    qzeros.assign(size_t(groups * n / 8), 0);
+    for (int64_t g = 0; g < groups; ++g)
+      for (int64_t nn = 0; nn < n; ++nn)
+        qzeros[size_t(g * n / 8 + nn / 8)] |= ((zero(g, nn) - 1) & 15)
+                                              << (4 * (nn % 8));
+    for (int64_t g = 0; g < groups; ++g)
+      for (int64_t nn = 0; nn < n; ++nn)
+        scales.push_back(uint16_t(0x3c00 + nn)); // 1 + nn / 1024 in f16
+    for (int64_t kk = 0; kk < k; ++kk)
+      gIdx.push_back(int32_t(kk / 128));
+    qwShape[0] = k / 8, qwShape[1] = n;
+    qzShape[0] = groups, qzShape[1] = n / 8;
+    sShape[0] = groups, sShape[1] = n;
+    gShape[0] = k;
+  }
+  std::vector<humming_tensor> list() const {
+    return {{"qweight", "I32", 2, qwShape, qweight.data(), qweight.size() * 4},
+            {"qzeros", "I32", 2, qzShape, qzeros.data(), qzeros.size() * 4},
+            {"scales", "F16", 2, sShape, scales.data(), scales.size() * 2},
+            {"g_idx", "I32", 1, gShape, gIdx.data(), gIdx.size() * 4}};
+  }
+};
+const char *kGptqConfig =
+    R"({"torch_dtype": "float16", "quantization_config": {"quant_method":
+        "gptq", "bits": 4, "group_size": 128, "sym": false, "desc_act": false,
+        "checkpoint_format": "gptq"}})";
+
+/// Canonical tensor `which` of `layer`: dtype, shape and bytes.
+struct Exported {
+  std::string dtype;
+  std::vector<int64_t> shape;
+  std::vector<uint8_t> bytes;
+};
+Exported exportTensor(const humming_layer *layer, const char *which) {
+  Exported e;
+  const char *dtype = nullptr;
+  int64_t shape[8], rank = 0;
+  int64_t size = humming_layer_canonical_tensor(layer, which, &dtype, shape,
+                                                &rank, nullptr, 0);
+  EXPECT_GE(size, 0) << humming_last_error();
+  if (size <= 0)
+    return e;
+  e.dtype = dtype;
+  e.shape.assign(shape, shape + rank);
+  e.bytes.resize(size_t(size));
+  EXPECT_EQ(humming_layer_canonical_tensor(layer, which, nullptr, nullptr,
+                                           nullptr, e.bytes.data(), size),
+            size);
+  return e;
+}
+int canonicalCode(const Exported &w, int64_t kWords, int64_t nn, int64_t kk) {
+  uint32_t word;
+  std::memcpy(&word, w.bytes.data() + 4 * size_t(nn * kWords + kk / 8), 4);
+  return int((word >> (4 * (kk % 8))) & 15);
+}
+} // namespace
+
+// A serving engine's loaded GPTQ tensors become a layer as the checkpoint
+// directory would (canonical tensors exported back), a column shard of
+// them too; each bad tensor description says which and why.
+TEST(CApi, LayersFromTensors) {
+  humming::test::useTestCache();
+  GptqTensors g(256, 512);
+  std::vector<humming_tensor> ts = g.list();
+  humming_layer *layer = nullptr;
+  ASSERT_EQ(humming_layer_create_from_tensors(kGptqConfig, ts.data(),
+                                              int64_t(ts.size()), "mlp.up",
+                                              "column", 0, 1, "16-bit", &layer),
+            0)
+      << humming_last_error();
+  EXPECT_EQ(humming_layer_n(layer), 256);
+  EXPECT_EQ(humming_layer_k(layer), 512);
+  EXPECT_EQ(std::string(humming_layer_activation(layer)), "f16");
+  Exported w = exportTensor(layer, "weight");
+  EXPECT_EQ(w.dtype, "I32");
+  EXPECT_EQ(w.shape, (std::vector<int64_t>{256, 64}));
+  for (int64_t nn : {0, 5, 255})
+    for (int64_t kk : {0, 9, 511})
+      EXPECT_EQ(canonicalCode(w, 64, nn, kk), GptqTensors::code(kk, nn))
+          << nn << ", " << kk;
+  Exported z = exportTensor(layer, "zero_points");
+  EXPECT_EQ(z.dtype, "I32");
+  EXPECT_EQ(z.shape, (std::vector<int64_t>{256 * 4 / 32, 4}));
+  Exported s = exportTensor(layer, "scales");
+  EXPECT_EQ(s.dtype, "F16");
+  EXPECT_EQ(s.shape, (std::vector<int64_t>{256, 4}));
+  int64_t rank = 0;
+  EXPECT_EQ(humming_layer_canonical_tensor(layer, "bias", nullptr, nullptr,
+                                           &rank, nullptr, 0),
+            0);
+  EXPECT_EQ(rank, -1);
+  // The exported tensors load back into a layer of the same schema.
+  humming_weight_schema schema = {};
+  schema.type = "uint4";
+  schema.scale_type = "f16";
+  schema.granularity = "group";
+  schema.group_k = 128;
+  schema.zero_point = "int";
+  humming_layer *again = nullptr;
+  ASSERT_EQ(humming_layer_create(256, 512, &schema, "f16", 0, &again), 0)
+      << humming_last_error();
+  ASSERT_EQ(humming_layer_load_quantized(again, w.bytes.data(), w.bytes.size(),
+                                         s.bytes.data(), s.bytes.size(),
+                                         z.bytes.data(), z.bytes.size(),
+                                         nullptr, 0, nullptr, 0),
+            0)
+      << humming_last_error();
+  EXPECT_EQ(exportTensor(again, "weight").bytes, w.bytes);
+  humming_layer_destroy(again);
+  EXPECT_EQ(humming_layer_canonical_tensor(layer, "qweight", nullptr, nullptr,
+                                           nullptr, nullptr, 0),
+            -1);
+  EXPECT_EQ(std::string(humming_last_error()),
+            "expected weight, scales, zero_points, global_scale or bias, got "
+            "'qweight'");
+  std::vector<uint8_t> small(8);
+  EXPECT_EQ(humming_layer_canonical_tensor(layer, "weight", nullptr, nullptr,
+                                           nullptr, small.data(), 8),
+            -1);
+  EXPECT_EQ(std::string(humming_last_error()),
+            "weight: expected room for 65536 bytes, got 8");
+  humming_layer_destroy(layer);
+
+  // Rank 1 of a column split in two: columns 128..255.
+  ASSERT_EQ(humming_layer_create_from_tensors(kGptqConfig, ts.data(),
+                                              int64_t(ts.size()), nullptr,
+                                              "column", 1, 2, "16-bit", &layer),
+            0)
+      << humming_last_error();
+  EXPECT_EQ(humming_layer_n(layer), 128);
+  Exported half = exportTensor(layer, "weight");
+  for (int64_t nn : {0, 77, 127})
+    for (int64_t kk : {3, 300})
+      EXPECT_EQ(canonicalCode(half, 64, nn, kk),
+                GptqTensors::code(kk, nn + 128));
+  humming_layer_destroy(layer);
+
+  // Errors.
+  auto refused = [&](std::vector<humming_tensor> list, const char *config,
+                     const std::string &why) {
+    humming_layer *l = nullptr;
+    EXPECT_NE(humming_layer_create_from_tensors(
+                  config, list.data(), int64_t(list.size()), "m", "column", 0,
+                  1, "16-bit", &l),
+              0);
+    EXPECT_EQ(l, nullptr);
+    EXPECT_EQ(std::string(humming_last_error()).substr(0, why.size()), why)
+        << humming_last_error();
+  };
+  refused(ts, nullptr,
+          "expected the model's config.json text (with its "
+          "quantization_config), got NULL");
+  refused(ts, "{\"quantization_config\": ", "config: ");
+  refused({}, kGptqConfig, "expected at least one tensor, got 0");
+  std::vector<humming_tensor> bad = ts;
+  bad[0].dtype = "int32";
+  refused(bad, kGptqConfig,
+          "tensor 0 (qweight): expected a safetensors dtype such as I32, F16, "
+          "BF16, F32, U8, F8_E4M3, got 'int32'");
+  bad = ts;
+  bad[2].bytes -= 2;
+  refused(bad, kGptqConfig,
+          "tensor 2 (scales): expected 2048 bytes of F16 data, got 2046");
+  bad = ts;
+  bad[1].rank = 9;
+  refused(bad, kGptqConfig,
+          "tensor 1 (qzeros): expected a rank of 0 to 8 with its shape, got "
+          "rank 9");
+  bad = ts;
+  bad[3].name = "scales";
+  refused(bad, kGptqConfig, "tensor 3 (scales): the name is given twice");
+  bad = ts;
+  bad.erase(bad.begin() + 2);
+  refused(bad, kGptqConfig,
+          "m: missing tensor 'm.scales' (gptq 4-bit group 128 asymmetric)");
+  refused(ts, R"({"torch_dtype": "float16"})",
+          "(tensors): no quantization_config in config.json");
+  humming_layer *l = nullptr;
+  EXPECT_NE(humming_layer_create_from_tensors(kGptqConfig, ts.data(),
+                                              int64_t(ts.size()), "m", "rows",
+                                              0, 1, "16-bit", &l),
+            0);
+  EXPECT_EQ(std::string(humming_last_error()),
+            "parallel: expected column or row, got 'rows'");
+  EXPECT_NE(humming_layer_create_from_tensors(kGptqConfig, ts.data(),
+                                              int64_t(ts.size()), "m",
+                                              "column", 0, 1, "16-bit",
+                                              nullptr),
+            0);
+  EXPECT_EQ(std::string(humming_last_error()),
+            "expected an output pointer, got NULL");
 }
 
 TEST(CApi, QuantizedActivationLayers) {

@@ -174,6 +174,11 @@ public:
   /// Quantizes float weights [N, K] (logical sizes) and, if the schema has
   /// one, a bias [N].
   Status quantize(const double *weights, const double *bias = nullptr);
+  /// The canonical tensors the layer holds (padded shapes; what
+  /// loadQuantized took or quantize made), null before either. They stay
+  /// on the host after transform(), for a later transform to another
+  /// device and for callers that save them (a torch state_dict).
+  const QuantizedWeights *canonicalWeights() const;
 
   /// Prepares the weights for `target` (the prepared mma_sync layout where
   /// it holds the schema, else the canonical one; 8-bit activations need
