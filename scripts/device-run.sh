@@ -17,8 +17,9 @@
 #   bench|<name>|<bundle>|<humming.bench arguments>
 #       python -m humming.bench (bench/PROTOCOL.md) against <bundle>'s
 #       libhumming.so; e.g. 'bench|std-after|humming-bundle|--configs w4a16_g128'
-#   python|<name>|
-#       the Python package's tests
+#   python|<name>|[<test module or name> ...]
+#       the Python package's tests (all, or those named: e.g.
+#       'python|serving|test_serving test_ops.OpsTest')
 #   sanitize|<name>|<tool>|<humming-gpu-test arguments>
 #       compute-sanitizer --tool <tool> over humming-gpu-test
 # STEP_TIMEOUT (seconds, default 300) bounds each step, <kind>@<seconds>
@@ -60,7 +61,8 @@ for step in "$@"; do
       grep -E '^\|' "$log" | tee -a "$out/summary.txt"
       ;;
     python)
-      OUT="$logs/$name" timeout "$limit" bash "$here/run-python-tests.sh" >"$log" 2>&1
+      eval "args=($rest)"
+      OUT="$logs/$name" timeout "$limit" bash "$here/run-python-tests.sh" "${args[@]}" >"$log" 2>&1
       status=$?
       say "$(printf '%-18s %-8s %4ss  %s' "$name" "rc=$status" "$(( $(date +%s) - start ))" "$(grep -E '^(OK|FAILED|Ran )' "$log" | tr '\n' ' ')")"
       ;;

@@ -186,6 +186,11 @@ int64_t humming_layer_input_permutation(const humming_layer *layer,
                                         int32_t *out, int64_t capacity);
 int humming_layer_set_activations_gathered(humming_layer *layer,
                                            int gathered);
+/** Sets the act-order permutation (what humming_layer_input_permutation
+ *  gives; a saved layer's state): a permutation of 0 .. K - 1, or count 0
+ *  for the natural order. */
+int humming_layer_set_input_permutation(humming_layer *layer,
+                                        const int32_t *perm, int64_t count);
 
 /** The layer's activation type ("f16", "bf16", "f8E4M3FN", "f8E5M2",
  *  "si8", "si4") and scaling ("none", "token", "static"); "" for NULL. */

@@ -724,6 +724,18 @@ int64_t humming_layer_input_permutation(const humming_layer *layer,
   return int64_t(perm.size());
 }
 
+int humming_layer_set_input_permutation(humming_layer *layer,
+                                        const int32_t *perm, int64_t count) {
+  if (!layer)
+    return fail("expected a layer, got NULL");
+  if (count < 0 || (count > 0 && !perm))
+    return fail(concat("expected a permutation of ", layer->layer.k(),
+                       " columns, got ", count < 0 ? count : 0,
+                       perm ? "" : " (NULL)"));
+  return check(layer->layer.setInputPermutation(
+      std::vector<int32_t>(perm, perm + count)));
+}
+
 int humming_layer_forward(const humming_layer *layer, void *stream,
                           uint64_t input, uint64_t output, int64_t m) {
   if (!layer)

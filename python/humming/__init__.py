@@ -36,6 +36,30 @@ class _CTransformStats(ctypes.Structure):
                 ("weight_seconds", ctypes.c_double)]
 
 
+class _CTensor(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("dtype", ctypes.c_char_p),
+                ("rank", ctypes.c_int64),
+                ("shape", ctypes.POINTER(ctypes.c_int64)),
+                ("data", ctypes.c_void_p), ("bytes", ctypes.c_size_t)]
+
+
+# torch dtypes by safetensors name, and back (float8 types where this torch
+# has them; F8_E8M0 scales travel as their bytes).
+_ST_TORCH = {"I32": "int32", "I16": "int16", "I64": "int64", "I8": "int8",
+             "U8": "uint8", "F16": "float16", "BF16": "bfloat16",
+             "F32": "float32", "F64": "float64", "BOOL": "bool",
+             "F8_E4M3": "float8_e4m3fn", "F8_E5M2": "float8_e5m2",
+             "F8_E8M0": "float8_e8m0fnu"}
+
+
+def _safetensors_dtype(torch, dtype):
+    for name, attr in _ST_TORCH.items():
+        if getattr(torch, attr, None) == dtype:
+            return name
+    raise HummingError(f"expected a tensor of a safetensors dtype "
+                       f"({', '.join(_ST_TORCH)}), got {dtype}")
+
+
 class HummingError(RuntimeError):
     """A humming call failed; the message says what was expected and found."""
 
@@ -105,10 +129,21 @@ def _library():
         lib.humming_layer_create_from_checkpoint_shard.argtypes = [
             ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,
             ctypes.c_int64, ctypes.c_int64, ctypes.c_char_p, ctypes.POINTER(p)]
+        lib.humming_layer_create_from_tensors.argtypes = [
+            ctypes.c_char_p, ctypes.POINTER(_CTensor), ctypes.c_int64,
+            ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int64, ctypes.c_int64,
+            ctypes.c_char_p, ctypes.POINTER(p)]
+        lib.humming_layer_canonical_tensor.argtypes = [
+            p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_char_p),
+            ctypes.POINTER(ctypes.c_int64), ctypes.POINTER(ctypes.c_int64),
+            p, ctypes.c_int64]
+        lib.humming_layer_canonical_tensor.restype = ctypes.c_int64
         lib.humming_layer_input_permutation.argtypes = [
             p, ctypes.POINTER(ctypes.c_int32), ctypes.c_int64]
         lib.humming_layer_input_permutation.restype = ctypes.c_int64
         lib.humming_layer_set_activations_gathered.argtypes = [p, ctypes.c_int]
+        lib.humming_layer_set_input_permutation.argtypes = [
+            p, ctypes.POINTER(ctypes.c_int32), ctypes.c_int64]
         lib.humming_layer_activation.argtypes = [p]
         lib.humming_layer_activation.restype = ctypes.c_char_p
         lib.humming_layer_activation_scaling.argtypes = [p]
@@ -355,12 +390,6 @@ class HummingLayer:
             str(path).encode(), str(module).encode(), str(parallel).encode(),
             int(tp_rank), int(tp_size), activations.encode(),
             ctypes.byref(handle)))
-        self = cls.__new__(cls)
-        self._handle = handle
-        self._transformed = False
-        self.shape_n = _library().humming_layer_n(handle)
-        self.shape_k = _library().humming_layer_k(handle)
-        self.has_bias = None
         import json
         import os
         try:
@@ -368,7 +397,98 @@ class HummingLayer:
                 dtype = json.load(f).get("torch_dtype", "float16")
         except (OSError, ValueError):
             dtype = "float16"
-        self._act = "bf16" if dtype == "bfloat16" else "f16"
+        return cls._adopt(handle, dtype, activations)
+
+    @classmethod
+    def from_tensors(cls, tensors, config, module=None, torch_dtype=None,
+                     activations="16-bit", tp_rank=0, tp_size=1,
+                     parallel="column"):
+        """A layer from tensors already loaded (a serving engine's weight
+        loader, or a state dict) in the checkpoint's own format: `tensors`
+        maps the module's tensor names ("qweight", "qzeros", "scales",
+        "g_idx"; compressed-tensors' "weight_packed", "weight_scale" ...) to
+        torch tensors (any device; copied) or to (dtype, shape, bytes)
+        triples with safetensors dtypes ("I32", "F16" ...). `config` is the
+        model's config.json as a dict, or its quantization_config alone
+        (then `torch_dtype`, default "float16", is the model's 16-bit type).
+        `module`: the module's name, for per-module rules in the config
+        (ignored modules, dynamic overrides). The rest as from_safetensors:
+        every format it reads, act-order, tensor-parallel shards."""
+        if not isinstance(config, dict):
+            raise HummingError(f"config: expected a dict (config.json or its "
+                               f"quantization_config), got "
+                               f"{type(config).__name__}")
+        if "quantization_config" not in config:
+            config = {"quantization_config": config}
+        if torch_dtype is not None or "torch_dtype" not in config:
+            config = dict(config)
+            config["torch_dtype"] = _torch_dtype_name(torch_dtype or
+                                                      "float16")
+        if not isinstance(tensors, dict) or not tensors:
+            raise HummingError("tensors: expected a non-empty dict of name -> "
+                               "tensor")
+        import json
+        keep = []
+        array = (_CTensor * len(tensors))()
+        for i, (name, t) in enumerate(tensors.items()):
+            dtype, shape, data, size = _raw_tensor(t, str(name), keep)
+            dims = (ctypes.c_int64 * max(1, len(shape)))(*shape)
+            keep.extend((dims, str(name).encode(), dtype.encode()))
+            array[i] = _CTensor(keep[-2], keep[-1], len(shape), dims, data,
+                                size)
+        if activations not in ("16-bit", "checkpoint"):
+            raise HummingError("activations: expected '16-bit' or "
+                               f"'checkpoint', got {activations!r}")
+        handle = ctypes.c_void_p()
+        _check(_library().humming_layer_create_from_tensors(
+            json.dumps(config).encode(), array, len(tensors),
+            str(module).encode() if module else None,
+            str(parallel).encode(), int(tp_rank), int(tp_size),
+            activations.encode(), ctypes.byref(handle)))
+        return cls._adopt(handle, config.get("torch_dtype", "float16"),
+                          activations)
+
+    def canonical_tensors(self):
+        """The canonical tensors the layer holds (padded sizes; what
+        load_quantized takes back): {"weight", "scales", "zero_points",
+        "global_scale", "bias"} as far as the schema has them, as CPU torch
+        tensors (without torch: (dtype, shape, bytes) triples)."""
+        lib = _library()
+        out = {}
+        for which in ("weight", "scales", "zero_points", "global_scale",
+                      "bias"):
+            dtype = ctypes.c_char_p()
+            shape = (ctypes.c_int64 * 8)()
+            rank = ctypes.c_int64()
+            size = lib.humming_layer_canonical_tensor(
+                self._handle, which.encode(), ctypes.byref(dtype), shape,
+                ctypes.byref(rank), None, 0)
+            if size < 0:
+                raise HummingError(lib.humming_last_error().decode())
+            if rank.value < 0:
+                continue
+            buf = ctypes.create_string_buffer(max(1, size))
+            _check(0 if lib.humming_layer_canonical_tensor(
+                self._handle, which.encode(), None, None, None, buf,
+                size) == size else 1)
+            dims = tuple(shape[i] for i in range(rank.value))
+            out[which] = _as_tensor(dtype.value.decode(), dims,
+                                    buf.raw[:size])
+        return out
+
+    @classmethod
+    def _adopt(cls, handle, torch_dtype, activations):
+        """A HummingLayer around a C layer made from a checkpoint (its
+        model's 16-bit type `torch_dtype`, activations "16-bit" or
+        "checkpoint")."""
+        self = cls.__new__(cls)
+        self._handle = handle
+        self._transformed = False
+        self.shape_n = _library().humming_layer_n(handle)
+        self.shape_k = _library().humming_layer_k(handle)
+        self.has_bias = None
+        self.num_experts = 0
+        self._act = "bf16" if torch_dtype == "bfloat16" else "f16"
         self._scaling = None
         self._output = self._act
         if activations == "checkpoint":
@@ -394,6 +514,18 @@ class HummingLayer:
             lib.humming_layer_input_permutation(self._handle, buf, count)
             self.input_permutation = list(buf)
             _check(lib.humming_layer_set_activations_gathered(self._handle, 1))
+
+    def set_input_permutation(self, perm):
+        """Sets the act-order permutation (a saved layer's
+        input_permutation; None or [] for the natural order): column j of
+        the weights is input column perm[j], and the layer gathers x by it."""
+        perm = [int(c) for c in (perm if perm is not None else [])]
+        lib = _library()
+        buf = (ctypes.c_int32 * max(1, len(perm)))(*perm)
+        _check(lib.humming_layer_set_input_permutation(self._handle, buf,
+                                                       len(perm)))
+        self._transformed = False
+        self._take_permutation()
 
     def _gathered(self, torch, x):
         """x's columns in the weights' order (act-order layers), else x."""
@@ -980,6 +1112,63 @@ def transform_all(layers, progress=None, **target):
     if progress and layers:
         progress.write("\n")
     return totals
+
+
+def _torch_dtype_name(dtype):
+    """"float16" / "bfloat16" for a torch dtype or its name."""
+    name = str(dtype).replace("torch.", "")
+    if name in ("float16", "half", "f16"):
+        return "float16"
+    if name in ("bfloat16", "bf16"):
+        return "bfloat16"
+    raise HummingError(f"torch_dtype: expected float16 or bfloat16, got "
+                       f"{dtype}")
+
+
+def _raw_tensor(t, name, keep):
+    """(safetensors dtype, shape, data pointer, bytes) of a torch tensor
+    (copied to contiguous host memory, kept alive in `keep`) or of a
+    (dtype, shape, bytes) triple."""
+    try:
+        import torch
+    except ImportError:
+        torch = None
+    if torch is not None and isinstance(t, torch.Tensor):
+        dtype = _safetensors_dtype(torch, t.dtype)
+        host = t.detach().contiguous().cpu()
+        keep.append(host)
+        return (dtype, list(host.shape), host.data_ptr(),
+                host.numel() * host.element_size())
+    if isinstance(t, tuple) and len(t) == 3:
+        dtype, shape, data = t
+        try:
+            data = bytes(memoryview(data))
+        except TypeError:
+            raise HummingError(f"{name}: expected bytes as the triple's "
+                               f"third item, got {type(data).__name__}") \
+                from None
+        buf = ctypes.create_string_buffer(data, max(1, len(data)))
+        keep.append(buf)
+        return (str(dtype), [int(d) for d in shape],
+                ctypes.cast(buf, ctypes.c_void_p).value, len(data))
+    raise HummingError(f"{name}: expected a torch tensor or a (dtype, shape, "
+                       f"bytes) triple, got {type(t).__name__}")
+
+
+def _as_tensor(dtype, shape, data):
+    """A CPU torch tensor of safetensors `dtype` (bytes for a type this
+    torch lacks: uint8 with a last dimension of bytes), or the triple when
+    torch is not installed."""
+    try:
+        import torch
+    except ImportError:
+        return (dtype, shape, data)
+    t = torch.frombuffer(bytearray(data), dtype=torch.uint8) if data else \
+        torch.empty(0, dtype=torch.uint8)
+    attr = getattr(torch, _ST_TORCH.get(dtype, ""), None)
+    if attr is None:
+        return t.reshape(*shape, -1) if shape else t
+    return t.view(attr).reshape(shape)
 
 
 def _weight_schema(weight_config, default_scale, keep):

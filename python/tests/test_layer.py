@@ -5,8 +5,10 @@ torch and a CUDA device: a layer whose weights quantize exactly, run on the
 current stream and compared with x @ W^T in float64.
 """
 
+import json
 import os
 import random
+import struct
 import subprocess
 import sys
 import tempfile
@@ -42,6 +44,27 @@ def make_checkpoint(kind, parent=None):
     d = os.path.join(parent or tempfile.mkdtemp(prefix="humming-ckpt-"), kind)
     subprocess.run([sys.executable, MAKE_CHECKPOINT, d, kind], check=True)
     return d
+
+
+def read_module_tensors(directory, module):
+    """The tensors of `module` in a checkpoint directory's safetensors
+    files, as (dtype, shape, bytes) triples by name under the module."""
+    out = {}
+    for name in sorted(os.listdir(directory)):
+        if not name.endswith(".safetensors"):
+            continue
+        with open(os.path.join(directory, name), "rb") as f:
+            blob = f.read()
+        size = struct.unpack("<Q", blob[:8])[0]
+        header = json.loads(blob[8:8 + size])
+        for key, entry in header.items():
+            if key == "__metadata__" or not key.startswith(module + "."):
+                continue
+            begin, end = entry["data_offsets"]
+            out[key[len(module) + 1:]] = (
+                entry["dtype"], tuple(entry["shape"]),
+                blob[8 + size + begin:8 + size + end])
+    return out
 
 
 class CreateTest(unittest.TestCase):
@@ -397,6 +420,63 @@ class CheckpointTest(unittest.TestCase):
         with self.assertRaises(HummingError) as e:
             HummingLayer.from_safetensors(self.dir + "/gptq", "model.nope")
         self.assertTrue(str(e.exception))
+
+    def test_from_tensors_is_the_checkpoint_layer(self):
+        # A serving engine's loaded tensors (here read back from the files,
+        # as (dtype, shape, bytes) triples) make the layer the directory
+        # makes: the same canonical tensors, act-order permutation and
+        # shards; the config as config.json or its quantization_config.
+        for kind in ("gptq", "gptq-act-order", "ct-w8a8-int8"):
+            d = self.dir + "/" + kind
+            with open(d + "/config.json") as f:
+                config = json.load(f)
+            tensors = read_module_tensors(d, self.module)
+            for tp in ({}, {"tp_rank": 1, "tp_size": 2}):
+                want = HummingLayer.from_safetensors(d, self.module, **tp)
+                got = HummingLayer.from_tensors(tensors, config,
+                                                module=self.module, **tp)
+                self.assertEqual((got.shape_n, got.shape_k),
+                                 (want.shape_n, want.shape_k))
+                self.assertEqual(got.canonical_tensors(),
+                                 want.canonical_tensors(), kind)
+                self.assertEqual(got.input_permutation,
+                                 want.input_permutation)
+        got = HummingLayer.from_tensors(
+            read_module_tensors(self.dir + "/gptq", self.module),
+            config={"quant_method": "gptq", "bits": 4, "group_size": 128,
+                    "sym": True, "desc_act": False},
+            torch_dtype="bfloat16")
+        self.assertEqual(got._act, "bf16")
+        canonical = got.canonical_tensors()
+        self.assertEqual(sorted(canonical), ["scales", "weight"]
+                         if "zero_points" not in canonical else
+                         ["scales", "weight", "zero_points"])
+        self.assertEqual(canonical["weight"][:2], ("I32", (64, 32)))
+        got.transform(device="H200", compile_only=True)
+        # What each bad argument says.
+        tensors = read_module_tensors(self.dir + "/gptq", self.module)
+        for args, why in (
+                ((tensors, "gptq"), "config: expected a dict (config.json or "
+                 "its quantization_config), got str"),
+                (({}, {"quant_method": "gptq"}), "tensors: expected a "
+                 "non-empty dict of name -> tensor"),
+                (({"qweight": [1, 2]}, {"quant_method": "gptq"}),
+                 "qweight: expected a torch tensor or a (dtype, shape, bytes) "
+                 "triple, got list"),
+                (({"qweight": ("I32", (2,), b"\0" * 4)},
+                  {"quant_method": "gptq"}),
+                 "tensor 0 (qweight): expected 8 bytes of I32 data, got 4"),
+                ((dict(tensors, scales=("F16", (2, 64), b"")),
+                  {"quant_method": "gptq", "bits": 4, "group_size": 128}),
+                 "tensor 2 (scales): expected 256 bytes of F16 data, got 0")):
+            with self.assertRaises(HummingError) as e:
+                HummingLayer.from_tensors(*args)
+            self.assertEqual(str(e.exception), why)
+        with self.assertRaises(HummingError) as e:
+            HummingLayer.from_tensors(tensors, {"quant_method": "gptq"},
+                                      torch_dtype="float32")
+        self.assertEqual(str(e.exception), "torch_dtype: expected float16 "
+                         "or bfloat16, got float32")
 
 
 def _cuda():

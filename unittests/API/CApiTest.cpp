@@ -266,6 +266,27 @@ TEST(CApi, LayersFromTensors) {
             0)
       << humming_last_error();
   EXPECT_EQ(exportTensor(again, "weight").bytes, w.bytes);
+  // An act-order permutation set back (a saved layer's state), checked.
+  std::vector<int32_t> perm(512);
+  for (int32_t j = 0; j < 512; ++j)
+    perm[size_t(j)] = (j * 7) % 512;
+  ASSERT_EQ(humming_layer_set_input_permutation(again, perm.data(), 512), 0)
+      << humming_last_error();
+  std::vector<int32_t> back(512);
+  EXPECT_EQ(humming_layer_input_permutation(again, back.data(), 512), 512);
+  EXPECT_EQ(back, perm);
+  perm[3] = perm[4];
+  EXPECT_NE(humming_layer_set_input_permutation(again, perm.data(), 512), 0);
+  EXPECT_EQ(std::string(humming_last_error()),
+            "expected a permutation of 0 .. 511, got 28 at 4 (a repeat)");
+  EXPECT_NE(humming_layer_set_input_permutation(again, perm.data(), 5), 0);
+  EXPECT_EQ(std::string(humming_last_error()),
+            "expected a permutation of K = 512 input columns, got 5 entries");
+  EXPECT_NE(humming_layer_set_input_permutation(again, nullptr, 512), 0);
+  EXPECT_EQ(std::string(humming_last_error()),
+            "expected a permutation of 512 columns, got 0 (NULL)");
+  EXPECT_EQ(humming_layer_set_input_permutation(again, nullptr, 0), 0);
+  EXPECT_EQ(humming_layer_input_permutation(again, nullptr, 0), 0);
   humming_layer_destroy(again);
   EXPECT_EQ(humming_layer_canonical_tensor(layer, "qweight", nullptr, nullptr,
                                            nullptr, nullptr, 0),

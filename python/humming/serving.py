@@ -1,0 +1,257 @@
+"""A serving engine's quantization method, built only on torch.
+
+Shaped like vLLM's LinearMethodBase, so that an engine's plugin is a thin
+shim: the engine makes a layer module, asks the method for its parameters
+(the checkpoint's own tensors, at this rank's partition sizes, with the
+attributes vLLM's weight loaders shard by), loads the checkpoint into them,
+then lets the method turn them into a Humming layer prepared for the GPU,
+and calls apply() in forward:
+
+    from humming.serving import HummingLinearMethod, load_weight
+    method = HummingLinearMethod(config["quantization_config"],
+                                 torch_dtype=torch.float16)
+    layer = torch.nn.Module()
+    method.create_weights(layer, input_size_per_partition=K // tp,
+                          output_partition_sizes=[N], input_size=K,
+                          output_size=N, params_dtype=torch.float16)
+    for name, param in layer.named_parameters():       # the engine's loader
+        load_weight(param, checkpoint[prefix + name], tp_rank, tp_size)
+    method.process_weights_after_loading(layer)         # -> Humming layer
+    y = method.apply(layer, x, bias)                    # torch.ops.humming.gemm
+
+Formats: GPTQ (2/3/4/8-bit, gptq and gptq_v2 zero points, act-order
+desc_act with column parallelism or none), AWQ (4-bit GEMM), compressed-
+tensors pack-quantized integer weights (group / channel, symmetric or not)
+and FP8 with block scales (quant_method "fp8", weight_block_size). Row
+parallelism of an act-order GPTQ layer is refused (its columns are
+scattered over the whole input); so are formats not listed, with the
+reason. Parameters carry vLLM's attributes: input_dim, output_dim,
+packed_dim, packed_factor, and any extra_weight_attrs (weight_loader).
+"""
+
+import torch
+
+from . import HummingError
+from . import HummingLayer as _CLayer
+from . import ops as _ops
+
+__all__ = ["HummingLinearMethod", "load_weight"]
+
+
+def _param(layer, name, shape, dtype, **attrs):
+    if any(int(d) <= 0 for d in shape):
+        raise HummingError(f"{name}: the partition gives an empty or "
+                           f"negative shape {list(shape)}")
+    p = torch.nn.Parameter(torch.empty(*shape, dtype=dtype),
+                           requires_grad=False)
+    for key, value in attrs.items():
+        setattr(p, key, value)
+    layer.register_parameter(name, p)
+    return p
+
+
+def _divide(what, size, by):
+    if size % by:
+        raise HummingError(f"{what}: expected a multiple of {by}, got {size}")
+    return size // by
+
+
+class HummingLinearMethod:
+    """Linear layers of one checkpoint's quantization_config (a dict, as
+    config.json holds it)."""
+
+    def __init__(self, quant_config, torch_dtype=torch.float16):
+        if not isinstance(quant_config, dict):
+            raise HummingError(f"quant_config: expected a dict, got "
+                               f"{type(quant_config).__name__}")
+        self.config = dict(quant_config)
+        self.torch_dtype = torch_dtype
+        method = str(self.config.get("quant_method", "")).lower()
+        self.method = method
+        if method == "gptq":
+            self.bits = int(self.config.get("bits", 4))
+            self.group = int(self.config.get("group_size", 128))
+            self.act_order = bool(self.config.get("desc_act", False))
+        elif method == "awq":
+            self.bits = int(self.config.get("bits", 4))
+            self.group = int(self.config.get("group_size", 128))
+        elif method == "compressed-tensors":
+            self._compressed_tensors()
+        elif method == "fp8":
+            block = self.config.get("weight_block_size")
+            if not block:
+                raise HummingError(
+                    "fp8: expected weight_block_size (per-tensor FP8 scales "
+                    "of merged layers are one per shard in vLLM's layout, "
+                    "which this adapter does not take yet; load such "
+                    "checkpoints with humming.nn.HummingLayer."
+                    "from_safetensors)")
+            self.block = [int(b) for b in block]
+        else:
+            raise HummingError(
+                f"quant_method: expected gptq, awq, compressed-tensors or fp8 "
+                f"(the serving adapter's formats; the rest load through "
+                f"from_safetensors), got {method!r}")
+
+    def _compressed_tensors(self):
+        fmt = self.config.get("format")
+        groups = self.config.get("config_groups") or {}
+        linear = [g for g in groups.values()
+                  if "Linear" in (g.get("targets") or [])]
+        if fmt != "pack-quantized" or len(linear) != 1:
+            raise HummingError(
+                "compressed-tensors: expected format pack-quantized with one "
+                f"config group targeting Linear, got format {fmt!r} and "
+                f"{len(linear)} such groups")
+        w = linear[0].get("weights") or {}
+        if w.get("type", "int") != "int" or w.get("strategy") not in (
+                "group", "channel"):
+            raise HummingError(
+                "compressed-tensors: expected integer weights with strategy "
+                f"group or channel, got type {w.get('type')!r}, strategy "
+                f"{w.get('strategy')!r}")
+        self.bits = int(w.get("num_bits", 4))
+        self.group = int(w.get("group_size") or 0) \
+            if w.get("strategy") == "group" else 0
+        self.symmetric = bool(w.get("symmetric", True))
+
+    # -- the engine's calls -----------------------------------------------
+    def create_weights(self, layer, input_size_per_partition,
+                       output_partition_sizes, input_size, output_size,
+                       params_dtype, **extra_weight_attrs):
+        """Registers this rank's parameters on `layer` in the checkpoint's
+        names and layout."""
+        k, n = int(input_size_per_partition), int(sum(output_partition_sizes))
+        row_split = k != int(input_size)
+        extra = dict(extra_weight_attrs)
+        layer.humming_partition = (n, k)
+        layer.humming_layer = None
+        if self.method in ("gptq", "awq", "compressed-tensors"):
+            if 32 % self.bits and self.method != "gptq":
+                raise HummingError(f"{self.method}: expected 2, 4 or 8 bits, "
+                                   f"got {self.bits}")
+            pack = 32 / self.bits
+            groups = 1 if self.group <= 0 else _divide(
+                f"input_size_per_partition ({k}) over group_size", k,
+                self.group)
+            # Scales and zero points split along K only with groups.
+            k_dim = None if self.group <= 0 else 0
+        if self.method == "gptq":
+            if self.act_order and row_split:
+                raise HummingError(
+                    "gptq: an act-order (desc_act) layer cannot be split by "
+                    "rows: its K is permuted over the whole input; shard it "
+                    "by columns or not at all")
+            words = _divide(f"input_size_per_partition ({k}) * bits / 32",
+                            k * self.bits, 32)
+            _param(layer, "qweight", (words, n), torch.int32, input_dim=0,
+                   output_dim=1, packed_dim=0, packed_factor=pack, **extra)
+            _param(layer, "g_idx", (k,), torch.int32, input_dim=0, **extra)
+            _param(layer, "qzeros", (groups, _divide(
+                f"output partition ({n}) * bits / 32", n * self.bits, 32)),
+                torch.int32, input_dim=k_dim, output_dim=1, packed_dim=1,
+                packed_factor=pack, **extra)
+            _param(layer, "scales", (groups, n), params_dtype,
+                   input_dim=k_dim, output_dim=1, **extra)
+        elif self.method == "awq":
+            cols = _divide(f"output partition ({n}) * bits / 32",
+                           n * self.bits, 32)
+            _param(layer, "qweight", (k, cols), torch.int32, input_dim=0,
+                   output_dim=1, packed_dim=1, packed_factor=pack, **extra)
+            _param(layer, "qzeros", (groups, cols), torch.int32,
+                   input_dim=k_dim, output_dim=1, packed_dim=1,
+                   packed_factor=pack, **extra)
+            _param(layer, "scales", (groups, n), params_dtype,
+                   input_dim=k_dim, output_dim=1, **extra)
+        elif self.method == "compressed-tensors":
+            s_dim = None if self.group <= 0 else 1
+            _param(layer, "weight_packed", (n, _divide(
+                f"input_size_per_partition ({k}) * bits / 32",
+                k * self.bits, 32)), torch.int32, input_dim=1, output_dim=0,
+                packed_dim=1, packed_factor=pack, **extra)
+            _param(layer, "weight_scale", (n, groups), params_dtype,
+                   input_dim=s_dim, output_dim=0, **extra)
+            if not self.symmetric:
+                _param(layer, "weight_zero_point", (_divide(
+                    f"output partition ({n}) * bits / 32", n * self.bits,
+                    32), groups), torch.int32, input_dim=s_dim, output_dim=0,
+                    packed_dim=0, packed_factor=pack, **extra)
+            _param(layer, "weight_shape", (2,), torch.int64, **extra)
+        else:  # fp8 blocks
+            bn, bk = self.block
+            # A shard must hold whole scale blocks.
+            if n != int(output_size):
+                _divide(f"the output partition ({n}) over the scale block",
+                        n, bn)
+            if row_split:
+                _divide(f"the input partition ({k}) over the scale block", k,
+                        bk)
+            _param(layer, "weight", (n, k), torch.float8_e4m3fn, input_dim=1,
+                   output_dim=0, **extra)
+            _param(layer, "weight_scale_inv", (-(-n // bn), -(-k // bk)),
+                   torch.float32, input_dim=1, output_dim=0, **extra)
+
+    def process_weights_after_loading(self, layer):
+        """Turns the loaded parameters into a Humming layer prepared for
+        their GPU (their device must be a CUDA one) and drops them."""
+        tensors = {name: p.data for name, p in layer.named_parameters(
+            recurse=False)}
+        if not tensors:
+            raise HummingError("expected the parameters create_weights "
+                               "registered, found none")
+        if "weight_shape" in tensors:
+            n, k = layer.humming_partition
+            tensors["weight_shape"] = torch.tensor([n, k], dtype=torch.int64)
+        if self.method == "gptq" and not self.act_order:
+            tensors.pop("g_idx", None)  # (trivial: group of k is k // g)
+        device = next(iter(tensors.values())).device
+        humming = _CLayer.from_tensors(
+            tensors, {"quantization_config": self.config},
+            torch_dtype=self.torch_dtype)
+        if device.type == "cuda":
+            with torch.cuda.device(device):
+                humming.transform()
+        for name in list(tensors):
+            if name in layer._parameters:
+                delattr(layer, name)
+        layer.humming_layer = humming
+        layer.humming_id = _ops.register(humming)
+
+    def apply(self, layer, x, bias=None):
+        """y [..., N] = x [..., K] W^T (+ bias) by torch.ops.humming.gemm."""
+        if getattr(layer, "humming_layer", None) is None:
+            raise HummingError("apply: call process_weights_after_loading "
+                               "first")
+        n, k = layer.humming_partition
+        y = torch.ops.humming.gemm(x.reshape(-1, k), layer.humming_id)
+        y = y.reshape(*x.shape[:-1], n)
+        return y if bias is None else y + bias
+
+
+def load_weight(param, loaded, tp_rank=0, tp_size=1):
+    """Copies the checkpoint tensor `loaded` (the whole layer's) into
+    `param`, rank tp_rank's slice of it along the parameter's output_dim or
+    input_dim (vLLM's column / row parallel loaders; the parameter's shape
+    says which: the dimension that is tp_size times smaller). A size that
+    does not divide says so."""
+    if tuple(loaded.shape) == tuple(param.shape) or tp_size == 1:
+        if tuple(loaded.shape) != tuple(param.shape) and \
+                loaded.numel() != param.numel():
+            raise HummingError(f"expected a tensor of shape "
+                               f"{list(param.shape)}, got "
+                               f"{list(loaded.shape)}")
+        param.data.copy_(loaded.reshape(param.shape))
+        return
+    for attr in ("output_dim", "input_dim"):
+        d = getattr(param, attr, None)
+        if d is None or loaded.shape[d] == param.shape[d]:
+            continue
+        if loaded.shape[d] != param.shape[d] * tp_size:
+            raise HummingError(
+                f"{attr} {d}: expected {param.shape[d]} x {tp_size} ranks, "
+                f"got {loaded.shape[d]}")
+        loaded = loaded.narrow(d, tp_rank * param.shape[d], param.shape[d])
+    if tuple(loaded.shape) != tuple(param.shape):
+        raise HummingError(f"expected a tensor of shape {list(param.shape)} "
+                           f"after sharding, got {list(loaded.shape)}")
+    param.data.copy_(loaded)
