@@ -382,6 +382,21 @@ mlir::humming::buildMoePermuteModule(MLIRContext &ctx,
 }
 
 hq::Result<OwningOpRef<ModuleOp>>
+mlir::humming::buildGatherColumnsModule(MLIRContext &ctx,
+                                        const GatherColumnsSpec &spec) {
+  Type t = toMLIRType(&ctx, spec.type);
+  auto rows = MemRefType::get({ShapedType::kDynamic, spec.columns}, t);
+  SmallVector<Type> types = {
+      rows, MemRefType::get({spec.columns}, IntegerType::get(&ctx, 32)), rows};
+  return singleFunctionModule(
+      ctx, "gather", types, "the column gather does not verify",
+      [&](OpBuilder &b, Location loc, Block *body) {
+        GatherColumnsOp::create(b, loc, body->getArgument(0),
+                                body->getArgument(1), body->getArgument(2));
+      });
+}
+
+hq::Result<OwningOpRef<ModuleOp>>
 mlir::humming::buildElementwiseModule(MLIRContext &ctx,
                                       const ElementwiseSpec &spec) {
   Type t = toMLIRType(&ctx, spec.type);

@@ -148,6 +148,7 @@ def plot_svg(report):
     series = {}
     for r in rows:
         label = f" v{r['variant']}" if "variant" in r else ""
+        label += " act-order" if r.get("act_order") else ""
         series.setdefault(f"{r['config']}{label} {r['n']}x{r['k']}",
                           []).append((r["m"], r["ratio"]))
     width, height, left, right, top, bottom = 760, 420, 60, 250, 40, 50
@@ -238,7 +239,7 @@ def load_random_codes(layer, torch, config, n, k):
 
 
 def transform_once(HummingLayer, torch, n, k, name, tile_config=None,
-                   random_codes=False):
+                   random_codes=False, act_order=False):
     layer = HummingLayer(n, k, CONFIGS[name],
                          INPUTS.get(name, {"dtype": "float16"}))
     if random_codes:
@@ -246,6 +247,10 @@ def transform_once(HummingLayer, torch, n, k, name, tile_config=None,
     else:
         layer.load_from_unquantized(
             torch.randn(n, k, dtype=torch.float32) * 0.02)
+    if act_order:
+        # A GPTQ desc_act layer's state: x's columns are gathered by a
+        # permutation before the kernels (part of the time).
+        layer.set_input_permutation(torch.randperm(k).tolist())
     # --tiles-for: another device's tile heuristics for the GPU present
     # (its chip's kernels, e.g. the L40S's mma_sync tiles on an H200).
     tiles_for = os.environ.get("HUMMING_BENCH_TILES_FOR") or None
@@ -265,7 +270,8 @@ def transform_once(HummingLayer, torch, n, k, name, tile_config=None,
                    "weight_s": s.weight_seconds}
 
 
-def bench_layers(HummingLayer, torch, n, k, name, tile_config, args, jit):
+def bench_layers(HummingLayer, torch, n, k, name, tile_config, args, jit,
+                 act_order=False):
     """args.copies transformed layers of one configuration; appends the
     transforms' compile cost to `jit` (copy 0: cold JIT, then, unless
     --no-cold, in fresh processes on one thread and from the disk cache;
@@ -273,7 +279,13 @@ def bench_layers(HummingLayer, torch, n, k, name, tile_config, args, jit):
     layers = []
     for copy in range(args.copies):
         layer, stats = transform_once(HummingLayer, torch, n, k, name,
-                                      tile_config, args.random_codes)
+                                      tile_config, args.random_codes,
+                                      act_order)
+        # (An act-order layer compiles the same kernels: its JIT is not
+        # timed again.)
+        if act_order:
+            layers.append(layer)
+            continue
         if copy == 0:
             jit.append(dict(stats, cache="cold"))
             if not args.no_cold:
@@ -377,6 +389,10 @@ def main():
                         help="load random codes and scales instead of "
                              "quantizing float weights (seconds per copy at "
                              "model sizes): tuning runs, timing only")
+    parser.add_argument("--act-order", action="store_true",
+                        help="time every configuration twice: as it is and "
+                             "as an act-order layer (x's columns gathered "
+                             "by a random permutation before the kernels)")
     parser.add_argument("--tiles-for", default=None,
                         help="choose tiles with this device's facts (e.g. "
                              "L40S: its mma_sync tiles) for the GPU present")
@@ -409,13 +425,17 @@ def main():
                     for _ in range(args.copies)]
         torch_us = {}  # M -> torch's time, measured once for all variants
         for variant, tile_config in enumerate(variants):
-            layers = bench_layers(HummingLayer, torch, n, k, name, tile_config,
-                                  args, jit)
-            for m in ms:
-                rows.append(time_one(torch, layers, torch_ws, torch_us, config,
-                                     name, n, k, m, args.replays))
-                if len(variants) > 1:
-                    rows[-1].update(variant=variant, tile_config=tile_config)
+            for act_order in ([False, True] if args.act_order else [False]):
+                layers = bench_layers(HummingLayer, torch, n, k, name,
+                                      tile_config, args, jit, act_order)
+                for m in ms:
+                    rows.append(time_one(torch, layers, torch_ws, torch_us,
+                                         config, name, n, k, m, args.replays))
+                    if len(variants) > 1:
+                        rows[-1].update(variant=variant,
+                                        tile_config=tile_config)
+                    if args.act_order:
+                        rows[-1]["act_order"] = act_order
     # The library's own commit (the device bundle records it) before the
     # checkout's: a copied working tree's git HEAD can be older than the
     # code that ran.

@@ -194,6 +194,7 @@ class HummingLinearMethod:
     def process_weights_after_loading(self, layer):
         """Turns the loaded parameters into a Humming layer prepared for
         their GPU (their device must be a CUDA one) and drops them."""
+        registered = list(layer._parameters)
         tensors = {name: p.data for name, p in layer.named_parameters(
             recurse=False)}
         if not tensors:
@@ -211,9 +212,8 @@ class HummingLinearMethod:
         if device.type == "cuda":
             with torch.cuda.device(device):
                 humming.transform()
-        for name in list(tensors):
-            if name in layer._parameters:
-                delattr(layer, name)
+        for name in registered:
+            delattr(layer, name)
         layer.humming_layer = humming
         layer.humming_id = _ops.register(humming)
 

@@ -290,10 +290,10 @@ class ServingTest(unittest.TestCase):
             method.create_weights(layer, k, [n], k, n, torch.float16)
             files = read_module_tensors(path, module)
             for name, p in layer.named_parameters():
-                dtype, shape, data = files[name]
+                st, shape, data = files[name]
                 t = torch.frombuffer(bytearray(data), dtype={
                     "I32": torch.int32, "F16": torch.float16,
-                    "I64": torch.int64}[dtype]).reshape(shape)
+                    "I64": torch.int64}[st]).reshape(shape)
                 load_weight(p, t.cuda())
             method.process_weights_after_loading(layer)
             got = layer.humming_layer.canonical_tensors()

@@ -149,6 +149,16 @@ struct MoePermuteSpec {
 ::humming::Result<OwningOpRef<ModuleOp>>
 buildMoePermuteModule(MLIRContext &ctx, const MoePermuteSpec &spec);
 
+/// An act-order layer's activation gather as the JIT compiles it: func
+/// @gather(input [?, columns], columns [columns] i32, output [?, columns])
+/// { humming.gather_columns } over `type` (f16, bf16 or an 8-bit code).
+struct GatherColumnsSpec {
+  int64_t columns = 0;
+  ::humming::ScalarType type = ::humming::ScalarType::f16();
+};
+::humming::Result<OwningOpRef<ModuleOp>>
+buildGatherColumnsModule(MLIRContext &ctx, const GatherColumnsSpec &spec);
+
 /// humming.silu_and_mul (kind abi::kSiluAndMulKernel) or humming.moe_sum
 /// (abi::kMoeSumKernel) as the JIT compiles it: func @elementwise(input,
 /// output) over `type` (f16 or bf16) with `columns` output columns.

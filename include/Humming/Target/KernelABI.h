@@ -81,7 +81,7 @@ struct MmaSyncTile {
 constexpr int64_t kGemmKernel = 0, kQuantizeKernel = 1, kMoeAlignKernel = 2,
                   kSiluAndMulKernel = 3, kMoeSumKernel = 4,
                   kMoeGroupKernel = 5, kMoeScatterKernel = 6,
-                  kMoeGatherKernel = 7;
+                  kMoeGatherKernel = 7, kGatherColumnsKernel = 8;
 /// The most blocks a scatter / gather kernel launches (a grid-stride loop
 /// covers the rest).
 constexpr int64_t kPermuteMaxBlocks = int64_t(1) << 20;
@@ -149,7 +149,12 @@ struct KernelLaunch {
   /// the positions in the first routing slot, M the positions, the rows
   /// of the grouped side (scatter: output, gather: input) in the i32 slot
   /// after the routing pointers; block_n the 4-byte words of a row, one
-  /// thread per word and grid-stride step; top_k is built in).
+  /// thread per word and grid-stride step; top_k is built in),
+  /// kGatherColumnsKernel (humming.gather_columns: input slot -> output
+  /// slot, each row's columns in the order of the [K] i32 indices in the
+  /// first routing slot; M the rows, block_n = K, one thread per element
+  /// and grid-stride step; griddepcontrol.launch_dependents first from
+  /// sm_90 on).
   int64_t kind = 0;
   /// Mixture of experts: the routing (kRouting*; kRoutingDense for a
   /// dense GEMM), the experts E, top_k (indexed; 1 otherwise), the indexed
@@ -177,7 +182,8 @@ struct KernelLaunch {
       g[0] = g[1] = g[2] = 1;
       return;
     }
-    if (kind == kMoeScatterKernel || kind == kMoeGatherKernel) {
+    if (kind == kMoeScatterKernel || kind == kMoeGatherKernel ||
+        kind == kGatherColumnsKernel) {
       int64_t blocks = (m * blockN + threads - 1) / threads;
       g[0] = uint32_t(blocks < kPermuteMaxBlocks ? blocks : kPermuteMaxBlocks);
       g[1] = g[2] = 1;

@@ -18,6 +18,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 #include <cmath>
@@ -222,5 +223,75 @@ gpu::GPUFuncOp mlir::humming::buildMoePermuteKernel(
   return buildSmallKernel(builder, loc, module, name, /*moe=*/true,
                           [&](ImplicitLocOpBuilder &b, ArrayRef<Value> params) {
                             MoePermuteEmitter(b, spec, params).emit();
+                          });
+}
+
+namespace {
+
+/// output[r, j] = input[r, columns[j]]: one element per thread and
+/// grid-stride step; the columns are read per element (they stay in L1).
+/// The kernel lets the next one on the stream launch at once
+/// (griddepcontrol.launch_dependents, sm_90 on): a GEMM launched as a
+/// programmatic dependent copies its weights meanwhile and waits
+/// (griddepcontrol.wait) for this grid's writes before it reads them.
+class GatherColumnsEmitter : EmitterBase {
+public:
+  GatherColumnsEmitter(ImplicitLocOpBuilder &b,
+                       const GatherColumnsKernelSpec &spec,
+                       ArrayRef<Value> params)
+      : EmitterBase(b, params), spec(spec) {}
+
+  void emit() {
+    using P = arith::CmpIPredicate;
+    Value tid = ext64(index32(gpu::ThreadIdOp::create(b, gpu::Dimension::x)));
+    Value bid = ext64(index32(gpu::BlockIdOp::create(b, gpu::Dimension::x)));
+    Value grid = ext64(index32(gpu::GridDimOp::create(b, gpu::Dimension::x)));
+    const int64_t K = spec.columns;
+    Type elem = b.getIntegerType(spec.elementBits);
+    Value rows = ext64(param(::humming::abi::ParamM));
+    Value total = arith::MulIOp::create(b, rows, c64(K));
+    Value start = arith::AddIOp::create(
+        b, arith::MulIOp::create(b, bid, c64(kElementwiseThreads)), tid);
+    Value stride = arith::MulIOp::create(b, grid, c64(kElementwiseThreads));
+    auto loop = scf::ForOp::create(b, start, total, stride);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value j = loop.getInductionVar();
+    Value row = arith::DivUIOp::create(b, j, c64(K));
+    Value col = arith::RemUIOp::create(b, j, c64(K));
+    Value src = load(i32, param(::humming::abi::ParamRowIds), col);
+    Value inRange =
+        arith::AndIOp::create(b, arith::CmpIOp::create(b, P::sge, src, c32(0)),
+                              arith::CmpIOp::create(b, P::slt, src, c32(K)));
+    auto ifIn = scf::IfOp::create(b, TypeRange{elem}, inRange,
+                                  /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPointToStart(ifIn.thenBlock());
+      Value at = arith::AddIOp::create(b, arith::MulIOp::create(b, row, c64(K)),
+                                       ext64(src));
+      scf::YieldOp::create(
+          b, load(elem, param(::humming::abi::ParamInput), at));
+      b.setInsertionPointToStart(ifIn.elseBlock());
+      scf::YieldOp::create(b, Value(arith::ConstantIntOp::create(b, elem, 0)));
+    }
+    store(ifIn.getResult(0), param(::humming::abi::ParamOutput), j);
+  }
+
+private:
+  const GatherColumnsKernelSpec &spec;
+};
+
+} // namespace
+
+gpu::GPUFuncOp mlir::humming::buildGatherColumnsKernel(
+    OpBuilder &builder, Location loc, gpu::GPUModuleOp module, StringRef name,
+    const GatherColumnsKernelSpec &spec, bool launchDependents) {
+  return buildSmallKernel(builder, loc, module, name, /*moe=*/true,
+                          [&](ImplicitLocOpBuilder &b, ArrayRef<Value> params) {
+                            if (launchDependents)
+                              NVVM::GriddepcontrolOp::create(
+                                  b, NVVM::GridDepActionKind::launch_dependents);
+                            GatherColumnsEmitter(b, spec, params).emit();
                           });
 }

@@ -510,6 +510,7 @@ struct LowerToNVVMPass
     SmallVector<MoeAlignOp> aligns;
     SmallVector<MoeGroupOp> groups;
     SmallVector<MoePermuteOp> permutes;
+    SmallVector<GatherColumnsOp> gathers;
     SmallVector<Operation *> elementwise; // silu_and_mul, moe_sum
     bool failedAny = false;
     module.walk([&](Operation *op) {
@@ -526,12 +527,15 @@ struct LowerToNVVMPass
         groups.push_back(group);
       else if (auto permute = dyn_cast<MoePermuteOp>(op))
         permutes.push_back(permute);
+      else if (auto gather = dyn_cast<GatherColumnsOp>(op))
+        gathers.push_back(gather);
       else if (isa<SiluAndMulOp, MoeSumOp>(op))
         elementwise.push_back(op);
       else if (isa_and_nonnull<HummingDialect>(op->getDialect())) {
         op->emitOpError("is not lowered by humming-lower-to-nvvm yet (only "
                         "humming.gemm, humming.moe_gemm, humming.moe_align, "
                         "humming.moe_group, humming.moe_permute, "
+                        "humming.gather_columns, "
                         "humming.silu_and_mul, humming.moe_sum and "
                         "humming.quantize of activations are)");
         failedAny = true;
@@ -540,11 +544,13 @@ struct LowerToNVVMPass
     if (failedAny)
       return signalPassFailure();
     if (gemms.empty() && quantizes.empty() && aligns.empty() &&
-        groups.empty() && permutes.empty() && elementwise.empty())
+        groups.empty() && permutes.empty() && gathers.empty() &&
+        elementwise.empty())
       return;
     SmallVector<Operation *> small(aligns.begin(), aligns.end());
     small.append(groups.begin(), groups.end());
     small.append(permutes.begin(), permutes.end());
+    small.append(gathers.begin(), gathers.end());
     small.append(elementwise.begin(), elementwise.end());
     for (Operation *op : small)
       for (Value v : op->getOperands())
@@ -960,6 +966,59 @@ struct LowerToNVVMPass
               threads),
           arith::ConstantIndexOp::create(b, kPermuteMaxBlocks));
       Value any = arith::CmpIOp::create(b, arith::CmpIPredicate::ne, p,
+                                        arith::ConstantIndexOp::create(b, 0));
+      auto ifAny = scf::IfOp::create(b, any, /*withElseRegion=*/false);
+      b.setInsertionPointToStart(ifAny.thenBlock());
+      Value one = arith::ConstantIndexOp::create(b, 1);
+      gpu::LaunchFuncOp::create(b, kernel, gpu::KernelDim3{blocks, one, one},
+                                gpu::KernelDim3{threads, one, one}, Value(),
+                                args);
+      op.erase();
+    }
+    for (GatherColumnsOp op : gathers) {
+      auto inType = cast<MemRefType>(op.getInput().getType());
+      GatherColumnsKernelSpec gs;
+      gs.columns = inType.getDimSize(1);
+      gs.elementBits = inType.getElementTypeBitWidth();
+      std::string name = kernelName(op, "gather_columns");
+      gpu::GPUFuncOp kernel = buildGatherColumnsKernel(
+          builder, op.getLoc(), kernels, name, gs,
+          /*launchDependents=*/parsed->sm >= 90);
+      kernelSymbols.insert(kernel);
+      hq::abi::KernelLaunch l;
+      l.name = kernel.getName().str();
+      l.blockM = 1;
+      l.blockN = gs.columns;
+      l.threads = kElementwiseThreads;
+      l.kind = hq::abi::kGatherColumnsKernel;
+      launchTable.push_back(launchAttr(builder, l));
+      // The rows both sides hold (a dynamic size that disagrees reads and
+      // writes nothing outside them), at most 2^31 - 1; the columns' length
+      // is K (the verifier checks a static one; a dynamic one must be K).
+      ImplicitLocOpBuilder b(op.getLoc(), op);
+      auto dim0 = [&](Value v) { return memref::DimOp::create(b, v, 0); };
+      Value rows = arith::MinUIOp::create(
+          b,
+          arith::MinUIOp::create(b, dim0(op.getInput()), dim0(op.getOutput())),
+          arith::ConstantIndexOp::create(
+              b, std::numeric_limits<int32_t>::max() / gs.columns));
+      Value null = devicePointer(b, Value());
+      SmallVector<Value> args = {
+          devicePointer(b, op.getInput()), null, null, null, null, null,
+          devicePointer(b, op.getOutput()), null,
+          arith::IndexCastOp::create(b, b.getI32Type(), rows),
+          devicePointer(b, op.getColumns()), null, null, null,
+          arith::ConstantIntOp::create(b, b.getI32Type(), 0)};
+      Value threads = arith::ConstantIndexOp::create(b, kElementwiseThreads);
+      Value blocks = arith::MinUIOp::create(
+          b,
+          arith::CeilDivUIOp::create(
+              b,
+              arith::MulIOp::create(
+                  b, rows, arith::ConstantIndexOp::create(b, gs.columns)),
+              threads),
+          arith::ConstantIndexOp::create(b, kPermuteMaxBlocks));
+      Value any = arith::CmpIOp::create(b, arith::CmpIPredicate::ne, rows,
                                         arith::ConstantIndexOp::create(b, 0));
       auto ifAny = scf::IfOp::create(b, any, /*withElseRegion=*/false);
       b.setInsertionPointToStart(ifAny.thenBlock());

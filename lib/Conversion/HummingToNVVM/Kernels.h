@@ -160,6 +160,16 @@ struct MoePermuteKernelSpec {
   bool gather = false;
 };
 constexpr int64_t kPermuteMaxBlocks = ::humming::abi::kPermuteMaxBlocks;
+
+/// humming.gather_columns: rows of `columns` elements of `elementBits`.
+struct GatherColumnsKernelSpec {
+  int64_t columns = 1;
+  unsigned elementBits = 16;
+};
+gpu::GPUFuncOp buildGatherColumnsKernel(OpBuilder &builder, Location loc,
+                                        gpu::GPUModuleOp module, StringRef name,
+                                        const GatherColumnsKernelSpec &spec,
+                                        bool launchDependents);
 gpu::GPUFuncOp buildMoePermuteKernel(OpBuilder &builder, Location loc,
                                      gpu::GPUModuleOp module, StringRef name,
                                      const MoePermuteKernelSpec &spec);

@@ -574,6 +574,33 @@ LogicalResult MoeGroupOp::verify() {
   return success();
 }
 
+LogicalResult GatherColumnsOp::verify() {
+  auto in = cast<MemRefType>(getInput().getType());
+  auto out = cast<MemRefType>(getOutput().getType());
+  Type elem = in.getElementType();
+  const unsigned bits = elem.isIntOrFloat() ? elem.getIntOrFloatBitWidth() : 0;
+  if (in.getRank() != 2 || in.isDynamicDim(1) || in.getDimSize(1) < 1 ||
+      (bits != 8 && bits != 16 && bits != 32))
+    return emitOpError() << "expected 'input' to be a memref<?x{K}x{type}> "
+                            "with a static K and an 8-, 16- or 32-bit "
+                            "element type, got "
+                         << in;
+  const int64_t k = in.getDimSize(1);
+  if (out.getRank() != 2 || out.getElementType() != elem ||
+      out.isDynamicDim(1) || out.getDimSize(1) != k)
+    return emitOpError() << "expected 'output' to have the rows of 'input' ("
+                         << k << " x " << elem << "), got " << out;
+  if (!in.isDynamicDim(0) && !out.isDynamicDim(0) &&
+      in.getDimSize(0) != out.getDimSize(0))
+    return emitOpError() << "expected 'output' to have the " << in.getDimSize(0)
+                         << " rows of 'input', got " << out;
+  auto cols = cast<MemRefType>(getColumns().getType());
+  return checkIndexVector(*this, "columns", getColumns(),
+                          cols.isDynamicDim(0) ? std::nullopt
+                                               : std::optional<int64_t>(k),
+                          false);
+}
+
 LogicalResult MoePermuteOp::verify() {
   auto in = cast<MemRefType>(getInput().getType());
   auto out = cast<MemRefType>(getOutput().getType());

@@ -292,6 +292,38 @@ def Humming_MoePermuteOp : Humming_Op<"moe_permute"> {
 }
 
 //===----------------------------------------------------------------------===//
+// humming.gather_columns
+//===----------------------------------------------------------------------===//
+
+def Humming_GatherColumnsOp : Humming_Op<"gather_columns"> {
+  let summary = "Activation columns in an act-order layer's weight order";
+  let description = [{
+    `output`[r, j] = `input`[r, `columns`[j]] for every row r and column
+    j < K: the activations of a layer whose K was permuted at load (GPTQ
+    act-order, `desc_act`: the weights' column j is input column
+    `columns`[j]) gathered into the order its GEMM reads. An index outside
+    0 .. K - 1 writes zero (nothing is read outside the row). Both sides
+    have the same element type of 8, 16 or 32 bits and the same static K;
+    the rows are dynamic and must agree at run time (the fewer are used).
+
+    ```mlir
+    humming.gather_columns %x columns(%perm : memref<4096xi32>) into %xg
+        : memref<?x4096xf16> -> memref<?x4096xf16>
+    ```
+  }];
+  let arguments = (ins
+    Humming_In<"activations [M, K]">:$input,
+    Humming_In<"input column of each weight column [K] i32">:$columns,
+    Humming_Out<"gathered activations [M, K]">:$output
+  );
+  let assemblyFormat = [{
+    $input `columns` `(` $columns `:` type($columns) `)` `into` $output
+    attr-dict `:` type($input) `->` type($output)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // humming.silu_and_mul, humming.moe_sum
 //===----------------------------------------------------------------------===//
 
