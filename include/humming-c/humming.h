@@ -180,12 +180,21 @@ int64_t humming_layer_canonical_tensor(const humming_layer *layer,
  *  perm[j]. Returns the permutation's length (0: the natural order; -1 for
  *  NULL) and, where `capacity` allows, writes it to `out`. Such a layer
  *  takes activations gathered by it (x[:, perm]): say so with
- *  humming_layer_set_activations_gathered before transform, which refuses
- *  the layer otherwise. */
+ *  humming_layer_set_activations_gathered before transform (8-bit
+ *  activations: transform refuses the layer otherwise; 16-bit ones: see
+ *  humming_layer_forward_gathering). */
 int64_t humming_layer_input_permutation(const humming_layer *layer,
                                         int32_t *out, int64_t capacity);
 int humming_layer_set_activations_gathered(humming_layer *layer,
                                            int gathered);
+/** Without that acknowledgement a layer of 16-bit activations gathers
+ *  them itself: run it with humming_layer_forward_gathering, which gathers
+ *  x's columns into `scratch` (m x K 16-bit elements of device memory, 16-
+ *  byte aligned, apart from x) with one kernel and then multiplies
+ *  (Layer::forwardGathering). */
+int humming_layer_forward_gathering(const humming_layer *layer, void *stream,
+                                    uint64_t input, uint64_t scratch,
+                                    uint64_t output, int64_t m);
 /** Sets the act-order permutation (what humming_layer_input_permutation
  *  gives; a saved layer's state): a permutation of 0 .. K - 1, or count 0
  *  for the natural order. */

@@ -736,6 +736,14 @@ int humming_layer_set_input_permutation(humming_layer *layer,
       std::vector<int32_t>(perm, perm + count)));
 }
 
+int humming_layer_forward_gathering(const humming_layer *layer, void *stream,
+                                    uint64_t input, uint64_t scratch,
+                                    uint64_t output, int64_t m) {
+  if (!layer)
+    return fail("expected a layer, got NULL");
+  return check(layer->layer.forwardGathering(stream, input, scratch, output, m));
+}
+
 int humming_layer_forward(const humming_layer *layer, void *stream,
                           uint64_t input, uint64_t output, int64_t m) {
   if (!layer)

@@ -245,6 +245,11 @@ struct Layer::Impl {
   int64_t activationRows = 0;
   /// Its codes (rows of K bytes) and f32 scales, in that order.
   std::vector<rt::DeviceBuffer> activationBuffers;
+  /// An act-order layer that gathers its activations itself
+  /// (LayerTarget::activationsGathered false): the humming.gather_columns
+  /// kernel, and the permutation on the device (not compile-only).
+  std::optional<detail::SingleKernel> gather;
+  std::optional<rt::DeviceBuffer> permutation;
 
   int64_t paddedN() const { return n + weight.padN; }
   int64_t paddedK() const { return k + weight.padK; }
@@ -487,11 +492,17 @@ Status Layer::transform(const LayerTarget &target) {
   if (chip->sm < 80)
     return Error{concat("the mma_sync kernels need sm_80 or newer, got ",
                         chip->str())};
-  if (!l.inputPermutation.empty() && !target.activationsGathered)
-    return Error{"the layer's K is permuted (act-order): forward() needs the "
-                 "activations' columns gathered by inputPermutation() "
-                 "(x[:, perm]); set LayerTarget::activationsGathered to say "
-                 "the caller does"};
+  // Act-order: the layer gathers 16-bit activations itself
+  // (forwardGathering) unless the caller says it does.
+  const bool selfGather =
+      !l.inputPermutation.empty() && !target.activationsGathered;
+  if (selfGather && (l.input.type.bits != 16 || l.moe))
+    return Error{concat(
+        "the layer's K is permuted (act-order) and it takes ",
+        l.moe ? "routed MoE rows" : concat(l.input.type.str(), " activations"),
+        ", which it does not gather itself: forward() needs the activations' "
+        "columns gathered by inputPermutation() (x[:, perm]); set "
+        "LayerTarget::activationsGathered to say the caller does")};
 
   // The live device must be the target's chip.
   Result<const rt::CudaDriver *> live =
@@ -825,6 +836,38 @@ Status Layer::transform(const LayerTarget &target) {
       activationBuffers.push_back(sc.take());
     }
   }
+  // Act-order layers that gather their activations: the gather kernel and
+  // the permutation on the device.
+  std::optional<detail::SingleKernel> gather;
+  std::optional<rt::DeviceBuffer> permutation;
+  if (selfGather) {
+    LayerTarget gt = target;
+    gt.tileConfig.clear();
+    gt.canonicalLayout = false;
+    const ScalarType type = l.input.type;
+    Result<detail::SingleKernel> g = detail::compileSingleKernel(
+        gt, "the act-order gather",
+        concat("gather_columns columns=", l.k, " type=", type.str()),
+        abi::kGatherColumnsKernel, [&](mlir::MLIRContext &ctx) {
+          return mlir::humming::buildGatherColumnsModule(ctx, {l.k, type});
+        });
+    if (!g)
+      return Error{g.error()};
+    stats.compiled += g->stats.compiled;
+    stats.cached += g->stats.cached;
+    if (!target.compileOnly) {
+      Result<rt::DeviceBuffer> p = rt::DeviceBuffer::allocate(
+          *driver, l.inputPermutation.size() * sizeof(int32_t));
+      if (!p)
+        return Error{p.error()};
+      if (Status s = p->upload(l.inputPermutation.data(),
+                               l.inputPermutation.size() * sizeof(int32_t));
+          !s)
+        return s;
+      permutation.emplace(p.take());
+    }
+    gather.emplace(g.take());
+  }
   l.transformed = true;
   l.compileOnly = target.compileOnly;
   l.prepared = prepared;
@@ -849,6 +892,10 @@ Status Layer::transform(const LayerTarget &target) {
   l.quantizer = std::move(quantizer);
   l.activationRows = target.activationRows;
   l.activationBuffers = std::move(activationBuffers);
+  l.gather = std::move(gather);
+  l.permutation.reset();
+  if (permutation)
+    l.permutation.emplace(std::move(*permutation));
   return Status::success();
 }
 
@@ -860,6 +907,10 @@ Status Layer::forward(void *stream, uint64_t input, uint64_t output,
                  "its routing"};
   if (!l.transformed)
     return Error{"call transform() before forward()"};
+  if (l.gather)
+    return Error{"the layer's K is permuted (act-order) and it gathers its "
+                 "activations itself, into a scratch buffer the caller "
+                 "gives: call forwardGathering()"};
   if (l.input.type.bits != 16) {
     if (!l.quantizer)
       return Error{concat("the layer takes ", l.input.type.str(),
@@ -870,6 +921,56 @@ Status Layer::forward(void *stream, uint64_t input, uint64_t output,
     return quantizeAndLaunch(stream, input, output, m, nullptr);
   }
   return launch(stream, input, 0, output, m);
+}
+
+Status Layer::forwardGathering(void *stream, uint64_t input, uint64_t scratch,
+                               uint64_t output, int64_t m) const {
+  const Impl &l = *impl_;
+  if (!l.transformed)
+    return Error{"call transform() before forwardGathering()"};
+  if (!l.gather)
+    return Error{"forwardGathering() runs act-order layers that gather their "
+                 "activations (a permutation, transformed without "
+                 "LayerTarget::activationsGathered); call forward()"};
+  if (m < 0 || m > std::numeric_limits<int32_t>::max())
+    return Error{concat("expected 0 <= M <= 2^31 - 1 tokens, got ", m)};
+  if (m > 0 && (!input || !scratch))
+    return Error{"expected device pointers for the input and the scratch "
+                 "buffer, got a null pointer"};
+  // The scratch buffer holds m x K activations; it must not overlap the
+  // input (the gather reads every column of a row while writing it).
+  const uint64_t bytes = uint64_t(m) * uint64_t(l.k) * 2;
+  if (m > 0 && input < scratch + bytes && scratch < input + bytes)
+    return Error{"expected a scratch buffer apart from the input (the "
+                 "gather would overwrite columns it has yet to read)"};
+  if (m > 0 && (input % 2 != 0 || scratch % 16 != 0))
+    return Error{concat("expected a 2-byte aligned input and a 16-byte "
+                        "aligned scratch buffer, got 0x",
+                        llvm::utohexstr(input), " and 0x",
+                        llvm::utohexstr(scratch))};
+  if (l.compileOnly)
+    return Error{concat("the layer was transformed compile-only for ", l.chip,
+                        "; transform it for a device to run it")};
+  if (m > 0) {
+    const detail::SingleKernel &g = *l.gather;
+    uint32_t grid[3];
+    g.kernel.grid(m, 0, grid);
+    rt::CUdeviceptr null = 0, in = input, out = scratch,
+                    perm = l.permutation->ptr();
+    int32_t m32 = int32_t(m), zero = 0;
+    void *args[abi::NumMoeParams] = {&in,   &null, &null, &null, &null,
+                                     &null, &out,  &null, &m32,  &perm,
+                                     &null, &null, &null, &zero};
+    if (Status s = g.driver->check(
+            g.driver->cuLaunchKernel(g.function, grid[0], grid[1], grid[2],
+                                     unsigned(g.kernel.threads), 1, 1, 0,
+                                     static_cast<rt::CUstream>(stream), args,
+                                     nullptr),
+            "cuLaunchKernel");
+        !s)
+      return s;
+  }
+  return launch(stream, scratch, 0, output, m);
 }
 
 Status Layer::forwardQuantized(void *stream, uint64_t codes, uint64_t scales,

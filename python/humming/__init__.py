@@ -142,6 +142,9 @@ def _library():
             p, ctypes.POINTER(ctypes.c_int32), ctypes.c_int64]
         lib.humming_layer_input_permutation.restype = ctypes.c_int64
         lib.humming_layer_set_activations_gathered.argtypes = [p, ctypes.c_int]
+        lib.humming_layer_forward_gathering.argtypes = [
+            p, p, ctypes.c_uint64, ctypes.c_uint64, ctypes.c_uint64,
+            ctypes.c_int64]
         lib.humming_layer_set_input_permutation.argtypes = [
             p, ctypes.POINTER(ctypes.c_int32), ctypes.c_int64]
         lib.humming_layer_activation.argtypes = [p]
@@ -503,8 +506,10 @@ class HummingLayer:
         return self
 
     def _take_permutation(self):
-        """The layer's act-order permutation (None: natural order), which
-        __call__ applies to x's columns; the C layer is told so."""
+        """The layer's act-order permutation (None: natural order). 16-bit
+        activations: the C layer gathers x's columns with its own kernel
+        (forward_gathering); 8-bit codes: __call__ gathers them (the C
+        layer is told so)."""
         lib = _library()
         count = lib.humming_layer_input_permutation(self._handle, None, 0)
         self.input_permutation = None
@@ -513,7 +518,8 @@ class HummingLayer:
             buf = (ctypes.c_int32 * count)()
             lib.humming_layer_input_permutation(self._handle, buf, count)
             self.input_permutation = list(buf)
-            _check(lib.humming_layer_set_activations_gathered(self._handle, 1))
+        _check(lib.humming_layer_set_activations_gathered(
+            self._handle, int(count > 0 and self._act not in ("f16", "bf16"))))
 
     def set_input_permutation(self, perm):
         """Sets the act-order permutation (a saved layer's
@@ -704,9 +710,17 @@ class HummingLayer:
         if index is not None and x.device.index != index:
             raise HummingError(
                 f"the layer was transformed on cuda:{index}; got x on {x.device}")
-        x = self._gathered(torch, x).contiguous()
+        x = x.contiguous()
         out = self._output_for(torch, x, want, out)
         stream = torch.cuda.current_stream(x.device).cuda_stream
+        if getattr(self, "input_permutation", None) is not None:
+            # Act-order: the layer's gather kernel writes x's columns in the
+            # weights' order here, then its GEMM reads them.
+            scratch = torch.empty_like(x)
+            _check(_library().humming_layer_forward_gathering(
+                self._handle, ctypes.c_void_p(stream), x.data_ptr(),
+                scratch.data_ptr(), out.data_ptr(), x.shape[0]))
+            return out
         _check(_library().humming_layer_forward(
             self._handle, ctypes.c_void_p(stream), x.data_ptr(),
             out.data_ptr(), x.shape[0]))

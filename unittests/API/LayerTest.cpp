@@ -716,10 +716,13 @@ TEST(Layer, UnalignedSizesArePaddedByTheLayer) {
             "activations, got 1032 (pad K with pad_k)");
 }
 
-TEST(Layer, ActOrderLayersNeedTheirActivationsGathered) {
+TEST(Layer, ActOrderLayersGatherTheirActivations) {
   test::useTestCache();
-  // A permuted K (act-order): the permutation is checked, and transform()
-  // refuses until the caller says it gathers x[:, perm].
+  // A permuted K (act-order): the permutation is checked; a layer of
+  // 16-bit activations compiles its gather kernel and runs by
+  // forwardGathering() (forward() says so), unless the caller says it
+  // gathers x[:, perm] itself; 8-bit activations must be gathered by the
+  // caller.
   WeightSchema w = WeightSchema::make(ScalarType::uint(4), ScalarType::f16(),
                                       Granularity::Group, 128);
   Result<Layer> layer = Layer::create(256, 256, w, kF16);
@@ -742,13 +745,55 @@ TEST(Layer, ActOrderLayersNeedTheirActivationsGathered) {
   ASSERT_TRUE(layer->setInputPermutation(perm).ok());
   EXPECT_EQ(layer->inputPermutation(), perm);
   LayerTarget target{"H200", "", true};
-  EXPECT_EQ(layer->transform(target).error(),
-            "the layer's K is permuted (act-order): forward() needs the "
-            "activations' columns gathered by inputPermutation() (x[:, perm]); "
-            "set LayerTarget::activationsGathered to say the caller does");
-  target.activationsGathered = true;
   Status s = layer->transform(target);
-  EXPECT_TRUE(s.ok()) << s.error();
+  ASSERT_TRUE(s.ok()) << s.error();
+  // The GEMM kernels and the gather (counted in the stats, not a GEMM).
+  const size_t gemms = layer->kernels().size();
+  EXPECT_EQ(size_t(layer->transformStats().compiled +
+                   layer->transformStats().cached),
+            gemms + 1);
+  EXPECT_EQ(layer->forward(nullptr, 0x1000, 0x2000, 4).error(),
+            "the layer's K is permuted (act-order) and it gathers its "
+            "activations itself, into a scratch buffer the caller gives: "
+            "call forwardGathering()");
+  EXPECT_EQ(layer->forwardGathering(nullptr, 0x1000, 0, 0x3000, 4).error(),
+            "expected device pointers for the input and the scratch buffer, "
+            "got a null pointer");
+  // 4 rows of 256 2-byte elements: 2 KiB; a scratch inside them overlaps.
+  EXPECT_EQ(layer->forwardGathering(nullptr, 0x1000, 0x1400, 0x3000, 4).error(),
+            "expected a scratch buffer apart from the input (the gather "
+            "would overwrite columns it has yet to read)");
+  EXPECT_EQ(layer->forwardGathering(nullptr, 0x1000, 0x1808, 0x3000, 4).error(),
+            "expected a 2-byte aligned input and a 16-byte aligned scratch "
+            "buffer, got 0x1000 and 0x1808");
+  EXPECT_EQ(layer->forwardGathering(nullptr, 0x1000, 0x1800, 0x3000, -1).error(),
+            "expected 0 <= M <= 2^31 - 1 tokens, got -1");
+  EXPECT_EQ(layer->forwardGathering(nullptr, 0x1000, 0x1800, 0x3000, 4).error(),
+            "the layer was transformed compile-only for sm_90a; transform it "
+            "for a device to run it");
+  target.activationsGathered = true;
+  s = layer->transform(target);
+  ASSERT_TRUE(s.ok()) << s.error();
+  EXPECT_EQ(size_t(layer->transformStats().compiled +
+                   layer->transformStats().cached),
+            gemms);
+  EXPECT_EQ(layer->forwardGathering(nullptr, 0x1000, 0x1800, 0x3000, 4).error(),
+            "forwardGathering() runs act-order layers that gather their "
+            "activations (a permutation, transformed without "
+            "LayerTarget::activationsGathered); call forward()");
+  // 8-bit activations: the caller gathers the codes.
+  Result<Layer> a8 =
+      Layer::create(256, 256, w, InputSchema{ScalarType::e4m3(),
+                                             ActScaling::Token, 0});
+  ASSERT_TRUE(a8.ok()) << a8.error();
+  ASSERT_TRUE(a8->quantize(v.data()).ok());
+  ASSERT_TRUE(a8->setInputPermutation(perm).ok());
+  EXPECT_EQ(a8->transform({"H200", "", true}).error(),
+            "the layer's K is permuted (act-order) and it takes f8E4M3FN "
+            "activations, which it does not gather itself: forward() needs "
+            "the activations' columns gathered by inputPermutation() "
+            "(x[:, perm]); set LayerTarget::activationsGathered to say the "
+            "caller does");
 }
 
 TEST(Layer, JitThreadsBoundTheParallelCompile) {

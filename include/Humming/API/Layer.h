@@ -63,10 +63,13 @@ struct LayerTarget {
   /// here). 0: forward() refuses 16-bit activations for such layers.
   int64_t activationRows = 0;
   /// Layers whose K is permuted (act-order checkpoints,
-  /// Layer::setInputPermutation): the caller gathers the activations'
-  /// columns, x[:, inputPermutation()], before forward(). transform()
-  /// refuses such a layer without this acknowledgement rather than let it
-  /// compute with ungathered activations.
+  /// Layer::setInputPermutation): true says the caller gathers the
+  /// activations' columns, x[:, inputPermutation()], before forward().
+  /// False (the default): a layer of 16-bit activations gathers them
+  /// itself, with a kernel compiled here (humming.gather_columns), into a
+  /// scratch buffer forwardGathering() takes; transform() refuses other
+  /// act-order layers (8-bit activations, MoE) rather than let them compute
+  /// with ungathered activations.
   bool activationsGathered = false;
 };
 
@@ -199,6 +202,14 @@ public:
   /// kernels that split K across CTAs share a workspace per loaded layer.
   Status forward(void *stream, uint64_t input, uint64_t output,
                  int64_t m) const;
+  /// forward() of an act-order layer that gathers its activations
+  /// (LayerTarget::activationsGathered false): x's columns into `scratch`
+  /// (m x K 16-bit elements of device memory the caller owns, 16-byte
+  /// aligned, apart from `input`) by one kernel, then the GEMM on them,
+  /// launched as its programmatic dependent where the layer uses those
+  /// (it copies its weights while the gather runs). Nothing is allocated.
+  Status forwardGathering(void *stream, uint64_t input, uint64_t scratch,
+                          uint64_t output, int64_t m) const;
   /// (A layer of 8-bit activations transformed with
   /// LayerTarget::activationRows takes 16-bit `input` here too: it
   /// quantizes the m <= activationRows rows, then multiplies.)

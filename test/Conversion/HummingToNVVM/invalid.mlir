@@ -87,7 +87,7 @@ func.func @f16_accumulation(%a: memref<?x128xf16>, %w: memref<128x16xi32>, %s: m
 // Every other humming op is diagnosed rather than left behind for the
 // translation to trip over.
 func.func @dequantize(%w: memref<256x128xi32>, %s: memref<256x1xf16>, %out: memref<256x512xf32>) {
-  // expected-error @+1 {{'humming.dequantize' op is not lowered by humming-lower-to-nvvm yet (only humming.gemm, humming.moe_gemm, humming.moe_align, humming.moe_group, humming.moe_permute, humming.silu_and_mul, humming.moe_sum and humming.quantize of activations are)}}
+  // expected-error @+1 {{'humming.dequantize' op is not lowered by humming-lower-to-nvvm yet (only humming.gemm, humming.moe_gemm, humming.moe_align, humming.moe_group, humming.moe_permute, humming.gather_columns, humming.silu_and_mul, humming.moe_sum and humming.quantize of activations are)}}
   humming.dequantize %w scales(%s : memref<256x1xf16>) into %out
       {weight_schema = #humming.weight_schema<type = ui8, scale = f16>}
       : memref<256x128xi32> -> memref<256x512xf32>
@@ -98,7 +98,7 @@ func.func @dequantize(%w: memref<256x128xi32>, %s: memref<256x1xf16>, %out: memr
 
 // Quantizing weights (a weight schema) has no kernel: the host quantizes them.
 func.func @quantize_weights(%x: memref<256x512xf16>, %q: memref<256x64xi32>, %s: memref<256x4xf16>) {
-  // expected-error @+1 {{'humming.quantize' op is not lowered by humming-lower-to-nvvm yet (only humming.gemm, humming.moe_gemm, humming.moe_align, humming.moe_group, humming.moe_permute, humming.silu_and_mul, humming.moe_sum and humming.quantize of activations are)}}
+  // expected-error @+1 {{'humming.quantize' op is not lowered by humming-lower-to-nvvm yet (only humming.gemm, humming.moe_gemm, humming.moe_align, humming.moe_group, humming.moe_permute, humming.gather_columns, humming.silu_and_mul, humming.moe_sum and humming.quantize of activations are)}}
   humming.quantize %x into %q scales(%s : memref<256x4xf16>)
       {schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<128>>}
       : memref<256x512xf16> -> memref<256x64xi32>
