@@ -350,6 +350,15 @@ int humming_moe_layer_create_from_checkpoint(
     const char *dir, const char *pattern, int64_t experts, int64_t top_k,
     int64_t block_size, const char *gate, const char *up, const char *down,
     humming_moe_layer **out);
+/** The same from tensors a host holds (humming_tensor, names relative to
+ *  the block: "experts.0.gate_proj.qweight" with `pattern` "experts.{e}")
+ *  and the model's config.json text, as humming_layer_create_from_tensors
+ *  reads them. */
+int humming_moe_layer_create_from_tensors(
+    const char *config_json, const humming_tensor *tensors, int64_t count,
+    const char *pattern, int64_t experts, int64_t top_k, int64_t block_size,
+    const char *gate, const char *up, const char *down,
+    humming_moe_layer **out);
 void humming_moe_layer_destroy(humming_moe_layer *layer);
 /** H, I and the activations' type ("f16" or "bf16") of a MoE block (-1 /
  *  NULL for a NULL layer). */

@@ -157,6 +157,69 @@ Result<LoadedLayer> loadCheckpointLayer(const char *dir, const char *module,
   return layer;
 }
 
+/// The checkpoint that `count` host tensors and a config.json text make:
+/// one in-memory safetensors file whose tensors are named `prefix` + their
+/// names (as a directory's would be), read by the same adapters. Errors
+/// name the tensor and what was expected.
+Result<OpenedCheckpoint> checkpointFromTensors(const char *configJson,
+                                               const humming_tensor *tensors,
+                                               int64_t count,
+                                               const std::string &prefix) {
+  Result<Json> config = parseJson(configJson);
+  if (!config)
+    return Error{concat("config: ", config.error())};
+  std::vector<std::pair<std::string, TensorView>> views;
+  for (int64_t i = 0; i < count; ++i) {
+    const humming_tensor &t = tensors[i];
+    const std::string where = concat("tensor ", i, " (",
+                                     t.name ? t.name : "(null)", ")");
+    if (!t.name || !*t.name)
+      return Error{concat("tensor ", i, ": expected a name, got ",
+                          t.name ? "''" : "NULL")};
+    for (const auto &[have, view] : views)
+      if (have == prefix + t.name)
+        return Error{concat(where, ": the name is given twice")};
+    std::optional<DType> dtype = t.dtype ? parseDType(t.dtype) : std::nullopt;
+    if (!dtype)
+      return Error{concat(where, ": expected a safetensors dtype such as I32, "
+                                 "F16, BF16, F32, U8, F8_E4M3, got '",
+                          t.dtype ? t.dtype : "(null)", "'")};
+    if (t.rank < 0 || t.rank > 8 || (t.rank > 0 && !t.shape))
+      return Error{concat(where, ": expected a rank of 0 to 8 with its shape, "
+                                 "got rank ",
+                          t.rank, t.shape ? "" : " and no shape")};
+    TensorView v;
+    v.dtype = *dtype;
+    for (int64_t d = 0; d < t.rank; ++d) {
+      if (t.shape[d] < 0 || t.shape[d] > (int64_t(1) << 40))
+        return Error{concat(where, ": dimension ", d,
+                            " is out of range: ", t.shape[d])};
+      v.shape.push_back(t.shape[d]);
+    }
+    const size_t need = storageBytes(v.dtype, v.numel());
+    if (t.bytes != need || (need && !t.data))
+      return Error{concat(where, ": expected ", need, " bytes of ", t.dtype,
+                          " data, got ", t.data ? t.bytes : 0)};
+    v.data = static_cast<const uint8_t *>(t.data);
+    v.nbytes = need;
+    views.emplace_back(prefix + t.name, v);
+  }
+  Result<SafetensorsFile> file =
+      SafetensorsFile::fromBytes(serializeSafetensors(views), "tensors");
+  if (!file)
+    return Error{file.error()};
+  std::vector<SafetensorsFile> files;
+  files.push_back(file.take());
+  Result<Checkpoint> checkpoint = Checkpoint::fromParts(
+      "(tensors)", config.take(), nullptr, std::move(files));
+  if (!checkpoint)
+    return Error{checkpoint.error()};
+  Result<QuantConfig> qc = QuantConfig::fromCheckpoint(*checkpoint);
+  if (!qc)
+    return Error{qc.error()};
+  return OpenedCheckpoint{checkpoint.take(), qc.take()};
+}
+
 int checkShardArgs(const char *parallel, const char *activations);
 /// The layer (or rank `rank`'s shard of it) of a converted checkpoint module,
 /// with 16-bit `model` activations or the checkpoint's own
@@ -327,71 +390,16 @@ int humming_layer_create_from_tensors(const char *configJson,
   if (int rc = checkShardArgs(parallel, activations))
     return rc;
   const std::string name = module && *module ? module : "layer";
-  Result<Json> config = parseJson(configJson);
-  if (!config)
-    return fail(concat("config: ", config.error()));
-  // The tensors as one in-memory safetensors file, named as a checkpoint
-  // names them ("<module>.<name>"): the checkpoint adapters read them as
-  // they read a directory's files.
-  std::vector<std::pair<std::string, TensorView>> views;
-  for (int64_t i = 0; i < count; ++i) {
-    const humming_tensor &t = tensors[i];
-    const std::string where = concat("tensor ", i, " (",
-                                     t.name ? t.name : "(null)", ")");
-    if (!t.name || !*t.name)
-      return fail(concat("tensor ", i, ": expected a name, got ",
-                         t.name ? "''" : "NULL"));
-    for (const auto &[have, view] : views)
-      if (have == concat(name, ".", t.name))
-        return fail(concat(where, ": the name is given twice"));
-    std::optional<DType> dtype =
-        t.dtype ? parseDType(t.dtype) : std::nullopt;
-    if (!dtype)
-      return fail(concat(where, ": expected a safetensors dtype such as I32, "
-                                "F16, BF16, F32, U8, F8_E4M3, got '",
-                         t.dtype ? t.dtype : "(null)", "'"));
-    if (t.rank < 0 || t.rank > 8 || (t.rank > 0 && !t.shape))
-      return fail(concat(where, ": expected a rank of 0 to 8 with its shape, "
-                                "got rank ",
-                         t.rank, t.shape ? "" : " and no shape"));
-    TensorView v;
-    v.dtype = *dtype;
-    for (int64_t d = 0; d < t.rank; ++d) {
-      if (t.shape[d] < 0 || t.shape[d] > (int64_t(1) << 40))
-        return fail(concat(where, ": dimension ", d,
-                           " is out of range: ", t.shape[d]));
-      v.shape.push_back(t.shape[d]);
-    }
-    const size_t need = storageBytes(v.dtype, v.numel());
-    if (t.bytes != need || (need && !t.data))
-      return fail(concat(where, ": expected ", need, " bytes of ", t.dtype,
-                         " data, got ", t.data ? t.bytes : 0));
-    v.data = static_cast<const uint8_t *>(t.data);
-    v.nbytes = need;
-    views.emplace_back(concat(name, ".", t.name), v);
-  }
-  Result<SafetensorsFile> file =
-      SafetensorsFile::fromBytes(serializeSafetensors(views), "tensors");
-  if (!file)
-    return fail(file.error());
-  std::vector<SafetensorsFile> files;
-  files.push_back(file.take());
-  Result<Checkpoint> checkpoint =
-      Checkpoint::fromParts("(tensors)", config.take(), nullptr,
-                            std::move(files));
-  if (!checkpoint)
-    return fail(checkpoint.error());
-  Result<QuantConfig> qc = QuantConfig::fromCheckpoint(*checkpoint);
-  if (!qc)
-    return fail(qc.error());
-  Result<LoadedLayer> loaded = loadLayer(*checkpoint, *qc, name);
+  Result<OpenedCheckpoint> opened =
+      checkpointFromTensors(configJson, tensors, count, name + ".");
+  if (!opened)
+    return fail(opened.error());
+  Result<LoadedLayer> loaded =
+      loadLayer(opened->checkpoint, opened->config, name);
   if (!loaded)
     return fail(loaded.error());
-  const ScalarType model = qc->paramDType() == DType::BF16
-                               ? ScalarType::bf16()
-                               : ScalarType::f16();
-  return createFromLoaded(loaded.take(), model, name.c_str(), parallel, rank,
-                          size, activations, out);
+  return createFromLoaded(loaded.take(), opened->activation(), name.c_str(),
+                          parallel, rank, size, activations, out);
 }
 
 int64_t humming_layer_canonical_tensor(const humming_layer *layer,
@@ -881,6 +889,31 @@ int humming_moe_layer_create_from_checkpoint(
   *out = nullptr;
   Result<MoeLayer> layer = MoeLayer::fromCheckpoint(
       dir, pattern, experts, topK, blockSize, gate ? gate : "gate_proj",
+      up ? up : "up_proj", down ? down : "down_proj");
+  if (!layer)
+    return fail(layer.error());
+  *out = new humming_moe_layer{layer.take()};
+  return ok();
+}
+
+int humming_moe_layer_create_from_tensors(
+    const char *configJson, const humming_tensor *tensors, int64_t count,
+    const char *pattern, int64_t experts, int64_t topK, int64_t blockSize,
+    const char *gate, const char *up, const char *down,
+    humming_moe_layer **out) {
+  if (!configJson || !pattern || !out)
+    return fail("expected the model's config.json text, an experts' module "
+                "pattern and an output pointer, got NULL");
+  *out = nullptr;
+  if (count < 1 || !tensors)
+    return fail(concat("expected at least one tensor, got ",
+                       tensors ? count : 0));
+  Result<OpenedCheckpoint> opened =
+      checkpointFromTensors(configJson, tensors, count, "");
+  if (!opened)
+    return fail(opened.error());
+  Result<MoeLayer> layer = MoeLayer::fromCheckpoint(
+      *opened, pattern, experts, topK, blockSize, gate ? gate : "gate_proj",
       up ? up : "up_proj", down ? down : "down_proj");
   if (!layer)
     return fail(layer.error());

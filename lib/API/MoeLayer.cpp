@@ -120,32 +120,44 @@ Result<MoeLayer> MoeLayer::fromCheckpoint(const std::string &dir,
   Result<OpenedCheckpoint> opened = openCheckpoint(dir);
   if (!opened)
     return Error{opened.error()};
+  return fromCheckpoint(*opened, pattern, experts, topK, blockSize, gate, up,
+                        down);
+}
+
+Result<MoeLayer> MoeLayer::fromCheckpoint(const OpenedCheckpoint &opened,
+                                          const std::string &pattern,
+                                          int64_t experts, int64_t topK,
+                                          int64_t blockSize,
+                                          const std::string &gate,
+                                          const std::string &up,
+                                          const std::string &down) {
+  const std::string &dir = opened.checkpoint.dir();
   // "{e}": one module per expert; else one module holding them all
   // (gpt-oss), whose gate_up rows alternate gate and up.
   const bool stacked = pattern.find("{e}") == std::string::npos;
   if (stacked &&
-      !opened->checkpoint.has(pattern + ".gate_up_proj_blocks") &&
-      !opened->checkpoint.has(pattern + ".gate_up_proj.weight"))
+      !opened.checkpoint.has(pattern + ".gate_up_proj_blocks") &&
+      !opened.checkpoint.has(pattern + ".gate_up_proj.weight"))
     return Error{concat("expected the experts' module pattern to hold {e} "
                         "(their index), or to name the module whose "
                         "gate_up_proj holds every expert (gpt-oss), got '",
                         pattern, "'")};
   Result<LoadedMoe> moe =
-      stacked ? loadStackedMoeExperts(opened->checkpoint, opened->config,
+      stacked ? loadStackedMoeExperts(opened.checkpoint, opened.config,
                                       pattern, experts, "gate_up_proj", down)
-              : loadMoeExperts(opened->checkpoint, opened->config, pattern,
+              : loadMoeExperts(opened.checkpoint, opened.config, pattern,
                                experts, gate, up, down);
   if (!moe)
     return Error{moe.error()};
   GatedActivation activation;
-  if (const Json *limit = opened->checkpoint.config().get("swiglu_limit")) {
+  if (const Json *limit = opened.checkpoint.config().get("swiglu_limit")) {
     if (!limit->isNumber() || !(limit->asNumber() > 0) ||
         !std::isfinite(limit->asNumber()))
       return Error{concat(dir, "/config.json: swiglu_limit: expected a "
                                "positive number")};
     activation = GatedActivation::gptOss(limit->asNumber());
   }
-  const ScalarType act = opened->activation();
+  const ScalarType act = opened.activation();
   if (moe->gateUp.n != 2 * moe->down.k || moe->gateUp.k != moe->down.n)
     return Error{concat("expected gate_up [E, 2I, H] and down [E, H, I], got "
                         "gate_up N = ",

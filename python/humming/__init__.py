@@ -181,6 +181,11 @@ def _library():
             ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int64, ctypes.c_int64,
             ctypes.c_int64, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,
             ctypes.POINTER(p)]
+        lib.humming_moe_layer_create_from_tensors.argtypes = [
+            ctypes.c_char_p, ctypes.POINTER(_CTensor), ctypes.c_int64,
+            ctypes.c_char_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64,
+            ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,
+            ctypes.POINTER(p)]
         lib.humming_moe_layer_destroy.argtypes = [p]
         lib.humming_moe_layer_hidden.argtypes = [p]
         lib.humming_moe_layer_hidden.restype = ctypes.c_int64
@@ -417,28 +422,8 @@ class HummingLayer:
         `module`: the module's name, for per-module rules in the config
         (ignored modules, dynamic overrides). The rest as from_safetensors:
         every format it reads, act-order, tensor-parallel shards."""
-        if not isinstance(config, dict):
-            raise HummingError(f"config: expected a dict (config.json or its "
-                               f"quantization_config), got "
-                               f"{type(config).__name__}")
-        if "quantization_config" not in config:
-            config = {"quantization_config": config}
-        if torch_dtype is not None or "torch_dtype" not in config:
-            config = dict(config)
-            config["torch_dtype"] = _torch_dtype_name(torch_dtype or
-                                                      "float16")
-        if not isinstance(tensors, dict) or not tensors:
-            raise HummingError("tensors: expected a non-empty dict of name -> "
-                               "tensor")
+        config, array, keep = _tensor_array(tensors, config, torch_dtype)
         import json
-        keep = []
-        array = (_CTensor * len(tensors))()
-        for i, (name, t) in enumerate(tensors.items()):
-            dtype, shape, data, size = _raw_tensor(t, str(name), keep)
-            dims = (ctypes.c_int64 * max(1, len(shape)))(*shape)
-            keep.extend((dims, str(name).encode(), dtype.encode()))
-            array[i] = _CTensor(keep[-2], keep[-1], len(shape), dims, data,
-                                size)
         if activations not in ("16-bit", "checkpoint"):
             raise HummingError("activations: expected '16-bit' or "
                                f"'checkpoint', got {activations!r}")
@@ -1025,6 +1010,28 @@ class HummingMoeLayer:
             str(path).encode(), str(pattern).encode(), int(num_experts),
             int(top_k), int(block_size), gate.encode(), up.encode(),
             down.encode(), ctypes.byref(handle)))
+        return cls._adopt(handle, num_experts, top_k)
+
+    @classmethod
+    def from_tensors(cls, tensors, config, pattern, num_experts, top_k,
+                     torch_dtype=None, block_size=0, gate="gate_proj",
+                     up="up_proj", down="down_proj"):
+        """The MoE block from tensors a host holds, named as a checkpoint
+        names them relative to the block ("experts.0.gate_proj.qweight"
+        with pattern "experts.{e}"): torch tensors or (dtype, shape, bytes)
+        triples; `config` as HummingLayer.from_tensors takes it."""
+        config, array, keep = _tensor_array(tensors, config, torch_dtype)
+        import json
+        handle = ctypes.c_void_p()
+        _check(_library().humming_moe_layer_create_from_tensors(
+            json.dumps(config).encode(), array, len(tensors),
+            str(pattern).encode(), int(num_experts), int(top_k),
+            int(block_size), gate.encode(), up.encode(), down.encode(),
+            ctypes.byref(handle)))
+        return cls._adopt(handle, num_experts, top_k)
+
+    @classmethod
+    def _adopt(cls, handle, num_experts, top_k):
         self = cls.__new__(cls)
         self._handle = handle
         self._transformed = False
@@ -1137,6 +1144,31 @@ def _torch_dtype_name(dtype):
         return "bfloat16"
     raise HummingError(f"torch_dtype: expected float16 or bfloat16, got "
                        f"{dtype}")
+
+
+def _tensor_array(tensors, config, torch_dtype):
+    """(config.json dict, C array of humming_tensor, what must outlive the
+    call) for from_tensors' arguments."""
+    if not isinstance(config, dict):
+        raise HummingError(f"config: expected a dict (config.json or its "
+                           f"quantization_config), got "
+                           f"{type(config).__name__}")
+    if "quantization_config" not in config:
+        config = {"quantization_config": config}
+    if torch_dtype is not None or "torch_dtype" not in config:
+        config = dict(config)
+        config["torch_dtype"] = _torch_dtype_name(torch_dtype or "float16")
+    if not isinstance(tensors, dict) or not tensors:
+        raise HummingError("tensors: expected a non-empty dict of name -> "
+                           "tensor")
+    keep = []
+    array = (_CTensor * len(tensors))()
+    for i, (name, t) in enumerate(tensors.items()):
+        dtype, shape, data, size = _raw_tensor(t, str(name), keep)
+        dims = (ctypes.c_int64 * max(1, len(shape)))(*shape)
+        keep.extend((dims, str(name).encode(), dtype.encode()))
+        array[i] = _CTensor(keep[-2], keep[-1], len(shape), dims, data, size)
+    return config, array, keep
 
 
 def _raw_tensor(t, name, keep):

@@ -19,6 +19,12 @@ and calls apply() in forward:
     method.process_weights_after_loading(layer)         # -> Humming layer
     y = method.apply(layer, x, bias)                    # torch.ops.humming.gemm
 
+Mixture-of-experts blocks have HummingMoeMethod (vLLM's FusedMoE method
+shape: stacked w13_* / w2_* parameters, load_expert_weight for the
+engine's per-expert loads, apply(layer, x, topk_weights, topk_ids)); it
+takes GPTQ checkpoints (without act-order, which a MoE kernel cannot
+gather per expert).
+
 Formats: GPTQ (2/3/4/8-bit, gptq and gptq_v2 zero points, act-order
 desc_act with column parallelism or none), AWQ (4-bit GEMM), compressed-
 tensors pack-quantized integer weights (group / channel, symmetric or not)
@@ -33,9 +39,11 @@ import torch
 
 from . import HummingError
 from . import HummingLayer as _CLayer
+from . import HummingMoeLayer as _CMoeLayer
 from . import ops as _ops
 
-__all__ = ["HummingLinearMethod", "load_weight"]
+__all__ = ["HummingLinearMethod", "HummingMoeMethod", "load_weight",
+           "load_expert_weight"]
 
 
 def _param(layer, name, shape, dtype, **attrs):
@@ -255,3 +263,141 @@ def load_weight(param, loaded, tp_rank=0, tp_size=1):
         raise HummingError(f"expected a tensor of shape {list(param.shape)} "
                            f"after sharding, got {list(loaded.shape)}")
     param.data.copy_(loaded)
+
+
+class HummingMoeMethod:
+    """Mixture-of-experts blocks of a GPTQ checkpoint's
+    quantization_config: stacked parameters as vLLM's GPTQ MoE method names
+    them — w13_qweight [E, H * b / 32, 2 I], w13_qzeros [E, H / g,
+    2 I * b / 32], w13_scales [E, H / g, 2 I] (each expert's gate columns,
+    then its up columns) and w2_* [E, I ..., H] — with I this rank's
+    intermediate size."""
+
+    def __init__(self, quant_config, torch_dtype=torch.float16):
+        if not isinstance(quant_config, dict):
+            raise HummingError(f"quant_config: expected a dict, got "
+                               f"{type(quant_config).__name__}")
+        method = str(quant_config.get("quant_method", "")).lower()
+        if method != "gptq":
+            raise HummingError(
+                f"quant_method: expected gptq (the MoE serving method's "
+                f"format; the rest load through HummingMoeLayer."
+                f"from_safetensors), got {method!r}")
+        if quant_config.get("desc_act", False):
+            raise HummingError(
+                "gptq: expected desc_act false for a MoE block (its kernels "
+                "read whole rows per expert; an act-order permutation per "
+                "expert cannot be gathered)")
+        self.config = dict(quant_config)
+        self.torch_dtype = torch_dtype
+        self.bits = int(self.config.get("bits", 4))
+        self.group = int(self.config.get("group_size", 128))
+
+    def create_weights(self, layer, num_experts, hidden_size,
+                       intermediate_size_per_partition, params_dtype,
+                       top_k, **extra_weight_attrs):
+        e, h, i = (int(num_experts), int(hidden_size),
+                   int(intermediate_size_per_partition))
+        extra = dict(extra_weight_attrs)
+        pack = 32 / self.bits
+
+        def groups(k):
+            return 1 if self.group <= 0 else _divide(
+                f"{k} over group_size", k, self.group)
+
+        def words(size, what):
+            return _divide(f"{what} ({size}) * bits / 32", size * self.bits,
+                           32)
+        k_dim = None if self.group <= 0 else 1
+        _param(layer, "w13_qweight", (e, words(h, "hidden_size"), 2 * i),
+               torch.int32, input_dim=1, output_dim=2, packed_dim=1,
+               packed_factor=pack, **extra)
+        _param(layer, "w13_qzeros", (e, groups(h), words(2 * i, "2 I")),
+               torch.int32, input_dim=k_dim, output_dim=2, packed_dim=2,
+               packed_factor=pack, **extra)
+        _param(layer, "w13_scales", (e, groups(h), 2 * i), params_dtype,
+               input_dim=k_dim, output_dim=2, **extra)
+        _param(layer, "w2_qweight", (e, words(i, "the intermediate size"), h),
+               torch.int32, input_dim=1, output_dim=2, packed_dim=1,
+               packed_factor=pack, **extra)
+        _param(layer, "w2_qzeros", (e, groups(i), words(h, "hidden_size")),
+               torch.int32, input_dim=k_dim, output_dim=2, packed_dim=2,
+               packed_factor=pack, **extra)
+        _param(layer, "w2_scales", (e, groups(i), h), params_dtype,
+               input_dim=k_dim, output_dim=2, **extra)
+        layer.humming_moe_shape = (e, h, i, int(top_k))
+        layer.humming_layer = None
+
+    def process_weights_after_loading(self, layer, max_tokens=4096):
+        """Turns the stacked parameters into a HummingMoeLayer prepared for
+        their GPU (up to max_tokens tokens per call) and drops them."""
+        e, h, i, top_k = layer.humming_moe_shape
+        p = {name: t.data for name, t in layer.named_parameters(
+            recurse=False)}
+        words = i * self.bits // 32
+        tensors = {}
+        for x in range(e):
+            base = f"experts.{x}."
+            for proj, cols, zcols in (("gate_proj", slice(0, i),
+                                       slice(0, words)),
+                                      ("up_proj", slice(i, 2 * i),
+                                       slice(words, 2 * words))):
+                tensors[base + proj + ".qweight"] = p["w13_qweight"][x][:, cols]
+                tensors[base + proj + ".qzeros"] = p["w13_qzeros"][x][:, zcols]
+                tensors[base + proj + ".scales"] = p["w13_scales"][x][:, cols]
+            tensors[base + "down_proj.qweight"] = p["w2_qweight"][x]
+            tensors[base + "down_proj.qzeros"] = p["w2_qzeros"][x]
+            tensors[base + "down_proj.scales"] = p["w2_scales"][x]
+        device = p["w13_qweight"].device
+        moe = _CMoeLayer.from_tensors(
+            tensors, {"quantization_config": self.config}, "experts.{e}", e,
+            top_k, torch_dtype=self.torch_dtype)
+        if device.type == "cuda":
+            with torch.cuda.device(device):
+                moe.transform(max_tokens=max_tokens)
+        for name in list(p):
+            delattr(layer, name)
+        layer.humming_layer = moe
+        layer.humming_id = _ops.register(moe)
+
+    def apply(self, layer, x, topk_weights, topk_ids):
+        """y [M, H] of the block for x [M, H] and the router's choice
+        (topk_ids [M, top_k], topk_weights [M, top_k])."""
+        if getattr(layer, "humming_layer", None) is None:
+            raise HummingError("apply: call process_weights_after_loading "
+                               "first")
+        return torch.ops.humming.moe(x, topk_ids.to(torch.int32),
+                                     topk_weights.to(torch.float32),
+                                     layer.humming_id)
+
+
+def load_expert_weight(param, loaded, expert, shard, tp_rank=0, tp_size=1):
+    """Copies expert `expert`'s checkpoint tensor `loaded` (its gate, up or
+    down projection: `shard` "w1", "w3" or "w2", as vLLM's FusedMoE loader
+    names them) into the stacked MoE parameter `param`: gate into the first
+    half of the output columns, up into the second, each rank's share of the
+    intermediate size along the output (w1 / w3) or input (w2) dimension."""
+    if shard not in ("w1", "w3", "w2"):
+        raise HummingError(f"shard: expected w1, w3 or w2, got {shard!r}")
+    target = param.data[expert]
+    if shard == "w2":
+        d = getattr(param, "input_dim", None)
+        if d is not None and tp_size > 1:
+            d -= 1  # (the expert dimension is gone)
+            size = target.shape[d]
+            if loaded.shape[d] != size * tp_size:
+                raise HummingError(f"input_dim {d}: expected {size} x "
+                                   f"{tp_size} ranks, got {loaded.shape[d]}")
+            loaded = loaded.narrow(d, tp_rank * size, size)
+    else:
+        d = param.output_dim - 1
+        half = target.shape[d] // 2
+        target = target.narrow(d, 0 if shard == "w1" else half, half)
+        if loaded.shape[d] != half * tp_size:
+            raise HummingError(f"output_dim {d}: expected {half} x "
+                               f"{tp_size} ranks, got {loaded.shape[d]}")
+        loaded = loaded.narrow(d, tp_rank * half, half)
+    if tuple(loaded.shape) != tuple(target.shape):
+        raise HummingError(f"expected a tensor of shape {list(target.shape)}, "
+                           f"got {list(loaded.shape)}")
+    target.copy_(loaded)

@@ -307,6 +307,58 @@ class ServingTest(unittest.TestCase):
             self.assertTrue(torch.equal(method.apply(layer, x), want(x)),
                             kind)
 
+    def test_moe_block_matches_float64(self):
+        # Four GPTQ experts loaded one projection at a time into the
+        # stacked parameters (two ranks splitting the intermediate size),
+        # each rank's block summed, against float64.
+        import torch
+        from humming.serving import HummingMoeMethod, load_expert_weight
+        E, H, I, K = 4, 256, 256, 2
+        experts = [(gptq_checkpoint(torch, I, H, seed=10 + 3 * e),
+                    gptq_checkpoint(torch, I, H, seed=11 + 3 * e),
+                    gptq_checkpoint(torch, H, I, seed=12 + 3 * e))
+                   for e in range(E)]
+        method = HummingMoeMethod(gptq_config(False))
+        ranks = []
+        for rank in range(2):
+            layer = torch.nn.Module()
+            method.create_weights(layer, E, H, I // 2, torch.float16,
+                                  top_k=K)
+            for e, projections in enumerate(experts):
+                for (tensors, _), shard in zip(projections,
+                                               ("w1", "w3", "w2")):
+                    prefix = "w2_" if shard == "w2" else "w13_"
+                    for name in ("qweight", "qzeros", "scales"):
+                        load_expert_weight(getattr(layer, prefix + name),
+                                           tensors[name].cuda(), e, shard,
+                                           rank, 2)
+            method.process_weights_after_loading(layer, max_tokens=64)
+            ranks.append(layer)
+        gen = torch.Generator(device="cuda").manual_seed(3)
+        x = (torch.rand(9, H, generator=gen, dtype=torch.float64,
+                        device="cuda") * 2 - 1).to(torch.float16)
+        ids = torch.stack([torch.randperm(E, device="cuda")[:K]
+                           for _ in range(9)]).to(torch.int32)
+        w = torch.rand(9, K, generator=gen, device="cuda")
+        y = sum(method.apply(layer, x, w, ids).double() for layer in ranks)
+        ref = torch.zeros(9, H, dtype=torch.float64, device="cuda")
+        for t in range(9):
+            for k in range(K):
+                gate, up, down = (p[1].cuda() for p in experts[int(ids[t, k])])
+                xt = x[t].double()
+                h = torch.nn.functional.silu(xt @ gate.T) * (xt @ up.T)
+                ref[t] += w[t, k].double() * (h.to(torch.float16).double()
+                                               @ down.T)
+        self.assertLess(relative_error(torch, y, ref), 2e-2)
+        with self.assertRaises(HummingError) as e:
+            HummingMoeMethod(gptq_config(True))
+        self.assertIn("expected desc_act false for a MoE block",
+                      str(e.exception))
+        with self.assertRaises(HummingError) as e:
+            load_expert_weight(ranks[0].humming_layer, None, 0, "w4")
+        self.assertEqual(str(e.exception),
+                         "shard: expected w1, w3 or w2, got 'w4'")
+
     def test_refusals_say_why(self):
         import torch
         from humming.serving import HummingLinearMethod, load_weight

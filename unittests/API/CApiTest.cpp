@@ -372,6 +372,58 @@ TEST(CApi, LayersFromTensors) {
             "expected an output pointer, got NULL");
 }
 
+// A MoE block from tensors a host holds: two experts' GPTQ gate, up and
+// down projections under "experts.{e}", as a checkpoint names them.
+TEST(CApi, MoeLayersFromTensors) {
+  humming::test::useTestCache();
+  GptqTensors gateUp(128, 256), down(256, 128);
+  std::vector<std::string> names;
+  std::vector<humming_tensor> ts;
+  for (int e = 0; e < 2; ++e)
+    for (const char *proj : {"gate_proj", "up_proj", "down_proj"})
+      for (humming_tensor t :
+           (std::string(proj) == "down_proj" ? down : gateUp).list()) {
+        names.push_back(std::string("experts.") + std::to_string(e) + "." +
+                        proj + "." + t.name);
+        ts.push_back(t);
+      }
+  for (size_t i = 0; i < ts.size(); ++i)
+    ts[i].name = names[i].c_str();
+  humming_moe_layer *moe = nullptr;
+  ASSERT_EQ(humming_moe_layer_create_from_tensors(
+                kGptqConfig, ts.data(), int64_t(ts.size()), "experts.{e}", 2,
+                1, 0, nullptr, nullptr, nullptr, &moe),
+            0)
+      << humming_last_error();
+  EXPECT_EQ(humming_moe_layer_hidden(moe), 256);
+  EXPECT_EQ(humming_moe_layer_intermediate(moe), 128);
+  EXPECT_EQ(humming_moe_layer_transform(moe, "H200", nullptr, 1, 64), 0)
+      << humming_last_error();
+  humming_moe_layer_destroy(moe);
+  // Three experts named, two given: the missing one is named.
+  EXPECT_NE(humming_moe_layer_create_from_tensors(
+                kGptqConfig, ts.data(), int64_t(ts.size()), "experts.{e}", 3,
+                1, 0, nullptr, nullptr, nullptr, &moe),
+            0);
+  EXPECT_NE(std::string(humming_last_error()).find("experts.2.gate_proj"),
+            std::string::npos)
+      << humming_last_error();
+  EXPECT_EQ(moe, nullptr);
+  EXPECT_NE(humming_moe_layer_create_from_tensors(
+                kGptqConfig, ts.data(), 0, "experts.{e}", 2, 1, 0, nullptr,
+                nullptr, nullptr, &moe),
+            0);
+  EXPECT_EQ(std::string(humming_last_error()),
+            "expected at least one tensor, got 0");
+  EXPECT_NE(humming_moe_layer_create_from_tensors(
+                nullptr, ts.data(), 1, "experts.{e}", 2, 1, 0, nullptr,
+                nullptr, nullptr, &moe),
+            0);
+  EXPECT_EQ(std::string(humming_last_error()),
+            "expected the model's config.json text, an experts' module "
+            "pattern and an output pointer, got NULL");
+}
+
 TEST(CApi, QuantizedActivationLayers) {
   // 8-bit activation layers: the arguments' errors, then compile-only
   // transforms for sm_89 (mma_sync m16n8k32) and sm_90a (the wgmma k32

@@ -26,6 +26,7 @@
 #define HUMMING_API_MOELAYER_H
 
 #include "Humming/API/Layer.h"
+#include "Humming/Quant/Adapters.h"
 #include "Humming/API/MoeRouter.h"
 
 #include <memory>
@@ -77,6 +78,15 @@ public:
   /// SwiGLU where config.json has a swiglu_limit. H, I and E come from the
   /// tensors; the activations and outputs are the model's 16-bit type.
   static Result<MoeLayer> fromCheckpoint(const std::string &dir,
+                                         const std::string &pattern,
+                                         int64_t experts, int64_t topK,
+                                         int64_t blockSize = 0,
+                                         const std::string &gate = "gate_proj",
+                                         const std::string &up = "up_proj",
+                                         const std::string &down = "down_proj");
+  /// The same from a checkpoint already opened (a directory, or tensors a
+  /// host holds: Checkpoint::fromParts).
+  static Result<MoeLayer> fromCheckpoint(const OpenedCheckpoint &opened,
                                          const std::string &pattern,
                                          int64_t experts, int64_t topK,
                                          int64_t blockSize = 0,
