@@ -662,13 +662,22 @@ class HummingLayer:
         return q
 
     def __call__(self, x, out=None, scale=None):
-        """y[M, N] = x[M, K] W^T on the current CUDA stream. Calls on one
-        layer must not overlap in time (one stream, or ordered streams): the
-        small-M kernels share a per-layer split-K workspace. Layers of 8-bit
-        activations take 16-bit x (quantized first, per token or with the
-        static scale) or codes x with their float32 `scale` ([M, 1] per
-        token, one element static)."""
+        """y[M, N] = x[M, K] W^T on x's device's current CUDA stream. Calls
+        on one layer must not overlap in time (one stream, or ordered
+        streams): the small-M kernels share a per-layer split-K workspace.
+        Layers of 8-bit activations take 16-bit x (quantized first, per
+        token or with the static scale) or codes x with their float32
+        `scale` ([M, 1] per token, one element static). x must be on the
+        device the layer was transformed for."""
         import torch
+        if getattr(x, "is_cuda", False) and \
+                x.device.index != torch.cuda.current_device():
+            # (The launch uses the current device's context.)
+            with torch.cuda.device(x.device):
+                return self._call(torch, x, out, scale)
+        return self._call(torch, x, out, scale)
+
+    def _call(self, torch, x, out, scale):
         # int4 codes: [M, K / 2] bytes.
         packed = self._act == "int4" and x.dtype == torch.uint8
         cols = self.shape_k // 2 if packed else self.shape_k

@@ -116,6 +116,39 @@ class ModuleTest(unittest.TestCase):
         self.assertEqual(str(e.exception), "torch_dtype: expected "
                          "torch.float16 or torch.bfloat16, got torch.float32")
 
+    @unittest.skipUnless(_cuda() and __import__("torch").cuda.device_count()
+                         >= 2, "needs two CUDA devices")
+    def test_layers_on_two_gpus(self):
+        # One process, one layer per GPU (each prepared on its own device,
+        # run whatever the current device is); a tensor on the other GPU is
+        # a clear error for a layer transformed for one.
+        import torch
+        import humming.nn as hnn
+        from humming import HummingLayer
+        n, k = 256, 512
+        w = torch.tensor(exact_weights(n, k, 128, seed=9),
+                         dtype=torch.float64).reshape(n, k)
+        mods = []
+        for d in range(2):
+            m = hnn.HummingLayer(n, k, W4G128)
+            m.load_from_unquantized(w)
+            mods.append(m.to(f"cuda:{d}"))
+        x = (torch.rand(4, k, dtype=torch.float64) * 2 - 1).to(torch.float16)
+        with torch.cuda.device(0):
+            ys = [mods[d](x.to(f"cuda:{d}")) for d in range(2)]
+        self.assertEqual(ys[1].device, torch.device("cuda:1"))
+        self.assertTrue(torch.equal(ys[0].cpu(), ys[1].cpu()))
+        self.assertLess(relative_error(torch, ys[1].cpu(), x.double() @ w.T),
+                        1e-3)
+        layer = HummingLayer(n, k, W4G128)
+        layer.load_from_unquantized(w)
+        with torch.cuda.device(0):
+            layer.transform()
+        with self.assertRaises(HummingError) as e:
+            layer(x.to("cuda:1"))
+        self.assertEqual(str(e.exception), "the layer was transformed on "
+                         "cuda:0; got x on cuda:1")
+
     def test_act_order_state_travels_with_the_weights(self):
         # A GPTQ desc_act checkpoint: the permutation is a buffer; loading
         # the state dict into a module of the natural order gives it.
