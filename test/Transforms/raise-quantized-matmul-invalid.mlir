@@ -1459,3 +1459,163 @@ func.func @gptq_float_zero_points(%x: memref<?x256xf16>, %qweight: memref<32x64x
   memref.dealloc %w : memref<64x256xf16>
   return
 }
+
+// -----
+
+// NVFP4's global scale in f32 multiplied in f32 (not truncated to the
+// weights' type first): the product is not the one humming.gemm computes
+// in that order.
+// CHECK-LABEL: func.func @nvfp4_f32_untruncated
+func.func @nvfp4_f32_untruncated(%x: memref<?x256xbf16>, %packed: memref<64x32xi32>, %scales: memref<64x16xf8E4M3FN>, %gs: memref<1xf32>, %y: memref<?x64xbf16>) {
+  %w = memref.alloc() : memref<64x256xbf16>
+  linalg.generic {indexing_maps = [affine_map<(n, k) -> (n, k floordiv 8)>,
+                                   affine_map<(n, k) -> (n, k floordiv 16)>,
+                                   affine_map<(n, k) -> (0)>,
+                                   affine_map<(n, k) -> (n, k)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%packed, %scales, %gs : memref<64x32xi32>, memref<64x16xf8E4M3FN>, memref<1xf32>) outs(%w : memref<64x256xbf16>) {
+  ^bb0(%word: i32, %s: f8E4M3FN, %g: f32, %o: bf16):
+    %k = linalg.index 1 : index
+    %c8 = arith.constant 8 : index
+    %c4 = arith.constant 4 : index
+    %lane = arith.remui %k, %c8 : index
+    %bit = arith.muli %lane, %c4 : index
+    %shift = arith.index_cast %bit : index to i32
+    %shifted = arith.shrui %word, %shift : i32
+    %nibble = arith.trunci %shifted : i32 to i4
+    %code = arith.bitcast %nibble : i4 to f4E2M1FN
+    %f = arith.extf %code : f4E2M1FN to bf16
+    %sf = arith.extf %s : f8E4M3FN to bf16
+    %v = arith.mulf %f, %sf : bf16
+    %ve = arith.extf %v : bf16 to f32
+    %vf = arith.mulf %ve, %g : f32
+    %vg = arith.truncf %vf : f32 to bf16
+    linalg.yield %vg : bf16
+  }
+  %zero = arith.constant 0.0 : bf16
+  linalg.fill ins(%zero : bf16) outs(%y : memref<?x64xbf16>)
+  // expected-remark @+1 {{humming-raise-quantized-matmul: not raised: the dequantization (linalg.generic writing the weights): expected the f32 global scale converted to bf16 with arith.truncf before its product}}
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>,
+                                 affine_map<(m, n, k) -> (m, n)>]
+      ins(%x, %w : memref<?x256xbf16>, memref<64x256xbf16>) outs(%y : memref<?x64xbf16>)
+  memref.dealloc %w : memref<64x256xbf16>
+  return
+}
+
+// -----
+
+// A third input of one value per row is no global scale (nor a zero
+// point of the scales' type and indexing).
+// CHECK-LABEL: func.func @nvfp4_global_per_row
+func.func @nvfp4_global_per_row(%x: memref<?x256xbf16>, %packed: memref<64x32xi32>, %scales: memref<64x16xf8E4M3FN>, %gs: memref<64xf32>, %y: memref<?x64xbf16>) {
+  %w = memref.alloc() : memref<64x256xbf16>
+  linalg.generic {indexing_maps = [affine_map<(n, k) -> (n, k floordiv 8)>,
+                                   affine_map<(n, k) -> (n, k floordiv 16)>,
+                                   affine_map<(n, k) -> (n)>,
+                                   affine_map<(n, k) -> (n, k)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%packed, %scales, %gs : memref<64x32xi32>, memref<64x16xf8E4M3FN>, memref<64xf32>) outs(%w : memref<64x256xbf16>) {
+  ^bb0(%word: i32, %s: f8E4M3FN, %g: f32, %o: bf16):
+    %k = linalg.index 1 : index
+    %c8 = arith.constant 8 : index
+    %c4 = arith.constant 4 : index
+    %lane = arith.remui %k, %c8 : index
+    %bit = arith.muli %lane, %c4 : index
+    %shift = arith.index_cast %bit : index to i32
+    %shifted = arith.shrui %word, %shift : i32
+    %nibble = arith.trunci %shifted : i32 to i4
+    %code = arith.bitcast %nibble : i4 to f4E2M1FN
+    %f = arith.extf %code : f4E2M1FN to bf16
+    %sf = arith.extf %s : f8E4M3FN to bf16
+    %v = arith.mulf %f, %sf : bf16
+    %gh = arith.truncf %g : f32 to bf16
+    %vg = arith.mulf %v, %gh : bf16
+    linalg.yield %vg : bf16
+  }
+  %zero = arith.constant 0.0 : bf16
+  linalg.fill ins(%zero : bf16) outs(%y : memref<?x64xbf16>)
+  // expected-remark @+1 {{humming-raise-quantized-matmul: not raised: the dequantization (linalg.generic writing the weights): expected a body of a conversion of the code, a subtraction of the zero point, a multiplication by the scale and the yield, got 5 operations besides the code's extraction}}
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>,
+                                 affine_map<(m, n, k) -> (m, n)>]
+      ins(%x, %w : memref<?x256xbf16>, memref<64x256xbf16>) outs(%y : memref<?x64xbf16>)
+  memref.dealloc %w : memref<64x256xbf16>
+  return
+}
+
+// -----
+
+// The global scale folded into the group scale before the code's product:
+// another order of rounding than humming.gemm's.
+// CHECK-LABEL: func.func @nvfp4_global_first
+func.func @nvfp4_global_first(%x: memref<?x256xbf16>, %packed: memref<64x32xi32>, %scales: memref<64x16xf8E4M3FN>, %gs: memref<1xf32>, %y: memref<?x64xbf16>) {
+  %w = memref.alloc() : memref<64x256xbf16>
+  linalg.generic {indexing_maps = [affine_map<(n, k) -> (n, k floordiv 8)>,
+                                   affine_map<(n, k) -> (n, k floordiv 16)>,
+                                   affine_map<(n, k) -> (0)>,
+                                   affine_map<(n, k) -> (n, k)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%packed, %scales, %gs : memref<64x32xi32>, memref<64x16xf8E4M3FN>, memref<1xf32>) outs(%w : memref<64x256xbf16>) {
+  ^bb0(%word: i32, %s: f8E4M3FN, %g: f32, %o: bf16):
+    %k = linalg.index 1 : index
+    %c8 = arith.constant 8 : index
+    %c4 = arith.constant 4 : index
+    %lane = arith.remui %k, %c8 : index
+    %bit = arith.muli %lane, %c4 : index
+    %shift = arith.index_cast %bit : index to i32
+    %shifted = arith.shrui %word, %shift : i32
+    %nibble = arith.trunci %shifted : i32 to i4
+    %code = arith.bitcast %nibble : i4 to f4E2M1FN
+    %f = arith.extf %code : f4E2M1FN to bf16
+    %sf = arith.extf %s : f8E4M3FN to bf16
+    %gh = arith.truncf %g : f32 to bf16
+    %sg = arith.mulf %sf, %gh : bf16
+    %vg = arith.mulf %f, %sg : bf16
+    linalg.yield %vg : bf16
+  }
+  %zero = arith.constant 0.0 : bf16
+  linalg.fill ins(%zero : bf16) outs(%y : memref<?x64xbf16>)
+  // expected-remark @+1 {{humming-raise-quantized-matmul: not raised: the dequantization (linalg.generic writing the weights): expected the code times the scale (the second input), arith.mulf in bf16}}
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>,
+                                 affine_map<(m, n, k) -> (m, n)>]
+      ins(%x, %w : memref<?x256xbf16>, memref<64x256xbf16>) outs(%y : memref<?x64xbf16>)
+  memref.dealloc %w : memref<64x256xbf16>
+  return
+}
+
+// -----
+
+// A global scale of the weights' type: humming.gemm takes an f32 one.
+// CHECK-LABEL: func.func @nvfp4_bf16_global
+func.func @nvfp4_bf16_global(%x: memref<?x256xbf16>, %packed: memref<64x32xi32>, %scales: memref<64x16xf8E4M3FN>, %gs: memref<1xbf16>, %y: memref<?x64xbf16>) {
+  %w = memref.alloc() : memref<64x256xbf16>
+  linalg.generic {indexing_maps = [affine_map<(n, k) -> (n, k floordiv 8)>,
+                                   affine_map<(n, k) -> (n, k floordiv 16)>,
+                                   affine_map<(n, k) -> (0)>,
+                                   affine_map<(n, k) -> (n, k)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%packed, %scales, %gs : memref<64x32xi32>, memref<64x16xf8E4M3FN>, memref<1xbf16>) outs(%w : memref<64x256xbf16>) {
+  ^bb0(%word: i32, %s: f8E4M3FN, %g: bf16, %o: bf16):
+    %k = linalg.index 1 : index
+    %c8 = arith.constant 8 : index
+    %c4 = arith.constant 4 : index
+    %lane = arith.remui %k, %c8 : index
+    %bit = arith.muli %lane, %c4 : index
+    %shift = arith.index_cast %bit : index to i32
+    %shifted = arith.shrui %word, %shift : i32
+    %nibble = arith.trunci %shifted : i32 to i4
+    %code = arith.bitcast %nibble : i4 to f4E2M1FN
+    %f = arith.extf %code : f4E2M1FN to bf16
+    %sf = arith.extf %s : f8E4M3FN to bf16
+    %v = arith.mulf %f, %sf : bf16
+    %vg = arith.mulf %v, %g : bf16
+    linalg.yield %vg : bf16
+  }
+  %zero = arith.constant 0.0 : bf16
+  linalg.fill ins(%zero : bf16) outs(%y : memref<?x64xbf16>)
+  // expected-remark @+1 {{humming-raise-quantized-matmul: not raised: the dequantization (linalg.generic writing the weights): expected the global scale ([1], the last input) in f32, as humming.gemm takes it, got memref<1xbf16>}}
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>,
+                                 affine_map<(m, n, k) -> (m, n)>]
+      ins(%x, %w : memref<?x256xbf16>, memref<64x256xbf16>) outs(%y : memref<?x64xbf16>)
+  memref.dealloc %w : memref<64x256xbf16>
+  return
+}

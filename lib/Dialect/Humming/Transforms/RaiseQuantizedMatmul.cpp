@@ -16,7 +16,9 @@
 // along K as humming and compressed-tensors store them, transposed as
 // GPTQ's qweight, or along N in AWQ's nibble order (matchPackedCode checks
 // the extraction by evaluating it; GPTQ's and AWQ's tensors become a gemm in
-// their source format, which humming-legalize-schema repacks). What it does
+// their source format, which humming-legalize-schema repacks); NVFP4's
+// global scale, a last [1] f32 input multiplied in after the group scale,
+// becomes the gemm's global_scale. What it does
 // not recognise it leaves as it is, with a remark on the matmul that says
 // why (a matmul whose B operand no linalg.generic writes is a plain matmul
 // and gets none). See the pass description in Passes.td for the forms.
@@ -54,6 +56,8 @@ namespace {
 struct Dequant {
   linalg::GenericOp op;
   Value codes, scales, zeroPoints;
+  /// NVFP4's second scale, one f32 for the tensor ([1]).
+  Value globalScale;
   hq::WeightSchema schema;
   /// The layer's N and K.
   int64_t n = 0, k = 0;
@@ -85,9 +89,12 @@ bool isHalf(Type t) { return t.isF16() || t.isBF16(); }
 /// "si8 codes, f16 scales per group of 128 (float zero points)".
 std::string describe(const hq::WeightSchema &w) {
   std::string s = w.type.str() + " codes, " + w.scaleType.str() + " scales ";
-  s += w.granularity == hq::Granularity::Group
+  s += w.granularity == hq::Granularity::Group ||
+               w.granularity == hq::Granularity::GroupTensor
            ? "per group of " + std::to_string(w.groupK)
            : std::string("per row");
+  if (w.granularity == hq::Granularity::GroupTensor)
+    s += " and a global scale";
   if (w.zeroPoint == hq::ZeroPointKind::Float)
     s += ", float zero points";
   return s;
@@ -483,11 +490,44 @@ std::variant<Dequant, Refusal> matchDequant(linalg::GenericOp g, int64_t n,
     for (AffineMap &m : maps)
       m = m.compose(swap);
   }
-  const unsigned ins = g.getNumDpsInputs();
-  if (ins != 2 && ins != 3)
-    return no("expected codes and scales (and zero points) as inputs, got " +
+  unsigned ins = g.getNumDpsInputs();
+  if (ins != 2 && ins != 3 && ins != 4)
+    return no("expected codes and scales (and zero points, and a global "
+              "scale) as inputs, got " +
               std::to_string(ins) + " inputs");
   Block &body = g.getRegion().front();
+  // A global scale (NVFP4: one f32 for the whole tensor, after the group
+  // scales): the last input, [1] of f32 read at 0, truncated to the
+  // weights' type and multiplied into the dequantized weight last.
+  BlockArgument globalArg;
+  Operation *globalConv = nullptr;
+  if (ins >= 3) {
+    Value last = g.getDpsInputOperand(ins - 1)->get();
+    auto lt = cast<ShapedType>(last.getType());
+    AffineMap lm = maps[ins - 1];
+    const bool one = lt.getRank() == 1 && lt.getDimSize(0) == 1 &&
+                     lm.getNumResults() == 1 &&
+                     lm.getResult(0) == getAffineConstantExpr(0, g.getContext());
+    if (one) {
+      if (!lt.getElementType().isF32())
+        return no("expected the global scale ([1], the last input) in f32, "
+                  "as humming.gemm takes it, got " +
+                  str(lt));
+      globalArg = body.getArgument(ins - 1);
+      for (Operation &op : body)
+        if (auto tr = dyn_cast<arith::TruncFOp>(&op);
+            tr && tr.getIn() == globalArg && tr.getType() == half)
+          globalConv = tr;
+      if (!globalConv)
+        return no("expected the f32 global scale converted to " + str(half) +
+                  " with arith.truncf before its product");
+      --ins;
+    } else if (ins == 4) {
+      return no("expected a global scale [1] read at 0 as the fourth input, "
+                "got " +
+                str(lt) + " indexed by " + str(lm));
+    }
+  }
   // The body: convert the code, (subtract the zero point,) multiply by the
   // scale, yield; nothing else.
   SmallVector<Operation *> ops;
@@ -666,15 +706,19 @@ std::variant<Dequant, Refusal> matchDequant(linalg::GenericOp g, int64_t n,
     if (!isa<arith::ConstantOp>(op) &&
         !(packed && packed->ops.contains(op)) &&
         !(packedZero && (op == zeroConv || packedZero->ops.contains(op))) &&
-        op != scaleConv)
+        op != scaleConv && op != globalConv)
       steps.push_back(op);
+  // (The global scale's product is one more step.)
+  const size_t extra = globalArg ? 1 : 0;
   const bool implicitZero =
-      unsignedCodes && ins == 2 && steps.size() == 4 &&
+      unsignedCodes && ins == 2 && steps.size() == 4 + extra &&
       isa<arith::SubFOp>(steps[1]);
-  if (steps.size() != ins + 1 && !implicitZero)
+  if (steps.size() != ins + 1 + extra && !implicitZero)
     return no("expected a body of a conversion of the code" +
               std::string(ins == 3 ? ", a subtraction of the zero point" : "") +
-              ", a multiplication by the scale and the yield, got " +
+              ", a multiplication by the scale" +
+              std::string(globalArg ? " and one by the global scale" : "") +
+              " and the yield, got " +
               std::to_string(steps.size()) + " operations" +
               (packed ? " besides the code's extraction" : "") +
               (unsignedCodes && ins == 2
@@ -721,9 +765,21 @@ std::variant<Dequant, Refusal> matchDequant(linalg::GenericOp g, int64_t n,
     return no("expected the code times the scale (the second input), "
               "arith.mulf in " +
               str(half));
+  Value product = mul.getResult();
+  if (globalArg) {
+    Value global = globalConv->getResult(0);
+    auto mul2 = dyn_cast<arith::MulFOp>(ops[next++]);
+    if (!mul2 ||
+        !((mul2.getLhs() == product && mul2.getRhs() == global) ||
+          (mul2.getRhs() == product && mul2.getLhs() == global)))
+      return no("expected the scaled code times the global scale (the last "
+                "input, truncated), arith.mulf in " +
+                str(half));
+    product = mul2.getResult();
+  }
   auto yield = dyn_cast<linalg::YieldOp>(ops[next]);
   if (!yield || yield.getNumOperands() != 1 ||
-      yield.getOperand(0) != mul.getResult())
+      yield.getOperand(0) != product)
     return no("expected the product to be yielded");
 
   Dequant d;
@@ -734,6 +790,8 @@ std::variant<Dequant, Refusal> matchDequant(linalg::GenericOp g, int64_t n,
   d.scales = g.getDpsInputOperand(1)->get();
   if (ins == 3)
     d.zeroPoints = g.getDpsInputOperand(2)->get();
+  if (globalArg)
+    d.globalScale = g.getDpsInputOperand(globalArg.getArgNumber())->get();
   if (!packed && (!maps[0].isIdentity() || !staticIdentity(codesType) ||
                   codesType.getShape() != ArrayRef<int64_t>{n, k}))
     return no("expected the codes [" + std::to_string(n) + ", " +
@@ -795,9 +853,14 @@ std::variant<Dequant, Refusal> matchDequant(linalg::GenericOp g, int64_t n,
                 str(d.zeroPoints.getType()) + " indexed by " + str(maps[2]));
   }
   std::optional<hq::ScalarType> scaleType = toScalarType(scaleElem);
+  if (globalArg && group <= 0)
+    return no("expected group scales with a global scale (NVFP4's two "
+              "levels), got one scale per row");
   d.schema = hq::WeightSchema::make(
       *type, *scaleType,
-      group > 0 ? hq::Granularity::Group : hq::Granularity::Channel,
+      globalArg   ? hq::Granularity::GroupTensor
+      : group > 0 ? hq::Granularity::Group
+                  : hq::Granularity::Channel,
       group > 0 ? group : 0,
       packedZero    ? hq::ZeroPointKind::Int
       : d.zeroPoints ? hq::ZeroPointKind::Float
@@ -975,7 +1038,8 @@ struct RaiseQuantizedMatmulPass
   /// Everything built goes to `built` (in order); null and why when the
   /// gemm does not verify (and nothing stays built).
   GemmOp buildGemm(OpBuilder &b, linalg::LinalgOp mm, Value x, Value codes,
-                   Value scales, Value zeroPoints, Value y, WeightSchemaAttr ws,
+                   Value scales, Value zeroPoints, Value globalScale, Value y,
+                   WeightSchemaAttr ws,
                    InputSchemaAttr is, SmallVectorImpl<Operation *> &built,
                    std::string &why) {
     MLIRContext *ctx = mm.getContext();
@@ -993,7 +1057,7 @@ struct RaiseQuantizedMatmulPass
     if (zeroPoints)
       zeroPoints = asColumn(zeroPoints);
     auto gemm = GemmOp::create(b, mm.getLoc(), x, codes, scales, zeroPoints,
-                               Value(), Value(), Value(), y, ws, is,
+                               globalScale, Value(), Value(), y, ws, is,
                                ComputeAttr(), LayoutAttr(), ArrayAttr());
     built.push_back(gemm);
     LogicalResult verified = success();
@@ -1063,12 +1127,12 @@ struct RaiseQuantizedMatmulPass
       return {"expected 'output' zeroed by a linalg.fill of 0 before the "
               "matmul with nothing else touching it in between (linalg.matmul "
               "adds to its output, humming.gemm overwrites it)"};
-    for (Value v : {x, d.codes, d.scales, d.zeroPoints})
+    for (Value v : {x, d.codes, d.scales, d.zeroPoints, d.globalScale})
       if (v && v == y)
         return {"expected the output to be none of the inputs"};
     // The gemm reads the codes, scales and zero points where the matmul
     // ran: nothing may touch them after the dequantization read them.
-    for (Value v : {d.codes, d.scales, d.zeroPoints})
+    for (Value v : {d.codes, d.scales, d.zeroPoints, d.globalScale})
       if (v && usedBetween(v, g, mm))
         return {"the codes, scales or zero points are used between the "
                 "dequantization and the matmul: expected them unchanged "
@@ -1081,8 +1145,8 @@ struct RaiseQuantizedMatmulPass
     SmallVector<Operation *> built;
     std::string why;
     Value xr = rows(b, mm, x, built), yr = rows(b, mm, y, built);
-    if (!buildGemm(b, mm, xr, d.codes, d.scales, d.zeroPoints, yr, ws, is,
-                   built, why))
+    if (!buildGemm(b, mm, xr, d.codes, d.scales, d.zeroPoints, d.globalScale,
+                   yr, ws, is, built, why))
       return {"the humming.gemm it would become does not verify: " + why};
     mm->erase();
     Operation *zero = fill.getDpsInputOperand(0)->get().getDefiningOp();
@@ -1141,7 +1205,8 @@ struct RaiseQuantizedMatmulPass
       return op;
     };
     Value xb = toBuffer(x), codes = toBuffer(d.codes),
-          scales = toBuffer(d.scales), zeroPoints = toBuffer(d.zeroPoints);
+          scales = toBuffer(d.scales), zeroPoints = toBuffer(d.zeroPoints),
+          globalScale = toBuffer(d.globalScale);
     // The output's rows (and batch) are the input's (its N is static):
     // sized from x, so that the zeroed init tensor has no use left.
     auto yt = cast<RankedTensorType>(y.getType());
@@ -1158,8 +1223,8 @@ struct RaiseQuantizedMatmulPass
     std::string why;
     SmallVector<Operation *> gemmOps;
     Value xr = rows(b, mm, xb, gemmOps), outr = rows(b, mm, out, gemmOps);
-    if (!buildGemm(b, mm, xr, codes, scales, zeroPoints, outr, ws, is,
-                   gemmOps, why)) {
+    if (!buildGemm(b, mm, xr, codes, scales, zeroPoints, globalScale, outr,
+                   ws, is, gemmOps, why)) {
       for (Operation *op : llvm::reverse(built))
         op->erase();
       return {"the humming.gemm it would become does not verify: " + why};

@@ -111,7 +111,10 @@ def HummingRaiseQuantizedMatmulPass
     codes packed the same way (b = 4: the field as an i4, `arith.bitcast`
     to f4E2M1FN, `arith.extf`). Scales of the weights' type, or
     f8E8M0FNU / f8E4M3FN ones (MXFP4 / NVFP4) that the body converts with
-    `arith.extf` before the product (the gemm takes them as they are).
+    `arith.extf` before the product (the gemm takes them as they are);
+    NVFP4's global scale as a last input [1] of f32 read at 0, truncated
+    to the weights' type and multiplied into the scaled code last
+    (a `group_tensor` schema with the gemm's `global_scale`).
     Their zero
     points may be float ones as above or integers packed the same way along
     N (compressed-tensors' weight_zero_point): words [N b / 32, G] indexed
