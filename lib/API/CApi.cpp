@@ -470,65 +470,17 @@ int checkShardArgs(const char *parallel, const char *activations) {
   return 0;
 }
 
-int createFromLoaded(LoadedLayer loadedLayer, ScalarType model,
-                     const char *module, const char *parallel, int64_t rank,
-                     int64_t size, const char *activations,
-                     humming_layer **out) {
-  const std::string acts = activations, how = parallel;
-  LoadedLayer *loaded = &loadedLayer;
-  InputSchema in{model, ActScaling::None, 0};
-  if (acts == "checkpoint") {
-    in = loaded->input;
-    const std::string have = formatInputSchema(in);
-    if (in.type.bits == 16)
-      return fail(concat(module, ": the checkpoint's activations are ", have,
-                         " (not quantized): use "
-                         "humming_layer_create_from_checkpoint"));
-    if ((!layout::computesInEightBits(in.type) &&
-         !layout::computesInFourBits(in.type)) ||
-        in.scaling == ActScaling::Group)
-      return fail(concat(module, ": the checkpoint's ", have,
-                         " activations have no kernel yet (the kernels take "
-                         "f8E4M3FN, f8E5M2, si8 and si4 codes with per-token "
-                         "or static scales): use "
-                         "humming_layer_create_from_checkpoint (16-bit "
-                         "activations)"));
-    if (in.scaling == ActScaling::Static)
-      return fail(concat(module, ": the checkpoint's ", have,
-                         " activations have a static scale, which is not "
-                         "read from checkpoints yet: use "
-                         "humming_layer_create_quantized with that scale at "
-                         "forward, or humming_layer_create_from_checkpoint"));
-  }
-  int64_t n = loaded->n, k = loaded->k;
-  WeightSchema weight = loaded->weight;
-  QuantizedWeights tensors = std::move(loaded->tensors);
-  std::vector<int32_t> perm = std::move(loaded->kPermutation);
-  if (!perm.empty() && how == "row" && size > 1)
-    return fail(concat(module, ": act-order (desc_act) permutes K, so a row "
-                               "shard's columns are scattered over the whole "
-                               "input: split it by columns, or load it whole"));
-  if (size != 1 || rank != 0) {
-    Result<ShardedWeights> shard = shardCanonical(
-        weight, tensors, n, k,
-        how == "row" ? TensorParallel::Row : TensorParallel::Column, rank,
-        size);
-    if (!shard)
-      return fail(concat(module, ": ", shard.error()));
-    n = shard->n;
-    k = shard->k;
-    weight = shard->schema;
-    tensors = std::move(shard->tensors);
-  }
-  Result<Layer> layer = Layer::create(n, k, weight, in, {}, model);
-  if (!layer)
-    return fail(concat(module, ": ", layer.error()));
-  if (Status s = layer->loadQuantized(std::move(tensors)); !s)
-    return fail(concat(module, ": ", s.error()));
-  if (Status s = layer->setInputPermutation(std::move(perm)); !s)
-    return fail(concat(module, ": ", s.error()));
-  *out = new humming_layer{layer.take(), {}};
-  return ok();
+int createFromLoaded(LoadedLayer loaded, ScalarType model, const char *module,
+                     const char *parallel, int64_t rank, int64_t size,
+                     const char *activations, humming_layer **out) {
+  CheckpointLoad load;
+  load.parallel = std::string(parallel) == "row" ? TensorParallel::Row
+                                                 : TensorParallel::Column;
+  load.rank = rank;
+  load.size = size;
+  load.checkpointActivations = std::string(activations) == "checkpoint";
+  return handOut(Layer::fromLoaded(std::move(loaded), model, module, load),
+                 out);
 }
 
 } // namespace

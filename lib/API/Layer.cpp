@@ -428,6 +428,88 @@ const std::vector<int32_t> &Layer::inputPermutation() const {
   return impl_->inputPermutation;
 }
 
+Result<Layer> Layer::fromLoaded(LoadedLayer loadedLayer, ScalarType model,
+                                const std::string &module,
+                                const CheckpointLoad &load) {
+  LoadedLayer *loaded = &loadedLayer;
+  const int64_t rank = load.rank, size = load.size;
+  InputSchema in{model, ActScaling::None, 0};
+  if (load.checkpointActivations) {
+    in = loaded->input;
+    const std::string have = formatInputSchema(in);
+    if (in.type.bits == 16)
+      return Error{concat(module, ": the checkpoint's activations are ", have,
+                         " (not quantized): use "
+                         "humming_layer_create_from_checkpoint")};
+    if ((!layout::computesInEightBits(in.type) &&
+         !layout::computesInFourBits(in.type)) ||
+        in.scaling == ActScaling::Group)
+      return Error{concat(module, ": the checkpoint's ", have,
+                         " activations have no kernel yet (the kernels take "
+                         "f8E4M3FN, f8E5M2, si8 and si4 codes with per-token "
+                         "or static scales): use "
+                         "humming_layer_create_from_checkpoint (16-bit "
+                         "activations)")};
+    if (in.scaling == ActScaling::Static)
+      return Error{concat(module, ": the checkpoint's ", have,
+                         " activations have a static scale, which is not "
+                         "read from checkpoints yet: use "
+                         "humming_layer_create_quantized with that scale at "
+                         "forward, or humming_layer_create_from_checkpoint")};
+  }
+  int64_t n = loaded->n, k = loaded->k;
+  WeightSchema weight = loaded->weight;
+  QuantizedWeights tensors = std::move(loaded->tensors);
+  std::vector<int32_t> perm = std::move(loaded->kPermutation);
+  if (!perm.empty() && load.parallel == TensorParallel::Row && size > 1)
+    return Error{concat(module, ": act-order (desc_act) permutes K, so a row "
+                               "shard's columns are scattered over the whole "
+                               "input: split it by columns, or load it whole")};
+  if (size != 1 || rank != 0) {
+    Result<ShardedWeights> shard = shardCanonical(
+        weight, tensors, n, k,
+        load.parallel, rank, size);
+    if (!shard)
+      return Error{concat(module, ": ", shard.error())};
+    n = shard->n;
+    k = shard->k;
+    weight = shard->schema;
+    tensors = std::move(shard->tensors);
+  }
+  Result<Layer> layer = Layer::create(n, k, weight, in, {}, model);
+  if (!layer)
+    return Error{concat(module, ": ", layer.error())};
+  if (Status s = layer->loadQuantized(std::move(tensors)); !s)
+    return Error{concat(module, ": ", s.error())};
+  if (Status s = layer->setInputPermutation(std::move(perm)); !s)
+    return Error{concat(module, ": ", s.error())};
+  return layer;
+}
+
+Result<Layer> Layer::fromCheckpoint(const OpenedCheckpoint &opened,
+                                    const std::string &module,
+                                    const CheckpointLoad &load) {
+  if (load.size < 1 || load.rank < 0 || load.rank >= load.size)
+    return Error{concat("expected 0 <= rank < size (tensor parallelism), got "
+                        "rank ",
+                        load.rank, " of ", load.size)};
+  Result<LoadedLayer> loaded =
+      loadLayer(opened.checkpoint, opened.config, module);
+  if (!loaded)
+    return Error{loaded.error()};
+  return fromLoaded(loaded.take(), opened.activation(), module, load);
+}
+
+Result<Layer> Layer::fromCheckpoint(const std::string &dir,
+                                    const std::string &module,
+                                    const CheckpointLoad &load) {
+  Result<OpenedCheckpoint> opened = openCheckpoint(dir);
+  if (!opened)
+    return Error{opened.error()};
+  return fromCheckpoint(*opened, module, load);
+}
+
+
 const QuantizedWeights *Layer::canonicalWeights() const {
   return impl_->canonical ? &*impl_->canonical : nullptr;
 }

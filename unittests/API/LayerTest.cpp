@@ -1032,3 +1032,83 @@ TEST(MoeLayer, FromCheckpointPerExpertModules) {
       << missing.error();
   std::system(("rm -rf " + dir).c_str());
 }
+
+// Layer::fromCheckpoint (the C++ face of the C and Python checkpoint
+// loaders) over a checkpoint held in memory: a GPTQ act-order layer whole,
+// a column shard of it (N halved, the permutation kept), the row shard it
+// refuses, and ranks outside the size.
+TEST(Layer, FromCheckpointShardsAndKeepsThePermutation) {
+  test::useTestCache();
+  const int64_t n = 128, k = 256;
+  Tensor qweight(DType::I32, {k / 8, n}), qzeros(DType::I32, {k / 128, n / 8}),
+      scales(DType::F16, {k / 128, n}), gIdx(DType::I32, {k});
+  for (size_t i = 0; i < qweight.data.size(); ++i)
+    qweight.data[i] = uint8_t(i * 37 + 11);
+  for (size_t i = 0; i < qzeros.data.size(); i += 4) // stored 7: z = 8
+    qzeros.data[i] = qzeros.data[i + 1] = qzeros.data[i + 2] =
+        qzeros.data[i + 3] = 0x77;
+  for (size_t i = 0; i < scales.data.size(); i += 2) { // 1.0
+    scales.data[i] = 0x00;
+    scales.data[i + 1] = 0x3c;
+  }
+  for (int64_t c = 0; c < k; ++c) {
+    const int32_t g = int32_t(((c * 7) % k) / 128);
+    std::memcpy(gIdx.data.data() + 4 * c, &g, 4);
+  }
+  const std::string m = "model.layers.0.mlp.up_proj";
+  std::vector<std::pair<std::string, TensorView>> views = {
+      {m + ".qweight", qweight.view()},
+      {m + ".qzeros", qzeros.view()},
+      {m + ".scales", scales.view()},
+      {m + ".g_idx", gIdx.view()}};
+  Result<SafetensorsFile> file =
+      SafetensorsFile::fromBytes(serializeSafetensors(views), "mem");
+  ASSERT_TRUE(file.ok()) << file.error();
+  Result<Json> config = parseJson(R"({"torch_dtype": "bfloat16",
+      "quantization_config": {"quant_method": "gptq", "bits": 4,
+      "group_size": 128, "sym": true, "desc_act": true}})");
+  ASSERT_TRUE(config.ok());
+  std::vector<SafetensorsFile> files;
+  files.push_back(file.take());
+  Result<Checkpoint> ckpt =
+      Checkpoint::fromParts("mem", config.take(), nullptr, std::move(files));
+  ASSERT_TRUE(ckpt.ok()) << ckpt.error();
+  Result<QuantConfig> qc = QuantConfig::fromCheckpoint(*ckpt);
+  ASSERT_TRUE(qc.ok()) << qc.error();
+  OpenedCheckpoint opened{ckpt.take(), qc.take()};
+
+  Result<Layer> whole = Layer::fromCheckpoint(opened, m);
+  ASSERT_TRUE(whole.ok()) << whole.error();
+  EXPECT_EQ(whole->n(), n);
+  EXPECT_EQ(whole->k(), k);
+  EXPECT_EQ(whole->inputSchema().type, ScalarType::bf16());
+  ASSERT_EQ(whole->inputPermutation().size(), size_t(k));
+  CheckpointLoad column;
+  column.rank = 1;
+  column.size = 2;
+  Result<Layer> shard = Layer::fromCheckpoint(opened, m, column);
+  ASSERT_TRUE(shard.ok()) << shard.error();
+  EXPECT_EQ(shard->n(), n / 2);
+  EXPECT_EQ(shard->inputPermutation(), whole->inputPermutation());
+  // The shard's codes are the whole layer's columns n/2 .. n - 1.
+  const Tensor &wAll = whole->canonicalWeights()->weight;
+  const Tensor &wHalf = shard->canonicalWeights()->weight;
+  ASSERT_EQ(wHalf.data.size() * 2, wAll.data.size());
+  EXPECT_EQ(0, std::memcmp(wHalf.data.data(),
+                           wAll.data.data() + wAll.data.size() / 2,
+                           wHalf.data.size()));
+  CheckpointLoad row = column;
+  row.parallel = TensorParallel::Row;
+  EXPECT_EQ(Layer::fromCheckpoint(opened, m, row).error(),
+            m + ": act-order (desc_act) permutes K, so a row shard's columns "
+                "are scattered over the whole input: split it by columns, or "
+                "load it whole");
+  CheckpointLoad outside;
+  outside.rank = 2;
+  outside.size = 2;
+  EXPECT_EQ(Layer::fromCheckpoint(opened, m, outside).error(),
+            "expected 0 <= rank < size (tensor parallelism), got rank 2 of 2");
+  EXPECT_NE(Layer::fromCheckpoint("/nonexistent", m).error().find(
+                "/nonexistent"),
+            std::string::npos);
+}

@@ -19,6 +19,7 @@
 #ifndef HUMMING_API_LAYER_H
 #define HUMMING_API_LAYER_H
 
+#include "Humming/Quant/Adapters.h"
 #include "Humming/Quant/Quantize.h"
 #include "Humming/Quant/Result.h"
 #include "Humming/Quant/Schema.h"
@@ -71,6 +72,16 @@ struct LayerTarget {
   /// act-order layers (8-bit activations, MoE) rather than let them compute
   /// with ungathered activations.
   bool activationsGathered = false;
+};
+
+/// How Layer::fromCheckpoint loads a layer: rank `rank` of `size` along
+/// `parallel` (column: N, row: K) and whose activations.
+struct CheckpointLoad {
+  TensorParallel parallel = TensorParallel::Column;
+  int64_t rank = 0, size = 1;
+  /// The checkpoint's own 8- or 4-bit activations (FP8 / W8A8 / W4A8
+  /// checkpoints with per-token scales) instead of the model's 16-bit type.
+  bool checkpointActivations = false;
 };
 
 /// How the last transform() got its kernels.
@@ -160,6 +171,26 @@ public:
                                  const MoeOptions &moe,
                                  const ComputeOptions &compute = {},
                                  ScalarType output = ScalarType::f16());
+  /// A checkpoint's layer `module` ("model.layers.0.mlp.down_proj"): its
+  /// tensors converted to the canonical form (any format the adapters
+  /// read; act-order keeps its permutation), rank `load.rank`'s shard of
+  /// `load.size` under tensor parallelism, with the model's 16-bit
+  /// activations or the checkpoint's own 8-/4-bit ones. Errors name the
+  /// module and what does not fit (a shard that cuts a group, a row shard
+  /// of an act-order layer, activations without a kernel).
+  static Result<Layer> fromCheckpoint(const std::string &dir,
+                                      const std::string &module,
+                                      const CheckpointLoad &load = {});
+  /// The same from a checkpoint already opened (a directory, or tensors a
+  /// host holds: Checkpoint::fromParts).
+  static Result<Layer> fromCheckpoint(const OpenedCheckpoint &opened,
+                                      const std::string &module,
+                                      const CheckpointLoad &load = {});
+  /// The same from a module already converted (humming::loadLayer), the
+  /// model's 16-bit type `model`.
+  static Result<Layer> fromLoaded(LoadedLayer loaded, ScalarType model,
+                                  const std::string &module,
+                                  const CheckpointLoad &load = {});
   Layer(Layer &&) noexcept;
   Layer &operator=(Layer &&) noexcept;
   ~Layer();
