@@ -94,5 +94,49 @@ int humming_c_smoke(char *why, size_t size) {
     return 1;
   }
   humming_quantizer_destroy(q);
+
+  /* A layer from tensors as an engine holds them: a compressed-tensors
+   * int8 channel layer (weight [64, 128] i8, weight_scale [64, 1] f16),
+   * its canonical weight read back. */
+  {
+    static signed char codes[64 * 128];
+    static unsigned short scale[64];
+    for (int i = 0; i < 64 * 128; ++i)
+      codes[i] = (signed char)((i % 255) - 127);
+    for (int i = 0; i < 64; ++i)
+      scale[i] = 0x2000; /* 2^-7 in f16 */
+    int64_t wshape[2] = {64, 128}, sshape[2] = {64, 1};
+    humming_tensor ts[2] = {
+        {"weight", "I8", 2, wshape, codes, sizeof codes},
+        {"weight_scale", "F16", 2, sshape, scale, sizeof scale}};
+    const char *config =
+        "{\"torch_dtype\": \"float16\", \"quantization_config\": "
+        "{\"quant_method\": \"compressed-tensors\", \"format\": "
+        "\"int-quantized\", \"config_groups\": {\"g\": {\"targets\": "
+        "[\"Linear\"], \"weights\": {\"num_bits\": 8, \"type\": "
+        "\"int\", \"symmetric\": true, \"strategy\": \"channel\"}}}}}";
+    humming_layer *t = NULL;
+    if (humming_layer_create_from_tensors(config, ts, 2, "proj", "column", 0,
+                                          1, "16-bit", &t) != 0) {
+      snprintf(why, size, "create from tensors: %s", humming_last_error());
+      return 1;
+    }
+    const char *dtype = NULL;
+    int64_t shape[8], rank = 0;
+    int64_t bytes = humming_layer_canonical_tensor(t, "weight", &dtype, shape,
+                                                   &rank, NULL, 0);
+    if (humming_layer_n(t) != 64 || humming_layer_k(t) != 128 ||
+        bytes != 64 * 128 || rank != 2 || shape[0] != 64 ||
+        strcmp(dtype, "I32") != 0) {
+      snprintf(why, size,
+               "from tensors: N %lld, K %lld, weight %lld bytes, rank %lld, "
+               "dtype %s",
+               (long long)humming_layer_n(t), (long long)humming_layer_k(t),
+               (long long)bytes, (long long)rank, dtype ? dtype : "(null)");
+      humming_layer_destroy(t);
+      return 1;
+    }
+    humming_layer_destroy(t);
+  }
   return 0;
 }
