@@ -152,9 +152,10 @@ struct KernelLaunch {
   /// thread per word and grid-stride step; top_k is built in),
   /// kGatherColumnsKernel (humming.gather_columns: input slot -> output
   /// slot, each row's columns in the order of the [K] i32 indices in the
-  /// first routing slot; M the rows, block_n = K, one thread per element
-  /// and grid-stride step; griddepcontrol.launch_dependents first from
-  /// sm_90 on).
+  /// first routing slot; M the rows, block_n the steps of a row — its
+  /// 16-byte pieces (the output 16-byte aligned), or its elements where K
+  /// is not a multiple of 16 bytes —, one thread per step and grid-stride
+  /// step; griddepcontrol.launch_dependents first from sm_90 on).
   int64_t kind = 0;
   /// Mixture of experts: the routing (kRouting*; kRoutingDense for a
   /// dense GEMM), the experts E, top_k (indexed; 1 otherwise), the indexed

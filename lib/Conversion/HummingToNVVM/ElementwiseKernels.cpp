@@ -228,12 +228,14 @@ gpu::GPUFuncOp mlir::humming::buildMoePermuteKernel(
 
 namespace {
 
-/// output[r, j] = input[r, columns[j]]: one element per thread and
-/// grid-stride step; the columns are read per element (they stay in L1).
-/// The kernel lets the next one on the stream launch at once
-/// (griddepcontrol.launch_dependents, sm_90 on): a GEMM launched as a
-/// programmatic dependent copies its weights meanwhile and waits
-/// (griddepcontrol.wait) for this grid's writes before it reads them.
+/// output[r, j] = input[r, columns[j]]: each thread and grid-stride step
+/// writes 16 bytes of a row (8 16-bit elements; 1 element where K is not a
+/// multiple of them) with one vector store, reading each element by its
+/// index (the indices stay in L1). The kernel lets the next one on the
+/// stream launch at once (griddepcontrol.launch_dependents, sm_90 on): a
+/// GEMM launched as a programmatic dependent copies its weights meanwhile
+/// and waits (griddepcontrol.wait) for this grid's writes before it reads
+/// them.
 class GatherColumnsEmitter : EmitterBase {
 public:
   GatherColumnsEmitter(ImplicitLocOpBuilder &b,
@@ -246,10 +248,11 @@ public:
     Value tid = ext64(index32(gpu::ThreadIdOp::create(b, gpu::Dimension::x)));
     Value bid = ext64(index32(gpu::BlockIdOp::create(b, gpu::Dimension::x)));
     Value grid = ext64(index32(gpu::GridDimOp::create(b, gpu::Dimension::x)));
-    const int64_t K = spec.columns;
-    Type elem = b.getIntegerType(spec.elementBits);
+    const int64_t K = spec.columns, V = gatherVector(spec);
+    const unsigned bits = spec.elementBits;
+    Type elem = b.getIntegerType(bits);
     Value rows = ext64(param(::humming::abi::ParamM));
-    Value total = arith::MulIOp::create(b, rows, c64(K));
+    Value total = arith::MulIOp::create(b, rows, c64(K / V));
     Value start = arith::AddIOp::create(
         b, arith::MulIOp::create(b, bid, c64(kElementwiseThreads)), tid);
     Value stride = arith::MulIOp::create(b, grid, c64(kElementwiseThreads));
@@ -257,25 +260,48 @@ public:
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
     Value j = loop.getInductionVar();
-    Value row = arith::DivUIOp::create(b, j, c64(K));
-    Value col = arith::RemUIOp::create(b, j, c64(K));
-    Value src = load(i32, param(::humming::abi::ParamRowIds), col);
-    Value inRange =
-        arith::AndIOp::create(b, arith::CmpIOp::create(b, P::sge, src, c32(0)),
-                              arith::CmpIOp::create(b, P::slt, src, c32(K)));
-    auto ifIn = scf::IfOp::create(b, TypeRange{elem}, inRange,
-                                  /*withElseRegion=*/true);
-    {
+    Value row = arith::DivUIOp::create(b, j, c64(K / V));
+    Value first = arith::MulIOp::create(
+        b, arith::RemUIOp::create(b, j, c64(K / V)), c64(V));
+    Value rowStart = arith::MulIOp::create(b, row, c64(K));
+    // Element e of the chunk, zero for an index outside the row.
+    auto element = [&](int64_t e) -> Value {
+      Value col = arith::AddIOp::create(b, first, c64(e));
+      Value src = load(i32, param(::humming::abi::ParamRowIds), col);
+      Value inRange = arith::AndIOp::create(
+          b, arith::CmpIOp::create(b, P::sge, src, c32(0)),
+          arith::CmpIOp::create(b, P::slt, src, c32(K)));
+      auto ifIn = scf::IfOp::create(b, TypeRange{elem}, inRange,
+                                    /*withElseRegion=*/true);
       OpBuilder::InsertionGuard inner(b);
       b.setInsertionPointToStart(ifIn.thenBlock());
-      Value at = arith::AddIOp::create(b, arith::MulIOp::create(b, row, c64(K)),
-                                       ext64(src));
-      scf::YieldOp::create(
-          b, load(elem, param(::humming::abi::ParamInput), at));
+      scf::YieldOp::create(b, load(elem, param(::humming::abi::ParamInput),
+                                   arith::AddIOp::create(b, rowStart,
+                                                         ext64(src))));
       b.setInsertionPointToStart(ifIn.elseBlock());
       scf::YieldOp::create(b, Value(arith::ConstantIntOp::create(b, elem, 0)));
+      return ifIn.getResult(0);
+    };
+    if (V == 1) {
+      store(element(0), param(::humming::abi::ParamOutput), j);
+      return;
     }
-    store(ifIn.getResult(0), param(::humming::abi::ParamOutput), j);
+    // 16 bytes: four words of 32 / bits elements, lowest first.
+    const int64_t perWord = 32 / bits;
+    Value words = LLVM::UndefOp::create(b, VectorType::get({4}, i32));
+    for (int64_t w = 0; w < 4; ++w) {
+      Value word = c32(0);
+      for (int64_t e = 0; e < perWord; ++e) {
+        Value v = element(w * perWord + e);
+        if (bits < 32)
+          v = arith::ExtUIOp::create(b, i32, v);
+        if (e)
+          v = arith::ShLIOp::create(b, v, c32(int64_t(e * bits)));
+        word = e ? Value(arith::OrIOp::create(b, word, v)) : v;
+      }
+      words = LLVM::InsertElementOp::create(b, words, word, c32(w));
+    }
+    store(words, param(::humming::abi::ParamOutput), j);
   }
 
 private:

@@ -988,7 +988,8 @@ struct LowerToNVVMPass
       hq::abi::KernelLaunch l;
       l.name = kernel.getName().str();
       l.blockM = 1;
-      l.blockN = gs.columns;
+      const int64_t steps = gs.columns / gatherVector(gs);
+      l.blockN = steps;
       l.threads = kElementwiseThreads;
       l.kind = hq::abi::kGatherColumnsKernel;
       launchTable.push_back(launchAttr(builder, l));
@@ -1015,7 +1016,7 @@ struct LowerToNVVMPass
           arith::CeilDivUIOp::create(
               b,
               arith::MulIOp::create(
-                  b, rows, arith::ConstantIndexOp::create(b, gs.columns)),
+                  b, rows, arith::ConstantIndexOp::create(b, steps)),
               threads),
           arith::ConstantIndexOp::create(b, kPermuteMaxBlocks));
       Value any = arith::CmpIOp::create(b, arith::CmpIPredicate::ne, rows,

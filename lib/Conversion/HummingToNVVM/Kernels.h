@@ -166,6 +166,12 @@ struct GatherColumnsKernelSpec {
   int64_t columns = 1;
   unsigned elementBits = 16;
 };
+/// The elements one thread writes per step: 16 bytes' worth where a row
+/// holds whole 16-byte pieces, else 1.
+inline int64_t gatherVector(const GatherColumnsKernelSpec &spec) {
+  const int64_t v = 128 / int64_t(spec.elementBits);
+  return spec.columns % v == 0 ? v : 1;
+}
 gpu::GPUFuncOp buildGatherColumnsKernel(OpBuilder &builder, Location loc,
                                         gpu::GPUModuleOp module, StringRef name,
                                         const GatherColumnsKernelSpec &spec,

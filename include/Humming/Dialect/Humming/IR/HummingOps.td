@@ -305,6 +305,9 @@ def Humming_GatherColumnsOp : Humming_Op<"gather_columns"> {
     0 .. K - 1 writes zero (nothing is read outside the row). Both sides
     have the same element type of 8, 16 or 32 bits and the same static K;
     the rows are dynamic and must agree at run time (the fewer are used).
+    Where a row is a whole number of 16-byte pieces the kernel writes one
+    piece per step: `output` must then be 16-byte aligned (allocations
+    are; a view at an odd offset is not).
 
     ```mlir
     humming.gather_columns %x columns(%perm : memref<4096xi32>) into %xg
