@@ -3,7 +3,8 @@
 // mlir-opt with the humming dialect, the upstream dialects the pipeline lowers
 // through, the humming passes and the upstream transform passes, and
 // one-shot bufferization (with the arith / linalg / tensor / func / scf
-// models), so that tensor-level IR raised by humming-raise-quantized-matmul
+// models) and the linalg passes, so that tensor-level IR (elementwise arith
+// fused into linalg.generic first) raised by humming-raise-quantized-matmul
 // bufferizes and compiles in one tool.
 //
 //===----------------------------------------------------------------------===//
@@ -13,6 +14,7 @@
 #include "mlir/Dialect/Arith/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Bufferization/Transforms/FuncBufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/Linalg/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/SCF/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
@@ -26,6 +28,10 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   mlir::humming::registerHummingDialects(registry);
   mlir::bufferization::registerBufferizationPasses();
+  // Elementwise arith on tensors (a frontend's dequantization before
+  // fusion) becomes one linalg.generic the raise pass reads:
+  // convert-elementwise-to-linalg, linalg-fuse-elementwise-ops.
+  mlir::registerLinalgPasses();
   mlir::arith::registerBufferizableOpInterfaceExternalModels(registry);
   mlir::bufferization::func_ext::registerBufferizableOpInterfaceExternalModels(
       registry);

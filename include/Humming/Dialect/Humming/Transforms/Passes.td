@@ -131,7 +131,9 @@ def HummingRaiseQuantizedMatmulPass
     linalg.matmul adds), the dequantized weights read by nothing else. The
     codes are passed as they are (`humming.gemm` takes 8-bit codes
     unpacked and packed words as they are); the dequantization, the fill
-    and the buffer go.
+    and the buffer go. A dequantization of elementwise arith on whole
+    tensors is read after `convert-elementwise-to-linalg` and
+    `linalg-fuse-elementwise-ops` made it one `linalg.generic`.
 
     GPTQ's own tensors are taken too: qweight [K b / 32, N] indexed
     (k floordiv 32 / b, n) (the codes packed along K as above, stored
