@@ -46,6 +46,18 @@ __all__ = ["HummingLinearMethod", "HummingMoeMethod", "load_weight",
            "load_expert_weight"]
 
 
+def _target_device(where):
+    """The GPU to prepare a layer for: its parameters' when they are on
+    one, else the current CUDA device (parameters loaded on the host);
+    None without a GPU (the layer is then not prepared, and apply says
+    so)."""
+    if where.type == "cuda":
+        return where
+    if torch.cuda.is_available():
+        return torch.device("cuda", torch.cuda.current_device())
+    return None
+
+
 def _param(layer, name, shape, dtype, **attrs):
     if any(int(d) <= 0 for d in shape):
         raise HummingError(f"{name}: the partition gives an empty or "
@@ -201,7 +213,8 @@ class HummingLinearMethod:
 
     def process_weights_after_loading(self, layer):
         """Turns the loaded parameters into a Humming layer prepared for
-        their GPU (their device must be a CUDA one) and drops them."""
+        their GPU (the current one for parameters on the host) and drops
+        them."""
         registered = list(layer._parameters)
         tensors = {name: p.data for name, p in layer.named_parameters(
             recurse=False)}
@@ -213,11 +226,11 @@ class HummingLinearMethod:
             tensors["weight_shape"] = torch.tensor([n, k], dtype=torch.int64)
         if self.method == "gptq" and not self.act_order:
             tensors.pop("g_idx", None)  # (trivial: group of k is k // g)
-        device = next(iter(tensors.values())).device
+        device = _target_device(next(iter(tensors.values())).device)
         humming = _CLayer.from_tensors(
             tensors, {"quantization_config": self.config},
             torch_dtype=self.torch_dtype)
-        if device.type == "cuda":
+        if device is not None:
             with torch.cuda.device(device):
                 humming.transform()
         for name in registered:
@@ -230,6 +243,10 @@ class HummingLinearMethod:
         if getattr(layer, "humming_layer", None) is None:
             raise HummingError("apply: call process_weights_after_loading "
                                "first")
+        if not layer.humming_layer._transformed:
+            raise HummingError("apply: the layer is not prepared for a GPU "
+                               "(there was none at "
+                               "process_weights_after_loading)")
         n, k = layer.humming_partition
         y = torch.ops.humming.gemm(x.reshape(-1, k), layer.humming_id)
         y = y.reshape(*x.shape[:-1], n)
@@ -348,11 +365,11 @@ class HummingMoeMethod:
             tensors[base + "down_proj.qweight"] = p["w2_qweight"][x]
             tensors[base + "down_proj.qzeros"] = p["w2_qzeros"][x]
             tensors[base + "down_proj.scales"] = p["w2_scales"][x]
-        device = p["w13_qweight"].device
+        device = _target_device(p["w13_qweight"].device)
         moe = _CMoeLayer.from_tensors(
             tensors, {"quantization_config": self.config}, "experts.{e}", e,
             top_k, torch_dtype=self.torch_dtype)
-        if device.type == "cuda":
+        if device is not None:
             with torch.cuda.device(device):
                 moe.transform(max_tokens=max_tokens)
         for name in list(p):
@@ -366,6 +383,10 @@ class HummingMoeMethod:
         if getattr(layer, "humming_layer", None) is None:
             raise HummingError("apply: call process_weights_after_loading "
                                "first")
+        if not layer.humming_layer._transformed:
+            raise HummingError("apply: the layer is not prepared for a GPU "
+                               "(there was none at "
+                               "process_weights_after_loading)")
         return torch.ops.humming.moe(x, topk_ids.to(torch.int32),
                                      topk_weights.to(torch.float32),
                                      layer.humming_id)
