@@ -161,15 +161,17 @@ class HummingLayer(torch.nn.Module):
         self._take_buffers(device)
 
     def _apply(self, fn, recurse=True):
-        # Moves only: the quantized tensors keep their types.
+        # Moves only: the quantized tensors keep their types. A move to
+        # another device prepares the layer there at the next forward.
         for name, t in list(self._buffers.items()):
             if t is None:
                 continue
             moved = fn(t)
             if moved.dtype != t.dtype:
                 moved = t.to(moved.device)
+            if moved.device != t.device:
+                self._prepared_on = None
             self._buffers[name] = moved
-        self._prepared_on = None
         return self
 
     # -- running ----------------------------------------------------------
