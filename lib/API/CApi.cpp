@@ -214,10 +214,7 @@ Result<OpenedCheckpoint> checkpointFromTensors(const char *configJson,
       "(tensors)", config.take(), nullptr, std::move(files));
   if (!checkpoint)
     return Error{checkpoint.error()};
-  Result<QuantConfig> qc = QuantConfig::fromCheckpoint(*checkpoint);
-  if (!qc)
-    return Error{qc.error()};
-  return OpenedCheckpoint{checkpoint.take(), qc.take()};
+  return openCheckpoint(checkpoint.take());
 }
 
 int checkShardArgs(const char *parallel, const char *activations);

@@ -838,10 +838,14 @@ Result<OpenedCheckpoint> openCheckpoint(const std::string &dir) {
   Result<Checkpoint> checkpoint = Checkpoint::open(dir);
   if (!checkpoint)
     return Error{checkpoint.error()};
-  Result<QuantConfig> config = QuantConfig::fromCheckpoint(*checkpoint);
+  return openCheckpoint(checkpoint.take());
+}
+
+Result<OpenedCheckpoint> openCheckpoint(Checkpoint checkpoint) {
+  Result<QuantConfig> config = QuantConfig::fromCheckpoint(checkpoint);
   if (!config)
     return Error{config.error()};
-  return OpenedCheckpoint{checkpoint.take(), config.take()};
+  return OpenedCheckpoint{std::move(checkpoint), config.take()};
 }
 
 Result<LoadedLayer> stackExperts(const std::vector<LoadedLayer> &experts) {

@@ -58,6 +58,32 @@ def _target_device(where):
     return None
 
 
+def _install(layer, humming, where, **transform):
+    """`humming` (a HummingLayer or HummingMoeLayer made from `layer`'s
+    parameters, which lived on `where`) prepared for its GPU
+    (_target_device) and put in their place."""
+    device = _target_device(where)
+    if device is not None:
+        with torch.cuda.device(device):
+            humming.transform(**transform)
+    for name in list(layer._parameters):
+        delattr(layer, name)
+    layer.humming_layer = humming
+    layer.humming_id = _ops.register(humming)
+
+
+def _prepared_id(layer):
+    """The operator id of `layer`'s Humming layer, or why apply cannot run."""
+    if getattr(layer, "humming_layer", None) is None:
+        raise HummingError("apply: call process_weights_after_loading "
+                           "first")
+    if not layer.humming_layer._transformed:
+        raise HummingError("apply: the layer is not prepared for a GPU "
+                           "(there was none at "
+                           "process_weights_after_loading)")
+    return layer.humming_id
+
+
 def _param(layer, name, shape, dtype, **attrs):
     if any(int(d) <= 0 for d in shape):
         raise HummingError(f"{name}: the partition gives an empty or "
@@ -215,7 +241,6 @@ class HummingLinearMethod:
         """Turns the loaded parameters into a Humming layer prepared for
         their GPU (the current one for parameters on the host) and drops
         them."""
-        registered = list(layer._parameters)
         tensors = {name: p.data for name, p in layer.named_parameters(
             recurse=False)}
         if not tensors:
@@ -226,29 +251,16 @@ class HummingLinearMethod:
             tensors["weight_shape"] = torch.tensor([n, k], dtype=torch.int64)
         if self.method == "gptq" and not self.act_order:
             tensors.pop("g_idx", None)  # (trivial: group of k is k // g)
-        device = _target_device(next(iter(tensors.values())).device)
-        humming = _CLayer.from_tensors(
+        where = next(iter(tensors.values())).device
+        _install(layer, _CLayer.from_tensors(
             tensors, {"quantization_config": self.config},
-            torch_dtype=self.torch_dtype)
-        if device is not None:
-            with torch.cuda.device(device):
-                humming.transform()
-        for name in registered:
-            delattr(layer, name)
-        layer.humming_layer = humming
-        layer.humming_id = _ops.register(humming)
+            torch_dtype=self.torch_dtype), where)
 
     def apply(self, layer, x, bias=None):
         """y [..., N] = x [..., K] W^T (+ bias) by torch.ops.humming.gemm."""
-        if getattr(layer, "humming_layer", None) is None:
-            raise HummingError("apply: call process_weights_after_loading "
-                               "first")
-        if not layer.humming_layer._transformed:
-            raise HummingError("apply: the layer is not prepared for a GPU "
-                               "(there was none at "
-                               "process_weights_after_loading)")
+        ident = _prepared_id(layer)
         n, k = layer.humming_partition
-        y = torch.ops.humming.gemm(x.reshape(-1, k), layer.humming_id)
+        y = torch.ops.humming.gemm(x.reshape(-1, k), ident)
         y = y.reshape(*x.shape[:-1], n)
         return y if bias is None else y + bias
 
@@ -365,31 +377,17 @@ class HummingMoeMethod:
             tensors[base + "down_proj.qweight"] = p["w2_qweight"][x]
             tensors[base + "down_proj.qzeros"] = p["w2_qzeros"][x]
             tensors[base + "down_proj.scales"] = p["w2_scales"][x]
-        device = _target_device(p["w13_qweight"].device)
-        moe = _CMoeLayer.from_tensors(
+        _install(layer, _CMoeLayer.from_tensors(
             tensors, {"quantization_config": self.config}, "experts.{e}", e,
-            top_k, torch_dtype=self.torch_dtype)
-        if device is not None:
-            with torch.cuda.device(device):
-                moe.transform(max_tokens=max_tokens)
-        for name in list(p):
-            delattr(layer, name)
-        layer.humming_layer = moe
-        layer.humming_id = _ops.register(moe)
+            top_k, torch_dtype=self.torch_dtype), p["w13_qweight"].device,
+            max_tokens=max_tokens)
 
     def apply(self, layer, x, topk_weights, topk_ids):
         """y [M, H] of the block for x [M, H] and the router's choice
         (topk_ids [M, top_k], topk_weights [M, top_k])."""
-        if getattr(layer, "humming_layer", None) is None:
-            raise HummingError("apply: call process_weights_after_loading "
-                               "first")
-        if not layer.humming_layer._transformed:
-            raise HummingError("apply: the layer is not prepared for a GPU "
-                               "(there was none at "
-                               "process_weights_after_loading)")
         return torch.ops.humming.moe(x, topk_ids.to(torch.int32),
                                      topk_weights.to(torch.float32),
-                                     layer.humming_id)
+                                     _prepared_id(layer))
 
 
 def load_expert_weight(param, loaded, expert, shard, tp_rank=0, tp_size=1):

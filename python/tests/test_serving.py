@@ -115,6 +115,22 @@ class ModuleTest(unittest.TestCase):
             hnn.HummingLayer(n, k, W4G128, torch_dtype=torch.float32)
         self.assertEqual(str(e.exception), "torch_dtype: expected "
                          "torch.float16 or torch.bfloat16, got torch.float32")
+        # A module is prepared for GPUs only, and is not prepared inside
+        # torch.compile (transform first).
+        with self.assertRaises(HummingError) as e:
+            b.transform("cpu")
+        self.assertEqual(str(e.exception),
+                         "transform: expected a CUDA device, got cpu")
+        c = hnn.HummingLayer(n, k, W4G128)
+        c.load_state_dict(sd)
+        with self.assertRaises(HummingError) as e:
+            c(x.cpu())
+        self.assertEqual(str(e.exception),
+                         "expected x on a CUDA device, got cpu")
+        with self.assertRaises(Exception) as e:
+            torch.compile(c, fullgraph=True)(x)
+        self.assertIn("the layer is not prepared for cuda:0: call "
+                      "transform()", str(e.exception))
 
     @unittest.skipUnless(_cuda() and __import__("torch").cuda.device_count()
                          >= 2, "needs two CUDA devices")
@@ -425,6 +441,24 @@ class ServingTest(unittest.TestCase):
             method.apply(layer, torch.zeros(1, 256))
         self.assertEqual(str(e.exception), "apply: call "
                          "process_weights_after_loading first")
+        # Without a GPU at process_weights_after_loading the layer is not
+        # prepared, and apply says so (no GPU played by _target_device).
+        import humming.serving as serving
+        tensors, _ = gptq_checkpoint(torch, 512, 512, seed=4)
+        for name, p in layer.named_parameters():
+            load_weight(p, tensors[name], 0, 2)
+        real = serving._target_device
+        serving._target_device = lambda where: None
+        try:
+            method.process_weights_after_loading(layer)
+        finally:
+            serving._target_device = real
+        with self.assertRaises(HummingError) as e:
+            method.apply(layer, torch.zeros(1, 256, dtype=torch.float16,
+                                            device="cuda"))
+        self.assertEqual(str(e.exception), "apply: the layer is not "
+                         "prepared for a GPU (there was none at "
+                         "process_weights_after_loading)")
 
 
 if __name__ == "__main__":

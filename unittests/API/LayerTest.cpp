@@ -1073,9 +1073,9 @@ TEST(Layer, FromCheckpointShardsAndKeepsThePermutation) {
   Result<Checkpoint> ckpt =
       Checkpoint::fromParts("mem", config.take(), nullptr, std::move(files));
   ASSERT_TRUE(ckpt.ok()) << ckpt.error();
-  Result<QuantConfig> qc = QuantConfig::fromCheckpoint(*ckpt);
-  ASSERT_TRUE(qc.ok()) << qc.error();
-  OpenedCheckpoint opened{ckpt.take(), qc.take()};
+  Result<OpenedCheckpoint> open = openCheckpoint(ckpt.take());
+  ASSERT_TRUE(open.ok()) << open.error();
+  const OpenedCheckpoint &opened = *open;
 
   Result<Layer> whole = Layer::fromCheckpoint(opened, m);
   ASSERT_TRUE(whole.ok()) << whole.error();

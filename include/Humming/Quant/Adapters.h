@@ -136,6 +136,8 @@ struct OpenedCheckpoint {
   }
 };
 Result<OpenedCheckpoint> openCheckpoint(const std::string &dir);
+/// The same for a checkpoint already read (Checkpoint::fromParts).
+Result<OpenedCheckpoint> openCheckpoint(Checkpoint checkpoint);
 
 /// Stacks the experts of a MoE projection — each a dense layer from
 /// loadLayer (or fuseShards, for gate and up) — into one layer with

@@ -167,17 +167,11 @@ public:
 
   void emit() {
     using P = arith::CmpIPredicate;
-    Value tid = ext64(index32(gpu::ThreadIdOp::create(b, gpu::Dimension::x)));
-    Value bid = ext64(index32(gpu::BlockIdOp::create(b, gpu::Dimension::x)));
-    Value grid = ext64(index32(gpu::GridDimOp::create(b, gpu::Dimension::x)));
     const int64_t W = spec.words;
     Value ids = ext64(param(abi::ParamM));
     Value groupedRows = param(abi::ParamRoutingBlock);
     Value total = arith::MulIOp::create(b, ids, c64(W));
-    Value start = arith::AddIOp::create(
-        b, arith::MulIOp::create(b, bid, c64(kElementwiseThreads)), tid);
-    Value stride = arith::MulIOp::create(b, grid, c64(kElementwiseThreads));
-    auto loop = scf::ForOp::create(b, start, total, stride);
+    auto loop = gridStrideLoop(total, kElementwiseThreads);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
     Value j = loop.getInductionVar();
@@ -245,18 +239,12 @@ public:
 
   void emit() {
     using P = arith::CmpIPredicate;
-    Value tid = ext64(index32(gpu::ThreadIdOp::create(b, gpu::Dimension::x)));
-    Value bid = ext64(index32(gpu::BlockIdOp::create(b, gpu::Dimension::x)));
-    Value grid = ext64(index32(gpu::GridDimOp::create(b, gpu::Dimension::x)));
     const int64_t K = spec.columns, V = gatherVector(spec);
     const unsigned bits = spec.elementBits;
     Type elem = b.getIntegerType(bits);
     Value rows = ext64(param(::humming::abi::ParamM));
     Value total = arith::MulIOp::create(b, rows, c64(K / V));
-    Value start = arith::AddIOp::create(
-        b, arith::MulIOp::create(b, bid, c64(kElementwiseThreads)), tid);
-    Value stride = arith::MulIOp::create(b, grid, c64(kElementwiseThreads));
-    auto loop = scf::ForOp::create(b, start, total, stride);
+    auto loop = gridStrideLoop(total, kElementwiseThreads);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
     Value j = loop.getInductionVar();

@@ -31,6 +31,16 @@ Value EmitterBase::load(Type type, Value base, Value index) {
                               /*isInvariant=*/true);
 }
 
+scf::ForOp EmitterBase::gridStrideLoop(Value total, int64_t blockThreads) {
+  Value tid = ext64(index32(gpu::ThreadIdOp::create(b, gpu::Dimension::x)));
+  Value bid = ext64(index32(gpu::BlockIdOp::create(b, gpu::Dimension::x)));
+  Value grid = ext64(index32(gpu::GridDimOp::create(b, gpu::Dimension::x)));
+  Value start = arith::AddIOp::create(
+      b, arith::MulIOp::create(b, bid, c64(blockThreads)), tid);
+  Value stride = arith::MulIOp::create(b, grid, c64(blockThreads));
+  return scf::ForOp::create(b, start, total, stride);
+}
+
 void EmitterBase::store(Value value, Value base, Value index) {
   Value addr =
       LLVM::GEPOp::create(b, ptr, value.getType(), base, ValueRange{index});

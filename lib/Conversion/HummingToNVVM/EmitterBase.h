@@ -13,6 +13,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 
@@ -40,6 +41,10 @@ protected:
   Value sext64(Value v) { return arith::ExtSIOp::create(b, i64, v); }
   /// An index (thread / block ids, loop counters) as i32.
   Value index32(Value v) { return arith::IndexCastOp::create(b, i32, v); }
+  /// A grid-stride loop over 0 .. total - 1 (i64) of a one-dimensional
+  /// grid of blocks of `blockThreads`: this thread's first index, stepping
+  /// by every thread of the grid. The caller fills its body.
+  scf::ForOp gridStrideLoop(Value total, int64_t blockThreads);
 
   /// The in-block split-K reduction: warp groups 1 .. kSplit-1 store their
   /// accumulators through `store(value, slotIndex)` at

@@ -440,6 +440,30 @@ Value devicePointer(ImplicitLocOpBuilder &b, Value memref) {
   return LLVM::IntToPtrOp::create(b, ptrType, i64);
 }
 
+/// Launches a grid-stride kernel of kElementwiseThreads-thread blocks over
+/// `count` items of `perItem` steps each (at most kPermuteMaxBlocks
+/// blocks), only where `count` is nonzero.
+void launchGridStride(ImplicitLocOpBuilder &b, gpu::GPUFuncOp kernel,
+                      Value count, int64_t perItem, ValueRange args) {
+  Value threads = arith::ConstantIndexOp::create(b, kElementwiseThreads);
+  Value blocks = arith::MinUIOp::create(
+      b,
+      arith::CeilDivUIOp::create(
+          b,
+          arith::MulIOp::create(b, count,
+                                arith::ConstantIndexOp::create(b, perItem)),
+          threads),
+      arith::ConstantIndexOp::create(b, kPermuteMaxBlocks));
+  Value any = arith::CmpIOp::create(b, arith::CmpIPredicate::ne, count,
+                                    arith::ConstantIndexOp::create(b, 0));
+  auto ifAny = scf::IfOp::create(b, any, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifAny.thenBlock());
+  Value one = arith::ConstantIndexOp::create(b, 1);
+  gpu::LaunchFuncOp::create(b, kernel, gpu::KernelDim3{blocks, one, one},
+                            gpu::KernelDim3{threads, one, one}, Value(), args);
+}
+
 /// A kernel with the ABI's parameters and an empty body (only-kernel=).
 gpu::GPUFuncOp buildStubKernel(OpBuilder &builder, Location loc,
                                gpu::GPUModuleOp module, StringRef name,
@@ -956,23 +980,7 @@ struct LowerToNVVMPass
           arith::IndexCastOp::create(b, b.getI32Type(), p),
           devicePointer(b, op.getPositions()), null, null, null,
           arith::IndexCastOp::create(b, b.getI32Type(), grouped)};
-      Value threads = arith::ConstantIndexOp::create(b, kElementwiseThreads);
-      Value blocks = arith::MinUIOp::create(
-          b,
-          arith::CeilDivUIOp::create(
-              b,
-              arith::MulIOp::create(b, p,
-                                    arith::ConstantIndexOp::create(b, ps.words)),
-              threads),
-          arith::ConstantIndexOp::create(b, kPermuteMaxBlocks));
-      Value any = arith::CmpIOp::create(b, arith::CmpIPredicate::ne, p,
-                                        arith::ConstantIndexOp::create(b, 0));
-      auto ifAny = scf::IfOp::create(b, any, /*withElseRegion=*/false);
-      b.setInsertionPointToStart(ifAny.thenBlock());
-      Value one = arith::ConstantIndexOp::create(b, 1);
-      gpu::LaunchFuncOp::create(b, kernel, gpu::KernelDim3{blocks, one, one},
-                                gpu::KernelDim3{threads, one, one}, Value(),
-                                args);
+      launchGridStride(b, kernel, p, ps.words, args);
       op.erase();
     }
     for (GatherColumnsOp op : gathers) {
@@ -1010,23 +1018,7 @@ struct LowerToNVVMPass
           arith::IndexCastOp::create(b, b.getI32Type(), rows),
           devicePointer(b, op.getColumns()), null, null, null,
           arith::ConstantIntOp::create(b, b.getI32Type(), 0)};
-      Value threads = arith::ConstantIndexOp::create(b, kElementwiseThreads);
-      Value blocks = arith::MinUIOp::create(
-          b,
-          arith::CeilDivUIOp::create(
-              b,
-              arith::MulIOp::create(
-                  b, rows, arith::ConstantIndexOp::create(b, steps)),
-              threads),
-          arith::ConstantIndexOp::create(b, kPermuteMaxBlocks));
-      Value any = arith::CmpIOp::create(b, arith::CmpIPredicate::ne, rows,
-                                        arith::ConstantIndexOp::create(b, 0));
-      auto ifAny = scf::IfOp::create(b, any, /*withElseRegion=*/false);
-      b.setInsertionPointToStart(ifAny.thenBlock());
-      Value one = arith::ConstantIndexOp::create(b, 1);
-      gpu::LaunchFuncOp::create(b, kernel, gpu::KernelDim3{blocks, one, one},
-                                gpu::KernelDim3{threads, one, one}, Value(),
-                                args);
+      launchGridStride(b, kernel, rows, steps, args);
       op.erase();
     }
     for (Operation *op : elementwise) {
