@@ -71,10 +71,27 @@ struct SingleKernel {
   std::unique_ptr<rt::Module> module;
   rt::CUfunction function = nullptr;
 };
+/// The kernels of one module (a layer's weight repacks): their kernel-table
+/// entries and, unless compile-only, the loaded module and functions in the
+/// same order.
+struct ModuleKernels {
+  std::vector<abi::KernelLaunch> kernels;
+  std::vector<rt::CUfunction> functions;
+  std::string ptx, chip;
+  TransformStats stats;
+  const rt::CudaDriver *driver = nullptr;
+  std::unique_ptr<rt::Module> module;
+};
 /// Compiles (or reads from the kernel cache under `description`) the
 /// module `build` makes, for `target`, and loads it unless compile-only;
-/// the module must hold one kernel of kind `kind`. `what` names the caller
-/// in errors ("the quantizer").
+/// every kernel of the module must be of kind `kind`. `what` names the
+/// caller in errors ("the quantizer").
+Result<ModuleKernels> compileKernels(
+    const LayerTarget &target, const char *what,
+    const std::string &description, int64_t kind,
+    const std::function<Result<mlir::OwningOpRef<mlir::ModuleOp>>(
+        mlir::MLIRContext &)> &build);
+/// compileKernels for a module of one kernel.
 Result<SingleKernel> compileSingleKernel(
     const LayerTarget &target, const char *what,
     const std::string &description, int64_t kind,

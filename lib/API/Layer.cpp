@@ -119,7 +119,7 @@ Result<rt::KernelCache::Lookup> detail::cachedImage(
   });
 }
 
-Result<detail::SingleKernel> detail::compileSingleKernel(
+Result<detail::ModuleKernels> detail::compileKernels(
     const LayerTarget &target, const char *what,
     const std::string &description, int64_t kind,
     const std::function<Result<mlir::OwningOpRef<mlir::ModuleOp>>(
@@ -139,30 +139,55 @@ Result<detail::SingleKernel> detail::compileSingleKernel(
       cachedImage(j, *chip, description, build);
   if (!image)
     return Error{image.error()};
-  std::vector<abi::KernelLaunch> table;
-  if (!abi::parseKernelTable(image->artifact->metadata, table) ||
-      table.size() != 1 || table[0].kind != kind)
+  ModuleKernels out;
+  if (!abi::parseKernelTable(image->artifact->metadata, out.kernels) ||
+      out.kernels.empty() ||
+      std::any_of(out.kernels.begin(), out.kernels.end(),
+                  [&](const abi::KernelLaunch &l) { return l.kind != kind; }))
     return Error{concat("the kernel cache entry of ", what,
-                        " holds no kernel of kind ", kind, " (a bug)")};
-  SingleKernel out;
+                        " holds no kernels of kind ", kind, " only (a bug)")};
   (image->source == rt::KernelCache::Source::Compiled ? out.stats.compiled
                                                       : out.stats.cached)++;
   if (*live) {
     Result<rt::Module> m = rt::Module::load(**live, image->kernel->image);
     if (!m)
       return Error{m.error()};
-    Result<rt::CUfunction> f = m->function(table[0].name);
-    if (!f)
-      return Error{f.error()};
-    out.function = *f;
+    for (const abi::KernelLaunch &l : out.kernels) {
+      Result<rt::CUfunction> f = m->function(l.name);
+      if (!f)
+        return Error{f.error()};
+      out.functions.push_back(*f);
+    }
     out.module = std::make_unique<rt::Module>(m.take());
   }
   out.stats.kernelSeconds = out.stats.slowestKernelSeconds =
       std::chrono::duration<double>(Clock::now() - started).count();
-  out.kernel = table[0];
   out.ptx = image->artifact->ptx;
   out.chip = chip->str();
   out.driver = *live;
+  return out;
+}
+
+Result<detail::SingleKernel> detail::compileSingleKernel(
+    const LayerTarget &target, const char *what,
+    const std::string &description, int64_t kind,
+    const std::function<Result<mlir::OwningOpRef<mlir::ModuleOp>>(
+        mlir::MLIRContext &)> &build) {
+  Result<ModuleKernels> k =
+      compileKernels(target, what, description, kind, build);
+  if (!k)
+    return Error{k.error()};
+  if (k->kernels.size() != 1)
+    return Error{concat("the kernel cache entry of ", what, " holds ",
+                        k->kernels.size(), " kernels, expected one (a bug)")};
+  SingleKernel out;
+  out.kernel = k->kernels[0];
+  out.ptx = std::move(k->ptx);
+  out.chip = std::move(k->chip);
+  out.stats = k->stats;
+  out.driver = k->driver;
+  out.module = std::move(k->module);
+  out.function = k->functions.empty() ? nullptr : k->functions[0];
   return out;
 }
 
@@ -514,6 +539,65 @@ const QuantizedWeights *Layer::canonicalWeights() const {
   return impl_->canonical ? &*impl_->canonical : nullptr;
 }
 
+Result<QuantizedWeights> Layer::deviceWeights() const {
+  const Impl &l = *impl_;
+  if (!l.transformed)
+    return Error{"call transform() before deviceWeights()"};
+  if (l.compileOnly)
+    return Error{concat("the layer was transformed compile-only for ", l.chip,
+                        "; its weights are on no device")};
+  const QuantizedWeights &c = *l.canonical;
+  auto fetch = [&](abi::GemmParam param, WeightOperand op,
+                   const Tensor &canonical) -> Result<Tensor> {
+    std::vector<int64_t> shape = canonical.shape;
+    if (l.prepared && (op == WeightOperand::Weight ||
+                       op == WeightOperand::Scales ||
+                       op == WeightOperand::ZeroPoints)) {
+      ShapeOrDiag s = expectedShape(op, l.weight, l.input, l.paddedN(),
+                                    l.paddedK(), /*prepared=*/true);
+      if (s.error)
+        return Error{*s.error};
+      shape = s.shape;
+    }
+    Tensor t(canonical.dtype, shape);
+    for (const auto &[p, buffer] : l.buffers)
+      if (p == param) {
+        if (buffer.size() != t.data.size())
+          return Error{concat("the device's ", toString(op), " holds ",
+                              buffer.size(), " bytes, expected ",
+                              t.data.size(), " (a bug)")};
+        if (Status s = buffer.download(t.data.data(), t.data.size()); !s)
+          return Error{s.error()};
+        return t;
+      }
+    return Error{concat("the layer holds no ", toString(op),
+                        " on the device (a bug)")};
+  };
+  QuantizedWeights out;
+  Result<Tensor> weight = fetch(abi::ParamWeight, WeightOperand::Weight,
+                                c.weight);
+  if (!weight)
+    return Error{weight.error()};
+  out.weight = weight.take();
+  const std::tuple<abi::GemmParam, WeightOperand,
+                   const std::optional<Tensor> *, std::optional<Tensor> *>
+      sides[] = {
+          {abi::ParamScales, WeightOperand::Scales, &c.scales, &out.scales},
+          {abi::ParamZeroPoints, WeightOperand::ZeroPoints, &c.zeroPoints,
+           &out.zeroPoints},
+          {abi::ParamGlobalScale, WeightOperand::GlobalScale, &c.globalScale,
+           &out.globalScale},
+          {abi::ParamBias, WeightOperand::Bias, &c.bias, &out.bias}};
+  for (auto [param, op, from, to] : sides)
+    if (*from) {
+      Result<Tensor> t = fetch(param, op, **from);
+      if (!t)
+        return Error{t.error()};
+      to->emplace(t.take());
+    }
+  return out;
+}
+
 Status Layer::loadQuantized(QuantizedWeights tensors) {
   Impl &l = *impl_;
   // A padded layer takes tensors of the unpadded shapes too.
@@ -719,10 +803,22 @@ Status Layer::transform(const LayerTarget &target) {
       return Error{tiles.error()};
     count = tiles->size();
   }
+  // Weights prepared on the device (the humming.repack kernels) where the
+  // layer runs on one; HUMMING_PREPARE=host keeps the host repack, the
+  // reference the device's must equal bit for bit (the GPU suite checks).
+  bool repackOnDevice = prepared && !target.compileOnly;
+  if (const char *v = std::getenv("HUMMING_PREPARE"); v && *v) {
+    if (std::strcmp(v, "host") != 0 && std::strcmp(v, "device") != 0)
+      return Error{concat("expected HUMMING_PREPARE to be host (the weights "
+                          "prepared on the host) or device (by the GPU where "
+                          "the layer runs on one), got '",
+                          v, "'")};
+    repackOnDevice = repackOnDevice && std::strcmp(v, "device") == 0;
+  }
   // The canonical tensors themselves, or their prepared form (no copy).
   auto weightsStarted = Clock::now();
   std::optional<QuantizedWeights> preparedWeights;
-  if (prepared) {
+  if (prepared && !repackOnDevice) {
     Result<QuantizedWeights> p =
         layout::prepareMmaSync(l.weight, l.input, *l.canonical, np, kp);
     if (!p)
@@ -865,6 +961,47 @@ Status Layer::transform(const LayerTarget &target) {
   stats.kernelSeconds = since(kernelsStarted);
   for (const Piece &p : pieces)
     stats.slowestKernelSeconds = std::max(stats.slowestKernelSeconds, p.seconds);
+  // The repack kernels of the weight-side tensors that have a prepared
+  // form (one module; the bias and global scale go up as they are).
+  std::optional<detail::ModuleKernels> repack;
+  std::vector<WeightOperand> repackOperands;
+  if (repackOnDevice) {
+    mh::RepackSpec rs;
+    rs.weight = l.weight;
+    rs.input = l.input;
+    rs.n = l.n;
+    rs.k = l.k;
+    rs.chip = chip->str();
+    rs.operands.push_back(WeightOperand::Weight);
+    if (l.canonical->scales)
+      rs.operands.push_back(WeightOperand::Scales);
+    if (l.canonical->zeroPoints) {
+      rs.operands.push_back(WeightOperand::ZeroPoints);
+      if (std::optional<ScalarType> t =
+              dtypeScalar(l.canonical->zeroPoints->dtype))
+        rs.element = *t;
+    }
+    std::string operands;
+    for (WeightOperand op : rs.operands)
+      operands += concat(operands.empty() ? "" : ",", toString(op));
+    LayerTarget rt = target;
+    rt.tileConfig.clear();
+    rt.canonicalLayout = false;
+    Result<detail::ModuleKernels> k = detail::compileKernels(
+        rt, "the weight repack",
+        concat("repack ", formatWeightSchema(l.weight), " ",
+               formatInputSchema(l.input), " n=", l.n, " k=", l.k,
+               " element=", rs.element.str(), " operands=", operands),
+        abi::kRepackKernel, [&](mlir::MLIRContext &ctx) {
+          return mh::buildRepackModule(ctx, rs);
+        });
+    if (!k)
+      return Error{k.error()};
+    stats.compiled += k->stats.compiled;
+    stats.cached += k->stats.cached;
+    repackOperands = rs.operands;
+    repack.emplace(k.take());
+  }
   if (!target.compileOnly) {
     auto uploadStarted = Clock::now();
     const std::pair<abi::GemmParam, const std::optional<Tensor> *> sides[] = {
@@ -883,12 +1020,83 @@ Status Layer::transform(const LayerTarget &target) {
       buffers.emplace_back(param, buf.take());
       return Status::success();
     };
-    if (Status s = upload(abi::ParamWeight, weights.weight); !s)
-      return s;
-    for (auto [param, tensor] : sides)
-      if (*tensor)
-        if (Status s = upload(param, **tensor); !s)
+    // A canonical tensor up to a scratch buffer and its repack kernel into
+    // the prepared one (the launches queue on the legacy stream; the scratch
+    // buffers live until the synchronization below).
+    std::vector<rt::DeviceBuffer> scratch;
+    auto uploadRepacked = [&](abi::GemmParam param, WeightOperand op,
+                              const Tensor &t) -> Status {
+      const size_t index = size_t(
+          std::find(repackOperands.begin(), repackOperands.end(), op) -
+          repackOperands.begin());
+      ShapeOrDiag shape = expectedShape(op, l.weight, l.input, np, kp,
+                                        /*prepared=*/true);
+      if (shape.error)
+        return Error{*shape.error};
+      Result<rt::DeviceBuffer> src =
+          rt::DeviceBuffer::allocate(*driver, t.data.size());
+      if (!src)
+        return Error{src.error()};
+      if (Status s = src->upload(t.data.data(), t.data.size()); !s)
+        return s;
+      Result<rt::DeviceBuffer> dst = rt::DeviceBuffer::allocate(
+          *driver, storageBytes(t.dtype, numElements(shape.shape)));
+      if (!dst)
+        return Error{dst.error()};
+      const abi::KernelLaunch &kl = repack->kernels[index];
+      const int64_t experts = std::max<int64_t>(1, l.weight.experts);
+      uint32_t grid[3];
+      kl.grid(experts, 0, grid);
+      rt::CUdeviceptr null = 0, in = src->ptr(), out = dst->ptr();
+      int32_t e32 = int32_t(experts), zero = 0;
+      void *args[abi::NumMoeParams] = {&in,   &null, &null, &null, &null,
+                                       &null, &out,  &null, &e32,  &null,
+                                       &null, &null, &null, &zero};
+      if (Status s = driver->check(
+              driver->cuLaunchKernel(repack->functions[index], grid[0],
+                                     grid[1], grid[2], unsigned(kl.threads),
+                                     1, 1, 0, nullptr, args, nullptr),
+              "cuLaunchKernel (weight repack)");
+          !s)
+        return s;
+      pointers[param] = dst->ptr();
+      buffers.emplace_back(param, dst.take());
+      scratch.push_back(src.take());
+      return Status::success();
+    };
+    if (repack) {
+      const QuantizedWeights &c = *l.canonical;
+      if (Status s = uploadRepacked(abi::ParamWeight, WeightOperand::Weight,
+                                    c.weight);
+          !s)
+        return s;
+      if (c.scales)
+        if (Status s = uploadRepacked(abi::ParamScales, WeightOperand::Scales,
+                                      *c.scales);
+            !s)
           return s;
+      if (c.zeroPoints)
+        if (Status s = uploadRepacked(abi::ParamZeroPoints,
+                                      WeightOperand::ZeroPoints,
+                                      *c.zeroPoints);
+            !s)
+          return s;
+      for (auto [param, tensor] : sides)
+        if (*tensor && (param == abi::ParamGlobalScale || param == abi::ParamBias))
+          if (Status s = upload(param, **tensor); !s)
+            return s;
+      if (Status s = driver->check(driver->cuCtxSynchronize(),
+                                   "cuCtxSynchronize (weight repack)");
+          !s)
+        return s;
+    } else {
+      if (Status s = upload(abi::ParamWeight, weights.weight); !s)
+        return s;
+      for (auto [param, tensor] : sides)
+        if (*tensor)
+          if (Status s = upload(param, **tensor); !s)
+            return s;
+    }
     stats.weightSeconds += since(uploadStarted);
   }
   // forward() of 16-bit activations for an 8-bit layer: its quantizer and

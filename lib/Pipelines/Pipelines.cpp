@@ -397,6 +397,48 @@ mlir::humming::buildGatherColumnsModule(MLIRContext &ctx,
 }
 
 hq::Result<OwningOpRef<ModuleOp>>
+mlir::humming::buildRepackModule(MLIRContext &ctx, const RepackSpec &spec) {
+  ErrorCollector errors(ctx);
+  Location loc = UnknownLoc::get(&ctx);
+  auto emitError = [&] { return mlir::emitError(loc); };
+  auto ws = WeightSchemaAttr::fromHost(emitError, &ctx, spec.weight);
+  auto is = InputSchemaAttr::fromHost(emitError, &ctx, spec.input);
+  if (!ws || !is)
+    return errors.fail("invalid schema");
+  const hq::WeightSchema &w = spec.weight;
+  const int64_t np = spec.n + w.padN, kp = spec.k + w.padK;
+  Builder b(&ctx);
+  SmallVector<Type> types;
+  for (hq::WeightOperand op : spec.operands) {
+    Type elem = b.getI32Type();
+    if (op == hq::WeightOperand::Scales)
+      elem = toMLIRType(&ctx, w.scaleType);
+    else if (op == hq::WeightOperand::Bias ||
+             (op == hq::WeightOperand::ZeroPoints &&
+              w.zeroPoint == hq::ZeroPointKind::Float))
+      elem = toMLIRType(&ctx, spec.element);
+    for (bool prepared : {false, true}) {
+      hq::ShapeOrDiag s =
+          hq::expectedShape(op, w, spec.input, np, kp, prepared);
+      if (s.error)
+        return hq::Error{*s.error};
+      types.push_back(MemRefType::get(s.shape, elem));
+    }
+  }
+  auto layout = LayoutAttr::get(&ctx, hq::MmaKind::MmaSync, spec.chip);
+  return singleFunctionModule(
+      ctx, "repack", types, "the weight repack does not verify",
+      [&](OpBuilder &ob, Location l, Block *body) {
+        for (size_t i = 0; i < spec.operands.size(); ++i)
+          RepackOp::create(
+              ob, l, body->getArgument(unsigned(2 * i)),
+              body->getArgument(unsigned(2 * i + 1)),
+              WeightOperandAttr::get(&ctx, spec.operands[i]),
+              uint64_t(spec.n), uint64_t(spec.k), ws, is, layout);
+      });
+}
+
+hq::Result<OwningOpRef<ModuleOp>>
 mlir::humming::buildElementwiseModule(MLIRContext &ctx,
                                       const ElementwiseSpec &spec) {
   Type t = toMLIRType(&ctx, spec.type);

@@ -512,6 +512,32 @@ TEST(Layer, TransformCompilesEveryKernelForTheTarget) {
             "got 0x1008 and 0x2002");
 }
 
+// Where the prepared weights are made (HUMMING_PREPARE: on the device by
+// the humming.repack kernels by default, or on the host) and what
+// deviceWeights() says without weights on a device. (The device's repack
+// against the host's, word for word: the GPU suite's checkDeviceRepack.)
+TEST(Layer, DeviceWeightsAndThePrepareSetting) {
+  test::useTestCache();
+  std::optional<Layer> layer = quantizedW4Layer();
+  ASSERT_TRUE(layer);
+  EXPECT_EQ(layer->deviceWeights().error(),
+            "call transform() before deviceWeights()");
+  ::setenv("HUMMING_PREPARE", "gpu", 1);
+  EXPECT_EQ(layer->transform({"H200", "", true}).error(),
+            "expected HUMMING_PREPARE to be host (the weights prepared on the "
+            "host) or device (by the GPU where the layer runs on one), got "
+            "'gpu'");
+  for (const char *where : {"host", "device"}) {
+    ::setenv("HUMMING_PREPARE", where, 1);
+    Status s = layer->transform({"H200", "", true});
+    EXPECT_TRUE(s.ok()) << where << ": " << s.error();
+  }
+  ::unsetenv("HUMMING_PREPARE");
+  EXPECT_EQ(layer->deviceWeights().error(),
+            "the layer was transformed compile-only for sm_90a; its weights "
+            "are on no device");
+}
+
 TEST(Layer, SchemasThePreparedLayoutRefusesUseTheCanonicalKernel) {
   test::useTestCache();
   // Block scales: the general kernel over canonical weights.

@@ -213,6 +213,12 @@ public:
   /// on the host after transform(), for a later transform to another
   /// device and for callers that save them (a torch state_dict).
   const QuantizedWeights *canonicalWeights() const;
+  /// The weight-side tensors as the kernels read them, downloaded from the
+  /// device (a transformed layer, not compile-only): the prepared layout's
+  /// shapes where the layer uses it (what layout::prepareMmaSync makes on
+  /// the host; the device makes them by default, HUMMING_PREPARE), else
+  /// the canonical ones. For tests and for saving a prepared layer.
+  Result<QuantizedWeights> deviceWeights() const;
 
   /// Prepares the weights for `target` (the prepared mma_sync layout where
   /// it holds the schema, else the canonical one; 8-bit activations need

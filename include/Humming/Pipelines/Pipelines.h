@@ -159,6 +159,22 @@ struct GatherColumnsSpec {
 ::humming::Result<OwningOpRef<ModuleOp>>
 buildGatherColumnsModule(MLIRContext &ctx, const GatherColumnsSpec &spec);
 
+/// Weight preparation on the device as the JIT compiles it: func
+/// @repack(source_0, dest_0, source_1, dest_1, ...) with one humming.repack
+/// per operand (canonical -> prepared layout for activations `input` on
+/// `chip`; `n` and `k` the logical sizes). Float zero points and bias are
+/// in `element` (the layer's output type).
+struct RepackSpec {
+  ::humming::WeightSchema weight;
+  ::humming::InputSchema input;
+  int64_t n = 0, k = 0;
+  std::string chip;
+  ::humming::ScalarType element = ::humming::ScalarType::f16();
+  std::vector<::humming::WeightOperand> operands;
+};
+::humming::Result<OwningOpRef<ModuleOp>>
+buildRepackModule(MLIRContext &ctx, const RepackSpec &spec);
+
 /// humming.silu_and_mul (kind abi::kSiluAndMulKernel) or humming.moe_sum
 /// (abi::kMoeSumKernel) as the JIT compiles it: func @elementwise(input,
 /// output) over `type` (f16 or bf16) with `columns` output columns.

@@ -81,7 +81,8 @@ struct MmaSyncTile {
 constexpr int64_t kGemmKernel = 0, kQuantizeKernel = 1, kMoeAlignKernel = 2,
                   kSiluAndMulKernel = 3, kMoeSumKernel = 4,
                   kMoeGroupKernel = 5, kMoeScatterKernel = 6,
-                  kMoeGatherKernel = 7, kGatherColumnsKernel = 8;
+                  kMoeGatherKernel = 7, kGatherColumnsKernel = 8,
+                  kRepackKernel = 9;
 /// The most blocks a scatter / gather kernel launches (a grid-stride loop
 /// covers the rest).
 constexpr int64_t kPermuteMaxBlocks = int64_t(1) << 20;
@@ -155,7 +156,12 @@ struct KernelLaunch {
   /// first routing slot; M the rows, block_n the steps of a row — its
   /// 16-byte pieces (the output 16-byte aligned), or its elements where K
   /// is not a multiple of 16 bytes —, one thread per step and grid-stride
-  /// step; griddepcontrol.launch_dependents first from sm_90 on).
+  /// step; griddepcontrol.launch_dependents first from sm_90 on),
+  /// kRepackKernel (humming.repack: one weight-side tensor, canonical in
+  /// the input slot, prepared in the output slot; M the experts (1 for a
+  /// dense layer), block_n the items of one expert — a lane's words of a
+  /// weight tile, a scale, a word of zero points —, one thread per item
+  /// and grid-stride step).
   int64_t kind = 0;
   /// Mixture of experts: the routing (kRouting*; kRoutingDense for a
   /// dense GEMM), the experts E, top_k (indexed; 1 otherwise), the indexed
@@ -184,7 +190,7 @@ struct KernelLaunch {
       return;
     }
     if (kind == kMoeScatterKernel || kind == kMoeGatherKernel ||
-        kind == kGatherColumnsKernel) {
+        kind == kGatherColumnsKernel || kind == kRepackKernel) {
       int64_t blocks = (m * blockN + threads - 1) / threads;
       g[0] = uint32_t(blocks < kPermuteMaxBlocks ? blocks : kPermuteMaxBlocks);
       g[1] = g[2] = 1;

@@ -125,9 +125,7 @@ private:
 
 } // namespace
 
-/// A kernel of kElementwiseThreads threads in `module` whose body
-/// `emit(builder, params)` writes (before the return).
-static gpu::GPUFuncOp buildSmallKernel(
+gpu::GPUFuncOp mlir::humming::buildSmallKernel(
     OpBuilder &builder, Location loc, gpu::GPUModuleOp module, StringRef name,
     bool moe,
     function_ref<void(ImplicitLocOpBuilder &, ArrayRef<Value>)> emit) {

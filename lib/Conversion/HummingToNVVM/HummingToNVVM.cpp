@@ -420,6 +420,36 @@ LogicalResult checkQuantizeSupported(QuantizeOp op, const hq::Chip &chip) {
   return success();
 }
 
+/// What the repack kernel of `op` is specialised on (padded sizes).
+RepackKernelSpec repackSpec(RepackOp op) {
+  hq::WeightSchema w = op.getWeightSchema().toHost();
+  hq::InputSchema in = op.getInputSchema().toHost();
+  RepackKernelSpec rs;
+  rs.operand = op.getOperand().getValue();
+  rs.n = int64_t(op.getN()) + w.padN;
+  rs.k = int64_t(op.getK()) + w.padK;
+  rs.groups = w.groupsAlongK(rs.k);
+  rs.bits = w.type.bits;
+  rs.flip = w.type.isInt() && w.type.isSigned;
+  rs.activationBits = in.type.bits;
+  rs.elementBits =
+      cast<MemRefType>(op.getSource().getType()).getElementTypeBitWidth();
+  rs.intZeroPoints = w.zeroPoint == hq::ZeroPointKind::Int;
+  return rs;
+}
+
+/// Checks that the repack kernel can lower `op`: the prepared layout holds
+/// the schema (the verifier checked the shapes).
+LogicalResult checkRepackSupported(RepackOp op) {
+  hq::WeightSchema w = op.getWeightSchema().toHost();
+  hq::InputSchema in = op.getInputSchema().toHost();
+  const int64_t n = int64_t(op.getN()) + w.padN,
+                k = int64_t(op.getK()) + w.padK;
+  if (hq::Diag d = hq::layout::supports(w, in, n, k))
+    return op.emitOpError() << "cannot repack: " << *d;
+  return success();
+}
+
 /// One entry of the module's kernel table.
 DictionaryAttr launchAttr(OpBuilder &b, const hq::abi::KernelLaunch &l) {
   SmallVector<NamedAttribute> fields = {
@@ -535,6 +565,7 @@ struct LowerToNVVMPass
     SmallVector<MoeGroupOp> groups;
     SmallVector<MoePermuteOp> permutes;
     SmallVector<GatherColumnsOp> gathers;
+    SmallVector<RepackOp> repacks;
     SmallVector<Operation *> elementwise; // silu_and_mul, moe_sum
     bool failedAny = false;
     module.walk([&](Operation *op) {
@@ -553,13 +584,15 @@ struct LowerToNVVMPass
         permutes.push_back(permute);
       else if (auto gather = dyn_cast<GatherColumnsOp>(op))
         gathers.push_back(gather);
+      else if (auto repack = dyn_cast<RepackOp>(op))
+        repacks.push_back(repack);
       else if (isa<SiluAndMulOp, MoeSumOp>(op))
         elementwise.push_back(op);
       else if (isa_and_nonnull<HummingDialect>(op->getDialect())) {
         op->emitOpError("is not lowered by humming-lower-to-nvvm yet (only "
                         "humming.gemm, humming.moe_gemm, humming.moe_align, "
                         "humming.moe_group, humming.moe_permute, "
-                        "humming.gather_columns, "
+                        "humming.gather_columns, humming.repack, "
                         "humming.silu_and_mul, humming.moe_sum and "
                         "humming.quantize of activations are)");
         failedAny = true;
@@ -569,12 +602,13 @@ struct LowerToNVVMPass
       return signalPassFailure();
     if (gemms.empty() && quantizes.empty() && aligns.empty() &&
         groups.empty() && permutes.empty() && gathers.empty() &&
-        elementwise.empty())
+        repacks.empty() && elementwise.empty())
       return;
     SmallVector<Operation *> small(aligns.begin(), aligns.end());
     small.append(groups.begin(), groups.end());
     small.append(permutes.begin(), permutes.end());
     small.append(gathers.begin(), gathers.end());
+    small.append(repacks.begin(), repacks.end());
     small.append(elementwise.begin(), elementwise.end());
     for (Operation *op : small)
       for (Value v : op->getOperands())
@@ -586,6 +620,8 @@ struct LowerToNVVMPass
       failedAny |= failed(checkSupported(op, *parsed));
     for (QuantizeOp op : quantizes)
       failedAny |= failed(checkQuantizeSupported(op, *parsed));
+    for (RepackOp op : repacks)
+      failedAny |= failed(checkRepackSupported(op));
     if (onlyKernel >= 0)
       for (const GemmView &op : gemms) {
         ArrayAttr tiles = op.tiles;
@@ -1019,6 +1055,33 @@ struct LowerToNVVMPass
           devicePointer(b, op.getColumns()), null, null, null,
           arith::ConstantIntOp::create(b, b.getI32Type(), 0)};
       launchGridStride(b, kernel, rows, steps, args);
+      op.erase();
+    }
+    for (RepackOp op : repacks) {
+      RepackKernelSpec rs = repackSpec(op);
+      std::string name = kernelName(op, "repack");
+      gpu::GPUFuncOp kernel =
+          buildRepackKernel(builder, op.getLoc(), kernels, name, rs);
+      kernelSymbols.insert(kernel);
+      hq::abi::KernelLaunch l;
+      l.name = kernel.getName().str();
+      l.blockM = 1;
+      l.blockN = repackItems(rs);
+      l.threads = kElementwiseThreads;
+      l.kind = hq::abi::kRepackKernel;
+      launchTable.push_back(launchAttr(builder, l));
+      ImplicitLocOpBuilder b(op.getLoc(), op);
+      const int64_t experts = std::max<int64_t>(
+          1, op.getWeightSchema().toHost().experts);
+      Value null = devicePointer(b, Value());
+      SmallVector<Value> args = {
+          devicePointer(b, op.getSource()), null, null, null, null, null,
+          devicePointer(b, op.getDest()), null,
+          arith::ConstantIntOp::create(b, b.getI32Type(), experts),
+          null, null, null, null,
+          arith::ConstantIntOp::create(b, b.getI32Type(), 0)};
+      launchGridStride(b, kernel, arith::ConstantIndexOp::create(b, experts),
+                       l.blockN, args);
       op.erase();
     }
     for (Operation *op : elementwise) {

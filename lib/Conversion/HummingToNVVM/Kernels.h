@@ -16,6 +16,8 @@
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 
 namespace mlir::humming {
 
@@ -179,6 +181,46 @@ gpu::GPUFuncOp buildGatherColumnsKernel(OpBuilder &builder, Location loc,
 gpu::GPUFuncOp buildMoePermuteKernel(OpBuilder &builder, Location loc,
                                      gpu::GPUModuleOp module, StringRef name,
                                      const MoePermuteKernelSpec &spec);
+
+/// A kernel of kElementwiseThreads threads in `module` with the GEMM
+/// kernels' parameters (the MoE ones with `moe`), whose body
+/// `emit(builder, params)` writes (before the return).
+gpu::GPUFuncOp buildSmallKernel(
+    OpBuilder &builder, Location loc, gpu::GPUModuleOp module, StringRef name,
+    bool moe,
+    function_ref<void(ImplicitLocOpBuilder &, ArrayRef<Value>)> emit);
+
+/// humming.repack (RepackKernel.cpp): one weight-side tensor of every
+/// expert from the canonical layout (input slot) into the prepared one
+/// (output slot) that layout::prepareMmaSync writes on the host, bit for
+/// bit; M the experts (1 for a dense layer). A grid-stride loop over the
+/// items of every expert (repackItems each), one item per thread and
+/// step: for the weights one lane of one (k-tile, n-tile) — its `bits`
+/// words, every plane's, from the 32 codes it holds —, for scales, float
+/// zero points and bias one element, for integer zero points one word.
+struct RepackKernelSpec {
+  ::humming::WeightOperand operand = ::humming::WeightOperand::Weight;
+  /// Padded sizes of one expert and the groups along K.
+  int64_t n = 0, k = 0, groups = 1;
+  /// Bits of a weight code (and of a canonical integer zero point).
+  unsigned bits = 4;
+  /// Signed integer codes: stored in offset binary (top bit flipped).
+  bool flip = false;
+  /// The activations' bits (16, 8 or 4: layout::preparedRow).
+  unsigned activationBits = 16;
+  /// Bits of one element of scales, float zero points and bias.
+  unsigned elementBits = 16;
+  /// Zero points: integer codes (else floats).
+  bool intZeroPoints = false;
+};
+/// Items of one expert (block_n of the kernel table).
+int64_t repackItems(const RepackKernelSpec &spec);
+/// Elements of the source and of the dest tensor per expert.
+int64_t repackSourceElements(const RepackKernelSpec &spec);
+int64_t repackDestElements(const RepackKernelSpec &spec);
+gpu::GPUFuncOp buildRepackKernel(OpBuilder &builder, Location loc,
+                                 gpu::GPUModuleOp module, StringRef name,
+                                 const RepackKernelSpec &spec);
 
 } // namespace mlir::humming
 

@@ -87,7 +87,7 @@ func.func @f16_accumulation(%a: memref<?x128xf16>, %w: memref<128x16xi32>, %s: m
 // Every other humming op is diagnosed rather than left behind for the
 // translation to trip over.
 func.func @dequantize(%w: memref<256x128xi32>, %s: memref<256x1xf16>, %out: memref<256x512xf32>) {
-  // expected-error @+1 {{'humming.dequantize' op is not lowered by humming-lower-to-nvvm yet (only humming.gemm, humming.moe_gemm, humming.moe_align, humming.moe_group, humming.moe_permute, humming.gather_columns, humming.silu_and_mul, humming.moe_sum and humming.quantize of activations are)}}
+  // expected-error @+1 {{'humming.dequantize' op is not lowered by humming-lower-to-nvvm yet (only humming.gemm, humming.moe_gemm, humming.moe_align, humming.moe_group, humming.moe_permute, humming.gather_columns, humming.repack, humming.silu_and_mul, humming.moe_sum and humming.quantize of activations are)}}
   humming.dequantize %w scales(%s : memref<256x1xf16>) into %out
       {weight_schema = #humming.weight_schema<type = ui8, scale = f16>}
       : memref<256x128xi32> -> memref<256x512xf32>
@@ -98,9 +98,33 @@ func.func @dequantize(%w: memref<256x128xi32>, %s: memref<256x1xf16>, %out: memr
 
 // Quantizing weights (a weight schema) has no kernel: the host quantizes them.
 func.func @quantize_weights(%x: memref<256x512xf16>, %q: memref<256x64xi32>, %s: memref<256x4xf16>) {
-  // expected-error @+1 {{'humming.quantize' op is not lowered by humming-lower-to-nvvm yet (only humming.gemm, humming.moe_gemm, humming.moe_align, humming.moe_group, humming.moe_permute, humming.gather_columns, humming.silu_and_mul, humming.moe_sum and humming.quantize of activations are)}}
+  // expected-error @+1 {{'humming.quantize' op is not lowered by humming-lower-to-nvvm yet (only humming.gemm, humming.moe_gemm, humming.moe_align, humming.moe_group, humming.moe_permute, humming.gather_columns, humming.repack, humming.silu_and_mul, humming.moe_sum and humming.quantize of activations are)}}
   humming.quantize %x into %q scales(%s : memref<256x4xf16>)
       {schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<128>>}
       : memref<256x512xf16> -> memref<256x64xi32>
+  return
+}
+
+// -----
+
+// humming.repack lowers what the prepared layout holds, from canonical
+// tensors (a GPTQ tensor goes through humming-legalize-schema first).
+func.func @repack_gptq(%w: memref<256x2048xi32>, %pw: memref<128x4096xi32>) {
+  // expected-error @+1 {{'humming.repack' op cannot repack: the prepared mma_sync layout is made from canonical weights, got format gptq}}
+  humming.repack %w into %pw {operand = #humming.operand<weight>, n = 2048, k = 2048,
+      weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<128>, format = gptq>,
+      input_schema = #humming.input_schema<type = f16>, layout = #humming.layout<chip = "sm_90a">}
+      : memref<256x2048xi32> -> memref<128x4096xi32>
+  return
+}
+
+// -----
+
+func.func @repack_ui8_bf16(%w: memref<256x128xi32>, %pw: memref<32x1024xi32>) {
+  // expected-error @+1 {{'humming.repack' op cannot repack: the prepared mma_sync layout expects integer weights of at most 7 bits with bf16 activations (bf16 magic numbers hold 7 mantissa bits), got ui8}}
+  humming.repack %w into %pw {operand = #humming.operand<weight>, n = 256, k = 512,
+      weight_schema = #humming.weight_schema<type = ui8, scale = bf16>,
+      input_schema = #humming.input_schema<type = bf16>, layout = #humming.layout<chip = "sm_90a">}
+      : memref<256x128xi32> -> memref<32x1024xi32>
   return
 }
