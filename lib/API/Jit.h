@@ -91,6 +91,12 @@ Result<ModuleKernels> compileKernels(
     const std::string &description, int64_t kind,
     const std::function<Result<mlir::OwningOpRef<mlir::ModuleOp>>(
         mlir::MLIRContext &)> &build);
+/// The kernels of a cached image (cachedImage) as compileKernels returns
+/// them, loaded with `driver` unless it is null (compile-only).
+Result<ModuleKernels> loadKernels(const rt::KernelCache::Lookup &image,
+                                  const Chip &chip,
+                                  const rt::CudaDriver *driver, int64_t kind,
+                                  const char *what);
 /// compileKernels for a module of one kernel.
 Result<SingleKernel> compileSingleKernel(
     const LayerTarget &target, const char *what,

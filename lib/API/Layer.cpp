@@ -139,17 +139,28 @@ Result<detail::ModuleKernels> detail::compileKernels(
       cachedImage(j, *chip, description, build);
   if (!image)
     return Error{image.error()};
+  Result<ModuleKernels> out = loadKernels(*image, *chip, *live, kind, what);
+  if (out)
+    out->stats.kernelSeconds = out->stats.slowestKernelSeconds =
+        std::chrono::duration<double>(Clock::now() - started).count();
+  return out;
+}
+
+Result<detail::ModuleKernels>
+detail::loadKernels(const rt::KernelCache::Lookup &image, const Chip &chip,
+                    const rt::CudaDriver *driver, int64_t kind,
+                    const char *what) {
   ModuleKernels out;
-  if (!abi::parseKernelTable(image->artifact->metadata, out.kernels) ||
+  if (!abi::parseKernelTable(image.artifact->metadata, out.kernels) ||
       out.kernels.empty() ||
       std::any_of(out.kernels.begin(), out.kernels.end(),
                   [&](const abi::KernelLaunch &l) { return l.kind != kind; }))
     return Error{concat("the kernel cache entry of ", what,
                         " holds no kernels of kind ", kind, " only (a bug)")};
-  (image->source == rt::KernelCache::Source::Compiled ? out.stats.compiled
-                                                      : out.stats.cached)++;
-  if (*live) {
-    Result<rt::Module> m = rt::Module::load(**live, image->kernel->image);
+  (image.source == rt::KernelCache::Source::Compiled ? out.stats.compiled
+                                                     : out.stats.cached)++;
+  if (driver) {
+    Result<rt::Module> m = rt::Module::load(*driver, image.kernel->image);
     if (!m)
       return Error{m.error()};
     for (const abi::KernelLaunch &l : out.kernels) {
@@ -160,11 +171,9 @@ Result<detail::ModuleKernels> detail::compileKernels(
     }
     out.module = std::make_unique<rt::Module>(m.take());
   }
-  out.stats.kernelSeconds = out.stats.slowestKernelSeconds =
-      std::chrono::duration<double>(Clock::now() - started).count();
-  out.ptx = image->artifact->ptx;
-  out.chip = chip->str();
-  out.driver = *live;
+  out.ptx = image.artifact->ptx;
+  out.chip = chip.str();
+  out.driver = driver;
   return out;
 }
 
@@ -887,6 +896,36 @@ Status Layer::transform(const LayerTarget &target) {
       p.image = Error{"the kernel cache entry's kernel table does not parse "
                       "(a bug)"};
   };
+  // The repack kernels of the weight-side tensors that have a prepared
+  // form (one module, compiled beside the GEMM kernels; the bias and the
+  // global scale go up as they are).
+  mh::RepackSpec repackSpec;
+  std::string repackDescription;
+  Result<rt::KernelCache::Lookup> repackImage = Error{"not compiled"};
+  if (repackOnDevice) {
+    mh::RepackSpec &rs = repackSpec;
+    rs.weight = l.weight;
+    rs.input = l.input;
+    rs.n = l.n;
+    rs.k = l.k;
+    rs.chip = chip->str();
+    rs.operands.push_back(WeightOperand::Weight);
+    if (l.canonical->scales)
+      rs.operands.push_back(WeightOperand::Scales);
+    if (l.canonical->zeroPoints) {
+      rs.operands.push_back(WeightOperand::ZeroPoints);
+      if (std::optional<ScalarType> t =
+              dtypeScalar(l.canonical->zeroPoints->dtype))
+        rs.element = *t;
+    }
+    std::string operands;
+    for (WeightOperand op : rs.operands)
+      operands += concat(operands.empty() ? "" : ",", toString(op));
+    repackDescription =
+        concat("repack ", formatWeightSchema(l.weight), " ",
+               formatInputSchema(l.input), " n=", l.n, " k=", l.k,
+               " element=", rs.element.str(), " operands=", operands);
+  }
   workers = std::min(workers, count);
   auto kernelsStarted = Clock::now();
   {
@@ -895,7 +934,31 @@ Status Layer::transform(const LayerTarget &target) {
     llvm::DefaultThreadPool pool(llvm::hardware_concurrency(unsigned(workers)));
     for (size_t i = 0; i < count; ++i)
       pool.async([&work, i] { work(i); });
+    if (repackOnDevice)
+      pool.async([&] {
+        auto started = Clock::now();
+        repackImage = detail::cachedImage(
+            j, *chip, repackDescription, [&](mlir::MLIRContext &ctx) {
+              return mh::buildRepackModule(ctx, repackSpec);
+            });
+        stats.slowestKernelSeconds =
+            std::max(stats.slowestKernelSeconds, since(started));
+      });
     pool.wait();
+  }
+  std::optional<detail::ModuleKernels> repack;
+  std::vector<WeightOperand> repackOperands;
+  if (repackOnDevice) {
+    if (!repackImage)
+      return Error{repackImage.error()};
+    Result<detail::ModuleKernels> k = detail::loadKernels(
+        *repackImage, *chip, driver, abi::kRepackKernel, "the weight repack");
+    if (!k)
+      return Error{k.error()};
+    stats.compiled += k->stats.compiled;
+    stats.cached += k->stats.cached;
+    repackOperands = repackSpec.operands;
+    repack.emplace(k.take());
   }
   for (size_t i = 0; i < pieces.size(); ++i) {
     Piece &p = pieces[i];
@@ -961,47 +1024,6 @@ Status Layer::transform(const LayerTarget &target) {
   stats.kernelSeconds = since(kernelsStarted);
   for (const Piece &p : pieces)
     stats.slowestKernelSeconds = std::max(stats.slowestKernelSeconds, p.seconds);
-  // The repack kernels of the weight-side tensors that have a prepared
-  // form (one module; the bias and global scale go up as they are).
-  std::optional<detail::ModuleKernels> repack;
-  std::vector<WeightOperand> repackOperands;
-  if (repackOnDevice) {
-    mh::RepackSpec rs;
-    rs.weight = l.weight;
-    rs.input = l.input;
-    rs.n = l.n;
-    rs.k = l.k;
-    rs.chip = chip->str();
-    rs.operands.push_back(WeightOperand::Weight);
-    if (l.canonical->scales)
-      rs.operands.push_back(WeightOperand::Scales);
-    if (l.canonical->zeroPoints) {
-      rs.operands.push_back(WeightOperand::ZeroPoints);
-      if (std::optional<ScalarType> t =
-              dtypeScalar(l.canonical->zeroPoints->dtype))
-        rs.element = *t;
-    }
-    std::string operands;
-    for (WeightOperand op : rs.operands)
-      operands += concat(operands.empty() ? "" : ",", toString(op));
-    LayerTarget rt = target;
-    rt.tileConfig.clear();
-    rt.canonicalLayout = false;
-    Result<detail::ModuleKernels> k = detail::compileKernels(
-        rt, "the weight repack",
-        concat("repack ", formatWeightSchema(l.weight), " ",
-               formatInputSchema(l.input), " n=", l.n, " k=", l.k,
-               " element=", rs.element.str(), " operands=", operands),
-        abi::kRepackKernel, [&](mlir::MLIRContext &ctx) {
-          return mh::buildRepackModule(ctx, rs);
-        });
-    if (!k)
-      return Error{k.error()};
-    stats.compiled += k->stats.compiled;
-    stats.cached += k->stats.cached;
-    repackOperands = rs.operands;
-    repack.emplace(k.take());
-  }
   if (!target.compileOnly) {
     auto uploadStarted = Clock::now();
     const std::pair<abi::GemmParam, const std::optional<Tensor> *> sides[] = {
