@@ -654,6 +654,130 @@ Status Layer::quantize(const double *weights, const double *bias) {
   return Status::success();
 }
 
+Status Layer::quantizeOnDevice(const LayerTarget &target, uint64_t weights,
+                               DType dtype, const double *bias) {
+  Impl &l = *impl_;
+  if (!weights)
+    return Error{"expected device weights to quantize, got a null pointer"};
+  if (dtype != DType::F16 && dtype != DType::BF16 && dtype != DType::F32)
+    return Error{concat("expected F16, BF16 or F32 weights to quantize, got ",
+                        dtypeName(dtype))};
+  if (l.weight.bias && !bias)
+    return Error{"expected a bias: the schema has bias = true"};
+  if (target.compileOnly)
+    return Error{"quantizeOnDevice() runs on a device; the target is "
+                 "compile-only (quantize() runs on the host)"};
+  const ScalarType param =
+      l.output == ScalarType::bf16() ? ScalarType::bf16() : ScalarType::f16();
+  mh::WeightQuantizeSpec spec;
+  spec.weight = l.weight;
+  spec.source = *dtypeScalar(dtype);
+  spec.n = l.n;
+  spec.k = l.k;
+  spec.zeroPointType = param;
+  LayerTarget qt = target;
+  qt.tileConfig.clear();
+  qt.canonicalLayout = false;
+  Result<detail::ModuleKernels> k = detail::compileKernels(
+      qt, "the weight quantization",
+      concat("quantize_weights ", formatWeightSchema(l.weight), " source=",
+             spec.source.str(), " n=", l.n, " k=", l.k,
+             " zero_point_type=", param.str()),
+      abi::kWeightQuantizeKernel, [&](mlir::MLIRContext &ctx) {
+        return mh::buildWeightQuantizeModule(ctx, spec);
+      });
+  if (!k)
+    return Error{concat(k.error(), " (quantize() runs on the host)")};
+  const rt::CudaDriver &driver = *k->driver;
+  const int64_t np = l.paddedN(), kp = l.paddedK();
+  const int64_t experts = std::max<int64_t>(1, l.weight.experts);
+  InputSchema anyInput;
+  auto tensorOf = [&](WeightOperand op, DType d) -> Result<Tensor> {
+    ShapeOrDiag shape = expectedShape(op, l.weight, anyInput, np, kp, false);
+    if (shape.error)
+      return Error{*shape.error};
+    return Tensor(d, shape.shape);
+  };
+  QuantizedWeights q;
+  std::vector<std::pair<Tensor *, rt::DeviceBuffer>> outputs;
+  auto output = [&](Tensor &t, bool zeroed) -> Result<rt::CUdeviceptr> {
+    Result<rt::DeviceBuffer> buf = rt::DeviceBuffer::allocate(driver, t.data.size());
+    if (!buf)
+      return Error{buf.error()};
+    if (zeroed)
+      if (Status s = buf->fill(0); !s)
+        return Error{s.error()};
+    rt::CUdeviceptr p = buf->ptr();
+    outputs.emplace_back(&t, buf.take());
+    return p;
+  };
+  Result<Tensor> codes = tensorOf(WeightOperand::Weight, DType::I32);
+  if (!codes)
+    return Error{codes.error()};
+  q.weight = codes.take();
+  rt::CUdeviceptr null = 0, in = weights, codesPtr = 0, scalesPtr = 0,
+                  zpPtr = 0;
+  if (Result<rt::CUdeviceptr> p = output(q.weight, false); p)
+    codesPtr = *p;
+  else
+    return Error{p.error()};
+  if (l.weight.hasScaleTensor()) {
+    Result<Tensor> t =
+        tensorOf(WeightOperand::Scales, *storageFor(l.weight.scaleType));
+    if (!t)
+      return Error{t.error()};
+    q.scales.emplace(t.take());
+    Result<rt::CUdeviceptr> p = output(*q.scales, false);
+    if (!p)
+      return Error{p.error()};
+    scalesPtr = *p;
+  }
+  if (l.weight.zeroPoint != ZeroPointKind::None) {
+    const bool intZp = l.weight.zeroPoint == ZeroPointKind::Int;
+    Result<Tensor> t = tensorOf(WeightOperand::ZeroPoints,
+                                intZp ? DType::I32 : *storageFor(param));
+    if (!t)
+      return Error{t.error()};
+    q.zeroPoints.emplace(t.take());
+    // Integer zero points are OR-ed into the stream: zeroed first.
+    Result<rt::CUdeviceptr> p = output(*q.zeroPoints, intZp);
+    if (!p)
+      return Error{p.error()};
+    zpPtr = *p;
+  }
+  const abi::KernelLaunch &kl = k->kernels[0];
+  uint32_t grid[3];
+  kl.grid(experts, 0, grid);
+  int32_t e32 = int32_t(experts);
+  void *args[abi::NumGemmParams] = {&in,       &null, &scalesPtr,
+                                    &zpPtr,    &null, &null,
+                                    &codesPtr, &null, &e32};
+  if (Status s = driver.check(
+          driver.cuLaunchKernel(k->functions[0], grid[0], grid[1], grid[2],
+                                unsigned(kl.threads), 1, 1, 0, nullptr, args,
+                                nullptr),
+          "cuLaunchKernel (weight quantization)");
+      !s)
+    return s;
+  if (Status s = driver.check(driver.cuCtxSynchronize(),
+                              "cuCtxSynchronize (weight quantization)");
+      !s)
+    return s;
+  for (auto &[t, buf] : outputs)
+    if (Status s = buf.download(t->data.data(), t->data.size()); !s)
+      return s;
+  if (l.weight.bias) {
+    Result<Tensor> t = tensorOf(WeightOperand::Bias, *storageFor(param));
+    if (!t)
+      return Error{t.error()};
+    q.bias.emplace(t.take());
+    for (int64_t e = 0; e < experts; ++e)
+      for (int64_t r = 0; r < np; ++r)
+        q.bias->set(e * np + r, r < l.n ? bias[e * l.n + r] : 0.0);
+  }
+  return loadQuantized(std::move(q));
+}
+
 Status Layer::transform(const LayerTarget &target) {
   Impl &l = *impl_;
   if (!l.canonical)

@@ -439,6 +439,55 @@ mlir::humming::buildRepackModule(MLIRContext &ctx, const RepackSpec &spec) {
 }
 
 hq::Result<OwningOpRef<ModuleOp>>
+mlir::humming::buildWeightQuantizeModule(MLIRContext &ctx,
+                                         const WeightQuantizeSpec &spec) {
+  ErrorCollector errors(ctx);
+  Location loc = UnknownLoc::get(&ctx);
+  auto emitError = [&] { return mlir::emitError(loc); };
+  auto ws = WeightSchemaAttr::fromHost(emitError, &ctx, spec.weight);
+  if (!ws)
+    return errors.fail("invalid schema");
+  const hq::WeightSchema &w = spec.weight;
+  const int64_t np = spec.n + w.padN, kp = spec.k + w.padK;
+  Builder b(&ctx);
+  hq::InputSchema anyInput;
+  SmallVector<int64_t> source = {spec.n, spec.k};
+  if (w.experts > 0)
+    source.insert(source.begin(), w.experts);
+  SmallVector<Type> types = {
+      MemRefType::get(source, toMLIRType(&ctx, spec.source))};
+  auto add = [&](hq::WeightOperand op, Type elem) -> std::optional<hq::Error> {
+    hq::ShapeOrDiag s = hq::expectedShape(op, w, anyInput, np, kp, false);
+    if (s.error)
+      return hq::Error{*s.error};
+    types.push_back(MemRefType::get(s.shape, elem));
+    return std::nullopt;
+  };
+  if (auto e = add(hq::WeightOperand::Weight, b.getI32Type()))
+    return *e;
+  const bool scales = w.hasScaleTensor(),
+             zps = w.zeroPoint != hq::ZeroPointKind::None;
+  if (scales)
+    if (auto e = add(hq::WeightOperand::Scales, toMLIRType(&ctx, w.scaleType)))
+      return *e;
+  if (zps)
+    if (auto e = add(hq::WeightOperand::ZeroPoints,
+                     w.zeroPoint == hq::ZeroPointKind::Int
+                         ? Type(b.getI32Type())
+                         : toMLIRType(&ctx, spec.zeroPointType)))
+      return *e;
+  return singleFunctionModule(
+      ctx, "quantize_weights", types, "the weight quantization does not verify",
+      [&](OpBuilder &ob, Location l, Block *body) {
+        unsigned next = 2;
+        Value s = scales ? body->getArgument(next++) : Value();
+        Value z = zps ? body->getArgument(next++) : Value();
+        QuantizeOp::create(ob, l, body->getArgument(0), s, z, Value(),
+                           body->getArgument(1), ws);
+      });
+}
+
+hq::Result<OwningOpRef<ModuleOp>>
 mlir::humming::buildElementwiseModule(MLIRContext &ctx,
                                       const ElementwiseSpec &spec) {
   Type t = toMLIRType(&ctx, spec.type);

@@ -45,6 +45,7 @@
 #include "GpuCommon.h"
 #include "MoeCases.h"
 #include "QuantizeCases.h"
+#include "WeightQuantizeCases.h"
 
 #include "Humming/Runtime/Compiler.h"
 #include "Humming/Runtime/CudaDriver.h"
@@ -1478,11 +1479,16 @@ int main(int argc, char **argv) {
   // The activation quantization kernels (the suite, not --layer, --matrix
   // or a forced GEMM tile).
   QuantizeTally quantized;
-  if (layers.empty() && !useMatrix && forceTiles.empty())
+  WeightQuantizeTally weightsQuantized;
+  if (layers.empty() && !useMatrix && forceTiles.empty()) {
     quantized = runQuantizeCases(&cu, chip, filter, quick,
                                  !noTiming, "");
+    // Weights quantized on the device against the host, byte for byte.
+    weightsQuantized = runWeightQuantizeCases(cu, chip, filter, quick);
+  }
 
-  int passed = quantized.passed, failed = quantized.failed;
+  int passed = quantized.passed + weightsQuantized.passed,
+      failed = quantized.failed + weightsQuantized.failed;
   Json results = Json::array();
   for (const Outcome &o : outcomes) {
     (o.pass ? passed : failed)++;

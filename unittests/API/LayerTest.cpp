@@ -538,6 +538,31 @@ TEST(Layer, DeviceWeightsAndThePrepareSetting) {
             "are on no device");
 }
 
+// quantizeOnDevice's arguments are checked before any device is needed (the
+// quantization itself against the host's, byte for byte: the GPU suite's
+// quantize_weights cases).
+TEST(Layer, QuantizeOnDeviceChecksItsArguments) {
+  WeightSchema w4 = WeightSchema::make(ScalarType::uint(4), ScalarType::f16(),
+                                       Granularity::Group, 128);
+  Result<Layer> layer = Layer::create(256, 512, w4, kF16);
+  ASSERT_TRUE(layer.ok()) << layer.error();
+  LayerTarget h200{"H200", "", false};
+  EXPECT_EQ(layer->quantizeOnDevice(h200, 0, DType::F16).error(),
+            "expected device weights to quantize, got a null pointer");
+  EXPECT_EQ(layer->quantizeOnDevice(h200, 0x1000, DType::I32).error(),
+            "expected F16, BF16 or F32 weights to quantize, got I32");
+  EXPECT_EQ(layer->quantizeOnDevice({"H200", "", true}, 0x1000, DType::F16)
+                .error(),
+            "quantizeOnDevice() runs on a device; the target is compile-only "
+            "(quantize() runs on the host)");
+  WeightSchema withBias = w4;
+  withBias.bias = true;
+  Result<Layer> biased = Layer::create(256, 512, withBias, kF16);
+  ASSERT_TRUE(biased.ok()) << biased.error();
+  EXPECT_EQ(biased->quantizeOnDevice(h200, 0x1000, DType::F16).error(),
+            "expected a bias: the schema has bias = true");
+}
+
 TEST(Layer, SchemasThePreparedLayoutRefusesUseTheCanonicalKernel) {
   test::useTestCache();
   // Block scales: the general kernel over canonical weights.

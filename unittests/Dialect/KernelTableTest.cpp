@@ -289,3 +289,69 @@ TEST(KernelTable, ARowMoveCoversItsWordsWithAtMostTheCappedGrid) {
   k.grid(4096, 0, g);
   EXPECT_EQ(g[0], 1u);
 }
+
+// The weight preparation modules the layer compiles on a device (no device
+// needed to build them): one repack kernel per operand (kind 9, block_n the
+// items of an expert: lanes of the weight tiles, scale elements, zero-point
+// words) and one weight quantization kernel (kind 10, block_n the scale
+// groups), to PTX with no libdevice call (the JIT links none); a schema the
+// kernels do not take fails with the lowering's diagnostic.
+TEST(KernelTable, WeightPreparationModules) {
+  DialectRegistry registry;
+  mh::registerHummingDialects(registry);
+  MLIRContext ctx(registry);
+  ctx.loadAllAvailableDialects();
+  using namespace ::humming;
+  WeightSchema w = WeightSchema::make(ScalarType::uint(4), ScalarType::f16(),
+                                      Granularity::Group, 128);
+  w.zeroPoint = ZeroPointKind::Int;
+  mh::RepackSpec rs;
+  rs.weight = w;
+  rs.input = InputSchema{ScalarType::f16(), ActScaling::None, 0};
+  rs.n = 4096;
+  rs.k = 4096;
+  rs.chip = "sm_90a";
+  rs.operands = {WeightOperand::Weight, WeightOperand::Scales,
+                 WeightOperand::ZeroPoints};
+  auto repack = mh::buildRepackModule(ctx, rs);
+  ASSERT_TRUE(repack.ok()) << repack.error();
+  auto repackPtx = mh::compileToPtx(**repack, "sm_90a");
+  ASSERT_TRUE(repackPtx.ok()) << repackPtx.error();
+  EXPECT_EQ(repackPtx->find("call"), std::string::npos);
+  std::vector<habi::KernelLaunch> table = mh::kernelTable(**repack);
+  ASSERT_EQ(table.size(), 3u);
+  for (const habi::KernelLaunch &l : table)
+    EXPECT_EQ(l.kind, habi::kRepackKernel);
+  EXPECT_EQ(table[0].blockN, 4096 / 16 * (4096 / 64) * 32);
+  EXPECT_EQ(table[1].blockN, 32 * 4096);
+  EXPECT_EQ(table[2].blockN, 32 * 4096 * 4 / 32);
+
+  mh::WeightQuantizeSpec qs;
+  qs.weight = w;
+  qs.source = ScalarType::bf16();
+  qs.n = 4096;
+  qs.k = 4096;
+  auto quantize = mh::buildWeightQuantizeModule(ctx, qs);
+  ASSERT_TRUE(quantize.ok()) << quantize.error();
+  auto quantizePtx = mh::compileToPtx(**quantize, "sm_90a");
+  ASSERT_TRUE(quantizePtx.ok()) << quantizePtx.error();
+  EXPECT_EQ(quantizePtx->find("call"), std::string::npos);
+  table = mh::kernelTable(**quantize);
+  ASSERT_EQ(table.size(), 1u);
+  EXPECT_EQ(table[0].kind, habi::kWeightQuantizeKernel);
+  EXPECT_EQ(table[0].blockN, 4096 * 32);
+  uint32_t grid[3];
+  table[0].grid(1, 0, grid);
+  EXPECT_EQ(grid[0], 4096u * 32 / 8); // one warp per group, 8 per block
+
+  qs.weight = WeightSchema::make(ScalarType::e2m1(), ScalarType::ue8m0(),
+                                 Granularity::Group, 32);
+  auto fp4 = mh::buildWeightQuantizeModule(ctx, qs);
+  ASSERT_TRUE(fp4.ok()) << fp4.error();
+  auto fp4Ptx = mh::compileToPtx(**fp4, "sm_90a");
+  ASSERT_FALSE(fp4Ptx.ok());
+  EXPECT_NE(fp4Ptx.error().find("the weight quantization kernel makes integer "
+                                "codes, got f4E2M1FN"),
+            std::string::npos)
+      << fp4Ptx.error();
+}

@@ -208,6 +208,17 @@ public:
   /// Quantizes float weights [N, K] (logical sizes) and, if the schema has
   /// one, a bias [N].
   Status quantize(const double *weights, const double *bias = nullptr);
+  /// quantize() on the GPU: fp weights [E?, N, K] (logical sizes, row
+  /// major) of `dtype` (F16, BF16 or F32) at device address `weights`,
+  /// rounded by the weight quantization kernel (humming.quantize of
+  /// weights) into exactly the tensors quantize() makes from those values,
+  /// which come back to the host as the canonical tensors; `bias` (host,
+  /// [E?, N]) as quantize() takes it. `target` names the device (the
+  /// current one's chip). The kernel takes integer codes with f16, bf16 or
+  /// f32 group or channel scales (groups of a multiple of 32 columns): other
+  /// schemas are an error that says to quantize on the host.
+  Status quantizeOnDevice(const LayerTarget &target, uint64_t weights,
+                          DType dtype, const double *bias = nullptr);
   /// The canonical tensors the layer holds (padded shapes; what
   /// loadQuantized took or quantize made), null before either. They stay
   /// on the host after transform(), for a later transform to another

@@ -175,6 +175,19 @@ struct RepackSpec {
 ::humming::Result<OwningOpRef<ModuleOp>>
 buildRepackModule(MLIRContext &ctx, const RepackSpec &spec);
 
+/// Weight quantization on the device as the JIT compiles it: func
+/// @quantize(source [E?, n, k] of `source`, codes, scales, zero points?)
+/// { humming.quantize } into `weight`'s canonical tensors (float zero
+/// points in `zeroPointType`).
+struct WeightQuantizeSpec {
+  ::humming::WeightSchema weight;
+  ::humming::ScalarType source = ::humming::ScalarType::f32();
+  int64_t n = 0, k = 0;
+  ::humming::ScalarType zeroPointType = ::humming::ScalarType::f16();
+};
+::humming::Result<OwningOpRef<ModuleOp>>
+buildWeightQuantizeModule(MLIRContext &ctx, const WeightQuantizeSpec &spec);
+
 /// humming.silu_and_mul (kind abi::kSiluAndMulKernel) or humming.moe_sum
 /// (abi::kMoeSumKernel) as the JIT compiles it: func @elementwise(input,
 /// output) over `type` (f16 or bf16) with `columns` output columns.

@@ -82,7 +82,7 @@ constexpr int64_t kGemmKernel = 0, kQuantizeKernel = 1, kMoeAlignKernel = 2,
                   kSiluAndMulKernel = 3, kMoeSumKernel = 4,
                   kMoeGroupKernel = 5, kMoeScatterKernel = 6,
                   kMoeGatherKernel = 7, kGatherColumnsKernel = 8,
-                  kRepackKernel = 9;
+                  kRepackKernel = 9, kWeightQuantizeKernel = 10;
 /// The most blocks a scatter / gather kernel launches (a grid-stride loop
 /// covers the rest).
 constexpr int64_t kPermuteMaxBlocks = int64_t(1) << 20;
@@ -161,7 +161,11 @@ struct KernelLaunch {
   /// the input slot, prepared in the output slot; M the experts (1 for a
   /// dense layer), block_n the items of one expert — a lane's words of a
   /// weight tile, a scale, a word of zero points —, one thread per item
-  /// and grid-stride step).
+  /// and grid-stride step), kWeightQuantizeKernel (humming.quantize of
+  /// weights: fp weights in the input slot, codes in the output slot,
+  /// scales and zero points in theirs — integer zero points OR-ed into a
+  /// zeroed buffer —; M the experts, block_n the scale groups of one
+  /// expert, one warp per group and grid-stride step).
   int64_t kind = 0;
   /// Mixture of experts: the routing (kRouting*; kRoutingDense for a
   /// dense GEMM), the experts E, top_k (indexed; 1 otherwise), the indexed
@@ -192,6 +196,12 @@ struct KernelLaunch {
     if (kind == kMoeScatterKernel || kind == kMoeGatherKernel ||
         kind == kGatherColumnsKernel || kind == kRepackKernel) {
       int64_t blocks = (m * blockN + threads - 1) / threads;
+      g[0] = uint32_t(blocks < kPermuteMaxBlocks ? blocks : kPermuteMaxBlocks);
+      g[1] = g[2] = 1;
+      return;
+    }
+    if (kind == kWeightQuantizeKernel) {
+      int64_t blocks = (m * blockN + threads / 32 - 1) / (threads / 32);
       g[0] = uint32_t(blocks < kPermuteMaxBlocks ? blocks : kPermuteMaxBlocks);
       g[1] = g[2] = 1;
       return;

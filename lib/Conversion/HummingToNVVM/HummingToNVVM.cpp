@@ -438,6 +438,21 @@ RepackKernelSpec repackSpec(RepackOp op) {
   return rs;
 }
 
+/// What the weight quantization kernel of `op` is specialised on.
+WeightQuantizeKernelSpec weightQuantizeSpec(QuantizeOp op) {
+  WeightQuantizeKernelSpec qs;
+  qs.weight = cast<WeightSchemaAttr>(op.getSchema()).toHost();
+  auto src = cast<MemRefType>(op.getSource().getType());
+  qs.source = *toScalarType(src.getElementType());
+  qs.n = src.getDimSize(src.getRank() - 2);
+  qs.k = src.getDimSize(src.getRank() - 1);
+  if (Value z = op.getZeroPoints();
+      z && qs.weight.zeroPoint == hq::ZeroPointKind::Float)
+    qs.zeroPointType =
+        *toScalarType(cast<MemRefType>(z.getType()).getElementType());
+  return qs;
+}
+
 /// Checks that the repack kernel can lower `op`: the prepared layout holds
 /// the schema (the verifier checked the shapes).
 LogicalResult checkRepackSupported(RepackOp op) {
@@ -566,6 +581,7 @@ struct LowerToNVVMPass
     SmallVector<MoePermuteOp> permutes;
     SmallVector<GatherColumnsOp> gathers;
     SmallVector<RepackOp> repacks;
+    SmallVector<QuantizeOp> weightQuantizes;
     SmallVector<Operation *> elementwise; // silu_and_mul, moe_sum
     bool failedAny = false;
     module.walk([&](Operation *op) {
@@ -576,6 +592,8 @@ struct LowerToNVVMPass
       else if (auto q = dyn_cast<QuantizeOp>(op);
                q && isa<InputSchemaAttr>(q.getSchema()))
         quantizes.push_back(q);
+      else if (auto q = dyn_cast<QuantizeOp>(op))
+        weightQuantizes.push_back(q);
       else if (auto align = dyn_cast<MoeAlignOp>(op))
         aligns.push_back(align);
       else if (auto group = dyn_cast<MoeGroupOp>(op))
@@ -594,7 +612,7 @@ struct LowerToNVVMPass
                         "humming.moe_group, humming.moe_permute, "
                         "humming.gather_columns, humming.repack, "
                         "humming.silu_and_mul, humming.moe_sum and "
-                        "humming.quantize of activations are)");
+                        "humming.quantize are)");
         failedAny = true;
       }
     });
@@ -602,13 +620,14 @@ struct LowerToNVVMPass
       return signalPassFailure();
     if (gemms.empty() && quantizes.empty() && aligns.empty() &&
         groups.empty() && permutes.empty() && gathers.empty() &&
-        repacks.empty() && elementwise.empty())
+        repacks.empty() && weightQuantizes.empty() && elementwise.empty())
       return;
     SmallVector<Operation *> small(aligns.begin(), aligns.end());
     small.append(groups.begin(), groups.end());
     small.append(permutes.begin(), permutes.end());
     small.append(gathers.begin(), gathers.end());
     small.append(repacks.begin(), repacks.end());
+    small.append(weightQuantizes.begin(), weightQuantizes.end());
     small.append(elementwise.begin(), elementwise.end());
     for (Operation *op : small)
       for (Value v : op->getOperands())
@@ -622,6 +641,12 @@ struct LowerToNVVMPass
       failedAny |= failed(checkQuantizeSupported(op, *parsed));
     for (RepackOp op : repacks)
       failedAny |= failed(checkRepackSupported(op));
+    for (QuantizeOp op : weightQuantizes)
+      if (std::string why = weightQuantizeKernelProblem(weightQuantizeSpec(op));
+          !why.empty()) {
+        op.emitOpError() << why;
+        failedAny = true;
+      }
     if (onlyKernel >= 0)
       for (const GemmView &op : gemms) {
         ArrayAttr tiles = op.tiles;
@@ -1082,6 +1107,33 @@ struct LowerToNVVMPass
           arith::ConstantIntOp::create(b, b.getI32Type(), 0)};
       launchGridStride(b, kernel, arith::ConstantIndexOp::create(b, experts),
                        l.blockN, args);
+      op.erase();
+    }
+    for (QuantizeOp op : weightQuantizes) {
+      WeightQuantizeKernelSpec qs = weightQuantizeSpec(op);
+      std::string name = kernelName(op, "quantize_weights");
+      gpu::GPUFuncOp kernel =
+          buildWeightQuantizeKernel(builder, op.getLoc(), kernels, name, qs);
+      kernelSymbols.insert(kernel);
+      hq::abi::KernelLaunch l;
+      l.name = kernel.getName().str();
+      l.blockM = 1;
+      l.blockN = weightQuantizeItems(qs);
+      l.threads = kElementwiseThreads;
+      l.kind = hq::abi::kWeightQuantizeKernel;
+      launchTable.push_back(launchAttr(builder, l));
+      ImplicitLocOpBuilder b(op.getLoc(), op);
+      const int64_t experts = std::max<int64_t>(1, qs.weight.experts);
+      Value null = devicePointer(b, Value());
+      SmallVector<Value> args = {
+          devicePointer(b, op.getSource()), null,
+          devicePointer(b, op.getScales()),
+          devicePointer(b, op.getZeroPoints()), null, null,
+          devicePointer(b, op.getDest()), null,
+          arith::ConstantIntOp::create(b, b.getI32Type(), experts)};
+      // One warp per item: 32 thread steps each.
+      launchGridStride(b, kernel, arith::ConstantIndexOp::create(b, experts),
+                       32 * l.blockN, args);
       op.erase();
     }
     for (Operation *op : elementwise) {

@@ -190,6 +190,31 @@ gpu::GPUFuncOp buildSmallKernel(
     bool moe,
     function_ref<void(ImplicitLocOpBuilder &, ArrayRef<Value>)> emit);
 
+/// humming.quantize with a weight schema (WeightQuantizeKernel.cpp):
+/// round-to-nearest of fp weights [E?, N, K] (input slot, logical sizes;
+/// zeros for the padding) into the canonical codes (output slot), scales
+/// (scales slot) and zero points (zero-point slot; integer ones OR-ed into
+/// a zeroed buffer), the host's humming::quantizeWeights bit for bit (its
+/// arithmetic in f64). One warp per scale group (a row's group, or its whole
+/// row for channel scales) and grid-stride step, kElementwiseThreads
+/// threads per block; M the experts.
+struct WeightQuantizeKernelSpec {
+  ::humming::WeightSchema weight;
+  ::humming::ScalarType source = ::humming::ScalarType::f16();
+  /// Logical sizes of one expert.
+  int64_t n = 0, k = 0;
+  /// The storage type of float zero points (f16 or bf16).
+  ::humming::ScalarType zeroPointType = ::humming::ScalarType::f16();
+};
+/// Why the kernel cannot quantize into `spec`'s schema, or "".
+std::string weightQuantizeKernelProblem(const WeightQuantizeKernelSpec &spec);
+/// Scale groups (warps' items) of one expert.
+int64_t weightQuantizeItems(const WeightQuantizeKernelSpec &spec);
+gpu::GPUFuncOp buildWeightQuantizeKernel(OpBuilder &builder, Location loc,
+                                         gpu::GPUModuleOp module,
+                                         StringRef name,
+                                         const WeightQuantizeKernelSpec &spec);
+
 /// humming.repack (RepackKernel.cpp): one weight-side tensor of every
 /// expert from the canonical layout (input slot) into the prepared one
 /// (output slot) that layout::prepareMmaSync writes on the host, bit for

@@ -87,7 +87,7 @@ func.func @f16_accumulation(%a: memref<?x128xf16>, %w: memref<128x16xi32>, %s: m
 // Every other humming op is diagnosed rather than left behind for the
 // translation to trip over.
 func.func @dequantize(%w: memref<256x128xi32>, %s: memref<256x1xf16>, %out: memref<256x512xf32>) {
-  // expected-error @+1 {{'humming.dequantize' op is not lowered by humming-lower-to-nvvm yet (only humming.gemm, humming.moe_gemm, humming.moe_align, humming.moe_group, humming.moe_permute, humming.gather_columns, humming.repack, humming.silu_and_mul, humming.moe_sum and humming.quantize of activations are)}}
+  // expected-error @+1 {{'humming.dequantize' op is not lowered by humming-lower-to-nvvm yet (only humming.gemm, humming.moe_gemm, humming.moe_align, humming.moe_group, humming.moe_permute, humming.gather_columns, humming.repack, humming.silu_and_mul, humming.moe_sum and humming.quantize are)}}
   humming.dequantize %w scales(%s : memref<256x1xf16>) into %out
       {weight_schema = #humming.weight_schema<type = ui8, scale = f16>}
       : memref<256x128xi32> -> memref<256x512xf32>
@@ -96,11 +96,53 @@ func.func @dequantize(%w: memref<256x128xi32>, %s: memref<256x1xf16>, %out: memr
 
 // -----
 
-// Quantizing weights (a weight schema) has no kernel: the host quantizes them.
-func.func @quantize_weights(%x: memref<256x512xf16>, %q: memref<256x64xi32>, %s: memref<256x4xf16>) {
-  // expected-error @+1 {{'humming.quantize' op is not lowered by humming-lower-to-nvvm yet (only humming.gemm, humming.moe_gemm, humming.moe_align, humming.moe_group, humming.moe_permute, humming.gather_columns, humming.repack, humming.silu_and_mul, humming.moe_sum and humming.quantize of activations are)}}
-  humming.quantize %x into %q scales(%s : memref<256x4xf16>)
-      {schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<128>>}
+// Quantizing weights on the device: integer codes with group or channel
+// scales (quantize-weights.mlir); float codes and the other granularities
+// are the host's.
+func.func @quantize_float_codes(%x: memref<256x512xf16>, %q: memref<256x64xi32>, %s: memref<256x16xf8E8M0FNU>) {
+  // expected-error @+1 {{'humming.quantize' op the weight quantization kernel makes integer codes, got f4E2M1FN (the host quantizes float codes)}}
+  humming.quantize %x into %q scales(%s : memref<256x16xf8E8M0FNU>)
+      {schema = #humming.weight_schema<type = f4E2M1FN, scale = f8E8M0FNU, granularity = group<32>>}
+      : memref<256x512xf16> -> memref<256x64xi32>
+  return
+}
+
+// -----
+
+func.func @quantize_block_scales(%x: memref<256x512xf16>, %q: memref<256x64xi32>, %s: memref<2x4xf32>) {
+  // expected-error @+1 {{'humming.quantize' op the weight quantization kernel takes group or channel scales, got block}}
+  humming.quantize %x into %q scales(%s : memref<2x4xf32>)
+      {schema = #humming.weight_schema<type = si4, scale = f32, granularity = block<128, 128>>}
+      : memref<256x512xf16> -> memref<256x64xi32>
+  return
+}
+
+// -----
+
+func.func @quantize_global_scale(%x: memref<256x512xf16>, %q: memref<256x64xi32>, %s: memref<256x4xf16>, %gs: memref<1xf32>) {
+  // expected-error @+1 {{'humming.quantize' op the weight quantization kernel makes no global scale}}
+  humming.quantize %x into %q scales(%s : memref<256x4xf16>) global_scale(%gs : memref<1xf32>)
+      {schema = #humming.weight_schema<type = si4, scale = f16, granularity = group<128>, global_scale = true>}
+      : memref<256x512xf16> -> memref<256x64xi32>
+  return
+}
+
+// -----
+
+func.func @quantize_fp8_scales(%x: memref<256x512xf16>, %q: memref<256x64xi32>, %s: memref<256x4xf8E4M3FN>) {
+  // expected-error @+1 {{'humming.quantize' op the weight quantization kernel takes f16, bf16 or f32 scales, got f8E4M3FN}}
+  humming.quantize %x into %q scales(%s : memref<256x4xf8E4M3FN>)
+      {schema = #humming.weight_schema<type = si4, scale = f8E4M3FN, granularity = group<128>>}
+      : memref<256x512xf16> -> memref<256x64xi32>
+  return
+}
+
+// -----
+
+func.func @quantize_group_16(%x: memref<256x512xf16>, %q: memref<256x64xi32>, %s: memref<256x32xf16>) {
+  // expected-error @+1 {{'humming.quantize' op the weight quantization kernel converts 32 columns of a group at a time and expects groups (the padded K for channel scales) of a multiple of 32 columns, got 16}}
+  humming.quantize %x into %q scales(%s : memref<256x32xf16>)
+      {schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<16>>}
       : memref<256x512xf16> -> memref<256x64xi32>
   return
 }

@@ -1,0 +1,436 @@
+//===- WeightQuantizeKernel.cpp - Weight quantization on the device -------===//
+//
+// humming.quantize with a weight schema: round-to-nearest of fp weights into
+// canonical integer codes with group or channel scales, the host's
+// humming::quantizeWeights (Quantize.cpp) bit for bit, so that a layer
+// quantized on the GPU holds exactly the tensors the host would have made
+// (the GPU suite compares them). The host quantizes in f64 from the values
+// given; the kernel reads f16, bf16 or f32 weights, whose values f64 holds
+// exactly, and repeats the host's f64 operations one for one (IEEE division,
+// round-half-even by adding and subtracting 2^52, no contraction):
+//
+//   lo, hi, amax over the group (NaN ignored; starting from 0: padding
+//     counts), exact in f32;
+//   raw = (hi - lo) / (2^b - 1) with zero points, else amax / qmax
+//     (qmax = 2^(b-1) - 1, 1 for one bit);
+//   s = raw rounded to the scale type (nearest even, saturated, the
+//     smallest positive value for an underflow; 1 where raw is not positive
+//     and finite);
+//   zero point: 2^(b-1) for unsigned codes without one, round(-lo / s)
+//     clamped to the codes (integer), or -lo / s rounded to the parameter
+//     type (float);
+//   code = round(w / s) + zp (integer zero points, implicit ones), round(w /
+//     s + zp) (float zero points), clamped to the codes; signed codes
+//     clamped to [-2^(b-1), 2^(b-1) - 1] in two's complement; a NaN weight
+//     gives code 0.
+//
+// One warp per scale group (row r of expert e, group g: groupK columns, or
+// the padded row for channel scales, a multiple of 32) and grid-stride step.
+// Pass 1 reads the group 32 columns at a time (lane l column c0 + 32 j + l)
+// and reduces lo / hi / amax over the warp by shuffles; pass 2 reads it
+// again (from L1 / L2) and converts: the 32 codes of a step are exactly b
+// words of the row's bit stream (32 b bits), which lanes 0 .. b-1 assemble
+// by shuffles and store. Lane 0 stores the scale and the zero point
+// (integer zero points are bits of a stream along N shared by rows: one or
+// two atomic ORs into a buffer the caller zeroed).
+//
+// Float codes, block, tensor and group_tensor granularity, global scales and
+// 8-bit float or e8m0 scales are not lowered (the host quantizes them).
+//
+//===----------------------------------------------------------------------===//
+
+#include "EmitterBase.h"
+#include "Kernels.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+#include "Humming/Quant/Codec.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::humming;
+namespace hq = ::humming;
+
+namespace {
+/// Columns of a scale group (padded K for channel scales).
+int64_t groupColumns(const WeightQuantizeKernelSpec &s) {
+  const int64_t kp = s.k + s.weight.padK;
+  return s.weight.granularity == hq::Granularity::Channel ? kp
+                                                          : s.weight.groupK;
+}
+bool isSixteenOrF32(const hq::ScalarType &t) {
+  return t == hq::ScalarType::f16() || t == hq::ScalarType::bf16() ||
+         t == hq::ScalarType::f32();
+}
+} // namespace
+
+std::string
+mlir::humming::weightQuantizeKernelProblem(const WeightQuantizeKernelSpec &s) {
+  const hq::WeightSchema &w = s.weight;
+  const char *prefix = "the weight quantization kernel ";
+  if (!w.type.isInt())
+    return hq::concat(prefix, "makes integer codes, got ", w.type.str(),
+                      " (the host quantizes float codes)");
+  if (w.granularity != hq::Granularity::Group &&
+      w.granularity != hq::Granularity::Channel)
+    return hq::concat(prefix, "takes group or channel scales, got ",
+                      hq::toString(w.granularity));
+  if (w.hasGlobalScale())
+    return hq::concat(prefix, "makes no global scale");
+  if (!isSixteenOrF32(w.scaleType))
+    return hq::concat(prefix, "takes f16, bf16 or f32 scales, got ",
+                      w.scaleType.str());
+  if (!isSixteenOrF32(s.source))
+    return hq::concat(prefix, "reads f16, bf16 or f32 weights, got ",
+                      s.source.str());
+  if (w.zeroPoint == hq::ZeroPointKind::Float &&
+      s.zeroPointType != hq::ScalarType::f16() &&
+      s.zeroPointType != hq::ScalarType::bf16())
+    return hq::concat(prefix, "stores float zero points as f16 or bf16, got ",
+                      s.zeroPointType.str());
+  if (groupColumns(s) % 32 != 0)
+    return hq::concat(prefix, "converts 32 columns of a group at a time and "
+                              "expects groups (the padded K for channel "
+                              "scales) of a multiple of 32 columns, got ",
+                      groupColumns(s));
+  return "";
+}
+
+int64_t mlir::humming::weightQuantizeItems(const WeightQuantizeKernelSpec &s) {
+  const int64_t np = s.n + s.weight.padN, kp = s.k + s.weight.padK;
+  return np * s.weight.groupsAlongK(kp);
+}
+
+namespace {
+
+class WeightQuantizeEmitter : EmitterBase {
+public:
+  WeightQuantizeEmitter(ImplicitLocOpBuilder &b,
+                        const WeightQuantizeKernelSpec &spec,
+                        ArrayRef<Value> params)
+      : EmitterBase(b, params), spec(spec), w(spec.weight) {
+    f64 = b.getF64Type();
+  }
+
+  void emit() {
+    const int64_t np = spec.n + w.padN, kp = spec.k + w.padK;
+    const int64_t groups = w.groupsAlongK(kp), len = groupColumns(spec);
+    const int64_t items = weightQuantizeItems(spec);
+    const int64_t warps = kElementwiseThreads / 32;
+    Value tid = ext64(index32(gpu::ThreadIdOp::create(b, gpu::Dimension::x)));
+    Value bid = ext64(index32(gpu::BlockIdOp::create(b, gpu::Dimension::x)));
+    Value grid = ext64(index32(gpu::GridDimOp::create(b, gpu::Dimension::x)));
+    lane = arith::RemUIOp::create(b, tid, c64(32));
+    Value first = add(mul(bid, warps), div(tid, 32));
+    Value total = mul(ext64(param(hq::abi::ParamM)), items);
+    auto loop = scf::ForOp::create(b, first, total, mul(grid, warps));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value item = loop.getInductionVar();
+    Value e = div(item, items), rest = rem(item, items);
+    Value r = div(rest, groups), g = rem(rest, groups);
+    Value c0 = mul(g, len);
+    rowValid = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, r,
+                                     c64(spec.n));
+    rowBase = mul(add(mul(e, spec.n), r), spec.k);
+    const int64_t chunks = len / 32;
+
+    // Pass 1: lo, hi and amax of the group.
+    Value zero = cf(0.0);
+    auto stats = scf::ForOp::create(b, c64(0), c64(chunks), c64(1),
+                                    ValueRange{zero, zero, zero});
+    {
+      OpBuilder::InsertionGuard g1(b);
+      b.setInsertionPointToStart(stats.getBody());
+      Value v = valueAt(add(c0, add(mul(stats.getInductionVar(), 32), lane)));
+      Value lo = minOf(stats.getRegionIterArgs()[0], v);
+      Value hi = maxOf(stats.getRegionIterArgs()[1], v);
+      Value amax = maxOf(stats.getRegionIterArgs()[2], absOf(v));
+      scf::YieldOp::create(b, ValueRange{lo, hi, amax});
+    }
+    Value lo = stats.getResult(0), hi = stats.getResult(1),
+          amax = stats.getResult(2);
+    for (int64_t offset = 16; offset >= 1; offset /= 2) {
+      auto other = [&](Value v) {
+        return gpu::ShuffleOp::create(b, v, c32(offset), c32(32),
+                                      gpu::ShuffleMode::XOR)
+            .getShuffleResult();
+      };
+      lo = minOf(lo, other(lo));
+      hi = maxOf(hi, other(hi));
+      amax = maxOf(amax, other(amax));
+    }
+
+    // The scale and zero point (f64, as the host).
+    const unsigned bits = w.type.bits;
+    const double codeRange = double((1u << bits) - 1);
+    const bool useZp = w.zeroPoint != hq::ZeroPointKind::None;
+    Value raw =
+        useZp ? arith::DivFOp::create(
+                    b, arith::SubFOp::create(b, to64(hi), to64(lo)),
+                    cd(codeRange))
+              : arith::DivFOp::create(
+                    b, to64(amax),
+                    cd(bits == 1 ? 1.0 : double((1u << (bits - 1)) - 1)));
+    Value scale = roundScale(raw);
+    Value negLoOverScale =
+        arith::DivFOp::create(b, arith::NegFOp::create(b, to64(lo)), scale);
+    Value zp = cd(w.type.isSigned ? 0.0 : double(1u << (bits - 1)));
+    if (w.zeroPoint == hq::ZeroPointKind::Int)
+      zp = clamp(roundEven(negLoOverScale), 0.0, codeRange);
+    else if (w.zeroPoint == hq::ZeroPointKind::Float)
+      zp = roundTo(negLoOverScale, spec.zeroPointType);
+
+    // Lane 0: the scale and the zero point.
+    {
+      auto ifLead = scf::IfOp::create(
+          b, arith::CmpIOp::create(b, arith::CmpIPredicate::eq, lane, c64(0)),
+          /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(ifLead.thenBlock());
+      Value at = add(mul(add(mul(e, np), r), groups), g);
+      store(narrow(scale, w.scaleType), param(hq::abi::ParamScales), at);
+      if (w.zeroPoint == hq::ZeroPointKind::Float)
+        store(narrow(zp, spec.zeroPointType), param(hq::abi::ParamZeroPoints),
+              at);
+      if (w.zeroPoint == hq::ZeroPointKind::Int) {
+        // Code r of group g's stream: bits r b .. r b + b - 1; word x of the
+        // stream is element [x, g] of the expert's [N b / 32, G].
+        Value code = arith::FPToUIOp::create(b, i32, zp);
+        Value bit = mul(r, bits);
+        Value word = div(bit, 32);
+        Value off = index32trunc(rem(bit, 32));
+        Value base = mul(e, np * bits / 32 * groups);
+        orInto(add(base, add(mul(word, groups), g)),
+               arith::ShLIOp::create(b, code, off));
+        if (32 % bits != 0) {
+          auto ifStraddles = scf::IfOp::create(
+              b,
+              arith::CmpIOp::create(b, arith::CmpIPredicate::ugt,
+                                    arith::AddIOp::create(b, off, c32(bits)),
+                                    c32(32)),
+              /*withElseRegion=*/false);
+          OpBuilder::InsertionGuard g3(b);
+          b.setInsertionPointToStart(ifStraddles.thenBlock());
+          orInto(add(base, add(mul(add(word, c64(1)), groups), g)),
+                 arith::ShRUIOp::create(
+                     b, code, arith::SubIOp::create(b, c32(32), off)));
+        }
+      }
+    }
+
+    // Pass 2: the codes, b words per 32 columns.
+    const int64_t rowWords = kp * bits / 32;
+    Value rowOut = mul(add(mul(e, np), r), rowWords);
+    auto convert = scf::ForOp::create(b, c64(0), c64(chunks), c64(1));
+    {
+      OpBuilder::InsertionGuard g4(b);
+      b.setInsertionPointToStart(convert.getBody());
+      Value j = convert.getInductionVar();
+      Value v = valueAt(add(c0, add(mul(j, 32), lane)));
+      Value code = codeOf(arith::DivFOp::create(b, to64(v), scale), zp);
+      Value word = assembleWord(code);
+      auto ifWriter = scf::IfOp::create(
+          b, arith::CmpIOp::create(b, arith::CmpIPredicate::ult, lane,
+                                   c64(bits)),
+          /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard g5(b);
+      b.setInsertionPointToStart(ifWriter.thenBlock());
+      Value at = add(rowOut, add(div(mul(add(c0, mul(j, 32)), bits), 32), lane));
+      store(word, param(hq::abi::ParamOutput), at);
+    }
+  }
+
+private:
+  Value add(Value a, Value c) { return arith::AddIOp::create(b, a, c); }
+  Value mul(Value a, int64_t c) { return arith::MulIOp::create(b, a, c64(c)); }
+  Value div(Value a, int64_t c) { return arith::DivUIOp::create(b, a, c64(c)); }
+  Value rem(Value a, int64_t c) { return arith::RemUIOp::create(b, a, c64(c)); }
+  Value cd(double v) {
+    return arith::ConstantFloatOp::create(b, cast<FloatType>(f64), APFloat(v));
+  }
+  Value to64(Value v) { return arith::ExtFOp::create(b, f64, v); }
+  Value index32trunc(Value v) { return arith::TruncIOp::create(b, i32, v); }
+  /// v (f64) rounded to an integer, ties to even: below 2^52 in magnitude
+  /// the addition of 2^52 rounds (IEEE, to nearest even) and the
+  /// subtraction is exact; the sign (of a zero too) is v's. (The GPU
+  /// lowering turns llvm.roundeven into a libdevice call.)
+  Value roundEven(Value v) {
+    Value bits = arith::BitcastOp::create(b, i64, v);
+    Value sign = arith::AndIOp::create(b, bits, c64(INT64_MIN));
+    Value mag = arith::BitcastOp::create(
+        b, f64, arith::AndIOp::create(b, bits, c64(INT64_MAX)));
+    const double big = 4503599627370496.0; // 2^52
+    Value r = arith::SubFOp::create(b, arith::AddFOp::create(b, mag, cd(big)),
+                                    cd(big));
+    Value signed_ = arith::BitcastOp::create(
+        b, f64,
+        arith::OrIOp::create(b, arith::BitcastOp::create(b, i64, r), sign));
+    return select(cmp(arith::CmpFPredicate::OGE, mag, cd(big)), v, signed_);
+  }
+  Value select(Value c, Value t, Value f) {
+    return arith::SelectOp::create(b, c, t, f);
+  }
+  Value cmp(arith::CmpFPredicate p, Value a, Value c) {
+    return arith::CmpFOp::create(b, p, a, c);
+  }
+  /// The host's std::min(a, v) and std::max(a, v): a NaN v leaves a (a
+  /// compare and a select: arith.minnumf / maxnumf become libdevice calls
+  /// in the GPU lowering).
+  Value minOf(Value a, Value v) {
+    return select(cmp(arith::CmpFPredicate::OLT, v, a), v, a);
+  }
+  Value maxOf(Value a, Value v) {
+    return select(cmp(arith::CmpFPredicate::OLT, a, v), v, a);
+  }
+  /// |v| (f32) by clearing the sign bit (llvm.fabs would become a libdevice
+  /// call).
+  Value absOf(Value v) {
+    Value bits = arith::BitcastOp::create(b, i32, v);
+    return arith::BitcastOp::create(
+        b, f32, arith::AndIOp::create(b, bits, c32(0x7fffffff)));
+  }
+  /// Weight column `c` of this row as f32: zero past N or K (padding).
+  Value valueAt(Value c) {
+    Value valid = arith::AndIOp::create(
+        b, rowValid,
+        arith::CmpIOp::create(b, arith::CmpIPredicate::ult, c, c64(spec.k)));
+    Value index = select(valid, add(rowBase, c), c64(0));
+    Value v = loadAsF32(param(hq::abi::ParamInput), index, spec.source);
+    return select(valid, v, cf(0.0));
+  }
+  /// 2^x (f64) for an integer x (i64) of the normal exponents.
+  Value pow2(Value x) {
+    return arith::BitcastOp::create(
+        b, f64,
+        arith::ShLIOp::create(b, arith::AddIOp::create(b, x, c64(1023)),
+                              c64(52)));
+  }
+  /// a >= 0 (f64) rounded to format `t` (nearest, ties to even,
+  /// subnormals, saturated at its largest finite value), as the host's
+  /// encode / decode: e = max(floor(log2 a), 1 - bias); round(a 2^(M - e))
+  /// 2^(e - M). A zero keeps its sign.
+  Value roundTo(Value a, const hq::ScalarType &t) {
+    const int64_t m = t.mantissaBits, eMin = 1 - t.bias();
+    Value bits = arith::BitcastOp::create(b, i64, a);
+    Value exp = arith::SubIOp::create(
+        b,
+        arith::AndIOp::create(b, arith::ShRUIOp::create(b, bits, c64(52)),
+                              c64(0x7ff)),
+        c64(1023));
+    Value e = arith::MaxSIOp::create(b, exp, c64(eMin));
+    Value scaled =
+        arith::MulFOp::create(b, a, pow2(arith::SubIOp::create(b, c64(m), e)));
+    Value rounded = arith::MulFOp::create(
+        b, roundEven(scaled), pow2(arith::SubIOp::create(b, e, c64(m))));
+    const double top = hq::maxValue(t);
+    return select(cmp(arith::CmpFPredicate::OGE, a, cd(top)), cd(top), rounded);
+  }
+  /// The host's roundScale for f16, bf16 and f32 scales.
+  Value roundScale(Value raw) {
+    const hq::ScalarType &t = w.scaleType;
+    Value usable = arith::AndIOp::create(
+        b, cmp(arith::CmpFPredicate::OGT, raw, cd(0.0)),
+        cmp(arith::CmpFPredicate::OLT, raw, cd(INFINITY)));
+    Value s = roundTo(select(usable, raw, cd(1.0)), t);
+    const double smallest =
+        std::ldexp(1.0, 1 - t.bias() - int(t.mantissaBits));
+    return select(cmp(arith::CmpFPredicate::OGT, s, cd(0.0)), s,
+                  cd(smallest));
+  }
+  Value clamp(Value v, double lo, double hi) {
+    v = select(cmp(arith::CmpFPredicate::OLT, v, cd(lo)), cd(lo), v);
+    return select(cmp(arith::CmpFPredicate::OGT, v, cd(hi)), cd(hi), v);
+  }
+  /// The b-bit code (i32) of x = w / s.
+  Value codeOf(Value x, Value zp) {
+    const unsigned bits = w.type.bits;
+    const uint32_t mask = (1u << bits) - 1;
+    Value isNan = cmp(arith::CmpFPredicate::UNO, x, x);
+    if (w.type.isSigned) {
+      const double lo = -double(1u << (bits - 1)),
+                   hi = double((1u << (bits - 1)) - 1);
+      Value q = select(cmp(arith::CmpFPredicate::OLE, x, cd(lo)), cd(lo),
+                       select(cmp(arith::CmpFPredicate::OGE, x, cd(hi)),
+                              cd(hi), roundEven(x)));
+      q = select(isNan, cd(0.0), q);
+      return arith::AndIOp::create(b, arith::FPToSIOp::create(b, i32, q),
+                                   c32(mask));
+    }
+    Value q = w.zeroPoint == hq::ZeroPointKind::Float
+                  ? roundEven(arith::AddFOp::create(b, x, zp))
+                  : arith::AddFOp::create(b, roundEven(x), zp);
+    q = select(cmp(arith::CmpFPredicate::UNO, q, q), cd(0.0),
+               clamp(q, 0.0, double(mask)));
+    return arith::FPToUIOp::create(b, i32, q);
+  }
+  /// Word `lane` (lanes 0 .. b - 1) of the 32 lanes' codes as a bit stream:
+  /// bits 32 lane .. 32 lane + 31, from codes i0 = 32 lane / b on.
+  Value assembleWord(Value code) {
+    const int64_t bits = w.type.bits;
+    Value l32 = index32trunc(lane);
+    Value i0 = arith::DivUIOp::create(
+        b, arith::MulIOp::create(b, l32, c32(32)), c32(bits));
+    Value word = c32(0);
+    for (int64_t j = 0; j <= 32 / bits; ++j) {
+      Value i = arith::AddIOp::create(b, i0, c32(j));
+      Value src = arith::MinUIOp::create(b, i, c32(31));
+      Value v = gpu::ShuffleOp::create(b, code, src, c32(32),
+                                       gpu::ShuffleMode::IDX)
+                    .getShuffleResult();
+      // Bit position of code i in the word (may start before it).
+      Value pos = arith::SubIOp::create(
+          b, arith::MulIOp::create(b, i, c32(bits)),
+          arith::MulIOp::create(b, l32, c32(32)));
+      Value left = arith::ShLIOp::create(
+          b, v, arith::MaxSIOp::create(b, pos, c32(0)));
+      Value right = arith::ShRUIOp::create(
+          b, v, arith::SubIOp::create(b, c32(0), pos));
+      Value negative =
+          arith::CmpIOp::create(b, arith::CmpIPredicate::slt, pos, c32(0));
+      Value part = select(negative, right, left);
+      Value inWord = arith::AndIOp::create(
+          b, arith::CmpIOp::create(b, arith::CmpIPredicate::ule, i, c32(31)),
+          arith::CmpIOp::create(b, arith::CmpIPredicate::slt, pos, c32(32)));
+      word = arith::OrIOp::create(b, word, select(inWord, part, c32(0)));
+    }
+    return word;
+  }
+  /// A value of f64 exactly representable in `t`, as `t`.
+  Value narrow(Value v, const hq::ScalarType &t) {
+    Value f = arith::TruncFOp::create(b, f32, v);
+    if (t == hq::ScalarType::f32())
+      return f;
+    Type ft = t == hq::ScalarType::bf16() ? Type(b.getBF16Type())
+                                          : Type(b.getF16Type());
+    return arith::BitcastOp::create(b, i16,
+                                    arith::TruncFOp::create(b, ft, f));
+  }
+  void orInto(Value index, Value bits) {
+    Value addr = LLVM::GEPOp::create(b, ptr, i32,
+                                     param(hq::abi::ParamZeroPoints),
+                                     ValueRange{index});
+    LLVM::AtomicRMWOp::create(b, LLVM::AtomicBinOp::_or, addr, bits,
+                              LLVM::AtomicOrdering::monotonic, "device");
+  }
+
+  const WeightQuantizeKernelSpec &spec;
+  const hq::WeightSchema &w;
+  Type f64;
+  Value lane, rowValid, rowBase;
+};
+
+} // namespace
+
+gpu::GPUFuncOp mlir::humming::buildWeightQuantizeKernel(
+    OpBuilder &builder, Location loc, gpu::GPUModuleOp module, StringRef name,
+    const WeightQuantizeKernelSpec &spec) {
+  return buildSmallKernel(builder, loc, module, name, /*moe=*/false,
+                          [&](ImplicitLocOpBuilder &b, ArrayRef<Value> params) {
+                            WeightQuantizeEmitter(b, spec, params).emit();
+                          });
+}

@@ -1,0 +1,24 @@
+// Weight quantizations for ptxas-quantize-weights.test and
+// quantize-weights.mlir: unsigned 4-bit codes with f16 group scales and
+// integer zero points from f16 weights, signed 3-bit codes (words shared by
+// lanes, zero points straddling words are not used by signed codes) with
+// f32 channel scales from f32 weights, unsigned 8-bit codes with float
+// zero points and bf16 group scales from bf16 weights for two experts.
+func.func @w4_g128_zp(%x: memref<256x512xf16>, %q: memref<256x64xi32>, %s: memref<256x4xf16>, %z: memref<32x4xi32>) {
+  humming.quantize %x into %q scales(%s : memref<256x4xf16>) zero_points(%z : memref<32x4xi32>)
+      {schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<128>, zero_point = int>}
+      : memref<256x512xf16> -> memref<256x64xi32>
+  return
+}
+func.func @w3_channel(%x: memref<200x480xf32>, %q: memref<200x45xi32>, %s: memref<200x1xf32>) {
+  humming.quantize %x into %q scales(%s : memref<200x1xf32>)
+      {schema = #humming.weight_schema<type = si3, scale = f32>}
+      : memref<200x480xf32> -> memref<200x45xi32>
+  return
+}
+func.func @w8_moe_fzp(%x: memref<2x128x256xbf16>, %q: memref<2x128x64xi32>, %s: memref<2x128x4xbf16>, %z: memref<2x128x4xbf16>) {
+  humming.quantize %x into %q scales(%s : memref<2x128x4xbf16>) zero_points(%z : memref<2x128x4xbf16>)
+      {schema = #humming.weight_schema<type = ui8, scale = bf16, granularity = group<64>, zero_point = float, experts = 2>}
+      : memref<2x128x256xbf16> -> memref<2x128x64xi32>
+  return
+}

@@ -1,0 +1,260 @@
+//===- WeightQuantizeCases.cpp - Weights quantized and prepared on a GPU --===//
+//
+// Layer::quantizeOnDevice (humming.quantize of weights, lowered) against the
+// host's Layer::quantize over the same values: every canonical tensor must
+// match byte for byte. Each case draws normal weights with an outlier, a
+// row of zeros and an infinity (the host's rules for each), rounds them to
+// the source type (the values both sides then quantize), uploads them,
+// quantizes on the device and, where the prepared layout holds the schema,
+// transforms the layer (the repack on the device: the suite's prepared cases
+// compare that with the host's). The big cases time a quantization and a
+// transform from the cache, the ready time of a layer.
+//
+//===----------------------------------------------------------------------===//
+
+#include "WeightQuantizeCases.h"
+
+#include "Humming/API/Layer.h"
+#include "Humming/Quant/Quantize.h"
+#include "Humming/Quant/Tensor.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <random>
+
+using namespace humming;
+
+namespace {
+
+struct WeightQuantizeCase {
+  std::string name;
+  WeightSchema weight;
+  DType source = DType::F16;
+  ScalarType output = ScalarType::f16();
+  int64_t n = 0, k = 0;
+  int64_t experts = 0;
+  bool timed = false;
+};
+
+std::vector<WeightQuantizeCase> weightQuantizeCases(bool quick) {
+  std::vector<WeightQuantizeCase> out;
+  auto add = [&](const std::string &name, WeightSchema w, DType source,
+                 int64_t n, int64_t k, ScalarType output = ScalarType::f16()) {
+    WeightQuantizeCase c;
+    c.name = "quantize_weights_" + name;
+    c.weight = w;
+    c.source = source;
+    c.n = n;
+    c.k = k;
+    c.output = output;
+    out.push_back(c);
+  };
+  auto group = [](ScalarType t, ScalarType s, int64_t g,
+                  ZeroPointKind zp = ZeroPointKind::None) {
+    WeightSchema w = WeightSchema::make(t, s, Granularity::Group, g);
+    w.zeroPoint = zp;
+    return w;
+  };
+  auto channel = [](ScalarType t, ScalarType s) {
+    return WeightSchema::make(t, s, Granularity::Channel);
+  };
+  add("u4_g128_f16", group(ScalarType::uint(4), ScalarType::f16(), 128),
+      DType::F16, 256, 512);
+  add("u4_g128_zp_bf16", group(ScalarType::uint(4), ScalarType::bf16(), 128,
+                               ZeroPointKind::Int),
+      DType::BF16, 200, 500, ScalarType::bf16()); // padded N and K
+  add("s4_g32_f32src", group(ScalarType::sint(4), ScalarType::f16(), 32),
+      DType::F32, 128, 256);
+  add("u3_g64_zp", group(ScalarType::uint(3), ScalarType::f16(), 64,
+                         ZeroPointKind::Int),
+      DType::F16, 192, 384); // codes and zero points straddle words
+  add("u5_g128_zp", group(ScalarType::uint(5), ScalarType::f16(), 128,
+                          ZeroPointKind::Int),
+      DType::F16, 160, 256);
+  add("u8_g64_fzp", group(ScalarType::uint(8), ScalarType::f16(), 64,
+                          ZeroPointKind::Float),
+      DType::BF16, 128, 256);
+  add("u2_g128_fzp_bf16", group(ScalarType::uint(2), ScalarType::bf16(), 128,
+                                ZeroPointKind::Float),
+      DType::F16, 64, 512, ScalarType::bf16());
+  add("s8_channel_f32", channel(ScalarType::sint(8), ScalarType::f32()),
+      DType::F32, 256, 1024);
+  add("s3_channel_bf16", channel(ScalarType::sint(3), ScalarType::bf16()),
+      DType::BF16, 96, 4096);
+  add("u1_g128", group(ScalarType::uint(1), ScalarType::f16(), 128),
+      DType::F16, 64, 256);
+  add("u7_channel_zp", [&] {
+        WeightSchema w = channel(ScalarType::uint(7), ScalarType::f16());
+        w.zeroPoint = ZeroPointKind::Int;
+        return w;
+      }(),
+      DType::F32, 128, 768);
+  {
+    WeightQuantizeCase c;
+    c.name = "quantize_weights_moe_u4_g128";
+    c.weight = group(ScalarType::uint(4), ScalarType::bf16(), 128);
+    c.weight.experts = 4;
+    c.source = DType::BF16;
+    c.output = ScalarType::bf16();
+    c.n = 256;
+    c.k = 512;
+    c.experts = 4;
+    out.push_back(c);
+  }
+  if (!quick) {
+    add("u4_g128_8192x8192", group(ScalarType::uint(4), ScalarType::f16(), 128),
+        DType::F16, 8192, 8192);
+    out.back().timed = true;
+    add("u8_channel_28672x8192",
+        channel(ScalarType::uint(8), ScalarType::f16()), DType::BF16, 28672,
+        8192);
+    out.back().timed = true;
+  }
+  return out;
+}
+
+/// Normal weights (sd 0.02) rounded to the source type, with an outlier,
+/// a row of zeros (row 1) and, in the last row, an infinity.
+Tensor randomWeights(const WeightQuantizeCase &c, std::mt19937 &rng) {
+  const int64_t e = std::max<int64_t>(1, c.experts);
+  Tensor x(c.source, {e * c.n, c.k});
+  std::normal_distribution<double> normal(0.0, 0.02);
+  for (int64_t i = 0; i < x.numel(); ++i)
+    x.set(i, normal(rng));
+  x.set(c.k / 3, 0.75);
+  for (int64_t j = 0; j < c.k && c.n > 1; ++j)
+    x.set(c.k + j, 0.0);
+  if (c.n > 2)
+    x.set((c.n - 1) * c.k + 5, INFINITY);
+  return x;
+}
+
+std::string compareTensors(const QuantizedWeights &device,
+                           const QuantizedWeights &host) {
+  auto one = [](const char *what, const std::optional<Tensor> &d,
+                const std::optional<Tensor> &h) -> std::string {
+    if (d.has_value() != h.has_value())
+      return concat(what, " on one side only");
+    if (!d)
+      return "";
+    if (d->shape != h->shape || d->dtype != h->dtype)
+      return concat(what, ": shape ", formatShape(d->shape), " against ",
+                    formatShape(h->shape));
+    for (size_t i = 0; i < d->data.size(); ++i)
+      if (d->data[i] != h->data[i])
+        return concat(what, " differ at byte ", i, " of ", d->data.size(),
+                      ": ", int(d->data[i]), " against ", int(h->data[i]));
+    return "";
+  };
+  std::string why = one("codes", device.weight, host.weight);
+  if (why.empty())
+    why = one("scales", device.scales, host.scales);
+  if (why.empty())
+    why = one("zero points", device.zeroPoints, host.zeroPoints);
+  if (why.empty())
+    why = one("bias", device.bias, host.bias);
+  return why;
+}
+
+Result<Layer> makeLayer(const WeightQuantizeCase &c) {
+  InputSchema in{c.output, ActScaling::None, 0};
+  if (c.experts > 0) {
+    MoeOptions moe;
+    moe.routing = GemmType::Indexed;
+    moe.topK = 2;
+    return Layer::createMoe(c.n, c.k, c.weight, in, moe, {}, c.output);
+  }
+  return Layer::create(c.n, c.k, c.weight, in, {}, c.output);
+}
+
+} // namespace
+
+WeightQuantizeTally runWeightQuantizeCases(const rt::CudaDriver &cu,
+                                           const std::string &chip,
+                                           const std::string &filter,
+                                           bool quick) {
+  WeightQuantizeTally tally;
+  std::mt19937 rng(uint32_t(std::random_device{}()));
+  LayerTarget target;
+  target.chip = chip;
+  using Clock = std::chrono::steady_clock;
+  auto ms = [](Clock::time_point t) {
+    return 1e3 * std::chrono::duration<double>(Clock::now() - t).count();
+  };
+  for (const WeightQuantizeCase &c : weightQuantizeCases(quick)) {
+    if (!filter.empty() && c.name.find(filter) == std::string::npos)
+      continue;
+    auto fail = [&](const std::string &why) {
+      std::printf("%-44s FAIL %s\n", c.name.c_str(), why.c_str());
+      ++tally.failed;
+    };
+    Result<Layer> onDevice = makeLayer(c), onHost = makeLayer(c);
+    if (!onDevice || !onHost) {
+      fail(!onDevice ? onDevice.error() : onHost.error());
+      continue;
+    }
+    Tensor x = randomWeights(c, rng);
+    std::vector<double> values(size_t(x.numel()));
+    for (int64_t i = 0; i < x.numel(); ++i)
+      values[size_t(i)] = x.at(i);
+    Result<rt::DeviceBuffer> dx = rt::DeviceBuffer::allocate(cu, x.data.size());
+    if (!dx) {
+      fail(dx.error());
+      continue;
+    }
+    if (Status s = dx->upload(x.data.data(), x.data.size()); !s) {
+      fail(s.error());
+      continue;
+    }
+    auto started = Clock::now();
+    if (Status s = onDevice->quantizeOnDevice(target, dx->ptr(), c.source);
+        !s) {
+      fail("quantizeOnDevice: " + s.error());
+      continue;
+    }
+    const double coldMs = ms(started);
+    if (Status s = onHost->quantize(values.data()); !s) {
+      fail("host quantize: " + s.error());
+      continue;
+    }
+    std::string why = compareTensors(*onDevice->canonicalWeights(),
+                                     *onHost->canonicalWeights());
+    if (!why.empty()) {
+      fail(why);
+      continue;
+    }
+    // Ready to run: transformed for the device (the prepared weights made
+    // there; the suite's prepared cases compare them with the host's).
+    if (Status s = onDevice->transform(target); !s) {
+      fail("transform: " + s.error());
+      continue;
+    }
+    if (!c.timed) {
+      std::printf("%-44s ok\n", c.name.c_str());
+      ++tally.passed;
+      continue;
+    }
+    // A layer made ready again, the kernels cached: quantized on the
+    // device, then transformed (the weights repacked there).
+    auto again = Clock::now();
+    Status s = onDevice->quantizeOnDevice(target, dx->ptr(), c.source);
+    const double quantizeMs = ms(again);
+    auto transformStarted = Clock::now();
+    if (s)
+      s = onDevice->transform(target);
+    const double transformMs = ms(transformStarted);
+    if (!s) {
+      fail(s.error());
+      continue;
+    }
+    std::printf("%-44s ok  quantize %.1f ms (first %.0f ms), transform %.1f "
+                "ms (weights %.1f ms): ready in %.1f ms\n",
+                c.name.c_str(), quantizeMs, coldMs, transformMs,
+                1e3 * onDevice->transformStats().weightSeconds,
+                quantizeMs + transformMs);
+    ++tally.passed;
+  }
+  return tally;
+}
