@@ -86,6 +86,17 @@ int humming_layer_forward_moe(const humming_layer *layer, void *stream,
 int humming_layer_quantize(humming_layer *layer, const float *weights,
                            const float *bias);
 
+/** humming_layer_quantize on the GPU: fp weights [N, K] ([E, N, K]) at
+ *  device address `weights` in the safetensors dtype `dtype` ("F16",
+ *  "BF16" or "F32"), quantized by the weight quantization kernel into the
+ *  tensors humming_layer_quantize makes from those values, bit for bit
+ *  (they come back to the host); `bias` as there. `device` / `chip` name
+ *  the current device. Integer codes with f16 / bf16 / f32 group or channel
+ *  scales only: other schemas fail (quantize them on the host). */
+int humming_layer_quantize_on_device(humming_layer *layer, const char *device,
+                                     const char *chip, uint64_t weights,
+                                     const char *dtype, const float *bias);
+
 /** Loads canonical tensors from host memory (the humming standard format,
  *  padded sizes): weight int32 [N, K*b/32]; scales [N, K/g] in the scale
  *  type (channel [N, 1], block f32 [ceil(N/gn), ceil(K/gk)]); int zero

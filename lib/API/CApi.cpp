@@ -563,6 +563,24 @@ int humming_layer_quantize(humming_layer *layer, const float *weights,
   return check(layer->layer.quantize(w.data(), bias ? b.data() : nullptr));
 }
 
+int humming_layer_quantize_on_device(humming_layer *layer, const char *device,
+                                     const char *chip, uint64_t weights,
+                                     const char *dtype, const float *bias) {
+  if (!layer || !dtype)
+    return fail("expected a layer and a dtype, got NULL");
+  std::optional<DType> d = parseDType(dtype);
+  if (!d)
+    return fail(concat("expected the dtype F16, BF16 or F32, got '", dtype,
+                       "'"));
+  const int64_t e = std::max<int64_t>(1, layer->layer.weightSchema().experts);
+  std::vector<double> b;
+  if (bias)
+    b.assign(bias, bias + e * layer->layer.n());
+  return check(layer->layer.quantizeOnDevice(targetOf(device, chip, false),
+                                             weights, *d,
+                                             bias ? b.data() : nullptr));
+}
+
 int humming_layer_load_quantized(humming_layer *layer, const void *weight,
                                  size_t weightBytes, const void *scales,
                                  size_t scalesBytes, const void *zeroPoints,

@@ -110,6 +110,9 @@ def _library():
         lib.humming_layer_destroy.restype = None
         lib.humming_layer_quantize.argtypes = [
             p, ctypes.POINTER(ctypes.c_float), ctypes.POINTER(ctypes.c_float)]
+        lib.humming_layer_quantize_on_device.argtypes = [
+            p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_uint64,
+            ctypes.c_char_p, ctypes.POINTER(ctypes.c_float)]
         lib.humming_layer_transform_tuned.argtypes = [
             p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p]
         lib.humming_layer_forward.argtypes = [
@@ -591,14 +594,54 @@ class HummingLayer:
     def load_from_unquantized(self, weight, bias=None):
         """Quantizes float weights [N, K] (a torch tensor, or anything that
         flattens to N*K floats; a MoE layer's [E, N, K]) and, when the layer
-        has one, a bias [N] ([E, N])."""
+        has one, a bias [N] ([E, N]). A CUDA tensor of f16, bf16 or f32 is
+        quantized on its GPU where the kernel takes the schema (integer
+        codes, group or channel scales): the same tensors, bit for bit."""
         e = max(1, getattr(self, "num_experts", 0))
-        w = _floats(weight, e * self.shape_n * self.shape_k, "weight")
         b = None
         if bias is not None:
             b = _floats(bias, e * self.shape_n, "bias")
+        if self._quantize_on_device(weight, e, b):
+            self._transformed = False
+            return
+        w = _floats(weight, e * self.shape_n * self.shape_k, "weight")
         _check(_library().humming_layer_quantize(self._handle, w, b))
         self._transformed = False
+
+    def _quantize_on_device(self, weight, experts, bias):
+        """Weights already on a CUDA device (f16, bf16 or f32) are quantized
+        there (humming_layer_quantize_on_device: the host's result, bit for
+        bit, in milliseconds). False where the tensor is elsewhere or the
+        kernel does not take the schema (the host quantizes it then)."""
+        try:
+            import torch
+        except ImportError:
+            return False
+        names = {torch.float16: b"F16", torch.bfloat16: b"BF16",
+                 torch.float32: b"F32"}
+        if not (isinstance(weight, torch.Tensor) and weight.is_cuda and
+                weight.dtype in names):
+            return False
+        count = experts * self.shape_n * self.shape_k
+        if weight.numel() != count:
+            raise HummingError(
+                f"weight: expected {count} values, got {weight.numel()}")
+        flat = weight.detach().contiguous()
+        try:
+            with torch.cuda.device(flat.device):
+                # The tensor's writes (on torch's stream) before the kernel.
+                torch.cuda.current_stream().synchronize()
+                def run(device, chip):
+                    _check(_library().humming_layer_quantize_on_device(
+                        self._handle, device.encode() if device else None,
+                        chip.encode() if chip else None, flat.data_ptr(),
+                        names[flat.dtype], bias))
+                _for_target(run, None, None)
+        except HummingError as e:
+            if "quantize() runs on the host" in str(e):
+                return False
+            raise
+        return True
 
     def transform(self, device=None, chip=None, compile_only=False,
                   tile_config=None):

@@ -528,6 +528,29 @@ class GpuTest(unittest.TestCase):
             self.assertLess(rel, 1e-3, f"M={m}")
             self.assertFalse(torch.isnan(y).any().item())
 
+    def test_cuda_weights_quantize_on_the_device(self):
+        # load_from_unquantized of a CUDA tensor quantizes on the GPU: the
+        # canonical tensors equal the host's from the same values, for a
+        # schema with zero points and bf16 weights; a schema the kernel
+        # does not take (float codes) is quantized on the host instead.
+        import torch
+        torch.manual_seed(3)
+        for config, dtype in (
+                ({"dtype": "uint4", "group_size": 128, "scale_dtype":
+                  "bfloat16", "zero_point": "int"}, torch.bfloat16),
+                (W4G128, torch.float16),
+                ({"dtype": "e2m1", "group_size": 32, "scale_dtype": "ue8m0"},
+                 torch.float32)):
+            n, k = 256, 512
+            w = (torch.randn(n, k) * 0.02).to(dtype)
+            on_gpu = HummingLayer(n, k, config)
+            on_gpu.load_from_unquantized(w.cuda())
+            on_cpu = HummingLayer(n, k, config)
+            on_cpu.load_from_unquantized(w)
+            self.assertEqual(canonical_bytes(on_gpu), canonical_bytes(on_cpu),
+                             str(config))
+            on_gpu.transform()
+
     def test_load_quantized_matches_float64(self):
         # Canonical tensors from torch (as a serving engine holds them,
         # here on the GPU) against the weights they stand for.
