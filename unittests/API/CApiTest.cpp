@@ -126,6 +126,11 @@ TEST(CApi, ErrorsSayWhatWasExpected) {
   EXPECT_NE(humming_layer_quantize(nullptr, nullptr, nullptr), 0);
   EXPECT_EQ(std::string(humming_last_error()),
             "expected a layer and weights, got NULL");
+  EXPECT_NE(humming_layer_quantize_on_device(nullptr, "H200", nullptr, 0x1000,
+                                            "F16", nullptr),
+            0);
+  EXPECT_EQ(std::string(humming_last_error()),
+            "expected a layer and a dtype, got NULL");
   EXPECT_NE(humming_layer_transform(nullptr, "H200", nullptr, 1), 0);
   EXPECT_EQ(std::string(humming_last_error()), "expected a layer, got NULL");
   EXPECT_NE(humming_layer_transform_tuned(nullptr, "H200", nullptr, 1, nullptr),
@@ -459,6 +464,16 @@ TEST(CApi, QuantizedActivationLayers) {
             0)
       << humming_last_error();
   std::vector<float> weights(256 * 512, 0.25f);
+  EXPECT_NE(humming_layer_quantize_on_device(layer, "H200", nullptr, 0x1000,
+                                            "F64", nullptr),
+            0);
+  EXPECT_EQ(std::string(humming_last_error()),
+            "expected F16, BF16 or F32 weights to quantize, got F64");
+  EXPECT_NE(humming_layer_quantize_on_device(layer, "H200", nullptr, 0x1000,
+                                            "float16", nullptr),
+            0);
+  EXPECT_EQ(std::string(humming_last_error()),
+            "expected the dtype F16, BF16 or F32, got 'float16'");
   ASSERT_EQ(humming_layer_quantize(layer, weights.data(), nullptr), 0)
       << humming_last_error();
   EXPECT_NE(humming_layer_transform(layer, nullptr, "sm_86", 1), 0);
