@@ -162,6 +162,22 @@ void useBulkCopies(TileConfig &t, int64_t activationBits = 16) {
     t.tma = TmaB;
 }
 
+/// The 128-token warp-specialized tiles with every copy by TMA keep the
+/// previous iteration's wgmmas in flight while the next one's first k-tile
+/// is dequantized (wgmma_in_flight = 1): measured on the H200 (2026-12-03,
+/// W4A16 g128 8192^2, interleaved in one process, bench/NOTES.md
+/// "Prefill"), unsplit M = 512 99.1 / 99.6 -> 92.9 / 93.3 us, 1024 194.4 /
+/// 195.0 -> 181.7 / 182.2, 8192 1708 / 1636 -> 1614 / 1588; split two ways
+/// through the workspace at M = 256 62.3 / 61.1 -> 58.0. (It lost in 2026-11
+/// before the activations came by TMA, and ties on the 64-token tiles:
+/// M = 64 26.6 -> 26.6, 128 42.3 -> 41.9.) 16-bit activations only (the
+/// lowering refuses it with 8-bit ones).
+void overlapIterations(TileConfig &t, int64_t activationBits = 16) {
+  if (activationBits == 16 && t.mma == MmaKind::Wgmma && t.warpSpecialized &&
+      t.warpM == 128 && t.tma == (TmaA | TmaB))
+    t.wgmmaInFlight = 1;
+}
+
 /// The sm_90a tile for M = 33..512: the warp-specialized wgmma tile of 64 or
 /// 128 tokens (64 of K per iteration, four stages) with K split across the
 /// CTAs of a thread block cluster (1, 2, 4 or 8), whichever takes the fewest
@@ -256,6 +272,7 @@ std::optional<TileConfig> clusterSplitTile(const WeightSchema &w, int64_t n,
         t.splitK = split;
         t.workspaceSplit = workspace;
         useBulkCopies(t, activationBits);
+        overlapIterations(t, activationBits);
         best = t;
         bestCost = cost;
       }
@@ -837,8 +854,10 @@ Result<std::vector<TileConfig>> selectMmaSyncTiles(const WeightSchema &w,
       // 1024 332 -> 318 against 32), else 32 of K.
       std::optional<TileConfig> t =
           wgmmaTile(w, n, k, c, device, 128, 4, 1024, /*warpSpecialized=*/true);
-      if (t)
+      if (t) {
         useBulkCopies(*t);
+        overlapIterations(*t);
+      }
       if (!t)
         t = wgmmaTile(w, n, k, c, device, 128, 4, 1024);
       if (!t)

@@ -64,7 +64,7 @@ std::vector<WeightQuantizeCase> weightQuantizeCases(bool quick) {
       DType::F16, 256, 512);
   add("u4_g128_zp_bf16", group(ScalarType::uint(4), ScalarType::bf16(), 128,
                                ZeroPointKind::Int),
-      DType::BF16, 200, 500, ScalarType::bf16()); // padded N and K
+      DType::BF16, 200, 488, ScalarType::bf16()); // padded N and K
   add("s4_g32_f32src", group(ScalarType::sint(4), ScalarType::f16(), 32),
       DType::F32, 128, 256);
   add("u3_g64_zp", group(ScalarType::uint(3), ScalarType::f16(), 64,

@@ -376,7 +376,9 @@ private:
     Value i0 = arith::DivUIOp::create(
         b, arith::MulIOp::create(b, l32, c32(32)), c32(bits));
     Value word = c32(0);
-    for (int64_t j = 0; j <= 32 / bits; ++j) {
+    // Codes i0 .. (32 lane + 31) / b: at most ceil(32 / b) + 1 of them
+    // (b = 3, lane 1: codes 10 .. 21).
+    for (int64_t j = 0; j <= (32 + bits - 1) / bits; ++j) {
       Value i = arith::AddIOp::create(b, i0, c32(j));
       Value src = arith::MinUIOp::create(b, i, c32(31));
       Value v = gpu::ShuffleOp::create(b, code, src, c32(32),

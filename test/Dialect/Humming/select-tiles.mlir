@@ -28,7 +28,9 @@
 // where the CTAs are one wave (every copy by TMA), else in a cluster (a
 // cluster costs 1.7 times an iteration by TMA): 64 tokens split four ways
 // up to M = 128 (one kernel for 33..64 and 65..128), 64 tokens in twos up
-// to 256, 128 tokens in twos up to 512, then 128 tokens alone. Elsewhere
+// to 256, 128 tokens in twos up to 512, then 128 tokens alone (the
+// 128-token tiles keep an iteration's wgmmas in flight into the next one).
+// Elsewhere
 // blocks of two warp rows copy their tiles together
 // from M = 513 on: 128 x 256 where N / 256 x 8 blocks fill the device, else
 // 128 x 128.
@@ -37,8 +39,8 @@
 // H200-SAME: #humming.tile_config<m = [17, 32], block = [16, 64, 256], warp = [16, 64, 32]>,
 // H200-SAME: #humming.tile_config<m = [33, 128], block = [64, 256, 64], warp = [64, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], split_k = 4, workspace_split = true>,
 // H200-SAME: #humming.tile_config<m = [129, 256], block = [64, 256, 64], warp = [64, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], split_k = 2, workspace_split = true>,
-// H200-SAME: #humming.tile_config<m = [257, 512], block = [128, 256, 64], warp = [128, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], split_k = 2, workspace_split = true>,
-// H200-SAME: #humming.tile_config<m = [513, inf], block = [128, 256, 64], warp = [128, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b]>]
+// H200-SAME: #humming.tile_config<m = [257, 512], block = [128, 256, 64], warp = [128, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], split_k = 2, workspace_split = true, wgmma_in_flight = 1>,
+// H200-SAME: #humming.tile_config<m = [513, inf], block = [128, 256, 64], warp = [128, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], wgmma_in_flight = 1>]
 
 // The H100 has the H200's SMs: the same tiles.
 // H100: tile_configs = [#humming.tile_config<m = [1, 8], block = [16, 64, 512], warp = [16, 64, 64], split_k = 2, scale_after_mma = true>,
@@ -46,8 +48,8 @@
 // H100-SAME: #humming.tile_config<m = [17, 32], block = [16, 64, 256], warp = [16, 64, 32]>,
 // H100-SAME: #humming.tile_config<m = [33, 128], block = [64, 256, 64], warp = [64, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], split_k = 4, workspace_split = true>,
 // H100-SAME: #humming.tile_config<m = [129, 256], block = [64, 256, 64], warp = [64, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], split_k = 2, workspace_split = true>,
-// H100-SAME: #humming.tile_config<m = [257, 512], block = [128, 256, 64], warp = [128, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], split_k = 2, workspace_split = true>,
-// H100-SAME: #humming.tile_config<m = [513, inf], block = [128, 256, 64], warp = [128, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b]>]
+// H100-SAME: #humming.tile_config<m = [257, 512], block = [128, 256, 64], warp = [128, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], split_k = 2, workspace_split = true, wgmma_in_flight = 1>,
+// H100-SAME: #humming.tile_config<m = [513, inf], block = [128, 256, 64], warp = [128, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], wgmma_in_flight = 1>]
 
 // The H20 (78 SMs, 148 TFLOP/s) turns compute-bound near M = 9: 32-row
 // tiles at M = 17..32; from M = 33 the split tiles for 78 SMs: 64 tokens
@@ -60,8 +62,8 @@
 // H20-SAME: #humming.tile_config<m = [17, 32], block = [32, 64, 256], warp = [32, 64, 32]>,
 // H20-SAME: #humming.tile_config<m = [33, 64], block = [64, 256, 64], warp = [64, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], split_k = 4, workspace_split = true>,
 // H20-SAME: #humming.tile_config<m = [65, 128], block = [64, 256, 64], warp = [64, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], split_k = 2, workspace_split = true>,
-// H20-SAME: #humming.tile_config<m = [129, 256], block = [128, 256, 64], warp = [128, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], split_k = 2, workspace_split = true>,
-// H20-SAME: #humming.tile_config<m = [257, inf], block = [128, 256, 64], warp = [128, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b]>]
+// H20-SAME: #humming.tile_config<m = [129, 256], block = [128, 256, 64], warp = [128, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], split_k = 2, workspace_split = true, wgmma_in_flight = 1>,
+// H20-SAME: #humming.tile_config<m = [257, inf], block = [128, 256, 64], warp = [128, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], wgmma_in_flight = 1>]
 
 // The A100 (108 SMs, crossover ~38 tokens).
 // A100: tile_configs = [#humming.tile_config<m = [1, 8], block = [16, 64, 512], warp = [16, 64, 64], scale_after_mma = true>,
