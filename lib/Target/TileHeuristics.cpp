@@ -170,11 +170,15 @@ void useBulkCopies(TileConfig &t, int64_t activationBits = 16) {
 /// 195.0 -> 181.7 / 182.2, 8192 1708 / 1636 -> 1614 / 1588; split two ways
 /// through the workspace at M = 256 62.3 / 61.1 -> 58.0. (It lost in 2026-11
 /// before the activations came by TMA, and ties on the 64-token tiles:
-/// M = 64 26.6 -> 26.6, 128 42.3 -> 41.9.) 16-bit activations only (the
-/// lowering refuses it with 8-bit ones).
-void overlapIterations(TileConfig &t, int64_t activationBits = 16) {
-  if (activationBits == 16 && t.mma == MmaKind::Wgmma && t.warpSpecialized &&
-      t.warpM == 128 && t.tma == (TmaA | TmaB))
+/// M = 64 26.6 -> 26.6, 128 42.3 -> 41.9.) Weights of at most 4 bits: 8-bit
+/// ones lost with it (W8A16 channel, 8192^2, interleaved: M = 512 94.3 /
+/// 92.6 -> 95.8 / 96.4 us, 1024 184.9 / 184.8 -> 193.5 / 191.5, 8192 1705 /
+/// 1705 -> 1759 / 1751); 5-7 bits are not measured. 16-bit activations only
+/// (the lowering refuses it with 8-bit ones).
+void overlapIterations(TileConfig &t, const WeightSchema &w,
+                       int64_t activationBits = 16) {
+  if (activationBits == 16 && w.type.bits <= 4 && t.mma == MmaKind::Wgmma &&
+      t.warpSpecialized && t.warpM == 128 && t.tma == (TmaA | TmaB))
     t.wgmmaInFlight = 1;
 }
 
@@ -272,7 +276,7 @@ std::optional<TileConfig> clusterSplitTile(const WeightSchema &w, int64_t n,
         t.splitK = split;
         t.workspaceSplit = workspace;
         useBulkCopies(t, activationBits);
-        overlapIterations(t, activationBits);
+        overlapIterations(t, w, activationBits);
         best = t;
         bestCost = cost;
       }
@@ -856,7 +860,7 @@ Result<std::vector<TileConfig>> selectMmaSyncTiles(const WeightSchema &w,
           wgmmaTile(w, n, k, c, device, 128, 4, 1024, /*warpSpecialized=*/true);
       if (t) {
         useBulkCopies(*t);
-        overlapIterations(*t);
+        overlapIterations(*t, w);
       }
       if (!t)
         t = wgmmaTile(w, n, k, c, device, 128, 4, 1024);
