@@ -698,52 +698,47 @@ Status Layer::quantizeOnDevice(const LayerTarget &target, uint64_t weights,
       return Error{*shape.error};
     return Tensor(d, shape.shape);
   };
+  // Each output: its canonical tensor on the host and a device buffer of
+  // its size (zeroed where the kernel ORs into it).
   QuantizedWeights q;
   std::vector<std::pair<Tensor *, rt::DeviceBuffer>> outputs;
-  auto output = [&](Tensor &t, bool zeroed) -> Result<rt::CUdeviceptr> {
-    Result<rt::DeviceBuffer> buf = rt::DeviceBuffer::allocate(driver, t.data.size());
+  auto output = [&](WeightOperand op, DType d, bool zeroed, Tensor &t,
+                    rt::CUdeviceptr &ptr) -> Status {
+    Result<Tensor> made = tensorOf(op, d);
+    if (!made)
+      return Error{made.error()};
+    t = made.take();
+    Result<rt::DeviceBuffer> buf =
+        rt::DeviceBuffer::allocate(driver, t.data.size());
     if (!buf)
       return Error{buf.error()};
     if (zeroed)
       if (Status s = buf->fill(0); !s)
-        return Error{s.error()};
-    rt::CUdeviceptr p = buf->ptr();
+        return s;
+    ptr = buf->ptr();
     outputs.emplace_back(&t, buf.take());
-    return p;
+    return Status::success();
   };
-  Result<Tensor> codes = tensorOf(WeightOperand::Weight, DType::I32);
-  if (!codes)
-    return Error{codes.error()};
-  q.weight = codes.take();
   rt::CUdeviceptr null = 0, in = weights, codesPtr = 0, scalesPtr = 0,
                   zpPtr = 0;
-  if (Result<rt::CUdeviceptr> p = output(q.weight, false); p)
-    codesPtr = *p;
-  else
-    return Error{p.error()};
-  if (l.weight.hasScaleTensor()) {
-    Result<Tensor> t =
-        tensorOf(WeightOperand::Scales, *storageFor(l.weight.scaleType));
-    if (!t)
-      return Error{t.error()};
-    q.scales.emplace(t.take());
-    Result<rt::CUdeviceptr> p = output(*q.scales, false);
-    if (!p)
-      return Error{p.error()};
-    scalesPtr = *p;
-  }
+  if (Status s = output(WeightOperand::Weight, DType::I32, false, q.weight,
+                        codesPtr);
+      !s)
+    return s;
+  if (l.weight.hasScaleTensor())
+    if (Status s = output(WeightOperand::Scales,
+                          *storageFor(l.weight.scaleType), false,
+                          q.scales.emplace(), scalesPtr);
+        !s)
+      return s;
   if (l.weight.zeroPoint != ZeroPointKind::None) {
-    const bool intZp = l.weight.zeroPoint == ZeroPointKind::Int;
-    Result<Tensor> t = tensorOf(WeightOperand::ZeroPoints,
-                                intZp ? DType::I32 : *storageFor(param));
-    if (!t)
-      return Error{t.error()};
-    q.zeroPoints.emplace(t.take());
     // Integer zero points are OR-ed into the stream: zeroed first.
-    Result<rt::CUdeviceptr> p = output(*q.zeroPoints, intZp);
-    if (!p)
-      return Error{p.error()};
-    zpPtr = *p;
+    const bool intZp = l.weight.zeroPoint == ZeroPointKind::Int;
+    if (Status s = output(WeightOperand::ZeroPoints,
+                          intZp ? DType::I32 : *storageFor(param), intZp,
+                          q.zeroPoints.emplace(), zpPtr);
+        !s)
+      return s;
   }
   const abi::KernelLaunch &kl = k->kernels[0];
   uint32_t grid[3];

@@ -91,7 +91,6 @@ public:
   }
 
 private:
-  Value add(Value x, Value y) { return arith::AddIOp::create(b, x, y); }
   SmallVector<Value, 2> unpack(Value word) {
     Value v = LLVM::BitcastOp::create(b, pairType, word);
     SmallVector<Value, 2> out;

@@ -37,6 +37,12 @@ protected:
   /// kernels only read their inputs).
   Value load(Type type, Value base, Value index);
   void store(Value value, Value base, Value index);
+  /// Integer index arithmetic: a + c, and i64 a times, over (unsigned) and
+  /// modulo a constant.
+  Value add(Value a, Value c) { return arith::AddIOp::create(b, a, c); }
+  Value mul(Value a, int64_t c) { return arith::MulIOp::create(b, a, c64(c)); }
+  Value div(Value a, int64_t c) { return arith::DivUIOp::create(b, a, c64(c)); }
+  Value rem(Value a, int64_t c) { return arith::RemUIOp::create(b, a, c64(c)); }
   Value ext64(Value v) { return arith::ExtUIOp::create(b, i64, v); }
   Value sext64(Value v) { return arith::ExtSIOp::create(b, i64, v); }
   /// An index (thread / block ids, loop counters) as i32.

@@ -679,6 +679,19 @@ struct LowerToNVVMPass
              what.str() + std::to_string(counter++);
     };
     SmallVector<Attribute> launchTable;
+    // The table entry of a grid-stride kernel of kElementwiseThreads
+    // threads (registered in the kernel module): block_n items of `kind`.
+    auto smallLaunch = [&](gpu::GPUFuncOp kernel, int64_t blockN,
+                           int64_t kind) {
+      kernelSymbols.insert(kernel);
+      hq::abi::KernelLaunch l;
+      l.name = kernel.getName().str();
+      l.blockM = 1;
+      l.blockN = blockN;
+      l.threads = kElementwiseThreads;
+      l.kind = kind;
+      return l;
+    };
     for (const GemmView &op : gemms) {
       hq::WeightSchema w = op.weightSchema.toHost();
       auto inputType = cast<MemRefType>(op.input.getType());
@@ -1009,14 +1022,9 @@ struct LowerToNVVMPass
           kernelName(op, ps.gather ? "moe_gather" : "moe_scatter");
       gpu::GPUFuncOp kernel =
           buildMoePermuteKernel(builder, op.getLoc(), kernels, name, ps);
-      kernelSymbols.insert(kernel);
-      hq::abi::KernelLaunch l;
-      l.name = kernel.getName().str();
-      l.blockM = 1;
-      l.blockN = ps.words;
-      l.threads = kElementwiseThreads;
-      l.kind = ps.gather ? hq::abi::kMoeGatherKernel
-                         : hq::abi::kMoeScatterKernel;
+      hq::abi::KernelLaunch l = smallLaunch(
+          kernel, ps.words,
+          ps.gather ? hq::abi::kMoeGatherKernel : hq::abi::kMoeScatterKernel);
       launchTable.push_back(launchAttr(builder, l));
       // The positions in use: at most one per output row (gather) or per
       // input row times top_k (scatter), so that a dynamic size that
@@ -1053,14 +1061,9 @@ struct LowerToNVVMPass
       gpu::GPUFuncOp kernel = buildGatherColumnsKernel(
           builder, op.getLoc(), kernels, name, gs,
           /*launchDependents=*/parsed->sm >= 90);
-      kernelSymbols.insert(kernel);
-      hq::abi::KernelLaunch l;
-      l.name = kernel.getName().str();
-      l.blockM = 1;
       const int64_t steps = gs.columns / gatherVector(gs);
-      l.blockN = steps;
-      l.threads = kElementwiseThreads;
-      l.kind = hq::abi::kGatherColumnsKernel;
+      hq::abi::KernelLaunch l =
+          smallLaunch(kernel, steps, hq::abi::kGatherColumnsKernel);
       launchTable.push_back(launchAttr(builder, l));
       // The rows both sides hold (a dynamic size that disagrees reads and
       // writes nothing outside them), at most 2^31 - 1; the columns' length
@@ -1087,13 +1090,8 @@ struct LowerToNVVMPass
       std::string name = kernelName(op, "repack");
       gpu::GPUFuncOp kernel =
           buildRepackKernel(builder, op.getLoc(), kernels, name, rs);
-      kernelSymbols.insert(kernel);
-      hq::abi::KernelLaunch l;
-      l.name = kernel.getName().str();
-      l.blockM = 1;
-      l.blockN = repackItems(rs);
-      l.threads = kElementwiseThreads;
-      l.kind = hq::abi::kRepackKernel;
+      hq::abi::KernelLaunch l =
+          smallLaunch(kernel, repackItems(rs), hq::abi::kRepackKernel);
       launchTable.push_back(launchAttr(builder, l));
       ImplicitLocOpBuilder b(op.getLoc(), op);
       const int64_t experts = std::max<int64_t>(
@@ -1114,13 +1112,8 @@ struct LowerToNVVMPass
       std::string name = kernelName(op, "quantize_weights");
       gpu::GPUFuncOp kernel =
           buildWeightQuantizeKernel(builder, op.getLoc(), kernels, name, qs);
-      kernelSymbols.insert(kernel);
-      hq::abi::KernelLaunch l;
-      l.name = kernel.getName().str();
-      l.blockM = 1;
-      l.blockN = weightQuantizeItems(qs);
-      l.threads = kElementwiseThreads;
-      l.kind = hq::abi::kWeightQuantizeKernel;
+      hq::abi::KernelLaunch l = smallLaunch(kernel, weightQuantizeItems(qs),
+                                            hq::abi::kWeightQuantizeKernel);
       launchTable.push_back(launchAttr(builder, l));
       ImplicitLocOpBuilder b(op.getLoc(), op);
       const int64_t experts = std::max<int64_t>(1, qs.weight.experts);
@@ -1158,13 +1151,7 @@ struct LowerToNVVMPass
           kernelName(op, isa<SiluAndMulOp>(op) ? "silu_and_mul" : "moe_sum");
       gpu::GPUFuncOp kernel =
           buildElementwiseKernel(builder, op->getLoc(), kernels, name, es);
-      kernelSymbols.insert(kernel);
-      hq::abi::KernelLaunch l;
-      l.name = kernel.getName().str();
-      l.blockM = 1;
-      l.blockN = es.columns;
-      l.threads = kElementwiseThreads;
-      l.kind = es.kind;
+      hq::abi::KernelLaunch l = smallLaunch(kernel, es.columns, es.kind);
       if (es.kind == hq::abi::kMoeSumKernel) {
         l.routing = hq::abi::kRoutingIndexed;
         l.topK = es.topK;

@@ -108,11 +108,6 @@ public:
   }
 
 private:
-  Value add(Value a, Value c) { return arith::AddIOp::create(b, a, c); }
-  Value mul(Value a, int64_t c) { return arith::MulIOp::create(b, a, c64(c)); }
-  Value div(Value a, int64_t c) { return arith::DivUIOp::create(b, a, c64(c)); }
-  Value rem(Value a, int64_t c) { return arith::RemUIOp::create(b, a, c64(c)); }
-
   /// Code `index` (i64) of the bit stream of `bits`-bit codes whose word w
   /// is source element `wordAt(w)`, as i32.
   Value codeAt(Value index, unsigned bits,

@@ -246,10 +246,6 @@ public:
   }
 
 private:
-  Value add(Value a, Value c) { return arith::AddIOp::create(b, a, c); }
-  Value mul(Value a, int64_t c) { return arith::MulIOp::create(b, a, c64(c)); }
-  Value div(Value a, int64_t c) { return arith::DivUIOp::create(b, a, c64(c)); }
-  Value rem(Value a, int64_t c) { return arith::RemUIOp::create(b, a, c64(c)); }
   Value cd(double v) {
     return arith::ConstantFloatOp::create(b, cast<FloatType>(f64), APFloat(v));
   }
