@@ -409,7 +409,10 @@ int64_t humming_layer_canonical_tensor(const humming_layer *layer,
   };
   if (!layer)
     return failed("expected a layer, got NULL");
-  const QuantizedWeights *w = layer->layer.canonicalWeights();
+  Result<const QuantizedWeights *> held = layer->layer.canonicalTensors();
+  if (!held)
+    return failed(held.error());
+  const QuantizedWeights *w = *held;
   if (!w)
     return failed("the layer holds no weights yet: quantize or load them "
                   "first");

@@ -252,6 +252,22 @@ struct Layer::Impl {
   ComputeOptions compute;
   ScalarType output = ScalarType::f16();
   std::optional<QuantizedWeights> canonical;
+  /// quantizeOnDevice(): the canonical weight, scales and zero points as
+  /// its kernel wrote them, left on the device for transform()'s repack
+  /// (no round trip through the host). `canonical` holds their shapes and
+  /// dtypes with no data until canonicalToHost() brings them down and
+  /// frees these.
+  struct DeviceCanonical {
+    const rt::CudaDriver *driver = nullptr;
+    std::vector<std::pair<WeightOperand, rt::DeviceBuffer>> buffers;
+    const rt::DeviceBuffer *find(WeightOperand op) const {
+      for (const auto &[o, b] : buffers)
+        if (o == op)
+          return &b;
+      return nullptr;
+    }
+  };
+  std::optional<DeviceCanonical> deviceCanonical;
   /// setInputPermutation (act-order): empty for the natural order.
   std::vector<int32_t> inputPermutation;
   /// createMoe: the routing of a MoE GEMM (weight.experts > 0).
@@ -287,6 +303,44 @@ struct Layer::Impl {
 
   int64_t paddedN() const { return n + weight.padN; }
   int64_t paddedK() const { return k + weight.padK; }
+
+  /// The canonical tensor of `op` (null where the layer has none).
+  static Tensor *canonicalTensor(QuantizedWeights &w, WeightOperand op) {
+    switch (op) {
+    case WeightOperand::Weight:
+      return &w.weight;
+    case WeightOperand::Scales:
+      return w.scales ? &*w.scales : nullptr;
+    case WeightOperand::ZeroPoints:
+      return w.zeroPoints ? &*w.zeroPoints : nullptr;
+    case WeightOperand::GlobalScale:
+      return w.globalScale ? &*w.globalScale : nullptr;
+    case WeightOperand::Bias:
+      return w.bias ? &*w.bias : nullptr;
+    }
+    return nullptr;
+  }
+  /// Brings the canonical tensors a device quantization left there to the
+  /// host (and frees the device's copies); nothing when they are there.
+  Status canonicalToHost() {
+    if (!deviceCanonical)
+      return Status::success();
+    for (const auto &[op, buffer] : deviceCanonical->buffers) {
+      Tensor *t = canonicalTensor(*canonical, op);
+      if (!t)
+        return Error{concat("the device holds a canonical ", toString(op),
+                            " the layer has no tensor for (a bug)")};
+      t->data.resize(storageBytes(t->dtype, t->numel()));
+      if (t->data.size() != buffer.size())
+        return Error{concat("the device's canonical ", toString(op),
+                            " holds ", buffer.size(), " bytes, expected ",
+                            t->data.size(), " (a bug)")};
+      if (Status s = buffer.download(t->data.data(), t->data.size()); !s)
+        return s;
+    }
+    deviceCanonical.reset();
+    return Status::success();
+  }
 };
 
 Layer::Layer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -545,7 +599,22 @@ Result<Layer> Layer::fromCheckpoint(const std::string &dir,
 
 
 const QuantizedWeights *Layer::canonicalWeights() const {
-  return impl_->canonical ? &*impl_->canonical : nullptr;
+  Result<const QuantizedWeights *> w = canonicalTensors();
+  if (!w) {
+    rt::logInfo(concat("canonicalWeights(): ", w.error()));
+    return nullptr;
+  }
+  return *w;
+}
+
+Result<const QuantizedWeights *> Layer::canonicalTensors() const {
+  Impl &l = *impl_;
+  if (!l.canonical)
+    return static_cast<const QuantizedWeights *>(nullptr);
+  if (Status s = l.canonicalToHost(); !s)
+    return Error{concat("bringing the canonical tensors from the device: ",
+                        s.error())};
+  return static_cast<const QuantizedWeights *>(&*l.canonical);
 }
 
 Result<QuantizedWeights> Layer::deviceWeights() const {
@@ -633,6 +702,7 @@ Status Layer::loadQuantized(QuantizedWeights tensors) {
       !s)
     return s;
   l.canonical = std::move(tensors);
+  l.deviceCanonical.reset();
   l.transformed = false;
   return Status::success();
 }
@@ -650,6 +720,7 @@ Status Layer::quantize(const double *weights, const double *bias) {
   if (!q)
     return Error{q.error()};
   l.canonical = q.take();
+  l.deviceCanonical.reset();
   l.transformed = false;
   return Status::success();
 }
@@ -667,6 +738,11 @@ Status Layer::quantizeOnDevice(const LayerTarget &target, uint64_t weights,
   if (target.compileOnly)
     return Error{"quantizeOnDevice() runs on a device; the target is "
                  "compile-only (quantize() runs on the host)"};
+  using Clock = std::chrono::steady_clock;
+  const auto started = Clock::now();
+  auto since = [](Clock::time_point t) {
+    return std::chrono::duration<double>(Clock::now() - t).count();
+  };
   const ScalarType param =
       l.output == ScalarType::bf16() ? ScalarType::bf16() : ScalarType::f16();
   mh::WeightQuantizeSpec spec;
@@ -688,6 +764,7 @@ Status Layer::quantizeOnDevice(const LayerTarget &target, uint64_t weights,
       });
   if (!k)
     return Error{concat(k.error(), " (quantize() runs on the host)")};
+  const double moduleMs = 1e3 * since(started);
   const rt::CudaDriver &driver = *k->driver;
   const int64_t np = l.paddedN(), kp = l.paddedK();
   const int64_t experts = std::max<int64_t>(1, l.weight.experts);
@@ -698,25 +775,29 @@ Status Layer::quantizeOnDevice(const LayerTarget &target, uint64_t weights,
       return Error{*shape.error};
     return Tensor(d, shape.shape);
   };
-  // Each output: its canonical tensor on the host and a device buffer of
-  // its size (zeroed where the kernel ORs into it).
+  // Each output: its canonical tensor's shape and dtype (no data: the
+  // codes stay on the device for transform()'s repack until the host asks
+  // for them) and a device buffer of its size (zeroed where the kernel ORs
+  // into it).
   QuantizedWeights q;
-  std::vector<std::pair<Tensor *, rt::DeviceBuffer>> outputs;
+  Impl::DeviceCanonical onDevice;
+  onDevice.driver = &driver;
   auto output = [&](WeightOperand op, DType d, bool zeroed, Tensor &t,
                     rt::CUdeviceptr &ptr) -> Status {
     Result<Tensor> made = tensorOf(op, d);
     if (!made)
       return Error{made.error()};
-    t = made.take();
-    Result<rt::DeviceBuffer> buf =
-        rt::DeviceBuffer::allocate(driver, t.data.size());
+    t.dtype = d;
+    t.shape = made->shape;
+    Result<rt::DeviceBuffer> buf = rt::DeviceBuffer::allocate(
+        driver, storageBytes(d, numElements(t.shape)));
     if (!buf)
       return Error{buf.error()};
     if (zeroed)
       if (Status s = buf->fill(0); !s)
         return s;
     ptr = buf->ptr();
-    outputs.emplace_back(&t, buf.take());
+    onDevice.buffers.emplace_back(op, buf.take());
     return Status::success();
   };
   rt::CUdeviceptr null = 0, in = weights, codesPtr = 0, scalesPtr = 0,
@@ -747,6 +828,8 @@ Status Layer::quantizeOnDevice(const LayerTarget &target, uint64_t weights,
   void *args[abi::NumGemmParams] = {&in,       &null, &scalesPtr,
                                     &zpPtr,    &null, &null,
                                     &codesPtr, &null, &e32};
+  const double allocMs = 1e3 * since(started) - moduleMs;
+  auto launched = Clock::now();
   if (Status s = driver.check(
           driver.cuLaunchKernel(k->functions[0], grid[0], grid[1], grid[2],
                                 unsigned(kl.threads), 1, 1, 0, nullptr, args,
@@ -754,13 +837,13 @@ Status Layer::quantizeOnDevice(const LayerTarget &target, uint64_t weights,
           "cuLaunchKernel (weight quantization)");
       !s)
     return s;
+  // The caller may free `weights` once this returns; the kernel's faults
+  // surface here.
   if (Status s = driver.check(driver.cuCtxSynchronize(),
                               "cuCtxSynchronize (weight quantization)");
       !s)
     return s;
-  for (auto &[t, buf] : outputs)
-    if (Status s = buf.download(t->data.data(), t->data.size()); !s)
-      return s;
+  const double kernelMs = 1e3 * since(launched);
   if (l.weight.bias) {
     Result<Tensor> t = tensorOf(WeightOperand::Bias, *storageFor(param));
     if (!t)
@@ -770,7 +853,18 @@ Status Layer::quantizeOnDevice(const LayerTarget &target, uint64_t weights,
       for (int64_t r = 0; r < np; ++r)
         q.bias->set(e * np + r, r < l.n ? bias[e * l.n + r] : 0.0);
   }
-  return loadQuantized(std::move(q));
+  // The shapes and dtypes are the schema's by construction (tensorOf):
+  // loadQuantized's checks would read the data the host does not have.
+  l.canonical = std::move(q);
+  l.deviceCanonical.emplace(std::move(onDevice));
+  l.transformed = false;
+  rt::logInfo(concat("quantizeOnDevice: ", formatWeightSchema(l.weight),
+                     " n=", l.n, " k=", l.k, ": ", 1e3 * since(started),
+                     " ms (module ", moduleMs, " ms, ",
+                     k->stats.compiled ? "compiled" : "from the cache",
+                     "; buffers ", allocMs, " ms; kernel ", kernelMs,
+                     " ms)"));
+  return Status::success();
 }
 
 Status Layer::transform(const LayerTarget &target) {
@@ -943,8 +1037,16 @@ Status Layer::transform(const LayerTarget &target) {
                           v, "'")};
     repackOnDevice = repackOnDevice && std::strcmp(v, "device") == 0;
   }
-  // The canonical tensors themselves, or their prepared form (no copy).
+  // Canonical tensors a device quantization left there are repacked where
+  // they are (same driver); anything else reads them on the host.
   auto weightsStarted = Clock::now();
+  const bool repackFromDevice = repackOnDevice && l.deviceCanonical &&
+                                l.deviceCanonical->driver == driver;
+  if (!repackFromDevice)
+    if (Status s = l.canonicalToHost(); !s)
+      return Error{concat("bringing the canonical tensors from the device: ",
+                          s.error())};
+  // The canonical tensors themselves, or their prepared form (no copy).
   std::optional<QuantizedWeights> preparedWeights;
   if (prepared && !repackOnDevice) {
     Result<QuantizedWeights> p =
@@ -1174,12 +1276,22 @@ Status Layer::transform(const LayerTarget &target) {
                                         /*prepared=*/true);
       if (shape.error)
         return Error{*shape.error};
-      Result<rt::DeviceBuffer> src =
-          rt::DeviceBuffer::allocate(*driver, t.data.size());
-      if (!src)
-        return Error{src.error()};
-      if (Status s = src->upload(t.data.data(), t.data.size()); !s)
-        return s;
+      // The canonical tensor where the device quantization left it, else
+      // uploaded to a scratch buffer.
+      rt::CUdeviceptr in = 0;
+      if (const rt::DeviceBuffer *d =
+              repackFromDevice ? l.deviceCanonical->find(op) : nullptr) {
+        in = d->ptr();
+      } else {
+        Result<rt::DeviceBuffer> src =
+            rt::DeviceBuffer::allocate(*driver, t.data.size());
+        if (!src)
+          return Error{src.error()};
+        if (Status s = src->upload(t.data.data(), t.data.size()); !s)
+          return s;
+        in = src->ptr();
+        scratch.push_back(src.take());
+      }
       Result<rt::DeviceBuffer> dst = rt::DeviceBuffer::allocate(
           *driver, storageBytes(t.dtype, numElements(shape.shape)));
       if (!dst)
@@ -1188,7 +1300,7 @@ Status Layer::transform(const LayerTarget &target) {
       const int64_t experts = std::max<int64_t>(1, l.weight.experts);
       uint32_t grid[3];
       kl.grid(experts, 0, grid);
-      rt::CUdeviceptr null = 0, in = src->ptr(), out = dst->ptr();
+      rt::CUdeviceptr null = 0, out = dst->ptr();
       int32_t e32 = int32_t(experts), zero = 0;
       void *args[abi::NumMoeParams] = {&in,   &null, &null, &null, &null,
                                        &null, &out,  &null, &e32,  &null,
@@ -1202,7 +1314,6 @@ Status Layer::transform(const LayerTarget &target) {
         return s;
       pointers[param] = dst->ptr();
       buffers.emplace_back(param, dst.take());
-      scratch.push_back(src.take());
       return Status::success();
     };
     if (repack) {

@@ -182,6 +182,33 @@ void overlapIterations(TileConfig &t, const WeightSchema &w,
     t.wgmmaInFlight = 1;
 }
 
+/// The 64-token tile split through the workspace with 16-bit activations
+/// keeps eight stages where they fit and every CTA has at least two
+/// pipelines' worth of iterations: its consumers waited on the fills with
+/// four (ncu at 8192^2 M = 128: 13 % of the stalls on the full barrier).
+/// Measured on the H200 (2026-12-03, W4A16 g128, forced tiles interleaved
+/// in one process, bench/NOTES.md "M = 33-512"): split 2 at M = 128 8192^2
+/// 42.5 / 41.8 -> 40.3 / 40.2 us, 8192 x 28672 121.5 / 120.1 -> 116.3 /
+/// 116.1; split 4 at M = 64 8192^2 25.8 -> 24.7, 4096 x 14336 36.5 / 35.7 ->
+/// 34.2; split 2 at 14336 x 4096 M = 64 26.1 -> 25.6. Six stages lost
+/// (46.4 at 8192^2 M = 128), eight with wgmma_in_flight = 1 too (41.8), and
+/// the unsplit tile keeps four (28672 x 8192 M = 64 66.3 -> 67.4). 8-bit
+/// activations are not measured.
+layout::KernelShape deepPipeline(const WeightSchema &w, int64_t n, int64_t k,
+                                 layout::KernelShape ks,
+                                 const DeviceInfo &device, int64_t split,
+                                 bool workspace, int64_t activationBits) {
+  if (ks.warpM != 64 || !workspace || activationBits != 16)
+    return ks;
+  layout::KernelShape deep = ks;
+  deep.stages = 8;
+  const int64_t iterations =
+      k / (deep.kTilesPerIteration() * layout::kTileK);
+  if (iterations < 2 * deep.stages * split || !runs(w, n, k, deep, device))
+    return ks;
+  return deep;
+}
+
 /// The sm_90a tile for M = 33..512: the warp-specialized wgmma tile of 64 or
 /// 128 tokens (64 of K per iteration, four stages) with K split across the
 /// CTAs of a thread block cluster (1, 2, 4 or 8), whichever takes the fewest
@@ -272,7 +299,9 @@ std::optional<TileConfig> clusterSplitTile(const WeightSchema &w, int64_t n,
                             (split > 1 && !workspace ? 1.7 : 1.0);
         if (best && cost >= bestCost)
           continue;
-        TileConfig t = layout::tileConfigOf(ks);
+        TileConfig t = layout::tileConfigOf(
+            deepPipeline(w, n, k, ks, device, split, workspace,
+                         activationBits));
         t.splitK = split;
         t.workspaceSplit = workspace;
         useBulkCopies(t, activationBits);

@@ -8,6 +8,7 @@
 #ifndef HUMMING_TOOLS_GPU_TEST_GPUCOMMON_H
 #define HUMMING_TOOLS_GPU_TEST_GPUCOMMON_H
 
+#include "Humming/API/Layer.h"
 #include "Humming/Quant/Schema.h"
 #include "Humming/Runtime/CudaDriver.h"
 
@@ -52,6 +53,14 @@ Result<QuantizedInput> quantizeInput(const rt::CudaDriver &cu,
                                      const InputSchema &in,
                                      const std::vector<double> &values,
                                      int64_t m, int64_t k);
+
+/// The prepared tensors a transformed layer holds on the device (made
+/// there by the humming.repack kernels unless HUMMING_PREPARE=host) against
+/// the host's layout::prepareMmaSync of `canonical` (default: the layer's
+/// canonical tensors), word for word: the first difference names the
+/// tensor and the element.
+Status checkDeviceRepack(const Layer &layer,
+                         const QuantizedWeights *canonical = nullptr);
 
 } // namespace humming::gputest
 

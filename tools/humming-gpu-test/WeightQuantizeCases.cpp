@@ -5,14 +5,16 @@
 // match byte for byte. Each case draws normal weights with an outlier, a
 // row of zeros and an infinity (the host's rules for each), rounds them to
 // the source type (the values both sides then quantize), uploads them,
-// quantizes on the device and, where the prepared layout holds the schema,
-// transforms the layer (the repack on the device: the suite's prepared cases
-// compare that with the host's). The big cases time a quantization and a
-// transform from the cache, the ready time of a layer.
+// quantizes on the device and transforms the layer from the codes left
+// there (the repack on the device, compared word for word with the host's
+// preparation of the host's codes), then brings the canonical tensors to
+// the host. The big cases time a quantization and a transform from the
+// cache, the ready time of a layer.
 //
 //===----------------------------------------------------------------------===//
 
 #include "WeightQuantizeCases.h"
+#include "GpuCommon.h"
 
 #include "Humming/API/Layer.h"
 #include "Humming/Quant/Quantize.h"
@@ -219,16 +221,29 @@ WeightQuantizeTally runWeightQuantizeCases(const rt::CudaDriver &cu,
       fail("host quantize: " + s.error());
       continue;
     }
-    std::string why = compareTensors(*onDevice->canonicalWeights(),
-                                     *onHost->canonicalWeights());
-    if (!why.empty()) {
-      fail(why);
-      continue;
-    }
-    // Ready to run: transformed for the device (the prepared weights made
-    // there; the suite's prepared cases compare them with the host's).
+    // Ready to run: transformed for the device from the codes the kernel
+    // left there (the repack on the device), the prepared tensors compared
+    // word for word with the host's preparation of the host's codes.
     if (Status s = onDevice->transform(target); !s) {
       fail("transform: " + s.error());
+      continue;
+    }
+    if (onDevice->prepared())
+      if (Status s = gputest::checkDeviceRepack(*onDevice,
+                                                onHost->canonicalWeights());
+          !s) {
+        fail(s.error());
+        continue;
+      }
+    // The canonical tensors brought to the host against the host's.
+    Result<const QuantizedWeights *> held = onDevice->canonicalTensors();
+    if (!held || !*held) {
+      fail(!held ? held.error() : "no canonical tensors after quantizing");
+      continue;
+    }
+    std::string why = compareTensors(**held, *onHost->canonicalWeights());
+    if (!why.empty()) {
+      fail(why);
       continue;
     }
     if (!c.timed) {
@@ -250,8 +265,9 @@ WeightQuantizeTally runWeightQuantizeCases(const rt::CudaDriver &cu,
       continue;
     }
     std::printf("%-44s ok  quantize %.1f ms (first %.0f ms), transform %.1f "
-                "ms (weights %.1f ms): ready in %.1f ms\n",
+                "ms (kernels %.1f ms, weights %.1f ms): ready in %.1f ms\n",
                 c.name.c_str(), quantizeMs, coldMs, transformMs,
+                1e3 * onDevice->transformStats().kernelSeconds,
                 1e3 * onDevice->transformStats().weightSeconds,
                 quantizeMs + transformMs);
     ++tally.passed;

@@ -528,51 +528,6 @@ struct CaseLayer {
   std::vector<double> deq, bias;
 };
 
-/// The prepared tensors a transformed layer holds on the device (made
-/// there by the humming.repack kernels unless HUMMING_PREPARE=host) against
-/// the host's layout::prepareMmaSync of its canonical tensors, word for
-/// word: the first difference names the tensor and the element.
-Status checkDeviceRepack(const Layer &layer) {
-  Result<QuantizedWeights> device = layer.deviceWeights();
-  if (!device)
-    return Error{"deviceWeights: " + device.error()};
-  const WeightSchema &w = layer.weightSchema();
-  Result<QuantizedWeights> host = layout::prepareMmaSync(
-      w, layer.inputSchema(), *layer.canonicalWeights(), layer.n() + w.padN,
-      layer.k() + w.padK);
-  if (!host)
-    return Error{"prepareMmaSync: " + host.error()};
-  auto same = [](const char *what, const Tensor &d, const Tensor &h) -> Status {
-    if (d.shape != h.shape || d.data.size() != h.data.size())
-      return Error{concat("repack: the device's ", what, " has shape ",
-                          formatShape(d.shape), ", the host's ",
-                          formatShape(h.shape))};
-    for (size_t i = 0; i < d.data.size(); ++i)
-      if (d.data[i] != h.data[i])
-        return Error{concat("repack: the device's ", what, " differs from "
-                            "the host's at byte ", i, " of ", d.data.size(),
-                            ": ", int(d.data[i]), " vs ", int(h.data[i]))};
-    return Status::success();
-  };
-  if (Status s = same("weight", device->weight, host->weight); !s)
-    return s;
-  const std::tuple<const char *, const std::optional<Tensor> *,
-                   const std::optional<Tensor> *>
-      sides[] = {{"scales", &device->scales, &host->scales},
-                 {"zero points", &device->zeroPoints, &host->zeroPoints},
-                 {"global scale", &device->globalScale, &host->globalScale},
-                 {"bias", &device->bias, &host->bias}};
-  for (auto [what, d, h] : sides) {
-    if (d->has_value() != h->has_value())
-      return Error{concat("repack: ", what, " on ",
-                          d->has_value() ? "the device only" : "the host only")};
-    if (*d)
-      if (Status s = same(what, **d, **h); !s)
-        return s;
-  }
-  return Status::success();
-}
-
 Result<CaseLayer> makeCaseLayer(const Case &c, const LayerTarget &target,
                                 std::mt19937 &rng) {
   Result<Layer> layer = createLayer(c);

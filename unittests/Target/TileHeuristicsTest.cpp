@@ -190,8 +190,9 @@ TEST(TileHeuristics, SmallMSplitsKToCoverTheDevice) {
   // warp-specialized wgmma tiles, K split where the blocks alone leave
   // SMs idle (MiddleMSplitsKInAClusterOnSm90a): 33..64 the 64-token tile
   // split four ways through the workspace, 65..128 two ways, both with
-  // every copy by TMA, 129..256 the 128-token tile split two ways through
-  // the workspace, by TMA too, then the 128-token tile alone.
+  // every copy by TMA and eight stages (deepPipeline), 129..256 the
+  // 128-token tile split two ways through the workspace, by TMA too, in
+  // four stages, then the 128-token tile alone.
   EXPECT_EQ((*t)[2].mMin, 17);
   EXPECT_EQ((*t)[2].mMax, 32);
   EXPECT_EQ((*t)[2].mma, MmaKind::MmaSync);
@@ -213,6 +214,9 @@ TEST(TileHeuristics, SmallMSplitsKToCoverTheDevice) {
   EXPECT_FALSE((*t)[5].splitsInCluster());
   for (int i = 3; i <= 5; ++i)
     EXPECT_EQ((*t)[i].tma, uint32_t(TmaA | TmaB)) << i;
+  EXPECT_EQ((*t)[3].stages, 8);
+  EXPECT_EQ((*t)[4].stages, 8);
+  EXPECT_EQ((*t)[5].stages, 4);
   // From M = 257 on (sm_90a): the warp-specialized wgmma tile, blocks of
   // 128 tokens x 256 columns in two warpgroups of 128 tokens x two n-tiles
   // and a producer warpgroup, four stages.
@@ -426,6 +430,10 @@ TEST(TileHeuristics, MiddleMSplitsKInAClusterOnSm90a) {
         // Every copy by TMA but in the cluster splits (cp.async: their TMA
         // form was never checked on the GPU).
         EXPECT_EQ(tc.tma, tc.splitsInCluster() ? 0u : uint32_t(TmaA | TmaB))
+            << n << "x" << k << " M = " << tc.mMin;
+        // Eight stages exactly for the 64-token workspace splits
+        // (deepPipeline; their K is long enough at these shapes).
+        EXPECT_EQ(tc.stages, tc.blockM == 64 && tc.workspaceSplit ? 8 : 4)
             << n << "x" << k << " M = " << tc.mMin;
         got.push_back(
             {tc.mMin, tc.mMax, tc.blockM, tc.splitK, tc.workspaceSplit});

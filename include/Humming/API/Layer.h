@@ -211,9 +211,12 @@ public:
   /// quantize() on the GPU: fp weights [E?, N, K] (logical sizes, row
   /// major) of `dtype` (F16, BF16 or F32) at device address `weights`,
   /// rounded by the weight quantization kernel (humming.quantize of
-  /// weights) into exactly the tensors quantize() makes from those values,
-  /// which come back to the host as the canonical tensors; `bias` (host,
-  /// [E?, N]) as quantize() takes it. `target` names the device (the
+  /// weights) into exactly the tensors quantize() makes from those values.
+  /// They stay on the device, where transform() repacks them without a
+  /// round trip through the host, until canonicalWeights() brings them
+  /// down (and frees the device's copy: until then the layer holds them
+  /// on the device beside the prepared weights). `bias` (host, [E?, N]) as
+  /// quantize() takes it. `target` names the device (the
   /// current one's chip). The kernel takes integer codes with f16, bf16 or
   /// f32 group or channel scales (groups of a multiple of 32 columns): other
   /// schemas are an error that says to quantize on the host.
@@ -222,8 +225,12 @@ public:
   /// The canonical tensors the layer holds (padded shapes; what
   /// loadQuantized took or quantize made), null before either. They stay
   /// on the host after transform(), for a later transform to another
-  /// device and for callers that save them (a torch state_dict).
+  /// device and for callers that save them (a torch state_dict). Those a
+  /// device quantization left on the device are downloaded here (null if
+  /// that fails: canonicalTensors() says why).
   const QuantizedWeights *canonicalWeights() const;
+  /// canonicalWeights() with the download's error.
+  Result<const QuantizedWeights *> canonicalTensors() const;
   /// The weight-side tensors as the kernels read them, downloaded from the
   /// device (a transformed layer, not compile-only): the prepared layout's
   /// shapes where the layer uses it (what layout::prepareMmaSync makes on
