@@ -476,13 +476,20 @@ mlir::humming::buildWeightQuantizeModule(MLIRContext &ctx,
                          ? Type(b.getI32Type())
                          : toMLIRType(&ctx, spec.zeroPointType)))
       return *e;
+  // A global scale's operand too, so that the module verifies and the
+  // lowering says what it does not take.
+  const bool global = w.hasGlobalScale();
+  if (global)
+    if (auto e = add(hq::WeightOperand::GlobalScale, b.getF32Type()))
+      return *e;
   return singleFunctionModule(
       ctx, "quantize_weights", types, "the weight quantization does not verify",
       [&](OpBuilder &ob, Location l, Block *body) {
         unsigned next = 2;
         Value s = scales ? body->getArgument(next++) : Value();
         Value z = zps ? body->getArgument(next++) : Value();
-        QuantizeOp::create(ob, l, body->getArgument(0), s, z, Value(),
+        Value g = global ? body->getArgument(next++) : Value();
+        QuantizeOp::create(ob, l, body->getArgument(0), s, z, g,
                            body->getArgument(1), ws);
       });
 }

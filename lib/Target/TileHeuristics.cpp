@@ -192,13 +192,16 @@ void overlapIterations(TileConfig &t, const WeightSchema &w,
 /// 116.1; split 4 at M = 64 8192^2 25.8 -> 24.7, 4096 x 14336 36.5 / 35.7 ->
 /// 34.2; split 2 at 14336 x 4096 M = 64 26.1 -> 25.6. Six stages lost
 /// (46.4 at 8192^2 M = 128), eight with wgmma_in_flight = 1 too (41.8), and
-/// the unsplit tile keeps four (28672 x 8192 M = 64 66.3 -> 67.4). 8-bit
-/// activations are not measured.
+/// the unsplit tile keeps four (28672 x 8192 M = 64 66.3 -> 67.4). Weights
+/// of at most 4 bits: W8A16 channel lost at M = 64 (8192^2, split 4,
+/// interleaved: 29.4 / 29.1 -> 30.4 / 30.8 us) and tied at 128 (41.1 / 40.1
+/// -> 39.5 / 40.7); 5-7 bits and 8-bit activations are not measured.
 layout::KernelShape deepPipeline(const WeightSchema &w, int64_t n, int64_t k,
                                  layout::KernelShape ks,
                                  const DeviceInfo &device, int64_t split,
                                  bool workspace, int64_t activationBits) {
-  if (ks.warpM != 64 || !workspace || activationBits != 16)
+  if (ks.warpM != 64 || !workspace || activationBits != 16 ||
+      w.type.bits > 4)
     return ks;
   layout::KernelShape deep = ks;
   deep.stages = 8;

@@ -93,6 +93,16 @@ std::vector<WeightQuantizeCase> weightQuantizeCases(bool quick) {
         return w;
       }(),
       DType::F32, 128, 768);
+  // Float codes (the host's encode: saturation, subnormals, ties to even,
+  // negative zeros) with e8m0 (MXFP4) and 16/32-bit scales.
+  add("mxfp4_bf16", group(ScalarType::e2m1(), ScalarType::ue8m0(), 32),
+      DType::BF16, 256, 512, ScalarType::bf16());
+  add("e2m1_g32_f16", group(ScalarType::e2m1(), ScalarType::f16(), 32),
+      DType::F16, 128, 256);
+  add("e4m3_channel_f32", channel(ScalarType::e4m3(), ScalarType::f32()),
+      DType::F16, 128, 512);
+  add("e5m2_g128_bf16", group(ScalarType::e5m2(), ScalarType::bf16(), 128),
+      DType::F32, 64, 512, ScalarType::bf16());
   {
     WeightQuantizeCase c;
     c.name = "quantize_weights_moe_u4_g128";
@@ -112,6 +122,9 @@ std::vector<WeightQuantizeCase> weightQuantizeCases(bool quick) {
     add("u8_channel_28672x8192",
         channel(ScalarType::uint(8), ScalarType::f16()), DType::BF16, 28672,
         8192);
+    out.back().timed = true;
+    add("mxfp4_8192x8192", group(ScalarType::e2m1(), ScalarType::ue8m0(), 32),
+        DType::BF16, 8192, 8192, ScalarType::bf16());
     out.back().timed = true;
   }
   return out;

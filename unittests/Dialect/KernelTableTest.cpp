@@ -344,14 +344,27 @@ TEST(KernelTable, WeightPreparationModules) {
   table[0].grid(1, 0, grid);
   EXPECT_EQ(grid[0], 4096u * 32 / 8); // one warp per group, 8 per block
 
+  // MXFP4 (e2m1 codes, e8m0 scales per 32): one warp per group of 32.
   qs.weight = WeightSchema::make(ScalarType::e2m1(), ScalarType::ue8m0(),
                                  Granularity::Group, 32);
   auto fp4 = mh::buildWeightQuantizeModule(ctx, qs);
   ASSERT_TRUE(fp4.ok()) << fp4.error();
   auto fp4Ptx = mh::compileToPtx(**fp4, "sm_90a");
-  ASSERT_FALSE(fp4Ptx.ok());
-  EXPECT_NE(fp4Ptx.error().find("the weight quantization kernel makes integer "
-                                "codes, got f4E2M1FN"),
+  ASSERT_TRUE(fp4Ptx.ok()) << fp4Ptx.error();
+  EXPECT_EQ(fp4Ptx->find("call"), std::string::npos);
+  table = mh::kernelTable(**fp4);
+  ASSERT_EQ(table.size(), 1u);
+  EXPECT_EQ(table[0].blockN, 4096 * 128);
+
+  // NVFP4 (a global scale over every group) stays on the host.
+  qs.weight = WeightSchema::make(ScalarType::e2m1(), ScalarType::e4m3(),
+                                 Granularity::GroupTensor, 16);
+  auto nvfp4 = mh::buildWeightQuantizeModule(ctx, qs);
+  ASSERT_TRUE(nvfp4.ok()) << nvfp4.error();
+  auto nvfp4Ptx = mh::compileToPtx(**nvfp4, "sm_90a");
+  ASSERT_FALSE(nvfp4Ptx.ok());
+  EXPECT_NE(nvfp4Ptx.error().find("the weight quantization kernel takes "
+                                  "group or channel scales, got group_tensor"),
             std::string::npos)
-      << fp4Ptx.error();
+      << nvfp4Ptx.error();
 }

@@ -1,7 +1,7 @@
 //===- WeightQuantizeKernel.cpp - Weight quantization on the device -------===//
 //
 // humming.quantize with a weight schema: round-to-nearest of fp weights into
-// canonical integer codes with group or channel scales, the host's
+// canonical integer (or float) codes with group or channel scales, the host's
 // humming::quantizeWeights (Quantize.cpp) bit for bit, so that a layer
 // quantized on the GPU holds exactly the tensors the host would have made
 // (the GPU suite compares them). The host quantizes in f64 from the values
@@ -34,8 +34,11 @@
 // (integer zero points are bits of a stream along N shared by rows: one or
 // two atomic ORs into a buffer the caller zeroed).
 //
-// Float codes, block, tensor and group_tensor granularity, global scales and
-// 8-bit float or e8m0 scales are not lowered (the host quantizes them).
+// Float codes (e4m3, e5m2, e2m1: symmetric, raw = amax / the format's
+// largest value, the code the host's encode makes of w / s) and e8m0 scales
+// (2^ceil(log2 raw), clamped to 2^-127 .. 2^127: MXFP4) are lowered too.
+// Block, tensor and group_tensor granularity, global scales and 8-bit float
+// scales are not (the host quantizes them).
 //
 //===----------------------------------------------------------------------===//
 
@@ -49,6 +52,7 @@
 
 #include "Humming/Quant/Codec.h"
 
+#include <cassert>
 #include <cmath>
 
 using namespace mlir;
@@ -72,17 +76,21 @@ std::string
 mlir::humming::weightQuantizeKernelProblem(const WeightQuantizeKernelSpec &s) {
   const hq::WeightSchema &w = s.weight;
   const char *prefix = "the weight quantization kernel ";
-  if (!w.type.isInt())
-    return hq::concat(prefix, "makes integer codes, got ", w.type.str(),
-                      " (the host quantizes float codes)");
+  // (Every weight type the schema admits is an integer or a signed float
+  // with a mantissa, without zero points for floats: verifyWeightSchema.)
+  assert((w.type.isInt() || (w.type.mantissaBits >= 1 &&
+                             w.zeroPoint == hq::ZeroPointKind::None)) &&
+         "a weight type verifyWeightSchema refuses");
   if (w.granularity != hq::Granularity::Group &&
       w.granularity != hq::Granularity::Channel)
     return hq::concat(prefix, "takes group or channel scales, got ",
                       hq::toString(w.granularity));
   if (w.hasGlobalScale())
-    return hq::concat(prefix, "makes no global scale");
-  if (!isSixteenOrF32(w.scaleType))
-    return hq::concat(prefix, "takes f16, bf16 or f32 scales, got ",
+    return hq::concat(prefix, "makes no global scale (the host quantizes "
+                              "schemas with one: it needs every group's "
+                              "scale first)");
+  if (!isSixteenOrF32(w.scaleType) && !w.scaleType.isE8M0())
+    return hq::concat(prefix, "takes f16, bf16, f32 or e8m0 scales, got ",
                       w.scaleType.str());
   if (!isSixteenOrF32(s.source))
     return hq::concat(prefix, "reads f16, bf16 or f32 weights, got ",
@@ -169,13 +177,14 @@ public:
     const unsigned bits = w.type.bits;
     const double codeRange = double((1u << bits) - 1);
     const bool useZp = w.zeroPoint != hq::ZeroPointKind::None;
+    const double codeMax = w.type.isFloat() ? hq::maxValue(w.type)
+                           : bits == 1      ? 1.0
+                                            : double((1u << (bits - 1)) - 1);
     Value raw =
         useZp ? arith::DivFOp::create(
                     b, arith::SubFOp::create(b, to64(hi), to64(lo)),
                     cd(codeRange))
-              : arith::DivFOp::create(
-                    b, to64(amax),
-                    cd(bits == 1 ? 1.0 : double((1u << (bits - 1)) - 1)));
+              : arith::DivFOp::create(b, to64(amax), cd(codeMax));
     Value scale = roundScale(raw);
     Value negLoOverScale =
         arith::DivFOp::create(b, arith::NegFOp::create(b, to64(lo)), scale);
@@ -326,12 +335,40 @@ private:
     const double top = hq::maxValue(t);
     return select(cmp(arith::CmpFPredicate::OGE, a, cd(top)), cd(top), rounded);
   }
-  /// The host's roundScale for f16, bf16 and f32 scales.
+  /// The unbiased exponent of a positive normal f64 (i64).
+  Value exponentOf(Value a) {
+    Value bits = arith::BitcastOp::create(b, i64, a);
+    return arith::SubIOp::create(
+        b,
+        arith::AndIOp::create(b, arith::ShRUIOp::create(b, bits, c64(52)),
+                              c64(0x7ff)),
+        c64(1023));
+  }
+  /// The host's roundScale for f16, bf16, f32 and e8m0 scales.
   Value roundScale(Value raw) {
     const hq::ScalarType &t = w.scaleType;
     Value usable = arith::AndIOp::create(
         b, cmp(arith::CmpFPredicate::OGT, raw, cd(0.0)),
         cmp(arith::CmpFPredicate::OLT, raw, cd(INFINITY)));
+    if (t.isE8M0()) {
+      // 2^ceil(log2 s) clamped to e8m0's 2^-127 .. 2^127: the exponent,
+      // plus one where any mantissa bit is set. (The host takes
+      // std::ceil(std::log2(s)); they differ only where s is within a few
+      // ulps above a power of two, which s = amax / max of f32-exact
+      // weights never is: amax has 24 significant bits.)
+      Value sv = select(usable, raw, cd(1.0));
+      Value mantissa = arith::AndIOp::create(
+          b, arith::BitcastOp::create(b, i64, sv),
+          c64((int64_t(1) << 52) - 1));
+      Value up = arith::ExtUIOp::create(
+          b, i64,
+          arith::CmpIOp::create(b, arith::CmpIPredicate::ne, mantissa,
+                                c64(0)));
+      Value e = arith::AddIOp::create(b, exponentOf(sv), up);
+      e = arith::MaxSIOp::create(b, e, c64(-127));
+      e = arith::MinSIOp::create(b, e, c64(127));
+      return pow2(e);
+    }
     Value s = roundTo(select(usable, raw, cd(1.0)), t);
     const double smallest =
         std::ldexp(1.0, 1 - t.bias() - int(t.mantissaBits));
@@ -342,8 +379,63 @@ private:
     v = select(cmp(arith::CmpFPredicate::OLT, v, cd(lo)), cd(lo), v);
     return select(cmp(arith::CmpFPredicate::OGT, v, cd(hi)), cd(hi), v);
   }
+  /// The float code (i32) of x = w / s, the host's encode: NaN to the
+  /// format's NaN code (e2m1 has none: its encode's choice), a magnitude
+  /// at or above the largest finite value to that value's code
+  /// (saturated), else the nearest value, ties to even, subnormals
+  /// included: e = max(floor(log2 |x|), 1 - bias), r = round(|x| 2^(M - e))
+  /// (one binade up where r reaches 2^(M + 1)), the code r below 2^M
+  /// (subnormal), else (e + bias) << M | (r mod 2^M); the sign bit is x's
+  /// (a negative zero keeps it).
+  Value floatCode(Value x) {
+    const hq::ScalarType &t = w.type;
+    const int64_t m = t.mantissaBits, bias = t.bias(), eMin = 1 - bias;
+    const uint32_t maxCode = hq::encode(t, INFINITY);
+    const uint32_t nanCode = hq::encode(t, NAN);
+    const uint32_t signBit = 1u << (t.bits - 1);
+    Value xbits = arith::BitcastOp::create(b, i64, x);
+    Value negative =
+        arith::CmpIOp::create(b, arith::CmpIPredicate::slt, xbits, c64(0));
+    Value a = arith::BitcastOp::create(
+        b, f64, arith::AndIOp::create(b, xbits, c64(INT64_MAX)));
+    Value e = arith::MaxSIOp::create(b, exponentOf(a), c64(eMin));
+    Value scaled =
+        arith::MulFOp::create(b, a, pow2(arith::SubIOp::create(b, c64(m), e)));
+    Value r = roundEven(scaled);
+    Value carried =
+        cmp(arith::CmpFPredicate::OGE, r, cd(std::ldexp(1.0, int(m) + 1)));
+    r = select(carried, arith::MulFOp::create(b, r, cd(0.5)), r);
+    e = select(carried, arith::AddIOp::create(b, e, c64(1)), e);
+    Value sig = arith::FPToUIOp::create(b, i32, r);
+    Value normal = arith::OrIOp::create(
+        b,
+        arith::ShLIOp::create(
+            b,
+            arith::TruncIOp::create(b, i32,
+                                    arith::AddIOp::create(b, e, c64(bias))),
+            c32(m)),
+        arith::AndIOp::create(b, sig, c32((1u << m) - 1)));
+    Value magnitude = select(
+        arith::CmpIOp::create(b, arith::CmpIPredicate::ult, sig,
+                              c32(1u << m)),
+        sig, normal);
+    // Codes are ordered as their values: past the largest finite one is
+    // past its code.
+    magnitude = arith::MinUIOp::create(b, magnitude, c32(maxCode));
+    const double maxFinite = hq::maxValue(t);
+    magnitude = select(cmp(arith::CmpFPredicate::OGE, a, cd(maxFinite)),
+                       c32(maxCode), magnitude);
+    magnitude =
+        select(cmp(arith::CmpFPredicate::OEQ, a, cd(0.0)), c32(0), magnitude);
+    Value code = select(negative, arith::OrIOp::create(b, magnitude,
+                                                       c32(signBit)),
+                        magnitude);
+    return select(cmp(arith::CmpFPredicate::UNO, x, x), c32(nanCode), code);
+  }
   /// The b-bit code (i32) of x = w / s.
   Value codeOf(Value x, Value zp) {
+    if (w.type.isFloat())
+      return floatCode(x);
     const unsigned bits = w.type.bits;
     const uint32_t mask = (1u << bits) - 1;
     Value isNan = cmp(arith::CmpFPredicate::UNO, x, x);
@@ -398,8 +490,12 @@ private:
     }
     return word;
   }
-  /// A value of f64 exactly representable in `t`, as `t`.
+  /// A value of f64 exactly representable in `t`, as `t` (e8m0: a power
+  /// of two 2^-127 .. 2^127, its exponent + 127 as a byte).
   Value narrow(Value v, const hq::ScalarType &t) {
+    if (t.isE8M0())
+      return arith::TruncIOp::create(
+          b, i8, arith::AddIOp::create(b, exponentOf(v), c64(127)));
     Value f = arith::TruncFOp::create(b, f32, v);
     if (t == hq::ScalarType::f32())
       return f;

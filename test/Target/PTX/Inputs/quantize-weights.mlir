@@ -3,7 +3,9 @@
 // integer zero points from f16 weights, signed 3-bit codes (words shared by
 // lanes, zero points straddling words are not used by signed codes) with
 // f32 channel scales from f32 weights, unsigned 8-bit codes with float
-// zero points and bf16 group scales from bf16 weights for two experts.
+// zero points and bf16 group scales from bf16 weights for two experts,
+// MXFP4 (e2m1 codes, e8m0 scales per 32) from bf16 weights and fp8 e4m3
+// codes with f32 channel scales from f16 weights.
 func.func @w4_g128_zp(%x: memref<256x512xf16>, %q: memref<256x64xi32>, %s: memref<256x4xf16>, %z: memref<32x4xi32>) {
   humming.quantize %x into %q scales(%s : memref<256x4xf16>) zero_points(%z : memref<32x4xi32>)
       {schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<128>, zero_point = int>}
@@ -20,5 +22,17 @@ func.func @w8_moe_fzp(%x: memref<2x128x256xbf16>, %q: memref<2x128x64xi32>, %s: 
   humming.quantize %x into %q scales(%s : memref<2x128x4xbf16>) zero_points(%z : memref<2x128x4xbf16>)
       {schema = #humming.weight_schema<type = ui8, scale = bf16, granularity = group<64>, zero_point = float, experts = 2>}
       : memref<2x128x256xbf16> -> memref<2x128x64xi32>
+  return
+}
+func.func @mxfp4(%x: memref<64x256xbf16>, %q: memref<64x32xi32>, %s: memref<64x8xf8E8M0FNU>) {
+  humming.quantize %x into %q scales(%s : memref<64x8xf8E8M0FNU>)
+      {schema = #humming.weight_schema<type = f4E2M1FN, scale = f8E8M0FNU, granularity = group<32>>}
+      : memref<64x256xbf16> -> memref<64x32xi32>
+  return
+}
+func.func @e4m3_channel(%x: memref<64x256xf16>, %q: memref<64x64xi32>, %s: memref<64x1xf32>) {
+  humming.quantize %x into %q scales(%s : memref<64x1xf32>)
+      {schema = #humming.weight_schema<type = f8E4M3FN, scale = f32>}
+      : memref<64x256xf16> -> memref<64x64xi32>
   return
 }
