@@ -93,8 +93,8 @@ int humming_layer_quantize(humming_layer *layer, const float *weights,
  *  (they stay on the device for humming_layer_transform's repack and come
  *  to the host when humming_layer_canonical_tensor reads them); `bias` as
  *  there. `device` / `chip` name the current device. Integer codes, or
- *  float codes (e4m3, e5m2, e2m1), with f16 / bf16 / f32 / e8m0 group or
- *  channel scales only: other schemas (fp8 scales, global scales, block
+ *  float codes (e4m3, e5m2, e2m1), with f16 / bf16 / f32 / e8m0 / fp8 group
+ *  or channel scales only: other schemas (global scales, block
  *  and tensor granularity) fail (quantize them on the host). */
 int humming_layer_quantize_on_device(humming_layer *layer, const char *device,
                                      const char *chip, uint64_t weights,

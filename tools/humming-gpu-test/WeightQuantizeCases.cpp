@@ -103,6 +103,10 @@ std::vector<WeightQuantizeCase> weightQuantizeCases(bool quick) {
       DType::F16, 128, 512);
   add("e5m2_g128_bf16", group(ScalarType::e5m2(), ScalarType::bf16(), 128),
       DType::F32, 64, 512, ScalarType::bf16());
+  add("e2m1_g32_e4m3", group(ScalarType::e2m1(), ScalarType::e4m3(), 32),
+      DType::BF16, 128, 256);
+  add("u4_g64_e5m2", group(ScalarType::uint(4), ScalarType::e5m2(), 64),
+      DType::F16, 128, 256);
   {
     WeightQuantizeCase c;
     c.name = "quantize_weights_moe_u4_g128";

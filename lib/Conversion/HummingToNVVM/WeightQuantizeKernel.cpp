@@ -35,10 +35,11 @@
 // two atomic ORs into a buffer the caller zeroed).
 //
 // Float codes (e4m3, e5m2, e2m1: symmetric, raw = amax / the format's
-// largest value, the code the host's encode makes of w / s) and e8m0 scales
-// (2^ceil(log2 raw), clamped to 2^-127 .. 2^127: MXFP4) are lowered too.
-// Block, tensor and group_tensor granularity, global scales and 8-bit float
-// scales are not (the host quantizes them).
+// largest value, the code the host's encode makes of w / s), e8m0 scales
+// (2^ceil(log2 raw), clamped to 2^-127 .. 2^127: MXFP4) and e4m3 / e5m2
+// scales (raw rounded as to f16, in the format's own range) are lowered too.
+// Block, tensor and group_tensor granularity and global scales are not (the
+// host quantizes them).
 //
 //===----------------------------------------------------------------------===//
 
@@ -89,8 +90,11 @@ mlir::humming::weightQuantizeKernelProblem(const WeightQuantizeKernelSpec &s) {
     return hq::concat(prefix, "makes no global scale (the host quantizes "
                               "schemas with one: it needs every group's "
                               "scale first)");
-  if (!isSixteenOrF32(w.scaleType) && !w.scaleType.isE8M0())
-    return hq::concat(prefix, "takes f16, bf16, f32 or e8m0 scales, got ",
+  if (!isSixteenOrF32(w.scaleType) && !w.scaleType.isE8M0() &&
+      w.scaleType != hq::ScalarType::e4m3() &&
+      w.scaleType != hq::ScalarType::e5m2())
+    return hq::concat(prefix, "takes f16, bf16, f32, e8m0, e4m3 or e5m2 "
+                              "scales, got ",
                       w.scaleType.str());
   if (!isSixteenOrF32(s.source))
     return hq::concat(prefix, "reads f16, bf16 or f32 weights, got ",
@@ -379,7 +383,8 @@ private:
     v = select(cmp(arith::CmpFPredicate::OLT, v, cd(lo)), cd(lo), v);
     return select(cmp(arith::CmpFPredicate::OGT, v, cd(hi)), cd(hi), v);
   }
-  /// The float code (i32) of x = w / s, the host's encode: NaN to the
+  /// The code (i32) of x in float format `t` (the weights' codes of x = w /
+  /// s, an fp8 scale), the host's encode: NaN to the
   /// format's NaN code (e2m1 has none: its encode's choice), a magnitude
   /// at or above the largest finite value to that value's code
   /// (saturated), else the nearest value, ties to even, subnormals
@@ -387,8 +392,7 @@ private:
   /// (one binade up where r reaches 2^(M + 1)), the code r below 2^M
   /// (subnormal), else (e + bias) << M | (r mod 2^M); the sign bit is x's
   /// (a negative zero keeps it).
-  Value floatCode(Value x) {
-    const hq::ScalarType &t = w.type;
+  Value floatCode(Value x, const hq::ScalarType &t) {
     const int64_t m = t.mantissaBits, bias = t.bias(), eMin = 1 - bias;
     const uint32_t maxCode = hq::encode(t, INFINITY);
     const uint32_t nanCode = hq::encode(t, NAN);
@@ -435,7 +439,7 @@ private:
   /// The b-bit code (i32) of x = w / s.
   Value codeOf(Value x, Value zp) {
     if (w.type.isFloat())
-      return floatCode(x);
+      return floatCode(x, w.type);
     const unsigned bits = w.type.bits;
     const uint32_t mask = (1u << bits) - 1;
     Value isNan = cmp(arith::CmpFPredicate::UNO, x, x);
@@ -491,11 +495,13 @@ private:
     return word;
   }
   /// A value of f64 exactly representable in `t`, as `t` (e8m0: a power
-  /// of two 2^-127 .. 2^127, its exponent + 127 as a byte).
+  /// of two 2^-127 .. 2^127, its exponent + 127 as a byte; fp8: its code).
   Value narrow(Value v, const hq::ScalarType &t) {
     if (t.isE8M0())
       return arith::TruncIOp::create(
           b, i8, arith::AddIOp::create(b, exponentOf(v), c64(127)));
+    if (t == hq::ScalarType::e4m3() || t == hq::ScalarType::e5m2())
+      return arith::TruncIOp::create(b, i8, floatCode(v, t));
     Value f = arith::TruncFOp::create(b, f32, v);
     if (t == hq::ScalarType::f32())
       return f;

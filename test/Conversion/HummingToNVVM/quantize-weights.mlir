@@ -13,6 +13,7 @@
 // CHECK-SAME: {block_m = 1 : i64, block_n = 512 : i64, {{.*}} kind = 10 : i64, {{.*}} name = "w8_moe_fzp_quantize_weights2"
 // CHECK-SAME: {block_m = 1 : i64, block_n = 512 : i64, {{.*}} kind = 10 : i64, {{.*}} name = "mxfp4_quantize_weights3"
 // CHECK-SAME: {block_m = 1 : i64, block_n = 64 : i64, {{.*}} kind = 10 : i64, {{.*}} name = "e4m3_channel_quantize_weights4"
+// CHECK-SAME: {block_m = 1 : i64, block_n = 512 : i64, {{.*}} kind = 10 : i64, {{.*}} name = "e2m1_e4m3_quantize_weights5"
 // CHECK-LABEL: func.func @w4_g128_zp(
 // CHECK-SAME:    %[[X:[^:]*]]: memref<256x512xf16>, %[[Q:[^:]*]]: memref<256x64xi32>, %[[S:[^:]*]]: memref<256x4xf16>, %[[Z:[^:]*]]: memref<32x4xi32>
 // CHECK:         arith.constant 32768 : index
@@ -40,4 +41,10 @@
 // CHECK:         gpu.return
 // CHECK-LABEL: gpu.func @e4m3_channel_quantize_weights4(
 // CHECK:         arith.minui %{{.*}}, %c126_i32
+// CHECK:         gpu.return
+// e4m3 scales: stored as their code (saturated at 448's, 126), a byte.
+// CHECK-LABEL: gpu.func @e2m1_e4m3_quantize_weights5(
+// CHECK:         arith.minui %{{.*}}, %c126_i32
+// CHECK:         arith.trunci %{{.*}} : i32 to i8
+// CHECK:         llvm.store %{{.*}} : i8, !llvm.ptr<1>
 // CHECK:         gpu.return

@@ -4,8 +4,9 @@
 // lanes, zero points straddling words are not used by signed codes) with
 // f32 channel scales from f32 weights, unsigned 8-bit codes with float
 // zero points and bf16 group scales from bf16 weights for two experts,
-// MXFP4 (e2m1 codes, e8m0 scales per 32) from bf16 weights and fp8 e4m3
-// codes with f32 channel scales from f16 weights.
+// MXFP4 (e2m1 codes, e8m0 scales per 32) from bf16 weights, fp8 e4m3
+// codes with f32 channel scales from f16 weights and e2m1 codes with e4m3
+// scales per 32 (NVFP4's codes and scales without its global scale).
 func.func @w4_g128_zp(%x: memref<256x512xf16>, %q: memref<256x64xi32>, %s: memref<256x4xf16>, %z: memref<32x4xi32>) {
   humming.quantize %x into %q scales(%s : memref<256x4xf16>) zero_points(%z : memref<32x4xi32>)
       {schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<128>, zero_point = int>}
@@ -34,5 +35,11 @@ func.func @e4m3_channel(%x: memref<64x256xf16>, %q: memref<64x64xi32>, %s: memre
   humming.quantize %x into %q scales(%s : memref<64x1xf32>)
       {schema = #humming.weight_schema<type = f8E4M3FN, scale = f32>}
       : memref<64x256xf16> -> memref<64x64xi32>
+  return
+}
+func.func @e2m1_e4m3(%x: memref<64x256xf16>, %q: memref<64x32xi32>, %s: memref<64x8xf8E4M3FN>) {
+  humming.quantize %x into %q scales(%s : memref<64x8xf8E4M3FN>)
+      {schema = #humming.weight_schema<type = f4E2M1FN, scale = f8E4M3FN, granularity = group<32>>}
+      : memref<64x256xf16> -> memref<64x32xi32>
   return
 }
