@@ -777,12 +777,11 @@ Status Layer::quantizeOnDevice(const LayerTarget &target, uint64_t weights,
   };
   // Each output: its canonical tensor's shape and dtype (no data: the
   // codes stay on the device for transform()'s repack until the host asks
-  // for them) and a device buffer of its size (zeroed where the kernel ORs
-  // into it).
+  // for them) and a device buffer of its size.
   QuantizedWeights q;
   Impl::DeviceCanonical onDevice;
   onDevice.driver = &driver;
-  auto output = [&](WeightOperand op, DType d, bool zeroed, Tensor &t,
+  auto output = [&](WeightOperand op, DType d, Tensor &t,
                     rt::CUdeviceptr &ptr) -> Status {
     // The shape alone: a Tensor would zero a host copy of the codes (a
     // page fault per 4 KiB: 21 of the 24 ms this took for 8192^2 uint4).
@@ -795,56 +794,78 @@ Status Layer::quantizeOnDevice(const LayerTarget &target, uint64_t weights,
         driver, storageBytes(d, numElements(t.shape)));
     if (!buf)
       return Error{buf.error()};
-    if (zeroed)
-      if (Status s = buf->fill(0); !s)
-        return s;
     ptr = buf->ptr();
     onDevice.buffers.emplace_back(op, buf.take());
     return Status::success();
   };
   rt::CUdeviceptr null = 0, in = weights, codesPtr = 0, scalesPtr = 0,
-                  zpPtr = 0;
-  if (Status s = output(WeightOperand::Weight, DType::I32, false, q.weight,
-                        codesPtr);
+                  zpPtr = 0, globalPtr = 0;
+  if (Status s = output(WeightOperand::Weight, DType::I32, q.weight, codesPtr);
       !s)
     return s;
   if (l.weight.hasScaleTensor())
     if (Status s = output(WeightOperand::Scales,
-                          *storageFor(l.weight.scaleType), false,
-                          q.scales.emplace(), scalesPtr);
+                          *storageFor(l.weight.scaleType), q.scales.emplace(),
+                          scalesPtr);
         !s)
       return s;
   if (l.weight.zeroPoint != ZeroPointKind::None) {
-    // Integer zero points are OR-ed into the stream: zeroed first.
+    // (Integer zero points are OR-ed into the stream: the module's first
+    // kernel zeroes them.)
     const bool intZp = l.weight.zeroPoint == ZeroPointKind::Int;
     if (Status s = output(WeightOperand::ZeroPoints,
-                          intZp ? DType::I32 : *storageFor(param), intZp,
+                          intZp ? DType::I32 : *storageFor(param),
                           q.zeroPoints.emplace(), zpPtr);
         !s)
       return s;
   }
-  const abi::KernelLaunch &kl = k->kernels[0];
-  uint32_t grid[3];
-  kl.grid(experts, 0, grid);
+  // The global scales ([E] f32): made on the device, brought to the host
+  // at once (E floats; the transform uploads them as they are).
+  std::optional<rt::DeviceBuffer> globalScale;
+  if (l.weight.hasGlobalScale()) {
+    Result<Tensor> t = tensorOf(WeightOperand::GlobalScale, DType::F32);
+    if (!t)
+      return Error{t.error()};
+    q.globalScale.emplace(t.take());
+    Result<rt::DeviceBuffer> buf =
+        rt::DeviceBuffer::allocate(driver, q.globalScale->data.size());
+    if (!buf)
+      return Error{buf.error()};
+    globalPtr = buf->ptr();
+    globalScale.emplace(buf.take());
+  }
   int32_t e32 = int32_t(experts);
-  void *args[abi::NumGemmParams] = {&in,       &null, &scalesPtr,
-                                    &zpPtr,    &null, &null,
-                                    &codesPtr, &null, &e32};
+  void *args[abi::NumGemmParams] = {&in,       &null,      &scalesPtr,
+                                    &zpPtr,    &globalPtr, &null,
+                                    &codesPtr, &null,      &e32};
   const double allocMs = 1e3 * since(started) - moduleMs;
   auto launched = Clock::now();
-  if (Status s = driver.check(
-          driver.cuLaunchKernel(k->functions[0], grid[0], grid[1], grid[2],
-                                unsigned(kl.threads), 1, 1, 0, nullptr, args,
-                                nullptr),
-          "cuLaunchKernel (weight quantization)");
-      !s)
-    return s;
+  // The module's kernels in order (a clearing pass first where zero points
+  // are OR-ed or a global maximum is taken; a global scale's amax pass and
+  // its last step around the quantization).
+  for (size_t i = 0; i < k->kernels.size(); ++i) {
+    const abi::KernelLaunch &kl = k->kernels[i];
+    uint32_t grid[3];
+    kl.grid(experts, 0, grid);
+    if (Status s = driver.check(
+            driver.cuLaunchKernel(k->functions[i], grid[0], grid[1], grid[2],
+                                  unsigned(kl.threads), 1, 1, 0, nullptr,
+                                  args, nullptr),
+            "cuLaunchKernel (weight quantization)");
+        !s)
+      return s;
+  }
   // The caller may free `weights` once this returns; the kernel's faults
   // surface here.
   if (Status s = driver.check(driver.cuCtxSynchronize(),
                               "cuCtxSynchronize (weight quantization)");
       !s)
     return s;
+  if (globalScale)
+    if (Status s = globalScale->download(q.globalScale->data.data(),
+                                         q.globalScale->data.size());
+        !s)
+      return s;
   const double kernelMs = 1e3 * since(launched);
   if (l.weight.bias) {
     Result<Tensor> t = tensorOf(WeightOperand::Bias, *storageFor(param));

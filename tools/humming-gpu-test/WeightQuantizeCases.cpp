@@ -107,6 +107,31 @@ std::vector<WeightQuantizeCase> weightQuantizeCases(bool quick) {
       DType::BF16, 128, 256);
   add("u4_g64_e5m2", group(ScalarType::uint(4), ScalarType::e5m2(), 64),
       DType::F16, 128, 256);
+  // Groups of 16 (two per warp) and global scales (NVFP4: amax pass,
+  // quantization under the global scale, global scale written last).
+  add("u4_g16_zp", group(ScalarType::uint(4), ScalarType::f16(), 16,
+                         ZeroPointKind::Int),
+      DType::F16, 128, 256);
+  add("nvfp4_bf16", [&] {
+        WeightSchema w = WeightSchema::make(ScalarType::e2m1(),
+                                            ScalarType::e4m3(),
+                                            Granularity::GroupTensor, 16);
+        return w;
+      }(),
+      DType::BF16, 256, 512, ScalarType::bf16());
+  {
+    WeightQuantizeCase c;
+    c.name = "quantize_weights_moe_nvfp4";
+    c.weight = WeightSchema::make(ScalarType::e2m1(), ScalarType::e4m3(),
+                                  Granularity::GroupTensor, 16);
+    c.weight.experts = 3;
+    c.source = DType::BF16;
+    c.output = ScalarType::bf16();
+    c.n = 128;
+    c.k = 256;
+    c.experts = 3;
+    out.push_back(c);
+  }
   {
     WeightQuantizeCase c;
     c.name = "quantize_weights_moe_u4_g128";
@@ -128,6 +153,11 @@ std::vector<WeightQuantizeCase> weightQuantizeCases(bool quick) {
         8192);
     out.back().timed = true;
     add("mxfp4_8192x8192", group(ScalarType::e2m1(), ScalarType::ue8m0(), 32),
+        DType::BF16, 8192, 8192, ScalarType::bf16());
+    out.back().timed = true;
+    add("nvfp4_8192x8192",
+        WeightSchema::make(ScalarType::e2m1(), ScalarType::e4m3(),
+                           Granularity::GroupTensor, 16),
         DType::BF16, 8192, 8192, ScalarType::bf16());
     out.back().timed = true;
   }
@@ -172,6 +202,8 @@ std::string compareTensors(const QuantizedWeights &device,
     why = one("scales", device.scales, host.scales);
   if (why.empty())
     why = one("zero points", device.zeroPoints, host.zeroPoints);
+  if (why.empty())
+    why = one("global scales", device.globalScale, host.globalScale);
   if (why.empty())
     why = one("bias", device.bias, host.bias);
   return why;

@@ -337,11 +337,14 @@ TEST(KernelTable, WeightPreparationModules) {
   ASSERT_TRUE(quantizePtx.ok()) << quantizePtx.error();
   EXPECT_EQ(quantizePtx->find("call"), std::string::npos);
   table = mh::kernelTable(**quantize);
-  ASSERT_EQ(table.size(), 1u);
+  // Integer zero points: a clearing kernel (32 words per warp) first.
+  ASSERT_EQ(table.size(), 2u);
   EXPECT_EQ(table[0].kind, habi::kWeightQuantizeKernel);
-  EXPECT_EQ(table[0].blockN, 4096 * 32);
+  EXPECT_EQ(table[0].blockN, 4096 * 4 / 32 * 32 / 32);
+  EXPECT_EQ(table[1].kind, habi::kWeightQuantizeKernel);
+  EXPECT_EQ(table[1].blockN, 4096 * 32);
   uint32_t grid[3];
-  table[0].grid(1, 0, grid);
+  table[1].grid(1, 0, grid);
   EXPECT_EQ(grid[0], 4096u * 32 / 8); // one warp per group, 8 per block
 
   // MXFP4 (e2m1 codes, e8m0 scales per 32): one warp per group of 32.
@@ -356,15 +359,37 @@ TEST(KernelTable, WeightPreparationModules) {
   ASSERT_EQ(table.size(), 1u);
   EXPECT_EQ(table[0].blockN, 4096 * 128);
 
-  // NVFP4 (a global scale over every group) stays on the host.
+  // NVFP4 (a global scale over every group, groups of 16): four kernels
+  // in launch order — clear (one warp per expert), amax and quantize (one
+  // warp per pair of groups), finish.
   qs.weight = WeightSchema::make(ScalarType::e2m1(), ScalarType::e4m3(),
                                  Granularity::GroupTensor, 16);
   auto nvfp4 = mh::buildWeightQuantizeModule(ctx, qs);
   ASSERT_TRUE(nvfp4.ok()) << nvfp4.error();
   auto nvfp4Ptx = mh::compileToPtx(**nvfp4, "sm_90a");
-  ASSERT_FALSE(nvfp4Ptx.ok());
-  EXPECT_NE(nvfp4Ptx.error().find("the weight quantization kernel takes "
-                                  "group or channel scales, got group_tensor"),
+  ASSERT_TRUE(nvfp4Ptx.ok()) << nvfp4Ptx.error();
+  EXPECT_EQ(nvfp4Ptx->find("call"), std::string::npos);
+  table = mh::kernelTable(**nvfp4);
+  ASSERT_EQ(table.size(), 4u);
+  EXPECT_NE(table[0].name.find("clear"), std::string::npos) << table[0].name;
+  EXPECT_NE(table[1].name.find("amax"), std::string::npos) << table[1].name;
+  EXPECT_NE(table[3].name.find("finish"), std::string::npos) << table[3].name;
+  EXPECT_EQ(table[0].blockN, 1);
+  EXPECT_EQ(table[1].blockN, 4096 * 4096 / 32);
+  EXPECT_EQ(table[2].blockN, 4096 * 4096 / 32);
+  EXPECT_EQ(table[3].blockN, 1);
+
+  // Block scales stay on the host.
+  qs.weight = WeightSchema::make(ScalarType::e4m3(), ScalarType::f32(),
+                                 Granularity::Block, 128);
+  qs.weight.groupN = 128;
+  auto block = mh::buildWeightQuantizeModule(ctx, qs);
+  ASSERT_TRUE(block.ok()) << block.error();
+  auto blockPtx = mh::compileToPtx(**block, "sm_90a");
+  ASSERT_FALSE(blockPtx.ok());
+  EXPECT_NE(blockPtx.error().find("the weight quantization kernel takes "
+                                  "group, group_tensor or channel scales, "
+                                  "got block"),
             std::string::npos)
-      << nvfp4Ptx.error();
+      << blockPtx.error();
 }

@@ -163,9 +163,11 @@ struct KernelLaunch {
   /// weight tile, a scale, a word of zero points —, one thread per item
   /// and grid-stride step), kWeightQuantizeKernel (humming.quantize of
   /// weights: fp weights in the input slot, codes in the output slot,
-  /// scales and zero points in theirs — integer zero points OR-ed into a
-  /// zeroed buffer —; M the experts, block_n the scale groups of one
-  /// expert, one warp per group and grid-stride step).
+  /// scales, zero points and global scales in theirs; M the experts,
+  /// block_n the items of one expert — scale groups, pairs of 16-column
+  /// groups, blocks of 32 zero-point words to clear, or one —, one warp per
+  /// item and grid-stride step; a module's kernels run in its table's
+  /// order).
   int64_t kind = 0;
   /// Mixture of experts: the routing (kRouting*; kRoutingDense for a
   /// dense GEMM), the experts E, top_k (indexed; 1 otherwise), the indexed

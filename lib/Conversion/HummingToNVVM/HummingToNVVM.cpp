@@ -1108,25 +1108,36 @@ struct LowerToNVVMPass
       op.erase();
     }
     for (QuantizeOp op : weightQuantizes) {
-      WeightQuantizeKernelSpec qs = weightQuantizeSpec(op);
-      std::string name = kernelName(op, "quantize_weights");
-      gpu::GPUFuncOp kernel =
-          buildWeightQuantizeKernel(builder, op.getLoc(), kernels, name, qs);
-      hq::abi::KernelLaunch l = smallLaunch(kernel, weightQuantizeItems(qs),
-                                            hq::abi::kWeightQuantizeKernel);
-      launchTable.push_back(launchAttr(builder, l));
+      // One kernel per phase (most schemas: one), launched in order; the
+      // table lists them in that order.
       ImplicitLocOpBuilder b(op.getLoc(), op);
+      WeightQuantizeKernelSpec qs = weightQuantizeSpec(op);
       const int64_t experts = std::max<int64_t>(1, qs.weight.experts);
       Value null = devicePointer(b, Value());
       SmallVector<Value> args = {
           devicePointer(b, op.getSource()), null,
           devicePointer(b, op.getScales()),
-          devicePointer(b, op.getZeroPoints()), null, null,
+          devicePointer(b, op.getZeroPoints()),
+          devicePointer(b, op.getGlobalScale()), null,
           devicePointer(b, op.getDest()), null,
           arith::ConstantIntOp::create(b, b.getI32Type(), experts)};
-      // One warp per item: 32 thread steps each.
-      launchGridStride(b, kernel, arith::ConstantIndexOp::create(b, experts),
-                       32 * l.blockN, args);
+      for (WeightQuantizePhase phase : weightQuantizePhases(qs)) {
+        qs.phase = phase;
+        std::string name = kernelName(
+            op, phase == WeightQuantizePhase::Clear   ? "quantize_weights_clear"
+                : phase == WeightQuantizePhase::Amax  ? "quantize_weights_amax"
+                : phase == WeightQuantizePhase::Finish
+                    ? "quantize_weights_finish"
+                    : "quantize_weights");
+        gpu::GPUFuncOp kernel =
+            buildWeightQuantizeKernel(builder, op.getLoc(), kernels, name, qs);
+        hq::abi::KernelLaunch l = smallLaunch(kernel, weightQuantizeItems(qs),
+                                              hq::abi::kWeightQuantizeKernel);
+        launchTable.push_back(launchAttr(builder, l));
+        // One warp per item: 32 thread steps each.
+        launchGridStride(b, kernel, arith::ConstantIndexOp::create(b, experts),
+                         32 * l.blockN, args);
+      }
       op.erase();
     }
     for (Operation *op : elementwise) {

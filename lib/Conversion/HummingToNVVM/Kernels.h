@@ -193,11 +193,24 @@ gpu::GPUFuncOp buildSmallKernel(
 /// humming.quantize with a weight schema (WeightQuantizeKernel.cpp):
 /// round-to-nearest of fp weights [E?, N, K] (input slot, logical sizes;
 /// zeros for the padding) into the canonical codes (output slot), scales
-/// (scales slot) and zero points (zero-point slot; integer ones OR-ed into
-/// a zeroed buffer), the host's humming::quantizeWeights bit for bit (its
+/// (scales slot), zero points (zero-point slot; integer ones OR-ed into
+/// the buffer a Clear kernel zeroed) and global scales, the host's humming::quantizeWeights bit for bit (its
 /// arithmetic in f64). One warp per scale group (a row's group, or its whole
 /// row for channel scales) and grid-stride step, kElementwiseThreads
 /// threads per block; M the experts.
+/// A schema's quantization is up to four kernels, run in this order:
+enum class WeightQuantizePhase {
+  /// Zeroes the integer zero points (OR-ed into) and the global scale
+  /// (a maximum is taken into it): one warp per expert.
+  Clear,
+  /// With a global scale: each group's amax, maximized into the expert's
+  /// global-scale slot (its f32 bits, non-negative: ordered as unsigned).
+  Amax,
+  /// The scales, zero points and codes (the global scale from the amax).
+  Quantize,
+  /// With a global scale: the slot's amax becomes the global scale.
+  Finish,
+};
 struct WeightQuantizeKernelSpec {
   ::humming::WeightSchema weight;
   ::humming::ScalarType source = ::humming::ScalarType::f16();
@@ -205,10 +218,15 @@ struct WeightQuantizeKernelSpec {
   int64_t n = 0, k = 0;
   /// The storage type of float zero points (f16 or bf16).
   ::humming::ScalarType zeroPointType = ::humming::ScalarType::f16();
+  WeightQuantizePhase phase = WeightQuantizePhase::Quantize;
 };
 /// Why the kernel cannot quantize into `spec`'s schema, or "".
 std::string weightQuantizeKernelProblem(const WeightQuantizeKernelSpec &spec);
-/// Scale groups (warps' items) of one expert.
+/// The phases `spec`'s schema needs, in order (Quantize alone for most).
+SmallVector<WeightQuantizePhase>
+weightQuantizePhases(const WeightQuantizeKernelSpec &spec);
+/// Warps' items of one expert in `spec.phase`: scale groups (pairs of them
+/// for groups of 16 columns), or one for Clear and Finish.
 int64_t weightQuantizeItems(const WeightQuantizeKernelSpec &spec);
 gpu::GPUFuncOp buildWeightQuantizeKernel(OpBuilder &builder, Location loc,
                                          gpu::GPUModuleOp module,

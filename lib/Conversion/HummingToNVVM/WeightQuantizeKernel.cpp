@@ -25,21 +25,27 @@
 //     gives code 0.
 //
 // One warp per scale group (row r of expert e, group g: groupK columns, or
-// the padded row for channel scales, a multiple of 32) and grid-stride step.
+// the padded row for channel scales, a multiple of 32; groups of 16 go two
+// to a warp, each half-warp reducing its own) and grid-stride step.
 // Pass 1 reads the group 32 columns at a time (lane l column c0 + 32 j + l)
 // and reduces lo / hi / amax over the warp by shuffles; pass 2 reads it
 // again (from L1 / L2) and converts: the 32 codes of a step are exactly b
 // words of the row's bit stream (32 b bits), which lanes 0 .. b-1 assemble
-// by shuffles and store. Lane 0 stores the scale and the zero point
-// (integer zero points are bits of a stream along N shared by rows: one or
-// two atomic ORs into a buffer the caller zeroed).
+// by shuffles and store. The group's first lane stores the scale and the
+// zero point (integer zero points are bits of a stream along N shared by
+// rows: one or two atomic ORs into a buffer the module's Clear kernel
+// zeroed first).
 //
 // Float codes (e4m3, e5m2, e2m1: symmetric, raw = amax / the format's
 // largest value, the code the host's encode makes of w / s), e8m0 scales
 // (2^ceil(log2 raw), clamped to 2^-127 .. 2^127: MXFP4) and e4m3 / e5m2
 // scales (raw rounded as to f16, in the format's own range) are lowered too.
-// Block, tensor and group_tensor granularity and global scales are not (the
-// host quantizes them).
+// A global scale (NVFP4: group_tensor, e4m3 scales) takes two more kernels:
+// Amax maximizes each group's amax into the expert's global-scale slot
+// (its f32 bits), the quantization derives gs = max amax / qmax / the
+// scale type's max (rounded to f32) from it and quantizes raw / gs, and
+// Finish writes gs over the amax. Block and tensor granularity are not
+// lowered (the host quantizes them).
 //
 //===----------------------------------------------------------------------===//
 
@@ -61,6 +67,10 @@ using namespace mlir::humming;
 namespace hq = ::humming;
 
 namespace {
+/// Words of one expert's integer zero points ([N b / 32, G]).
+int64_t zeroPointWords(const hq::WeightSchema &w, int64_t np, int64_t groups) {
+  return np * w.type.bits / 32 * groups;
+}
 /// Columns of a scale group (padded K for channel scales).
 int64_t groupColumns(const WeightQuantizeKernelSpec &s) {
   const int64_t kp = s.k + s.weight.padK;
@@ -83,13 +93,16 @@ mlir::humming::weightQuantizeKernelProblem(const WeightQuantizeKernelSpec &s) {
                              w.zeroPoint == hq::ZeroPointKind::None)) &&
          "a weight type verifyWeightSchema refuses");
   if (w.granularity != hq::Granularity::Group &&
+      w.granularity != hq::Granularity::GroupTensor &&
       w.granularity != hq::Granularity::Channel)
-    return hq::concat(prefix, "takes group or channel scales, got ",
+    return hq::concat(prefix, "takes group, group_tensor or channel scales, "
+                              "got ",
                       hq::toString(w.granularity));
-  if (w.hasGlobalScale())
-    return hq::concat(prefix, "makes no global scale (the host quantizes "
-                              "schemas with one: it needs every group's "
-                              "scale first)");
+  if (w.hasGlobalScale() && w.zeroPoint != hq::ZeroPointKind::None)
+    return hq::concat(prefix, "makes a global scale only for symmetric "
+                              "codes (its maximum is taken over the groups' "
+                              "amax), got ",
+                      hq::toString(w.zeroPoint), " zero points");
   if (!isSixteenOrF32(w.scaleType) && !w.scaleType.isE8M0() &&
       w.scaleType != hq::ScalarType::e4m3() &&
       w.scaleType != hq::ScalarType::e5m2())
@@ -104,17 +117,42 @@ mlir::humming::weightQuantizeKernelProblem(const WeightQuantizeKernelSpec &s) {
       s.zeroPointType != hq::ScalarType::bf16())
     return hq::concat(prefix, "stores float zero points as f16 or bf16, got ",
                       s.zeroPointType.str());
-  if (groupColumns(s) % 32 != 0)
-    return hq::concat(prefix, "converts 32 columns of a group at a time and "
-                              "expects groups (the padded K for channel "
-                              "scales) of a multiple of 32 columns, got ",
-                      groupColumns(s));
+  const int64_t kp = s.k + w.padK;
+  if (groupColumns(s) % 32 != 0 && !(groupColumns(s) == 16 && kp % 32 == 0))
+    return hq::concat(prefix, "converts 32 columns at a time and expects "
+                              "groups (the padded K for channel scales) of "
+                              "a multiple of 32 columns, or of 16 in a padded "
+                              "K of a multiple of 32, got ",
+                      groupColumns(s), " in a padded K of ", kp);
   return "";
 }
 
 int64_t mlir::humming::weightQuantizeItems(const WeightQuantizeKernelSpec &s) {
   const int64_t np = s.n + s.weight.padN, kp = s.k + s.weight.padK;
-  return np * s.weight.groupsAlongK(kp);
+  if (s.phase == WeightQuantizePhase::Finish)
+    return 1;
+  if (s.phase == WeightQuantizePhase::Clear)
+    return s.weight.zeroPoint == hq::ZeroPointKind::Int
+               ? std::max<int64_t>(
+                     1, (zeroPointWords(s.weight, np, s.weight.groupsAlongK(kp)) +
+                         31) /
+                            32)
+               : 1;
+  return np * s.weight.groupsAlongK(kp) / (groupColumns(s) == 16 ? 2 : 1);
+}
+
+SmallVector<WeightQuantizePhase>
+mlir::humming::weightQuantizePhases(const WeightQuantizeKernelSpec &s) {
+  SmallVector<WeightQuantizePhase> out;
+  const bool global = s.weight.hasGlobalScale();
+  if (global || s.weight.zeroPoint == hq::ZeroPointKind::Int)
+    out.push_back(WeightQuantizePhase::Clear);
+  if (global)
+    out.push_back(WeightQuantizePhase::Amax);
+  out.push_back(WeightQuantizePhase::Quantize);
+  if (global)
+    out.push_back(WeightQuantizePhase::Finish);
+  return out;
 }
 
 namespace {
@@ -131,6 +169,9 @@ public:
   void emit() {
     const int64_t np = spec.n + w.padN, kp = spec.k + w.padK;
     const int64_t groups = w.groupsAlongK(kp), len = groupColumns(spec);
+    // Groups of 16 columns: a warp takes two neighbours (half a warp each).
+    const bool half = len == 16;
+    const int64_t perItem = half ? 2 : 1;
     const int64_t items = weightQuantizeItems(spec);
     const int64_t warps = kElementwiseThreads / 32;
     Value tid = ext64(index32(gpu::ThreadIdOp::create(b, gpu::Dimension::x)));
@@ -144,12 +185,33 @@ public:
     b.setInsertionPointToStart(loop.getBody());
     Value item = loop.getInductionVar();
     Value e = div(item, items), rest = rem(item, items);
-    Value r = div(rest, groups), g = rem(rest, groups);
-    Value c0 = mul(g, len);
+    Value isLane0 =
+        arith::CmpIOp::create(b, arith::CmpIPredicate::eq, lane, c64(0));
+    if (spec.phase == WeightQuantizePhase::Clear) {
+      emitClear(e, rest, isLane0, np, groups);
+      return;
+    }
+    if (spec.phase == WeightQuantizePhase::Finish) {
+      auto ifLead = scf::IfOp::create(b, isLane0, /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard g0(b);
+      b.setInsertionPointToStart(ifLead.thenBlock());
+      store(arith::TruncFOp::create(b, f32, globalScaleOf(e)),
+            param(hq::abi::ParamGlobalScale), e);
+      return;
+    }
+    Value r = div(rest, groups / perItem);
+    // The item's first column, and this lane's group.
+    Value colBase = mul(rem(rest, groups / perItem), perItem * len);
+    Value g = half ? add(mul(rem(rest, groups / perItem), 2), div(lane, 16))
+                   : rem(rest, groups);
+    Value isLead =
+        half ? arith::CmpIOp::create(b, arith::CmpIPredicate::eq,
+                                     rem(lane, 16), c64(0))
+             : isLane0;
     rowValid = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, r,
                                      c64(spec.n));
     rowBase = mul(add(mul(e, spec.n), r), spec.k);
-    const int64_t chunks = len / 32;
+    const int64_t chunks = half ? 1 : len / 32;
 
     // Pass 1: lo, hi and amax of the group.
     Value zero = cf(0.0);
@@ -158,7 +220,8 @@ public:
     {
       OpBuilder::InsertionGuard g1(b);
       b.setInsertionPointToStart(stats.getBody());
-      Value v = valueAt(add(c0, add(mul(stats.getInductionVar(), 32), lane)));
+      Value v =
+          valueAt(add(colBase, add(mul(stats.getInductionVar(), 32), lane)));
       Value lo = minOf(stats.getRegionIterArgs()[0], v);
       Value hi = maxOf(stats.getRegionIterArgs()[1], v);
       Value amax = maxOf(stats.getRegionIterArgs()[2], absOf(v));
@@ -166,7 +229,8 @@ public:
     }
     Value lo = stats.getResult(0), hi = stats.getResult(1),
           amax = stats.getResult(2);
-    for (int64_t offset = 16; offset >= 1; offset /= 2) {
+    // (Within each half-warp for pairs of 16-column groups.)
+    for (int64_t offset = half ? 8 : 16; offset >= 1; offset /= 2) {
       auto other = [&](Value v) {
         return gpu::ShuffleOp::create(b, v, c32(offset), c32(32),
                                       gpu::ShuffleMode::XOR)
@@ -175,6 +239,21 @@ public:
       lo = minOf(lo, other(lo));
       hi = maxOf(hi, other(hi));
       amax = maxOf(amax, other(amax));
+    }
+
+    if (spec.phase == WeightQuantizePhase::Amax) {
+      // The expert's largest amax (f32 bits of non-negative values order
+      // as unsigned integers).
+      auto ifLead = scf::IfOp::create(b, isLead, /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(ifLead.thenBlock());
+      Value addr = LLVM::GEPOp::create(b, ptr, i32,
+                                       param(hq::abi::ParamGlobalScale),
+                                       ValueRange{e});
+      LLVM::AtomicRMWOp::create(b, LLVM::AtomicBinOp::umax, addr,
+                                arith::BitcastOp::create(b, i32, amax),
+                                LLVM::AtomicOrdering::monotonic, "device");
+      return;
     }
 
     // The scale and zero point (f64, as the host).
@@ -189,7 +268,10 @@ public:
                     b, arith::SubFOp::create(b, to64(hi), to64(lo)),
                     cd(codeRange))
               : arith::DivFOp::create(b, to64(amax), cd(codeMax));
-    Value scale = roundScale(raw);
+    // With a global scale: s = round(raw / gs), scale = s gs.
+    Value gs = w.hasGlobalScale() ? globalScaleOf(e) : Value();
+    Value stored = roundScale(gs ? arith::DivFOp::create(b, raw, gs) : raw);
+    Value scale = gs ? arith::MulFOp::create(b, stored, gs) : stored;
     Value negLoOverScale =
         arith::DivFOp::create(b, arith::NegFOp::create(b, to64(lo)), scale);
     Value zp = cd(w.type.isSigned ? 0.0 : double(1u << (bits - 1)));
@@ -198,15 +280,13 @@ public:
     else if (w.zeroPoint == hq::ZeroPointKind::Float)
       zp = roundTo(negLoOverScale, spec.zeroPointType);
 
-    // Lane 0: the scale and the zero point.
+    // The group's lead lane: the scale and the zero point.
     {
-      auto ifLead = scf::IfOp::create(
-          b, arith::CmpIOp::create(b, arith::CmpIPredicate::eq, lane, c64(0)),
-          /*withElseRegion=*/false);
+      auto ifLead = scf::IfOp::create(b, isLead, /*withElseRegion=*/false);
       OpBuilder::InsertionGuard g2(b);
       b.setInsertionPointToStart(ifLead.thenBlock());
       Value at = add(mul(add(mul(e, np), r), groups), g);
-      store(narrow(scale, w.scaleType), param(hq::abi::ParamScales), at);
+      store(narrow(stored, w.scaleType), param(hq::abi::ParamScales), at);
       if (w.zeroPoint == hq::ZeroPointKind::Float)
         store(narrow(zp, spec.zeroPointType), param(hq::abi::ParamZeroPoints),
               at);
@@ -244,7 +324,7 @@ public:
       OpBuilder::InsertionGuard g4(b);
       b.setInsertionPointToStart(convert.getBody());
       Value j = convert.getInductionVar();
-      Value v = valueAt(add(c0, add(mul(j, 32), lane)));
+      Value v = valueAt(add(colBase, add(mul(j, 32), lane)));
       Value code = codeOf(arith::DivFOp::create(b, to64(v), scale), zp);
       Value word = assembleWord(code);
       auto ifWriter = scf::IfOp::create(
@@ -253,12 +333,70 @@ public:
           /*withElseRegion=*/false);
       OpBuilder::InsertionGuard g5(b);
       b.setInsertionPointToStart(ifWriter.thenBlock());
-      Value at = add(rowOut, add(div(mul(add(c0, mul(j, 32)), bits), 32), lane));
+      Value at =
+          add(rowOut, add(div(mul(add(colBase, mul(j, 32)), bits), 32), lane));
       store(word, param(hq::abi::ParamOutput), at);
     }
   }
 
 private:
+  /// Clear: item i of expert e zeroes words 32 i .. 32 i + 31 of its
+  /// integer zero points (one per lane), item 0's lane 0 its global scale.
+  void emitClear(Value e, Value item, Value isLane0, int64_t np,
+                 int64_t groups) {
+    if (w.hasGlobalScale()) {
+      auto ifFirst = scf::IfOp::create(
+          b,
+          arith::AndIOp::create(
+              b, isLane0,
+              arith::CmpIOp::create(b, arith::CmpIPredicate::eq, item,
+                                    c64(0))),
+          /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(ifFirst.thenBlock());
+      store(c32(0), param(hq::abi::ParamGlobalScale), e);
+    }
+    if (w.zeroPoint != hq::ZeroPointKind::Int)
+      return;
+    // The expert's [N b / 32, G] words.
+    const int64_t words = zeroPointWords(w, np, groups);
+    Value word = add(mul(item, 32), lane);
+    auto ifInside = scf::IfOp::create(
+        b, arith::CmpIOp::create(b, arith::CmpIPredicate::ult, word,
+                                 c64(words)),
+        /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(ifInside.thenBlock());
+    store(c32(0), param(hq::abi::ParamZeroPoints),
+          add(mul(e, words), word));
+  }
+  /// The host's global scale of expert e from the largest amax the Amax
+  /// phase left in its slot: max raw = max amax / qmax (division by a
+  /// positive constant keeps the order, so the largest quotient is the
+  /// quotient of the largest), gs = max raw / the scale type's largest
+  /// value for fp8 scales (else 1), 1 where not positive and finite, then
+  /// rounded to f32.
+  Value globalScaleOf(Value e) {
+    Value addr = LLVM::GEPOp::create(b, ptr, f32,
+                                     param(hq::abi::ParamGlobalScale),
+                                     ValueRange{e});
+    Value amax = LLVM::LoadOp::create(b, f32, addr);
+    const unsigned bits = w.type.bits;
+    const double codeMax = w.type.isFloat() ? hq::maxValue(w.type)
+                           : bits == 1      ? 1.0
+                                            : double((1u << (bits - 1)) - 1);
+    Value gs = cd(1.0);
+    if (w.scaleType == hq::ScalarType::e4m3() ||
+        w.scaleType == hq::ScalarType::e5m2())
+      gs = arith::DivFOp::create(
+          b, arith::DivFOp::create(b, to64(amax), cd(codeMax)),
+          cd(hq::maxValue(w.scaleType)));
+    Value usable = arith::AndIOp::create(
+        b, cmp(arith::CmpFPredicate::OGT, gs, cd(0.0)),
+        cmp(arith::CmpFPredicate::OLT, gs, cd(INFINITY)));
+    gs = select(usable, gs, cd(1.0));
+    return to64(arith::TruncFOp::create(b, f32, gs));
+  }
   Value cd(double v) {
     return arith::ConstantFloatOp::create(b, cast<FloatType>(f64), APFloat(v));
   }

@@ -96,22 +96,12 @@ func.func @dequantize(%w: memref<256x128xi32>, %s: memref<256x1xf16>, %out: memr
 
 // -----
 
-// Quantizing weights on the device: integer and float codes with group or
-// channel scales of f16, bf16, f32, e8m0, e4m3 or e5m2
-// (quantize-weights.mlir); the other granularities and global scales
-// (NVFP4) are the host's.
-func.func @quantize_nvfp4(%x: memref<256x512xf16>, %q: memref<256x64xi32>, %s: memref<256x32xf8E4M3FN>, %gs: memref<1xf32>) {
-  // expected-error @+1 {{'humming.quantize' op the weight quantization kernel takes group or channel scales, got group_tensor}}
-  humming.quantize %x into %q scales(%s : memref<256x32xf8E4M3FN>) global_scale(%gs : memref<1xf32>)
-      {schema = #humming.weight_schema<type = f4E2M1FN, scale = f8E4M3FN, granularity = group_tensor<16>>}
-      : memref<256x512xf16> -> memref<256x64xi32>
-  return
-}
-
-// -----
-
+// Quantizing weights on the device: integer and float codes with group,
+// group_tensor or channel scales of f16, bf16, f32, e8m0, e4m3 or e5m2,
+// global scales of symmetric codes (quantize-weights.mlir); block and
+// tensor scales are the host's.
 func.func @quantize_block_scales(%x: memref<256x512xf16>, %q: memref<256x64xi32>, %s: memref<2x4xf32>) {
-  // expected-error @+1 {{'humming.quantize' op the weight quantization kernel takes group or channel scales, got block}}
+  // expected-error @+1 {{'humming.quantize' op the weight quantization kernel takes group, group_tensor or channel scales, got block}}
   humming.quantize %x into %q scales(%s : memref<2x4xf32>)
       {schema = #humming.weight_schema<type = si4, scale = f32, granularity = block<128, 128>>}
       : memref<256x512xf16> -> memref<256x64xi32>
@@ -120,21 +110,24 @@ func.func @quantize_block_scales(%x: memref<256x512xf16>, %q: memref<256x64xi32>
 
 // -----
 
-func.func @quantize_global_scale(%x: memref<256x512xf16>, %q: memref<256x64xi32>, %s: memref<256x4xf16>, %gs: memref<1xf32>) {
-  // expected-error @+1 {{'humming.quantize' op the weight quantization kernel makes no global scale (the host quantizes schemas with one: it needs every group's scale first)}}
-  humming.quantize %x into %q scales(%s : memref<256x4xf16>) global_scale(%gs : memref<1xf32>)
-      {schema = #humming.weight_schema<type = si4, scale = f16, granularity = group<128>, global_scale = true>}
+// A global scale is the maximum of the groups' amax: min-max groups (zero
+// points) are not taken.
+func.func @quantize_global_scale_zero_points(%x: memref<256x512xf16>, %q: memref<256x64xi32>, %s: memref<256x4xf16>, %z: memref<32x4xi32>, %gs: memref<1xf32>) {
+  // expected-error @+1 {{'humming.quantize' op the weight quantization kernel makes a global scale only for symmetric codes (its maximum is taken over the groups' amax), got int zero points}}
+  humming.quantize %x into %q scales(%s : memref<256x4xf16>) zero_points(%z : memref<32x4xi32>) global_scale(%gs : memref<1xf32>)
+      {schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<128>, zero_point = int, global_scale = true>}
       : memref<256x512xf16> -> memref<256x64xi32>
   return
 }
 
 // -----
 
-func.func @quantize_group_16(%x: memref<256x512xf16>, %q: memref<256x64xi32>, %s: memref<256x32xf16>) {
-  // expected-error @+1 {{'humming.quantize' op the weight quantization kernel converts 32 columns of a group at a time and expects groups (the padded K for channel scales) of a multiple of 32 columns, got 16}}
-  humming.quantize %x into %q scales(%s : memref<256x32xf16>)
+// Groups of 16 go two to a warp: the padded K must hold 32-column pairs.
+func.func @quantize_group_16_odd_pairs(%x: memref<256x272xf16>, %q: memref<256x34xi32>, %s: memref<256x17xf16>) {
+  // expected-error @+1 {{'humming.quantize' op the weight quantization kernel converts 32 columns at a time and expects groups (the padded K for channel scales) of a multiple of 32 columns, or of 16 in a padded K of a multiple of 32, got 16 in a padded K of 272}}
+  humming.quantize %x into %q scales(%s : memref<256x17xf16>)
       {schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<16>>}
-      : memref<256x512xf16> -> memref<256x64xi32>
+      : memref<256x272xf16> -> memref<256x34xi32>
   return
 }
 

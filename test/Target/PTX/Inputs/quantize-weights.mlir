@@ -6,7 +6,9 @@
 // zero points and bf16 group scales from bf16 weights for two experts,
 // MXFP4 (e2m1 codes, e8m0 scales per 32) from bf16 weights, fp8 e4m3
 // codes with f32 channel scales from f16 weights and e2m1 codes with e4m3
-// scales per 32 (NVFP4's codes and scales without its global scale).
+// scales per 32 (NVFP4's codes and scales without its global scale), NVFP4
+// itself (groups of 16 — two per warp —, e4m3 scales under an f32 global
+// scale: four kernels) for two experts.
 func.func @w4_g128_zp(%x: memref<256x512xf16>, %q: memref<256x64xi32>, %s: memref<256x4xf16>, %z: memref<32x4xi32>) {
   humming.quantize %x into %q scales(%s : memref<256x4xf16>) zero_points(%z : memref<32x4xi32>)
       {schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<128>, zero_point = int>}
@@ -41,5 +43,11 @@ func.func @e2m1_e4m3(%x: memref<64x256xf16>, %q: memref<64x32xi32>, %s: memref<6
   humming.quantize %x into %q scales(%s : memref<64x8xf8E4M3FN>)
       {schema = #humming.weight_schema<type = f4E2M1FN, scale = f8E4M3FN, granularity = group<32>>}
       : memref<64x256xf16> -> memref<64x32xi32>
+  return
+}
+func.func @nvfp4_moe(%x: memref<2x64x256xbf16>, %q: memref<2x64x32xi32>, %s: memref<2x64x16xf8E4M3FN>, %gs: memref<2xf32>) {
+  humming.quantize %x into %q scales(%s : memref<2x64x16xf8E4M3FN>) global_scale(%gs : memref<2xf32>)
+      {schema = #humming.weight_schema<type = f4E2M1FN, scale = f8E4M3FN, granularity = group_tensor<16>, experts = 2>}
+      : memref<2x64x256xbf16> -> memref<2x64x32xi32>
   return
 }
