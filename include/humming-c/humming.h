@@ -94,8 +94,8 @@ int humming_layer_quantize(humming_layer *layer, const float *weights,
  *  to the host when humming_layer_canonical_tensor reads them); `bias` as
  *  there. `device` / `chip` name the current device. Integer codes, or
  *  float codes (e4m3, e5m2, e2m1), with f16 / bf16 / f32 / e8m0 / fp8 group
- *  or channel scales, and NVFP4's global scale: other schemas (block and
- *  tensor granularity) fail (quantize them on the host). */
+ *  or channel scales, global scales (NVFP4) and tensor scales: other
+ *  schemas (block scales) fail (quantize them on the host). */
 int humming_layer_quantize_on_device(humming_layer *layer, const char *device,
                                      const char *chip, uint64_t weights,
                                      const char *dtype, const float *bias);

@@ -596,8 +596,8 @@ class HummingLayer:
         flattens to N*K floats; a MoE layer's [E, N, K]) and, when the layer
         has one, a bias [N] ([E, N]). A CUDA tensor of f16, bf16 or f32 is
         quantized on its GPU where the kernel takes the schema (integer or
-        float codes, group or channel scales of f16, bf16, f32, e8m0 or fp8): the
-        same tensors, bit for bit."""
+        float codes; group, channel or tensor scales, global scales: all but
+        block scales): the same tensors, bit for bit."""
         e = max(1, getattr(self, "num_experts", 0))
         b = None
         if bias is not None:

@@ -109,6 +109,14 @@ std::vector<WeightQuantizeCase> weightQuantizeCases(bool quick) {
       DType::F16, 128, 256);
   // Groups of 16 (two per warp) and global scales (NVFP4: amax pass,
   // quantization under the global scale, global scale written last).
+  // One scale for the tensor (FP8 per tensor, int8 per tensor): its global
+  // scale alone.
+  add("e4m3_tensor", WeightSchema::make(ScalarType::e4m3(), ScalarType::f32(),
+                                        Granularity::Tensor),
+      DType::BF16, 128, 512, ScalarType::bf16());
+  add("s8_tensor", WeightSchema::make(ScalarType::sint(8), ScalarType::f32(),
+                                      Granularity::Tensor),
+      DType::F16, 64, 256);
   add("u4_g16_zp", group(ScalarType::uint(4), ScalarType::f16(), 16,
                          ZeroPointKind::Int),
       DType::F16, 128, 256);

@@ -388,8 +388,8 @@ TEST(KernelTable, WeightPreparationModules) {
   auto blockPtx = mh::compileToPtx(**block, "sm_90a");
   ASSERT_FALSE(blockPtx.ok());
   EXPECT_NE(blockPtx.error().find("the weight quantization kernel takes "
-                                  "group, group_tensor or channel scales, "
-                                  "got block"),
+                                  "group, group_tensor, channel or tensor "
+                                  "scales, got block"),
             std::string::npos)
       << blockPtx.error();
 }

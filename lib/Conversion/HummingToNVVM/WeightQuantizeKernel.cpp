@@ -44,7 +44,8 @@
 // Amax maximizes each group's amax into the expert's global-scale slot
 // (its f32 bits), the quantization derives gs = max amax / qmax / the
 // scale type's max (rounded to f32) from it and quantizes raw / gs, and
-// Finish writes gs over the amax. Block and tensor granularity are not
+// Finish writes gs over the amax. A tensor scale (FP8 per tensor) is gs
+// itself, max amax / qmax, without a scale tensor. Block scales are not
 // lowered (the host quantizes them).
 //
 //===----------------------------------------------------------------------===//
@@ -74,8 +75,10 @@ int64_t zeroPointWords(const hq::WeightSchema &w, int64_t np, int64_t groups) {
 /// Columns of a scale group (padded K for channel scales).
 int64_t groupColumns(const WeightQuantizeKernelSpec &s) {
   const int64_t kp = s.k + s.weight.padK;
-  return s.weight.granularity == hq::Granularity::Channel ? kp
-                                                          : s.weight.groupK;
+  return s.weight.granularity == hq::Granularity::Channel ||
+                 s.weight.granularity == hq::Granularity::Tensor
+             ? kp
+             : s.weight.groupK;
 }
 bool isSixteenOrF32(const hq::ScalarType &t) {
   return t == hq::ScalarType::f16() || t == hq::ScalarType::bf16() ||
@@ -92,19 +95,17 @@ mlir::humming::weightQuantizeKernelProblem(const WeightQuantizeKernelSpec &s) {
   assert((w.type.isInt() || (w.type.mantissaBits >= 1 &&
                              w.zeroPoint == hq::ZeroPointKind::None)) &&
          "a weight type verifyWeightSchema refuses");
-  if (w.granularity != hq::Granularity::Group &&
-      w.granularity != hq::Granularity::GroupTensor &&
-      w.granularity != hq::Granularity::Channel)
-    return hq::concat(prefix, "takes group, group_tensor or channel scales, "
-                              "got ",
+  if (w.granularity == hq::Granularity::Block)
+    return hq::concat(prefix, "takes group, group_tensor, channel or tensor "
+                              "scales, got ",
                       hq::toString(w.granularity));
   if (w.hasGlobalScale() && w.zeroPoint != hq::ZeroPointKind::None)
     return hq::concat(prefix, "makes a global scale only for symmetric "
                               "codes (its maximum is taken over the groups' "
                               "amax), got ",
                       hq::toString(w.zeroPoint), " zero points");
-  if (!isSixteenOrF32(w.scaleType) && !w.scaleType.isE8M0() &&
-      w.scaleType != hq::ScalarType::e4m3() &&
+  if (w.hasScaleTensor() && !isSixteenOrF32(w.scaleType) &&
+      !w.scaleType.isE8M0() && w.scaleType != hq::ScalarType::e4m3() &&
       w.scaleType != hq::ScalarType::e5m2())
     return hq::concat(prefix, "takes f16, bf16, f32, e8m0, e4m3 or e5m2 "
                               "scales, got ",
@@ -268,9 +269,13 @@ public:
                     b, arith::SubFOp::create(b, to64(hi), to64(lo)),
                     cd(codeRange))
               : arith::DivFOp::create(b, to64(amax), cd(codeMax));
-    // With a global scale: s = round(raw / gs), scale = s gs.
+    // With a global scale: s = round(raw / gs), scale = s gs; a tensor
+    // scale is gs alone (s = 1, no scale tensor).
+    const bool tensor = w.granularity == hq::Granularity::Tensor;
     Value gs = w.hasGlobalScale() ? globalScaleOf(e) : Value();
-    Value stored = roundScale(gs ? arith::DivFOp::create(b, raw, gs) : raw);
+    Value stored =
+        tensor ? cd(1.0)
+               : roundScale(gs ? arith::DivFOp::create(b, raw, gs) : raw);
     Value scale = gs ? arith::MulFOp::create(b, stored, gs) : stored;
     Value negLoOverScale =
         arith::DivFOp::create(b, arith::NegFOp::create(b, to64(lo)), scale);
@@ -286,7 +291,8 @@ public:
       OpBuilder::InsertionGuard g2(b);
       b.setInsertionPointToStart(ifLead.thenBlock());
       Value at = add(mul(add(mul(e, np), r), groups), g);
-      store(narrow(stored, w.scaleType), param(hq::abi::ParamScales), at);
+      if (w.hasScaleTensor())
+        store(narrow(stored, w.scaleType), param(hq::abi::ParamScales), at);
       if (w.zeroPoint == hq::ZeroPointKind::Float)
         store(narrow(zp, spec.zeroPointType), param(hq::abi::ParamZeroPoints),
               at);
@@ -386,11 +392,12 @@ private:
                            : bits == 1      ? 1.0
                                             : double((1u << (bits - 1)) - 1);
     Value gs = cd(1.0);
-    if (w.scaleType == hq::ScalarType::e4m3() ||
-        w.scaleType == hq::ScalarType::e5m2())
-      gs = arith::DivFOp::create(
-          b, arith::DivFOp::create(b, to64(amax), cd(codeMax)),
-          cd(hq::maxValue(w.scaleType)));
+    Value maxRaw = arith::DivFOp::create(b, to64(amax), cd(codeMax));
+    if (w.granularity == hq::Granularity::Tensor)
+      gs = maxRaw; // the whole scale
+    else if (w.scaleType == hq::ScalarType::e4m3() ||
+             w.scaleType == hq::ScalarType::e5m2())
+      gs = arith::DivFOp::create(b, maxRaw, cd(hq::maxValue(w.scaleType)));
     Value usable = arith::AndIOp::create(
         b, cmp(arith::CmpFPredicate::OGT, gs, cd(0.0)),
         cmp(arith::CmpFPredicate::OLT, gs, cd(INFINITY)));

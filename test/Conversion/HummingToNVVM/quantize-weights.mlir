@@ -22,6 +22,10 @@
 // CHECK-SAME: {block_m = 1 : i64, block_n = 512 : i64, {{.*}} kind = 10 : i64, {{.*}} name = "nvfp4_moe_quantize_weights_amax8"
 // CHECK-SAME: {block_m = 1 : i64, block_n = 512 : i64, {{.*}} kind = 10 : i64, {{.*}} name = "nvfp4_moe_quantize_weights9"
 // CHECK-SAME: {block_m = 1 : i64, block_n = 1 : i64, {{.*}} kind = 10 : i64, {{.*}} name = "nvfp4_moe_quantize_weights_finish10"
+// CHECK-SAME: {block_m = 1 : i64, block_n = 1 : i64, {{.*}} kind = 10 : i64, {{.*}} name = "fp8_tensor_quantize_weights_clear11"
+// CHECK-SAME: {block_m = 1 : i64, block_n = 64 : i64, {{.*}} kind = 10 : i64, {{.*}} name = "fp8_tensor_quantize_weights_amax12"
+// CHECK-SAME: {block_m = 1 : i64, block_n = 64 : i64, {{.*}} kind = 10 : i64, {{.*}} name = "fp8_tensor_quantize_weights13"
+// CHECK-SAME: {block_m = 1 : i64, block_n = 1 : i64, {{.*}} kind = 10 : i64, {{.*}} name = "fp8_tensor_quantize_weights_finish14"
 // The integer zero points' clearing pass (128 words: 4 warps), then the
 // quantization, with the same arguments.
 // CHECK-LABEL: func.func @w4_g128_zp(
@@ -88,4 +92,10 @@
 // CHECK-LABEL: gpu.func @nvfp4_moe_quantize_weights_finish10(
 // CHECK:         llvm.load %{{.*}} : !llvm.ptr<1> -> f32
 // CHECK:         llvm.store %{{.*}} : f32, !llvm.ptr<1>
+// CHECK:         gpu.return
+// FP8 per tensor: the row's amax maximized into the slot; the quantization
+// stores no scale tensor (its slot is null) and divides by gs itself.
+// CHECK-LABEL: gpu.func @fp8_tensor_quantize_weights13(
+// CHECK-NOT:     llvm.store %{{.*}} : i8, !llvm.ptr<1>
+// CHECK:         arith.minui %{{.*}}, %c126_i32
 // CHECK:         gpu.return

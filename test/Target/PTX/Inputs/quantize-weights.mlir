@@ -8,7 +8,8 @@
 // codes with f32 channel scales from f16 weights and e2m1 codes with e4m3
 // scales per 32 (NVFP4's codes and scales without its global scale), NVFP4
 // itself (groups of 16 — two per warp —, e4m3 scales under an f32 global
-// scale: four kernels) for two experts.
+// scale: four kernels) for two experts, and fp8 e4m3 with one f32 scale
+// for the tensor (its global scale: four kernels, no scale tensor).
 func.func @w4_g128_zp(%x: memref<256x512xf16>, %q: memref<256x64xi32>, %s: memref<256x4xf16>, %z: memref<32x4xi32>) {
   humming.quantize %x into %q scales(%s : memref<256x4xf16>) zero_points(%z : memref<32x4xi32>)
       {schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<128>, zero_point = int>}
@@ -49,5 +50,11 @@ func.func @nvfp4_moe(%x: memref<2x64x256xbf16>, %q: memref<2x64x32xi32>, %s: mem
   humming.quantize %x into %q scales(%s : memref<2x64x16xf8E4M3FN>) global_scale(%gs : memref<2xf32>)
       {schema = #humming.weight_schema<type = f4E2M1FN, scale = f8E4M3FN, granularity = group_tensor<16>, experts = 2>}
       : memref<2x64x256xbf16> -> memref<2x64x32xi32>
+  return
+}
+func.func @fp8_tensor(%x: memref<64x256xbf16>, %q: memref<64x64xi32>, %gs: memref<1xf32>) {
+  humming.quantize %x into %q global_scale(%gs : memref<1xf32>)
+      {schema = #humming.weight_schema<type = f8E4M3FN, scale = f32, granularity = tensor>}
+      : memref<64x256xbf16> -> memref<64x64xi32>
   return
 }
