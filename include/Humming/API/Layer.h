@@ -231,7 +231,8 @@ public:
   /// on the host after transform(), for a later transform to another
   /// device and for callers that save them (a torch state_dict). Those a
   /// device quantization left on the device are downloaded here (null if
-  /// that fails: canonicalTensors() says why).
+  /// that fails: canonicalTensors() says why) — a change of the layer,
+  /// like any other call: not concurrently with other calls on it.
   const QuantizedWeights *canonicalWeights() const;
   /// canonicalWeights() with the download's error.
   Result<const QuantizedWeights *> canonicalTensors() const;
