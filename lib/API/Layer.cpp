@@ -259,6 +259,9 @@ struct Layer::Impl {
   /// frees these.
   struct DeviceCanonical {
     const rt::CudaDriver *driver = nullptr;
+    /// The context current when they were made (null where the driver
+    /// cannot say): another device's transform reads them on the host.
+    rt::CUcontext context = nullptr;
     std::vector<std::pair<WeightOperand, rt::DeviceBuffer>> buffers;
     const rt::DeviceBuffer *find(WeightOperand op) const {
       for (const auto &[o, b] : buffers)
@@ -781,6 +784,8 @@ Status Layer::quantizeOnDevice(const LayerTarget &target, uint64_t weights,
   QuantizedWeights q;
   Impl::DeviceCanonical onDevice;
   onDevice.driver = &driver;
+  if (driver.cuCtxGetCurrent)
+    driver.cuCtxGetCurrent(&onDevice.context);
   auto output = [&](WeightOperand op, DType d, Tensor &t,
                     rt::CUdeviceptr &ptr) -> Status {
     // The shape alone: a Tensor would zero a host copy of the codes (a
@@ -1061,10 +1066,15 @@ Status Layer::transform(const LayerTarget &target) {
     repackOnDevice = repackOnDevice && std::strcmp(v, "device") == 0;
   }
   // Canonical tensors a device quantization left there are repacked where
-  // they are (same driver); anything else reads them on the host.
+  // they are (same driver and context); anything else reads them on the
+  // host (the download finds their device by unified addressing).
   auto weightsStarted = Clock::now();
+  rt::CUcontext current = nullptr;
+  if (driver && driver->cuCtxGetCurrent)
+    driver->cuCtxGetCurrent(&current);
   const bool repackFromDevice = repackOnDevice && l.deviceCanonical &&
-                                l.deviceCanonical->driver == driver;
+                                l.deviceCanonical->driver == driver &&
+                                l.deviceCanonical->context == current;
   if (!repackFromDevice)
     if (Status s = l.canonicalToHost(); !s)
       return Error{concat("bringing the canonical tensors from the device: ",

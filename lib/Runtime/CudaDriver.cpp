@@ -75,6 +75,7 @@ Result<const CudaDriver *> loadDriver() {
   *(void **)&d.cuTensorMapEncodeTiled = dlsym(lib, "cuTensorMapEncodeTiled");
   *(void **)&d.cuLaunchKernelEx = dlsym(lib, "cuLaunchKernelEx");
   *(void **)&d.cuDriverGetVersion = dlsym(lib, "cuDriverGetVersion");
+  *(void **)&d.cuCtxGetCurrent = dlsym(lib, "cuCtxGetCurrent");
   if (Status s = d.check(d.cuInit(0), "cuInit"); !s)
     return Error{s.error()};
   return &d;

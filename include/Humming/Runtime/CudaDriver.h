@@ -121,6 +121,9 @@ struct CudaDriver {
                                            const LaunchConfig *);
   // Optional: the driver's CUDA version (12030 for 12.3).
   CUresult (*cuDriverGetVersion)(int *);
+  // Optional: the calling thread's current context (a layer's device
+  // buffers belong to the context current when they were made).
+  CUresult (*cuCtxGetCurrent)(CUcontext *);
   // Optional (null before CUDA 12): launches with attributes (programmatic
   // dependent launch, see KernelLaunch::gridDependency).
   CUresult (*cuLaunchKernelEx)(const LaunchConfig *, CUfunction, void **,
