@@ -1285,13 +1285,20 @@ Status Layer::transform(const LayerTarget &target) {
         {abi::ParamZeroPoints, &weights.zeroPoints},
         {abi::ParamGlobalScale, &weights.globalScale},
         {abi::ParamBias, &weights.bias}};
-    auto upload = [&](abi::GemmParam param, const Tensor &t) -> Status {
+    // A device copy of a host tensor.
+    auto copyUp = [&](const Tensor &t) -> Result<rt::DeviceBuffer> {
       Result<rt::DeviceBuffer> buf =
           rt::DeviceBuffer::allocate(*driver, t.data.size());
       if (!buf)
         return Error{buf.error()};
       if (Status s = buf->upload(t.data.data(), t.data.size()); !s)
-        return s;
+        return Error{s.error()};
+      return buf;
+    };
+    auto upload = [&](abi::GemmParam param, const Tensor &t) -> Status {
+      Result<rt::DeviceBuffer> buf = copyUp(t);
+      if (!buf)
+        return Error{buf.error()};
       pointers[param] = buf->ptr();
       buffers.emplace_back(param, buf.take());
       return Status::success();
@@ -1316,12 +1323,9 @@ Status Layer::transform(const LayerTarget &target) {
               repackFromDevice ? l.deviceCanonical->find(op) : nullptr) {
         in = d->ptr();
       } else {
-        Result<rt::DeviceBuffer> src =
-            rt::DeviceBuffer::allocate(*driver, t.data.size());
+        Result<rt::DeviceBuffer> src = copyUp(t);
         if (!src)
           return Error{src.error()};
-        if (Status s = src->upload(t.data.data(), t.data.size()); !s)
-          return s;
         in = src->ptr();
         scratch.push_back(src.take());
       }

@@ -120,38 +120,23 @@ std::vector<WeightQuantizeCase> weightQuantizeCases(bool quick) {
   add("u4_g16_zp", group(ScalarType::uint(4), ScalarType::f16(), 16,
                          ZeroPointKind::Int),
       DType::F16, 128, 256);
-  add("nvfp4_bf16", [&] {
-        WeightSchema w = WeightSchema::make(ScalarType::e2m1(),
-                                            ScalarType::e4m3(),
-                                            Granularity::GroupTensor, 16);
-        return w;
-      }(),
+  add("nvfp4_bf16",
+      WeightSchema::make(ScalarType::e2m1(), ScalarType::e4m3(),
+                         Granularity::GroupTensor, 16),
       DType::BF16, 256, 512, ScalarType::bf16());
-  {
-    WeightQuantizeCase c;
-    c.name = "quantize_weights_moe_nvfp4";
-    c.weight = WeightSchema::make(ScalarType::e2m1(), ScalarType::e4m3(),
-                                  Granularity::GroupTensor, 16);
-    c.weight.experts = 3;
-    c.source = DType::BF16;
-    c.output = ScalarType::bf16();
-    c.n = 128;
-    c.k = 256;
-    c.experts = 3;
-    out.push_back(c);
-  }
-  {
-    WeightQuantizeCase c;
-    c.name = "quantize_weights_moe_u4_g128";
-    c.weight = group(ScalarType::uint(4), ScalarType::bf16(), 128);
-    c.weight.experts = 4;
-    c.source = DType::BF16;
-    c.output = ScalarType::bf16();
-    c.n = 256;
-    c.k = 512;
-    c.experts = 4;
-    out.push_back(c);
-  }
+  // MoE layers (bf16 weights and activations): `experts` experts of N x K.
+  auto addMoe = [&](const std::string &name, WeightSchema w, int64_t experts,
+                    int64_t n, int64_t k) {
+    w.experts = experts;
+    add(name, w, DType::BF16, n, k, ScalarType::bf16());
+    out.back().experts = experts;
+  };
+  addMoe("moe_nvfp4",
+         WeightSchema::make(ScalarType::e2m1(), ScalarType::e4m3(),
+                            Granularity::GroupTensor, 16),
+         3, 128, 256);
+  addMoe("moe_u4_g128", group(ScalarType::uint(4), ScalarType::bf16(), 128), 4,
+         256, 512);
   if (!quick) {
     add("u4_g128_8192x8192", group(ScalarType::uint(4), ScalarType::f16(), 128),
         DType::F16, 8192, 8192);

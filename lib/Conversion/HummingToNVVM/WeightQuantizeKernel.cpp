@@ -80,6 +80,13 @@ int64_t groupColumns(const WeightQuantizeKernelSpec &s) {
              ? kp
              : s.weight.groupK;
 }
+/// The largest code magnitude of symmetric codes (the host's symmetricMax):
+/// the format's largest value for floats, 2^(b-1) - 1 (1 for one bit).
+double symmetricMax(const hq::ScalarType &t) {
+  if (t.isFloat())
+    return hq::maxValue(t);
+  return t.bits == 1 ? 1.0 : double((1u << (t.bits - 1)) - 1);
+}
 bool isSixteenOrF32(const hq::ScalarType &t) {
   return t == hq::ScalarType::f16() || t == hq::ScalarType::bf16() ||
          t == hq::ScalarType::f32();
@@ -104,12 +111,12 @@ mlir::humming::weightQuantizeKernelProblem(const WeightQuantizeKernelSpec &s) {
                               "codes (its maximum is taken over the groups' "
                               "amax), got ",
                       hq::toString(w.zeroPoint), " zero points");
-  if (w.hasScaleTensor() && !isSixteenOrF32(w.scaleType) &&
-      !w.scaleType.isE8M0() && w.scaleType != hq::ScalarType::e4m3() &&
-      w.scaleType != hq::ScalarType::e5m2())
-    return hq::concat(prefix, "takes f16, bf16, f32, e8m0, e4m3 or e5m2 "
-                              "scales, got ",
-                      w.scaleType.str());
+  // (Every scale type the schema admits for group and channel scales is
+  // one the kernel rounds to: verifyWeightSchema.)
+  assert((!w.hasScaleTensor() || isSixteenOrF32(w.scaleType) ||
+          w.scaleType.isE8M0() || w.scaleType == hq::ScalarType::e4m3() ||
+          w.scaleType == hq::ScalarType::e5m2()) &&
+         "a scale type verifyWeightSchema refuses");
   if (!isSixteenOrF32(s.source))
     return hq::concat(prefix, "reads f16, bf16 or f32 weights, got ",
                       s.source.str());
@@ -261,9 +268,7 @@ public:
     const unsigned bits = w.type.bits;
     const double codeRange = double((1u << bits) - 1);
     const bool useZp = w.zeroPoint != hq::ZeroPointKind::None;
-    const double codeMax = w.type.isFloat() ? hq::maxValue(w.type)
-                           : bits == 1      ? 1.0
-                                            : double((1u << (bits - 1)) - 1);
+    const double codeMax = symmetricMax(w.type);
     Value raw =
         useZp ? arith::DivFOp::create(
                     b, arith::SubFOp::create(b, to64(hi), to64(lo)),
@@ -387,12 +392,9 @@ private:
                                      param(hq::abi::ParamGlobalScale),
                                      ValueRange{e});
     Value amax = LLVM::LoadOp::create(b, f32, addr);
-    const unsigned bits = w.type.bits;
-    const double codeMax = w.type.isFloat() ? hq::maxValue(w.type)
-                           : bits == 1      ? 1.0
-                                            : double((1u << (bits - 1)) - 1);
     Value gs = cd(1.0);
-    Value maxRaw = arith::DivFOp::create(b, to64(amax), cd(codeMax));
+    Value maxRaw =
+        arith::DivFOp::create(b, to64(amax), cd(symmetricMax(w.type)));
     if (w.granularity == hq::Granularity::Tensor)
       gs = maxRaw; // the whole scale
     else if (w.scaleType == hq::ScalarType::e4m3() ||
@@ -470,13 +472,7 @@ private:
   /// 2^(e - M). A zero keeps its sign.
   Value roundTo(Value a, const hq::ScalarType &t) {
     const int64_t m = t.mantissaBits, eMin = 1 - t.bias();
-    Value bits = arith::BitcastOp::create(b, i64, a);
-    Value exp = arith::SubIOp::create(
-        b,
-        arith::AndIOp::create(b, arith::ShRUIOp::create(b, bits, c64(52)),
-                              c64(0x7ff)),
-        c64(1023));
-    Value e = arith::MaxSIOp::create(b, exp, c64(eMin));
+    Value e = arith::MaxSIOp::create(b, exponentOf(a), c64(eMin));
     Value scaled =
         arith::MulFOp::create(b, a, pow2(arith::SubIOp::create(b, c64(m), e)));
     Value rounded = arith::MulFOp::create(
@@ -484,7 +480,8 @@ private:
     const double top = hq::maxValue(t);
     return select(cmp(arith::CmpFPredicate::OGE, a, cd(top)), cd(top), rounded);
   }
-  /// The unbiased exponent of a positive normal f64 (i64).
+  /// The unbiased exponent of a non-negative f64 (i64): floor(log2 a) for
+  /// normal values, -1023 for zero and subnormals.
   Value exponentOf(Value a) {
     Value bits = arith::BitcastOp::create(b, i64, a);
     return arith::SubIOp::create(
@@ -493,7 +490,7 @@ private:
                               c64(0x7ff)),
         c64(1023));
   }
-  /// The host's roundScale for f16, bf16, f32 and e8m0 scales.
+  /// The host's roundScale for f16, bf16, f32, e8m0, e4m3 and e5m2 scales.
   Value roundScale(Value raw) {
     const hq::ScalarType &t = w.scaleType;
     Value usable = arith::AndIOp::create(
