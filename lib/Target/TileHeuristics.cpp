@@ -390,9 +390,21 @@ bool sameKernel(const TileConfig &a, const TileConfig &b) {
 /// Appends `t` to `out`, or widens the last range where both are one
 /// kernel (batch-invariant tiles, and devices where a range's special tile
 /// does not apply: one kernel less to compile and load).
-void appendRange(std::vector<TileConfig> &out, const TileConfig &t) {
+/// Whether an mma_sync tile of one 16-row warp row compiles to a faster
+/// kernel for at most 8 tokens than for more: up to 8 it leaves the C rows
+/// g + 8 unscaled and (16-bit activations, f32 sums, not batch-invariant)
+/// takes the transposed product, the weights as the m16n8k16 A operand —
+/// half the MMAs (MmaSyncEmitter::compute, weightsAsA). So its ranges are
+/// not merged across 8 / 9 (`keepEight`; batch-invariant layers merge).
+bool splitsAtEightTokens(const TileConfig &t) {
+  return t.mma == MmaKind::MmaSync && t.blockM == 16 && t.warpM == 16;
+}
+
+void appendRange(std::vector<TileConfig> &out, const TileConfig &t,
+                 bool keepEight = true) {
   if (!out.empty() && out.back().mMax + 1 == t.mMin &&
-      sameKernel(out.back(), t)) {
+      sameKernel(out.back(), t) &&
+      !(keepEight && out.back().mMax == 8 && splitsAtEightTokens(t))) {
     out.back().mMax = t.mMax;
     return;
   }
@@ -707,7 +719,7 @@ selectNarrowMmaSyncTiles(const WeightSchema &w, const InputSchema &in,
     if (Diag d = verifyTileConfig(t))
       return Error{concat("the tile heuristics chose an invalid tile (a bug): ",
                           *d)};
-    appendRange(out, t);
+    appendRange(out, t, !c.batchInvariant);
   }
   return out;
 }
@@ -844,9 +856,10 @@ Result<std::vector<TileConfig>> selectMmaSyncTiles(const WeightSchema &w,
       sharedFrom = 9, ranges[0].hi = 8, ranges[1].lo = 9;
   }
   if (wideShared) {
+    // (Two kernels of the one tile: M = 1..8 and 9..16, appendRange.)
     sharedFrom = 1;
-    ranges[0] = {1, 16};
-    ranges.erase(ranges.begin() + 1);
+    ranges[0] = {1, 8};
+    ranges[1] = {9, 16};
   }
   std::vector<TileConfig> out;
   for (Range r : ranges) {
@@ -855,11 +868,12 @@ Result<std::vector<TileConfig>> selectMmaSyncTiles(const WeightSchema &w,
               clusterSplitTile(w, n, k, c, device, r.hi)) {
         t->mMin = r.lo;
         t->mMax = r.hi;
-        appendRange(out, *t);
+        appendRange(out, *t, !c.batchInvariant);
         continue;
       }
     }
-    if (r.lo == sharedFrom && !c.batchInvariant &&
+    if ((r.lo == sharedFrom || (wideShared && r.hi == 16)) &&
+        !c.batchInvariant &&
         double(r.lo) <= crossover) {
       if (std::optional<TileConfig> t =
               wideShared  ? wideShared
@@ -867,7 +881,7 @@ Result<std::vector<TileConfig>> selectMmaSyncTiles(const WeightSchema &w,
                           : sharedActivationTile(w, n, k, device)) {
         t->mMin = r.lo;
         t->mMax = r.hi;
-        appendRange(out, *t);
+        appendRange(out, *t, !c.batchInvariant);
         continue;
       }
     }
@@ -876,7 +890,7 @@ Result<std::vector<TileConfig>> selectMmaSyncTiles(const WeightSchema &w,
               wgmmaTile(w, n, k, c, device, 64, 4, 512)) {
         t->mMin = r.lo;
         t->mMax = r.hi;
-        appendRange(out, *t);
+        appendRange(out, *t, !c.batchInvariant);
         continue;
       }
     }
@@ -903,7 +917,7 @@ Result<std::vector<TileConfig>> selectMmaSyncTiles(const WeightSchema &w,
       if (t) {
         t->mMin = r.lo;
         t->mMax = r.hi;
-        appendRange(out, *t);
+        appendRange(out, *t, !c.batchInvariant);
         continue;
       }
     }
@@ -1049,7 +1063,7 @@ Result<std::vector<TileConfig>> selectMmaSyncTiles(const WeightSchema &w,
     if (Diag d = verifyTileConfig(t))
       return Error{concat("the tile heuristics chose an invalid tile (a bug): ",
                           *d)};
-    appendRange(out, t);
+    appendRange(out, t, !c.batchInvariant);
   }
   return out;
 }

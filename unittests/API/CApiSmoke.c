@@ -45,16 +45,17 @@ int humming_c_smoke(char *why, size_t size) {
     humming_layer_destroy(layer);
     return 1;
   }
-  /* 256 x 512 on the H200: M ranges 1-64, 65-512, 513- (equal tiles merged). */
-  if (humming_layer_kernel_count(layer) != 3 || !humming_layer_is_prepared(layer)) {
-    snprintf(why, size, "expected 3 prepared kernels, got %d (prepared %d)",
+  /* 256 x 512 on the H200: M ranges 1-8, 9-64, 65-512, 513- (equal tiles
+     merged, not across 8 / 9). */
+  if (humming_layer_kernel_count(layer) != 4 || !humming_layer_is_prepared(layer)) {
+    snprintf(why, size, "expected 4 prepared kernels, got %d (prepared %d)",
              humming_layer_kernel_count(layer), humming_layer_is_prepared(layer));
     humming_layer_destroy(layer);
     return 1;
   }
   humming_transform_stats stats;
   if (humming_layer_transform_stats(layer, &stats) != 0 ||
-      stats.compiled + stats.cached != 3 || stats.kernel_seconds < 0 ||
+      stats.compiled + stats.cached != 4 || stats.kernel_seconds < 0 ||
       stats.slowest_kernel_seconds > stats.kernel_seconds ||
       stats.weight_seconds < 0) {
     snprintf(why, size, "transform stats: %d compiled, %d cached, %g s, %g s, %g s",

@@ -474,9 +474,10 @@ TEST(Layer, TransformCompilesEveryKernelForTheTarget) {
   Status s = layer->transform({"H200", "", /*compileOnly=*/true});
   ASSERT_TRUE(s.ok()) << s.error();
   EXPECT_TRUE(layer->prepared());
-  // One per M range (1-64, 65-512, 513-: the heuristics' ranges with equal
-  // tiles merged).
-  ASSERT_EQ(layer->kernels().size(), 3u);
+  // One per M range (1-8, 9-64, 65-512, 513-: the heuristics' ranges with
+  // equal tiles merged, but not across 8 / 9: up to 8 tokens the 16-row
+  // tile takes the transposed product).
+  ASSERT_EQ(layer->kernels().size(), 4u);
   EXPECT_EQ(layer->kernels()[0].mMin, 1);
   EXPECT_EQ(layer->kernels().back().mMax, 0);
   EXPECT_NE(layer->ptx().find(".target sm_90a"), std::string::npos);
@@ -486,14 +487,14 @@ TEST(Layer, TransformCompilesEveryKernelForTheTarget) {
   for (size_t at = layer->ptx().find(".version"); at != std::string::npos;
        at = layer->ptx().find(".version", at + 1))
     ++modules;
-  EXPECT_EQ(modules, 3u);
-  EXPECT_EQ(layer->transformStats().compiled + layer->transformStats().cached, 3);
+  EXPECT_EQ(modules, 4u);
+  EXPECT_EQ(layer->transformStats().compiled + layer->transformStats().cached, 4);
   // The same layer again: every kernel from the cache, no pipeline run.
   Result<Layer> twin = Layer::create(256, 512, w4, kF16);
   ASSERT_TRUE(twin.ok());
   ASSERT_TRUE(twin->quantize(w.data()).ok());
   ASSERT_TRUE(twin->transform({"H200", "", true}).ok());
-  EXPECT_EQ(twin->transformStats().cached, 3);
+  EXPECT_EQ(twin->transformStats().cached, 4);
   EXPECT_EQ(twin->transformStats().compiled, 0);
   EXPECT_EQ(twin->ptx(), layer->ptx());
   EXPECT_LT(twin->transformStats().kernelSeconds, 0.5);
@@ -862,9 +863,9 @@ TEST(Layer, JitThreadsBoundTheParallelCompile) {
   Status s = layer->transform({"H200", "", true});
   ::unsetenv("HUMMING_JIT_THREADS");
   ASSERT_TRUE(s.ok()) << s.error();
-  EXPECT_EQ(layer->kernels().size(), 3u);
-  EXPECT_EQ(layer->transformStats().compiled + layer->transformStats().cached, 3);
-  EXPECT_NE(layer->ptx().find(".entry layer_gemm0_m2"), std::string::npos);
+  EXPECT_EQ(layer->kernels().size(), 4u);
+  EXPECT_EQ(layer->transformStats().compiled + layer->transformStats().cached, 4);
+  EXPECT_NE(layer->ptx().find(".entry layer_gemm0_m3"), std::string::npos);
 }
 
 TEST(Layer, DependentLaunchSettingAndKernelTable) {
@@ -1021,7 +1022,7 @@ TEST(Layer, TheCanonicalLayoutCanBeChosen) {
   s = layer->transform(target);
   ASSERT_TRUE(s.ok()) << s.error();
   EXPECT_TRUE(layer->prepared());
-  EXPECT_EQ(layer->kernels().size(), 3u);
+  EXPECT_EQ(layer->kernels().size(), 4u);
 }
 
 TEST(Layer, ForwardWithoutADeviceFailsAtTransform) {

@@ -619,18 +619,23 @@ TEST(TileHeuristics, WideNTakesTheSharedTileWithoutASplitOnSm90a) {
   // H200, N = 14336: 112 blocks of 128 columns, more than half the SMs:
   // one shared-activation tile serves M = 1..16 — the 256 x 256 one with
   // K split in two (56 blocks, 112 CTAs; 2026-12-01), which beat the
-  // unsplit 128-column block_copies tile (2026-12-01) at M = 1, 9 and 16.
+  // unsplit 128-column block_copies tile (2026-12-01) at M = 1, 9 and 16 —
+  // as two kernels, 1..8 (the transposed product) and 9..16.
   // N = 8192 (64 blocks) keeps the per-warp tile to M = 8 and the 256 x
   // 256 tile for 9..16; the A100 keeps 1..8 and 9..16.
   Result<std::vector<TileConfig>> t = selectMmaSyncTiles(
       w4g128(), kF16, {}, 14336, 4096, *lookupDevice("H200"));
   ASSERT_TRUE(bool(t));
   EXPECT_EQ((*t)[0].mMin, 1);
-  EXPECT_EQ((*t)[0].mMax, 16);
+  EXPECT_EQ((*t)[0].mMax, 8);
   EXPECT_TRUE((*t)[0].shareActivations);
   EXPECT_EQ((*t)[0].blockN, 256);
   EXPECT_EQ((*t)[0].splitK, 2);
-  EXPECT_EQ((*t)[1].mMin, 17);
+  EXPECT_EQ((*t)[1].mMin, 9);
+  EXPECT_EQ((*t)[1].mMax, 16);
+  EXPECT_TRUE((*t)[1].shareActivations);
+  EXPECT_EQ((*t)[1].splitK, 2);
+  EXPECT_EQ((*t)[2].mMin, 17);
   // 4096 x 4096: 16 blocks of 256 columns, and K = 4096 in 16 iterations
   // of 256: a split of 8 leaves 2 per CTA, of 4 only 64 CTAs (it lost:
   // 9.0-9.5 us vs 8.5), so not this tile.
@@ -642,8 +647,10 @@ TEST(TileHeuristics, WideNTakesTheSharedTileWithoutASplitOnSm90a) {
   t = selectMmaSyncTiles(w4g128(), kF16, {}, 28672, 8192, *lookupDevice("H200"));
   ASSERT_TRUE(bool(t));
   EXPECT_TRUE((*t)[0].shareActivations);
-  EXPECT_EQ((*t)[0].mMax, 16);
+  EXPECT_EQ((*t)[0].mMax, 8);
   EXPECT_EQ((*t)[0].splitK, 1);
+  EXPECT_EQ((*t)[1].mMax, 16);
+  EXPECT_EQ((*t)[1].splitK, 1);
   t = selectMmaSyncTiles(w4g128(), kF16, {}, 8192, 8192, *lookupDevice("H200"));
   ASSERT_TRUE(bool(t));
   EXPECT_EQ((*t)[0].mMax, 8);
@@ -659,6 +666,29 @@ TEST(TileHeuristics, WideNTakesTheSharedTileWithoutASplitOnSm90a) {
   t = selectMmaSyncTiles(w4g128(), kF16, c, 14336, 4096, *lookupDevice("H200"));
   ASSERT_TRUE(bool(t));
   EXPECT_FALSE((*t)[0].blockCopies);
+}
+
+TEST(TileHeuristics, SixteenRowTilesKeepAKernelForAtMostEightTokens) {
+  // A 16-row mma_sync tile compiles to a faster kernel up to 8 tokens (the
+  // transposed product): equal neighbours are merged, but not across 8 / 9
+  // — except for batch-invariant layers, whose kernels keep the MMAs'
+  // operand roles at every M.
+  Result<std::vector<TileConfig>> t =
+      selectMmaSyncTiles(w4g128(), kF16, {}, 256, 512, *lookupDevice("H200"));
+  ASSERT_TRUE(bool(t));
+  ASSERT_GE(t->size(), 2u);
+  EXPECT_EQ((*t)[0].mMin, 1);
+  EXPECT_EQ((*t)[0].mMax, 8);
+  EXPECT_EQ((*t)[1].mMin, 9);
+  EXPECT_EQ((*t)[0].blockN, (*t)[1].blockN);
+  EXPECT_EQ((*t)[0].warpM, 16);
+  ComputeOptions invariant;
+  invariant.batchInvariant = true;
+  t = selectMmaSyncTiles(w4g128(), kF16, invariant, 256, 512,
+                         *lookupDevice("H200"));
+  ASSERT_TRUE(bool(t));
+  EXPECT_EQ((*t)[0].mMin, 1);
+  EXPECT_GT((*t)[0].mMax, 8);
 }
 
 TEST(TileHeuristics, RefusesLayersTheLayoutCannotHold) {

@@ -699,8 +699,10 @@ struct LowerToNVVMPass
       GemmKernelSpec spec;
       spec.weight = w;
       spec.input = op.inputSchema.toHost();
-      if (ComputeAttr compute = op.compute)
+      if (ComputeAttr compute = op.compute) {
         spec.f16Accumulation = compute.getF16Accumulation();
+        spec.batchInvariant = compute.getBatchInvariant();
+      }
       spec.output = *toScalarType(outputType.getElementType());
       spec.kAct = inputType.getDimSize(1);
       spec.nOut = outputType.getDimSize(1);

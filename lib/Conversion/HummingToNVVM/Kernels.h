@@ -33,6 +33,10 @@ struct GemmKernelSpec {
   /// Accumulate in f16 (prepared kernels, f16 activations): channel scales
   /// then move into the main loop so the f16 sums stay in range.
   bool f16Accumulation = false;
+  /// Batch-invariant layers (#humming.compute): a row's result may not
+  /// depend on M, so every M-range kernel keeps the MMAs' operand roles
+  /// (no transposed product at M <= 8: PreparedEmitter::weightsAsA).
+  bool batchInvariant = false;
   /// Programmatic dependent launch (sm_90 and later; KernelABI.h
   /// KernelLaunch::gridDependency): the kernel runs griddepcontrol.wait
   /// before its first read of the activations and launch_dependents after

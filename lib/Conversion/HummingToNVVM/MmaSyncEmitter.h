@@ -130,19 +130,32 @@ private:
   /// compute() consumes them.
   Stage readCooperativeSlot(Value slot);
   /// Appends to `s` the m16n8k16 A fragment a0..a3 that ldmatrix.x4 reads
-  /// from the rows this lane's `addr` points at.
+  /// from the rows this lane's `addr` points at (weightsAsA: the B
+  /// fragment b0, b1 of tokens 0..7, ldmatrix.x2).
   void pushLdmatrix(Value addr, Stage &s);
   /// The row of a 16-row activation tile whose address this lane gives
   /// ldmatrix.x4: lane % 8 + 8 ((lane / 8) % 2) (lanes 16-31 repeat the rows
-  /// for the second 8 columns).
+  /// for the second 8 columns); ldmatrix.x2 of rows 0..7 (weightsAsA):
+  /// lane % 8.
   Value ldmatrixRow() {
+    Value low = arith::AndIOp::create(b, lane, c32(7));
+    if (weightsAsA)
+      return low;
     return arith::AddIOp::create(
-        b, arith::AndIOp::create(b, lane, c32(7)),
+        b, low,
         arith::MulIOp::create(
             b,
             arith::AndIOp::create(b, arith::ShRUIOp::create(b, lane, c32(3)),
                                   c32(1)),
             c32(8)));
+  }
+  /// The 8-column half of the row this lane's ldmatrix address points at
+  /// (before any swizzle): lane / 16 for x4, (lane / 8) % 2 for x2.
+  Value ldmatrixHalf() {
+    if (weightsAsA)
+      return arith::AndIOp::create(b, arith::ShRUIOp::create(b, lane, c32(3)),
+                                   c32(1));
+    return arith::ShRUIOp::create(b, lane, c32(4));
   }
   /// Shared-memory address (ptr<3>) of word `word` of `chunk` of `slot` for
   /// this lane.
@@ -151,6 +164,11 @@ private:
   Value slotAddress(Value slot, Value chunk, int64_t word);
   /// One iteration's MMAs over the words of its slot.
   SmallVector<Value> compute(ArrayRef<Value> accs, ArrayRef<Value> stage);
+  /// weightsAsA: the loop's transposed sums (D element e of m16 tile J:
+  /// column 16 J + g + 8 (e / 2), token 2 q + e % 2) in the C layout the
+  /// epilogue takes (element e of sub-tile j: token g + 8 (e / 2), column
+  /// 8 j + 2 q + e % 2), by 32 shuffles once after the loop.
+  SmallVector<Value> untransposeSums(ArrayRef<Value> t);
   /// The same with 8- or 4-bit activations: per k32 step (k-tiles 2 s,
   /// 2 s + 1; k64 over four k-tiles with 4-bit ones) the eight n8
   /// sub-tiles' B registers (eightBitWord, fourBitWord) and one m16n8k32

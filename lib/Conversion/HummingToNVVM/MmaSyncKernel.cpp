@@ -286,7 +286,7 @@ MmaSyncEmitter::Stage MmaSyncEmitter::readCooperativeSlot(Value slot) {
   // i / 16 (swapped by bit 2 of the row, which is bit 2 of i).
   Value rowInGroup = ldmatrixRow();
   Value half = arith::XOrIOp::create(
-      b, arith::ShRUIOp::create(b, lane, c32(4)),
+      b, ldmatrixHalf(),
       arith::AndIOp::create(b, arith::ShRUIOp::create(b, lane, c32(2)),
                             c32(1)));
   Value laneA = arith::AddIOp::create(
@@ -358,7 +358,18 @@ MmaSyncEmitter::Stage MmaSyncEmitter::readCooperativeSlot(Value slot) {
       // The lane's eight columns of the block's scales / zero points (with
       // scale_after_mma: the 16 scales of its C columns, prepared columns
       // 16 q ..+16 of its n-tile).
-      if (perKScales && postScale)
+      // (weightsAsA: the address of the 8 scales of its B columns,
+      // prepared columns 8 g ..+8, loaded after the MMAs.)
+      if (perKScales && postScale && weightsAsA)
+        s.push_back(smemAt(arith::AddIOp::create(
+            b, at,
+            arith::MulIOp::create(
+                b,
+                arith::AddIOp::create(b,
+                                      arith::MulIOp::create(b, warpN, c32(64)),
+                                      arith::MulIOp::create(b, grp, c32(8))),
+                c32(2)))));
+      else if (perKScales && postScale)
         loadWords(arith::AddIOp::create(
                       b, at,
                       arith::MulIOp::create(
@@ -430,9 +441,14 @@ MmaSyncEmitter::Stage MmaSyncEmitter::readSlot(Value slot) {
   for (int64_t c = 0; c < chunks; ++c) {
     int64_t n = words[size_t(c)];
     if (columnScales[size_t(c)]) {
-      // The 16 scales of this lane's C columns: byte 32 q of the chunk.
-      pushWords(smemAt(inChunk(c, arith::MulIOp::create(b, quad, c32(32)))), 8,
-                /*alignment=*/16, s);
+      // The 16 scales of this lane's C columns: byte 32 q of the chunk
+      // (weightsAsA: the 8 of its B columns 8 j + g, lane g's copy at byte
+      // 16 g).
+      if (weightsAsA)
+        s.push_back(smemAt(inChunk(c, arith::MulIOp::create(b, grp, c32(16)))));
+      else
+        pushWords(smemAt(inChunk(c, arith::MulIOp::create(b, quad, c32(32)))),
+                  8, /*alignment=*/16, s);
       continue;
     }
     if (wide[size_t(c)]) {
@@ -454,10 +470,9 @@ MmaSyncEmitter::Stage MmaSyncEmitter::readSlot(Value slot) {
       // ldmatrixRow(), columns 8 (i / 16); the four 8 x 8 matrices come back
       // as the m16n8k16 A fragment a0..a3.
       Value row = ldmatrixRow();
-      Value byte = arith::AddIOp::create(
-          b, arith::MulIOp::create(b, row, c32(32)),
-          arith::MulIOp::create(b, arith::ShRUIOp::create(b, lane, c32(4)),
-                                c32(16)));
+      Value byte =
+          arith::AddIOp::create(b, arith::MulIOp::create(b, row, c32(32)),
+                                arith::MulIOp::create(b, ldmatrixHalf(), c32(16)));
       if (int64_t j = activation[size_t(c)]; j >= 0) {
         // share_activations: tile j lies in the region of warp j % warpsN
         // of this K group (regions are warp-major, warps of a group
@@ -476,13 +491,14 @@ MmaSyncEmitter::Stage MmaSyncEmitter::readSlot(Value slot) {
 }
 
 void MmaSyncEmitter::pushLdmatrix(Value addr, Stage &s) {
-  Type four = LLVM::LLVMStructType::getLiteral(b.getContext(),
-                                               SmallVector<Type>(4, i32));
+  const unsigned count = weightsAsA ? 2 : 4;
+  Type regs = LLVM::LLVMStructType::getLiteral(b.getContext(),
+                                               SmallVector<Type>(count, i32));
   Value frag = NVVM::LdMatrixOp::create(
-      b, four, addr, 4u, NVVM::MMALayout::row,
+      b, regs, addr, count, NVVM::MMALayout::row,
       NVVM::LdStMatrixShapeAttr::get(b.getContext(), 8, 8),
       NVVM::LdStMatrixEltType::B16);
-  for (int64_t i = 0; i < 4; ++i)
+  for (unsigned i = 0; i < count; ++i)
     s.push_back(LLVM::ExtractValueOp::create(b, frag, i));
 }
 
@@ -625,7 +641,7 @@ SmallVector<Value> MmaSyncEmitter::compute(ArrayRef<Value> accIn,
       planeWords.push_back(words);
     }
     SmallVector<Value> a;
-    for (int64_t i = 0; i < 4 * mt; ++i)
+    for (int64_t i = 0; i < (weightsAsA ? 2 : 4) * mt; ++i)
       a.push_back(next()); // zero-filled outside [0, M) x [0, K)
     if (u == 0 || !groupPerIter)
       readGroup(next, group);
@@ -646,6 +662,30 @@ SmallVector<Value> MmaSyncEmitter::compute(ArrayRef<Value> accIn,
     // The MMAs add into the accumulators, or with scale_after_mma into the
     // iteration's unscaled sums.
     SmallVector<Value> &into = postScale ? sums : accs;
+    if (weightsAsA) {
+      // D = W^T-tile x tokens: m16 tile J (columns 16 J ..+16) is n8
+      // sub-tiles 2 J and 2 J + 1, whose b0 / b1 (rows g, k 2 q / 2 q + 8)
+      // are the A registers a0 / a2 (rows g) and a1 / a3 (rows g + 8);
+      // tokens 0..7 come from ldmatrix.x2 (pushLdmatrix) as the B
+      // operand's b0 / b1 (token g, k 2 q / 2 q + 8). D element e of tile
+      // J: column 16 J + g + 8 (e / 2), token 2 q + e % 2.
+      for (int J = 0; J < 4; ++J) {
+        Value d[4];
+        for (int p = 0; p < 4; ++p)
+          d[p] = dequantPair(planeWords, group, 4 * J + p);
+        SmallVector<Value> aW = {d[0], d[2], d[1], d[3]};
+        size_t base = size_t(J * 4);
+        SmallVector<Value> acc(into.begin() + base, into.begin() + base + 4);
+        auto mma = NVVM::MmaOp::create(
+            b, resultStruct, aW, ValueRange{aOps[0], aOps[1]}, acc,
+            ArrayRef<int64_t>{16, 8, 16}, std::nullopt, std::nullopt, types,
+            std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                           NVVM::MMALayout::col});
+        for (int64_t e = 0; e < 4; ++e)
+          into[base + e] = LLVM::ExtractValueOp::create(b, mma.getResult(), e);
+      }
+      continue;
+    }
     for (int j = 0; j < 8; ++j) {
       SmallVector<Value> bOps = {dequantPair(planeWords, group, 2 * j),
                                  dequantPair(planeWords, group, 2 * j + 1)};
@@ -663,7 +703,15 @@ SmallVector<Value> MmaSyncEmitter::compute(ArrayRef<Value> accIn,
       }
     }
   }
-  if (postScale) {
+  if (postScale && weightsAsA) {
+    // D element e of tile J is column 8 (2 J + e / 2) + g: B column scale
+    // 2 J + e / 2.
+    loadColumnScales(group);
+    for (size_t k = 0; k < 16; ++k)
+      accs[k] = LLVM::FMAOp::create(
+          b, sums[k], group.columnScale[size_t(2 * (k / 4) + (k % 4) / 2)],
+          accs[k]);
+  } else if (postScale) {
     // accumulator += sum x scale of its column (f32 fma); C element e of MMA
     // (i, j) is row g + 8 (e / 2), column 8 j + 2 q + e % 2.
     for (size_t k = 0; k < accs.size(); ++k) {
@@ -733,11 +781,14 @@ void MmaSyncEmitter::emitLoop(Value first) {
   };
   SmallVector<Value> acc = pipelineLoop(
       first, /*lag=*/1, init, publish,
-      [&](Value it, ArrayRef<Value> accs, function_ref<void()> issueAhead) {
-        Stage data = readSlot(arith::RemUIOp::create(b, it, c32(tile.stages)));
+      [&](Value, Value slot, ArrayRef<Value> accs,
+          function_ref<void()> issueAhead) {
+        Stage data = readSlot(slot);
         issueAhead();
         return compute(accs, data);
       });
+  if (weightsAsA)
+    acc = untransposeSums(acc);
   if (spec.f16Accumulation) {
     // Pair r of MMA (i, j) holds row half r: c0,c1 or c2,c3 of the f32 layout.
     SmallVector<Value> wide;
@@ -753,4 +804,36 @@ void MmaSyncEmitter::emitLoop(Value first) {
   NVVM::CpAsyncWaitGroupOp::create(b, b.getI32IntegerAttr(0));
 
   finish(acc, tid);
+}
+
+SmallVector<Value> MmaSyncEmitter::untransposeSums(ArrayRef<Value> t) {
+  // C element e < 2 of sub-tile j (token g, column 8 j + 2 q + e) is D
+  // element 2 (j % 2) + g % 2 of tile j / 2 (column 16 (j / 2) + g' + 8
+  // (j % 2), token 2 q' + g % 2) in lane g' = 2 q + e, q' = g / 2. The two
+  // lanes g = 2 q', 2 q' + 1 that read a lane want different elements of
+  // it: both are shuffled, each lane keeps its own. Rows g + 8 (tokens
+  // 8-15) stay zero.
+  SmallVector<Value> c(t.size(), cf(0.0));
+  Value odd = arith::CmpIOp::create(b, arith::CmpIPredicate::ne,
+                                    arith::AndIOp::create(b, grp, c32(1)),
+                                    c32(0));
+  for (int64_t e = 0; e < 2; ++e) {
+    Value src = arith::AddIOp::create(
+        b,
+        arith::MulIOp::create(
+            b,
+            arith::AddIOp::create(b, arith::MulIOp::create(b, quad, c32(2)),
+                                  c32(e)),
+            c32(4)),
+        arith::ShRUIOp::create(b, grp, c32(1)));
+    for (int64_t j = 0; j < 8; ++j) {
+      Value x[2];
+      for (int64_t p = 0; p < 2; ++p)
+        x[p] = gpu::ShuffleOp::create(b, t[size_t(4 * (j / 2) + 2 * (j % 2) + p)],
+                                      src, c32(32), gpu::ShuffleMode::IDX)
+                   .getShuffleResult();
+      c[size_t(4 * j + e)] = arith::SelectOp::create(b, odd, x[1], x[0]);
+    }
+  }
+  return c;
 }

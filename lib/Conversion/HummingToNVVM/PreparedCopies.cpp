@@ -324,7 +324,7 @@ void PreparedEmitter::bulkCopy(Value dst, Value src, int64_t bytes, Value bar) {
 SmallVector<Value> PreparedEmitter::pipelineLoop(
     Value first, int64_t lag, function_ref<SmallVector<Value>()> init,
     function_ref<void()> publish,
-    function_ref<SmallVector<Value>(Value, ArrayRef<Value>,
+    function_ref<SmallVector<Value>(Value, Value, ArrayRef<Value>,
                                     function_ref<void()>)>
         step) {
   const int64_t S = tile.stages;
@@ -356,6 +356,14 @@ SmallVector<Value> PreparedEmitter::pipelineLoop(
   }
   copyPart = CopyPart::All;
   SmallVector<Value> initial = init();
+  const size_t sums = initial.size();
+  // A slot count that is not a power of two: the loop carries the slot of
+  // iteration it (it % S would be a division per iteration: on the H200's
+  // 28672 x 8192 M = 1 kernel, three stages, ~15 uniform instructions of
+  // the loop's ~290 and a long-scoreboard stall, bench/NOTES.md "Decode").
+  const bool carrySlot = !llvm::isPowerOf2_64(uint64_t(S));
+  if (carrySlot)
+    initial.push_back(c32(0));
   Value lb = arith::ConstantIndexOp::create(b, 0);
   Value ub = arith::ConstantIndexOp::create(b, ctaIterations);
   Value one = arith::ConstantIndexOp::create(b, 1);
@@ -365,7 +373,17 @@ SmallVector<Value> PreparedEmitter::pipelineLoop(
     b.setInsertionPointToStart(loop.getBody());
     Value it = index32(loop.getInductionVar());
     SmallVector<Value> accs(loop.getRegionIterArgs().begin(),
-                            loop.getRegionIterArgs().end());
+                            loop.getRegionIterArgs().begin() + sums);
+    // slot + d (0 <= d < S) modulo S.
+    auto slotPlus = [&](Value slot, int64_t d) -> Value {
+      Value x = arith::AddIOp::create(b, slot, c32(d));
+      Value wraps = arith::CmpIOp::create(b, arith::CmpIPredicate::uge, x,
+                                          c32(S));
+      return arith::SelectOp::create(
+          b, wraps, arith::SubIOp::create(b, x, c32(S)), x);
+    };
+    Value slot = carrySlot ? loop.getRegionIterArgs()[sums]
+                           : Value(arith::RemUIOp::create(b, it, c32(S)));
     // l2_prefetch: the weights l2_prefetch iterations beyond those this
     // iteration copies (it + S - lag).
     if (tile.l2Prefetch > 0)
@@ -383,12 +401,17 @@ SmallVector<Value> PreparedEmitter::pipelineLoop(
                                                ahead, c32(ctaIterations)))
                  : Value();
       issueCopies(arith::AddIOp::create(b, first, ahead),
-                  arith::RemUIOp::create(b, ahead, c32(S)), inside);
+                  carrySlot ? slotPlus(slot, S - lag)
+                            : Value(arith::RemUIOp::create(b, ahead, c32(S))),
+                  inside);
     };
-    accs = step(it, accs, issueAhead);
+    accs = step(it, slot, accs, issueAhead);
+    if (carrySlot)
+      accs.push_back(slotPlus(slot, 1));
     scf::YieldOp::create(b, accs);
   }
-  return SmallVector<Value>(loop.getResults().begin(), loop.getResults().end());
+  return SmallVector<Value>(loop.getResults().begin(),
+                            loop.getResults().begin() + sums);
 }
 
 void PreparedEmitter::onFirstCopier(function_ref<void()> body) {

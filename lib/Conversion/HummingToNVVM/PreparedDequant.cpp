@@ -51,6 +51,24 @@ void PreparedEmitter::beginDequant() {
     constZero = splatConst((bf16 ? 128.0 : 1024.0) + double(1u << (bits - 1)));
 }
 
+Value PreparedEmitter::scaleHalfAsF32(Value word, int64_t half) {
+  Type scaleElem = spec.weight.scaleType == hq::ScalarType::bf16()
+                       ? Type(b.getBF16Type())
+                       : Type(b.getF16Type());
+  Value bits16 = arith::TruncIOp::create(
+      b, i16, half ? Value(arith::ShRUIOp::create(b, word, c32(16))) : word);
+  Value h = arith::BitcastOp::create(b, scaleElem, bits16);
+  return arith::ExtFOp::create(b, f32, h);
+}
+
+void PreparedEmitter::loadColumnScales(GroupData &g) {
+  assert(g.columnScaleAt && "readGroup left no scale address");
+  Stage v;
+  pushWords(g.columnScaleAt, 4, /*alignment=*/16, v);
+  for (int64_t j = 0; j < 8; ++j)
+    g.columnScale[size_t(j)] = scaleHalfAsF32(v[size_t(j / 2)], j % 2);
+}
+
 void PreparedEmitter::readGroup(function_ref<Value()> next, GroupData &g,
                                 bool scales) {
   const hq::WeightSchema &w = spec.weight;
@@ -61,23 +79,20 @@ void PreparedEmitter::readGroup(function_ref<Value()> next, GroupData &g,
   g.columnScale.resize(16);
   if (!scales) {
     // The caller read the scale words.
+  } else if (perKScales && postScale && weightsAsA) {
+    // The slot address of the lane's 8 scales (prepared columns 8 g ..+8:
+    // its B columns 8 j + g), loaded where they are used
+    // (loadColumnScales).
+    g.columnScaleAt = next();
   } else if (perKScales && postScale) {
     // Prepared column 16 q + 8 e + j is the C column 8 j + 2 q + e.
     SmallVector<Value> v;
     for (int64_t i = 0; i < 8; ++i)
       v.push_back(next());
-    Type scaleElem = w.scaleType == hq::ScalarType::bf16()
-                         ? Type(b.getBF16Type())
-                         : Type(b.getF16Type());
     for (int64_t e = 0; e < 2; ++e)
       for (int64_t j = 0; j < 8; ++j) {
         int64_t x = 8 * e + j;
-        Value word = v[size_t(x / 2)];
-        Value bits16 = arith::TruncIOp::create(
-            b, i16,
-            x % 2 ? Value(arith::ShRUIOp::create(b, word, c32(16))) : word);
-        Value h = arith::BitcastOp::create(b, scaleElem, bits16);
-        g.columnScale[size_t(2 * j + e)] = arith::ExtFOp::create(b, f32, h);
+        g.columnScale[size_t(2 * j + e)] = scaleHalfAsF32(v[size_t(x / 2)], x % 2);
       }
   } else if (perKScales) {
     SmallVector<Value> v;

@@ -106,16 +106,16 @@ protected:
   // ---- The copy pipeline (PreparedCopies.cpp) --------------------------
   /// The cp.async pipeline loop over the CTA's iterations: the copies of
   /// iterations 0 .. S - lag - 1 up front, then per iteration the wait for
-  /// its group, `publish` (the barrier), and `step(it, accs, issueAhead)`,
-  /// which calls issueAhead() where the copies of iteration it + S - lag
-  /// (into the slot read `lag` iterations ago) are to be issued. `init`
-  /// runs after the prologue and gives the loop's initial values; the
-  /// loop's results are returned.
+  /// its group, `publish` (the barrier), and `step(it, slot, accs,
+  /// issueAhead)` (slot: it % S), which calls issueAhead() where the copies
+  /// of iteration it + S - lag (into the slot read `lag` iterations ago)
+  /// are to be issued. `init` runs after the prologue and gives the loop's
+  /// initial values; the loop's results are returned.
   SmallVector<Value>
   pipelineLoop(Value first, int64_t lag,
                function_ref<SmallVector<Value>()> init,
                function_ref<void()> publish,
-               function_ref<SmallVector<Value>(Value, ArrayRef<Value>,
+               function_ref<SmallVector<Value>(Value, Value, ArrayRef<Value>,
                                                function_ref<void()>)>
                    step);
   /// Issues the copies of iteration `iter` into pipeline slot `slot` (only
@@ -304,9 +304,21 @@ protected:
     /// Per column j: magic + zero point and the group scale (both lanes).
     SmallVector<Value> zeroVec, scaleVec;
     /// scale_after_mma: the f32 scales of the lane's C columns 8 j + 2 q + e
-    /// (index 2 j + e).
+    /// (index 2 j + e); with weightsAsA those of its B columns 8 j + g
+    /// (index j: the rows of its D fragments), which loadColumnScales
+    /// reads from `columnScaleAt` (ptr<3>) after the MMAs.
     SmallVector<Value> columnScale;
+    Value columnScaleAt;
   };
+  /// Half `half` of a word of 16-bit scales (the weight schema's scale
+  /// type) as f32.
+  Value scaleHalfAsF32(Value word, int64_t half);
+  /// weightsAsA: loads the lane's 8 column scales from g.columnScaleAt
+  /// into g.columnScale. Loaded where the FMAs use them instead of with
+  /// the rest of the slot: held across the iteration's MMAs, 8 more live
+  /// registers made ptxas spill 12 bytes in the 4096^2 W4A16 g128 M <= 8
+  /// kernel (the slot is not refilled before the next iteration).
+  void loadColumnScales(GroupData &g);
   /// Constants the dequantization shares over an iteration.
   void beginDequant();
   /// Unpacks a group copy's words (consumed through `next`) into `g`; with
@@ -426,6 +438,13 @@ protected:
   int64_t mt, tiles, tilesPerIter, iterations, ctaIterations;
   bool exactK = false;
   bool postScale = false, lowRowsOnly = false;
+  /// mma.sync tiles of at most 8 tokens with 16-bit activations and f32
+  /// sums: the transposed product out^T = W X^T, the dequantized weights
+  /// the m16n8k16 A operand (four registers: the b0 / b1 of two n8
+  /// sub-tiles), the tokens its n8 B operand (a0 / a2 of the activation
+  /// fragment) — one MMA per 16 columns instead of one per 8, and the
+  /// scale_after_mma factors per B column (MmaSyncEmitter::compute).
+  bool weightsAsA = false;
   bool perKScales, groupPerIter, loopChannelScales = false;
   /// With loopChannelScales: this lane's eight column scales (both lanes of
   /// an act2), loaded once before the loop.
