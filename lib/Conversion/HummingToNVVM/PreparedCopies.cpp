@@ -356,14 +356,6 @@ SmallVector<Value> PreparedEmitter::pipelineLoop(
   }
   copyPart = CopyPart::All;
   SmallVector<Value> initial = init();
-  const size_t sums = initial.size();
-  // A slot count that is not a power of two: the loop carries the slot of
-  // iteration it (it % S would be a division per iteration: on the H200's
-  // 28672 x 8192 M = 1 kernel, three stages, ~15 uniform instructions of
-  // the loop's ~290 and a long-scoreboard stall, bench/NOTES.md "Decode").
-  const bool carrySlot = !llvm::isPowerOf2_64(uint64_t(S));
-  if (carrySlot)
-    initial.push_back(c32(0));
   Value lb = arith::ConstantIndexOp::create(b, 0);
   Value ub = arith::ConstantIndexOp::create(b, ctaIterations);
   Value one = arith::ConstantIndexOp::create(b, 1);
@@ -373,17 +365,11 @@ SmallVector<Value> PreparedEmitter::pipelineLoop(
     b.setInsertionPointToStart(loop.getBody());
     Value it = index32(loop.getInductionVar());
     SmallVector<Value> accs(loop.getRegionIterArgs().begin(),
-                            loop.getRegionIterArgs().begin() + sums);
-    // slot + d (0 <= d < S) modulo S.
-    auto slotPlus = [&](Value slot, int64_t d) -> Value {
-      Value x = arith::AddIOp::create(b, slot, c32(d));
-      Value wraps = arith::CmpIOp::create(b, arith::CmpIPredicate::uge, x,
-                                          c32(S));
-      return arith::SelectOp::create(
-          b, wraps, arith::SubIOp::create(b, x, c32(S)), x);
-    };
-    Value slot = carrySlot ? loop.getRegionIterArgs()[sums]
-                           : Value(arith::RemUIOp::create(b, it, c32(S)));
+                            loop.getRegionIterArgs().end());
+    // (it % S from the induction variable. Carrying the slot through the
+    // loop instead where S is not a power of two lost 1-3 % on the H200's
+    // three-stage M = 9..16 tiles, bench/NOTES.md "Decode".)
+    Value slot = arith::RemUIOp::create(b, it, c32(S));
     // l2_prefetch: the weights l2_prefetch iterations beyond those this
     // iteration copies (it + S - lag).
     if (tile.l2Prefetch > 0)
@@ -401,17 +387,12 @@ SmallVector<Value> PreparedEmitter::pipelineLoop(
                                                ahead, c32(ctaIterations)))
                  : Value();
       issueCopies(arith::AddIOp::create(b, first, ahead),
-                  carrySlot ? slotPlus(slot, S - lag)
-                            : Value(arith::RemUIOp::create(b, ahead, c32(S))),
-                  inside);
+                  arith::RemUIOp::create(b, ahead, c32(S)), inside);
     };
     accs = step(it, slot, accs, issueAhead);
-    if (carrySlot)
-      accs.push_back(slotPlus(slot, 1));
     scf::YieldOp::create(b, accs);
   }
-  return SmallVector<Value>(loop.getResults().begin(),
-                            loop.getResults().begin() + sums);
+  return SmallVector<Value>(loop.getResults().begin(), loop.getResults().end());
 }
 
 void PreparedEmitter::onFirstCopier(function_ref<void()> body) {
