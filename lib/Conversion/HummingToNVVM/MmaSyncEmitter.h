@@ -44,6 +44,12 @@
 //   adds, in group order, the output units it owns (u % kSplit == g), then
 //   stores them: the reduction and the epilogue are spread over the block
 //   (MmaSyncEpilogue.cpp).
+// * Kernels for at most 8 tokens (16-bit activations, f32 sums, not
+//   batch-invariant: weightsAsA) take the transposed product: the
+//   dequantized weights are the m16n8k16 A operand (the b0 / b1 of two n8
+//   sub-tiles are its four registers), tokens 0..7 the B operand
+//   (ldmatrix.x2): one MMA per 16 columns instead of one per 8, and 32
+//   shuffles after the loop put the sums back in the C layout.
 // * 8- and 4-bit activations (computeNarrow): m16n8k32 (e4m3 / e5m2 / s8)
 //   or m16n8k64 (s4) steps over two or four k-tiles, whose 16-row
 //   activation tiles of 32-byte rows are read with the same ldmatrix.x4;
@@ -105,7 +111,8 @@ private:
     /// Group scales for scale_after_mma: lane L copies the 16 bytes of
     /// prepared columns 8 (L % 8) ..+8 and reads back the 32 bytes of
     /// columns 16 q ..+16 (its C columns 8 j + 2 q, + 1), which lanes 2 q and
-    /// 2 q + 1 copied.
+    /// 2 q + 1 copied (weightsAsA: the 16 bytes lane g copied, its B
+    /// columns 8 j + g, after the MMAs).
     bool columnScales = false;
     /// share_activations: the activation tile j (= k-tile slot u x warp_m /
     /// 16 + row block i) this chunk holds, in the region of warp j %

@@ -283,7 +283,7 @@ MmaSyncEmitter::Stage MmaSyncEmitter::readCooperativeSlot(Value slot) {
     pushWords(smemAt(byte), n, unsigned(std::min<int64_t>(16, 4 * n)), s);
   };
   // ldmatrix: lane i points at row ldmatrixRow() of a 16-row group, half
-  // i / 16 (swapped by bit 2 of the row, which is bit 2 of i).
+  // ldmatrixHalf() (swapped by bit 2 of the row, which is bit 2 of i).
   Value rowInGroup = ldmatrixRow();
   Value half = arith::XOrIOp::create(
       b, ldmatrixHalf(),
@@ -467,8 +467,9 @@ MmaSyncEmitter::Stage MmaSyncEmitter::readSlot(Value slot) {
     }
     if (matrix[size_t(c)]) {
       // The 16 x 16 tile (32 bytes per row): lane i points at row
-      // ldmatrixRow(), columns 8 (i / 16); the four 8 x 8 matrices come back
-      // as the m16n8k16 A fragment a0..a3.
+      // ldmatrixRow(), columns 8 ldmatrixHalf(); the four 8 x 8 matrices
+      // come back as the m16n8k16 A fragment a0..a3 (weightsAsA: rows 0..7
+      // as the B fragment of tokens 0..7).
       Value row = ldmatrixRow();
       Value byte =
           arith::AddIOp::create(b, arith::MulIOp::create(b, row, c32(32)),
