@@ -41,7 +41,10 @@ Result<DeviceInfo> tileDeviceFacts(std::string_view device,
                                    std::string_view chip);
 
 /// Tile configurations, one per M range (1-8, 9-16, 17-64, 65-128,
-/// 129-512, 513-inf; neighbours with the same tile merge into one kernel),
+/// 129-512, 513-inf; neighbours with the same tile merge into one kernel,
+/// but a 16-row mma_sync tile keeps 1-8 apart unless the layer is
+/// batch-invariant: at most 8 tokens it compiles to the transposed
+/// product),
 /// for the prepared-layout mma_sync kernels of a layer with padded sizes
 /// n x k. Each range picks warp_m (16, 32, 64), then warps along N and the
 /// in-block
