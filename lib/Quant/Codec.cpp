@@ -83,6 +83,12 @@ double maxValue(const ScalarType &t) {
   return decodeFields(fieldsOf(t), e, m);
 }
 
+double symmetricMax(const ScalarType &t) {
+  if (t.isFloat())
+    return maxValue(t);
+  return t.bits == 1 ? 1.0 : double((1u << (t.bits - 1)) - 1);
+}
+
 double minValue(const ScalarType &t) {
   if (t.isInt())
     return t.isSigned ? -double(1 << (t.bits - 1)) : 0.0;

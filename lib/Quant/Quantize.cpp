@@ -15,13 +15,6 @@ namespace {
 /// The implicit zero of unsigned codes without a zero point.
 double implicitZero(const ScalarType &t) { return double(1u << (t.bits - 1)); }
 
-/// Largest magnitude a symmetric code reaches (before scaling).
-double symmetricMax(const ScalarType &t) {
-  if (t.isFloat())
-    return maxValue(t);
-  return t.bits == 1 ? 1.0 : double((1u << (t.bits - 1)) - 1);
-}
-
 /// Value of a weight code before scaling.
 double codeValue(const WeightSchema &w, uint32_t q, double zp) {
   if (w.type.isFloat() || w.type.isSigned)

@@ -387,24 +387,25 @@ bool sameKernel(const TileConfig &a, const TileConfig &b) {
   return key(a) == key(b);
 }
 
-/// Appends `t` to `out`, or widens the last range where both are one
-/// kernel (batch-invariant tiles, and devices where a range's special tile
-/// does not apply: one kernel less to compile and load).
 /// Whether an mma_sync tile of one 16-row warp row compiles to a faster
 /// kernel for at most 8 tokens than for more: up to 8 it leaves the C rows
 /// g + 8 unscaled and (16-bit activations, f32 sums, not batch-invariant)
 /// takes the transposed product, the weights as the m16n8k16 A operand —
-/// half the MMAs (MmaSyncEmitter::compute, weightsAsA). So its ranges are
-/// not merged across 8 / 9 (`keepEight`; batch-invariant layers merge).
+/// half the MMAs (MmaSyncEmitter::compute, weightsAsA).
 bool splitsAtEightTokens(const TileConfig &t) {
   return t.mma == MmaKind::MmaSync && t.blockM == 16 && t.warpM == 16;
 }
 
+/// Appends `t` to `out`, or widens the last range where both are one
+/// kernel (batch-invariant tiles, and devices where a range's special tile
+/// does not apply: one kernel less to compile and load) — except across
+/// 8 / 9 for a tile that splitsAtEightTokens, unless the layer is
+/// `batchInvariant` (its kernels keep the MMAs' operand roles).
 void appendRange(std::vector<TileConfig> &out, const TileConfig &t,
-                 bool keepEight = true) {
+                 bool batchInvariant) {
   if (!out.empty() && out.back().mMax + 1 == t.mMin &&
       sameKernel(out.back(), t) &&
-      !(keepEight && out.back().mMax == 8 && splitsAtEightTokens(t))) {
+      (batchInvariant || out.back().mMax != 8 || !splitsAtEightTokens(t))) {
     out.back().mMax = t.mMax;
     return;
   }
@@ -595,7 +596,7 @@ selectEightBitTiles(const WeightSchema &w, const InputSchema &in,
                           " (the padded K must be a multiple of 64)")};
     t->mMin = r.lo;
     t->mMax = r.hi;
-    appendRange(out, *t);
+    appendRange(out, *t, c.batchInvariant);
   }
   return out;
 }
@@ -719,7 +720,7 @@ selectNarrowMmaSyncTiles(const WeightSchema &w, const InputSchema &in,
     if (Diag d = verifyTileConfig(t))
       return Error{concat("the tile heuristics chose an invalid tile (a bug): ",
                           *d)};
-    appendRange(out, t, !c.batchInvariant);
+    appendRange(out, t, c.batchInvariant);
   }
   return out;
 }
@@ -868,12 +869,11 @@ Result<std::vector<TileConfig>> selectMmaSyncTiles(const WeightSchema &w,
               clusterSplitTile(w, n, k, c, device, r.hi)) {
         t->mMin = r.lo;
         t->mMax = r.hi;
-        appendRange(out, *t, !c.batchInvariant);
+        appendRange(out, *t, c.batchInvariant);
         continue;
       }
     }
-    if ((r.lo == sharedFrom || (wideShared && r.hi == 16)) &&
-        !c.batchInvariant &&
+    if (r.lo >= sharedFrom && r.hi != 0 && r.hi <= 16 && !c.batchInvariant &&
         double(r.lo) <= crossover) {
       if (std::optional<TileConfig> t =
               wideShared  ? wideShared
@@ -881,7 +881,7 @@ Result<std::vector<TileConfig>> selectMmaSyncTiles(const WeightSchema &w,
                           : sharedActivationTile(w, n, k, device)) {
         t->mMin = r.lo;
         t->mMax = r.hi;
-        appendRange(out, *t, !c.batchInvariant);
+        appendRange(out, *t, c.batchInvariant);
         continue;
       }
     }
@@ -890,7 +890,7 @@ Result<std::vector<TileConfig>> selectMmaSyncTiles(const WeightSchema &w,
               wgmmaTile(w, n, k, c, device, 64, 4, 512)) {
         t->mMin = r.lo;
         t->mMax = r.hi;
-        appendRange(out, *t, !c.batchInvariant);
+        appendRange(out, *t, c.batchInvariant);
         continue;
       }
     }
@@ -917,7 +917,7 @@ Result<std::vector<TileConfig>> selectMmaSyncTiles(const WeightSchema &w,
       if (t) {
         t->mMin = r.lo;
         t->mMax = r.hi;
-        appendRange(out, *t, !c.batchInvariant);
+        appendRange(out, *t, c.batchInvariant);
         continue;
       }
     }
@@ -1063,7 +1063,7 @@ Result<std::vector<TileConfig>> selectMmaSyncTiles(const WeightSchema &w,
     if (Diag d = verifyTileConfig(t))
       return Error{concat("the tile heuristics chose an invalid tile (a bug): ",
                           *d)};
-    appendRange(out, t, !c.batchInvariant);
+    appendRange(out, t, c.batchInvariant);
   }
   return out;
 }

@@ -33,6 +33,11 @@ uint32_t encode(const ScalarType &t, double v);
 double maxValue(const ScalarType &t);
 /// Smallest value of an integer format (0 or -2^(b-1)); -maxValue for floats.
 double minValue(const ScalarType &t);
+/// Largest magnitude a symmetric code of `t` reaches before scaling: the
+/// format's largest value for floats, 2^(b-1) - 1 for integers (1 for one
+/// bit). Symmetric scales are amax / this (humming::quantizeWeights and the
+/// weight-quantization kernel alike).
+double symmetricMax(const ScalarType &t);
 
 /// Whether `code` is a NaN or infinity in format `t`.
 bool isNonFinite(const ScalarType &t, uint32_t code);

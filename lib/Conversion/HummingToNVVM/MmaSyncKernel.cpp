@@ -663,6 +663,17 @@ SmallVector<Value> MmaSyncEmitter::compute(ArrayRef<Value> accIn,
     // The MMAs add into the accumulators, or with scale_after_mma into the
     // iteration's unscaled sums.
     SmallVector<Value> &into = postScale ? sums : accs;
+    // One m16n8k16 MMA into accumulators `into` [base, base + perMma).
+    auto mma = [&](ValueRange aRegs, ValueRange bRegs, size_t base) {
+      SmallVector<Value> acc(into.begin() + base, into.begin() + base + perMma);
+      auto op = NVVM::MmaOp::create(
+          b, resultStruct, aRegs, bRegs, acc, ArrayRef<int64_t>{16, 8, 16},
+          std::nullopt, std::nullopt, types,
+          std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                         NVVM::MMALayout::col});
+      for (int64_t e = 0; e < perMma; ++e)
+        into[base + e] = LLVM::ExtractValueOp::create(b, op.getResult(), e);
+    };
     if (weightsAsA) {
       // D = W^T-tile x tokens: m16 tile J (columns 16 J ..+16) is n8
       // sub-tiles 2 J and 2 J + 1, whose b0 / b1 (rows g, k 2 q / 2 q + 8)
@@ -674,34 +685,17 @@ SmallVector<Value> MmaSyncEmitter::compute(ArrayRef<Value> accIn,
         Value d[4];
         for (int p = 0; p < 4; ++p)
           d[p] = dequantPair(planeWords, group, 4 * J + p);
-        SmallVector<Value> aW = {d[0], d[2], d[1], d[3]};
-        size_t base = size_t(J * 4);
-        SmallVector<Value> acc(into.begin() + base, into.begin() + base + 4);
-        auto mma = NVVM::MmaOp::create(
-            b, resultStruct, aW, ValueRange{aOps[0], aOps[1]}, acc,
-            ArrayRef<int64_t>{16, 8, 16}, std::nullopt, std::nullopt, types,
-            std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
-                                           NVVM::MMALayout::col});
-        for (int64_t e = 0; e < 4; ++e)
-          into[base + e] = LLVM::ExtractValueOp::create(b, mma.getResult(), e);
+        mma(ValueRange{d[0], d[2], d[1], d[3]}, ValueRange{aOps[0], aOps[1]},
+            size_t(J * 4));
       }
       continue;
     }
     for (int j = 0; j < 8; ++j) {
       SmallVector<Value> bOps = {dequantPair(planeWords, group, 2 * j),
                                  dequantPair(planeWords, group, 2 * j + 1)};
-      for (int64_t i = 0; i < mt; ++i) {
-        size_t base = size_t((i * 8 + j) * perMma);
-        SmallVector<Value> acc(into.begin() + base,
-                               into.begin() + base + perMma);
-        auto mma = NVVM::MmaOp::create(
-            b, resultStruct, ArrayRef<Value>(aOps).slice(4 * i, 4), bOps, acc,
-            ArrayRef<int64_t>{16, 8, 16}, std::nullopt, std::nullopt, types,
-            std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
-                                           NVVM::MMALayout::col});
-        for (int64_t e = 0; e < perMma; ++e)
-          into[base + e] = LLVM::ExtractValueOp::create(b, mma.getResult(), e);
-      }
+      for (int64_t i = 0; i < mt; ++i)
+        mma(ArrayRef<Value>(aOps).slice(4 * i, 4), bOps,
+            size_t((i * 8 + j) * perMma));
     }
   }
   if (postScale && weightsAsA) {

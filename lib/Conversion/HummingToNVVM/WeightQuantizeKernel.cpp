@@ -80,13 +80,6 @@ int64_t groupColumns(const WeightQuantizeKernelSpec &s) {
              ? kp
              : s.weight.groupK;
 }
-/// The largest code magnitude of symmetric codes (the host's symmetricMax):
-/// the format's largest value for floats, 2^(b-1) - 1 (1 for one bit).
-double symmetricMax(const hq::ScalarType &t) {
-  if (t.isFloat())
-    return hq::maxValue(t);
-  return t.bits == 1 ? 1.0 : double((1u << (t.bits - 1)) - 1);
-}
 bool isSixteenOrF32(const hq::ScalarType &t) {
   return t == hq::ScalarType::f16() || t == hq::ScalarType::bf16() ||
          t == hq::ScalarType::f32();
@@ -268,7 +261,7 @@ public:
     const unsigned bits = w.type.bits;
     const double codeRange = double((1u << bits) - 1);
     const bool useZp = w.zeroPoint != hq::ZeroPointKind::None;
-    const double codeMax = symmetricMax(w.type);
+    const double codeMax = hq::symmetricMax(w.type);
     Value raw =
         useZp ? arith::DivFOp::create(
                     b, arith::SubFOp::create(b, to64(hi), to64(lo)),
@@ -394,7 +387,7 @@ private:
     Value amax = LLVM::LoadOp::create(b, f32, addr);
     Value gs = cd(1.0);
     Value maxRaw =
-        arith::DivFOp::create(b, to64(amax), cd(symmetricMax(w.type)));
+        arith::DivFOp::create(b, to64(amax), cd(hq::symmetricMax(w.type)));
     if (w.granularity == hq::Granularity::Tensor)
       gs = maxRaw; // the whole scale
     else if (w.scaleType == hq::ScalarType::e4m3() ||
@@ -586,8 +579,7 @@ private:
     const uint32_t mask = (1u << bits) - 1;
     Value isNan = cmp(arith::CmpFPredicate::UNO, x, x);
     if (w.type.isSigned) {
-      const double lo = -double(1u << (bits - 1)),
-                   hi = double((1u << (bits - 1)) - 1);
+      const double lo = hq::minValue(w.type), hi = hq::maxValue(w.type);
       Value q = select(cmp(arith::CmpFPredicate::OLE, x, cd(lo)), cd(lo),
                        select(cmp(arith::CmpFPredicate::OGE, x, cd(hi)),
                               cd(hi), roundEven(x)));
