@@ -471,6 +471,11 @@ Result<Layer> Layer::createMoe(int64_t n, int64_t k, const WeightSchema &weight,
                         " routing (rows are already per expert), got ",
                         moe.topK)};
   }
+  if (moe.allRows && moe.routing != GemmType::GroupedMasked)
+    return Error{concat("expected MoeOptions::allRows only with "
+                        "grouped_masked routing (every expert all of its "
+                        "max_tokens rows), got ",
+                        toString(moe.routing))};
   if (compute.gemm != GemmType::Dense && compute.gemm != moe.routing)
     return Error{concat("expected ComputeOptions::gemm to be dense or the "
                         "routing (", toString(moe.routing), "), got ",
@@ -1112,6 +1117,7 @@ Status Layer::transform(const LayerTarget &target) {
     spec.topK = l.moe->topK;
     spec.blockSize = moeOpBlockSize(*l.moe);
     spec.routerWeights = l.moe->routerWeights;
+    spec.allRows = l.moe->allRows;
   }
   // Each kernel is cached under a description of the layer (everything the
   // PTX depends on, and this build of humming): a cached transform reads
@@ -1125,7 +1131,8 @@ Status Layer::transform(const LayerTarget &target) {
       " kernels=", count,
       l.moe ? concat(" moe=", toString(l.moe->routing), " top_k=",
                      l.moe->topK, " block_size=", l.moe->blockSize,
-                     " router_weights=", l.moe->routerWeights)
+                     " router_weights=", l.moe->routerWeights,
+                     " all_rows=", l.moe->allRows)
             : std::string());
   struct Piece {
     Result<rt::KernelCache::Lookup> image = Error{"not compiled"};
@@ -1657,6 +1664,11 @@ Status Layer::launch(void *stream, uint64_t input, uint64_t inputScale,
       if (m > std::numeric_limits<int32_t>::max() / moe.topK)
         return Error{concat("expected M * top_k <= 2^31 - 1, got M = ", m,
                             ", top_k = ", moe.topK)};
+    } else if (moe.allRows) {
+      if (routing->expertLayout)
+        return Error{"expected no expert token counts with "
+                     "MoeOptions::allRows (every expert has all of its "
+                     "max_tokens rows), got a pointer"};
     } else if (Status s = need(routing->expertLayout,
                                moe.routing == GemmType::GroupedContiguous
                                    ? "expert offsets [E + 1]"

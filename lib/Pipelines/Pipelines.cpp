@@ -256,7 +256,7 @@ mlir::humming::buildLayerModule(MLIRContext &ctx, const LayerSpec &spec) {
       types.push_back(memref({ShapedType::kDynamic}, i32));
       paddedArg = int(types.size());
       types.push_back(memref({1}, i32));
-    } else {
+    } else if (!spec.allRows) {
       layoutArg = int(types.size());
       types.push_back(memref(
           {w.experts + (spec.moeRouting == hq::GemmType::GroupedContiguous)},
@@ -268,7 +268,9 @@ mlir::humming::buildLayerModule(MLIRContext &ctx, const LayerSpec &spec) {
     }
   }
   const unsigned outputArg = unsigned(types.size() - 1 -
-                                      (moe ? (sortedArg >= 0 ? 3 : 1) +
+                                      (moe ? (sortedArg >= 0   ? 3
+                                              : layoutArg >= 0 ? 1
+                                                               : 0) +
                                                  (routerArg >= 0 ? 1 : 0)
                                            : 0));
   OwningOpRef<ModuleOp> module = ModuleOp::create(loc);

@@ -74,3 +74,55 @@ func.func @canonical(%a: memref<?x1024xf16>, %w: memref<1024x128xi32>, %s: memre
       : memref<?x1024xf16>, memref<1024x128xi32> -> memref<?x1024xf16>
   return
 }
+
+// -----
+
+// A humming.moe_gemm over canonical weights (as humming-raise-quantized-
+// matmul makes of a batch matmul): with a chip, the weight and the scales
+// are prepared on the device by humming.repack into new buffers before it
+// and freed after it; the op takes them and the layout. Without a chip it
+// stays as it is.
+// CHECK-LABEL: func.func @moe_canonical(
+// CHECK-SAME:    %[[A:.*]]: memref<64x512xf16>, %[[W:.*]]: memref<4x256x64xi32>, %[[S:.*]]: memref<4x256x4xf16>, %[[C:.*]]: memref<64x256xf16>)
+// CHECK-NEXT:    %[[PW:.*]] = memref.alloc() : memref<4x32x512xi32>
+// CHECK-NEXT:    humming.repack %[[W]] into %[[PW]] {{{.*}}k = 512 : i64, layout = #humming.layout<chip = "sm_80">, n = 256 : i64, operand = #humming.operand<weight>
+// CHECK-NEXT:    %[[PS:.*]] = memref.alloc() : memref<4x4x256xf16>
+// CHECK-NEXT:    humming.repack %[[S]] into %[[PS]] {{{.*}}operand = #humming.operand<scales>
+// CHECK-NEXT:    humming.moe_gemm %[[A]], %[[PW]] scales(%[[PS]] : memref<4x4x256xf16>) into %[[C]]
+// CHECK-SAME:      humming.legalized = ["weights: canonical -> prepared for sm_80 by humming.repack on the device before each run (a caller that keeps the weights prepares them once and passes them with 'layout')"]
+// CHECK-SAME:      layout = #humming.layout<chip = "sm_80">
+// CHECK-NEXT:    memref.dealloc %[[PW]]
+// CHECK-NEXT:    memref.dealloc %[[PS]]
+// NOCHIP-LABEL: func.func @moe_canonical(
+// NOCHIP-NEXT:    humming.moe_gemm
+// NOCHIP-NOT:       layout
+// NOCHIP-NEXT:    return
+func.func @moe_canonical(%a: memref<64x512xf16>, %w: memref<4x256x64xi32>, %s: memref<4x256x4xf16>, %c: memref<64x256xf16>) {
+  humming.moe_gemm %a, %w scales(%s : memref<4x256x4xf16>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<128>, experts = 4>,
+       input_schema = #humming.input_schema<type = f16>,
+       compute = #humming.compute<gemm = grouped_masked>}
+      : memref<64x512xf16>, memref<4x256x64xi32> -> memref<64x256xf16>
+  return
+}
+
+// -----
+
+// Unpacked 8-bit codes ([E, N, K] i8) are prepared into i32 words; integer
+// zero points are prepared too.
+// CHECK-LABEL: func.func @moe_canonical_unpacked_w8_zero_points(
+// CHECK:         memref.alloc() : memref<4x32x1024xi32>
+// CHECK-NEXT:    humming.repack %{{.*}} : memref<4x256x512xi8> -> memref<4x32x1024xi32>
+// CHECK:         humming.repack %{{.*}} : memref<4x256x4xf16> -> memref<4x4x256xf16>
+// CHECK:         humming.repack %{{.*}} : memref<4x64x4xi32> -> memref<4x4x64xi32>
+// CHECK:         humming.moe_gemm
+// CHECK-SAME:      : memref<?x512xf16>, memref<4x32x1024xi32> -> memref<?x256xf16>
+func.func @moe_canonical_unpacked_w8_zero_points(%a: memref<?x512xf16>, %w: memref<4x256x512xi8>, %s: memref<4x256x4xf16>,
+                                                 %z: memref<4x64x4xi32>, %c: memref<?x256xf16>) {
+  humming.moe_gemm %a, %w scales(%s : memref<4x256x4xf16>) zero_points(%z : memref<4x64x4xi32>) into %c
+      {weight_schema = #humming.weight_schema<type = ui8, scale = f16, granularity = group<128>, zero_point = int, experts = 4>,
+       input_schema = #humming.input_schema<type = f16>,
+       compute = #humming.compute<gemm = grouped_masked>}
+      : memref<?x512xf16>, memref<4x256x512xi8> -> memref<?x256xf16>
+  return
+}

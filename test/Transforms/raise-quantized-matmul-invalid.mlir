@@ -1193,7 +1193,9 @@ func.func @gptq_k_major_code_at_n(%x: memref<?x256xf16>, %qweight: memref<32x64x
 // -----
 
 // A batch matmul with weights of its own per batch element (B [B, K, N]
-// indexed (b, k, n)): humming.gemm has one weight matrix.
+// indexed (b, k, n)) whose 8-bit codes are [B, K, N] too: humming's 8-bit
+// codes are [N, K] per matrix (as for one matrix, raise-quantized-matmul.mlir
+// @batch_weights_per_element_w8 reads them (b, n, k)).
 func.func @batch_weights_per_element(%x: memref<2x?x128xf16>, %codes: memref<2x128x64xi8>, %s: memref<2x64xf16>, %y: memref<2x?x64xf16>) {
   %wd = memref.alloc() : memref<2x128x64xf16>
   linalg.generic {indexing_maps = [affine_map<(b, k, n) -> (b, k, n)>, affine_map<(b, k, n) -> (b, n)>,
@@ -1207,7 +1209,113 @@ func.func @batch_weights_per_element(%x: memref<2x?x128xf16>, %codes: memref<2x1
   }
   %zero = arith.constant 0.0 : f16
   linalg.fill ins(%zero : f16) outs(%y : memref<2x?x64xf16>)
-  // expected-remark @+1 {{expected the weights as B [N, K] indexed (n, k) (a transposed-B matmul: output = input * W^T) or [K, N] indexed (k, n) (output = input * W), shared by the batch (humming.gemm has one weight matrix), got B indexed (d0, d1, d2, d3) -> (d0, d3, d2)}}
+  // expected-remark @+1 {{the dequantization (linalg.generic writing the weights per batch element [B, K, N]: its maps read without the batch, as of (n, k) = (d0, d1)): expected the codes [64, 128] indexed by (n, k) with an identity layout, got memref<128x64xi8> indexed by (d0, d1) -> (d1, d0)}}
+  linalg.batch_matmul ins(%x, %wd : memref<2x?x128xf16>, memref<2x128x64xf16>) outs(%y : memref<2x?x64xf16>)
+  return
+}
+
+// -----
+
+// Weights per batch element whose scales are shared by the batch ([N]
+// indexed (n)): every weight-side tensor of a batch element is its own.
+func.func @batch_weights_shared_scales(%x: memref<2x?x128xf16>, %codes: memref<2x64x128xi8>, %s: memref<64xf16>, %y: memref<2x?x64xf16>) {
+  %wd = memref.alloc() : memref<2x64x128xf16>
+  linalg.generic {indexing_maps = [affine_map<(b, n, k) -> (b, n, k)>, affine_map<(b, n, k) -> (n)>,
+                                   affine_map<(b, n, k) -> (b, n, k)>],
+                  iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%codes, %s : memref<2x64x128xi8>, memref<64xf16>) outs(%wd : memref<2x64x128xf16>) {
+  ^bb0(%c: i8, %sc: f16, %o: f16):
+    %f = arith.sitofp %c : i8 to f16
+    %w = arith.mulf %f, %sc : f16
+    linalg.yield %w : f16
+  }
+  %zero = arith.constant 0.0 : f16
+  linalg.fill ins(%zero : f16) outs(%y : memref<2x?x64xf16>)
+  // expected-remark @+1 {{the dequantization (linalg.generic writing the weights per batch element [B, N, K]: its maps read without the batch, as of (n, k) = (d0, d1)): expected input #1 [B, ...] (B = 2) indexed (b, ...) with b only first, one matrix's tensor per batch element (or a global scale [B] indexed (b)), got memref<64xf16> indexed by (d0, d1, d2) -> (d1)}}
+  linalg.batch_matmul indexing_maps = [affine_map<(b, m, n, k) -> (b, m, k)>, affine_map<(b, m, n, k) -> (b, n, k)>,
+                                       affine_map<(b, m, n, k) -> (b, m, n)>]
+      ins(%x, %wd : memref<2x?x128xf16>, memref<2x64x128xf16>) outs(%y : memref<2x?x64xf16>)
+  return
+}
+
+// -----
+
+// Weights per batch element whose batch is not the input's: a batch
+// element of the input has no matrix of its own.
+func.func @batch_weights_other_batch(%x: memref<3x?x128xf16>, %codes: memref<2x64x128xi8>, %s: memref<2x64xf16>, %y: memref<3x?x64xf16>) {
+  %wd = memref.alloc() : memref<2x64x128xf16>
+  linalg.generic {indexing_maps = [affine_map<(b, n, k) -> (b, n, k)>, affine_map<(b, n, k) -> (b, n)>,
+                                   affine_map<(b, n, k) -> (b, n, k)>],
+                  iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%codes, %s : memref<2x64x128xi8>, memref<2x64xf16>) outs(%wd : memref<2x64x128xf16>) {
+  ^bb0(%c: i8, %sc: f16, %o: f16):
+    %f = arith.sitofp %c : i8 to f16
+    %w = arith.mulf %f, %sc : f16
+    linalg.yield %w : f16
+  }
+  %zero = arith.constant 0.0 : f16
+  linalg.fill ins(%zero : f16) outs(%y : memref<3x?x64xf16>)
+  // expected-remark @+1 {{expected the batch of the input to be the weights' (one matrix per batch element), got memref<3x?x128xf16> and memref<2x64x128xf16>}}
+  linalg.batch_matmul indexing_maps = [affine_map<(b, m, n, k) -> (b, m, k)>, affine_map<(b, m, n, k) -> (b, n, k)>,
+                                       affine_map<(b, m, n, k) -> (b, m, n)>]
+      ins(%x, %wd : memref<3x?x128xf16>, memref<2x64x128xf16>) outs(%y : memref<3x?x64xf16>)
+  return
+}
+
+// -----
+
+// 8-bit integer weights per batch element with bf16 activations: they run
+// as humming.moe_gemm over prepared weights, whose bf16 magic-number
+// dequantization holds 7-bit integers at most.
+func.func @batch_weights_si8_bf16(%x: memref<2x?x128xbf16>, %codes: memref<2x64x128xi8>, %s: memref<2x64xbf16>, %y: memref<2x?x64xbf16>) {
+  %wd = memref.alloc() : memref<2x64x128xbf16>
+  linalg.generic {indexing_maps = [affine_map<(b, n, k) -> (b, n, k)>, affine_map<(b, n, k) -> (b, n)>,
+                                   affine_map<(b, n, k) -> (b, n, k)>],
+                  iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%codes, %s : memref<2x64x128xi8>, memref<2x64xbf16>) outs(%wd : memref<2x64x128xbf16>) {
+  ^bb0(%c: i8, %sc: bf16, %o: bf16):
+    %f = arith.sitofp %c : i8 to bf16
+    %w = arith.mulf %f, %sc : bf16
+    linalg.yield %w : bf16
+  }
+  %zero = arith.constant 0.0 : bf16
+  linalg.fill ins(%zero : bf16) outs(%y : memref<2x?x64xbf16>)
+  // expected-remark @+1 {{the schema found (si8 codes, bf16 scales per row) per batch element runs as humming.moe_gemm over prepared weights, which do not hold it: the prepared mma_sync layout expects integer weights of at most 7 bits with bf16 activations (bf16 magic numbers hold 7 mantissa bits), got si8}}
+  linalg.batch_matmul indexing_maps = [affine_map<(b, m, n, k) -> (b, m, k)>, affine_map<(b, m, n, k) -> (b, n, k)>,
+                                       affine_map<(b, m, n, k) -> (b, m, n)>]
+      ins(%x, %wd : memref<2x?x128xbf16>, memref<2x64x128xbf16>) outs(%y : memref<2x?x64xbf16>)
+  return
+}
+
+// -----
+
+// GPTQ's qweight per batch element ([B, K / 8, N] read (b, k floordiv 8,
+// n)): humming.moe_gemm takes canonical weights only.
+func.func @batch_weights_gptq(%x: memref<2x?x128xf16>, %qweight: memref<2x16x64xi32>, %scales: memref<2x1x64xf16>, %y: memref<2x?x64xf16>) {
+  %wd = memref.alloc() : memref<2x128x64xf16>
+  linalg.generic {indexing_maps = [affine_map<(b, k, n) -> (b, k floordiv 8, n)>, affine_map<(b, k, n) -> (b, 0, n)>,
+                                   affine_map<(b, k, n) -> (b, k, n)>],
+                  iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%qweight, %scales : memref<2x16x64xi32>, memref<2x1x64xf16>) outs(%wd : memref<2x128x64xf16>) {
+  ^bb0(%c: i32, %sc: f16, %o: f16):
+    %k = linalg.index 1 : index
+    %c8 = arith.constant 8 : index
+    %r = arith.remui %k, %c8 : index
+    %c4 = arith.constant 4 : index
+    %sh = arith.muli %r, %c4 : index
+    %shi = arith.index_cast %sh : index to i32
+    %v = arith.shrui %c, %shi : i32
+    %m = arith.constant 15 : i32
+    %q = arith.andi %v, %m : i32
+    %f = arith.uitofp %q : i32 to f16
+    %c8f = arith.constant 8.0 : f16
+    %z = arith.subf %f, %c8f : f16
+    %w = arith.mulf %z, %sc : f16
+    linalg.yield %w : f16
+  }
+  %zero = arith.constant 0.0 : f16
+  linalg.fill ins(%zero : f16) outs(%y : memref<2x?x64xf16>)
+  // expected-remark @+1 {{the dequantization (linalg.generic writing the weights per batch element [B, K, N]: its maps read without the batch, as of (n, k) = (d0, d1)): expected weights per batch element in humming's canonical form: humming.moe_gemm takes no GPTQ's tensors (convert them per expert on the host, humming::sourceToCanonical)}}
   linalg.batch_matmul ins(%x, %wd : memref<2x?x128xf16>, memref<2x128x64xf16>) outs(%y : memref<2x?x64xf16>)
   return
 }

@@ -770,3 +770,128 @@ func.func @nvfp4_global_scale(%x: memref<?x256xbf16>, %packed: memref<64x32xi32>
   memref.dealloc %w : memref<64x256xbf16>
   return
 }
+
+// -----
+
+// A batch matmul with one weight matrix per batch element (B [B, N, K]
+// indexed (b, n, k), a transposed-B batch matmul): packed ui4 codes
+// [B, N, K / 8] minus their implicit 8, f16 scales per group of 32
+// [B, N, K / 32]; the dequantization's loops are (b, n, k), the code's k
+// is linalg.index 2. It becomes a humming.moe_gemm with one expert per
+// batch element: grouped_masked over the [B M, K] rows without counts
+// (every expert has all of its M rows).
+// CHECK-LABEL: func.func @batch_weights_per_element_packed
+// CHECK-SAME:    (%[[X:.*]]: memref<4x?x128xf16>, %[[C:.*]]: memref<4x64x16xi32>, %[[S:.*]]: memref<4x64x4xf16>, %[[Y:.*]]: memref<4x?x64xf16>)
+// CHECK-NEXT:    %[[X2:.*]] = memref.collapse_shape %[[X]] {{\[\[}}0, 1], [2]] : memref<4x?x128xf16> into memref<?x128xf16>
+// CHECK-NEXT:    %[[Y2:.*]] = memref.collapse_shape %[[Y]] {{\[\[}}0, 1], [2]] : memref<4x?x64xf16> into memref<?x64xf16>
+// CHECK-NEXT:    humming.moe_gemm %[[X2]], %[[C]] scales(%[[S]] : memref<4x64x4xf16>) into %[[Y2]]
+// CHECK-SAME:      compute = #humming.compute<gemm = grouped_masked>
+// CHECK-SAME:      weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<32>, experts = 4>}
+// CHECK-SAME:      : memref<?x128xf16>, memref<4x64x16xi32> -> memref<?x64xf16>
+// CHECK-NEXT:    return
+func.func @batch_weights_per_element_packed(%x: memref<4x?x128xf16>, %codes: memref<4x64x16xi32>, %s: memref<4x64x4xf16>,
+                                            %y: memref<4x?x64xf16>) {
+  %wd = memref.alloc() : memref<4x64x128xf16>
+  linalg.generic {indexing_maps = [affine_map<(b, n, k) -> (b, n, k floordiv 8)>, affine_map<(b, n, k) -> (b, n, k floordiv 32)>,
+                                   affine_map<(b, n, k) -> (b, n, k)>],
+                  iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%codes, %s : memref<4x64x16xi32>, memref<4x64x4xf16>) outs(%wd : memref<4x64x128xf16>) {
+  ^bb0(%c: i32, %sc: f16, %o: f16):
+    %k = linalg.index 2 : index
+    %c8 = arith.constant 8 : index
+    %r = arith.remui %k, %c8 : index
+    %c4 = arith.constant 4 : index
+    %sh = arith.muli %r, %c4 : index
+    %shi = arith.index_cast %sh : index to i32
+    %v = arith.shrui %c, %shi : i32
+    %m = arith.constant 15 : i32
+    %q = arith.andi %v, %m : i32
+    %f = arith.uitofp %q : i32 to f16
+    %c8f = arith.constant 8.0 : f16
+    %z = arith.subf %f, %c8f : f16
+    %w = arith.mulf %z, %sc : f16
+    linalg.yield %w : f16
+  }
+  %zero = arith.constant 0.0 : f16
+  linalg.fill ins(%zero : f16) outs(%y : memref<4x?x64xf16>)
+  linalg.batch_matmul indexing_maps = [affine_map<(b, m, n, k) -> (b, m, k)>, affine_map<(b, m, n, k) -> (b, n, k)>,
+                                       affine_map<(b, m, n, k) -> (b, m, n)>]
+      ins(%x, %wd : memref<4x?x128xf16>, memref<4x64x128xf16>) outs(%y : memref<4x?x64xf16>)
+  memref.dealloc %wd : memref<4x64x128xf16>
+  return
+}
+
+// -----
+
+// Weights per batch element read as W ([B, K, N] indexed (b, k, n), the
+// plain batch matmul): unpacked si8 codes [B, N, K] read (b, n, k) by the
+// (b, k, n) loops, per-row f16 scales [B, N] (viewed as [B, N, 1]). The
+// batch and M of the input are dynamic (the weights' B is static).
+// CHECK-LABEL: func.func @batch_weights_per_element_w8
+// CHECK-SAME:    (%[[X:.*]]: memref<?x?x128xf16>, %[[C:.*]]: memref<2x64x128xi8>, %[[S:.*]]: memref<2x64xf16>, %[[Y:.*]]: memref<?x?x64xf16>)
+// CHECK-NEXT:    %[[X2:.*]] = memref.collapse_shape %[[X]]
+// CHECK-NEXT:    %[[Y2:.*]] = memref.collapse_shape %[[Y]]
+// CHECK-NEXT:    %[[S1:.*]] = memref.expand_shape %[[S]] {{\[\[}}0], [1, 2]] output_shape [2, 64, 1] : memref<2x64xf16> into memref<2x64x1xf16>
+// CHECK-NEXT:    humming.moe_gemm %[[X2]], %[[C]] scales(%[[S1]] : memref<2x64x1xf16>) into %[[Y2]]
+// CHECK-SAME:      weight_schema = #humming.weight_schema<type = si8, scale = f16, experts = 2>}
+// CHECK-NEXT:    return
+func.func @batch_weights_per_element_w8(%x: memref<?x?x128xf16>, %codes: memref<2x64x128xi8>, %s: memref<2x64xf16>, %y: memref<?x?x64xf16>) {
+  %wd = memref.alloc() : memref<2x128x64xf16>
+  linalg.generic {indexing_maps = [affine_map<(b, k, n) -> (b, n, k)>, affine_map<(b, k, n) -> (b, n)>,
+                                   affine_map<(b, k, n) -> (b, k, n)>],
+                  iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%codes, %s : memref<2x64x128xi8>, memref<2x64xf16>) outs(%wd : memref<2x128x64xf16>) {
+  ^bb0(%c: i8, %sc: f16, %o: f16):
+    %f = arith.sitofp %c : i8 to f16
+    %w = arith.mulf %f, %sc : f16
+    linalg.yield %w : f16
+  }
+  %zero = arith.constant 0.0 : f16
+  linalg.fill ins(%zero : f16) outs(%y : memref<?x?x64xf16>)
+  linalg.batch_matmul ins(%x, %wd : memref<?x?x128xf16>, memref<2x128x64xf16>) outs(%y : memref<?x?x64xf16>)
+  memref.dealloc %wd : memref<2x128x64xf16>
+  return
+}
+
+// -----
+
+// NVFP4 per batch element: e2m1 codes [B, N, K / 8] words, e4m3 scales per
+// group of 16 [B, N, K / 16] and one f32 global scale per batch element,
+// [B] indexed (b): the moe_gemm's global_scale [E].
+// CHECK-LABEL: func.func @batch_nvfp4_global_scale
+// CHECK:         humming.moe_gemm %{{.*}}, %{{.*}} scales(%{{.*}} : memref<3x64x16xf8E4M3FN>) global_scale(%{{.*}} : memref<3xf32>) into
+// CHECK-SAME:      weight_schema = #humming.weight_schema<type = f4E2M1FN, scale = f8E4M3FN, granularity = group_tensor<16>, experts = 3>}
+// CHECK-NEXT:    return
+func.func @batch_nvfp4_global_scale(%x: memref<3x?x256xbf16>, %packed: memref<3x64x32xi32>, %scales: memref<3x64x16xf8E4M3FN>, %gs: memref<3xf32>, %y: memref<3x?x64xbf16>) {
+  %w = memref.alloc() : memref<3x64x256xbf16>
+  linalg.generic {indexing_maps = [affine_map<(b, n, k) -> (b, n, k floordiv 8)>,
+                                   affine_map<(b, n, k) -> (b, n, k floordiv 16)>,
+                                   affine_map<(b, n, k) -> (b)>,
+                                   affine_map<(b, n, k) -> (b, n, k)>],
+                  iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%packed, %scales, %gs : memref<3x64x32xi32>, memref<3x64x16xf8E4M3FN>, memref<3xf32>) outs(%w : memref<3x64x256xbf16>) {
+  ^bb0(%word: i32, %s: f8E4M3FN, %g: f32, %o: bf16):
+    %k = linalg.index 2 : index
+    %c8 = arith.constant 8 : index
+    %c4 = arith.constant 4 : index
+    %lane = arith.remui %k, %c8 : index
+    %bit = arith.muli %lane, %c4 : index
+    %shift = arith.index_cast %bit : index to i32
+    %shifted = arith.shrui %word, %shift : i32
+    %nibble = arith.trunci %shifted : i32 to i4
+    %code = arith.bitcast %nibble : i4 to f4E2M1FN
+    %f = arith.extf %code : f4E2M1FN to bf16
+    %sf = arith.extf %s : f8E4M3FN to bf16
+    %v = arith.mulf %f, %sf : bf16
+    %gh = arith.truncf %g : f32 to bf16
+    %vg = arith.mulf %v, %gh : bf16
+    linalg.yield %vg : bf16
+  }
+  %zero = arith.constant 0.0 : bf16
+  linalg.fill ins(%zero : bf16) outs(%y : memref<3x?x64xbf16>)
+  linalg.batch_matmul indexing_maps = [affine_map<(b, m, n, k) -> (b, m, k)>, affine_map<(b, m, n, k) -> (b, n, k)>,
+                                       affine_map<(b, m, n, k) -> (b, m, n)>]
+      ins(%x, %w : memref<3x?x256xbf16>, memref<3x64x256xbf16>) outs(%y : memref<3x?x64xbf16>)
+  memref.dealloc %w : memref<3x64x256xbf16>
+  return
+}

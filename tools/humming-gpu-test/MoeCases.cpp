@@ -157,6 +157,11 @@ std::vector<MoeCase> moeSuite(bool quick) {
       small);
   add("moe_masked_w4_e4_skewed_odd", w4(4), GemmType::GroupedMasked, 1,
       Spread::Skewed, small, 200, 328);
+  // Without counts (MoeOptions::allRows): a batch of matmuls with one
+  // weight matrix each, as a raised linalg.batch_matmul runs; odd sizes.
+  add("moe_masked_all_rows_w4_e4_odd", w4(4), GemmType::GroupedMasked, 1,
+      Spread::Uniform, small, 200, 328);
+  cases.back().moe.allRows = true;
   // The grouped routings from the router's top-k ids (MoeGrouping):
   // off-rank ids (-1) take no row and gather as zeros.
   add("moe_contiguous_from_topk_w4_e16_top4", w4(16),
@@ -382,6 +387,9 @@ Result<RoutedBatch> routeBatch(const rt::CudaDriver &cu, const MoeCase &c,
     std::vector<int64_t> counts = splitRows(m, experts, c.spread, rng);
     // One expert full, so the last block of a full expert is exercised.
     counts[0] = m;
+    // MoeOptions::allRows: no counts, every expert all of its rows.
+    if (c.moe.allRows)
+      counts.assign(size_t(experts), m);
     b.routing.expertLayout = counts;
     b.rows = experts * m;
     b.outRows = b.rows;
@@ -391,8 +399,9 @@ Result<RoutedBatch> routeBatch(const rt::CudaDriver &cu, const MoeCase &c,
         b.written[size_t(e * m + r)] = true;
     b.zeroRow.assign(size_t(b.outRows), false);
     std::vector<int32_t> c32(counts.begin(), counts.end());
-    if (Status s = keep(upload(cu, c32), b.device.expertLayout); !s)
-      return Error{s.error()};
+    if (!c.moe.allRows)
+      if (Status s = keep(upload(cu, c32), b.device.expertLayout); !s)
+        return Error{s.error()};
   }
   if (c.moe.routerWeights) {
     std::uniform_real_distribution<float> uni(0.05f, 1.0f);

@@ -289,6 +289,38 @@ TEST(Layer, MoeGroupedMaskedNeedsWholeExperts) {
             "MoeOptions::routerWeights");
 }
 
+// MoeOptions::allRows: grouped_masked without counts (a batch of matmuls,
+// one weight matrix each): the kernels read no expert_layout, a call gives
+// none, and the option means nothing with another routing.
+TEST(Layer, MoeAllRowsTakesNoCounts) {
+  test::useTestCache();
+  WeightSchema w4 = WeightSchema::make(ScalarType::uint(4), ScalarType::f16(),
+                                       Granularity::Group, 128);
+  w4.experts = 4;
+  MoeOptions moe;
+  moe.routing = GemmType::GroupedMasked;
+  moe.allRows = true;
+  Result<Layer> layer = Layer::createMoe(256, 256, w4, kF16, moe);
+  ASSERT_TRUE(layer.ok()) << layer.error();
+  std::vector<double> w(size_t(4 * 256 * 256), 0.5);
+  ASSERT_TRUE(layer->quantize(w.data()).ok());
+  Status s = layer->transform({"H200", "", /*compileOnly=*/true});
+  ASSERT_TRUE(s.ok()) << s.error();
+  MoeRouting r;
+  EXPECT_EQ(layer->forwardMoe(nullptr, 16, 16, 8, r).error(),
+            "the layer was transformed compile-only for sm_90a; transform "
+            "it for a device to run it");
+  r.expertLayout = 64;
+  EXPECT_EQ(layer->forwardMoe(nullptr, 16, 16, 8, r).error(),
+            "expected no expert token counts with MoeOptions::allRows (every "
+            "expert has all of its max_tokens rows), got a pointer");
+  MoeOptions indexed;
+  indexed.allRows = true;
+  EXPECT_EQ(Layer::createMoe(256, 256, w4, kF16, indexed).error(),
+            "expected MoeOptions::allRows only with grouped_masked routing "
+            "(every expert all of its max_tokens rows), got indexed");
+}
+
 // 8-bit MoE layers take codes with their scales, or 16-bit activations
 // once transformed with activationRows.
 TEST(Layer, MoeEightBitActivations) {

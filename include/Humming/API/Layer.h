@@ -126,6 +126,11 @@ struct MoeOptions {
   /// forwardMoe multiplies each output row by its f32 router weight (the
   /// down projection of a MoE block).
   bool routerWeights = false;
+  /// grouped_masked without counts: every expert has all of its max_tokens
+  /// rows (a batch of E matmuls, one weight matrix per batch element, as
+  /// humming-raise-quantized-matmul raises a batch matmul);
+  /// MoeRouting::expertLayout stays 0.
+  bool allRows = false;
 };
 
 /// The routing of one forwardMoe call: device pointers, 4-byte aligned.
@@ -139,7 +144,7 @@ struct MoeRouting {
   /// 0: MoeOptions::blockSize.
   int64_t blockSize = 0;
   /// grouped_contiguous: offsets [E + 1] i32; grouped_masked: counts [E]
-  /// i32.
+  /// i32 (none with MoeOptions::allRows).
   uint64_t expertLayout = 0;
   /// MoeOptions::routerWeights: f32 per output row.
   uint64_t routerWeights = 0;

@@ -109,6 +109,8 @@ struct LayerSpec {
   ::humming::GemmType moeRouting = ::humming::GemmType::Dense;
   int64_t topK = 1, blockSize = 0;
   bool routerWeights = false;
+  /// grouped_masked without counts (MoeOptions::allRows): no expert_layout.
+  bool allRows = false;
 };
 
 /// The layer as humming IR: func @layer(input, weight, scales?,

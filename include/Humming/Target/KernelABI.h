@@ -42,7 +42,9 @@ enum GemmParam : unsigned {
 /// such tensor), then one i32. Indexed (vLLM's moe_align_block_size):
 /// `sorted_ids` [P] i32, `expert_ids` [P / block_size] i32,
 /// `num_tokens_padded` [1] i32; grouped: `expert_layout` (offsets [E + 1]
-/// i32 / i64, or counts [E] i32) in the first slot. The router weights, f32
+/// i32 / i64, or counts [E] i32; a grouped_masked op without counts has
+/// kernels that read none: every expert has M / E rows) in the first slot.
+/// The router weights, f32
 /// per output row, are optional. The i32 is the indexed routing's
 /// block_size, a multiple of the kernel's block_m (any other value, 0
 /// included, makes every row of the output zero; grouped kernels ignore

@@ -328,7 +328,9 @@ LogicalResult checkSupported(const GemmView &op, const hq::Chip &chip) {
     return op.emitOpError()
            << "humming.moe_gemm lowers over prepared weights ('layout') "
               "only; prepare the experts' weights for "
-           << chip.str();
+           << chip.str()
+           << " (humming-legalize-schema with a chip prepares canonical ones "
+              "on the device)";
   if (in.type.bits != 16 && !(in.type.bits <= 8 && op.layout))
     return op.emitOpError()
            << "8- and 4-bit activations run in the kernels over prepared "
@@ -728,6 +730,8 @@ struct LowerToNVVMPass
             op.routing == hq::abi::kRoutingContiguous &&
             cast<MemRefType>(op.rowIds.getType()).getElementType().isInteger(64);
         spec.moe.routerWeights = bool(op.routerWeights);
+        spec.moe.uniform =
+            op.routing == hq::abi::kRoutingMasked && !op.rowIds;
         spec.moe.weightBytes = perExpert(op.weight);
         spec.moe.scaleBytes = perExpert(op.scales);
         spec.moe.zeroBytes = perExpert(op.zeroPoints);

@@ -53,6 +53,8 @@ struct GemmKernelSpec {
     int64_t experts = 0, topK = 1, blockSize = 0;
     bool layout64 = false;    ///< grouped_contiguous offsets are i64
     bool routerWeights = false; ///< multiply each output row by its f32 weight
+    /// grouped_masked without counts: every expert has M / E rows.
+    bool uniform = false;
     int64_t weightBytes = 0, scaleBytes = 0, zeroBytes = 0, biasBytes = 0;
   } moe;
   bool isMoe() const { return moe.routing != ::humming::abi::kRoutingDense; }

@@ -190,7 +190,8 @@ scf::IfOp PreparedEmitter::routeBlock() {
   } else {
     // grouped_masked: E x max_tokens rows, block bidY the (bidY mod
     // blocks-per-expert)-th of expert bidY / blocks-per-expert; counts
-    // clamped into 0 .. max_tokens.
+    // clamped into 0 .. max_tokens (without counts, `moe.uniform`: all
+    // max_tokens rows of every expert).
     Value maxTokens = arith::DivUIOp::create(b, m, c32(experts));
     Value perExpert =
         arith::DivUIOp::create(b, add(maxTokens, c32(bm - 1)), c32(bm));
@@ -198,11 +199,13 @@ scf::IfOp PreparedEmitter::routeBlock() {
     expert = arith::DivUIOp::create(b, bidY, divisor);
     Value inE = cmp(P::ult, expert, c32(experts));
     Value sub = arith::SubIOp::create(b, bidY, mul(expert, divisor));
-    Value count = clamp(
-        loadRouting(b, i32, param(abi::ParamRowIds),
-                    ext64(arith::MinUIOp::create(b, expert,
-                                                 c32(experts - 1)))),
-        c32(0), maxTokens);
+    Value count =
+        moe.uniform
+            ? maxTokens
+            : clamp(loadRouting(b, i32, param(abi::ParamRowIds),
+                                ext64(arith::MinUIOp::create(
+                                    b, expert, c32(experts - 1)))),
+                    c32(0), maxTokens);
     rowOf = [&, sub, maxTokens, inE, count](Value local) -> std::pair<Value, Value> {
       Value r = add(mul(sub, c32(bm)), local);
       return {add(mul(expert, maxTokens), r),

@@ -3,7 +3,7 @@
 // The MoE kernels run over prepared weights only.
 func.func @canonical(%a: memref<?x512xf16>, %w: memref<8x256x64xi32>, %s: memref<8x256x4xf16>,
                      %offs: memref<9xi32>, %c: memref<?x256xf16>) {
-  // expected-error @+1 {{humming.moe_gemm lowers over prepared weights ('layout') only; prepare the experts' weights for sm_90a}}
+  // expected-error @+1 {{humming.moe_gemm lowers over prepared weights ('layout') only; prepare the experts' weights for sm_90a (humming-legalize-schema with a chip prepares canonical ones on the device)}}
   humming.moe_gemm %a, %w scales(%s : memref<8x256x4xf16>) expert_layout(%offs : memref<9xi32>) into %c
       {weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<128>, experts = 8>,
        input_schema = #humming.input_schema<type = f16>, compute = #humming.compute<gemm = grouped_contiguous>}

@@ -248,3 +248,39 @@ func.func @router_weights_type(%a: memref<?x2048xbf16>, %w: memref<8x1024x256xi3
       : memref<?x2048xbf16>, memref<8x1024x256xi32> -> memref<?x1024xbf16>
   return
 }
+
+// -----
+
+func.func @contiguous_without_offsets(%a: memref<?x2048xbf16>, %w: memref<8x1024x256xi32>, %s: memref<8x1024x1xbf16>, %c: memref<?x1024xbf16>) {
+  // expected-error @+1 {{expected operand 'expert_layout' (gemm = grouped_contiguous)}}
+  humming.moe_gemm %a, %w scales(%s : memref<8x1024x1xbf16>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = bf16, experts = 8>, input_schema = #humming.input_schema<type = bf16>,
+       compute = #humming.compute<gemm = grouped_contiguous>}
+      : memref<?x2048xbf16>, memref<8x1024x256xi32> -> memref<?x1024xbf16>
+  return
+}
+
+// -----
+
+func.func @indexed_with_layout(%a: memref<?x2048xbf16>, %w: memref<8x1024x256xi32>, %s: memref<8x1024x1xbf16>,
+    %ids: memref<?xi32>, %eids: memref<?xi32>, %pad: memref<1xi32>, %offs: memref<9xi32>, %c: memref<?x1024xbf16>) {
+  // expected-error @+1 {{unexpected operand 'expert_layout' (gemm = indexed)}}
+  humming.moe_gemm %a, %w scales(%s : memref<8x1024x1xbf16>) sorted_ids(%ids : memref<?xi32>) expert_ids(%eids : memref<?xi32>)
+      num_tokens_padded(%pad : memref<1xi32>) expert_layout(%offs : memref<9xi32>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = bf16, experts = 8>, input_schema = #humming.input_schema<type = bf16>,
+       compute = #humming.compute<gemm = indexed>, top_k = 2, block_size = 16}
+      : memref<?x2048xbf16>, memref<8x1024x256xi32> -> memref<?x1024xbf16>
+  return
+}
+
+// -----
+
+// Unpacked 8-bit codes per expert: [E, N, K] of the codes' type.
+func.func @unpacked_codes_shape(%a: memref<?x2048xf16>, %w: memref<4x1024x1024xi8>, %s: memref<4x1024x1xf16>, %c: memref<?x1024xf16>) {
+  // expected-error @+1 {{expected 'weight' of shape [4, 1024, 2048], got 'memref<4x1024x1024xi8>'}}
+  humming.moe_gemm %a, %w scales(%s : memref<4x1024x1xf16>) into %c
+      {weight_schema = #humming.weight_schema<type = si8, scale = f16, experts = 4>, input_schema = #humming.input_schema<type = f16>,
+       compute = #humming.compute<gemm = grouped_masked>}
+      : memref<?x2048xf16>, memref<4x1024x1024xi8> -> memref<?x1024xf16>
+  return
+}

@@ -65,3 +65,18 @@ func.func @moe_gemm_grouped_masked_nvfp4(%a: memref<64x2048xbf16>, %w: memref<8x
       : memref<64x2048xbf16>, memref<8x1024x256xi32> -> memref<64x1024xbf16>
   return
 }
+
+// grouped_masked without counts: every expert has all of its max_tokens
+// rows (a batch of matmuls, one weight matrix each); 8-bit codes unpacked
+// [E, N, K] as in humming.gemm.
+// CHECK-LABEL: func.func @moe_gemm_grouped_masked_all_rows
+// CHECK: humming.moe_gemm %{{.*}}, %{{.*}} scales(%{{.*}} : memref<4x1024x1xf16>) into
+func.func @moe_gemm_grouped_masked_all_rows(%a: memref<?x2048xf16>, %w: memref<4x1024x2048xi8>,
+    %s: memref<4x1024x1xf16>, %c: memref<?x1024xf16>) {
+  humming.moe_gemm %a, %w scales(%s : memref<4x1024x1xf16>) into %c
+      {weight_schema = #humming.weight_schema<type = si8, scale = f16, experts = 4>,
+       input_schema = #humming.input_schema<type = f16>,
+       compute = #humming.compute<gemm = grouped_masked>}
+      : memref<?x2048xf16>, memref<4x1024x2048xi8> -> memref<?x1024xf16>
+  return
+}

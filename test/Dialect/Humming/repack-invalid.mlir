@@ -109,3 +109,25 @@ func.func @no_bias(%b: memref<4096xf16>, %pb: memref<4096xf16>) {
       : memref<4096xf16> -> memref<4096xf16>
   return
 }
+
+// -----
+
+func.func @unpacked_source_shape(%w: memref<4x256x256xi8>, %pw: memref<4x32x1024xi32>) {
+  // expected-error @+1 {{expected 'source weight' of shape [4, 256, 512], got 'memref<4x256x256xi8>'}}
+  humming.repack %w into %pw {operand = #humming.operand<weight>, n = 256, k = 512,
+      weight_schema = #humming.weight_schema<type = si8, scale = f16, experts = 4>,
+      input_schema = #humming.input_schema<type = f16>, layout = #humming.layout<chip = "sm_80">}
+      : memref<4x256x256xi8> -> memref<4x32x1024xi32>
+  return
+}
+
+// -----
+
+func.func @unpacked_source_type(%w: memref<256x512xf8E5M2>, %pw: memref<32x1024xi32>) {
+  // expected-error @+1 {{expected 'source weight' element type i8 (unpacked 8-bit codes), got 'f8E5M2'}}
+  humming.repack %w into %pw {operand = #humming.operand<weight>, n = 256, k = 512,
+      weight_schema = #humming.weight_schema<type = si8, scale = f16>,
+      input_schema = #humming.input_schema<type = f16>, layout = #humming.layout<chip = "sm_80">}
+      : memref<256x512xf8E5M2> -> memref<32x1024xi32>
+  return
+}

@@ -46,3 +46,15 @@ func.func @repack_gptq_weight(%w: memref<256x2048xi32>, %pw: memref<128x4096xi32
       : memref<256x2048xi32> -> memref<128x4096xi32>
   return
 }
+
+// Unpacked 8-bit codes per expert ([E, N, K] i8, the bytes of the packed
+// words) into the prepared i32 words.
+// CHECK-LABEL: func.func @repack_unpacked_si8_experts
+// CHECK: humming.repack %{{.*}} into %{{.*}} {{.*}} : memref<4x256x512xi8> -> memref<4x32x1024xi32>
+func.func @repack_unpacked_si8_experts(%w: memref<4x256x512xi8>, %pw: memref<4x32x1024xi32>) {
+  humming.repack %w into %pw {operand = #humming.operand<weight>, n = 256, k = 512,
+      weight_schema = #humming.weight_schema<type = si8, scale = f16, experts = 4>,
+      input_schema = #humming.input_schema<type = f16>, layout = #humming.layout<chip = "sm_80">}
+      : memref<4x256x512xi8> -> memref<4x32x1024xi32>
+  return
+}

@@ -40,6 +40,15 @@ bool isScalar(Type t, const hq::ScalarType &s) {
 
 bool isI32(Type t) { return t.isSignlessInteger(32); }
 
+/// The shape of unpacked 8-bit codes: [E?, N, K] (padded sizes).
+hq::ShapeOrDiag unpackedCodesShape(const hq::WeightSchema &w, int64_t n,
+                                   int64_t k) {
+  hq::ShapeOrDiag s{{n, k}, std::nullopt};
+  if (w.experts > 0)
+    s.shape.insert(s.shape.begin(), w.experts);
+  return s;
+}
+
 /// Checks operand `name` against an expected shape and element type.
 /// `elemOk` decides the element type; `elemWhat` describes it.
 LogicalResult checkOperand(Operation *op, StringRef name, Value v,
@@ -266,16 +275,17 @@ LogicalResult verifyLayer(Operation *op, const LayerView &l, int64_t &nOut,
     return op->emitOpError() << "expected format = canonical with a prepared "
                                 "layout, got "
                              << hq::toString(w.format);
-  // 8-bit codes in the canonical format may also come unpacked, [N, K] of
-  // their own 8-bit type: the same bytes as the packed [N, K / 4] i32 (LSB
-  // first along K), e.g. what humming-raise-quantized-matmul finds.
+  // 8-bit codes in the canonical format may also come unpacked, [E?, N, K]
+  // of their own 8-bit type: the same bytes as the packed [E?, N, K / 4]
+  // i32 (LSB first along K), e.g. what humming-raise-quantized-matmul
+  // finds.
   auto weightType = cast<MemRefType>(l.weight.getType());
-  const bool unpacked8 = !prepared && w.experts == 0 && w.type.bits == 8 &&
+  const bool unpacked8 = !prepared && w.type.bits == 8 &&
                          w.format == hq::SourceFormat::Canonical &&
                          weightType.getElementTypeBitWidth() == 8;
   if (unpacked8) {
     if (failed(checkOperand(
-            op, "weight", l.weight, hq::ShapeOrDiag{{n, k}, std::nullopt},
+            op, "weight", l.weight, unpackedCodesShape(w, n, k),
             [&](Type t) {
               return w.type.isInt() ? t.isSignlessInteger(8)
                                     : isScalar(t, w.type);
@@ -415,8 +425,10 @@ LogicalResult MoeGemmOp::verify() {
                            why)) ||
       failed(checkPresence(*this, "num_tokens_padded", getNumTokensPadded(),
                            indexed, why)) ||
-      failed(checkPresence(*this, "expert_layout", getExpertLayout(),
-                           !indexed, why)))
+      // (grouped_masked: optional, see below.)
+      (gemm != hq::GemmType::GroupedMasked &&
+       failed(checkPresence(*this, "expert_layout", getExpertLayout(),
+                            !indexed, why))))
     return failure();
   if (indexed && !getTopK())
     return emitOpError("expected a 'top_k' attribute with gemm = indexed");
@@ -442,7 +454,10 @@ LogicalResult MoeGemmOp::verify() {
     if (failed(checkIndexVector(*this, "expert_layout", getExpertLayout(),
                                 experts + 1, true)))
       return failure();
-  } else {
+  } else if (getExpertLayout()) {
+    // grouped_masked: counts [E]; without them every expert has all of its
+    // max_tokens rows (a batch of E matmuls, as
+    // humming-raise-quantized-matmul raises one).
     if (failed(checkIndexVector(*this, "expert_layout", getExpertLayout(),
                                 experts, false)))
       return failure();
@@ -870,16 +885,34 @@ LogicalResult RepackOp::verify() {
   // Bias and float zero points are in the model's fp type; accept f16/bf16.
   ElemRule rule = weightSideElem(which, w, Type());
   const char *name = hq::toString(which);
-  if (failed(checkOperand(*this, (Twine("source ") + name).str(), getSource(),
-                          hq::expectedShape(which, w, in, n, k, false),
-                          rule.ok, rule.what)) ||
-      failed(checkOperand(*this, (Twine("dest ") + name).str(), getDest(),
+  auto srcElem = cast<MemRefType>(getSource().getType()).getElementType();
+  auto dstElem = cast<MemRefType>(getDest().getType()).getElementType();
+  // 8-bit codes may come unpacked, [E?, N, K] of their own type: the bytes
+  // of the packed i32 words (as humming.gemm and humming.moe_gemm take).
+  const bool unpacked8 = which == hq::WeightOperand::Weight &&
+                         w.type.bits == 8 &&
+                         srcElem.getIntOrFloatBitWidth() == 8;
+  if (unpacked8) {
+    if (failed(checkOperand(
+            *this, "source weight", getSource(), unpackedCodesShape(w, n, k),
+            [&](Type t) {
+              return w.type.isInt() ? t.isSignlessInteger(8)
+                                    : isScalar(t, w.type);
+            },
+            w.type.isInt() ? std::string("i8 (unpacked 8-bit codes)")
+                           : w.type.str() + " (unpacked 8-bit codes)")))
+      return failure();
+  } else if (failed(checkOperand(*this, (Twine("source ") + name).str(),
+                                 getSource(),
+                                 hq::expectedShape(which, w, in, n, k, false),
+                                 rule.ok, rule.what))) {
+    return failure();
+  }
+  if (failed(checkOperand(*this, (Twine("dest ") + name).str(), getDest(),
                           hq::expectedShape(which, w, in, n, k, true), rule.ok,
                           rule.what)))
     return failure();
-  auto srcElem = cast<MemRefType>(getSource().getType()).getElementType();
-  auto dstElem = cast<MemRefType>(getDest().getType()).getElementType();
-  if (srcElem != dstElem)
+  if (!unpacked8 && srcElem != dstElem)
     return emitOpError() << "expected 'dest' element type " << srcElem
                          << " (as 'source'), got " << dstElem;
   return success();

@@ -13,6 +13,7 @@
 #include "Humming/Target/ArchInfo.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/SymbolTable.h"
 
@@ -244,6 +245,74 @@ LogicalResult legalizeActivations(GemmOp op, std::optional<hq::Chip> chip) {
   return success();
 }
 
+/// MoE weights in the canonical layout: the kernels read prepared ones.
+/// Each of the weight, the scales and the zero points is rewritten by a
+/// humming.repack on the device into a new buffer right before the op (and
+/// freed right after it); the op takes the buffers and the layout. Without
+/// a chip the op stays as it is (humming-lower-to-nvvm says what it needs).
+LogicalResult prepareMoeWeights(MoeGemmOp op, std::optional<hq::Chip> chip) {
+  if (op.getLayoutAttr() || !chip)
+    return success();
+  hq::WeightSchema w = op.getWeightSchema().toHost();
+  hq::InputSchema in = op.getInputSchema().toHost();
+  auto inType = cast<MemRefType>(op.getInput().getType());
+  auto outType = cast<MemRefType>(op.getOutput().getType());
+  const int64_t n = outType.getDimSize(1), k = inType.getDimSize(1);
+  const int64_t np = n + w.padN, kp = k + w.padK;
+  if (hq::Diag d = hq::layout::supports(w, in, np, kp))
+    return op.emitOpError()
+           << "cannot prepare the experts' canonical weights for "
+           << chip->str() << " on the device: " << *d;
+  MLIRContext *ctx = op.getContext();
+  auto layout = LayoutAttr::get(ctx, hq::MmaKind::MmaSync, chip->str());
+  struct Operand {
+    OpOperand *use;
+    hq::WeightOperand which;
+  };
+  SmallVector<Operand> operands = {
+      {&op.getWeightMutable(), hq::WeightOperand::Weight}};
+  if (!op.getScalesMutable().empty())
+    operands.push_back({&op.getScalesMutable()[0], hq::WeightOperand::Scales});
+  if (!op.getZeroPointsMutable().empty())
+    operands.push_back(
+        {&op.getZeroPointsMutable()[0], hq::WeightOperand::ZeroPoints});
+  // Every prepared shape first: nothing changes unless all exist.
+  SmallVector<MemRefType> prepared;
+  for (const Operand &o : operands) {
+    hq::ShapeOrDiag s = hq::expectedShape(o.which, w, in, np, kp,
+                                          /*prepared=*/true);
+    if (s.error)
+      return op.emitOpError() << "cannot hold '" << hq::toString(o.which)
+                              << "' in the prepared layout: " << *s.error;
+    // (Prepared codes are i32 words, also of unpacked 8-bit ones.)
+    Type elem = o.which == hq::WeightOperand::Weight
+                    ? Type(IntegerType::get(op.getContext(), 32))
+                    : cast<MemRefType>(o.use->get().getType()).getElementType();
+    prepared.push_back(MemRefType::get(s.shape, elem));
+  }
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  SmallVector<Value> buffers;
+  for (auto [o, type] : llvm::zip(operands, prepared)) {
+    Value buffer = memref::AllocOp::create(b, loc, type);
+    RepackOp::create(b, loc, o.use->get(), buffer,
+                     WeightOperandAttr::get(ctx, o.which), uint64_t(n),
+                     uint64_t(k), op.getWeightSchemaAttr(),
+                     op.getInputSchemaAttr(), layout);
+    o.use->set(buffer);
+    buffers.push_back(buffer);
+  }
+  op.setLayoutAttr(layout);
+  b.setInsertionPointAfter(op);
+  for (Value buffer : buffers)
+    memref::DeallocOp::create(b, loc, buffer);
+  record(op, "weights: canonical -> prepared for " + chip->str() +
+                 " by humming.repack on the device before each run (a "
+                 "caller that keeps the weights prepares them once and "
+                 "passes them with 'layout')");
+  return success();
+}
+
 struct LegalizeSchemaPass
     : public mlir::humming::impl::HummingLegalizeSchemaPassBase<
           LegalizeSchemaPass> {
@@ -275,6 +344,8 @@ struct LegalizeSchemaPass
                           "formats are converted by the host adapters "
                           "(humming::loadLayer)");
           failed = true;
+        } else {
+          failed |= mlir::failed(prepareMoeWeights(moe, target));
         }
       }
     });

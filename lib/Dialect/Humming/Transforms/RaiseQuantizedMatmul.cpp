@@ -28,6 +28,7 @@
 #include "Humming/Dialect/Humming/IR/HummingOps.h"
 #include "Humming/Dialect/Humming/IR/HummingTypes.h"
 #include "Humming/Dialect/Humming/Transforms/Passes.h"
+#include "Humming/Quant/PreparedLayout.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -61,6 +62,9 @@ struct Dequant {
   hq::WeightSchema schema;
   /// The layer's N and K.
   int64_t n = 0, k = 0;
+  /// Weights per batch element: their count B (the leading dimension of
+  /// every weight-side tensor; the global scale is [B]); 0: one matrix.
+  int64_t batch = 0;
 };
 
 /// Why a matmul is not raised (empty: it is), or that it is no quantized
@@ -215,11 +219,13 @@ struct PackedSource {
 constexpr int kAwqSlot[8] = {0, 4, 1, 5, 2, 6, 3, 7};
 /// The code's source: k is the generic's loop 1 over [N, K] weights, loop 0
 /// over [K, N] ones (`kFirst`).
-PackedSource codeSource(bool kFirst) {
-  return {0, kFirst ? 0u : 1u, "the code", "k"};
+/// With weights per batch element the generic's loop 0 is the batch and
+/// the others follow it (`batched`).
+PackedSource codeSource(bool kFirst, bool batched) {
+  return {0, (kFirst ? 0u : 1u) + unsigned(batched), "the code", "k"};
 }
-PackedSource zeroSource(bool kFirst) {
-  return {2, kFirst ? 1u : 0u, "the zero point", "n"};
+PackedSource zeroSource(bool kFirst, bool batched) {
+  return {2, (kFirst ? 1u : 0u) + unsigned(batched), "the zero point", "n"};
 }
 
 /// The value of `v` in a packed value's arithmetic for word `word` at
@@ -390,7 +396,8 @@ matchPackedValue(Block &body, Value value, const PackedSource &src,
 /// or [K b / 32, N] indexed (k floordiv 32 / b, n) (GPTQ's qweight).
 std::variant<PackedCode, std::string>
 matchPackedCode(Block &body, Value code, ShapedType codesType, AffineMap map,
-                int64_t n, int64_t k, bool signedConversion, bool kFirst) {
+                int64_t n, int64_t k, bool signedConversion, bool kFirst,
+                bool batched) {
   MLIRContext *ctx = map.getContext();
   AffineExpr dn = getAffineDimExpr(0, ctx), dk = getAffineDimExpr(1, ctx);
   const bool two = codesType.getRank() == 2;
@@ -400,7 +407,7 @@ matchPackedCode(Block &body, Value code, ShapedType codesType, AffineMap map,
       staticIdentity(codesType) && codesType.getDimSize(0) == k &&
       n % 8 == 0 && codesType.getDimSize(1) == n / 8 &&
       map.getResult(1) == dn.floorDiv(8)) {
-    PackedSource awq = zeroSource(kFirst);
+    PackedSource awq = zeroSource(kFirst, batched);
     awq.arg = 0;
     awq.what = "the code";
     awq.slot = kAwqSlot;
@@ -437,7 +444,7 @@ matchPackedCode(Block &body, Value code, ShapedType codesType, AffineMap map,
            std::to_string(n) + ", K = " + std::to_string(k) + "), got " +
            str(codesType) + " indexed by " + str(map);
   std::variant<PackedCode, std::string> p =
-      matchPackedValue(body, code, codeSource(kFirst), bits, k,
+      matchPackedValue(body, code, codeSource(kFirst, batched), bits, k,
                        signedConversion);
   if (auto *c = std::get_if<PackedCode>(&p))
     c->gptq = gptq;
@@ -467,23 +474,74 @@ bool reads(Value v, BlockArgument arg) {
 /// (n, k) as over [N, K].
 std::variant<Dequant, Refusal> matchDequant(linalg::GenericOp g, int64_t n,
                                             int64_t k, Type half,
-                                            bool kFirst = false) {
-  auto no = [kFirst](std::string why) -> std::variant<Dequant, Refusal> {
-    return Refusal{"the dequantization (linalg.generic writing the weights" +
-                   std::string(kFirst ? " [K, N]: its maps read as of "
-                                        "(n, k) = (d0, d1)"
-                                      : "") +
-                   "): " + std::move(why)};
+                                            bool kFirst = false,
+                                            int64_t batch = 0) {
+  const bool batched = batch > 0;
+  auto no = [kFirst, batched](std::string why)
+      -> std::variant<Dequant, Refusal> {
+    // (The maps quoted are read as of (n, k) = (d0, d1): without the batch
+    // and, over [K, N], through the swap of the loops.)
+    return Refusal{
+        std::string("the dequantization (linalg.generic writing the "
+                    "weights") +
+        (batched ? std::string(" per batch element [B, ") +
+                       (kFirst ? "K, N]" : "N, K]") +
+                       ": its maps read without the batch, as of (n, k) = "
+                       "(d0, d1)"
+         : kFirst ? std::string(" [K, N]: its maps read as of (n, k) = "
+                                "(d0, d1)")
+                  : std::string()) +
+        "): " + std::move(why)};
   };
+  const unsigned loops = batched ? 3 : 2;
   if (!(g.hasPureBufferSemantics() || g.hasPureTensorSemantics()) ||
-      g.getNumDpsInits() != 1 || g.getNumLoops() != 2 ||
-      g.getNumParallelLoops() != 2)
-    return no("expected two parallel loops over [N, K] on memrefs or on "
-              "tensors, one output");
+      g.getNumDpsInits() != 1 || g.getNumLoops() != loops ||
+      g.getNumParallelLoops() != loops)
+    return no(std::string("expected ") + (batched ? "three" : "two") +
+              " parallel loops over " + (batched ? "[B, N, K]" : "[N, K]") +
+              " on memrefs or on tensors, one output");
   SmallVector<AffineMap> maps = g.getIndexingMapsArray();
   if (!maps.back().isIdentity())
     return no(std::string("expected the output indexed by ") +
-              (kFirst ? "(k, n)" : "(n, k)") + ", got " + str(maps.back()));
+              (batched ? "(b, " : "(") + (kFirst ? "k, n)" : "n, k)") +
+              ", got " + str(maps.back()));
+  // The inputs' types as one batch element sees them: with weights per
+  // batch element every input is [B, ...] indexed (b, ...) and is read as
+  // its [...] by the maps without b; the global scale, [B] indexed (b), as
+  // the [1] indexed (0) of one matrix.
+  SmallVector<ShapedType> types;
+  for (OpOperand *in : g.getDpsInputOperands())
+    types.push_back(cast<ShapedType>(in->get().getType()));
+  if (batched) {
+    MLIRContext *ctx = g.getContext();
+    AffineExpr d0 = getAffineDimExpr(0, ctx);
+    SmallVector<AffineExpr> shift = {getAffineConstantExpr(0, ctx),
+                                     getAffineDimExpr(0, ctx),
+                                     getAffineDimExpr(1, ctx)};
+    for (auto [i, t] : llvm::enumerate(types)) {
+      AffineMap m = maps[i];
+      const bool last = i + 1 == types.size();
+      if (last && t.getRank() == 1 && t.getDimSize(0) == batch &&
+          m.getNumResults() == 1 && m.getResult(0) == d0) {
+        types[i] = t.clone(ArrayRef<int64_t>{1});
+        maps[i] = AffineMap::get(2, 0, getAffineConstantExpr(0, ctx));
+        continue;
+      }
+      if (!staticIdentity(t) || t.getRank() < 2 || t.getDimSize(0) != batch ||
+          m.getNumResults() != unsigned(t.getRank()) || m.getResult(0) != d0 ||
+          llvm::any_of(m.getResults().drop_front(), [](AffineExpr e) {
+            return e.isFunctionOfDim(0);
+          }))
+        return no("expected input #" + std::to_string(i) + " [B, ...] (B = " +
+                  std::to_string(batch) + ") indexed (b, ...) with b only "
+                  "first, one matrix's tensor per batch element (or a "
+                  "global scale [B] indexed (b)), got " +
+                  str(t) + " indexed by " + str(m));
+      types[i] = t.clone(t.getShape().drop_front());
+      maps[i] = m.dropResult(0).replaceDimsAndSymbols(shift, {}, 2, 0);
+    }
+    maps.back() = AffineMap::getMultiDimIdentityMap(2, ctx);
+  }
   if (kFirst) {
     AffineMap swap = AffineMap::getPermutationMap(ArrayRef<unsigned>{1, 0},
                                                   g.getContext());
@@ -502,8 +560,7 @@ std::variant<Dequant, Refusal> matchDequant(linalg::GenericOp g, int64_t n,
   BlockArgument globalArg;
   Operation *globalConv = nullptr;
   if (ins >= 3) {
-    Value last = g.getDpsInputOperand(ins - 1)->get();
-    auto lt = cast<ShapedType>(last.getType());
+    ShapedType lt = types[ins - 1];
     AffineMap lm = maps[ins - 1];
     const bool one = lt.getRank() == 1 && lt.getDimSize(0) == 1 &&
                      lm.getNumResults() == 1 &&
@@ -560,7 +617,7 @@ std::variant<Dequant, Refusal> matchDequant(linalg::GenericOp g, int64_t n,
   if (!conv)
     conv = ops[0];
   Type codeType = codeArg.getType();
-  auto codesType = cast<ShapedType>(g.getDpsInputOperand(0)->get().getType());
+  ShapedType codesType = types[0];
   std::optional<hq::ScalarType> type;
   std::optional<PackedCode> packed;
   if (conv->getNumOperands() == 1 && conv->getOperand(0) == codeArg) {
@@ -576,7 +633,7 @@ std::variant<Dequant, Refusal> matchDequant(linalg::GenericOp g, int64_t n,
              conv->getResult(0).getType() == half) {
     std::variant<PackedCode, std::string> pc =
         matchPackedCode(body, conv->getOperand(0), codesType, maps[0], n, k,
-                        isa<arith::SIToFPOp>(conv), kFirst);
+                        isa<arith::SIToFPOp>(conv), kFirst, batched);
     if (auto *why = std::get_if<std::string>(&pc))
       return no("packed codes: " + *why);
     packed = std::get<PackedCode>(pc);
@@ -591,7 +648,7 @@ std::variant<Dequant, Refusal> matchDequant(linalg::GenericOp g, int64_t n,
     // extracted as an i4, arith.bitcast to f4E2M1FN, arith.extf.
     std::variant<PackedCode, std::string> pc =
         matchPackedCode(body, fp4.getIn(), codesType, maps[0], n, k,
-                        /*signedConversion=*/false, kFirst);
+                        /*signedConversion=*/false, kFirst, batched);
     if (auto *why = std::get_if<std::string>(&pc))
       return no("packed e2m1 codes: " + *why);
     packed = std::get<PackedCode>(pc);
@@ -621,7 +678,7 @@ std::variant<Dequant, Refusal> matchDequant(linalg::GenericOp g, int64_t n,
                 "converted to " +
                 str(half) + " with arith.uitofp");
     // (AWQ's qzeros are packed in its nibble order, as its qweight.)
-    PackedSource zs = zeroSource(kFirst);
+    PackedSource zs = zeroSource(kFirst, batched);
     if (packed->awq)
       zs.slot = kAwqSlot;
     std::variant<PackedCode, std::string> pz = matchPackedValue(
@@ -671,9 +728,7 @@ std::variant<Dequant, Refusal> matchDequant(linalg::GenericOp g, int64_t n,
               "f8E5M2, or f4E2M1FN bitcast from an i4 extracted from packed "
               "i32 words), got " +
               conv->getName().getStringRef().str() + " of " + str(codeType));
-  Type scaleElem =
-      cast<ShapedType>(g.getDpsInputOperand(1)->get().getType())
-          .getElementType();
+  Type scaleElem = types[1].getElementType();
   // The scale as the product reads it: the second input itself, or, for
   // e8m0 / e4m3 scales (MXFP4 / NVFP4 checkpoints), its arith.extf to the
   // weights' type.
@@ -786,6 +841,7 @@ std::variant<Dequant, Refusal> matchDequant(linalg::GenericOp g, int64_t n,
   d.op = g;
   d.n = n;
   d.k = k;
+  d.batch = batch;
   d.codes = g.getDpsInputOperand(0)->get();
   d.scales = g.getDpsInputOperand(1)->get();
   if (ins == 3)
@@ -798,7 +854,7 @@ std::variant<Dequant, Refusal> matchDequant(linalg::GenericOp g, int64_t n,
               std::to_string(k) + "] indexed by (n, k) with an identity "
               "layout, got " +
               str(codesType) + " indexed by " + str(maps[0]));
-  auto scalesType = cast<ShapedType>(d.scales.getType());
+  ShapedType scalesType = types[1];
   // GPTQ's and AWQ's scales and qzeros are [G, N] and [G, N b / 32].
   const bool awq = packed && packed->awq;
   const bool gptq = packed && (packed->gptq || awq);
@@ -818,7 +874,7 @@ std::variant<Dequant, Refusal> matchDequant(linalg::GenericOp g, int64_t n,
     AffineExpr byGroup = group > 0 ? getAffineDimExpr(1, ctx).floorDiv(group)
                                    : getAffineConstantExpr(0, ctx);
     AffineExpr byN = getAffineDimExpr(0, ctx).floorDiv(per);
-    auto zt = cast<ShapedType>(d.zeroPoints.getType());
+    ShapedType zt = types[2];
     const SmallVector<int64_t> shape =
         gptq ? SmallVector<int64_t>{groups, n / per}
              : SmallVector<int64_t>{n / per, groups};
@@ -847,10 +903,10 @@ std::variant<Dequant, Refusal> matchDequant(linalg::GenericOp g, int64_t n,
       return no("expected " + std::string(source) +
                 " qzeros (integer zero points packed into i32 words) with "
                 "its qweight, got float zero points");
-    if (maps[2] != maps[1] || d.zeroPoints.getType() != d.scales.getType())
+    if (maps[2] != maps[1] || types[2] != types[1])
       return no("expected zero points of the scales' type and indexing, "
                 "got " +
-                str(d.zeroPoints.getType()) + " indexed by " + str(maps[2]));
+                str(types[2]) + " indexed by " + str(maps[2]));
   }
   std::optional<hq::ScalarType> scaleType = toScalarType(scaleElem);
   if (globalArg && group <= 0)
@@ -873,6 +929,13 @@ std::variant<Dequant, Refusal> matchDequant(linalg::GenericOp g, int64_t n,
     d.schema.format = packedZero && packedZero->offset == 0
                           ? hq::SourceFormat::GPTQv2
                           : hq::SourceFormat::GPTQ;
+  if (batched && (awq || gptq))
+    return no(std::string("expected weights per batch element in humming's "
+                          "canonical form: humming.moe_gemm takes no ") +
+              source + " tensors (convert them per expert on the host, "
+              "humming::sourceToCanonical)");
+  // One expert of humming.moe_gemm per batch element.
+  d.schema.experts = batch;
   return d;
 }
 
@@ -960,15 +1023,23 @@ struct RaiseQuantizedMatmulPass
                      "with the weights as B"};
     }
     // B [N, K] indexed (n, k) (output = input * W^T), or [K, N] indexed
-    // (k, n) (output = input * W, as GPTQ-style layers dequantize).
-    const bool kFirst = maps[1] == mapOf({kk, nn});
-    if (maps[1] != mapOf({nn, kk}) && !kFirst)
+    // (k, n) (output = input * W, as GPTQ-style layers dequantize); in the
+    // batch form shared by the batch, or one per batch element ([B, N, K]
+    // indexed (b, n, k) or [B, K, N] by (b, k, n): humming.moe_gemm's
+    // experts).
+    const bool perBatch =
+        isBatch(mm) && (maps[1] == mapOf({bb, nn, kk}) ||
+                        maps[1] == mapOf({bb, kk, nn}));
+    const bool kFirst = maps[1] == mapOf({kk, nn}) ||
+                        (perBatch && maps[1] == mapOf({bb, kk, nn}));
+    if (maps[1] != mapOf({nn, kk}) && !kFirst && !perBatch)
       return Refusal{
           std::string("expected the weights as B [N, K] indexed (n, k) (a "
                       "transposed-B matmul: output = input * W^T) or [K, N] "
                       "indexed (k, n) (output = input * W)") +
-          (isBatch(mm) ? ", shared by the batch (humming.gemm has one weight "
-                         "matrix)"
+          (isBatch(mm) ? ", shared by the batch, or one matrix per batch "
+                         "element ([B, N, K] indexed (b, n, k) or [B, K, N] "
+                         "indexed (b, k, n))"
                        : "") +
           ", got B indexed " + str(maps[1])};
     auto xt = cast<ShapedType>(x.getType());
@@ -996,8 +1067,16 @@ struct RaiseQuantizedMatmulPass
           " with static N and K (" + (isBatch(mm) ? "the batch and " : "") +
           "M may be dynamic), got " + str(xt) + ", " + str(wt) + ", " +
           str(yt)};
-    return matchDequant(g, wt.getDimSize(kFirst ? 1 : 0),
-                        wt.getDimSize(kFirst ? 0 : 1), half, kFirst);
+    // (Per batch element the weights' dimensions follow B.)
+    const unsigned w0 = perBatch ? 1 : 0;
+    if (perBatch && !xt.isDynamicDim(0) &&
+        xt.getDimSize(0) != wt.getDimSize(0))
+      return Refusal{"expected the batch of the input to be the weights' "
+                     "(one matrix per batch element), got " +
+                     str(xt) + " and " + str(wt)};
+    return matchDequant(g, wt.getDimSize(w0 + (kFirst ? 1 : 0)),
+                        wt.getDimSize(w0 + (kFirst ? 0 : 1)), half, kFirst,
+                        perBatch ? wt.getDimSize(0) : 0);
   }
 
   /// The schema of `d` as attributes for an f16 / bf16 gemm of N x K, or
@@ -1011,12 +1090,24 @@ struct RaiseQuantizedMatmulPass
             .getElementType();
     hq::InputSchema in{*toScalarType(half), hq::ActScaling::None, 0};
     std::optional<hq::ScalarType> out = toScalarType(half);
-    if (hq::Diag why = hq::verifyCompatibility(d.schema, in, {}, out))
-      return {"the schema found (" + describe(d.schema) + ") is not one "
-              "humming.gemm runs: " + *why};
+    hq::ComputeOptions compute;
+    if (d.batch)
+      compute.gemm = hq::GemmType::GroupedMasked;
+    if (hq::Diag why = hq::verifyCompatibility(d.schema, in, compute, out))
+      return {"the schema found (" + describe(d.schema) + ") is not one " +
+              (d.batch ? "humming.moe_gemm" : "humming.gemm") +
+              " runs: " + *why};
     if (hq::Diag why = hq::verifyPadding(d.schema, in, n, k))
       return {"the sizes N = " + std::to_string(n) + ", K = " +
               std::to_string(k) + " need padding: " + *why};
+    // humming.moe_gemm runs over prepared weights only (humming-legalize-
+    // schema prepares canonical ones on the device): the layout must hold
+    // them.
+    if (d.batch)
+      if (hq::Diag why = hq::layout::supports(d.schema, in, n, k))
+        return {"the schema found (" + describe(d.schema) + ") per batch "
+                "element runs as humming.moe_gemm over prepared weights, "
+                "which do not hold it: " + *why};
     std::string quietError;
     {
       ScopedDiagnosticHandler quiet(ctx, [&](Diagnostic &diag) {
@@ -1034,42 +1125,63 @@ struct RaiseQuantizedMatmulPass
   }
 
   /// Builds humming.gemm of memrefs x, codes, scales (zero points) into y
-  /// at `b`'s point; per-row scales given as [N] become [N, 1] views.
-  /// Everything built goes to `built` (in order); null and why when the
-  /// gemm does not verify (and nothing stays built).
-  GemmOp buildGemm(OpBuilder &b, linalg::LinalgOp mm, Value x, Value codes,
-                   Value scales, Value zeroPoints, Value globalScale, Value y,
-                   WeightSchemaAttr ws,
-                   InputSchemaAttr is, SmallVectorImpl<Operation *> &built,
-                   std::string &why) {
+  /// at `b`'s point — humming.moe_gemm with one expert per batch element
+  /// (`batch`: grouped_masked, every expert all of its rows) where the
+  /// weights are per batch element; per-row scales given as [B?, N] become
+  /// [B?, N, 1] views. Everything built goes to `built` (in order); null
+  /// and why when the op does not verify (and nothing stays built).
+  Operation *buildGemm(OpBuilder &b, linalg::LinalgOp mm, Value x,
+                       Value codes, Value scales, Value zeroPoints,
+                       Value globalScale, Value y, int64_t batch,
+                       WeightSchemaAttr ws, InputSchemaAttr is,
+                       SmallVectorImpl<Operation *> &built,
+                       std::string &why) {
     MLIRContext *ctx = mm.getContext();
+    const int64_t lead = batch > 0 ? 1 : 0;
     auto asColumn = [&](Value v) -> Value {
       auto t = cast<MemRefType>(v.getType());
-      if (t.getRank() != 1)
+      if (t.getRank() != 1 + lead)
         return v;
-      auto view = memref::ExpandShapeOp::create(
-          b, mm.getLoc(), ArrayRef<int64_t>{t.getDimSize(0), 1}, v,
-          ArrayRef<ReassociationIndices>{{0, 1}});
+      SmallVector<int64_t> shape(t.getShape());
+      shape.push_back(1);
+      SmallVector<ReassociationIndices> groups;
+      if (lead)
+        groups.push_back({0});
+      groups.push_back({lead, lead + 1});
+      auto view =
+          memref::ExpandShapeOp::create(b, mm.getLoc(), shape, v, groups);
       built.push_back(view);
       return view;
     };
     scales = asColumn(scales);
     if (zeroPoints)
       zeroPoints = asColumn(zeroPoints);
-    auto gemm = GemmOp::create(b, mm.getLoc(), x, codes, scales, zeroPoints,
-                               globalScale, Value(), Value(), y, ws, is,
-                               ComputeAttr(), LayoutAttr(), ArrayAttr());
-    built.push_back(gemm);
+    Operation *op;
+    if (batch > 0) {
+      hq::ComputeOptions grouped;
+      grouped.gemm = hq::GemmType::GroupedMasked;
+      op = MoeGemmOp::create(
+          b, mm.getLoc(), x, codes, scales, zeroPoints, globalScale, Value(),
+          Value(), Value(), Value(), Value(), /*expert_layout=*/Value(),
+          Value(), y, ws, is, ComputeAttr::fromHost(ctx, grouped),
+          IntegerAttr(), IntegerAttr(), LayoutAttr(), ArrayAttr());
+    } else {
+      op = GemmOp::create(b, mm.getLoc(), x, codes, scales, zeroPoints,
+                          globalScale, Value(), Value(), y, ws, is,
+                          ComputeAttr(), LayoutAttr(), ArrayAttr());
+    }
+    built.push_back(op);
     LogicalResult verified = success();
     {
       ScopedDiagnosticHandler quiet(ctx, [&](Diagnostic &diag) {
         why = diag.str();
         return success();
       });
-      verified = gemm.verify();
+      verified = batch > 0 ? cast<MoeGemmOp>(op).verify()
+                           : cast<GemmOp>(op).verify();
     }
     if (succeeded(verified))
-      return gemm;
+      return op;
     for (Operation *op : llvm::reverse(built))
       op->erase();
     built.clear();
@@ -1146,8 +1258,10 @@ struct RaiseQuantizedMatmulPass
     std::string why;
     Value xr = rows(b, mm, x, built), yr = rows(b, mm, y, built);
     if (!buildGemm(b, mm, xr, d.codes, d.scales, d.zeroPoints, d.globalScale,
-                   yr, ws, is, built, why))
-      return {"the humming.gemm it would become does not verify: " + why};
+                   yr, d.batch, ws, is, built, why))
+      return {std::string("the ") +
+              (d.batch ? "humming.moe_gemm" : "humming.gemm") +
+              " it would become does not verify: " + why};
     mm->erase();
     Operation *zero = fill.getDpsInputOperand(0)->get().getDefiningOp();
     fill.erase();
@@ -1224,10 +1338,12 @@ struct RaiseQuantizedMatmulPass
     SmallVector<Operation *> gemmOps;
     Value xr = rows(b, mm, xb, gemmOps), outr = rows(b, mm, out, gemmOps);
     if (!buildGemm(b, mm, xr, codes, scales, zeroPoints, globalScale, outr,
-                   ws, is, gemmOps, why)) {
+                   d.batch, ws, is, gemmOps, why)) {
       for (Operation *op : llvm::reverse(built))
         op->erase();
-      return {"the humming.gemm it would become does not verify: " + why};
+      return {std::string("the ") +
+              (d.batch ? "humming.moe_gemm" : "humming.gemm") +
+              " it would become does not verify: " + why};
     }
     auto result = bufferization::ToTensorOp::create(
         b, loc, yt, out, /*restrict=*/true, /*writable=*/true);

@@ -109,7 +109,9 @@ def Humming_MoeGemmOp : Humming_Op<"moe_gemm", [AttrSizedOperandSegments]> {
       sorted by expert; `expert_layout` [E+1] (i32 or i64) holds the offsets.
     - `grouped_masked`: `input` is [E*max_tokens, K], `output`
       [E*max_tokens, N] and `expert_layout` [E] i32 holds the token count of
-      each expert (DeepEP low-latency layout).
+      each expert (DeepEP low-latency layout). Without `expert_layout`
+      every expert has all of its max_tokens rows: a batch of E matmuls,
+      one weight matrix per batch element.
 
     `topk_weights` (f32, one per output row: [M*top_k] or [M, top_k]
     indexed, [rows] grouped) multiplies each output row after the bias:

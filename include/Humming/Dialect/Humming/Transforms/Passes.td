@@ -37,7 +37,8 @@ def HummingLegalizeSchemaPass
     : Pass<"humming-legalize-schema", "::mlir::ModuleOp"> {
   let summary = "Rewrite source schemas into the canonical execution schema";
   let description = [{
-    Makes every `humming.gemm` one the kernels can run, recording each
+    Makes every `humming.gemm` and `humming.moe_gemm` one the kernels can
+    run, recording each
     change and its reason in the op's `humming.legalized` attribute:
 
     - **Weights in a source format** (`format = gptq`, `gptq_v2`, `awq`):
@@ -56,6 +57,13 @@ def HummingLegalizeSchemaPass
       quantize's source, drops `input_scale`, and the quantize is erased
       when nothing else reads its result. The chip is the module's
       `humming.target`, else `chip=`.
+    - **MoE weights in the canonical layout** (`humming.moe_gemm` without
+      `layout`): with a chip, each of the weight, the scales and the zero
+      points is rewritten on the device by a `humming.repack` into a new
+      `memref.alloc` before the op (a `memref.dealloc` after it), and the
+      op takes those buffers and the layout (`mma_sync` on the chip). A
+      caller that keeps its weights prepares them once instead and passes
+      them with `layout`.
 
     Anything it cannot legalize is an error that says what was expected.
 
@@ -67,11 +75,12 @@ def HummingLegalizeSchemaPass
     Option<"chip", "chip", "std::string", /*default=*/"\"\"",
            "Chip to check activations against (default: the module's target)">,
   ];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
 
 def HummingRaiseQuantizedMatmulPass
     : Pass<"humming-raise-quantized-matmul"> {
-  let summary = "Raise dequantize-then-matmul IR to humming.gemm";
+  let summary = "Raise dequantize-then-matmul IR to humming.gemm / moe_gemm";
   let description = [{
     Finds the weight dequantization frontends emit for quantized layers in
     front of a matmul, on memrefs or on tensors, and replaces the three
@@ -126,6 +135,16 @@ def HummingRaiseQuantizedMatmulPass
     `linalg.batch_matmul` whose weights the batch shares (B [K, N] by
     (k, n), as upstream broadcasts it, or [N, K] by (n, k); A [B, M, K],
     C [B, M, N], run as B M rows through `memref.collapse_shape` views),
+    or a `linalg.batch_matmul` with one weight matrix per batch element
+    (B [B, N, K] by (b, n, k) or [B, K, N] by (b, k, n); the
+    dequantization's loops then (b, n, k) or (b, k, n), every weight-side
+    input [B, ...] indexed (b, ...) — read as above without b, its
+    `linalg.index` one further — and the global scale [B] by (b)), which
+    becomes a `humming.moe_gemm` with one expert per batch element:
+    `grouped_masked` over the B M rows without counts (every expert has
+    all of its M rows), canonical weights (no GPTQ / AWQ tensors) that
+    the prepared layout holds (`humming-legalize-schema` prepares them on
+    the device),
     f16 or bf16 throughout, its output zeroed by
     a `linalg.fill` of 0 just before (humming.gemm overwrites where
     linalg.matmul adds), the dequantized weights read by nothing else. The
@@ -162,9 +181,8 @@ def HummingRaiseQuantizedMatmulPass
     Anything else is left as it is, with a remark on the matmul that says
     what was expected (a matmul whose weights no `linalg.generic` writes is
     a plain one and gets no remark). Not recognised yet: GPTQ's act-order
-    (g_idx), NVFP4's global scale (a second product), integer zero points of 8-bit codes,
-    3/5/6/7-bit codes, a zero point plus 1 as a float addition, and batch
-    matmuls with weights per batch element.
+    (g_idx), integer zero points of 8-bit codes, 3/5/6/7-bit codes and a
+    zero point plus 1 as a float addition.
   }];
   let dependentDialects = ["::mlir::humming::HummingDialect",
                            "::mlir::bufferization::BufferizationDialect",
