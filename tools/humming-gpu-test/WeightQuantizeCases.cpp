@@ -124,6 +124,19 @@ std::vector<WeightQuantizeCase> weightQuantizeCases(bool quick) {
       WeightSchema::make(ScalarType::e2m1(), ScalarType::e4m3(),
                          Granularity::GroupTensor, 16),
       DType::BF16, 256, 512, ScalarType::bf16());
+  // Block scales (f32 per groupN x groupK, DeepSeek's FP8): every row's
+  // amax into its block's slot, then the codes, then the scales; N = 200
+  // leaves a last block of padding rows (N padded to 256).
+  auto block = [](ScalarType t, int64_t gn, int64_t gk) {
+    WeightSchema w =
+        WeightSchema::make(t, ScalarType::f32(), Granularity::Block, gk);
+    w.groupN = gn;
+    return w;
+  };
+  add("e4m3_block128", block(ScalarType::e4m3(), 128, 128), DType::BF16, 200,
+      512, ScalarType::bf16());
+  add("s8_block64x256", block(ScalarType::sint(8), 64, 256), DType::F16, 256,
+      1024);
   // MoE layers (bf16 weights and activations): `experts` experts of N x K.
   auto addMoe = [&](const std::string &name, WeightSchema w, int64_t experts,
                     int64_t n, int64_t k) {
@@ -137,6 +150,8 @@ std::vector<WeightQuantizeCase> weightQuantizeCases(bool quick) {
          3, 128, 256);
   addMoe("moe_u4_g128", group(ScalarType::uint(4), ScalarType::bf16(), 128), 4,
          256, 512);
+  addMoe("moe_e4m3_block128", block(ScalarType::e4m3(), 128, 128), 2, 256,
+         512);
   if (!quick) {
     add("u4_g128_8192x8192", group(ScalarType::uint(4), ScalarType::f16(), 128),
         DType::F16, 8192, 8192);
@@ -151,6 +166,9 @@ std::vector<WeightQuantizeCase> weightQuantizeCases(bool quick) {
     add("nvfp4_8192x8192",
         WeightSchema::make(ScalarType::e2m1(), ScalarType::e4m3(),
                            Granularity::GroupTensor, 16),
+        DType::BF16, 8192, 8192, ScalarType::bf16());
+    out.back().timed = true;
+    add("e4m3_block128_8192x8192", block(ScalarType::e4m3(), 128, 128),
         DType::BF16, 8192, 8192, ScalarType::bf16());
     out.back().timed = true;
   }

@@ -379,17 +379,38 @@ TEST(KernelTable, WeightPreparationModules) {
   EXPECT_EQ(table[2].blockN, 4096 * 4096 / 32);
   EXPECT_EQ(table[3].blockN, 1);
 
-  // Block scales stay on the host.
+  // Block scales: the same four kernels, Clear and Finish 32 of the
+  // expert's 32 x 32 block slots per item, Amax and the quantization a warp
+  // per row and block column.
   qs.weight = WeightSchema::make(ScalarType::e4m3(), ScalarType::f32(),
                                  Granularity::Block, 128);
   qs.weight.groupN = 128;
   auto block = mh::buildWeightQuantizeModule(ctx, qs);
   ASSERT_TRUE(block.ok()) << block.error();
   auto blockPtx = mh::compileToPtx(**block, "sm_90a");
-  ASSERT_FALSE(blockPtx.ok());
-  EXPECT_NE(blockPtx.error().find("the weight quantization kernel takes "
-                                  "group, group_tensor, channel or tensor "
-                                  "scales, got block"),
+  ASSERT_TRUE(blockPtx.ok()) << blockPtx.error();
+  EXPECT_EQ(blockPtx->find("call"), std::string::npos);
+  table = mh::kernelTable(**block);
+  ASSERT_EQ(table.size(), 4u);
+  EXPECT_NE(table[0].name.find("clear"), std::string::npos) << table[0].name;
+  EXPECT_NE(table[1].name.find("amax"), std::string::npos) << table[1].name;
+  EXPECT_NE(table[3].name.find("finish"), std::string::npos) << table[3].name;
+  EXPECT_EQ(table[0].blockN, 32 * 32 / 32);
+  EXPECT_EQ(table[1].blockN, 4096 * 4096 / 128);
+  EXPECT_EQ(table[2].blockN, 4096 * 4096 / 128);
+  EXPECT_EQ(table[3].blockN, 32 * 32 / 32);
+
+  // Blocks must tile the padded K: a partial last block along K stays on
+  // the host.
+  qs.k = 4000;
+  auto partial = mh::buildWeightQuantizeModule(ctx, qs);
+  ASSERT_TRUE(partial.ok()) << partial.error();
+  auto partialPtx = mh::compileToPtx(**partial, "sm_90a");
+  ASSERT_FALSE(partialPtx.ok());
+  EXPECT_NE(partialPtx.error().find("the weight quantization kernel takes "
+                                    "block scales of a multiple of 32 columns "
+                                    "dividing the padded K, got blocks of 128 "
+                                    "columns in a padded K of 4000"),
             std::string::npos)
-      << blockPtx.error();
+      << partialPtx.error();
 }

@@ -45,8 +45,13 @@
 // (its f32 bits), the quantization derives gs = max amax / qmax / the
 // scale type's max (rounded to f32) from it and quantizes raw / gs, and
 // Finish writes gs over the amax. A tensor scale (FP8 per tensor) is gs
-// itself, max amax / qmax, without a scale tensor. Block scales are not
-// lowered (the host quantizes them).
+// itself, max amax / qmax, without a scale tensor. Block scales (f32, one
+// per groupN x groupK block, DeepSeek-style FP8) take the same four
+// kernels with the block's slot of the scale tensor in place of the global
+// scale's: Clear zeroes the slots, Amax maximizes each row segment's amax
+// into its block's slot, the quantization derives the block's scale from
+// it (raw = amax / qmax, rounded to f32) and converts, and Finish writes
+// each slot's scale over its amax.
 //
 //===----------------------------------------------------------------------===//
 
@@ -72,6 +77,10 @@ namespace {
 int64_t zeroPointWords(const hq::WeightSchema &w, int64_t np, int64_t groups) {
   return np * w.type.bits / 32 * groups;
 }
+/// Block scales of one expert: [ceil(np / groupN), kp / groupK].
+int64_t blockSlots(const hq::WeightSchema &w, int64_t np, int64_t kp) {
+  return hq::ceilDiv(np, w.groupN) * w.groupsAlongK(kp);
+}
 /// Columns of a scale group (padded K for channel scales).
 int64_t groupColumns(const WeightQuantizeKernelSpec &s) {
   const int64_t kp = s.k + s.weight.padK;
@@ -95,10 +104,6 @@ mlir::humming::weightQuantizeKernelProblem(const WeightQuantizeKernelSpec &s) {
   assert((w.type.isInt() || (w.type.mantissaBits >= 1 &&
                              w.zeroPoint == hq::ZeroPointKind::None)) &&
          "a weight type verifyWeightSchema refuses");
-  if (w.granularity == hq::Granularity::Block)
-    return hq::concat(prefix, "takes group, group_tensor, channel or tensor "
-                              "scales, got ",
-                      hq::toString(w.granularity));
   if (w.hasGlobalScale() && w.zeroPoint != hq::ZeroPointKind::None)
     return hq::concat(prefix, "makes a global scale only for symmetric "
                               "codes (its maximum is taken over the groups' "
@@ -119,6 +124,11 @@ mlir::humming::weightQuantizeKernelProblem(const WeightQuantizeKernelSpec &s) {
     return hq::concat(prefix, "stores float zero points as f16 or bf16, got ",
                       s.zeroPointType.str());
   const int64_t kp = s.k + w.padK;
+  if (w.granularity == hq::Granularity::Block &&
+      (w.groupK % 32 != 0 || kp % w.groupK != 0))
+    return hq::concat(prefix, "takes block scales of a multiple of 32 "
+                              "columns dividing the padded K, got blocks of ",
+                      w.groupK, " columns in a padded K of ", kp);
   if (groupColumns(s) % 32 != 0 && !(groupColumns(s) == 16 && kp % 32 == 0))
     return hq::concat(prefix, "converts 32 columns at a time and expects "
                               "groups (the padded K for channel scales) of "
@@ -130,6 +140,11 @@ mlir::humming::weightQuantizeKernelProblem(const WeightQuantizeKernelSpec &s) {
 
 int64_t mlir::humming::weightQuantizeItems(const WeightQuantizeKernelSpec &s) {
   const int64_t np = s.n + s.weight.padN, kp = s.k + s.weight.padK;
+  const bool block = s.weight.granularity == hq::Granularity::Block;
+  // (Block scales: Clear and Finish take 32 slots per item, a lane each.)
+  if (block && (s.phase == WeightQuantizePhase::Finish ||
+                s.phase == WeightQuantizePhase::Clear))
+    return (blockSlots(s.weight, np, kp) + 31) / 32;
   if (s.phase == WeightQuantizePhase::Finish)
     return 1;
   if (s.phase == WeightQuantizePhase::Clear)
@@ -145,7 +160,9 @@ int64_t mlir::humming::weightQuantizeItems(const WeightQuantizeKernelSpec &s) {
 SmallVector<WeightQuantizePhase>
 mlir::humming::weightQuantizePhases(const WeightQuantizeKernelSpec &s) {
   SmallVector<WeightQuantizePhase> out;
-  const bool global = s.weight.hasGlobalScale();
+  // (A block's scale, like a global one, needs every row's amax first.)
+  const bool global = s.weight.hasGlobalScale() ||
+                      s.weight.granularity == hq::Granularity::Block;
   if (global || s.weight.zeroPoint == hq::ZeroPointKind::Int)
     out.push_back(WeightQuantizePhase::Clear);
   if (global)
@@ -173,6 +190,7 @@ public:
     // Groups of 16 columns: a warp takes two neighbours (half a warp each).
     const bool half = len == 16;
     const int64_t perItem = half ? 2 : 1;
+    const bool block = w.granularity == hq::Granularity::Block;
     const int64_t items = weightQuantizeItems(spec);
     const int64_t warps = kElementwiseThreads / 32;
     Value tid = ext64(index32(gpu::ThreadIdOp::create(b, gpu::Dimension::x)));
@@ -190,6 +208,22 @@ public:
         arith::CmpIOp::create(b, arith::CmpIPredicate::eq, lane, c64(0));
     if (spec.phase == WeightQuantizePhase::Clear) {
       emitClear(e, rest, isLane0, np, groups);
+      return;
+    }
+    if (spec.phase == WeightQuantizePhase::Finish && block) {
+      // Slot item * 32 + lane: its amax becomes the block's scale.
+      const int64_t slots = blockSlots(w, np, kp);
+      Value slot = add(mul(rest, 32), lane);
+      auto ifInside = scf::IfOp::create(
+          b,
+          arith::CmpIOp::create(b, arith::CmpIPredicate::ult, slot,
+                                c64(slots)),
+          /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard g0(b);
+      b.setInsertionPointToStart(ifInside.thenBlock());
+      Value at = add(mul(e, slots), slot);
+      store(narrow(blockScaleAt(at), w.scaleType),
+            param(hq::abi::ParamScales), at);
       return;
     }
     if (spec.phase == WeightQuantizePhase::Finish) {
@@ -242,15 +276,24 @@ public:
       amax = maxOf(amax, other(amax));
     }
 
+    // Block scales: the slot of row r's block in group g.
+    Value slotAt = block ? add(mul(add(mul(e, hq::ceilDiv(np, w.groupN)),
+                                       div(r, w.groupN)),
+                                   groups),
+                               g)
+                         : Value();
     if (spec.phase == WeightQuantizePhase::Amax) {
-      // The expert's largest amax (f32 bits of non-negative values order
-      // as unsigned integers).
+      // The expert's (the block's) largest amax (f32 bits of non-negative
+      // values order as unsigned integers).
       auto ifLead = scf::IfOp::create(b, isLead, /*withElseRegion=*/false);
       OpBuilder::InsertionGuard g2(b);
       b.setInsertionPointToStart(ifLead.thenBlock());
-      Value addr = LLVM::GEPOp::create(b, ptr, i32,
-                                       param(hq::abi::ParamGlobalScale),
-                                       ValueRange{e});
+      Value addr =
+          block ? LLVM::GEPOp::create(b, ptr, i32, param(hq::abi::ParamScales),
+                                      ValueRange{slotAt})
+                : LLVM::GEPOp::create(b, ptr, i32,
+                                      param(hq::abi::ParamGlobalScale),
+                                      ValueRange{e});
       LLVM::AtomicRMWOp::create(b, LLVM::AtomicBinOp::umax, addr,
                                 arith::BitcastOp::create(b, i32, amax),
                                 LLVM::AtomicOrdering::monotonic, "device");
@@ -271,9 +314,12 @@ public:
     // scale is gs alone (s = 1, no scale tensor).
     const bool tensor = w.granularity == hq::Granularity::Tensor;
     Value gs = w.hasGlobalScale() ? globalScaleOf(e) : Value();
+    // (A block's scale from the largest amax of its rows, which the Amax
+    // phase left in its slot.)
     Value stored =
-        tensor ? cd(1.0)
-               : roundScale(gs ? arith::DivFOp::create(b, raw, gs) : raw);
+        block    ? blockScaleAt(slotAt)
+        : tensor ? cd(1.0)
+                 : roundScale(gs ? arith::DivFOp::create(b, raw, gs) : raw);
     Value scale = gs ? arith::MulFOp::create(b, stored, gs) : stored;
     Value negLoOverScale =
         arith::DivFOp::create(b, arith::NegFOp::create(b, to64(lo)), scale);
@@ -289,7 +335,8 @@ public:
       OpBuilder::InsertionGuard g2(b);
       b.setInsertionPointToStart(ifLead.thenBlock());
       Value at = add(mul(add(mul(e, np), r), groups), g);
-      if (w.hasScaleTensor())
+      // (Block scales: Finish writes them over the amax others still read.)
+      if (w.hasScaleTensor() && !block)
         store(narrow(stored, w.scaleType), param(hq::abi::ParamScales), at);
       if (w.zeroPoint == hq::ZeroPointKind::Float)
         store(narrow(zp, spec.zeroPointType), param(hq::abi::ParamZeroPoints),
@@ -348,6 +395,20 @@ private:
   /// integer zero points (one per lane), item 0's lane 0 its global scale.
   void emitClear(Value e, Value item, Value isLane0, int64_t np,
                  int64_t groups) {
+    if (w.granularity == hq::Granularity::Block) {
+      // Slots item * 32 + lane of the expert's block scales.
+      const int64_t slots = blockSlots(w, np, spec.k + w.padK);
+      Value slot = add(mul(item, 32), lane);
+      auto ifInside = scf::IfOp::create(
+          b,
+          arith::CmpIOp::create(b, arith::CmpIPredicate::ult, slot,
+                                c64(slots)),
+          /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(ifInside.thenBlock());
+      store(c32(0), param(hq::abi::ParamScales), add(mul(e, slots), slot));
+      return;
+    }
     if (w.hasGlobalScale()) {
       auto ifFirst = scf::IfOp::create(
           b,
@@ -398,6 +459,16 @@ private:
         cmp(arith::CmpFPredicate::OLT, gs, cd(INFINITY)));
     gs = select(usable, gs, cd(1.0));
     return to64(arith::TruncFOp::create(b, f32, gs));
+  }
+  /// The host's scale of the block whose slot `at` holds its largest amax
+  /// (f32 bits, the Amax phase's): raw = amax / qmax rounded to the scale
+  /// type (f32), as f64.
+  Value blockScaleAt(Value at) {
+    Value addr = LLVM::GEPOp::create(b, ptr, f32, param(hq::abi::ParamScales),
+                                     ValueRange{at});
+    Value amax = LLVM::LoadOp::create(b, f32, addr);
+    return roundScale(
+        arith::DivFOp::create(b, to64(amax), cd(hq::symmetricMax(w.type))));
   }
   Value cd(double v) {
     return arith::ConstantFloatOp::create(b, cast<FloatType>(f64), APFloat(v));

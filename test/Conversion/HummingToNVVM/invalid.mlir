@@ -97,14 +97,15 @@ func.func @dequantize(%w: memref<256x128xi32>, %s: memref<256x1xf16>, %out: memr
 // -----
 
 // Quantizing weights on the device: integer and float codes with group,
-// group_tensor or channel scales of f16, bf16, f32, e8m0, e4m3 or e5m2,
-// global scales of symmetric codes, tensor scales (quantize-weights.mlir);
-// block scales are the host's.
-func.func @quantize_block_scales(%x: memref<256x512xf16>, %q: memref<256x64xi32>, %s: memref<2x4xf32>) {
-  // expected-error @+1 {{'humming.quantize' op the weight quantization kernel takes group, group_tensor, channel or tensor scales, got block}}
+// group_tensor, channel or block scales of f16, bf16, f32, e8m0, e4m3 or
+// e5m2, global scales of symmetric codes, tensor scales
+// (quantize-weights.mlir); blocks must tile the padded K (a partial last
+// block along K is the host's).
+func.func @quantize_block_scales_partial(%x: memref<256x480xf16>, %q: memref<256x60xi32>, %s: memref<2x4xf32>) {
+  // expected-error @+1 {{'humming.quantize' op the weight quantization kernel takes block scales of a multiple of 32 columns dividing the padded K, got blocks of 128 columns in a padded K of 480}}
   humming.quantize %x into %q scales(%s : memref<2x4xf32>)
       {schema = #humming.weight_schema<type = si4, scale = f32, granularity = block<128, 128>>}
-      : memref<256x512xf16> -> memref<256x64xi32>
+      : memref<256x480xf16> -> memref<256x60xi32>
   return
 }
 

@@ -26,6 +26,13 @@
 // CHECK-SAME: {block_m = 1 : i64, block_n = 64 : i64, {{.*}} kind = 10 : i64, {{.*}} name = "fp8_tensor_quantize_weights_amax12"
 // CHECK-SAME: {block_m = 1 : i64, block_n = 64 : i64, {{.*}} kind = 10 : i64, {{.*}} name = "fp8_tensor_quantize_weights13"
 // CHECK-SAME: {block_m = 1 : i64, block_n = 1 : i64, {{.*}} kind = 10 : i64, {{.*}} name = "fp8_tensor_quantize_weights_finish14"
+// Block scales: Clear and Finish take 32 of an expert's 2 x 4 slots per
+// item (one item), Amax and the quantization one warp per row and block
+// column (256 x 4).
+// CHECK-SAME: {block_m = 1 : i64, block_n = 1 : i64, {{.*}} kind = 10 : i64, {{.*}} name = "fp8_block_moe_quantize_weights_clear15"
+// CHECK-SAME: {block_m = 1 : i64, block_n = 1024 : i64, {{.*}} kind = 10 : i64, {{.*}} name = "fp8_block_moe_quantize_weights_amax16"
+// CHECK-SAME: {block_m = 1 : i64, block_n = 1024 : i64, {{.*}} kind = 10 : i64, {{.*}} name = "fp8_block_moe_quantize_weights17"
+// CHECK-SAME: {block_m = 1 : i64, block_n = 1 : i64, {{.*}} kind = 10 : i64, {{.*}} name = "fp8_block_moe_quantize_weights_finish18"
 // The integer zero points' clearing pass (128 words: 4 warps), then the
 // quantization, with the same arguments.
 // CHECK-LABEL: func.func @w4_g128_zp(
@@ -98,4 +105,18 @@
 // CHECK-LABEL: gpu.func @fp8_tensor_quantize_weights13(
 // CHECK-NOT:     llvm.store %{{.*}} : i8, !llvm.ptr<1>
 // CHECK:         arith.minui %{{.*}}, %c126_i32
+// CHECK:         gpu.return
+// Block scales: the row's amax maximized into its block's slot of the
+// scale tensor (f32 bits), the quantization reading the slot back as the
+// block's amax, Finish storing each slot's f32 scale over it.
+// CHECK-LABEL: gpu.func @fp8_block_moe_quantize_weights_amax16(
+// CHECK:         llvm.atomicrmw umax
+// CHECK:         gpu.return
+// CHECK-LABEL: gpu.func @fp8_block_moe_quantize_weights17(
+// CHECK:         llvm.load %{{.*}} : !llvm.ptr<1> -> f32
+// CHECK-NOT:     llvm.atomicrmw
+// CHECK:         gpu.return
+// CHECK-LABEL: gpu.func @fp8_block_moe_quantize_weights_finish18(
+// CHECK:         llvm.load %{{.*}} : !llvm.ptr<1> -> f32
+// CHECK:         llvm.store %{{.*}} : f32, !llvm.ptr<1>
 // CHECK:         gpu.return

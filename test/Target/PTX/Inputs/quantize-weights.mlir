@@ -8,8 +8,11 @@
 // codes with f32 channel scales from f16 weights and e2m1 codes with e4m3
 // scales per 32 (NVFP4's codes and scales without its global scale), NVFP4
 // itself (groups of 16 — two per warp —, e4m3 scales under an f32 global
-// scale: four kernels) for two experts, and fp8 e4m3 with one f32 scale
-// for the tensor (its global scale: four kernels, no scale tensor).
+// scale: four kernels) for two experts, fp8 e4m3 with one f32 scale
+// for the tensor (its global scale: four kernels, no scale tensor), and
+// fp8 e4m3 with f32 scales per 128 x 128 block (DeepSeek's), 200 rows
+// padded to 256 (a last block of 128 rows, 72 of them padding) for two
+// experts: four kernels, the blocks' slots in the scale tensor.
 func.func @w4_g128_zp(%x: memref<256x512xf16>, %q: memref<256x64xi32>, %s: memref<256x4xf16>, %z: memref<32x4xi32>) {
   humming.quantize %x into %q scales(%s : memref<256x4xf16>) zero_points(%z : memref<32x4xi32>)
       {schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<128>, zero_point = int>}
@@ -56,5 +59,11 @@ func.func @fp8_tensor(%x: memref<64x256xbf16>, %q: memref<64x64xi32>, %gs: memre
   humming.quantize %x into %q global_scale(%gs : memref<1xf32>)
       {schema = #humming.weight_schema<type = f8E4M3FN, scale = f32, granularity = tensor>}
       : memref<64x256xbf16> -> memref<64x64xi32>
+  return
+}
+func.func @fp8_block_moe(%x: memref<2x200x512xbf16>, %q: memref<2x256x128xi32>, %s: memref<2x2x4xf32>) {
+  humming.quantize %x into %q scales(%s : memref<2x2x4xf32>)
+      {schema = #humming.weight_schema<type = f8E4M3FN, scale = f32, granularity = block<128, 128>, experts = 2, pad_n = 56>}
+      : memref<2x200x512xbf16> -> memref<2x256x128xi32>
   return
 }
