@@ -1077,10 +1077,15 @@ Status Layer::transform(const LayerTarget &target) {
   rt::CUcontext current = nullptr;
   if (driver && driver->cuCtxGetCurrent)
     driver->cuCtxGetCurrent(&current);
-  const bool repackFromDevice = repackOnDevice && l.deviceCanonical &&
-                                l.deviceCanonical->driver == driver &&
-                                l.deviceCanonical->context == current;
-  if (!repackFromDevice)
+  const bool sameDevice = !target.compileOnly && l.deviceCanonical &&
+                          l.deviceCanonical->driver == driver &&
+                          l.deviceCanonical->context == current;
+  const bool repackFromDevice = repackOnDevice && sameDevice;
+  // A layer over canonical tensors (not prepared: e.g. block scales, which
+  // the prepared layout does not hold) copies them on the device instead
+  // of sending them down and up again.
+  const bool copyFromDevice = !prepared && sameDevice;
+  if (!repackFromDevice && !copyFromDevice)
     if (Status s = l.canonicalToHost(); !s)
       return Error{concat("bringing the canonical tensors from the device: ",
                           s.error())};
@@ -1386,12 +1391,42 @@ Status Layer::transform(const LayerTarget &target) {
           !s)
         return s;
     } else {
-      if (Status s = upload(abi::ParamWeight, weights.weight); !s)
+      // A canonical tensor from where the device quantization left it (a
+      // copy: the layer keeps those for canonicalWeights()), else from the
+      // host.
+      auto place = [&](abi::GemmParam param, WeightOperand op,
+                       const Tensor &t) -> Status {
+        const rt::DeviceBuffer *d =
+            copyFromDevice ? l.deviceCanonical->find(op) : nullptr;
+        if (!d)
+          return upload(param, t);
+        Result<rt::DeviceBuffer> buf =
+            rt::DeviceBuffer::allocate(*driver, d->size());
+        if (!buf)
+          return Error{buf.error()};
+        if (Status s = buf->copyFrom(d->ptr(), d->size()); !s)
+          return s;
+        pointers[param] = buf->ptr();
+        buffers.emplace_back(param, buf.take());
+        return Status::success();
+      };
+      if (Status s = place(abi::ParamWeight, WeightOperand::Weight,
+                           weights.weight);
+          !s)
         return s;
-      for (auto [param, tensor] : sides)
-        if (*tensor)
-          if (Status s = upload(param, **tensor); !s)
+      const WeightOperand sideOps[] = {
+          WeightOperand::Scales, WeightOperand::ZeroPoints,
+          WeightOperand::GlobalScale, WeightOperand::Bias};
+      for (size_t i = 0; i < std::size(sides); ++i)
+        if (*sides[i].second)
+          if (Status s = place(sides[i].first, sideOps[i], **sides[i].second);
+              !s)
             return s;
+      if (copyFromDevice)
+        if (Status s = driver->check(driver->cuCtxSynchronize(),
+                                     "cuCtxSynchronize (weight copy)");
+            !s)
+          return s;
     }
     stats.weightSeconds += since(uploadStarted);
   }

@@ -45,6 +45,7 @@ Result<const CudaDriver *> loadDriver() {
       {(void **)&d.cuMemFree, "cuMemFree_v2"},
       {(void **)&d.cuMemcpyHtoD, "cuMemcpyHtoD_v2"},
       {(void **)&d.cuMemcpyDtoH, "cuMemcpyDtoH_v2"},
+      {(void **)&d.cuMemcpyDtoD, "cuMemcpyDtoD_v2"},
       {(void **)&d.cuMemsetD8, "cuMemsetD8_v2"},
       {(void **)&d.cuLaunchKernel, "cuLaunchKernel"},
       {(void **)&d.cuEventCreate, "cuEventCreate"},
@@ -176,6 +177,11 @@ Status DeviceBuffer::upload(const void *data, size_t bytes) const {
 
 Status DeviceBuffer::download(void *data, size_t bytes) const {
   return driver_->check(driver_->cuMemcpyDtoH(data, ptr_, bytes), "cuMemcpyDtoH");
+}
+
+Status DeviceBuffer::copyFrom(CUdeviceptr source, size_t bytes) const {
+  return driver_->check(driver_->cuMemcpyDtoD(ptr_, source, bytes),
+                        "cuMemcpyDtoD");
 }
 
 Status DeviceBuffer::fill(unsigned char byte) const {

@@ -137,10 +137,14 @@ Status checkDeviceRepack(const Layer &layer,
   if (!device)
     return Error{"deviceWeights: " + device.error()};
   const WeightSchema &w = layer.weightSchema();
-  Result<QuantizedWeights> host = layout::prepareMmaSync(
-      w, layer.inputSchema(), canonical ? *canonical : *layer.canonicalWeights(),
-      layer.n() + w.padN,
-      layer.k() + w.padK);
+  const QuantizedWeights &c =
+      canonical ? *canonical : *layer.canonicalWeights();
+  // A layer over canonical tensors holds them as they are.
+  Result<QuantizedWeights> host =
+      layer.prepared() ? layout::prepareMmaSync(w, layer.inputSchema(), c,
+                                                layer.n() + w.padN,
+                                                layer.k() + w.padK)
+                       : Result<QuantizedWeights>(c);
   if (!host)
     return Error{"prepareMmaSync: " + host.error()};
   auto same = [](const char *what, const Tensor &d, const Tensor &h) -> Status {

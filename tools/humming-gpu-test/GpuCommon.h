@@ -57,8 +57,9 @@ Result<QuantizedInput> quantizeInput(const rt::CudaDriver &cu,
 /// The prepared tensors a transformed layer holds on the device (made
 /// there by the humming.repack kernels unless HUMMING_PREPARE=host) against
 /// the host's layout::prepareMmaSync of `canonical` (default: the layer's
-/// canonical tensors), word for word: the first difference names the
-/// tensor and the element.
+/// canonical tensors) — for a layer over canonical tensors, against those
+/// —, word for word: the first difference names the tensor and the
+/// element.
 Status checkDeviceRepack(const Layer &layer,
                          const QuantizedWeights *canonical = nullptr);
 

@@ -94,6 +94,7 @@ struct CudaDriver {
   CUresult (*cuMemFree)(CUdeviceptr);
   CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void *, size_t);
   CUresult (*cuMemcpyDtoH)(void *, CUdeviceptr, size_t);
+  CUresult (*cuMemcpyDtoD)(CUdeviceptr, CUdeviceptr, size_t);
   CUresult (*cuMemsetD8)(CUdeviceptr, unsigned char, size_t);
   CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned,
                              unsigned, unsigned, unsigned, unsigned, CUstream,
@@ -191,6 +192,8 @@ public:
   size_t size() const { return bytes_; }
   Status upload(const void *data, size_t bytes) const;
   Status download(void *data, size_t bytes) const;
+  /// `bytes` from device memory `source` (same context).
+  Status copyFrom(CUdeviceptr source, size_t bytes) const;
   Status fill(unsigned char byte) const;
 
 private:
