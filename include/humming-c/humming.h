@@ -94,8 +94,10 @@ int humming_layer_quantize(humming_layer *layer, const float *weights,
  *  to the host when humming_layer_canonical_tensor reads them); `bias` as
  *  there. `device` / `chip` name the current device. Integer codes, or
  *  float codes (e4m3, e5m2, e2m1), with f16 / bf16 / f32 / e8m0 / fp8 group
- *  or channel scales, global scales (NVFP4) and tensor scales: other
- *  schemas (block scales) fail (quantize them on the host). */
+ *  or channel scales, global scales (NVFP4), tensor scales and f32 block
+ *  scales whose blocks tile the padded K: other schemas (zero points with
+ *  a global scale, blocks that do not tile K) fail with a message that
+ *  ends "(quantize() runs on the host)" (quantize them on the host). */
 int humming_layer_quantize_on_device(humming_layer *layer, const char *device,
                                      const char *chip, uint64_t weights,
                                      const char *dtype, const float *bias);

@@ -596,8 +596,9 @@ class HummingLayer:
         flattens to N*K floats; a MoE layer's [E, N, K]) and, when the layer
         has one, a bias [N] ([E, N]). A CUDA tensor of f16, bf16 or f32 is
         quantized on its GPU where the kernel takes the schema (integer or
-        float codes; group, channel or tensor scales, global scales: all but
-        block scales): the same tensors, bit for bit."""
+        float codes; group, channel, tensor, global or block scales: all but
+        blocks that do not tile the padded K, and zero points with a global
+        scale): the same tensors, bit for bit."""
         e = max(1, getattr(self, "num_experts", 0))
         b = None
         if bias is not None:

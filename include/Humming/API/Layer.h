@@ -225,10 +225,12 @@ public:
   /// current one's chip). The kernel takes integer codes or float codes
   /// (e4m3, e5m2, e2m1) with f16, bf16, f32, e8m0, e4m3 or e5m2 group,
   /// group_tensor or channel scales (groups of 16 or a multiple of 32
-  /// columns), with or without a global scale, or one scale for the tensor
-  /// (MXFP4, NVFP4, FP8 per tensor included): other schemas (block scales,
-  /// zero points with a global scale, groups of 16 in a padded K not a
-  /// multiple of 32) are an error that says to quantize on the host.
+  /// columns), with or without a global scale, one scale for the tensor,
+  /// or f32 block scales whose blocks tile the padded K (MXFP4, NVFP4, FP8
+  /// per tensor and per 128 x 128 block included): other schemas (zero
+  /// points with a global scale, groups of 16 in a padded K not a multiple
+  /// of 32, blocks not tiling it) are an error that says to quantize on the
+  /// host.
   Status quantizeOnDevice(const LayerTarget &target, uint64_t weights,
                           DType dtype, const double *bias = nullptr);
   /// The canonical tensors the layer holds (padded shapes; what
