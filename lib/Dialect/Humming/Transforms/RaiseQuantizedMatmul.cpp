@@ -11,7 +11,11 @@
 // read-only buffers of the tensors and returns its output buffer as a
 // tensor); also %wd [K, N] read (k, n) (output = input * W: the generic's
 // maps are read through the swap of its loops) and linalg.batch_matmul
-// sharing %wd across the batch (collapsed rows). The codes are either
+// sharing %wd across the batch (collapsed rows), or with one %wd per batch
+// element ([B, N, K] / [B, K, N], dequantized by a generic of three loops
+// whose inputs are all [B, ...] indexed (b, ...): read without b, it is
+// the two-loop case), which becomes humming.moe_gemm with an expert per
+// batch element (grouped_masked without counts). The codes are either
 // [N, K] of 8 bits or b-bit integer / e2m1 codes packed into i32 words:
 // along K as humming and compressed-tensors store them, transposed as
 // GPTQ's qweight, or along N in AWQ's nibble order (matchPackedCode checks
