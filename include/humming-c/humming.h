@@ -66,6 +66,15 @@ int humming_layer_create_moe(int64_t n, int64_t k, int64_t experts,
                              const char *activation, const char *routing,
                              int64_t top_k, int64_t block_size,
                              int router_weights, humming_layer **out);
+/** A batch of `batch` matmuls with one quantized weight matrix [N, K] per
+ *  batch element (weights [batch, N, K]): the MoE GEMM with one expert per
+ *  batch element and grouped_masked routing without counts (C++
+ *  MoeOptions::allRows). humming_layer_forward_moe runs it over m = batch x
+ *  rows input rows (element e's rows e x rows .. (e + 1) x rows - 1) with
+ *  every routing pointer 0. */
+int humming_layer_create_batched(int64_t n, int64_t k, int64_t batch,
+                                 const humming_weight_schema *weight,
+                                 const char *activation, humming_layer **out);
 /** The indexed routing's block_size to route m tokens with (the fixed one,
  *  or the block_m of m's kernel); 0 before transform or for other layers. */
 int64_t humming_layer_moe_block_size(const humming_layer *layer, int64_t m);

@@ -277,6 +277,26 @@ int humming_layer_create_moe(int64_t n, int64_t k, int64_t experts,
                  out);
 }
 
+int humming_layer_create_batched(int64_t n, int64_t k, int64_t batch,
+                                 const humming_weight_schema *weight,
+                                 const char *activation, humming_layer **out) {
+  Result<WeightSchema> w = creationArgs(weight, out);
+  if (!w)
+    return fail(w.error());
+  Result<ScalarType> act = sixteenBitActivation(activation);
+  if (!act)
+    return fail(act.error());
+  MoeOptions moe;
+  moe.routing = GemmType::GroupedMasked;
+  moe.allRows = true;
+  WeightSchema stacked = *w;
+  stacked.experts = batch;
+  return handOut(Layer::createMoe(n, k, stacked,
+                                  InputSchema{*act, ActScaling::None, 0}, moe,
+                                  {}, *act),
+                 out);
+}
+
 int64_t humming_layer_moe_block_size(const humming_layer *layer, int64_t m) {
   return layer ? layer->layer.moeBlockSize(m) : 0;
 }

@@ -203,6 +203,9 @@ def _library():
             ctypes.c_int64, ctypes.c_int64, ctypes.c_int64,
             ctypes.POINTER(_WeightSchema), ctypes.c_char_p, ctypes.c_char_p,
             ctypes.c_int64, ctypes.c_int64, ctypes.c_int, ctypes.POINTER(p)]
+        lib.humming_layer_create_batched.argtypes = [
+            ctypes.c_int64, ctypes.c_int64, ctypes.c_int64,
+            ctypes.POINTER(_WeightSchema), ctypes.c_char_p, ctypes.POINTER(p)]
         lib.humming_layer_moe_block_size.argtypes = [p, ctypes.c_int64]
         lib.humming_layer_moe_block_size.restype = ctypes.c_int64
         lib.humming_layer_forward_moe.argtypes = [
@@ -338,20 +341,37 @@ class HummingLayer:
                     f"{self._act}")
             moe = dict(moe or {})
             unknown = set(moe) - {"gemm_type", "top_k", "block_size",
-                                  "router_weights"}
+                                  "router_weights", "all_rows"}
             if unknown:
                 raise HummingError(f"unknown moe keys: {sorted(unknown)}")
             self._moe = {"gemm_type": str(moe.get("gemm_type", "indexed")),
                          "top_k": int(moe.get("top_k", 1)),
                          "block_size": int(moe.get("block_size", 0)),
                          "router_weights": bool(moe.get("router_weights",
-                                                        False))}
-            _check(_library().humming_layer_create_moe(
-                self.shape_n, self.shape_k, self.num_experts,
-                ctypes.byref(schema), c(self._act),
-                c(self._moe["gemm_type"]), self._moe["top_k"],
-                self._moe["block_size"], int(self._moe["router_weights"]),
-                ctypes.byref(handle)))
+                                                        False)),
+                         "all_rows": bool(moe.get("all_rows", False))}
+            if self._moe["all_rows"]:
+                # A batch of matmuls, one weight matrix per batch element
+                # (grouped_masked without counts).
+                if (self._moe["gemm_type"] != "grouped_masked" or
+                        self._moe["top_k"] != 1 or
+                        self._moe["block_size"] or
+                        self._moe["router_weights"]):
+                    raise HummingError(
+                        "expected all_rows only with gemm_type "
+                        "grouped_masked (top_k 1, no block_size or router "
+                        f"weights), got {self._moe}")
+                _check(_library().humming_layer_create_batched(
+                    self.shape_n, self.shape_k, self.num_experts,
+                    ctypes.byref(schema), c(self._act),
+                    ctypes.byref(handle)))
+            else:
+                _check(_library().humming_layer_create_moe(
+                    self.shape_n, self.shape_k, self.num_experts,
+                    ctypes.byref(schema), c(self._act),
+                    c(self._moe["gemm_type"]), self._moe["top_k"],
+                    self._moe["block_size"], int(self._moe["router_weights"]),
+                    ctypes.byref(handle)))
         elif moe is not None:
             raise HummingError("expected num_experts > 0 with moe")
         elif self._act in _EIGHT_BIT:
@@ -779,9 +799,12 @@ class HummingLayer:
         expert_ids, num_tokens_padded int32, aligned with block_size, 0:
         moe_block_size(M) for a layer that chooses it per M, else the
         layer's) gives [M * top_k, N]; grouped (expert_layout: offsets [E +
-        1] int32 / int64, or counts [E] int32) [M, N]. topk_weights: float32
-        per output row when the layer has router weights. Rows no expert
-        takes are zero."""
+        1] int32 / int64, or counts [E] int32) [M, N]; a layer made with
+        moe={"gemm_type": "grouped_masked", "all_rows": True} (a batch of
+        matmuls, one weight matrix per batch element) takes no routing:
+        x [E * rows, K] gives [E * rows, N]. topk_weights: float32 per
+        output row when the layer has router weights. Rows no expert takes
+        are zero."""
         if not getattr(self, "num_experts", 0):
             raise HummingError("forward_moe runs MoE layers (num_experts > "
                                "0); this one is dense: call it as layer(x)")

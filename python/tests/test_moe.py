@@ -212,6 +212,18 @@ class MoeGemmLayerTest(unittest.TestCase):
         fixed.load_from_unquantized(exact_weights(8 * 256, 512, 128))
         fixed.transform(device="H200", compile_only=True)
         self.assertEqual(fixed.moe_block_size(1), 64)
+        # A batch of matmuls, one weight matrix per batch element.
+        batched = HummingLayer(256, 512, W4G128, num_experts=4,
+                               moe={"gemm_type": "grouped_masked",
+                                    "all_rows": True})
+        batched.load_from_unquantized(exact_weights(4 * 256, 512, 128))
+        batched.transform(device="H200", compile_only=True)
+        with self.assertRaises(HummingError) as e:
+            HummingLayer(256, 512, W4G128, num_experts=4,
+                         moe={"all_rows": True})
+        self.assertTrue(str(e.exception).startswith(
+            "expected all_rows only with gemm_type grouped_masked"),
+            str(e.exception))
         dense = HummingLayer(256, 512, W4G128)
         with self.assertRaises(HummingError) as e:
             dense.forward_moe(None)
@@ -449,6 +461,30 @@ class MoeGpuTest(unittest.TestCase):
                     for n in range(N)] for r in range(m * top_k)]
             self.assertLessEqual(relative_error(y.float(), ref), 2e-3,
                                  f"M={m}")
+
+    def test_batched_matches_float64(self):
+        # moe={"gemm_type": "grouped_masked", "all_rows": True}: a batch of
+        # matmuls with one weight matrix each, no routing tensors.
+        import torch
+        E, N, K = 3, 128, 256
+        w = exact_weights(E * N, K, 128)
+        layer = HummingLayer(N, K, W4G128, num_experts=E,
+                             moe={"gemm_type": "grouped_masked",
+                                  "all_rows": True})
+        layer.load_from_unquantized(w)
+        layer.transform()
+        rng = random.Random(11)
+        for rows in (1, 5, 40):
+            x = torch.tensor([[rng.uniform(-1, 1) for _ in range(K)]
+                              for _ in range(E * rows)], dtype=torch.float16)
+            y = layer.forward_moe(x.cuda()).cpu()
+            xs = x.double().tolist()
+            ref = [[float(torch.tensor(
+                sum(xs[r][c] * w[((r // rows) * N + n) * K + c]
+                    for c in range(K)), dtype=torch.float16))
+                    for n in range(N)] for r in range(E * rows)]
+            self.assertLessEqual(relative_error(y.float(), ref), 2e-3,
+                                 f"rows={rows}")
 
     def test_grouped_from_topk_matches_float64(self):
         # Top-k ids routed into each grouped layout on the GPU, the

@@ -674,6 +674,27 @@ TEST(CApi, MoeGemmLayers) {
                                       64, 16, 0, 64),
             0);
   humming_layer_destroy(layer);
+
+  // A batch of matmuls with a weight matrix each (grouped_masked without
+  // counts): no expert_layout at forward.
+  humming_layer *batched = nullptr;
+  EXPECT_NE(humming_layer_create_batched(256, 512, 4, &w, "f32", &batched), 0);
+  EXPECT_EQ(std::string(humming_last_error()),
+            "activation: expected f16 or bf16, got 'f32'");
+  ASSERT_EQ(humming_layer_create_batched(256, 512, 4, &w, "f16", &batched), 0)
+      << humming_last_error();
+  std::vector<float> four(size_t(4 * 256 * 512), 0.25f);
+  ASSERT_EQ(humming_layer_quantize(batched, four.data(), nullptr), 0)
+      << humming_last_error();
+  ASSERT_EQ(humming_layer_transform(batched, "H200", nullptr, 1), 0)
+      << humming_last_error();
+  EXPECT_NE(humming_layer_forward_moe(batched, nullptr, 16, 16, 8, 0, 0, 0, 0,
+                                      0, 64, 0),
+            0);
+  EXPECT_EQ(std::string(humming_last_error()),
+            "expected no expert token counts with MoeOptions::allRows (every "
+            "expert has all of its max_tokens rows), got a pointer");
+  humming_layer_destroy(batched);
 }
 
 TEST(CApi, MoeLayers) {
