@@ -1727,3 +1727,39 @@ func.func @nvfp4_bf16_global(%x: memref<?x256xbf16>, %packed: memref<64x32xi32>,
   memref.dealloc %w : memref<64x256xbf16>
   return
 }
+
+// -----
+
+// Weights per batch element whose packed code is extracted at linalg.index
+// 1 — n over the (b, n, k) loops, not k (a body written for one matrix's
+// (n, k) loops): the evaluation of the extraction says so.
+func.func @batch_weights_code_at_n(%x: memref<2x?x128xf16>, %codes: memref<2x64x16xi32>, %s: memref<2x64x4xf16>, %y: memref<2x?x64xf16>) {
+  %wd = memref.alloc() : memref<2x64x128xf16>
+  linalg.generic {indexing_maps = [affine_map<(b, n, k) -> (b, n, k floordiv 8)>, affine_map<(b, n, k) -> (b, n, k floordiv 32)>,
+                                   affine_map<(b, n, k) -> (b, n, k)>],
+                  iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%codes, %s : memref<2x64x16xi32>, memref<2x64x4xf16>) outs(%wd : memref<2x64x128xf16>) {
+  ^bb0(%c: i32, %sc: f16, %o: f16):
+    %k = linalg.index 1 : index
+    %c8 = arith.constant 8 : index
+    %r = arith.remui %k, %c8 : index
+    %c4 = arith.constant 4 : index
+    %sh = arith.muli %r, %c4 : index
+    %shi = arith.index_cast %sh : index to i32
+    %v = arith.shrui %c, %shi : i32
+    %m = arith.constant 15 : i32
+    %q = arith.andi %v, %m : i32
+    %f = arith.uitofp %q : i32 to f16
+    %c8f = arith.constant 8.0 : f16
+    %z = arith.subf %f, %c8f : f16
+    %w = arith.mulf %z, %sc : f16
+    linalg.yield %w : f16
+  }
+  %zero = arith.constant 0.0 : f16
+  linalg.fill ins(%zero : f16) outs(%y : memref<2x?x64xf16>)
+  // expected-remark @+1 {{the dequantization (linalg.generic writing the weights per batch element [B, N, K]: its maps read without the batch, as of (n, k) = (d0, d1)): packed codes: expected the code computed from k (linalg.index 2), got linalg.index 1}}
+  linalg.batch_matmul indexing_maps = [affine_map<(b, m, n, k) -> (b, m, k)>, affine_map<(b, m, n, k) -> (b, n, k)>,
+                                       affine_map<(b, m, n, k) -> (b, m, n)>]
+      ins(%x, %wd : memref<2x?x128xf16>, memref<2x64x128xf16>) outs(%y : memref<2x?x64xf16>)
+  return
+}

@@ -895,3 +895,52 @@ func.func @batch_nvfp4_global_scale(%x: memref<3x?x256xbf16>, %packed: memref<3x
   memref.dealloc %w : memref<3x64x256xbf16>
   return
 }
+
+// -----
+
+// Weights per batch element with integer zero points packed along N
+// (compressed-tensors' asymmetric form, one matrix per batch element):
+// codes [B, N, K / 8], scales [B, N, G], zero points [B, N / 8, G]; over
+// the (b, n, k) loops the code's k is linalg.index 2 and the zero point's
+// n linalg.index 1.
+// CHECK-LABEL: func.func @batch_weights_per_element_zero_points
+// CHECK:         humming.moe_gemm %{{.*}}, %{{.*}} scales(%{{.*}} : memref<2x64x4xf16>) zero_points(%{{.*}} : memref<2x8x4xi32>) into
+// CHECK-SAME:      weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<32>, zero_point = int, experts = 2>}
+// CHECK-NEXT:    return
+func.func @batch_weights_per_element_zero_points(%x: memref<2x?x128xf16>, %codes: memref<2x64x16xi32>, %s: memref<2x64x4xf16>,
+                                                 %zp: memref<2x8x4xi32>, %y: memref<2x?x64xf16>) {
+  %wd = memref.alloc() : memref<2x64x128xf16>
+  linalg.generic {indexing_maps = [affine_map<(b, n, k) -> (b, n, k floordiv 8)>, affine_map<(b, n, k) -> (b, n, k floordiv 32)>,
+                                   affine_map<(b, n, k) -> (b, n floordiv 8, k floordiv 32)>, affine_map<(b, n, k) -> (b, n, k)>],
+                  iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%codes, %s, %zp : memref<2x64x16xi32>, memref<2x64x4xf16>, memref<2x8x4xi32>) outs(%wd : memref<2x64x128xf16>) {
+  ^bb0(%c: i32, %sc: f16, %z: i32, %o: f16):
+    %k = linalg.index 2 : index
+    %c8 = arith.constant 8 : index
+    %r = arith.remui %k, %c8 : index
+    %c4 = arith.constant 4 : index
+    %sh = arith.muli %r, %c4 : index
+    %shi = arith.index_cast %sh : index to i32
+    %v = arith.shrui %c, %shi : i32
+    %m = arith.constant 15 : i32
+    %q = arith.andi %v, %m : i32
+    %nn = linalg.index 1 : index
+    %zr = arith.remui %nn, %c8 : index
+    %zs = arith.muli %zr, %c4 : index
+    %zsi = arith.index_cast %zs : index to i32
+    %zv = arith.shrui %z, %zsi : i32
+    %zq = arith.andi %zv, %m : i32
+    %f = arith.uitofp %q : i32 to f16
+    %zf = arith.uitofp %zq : i32 to f16
+    %d = arith.subf %f, %zf : f16
+    %w = arith.mulf %d, %sc : f16
+    linalg.yield %w : f16
+  }
+  %zero = arith.constant 0.0 : f16
+  linalg.fill ins(%zero : f16) outs(%y : memref<2x?x64xf16>)
+  linalg.batch_matmul indexing_maps = [affine_map<(b, m, n, k) -> (b, m, k)>, affine_map<(b, m, n, k) -> (b, n, k)>,
+                                       affine_map<(b, m, n, k) -> (b, m, n)>]
+      ins(%x, %wd : memref<2x?x128xf16>, memref<2x64x128xf16>) outs(%y : memref<2x?x64xf16>)
+  memref.dealloc %wd : memref<2x64x128xf16>
+  return
+}
