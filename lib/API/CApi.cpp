@@ -248,53 +248,71 @@ int humming_layer_create(int64_t n, int64_t k,
                  out);
 }
 
+} // extern "C"
+
+namespace {
+/// humming_layer_create_moe and _create_batched: the schema and the
+/// activations checked, then `options()` (the MoE options, or why not).
+template <typename Options>
+int createMoeLayer(int64_t n, int64_t k, int64_t experts,
+                   const humming_weight_schema *weight, const char *activation,
+                   Options options, humming_layer **out) {
+  Result<WeightSchema> w = creationArgs(weight, out);
+  if (!w)
+    return fail(w.error());
+  Result<ScalarType> act = sixteenBitActivation(activation);
+  if (!act)
+    return fail(act.error());
+  Result<MoeOptions> moe = options();
+  if (!moe)
+    return fail(moe.error());
+  WeightSchema stacked = *w;
+  stacked.experts = experts;
+  return handOut(Layer::createMoe(n, k, stacked,
+                                  InputSchema{*act, ActScaling::None, 0}, *moe,
+                                  {}, *act),
+                 out);
+}
+} // namespace
+
+extern "C" {
+
 int humming_layer_create_moe(int64_t n, int64_t k, int64_t experts,
                              const humming_weight_schema *weight,
                              const char *activation, const char *routing,
                              int64_t topK, int64_t blockSize,
                              int routerWeights, humming_layer **out) {
-  Result<WeightSchema> w = creationArgs(weight, out);
-  if (!w)
-    return fail(w.error());
-  Result<ScalarType> act = sixteenBitActivation(activation);
-  if (!act)
-    return fail(act.error());
-  MoeOptions moe;
-  const GemmType routings[] = {GemmType::Indexed, GemmType::GroupedContiguous,
-                               GemmType::GroupedMasked};
-  if (!routing || !parseEnum(routing, routings, moe.routing))
-    return fail(concat("routing: expected indexed, grouped_contiguous or "
-                       "grouped_masked, got '",
-                       routing ? routing : "(null)", "'"));
-  moe.topK = topK;
-  moe.blockSize = blockSize;
-  moe.routerWeights = routerWeights != 0;
-  WeightSchema stacked = *w;
-  stacked.experts = experts;
-  return handOut(Layer::createMoe(n, k, stacked,
-                                  InputSchema{*act, ActScaling::None, 0}, moe,
-                                  {}, *act),
-                 out);
+  return createMoeLayer(
+      n, k, experts, weight, activation,
+      [&]() -> Result<MoeOptions> {
+        MoeOptions moe;
+        const GemmType routings[] = {GemmType::Indexed,
+                                     GemmType::GroupedContiguous,
+                                     GemmType::GroupedMasked};
+        if (!routing || !parseEnum(routing, routings, moe.routing))
+          return Error{concat("routing: expected indexed, grouped_contiguous "
+                              "or grouped_masked, got '",
+                              routing ? routing : "(null)", "'")};
+        moe.topK = topK;
+        moe.blockSize = blockSize;
+        moe.routerWeights = routerWeights != 0;
+        return moe;
+      },
+      out);
 }
 
 int humming_layer_create_batched(int64_t n, int64_t k, int64_t batch,
                                  const humming_weight_schema *weight,
                                  const char *activation, humming_layer **out) {
-  Result<WeightSchema> w = creationArgs(weight, out);
-  if (!w)
-    return fail(w.error());
-  Result<ScalarType> act = sixteenBitActivation(activation);
-  if (!act)
-    return fail(act.error());
-  MoeOptions moe;
-  moe.routing = GemmType::GroupedMasked;
-  moe.allRows = true;
-  WeightSchema stacked = *w;
-  stacked.experts = batch;
-  return handOut(Layer::createMoe(n, k, stacked,
-                                  InputSchema{*act, ActScaling::None, 0}, moe,
-                                  {}, *act),
-                 out);
+  return createMoeLayer(
+      n, k, batch, weight, activation,
+      []() -> Result<MoeOptions> {
+        MoeOptions moe;
+        moe.routing = GemmType::GroupedMasked;
+        moe.allRows = true;
+        return moe;
+      },
+      out);
 }
 
 int64_t humming_layer_moe_block_size(const humming_layer *layer, int64_t m) {

@@ -253,29 +253,37 @@ TEST(Layer, MoeBlockSizeFollowsM) {
   }
 }
 
-TEST(Layer, MoeGroupedMaskedNeedsWholeExperts) {
-  test::useTestCache();
+/// A 4-expert uint4 g128 MoE GEMM of 256 x 256 with `moe`'s routing,
+/// quantized and transformed compile-only for the H200.
+static Result<Layer> compileOnlyMoe(const MoeOptions &moe) {
   WeightSchema w4 = WeightSchema::make(ScalarType::uint(4), ScalarType::f16(),
                                        Granularity::Group, 128);
   w4.experts = 4;
+  Result<Layer> layer = Layer::createMoe(256, 256, w4, kF16, moe);
+  if (!layer)
+    return layer;
+  std::vector<double> w(size_t(4 * 256 * 256), 0.5);
+  if (Status s = layer->quantize(w.data()); !s)
+    return Error{s.error()};
+  if (Status s = layer->transform({"H200", "", /*compileOnly=*/true}); !s)
+    return Error{s.error()};
+  return layer;
+}
+
+TEST(Layer, MoeGroupedMaskedNeedsWholeExperts) {
+  test::useTestCache();
   MoeOptions moe;
   moe.routing = GemmType::GroupedMasked;
-  Result<Layer> layer = Layer::createMoe(256, 256, w4, kF16, moe);
+  Result<Layer> layer = compileOnlyMoe(moe);
   ASSERT_TRUE(layer.ok()) << layer.error();
-  std::vector<double> w(size_t(4 * 256 * 256), 0.5);
-  ASSERT_TRUE(layer->quantize(w.data()).ok());
-  Status s = layer->transform({"H200", "", /*compileOnly=*/true});
-  ASSERT_TRUE(s.ok()) << s.error();
   MoeRouting r;
   EXPECT_EQ(layer->forwardMoe(nullptr, 16, 16, 6, r).error(),
             "expected expert token counts [E] (grouped_masked routing), got a "
             "null pointer");
   MoeOptions contiguous;
   contiguous.routing = GemmType::GroupedContiguous;
-  Result<Layer> offsets = Layer::createMoe(256, 256, w4, kF16, contiguous);
+  Result<Layer> offsets = compileOnlyMoe(contiguous);
   ASSERT_TRUE(offsets.ok()) << offsets.error();
-  ASSERT_TRUE(offsets->quantize(w.data()).ok());
-  ASSERT_TRUE(offsets->transform({"H200", "", /*compileOnly=*/true}).ok());
   EXPECT_EQ(offsets->forwardMoe(nullptr, 16, 16, 6, r).error(),
             "expected expert offsets [E + 1] (grouped_contiguous routing), got "
             "a null pointer");
@@ -294,18 +302,11 @@ TEST(Layer, MoeGroupedMaskedNeedsWholeExperts) {
 // none, and the option means nothing with another routing.
 TEST(Layer, MoeAllRowsTakesNoCounts) {
   test::useTestCache();
-  WeightSchema w4 = WeightSchema::make(ScalarType::uint(4), ScalarType::f16(),
-                                       Granularity::Group, 128);
-  w4.experts = 4;
   MoeOptions moe;
   moe.routing = GemmType::GroupedMasked;
   moe.allRows = true;
-  Result<Layer> layer = Layer::createMoe(256, 256, w4, kF16, moe);
+  Result<Layer> layer = compileOnlyMoe(moe);
   ASSERT_TRUE(layer.ok()) << layer.error();
-  std::vector<double> w(size_t(4 * 256 * 256), 0.5);
-  ASSERT_TRUE(layer->quantize(w.data()).ok());
-  Status s = layer->transform({"H200", "", /*compileOnly=*/true});
-  ASSERT_TRUE(s.ok()) << s.error();
   MoeRouting r;
   EXPECT_EQ(layer->forwardMoe(nullptr, 16, 16, 8, r).error(),
             "the layer was transformed compile-only for sm_90a; transform "
@@ -316,7 +317,7 @@ TEST(Layer, MoeAllRowsTakesNoCounts) {
             "expert has all of its max_tokens rows), got a pointer");
   MoeOptions indexed;
   indexed.allRows = true;
-  EXPECT_EQ(Layer::createMoe(256, 256, w4, kF16, indexed).error(),
+  EXPECT_EQ(compileOnlyMoe(indexed).error(),
             "expected MoeOptions::allRows only with grouped_masked routing "
             "(every expert all of its max_tokens rows), got indexed");
 }

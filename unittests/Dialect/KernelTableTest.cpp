@@ -19,6 +19,8 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
+
 using namespace mlir;
 namespace habi = ::humming::abi;
 namespace mh = ::mlir::humming;
@@ -369,15 +371,18 @@ TEST(KernelTable, WeightPreparationModules) {
   auto nvfp4Ptx = mh::compileToPtx(**nvfp4, "sm_90a");
   ASSERT_TRUE(nvfp4Ptx.ok()) << nvfp4Ptx.error();
   EXPECT_EQ(nvfp4Ptx->find("call"), std::string::npos);
-  table = mh::kernelTable(**nvfp4);
-  ASSERT_EQ(table.size(), 4u);
-  EXPECT_NE(table[0].name.find("clear"), std::string::npos) << table[0].name;
-  EXPECT_NE(table[1].name.find("amax"), std::string::npos) << table[1].name;
-  EXPECT_NE(table[3].name.find("finish"), std::string::npos) << table[3].name;
-  EXPECT_EQ(table[0].blockN, 1);
-  EXPECT_EQ(table[1].blockN, 4096 * 4096 / 32);
-  EXPECT_EQ(table[2].blockN, 4096 * 4096 / 32);
-  EXPECT_EQ(table[3].blockN, 1);
+  // The four kernels in launch order and each one's items (block_n).
+  auto expectPhases = [](const std::vector<habi::KernelLaunch> &t,
+                         std::array<int64_t, 4> items) {
+    ASSERT_EQ(t.size(), 4u);
+    EXPECT_NE(t[0].name.find("clear"), std::string::npos) << t[0].name;
+    EXPECT_NE(t[1].name.find("amax"), std::string::npos) << t[1].name;
+    EXPECT_NE(t[3].name.find("finish"), std::string::npos) << t[3].name;
+    for (size_t i = 0; i < 4; ++i)
+      EXPECT_EQ(t[i].blockN, items[i]) << t[i].name;
+  };
+  expectPhases(mh::kernelTable(**nvfp4),
+               {1, 4096 * 4096 / 32, 4096 * 4096 / 32, 1});
 
   // Block scales: the same four kernels, Clear and Finish 32 of the
   // expert's 32 x 32 block slots per item, Amax and the quantization a warp
@@ -390,15 +395,9 @@ TEST(KernelTable, WeightPreparationModules) {
   auto blockPtx = mh::compileToPtx(**block, "sm_90a");
   ASSERT_TRUE(blockPtx.ok()) << blockPtx.error();
   EXPECT_EQ(blockPtx->find("call"), std::string::npos);
-  table = mh::kernelTable(**block);
-  ASSERT_EQ(table.size(), 4u);
-  EXPECT_NE(table[0].name.find("clear"), std::string::npos) << table[0].name;
-  EXPECT_NE(table[1].name.find("amax"), std::string::npos) << table[1].name;
-  EXPECT_NE(table[3].name.find("finish"), std::string::npos) << table[3].name;
-  EXPECT_EQ(table[0].blockN, 32 * 32 / 32);
-  EXPECT_EQ(table[1].blockN, 4096 * 4096 / 128);
-  EXPECT_EQ(table[2].blockN, 4096 * 4096 / 128);
-  EXPECT_EQ(table[3].blockN, 32 * 32 / 32);
+  expectPhases(mh::kernelTable(**block),
+               {32 * 32 / 32, 4096 * 4096 / 128, 4096 * 4096 / 128,
+                32 * 32 / 32});
 
   // Blocks must tile the padded K: a partial last block along K stays on
   // the host.

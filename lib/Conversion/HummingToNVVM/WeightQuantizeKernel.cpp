@@ -211,19 +211,11 @@ public:
       return;
     }
     if (spec.phase == WeightQuantizePhase::Finish && block) {
-      // Slot item * 32 + lane: its amax becomes the block's scale.
-      const int64_t slots = blockSlots(w, np, kp);
-      Value slot = add(mul(rest, 32), lane);
-      auto ifInside = scf::IfOp::create(
-          b,
-          arith::CmpIOp::create(b, arith::CmpIPredicate::ult, slot,
-                                c64(slots)),
-          /*withElseRegion=*/false);
-      OpBuilder::InsertionGuard g0(b);
-      b.setInsertionPointToStart(ifInside.thenBlock());
-      Value at = add(mul(e, slots), slot);
-      store(narrow(blockScaleAt(at), w.scaleType),
-            param(hq::abi::ParamScales), at);
+      // Each slot's amax becomes the block's scale.
+      atBlockSlot(e, rest, [&](Value at) {
+        store(narrow(blockScaleAt(at), w.scaleType),
+              param(hq::abi::ParamScales), at);
+      });
       return;
     }
     if (spec.phase == WeightQuantizePhase::Finish) {
@@ -396,17 +388,9 @@ private:
   void emitClear(Value e, Value item, Value isLane0, int64_t np,
                  int64_t groups) {
     if (w.granularity == hq::Granularity::Block) {
-      // Slots item * 32 + lane of the expert's block scales.
-      const int64_t slots = blockSlots(w, np, spec.k + w.padK);
-      Value slot = add(mul(item, 32), lane);
-      auto ifInside = scf::IfOp::create(
-          b,
-          arith::CmpIOp::create(b, arith::CmpIPredicate::ult, slot,
-                                c64(slots)),
-          /*withElseRegion=*/false);
-      OpBuilder::InsertionGuard g(b);
-      b.setInsertionPointToStart(ifInside.thenBlock());
-      store(c32(0), param(hq::abi::ParamScales), add(mul(e, slots), slot));
+      atBlockSlot(e, item, [&](Value at) {
+        store(c32(0), param(hq::abi::ParamScales), at);
+      });
       return;
     }
     if (w.hasGlobalScale()) {
@@ -459,6 +443,20 @@ private:
         cmp(arith::CmpFPredicate::OLT, gs, cd(INFINITY)));
     gs = select(usable, gs, cd(1.0));
     return to64(arith::TruncFOp::create(b, f32, gs));
+  }
+  /// Block scales, Clear and Finish: `body` with the index of slot
+  /// item * 32 + lane of expert e's block scales, where there is one.
+  void atBlockSlot(Value e, Value item, function_ref<void(Value)> body) {
+    const int64_t slots =
+        blockSlots(w, spec.n + w.padN, spec.k + w.padK);
+    Value slot = add(mul(item, 32), lane);
+    auto ifInside = scf::IfOp::create(
+        b,
+        arith::CmpIOp::create(b, arith::CmpIPredicate::ult, slot, c64(slots)),
+        /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(ifInside.thenBlock());
+    body(add(mul(e, slots), slot));
   }
   /// The host's scale of the block whose slot `at` holds its largest amax
   /// (f32 bits, the Amax phase's): raw = amax / qmax rounded to the scale

@@ -40,14 +40,6 @@ bool isScalar(Type t, const hq::ScalarType &s) {
 
 bool isI32(Type t) { return t.isSignlessInteger(32); }
 
-/// The shape of unpacked 8-bit codes: [E?, N, K] (padded sizes).
-hq::ShapeOrDiag unpackedCodesShape(const hq::WeightSchema &w, int64_t n,
-                                   int64_t k) {
-  hq::ShapeOrDiag s{{n, k}, std::nullopt};
-  if (w.experts > 0)
-    s.shape.insert(s.shape.begin(), w.experts);
-  return s;
-}
 
 /// Checks operand `name` against an expected shape and element type.
 /// `elemOk` decides the element type; `elemWhat` describes it.
@@ -68,6 +60,23 @@ LogicalResult checkOperand(Operation *op, StringRef name, Value v,
                              << elemWhat << ", got "
                              << type.getElementType();
   return success();
+}
+
+/// Checks unpacked 8-bit codes `v` (operand `name`): [E?, N, K] (padded
+/// sizes) of i8 for integer codes, else of the codes' own type.
+LogicalResult checkUnpackedCodes(Operation *op, StringRef name, Value v,
+                                 const hq::WeightSchema &w, int64_t n,
+                                 int64_t k) {
+  hq::ShapeOrDiag shape{{n, k}, std::nullopt};
+  if (w.experts > 0)
+    shape.shape.insert(shape.shape.begin(), w.experts);
+  return checkOperand(
+      op, name, v, shape,
+      [&](Type t) {
+        return w.type.isInt() ? t.isSignlessInteger(8) : isScalar(t, w.type);
+      },
+      w.type.isInt() ? std::string("i8 (unpacked 8-bit codes)")
+                     : w.type.str() + " (unpacked 8-bit codes)");
 }
 
 /// Presence of an optional operand must match what the schema implies.
@@ -284,14 +293,7 @@ LogicalResult verifyLayer(Operation *op, const LayerView &l, int64_t &nOut,
                          w.format == hq::SourceFormat::Canonical &&
                          weightType.getElementTypeBitWidth() == 8;
   if (unpacked8) {
-    if (failed(checkOperand(
-            op, "weight", l.weight, unpackedCodesShape(w, n, k),
-            [&](Type t) {
-              return w.type.isInt() ? t.isSignlessInteger(8)
-                                    : isScalar(t, w.type);
-            },
-            w.type.isInt() ? std::string("i8 (unpacked 8-bit codes)")
-                           : w.type.str() + " (unpacked 8-bit codes)")))
+    if (failed(checkUnpackedCodes(op, "weight", l.weight, w, n, k)))
       return failure();
   } else if (failed(checkOperand(
                  op, "weight", l.weight,
@@ -893,14 +895,8 @@ LogicalResult RepackOp::verify() {
                          w.type.bits == 8 &&
                          srcElem.getIntOrFloatBitWidth() == 8;
   if (unpacked8) {
-    if (failed(checkOperand(
-            *this, "source weight", getSource(), unpackedCodesShape(w, n, k),
-            [&](Type t) {
-              return w.type.isInt() ? t.isSignlessInteger(8)
-                                    : isScalar(t, w.type);
-            },
-            w.type.isInt() ? std::string("i8 (unpacked 8-bit codes)")
-                           : w.type.str() + " (unpacked 8-bit codes)")))
+    if (failed(checkUnpackedCodes(*this, "source weight", getSource(), w, n,
+                                  k)))
       return failure();
   } else if (failed(checkOperand(*this, (Twine("source ") + name).str(),
                                  getSource(),
