@@ -212,7 +212,7 @@ layout::KernelShape deepPipeline(const WeightSchema &w, int64_t n, int64_t k,
   return deep;
 }
 
-/// The sm_90a tile for M = 33..512: the warp-specialized wgmma tile of 64 or
+/// The sm_90a tile for M = 17..512: the warp-specialized wgmma tile of 64 or
 /// 128 tokens (64 of K per iteration, four stages) with K split across the
 /// CTAs of a thread block cluster (1, 2, 4 or 8), whichever takes the fewest
 /// estimated iteration-times at the range's top `mTop`:
@@ -811,9 +811,22 @@ Result<std::vector<TileConfig>> selectMmaSyncTiles(const WeightSchema &w,
   };
   // On sm_90a the middle ranges are halved where the cluster split tiles
   // run (clusterSplitTile): from M = 33 each range gets its own split and
-  // tile, and 17..32 keeps the mma.sync tile.
+  // tile, and so does 17..32 where M = 32 is still memory-bound (the
+  // 64-token tile's unused token rows cost tensor work, which only such a
+  // layer has to spare; TMA fills them with zeros without reading them)
+  // and the tile keeps three quarters of the SMs busy. M = 17..32 took the
+  // 16-row mma.sync tile until 2026-12-03, never measured against the
+  // 64-token tile; on the H200 (W4A16 g128, bench/NOTES.md "M = 17-32",
+  // M = 17 / 24 / 32, us): 8192^2 35.5 / 37.8 / 42.8 -> 23.5 / 23.5 /
+  // 23.6 (128 CTAs), 28672 x 8192 117.6 / 130.7 / 143.1 -> 65.4 / 65.8 /
+  // 65.9 (112), 8192 x 28672 103 / 109 / 119 -> 60 (128), 14336 x 4096
+  // 33.8 / 35.5 / 41.4 -> 22.9 / 23.0 / 23.3 (112); with 64 CTAs it lost:
+  // 4096^2 13.0 / 12.6 / 13.6 -> 15.2 / 15.4 / 15.6, 4096 x 14336 31.7 /
+  // 32.6 / 35.3 -> 33.0 / 33.0 / 33.2. Compute-bound chips there (the H20)
+  // keep the mma.sync tile.
   const bool clusterTiles =
       clusterSplitTile(w, n, k, c, device, 512).has_value();
+  const int64_t clusterFrom = clusterTiles && crossover >= 32 ? 17 : 33;
   std::vector<Range> ranges = {{1, 8}, {9, 16}, {17, 64}, {65, 128},
                                {129, 512}, {513, 0}};
   if (clusterTiles)
@@ -864,9 +877,13 @@ Result<std::vector<TileConfig>> selectMmaSyncTiles(const WeightSchema &w,
   }
   std::vector<TileConfig> out;
   for (Range r : ranges) {
-    if (clusterTiles && r.lo >= 33 && r.hi != 0) {
-      if (std::optional<TileConfig> t =
-              clusterSplitTile(w, n, k, c, device, r.hi)) {
+    if (clusterTiles && r.lo >= clusterFrom && r.hi != 0) {
+      std::optional<TileConfig> t = clusterSplitTile(w, n, k, c, device, r.hi);
+      if (t && r.lo < 33 &&
+          4 * (n / t->blockN) * ceilDiv(r.hi, t->blockM) * t->splitK <
+              3 * device.smCount)
+        t.reset();
+      if (t) {
         t->mMin = r.lo;
         t->mMax = r.hi;
         appendRange(out, *t, c.batchInvariant);

@@ -420,7 +420,7 @@ std::vector<Case> suite(bool quick) {
 
   if (!quick) {
     // The standard shapes, every M of the issue, and one M in each of the
-    // sm_90a cluster split ranges (33-64, 129-256, 257-512).
+    // sm_90a wgmma split ranges (17-64, 129-256, 257-512).
     add("w4a16_g128_4096x4096",
         WeightSchema::make(ScalarType::uint(4), f16, Granularity::Group, 128),
         f16, 4096, 4096, {1, 7, 16, 33, 128, 1000, 4096});
@@ -430,7 +430,7 @@ std::vector<Case> suite(bool quick) {
       std::string shape = std::to_string(n) + "x" + std::to_string(k);
       add("w4a16_g128_" + shape,
           WeightSchema::make(ScalarType::uint(4), f16, Granularity::Group, 128),
-          f16, n, k, {1, 16, 33, 128, 200, 300, 1000});
+          f16, n, k, {1, 16, 24, 33, 128, 200, 300, 1000});
       add("w8a16_channel_bf16_" + shape,
           WeightSchema::make(ScalarType::uint(8), bf16, Granularity::Channel),
           bf16, n, k, {1, 33, 200, 4096});

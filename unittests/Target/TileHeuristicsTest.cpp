@@ -160,7 +160,7 @@ TEST(TileHeuristics, SmallMSplitsKToCoverTheDevice) {
   Result<std::vector<TileConfig>> t = selectMmaSyncTiles(
       w4g128(), kF16, {}, 8192, 8192, *lookupDevice("H200"));
   ASSERT_TRUE(bool(t));
-  ASSERT_EQ(t->size(), 7u);
+  ASSERT_EQ(t->size(), 6u);
   EXPECT_EQ((*t)[0].blockK / (*t)[0].warpK, 8);
   EXPECT_EQ((*t)[0].warpM, 16);
   // Up to M = 8 the per-warp tile; the 256 x 256 shared-activation tile
@@ -186,53 +186,51 @@ TEST(TileHeuristics, SmallMSplitsKToCoverTheDevice) {
   EXPECT_EQ((*t)[1].warpK, 64);
   EXPECT_EQ((*t)[1].stages, 3);
   EXPECT_EQ((*t)[1].splitK, 4);
-  // M = 17..32: the 16-row mma_sync tiles; from M = 33 on (sm_90a) the
-  // warp-specialized wgmma tiles, K split where the blocks alone leave
-  // SMs idle (MiddleMSplitsKInAClusterOnSm90a): 33..64 the 64-token tile
-  // split four ways through the workspace, 65..128 two ways, both with
-  // every copy by TMA and eight stages (deepPipeline), 129..256 the
-  // 128-token tile split two ways through the workspace, by TMA too, in
-  // four stages, then the 128-token tile alone.
+  // From M = 17 on (sm_90a) the warp-specialized wgmma tiles, K split
+  // where the blocks alone leave SMs idle (MiddleMSplitsKInAClusterOnSm90a):
+  // 17..64 the 64-token tile split four ways through the workspace (M =
+  // 17..32 since 2026-12-03: 128 CTAs, M = 32 42.8 -> 23.6 us against the
+  // 16-row mma_sync tile), 65..128 two ways, both with every copy by TMA
+  // and eight stages (deepPipeline), 129..256 the 128-token tile split two
+  // ways through the workspace, by TMA too, in four stages, then the
+  // 128-token tile alone.
   EXPECT_EQ((*t)[2].mMin, 17);
-  EXPECT_EQ((*t)[2].mMax, 32);
-  EXPECT_EQ((*t)[2].mma, MmaKind::MmaSync);
-  EXPECT_EQ((*t)[2].warpM, 16);
-  EXPECT_EQ((*t)[3].mMin, 33);
-  EXPECT_EQ((*t)[3].mMax, 64);
+  EXPECT_EQ((*t)[2].mMax, 64);
+  EXPECT_EQ((*t)[2].mma, MmaKind::Wgmma);
+  EXPECT_EQ((*t)[2].blockM, 64);
+  EXPECT_EQ((*t)[2].splitK, 4);
+  EXPECT_TRUE((*t)[2].workspaceSplit);
+  EXPECT_FALSE((*t)[2].splitsInCluster());
+  EXPECT_EQ((*t)[3].mMax, 128);
   EXPECT_EQ((*t)[3].blockM, 64);
-  EXPECT_EQ((*t)[3].splitK, 4);
+  EXPECT_EQ((*t)[3].splitK, 2);
   EXPECT_TRUE((*t)[3].workspaceSplit);
-  EXPECT_FALSE((*t)[3].splitsInCluster());
-  EXPECT_EQ((*t)[4].mMax, 128);
-  EXPECT_EQ((*t)[4].blockM, 64);
+  EXPECT_EQ((*t)[4].mMax, 256);
+  EXPECT_EQ((*t)[4].blockM, 128);
   EXPECT_EQ((*t)[4].splitK, 2);
   EXPECT_TRUE((*t)[4].workspaceSplit);
-  EXPECT_EQ((*t)[5].mMax, 256);
-  EXPECT_EQ((*t)[5].blockM, 128);
-  EXPECT_EQ((*t)[5].splitK, 2);
-  EXPECT_TRUE((*t)[5].workspaceSplit);
-  EXPECT_FALSE((*t)[5].splitsInCluster());
-  for (int i = 3; i <= 5; ++i)
+  EXPECT_FALSE((*t)[4].splitsInCluster());
+  for (int i = 2; i <= 4; ++i)
     EXPECT_EQ((*t)[i].tma, uint32_t(TmaA | TmaB)) << i;
+  EXPECT_EQ((*t)[2].stages, 8);
   EXPECT_EQ((*t)[3].stages, 8);
-  EXPECT_EQ((*t)[4].stages, 8);
-  EXPECT_EQ((*t)[5].stages, 4);
+  EXPECT_EQ((*t)[4].stages, 4);
   // From M = 257 on (sm_90a): the warp-specialized wgmma tile, blocks of
   // 128 tokens x 256 columns in two warpgroups of 128 tokens x two n-tiles
   // and a producer warpgroup, four stages.
-  EXPECT_EQ((*t)[6].mMin, 257);
-  EXPECT_EQ((*t)[6].mMax, 0);
-  EXPECT_EQ((*t)[6].splitK, 1);
-  EXPECT_EQ((*t)[6].mma, MmaKind::Wgmma);
-  EXPECT_EQ((*t)[6].warpM, 128);
-  EXPECT_EQ((*t)[6].warpN, 32);
-  EXPECT_EQ((*t)[6].blockM, 128);
-  EXPECT_EQ((*t)[6].blockN, 256);
-  EXPECT_EQ((*t)[6].blockK, (*t)[6].warpK);
-  EXPECT_EQ((*t)[6].threads(), 384);
-  EXPECT_TRUE((*t)[6].warpSpecialized);
-  EXPECT_TRUE((*t)[6].mbarrier);
-  EXPECT_EQ((*t)[6].stages, 4);
+  EXPECT_EQ((*t)[5].mMin, 257);
+  EXPECT_EQ((*t)[5].mMax, 0);
+  EXPECT_EQ((*t)[5].splitK, 1);
+  EXPECT_EQ((*t)[5].mma, MmaKind::Wgmma);
+  EXPECT_EQ((*t)[5].warpM, 128);
+  EXPECT_EQ((*t)[5].warpN, 32);
+  EXPECT_EQ((*t)[5].blockM, 128);
+  EXPECT_EQ((*t)[5].blockN, 256);
+  EXPECT_EQ((*t)[5].blockK, (*t)[5].warpK);
+  EXPECT_EQ((*t)[5].threads(), 384);
+  EXPECT_TRUE((*t)[5].warpSpecialized);
+  EXPECT_TRUE((*t)[5].mbarrier);
+  EXPECT_EQ((*t)[5].stages, 4);
   EXPECT_FALSE(t->back().blockCopies);
 }
 
@@ -246,7 +244,7 @@ TEST(TileHeuristics, EightBitWeightsKeepThePerWarpTileBelowTheSharedTile) {
   Result<std::vector<TileConfig>> t = selectMmaSyncTiles(
       w8, kF16, {}, 8192, 8192, *lookupDevice("H200"));
   ASSERT_TRUE(bool(t));
-  ASSERT_EQ(t->size(), 7u);
+  ASSERT_EQ(t->size(), 6u);
   EXPECT_EQ((*t)[0].mMax, 12);
   EXPECT_FALSE((*t)[0].blockCopies);
   EXPECT_EQ((*t)[0].warpK, 64);
@@ -482,14 +480,17 @@ TEST(TileHeuristics, MiddleMSplitsKInAClusterOnSm90a) {
   // ways through the workspace (128 CTAs at M = 256: 65.8 us against 84.0
   // in clusters of two; 2026-12-02), then 128 tokens alone (128 blocks at
   // M = 512).
+  // M = 17..32 joins 17..64 where the tile keeps three quarters of the SMs
+  // busy (here 128 CTAs; 2026-12-03, M = 32: 42.8 -> 23.6 us).
   check(8192, 8192,
-        {{33, 64, 64, 4, true},
+        {{17, 64, 64, 4, true},
          {65, 128, 64, 2, true},
          {129, 256, 128, 2, true},
          {257, 0, 128, 1}});
   // 4096 x 14336, 16 blocks: 64 tokens split four ways through the
   // workspace up to M = 128 (64 and 128 CTAs: one wave; one kernel for
-  // both ranges), two ways at M <= 256, 128 tokens split two ways through
+  // both ranges; M = 17..32 keeps the mma_sync tile: 64 CTAs lost there,
+  // 31.7 -> 33.0 us at M = 17, 2026-12-03), two ways at M <= 256, 128 tokens split two ways through
   // the workspace at M <= 512 (128 CTAs; 2026-12-03: 99.6 us at M = 512
   // against 126 in clusters of two, 111 for 64 tokens unsplit).
   check(4096, 14336,
@@ -501,12 +502,12 @@ TEST(TileHeuristics, MiddleMSplitsKInAClusterOnSm90a) {
   // then 128 (2026-12-03, M = 64: 67.6 us against 92.6 for 128 tokens).
   // At M = 257..512 the 448 blocks of 128 tokens in four waves beat 896
   // CTAs in clusters of two (M = 512: 422 against 611 us; 2026-12-03).
-  check(28672, 8192, {{33, 64, 64, 1}, {65, 0, 128, 1}});
+  check(28672, 8192, {{17, 64, 64, 1}, {65, 0, 128, 1}});
   // 14336 x 4096, 56 blocks: 64 tokens split two ways through the
   // workspace up to M = 64, then 128 tokens split two ways (112 CTAs of
   // 32 iterations; the cluster split of two it replaces took 51.3 us at M
   // = 128 against 37.8 for 64 tokens unsplit, 2026-12-03), then unsplit.
-  check(14336, 4096, {{33, 64, 64, 2, true},
+  check(14336, 4096, {{17, 64, 64, 2, true},
                       {65, 128, 128, 2, true},
                       {129, 0, 128, 1}});
   // K = 1024: 16 iterations, so at most a split of two (two pipelines'

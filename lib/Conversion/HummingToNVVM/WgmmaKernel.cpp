@@ -878,13 +878,42 @@ void WgmmaEmitter::storeWgmma(
 void WgmmaEmitter::wgmmaReduceAcrossCtas(ArrayRef<Value> acc) {
   const int64_t S = split.ctas, T = tile.mathThreads();
   const int64_t n = int64_t(acc.size()), perTile = tile.warpM / 2;
-  // Partial sums: every consumer thread's n sums.
+  // The 64-token tiles (64 sums per thread) keep their partial sums as
+  // vectors of four (the four sums of one row of eight tokens: element()
+  // below) and add their own sums from registers: a quarter of the stores
+  // and loads, a warp's 16-byte accesses 512 contiguous bytes. The
+  // 128-token tiles (128 sums) keep one sum per access: under ptxas on
+  // sm_90a (W4A16 g128) the vectors made their split spill 84-112 bytes
+  // against 8, and their own sums held across the loads as many.
+  const int64_t W = n <= 64 ? 4 : 1;
+  const bool ownInRegisters = W == 4;
+  // [tile][split][access][thread], n / W accesses of W sums per thread.
+  const Type unit = W == 4 ? Type(VectorType::get({4}, f32)) : Type(f32);
   Value tileId = outputTile();
-  auto slot = [&](Value z, int64_t i) {
-    return partialAt(z, c32(i), n, T, tid);
+  auto unitAt = [&](Value z, int64_t j) {
+    Value row = arith::AddIOp::create(
+        b, arith::MulIOp::create(b, ext64(tileId), c64(S)), ext64(z));
+    Value idx = arith::AddIOp::create(
+        b, arith::MulIOp::create(b, row, c64(n / W)), c64(j));
+    idx = arith::AddIOp::create(b, arith::MulIOp::create(b, idx, c64(T)),
+                                ext64(tid));
+    return LLVM::GEPOp::create(b, ptr, unit, partials, ValueRange{idx});
   };
-  for (int64_t i = 0; i < n; ++i)
-    LLVM::StoreOp::create(b, acc[size_t(i)], slot(bidZ, i));
+  auto element = [&](int64_t t, int64_t half, int64_t q, int64_t e) {
+    return t * perTile + 4 * q + 2 * half + e;
+  };
+  // Access j: sums W j ..+W (W = 4: halves 0, 1 and elements 0, 1 of one
+  // row, in that order).
+  auto pack = [&](int64_t j) -> Value {
+    if (W == 1)
+      return acc[size_t(j)];
+    Value v = LLVM::UndefOp::create(b, unit);
+    for (int64_t e = 0; e < W; ++e)
+      v = LLVM::InsertElementOp::create(b, v, acc[size_t(W * j + e)], c32(e));
+    return v;
+  };
+  for (int64_t j = 0; j < n / W; ++j)
+    LLVM::StoreOp::create(b, pack(j), unitAt(bidZ, j), /*alignment=*/4 * W);
   // Release: the partial sums are visible device-wide before the arrival.
   LLVM::FenceOp::create(b, LLVM::AtomicOrdering::release, "device");
   // The consumers alone (warp-specialized kernels: the producers have
@@ -918,28 +947,61 @@ void WgmmaEmitter::wgmmaReduceAcrossCtas(ArrayRef<Value> acc) {
   // per-column branches waited out one L2 round trip per sum (2026-12-01:
   // 44 us at M = 64 against 27 for the cluster), and all of a thread's
   // sums of every CTA at once (2 x 128 for 128 tokens split 2) spilled 644
-  // bytes under ptxas. A chunk keeps at most kReduceInFlight loads.
+  // bytes under ptxas. A chunk keeps at most kReduceInFlight sums. With
+  // ownInRegisters this CTA's sums come from its registers (a branch per
+  // split, uniform in the CTA: the loads of the others' sums in one
+  // block). The sums are added in split order whichever CTA arrives last
+  // (the same bits every launch).
   const int64_t rows = tile.warpM / 8, perRow = 4 * tile.nTilesPerGroup;
   int64_t chunk = rows;
   while (chunk > 1 && S * perRow * chunk > kReduceInFlight)
     chunk /= 2;
-  auto element = [&](int64_t t, int64_t half, int64_t q, int64_t e) {
-    return t * perTile + 4 * q + 2 * half + e;
-  };
   SmallVector<Value> total(acc.size());
   for (int64_t q0 = 0; q0 < rows; q0 += chunk) {
-    for (int64_t z = 0; z < S; ++z)
-      for (int64_t t = 0; t < tile.nTilesPerGroup; ++t)
-        for (int64_t q = q0; q < q0 + chunk; ++q)
-          for (int64_t j = 0; j < 4; ++j) {
-            const int64_t i = element(t, j / 2, q, j % 2);
-            // Written by other CTAs during this launch: through L2.
-            Value x = LLVM::LoadOp::create(b, f32, slot(c32(z), i),
-                                           /*alignment=*/4,
-                                           /*isVolatile=*/true);
-            total[size_t(i)] =
-                z ? Value(arith::AddFOp::create(b, total[size_t(i)], x)) : x;
-          }
+    // The chunk's accesses (n-tile t, row q, its W-sum pieces) in the
+    // order of the loads.
+    SmallVector<int64_t> units;
+    for (int64_t t = 0; t < tile.nTilesPerGroup; ++t)
+      for (int64_t q = q0; q < q0 + chunk; ++q)
+        for (int64_t j = 0; j < 4 / W; ++j)
+          units.push_back(element(t, 0, q, 0) / W + j);
+    auto loadSplit = [&](int64_t z) {
+      SmallVector<Value> loaded;
+      for (int64_t j : units)
+        // Written by other CTAs during this launch: through L2.
+        loaded.push_back(LLVM::LoadOp::create(b, unit, unitAt(c32(z), j),
+                                              /*alignment=*/4 * W,
+                                              /*isVolatile=*/true));
+      return loaded;
+    };
+    for (int64_t z = 0; z < S; ++z) {
+      SmallVector<Value> vals;
+      if (ownInRegisters) {
+        auto ifOther = scf::IfOp::create(
+            b, SmallVector<Type>(units.size(), unit),
+            arith::CmpIOp::create(b, arith::CmpIPredicate::ne, bidZ, c32(z)),
+            /*withElseRegion=*/true);
+        OpBuilder::InsertionGuard g(b);
+        b.setInsertionPointToStart(ifOther.thenBlock());
+        scf::YieldOp::create(b, loadSplit(z));
+        b.setInsertionPointToStart(ifOther.elseBlock());
+        SmallVector<Value> own;
+        for (int64_t j : units)
+          own.push_back(pack(j));
+        scf::YieldOp::create(b, own);
+        vals.assign(ifOther.getResults().begin(), ifOther.getResults().end());
+      } else {
+        vals = loadSplit(z);
+      }
+      for (auto [r, j] : llvm::enumerate(units))
+        for (int64_t e = 0; e < W; ++e) {
+          Value x = W == 1 ? vals[r]
+                           : Value(LLVM::ExtractElementOp::create(
+                                 b, vals[r], c32(e)));
+          Value &sum = total[size_t(W * j + e)];
+          sum = z ? Value(arith::AddFOp::create(b, sum, x)) : x;
+        }
+    }
     storeWgmma(
         chunk, [&](int64_t q) { return c32(q0 + q); },
         [&](int64_t t, int64_t half, int64_t q, Value, int64_t e) {

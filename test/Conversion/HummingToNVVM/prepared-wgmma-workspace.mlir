@@ -8,12 +8,15 @@
 // two module globals sized for the range's top (M = 64: one tile of 256
 // columns; 4 CTAs x 64 sums x 256 consumer threads of f32 = 262144 bytes,
 // one counter). After the loop every consumer thread stores its 64 sums
-// (word ((tile x 4 + z) x 64 + i) x 256 + tid), a device-scope release
+// as 16 vectors of four (vector ((tile x 4 + z) x 16 + j) x 256 + tid: a
+// warp's 16-byte stores 512 contiguous bytes), a device-scope release
 // fence, and thread 0's arrival on the tile's counter; the consumers alone
 // meet at named barrier 1 (256 threads; the producers have left), which
 // ORs thread 0's verdict into all of them. The last CTA resets the
-// counter, acquires, loads all four CTAs' 64 sums before it adds any
-// (split order) and stores every row.
+// counter, acquires, and in two chunks of four rows of eight tokens loads
+// the other three CTAs' sums (8 vectors per CTA and chunk, behind a branch
+// on its own z, whose sums come from registers) before it adds any (split
+// order) and stores the chunk's rows.
 // CHECK: humming.kernels = [{block_m = 64 : i64, block_n = 256 : i64, cluster = 1 : i64, {{.*}}name = "ws_gemm0_m0", {{.*}}split_k = 4 : i64, threads = 384 : i64},
 // The kernel without a split (M >= 65) launches one CTA along z.
 // CHECK: gpu.launch_func  @humming_kernels::@ws_gemm0_m0 blocks in ({{.*}}, {{.*}}, %c4)
@@ -25,21 +28,23 @@
 // CHECK:         gpu.block_id  z
 // CHECK:         wgmma.mma_async
 // CHECK:         "wgmma.wait_group.sync.aligned 0;"
-// CHECK-COUNT-64: llvm.store {{.*}} : f32, !llvm.ptr<1>
+// CHECK-COUNT-16: llvm.store {{.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<1>
 // CHECK:         llvm.fence syncscope("device") release
 // CHECK:         llvm.atomicrmw add
 // CHECK:         bar.red.or.pred p, 1, 256, q;
 // CHECK:         llvm.fence syncscope("device") acquire
-// CHECK-COUNT-256: llvm.load volatile
+// CHECK-COUNT-64: llvm.load volatile {{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
 // CHECK-NOT:     barrier.cluster
 // CHECK:         llvm.store {{.*}} : i16, !llvm.ptr<1>
 // CHECK:         gpu.return
 
 // PTX-NOT: .reqnctapercluster
 // PTX: .global .align 16 .b8 ws_gemm0_m0_partials[262144];
+// PTX-COUNT-16: st.global.v4.b32
 // PTX: atom.global.add.u32
 // PTX: bar.red.or.pred p, 1, 256, q;
-// PTX-COUNT-64: ld.volatile.global.b32
+// PTX-COUNT-64: ld.volatile.global.v4.b32
+// PTX-NOT: ld.volatile.global.b32
 // PTX: add.rn.f32
 #t = #humming.tile_config<m = [1, 64], block = [64, 256, 64], warp = [64, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, split_k = 4, workspace_split = true>
 #u = #humming.tile_config<m = [65, inf], block = [64, 256, 64], warp = [64, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true>
