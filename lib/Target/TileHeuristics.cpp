@@ -726,12 +726,14 @@ selectNarrowMmaSyncTiles(const WeightSchema &w, const InputSchema &in,
 }
 } // namespace
 
-Result<std::vector<TileConfig>> selectMmaSyncTiles(const WeightSchema &w,
-                                                   const InputSchema &in,
-                                                   const ComputeOptions &c,
-                                                   int64_t n, int64_t k,
-                                                   const DeviceInfo &device,
-                                                   unsigned ptxVersion) {
+/// selectMmaSyncTiles, or with `forExperts` the dense tiles a MoE GEMM's
+/// selectMoeTiles starts from (the grid of `n` columns being its experts'
+/// side by side).
+static Result<std::vector<TileConfig>>
+selectTilesFor(const WeightSchema &w, const InputSchema &in,
+               const ComputeOptions &c, int64_t n, int64_t k,
+               const DeviceInfo &device, unsigned ptxVersion,
+               bool forExperts) {
   if (Diag d = layout::supports(w, in, n, k))
     return Error{*d};
   if (device.smCount <= 0)
@@ -826,7 +828,11 @@ Result<std::vector<TileConfig>> selectMmaSyncTiles(const WeightSchema &w,
   // keep the mma.sync tile.
   const bool clusterTiles =
       clusterSplitTile(w, n, k, c, device, 512).has_value();
-  const int64_t clusterFrom = clusterTiles && crossover >= 32 ? 17 : 33;
+  // (Dense layers only: a MoE GEMM's M = 17..32 tokens are spread over
+  // its experts, a few each, where the 64-token blocks would be mostly
+  // padding; not measured there.)
+  const int64_t clusterFrom =
+      clusterTiles && crossover >= 32 && !forExperts ? 17 : 33;
   std::vector<Range> ranges = {{1, 8}, {9, 16}, {17, 64}, {65, 128},
                                {129, 512}, {513, 0}};
   if (clusterTiles)
@@ -1110,6 +1116,16 @@ Diag moeTileProblem(const TileConfig &t, const MoeShape &moe,
   return Diag();
 }
 
+Result<std::vector<TileConfig>> selectMmaSyncTiles(const WeightSchema &w,
+                                                   const InputSchema &in,
+                                                   const ComputeOptions &c,
+                                                   int64_t n, int64_t k,
+                                                   const DeviceInfo &device,
+                                                   unsigned ptxVersion) {
+  return selectTilesFor(w, in, c, n, k, device, ptxVersion,
+                        /*forExperts=*/false);
+}
+
 Result<std::vector<TileConfig>> selectMoeTiles(const WeightSchema &w,
                                                const InputSchema &in,
                                                const ComputeOptions &c,
@@ -1133,8 +1149,8 @@ Result<std::vector<TileConfig>> selectMoeTiles(const WeightSchema &w,
   // where it matters — M = 1024: 221 against 440 us.)
   const int64_t low = moe.gemm == GemmType::GroupedMasked ? moe.experts : 1;
   auto denseTiles = [&](int64_t together) {
-    return selectMmaSyncTiles(dense, in, c, n * together, k, device,
-                              ptxVersion);
+    return selectTilesFor(dense, in, c, n * together, k, device, ptxVersion,
+                          /*forExperts=*/true);
   };
   Result<std::vector<TileConfig>> wide = denseTiles(moe.experts);
   if (!wide)

@@ -1045,6 +1045,18 @@ TEST(TileHeuristics, MoeTilesKeepTheRoutingsRules) {
         selectMoeTiles(w, kF16, {}, 1536, 2048, h200, qwen);
     ASSERT_TRUE(a16.ok()) << a16.error();
     EXPECT_EQ(a16->back().blockM, routerWeights ? 64 : 128);
+    // M = 17..32 keeps the mma_sync tiles (a dense layer of this grid's
+    // width takes the 64-token wgmma tile there: M tokens over 128
+    // experts are a few rows each, not measured with 64-token blocks).
+    for (const TileConfig &t : *a16)
+      if (t.mMin <= 24 && (t.mMax == 0 || t.mMax >= 24))
+        EXPECT_EQ(t.mma, MmaKind::MmaSync) << t.mMin << ".." << t.mMax;
+    Result<std::vector<TileConfig>> dense = selectMmaSyncTiles(
+        w4g128(), kF16, {}, 1536 * 128, 2048, h200);
+    ASSERT_TRUE(dense.ok()) << dense.error();
+    for (const TileConfig &t : *dense)
+      if (t.mMin <= 24 && (t.mMax == 0 || t.mMax >= 24))
+        EXPECT_EQ(t.mma, MmaKind::Wgmma) << t.mMin << ".." << t.mMax;
   }
   // The rules, one by one.
   TileConfig t;
