@@ -24,8 +24,8 @@ namespace L = ::humming::layout;
 namespace {
 
 /// The most partial sums (f32, loaded singly or four at a time) a consumer
-/// thread has in flight in the
-/// workspace split's reduction (wgmmaReduceAcrossCtas). Under ptxas on
+/// thread has in flight in the workspace split's reduction
+/// (wgmmaReduceAcrossCtas). Under ptxas on
 /// sm_90a (W4A16 g128): 128 leaves the 128-token tile split two ways at 8
 /// bytes of spill (644 with all 256 sums at once) and the 64-token tile
 /// split four ways at none (up to 88), and keeps the 64-token tile split
