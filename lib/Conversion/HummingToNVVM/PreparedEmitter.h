@@ -396,9 +396,11 @@ protected:
   Value outputTile();
   /// The workspace's f32 slot of split `z`, sum `index` of thread `thread`
   /// of this CTA's output tile: [tile][split][sum][thread] with `sums` per
-  /// thread and `threads` threads, so a warp's accesses are coalesced.
+  /// thread and `threads` threads, so a warp's accesses are coalesced. With
+  /// `unit` (e.g. vector<4xf32>) the slots are units of that type: `sums`
+  /// and `index` count units.
   Value partialAt(Value z, Value index, int64_t sums, int64_t threads,
-                  Value thread);
+                  Value thread, Type unit = {});
   /// Thread 0's arrival on output tile `tileId`'s counter (acq_rel, device
   /// scope): true for the last of the split_k CTAs, which also resets the
   /// counter for the next launch.

@@ -39,7 +39,7 @@ Value PreparedEmitter::outputTile() {
 }
 
 Value PreparedEmitter::partialAt(Value z, Value index, int64_t sums,
-                                 int64_t threads, Value thread) {
+                                 int64_t threads, Value thread, Type unit) {
   Value row = arith::AddIOp::create(
       b, arith::MulIOp::create(b, ext64(outputTile()), c64(split.ctas)),
       ext64(z));
@@ -47,7 +47,8 @@ Value PreparedEmitter::partialAt(Value z, Value index, int64_t sums,
                                     ext64(index));
   idx = arith::AddIOp::create(b, arith::MulIOp::create(b, idx, c64(threads)),
                               ext64(thread));
-  return LLVM::GEPOp::create(b, ptr, f32, partials, ValueRange{idx});
+  return LLVM::GEPOp::create(b, ptr, unit ? unit : Type(f32), partials,
+                             ValueRange{idx});
 }
 
 Value PreparedEmitter::arriveOnTileCounter(Value tileId) {

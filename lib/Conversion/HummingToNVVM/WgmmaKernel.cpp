@@ -892,13 +892,7 @@ void WgmmaEmitter::wgmmaReduceAcrossCtas(ArrayRef<Value> acc) {
   const Type unit = W == 4 ? Type(VectorType::get({4}, f32)) : Type(f32);
   Value tileId = outputTile();
   auto unitAt = [&](Value z, int64_t j) {
-    Value row = arith::AddIOp::create(
-        b, arith::MulIOp::create(b, ext64(tileId), c64(S)), ext64(z));
-    Value idx = arith::AddIOp::create(
-        b, arith::MulIOp::create(b, row, c64(n / W)), c64(j));
-    idx = arith::AddIOp::create(b, arith::MulIOp::create(b, idx, c64(T)),
-                                ext64(tid));
-    return LLVM::GEPOp::create(b, ptr, unit, partials, ValueRange{idx});
+    return partialAt(z, c32(j), n / W, T, tid, unit);
   };
   auto element = [&](int64_t t, int64_t half, int64_t q, int64_t e) {
     return t * perTile + 4 * q + 2 * half + e;
