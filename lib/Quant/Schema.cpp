@@ -399,10 +399,9 @@ Diag verifyTileConfig(const TileConfig &t) {
   if (t.splitK < 1 || t.splitK > 16)
     return concat("expected split_k between 1 and 16, got ", t.splitK);
   if (t.wgmmaInFlight != 0 &&
-      ((t.wgmmaInFlight != 1 && t.wgmmaInFlight != 2) ||
-       t.mma != MmaKind::Wgmma || !t.warpSpecialized))
-    return concat("expected wgmma_in_flight of 0, or 1 or 2 with mma = wgmma "
-                  "and warp_specialized = true, got ", t.wgmmaInFlight);
+      (t.wgmmaInFlight != 1 || t.mma != MmaKind::Wgmma || !t.warpSpecialized))
+    return concat("expected wgmma_in_flight of 0, or 1 with mma = wgmma and "
+                  "warp_specialized = true, got ", t.wgmmaInFlight);
   if (t.l2Prefetch < 0 || t.l2Prefetch > 64)
     return concat("expected l2_prefetch between 0 and 64 iterations, got ",
                   t.l2Prefetch);

@@ -199,10 +199,7 @@ struct TileConfig {
   /// Warp-specialized wgmma kernels: 1 keeps the previous iteration's
   /// wgmmas in flight until the next iteration's first k-tile is issued
   /// (its consumers then wait with wgmma.wait_group 1 and release the
-  /// previous slot), 0 drains them when an iteration starts. 2 is 1 with a
-  /// wait per k-tile: after issuing k-tile u's wgmmas the consumers wait
-  /// until only those are in flight (wgmma.wait_group 1) before k-tile
-  /// u + 1's dequantization, so that ptxas cannot hoist it above them.
+  /// previous slot), 0 drains them when an iteration starts.
   int64_t wgmmaInFlight = 0;
   /// cp.async pipelines (not warp-specialized; sm_90 and later): each
   /// iteration also asks L2 for the weights of the iteration this many

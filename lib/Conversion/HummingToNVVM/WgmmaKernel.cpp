@@ -82,10 +82,10 @@ private:
   /// A operand dequantized in registers (warp w of the group: pairs 4 w
   /// ..+4 of the lane's words), one m64 n(warp_m) k16 wgmma per n-tile
   /// reading the k-tile's activations from the slot, one commit group per
-  /// k-tile. `afterIssue(u)` runs after k-tile (k32 step) u's commit.
-  SmallVector<Value>
-  computeWgmma(ArrayRef<Value> accs, ArrayRef<Value> stage, Value slot,
-               function_ref<void(int64_t)> afterIssue = nullptr);
+  /// k-tile.
+  SmallVector<Value> computeWgmma(ArrayRef<Value> accs, ArrayRef<Value> stage,
+                                  Value slot,
+                                  function_ref<void()> afterFirst = nullptr);
   /// The warp's words of each plane of one k-tile and n-tile, as
   /// readWgmmaSlot loaded them (W / 4 words of a plane of width W, or one).
   SmallVector<SmallVector<Value>> takePlaneWords(StageCursor &next);
@@ -107,7 +107,7 @@ private:
   /// of 2 s + 1).
   SmallVector<Value> computeWgmma8(ArrayRef<Value> accs, ArrayRef<Value> stage,
                                    Value slot,
-                                   function_ref<void(int64_t)> afterIssue);
+                                   function_ref<void()> afterFirst);
   /// Weights in the 8-bit activation type: the shared loads of the slot's
   /// words are the wgmmas' A operands themselves, so the loops load them
   /// only after waiting for the previous iteration's wgmmas (which may
@@ -562,20 +562,11 @@ void WgmmaEmitter::emitWarpSpecializedLoop(Value first) {
         // while this one's first k-tile is dequantized and issued; then
         // every group but that newest one is complete (wait_group 1: not
         // tied to the sums, which the newest group still writes) and the
-        // previous slot is released. 2: the same wait after every k-tile's
-        // issue, so that k-tile u + 1's dequantization follows the issue
-        // of k-tile u's wgmmas (without it, ptxas hoisted the dequantization
-        // of k-tiles 1-3 above the first wgmmas and issued those back to
-        // back at the iteration's end: bench/NOTES.md "M = 33-512").
-        const bool everyKTile = tile.wgmmaInFlight == 2;
-        scf::YieldOp::create(
-            b, computeWgmma(accs, data, slot, [&](int64_t u) {
-              if (u != 0 && !everyKTile)
-                return;
-              NVVM::WgmmaWaitGroupSyncOp::create(b, 1);
-              if (u == 0)
-                releasePrevious();
-            }));
+        // previous slot is released.
+        scf::YieldOp::create(b, computeWgmma(accs, data, slot, [&] {
+                               NVVM::WgmmaWaitGroupSyncOp::create(b, 1);
+                               releasePrevious();
+                             }));
       }
     }
     SmallVector<Value> acc(loop.getResults().begin(), loop.getResults().end());
@@ -667,7 +658,7 @@ void WgmmaEmitter::issueWgmmas(ArrayRef<Value> a, Value desc,
 SmallVector<Value> WgmmaEmitter::computeWgmma8(ArrayRef<Value> accIn,
                                                ArrayRef<Value> stage,
                                                Value slot,
-                                               function_ref<void(int64_t)> afterIssue) {
+                                               function_ref<void()> afterFirst) {
   // The previous iteration's sums join the running ones (its wgmmas are
   // complete: the caller waited); this iteration's start from zero.
   const int64_t count = sumCount();
@@ -730,8 +721,8 @@ SmallVector<Value> WgmmaEmitter::computeWgmma8(ArrayRef<Value> accIn,
     // token as a 16-bit k-tile's (activationDescriptor's k-tile slot).
     issueWgmmas(regs, activationDescriptor(slot, step), accs, type,
                 /*accumulate=*/step != 0);
-    if (afterIssue)
-      afterIssue(step);
+    if (step == 0 && afterFirst)
+      afterFirst();
   }
   SmallVector<Value> carried = running;
   carried.append(accs.begin(), accs.end());
@@ -741,9 +732,9 @@ SmallVector<Value> WgmmaEmitter::computeWgmma8(ArrayRef<Value> accIn,
 
 SmallVector<Value> WgmmaEmitter::computeWgmma(ArrayRef<Value> accIn,
                                               ArrayRef<Value> stage, Value slot,
-                                              function_ref<void(int64_t)> afterIssue) {
+                                              function_ref<void()> afterFirst) {
   if (act8)
-    return computeWgmma8(accIn, stage, slot, afterIssue);
+    return computeWgmma8(accIn, stage, slot, afterFirst);
   SmallVector<Value> accs(accIn.begin(), accIn.end());
   StageCursor next{stage};
   beginDequant();
@@ -766,8 +757,8 @@ SmallVector<Value> WgmmaEmitter::computeWgmma(ArrayRef<Value> accIn,
     }
     issueWgmmas(regs, activationDescriptor(slot, u), accs,
                 bf16 ? "bf16" : "f16");
-    if (afterIssue)
-      afterIssue(u);
+    if (u == 0 && afterFirst)
+      afterFirst();
   }
   return accs;
 }

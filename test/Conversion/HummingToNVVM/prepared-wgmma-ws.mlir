@@ -257,38 +257,3 @@ func.func @wsflight(%a: memref<?x512xf16>, %w: memref<32x512xi32>, %s: memref<4x
       : memref<?x512xf16>, memref<32x512xi32> -> memref<?x256xf16>
   return
 }
-
-// -----
-
-// wgmma_in_flight = 2: wgmma_in_flight = 1 with the wait after every
-// k-tile's commit, so that each k-tile's dequantization follows the issue
-// of the previous k-tile's wgmmas; the previous slot is released after the
-// first k-tile's wait only.
-// CHECK-LABEL: gpu.func @wsflight2_gemm0_m0
-// CHECK:         scf.for
-// CHECK-NOT:       wgmma.wait_group.sync.aligned 0;
-// CHECK:           nvvm.wgmma.commit.group.sync.aligned
-// CHECK-NEXT:      nvvm.wgmma.wait.group.sync.aligned 1
-// CHECK:           scf.if
-// CHECK:             nvvm.mbarrier.arrive %{{.*}} : !llvm.ptr<3>
-// CHECK-NOT:       nvvm.mbarrier.arrive
-// CHECK:           nvvm.wgmma.commit.group.sync.aligned
-// CHECK-NEXT:      nvvm.wgmma.wait.group.sync.aligned 1
-// CHECK-NOT:       nvvm.mbarrier.arrive
-// CHECK:           nvvm.wgmma.commit.group.sync.aligned
-// CHECK-NEXT:      nvvm.wgmma.wait.group.sync.aligned 1
-// CHECK-NOT:       nvvm.mbarrier.arrive
-// CHECK:           nvvm.wgmma.commit.group.sync.aligned
-// CHECK-NEXT:      nvvm.wgmma.wait.group.sync.aligned 1
-// CHECK-NEXT:      scf.yield
-// CHECK:         "wgmma.wait_group.sync.aligned 0;"
-
-#t = #humming.tile_config<m = [1, inf], block = [64, 256, 64], warp = [64, 32, 64], stages = 8, mma = wgmma, warp_specialized = true, mbarrier = true, wgmma_in_flight = 2>
-func.func @wsflight2(%a: memref<?x512xf16>, %w: memref<32x512xi32>, %s: memref<4x256xf16>, %c: memref<?x256xf16>) {
-  humming.gemm %a, %w scales(%s : memref<4x256xf16>) into %c
-      {weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<128>>,
-       input_schema = #humming.input_schema<type = f16>, layout = #humming.layout<chip = "sm_90a">,
-       tile_configs = [#t]}
-      : memref<?x512xf16>, memref<32x512xi32> -> memref<?x256xf16>
-  return
-}

@@ -230,20 +230,14 @@ func.func @cluster_split_1() attributes {t = #humming.tile_config<block = [16, 1
 // -----
 
 // wgmma_in_flight: only the warp-specialized wgmma kernels keep wgmmas in
-// flight across iterations, and only one iteration's (2: with a wait per
-// k-tile).
-// expected-error @+1 {{expected wgmma_in_flight of 0, or 1 or 2 with mma = wgmma and warp_specialized = true, got 1}}
+// flight across iterations, and only one iteration's.
+// expected-error @+1 {{expected wgmma_in_flight of 0, or 1 with mma = wgmma and warp_specialized = true, got 1}}
 func.func @in_flight_mma_sync() attributes {t = #humming.tile_config<block = [64, 128, 64], warp = [64, 32, 64], wgmma_in_flight = 1>} { return }
 
 // -----
 
-// expected-error @+1 {{expected wgmma_in_flight of 0, or 1 or 2 with mma = wgmma and warp_specialized = true, got 3}}
-func.func @in_flight_3() attributes {t = #humming.tile_config<block = [128, 256, 64], warp = [128, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, wgmma_in_flight = 3>} { return }
-
-// -----
-
-// expected-error @+1 {{expected wgmma_in_flight of 0, or 1 or 2 with mma = wgmma and warp_specialized = true, got 2}}
-func.func @in_flight_2_not_ws() attributes {t = #humming.tile_config<block = [64, 128, 64], warp = [64, 32, 64], mma = wgmma, wgmma_in_flight = 2>} { return }
+// expected-error @+1 {{expected wgmma_in_flight of 0, or 1 with mma = wgmma and warp_specialized = true, got 2}}
+func.func @in_flight_2() attributes {t = #humming.tile_config<block = [128, 256, 64], warp = [128, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, wgmma_in_flight = 2>} { return }
 
 // -----
 
