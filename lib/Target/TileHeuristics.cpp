@@ -274,15 +274,25 @@ std::optional<TileConfig> clusterSplitTile(const WeightSchema &w, int64_t n,
         // us at 8192^2 M = 128 against 55 in a cluster, 2026-12-01; with
         // TMA, 2026-12-02 and -03: 8192^2 M = 256 65.8 against 84.0 in a
         // cluster, 8192 x 28672 M = 256 182 against 239 for the 64-token
-        // split, 4096 x 14336 M = 512 99.6 against 126 in a cluster; split
-        // 4 only tied, 8192 x 28672 M = 128 119.3 against 119.3).
+        // split, 4096 x 14336 M = 512 99.6 against 126 in a cluster), or
+        // a split of 4 under the conditions of wide4 below.
         // (8-bit activations through the workspace: their two sets of sums
         // spill 212 bytes under ptxas, and still won on the H200, 4096^2
         // M = 128: 21.1 us against 27.7 in a cluster; 2026-12-02.)
+        // The 128-token tile split four ways through the workspace, with
+        // weights of at most 4 bits (with their wgmma_in_flight = 1;
+        // without it the split only tied, 119.3 us against 119.3 at 8192 x
+        // 28672 M = 128 on 2026-12-03) and at least 32 iterations per CTA,
+        // the range measured. On the H200 (2026-12-04, W4A16 g128, against
+        // the 64-token split of two in one process; bench/NOTES.md "M =
+        // 33-512"): 8192^2 M = 128 39.1 -> 37.9 us, 8192 x 28672 113.3 ->
+        // 90.7, 4096 x 14336 M = 256 61.5 -> 53.2.
+        const bool wide4 = tokens == 128 && split == 4 && w.type.bits <= 4 &&
+                           iterations / split >= 32;
         if (iterations < 2 * ks.stages * split ||
             (workspace ? split == 1 || split > 4 ||
                              (tokens == 128 &&
-                              (split != 2 || activationBits != 16))
+                              ((split != 2 && !wide4) || activationBits != 16))
                        : (tokens / 8) % split != 0))
           continue;
         const int64_t ctas = blocks * split;

@@ -190,10 +190,11 @@ TEST(TileHeuristics, SmallMSplitsKToCoverTheDevice) {
   // where the blocks alone leave SMs idle (MiddleMSplitsKInAClusterOnSm90a):
   // 17..64 the 64-token tile split four ways through the workspace (M =
   // 17..32 since 2026-12-03: 128 CTAs, M = 32 42.8 -> 23.6 us against the
-  // 16-row mma_sync tile), 65..128 two ways, both with every copy by TMA
-  // and eight stages (deepPipeline), 129..256 the 128-token tile split two
-  // ways through the workspace, by TMA too, in four stages, then the
-  // 128-token tile alone.
+  // 16-row mma_sync tile) with every copy by TMA and eight stages
+  // (deepPipeline), 65..128 the 128-token tile split four ways (2026-12-04:
+  // 39.1 -> 37.9 us at M = 128 against the 64-token split of two),
+  // 129..256 split two ways, both through the workspace, by TMA too, in
+  // four stages, then the 128-token tile alone.
   EXPECT_EQ((*t)[2].mMin, 17);
   EXPECT_EQ((*t)[2].mMax, 64);
   EXPECT_EQ((*t)[2].mma, MmaKind::Wgmma);
@@ -202,8 +203,8 @@ TEST(TileHeuristics, SmallMSplitsKToCoverTheDevice) {
   EXPECT_TRUE((*t)[2].workspaceSplit);
   EXPECT_FALSE((*t)[2].splitsInCluster());
   EXPECT_EQ((*t)[3].mMax, 128);
-  EXPECT_EQ((*t)[3].blockM, 64);
-  EXPECT_EQ((*t)[3].splitK, 2);
+  EXPECT_EQ((*t)[3].blockM, 128);
+  EXPECT_EQ((*t)[3].splitK, 4);
   EXPECT_TRUE((*t)[3].workspaceSplit);
   EXPECT_EQ((*t)[4].mMax, 256);
   EXPECT_EQ((*t)[4].blockM, 128);
@@ -213,7 +214,7 @@ TEST(TileHeuristics, SmallMSplitsKToCoverTheDevice) {
   for (int i = 2; i <= 4; ++i)
     EXPECT_EQ((*t)[i].tma, uint32_t(TmaA | TmaB)) << i;
   EXPECT_EQ((*t)[2].stages, 8);
-  EXPECT_EQ((*t)[3].stages, 8);
+  EXPECT_EQ((*t)[3].stages, 4);
   EXPECT_EQ((*t)[4].stages, 4);
   // From M = 257 on (sm_90a): the warp-specialized wgmma tile, blocks of
   // 128 tokens x 256 columns in two warpgroups of 128 tokens x two n-tiles
@@ -252,7 +253,9 @@ TEST(TileHeuristics, EightBitWeightsKeepThePerWarpTileBelowTheSharedTile) {
 }
 
 TEST(TileHeuristics, The128TokenTilesOverlapIterationsForNarrowWeights) {
-  // wgmma_in_flight = 1 on the 128-token TMA tiles (M >= 129 on 8192^2):
+  // wgmma_in_flight = 1 on the 128-token TMA tiles (M >= 65 on 8192^2 with
+  // 4-bit weights, M >= 129 with 8-bit ones, which keep the 64-token split
+  // of two at 65..128):
   // measured on the H200, 5-7 % faster with 4-bit weights, 3-5 % slower
   // with 8-bit ones; never on the 64-token tiles.
   const DeviceInfo h200 = *lookupDevice("H200");
@@ -273,7 +276,8 @@ TEST(TileHeuristics, The128TokenTilesOverlapIterationsForNarrowWeights) {
           << bits << "-bit, m from " << c.mMin;
       ++overlapping;
     }
-    EXPECT_EQ(overlapping, 2) << bits << "-bit: M = 129-256 and 257-";
+    EXPECT_EQ(overlapping, bits <= 4 ? 3 : 2)
+        << bits << "-bit: M = 65-128 (4-bit), 129-256 and 257-";
   }
 }
 
@@ -298,7 +302,9 @@ TEST(TileHeuristics, The64TokenWorkspaceSplitsDeepenTheirPipelineForNarrowWeight
           << bits << "-bit, m from " << c.mMin;
       deep += split64;
     }
-    EXPECT_EQ(deep, 2) << bits << "-bit: M = 33-64 and 65-128";
+    // (4-bit weights: M = 65-128 takes the 128-token split of four.)
+    EXPECT_EQ(deep, bits <= 4 ? 1 : 2)
+        << bits << "-bit: M = 17-64 and, 8-bit, 65-128";
   }
 }
 
@@ -473,29 +479,30 @@ TEST(TileHeuristics, MiddleMSplitsKInAClusterOnSm90a) {
   };
   // 8192^2, 32 blocks of 256 columns: 64 tokens split four ways through
   // the workspace up to M = 64 (128 CTAs, one wave: in clusters of four
-  // they took two; 2026-12-01: 44.6 -> 32.3 us at M = 64), two ways up to
-  // M = 128 (128 CTAs; through the workspace rather than in clusters of
-  // two at equal waves since the activations came by TMA as swizzled rows:
-  // 2026-12-02, 54.4 -> 42.5 us at M = 128), then 128 tokens split two
-  // ways through the workspace (128 CTAs at M = 256: 65.8 us against 84.0
-  // in clusters of two; 2026-12-02), then 128 tokens alone (128 blocks at
-  // M = 512).
+  // they took two; 2026-12-01: 44.6 -> 32.3 us at M = 64), 128 tokens
+  // split four ways up to M = 128 (128 CTAs; 2026-12-04, since the partial
+  // sums go as vectors: 39.1 -> 37.9 us at M = 128 against 64 tokens split
+  // two ways, 8192 x 28672 113.3 -> 90.7), two ways up to M = 256 (128
+  // CTAs: 65.8 us against 84.0 in clusters of two; 2026-12-02), then 128
+  // tokens alone (128 blocks at M = 512).
   // M = 17..32 joins 17..64 where the tile keeps three quarters of the SMs
   // busy (here 128 CTAs; 2026-12-03, M = 32: 42.8 -> 23.6 us).
   check(8192, 8192,
         {{17, 64, 64, 4, true},
-         {65, 128, 64, 2, true},
+         {65, 128, 128, 4, true},
          {129, 256, 128, 2, true},
          {257, 0, 128, 1}});
   // 4096 x 14336, 16 blocks: 64 tokens split four ways through the
   // workspace up to M = 128 (64 and 128 CTAs: one wave; one kernel for
   // both ranges; M = 17..32 keeps the mma_sync tile: 64 CTAs lost there,
-  // 31.7 -> 33.0 us at M = 17, 2026-12-03), two ways at M <= 256, 128 tokens split two ways through
-  // the workspace at M <= 512 (128 CTAs; 2026-12-03: 99.6 us at M = 512
-  // against 126 in clusters of two, 111 for 64 tokens unsplit).
+  // 31.7 -> 33.0 us at M = 17, 2026-12-03), 128 tokens split four ways at
+  // M <= 256 (128 CTAs; 2026-12-04: 53.2 us at M = 256 against 61.5 for
+  // 64 tokens split two ways), two ways through the workspace at M <= 512
+  // (128 CTAs; 2026-12-03: 99.6 us at M = 512 against 126 in clusters of
+  // two, 111 for 64 tokens unsplit).
   check(4096, 14336,
         {{33, 128, 64, 4, true},
-         {129, 256, 64, 2, true},
+         {129, 256, 128, 4, true},
          {257, 512, 128, 2, true},
          {513, 0, 128, 1}});
   // 28672 x 8192, 112 blocks: no split at any M; 64 tokens up to M = 64,

@@ -883,11 +883,15 @@ void WgmmaEmitter::wgmmaReduceAcrossCtas(ArrayRef<Value> acc) {
   // vectors of four (the four sums of one row of eight tokens: element()
   // below) and add their own sums from registers: a quarter of the stores
   // and loads, a warp's 16-byte accesses 512 contiguous bytes. The
-  // 128-token tiles (128 sums) keep one sum per access: under ptxas on
-  // sm_90a (W4A16 g128) the vectors made their split spill 84-112 bytes
-  // against 8, and their own sums held across the loads as many.
-  const int64_t W = n <= 64 ? 4 : 1;
-  const bool ownInRegisters = W == 4;
+  // 128-token tiles (128 sums) split four ways keep vectors too but load
+  // their own sums back (under ptxas on sm_90a, W4A16 g128: no spill;
+  // their own sums held across the loads spilled 112 bytes); on the H200
+  // (2026-12-04, two machines of the pool, so as ratios to torch fp16)
+  // 1.02 -> 0.99 at 8192^2 M = 128, 0.68 -> 0.66 at 8192 x 28672. Split
+  // two ways they keep one sum per access: vectors made that split spill
+  // 84-112 bytes against 8.
+  const int64_t W = n <= 64 || S >= 4 ? 4 : 1;
+  const bool ownInRegisters = n <= 64;
   // [tile][split][access][thread], n / W accesses of W sums per thread.
   const Type unit = W == 4 ? Type(VectorType::get({4}, f32)) : Type(f32);
   Value tileId = outputTile();
@@ -949,7 +953,8 @@ void WgmmaEmitter::wgmmaReduceAcrossCtas(ArrayRef<Value> acc) {
   // (the same bits every launch).
   const int64_t rows = tile.warpM / 8, perRow = 4 * tile.nTilesPerGroup;
   int64_t chunk = rows;
-  while (chunk > 1 && S * perRow * chunk > kReduceInFlight)
+  const int64_t inFlight = kReduceInFlight;
+  while (chunk > 1 && S * perRow * chunk > inFlight)
     chunk /= 2;
   SmallVector<Value> total(acc.size());
   for (int64_t q0 = 0; q0 < rows; q0 += chunk) {
