@@ -953,8 +953,7 @@ void WgmmaEmitter::wgmmaReduceAcrossCtas(ArrayRef<Value> acc) {
   // (the same bits every launch).
   const int64_t rows = tile.warpM / 8, perRow = 4 * tile.nTilesPerGroup;
   int64_t chunk = rows;
-  const int64_t inFlight = kReduceInFlight;
-  while (chunk > 1 && S * perRow * chunk > inFlight)
+  while (chunk > 1 && S * perRow * chunk > kReduceInFlight)
     chunk /= 2;
   SmallVector<Value> total(acc.size());
   for (int64_t q0 = 0; q0 < rows; q0 += chunk) {
