@@ -157,7 +157,7 @@ typedef struct {
   int64_t multicastA, multicastB;
   int64_t ctasPerSm, gridCap, writeSplits, splitK;
   bool blockCopies, shareActivations, scaleAfterMma, clusterSplit,
-      workspaceSplit;
+      workspaceSplit, cooperativeSplit;
   int64_t wgmmaInFlight, l2Prefetch;
 } MlirHummingTileConfig;
 

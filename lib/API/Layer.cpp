@@ -243,6 +243,36 @@ Status checkCluster(const rt::CudaDriver &driver, const abi::KernelLaunch &kl,
                      clusters * kl.cluster, " CTAs)"));
   return Status::success();
 }
+
+/// A cooperative kernel (cooperative_split: the CTAs of an output tile wait
+/// for each other): forward() launches it with the cooperative attribute,
+/// which needs cuLaunchKernelEx, and the largest grid of its M range must be
+/// resident at once — refused here with what it needs, not hung or failed
+/// in forward.
+Status checkCooperative(const rt::CudaDriver &driver,
+                        const abi::KernelLaunch &kl, rt::CUfunction f,
+                        int64_t np) {
+  if (!driver.cuLaunchKernelEx ||
+      !driver.cuOccupancyMaxActiveBlocksPerMultiprocessor)
+    return Error{concat("kernel ", kl.name,
+                        " is launched cooperatively (cooperative_split); "
+                        "expected a CUDA 12 or newer driver "
+                        "(cuLaunchKernelEx), got one without")};
+  Result<rt::Device> dev = rt::openDevice(driver);
+  if (!dev)
+    return Error{dev.error()};
+  int perSm = 0;
+  if (Status s = driver.check(
+          driver.cuOccupancyMaxActiveBlocksPerMultiprocessor(
+              &perSm, f, int(kl.threads), size_t(kl.smemBytes)),
+          "cuOccupancyMaxActiveBlocksPerMultiprocessor");
+      !s)
+    return s;
+  if (std::string why = abi::cooperativeCannotRun(kl, np, perSm, dev->smCount);
+      !why.empty())
+    return Error{why};
+  return Status::success();
+}
 } // namespace
 
 struct Layer::Impl {
@@ -1278,6 +1308,9 @@ Status Layer::transform(const LayerTarget &target) {
       if (kl.cluster > 1)
         if (Status s = checkCluster(*driver, kl, *f); !s)
           return s;
+      if (kl.cooperative)
+        if (Status s = checkCooperative(*driver, kl, *f, np); !s)
+          return s;
       // A kernel that reads its activations by TMA needs the driver's
       // tensor-map encoder in every forward: refuse it here, not there.
       if (std::string why = abi::inputMapWithoutEncoder(
@@ -1811,10 +1844,19 @@ Status Layer::launch(void *stream, uint64_t input, uint64_t inputScale,
   } else {
     kl->grid(m, l.paddedN(), grid);
   }
+  // Programmatic dependent launch and the cooperative launch
+  // (transform() checked the driver and the residency of the latter).
+  rt::LaunchAttribute attrs[2];
+  unsigned numAttrs = 0;
   if (kl->gridDependency && l.dependentLaunch) {
-    rt::LaunchAttribute attr;
-    attr.id = rt::kLaunchAttrProgrammaticSerialization;
-    attr.value.i = 1;
+    attrs[numAttrs].id = rt::kLaunchAttrProgrammaticSerialization;
+    attrs[numAttrs++].value.i = 1;
+  }
+  if (kl->cooperative) {
+    attrs[numAttrs].id = rt::kLaunchAttrCooperative;
+    attrs[numAttrs++].value.i = 1;
+  }
+  if (numAttrs) {
     rt::LaunchConfig cfg;
     cfg.gridDimX = grid[0];
     cfg.gridDimY = grid[1];
@@ -1822,8 +1864,8 @@ Status Layer::launch(void *stream, uint64_t input, uint64_t inputScale,
     cfg.blockDimX = unsigned(kl->threads);
     cfg.sharedMemBytes = unsigned(kl->smemBytes);
     cfg.hStream = static_cast<rt::CUstream>(stream);
-    cfg.attrs = &attr;
-    cfg.numAttrs = 1;
+    cfg.attrs = attrs;
+    cfg.numAttrs = numAttrs;
     return l.driver->check(l.driver->cuLaunchKernelEx(&cfg, l.functions[index],
                                                       args.data(), nullptr),
                            "cuLaunchKernelEx");

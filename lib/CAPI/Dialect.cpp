@@ -224,6 +224,7 @@ MlirHummingTileConfig toC(const hq::TileConfig &t) {
   c.scaleAfterMma = t.scaleAfterMma;
   c.clusterSplit = t.clusterSplit;
   c.workspaceSplit = t.workspaceSplit;
+  c.cooperativeSplit = t.cooperativeSplit;
   c.wgmmaInFlight = t.wgmmaInFlight;
   c.l2Prefetch = t.l2Prefetch;
   return c;
@@ -277,6 +278,7 @@ MlirAttribute mlirHummingTileConfigAttrGet(MlirContext ctx,
   t.scaleAfterMma = c->scaleAfterMma;
   t.clusterSplit = c->clusterSplit;
   t.workspaceSplit = c->workspaceSplit;
+  t.cooperativeSplit = c->cooperativeSplit;
   t.wgmmaInFlight = c->wgmmaInFlight;
   t.l2Prefetch = c->l2Prefetch;
   return wrap(TileConfigAttr::fromHost(errorsOf(context), context, t));

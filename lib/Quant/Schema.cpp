@@ -446,6 +446,15 @@ Diag verifyTileConfig(const TileConfig &t) {
     return std::string("expected at most one of cluster_split and "
                        "workspace_split (a cluster or the workspace adds the "
                        "split_k sums)");
+  if (t.cooperativeSplit && !t.workspaceSplit)
+    return std::string("expected workspace_split = true with "
+                       "cooperative_split (it changes how the CTAs of a "
+                       "workspace split add their sums)");
+  if (t.cooperativeSplit && (t.warpM % 8 != 0 || (t.warpM / 8) % t.splitK != 0))
+    return concat("expected split_k to divide the ", t.warpM / 8,
+                  " rows of eight tokens of warp_m = ", t.warpM,
+                  " with cooperative_split (each CTA adds an equal share), "
+                  "got split_k = ", t.splitK);
   if (t.splitK > 1 && t.mMax == 0 && !t.splitsInCluster())
     return concat("expected a bounded M range with split_k = ", t.splitK,
                   " (its partial sums are sized for the range's largest M; "

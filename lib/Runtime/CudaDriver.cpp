@@ -73,6 +73,8 @@ Result<const CudaDriver *> loadDriver() {
   }
   *(void **)&d.cuOccupancyMaxActiveClusters =
       dlsym(lib, "cuOccupancyMaxActiveClusters");
+  *(void **)&d.cuOccupancyMaxActiveBlocksPerMultiprocessor =
+      dlsym(lib, "cuOccupancyMaxActiveBlocksPerMultiprocessor");
   *(void **)&d.cuTensorMapEncodeTiled = dlsym(lib, "cuTensorMapEncodeTiled");
   *(void **)&d.cuLaunchKernelEx = dlsym(lib, "cuLaunchKernelEx");
   *(void **)&d.cuDriverGetVersion = dlsym(lib, "cuDriverGetVersion");

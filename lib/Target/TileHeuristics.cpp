@@ -46,6 +46,7 @@ std::vector<TileConfig> forcedTileConfigs(TileConfig t) {
     rest.mMax = 0;
     rest.splitK = 1;
     rest.workspaceSplit = false;
+    rest.cooperativeSplit = false;
     return {t, rest};
   }
   t.mMin = 1;
@@ -317,6 +318,16 @@ std::optional<TileConfig> clusterSplitTile(const WeightSchema &w, int64_t n,
                          activationBits));
         t.splitK = split;
         t.workspaceSplit = workspace;
+        // Through the workspace the CTAs are one wave (above), so a
+        // cooperative launch holds them all: each CTA of a tile adds its
+        // share of the rows instead of the last to arrive adding every
+        // row. On the H200 (2026-12-04, W4A16 g128, forced in one process;
+        // bench/NOTES.md "M = 33-512"): the 128-token split of four at M =
+        // 128 37.9 -> 31.8 us at 8192^2 and 94.6 -> 84.1 at 8192 x 28672,
+        // 4096 x 14336 M = 256 53.8 -> 47.3; the 64-token split of four at
+        // 8192^2 M = 64 25.8 -> 24.2; the 64-token split of two tied
+        // (39.4 at 8192^2 M = 128, 40.3 before).
+        t.cooperativeSplit = workspace && (tokens / 8) % split == 0;
         useBulkCopies(t, activationBits);
         overlapIterations(t, w, activationBits);
         best = t;
@@ -392,7 +403,8 @@ bool sameKernel(const TileConfig &a, const TileConfig &b) {
         t.mma, t.warpSpecialized, t.streamK, t.mbarrier, t.cpAsync, t.tma,
         t.multicastA, t.multicastB, t.ctasPerSm, t.gridCap, t.writeSplits,
         t.splitK, t.blockCopies, t.scaleAfterMma, t.clusterSplit,
-        t.workspaceSplit, t.wgmmaInFlight, t.l2Prefetch, t.shareActivations);
+        t.workspaceSplit, t.cooperativeSplit, t.wgmmaInFlight, t.l2Prefetch,
+        t.shareActivations);
   };
   return key(a) == key(b);
 }
@@ -1230,7 +1242,7 @@ Result<std::vector<TileConfig>> selectMoeTiles(const WeightSchema &w,
     if (t.splitK > 1 && !t.splitsInCluster()) {
       if (t.mma == MmaKind::Wgmma) {
         // A cluster's CTAs each store a share of the rows of eight tokens.
-        t.workspaceSplit = false;
+        t.workspaceSplit = t.cooperativeSplit = false;
         while (t.splitK > 1 && (t.warpM / 8) % t.splitK != 0)
           t.splitK /= 2;
       } else if (sm >= 90) {
@@ -1241,7 +1253,7 @@ Result<std::vector<TileConfig>> selectMoeTiles(const WeightSchema &w,
     }
     if (t.splitK == 1) {
       t.clusterSplit = false;
-      t.workspaceSplit = false;
+      t.workspaceSplit = t.cooperativeSplit = false;
     }
     // The warp-specialized 128-token tiles spill (136-152 bytes under
     // ptxas) once the router weights join their epilogue's registers: the
@@ -1264,18 +1276,10 @@ Result<std::vector<TileConfig>> selectMoeTiles(const WeightSchema &w,
   }
   out.back().mMax = 0;
   // Neighbours that became equal serve one range.
-  auto fields = [](const TileConfig &t) {
-    return std::make_tuple(
-        t.blockM, t.blockN, t.blockK, t.warpM, t.warpN, t.warpK, t.stages,
-        t.mma, t.warpSpecialized, t.streamK, t.mbarrier, t.cpAsync, t.tma,
-        t.multicastA, t.multicastB, t.ctasPerSm, t.gridCap, t.writeSplits,
-        t.splitK, t.blockCopies, t.shareActivations, t.scaleAfterMma,
-        t.clusterSplit, t.workspaceSplit, t.wgmmaInFlight, t.l2Prefetch);
-  };
   std::vector<TileConfig> merged;
   for (const TileConfig &t : out) {
     if (!merged.empty()) {
-      if (fields(merged.back()) == fields(t)) {
+      if (sameKernel(merged.back(), t)) {
         merged.back().mMax = t.mMax;
         continue;
       }

@@ -201,12 +201,40 @@ TEST(KernelTable, AClusterTheDriverDoesNotFormIsRefused) {
   EXPECT_EQ(habi::clusterMismatch(plain, 1), "");
   EXPECT_NE(habi::clusterMismatch(plain, 2), "");
   EXPECT_EQ(habi::clusterCannotRun(plain, 0), "");
-  // The table keeps the field through its text form (kernel cache entries).
-  std::vector<habi::KernelLaunch> table = {k, plain}, back;
+  // cooperative_split: every CTA of the range's largest grid must be
+  // resident at once (the CTAs of a tile wait for each other); 8192
+  // columns of 256 at M = 128 split four ways are 128 CTAs.
+  habi::KernelLaunch coop;
+  coop.name = "layer_gemm0_m2";
+  coop.cooperative = 1;
+  coop.blockM = 128;
+  coop.blockN = 256;
+  coop.splitK = 4;
+  coop.mMin = 65;
+  coop.mMax = 128;
+  EXPECT_EQ(habi::cooperativeCannotRun(coop, 8192, 1, 132), "");
+  EXPECT_EQ(habi::cooperativeCannotRun(coop, 8192, 1, 114),
+            "kernel layer_gemm0_m2: its 128 CTAs at M = 128 wait for each "
+            "other (cooperative_split), so all must be resident at once; the "
+            "device keeps 114 (1 per SM on 114 SMs); force a tile without "
+            "cooperative_split or with a smaller split_k");
+  coop.mMax = 256;
+  EXPECT_NE(habi::cooperativeCannotRun(coop, 8192, 1, 132), "");
+  EXPECT_EQ(habi::cooperativeCannotRun(coop, 8192, 2, 132), "");
+  coop.mMax = 0;
+  EXPECT_EQ(habi::cooperativeCannotRun(coop, 8192, 1, 132),
+            "kernel layer_gemm0_m2: a cooperative kernel needs a bounded M "
+            "range (its largest grid must be resident at once), got m_max = 0");
+  EXPECT_EQ(habi::cooperativeCannotRun(plain, 1 << 20, 1, 1), "");
+  // The table keeps the fields through its text form (kernel cache entries).
+  coop.mMax = 128;
+  std::vector<habi::KernelLaunch> table = {k, plain, coop}, back;
   ASSERT_TRUE(habi::parseKernelTable(habi::formatKernelTable(table), back));
-  ASSERT_EQ(back.size(), 2u);
+  ASSERT_EQ(back.size(), 3u);
   EXPECT_EQ(back[0].cluster, 4);
   EXPECT_EQ(back[1].cluster, 1);
+  EXPECT_EQ(back[1].cooperative, 0);
+  EXPECT_EQ(back[2].cooperative, 1);
 }
 
 TEST(KernelTable, EmptyWithoutLoweredLayers) {

@@ -196,6 +196,13 @@ struct TileConfig {
   /// cluster co-scheduling: clusters of four or eight CTAs keep only ~120
   /// CTAs resident on the H200's 132 SMs. Needs a bounded M range.
   bool workspaceSplit = false;
+  /// workspace_split launched cooperatively (every CTA of the grid resident
+  /// at once, or the launch fails): each of the split_k CTAs of an output
+  /// tile stores the sums of the others' shares of its rows, waits for
+  /// them, and adds its own share (split_k divides the tile's rows of eight
+  /// tokens), instead of the last CTA to arrive loading and adding all of
+  /// them. Dense layers only (a MoE grid's size is known only at run time).
+  bool cooperativeSplit = false;
   /// Warp-specialized wgmma kernels: 1 keeps the previous iteration's
   /// wgmmas in flight until the next iteration's first k-tile is issued
   /// (its consumers then wait with wgmma.wait_group 1 and release the

@@ -57,6 +57,9 @@ static_assert(sizeof(LaunchAttribute) == 72, "CUlaunchAttribute is 72 bytes");
 /// its CTAs have run griddepcontrol.launch_dependents or exited; the
 /// kernel's griddepcontrol.wait then waits for that kernel to complete.
 constexpr int kLaunchAttrProgrammaticSerialization = 6;
+/// CU_LAUNCH_ATTRIBUTE_COOPERATIVE: every CTA of the grid resident at once
+/// (the launch fails where they cannot be), as cuLaunchCooperativeKernel.
+constexpr int kLaunchAttrCooperative = 2;
 
 /// The first driver whose stream capture records programmatic dependent
 /// launches as graph edges (CUDA 12.3): Layer uses them from there on.
@@ -120,6 +123,10 @@ struct CudaDriver {
   // clusters of a function can be resident at once.
   CUresult (*cuOccupancyMaxActiveClusters)(int *, CUfunction,
                                            const LaunchConfig *);
+  // Optional: how many CTAs of a function one SM keeps resident (the
+  // cooperative kernels' check).
+  CUresult (*cuOccupancyMaxActiveBlocksPerMultiprocessor)(int *, CUfunction,
+                                                          int, size_t);
   // Optional: the driver's CUDA version (12030 for 12.3).
   CUresult (*cuDriverGetVersion)(int *);
   // Optional: the calling thread's current context (a layer's device

@@ -132,6 +132,12 @@ struct KernelLaunch {
   /// which no kernel may write while a forward is in flight — while the
   /// previous kernel finishes. 0 for every other kernel.
   int64_t gridDependency = 0;
+  /// 1 where the CTAs of an output tile wait for each other
+  /// (cooperative_split): the runtime must launch the kernel cooperatively
+  /// (every CTA of the grid resident at once, else the launch fails rather
+  /// than hangs) and checks when it loads the kernel that the largest grid
+  /// of its M range fits the device. 0 for every other kernel.
+  int64_t cooperative = 0;
   /// What the kernel computes: kGemmKernel (the layer's GEMM; the fields
   /// above as documented) or kQuantizeKernel (humming.quantize of the
   /// activations: input slot -> codes in the output slot and f32 scales in
@@ -230,6 +236,10 @@ struct KernelField {
   /// The MoE fields are written only for MoE kernels (routing !=
   /// kRoutingDense); absent, they keep KernelLaunch's defaults.
   bool moeOnly = false;
+  /// Written only where not 0 (absent: 0), so that the tables of the
+  /// kernels without it read as before.
+  bool onlyIfSet = false;
+  bool optional() const { return moeOnly || onlyIfSet; }
 };
 inline constexpr KernelField kKernelFields[] = {
     {"m_min", &KernelLaunch::mMin},
@@ -242,6 +252,7 @@ inline constexpr KernelField kKernelFields[] = {
     {"cluster", &KernelLaunch::cluster},
     {"input_map", &KernelLaunch::inputMap},
     {"grid_dependency", &KernelLaunch::gridDependency},
+    {"cooperative", &KernelLaunch::cooperative, false, true},
     {"kind", &KernelLaunch::kind},
     {"routing", &KernelLaunch::routing, true},
     {"experts", &KernelLaunch::experts, true},
@@ -374,6 +385,34 @@ inline std::string clusterCannotRun(const KernelLaunch &k, int clusters) {
          " bytes of shared memory each (cuOccupancyMaxActiveClusters: " +
          std::to_string(clusters) +
          "); force a tile with a smaller split_k";
+}
+
+/// Where a cooperative kernel (its CTAs wait for each other) cannot have
+/// every CTA of its largest grid — M = mMax tokens, `np` padded columns —
+/// resident at once on a device of `sms` SMs that keeps `perSm` of its
+/// CTAs per SM (cuOccupancyMaxActiveBlocksPerMultiprocessor): what it
+/// needs and what the device holds; empty where the grid fits.
+inline std::string cooperativeCannotRun(const KernelLaunch &k, int64_t np,
+                                        int perSm, int sms) {
+  if (!k.cooperative)
+    return "";
+  if (k.mMax <= 0)
+    return "kernel " + k.name +
+           ": a cooperative kernel needs a bounded M range (its largest "
+           "grid must be resident at once), got m_max = 0";
+  uint32_t g[3];
+  k.grid(k.mMax, np, g);
+  const int64_t ctas = int64_t(g[0]) * g[1] * g[2];
+  const int64_t resident = int64_t(perSm) * sms;
+  if (ctas <= resident)
+    return "";
+  return "kernel " + k.name + ": its " + std::to_string(ctas) +
+         " CTAs at M = " + std::to_string(k.mMax) +
+         " wait for each other (cooperative_split), so all must be resident "
+         "at once; the device keeps " + std::to_string(resident) + " (" +
+         std::to_string(perSm) + " per SM on " + std::to_string(sms) +
+         " SMs); force a tile without cooperative_split or with a smaller "
+         "split_k";
 }
 
 /// Mixture of experts: the tokens per expert the tile of `m` activation

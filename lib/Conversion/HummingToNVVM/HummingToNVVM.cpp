@@ -472,7 +472,8 @@ DictionaryAttr launchAttr(OpBuilder &b, const hq::abi::KernelLaunch &l) {
   SmallVector<NamedAttribute> fields = {
       b.getNamedAttr("name", b.getStringAttr(l.name))};
   for (const hq::abi::KernelField &f : hq::abi::kKernelFields)
-    if (!f.moeOnly || l.routing != hq::abi::kRoutingDense)
+    if ((!f.moeOnly || l.routing != hq::abi::kRoutingDense) &&
+        (!f.onlyIfSet || l.*f.member != 0))
       fields.push_back(b.getNamedAttr(f.key, b.getI64IntegerAttr(l.*f.member)));
   return b.getDictionaryAttr(fields);
 }
@@ -765,7 +766,8 @@ struct LowerToNVVMPass
                                     op.isMoe())
                   : buildPreparedKernel(
                         builder, op.op->getLoc(), kernels, kname, spec, *tile,
-                        CtaSplit{t.splitK, t.mMax, t.splitsInCluster()});
+                        CtaSplit{t.splitK, t.mMax, t.splitsInCluster(),
+                                 t.cooperativeSplit});
           kernelSymbols.insert(kernel);
           hq::abi::KernelLaunch launch;
           launch.name = kernel.getName().str();
@@ -781,6 +783,7 @@ struct LowerToNVVMPass
           launch.cluster = t.splitsInCluster() ? t.splitK : 1;
           launch.inputMap = tile->activationRowBytes() / 2;
           launch.gridDependency = spec.gridDependency;
+          launch.cooperative = t.cooperativeSplit;
           launch.routing = spec.moe.routing;
           launch.experts = spec.moe.experts;
           launch.topK = spec.moe.topK;

@@ -84,6 +84,11 @@ struct CtaSplit {
   /// distributed shared memory (wgmma always; mma_sync with cluster_split):
   /// no workspace.
   bool cluster = false;
+  /// Through the workspace, launched cooperatively (every CTA of the grid
+  /// resident at once; TileConfig::cooperativeSplit): each CTA of an output
+  /// tile waits for the others and adds its share of the tile's rows,
+  /// instead of the last to arrive adding every row.
+  bool cooperative = false;
 };
 
 /// Appends the prepared-layout kernel `name` for `spec` and `tile`. With

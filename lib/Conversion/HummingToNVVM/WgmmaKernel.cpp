@@ -139,6 +139,12 @@ private:
   /// every consumer thread stores its sums, the last CTA to arrive adds
   /// them in split order and stores every row.
   void wgmmaReduceAcrossCtas(ArrayRef<Value> acc);
+  /// The workspace split launched cooperatively (CtaSplit::cooperative):
+  /// CTA z of a tile stores the sums of the other CTAs' shares of rows,
+  /// waits until all split_k CTAs of the tile have stored theirs, then adds
+  /// its own share — rows z x R ..+R of eight tokens, R = warp_m / 8 /
+  /// split_k — in split order (its own sums from registers) and stores it.
+  void cooperativeReduce(ArrayRef<Value> acc);
   /// wgmma: the warp's index in its warpgroup, the warpgroup's index along N.
   Value wIn, groupN;
 };
@@ -766,6 +772,8 @@ SmallVector<Value> WgmmaEmitter::computeWgmma(ArrayRef<Value> accIn,
 void WgmmaEmitter::finishWgmma(ArrayRef<Value> acc) {
   if (clustered())
     return clusterReduce(acc);
+  if (split.ctas > 1 && split.cooperative)
+    return cooperativeReduce(acc);
   if (split.ctas > 1)
     return wgmmaReduceAcrossCtas(acc);
   // Rows jj = q of every n-tile and half: D element 4 jj + 2 half + e.
@@ -1007,4 +1015,148 @@ void WgmmaEmitter::wgmmaReduceAcrossCtas(ArrayRef<Value> acc) {
           return total[size_t(element(t, half, q0 + q, e))];
         });
   }
+}
+
+void WgmmaEmitter::cooperativeReduce(ArrayRef<Value> acc) {
+  const int64_t S = split.ctas, T = tile.mathThreads();
+  const int64_t n = int64_t(acc.size()), perTile = tile.warpM / 2;
+  const int64_t rows = tile.warpM / 8, R = rows / S;
+  assert(R * S == rows && "the lowering verified that split_k divides the "
+                          "rows of eight tokens");
+  // [tile][split][row unit][thread]: unit t x perTile / 4 + q holds the four
+  // sums of row q of n-tile t (halves 0, 1 and elements 0, 1 of each), as a
+  // 16-byte vector; a warp's accesses are 512 contiguous bytes.
+  const Type unit = VectorType::get({4}, f32);
+  auto unitOf = [&](int64_t t, int64_t q) { return t * perTile / 4 + q; };
+  // The other CTAs' shares of rows, one branch per share (uniform in the
+  // CTA): this CTA's own share stays in its registers.
+  for (int64_t z = 0; z < S; ++z) {
+    auto ifOther = scf::IfOp::create(
+        b, arith::CmpIOp::create(b, arith::CmpIPredicate::ne, bidZ, c32(z)),
+        /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(ifOther.thenBlock());
+    for (int64_t t = 0; t < tile.nTilesPerGroup; ++t)
+      for (int64_t q = z * R; q < z * R + R; ++q) {
+        Value v = LLVM::UndefOp::create(b, unit);
+        for (int64_t i = 0; i < 4; ++i)
+          v = LLVM::InsertElementOp::create(b, v, acc[size_t(4 * unitOf(t, q) + i)],
+                                            c32(i));
+        LLVM::StoreOp::create(
+            b, v, partialAt(bidZ, c32(unitOf(t, q)), n / 4, T, tid, unit),
+            /*alignment=*/16);
+      }
+  }
+  // Release: this CTA's partial sums are visible device-wide before its
+  // arrival; the consumers meet at named barrier 1 (the producers of a
+  // warp-specialized kernel have left; the mbarriers hold the shared
+  // memory, so no block barrier).
+  LLVM::FenceOp::create(b, LLVM::AtomicOrdering::release, "device");
+  Value consumers = c32(T);
+  NVVM::BarrierOp::create(b, TypeRange(), c32(1), consumers,
+                          NVVM::BarrierReductionAttr(),
+                          /*reductionPredicate=*/Value());
+  {
+    // Thread 0 arrives on the tile's counter and waits until every CTA of
+    // the tile has: the cooperative launch keeps them all resident, so the
+    // wait ends. Then it departs (a second increment); the last to depart
+    // (counter 2 S) resets the counter for the next launch — no CTA still
+    // waits then, as each departs only after its wait.
+    auto ifFirst = scf::IfOp::create(
+        b, arith::CmpIOp::create(b, arith::CmpIPredicate::eq, tid, c32(0)),
+        /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(ifFirst.thenBlock());
+    Value counter = LLVM::GEPOp::create(b, ptr, i32, arrivals,
+                                        ValueRange{ext64(outputTile())});
+    Value one = c32(1), all = c32(S);
+    LLVM::AtomicRMWOp::create(b, LLVM::AtomicBinOp::add, counter, one,
+                              LLVM::AtomicOrdering::release, "device");
+    scf::WhileOp::create(
+        b, TypeRange(), ValueRange(),
+        [&](OpBuilder &ob, Location loc, ValueRange) {
+          // Written by the other CTAs during this launch: through L2.
+          Value seen = LLVM::LoadOp::create(ob, loc, i32, counter,
+                                            /*alignment=*/4,
+                                            /*isVolatile=*/true);
+          Value waiting = arith::CmpIOp::create(
+              ob, loc, arith::CmpIPredicate::slt, seen, all);
+          scf::ConditionOp::create(ob, loc, waiting, ValueRange());
+        },
+        [&](OpBuilder &ob, Location loc, ValueRange) {
+          scf::YieldOp::create(ob, loc);
+        });
+    Value before =
+        LLVM::AtomicRMWOp::create(b, LLVM::AtomicBinOp::add, counter, one,
+                                  LLVM::AtomicOrdering::monotonic, "device");
+    auto ifLast = scf::IfOp::create(
+        b, arith::CmpIOp::create(b, arith::CmpIPredicate::eq, before,
+                                 c32(2 * S - 1)),
+        /*withElseRegion=*/false);
+    b.setInsertionPointToStart(ifLast.thenBlock());
+    LLVM::StoreOp::create(b, c32(0), counter);
+  }
+  NVVM::BarrierOp::create(b, TypeRange(), c32(1), consumers,
+                          NVVM::BarrierReductionAttr(),
+                          /*reductionPredicate=*/Value());
+  // Acquire: the other CTAs' partial sums are visible from here on.
+  LLVM::FenceOp::create(b, LLVM::AtomicOrdering::acquire, "device");
+  // This CTA's share: rows z R + q (q < R), every load of the other CTAs'
+  // sums issued before the first add (S x R x 4 x n-tiles sums: 128 for
+  // 128 tokens split four ways), added in split order whichever CTA this
+  // is (the same bits as the last-arrival reduction).
+  Value firstRow = arith::MulIOp::create(b, bidZ, c32(R));
+  SmallVector<Value> total(size_t(4 * R * tile.nTilesPerGroup));
+  auto local = [&](int64_t t, int64_t half, int64_t q, int64_t e) {
+    return size_t((t * R + q) * 4 + 2 * half + e);
+  };
+  for (int64_t z = 0; z < S; ++z) {
+    // Split z's sums of this share: loaded where z is another CTA (rows
+    // z' R + q of this CTA z'), else (z is this CTA: rows z R + q) from
+    // this CTA's registers. One branch per split, uniform in the CTA.
+    const size_t units = size_t(R * tile.nTilesPerGroup);
+    auto ifOther = scf::IfOp::create(
+        b, SmallVector<Type>(units, unit),
+        arith::CmpIOp::create(b, arith::CmpIPredicate::ne, bidZ, c32(z)),
+        /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(ifOther.thenBlock());
+      SmallVector<Value> loaded;
+      for (int64_t t = 0; t < tile.nTilesPerGroup; ++t)
+        for (int64_t q = 0; q < R; ++q) {
+          Value at = arith::AddIOp::create(b, firstRow, c32(unitOf(t, q)));
+          // Written by other CTAs during this launch: through L2.
+          loaded.push_back(LLVM::LoadOp::create(
+              b, unit, partialAt(c32(z), at, n / 4, T, tid, unit),
+              /*alignment=*/16, /*isVolatile=*/true));
+        }
+      scf::YieldOp::create(b, loaded);
+      b.setInsertionPointToStart(ifOther.elseBlock());
+      SmallVector<Value> own;
+      for (int64_t t = 0; t < tile.nTilesPerGroup; ++t)
+        for (int64_t q = 0; q < R; ++q) {
+          Value v = LLVM::UndefOp::create(b, unit);
+          for (int64_t i = 0; i < 4; ++i)
+            v = LLVM::InsertElementOp::create(
+                b, v, acc[size_t(4 * unitOf(t, z * R + q) + i)], c32(i));
+          own.push_back(v);
+        }
+      scf::YieldOp::create(b, own);
+    }
+    for (int64_t t = 0; t < tile.nTilesPerGroup; ++t)
+      for (int64_t q = 0; q < R; ++q)
+        for (int64_t half = 0; half < 2; ++half)
+          for (int64_t e = 0; e < 2; ++e) {
+            Value x = LLVM::ExtractElementOp::create(
+                b, ifOther.getResult(unsigned(t * R + q)), c32(2 * half + e));
+            Value &sum = total[local(t, half, q, e)];
+            sum = z ? Value(arith::AddFOp::create(b, sum, x)) : x;
+          }
+  }
+  storeWgmma(
+      R, [&](int64_t q) { return arith::AddIOp::create(b, firstRow, c32(q)); },
+      [&](int64_t t, int64_t half, int64_t q, Value, int64_t e) {
+        return total[local(t, half, q, e)];
+      });
 }

@@ -16,7 +16,7 @@
 
 // H200: tile_configs = [#humming.tile_config<m = [1, 8], block = [16, 64, 512], warp = [16, 64, 64], scale_after_mma = true>,
 // H200-SAME: #humming.tile_config<m = [9, 16], block = [16, 256, 256], warp = [16, 64, 64], stages = 3, split_k = 4, scale_after_mma = true, share_activations = true>,
-// H200-SAME: #humming.tile_config<m = [17, 64], block = [64, 256, 64], warp = [64, 32, 64], stages = 8, mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], split_k = 4, workspace_split = true>,
+// H200-SAME: #humming.tile_config<m = [17, 64], block = [64, 256, 64], warp = [64, 32, 64], stages = 8, mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], split_k = 4, workspace_split = true, cooperative_split = true>,
 
 // A100: tile_configs = [#humming.tile_config<m = [1, 8], block = [16, 64, 256], warp = [16, 64, 64], scale_after_mma = true>,
 // A100-SAME: #humming.tile_config<m = [9, 16],

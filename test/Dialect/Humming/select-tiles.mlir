@@ -37,18 +37,18 @@
 // H200: tile_configs = [#humming.tile_config<m = [1, 8], block = [16, 64, 512], warp = [16, 64, 64], split_k = 2, scale_after_mma = true>,
 // H200-SAME: #humming.tile_config<m = [9, 16], block = [16, 128, 128], warp = [16, 64, 32], split_k = 8, block_copies = true>,
 // H200-SAME: #humming.tile_config<m = [17, 32], block = [16, 64, 256], warp = [16, 64, 32]>,
-// H200-SAME: #humming.tile_config<m = [33, 128], block = [64, 256, 64], warp = [64, 32, 64], stages = 8, mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], split_k = 4, workspace_split = true>,
-// H200-SAME: #humming.tile_config<m = [129, 256], block = [64, 256, 64], warp = [64, 32, 64], stages = 8, mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], split_k = 2, workspace_split = true>,
-// H200-SAME: #humming.tile_config<m = [257, 512], block = [128, 256, 64], warp = [128, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], split_k = 2, workspace_split = true, wgmma_in_flight = 1>,
+// H200-SAME: #humming.tile_config<m = [33, 128], block = [64, 256, 64], warp = [64, 32, 64], stages = 8, mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], split_k = 4, workspace_split = true, cooperative_split = true>,
+// H200-SAME: #humming.tile_config<m = [129, 256], block = [64, 256, 64], warp = [64, 32, 64], stages = 8, mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], split_k = 2, workspace_split = true, cooperative_split = true>,
+// H200-SAME: #humming.tile_config<m = [257, 512], block = [128, 256, 64], warp = [128, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], split_k = 2, workspace_split = true, cooperative_split = true, wgmma_in_flight = 1>,
 // H200-SAME: #humming.tile_config<m = [513, inf], block = [128, 256, 64], warp = [128, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], wgmma_in_flight = 1>]
 
 // The H100 has the H200's SMs: the same tiles.
 // H100: tile_configs = [#humming.tile_config<m = [1, 8], block = [16, 64, 512], warp = [16, 64, 64], split_k = 2, scale_after_mma = true>,
 // H100-SAME: #humming.tile_config<m = [9, 16], block = [16, 128, 128], warp = [16, 64, 32], split_k = 8, block_copies = true>,
 // H100-SAME: #humming.tile_config<m = [17, 32], block = [16, 64, 256], warp = [16, 64, 32]>,
-// H100-SAME: #humming.tile_config<m = [33, 128], block = [64, 256, 64], warp = [64, 32, 64], stages = 8, mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], split_k = 4, workspace_split = true>,
-// H100-SAME: #humming.tile_config<m = [129, 256], block = [64, 256, 64], warp = [64, 32, 64], stages = 8, mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], split_k = 2, workspace_split = true>,
-// H100-SAME: #humming.tile_config<m = [257, 512], block = [128, 256, 64], warp = [128, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], split_k = 2, workspace_split = true, wgmma_in_flight = 1>,
+// H100-SAME: #humming.tile_config<m = [33, 128], block = [64, 256, 64], warp = [64, 32, 64], stages = 8, mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], split_k = 4, workspace_split = true, cooperative_split = true>,
+// H100-SAME: #humming.tile_config<m = [129, 256], block = [64, 256, 64], warp = [64, 32, 64], stages = 8, mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], split_k = 2, workspace_split = true, cooperative_split = true>,
+// H100-SAME: #humming.tile_config<m = [257, 512], block = [128, 256, 64], warp = [128, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], split_k = 2, workspace_split = true, cooperative_split = true, wgmma_in_flight = 1>,
 // H100-SAME: #humming.tile_config<m = [513, inf], block = [128, 256, 64], warp = [128, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], wgmma_in_flight = 1>]
 
 // The H20 (78 SMs, 148 TFLOP/s) turns compute-bound near M = 9: 32-row
@@ -60,9 +60,9 @@
 // H20: tile_configs = [#humming.tile_config<m = [1, 8], block = [16, 64, 512], warp = [16, 64, 64], scale_after_mma = true>,
 // H20-SAME: #humming.tile_config<m = [9, 16], block = [16, 128, 128], warp = [16, 64, 32], split_k = 4, block_copies = true>,
 // H20-SAME: #humming.tile_config<m = [17, 32], block = [32, 64, 256], warp = [32, 64, 32]>,
-// H20-SAME: #humming.tile_config<m = [33, 64], block = [64, 256, 64], warp = [64, 32, 64], stages = 8, mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], split_k = 4, workspace_split = true>,
-// H20-SAME: #humming.tile_config<m = [65, 128], block = [64, 256, 64], warp = [64, 32, 64], stages = 8, mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], split_k = 2, workspace_split = true>,
-// H20-SAME: #humming.tile_config<m = [129, 256], block = [128, 256, 64], warp = [128, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], split_k = 2, workspace_split = true, wgmma_in_flight = 1>,
+// H20-SAME: #humming.tile_config<m = [33, 64], block = [64, 256, 64], warp = [64, 32, 64], stages = 8, mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], split_k = 4, workspace_split = true, cooperative_split = true>,
+// H20-SAME: #humming.tile_config<m = [65, 128], block = [64, 256, 64], warp = [64, 32, 64], stages = 8, mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], split_k = 2, workspace_split = true, cooperative_split = true>,
+// H20-SAME: #humming.tile_config<m = [129, 256], block = [128, 256, 64], warp = [128, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], split_k = 2, workspace_split = true, cooperative_split = true, wgmma_in_flight = 1>,
 // H20-SAME: #humming.tile_config<m = [257, inf], block = [128, 256, 64], warp = [128, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], wgmma_in_flight = 1>]
 
 // The A100 (108 SMs, crossover ~38 tokens).

@@ -72,7 +72,7 @@ func.func @zero_f16() attributes {t = #humming.target<device = "H200", f16 = 0.0
 // -----
 
 // The kernel table humming-lower-to-nvvm writes has a fixed shape.
-// expected-error @+1 {{expected 'humming.kernels' to be an array of {name, m_min, m_max, block_m, block_n, threads, smem, split_k, cluster, input_map, grid_dependency, kind (MoE kernels also routing experts top_k block_size layout64)} dictionaries, got [{name = "k"}]}}
+// expected-error @+1 {{expected 'humming.kernels' to be an array of {name, m_min, m_max, block_m, block_n, threads, smem, split_k, cluster, input_map, grid_dependency, kind (MoE kernels also routing experts top_k block_size layout64; optionally cooperative)} dictionaries, got [{name = "k"}]}}
 module attributes {humming.kernels = [{name = "k"}]} {}
 
 // -----
@@ -80,3 +80,9 @@ module attributes {humming.kernels = [{name = "k"}]} {}
 // A MoE field, when present, is an integer.
 // expected-error @+1 {{expected 'humming.kernels' to be an array of}}
 module attributes {humming.kernels = [{name = "k", m_min = 1, m_max = 0, block_m = 16, block_n = 64, threads = 128, smem = 0, split_k = 1, cluster = 1, input_map = 0, grid_dependency = 0, kind = 0, routing = "indexed"}]} {}
+
+// -----
+
+// So is the optional cooperative field.
+// expected-error @+1 {{expected 'humming.kernels' to be an array of}}
+module attributes {humming.kernels = [{name = "k", m_min = 1, m_max = 0, block_m = 16, block_n = 64, threads = 128, smem = 0, split_k = 1, cluster = 1, input_map = 0, grid_dependency = 0, kind = 0, cooperative = "yes"}]} {}

@@ -175,6 +175,17 @@ func.func @workspace_split_unbounded() attributes {t = #humming.tile_config<m = 
 
 // -----
 
+// cooperative_split: each CTA of a workspace split adds a share of the rows.
+// expected-error @+1 {{expected workspace_split = true with cooperative_split (it changes how the CTAs of a workspace split add their sums)}}
+func.func @cooperative_without_workspace() attributes {t = #humming.tile_config<m = [65, 128], block = [128, 256, 64], warp = [128, 32, 64], mma = wgmma, split_k = 4, cooperative_split = true>} { return }
+
+// -----
+
+// expected-error @+1 {{expected split_k to divide the 8 rows of eight tokens of warp_m = 64 with cooperative_split (each CTA adds an equal share), got split_k = 16}}
+func.func @cooperative_uneven_share() attributes {t = #humming.tile_config<m = [1, 64], block = [64, 256, 64], warp = [64, 32, 64], mma = wgmma, split_k = 16, workspace_split = true, cooperative_split = true>} { return }
+
+// -----
+
 // share_activations: the warps along N of one warp row's K groups share
 // the activation copies.
 // expected-error @+1 {{expected mma = mma_sync with share_activations (the other families copy cooperatively)}}

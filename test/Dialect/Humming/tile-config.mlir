@@ -13,6 +13,7 @@
 // CHECK-SAME: h = #humming.tile_config<block = [128, 256, 64], warp = [128, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, wgmma_in_flight = 1>
 // CHECK-SAME: i = #humming.tile_config<m = [33, 64], block = [64, 256, 64], warp = [64, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, split_k = 4, workspace_split = true>
 // CHECK-SAME: j = #humming.tile_config<m = [9, 16], block = [16, 128, 256], warp = [16, 64, 64], stages = 3, split_k = 4, scale_after_mma = true, share_activations = true>
+// CHECK-SAME: k = #humming.tile_config<m = [65, 128], block = [128, 256, 64], warp = [128, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], split_k = 4, workspace_split = true, cooperative_split = true, wgmma_in_flight = 1>
 func.func @tiles() attributes {
   a = #humming.tile_config<m = [1, 16], block = [16, 256, 64], warp = [16, 64, 64], stages = 4, mma = mma_sync>,
   b = #humming.tile_config<block = [128, 256, 128], warp = [64, 64, 64], m = [17, inf], stages = 5, ctas_per_sm = 2>,
@@ -25,5 +26,6 @@ func.func @tiles() attributes {
   g = #humming.tile_config<block = [16, 128, 128], warp = [16, 64, 32], cluster_split = true, split_k = 4, block_copies = true>,
   h = #humming.tile_config<block = [128, 256, 64], warp = [128, 32, 64], wgmma_in_flight = 1, mma = wgmma, warp_specialized = true, mbarrier = true>,
   i = #humming.tile_config<m = [33, 64], workspace_split = true, block = [64, 256, 64], warp = [64, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, split_k = 4>,
-  j = #humming.tile_config<share_activations = true, m = [9, 16], block = [16, 128, 256], warp = [16, 64, 64], stages = 3, split_k = 4, scale_after_mma = true>
+  j = #humming.tile_config<share_activations = true, m = [9, 16], block = [16, 128, 256], warp = [16, 64, 64], stages = 3, split_k = 4, scale_after_mma = true>,
+  k = #humming.tile_config<cooperative_split = true, m = [65, 128], block = [128, 256, 64], warp = [128, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], split_k = 4, workspace_split = true, wgmma_in_flight = 1>
 } { return }

@@ -462,6 +462,7 @@ hq::TileConfig TileConfigAttr::toHost() const {
   t.scaleAfterMma = getScaleAfterMma();
   t.clusterSplit = getClusterSplit();
   t.workspaceSplit = getWorkspaceSplit();
+  t.cooperativeSplit = getCooperativeSplit();
   t.wgmmaInFlight = getWgmmaInFlight();
   t.l2Prefetch = getL2Prefetch();
   t.shareActivations = getShareActivations();
@@ -477,7 +478,8 @@ TileConfigAttr::fromHost(function_ref<InFlightDiagnostic()> emitError,
       t.stages, t.mma, t.warpSpecialized, t.streamK, t.mbarrier, t.cpAsync,
       t.tma, t.multicastA, t.multicastB, t.ctasPerSm, t.gridCap, t.writeSplits,
       t.splitK, t.blockCopies, t.scaleAfterMma, t.clusterSplit,
-      t.workspaceSplit, t.wgmmaInFlight, t.l2Prefetch, t.shareActivations);
+      t.workspaceSplit, t.cooperativeSplit, t.wgmmaInFlight, t.l2Prefetch,
+      t.shareActivations);
 }
 
 LogicalResult TileConfigAttr::verify(
@@ -486,8 +488,8 @@ LogicalResult TileConfigAttr::verify(
     bool streamK, bool mbarrier, bool cpAsync, uint32_t tma, int64_t multicastA,
     int64_t multicastB, int64_t ctasPerSm, int64_t gridCap, int64_t writeSplits,
     int64_t splitK, bool blockCopies, bool scaleAfterMma, bool clusterSplit,
-    bool workspaceSplit, int64_t wgmmaInFlight, int64_t l2Prefetch,
-    bool shareActivations) {
+    bool workspaceSplit, bool cooperativeSplit, int64_t wgmmaInFlight,
+    int64_t l2Prefetch, bool shareActivations) {
   hq::TileConfig t;
   t.mMin = m.lo;
   t.mMax = m.hi;
@@ -514,6 +516,7 @@ LogicalResult TileConfigAttr::verify(
   t.scaleAfterMma = scaleAfterMma;
   t.clusterSplit = clusterSplit;
   t.workspaceSplit = workspaceSplit;
+  t.cooperativeSplit = cooperativeSplit;
   t.wgmmaInFlight = wgmmaInFlight;
   t.l2Prefetch = l2Prefetch;
   t.shareActivations = shareActivations;

@@ -73,7 +73,7 @@ LogicalResult HummingDialect::verifyOperationAttribute(Operation *op,
       if (!d || !d.getAs<StringAttr>("name"))
         return false;
       for (const ::humming::abi::KernelField &f : ::humming::abi::kKernelFields)
-        if (f.moeOnly ? d.get(f.key) && !d.getAs<IntegerAttr>(f.key)
+        if (f.optional() ? d.get(f.key) && !d.getAs<IntegerAttr>(f.key)
                       : !d.getAs<IntegerAttr>(f.key))
           return false;
       return true;
@@ -81,11 +81,15 @@ LogicalResult HummingDialect::verifyOperationAttribute(Operation *op,
     if (!table || !llvm::all_of(table, isEntry)) {
       std::string keys = "name";
       for (const ::humming::abi::KernelField &f : ::humming::abi::kKernelFields)
-        if (!f.moeOnly)
+        if (!f.optional())
           keys += std::string(", ") + f.key;
       keys += " (MoE kernels also";
       for (const ::humming::abi::KernelField &f : ::humming::abi::kKernelFields)
         if (f.moeOnly)
+          keys += std::string(" ") + f.key;
+      keys += "; optionally";
+      for (const ::humming::abi::KernelField &f : ::humming::abi::kKernelFields)
+        if (f.onlyIfSet)
           keys += std::string(" ") + f.key;
       keys += ")";
       return op->emitError()

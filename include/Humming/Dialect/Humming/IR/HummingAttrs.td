@@ -291,7 +291,12 @@ def Humming_TileConfigAttr : Humming_Attr<"TileConfig", "tile_config"> {
     block cluster, through distributed shared memory, any M range; mma_sync
     with `cluster_split = true` too, on sm_90 and later; wgmma with
     `workspace_split = true` through the global workspace instead, bounded
-    M ranges only, so that no cluster has to be co-scheduled);
+    M ranges only, so that no cluster has to be co-scheduled;
+    `cooperative_split = true` on top launches the kernel cooperatively —
+    every CTA resident at once — and has each CTA of an output tile wait
+    for the others and add its own share of the tile's rows of eight
+    tokens, split_k dividing them, instead of the last to arrive adding
+    every row; dense layers only);
     `wgmma_in_flight = 1` (warp-specialized wgmma) keeps an iteration's
     wgmmas running until the next iteration's first k-tile is issued;
     `l2_prefetch = d` (cp.async pipelines, sm_90 and later) has each
@@ -344,6 +349,7 @@ def Humming_TileConfigAttr : Humming_Attr<"TileConfig", "tile_config"> {
     Humming_BoolParam<"false", "group scales applied after the MMAs">:$scale_after_mma,
     Humming_BoolParam<"false", "split_k CTAs add their sums in a cluster">:$cluster_split,
     Humming_BoolParam<"false", "wgmma split_k CTAs add their sums through the workspace">:$workspace_split,
+    Humming_BoolParam<"false", "workspace split launched cooperatively, each CTA adding a share">:$cooperative_split,
     Humming_I64Param<"0", "wgmma groups kept in flight across iterations">:$wgmma_in_flight,
     Humming_I64Param<"0", "iterations of weights prefetched to L2 beyond the pipeline">:$l2_prefetch,
     Humming_BoolParam<"false", "the warps of a K group share the activation copies">:$share_activations
