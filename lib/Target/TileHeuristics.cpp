@@ -280,16 +280,21 @@ std::optional<TileConfig> clusterSplitTile(const WeightSchema &w, int64_t n,
         // (8-bit activations through the workspace: their two sets of sums
         // spill 212 bytes under ptxas, and still won on the H200, 4096^2
         // M = 128: 21.1 us against 27.7 in a cluster; 2026-12-02.)
-        // The 128-token tile split four ways through the workspace, with
-        // weights of at most 4 bits (with their wgmma_in_flight = 1;
-        // without it the split only tied, 119.3 us against 119.3 at 8192 x
-        // 28672 M = 128 on 2026-12-03) and at least 32 iterations per CTA,
-        // the range measured. On the H200 (2026-12-04, W4A16 g128, against
-        // the 64-token split of two in one process; bench/NOTES.md "M =
-        // 33-512"): 8192^2 M = 128 39.1 -> 37.9 us, 8192 x 28672 113.3 ->
-        // 90.7, 4096 x 14336 M = 256 61.5 -> 53.2.
-        const bool wide4 = tokens == 128 && split == 4 && w.type.bits <= 4 &&
-                           iterations / split >= 32;
+        // The 128-token tile split four ways through the workspace (and so
+        // cooperative, below) with at least 32 iterations per CTA, the
+        // range measured. On the H200 against the 64-token split of two in
+        // one process (bench/NOTES.md "M = 33-512"): W4A16 g128 with
+        // wgmma_in_flight = 1 (2026-12-04, before the cooperative launch):
+        // 8192^2 M = 128 39.1 -> 37.9 us, 8192 x 28672 113.3 -> 90.7, 4096
+        // x 14336 M = 256 61.5 -> 53.2; W8A16 channel, cooperative, without
+        // wgmma_in_flight (2026-12-04; with it 1-5 % slower): 8192^2 M =
+        // 96 / 128 38.8 / 39.8 -> 32.2 / 33.3, 8192 x 28672 113.2 / 117.0
+        // -> 86.1 / 89.8. Where the 64-token split of four fills the SMs
+        // the cost below keeps it (W8A16 4096 x 14336 M = 128: 34.4 us
+        // against 42.0 for this tile at 64 CTAs). 5-7-bit weights are not
+        // measured (between the two: no wgmma_in_flight, like 8 bits).
+        const bool wide4 =
+            tokens == 128 && split == 4 && iterations / split >= 32;
         if (iterations < 2 * ks.stages * split ||
             (workspace ? split == 1 || split > 4 ||
                              (tokens == 128 &&
