@@ -958,9 +958,16 @@ static cl::opt<std::string> tilesFor(
     cl::value_desc("device"), cl::cat(category));
 static cl::list<std::string>
     layerShapes("layer",
-                cl::desc("Replace the suite by ad-hoc W4A16 g128 layers "
-                         "(repeatable), checked and timed"),
+                cl::desc("Replace the suite by ad-hoc layers (W4A16 g128 "
+                         "unless --layer-weights; repeatable), checked and "
+                         "timed"),
                 cl::value_desc("NxK"), cl::cat(category));
+static cl::opt<std::string> layerWeights(
+    "layer-weights",
+    cl::desc("The weights of --layer: a code type and a group size or "
+             "'channel' (default ui4,g128; e.g. ui8,channel)"),
+    cl::value_desc("type,g<size>|channel"), cl::init("ui4,g128"),
+    cl::cat(category));
 static cl::opt<bool>
     moeCases("moe",
              cl::desc("Run the mixture-of-experts cases (every routing, "
@@ -994,7 +1001,7 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(argc, argv,
                               "humming-gpu-test: GEMM correctness (and "
                               "timing) on a real GPU\n");
-  std::vector<Case> layers; // --layer: ad-hoc W4A16 g128 layers, timed
+  std::vector<Case> layers; // --layer: ad-hoc layers, timed
   std::vector<int64_t> layerMs = {1, 16};
   if (!layerMList.empty()) {
     layerMs.assign(layerMList.begin(), layerMList.end());
@@ -1006,6 +1013,37 @@ int main(int argc, char **argv) {
                      (long long)v);
         return 2;
       }
+  }
+  // --layer-weights: "<type>,g<size>" or "<type>,channel".
+  WeightSchema layerSchema;
+  std::string layerTag;
+  {
+    llvm::StringRef spec(layerWeights);
+    auto [typeName, granName] = spec.split(',');
+    std::optional<ScalarType> type = ScalarType::parse(typeName.str());
+    long long group = 0;
+    const bool channel = granName == "channel";
+    const bool grouped = granName.starts_with("g") &&
+                         !granName.drop_front().getAsInteger(10, group) &&
+                         group > 0;
+    if (!type || !(channel || grouped)) {
+      std::fprintf(stderr,
+                   "humming-gpu-test: expected --layer-weights=<type>,g<size> "
+                   "or <type>,channel (e.g. ui4,g128 or ui8,channel), got "
+                   "'%s'\n",
+                   layerWeights.c_str());
+      return 2;
+    }
+    layerSchema = WeightSchema::make(
+        *type, ScalarType::f16(),
+        channel ? Granularity::Channel : Granularity::Group, group);
+    if (std::optional<std::string> err = verifyWeightSchema(layerSchema)) {
+      std::fprintf(stderr, "humming-gpu-test: --layer-weights=%s: %s\n",
+                   layerWeights.c_str(), err->c_str());
+      return 2;
+    }
+    layerTag = "w" + std::to_string(type->bits) + "a16_" +
+               (channel ? std::string("channel") : "g" + std::to_string(group));
   }
   for (const std::string &shape : layerShapes) {
     long long n = 0, k = 0;
@@ -1019,9 +1057,8 @@ int main(int argc, char **argv) {
       return 2;
     }
     Case c;
-    c.name = "w4a16_g128_" + std::to_string(n) + "x" + std::to_string(k);
-    c.weight = WeightSchema::make(ScalarType::uint(4), ScalarType::f16(),
-                                  Granularity::Group, 128);
+    c.name = layerTag + "_" + std::to_string(n) + "x" + std::to_string(k);
+    c.weight = layerSchema;
     c.n = n;
     c.k = k;
     c.timed = true;
