@@ -99,6 +99,13 @@ Result<rt::KernelCache::Lookup> detail::cachedImage(
                    LLVM_VERSION_STRING, j.compiler->name(),
                    j.compiler->version(), chip.str(), description, ""};
   return j.cache->getArtifact(key, [&]() -> Result<rt::CachedArtifact> {
+    // HUMMING_LOG=info: where a cold compile's time goes (the cache logs
+    // it with the total).
+    using Clock = std::chrono::steady_clock;
+    auto secondsSince = [](Clock::time_point t) {
+      return std::chrono::duration<double>(Clock::now() - t).count();
+    };
+    const auto started = Clock::now();
     mlir::DialectRegistry registry;
     mh::registerHummingDialects(registry);
     mlir::MLIRContext ctx(registry, mlir::MLIRContext::Threading::DISABLED);
@@ -106,16 +113,24 @@ Result<rt::KernelCache::Lookup> detail::cachedImage(
     Result<mlir::OwningOpRef<mlir::ModuleOp>> module = build(ctx);
     if (!module)
       return Error{module.error()};
+    const double built = secondsSince(started);
+    const auto lowering = Clock::now();
     Result<std::string> ptx = mh::compileToPtx(
         **module, chip.str(), options.ptxVersion, 3, options.device,
         options.tileConfig, options.onlyKernel);
     if (!ptx)
       return Error{ptx.error()};
+    const double lowered = secondsSince(lowering);
+    const auto backend = Clock::now();
     Result<rt::CompiledKernel> kernel = j.compiler->compile(*ptx, chip.str());
     if (!kernel)
       return Error{kernel.error()};
-    return rt::CachedArtifact{kernel.take(), ptx.take(),
-                              abi::formatKernelTable(mh::kernelTable(**module))};
+    const double compiled = secondsSince(backend);
+    return rt::CachedArtifact{
+        kernel.take(), ptx.take(),
+        abi::formatKernelTable(mh::kernelTable(**module)),
+        concat("module ", built, " s, passes and NVPTX ", lowered, " s, ",
+               j.compiler->name(), " ", compiled, " s")};
   });
 }
 

@@ -352,7 +352,7 @@ KernelCache::get(const CacheKey &key, const std::string &ptx,
     Result<CompiledKernel> k = compile();
     if (!k)
       return Error{k.error()};
-    return CachedArtifact{k.take(), ptx, ""};
+    return CachedArtifact{k.take(), ptx, "", ""};
   });
 }
 
@@ -436,9 +436,11 @@ KernelCache::lookup(const CacheKey &key, const std::string *expectedPtx,
   // serialized, ...) are the kernel's business too: warnings, not only log.
   for (const std::string &line : performanceReports(compiled->kernel.log))
     warn(concat("kernel ", shortKey, " (", key.compiler, "): ", line));
+  const std::string split = compiled->compileSplit;
   Lookup l = remember(compiled.take(), Source::Compiled);
   logInfo(concat("compiled ", shortKey, " for ", key.chip, " with ",
-                 key.compiler, " in ", l.seconds, " s (cache miss)"));
+                 key.compiler, " in ", l.seconds, " s (cache miss",
+                 split.empty() ? "" : "; ", split, ")"));
   return l;
 }
 

@@ -421,13 +421,17 @@ TEST(KernelCache, ArtifactsKeyedByDescriptionSkipTheWork) {
   auto produce = [&]() -> Result<CachedArtifact> {
     ++produced;
     return CachedArtifact{sampleKernel(), "ptx of the layer",
-                          "layer_gemm0_m0 1 16 16 64 256 81920 2\n"};
+                          "layer_gemm0_m0 1 16 16 64 256 81920 2\n",
+                          "module 0.001 s, passes and NVPTX 0.2 s"};
   };
   {
     KernelCache cache(dir.path);
     Result<KernelCache::Lookup> l = cache.getArtifact(key, produce);
     ASSERT_TRUE(l.ok()) << l.error();
     EXPECT_EQ(l->source, KernelCache::Source::Compiled);
+    // The compile's time split travels with the fresh artifact only.
+    EXPECT_EQ(l->artifact->compileSplit,
+              "module 0.001 s, passes and NVPTX 0.2 s");
   }
   KernelCache cache(dir.path);
   Result<KernelCache::Lookup> l = cache.getArtifact(key, produce);
@@ -437,6 +441,7 @@ TEST(KernelCache, ArtifactsKeyedByDescriptionSkipTheWork) {
   ASSERT_TRUE(l->artifact);
   EXPECT_EQ(l->artifact->ptx, "ptx of the layer");
   EXPECT_EQ(l->artifact->metadata, "layer_gemm0_m0 1 16 16 64 256 81920 2\n");
+  EXPECT_EQ(l->artifact->compileSplit, "");
   EXPECT_EQ(l->kernel->image, sampleKernel().image);
   // Damage is still detected without a PTX to compare.
   std::string entry = cache.entryPath(key.digest());

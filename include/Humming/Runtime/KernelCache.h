@@ -48,6 +48,10 @@ struct CachedArtifact {
   CompiledKernel kernel;
   std::string ptx;
   std::string metadata;
+  /// Where a fresh compile's time went ("module 0.002 s, passes and NVPTX
+  /// 0.19 s, ptxas 0.19 s"), for the HUMMING_LOG=info line of a cache
+  /// miss; not stored on disk.
+  std::string compileSplit;
 };
 
 class KernelCache {
