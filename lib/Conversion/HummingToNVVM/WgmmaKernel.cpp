@@ -145,6 +145,9 @@ private:
   /// its own share — rows z x R ..+R of eight tokens, R = warp_m / 8 /
   /// split_k — in split order (its own sums from registers) and stores it.
   void cooperativeReduce(ArrayRef<Value> acc);
+  /// The 16-byte vector of sums acc[4 u] .. acc[4 u + 3] (one row's halves
+  /// 0, 1 and elements 0, 1), the unit of the workspace reductions' stores.
+  Value sumsVector(ArrayRef<Value> acc, int64_t u);
   /// wgmma: the warp's index in its warpgroup, the warpgroup's index along N.
   Value wIn, groupN;
 };
@@ -912,12 +915,7 @@ void WgmmaEmitter::wgmmaReduceAcrossCtas(ArrayRef<Value> acc) {
   // Access j: sums W j ..+W (W = 4: halves 0, 1 and elements 0, 1 of one
   // row, in that order).
   auto pack = [&](int64_t j) -> Value {
-    if (W == 1)
-      return acc[size_t(j)];
-    Value v = LLVM::UndefOp::create(b, unit);
-    for (int64_t e = 0; e < W; ++e)
-      v = LLVM::InsertElementOp::create(b, v, acc[size_t(W * j + e)], c32(e));
-    return v;
+    return W == 1 ? acc[size_t(j)] : sumsVector(acc, j);
   };
   for (int64_t j = 0; j < n / W; ++j)
     LLVM::StoreOp::create(b, pack(j), unitAt(bidZ, j), /*alignment=*/4 * W);
@@ -1017,6 +1015,13 @@ void WgmmaEmitter::wgmmaReduceAcrossCtas(ArrayRef<Value> acc) {
   }
 }
 
+Value WgmmaEmitter::sumsVector(ArrayRef<Value> acc, int64_t u) {
+  Value v = LLVM::UndefOp::create(b, VectorType::get({4}, b.getF32Type()));
+  for (int64_t e = 0; e < 4; ++e)
+    v = LLVM::InsertElementOp::create(b, v, acc[size_t(4 * u + e)], c32(e));
+  return v;
+}
+
 void WgmmaEmitter::cooperativeReduce(ArrayRef<Value> acc) {
   const int64_t S = split.ctas, T = tile.mathThreads();
   const int64_t n = int64_t(acc.size()), perTile = tile.warpM / 2;
@@ -1037,15 +1042,11 @@ void WgmmaEmitter::cooperativeReduce(ArrayRef<Value> acc) {
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(ifOther.thenBlock());
     for (int64_t t = 0; t < tile.nTilesPerGroup; ++t)
-      for (int64_t q = z * R; q < z * R + R; ++q) {
-        Value v = LLVM::UndefOp::create(b, unit);
-        for (int64_t i = 0; i < 4; ++i)
-          v = LLVM::InsertElementOp::create(b, v, acc[size_t(4 * unitOf(t, q) + i)],
-                                            c32(i));
+      for (int64_t q = z * R; q < z * R + R; ++q)
         LLVM::StoreOp::create(
-            b, v, partialAt(bidZ, c32(unitOf(t, q)), n / 4, T, tid, unit),
+            b, sumsVector(acc, unitOf(t, q)),
+            partialAt(bidZ, c32(unitOf(t, q)), n / 4, T, tid, unit),
             /*alignment=*/16);
-      }
   }
   // Release: this CTA's partial sums are visible device-wide before its
   // arrival; the consumers meet at named barrier 1 (the producers of a
@@ -1135,13 +1136,8 @@ void WgmmaEmitter::cooperativeReduce(ArrayRef<Value> acc) {
       b.setInsertionPointToStart(ifOther.elseBlock());
       SmallVector<Value> own;
       for (int64_t t = 0; t < tile.nTilesPerGroup; ++t)
-        for (int64_t q = 0; q < R; ++q) {
-          Value v = LLVM::UndefOp::create(b, unit);
-          for (int64_t i = 0; i < 4; ++i)
-            v = LLVM::InsertElementOp::create(
-                b, v, acc[size_t(4 * unitOf(t, z * R + q) + i)], c32(i));
-          own.push_back(v);
-        }
+        for (int64_t q = 0; q < R; ++q)
+          own.push_back(sumsVector(acc, unitOf(t, z * R + q)));
       scf::YieldOp::create(b, own);
     }
     for (int64_t t = 0; t < tile.nTilesPerGroup; ++t)
