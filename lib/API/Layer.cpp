@@ -267,12 +267,11 @@ Status checkCluster(const rt::CudaDriver &driver, const abi::KernelLaunch &kl,
 Status checkCooperative(const rt::CudaDriver &driver,
                         const abi::KernelLaunch &kl, rt::CUfunction f,
                         int64_t np) {
-  if (!driver.cuLaunchKernelEx ||
-      !driver.cuOccupancyMaxActiveBlocksPerMultiprocessor)
-    return Error{concat("kernel ", kl.name,
-                        " is launched cooperatively (cooperative_split); "
-                        "expected a CUDA 12 or newer driver "
-                        "(cuLaunchKernelEx), got one without")};
+  if (std::string why = abi::cooperativeNeedsDriver(
+          kl, driver.cuLaunchKernelEx != nullptr,
+          driver.cuOccupancyMaxActiveBlocksPerMultiprocessor != nullptr);
+      !why.empty())
+    return Error{why};
   Result<rt::Device> dev = rt::openDevice(driver);
   if (!dev)
     return Error{dev.error()};

@@ -226,6 +226,22 @@ TEST(KernelTable, AClusterTheDriverDoesNotFormIsRefused) {
             "kernel layer_gemm0_m2: a cooperative kernel needs a bounded M "
             "range (its largest grid must be resident at once), got m_max = 0");
   EXPECT_EQ(habi::cooperativeCannotRun(plain, 1 << 20, 1, 1), "");
+  // ... and a driver that can launch it cooperatively and check its grid.
+  coop.mMax = 128;
+  EXPECT_EQ(habi::cooperativeNeedsDriver(coop, true, true), "");
+  EXPECT_EQ(habi::cooperativeNeedsDriver(plain, false, false), "");
+  EXPECT_EQ(habi::cooperativeNeedsDriver(coop, false, true),
+            "kernel layer_gemm0_m2 is launched cooperatively "
+            "(cooperative_split); expected a CUDA 12 or newer driver, got one "
+            "without cuLaunchKernelEx; force a tile without "
+            "cooperative_split");
+  EXPECT_NE(habi::cooperativeNeedsDriver(coop, true, false)
+                .find("without cuOccupancyMaxActiveBlocksPerMultiprocessor;"),
+            std::string::npos);
+  EXPECT_NE(habi::cooperativeNeedsDriver(coop, false, false)
+                .find("without cuLaunchKernelEx and "
+                      "cuOccupancyMaxActiveBlocksPerMultiprocessor;"),
+            std::string::npos);
   // The table keeps the fields through its text form (kernel cache entries).
   coop.mMax = 128;
   std::vector<habi::KernelLaunch> table = {k, plain, coop}, back;

@@ -387,6 +387,26 @@ inline std::string clusterCannotRun(const KernelLaunch &k, int clusters) {
          "); force a tile with a smaller split_k";
 }
 
+/// Where the driver lacks what a cooperative kernel needs: the launch with
+/// attributes (cuLaunchKernelEx, CUDA 12) and the occupancy query that
+/// checks its grid is resident (cuOccupancyMaxActiveBlocksPerMultiprocessor);
+/// empty for other kernels or a driver with both.
+inline std::string cooperativeNeedsDriver(const KernelLaunch &k,
+                                          bool hasLaunchKernelEx,
+                                          bool hasOccupancyQuery) {
+  if (!k.cooperative || (hasLaunchKernelEx && hasOccupancyQuery))
+    return "";
+  std::string missing =
+      !hasLaunchKernelEx && !hasOccupancyQuery
+          ? "cuLaunchKernelEx and cuOccupancyMaxActiveBlocksPerMultiprocessor"
+      : !hasLaunchKernelEx ? "cuLaunchKernelEx"
+                           : "cuOccupancyMaxActiveBlocksPerMultiprocessor";
+  return "kernel " + k.name +
+         " is launched cooperatively (cooperative_split); expected a CUDA 12 "
+         "or newer driver, got one without " + missing +
+         "; force a tile without cooperative_split";
+}
+
 /// Where a cooperative kernel (its CTAs wait for each other) cannot have
 /// every CTA of its largest grid — M = mMax tokens, `np` padded columns —
 /// resident at once on a device of `sms` SMs that keeps `perSm` of its
