@@ -310,12 +310,8 @@ Diag supports(const WeightSchema &w, const InputSchema &in, int64_t n,
   if (w.granularity == Granularity::Block)
     return concat(prefix, "does not hold block scales yet (group, channel, "
                           "tensor and group_tensor are supported)");
-  bool bf16 = in.type == ScalarType::bf16();
-  if (w.type.isInt() && bf16 && w.type.bits > 7)
-    return concat(prefix, "expects integer weights of at most 7 bits with "
-                          "bf16 activations (bf16 magic numbers hold 7 "
-                          "mantissa bits), got ",
-                  w.type.str());
+  // (8-bit integers with bf16 activations go through f32: bf16 magic
+  // numbers hold 7 mantissa bits; PreparedEmitter::wideIntInF32.)
   if (w.type.isFloat() && (w.type.exponentBits > in.type.exponentBits ||
                            w.type.mantissaBits > in.type.mantissaBits))
     return concat(prefix, "expects float weights that ", in.type.str(),

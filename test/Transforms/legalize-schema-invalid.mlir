@@ -109,12 +109,13 @@ func.func @caller(%a: memref<?x1024xf16>, %w: memref<128x1024xi32>, %s: memref<8
 // -----
 
 // MoE weights in the canonical layout that the prepared layout cannot hold
-// (8-bit integers with bf16 activations): they are not prepared on the
-// device, and the error says why.
-func.func @moe_canonical_unpreparable(%a: memref<?x512xbf16>, %w: memref<4x256x512xi8>, %s: memref<4x256x1xbf16>, %c: memref<?x256xbf16>) {
-  // expected-error @+1 {{cannot prepare the experts' canonical weights for sm_80 on the device: the prepared mma_sync layout expects integer weights of at most 7 bits with bf16 activations (bf16 magic numbers hold 7 mantissa bits), got si8}}
-  humming.moe_gemm %a, %w scales(%s : memref<4x256x1xbf16>) into %c
-      {weight_schema = #humming.weight_schema<type = si8, scale = bf16, experts = 4>,
+// (f16 group scales with bf16 activations: the scales multiply in the
+// activation type): they are not prepared on the device, and the error
+// says why.
+func.func @moe_canonical_unpreparable(%a: memref<?x512xbf16>, %w: memref<4x256x512xi8>, %s: memref<4x256x4xf16>, %c: memref<?x256xbf16>) {
+  // expected-error @+1 {{cannot prepare the experts' canonical weights for sm_80 on the device: the prepared mma_sync layout applies scales in the activation type and expects scales that bf16 represents exactly, got f16}}
+  humming.moe_gemm %a, %w scales(%s : memref<4x256x4xf16>) into %c
+      {weight_schema = #humming.weight_schema<type = si8, scale = f16, granularity = group<128>, experts = 4>,
        input_schema = #humming.input_schema<type = bf16>,
        compute = #humming.compute<gemm = grouped_masked>}
       : memref<?x512xbf16>, memref<4x256x512xi8> -> memref<?x256xbf16>

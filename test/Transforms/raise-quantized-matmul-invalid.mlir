@@ -1264,31 +1264,6 @@ func.func @batch_weights_other_batch(%x: memref<3x?x128xf16>, %codes: memref<2x6
 
 // -----
 
-// 8-bit integer weights per batch element with bf16 activations: they run
-// as humming.moe_gemm over prepared weights, whose bf16 magic-number
-// dequantization holds 7-bit integers at most.
-func.func @batch_weights_si8_bf16(%x: memref<2x?x128xbf16>, %codes: memref<2x64x128xi8>, %s: memref<2x64xbf16>, %y: memref<2x?x64xbf16>) {
-  %wd = memref.alloc() : memref<2x64x128xbf16>
-  linalg.generic {indexing_maps = [affine_map<(b, n, k) -> (b, n, k)>, affine_map<(b, n, k) -> (b, n)>,
-                                   affine_map<(b, n, k) -> (b, n, k)>],
-                  iterator_types = ["parallel", "parallel", "parallel"]}
-      ins(%codes, %s : memref<2x64x128xi8>, memref<2x64xbf16>) outs(%wd : memref<2x64x128xbf16>) {
-  ^bb0(%c: i8, %sc: bf16, %o: bf16):
-    %f = arith.sitofp %c : i8 to bf16
-    %w = arith.mulf %f, %sc : bf16
-    linalg.yield %w : bf16
-  }
-  %zero = arith.constant 0.0 : bf16
-  linalg.fill ins(%zero : bf16) outs(%y : memref<2x?x64xbf16>)
-  // expected-remark @+1 {{the schema found (si8 codes, bf16 scales per row) per batch element runs as humming.moe_gemm over prepared weights, which do not hold it: the prepared mma_sync layout expects integer weights of at most 7 bits with bf16 activations (bf16 magic numbers hold 7 mantissa bits), got si8}}
-  linalg.batch_matmul indexing_maps = [affine_map<(b, m, n, k) -> (b, m, k)>, affine_map<(b, m, n, k) -> (b, n, k)>,
-                                       affine_map<(b, m, n, k) -> (b, m, n)>]
-      ins(%x, %wd : memref<2x?x128xbf16>, memref<2x64x128xbf16>) outs(%y : memref<2x?x64xbf16>)
-  return
-}
-
-// -----
-
 // GPTQ's qweight per batch element ([B, K / 8, N] read (b, k floordiv 8,
 // n)): humming.moe_gemm takes canonical weights only.
 func.func @batch_weights_gptq(%x: memref<2x?x128xf16>, %qweight: memref<2x16x64xi32>, %scales: memref<2x1x64xf16>, %y: memref<2x?x64xf16>) {

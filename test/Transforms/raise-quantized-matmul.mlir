@@ -855,6 +855,34 @@ func.func @batch_weights_per_element_w8(%x: memref<?x?x128xf16>, %codes: memref<
 
 // -----
 
+// si8 codes with bf16 activations and scales per batch element: the
+// prepared layout holds 8-bit integers with bf16 activations (they go
+// through f32, PreparedEmitter::wideIntInF32), so the batch is raised too.
+// CHECK-LABEL: func.func @batch_weights_si8_bf16
+// CHECK:         humming.moe_gemm %{{.*}}, %{{.*}} scales(%{{.*}} : memref<2x64x1xbf16>) into
+// CHECK-SAME:      weight_schema = #humming.weight_schema<type = si8, scale = bf16, experts = 2>}
+// CHECK-NEXT:    return
+func.func @batch_weights_si8_bf16(%x: memref<2x?x128xbf16>, %codes: memref<2x64x128xi8>, %s: memref<2x64xbf16>, %y: memref<2x?x64xbf16>) {
+  %wd = memref.alloc() : memref<2x64x128xbf16>
+  linalg.generic {indexing_maps = [affine_map<(b, n, k) -> (b, n, k)>, affine_map<(b, n, k) -> (b, n)>,
+                                   affine_map<(b, n, k) -> (b, n, k)>],
+                  iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%codes, %s : memref<2x64x128xi8>, memref<2x64xbf16>) outs(%wd : memref<2x64x128xbf16>) {
+  ^bb0(%c: i8, %sc: bf16, %o: bf16):
+    %f = arith.sitofp %c : i8 to bf16
+    %w = arith.mulf %f, %sc : bf16
+    linalg.yield %w : bf16
+  }
+  %zero = arith.constant 0.0 : bf16
+  linalg.fill ins(%zero : bf16) outs(%y : memref<2x?x64xbf16>)
+  linalg.batch_matmul indexing_maps = [affine_map<(b, m, n, k) -> (b, m, k)>, affine_map<(b, m, n, k) -> (b, n, k)>,
+                                       affine_map<(b, m, n, k) -> (b, m, n)>]
+      ins(%x, %wd : memref<2x?x128xbf16>, memref<2x64x128xbf16>) outs(%y : memref<2x?x64xbf16>)
+  return
+}
+
+// -----
+
 // NVFP4 per batch element: e2m1 codes [B, N, K / 8] words, e4m3 scales per
 // group of 16 [B, N, K / 16] and one f32 global scale per batch element,
 // [B] indexed (b): the moe_gemm's global_scale [E].

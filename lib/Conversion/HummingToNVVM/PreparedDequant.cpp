@@ -76,6 +76,7 @@ void PreparedEmitter::readGroup(function_ref<Value()> next, GroupData &g,
   uint32_t magicBits = bf16 ? 0x4300u : 0x6400u;
   g.zeroVec.resize(8);
   g.scaleVec.resize(8);
+  g.zeroF32.assign(8, Value());
   g.columnScale.resize(16);
   if (!scales) {
     // The caller read the scale words.
@@ -111,6 +112,11 @@ void PreparedEmitter::readGroup(function_ref<Value()> next, GroupData &g,
       Value word = v[j / 2];
       Value h = j % 2 ? arith::ShRUIOp::create(b, word, c32(16)) : word;
       g.zeroVec[j] = asAct2(splat16(h));
+      if (wideIntInF32())
+        g.zeroF32[j] = arith::ExtFOp::create(
+            b, f32,
+            Value(arith::BitcastOp::create(
+                b, act, Value(arith::TruncIOp::create(b, i16, h)))));
     }
   } else if (w.zeroPoint == hq::ZeroPointKind::Int) {
     int64_t zb = L::zeroPointBits(bits);
@@ -123,8 +129,12 @@ void PreparedEmitter::readGroup(function_ref<Value()> next, GroupData &g,
           b, arith::ShRUIOp::create(b, word, c32((j * zb) % 32)),
           c32((1 << zb) - 1));
       // magic + z exactly: z fits the mantissa (PreparedLayout::supports).
-      g.zeroVec[j] =
-          asAct2(splat16(arith::OrIOp::create(b, z, c32(magicBits))));
+      if (wideIntInF32())
+        g.zeroF32[j] = arith::BitcastOp::create(
+            b, f32, arith::OrIOp::create(b, z, c32(0x4B000000)));
+      else
+        g.zeroVec[j] =
+            asAct2(splat16(arith::OrIOp::create(b, z, c32(magicBits))));
     }
   }
 }
@@ -197,7 +207,36 @@ Value PreparedEmitter::dequantPair(ArrayRef<SmallVector<Value>> planeWords,
   };
   int j = q / 2;
   Value v;
-  if (inPlace) {
+  if (wideIntInF32()) {
+    assert(plus == 0 && planes.size() == 1 && planes[0].width == 8 &&
+           "8-bit codes are one plane; `plus` serves 8-bit activations");
+    // Byte k of the pair's word (lane 0: at / 8, lane 1: two bytes up) as
+    // the f32 2^23 + code: prmt takes bytes 1-3 from 0x4B000000.
+    Value word = planeWords[0][size_t(q / 2)];
+    const unsigned k0 = L::pairBit(planes[0], q) / 8;
+    Value high = c32(0x4B000000);
+    auto lane = [&](unsigned e) -> Value {
+      const int64_t selector = int64_t(k0 + 2 * e) | (4 << 4) | (4 << 8) |
+                               (7 << 12);
+      Value f = arith::BitcastOp::create(
+          b, f32,
+          NVVM::PermuteOp::create(b, i32, word, high, c32(selector),
+                                  NVVM::PermuteMode::DEFAULT));
+      if (w.zeroPoint == hq::ZeroPointKind::Float)
+        return arith::SubFOp::create(
+            b, arith::SubFOp::create(b, f, cf(8388608.0)),
+            g.zeroF32[j]);
+      return arith::SubFOp::create(
+          b, f,
+          w.zeroPoint == hq::ZeroPointKind::Int
+              ? g.zeroF32[j]
+              : cf(8388608.0 + double(1u << (bits - 1))));
+    };
+    Value lo = lane(0), hi = lane(1);
+    v = NVVM::ConvertF32x2ToBF16x2Op::create(
+        b, act2, hi, lo, /*random_bits=*/Value(), NVVM::FPRoundingMode::RN,
+        NVVM::SaturationMode::NONE, /*relu=*/false);
+  } else if (inPlace) {
     v = inPlacePair(q);
   } else if (isInt) {
     v = asAct2(pairBits(q, c32(int64_t(magicBits * 0x10001u))));

@@ -303,6 +303,10 @@ protected:
   struct GroupData {
     /// Per column j: magic + zero point and the group scale (both lanes).
     SmallVector<Value> zeroVec, scaleVec;
+    /// 8-bit integer codes with bf16 activations (wideIntInF32): per
+    /// column j the f32 subtracted from 2^23 + code — 2^23 + zero point
+    /// (integer or none), or the float zero point, subtracted after 2^23.
+    SmallVector<Value> zeroF32;
     /// scale_after_mma: the f32 scales of the lane's C columns 8 j + 2 q + e
     /// (index 2 j + e); with weightsAsA those of its B columns 8 j + g
     /// (index j: the rows of its D fragments), which loadColumnScales
@@ -374,6 +378,14 @@ protected:
     return arith::OrIOp::create(b, lo, arith::ShLIOp::create(b, lo, c32(16)));
   }
   Value asAct2(Value i32v) { return LLVM::BitcastOp::create(b, act2, i32v); }
+  /// 8-bit integer codes with bf16 activations: bf16's 7 mantissa bits do
+  /// not hold the code with the magic number, so each code goes through
+  /// f32 (2^23 + code by one prmt, one subtraction) and the pair is
+  /// packed by one cvt.rn.bf16x2.f32 (exact: code - zero has at most 8
+  /// significant bits).
+  bool wideIntInF32() const {
+    return bf16 && spec.weight.type.isInt() && spec.weight.type.bits == 8;
+  }
   Value asI32(Value v) { return LLVM::BitcastOp::create(b, i32, v); }
   /// `v` in both lanes of the activation type.
   Value splatConst(double v);

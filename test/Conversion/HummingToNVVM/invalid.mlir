@@ -147,10 +147,10 @@ func.func @repack_gptq(%w: memref<256x2048xi32>, %pw: memref<128x4096xi32>) {
 
 // -----
 
-func.func @repack_ui8_bf16(%w: memref<256x128xi32>, %pw: memref<32x1024xi32>) {
-  // expected-error @+1 {{'humming.repack' op cannot repack: the prepared mma_sync layout expects integer weights of at most 7 bits with bf16 activations (bf16 magic numbers hold 7 mantissa bits), got ui8}}
+func.func @repack_group_scales_bf16_cannot_hold(%w: memref<256x128xi32>, %pw: memref<32x1024xi32>) {
+  // expected-error @+1 {{'humming.repack' op cannot repack: the prepared mma_sync layout applies scales in the activation type and expects scales that bf16 represents exactly, got f16}}
   humming.repack %w into %pw {operand = #humming.operand<weight>, n = 256, k = 512,
-      weight_schema = #humming.weight_schema<type = ui8, scale = bf16>,
+      weight_schema = #humming.weight_schema<type = ui8, scale = f16, granularity = group<128>>,
       input_schema = #humming.input_schema<type = bf16>, layout = #humming.layout<chip = "sm_90a">}
       : memref<256x128xi32> -> memref<32x1024xi32>
   return

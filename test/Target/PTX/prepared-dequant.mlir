@@ -63,6 +63,21 @@
 // CHECK:       shr.u32 {{%r[0-9]+}}, [[W2]], 12;
 // CHECK:       mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 
+// Unsigned 8-bit codes, bf16: the code and the magic number do not fit
+// bf16's 7 mantissa bits, so each code becomes the f32 2^23 + code by one
+// prmt (byte 0 or 2 of the word, the others from 0x4B000000), one f32 add
+// of -(2^23 + 128) (0xCB000080) leaves code - 128 exactly, one cvt packs
+// the pair as bf16x2 (exact: 8 significant bits), then the group scale.
+// CHECK-LABEL: .entry int8_gemm3_m0
+// CHECK:       prmt.b32 [[L0:%r[0-9]+]], [[W8W:%r[0-9]+]], 1258291200, 0x7440U;
+// CHECK-NEXT:  add.rn.f32 [[F0:%r[0-9]+]], [[L0]], 0fCB000080;
+// CHECK-NEXT:  prmt.b32 [[L1:%r[0-9]+]], [[W8W]], 1258291200, 0x7442U;
+// CHECK-NEXT:  add.rn.f32 [[F1:%r[0-9]+]], [[L1]], 0fCB000080;
+// CHECK-NEXT:  cvt.rn.bf16x2.f32 [[P:%r[0-9]+]], [[F1]], [[F0]];
+// CHECK-NEXT:  mul.rn.bf16x2 {{%r[0-9]+}}, [[P]], {{%r[0-9]+}};
+// CHECK-NEXT:  prmt.b32 {{%r[0-9]+}}, [[W8W]], 1258291200, 0x7441U;
+// CHECK:       mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+
 #t = #humming.tile_config<block = [16, 64, 64], warp = [16, 64, 32], stages = 3>
 func.func @int4(%a: memref<?x128xf16>, %w: memref<8x256xi32>, %s: memref<1x128xf16>, %c: memref<?x128xf16>) {
   humming.gemm %a, %w scales(%s : memref<1x128xf16>) into %c
@@ -83,5 +98,12 @@ func.func @int2(%a: memref<?x128xbf16>, %w: memref<8x128xi32>, %s: memref<1x128x
       {weight_schema = #humming.weight_schema<type = ui2, scale = bf16, granularity = group<128>>,
        input_schema = #humming.input_schema<type = bf16>, layout = #humming.layout<chip = "sm_90a">, tile_configs = [#t]}
       : memref<?x128xbf16>, memref<8x128xi32> -> memref<?x128xbf16>
+  return
+}
+func.func @int8(%a: memref<?x128xbf16>, %w: memref<8x512xi32>, %s: memref<1x128xbf16>, %c: memref<?x128xbf16>) {
+  humming.gemm %a, %w scales(%s : memref<1x128xbf16>) into %c
+      {weight_schema = #humming.weight_schema<type = ui8, scale = bf16, granularity = group<128>>,
+       input_schema = #humming.input_schema<type = bf16>, layout = #humming.layout<chip = "sm_90a">, tile_configs = [#t]}
+      : memref<?x128xbf16>, memref<8x512xi32> -> memref<?x128xbf16>
   return
 }
