@@ -30,6 +30,11 @@ CONFIGS = {
     "w4a16_g128": {"dtype": "uint4", "group_size": 128, "scale_dtype": "float16"},
     "w4a16_channel": {"dtype": "uint4", "scale_dtype": "float16"},
     "w8a16_channel": {"dtype": "uint8", "scale_dtype": "float16"},
+    # bf16 activations (and scales; torch's matmul in bf16 beside them):
+    # named, not in the default sweep.
+    "w4a16_g128_bf16": {"dtype": "uint4", "group_size": 128,
+                        "scale_dtype": "bfloat16"},
+    "w8a16_channel_bf16": {"dtype": "uint8", "scale_dtype": "bfloat16"},
     # 8-bit activations (sm_90a; INPUTS below): fp8 weights per channel as
     # FP8 checkpoints store them, uint4 per group of 128 and per channel,
     # e2m1 per group of 128.
@@ -49,6 +54,12 @@ INPUTS = {name: {"dtype": "int8" if "int8" in name else "e4m3",
                  "scaling": "token"}
           for name in CONFIGS if "a8" in name}
 STANDARD_MS = [1, 16, 64, 128, 1024, 8192]
+
+
+def activation_dtype(name):
+    """The 16-bit activation (and output) type of a configuration that
+    takes 16-bit activations: "bfloat16" for the *_bf16 ones."""
+    return "bfloat16" if name.endswith("_bf16") else "float16"
 
 
 def code_bits(config):
@@ -234,14 +245,15 @@ def load_random_codes(layer, torch, config, n, k):
     groups = k // (config.get("group_size") or k)
     words = torch.randint(-2**31, 2**31 - 1, (n, k * bits // 32),
                           dtype=torch.int32)
-    scales = (torch.rand(n, groups) * 0.01 + 0.001).to(torch.float16)
+    scales = (torch.rand(n, groups) * 0.01 + 0.001).to(
+        getattr(torch, config["scale_dtype"]))
     layer.load_quantized(words, scales)
 
 
 def transform_once(HummingLayer, torch, n, k, name, tile_config=None,
                    random_codes=False, act_order=False):
     layer = HummingLayer(n, k, CONFIGS[name],
-                         INPUTS.get(name, {"dtype": "float16"}))
+                         INPUTS.get(name, {"dtype": activation_dtype(name)}))
     if random_codes:
         load_random_codes(layer, torch, CONFIGS[name], n, k)
     else:
@@ -307,8 +319,9 @@ def time_one(torch, layers, torch_ws, torch_us, config, name, n, k, m, replays):
     """One result row: the layers and torch.matmul on the same M x K
     activations (torch's time from `torch_us` where an earlier variant
     measured it)."""
-    x = (torch.rand(m, k, device="cuda") * 2 - 1).to(torch.float16)
-    outs = [torch.empty(m, n, dtype=torch.float16, device="cuda")
+    act = getattr(torch, activation_dtype(name))
+    x = (torch.rand(m, k, device="cuda") * 2 - 1).to(act)
+    outs = [torch.empty(m, n, dtype=act, device="cuda")
             for _ in range(len(layers))]
     ours = time_graph(torch, [
         (lambda l=l, o=o: l(x, out=o)) for l, o in zip(layers, outs)],
@@ -321,6 +334,8 @@ def time_one(torch, layers, torch_ws, torch_us, config, name, n, k, m, replays):
     moved = weight_bytes(config, n, k) + 2 * m * (k + n)
     row = {
         "config": name, "m": m, "n": n, "k": k,
+        # torch_fp16_us: torch.matmul in the activation type (bf16 for the
+        # *_bf16 configurations; the key kept for the results before them).
         "humming_us": ours, "torch_fp16_us": base,
         "ratio": ours / base,
         "tb_per_s": moved / (ours * 1e-6) / 1e12,
@@ -415,13 +430,15 @@ def main():
     rows, jit = [], []
     torch.manual_seed(0)
     configs = (args.configs.split(",") if args.configs else
-               [c for c in CONFIGS if c not in INPUTS or
-                torch.cuda.get_device_capability() >= (8, 9)])
+               [c for c in CONFIGS if not c.endswith("_bf16") and
+                (c not in INPUTS or
+                 torch.cuda.get_device_capability() >= (8, 9))])
     variants = [None if v == "heuristics" else v
                 for v in (args.tile_config or [None])]
     for (n, k), name in [(s, c) for s in shapes for c in configs]:
         config = CONFIGS[name]
-        torch_ws = [torch.randn(n, k, dtype=torch.float16, device="cuda")
+        torch_ws = [torch.randn(n, k, device="cuda",
+                                dtype=getattr(torch, activation_dtype(name)))
                     for _ in range(args.copies)]
         torch_us = {}  # M -> torch's time, measured once for all variants
         for variant, tile_config in enumerate(variants):

@@ -964,9 +964,10 @@ static cl::list<std::string>
                 cl::value_desc("NxK"), cl::cat(category));
 static cl::opt<std::string> layerWeights(
     "layer-weights",
-    cl::desc("The weights of --layer: a code type and a group size or "
-             "'channel' (default ui4,g128; e.g. ui8,channel)"),
-    cl::value_desc("type,g<size>|channel"), cl::init("ui4,g128"),
+    cl::desc("The weights of --layer: a code type, a group size or "
+             "'channel', optionally the activations (f16 or bf16; default "
+             "ui4,g128,f16; e.g. ui8,channel,bf16)"),
+    cl::value_desc("type,g<size>|channel[,f16|bf16]"), cl::init("ui4,g128"),
     cl::cat(category));
 static cl::opt<bool>
     moeCases("moe",
@@ -1014,28 +1015,35 @@ int main(int argc, char **argv) {
         return 2;
       }
   }
-  // --layer-weights: "<type>,g<size>" or "<type>,channel".
+  // --layer-weights: "<type>,g<size>" or "<type>,channel", then
+  // optionally ",f16" or ",bf16" (the activations, and the scales' type).
   WeightSchema layerSchema;
+  ScalarType layerAct = ScalarType::f16();
   std::string layerTag;
   {
     llvm::StringRef spec(layerWeights);
-    auto [typeName, granName] = spec.split(',');
+    auto [typeName, rest] = spec.split(',');
+    auto [granName, actName] = rest.split(',');
     std::optional<ScalarType> type = ScalarType::parse(typeName.str());
     long long group = 0;
     const bool channel = granName == "channel";
     const bool grouped = granName.starts_with("g") &&
                          !granName.drop_front().getAsInteger(10, group) &&
                          group > 0;
-    if (!type || !(channel || grouped)) {
+    const bool actKnown =
+        actName.empty() || actName == "f16" || actName == "bf16";
+    if (!type || !(channel || grouped) || !actKnown) {
       std::fprintf(stderr,
                    "humming-gpu-test: expected --layer-weights=<type>,g<size> "
-                   "or <type>,channel (e.g. ui4,g128 or ui8,channel), got "
-                   "'%s'\n",
+                   "or <type>,channel, then optionally ,f16 or ,bf16 (e.g. "
+                   "ui4,g128 or ui8,channel,bf16), got '%s'\n",
                    layerWeights.c_str());
       return 2;
     }
+    if (actName == "bf16")
+      layerAct = ScalarType::bf16();
     layerSchema = WeightSchema::make(
-        *type, ScalarType::f16(),
+        *type, layerAct,
         channel ? Granularity::Channel : Granularity::Group, group);
     if (std::optional<std::string> err = verifyWeightSchema(layerSchema)) {
       std::fprintf(stderr, "humming-gpu-test: --layer-weights=%s: %s\n",
@@ -1043,7 +1051,8 @@ int main(int argc, char **argv) {
       return 2;
     }
     layerTag = "w" + std::to_string(type->bits) + "a16_" +
-               (channel ? std::string("channel") : "g" + std::to_string(group));
+               (channel ? std::string("channel") : "g" + std::to_string(group)) +
+               (actName == "bf16" ? "_bf16" : "");
   }
   for (const std::string &shape : layerShapes) {
     long long n = 0, k = 0;
@@ -1059,6 +1068,7 @@ int main(int argc, char **argv) {
     Case c;
     c.name = layerTag + "_" + std::to_string(n) + "x" + std::to_string(k);
     c.weight = layerSchema;
+    c.act = layerAct;
     c.n = n;
     c.k = k;
     c.timed = true;
