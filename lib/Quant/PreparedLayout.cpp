@@ -310,8 +310,9 @@ Diag supports(const WeightSchema &w, const InputSchema &in, int64_t n,
   if (w.granularity == Granularity::Block)
     return concat(prefix, "does not hold block scales yet (group, channel, "
                           "tensor and group_tensor are supported)");
-  // (8-bit integers with bf16 activations go through f32: bf16 magic
-  // numbers hold 7 mantissa bits; PreparedEmitter::wideIntInF32.)
+  // (8-bit integers with bf16 activations: bf16 magic numbers hold 7
+  // mantissa bits, so bit 7 picks the subtrahend instead;
+  // PreparedEmitter::wideIntInBf16.)
   if (w.type.isFloat() && (w.type.exponentBits > in.type.exponentBits ||
                            w.type.mantissaBits > in.type.mantissaBits))
     return concat(prefix, "expects float weights that ", in.type.str(),

@@ -857,7 +857,8 @@ func.func @batch_weights_per_element_w8(%x: memref<?x?x128xf16>, %codes: memref<
 
 // si8 codes with bf16 activations and scales per batch element: the
 // prepared layout holds 8-bit integers with bf16 activations (they go
-// through f32, PreparedEmitter::wideIntInF32), so the batch is raised too.
+// as the low seven bits and bit 7, PreparedEmitter::wideIntInBf16), so the
+// batch is raised too.
 // CHECK-LABEL: func.func @batch_weights_si8_bf16
 // CHECK:         humming.moe_gemm %{{.*}}, %{{.*}} scales(%{{.*}} : memref<2x64x1xbf16>) into
 // CHECK-SAME:      weight_schema = #humming.weight_schema<type = si8, scale = bf16, experts = 2>}

@@ -547,7 +547,7 @@ TEST(PreparedLayout, RefusesWhatItCannotHold) {
             std::string::npos);
   WeightSchema u8 = WeightSchema::make(ScalarType::uint(8), ScalarType::bf16(),
                                        Granularity::Channel);
-  // 8-bit integers with bf16 activations go through f32 (no magic number).
+  // 8-bit integers with bf16 activations (bit 7 outside the magic number).
   EXPECT_EQ(diag(u8, bf16, 64, 64), "");
   WeightSchema s8 = WeightSchema::make(ScalarType::sint(8), ScalarType::bf16(),
                                        Granularity::Group, 128);

@@ -76,7 +76,6 @@ void PreparedEmitter::readGroup(function_ref<Value()> next, GroupData &g,
   uint32_t magicBits = bf16 ? 0x4300u : 0x6400u;
   g.zeroVec.resize(8);
   g.scaleVec.resize(8);
-  g.zeroF32.assign(8, Value());
   g.columnScale.resize(16);
   if (!scales) {
     // The caller read the scale words.
@@ -112,11 +111,6 @@ void PreparedEmitter::readGroup(function_ref<Value()> next, GroupData &g,
       Value word = v[j / 2];
       Value h = j % 2 ? arith::ShRUIOp::create(b, word, c32(16)) : word;
       g.zeroVec[j] = asAct2(splat16(h));
-      if (wideIntInF32())
-        g.zeroF32[j] = arith::ExtFOp::create(
-            b, f32,
-            Value(arith::BitcastOp::create(
-                b, act, Value(arith::TruncIOp::create(b, i16, h)))));
     }
   } else if (w.zeroPoint == hq::ZeroPointKind::Int) {
     int64_t zb = L::zeroPointBits(bits);
@@ -129,12 +123,22 @@ void PreparedEmitter::readGroup(function_ref<Value()> next, GroupData &g,
           b, arith::ShRUIOp::create(b, word, c32((j * zb) % 32)),
           c32((1 << zb) - 1));
       // magic + z exactly: z fits the mantissa (PreparedLayout::supports).
-      if (wideIntInF32())
-        g.zeroF32[j] = arith::BitcastOp::create(
-            b, f32, arith::OrIOp::create(b, z, c32(0x4B000000)));
-      else
+      // (8-bit codes with bf16: z - 128, exact in bf16, through f32's
+      // 2^23 + z once per group.)
+      if (wideIntInBf16()) {
+        Value zf = arith::SubFOp::create(
+            b,
+            arith::BitcastOp::create(
+                b, f32, arith::OrIOp::create(b, z, c32(0x4B000000))),
+            cf(8388608.0 + 128.0));
+        Value zb = arith::BitcastOp::create(
+            b, i16, arith::TruncFOp::create(b, act, zf));
+        g.zeroVec[j] =
+            asAct2(splat16(arith::ExtUIOp::create(b, i32, zb)));
+      } else {
         g.zeroVec[j] =
             asAct2(splat16(arith::OrIOp::create(b, z, c32(magicBits))));
+      }
     }
   }
 }
@@ -207,35 +211,27 @@ Value PreparedEmitter::dequantPair(ArrayRef<SmallVector<Value>> planeWords,
   };
   int j = q / 2;
   Value v;
-  if (wideIntInF32()) {
+  if (wideIntInBf16()) {
     assert(plus == 0 && planes.size() == 1 && planes[0].width == 8 &&
            "8-bit codes are one plane; `plus` serves 8-bit activations");
-    // Byte k of the pair's word (lane 0: at / 8, lane 1: two bytes up) as
-    // the f32 2^23 + code: prmt takes bytes 1-3 from 0x4B000000.
+    // Each lane's code c = 128 h + l (h its bit 7): l in 128's mantissa
+    // (one lop3), and 0x4380 (256) with bit 7 flipped by h — 128 where h
+    // is set — as what to subtract (and + xor: one lop3 for ptxas); their
+    // difference is l - 128 + 128 h = c - 128, exact (|c - 128| <= 128).
     Value word = planeWords[0][size_t(q / 2)];
-    const unsigned k0 = L::pairBit(planes[0], q) / 8;
-    Value high = c32(0x4B000000);
-    auto lane = [&](unsigned e) -> Value {
-      const int64_t selector = int64_t(k0 + 2 * e) | (4 << 4) | (4 << 8) |
-                               (7 << 12);
-      Value f = arith::BitcastOp::create(
-          b, f32,
-          NVVM::PermuteOp::create(b, i32, word, high, c32(selector),
-                                  NVVM::PermuteMode::DEFAULT));
-      if (w.zeroPoint == hq::ZeroPointKind::Float)
-        return arith::SubFOp::create(
-            b, arith::SubFOp::create(b, f, cf(8388608.0)),
-            g.zeroF32[j]);
-      return arith::SubFOp::create(
-          b, f,
-          w.zeroPoint == hq::ZeroPointKind::Int
-              ? g.zeroF32[j]
-              : cf(8388608.0 + double(1u << (bits - 1))));
-    };
-    Value lo = lane(0), hi = lane(1);
-    v = NVVM::ConvertF32x2ToBF16x2Op::create(
-        b, act2, hi, lo, /*random_bits=*/Value(), NVVM::FPRoundingMode::RN,
-        NVVM::SaturationMode::NONE, /*relu=*/false);
+    if (unsigned at = L::pairBit(planes[0], q))
+      word = arith::ShRUIOp::create(b, word, c32(at));
+    Value low = asAct2(ptx.maskOr(word, 0x007F007Fu, c32(0x43004300)));
+    Value less = asAct2(arith::XOrIOp::create(
+        b, arith::AndIOp::create(b, word, c32(0x00800080)),
+        c32(0x43804380)));
+    v = arith::SubFOp::create(b, low, less);
+    if (w.zeroPoint == hq::ZeroPointKind::Int)
+      // c - 128 - (z - 128): exact (|c - z| <= 255, 8 significant bits).
+      v = arith::SubFOp::create(b, v, g.zeroVec[j]);
+    else if (w.zeroPoint == hq::ZeroPointKind::Float)
+      v = arith::SubFOp::create(
+          b, arith::AddFOp::create(b, v, splatConst(128.0)), g.zeroVec[j]);
   } else if (inPlace) {
     v = inPlacePair(q);
   } else if (isInt) {

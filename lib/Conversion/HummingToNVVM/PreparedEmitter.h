@@ -302,11 +302,9 @@ protected:
   /// n-tile), unpacked from the slot's words.
   struct GroupData {
     /// Per column j: magic + zero point and the group scale (both lanes).
+    /// (8-bit integer codes with bf16 activations, wideIntInBf16: integer
+    /// zero points as z - 128, float ones as they are.)
     SmallVector<Value> zeroVec, scaleVec;
-    /// 8-bit integer codes with bf16 activations (wideIntInF32): per
-    /// column j the f32 subtracted from 2^23 + code — 2^23 + zero point
-    /// (integer or none), or the float zero point, subtracted after 2^23.
-    SmallVector<Value> zeroF32;
     /// scale_after_mma: the f32 scales of the lane's C columns 8 j + 2 q + e
     /// (index 2 j + e); with weightsAsA those of its B columns 8 j + g
     /// (index j: the rows of its D fragments), which loadColumnScales
@@ -378,12 +376,11 @@ protected:
     return arith::OrIOp::create(b, lo, arith::ShLIOp::create(b, lo, c32(16)));
   }
   Value asAct2(Value i32v) { return LLVM::BitcastOp::create(b, act2, i32v); }
-  /// 8-bit integer codes with bf16 activations: bf16's 7 mantissa bits do
-  /// not hold the code with the magic number, so each code goes through
-  /// f32 (2^23 + code by one prmt, one subtraction) and the pair is
-  /// packed by one cvt.rn.bf16x2.f32 (exact: code - zero has at most 8
-  /// significant bits).
-  bool wideIntInF32() const {
+  /// 8-bit integer codes with bf16 activations: bf16's 7 mantissa bits
+  /// hold the code's low seven bits with the magic number 128; its bit 7
+  /// picks what one packed subtraction takes off (256 where clear, 128
+  /// where set: code - 128 exactly), two lop3 and a subtraction per pair.
+  bool wideIntInBf16() const {
     return bf16 && spec.weight.type.isInt() && spec.weight.type.bits == 8;
   }
   Value asI32(Value v) { return LLVM::BitcastOp::create(b, i32, v); }

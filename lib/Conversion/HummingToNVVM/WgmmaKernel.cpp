@@ -676,7 +676,7 @@ SmallVector<Value> WgmmaEmitter::computeWgmma8(ArrayRef<Value> accIn,
   StageCursor next{stage};
   beginDequant();
   const int64_t nT = tile.nTilesPerGroup;
-  SmallVector<GroupData, 2> groups(static_cast<size_t>(nT));
+  SmallVector<GroupData> groups(static_cast<size_t>(nT));
   // Group scales: this iteration's two per n-tile (D rows 16 w + g and
   // + 8: the group copy's columns 2 w, 2 w + 1 of the lane's eight).
   SmallVector<Value> scales(size_t(perKScales ? 2 * nT : 0));
@@ -748,7 +748,7 @@ SmallVector<Value> WgmmaEmitter::computeWgmma(ArrayRef<Value> accIn,
   StageCursor next{stage};
   beginDequant();
   const int64_t nT = tile.nTilesPerGroup;
-  SmallVector<GroupData, 2> groups(static_cast<size_t>(nT));
+  SmallVector<GroupData> groups(static_cast<size_t>(nT));
   const int64_t kT = tile.kTilesPerWarp;
   // Per k-tile: every n-tile's A fragment and the descriptor, a fence, the
   // wgmmas, a commit. The fragments of k-tile u + 1 are dequantized while

@@ -63,19 +63,20 @@
 // CHECK:       shr.u32 {{%r[0-9]+}}, [[W2]], 12;
 // CHECK:       mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 
-// Unsigned 8-bit codes, bf16: the code and the magic number do not fit
-// bf16's 7 mantissa bits, so each code becomes the f32 2^23 + code by one
-// prmt (byte 0 or 2 of the word, the others from 0x4B000000), one f32 add
-// of -(2^23 + 128) (0xCB000080) leaves code - 128 exactly, one cvt packs
-// the pair as bf16x2 (exact: 8 significant bits), then the group scale.
+// Unsigned 8-bit codes, bf16: bf16's 7 mantissa bits hold a code's low
+// seven bits in 128's mantissa (one lop3, mask 0x007F007F, magic
+// 0x43004300); its bit 7 flips bit 7 of 256 (0x4380, and + xor with
+// 0x00800080 / 0x43804380), so one packed subtraction leaves code - 128:
+// 256 off where bit 7 is clear, 128 where set. Then the group scale.
 // CHECK-LABEL: .entry int8_gemm3_m0
-// CHECK:       prmt.b32 [[L0:%r[0-9]+]], [[W8W:%r[0-9]+]], 1258291200, 0x7440U;
-// CHECK-NEXT:  add.rn.f32 [[F0:%r[0-9]+]], [[L0]], 0fCB000080;
-// CHECK-NEXT:  prmt.b32 [[L1:%r[0-9]+]], [[W8W]], 1258291200, 0x7442U;
-// CHECK-NEXT:  add.rn.f32 [[F1:%r[0-9]+]], [[L1]], 0fCB000080;
-// CHECK-NEXT:  cvt.rn.bf16x2.f32 [[P:%r[0-9]+]], [[F1]], [[F0]];
-// CHECK-NEXT:  mul.rn.bf16x2 {{%r[0-9]+}}, [[P]], {{%r[0-9]+}};
-// CHECK-NEXT:  prmt.b32 {{%r[0-9]+}}, [[W8W]], 1258291200, 0x7441U;
+// CHECK:       mov.b32 [[M8:%r[0-9]+]], 1124090624;
+// CHECK:       lop3.b32 [[LOW:%r[0-9]+]], [[W8W:%r[0-9]+]], 8323199, [[M8]], 0xEA;
+// CHECK-NEXT:  // end inline asm
+// CHECK-NEXT:  and.b32 [[H:%r[0-9]+]], [[W8W]], 8388736;
+// CHECK-NEXT:  xor.b32 [[LESS:%r[0-9]+]], [[H]], 1132479360;
+// CHECK-NEXT:  sub.rn.bf16x2 [[V8:%r[0-9]+]], [[LOW]], [[LESS]];
+// CHECK-NEXT:  mul.rn.bf16x2 {{%r[0-9]+}}, [[V8]], {{%r[0-9]+}};
+// CHECK-NEXT:  shr.u32 {{%r[0-9]+}}, [[W8W]], 8;
 // CHECK:       mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 
 #t = #humming.tile_config<block = [16, 64, 64], warp = [16, 64, 32], stages = 3>
