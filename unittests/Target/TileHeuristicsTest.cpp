@@ -315,6 +315,21 @@ TEST(TileHeuristics, EightBitWeightsTakeThe128TokenSplitOfFourWhereItIsOneWave) 
   EXPECT_EQ(narrow.blockM, 64);
   EXPECT_EQ(narrow.splitK, 4);
   EXPECT_TRUE(narrow.cooperativeSplit);
+  // ... and at M = 129-256 there the 128-token split of four is one wave
+  // (128 CTAs): 59.7 -> 47.6 us at M = 256 against the 64-token split of
+  // two.
+  Result<std::vector<TileConfig>> t =
+      selectMmaSyncTiles(w8, kF16, {}, 4096, 14336, h200);
+  ASSERT_TRUE(bool(t));
+  bool seen = false;
+  for (const TileConfig &c : *t)
+    if (c.mMin <= 256 && c.mMax >= 256) {
+      seen = true;
+      EXPECT_EQ(c.blockM, 128);
+      EXPECT_EQ(c.splitK, 4);
+      EXPECT_TRUE(c.cooperativeSplit);
+    }
+  EXPECT_TRUE(seen);
 }
 
 TEST(TileHeuristics, The64TokenWorkspaceSplitsDeepenTheirPipelineForNarrowWeights) {
