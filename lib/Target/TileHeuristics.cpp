@@ -290,10 +290,11 @@ std::optional<TileConfig> clusterSplitTile(const WeightSchema &w, int64_t n,
         // wgmma_in_flight (2026-12-04; with it 1-5 % slower): 8192^2 M =
         // 96 / 128 38.8 / 39.8 -> 32.2 / 33.3, 8192 x 28672 113.2 / 117.0
         // -> 86.1 / 89.8, 4096 x 14336 M = 256 59.7 -> 47.6 (against the
-        // 64-token split of two). Where the 64-token split of four fills the SMs
-        // the cost below keeps it (W8A16 4096 x 14336 M = 128: 34.4 us
-        // against 42.0 for this tile at 64 CTAs). 5-7-bit weights are not
-        // measured (between the two: no wgmma_in_flight, like 8 bits).
+        // 64-token split of two). Where the 64-token split of four fills
+        // the SMs the cost below keeps it (W8A16 4096 x 14336 M = 128:
+        // 34.4 us against 42.0 for this tile at 64 CTAs). 5-7-bit weights
+        // are not measured (between the two: no wgmma_in_flight, like 8
+        // bits).
         const bool wide4 =
             tokens == 128 && split == 4 && iterations / split >= 32;
         if (iterations < 2 * ks.stages * split ||
