@@ -1051,7 +1051,8 @@ int main(int argc, char **argv) {
       return 2;
     }
     layerTag = "w" + std::to_string(type->bits) + "a16_" +
-               (channel ? std::string("channel") : "g" + std::to_string(group)) +
+               (channel ? std::string("channel")
+                        : "g" + std::to_string(group)) +
                (actName == "bf16" ? "_bf16" : "");
   }
   for (const std::string &shape : layerShapes) {

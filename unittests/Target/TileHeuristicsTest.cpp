@@ -283,7 +283,7 @@ TEST(TileHeuristics, The128TokenTilesOverlapIterationsForNarrowWeights) {
   }
 }
 
-TEST(TileHeuristics, EightBitWeightsTakeThe128TokenSplitOfFourWhereItIsOneWave) {
+TEST(TileHeuristics, EightBitWeightsTakeThe128TokenSplitOfFourInOneWave) {
   // W8A16 channel at M = 65..128 (the H200, 2026-12-04, against the
   // 64-token split of two): 8192^2 M = 128 39.8 -> 33.3 us, 8192 x 28672
   // 117.0 -> 89.8, cooperative and without wgmma_in_flight. 4096 x 14336
