@@ -13,7 +13,10 @@
 #       the GPU correctness suite (the JIT compiles every kernel there);
 #       e.g. 'suite|all|' or, for a forced tile family (arguments are
 #       split as the shell would: quote one with spaces),
-#       'suite|wstma|--quick --filter=_prep "--force-tile-config=#humming.tile_config<...>"'
+#       'suite|wstma|--quick --filter=_prep "--force-tile-config=#humming.tile_config<...>"';
+#       the whole suite is longer than one step: run it as shards,
+#       'suite@400|all0|--shard=0/3' 'suite@400|all1|--shard=1/3' ... (each
+#       case in exactly one shard)
 #   bench|<name>|<bundle>|<humming.bench arguments>
 #       python -m humming.bench (bench/PROTOCOL.md) against <bundle>'s
 #       libhumming.so; e.g. 'bench|std-after|humming-bundle|--configs w4a16_g128'
@@ -31,7 +34,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 out="${OUT:-$here/../gpu-results}"
 mkdir -p "$out"
 logs="$(mktemp -d)"
-[ $# -ge 1 ] || { sed -n 2,27p "${BASH_SOURCE[0]}"; exit 2; }
+[ $# -ge 1 ] || { sed -n 2,30p "${BASH_SOURCE[0]}"; exit 2; }
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader \
   | tee "$out/summary.txt"
 say() { echo "$*" | tee -a "$out/summary.txt"; }

@@ -12,6 +12,26 @@
 
 namespace humming::gputest {
 
+namespace {
+unsigned shardIndex = 0, shardCount = 1;
+} // namespace
+
+void setCaseShard(unsigned index, unsigned count) {
+  shardIndex = index;
+  shardCount = count;
+}
+
+bool caseSelected(const std::string &name, const std::string &filter) {
+  if (!filter.empty() && name.find(filter) == std::string::npos)
+    return false;
+  if (shardCount <= 1)
+    return true;
+  uint32_t h = 2166136261u;
+  for (unsigned char ch : name)
+    h = (h ^ ch) * 16777619u;
+  return h % shardCount == shardIndex;
+}
+
 StreamGraph::~StreamGraph() {
   if (exec)
     cu.cuGraphExecDestroy(exec);

@@ -17,6 +17,15 @@
 
 namespace humming::gputest {
 
+/// --shard=i/n: this run takes the cases whose name hashes (FNV-1a) to i
+/// modulo n, so the suite can run as n device steps that together cover
+/// every case once (a case's every M stays in one shard). The whole suite
+/// where n = 1.
+void setCaseShard(unsigned index, unsigned count);
+/// Whether case `name` runs: it contains `filter` (any name where it is
+/// empty) and falls in this run's shard.
+bool caseSelected(const std::string &name, const std::string &filter);
+
 /// A stream of its own and the CUDA graph captured on it (instantiated),
 /// released on destruction.
 struct StreamGraph {

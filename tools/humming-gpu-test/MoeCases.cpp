@@ -682,7 +682,7 @@ MoeTally runMoeCases(const rt::CudaDriver *cu, const std::string &device,
   MoeTally tally;
   std::mt19937 rng(cu ? uint32_t(std::random_device{}()) : 1u);
   for (const MoeCase &c : moeSuite(quick)) {
-    if (!filter.empty() && c.name.find(filter) == std::string::npos)
+    if (!caseSelected(c.name, filter))
       continue;
     // 8-bit activations: fp8 from sm_89 (the prepared kernels' k32 MMAs).
     if (c.act.bits == 8 && chip < "sm_89")
@@ -944,7 +944,7 @@ int runMoeBench(const rt::CudaDriver &cu, const std::string &device,
   for (const Shape &sh : shapes)
     for (const Variant &v : variants) {
       const std::string label = sh.name + " " + v.name;
-      if (!filter.empty() && label.find(filter) == std::string::npos)
+      if (!caseSelected(label, filter))
         continue;
       WeightSchema w = w4g128Experts(sh.experts);
       InputSchema in{v.act, v.act.bits < 16 ? ActScaling::Token
@@ -1114,7 +1114,7 @@ MoeTally runMoeLayerCases(const rt::CudaDriver &cu, const std::string &device,
   MoeTally tally;
   std::mt19937 rng(uint32_t(std::random_device{}()));
   for (const Shape &sh : shapes) {
-    if (!filter.empty() && sh.name.find(filter) == std::string::npos)
+    if (!caseSelected(sh.name, filter))
       continue;
     const MoeLayerShape &s = sh.shape;
     const int64_t H = s.hidden, I = s.intermediate, E = s.experts, K = s.topK;

@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "QuantizeCases.h"
+#include "GpuCommon.h"
 
 #include "Humming/API/ActivationQuantizer.h"
 #include "Humming/Quant/Codec.h"
@@ -243,7 +244,7 @@ QuantizeTally runQuantizeCases(const rt::CudaDriver *cu,
   QuantizeTally tally;
   std::mt19937 rng(uint32_t(std::random_device{}()));
   for (const QuantizeCase &c : quantizeCases(quick)) {
-    if (!filter.empty() && c.name.find(filter) == std::string::npos)
+    if (!gputest::caseSelected(c.name, filter))
       continue;
     // fp8 codes need sm_89 (the lowering says so): skip them below.
     int sm = std::atoi(chip.c_str() + 3);

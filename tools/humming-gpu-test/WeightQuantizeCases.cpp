@@ -244,7 +244,7 @@ WeightQuantizeTally runWeightQuantizeCases(const rt::CudaDriver &cu,
     return 1e3 * std::chrono::duration<double>(Clock::now() - t).count();
   };
   for (const WeightQuantizeCase &c : weightQuantizeCases(quick)) {
-    if (!filter.empty() && c.name.find(filter) == std::string::npos)
+    if (!gputest::caseSelected(c.name, filter))
       continue;
     auto fail = [&](const std::string &why) {
       std::printf("%-44s FAIL %s\n", c.name.c_str(), why.c_str());

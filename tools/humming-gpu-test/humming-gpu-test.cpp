@@ -962,6 +962,11 @@ static cl::list<std::string>
                          "unless --layer-weights; repeatable), checked and "
                          "timed"),
                 cl::value_desc("NxK"), cl::cat(category));
+static cl::opt<std::string> shard(
+    "shard",
+    cl::desc("Run the cases of shard i of n (by a hash of the case's name; "
+             "the n shards together run every case once)"),
+    cl::value_desc("i/n"), cl::cat(category));
 static cl::opt<std::string> layerWeights(
     "layer-weights",
     cl::desc("The weights of --layer: a code type, a group size or "
@@ -1014,6 +1019,19 @@ int main(int argc, char **argv) {
                      (long long)v);
         return 2;
       }
+  }
+  if (!shard.empty()) {
+    unsigned index = 0, count = 0;
+    char tail = 0;
+    if (std::sscanf(shard.c_str(), "%u/%u%c", &index, &count, &tail) != 2 ||
+        count == 0 || index >= count) {
+      std::fprintf(stderr,
+                   "humming-gpu-test: expected --shard=<i>/<n> with 0 <= i < "
+                   "n, got '--shard=%s'\n",
+                   shard.c_str());
+      return 2;
+    }
+    setCaseShard(index, count);
   }
   // --layer-weights: "<type>,g<size>" or "<type>,channel", then
   // optionally ",f16" or ",bf16" (the activations, and the scales' type).
@@ -1115,7 +1133,7 @@ int main(int argc, char **argv) {
     int compiled = 0, errors = 0, kernelsCompiled = 0, kernelsCached = 0;
     std::mt19937 rng(1);
     for (const Case &c : cases()) {
-      if (!filter.empty() && c.name.find(filter) == std::string::npos)
+      if (!caseSelected(c.name, filter))
         continue;
       if (!runsOn(c, compileOnly))
         continue;
@@ -1235,7 +1253,7 @@ int main(int argc, char **argv) {
   std::mt19937 rng(uint32_t(std::random_device{}()));
   unsigned threads = std::max(1u, std::thread::hardware_concurrency());
   for (const Case &c : cases()) {
-    if (!filter.empty() && c.name.find(filter) == std::string::npos)
+    if (!caseSelected(c.name, filter))
       continue;
     if (!runsOn(c, tilesFor.empty() ? chip : lookupDevice(tilesFor)->chip))
       continue;
@@ -1435,7 +1453,7 @@ int main(int argc, char **argv) {
   // The C++ API end to end (not with ad-hoc --layer runs).
   const std::string apiCase = "layer_api_ui4_g128_f16";
   if (layers.empty() &&
-      (filter.empty() || apiCase.find(filter) != std::string::npos))
+      caseSelected(apiCase, filter))
     for (int64_t m : {1, 33}) {
       Outcome o = runLayerApi(cu, tileDevice, chip, rng, m);
       outcomes.push_back(o);
@@ -1451,7 +1469,7 @@ int main(int argc, char **argv) {
   Case eightBitRunsOn;
   eightBitRunsOn.act = ScalarType::e4m3();
   if (layers.empty() && runsOn(eightBitRunsOn, chip) &&
-      (filter.empty() || eightBitCase.find(filter) != std::string::npos))
+      caseSelected(eightBitCase, filter))
     for (int64_t m : {1, 33, 64}) {
       Outcome o = runEightBitForward(cu, tileDevice, chip, rng, m);
       outcomes.push_back(o);
@@ -1465,8 +1483,9 @@ int main(int argc, char **argv) {
   // Programmatic dependent launch along a chain of forwards.
   const std::string chainCase = "pdl_chain";
   if (layers.empty() &&
-      (filter.empty() || chainCase.find(filter) != std::string::npos ||
-       filter.find(chainCase) != std::string::npos))
+      (caseSelected(chainCase, filter) ||
+       (filter.find(chainCase) != std::string::npos &&
+        caseSelected(chainCase, ""))))
     for (bool graph : {false, true})
       for (int64_t m : {1, 16, 64, 200, 1024}) {
         Outcome o = runDependentChain(cu, tileDevice, chip, rng, m, graph);
