@@ -15,8 +15,8 @@
 #       split as the shell would: quote one with spaces),
 #       'suite|wstma|--quick --filter=_prep "--force-tile-config=#humming.tile_config<...>"';
 #       the whole suite is longer than one step: run it as shards,
-#       'suite@400|all0|--shard=0/3' 'suite@400|all1|--shard=1/3' ... (each
-#       case in exactly one shard)
+#       'suite@300|all0|--shard=0/4' ... 'suite@300|all3|--shard=3/4' (each
+#       case in exactly one shard; a third took over 250 s on 2026-12-04)
 #   bench|<name>|<bundle>|<humming.bench arguments>
 #       python -m humming.bench (bench/PROTOCOL.md) against <bundle>'s
 #       libhumming.so; e.g. 'bench|std-after|humming-bundle|--configs w4a16_g128'
