@@ -38,6 +38,14 @@
 namespace humming {
 namespace mh = mlir::humming;
 
+namespace {
+using Clock = std::chrono::steady_clock;
+/// Seconds from `t` to now.
+double since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+} // namespace
+
 detail::JitState &detail::jit() {
   static JitState state;
   static std::once_flag once;
@@ -101,10 +109,6 @@ Result<rt::KernelCache::Lookup> detail::cachedImage(
   return j.cache->getArtifact(key, [&]() -> Result<rt::CachedArtifact> {
     // HUMMING_LOG=info: where a cold compile's time goes (the cache logs
     // it with the total).
-    using Clock = std::chrono::steady_clock;
-    auto secondsSince = [](Clock::time_point t) {
-      return std::chrono::duration<double>(Clock::now() - t).count();
-    };
     const auto started = Clock::now();
     mlir::DialectRegistry registry;
     mh::registerHummingDialects(registry);
@@ -113,19 +117,19 @@ Result<rt::KernelCache::Lookup> detail::cachedImage(
     Result<mlir::OwningOpRef<mlir::ModuleOp>> module = build(ctx);
     if (!module)
       return Error{module.error()};
-    const double built = secondsSince(started);
+    const double built = since(started);
     const auto lowering = Clock::now();
     Result<std::string> ptx = mh::compileToPtx(
         **module, chip.str(), options.ptxVersion, 3, options.device,
         options.tileConfig, options.onlyKernel);
     if (!ptx)
       return Error{ptx.error()};
-    const double lowered = secondsSince(lowering);
+    const double lowered = since(lowering);
     const auto backend = Clock::now();
     Result<rt::CompiledKernel> kernel = j.compiler->compile(*ptx, chip.str());
     if (!kernel)
       return Error{kernel.error()};
-    const double compiled = secondsSince(backend);
+    const double compiled = since(backend);
     return rt::CachedArtifact{
         kernel.take(), ptx.take(),
         abi::formatKernelTable(mh::kernelTable(**module)),
@@ -148,7 +152,6 @@ Result<detail::ModuleKernels> detail::compileKernels(
   JitState &j = jit();
   if (!j.compiler)
     return Error{j.compilerError};
-  using Clock = std::chrono::steady_clock;
   auto started = Clock::now();
   Result<rt::KernelCache::Lookup> image =
       cachedImage(j, *chip, description, build);
@@ -157,7 +160,7 @@ Result<detail::ModuleKernels> detail::compileKernels(
   Result<ModuleKernels> out = loadKernels(*image, *chip, *live, kind, what);
   if (out)
     out->stats.kernelSeconds = out->stats.slowestKernelSeconds =
-        std::chrono::duration<double>(Clock::now() - started).count();
+        since(started);
   return out;
 }
 
@@ -790,11 +793,7 @@ Status Layer::quantizeOnDevice(const LayerTarget &target, uint64_t weights,
   if (target.compileOnly)
     return Error{"quantizeOnDevice() runs on a device; the target is "
                  "compile-only (quantize() runs on the host)"};
-  using Clock = std::chrono::steady_clock;
   const auto started = Clock::now();
-  auto since = [](Clock::time_point t) {
-    return std::chrono::duration<double>(Clock::now() - t).count();
-  };
   const ScalarType param =
       l.output == ScalarType::bf16() ? ScalarType::bf16() : ScalarType::f16();
   mh::WeightQuantizeSpec spec;
@@ -976,10 +975,6 @@ Status Layer::transform(const LayerTarget &target) {
     return Error{live.error()};
   const rt::CudaDriver *driver = *live;
 
-  using Clock = std::chrono::steady_clock;
-  auto since = [](Clock::time_point t) {
-    return std::chrono::duration<double>(Clock::now() - t).count();
-  };
   TransformStats stats;
 
   // Weights: the prepared layout where it holds the schema.

@@ -745,9 +745,7 @@ void MmaSyncEmitter::emitLoop(Value first) {
         Value f = loadAsF32(param(hq::abi::ParamScales),
                             arith::AddIOp::create(b, first, c64(j)),
                             spec.weight.scaleType);
-        Value h = arith::TruncFOp::create(b, act, f);
-        channelScaleVec.push_back(asAct2(splat16(arith::ExtUIOp::create(
-            b, i32, arith::BitcastOp::create(b, i16, h)))));
+        channelScaleVec.push_back(asAct2(splat16(actBits(f))));
       }
     }
     return init;

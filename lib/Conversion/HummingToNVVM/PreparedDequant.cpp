@@ -29,9 +29,7 @@ Value PreparedEmitter::scaleBits(Value word, int64_t slot) {
   // 8-bit scales: exact in the activation type (PreparedLayout::supports).
   Value code = arith::AndIOp::create(
       b, arith::ShRUIOp::create(b, word, c32(8 * (slot % 4))), c32(0xFF));
-  Value f = smallFloatToF32(code, t);
-  Value h = arith::TruncFOp::create(b, act, f);
-  return arith::ExtUIOp::create(b, i32, arith::BitcastOp::create(b, i16, h));
+  return actBits(smallFloatToF32(code, t));
 }
 
 Value PreparedEmitter::splatConst(double v) {
@@ -131,10 +129,7 @@ void PreparedEmitter::readGroup(function_ref<Value()> next, GroupData &g,
             arith::BitcastOp::create(
                 b, f32, arith::OrIOp::create(b, z, c32(0x4B000000))),
             cf(8388608.0 + 128.0));
-        Value zb = arith::BitcastOp::create(
-            b, i16, arith::TruncFOp::create(b, act, zf));
-        g.zeroVec[j] =
-            asAct2(splat16(arith::ExtUIOp::create(b, i32, zb)));
+        g.zeroVec[j] = asAct2(splat16(actBits(zf)));
       } else {
         g.zeroVec[j] =
             asAct2(splat16(arith::OrIOp::create(b, z, c32(magicBits))));

@@ -376,6 +376,12 @@ protected:
     return arith::OrIOp::create(b, lo, arith::ShLIOp::create(b, lo, c32(16)));
   }
   Value asAct2(Value i32v) { return LLVM::BitcastOp::create(b, act2, i32v); }
+  /// The f32 `v` rounded to the activation type, its 16 bits in the low
+  /// half of an i32 (for splat16).
+  Value actBits(Value v) {
+    Value h = arith::TruncFOp::create(b, act, v);
+    return arith::ExtUIOp::create(b, i32, arith::BitcastOp::create(b, i16, h));
+  }
   /// 8-bit integer codes with bf16 activations: bf16's 7 mantissa bits
   /// hold the code's low seven bits with the magic number 128; its bit 7
   /// picks what one packed subtraction takes off (256 where clear, 128
