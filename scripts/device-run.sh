@@ -14,9 +14,9 @@
 #       e.g. 'suite|all|' or, for a forced tile family (arguments are
 #       split as the shell would: quote one with spaces),
 #       'suite|wstma|--quick --filter=_prep "--force-tile-config=#humming.tile_config<...>"';
-#       the whole suite is longer than one step: run it as shards,
-#       'suite@300|all0|--shard=0/4' ... 'suite@300|all3|--shard=3/4' (each
-#       case in exactly one shard; a third took over 250 s on 2026-12-04)
+#       the whole suite is longer than one step: run it as shards (each
+#       case in exactly one; a third took over 250 s alone on 2026-12-04),
+#       side by side: 'suite@400&|all0|--shard=0/4' ... '...|--shard=3/4'
 #   bench|<name>|<bundle>|<humming.bench arguments>
 #       python -m humming.bench (bench/PROTOCOL.md) against <bundle>'s
 #       libhumming.so; e.g. 'bench|std-after|humming-bundle|--configs w4a16_g128'
@@ -28,21 +28,26 @@
 # STEP_TIMEOUT (seconds, default 300) bounds each step, <kind>@<seconds>
 # (e.g. 'sanitize@500|...') one step; HUMMING_BUNDLE names
 # the bundle of suite/python/sanitize steps (default humming-bundle).
+# A kind ending in '&' runs its step in the background, beside the steps
+# after it ('&<n>': on GPU n alone, CUDA_VISIBLE_DEVICES=n); 'wait||' waits
+# for every background step, and so does the end of the list. Shards of the
+# suite can share one GPU (a small case's time is mostly the JIT, on the
+# host's cores). Never time a bench step beside background steps on its GPU.
 # Experiments are recorded in bench/NOTES.md as the arguments they ran with.
 set -uo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 out="${OUT:-$here/../gpu-results}"
 mkdir -p "$out"
 logs="$(mktemp -d)"
-[ $# -ge 1 ] || { sed -n 2,31p "${BASH_SOURCE[0]}"; exit 2; }
+[ $# -ge 1 ] || { sed -n 2,38p "${BASH_SOURCE[0]}"; exit 2; }
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader \
   | tee "$out/summary.txt"
 say() { echo "$*" | tee -a "$out/summary.txt"; }
 
-for step in "$@"; do
-  IFS='|' read -r kind name rest <<<"$step"
-  limit="${STEP_TIMEOUT:-300}"
-  case "$kind" in *@*) limit="${kind#*@}"; kind="${kind%%@*}" ;; esac
+run_step() {
+  local kind="$1" name="$2" rest="$3" limit="$4"
+  local log start status result fails bundle bargs tool sargs
+  local -a args
   log="$logs/$name.log"
   start=$(date +%s)
   case "$kind" in
@@ -84,6 +89,29 @@ for step in "$@"; do
       say "$name: unknown step kind '$kind'"
       ;;
   esac
-  # After every step, so that a call cut short still returns the logs.
-  tar -C "$logs" -cJf "$out/logs.tar.xz" .
+  # After every step, so that a call cut short still returns the logs
+  # (written aside and renamed: background steps end at any time).
+  # A log still being written may change under tar: the archive is whole.
+  tar -C "$logs" --warning=no-file-changed -cJf "$out/logs.$BASHPID.tar.xz" . 2>/dev/null
+  [ -s "$out/logs.$BASHPID.tar.xz" ] && mv -f "$out/logs.$BASHPID.tar.xz" "$out/logs.tar.xz"
+}
+
+for step in "$@"; do
+  IFS='|' read -r kind name rest <<<"$step"
+  limit="${STEP_TIMEOUT:-300}"
+  background=""
+  case "$kind" in *'&'*) background="&${kind#*&}"; kind="${kind%%&*}" ;; esac
+  case "$kind" in *@*) limit="${kind#*@}"; kind="${kind%%@*}" ;; esac
+  if [ "$kind" = wait ]; then
+    wait
+    continue
+  fi
+  if [ -z "$background" ]; then
+    run_step "$kind" "$name" "$rest" "$limit"
+  elif [ "$background" = "&" ]; then
+    run_step "$kind" "$name" "$rest" "$limit" &
+  else
+    CUDA_VISIBLE_DEVICES="${background#&}" run_step "$kind" "$name" "$rest" "$limit" &
+  fi
 done
+wait
