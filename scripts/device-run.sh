@@ -17,6 +17,11 @@
 #       the whole suite is longer than one step: run it as shards (each
 #       case in exactly one; a third took over 250 s alone on 2026-12-04),
 #       side by side: 'suite@400&|all0|--shard=0/4' ... '...|--shard=3/4'
+#   gpu-test|<name>|<bundle>|<humming-gpu-test arguments>
+#       humming-gpu-test of <bundle> (timing A/Bs of two compilers: e.g.
+#       'gpu-test|m16-base|humming-base|--layer=28672x8192 -m 9,16'
+#       beside the same step over humming-bundle; --layer prints each
+#       layer's graph-replay time)
 #   bench|<name>|<bundle>|<humming.bench arguments>
 #       python -m humming.bench (bench/PROTOCOL.md) against <bundle>'s
 #       libhumming.so; e.g. 'bench|std-after|humming-bundle|--configs w4a16_g128'
@@ -39,7 +44,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 out="${OUT:-$here/../gpu-results}"
 mkdir -p "$out"
 logs="$(mktemp -d)"
-[ $# -ge 1 ] || { sed -n 2,38p "${BASH_SOURCE[0]}"; exit 2; }
+[ $# -ge 1 ] || { sed -n 2,43p "${BASH_SOURCE[0]}"; exit 2; }
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader \
   | tee "$out/summary.txt"
 say() { echo "$*" | tee -a "$out/summary.txt"; }
@@ -58,6 +63,14 @@ run_step() {
       result="$(grep -E '^humming-gpu-test: [0-9]+ passed' "$log" | tail -n 1)"
       fails="$(grep -cE ' (FAIL|ERROR)( |$)' "$log")"
       say "$(printf '%-18s %-8s %4ss  %s  (FAIL/ERROR lines: %s)' "$name" "rc=$status" "$(( $(date +%s) - start ))" "${result:-no result}" "$fails")"
+      ;;
+    gpu-test)
+      IFS='|' read -r bundle bargs <<<"$rest"
+      eval "args=($bargs)"
+      OUT="$logs/$name" HUMMING_BUNDLE="$bundle" timeout "$limit" bash "$here/run-gpu-suite.sh" "${args[@]}" >"$log" 2>&1
+      status=$?
+      say "$(printf '%-18s %-8s %4ss  bundle %s  %s' "$name" "rc=$status" "$(( $(date +%s) - start ))" "$bundle" "$(grep -E '^humming-gpu-test: [0-9]+ passed' "$log" | tail -n 1)")"
+      grep -E ' graph [0-9.]+ us' "$log" | sed -E 's/ +/ /g' | tee -a "$out/summary.txt"
       ;;
     bench)
       IFS='|' read -r bundle bargs <<<"$rest"
