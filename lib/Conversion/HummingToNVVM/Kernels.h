@@ -35,7 +35,7 @@ struct GemmKernelSpec {
   bool f16Accumulation = false;
   /// Batch-invariant layers (#humming.compute): a row's result may not
   /// depend on M, so every M-range kernel keeps the MMAs' operand roles
-  /// (no transposed product at M <= 16: PreparedEmitter::weightsAsA).
+  /// (no transposed product at M <= 8: PreparedEmitter::weightsAsA).
   bool batchInvariant = false;
   /// Programmatic dependent launch (sm_90 and later; KernelABI.h
   /// KernelLaunch::gridDependency): the kernel runs griddepcontrol.wait

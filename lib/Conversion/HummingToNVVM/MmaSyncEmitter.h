@@ -44,15 +44,12 @@
 //   adds, in group order, the output units it owns (u % kSplit == g), then
 //   stores them: the reduction and the epilogue are spread over the block
 //   (MmaSyncEpilogue.cpp).
-// * Kernels for at most 16 tokens in one 16-row warp tile (16-bit
-//   activations, f32 sums, not batch-invariant: weightsAsA) take the
-//   transposed product: the dequantized weights are the m16n8k16 A
-//   operand (the b0 / b1 of two n8 sub-tiles are its four registers),
-//   tokens 0..7 (ldmatrix.x2; up to 8 tokens: one MMA per 16 columns
-//   instead of one per 8) or 0..7 and 8..15 (the ldmatrix.x4 of the
-//   activation fragment: two MMAs, and half the group scales per lane)
-//   the B operand, and shuffles after the loop put the sums back in the C
-//   layout.
+// * Kernels for at most 8 tokens (16-bit activations, f32 sums, not
+//   batch-invariant: weightsAsA) take the transposed product: the
+//   dequantized weights are the m16n8k16 A operand (the b0 / b1 of two n8
+//   sub-tiles are its four registers), tokens 0..7 the B operand
+//   (ldmatrix.x2): one MMA per 16 columns instead of one per 8, and 32
+//   shuffles after the loop put the sums back in the C layout.
 // * 8- and 4-bit activations (computeNarrow): m16n8k32 (e4m3 / e5m2 / s8)
 //   or m16n8k64 (s4) steps over two or four k-tiles, whose 16-row
 //   activation tiles of 32-byte rows are read with the same ldmatrix.x4;
@@ -140,21 +137,16 @@ private:
   /// compute() consumes them.
   Stage readCooperativeSlot(Value slot);
   /// Appends to `s` the m16n8k16 A fragment a0..a3 that ldmatrix.x4 reads
-  /// from the rows this lane's `addr` points at (ldmatrixX2(): the B
-  /// fragment b0, b1 of tokens 0..7).
+  /// from the rows this lane's `addr` points at (weightsAsA: the B
+  /// fragment b0, b1 of tokens 0..7, ldmatrix.x2).
   void pushLdmatrix(Value addr, Stage &s);
-  /// weightsAsA for at most 8 tokens: the activation tile's rows 0..7 only,
-  /// by ldmatrix.x2 (one B fragment).
-  bool ldmatrixX2() const { return weightsAsA && lowRowsOnly; }
-  /// weightsAsA: the n8 token halves of the B operand (1 or 2).
-  int64_t tokenHalves() const { return lowRowsOnly ? 1 : 2; }
   /// The row of a 16-row activation tile whose address this lane gives
   /// ldmatrix.x4: lane % 8 + 8 ((lane / 8) % 2) (lanes 16-31 repeat the rows
-  /// for the second 8 columns); ldmatrix.x2 of rows 0..7 (ldmatrixX2()):
+  /// for the second 8 columns); ldmatrix.x2 of rows 0..7 (weightsAsA):
   /// lane % 8.
   Value ldmatrixRow() {
     Value low = arith::AndIOp::create(b, lane, c32(7));
-    if (ldmatrixX2())
+    if (weightsAsA)
       return low;
     return arith::AddIOp::create(
         b, low,
@@ -167,7 +159,7 @@ private:
   /// The 8-column half of the row this lane's ldmatrix address points at
   /// (before any swizzle): lane / 16 for x4, (lane / 8) % 2 for x2.
   Value ldmatrixHalf() {
-    if (ldmatrixX2())
+    if (weightsAsA)
       return arith::AndIOp::create(b, arith::ShRUIOp::create(b, lane, c32(3)),
                                    c32(1));
     return arith::ShRUIOp::create(b, lane, c32(4));
@@ -179,11 +171,10 @@ private:
   Value slotAddress(Value slot, Value chunk, int64_t word);
   /// One iteration's MMAs over the words of its slot.
   SmallVector<Value> compute(ArrayRef<Value> accs, ArrayRef<Value> stage);
-  /// weightsAsA: the loop's transposed sums (D element e of m16 tile J and
-  /// token half h, at 16 h + 4 J + e: column 16 J + g + 8 (e / 2), token
-  /// 8 h + 2 q + e % 2) in the C layout the epilogue takes (element e of
-  /// sub-tile j: token g + 8 (e / 2), column 8 j + 2 q + e % 2), by 32
-  /// shuffles per token half once after the loop.
+  /// weightsAsA: the loop's transposed sums (D element e of m16 tile J:
+  /// column 16 J + g + 8 (e / 2), token 2 q + e % 2) in the C layout the
+  /// epilogue takes (element e of sub-tile j: token g + 8 (e / 2), column
+  /// 8 j + 2 q + e % 2), by 32 shuffles once after the loop.
   SmallVector<Value> untransposeSums(ArrayRef<Value> t);
   /// The same with 8- or 4-bit activations: per k32 step (k-tiles 2 s,
   /// 2 s + 1; k64 over four k-tiles with 4-bit ones) the eight n8

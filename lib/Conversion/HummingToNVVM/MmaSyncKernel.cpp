@@ -468,7 +468,7 @@ MmaSyncEmitter::Stage MmaSyncEmitter::readSlot(Value slot) {
     if (matrix[size_t(c)]) {
       // The 16 x 16 tile (32 bytes per row): lane i points at row
       // ldmatrixRow(), columns 8 ldmatrixHalf(); the four 8 x 8 matrices
-      // come back as the m16n8k16 A fragment a0..a3 (ldmatrixX2: rows 0..7
+      // come back as the m16n8k16 A fragment a0..a3 (weightsAsA: rows 0..7
       // as the B fragment of tokens 0..7).
       Value row = ldmatrixRow();
       Value byte =
@@ -492,7 +492,7 @@ MmaSyncEmitter::Stage MmaSyncEmitter::readSlot(Value slot) {
 }
 
 void MmaSyncEmitter::pushLdmatrix(Value addr, Stage &s) {
-  const unsigned count = ldmatrixX2() ? 2 : 4;
+  const unsigned count = weightsAsA ? 2 : 4;
   Type regs = LLVM::LLVMStructType::getLiteral(b.getContext(),
                                                SmallVector<Type>(count, i32));
   Value frag = NVVM::LdMatrixOp::create(
@@ -642,7 +642,7 @@ SmallVector<Value> MmaSyncEmitter::compute(ArrayRef<Value> accIn,
       planeWords.push_back(words);
     }
     SmallVector<Value> a;
-    for (int64_t i = 0; i < (ldmatrixX2() ? 2 : 4) * mt; ++i)
+    for (int64_t i = 0; i < (weightsAsA ? 2 : 4) * mt; ++i)
       a.push_back(next()); // zero-filled outside [0, M) x [0, K)
     if (u == 0 || !groupPerIter)
       readGroup(next, group);
@@ -677,24 +677,16 @@ SmallVector<Value> MmaSyncEmitter::compute(ArrayRef<Value> accIn,
     if (weightsAsA) {
       // D = W^T-tile x tokens: m16 tile J (columns 16 J ..+16) is n8
       // sub-tiles 2 J and 2 J + 1, whose b0 / b1 (rows g, k 2 q / 2 q + 8)
-      // are the A registers a0 / a2 (rows g) and a1 / a3 (rows g + 8).
-      // The B operand's b0 / b1 (token g, k 2 q / 2 q + 8) of tokens 0..7
-      // are ldmatrix.x2's two registers (ldmatrixX2), else the activation
-      // fragment's a0 / a2, and those of tokens 8..15 its a1 / a3. D
-      // element e of tile J, half h: column 16 J + g + 8 (e / 2), token
-      // 8 h + 2 q + e % 2, at 16 h + 4 J + e.
+      // are the A registers a0 / a2 (rows g) and a1 / a3 (rows g + 8);
+      // tokens 0..7 come from ldmatrix.x2 (pushLdmatrix) as the B
+      // operand's b0 / b1 (token g, k 2 q / 2 q + 8). D element e of tile
+      // J: column 16 J + g + 8 (e / 2), token 2 q + e % 2.
       for (int J = 0; J < 4; ++J) {
         Value d[4];
         for (int p = 0; p < 4; ++p)
           d[p] = dequantPair(planeWords, group, 4 * J + p);
-        for (int64_t h = 0; h < tokenHalves(); ++h) {
-          std::array<Value, 2> tokens =
-              ldmatrixX2() ? std::array<Value, 2>{aOps[0], aOps[1]}
-                           : std::array<Value, 2>{aOps[size_t(h)],
-                                                  aOps[size_t(h + 2)]};
-          mma(ValueRange{d[0], d[2], d[1], d[3]}, ValueRange(tokens),
-              size_t(16 * h + 4 * J));
-        }
+        mma(ValueRange{d[0], d[2], d[1], d[3]}, ValueRange{aOps[0], aOps[1]},
+            size_t(J * 4));
       }
       continue;
     }
@@ -707,13 +699,12 @@ SmallVector<Value> MmaSyncEmitter::compute(ArrayRef<Value> accIn,
     }
   }
   if (postScale && weightsAsA) {
-    // D element e of tile J (either token half) is column 8 (2 J + e / 2)
-    // + g: B column scale 2 J + e / 2.
+    // D element e of tile J is column 8 (2 J + e / 2) + g: B column scale
+    // 2 J + e / 2.
     loadColumnScales(group);
-    for (size_t k = 0; k < size_t(16 * tokenHalves()); ++k)
+    for (size_t k = 0; k < 16; ++k)
       accs[k] = LLVM::FMAOp::create(
-          b, sums[k],
-          group.columnScale[size_t(2 * ((k % 16) / 4) + (k % 4) / 2)],
+          b, sums[k], group.columnScale[size_t(2 * (k / 4) + (k % 4) / 2)],
           accs[k]);
   } else if (postScale) {
     // accumulator += sum x scale of its column (f32 fma); C element e of MMA
@@ -809,12 +800,12 @@ void MmaSyncEmitter::emitLoop(Value first) {
 }
 
 SmallVector<Value> MmaSyncEmitter::untransposeSums(ArrayRef<Value> t) {
-  // C element 2 h + e (e < 2) of sub-tile j (token g + 8 h, column 8 j +
-  // 2 q + e) is D element 2 (j % 2) + g % 2 of tile j / 2, half h (column
-  // 16 (j / 2) + g' + 8 (j % 2), token 8 h + 2 q' + g % 2) in lane g' = 2 q
-  // + e, q' = g / 2. The two lanes g = 2 q', 2 q' + 1 that read a lane
-  // want different elements of it: both are shuffled, each lane keeps its
-  // own. With one token half, rows g + 8 (tokens 8-15) stay zero.
+  // C element e < 2 of sub-tile j (token g, column 8 j + 2 q + e) is D
+  // element 2 (j % 2) + g % 2 of tile j / 2 (column 16 (j / 2) + g' + 8
+  // (j % 2), token 2 q' + g % 2) in lane g' = 2 q + e, q' = g / 2. The two
+  // lanes g = 2 q', 2 q' + 1 that read a lane want different elements of
+  // it: both are shuffled, each lane keeps its own. Rows g + 8 (tokens
+  // 8-15) stay zero.
   SmallVector<Value> c(t.size(), cf(0.0));
   Value odd = arith::CmpIOp::create(b, arith::CmpIPredicate::ne,
                                     arith::AndIOp::create(b, grp, c32(1)),
@@ -828,17 +819,14 @@ SmallVector<Value> MmaSyncEmitter::untransposeSums(ArrayRef<Value> t) {
                                   c32(e)),
             c32(4)),
         arith::ShRUIOp::create(b, grp, c32(1)));
-    for (int64_t h = 0; h < tokenHalves(); ++h)
-      for (int64_t j = 0; j < 8; ++j) {
-        Value x[2];
-        for (int64_t p = 0; p < 2; ++p)
-          x[p] = gpu::ShuffleOp::create(
-                     b, t[size_t(16 * h + 4 * (j / 2) + 2 * (j % 2) + p)], src,
-                     c32(32), gpu::ShuffleMode::IDX)
-                     .getShuffleResult();
-        c[size_t(4 * j + 2 * h + e)] =
-            arith::SelectOp::create(b, odd, x[1], x[0]);
-      }
+    for (int64_t j = 0; j < 8; ++j) {
+      Value x[2];
+      for (int64_t p = 0; p < 2; ++p)
+        x[p] = gpu::ShuffleOp::create(b, t[size_t(4 * (j / 2) + 2 * (j % 2) + p)],
+                                      src, c32(32), gpu::ShuffleMode::IDX)
+                   .getShuffleResult();
+      c[size_t(4 * j + e)] = arith::SelectOp::create(b, odd, x[1], x[0]);
+    }
   }
   return c;
 }

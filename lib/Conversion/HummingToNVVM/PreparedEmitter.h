@@ -455,14 +455,12 @@ protected:
   int64_t mt, tiles, tilesPerIter, iterations, ctaIterations;
   bool exactK = false;
   bool postScale = false, lowRowsOnly = false;
-  /// mma.sync tiles of at most 16 tokens (one 16-row warp tile) with
-  /// 16-bit activations and f32 sums: the transposed product out^T = W X^T,
-  /// the dequantized weights the m16n8k16 A operand (four registers: the
-  /// b0 / b1 of two n8 sub-tiles), the tokens its n8 B operand (tokens
-  /// 0..7, and 8..15 above 8 tokens) — at most 8 tokens one MMA per 16
-  /// columns instead of one per 8; above, as many MMAs, but the
-  /// scale_after_mma factors per lane half as many (those of its 8 B
-  /// columns, not its 16 C columns) (MmaSyncEmitter::compute).
+  /// mma.sync tiles of at most 8 tokens with 16-bit activations and f32
+  /// sums: the transposed product out^T = W X^T, the dequantized weights
+  /// the m16n8k16 A operand (four registers: the b0 / b1 of two n8
+  /// sub-tiles), the tokens its n8 B operand (a0 / a2 of the activation
+  /// fragment) — one MMA per 16 columns instead of one per 8, and the
+  /// scale_after_mma factors per B column (MmaSyncEmitter::compute).
   bool weightsAsA = false;
   bool perKScales, groupPerIter, loopChannelScales = false;
   /// With loopChannelScales: this lane's eight column scales (both lanes of

@@ -56,8 +56,7 @@ PreparedEmitter::PreparedEmitter(const PreparedKernelArgs &args)
   // expert the tile was chosen for.)
   lowRowsOnly =
       mt == 1 && split.maxM > 0 && split.maxM <= 8 && !spec.isMoe();
-  weightsAsA = mt == 1 && split.maxM > 0 && split.maxM <= 16 &&
-               !spec.isMoe() && !tile.wgmma && !act8 && !act4 &&
+  weightsAsA = lowRowsOnly && !tile.wgmma && !act8 && !act4 &&
                !spec.f16Accumulation && !spec.batchInvariant;
 }
 

@@ -13,10 +13,7 @@
 // (weightsAsA): per k-tile four m16n8k16 MMAs with the dequantized
 // weights as A and tokens 0..7 as B (ldmatrix.x2), 16 fma per iteration by
 // the 8 scales of the lane's B columns (8 cvt), and 32 shuffles after the
-// loop back to the C layout of the epilogue. A tile serving 9-16 tokens
-// takes it too, with both token halves as B (the activation fragment of
-// ldmatrix.x4): as many MMAs as the C layout, but 8 cvt per iteration (the
-// lane's 8 B columns) instead of 16, and 64 shuffles after the loop.
+// loop back to the C layout of the epilogue.
 // CHECK-LABEL: .entry int4_gemm0_m0
 // CHECK:       mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 // CHECK-NEXT:    {{.*}},
@@ -32,11 +29,8 @@
 // CHECK-NEXT:    {{.*}},
 // CHECK-NEXT:    {[[Z2:%r[0-9]+]], [[Z2]], [[Z2]], [[Z2]]};
 // CHECK:       fma.rn.f32
-// CHECK-LABEL: .entry int4_gemm0_m2
-// CHECK:       mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 // COUNT: int4_gemm0_m0( fma 16 cvt 8 mul 0 mma 8 shfl 32 x2 2
-// COUNT-NEXT: int4_gemm0_m1( fma 32 cvt 8 mul 0 mma 16 shfl 64 x2 0
-// COUNT-NEXT: int4_gemm0_m2( fma 32 cvt 16 mul 0 mma 16 shfl 0 x2 0
+// COUNT-NEXT: int4_gemm0_m1( fma 32 cvt 16 mul 0 mma 16 shfl 0 x2 0
 // The shared-activation tile (block_copies, two warps along N, K split in
 // two inside the block): each lane reads its C columns' 16 scales from the
 // block's copy of the group's row; at most 8 tokens, the 8 of its B
@@ -49,13 +43,12 @@
 // COUNT-NEXT: steady_gemm2_m1( fma 32 cvt 16 mul 0 mma 16 shfl 0 x2 0
 
 #few = #humming.tile_config<m = [1, 8], block = [16, 64, 64], warp = [16, 64, 32], stages = 3, scale_after_mma = true>
-#mid = #humming.tile_config<m = [9, 16], block = [16, 64, 64], warp = [16, 64, 32], stages = 3, scale_after_mma = true>
-#more = #humming.tile_config<m = [17, inf], block = [16, 64, 64], warp = [16, 64, 32], stages = 3, scale_after_mma = true>
+#more = #humming.tile_config<m = [9, inf], block = [16, 64, 64], warp = [16, 64, 32], stages = 3, scale_after_mma = true>
 func.func @int4(%a: memref<?x256xf16>, %w: memref<16x256xi32>, %s: memref<2x128xf16>, %c: memref<?x128xf16>) {
   humming.gemm %a, %w scales(%s : memref<2x128xf16>) into %c
       {weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<128>>,
        input_schema = #humming.input_schema<type = f16>, layout = #humming.layout<chip = "sm_90a">,
-       tile_configs = [#few, #mid, #more]}
+       tile_configs = [#few, #more]}
       : memref<?x256xf16>, memref<16x256xi32> -> memref<?x128xf16>
   return
 }
