@@ -187,7 +187,11 @@ Status DeviceBuffer::copyFrom(CUdeviceptr source, size_t bytes) const {
 }
 
 Status DeviceBuffer::fill(unsigned char byte) const {
-  return driver_->check(driver_->cuMemsetD8(ptr_, byte, bytes_), "cuMemsetD8");
+  if (Status s = driver_->check(driver_->cuMemsetD8(ptr_, byte, bytes_),
+                                "cuMemsetD8");
+      !s)
+    return s;
+  return driver_->check(driver_->cuCtxSynchronize(), "cuCtxSynchronize");
 }
 
 } // namespace humming::rt

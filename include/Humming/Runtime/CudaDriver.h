@@ -201,6 +201,11 @@ public:
   Status download(void *data, size_t bytes) const;
   /// `bytes` from device memory `source` (same context).
   Status copyFrom(CUdeviceptr source, size_t bytes) const;
+  /// Every byte set to `byte`, complete on return: cuMemsetD8 runs on the
+  /// legacy default stream, which a non-blocking stream does not wait for
+  /// (a chain launched there right after a plain memset found its outputs
+  /// poisoned after it had written them, once other processes shared the
+  /// GPU), so the fill synchronizes the context.
   Status fill(unsigned char byte) const;
 
 private:
