@@ -1282,11 +1282,16 @@ Result<std::vector<TileConfig>> selectMoeTiles(const WeightSchema &w,
     out.push_back(t);
   }
   out.back().mMax = 0;
-  // Neighbours that became equal serve one range.
+  // Neighbours that became equal serve one range — except one token per
+  // expert in a tile that splitsAtEightTokens: that kernel takes the
+  // transposed product over eight rows at a time (the weights as the MMA's
+  // A operand: half the MMAs), unless the layer is batch-invariant.
   std::vector<TileConfig> merged;
   for (const TileConfig &t : out) {
     if (!merged.empty()) {
-      if (sameKernel(merged.back(), t)) {
+      if (sameKernel(merged.back(), t) &&
+          (c.batchInvariant || merged.back().mMax != 1 ||
+           !splitsAtEightTokens(t))) {
         merged.back().mMax = t.mMax;
         continue;
       }

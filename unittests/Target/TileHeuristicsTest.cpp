@@ -1051,6 +1051,35 @@ TEST(TileHeuristics, EightBitActivationsGetMmaSyncTilesWithoutWgmma) {
             "scales with f8E4M3FN activations, got f32");
 }
 
+// One token per expert in a 16-row mma_sync tile is a kernel of its own
+// (the transposed product, eight rows per pass), even where the tile is the
+// next range's too (Mixtral-8x7B gate_up: the 256 x 256 shared tile for 1
+// and for 2-16 tokens per expert).
+TEST(TileHeuristics, MoeOneTokenPerExpertIsItsOwnKernel) {
+  const DeviceInfo &h200 = *lookupDevice("H200");
+  WeightSchema w = w4g128();
+  w.experts = 8;
+  MoeShape mixtral{GemmType::Indexed, 8, 2, kMoeMaxBlockM};
+  Result<std::vector<TileConfig>> tiles =
+      selectMoeTiles(w, kF16, {}, 28672, 4096, h200, mixtral);
+  ASSERT_TRUE(tiles.ok()) << tiles.error();
+  ASSERT_GE(tiles->size(), 2u);
+  const TileConfig &one = (*tiles)[0], &next = (*tiles)[1];
+  EXPECT_EQ(one.mMin, 1);
+  EXPECT_EQ(one.mMax, 1);
+  EXPECT_EQ(one.mma, MmaKind::MmaSync);
+  EXPECT_EQ(one.blockM, 16);
+  EXPECT_EQ(one.warpM, 16);
+  // The same tile as the next range's (on the H200, today's heuristics).
+  EXPECT_EQ(next.mMin, 2);
+  EXPECT_EQ(next.mma, one.mma);
+  EXPECT_EQ(next.blockM, one.blockM);
+  EXPECT_EQ(next.blockN, one.blockN);
+  EXPECT_EQ(next.blockK, one.blockK);
+  EXPECT_EQ(next.warpN, one.warpN);
+  EXPECT_EQ(next.shareActivations, one.shareActivations);
+}
+
 // MoE tiles: the dense tiles of the tokens per expert, without TMA or a
 // workspace split, block_m dividing the indexed block_size; K splits shrink
 // with the experts that run at once.

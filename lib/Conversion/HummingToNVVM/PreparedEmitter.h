@@ -289,6 +289,8 @@ protected:
   /// as row 0; dense ones are bidY x block_m + local, which M bounds.
   std::pair<Value, Value> sourceRow(Value local);
   /// The output row (i32) of block row `local` and whether it is written.
+  /// (moeTransposed, inside a pass: block row local + rowShift, rows 8-15
+  /// of the tile never.)
   std::pair<Value, Value> destRow(Value local);
   /// The activation row of output row `row` (a destRow): the row itself,
   /// or for indexed MoE the token, row / top_k.
@@ -462,6 +464,16 @@ protected:
   /// fragment) — one MMA per 16 columns instead of one per 8, and the
   /// scale_after_mma factors per B column (MmaSyncEmitter::compute).
   bool weightsAsA = false;
+  /// MoE mma.sync kernels for one token per expert (the range t <= 1, 16-bit
+  /// activations, f32 sums, not batch-invariant): the transposed product of
+  /// weightsAsA over tokens 0..7 of the 16-row block, in passes of eight
+  /// rows — a second pass over K for rows 8-15 only where the block has a
+  /// token there (an expert may get more rows than the tile was chosen for:
+  /// a routing block holds any of its rows).
+  bool moeTransposed = false;
+  /// moeTransposed: the block rows of this pass (0 or 8; null outside the
+  /// passes), and whether any of rows 8-15 holds a token (routeBlock).
+  Value rowShift, highRows;
   bool perKScales, groupPerIter, loopChannelScales = false;
   /// With loopChannelScales: this lane's eight column scales (both lanes of
   /// an act2), loaded once before the loop.

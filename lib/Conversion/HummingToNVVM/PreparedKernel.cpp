@@ -54,10 +54,14 @@ PreparedEmitter::PreparedEmitter(const PreparedKernelArgs &args)
   postScale = tile.scaleAfterMma;
   // (MoE blocks hold any of their block_m rows, whatever the tokens per
   // expert the tile was chosen for.)
-  lowRowsOnly =
-      mt == 1 && split.maxM > 0 && split.maxM <= 8 && !spec.isMoe();
-  weightsAsA = lowRowsOnly && !tile.wgmma && !act8 && !act4 &&
-               !spec.f16Accumulation && !spec.batchInvariant;
+  const bool transposable = !tile.wgmma && !act8 && !act4 &&
+                            !spec.f16Accumulation && !spec.batchInvariant;
+  moeTransposed = spec.isMoe() && transposable && mt == 1 &&
+                  tile.warpsM == 1 && split.maxM == 1;
+  lowRowsOnly = (mt == 1 && split.maxM > 0 && split.maxM <= 8 &&
+                 !spec.isMoe()) ||
+                moeTransposed;
+  weightsAsA = lowRowsOnly && transposable;
 }
 
 void PreparedEmitter::waitForPrerequisites() {
@@ -98,8 +102,24 @@ void PreparedEmitter::emit() {
   scf::IfOp routed = routeBlock();
   if (spec.weight.hasGlobalScale())
     global = load(f32, param(hq::abi::ParamGlobalScale), c64(0));
-  prepareSlots(warp);
-  emitLoop(first);
+  if (moeTransposed) {
+    // One pass over K per eight block rows that hold a token: rows 0-7,
+    // then 8-15 where any does (block-uniform: routeBlock reduced it).
+    Value passes = arith::SelectOp::create(b, highRows, c32(2), c32(1));
+    auto loop = scf::ForOp::create(b, c32(0), passes, c32(1));
+    b.setInsertionPointToStart(loop.getBody());
+    rowShift = arith::MulIOp::create(b, loop.getInductionVar(), c32(8));
+    // Every thread is done with the previous pass's shared memory (the
+    // pipeline's slots, the in-block reduction's sums).
+    gpu::BarrierOp::create(b);
+    prepareSlots(warp);
+    emitLoop(first);
+    b.setInsertionPointAfter(loop);
+    rowShift = Value();
+  } else {
+    prepareSlots(warp);
+    emitLoop(first);
+  }
   if (routed)
     b.setInsertionPointAfter(routed);
 }

@@ -217,6 +217,7 @@ scf::IfOp PreparedEmitter::routeBlock() {
   // The barrier that publishes it also tells every thread whether the block
   // has a row.
   Value anyHere = arith::ConstantIntOp::create(b, i1, 0);
+  Value highHere = anyHere;
   for (int64_t j = 0; j * tile.threads() < bm; ++j) {
     Value local = add(tid, c32(j * tile.threads()));
     Value inBlock = cmp(P::ult, local, c32(bm));
@@ -233,7 +234,17 @@ scf::IfOp PreparedEmitter::routeBlock() {
       scf::YieldOp::create(b, Value(arith::ConstantIntOp::create(b, i1, 0)));
     }
     anyHere = arith::OrIOp::create(b, anyHere, ifRow.getResult(0));
+    if (moeTransposed)
+      highHere = arith::OrIOp::create(
+          b, highHere,
+          arith::AndIOp::create(b, ifRow.getResult(0),
+                                cmp(P::uge, local, c32(8))));
   }
+  if (moeTransposed)
+    highRows = cmp(P::ne,
+                   ptx.barrierReduceOr(0, tile.threads(),
+                                       arith::ExtUIOp::create(b, i32, highHere)),
+                   c32(0));
   Value any = cmp(
       P::ne,
       ptx.barrierReduceOr(0, tile.threads(),
@@ -314,11 +325,21 @@ std::pair<Value, Value> PreparedEmitter::destRow(Value local) {
         b, arith::MulIOp::create(b, bidY, c32(tile.blockM())), local);
     return {row, arith::CmpIOp::create(b, arith::CmpIPredicate::slt, row, m)};
   }
+  // moeTransposed passes: tile row `local` < 8 is block row local +
+  // rowShift; tile rows 8-15 hold no token.
+  Value inPass;
+  if (rowShift) {
+    inPass = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, local, c32(8));
+    local = arith::SelectOp::create(
+        b, inPass, arith::AddIOp::create(b, local, rowShift), c32(0));
+  }
   Value byte = arith::AddIOp::create(
       b, c32(L::moeRowTableOffset(spec.weight, tile)),
       arith::MulIOp::create(b, local, c32(4)));
   Value id = LLVM::LoadOp::create(b, i32, smemAt(byte), /*alignment=*/4);
   Value ok = arith::CmpIOp::create(b, arith::CmpIPredicate::sge, id, c32(0));
+  if (inPass)
+    ok = arith::AndIOp::create(b, ok, inPass);
   return {arith::SelectOp::create(b, ok, id, c32(0)), ok};
 }
 

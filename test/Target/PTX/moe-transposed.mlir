@@ -1,0 +1,34 @@
+// RUN: humming-translate %s --chip=sm_90a -o %t.ptx
+// RUN: awk '/\.entry/ {e = $3} /fma\.rn\.f32/ {f[e]++} /cvt\.f32\.f16/ {c[e]++} /mma\.sync/ {y[e]++} /shfl\.sync/ {h[e]++} /ldmatrix.*\.x2/ {x[e]++} /bar\.red\.or/ {r[e]++} END {for (k in f) print k, "fma", f[k] + 0, "cvt", c[k] + 0, "mma", y[k] + 0, "shfl", h[k] + 0, "x2", x[k] + 0, "red", r[k] + 0}' %t.ptx | sort | FileCheck %s
+// REQUIRES: ptxas
+// RUN: %ptxas -arch=sm_90a -v %t.ptx -o %t.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
+
+// A MoE kernel for one token per expert (the range t <= 1) with a 16-row
+// mma.sync tile takes the transposed product: the dequantized weights the
+// m16n8k16 A operand, tokens 0..7 of the block the B operand (ldmatrix.x2),
+// four MMAs per k-tile instead of eight, 16 fma per iteration by the 8
+// scales of the lane's B columns, 32 shuffles after the loop. An expert
+// may still get more rows than the tile was chosen for, so the block runs
+// in passes of eight rows: a second reduction over the block (bar.red.or)
+// finds whether rows 8-15 hold a token, and only then a second pass over K.
+// The kernel for two tokens per expert and more keeps the MMAs' roles.
+// CHECK: indexed_moe_gemm0_m0( fma 16 cvt 8 mma 8 shfl 32 x2 2 red 2
+// CHECK-NEXT: indexed_moe_gemm0_m1( fma 32 cvt 16 mma 16 shfl 0 x2 0 red 1
+// PTXAS-COUNT-2: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+
+#one = #humming.tile_config<m = [1, 1], block = [16, 64, 64], warp = [16, 64, 32], stages = 3, scale_after_mma = true>
+#more = #humming.tile_config<m = [2, inf], block = [16, 64, 64], warp = [16, 64, 32], stages = 3, scale_after_mma = true>
+func.func @indexed(%a: memref<?x256xf16>, %w: memref<8x16x256xi32>,
+    %s: memref<8x2x128xf16>, %ids: memref<?xi32>, %eids: memref<?xi32>, %ntp: memref<1xi32>,
+    %c: memref<?x128xf16>) {
+  humming.moe_gemm %a, %w scales(%s : memref<8x2x128xf16>)
+      sorted_ids(%ids : memref<?xi32>) expert_ids(%eids : memref<?xi32>)
+      num_tokens_padded(%ntp : memref<1xi32>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<128>, experts = 8>,
+       input_schema = #humming.input_schema<type = f16>,
+       layout = #humming.layout<chip = "sm_90a">,
+       compute = #humming.compute<gemm = indexed>, top_k = 2, block_size = 16,
+       tile_configs = [#one, #more]}
+      : memref<?x256xf16>, memref<8x16x256xi32> -> memref<?x128xf16>
+  return
+}
