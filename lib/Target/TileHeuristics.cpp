@@ -1283,15 +1283,18 @@ Result<std::vector<TileConfig>> selectMoeTiles(const WeightSchema &w,
   }
   out.back().mMax = 0;
   // Neighbours that became equal serve one range — except one token per
-  // expert in a tile that splitsAtEightTokens: that kernel takes the
-  // transposed product over eight rows at a time (the weights as the MMA's
-  // A operand: half the MMAs), unless the layer is batch-invariant.
+  // expert in a tile that splitsAtEightTokens with enough iterations per
+  // CTA: that kernel takes the transposed product over eight rows at a time
+  // (the weights as the MMA's A operand: half the MMAs), unless the layer
+  // is batch-invariant.
+  auto transposes = [&](const TileConfig &t) {
+    return !c.batchInvariant && t.mMax == 1 && splitsAtEightTokens(t) &&
+           ceilDiv(k, t.splitK) >= kMoeTransposedMinDepth;
+  };
   std::vector<TileConfig> merged;
   for (const TileConfig &t : out) {
     if (!merged.empty()) {
-      if (sameKernel(merged.back(), t) &&
-          (c.batchInvariant || merged.back().mMax != 1 ||
-           !splitsAtEightTokens(t))) {
+      if (sameKernel(merged.back(), t) && !transposes(merged.back())) {
         merged.back().mMax = t.mMax;
         continue;
       }

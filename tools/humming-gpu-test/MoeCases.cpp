@@ -123,13 +123,14 @@ std::vector<MoeCase> moeSuite(bool quick) {
       Spread::Uniform, small, 200, 328);
   add("moe_indexed_w4_e32_top8_block16", w4(32), GemmType::Indexed, 8,
       Spread::Uniform, small, 256, 512, ScalarType::f16(), false, 16);
-  // One token per expert on average (M x top_k <= E: the transposed
-  // kernel, eight rows per pass) while the hot experts get 9-16 rows: the
-  // blocks that need the second pass, with blocks of 16 and 64 rows.
+  // One token per expert on average (M x top_k <= E) and K deep enough:
+  // the transposed kernel, eight rows per pass, while the hot experts get
+  // 9-16 rows and more: the blocks that need the second pass, with blocks
+  // of 16 and 64 rows.
   add("moe_indexed_w4_e64_top2_skewed_block16", w4(64), GemmType::Indexed, 2,
-      Spread::Skewed, {9, 16, 32}, 256, 512, ScalarType::f16(), false, 16);
+      Spread::Skewed, {9, 16, 32}, 256, 1024, ScalarType::f16(), false, 16);
   add("moe_indexed_w4_e64_top2_skewed_router", w4(64), GemmType::Indexed, 2,
-      Spread::Skewed, {1, 12, 32}, 256, 512, ScalarType::f16(), true);
+      Spread::Skewed, {1, 12, 32}, 256, 1024, ScalarType::f16(), true);
   add("moe_indexed_w4_e8_top2_large", w4(8), GemmType::Indexed, 2,
       Spread::Uniform, large, 1024, 2048, ScalarType::f16(), true, 128);
   // The block size chosen per M (Layer::moeBlockSize): 16-row blocks at

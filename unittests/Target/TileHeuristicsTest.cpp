@@ -1054,7 +1054,9 @@ TEST(TileHeuristics, EightBitActivationsGetMmaSyncTilesWithoutWgmma) {
 // One token per expert in a 16-row mma_sync tile is a kernel of its own
 // (the transposed product, eight rows per pass), even where the tile is the
 // next range's too (Mixtral-8x7B gate_up: the 256 x 256 shared tile for 1
-// and for 2-16 tokens per expert).
+// and for 2-16 tokens per expert) — where each CTA sums enough of K
+// (kMoeTransposedMinDepth; the kernel decides by the same bound:
+// test/Target/PTX/moe-transposed.mlir).
 TEST(TileHeuristics, MoeOneTokenPerExpertIsItsOwnKernel) {
   const DeviceInfo &h200 = *lookupDevice("H200");
   WeightSchema w = w4g128();
@@ -1078,6 +1080,14 @@ TEST(TileHeuristics, MoeOneTokenPerExpertIsItsOwnKernel) {
   EXPECT_EQ(next.blockK, one.blockK);
   EXPECT_EQ(next.warpN, one.warpN);
   EXPECT_EQ(next.shareActivations, one.shareActivations);
+  // Too little of K per CTA to pay for it: the ranges merge (a layer of
+  // Mixtral's N with K = 768).
+  Result<std::vector<TileConfig>> shallow =
+      selectMoeTiles(w, kF16, {}, 28672, 768, h200, mixtral);
+  ASSERT_TRUE(shallow.ok()) << shallow.error();
+  EXPECT_EQ(shallow->front().mma, MmaKind::MmaSync);
+  EXPECT_EQ(shallow->front().blockM, 16);
+  EXPECT_NE(shallow->front().mMax, 1);
 }
 
 // MoE tiles: the dense tiles of the tokens per expert, without TMA or a

@@ -89,6 +89,14 @@ struct MoeShape {
 /// this block_size, which every MoE tile's block_m divides.
 constexpr int64_t kMoeMaxBlockM = 128;
 
+/// A MoE kernel for one token per expert in a 16-row mma_sync tile takes
+/// the transposed product (eight block rows per pass) where each CTA sums
+/// at least this much of K: its fixed cost (32 shuffles, one more block
+/// reduction) outweighed half the MMAs over Qwen3-30B-A3B's down
+/// projection (K = 768; M = 16 34 -> 35.5 us on the H200, 2026-12-04), not
+/// over its gate_up (K = 2048: 63.9 -> 61.6).
+constexpr int64_t kMoeTransposedMinDepth = 1024;
+
 /// Tiles of a MoE GEMM, one per range of tokens per expert
 /// (abi::moeRowsPerExpert): the experts that run at once together are a
 /// dense GEMM of that many tokens whose N is the experts' N side by side,

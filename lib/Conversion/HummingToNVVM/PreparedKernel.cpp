@@ -10,6 +10,8 @@
 
 #include "PreparedEmitter.h"
 
+#include "Humming/Target/TileHeuristics.h"
+
 using namespace mlir;
 using namespace mlir::humming;
 namespace hq = ::humming;
@@ -57,7 +59,9 @@ PreparedEmitter::PreparedEmitter(const PreparedKernelArgs &args)
   const bool transposable = !tile.wgmma && !act8 && !act4 &&
                             !spec.f16Accumulation && !spec.batchInvariant;
   moeTransposed = spec.isMoe() && transposable && mt == 1 &&
-                  tile.warpsM == 1 && split.maxM == 1;
+                  tile.warpsM == 1 && split.maxM == 1 &&
+                  ctaIterations * tilesPerIter * L::kTileK >=
+                      hq::kMoeTransposedMinDepth;
   lowRowsOnly = (mt == 1 && split.maxM > 0 && split.maxM <= 8 &&
                  !spec.isMoe()) ||
                 moeTransposed;
