@@ -1289,6 +1289,7 @@ Result<std::vector<TileConfig>> selectMoeTiles(const WeightSchema &w,
   // is batch-invariant.
   auto transposes = [&](const TileConfig &t) {
     return !c.batchInvariant && t.mMax == 1 && splitsAtEightTokens(t) &&
+           !t.splitsInCluster() &&
            ceilDiv(k, t.splitK) >= kMoeTransposedMinDepth;
   };
   std::vector<TileConfig> merged;

@@ -94,7 +94,9 @@ constexpr int64_t kMoeMaxBlockM = 128;
 /// at least this much of K: its fixed cost (32 shuffles, one more block
 /// reduction) outweighed half the MMAs over Qwen3-30B-A3B's down
 /// projection (K = 768; M = 16 34 -> 35.5 us on the H200, 2026-12-04), not
-/// over its gate_up (K = 2048: 63.9 -> 61.6).
+/// over its gate_up (K = 2048: 63.9 -> 61.6). Not with a K split in a
+/// cluster: its passes made ptxas keep 231 registers where the kernel had
+/// 79 (Qwen3 grouped_contiguous gate_up M = 16: 124.8 -> 203.2 us).
 constexpr int64_t kMoeTransposedMinDepth = 1024;
 
 /// Tiles of a MoE GEMM, one per range of tokens per expert

@@ -59,7 +59,7 @@ PreparedEmitter::PreparedEmitter(const PreparedKernelArgs &args)
   const bool transposable = !tile.wgmma && !act8 && !act4 &&
                             !spec.f16Accumulation && !spec.batchInvariant;
   moeTransposed = spec.isMoe() && transposable && mt == 1 &&
-                  tile.warpsM == 1 && split.maxM == 1 &&
+                  tile.warpsM == 1 && split.maxM == 1 && !split.cluster &&
                   ctaIterations * tilesPerIter * L::kTileK >=
                       hq::kMoeTransposedMinDepth;
   lowRowsOnly = (mt == 1 && split.maxM > 0 && split.maxM <= 8 &&

@@ -13,12 +13,16 @@
 // finds whether rows 8-15 hold a token, and only then a second pass over K.
 // The kernel for two tokens per expert and more keeps the MMAs' roles, and
 // so does one whose CTAs sum less than 1024 of K (kMoeTransposedMinDepth:
-// the shuffles and the reduction would cost more than the MMAs saved).
+// the shuffles and the reduction would cost more than the MMAs saved), and
+// one that splits K in a cluster (its passes made ptxas keep 231 registers
+// where the kernel has 79).
 // CHECK: indexed_moe_gemm0_m0( fma 16 cvt 8 mma 8 shfl 32 x2 2 red 2
 // CHECK-NEXT: indexed_moe_gemm0_m1( fma 32 cvt 16 mma 16 shfl 0 x2 0 red 1
 // CHECK-NEXT: shallow_moe_gemm1_m0( fma 32 cvt 16 mma 16 shfl 0 x2 0 red 1
 // CHECK-NEXT: shallow_moe_gemm1_m1( fma 32 cvt 16 mma 16 shfl 0 x2 0 red 1
-// PTXAS-COUNT-4: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+// CHECK-NEXT: split_moe_gemm2_m0( fma 32 cvt 16 mma 16 shfl 0 x2 0 red 1
+// CHECK-NEXT: split_moe_gemm2_m1( fma 32 cvt 16 mma 16 shfl 0 x2 0 red 1
+// PTXAS-COUNT-6: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 
 #one = #humming.tile_config<m = [1, 1], block = [16, 64, 64], warp = [16, 64, 32], stages = 3, scale_after_mma = true>
 #more = #humming.tile_config<m = [2, inf], block = [16, 64, 64], warp = [16, 64, 32], stages = 3, scale_after_mma = true>
@@ -49,5 +53,21 @@ func.func @shallow(%a: memref<?x768xf16>, %w: memref<8x48x256xi32>,
        compute = #humming.compute<gemm = indexed>, top_k = 2, block_size = 16,
        tile_configs = [#one, #more]}
       : memref<?x768xf16>, memref<8x48x256xi32> -> memref<?x128xf16>
+  return
+}
+
+#oneSplit = #humming.tile_config<m = [1, 1], block = [16, 64, 64], warp = [16, 64, 32], stages = 3, split_k = 2, cluster_split = true, scale_after_mma = true>
+func.func @split(%a: memref<?x2048xf16>, %w: memref<8x128x256xi32>,
+    %s: memref<8x16x128xf16>, %ids: memref<?xi32>, %eids: memref<?xi32>, %ntp: memref<1xi32>,
+    %c: memref<?x128xf16>) {
+  humming.moe_gemm %a, %w scales(%s : memref<8x16x128xf16>)
+      sorted_ids(%ids : memref<?xi32>) expert_ids(%eids : memref<?xi32>)
+      num_tokens_padded(%ntp : memref<1xi32>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<128>, experts = 8>,
+       input_schema = #humming.input_schema<type = f16>,
+       layout = #humming.layout<chip = "sm_90a">,
+       compute = #humming.compute<gemm = indexed>, top_k = 2, block_size = 16,
+       tile_configs = [#oneSplit, #more]}
+      : memref<?x2048xf16>, memref<8x128x256xi32> -> memref<?x128xf16>
   return
 }
