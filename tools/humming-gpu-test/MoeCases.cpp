@@ -130,7 +130,7 @@ std::vector<MoeCase> moeSuite(bool quick) {
   add("moe_indexed_w4_e64_top2_skewed_block16", w4(64), GemmType::Indexed, 2,
       Spread::Skewed, {9, 16, 32}, 256, 1024, ScalarType::f16(), false, 16);
   add("moe_indexed_w4_e64_top2_skewed_router", w4(64), GemmType::Indexed, 2,
-      Spread::Skewed, {1, 12, 32}, 256, 1024, ScalarType::f16(), true);
+      Spread::Skewed, {1, 12, 32}, 512, 1024, ScalarType::f16(), true);
   add("moe_indexed_w4_e8_top2_large", w4(8), GemmType::Indexed, 2,
       Spread::Uniform, large, 1024, 2048, ScalarType::f16(), true, 128);
   // The block size chosen per M (Layer::moeBlockSize): 16-row blocks at
