@@ -45,7 +45,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 out="${OUT:-$here/../gpu-results}"
 mkdir -p "$out"
 logs="$(mktemp -d)"
-[ $# -ge 1 ] || { sed -n 2,44p "${BASH_SOURCE[0]}"; exit 2; }
+[ $# -ge 1 ] || { sed -n 2,42p "${BASH_SOURCE[0]}"; exit 2; }
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader \
   | tee "$out/summary.txt"
 say() { echo "$*" | tee -a "$out/summary.txt"; }
