@@ -1072,7 +1072,7 @@ TEST(TileHeuristics, MoeOneTokenPerExpertIsItsOwnKernel) {
   EXPECT_EQ(one.mma, MmaKind::MmaSync);
   EXPECT_EQ(one.blockM, 16);
   EXPECT_EQ(one.warpM, 16);
-  // The same tile as the next range's (on the H200, today's heuristics).
+  // The same tile as the next range's (the H200's heuristics of 2026-12-04).
   EXPECT_EQ(next.mMin, 2);
   EXPECT_EQ(next.mma, one.mma);
   EXPECT_EQ(next.blockM, one.blockM);
