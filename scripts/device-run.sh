@@ -19,9 +19,10 @@
 #       side by side: 'suite@400&|all0|--shard=0/4' ... '...|--shard=3/4'
 #   gpu-test|<name>|<bundle>|<humming-gpu-test arguments>
 #       humming-gpu-test of <bundle> (timing A/Bs of two compilers: e.g.
-#       'gpu-test|m16-base|humming-base|--layer=28672x8192 -m 9,16'
+#       'gpu-test|m16-base|humming-base|--layer=28672x8192 --filter=_prep -m 9,16'
 #       beside the same step over humming-bundle; --layer prints each
-#       layer's graph-replay time)
+#       layer's graph-replay time; without --filter=_prep it checks the
+#       canonical kernels too, ~20 s per M at model sizes)
 #   bench|<name>|<bundle>|<humming.bench arguments>
 #       python -m humming.bench (bench/PROTOCOL.md) against <bundle>'s
 #       libhumming.so; e.g. 'bench|std-after|humming-bundle|--configs w4a16_g128'
@@ -44,7 +45,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 out="${OUT:-$here/../gpu-results}"
 mkdir -p "$out"
 logs="$(mktemp -d)"
-[ $# -ge 1 ] || { sed -n 2,43p "${BASH_SOURCE[0]}"; exit 2; }
+[ $# -ge 1 ] || { sed -n 2,42p "${BASH_SOURCE[0]}"; exit 2; }
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader \
   | tee "$out/summary.txt"
 say() { echo "$*" | tee -a "$out/summary.txt"; }

@@ -1283,10 +1283,11 @@ Result<std::vector<TileConfig>> selectMoeTiles(const WeightSchema &w,
   }
   out.back().mMax = 0;
   // Neighbours that became equal serve one range — except one token per
-  // expert in a tile that splitsAtEightTokens with enough iterations per
-  // CTA: that kernel takes the transposed product over eight rows at a time
-  // (the weights as the MMA's A operand: half the MMAs), unless the layer
-  // is batch-invariant.
+  // expert in a tile that splitsAtEightTokens, splits no K in a cluster and
+  // leaves each CTA kMoeTransposedMinDepth of K or more: that kernel takes
+  // the transposed product over eight rows at a time (the weights as the
+  // MMA's A operand: half the MMAs; PreparedEmitter::moeTransposed decides
+  // by the same rules), unless the layer is batch-invariant.
   auto transposes = [&](const TileConfig &t) {
     return !c.batchInvariant && t.mMax == 1 && splitsAtEightTokens(t) &&
            !t.splitsInCluster() &&
