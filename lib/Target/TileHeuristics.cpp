@@ -1289,9 +1289,8 @@ Result<std::vector<TileConfig>> selectMoeTiles(const WeightSchema &w,
   // MMA's A operand: half the MMAs; PreparedEmitter::moeTransposed decides
   // by the same rules), unless the layer is batch-invariant.
   auto transposes = [&](const TileConfig &t) {
-    return !c.batchInvariant && t.mMax == 1 && splitsAtEightTokens(t) &&
-           !t.splitsInCluster() &&
-           ceilDiv(k, t.splitK) >= kMoeTransposedMinDepth;
+    return !c.batchInvariant && splitsAtEightTokens(t) &&
+           moeTransposes(t.mMax, t.splitsInCluster(), ceilDiv(k, t.splitK));
   };
   std::vector<TileConfig> merged;
   for (const TileConfig &t : out) {

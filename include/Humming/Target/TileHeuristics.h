@@ -99,6 +99,16 @@ constexpr int64_t kMoeMaxBlockM = 128;
 /// 79 (Qwen3 grouped_contiguous gate_up M = 16: 124.8 -> 203.2 us).
 constexpr int64_t kMoeTransposedMinDepth = 1024;
 
+/// Whether a MoE kernel in a 16-row mma_sync tile (16-bit activations, f32
+/// sums, not batch-invariant) takes the transposed product: its range of
+/// tokens per expert ends at `mMax` = 1, it splits no K in a cluster
+/// (`clusterSplit`) and each CTA sums `kPerCta` >= kMoeTransposedMinDepth of
+/// K. The one rule of the heuristics (that range stays a kernel of its own)
+/// and of the kernel (PreparedEmitter::moeTransposed).
+inline bool moeTransposes(int64_t mMax, bool clusterSplit, int64_t kPerCta) {
+  return mMax == 1 && !clusterSplit && kPerCta >= kMoeTransposedMinDepth;
+}
+
 /// Tiles of a MoE GEMM, one per range of tokens per expert
 /// (abi::moeRowsPerExpert): the experts that run at once together are a
 /// dense GEMM of that many tokens whose N is the experts' N side by side,

@@ -58,10 +58,10 @@ PreparedEmitter::PreparedEmitter(const PreparedKernelArgs &args)
   // expert the tile was chosen for.)
   const bool transposable = !tile.wgmma && !act8 && !act4 &&
                             !spec.f16Accumulation && !spec.batchInvariant;
-  moeTransposed = spec.isMoe() && transposable && mt == 1 &&
-                  tile.warpsM == 1 && split.maxM == 1 && !split.cluster &&
-                  ctaIterations * tilesPerIter * L::kTileK >=
-                      hq::kMoeTransposedMinDepth;
+  moeTransposed =
+      spec.isMoe() && transposable && mt == 1 && tile.warpsM == 1 &&
+      hq::moeTransposes(split.maxM, split.cluster,
+                        ctaIterations * tilesPerIter * L::kTileK);
   lowRowsOnly = (mt == 1 && split.maxM > 0 && split.maxM <= 8 &&
                  !spec.isMoe()) ||
                 moeTransposed;
