@@ -62,6 +62,9 @@ public:
   /// The kernel body: thread coordinates, the generation's loop and
   /// epilogue.
   void emit();
+  /// tid and what follows from it (lane, copyTid, the warp's place, grp,
+  /// quad, nTile, rowBase) for thread index `threadId`; returns the warp.
+  Value threadCoordinates(Value threadId);
   /// Whether the emitted kernel waits for its prerequisites
   /// (griddepcontrol.wait): every kernel with spec.gridDependency must.
   bool waitsForPrerequisites() const { return waited; }

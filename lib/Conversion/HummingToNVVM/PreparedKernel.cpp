@@ -82,25 +82,14 @@ void PreparedEmitter::emit() {
   // wait.
   if (spec.gridDependency && !prefetchesBeforeWait())
     waitForPrerequisites();
-  tid = index32(gpu::ThreadIdOp::create(b, gpu::Dimension::x));
   bidX = index32(gpu::BlockIdOp::create(b, gpu::Dimension::x));
   bidY = index32(gpu::BlockIdOp::create(b, gpu::Dimension::y));
   bidZ = split.ctas > 1 ? index32(gpu::BlockIdOp::create(b, gpu::Dimension::z))
                         : c32(0);
   // This CTA's first iteration (split-K across CTAs).
   Value first = arith::MulIOp::create(b, bidZ, c32(ctaIterations));
-  lane = arith::AndIOp::create(b, tid, c32(31));
-  copyTid = tile.warpSpecialized
-                ? Value(arith::SubIOp::create(b, tid, c32(tile.mathThreads())))
-                : tid;
-  Value warp = arith::ShRUIOp::create(b, tid, c32(5));
-  // This warp's n-tile in the block (wgmma: its warpgroup's first).
-  Value nTileInBlock = placeWarps(warp);
-  grp = arith::ShRUIOp::create(b, lane, c32(2));
-  quad = arith::AndIOp::create(b, lane, c32(3));
-  nTile = arith::AddIOp::create(
-      b, arith::MulIOp::create(b, bidX, c32(tile.warpsN)), nTileInBlock);
-  rowBase = arith::MulIOp::create(b, warpMi, c32(tile.warpM));
+  Value warp = threadCoordinates(
+      index32(gpu::ThreadIdOp::create(b, gpu::Dimension::x)));
   m = param(hq::abi::ParamM);
   // MoE: the rest only for a block with rows, on its expert's weights.
   scf::IfOp routed = routeBlock();
@@ -116,6 +105,10 @@ void PreparedEmitter::emit() {
     // Every thread is done with the previous pass's shared memory (the
     // pipeline's slots, the in-block reduction's sums).
     gpu::BarrierOp::create(b);
+    // Each pass computes its addresses from the thread's coordinates
+    // anew (ptx.opaque): hoisted out of the loop, they stayed live across
+    // the whole kernel.
+    warp = threadCoordinates(ptx.opaque(tid));
     prepareSlots(warp);
     emitLoop(first);
     b.setInsertionPointAfter(loop);
@@ -126,6 +119,23 @@ void PreparedEmitter::emit() {
   }
   if (routed)
     b.setInsertionPointAfter(routed);
+}
+
+Value PreparedEmitter::threadCoordinates(Value threadId) {
+  tid = threadId;
+  lane = arith::AndIOp::create(b, tid, c32(31));
+  copyTid = tile.warpSpecialized
+                ? Value(arith::SubIOp::create(b, tid, c32(tile.mathThreads())))
+                : tid;
+  Value warp = arith::ShRUIOp::create(b, tid, c32(5));
+  // This warp's n-tile in the block (wgmma: its warpgroup's first).
+  Value nTileInBlock = placeWarps(warp);
+  grp = arith::ShRUIOp::create(b, lane, c32(2));
+  quad = arith::AndIOp::create(b, lane, c32(3));
+  nTile = arith::AddIOp::create(
+      b, arith::MulIOp::create(b, bidX, c32(tile.warpsN)), nTileInBlock);
+  rowBase = arith::MulIOp::create(b, warpMi, c32(tile.warpM));
+  return warp;
 }
 
 void PreparedEmitter::issueWarpCopies(Value, Value) {

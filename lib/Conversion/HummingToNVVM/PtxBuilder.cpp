@@ -119,6 +119,12 @@ SmallVector<Value> PtxBuilder::wgmmaRegisterA(int64_t n, StringRef type,
   return out;
 }
 
+Value PtxBuilder::opaque(Value v) {
+  return asmOp(b.getI32Type(), ValueRange{v}, "mov.b32 $0, $1;", "=r,r",
+               /*sideEffects=*/true)
+      .getResult(0);
+}
+
 Value PtxBuilder::barrierReduceOr(int64_t id, int64_t threads, Value pred) {
   return asmOp(b.getI32Type(), ValueRange{pred},
                ("{\n.reg .pred p, q;\nsetp.ne.u32 q, $1, 0;\n"

@@ -27,6 +27,13 @@ public:
   Value maskOr(Value x, uint32_t mask, Value orValue);
 
 
+  /// `v` (i32) through a volatile mov.b32: the same value, which LLVM can
+  /// neither see through nor move, so what is computed from it inside a
+  /// loop stays inside (the MoE kernels' passes recompute the thread's
+  /// coordinates from it; hoisted out of the pass loop they stayed live
+  /// across the kernel: 79 -> 231 registers). No NVVM op hides a value.
+  Value opaque(Value v);
+
   /// griddepcontrol.wait then griddepcontrol.launch_dependents with a
   /// memory clobber. NVVM's griddepcontrol op lowers to intrinsics that
   /// are IntrNoMem, which would let loads and copies move across the wait.
