@@ -31,6 +31,10 @@
 #       'python|serving|test_serving test_ops.OpsTest')
 #   sanitize|<name>|<tool>|<humming-gpu-test arguments>
 #       compute-sanitizer --tool <tool> over humming-gpu-test
+#   profile|<name>|<bundle>|<profile-source.sh arguments>
+#       Nsight Compute on one kernel of <bundle> (scripts/profile-source.sh:
+#       stall samples per SASS instruction), e.g.
+#       'profile|mix256|humming-bundle|moe:mixtral_8x7b_gate_up_w4a16_indexed 256 moe_gemm0'
 # STEP_TIMEOUT (seconds, default 300) bounds each step, <kind>@<seconds>
 # (e.g. 'sanitize@500|...') one step; HUMMING_BUNDLE names
 # the bundle of suite/python/sanitize steps (default humming-bundle).
@@ -45,7 +49,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 out="${OUT:-$here/../gpu-results}"
 mkdir -p "$out"
 logs="$(mktemp -d)"
-[ $# -ge 1 ] || { sed -n 2,42p "${BASH_SOURCE[0]}"; exit 2; }
+[ $# -ge 1 ] || { sed -n 2,46p "${BASH_SOURCE[0]}"; exit 2; }
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader \
   | tee "$out/summary.txt"
 say() { echo "$*" | tee -a "$out/summary.txt"; }
@@ -95,6 +99,15 @@ run_step() {
       say "$(printf '%-20s %-8s %4ss  %s  %s' "$name" "rc=$status" "$(( $(date +%s) - start ))" \
         "$(grep -E '^humming-gpu-test: [0-9]+ passed' "$log" | tail -n 1 | sed 's/^humming-gpu-test: //')" \
         "$(grep -E '(ERROR|RACECHECK) SUMMARY' "$log" | tail -n 1 | sed 's/^=* *//')")"
+      ;;
+    profile)
+      IFS='|' read -r bundle bargs <<<"$rest"
+      eval "args=($bargs)"
+      OUT="$logs/$name" HUMMING_BUNDLE="$bundle" timeout "$limit" bash "$here/profile-source.sh" "${args[@]}" >"$log" 2>&1
+      status=$?
+      say "$(printf '%-18s %-8s %4ss  bundle %s' "$name" "rc=$status" "$(( $(date +%s) - start ))" "$bundle")"
+      # The headline metrics and the top instructions.
+      head -n 40 "$log" | tee -a "$out/summary.txt"
       ;;
     *)
       say "$name: unknown step kind '$kind'"

@@ -3,20 +3,27 @@
 # ad-hoc layer, then the per-SASS-instruction source page (stall samples
 # per instruction) as CSV, to see where a kernel's warps wait.
 #   usage: profile-source.sh <N>x<K> <M> <kernel regex> [humming-gpu-test args]
+#          profile-source.sh moe:<filter> <M> <kernel regex> [...]
+# (moe:<filter>: the --moe-bench layer and variant the filter selects, e.g.
+# moe:mixtral_8x7b_gate_up_w4a16_indexed, at M tokens).
 # Writes $OUT/src-<N>x<K>-m<M>.{ncu-rep,csv,txt}; prints the headline
 # metrics and the 25 instructions with the most stall samples.
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/bundle-env.sh"
 shape="$1" m="$2" kernel="$3"
 shift 3
-base="$out/src-$shape-m$m"
+base="$out/src-${shape#moe:}-m$m"
+case "$shape" in
+  moe:*) select=(--moe-bench "--filter=${shape#moe:}") ;;
+  *) select=(--layer="$shape" --filter=_prep) ;;
+esac
 if ! command -v ncu > /dev/null; then
   echo "no ncu"
   exit 0
 fi
 timeout 300 ncu --set full --import-source no --launch-skip 2 --launch-count 1 \
   -k "regex:$kernel" -o "$base" -f \
-  "$bin/humming-gpu-test" --layer="$shape" --m="$m" --filter=_prep "$@" \
+  "$bin/humming-gpu-test" "${select[@]}" --m="$m" "$@" \
   > "$base.log" 2>&1
 echo "ncu rc=$? ($shape M=$m $kernel)"
 ncu -i "$base.ncu-rep" --print-details all > "$base.txt" 2>&1

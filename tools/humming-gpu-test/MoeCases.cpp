@@ -951,7 +951,7 @@ int runMoeBench(const rt::CudaDriver &cu, const std::string &device,
               "us", "floor_us", "floor%", "kernel");
   for (const Shape &sh : shapes)
     for (const Variant &v : variants) {
-      const std::string label = sh.name + " " + v.name;
+      const std::string label = sh.name + "_" + v.name; // --filter matches it
       if (!caseSelected(label, filter))
         continue;
       WeightSchema w = w4g128Experts(sh.experts);
