@@ -1283,14 +1283,14 @@ Result<std::vector<TileConfig>> selectMoeTiles(const WeightSchema &w,
   }
   out.back().mMax = 0;
   // Neighbours that became equal serve one range — except one token per
-  // expert in a tile that splitsAtEightTokens, splits no K in a cluster and
-  // leaves each CTA kMoeTransposedMinDepth of K or more: that kernel takes
+  // expert in a tile that splitsAtEightTokens and leaves each CTA
+  // kMoeTransposedMinDepth of K or more: that kernel takes
   // the transposed product over eight rows at a time (the weights as the
   // MMA's A operand: half the MMAs; PreparedEmitter::moeTransposed decides
   // by the same rules), unless the layer is batch-invariant.
   auto transposes = [&](const TileConfig &t) {
     return !c.batchInvariant && splitsAtEightTokens(t) &&
-           moeTransposes(t.mMax, t.splitsInCluster(), ceilDiv(k, t.splitK));
+           moeTransposes(t.mMax, ceilDiv(k, t.splitK));
   };
   std::vector<TileConfig> merged;
   for (const TileConfig &t : out) {

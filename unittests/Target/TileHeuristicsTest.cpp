@@ -1081,9 +1081,9 @@ TEST(TileHeuristics, MoeOneTokenPerExpertIsItsOwnKernel) {
   EXPECT_EQ(next.warpN, one.warpN);
   EXPECT_EQ(next.shareActivations, one.shareActivations);
   // Too little of K per CTA to pay for it: the ranges merge (a layer of
-  // Mixtral's N with K = 768).
+  // Mixtral's N with K = 384).
   Result<std::vector<TileConfig>> shallow =
-      selectMoeTiles(w, kF16, {}, 28672, 768, h200, mixtral);
+      selectMoeTiles(w, kF16, {}, 28672, 384, h200, mixtral);
   ASSERT_TRUE(shallow.ok()) << shallow.error();
   EXPECT_EQ(shallow->front().mma, MmaKind::MmaSync);
   EXPECT_EQ(shallow->front().blockM, 16);

@@ -92,21 +92,22 @@ constexpr int64_t kMoeMaxBlockM = 128;
 /// A MoE kernel for one token per expert in a 16-row mma_sync tile takes
 /// the transposed product (eight block rows per pass) where each CTA sums
 /// at least this much of K: its fixed cost (32 shuffles, one more block
-/// reduction) outweighed half the MMAs over Qwen3-30B-A3B's down
-/// projection (K = 768; M = 16 34 -> 35.5 us on the H200, 2026-12-04), not
-/// over its gate_up (K = 2048: 63.9 -> 61.6). Not with a K split in a
-/// cluster: its passes made ptxas keep 231 registers where the kernel had
-/// 79 (Qwen3 grouped_contiguous gate_up M = 16: 124.8 -> 203.2 us).
-constexpr int64_t kMoeTransposedMinDepth = 1024;
+/// reduction) against half the MMAs. Measured on the H200 (2026-12-04,
+/// with each pass's coordinates recomputed, bench/NOTES.md "Mixture of
+/// experts"): it wins at K = 768 per CTA (Qwen3-30B-A3B down, M = 16 32.1
+/// -> 29.9 us) and with K split in a cluster (Qwen3 grouped_contiguous
+/// gate_up, 1024 per CTA: 127.2 -> 121.3); shallower CTAs were not
+/// measured and keep the other kernel.
+constexpr int64_t kMoeTransposedMinDepth = 512;
 
 /// Whether a MoE kernel in a 16-row mma_sync tile (16-bit activations, f32
 /// sums, not batch-invariant) takes the transposed product: its range of
-/// tokens per expert ends at `mMax` = 1, it splits no K in a cluster
-/// (`clusterSplit`) and each CTA sums `kPerCta` >= kMoeTransposedMinDepth of
-/// K. The one rule of the heuristics (that range stays a kernel of its own)
-/// and of the kernel (PreparedEmitter::moeTransposed).
-inline bool moeTransposes(int64_t mMax, bool clusterSplit, int64_t kPerCta) {
-  return mMax == 1 && !clusterSplit && kPerCta >= kMoeTransposedMinDepth;
+/// tokens per expert ends at `mMax` = 1 and each CTA sums `kPerCta` >=
+/// kMoeTransposedMinDepth of K. The one rule of the heuristics (that range
+/// stays a kernel of its own) and of the kernel
+/// (PreparedEmitter::moeTransposed).
+inline bool moeTransposes(int64_t mMax, int64_t kPerCta) {
+  return mMax == 1 && kPerCta >= kMoeTransposedMinDepth;
 }
 
 /// Tiles of a MoE GEMM, one per range of tokens per expert

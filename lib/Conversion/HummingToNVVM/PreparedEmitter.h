@@ -468,7 +468,7 @@ protected:
   /// scale_after_mma factors per B column (MmaSyncEmitter::compute).
   bool weightsAsA = false;
   /// MoE mma.sync kernels for one token per expert (the range t <= 1, 16-bit
-  /// activations, f32 sums, not batch-invariant, no cluster split, at least
+  /// activations, f32 sums, not batch-invariant, at least
   /// kMoeTransposedMinDepth of K per CTA): the transposed product of
   /// weightsAsA over tokens 0..7 of the 16-row block, in passes of eight
   /// rows — a second pass over K for rows 8-15 only where the block has a

@@ -60,8 +60,7 @@ PreparedEmitter::PreparedEmitter(const PreparedKernelArgs &args)
                             !spec.f16Accumulation && !spec.batchInvariant;
   moeTransposed =
       spec.isMoe() && transposable && mt == 1 && tile.warpsM == 1 &&
-      hq::moeTransposes(split.maxM, split.cluster,
-                        ctaIterations * tilesPerIter * L::kTileK);
+      hq::moeTransposes(split.maxM, ctaIterations * tilesPerIter * L::kTileK);
   lowRowsOnly = (mt == 1 && split.maxM > 0 && split.maxM <= 8 &&
                  !spec.isMoe()) ||
                 moeTransposed;
