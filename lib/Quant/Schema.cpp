@@ -679,9 +679,6 @@ Diag verifyTileForProblem(const TileConfig &t, const WeightSchema &w,
   }
   if ((t.multicastA > 1 || t.multicastB > 1) && c.gemm != GemmType::Dense)
     return concat("expected a dense GEMM with multicast, got ", toString(c.gemm));
-  if ((t.tma & TmaA) && c.gemm == GemmType::Indexed)
-    return std::string("expected no TMA on operand a for indexed MoE (its "
-                       "rows are gathered)");
   if ((t.tma & TmaZeroPoints) && w.zeroPoint == ZeroPointKind::None)
     return std::string("expected a zero point in the schema with TMA on "
                        "zero points");

@@ -1122,11 +1122,6 @@ selectTilesFor(const WeightSchema &w, const InputSchema &in,
 
 Diag moeTileProblem(const TileConfig &t, const MoeShape &moe,
                     unsigned chipSm) {
-  if (t.tma != 0)
-    return Diag(concat("expected no tma in a MoE kernel (its activations "
-                       "are gathered row by row, its weights are one "
-                       "expert's slice), got tma = ",
-                       t.tma & TmaA ? "[a" : "[", t.tma & TmaB ? "b]" : "]"));
   if (t.splitK > 1 && !t.splitsInCluster())
     return Diag(concat("expected split_k = 1 or a split in a thread block "
                        "cluster in a MoE kernel (the workspace holds a dense "
@@ -1232,7 +1227,6 @@ Result<std::vector<TileConfig>> selectMoeTiles(const WeightSchema &w,
   const unsigned sm = chip ? chip->sm : 0;
   std::vector<TileConfig> out;
   for (TileConfig t : chosen) {
-    t.tma = 0;
     // From two tokens per expert (every expert of grouped_masked) nearly
     // all experts run: E x N / block_n x ceil(t / block_m) blocks. Where
     // those fill every SM twice a K split only adds the reduction (the
@@ -1262,6 +1256,17 @@ Result<std::vector<TileConfig>> selectMoeTiles(const WeightSchema &w,
       t.clusterSplit = false;
       t.workspaceSplit = t.cooperativeSplit = false;
     }
+    // TMA as the dense tile has it with 16-bit activations (tma = [a]: the
+    // producers gather the block's rows into the tensor copy's swizzled
+    // layout; [b]: the expert's weights by bulk copies). Measured on the
+    // H200 (2026-12-04, bench/NOTES.md "Mixture of experts"): Mixtral-8x7B
+    // gate_up M = 256 / 1024 / 4096 500.9 / 1360 / 4802 -> 419.4 / 939.3 /
+    // 3275 us, Qwen3-30B-A3B gate_up M = 4096 643.1 -> 464.8. Not with
+    // 8-bit activations, whose 128-token tile has the weights alone by bulk
+    // copies: W4A8 Mixtral M = 4096 lost 11 % (gate_up 5386 -> 5977), nor in
+    // a cluster split, which the dense tiles never ran with TMA.
+    if (t.splitsInCluster() || in.type.bits != 16)
+      t.tma = 0;
     // The warp-specialized 128-token tiles spill (136-152 bytes under
     // ptxas) once the router weights join their epilogue's registers: the
     // 64-token tiles serve those ranges there. Without router weights

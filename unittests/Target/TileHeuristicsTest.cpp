@@ -1090,9 +1090,9 @@ TEST(TileHeuristics, MoeOneTokenPerExpertIsItsOwnKernel) {
   EXPECT_NE(shallow->front().mMax, 1);
 }
 
-// MoE tiles: the dense tiles of the tokens per expert, without TMA or a
-// workspace split, block_m dividing the indexed block_size; K splits shrink
-// with the experts that run at once.
+// MoE tiles: the dense tiles of the tokens per expert, TMA only with 16-bit
+// activations outside a cluster split, no workspace split, block_m dividing the indexed
+// block_size; K splits shrink with the experts that run at once.
 TEST(TileHeuristics, MoeTilesKeepTheRoutingsRules) {
   const DeviceInfo &h200 = *lookupDevice("H200");
   WeightSchema w = w4g128();
@@ -1107,8 +1107,24 @@ TEST(TileHeuristics, MoeTilesKeepTheRoutingsRules) {
     for (const TileConfig &t : *tiles) {
       EXPECT_FALSE(moeTileProblem(t, moe, 90)) << *moeTileProblem(t, moe, 90);
       EXPECT_EQ(blockSize % t.blockM, 0);
-      EXPECT_EQ(t.tma, 0u);
+      if (t.tma != 0)
+        EXPECT_TRUE(t.warpSpecialized && !t.splitsInCluster());
     }
+  }
+  // Prefill with 16-bit activations: the warp-specialized tiles gather the
+  // activations into TMA's layout and take the weights by bulk copies.
+  {
+    MoeShape moe{GemmType::Indexed, 128, 8, kMoeMaxBlockM};
+    Result<std::vector<TileConfig>> tiles =
+        selectMoeTiles(w, kF16, {}, 1536, 2048, h200, moe);
+    ASSERT_TRUE(tiles.ok()) << tiles.error();
+    int warpSpecialized = 0;
+    for (const TileConfig &t : *tiles)
+      if (t.warpSpecialized && !t.splitsInCluster()) {
+        ++warpSpecialized;
+        EXPECT_EQ(t.tma, uint32_t(TmaA | TmaB)) << t.mMin;
+      }
+    EXPECT_GE(warpSpecialized, 1);
   }
   // Every expert of grouped_masked runs at once: no K split at all.
   WeightSchema w8 = w4g128();
@@ -1141,6 +1157,8 @@ TEST(TileHeuristics, MoeTilesKeepTheRoutingsRules) {
         EXPECT_EQ(t.splitK, 1) << t.mMin;
       if (routerWeights && t.warpSpecialized)
         EXPECT_LE(t.blockM, 64);
+      // No TMA with 8-bit activations (the bulk weights lost there).
+      EXPECT_EQ(t.tma, 0u) << t.mMin;
     }
     Result<std::vector<TileConfig>> a16 =
         selectMoeTiles(w, kF16, {}, 1536, 2048, h200, qwen);
@@ -1167,11 +1185,6 @@ TEST(TileHeuristics, MoeTilesKeepTheRoutingsRules) {
             "expected block_m to divide block_size (32: a block of rows never "
             "straddles two experts), got block_m = 64");
   t.blockM = 16;
-  t.tma = TmaB;
-  EXPECT_EQ(*moeTileProblem(t, indexed, 90),
-            "expected no tma in a MoE kernel (its activations are gathered row "
-            "by row, its weights are one expert's slice), got tma = [b]");
-  t.tma = 0;
   t.splitK = 4;
   EXPECT_EQ(*moeTileProblem(t, indexed, 90),
             "expected split_k = 1 or a split in a thread block cluster in a "

@@ -188,6 +188,16 @@ struct KernelShape {
   /// per launch (abi::inputMapArgs) and passes by value after M; rows past
   /// M and columns past K arrive as zeros.
   bool tmaActivations = false;
+  /// tma = [a] in a mixture-of-experts kernel: the activations lie in the
+  /// slot as the tensor copy would leave them (activationRowBytes rows in
+  /// TMA's swizzle), but the producers gather each row's 16-byte chunks
+  /// with cp.async (a MoE block's rows are scattered tokens, and sm_90's
+  /// TMA has no row gather); no tensor map.
+  bool gatheredActivations = false;
+  /// Activations by TMA's tensor copy (tma = [a], not gathered).
+  bool tensorActivations() const {
+    return tmaActivations && !gatheredActivations;
+  }
   /// tma = [a]: the bytes of a token's row of one iteration's activations
   /// in a slot (32 per k-tile: 32, 64 or 128), written by one tensor copy
   /// per iteration in TMA's swizzle of that width and read by wgmma
@@ -263,7 +273,7 @@ inline int64_t fillsInFlight(int64_t stages) { return stages - 2; }
 /// fill's issue and its announcement.
 inline bool bulkFills(const KernelShape &k, int64_t scaleBytes,
                       int64_t zeroBytes) {
-  return k.warpSpecialized && k.tmaActivations && k.tmaWeights &&
+  return k.warpSpecialized && k.tensorActivations() && k.tmaWeights &&
          scaleBytes % 16 == 0 && zeroBytes % 16 == 0;
 }
 /// Arrivals that end a phase of a slot's full barrier: every producer

@@ -274,6 +274,9 @@ FailureOr<PreparedTile> preparedTile(const GemmView &op, unsigned index,
                 " registers per thread; expected at least 64");
   PreparedTile tile = hq::layout::shapeOf(t);
   tile.activationBits = spec.input.type.bits;
+  // A MoE block's activation rows are scattered tokens: with tma = [a] its
+  // producers gather them into the tensor copy's swizzled rows.
+  tile.gatheredActivations = spec.isMoe() && tile.tmaActivations;
   // The consumer warpgroups of a warp-specialized block hold the f32 sums
   // and a wgmma's operands in what the register split leaves them (ptxas
   // fails below that: "Insufficient registers ... to compile instruction").
@@ -781,7 +784,8 @@ struct LowerToNVVMPass
                                  : hq::layout::sharedBytes(spec.weight, *tile);
           launch.splitK = t.splitK;
           launch.cluster = t.splitsInCluster() ? t.splitK : 1;
-          launch.inputMap = tile->activationRowBytes() / 2;
+          launch.inputMap =
+              tile->tensorActivations() ? tile->activationRowBytes() / 2 : 0;
           launch.gridDependency = spec.gridDependency;
           launch.cooperative = t.cooperativeSplit;
           launch.routing = spec.moe.routing;

@@ -78,12 +78,16 @@ void PreparedEmitter::copy16(Value dstByte, Value base, Value index,
 
 void PreparedEmitter::forEachChunk(int64_t count,
                                    function_ref<void(Value)> copy) {
-  const int64_t threads =
-      tile.warpSpecialized ? tile.producerThreads() : tile.threads();
+  forEachChunk(count, [&](Value c, int64_t) { copy(c); });
+}
+
+void PreparedEmitter::forEachChunk(int64_t count,
+                                   function_ref<void(Value, int64_t)> copy) {
+  const int64_t threads = copyThreads();
   for (int64_t first = 0; first < count; first += threads) {
     Value c = arith::AddIOp::create(b, copyTid, c32(first));
     if (first + threads <= count) {
-      copy(c);
+      copy(c, first / threads);
       continue;
     }
     // The last round: only the threads with a chunk left copy.
@@ -92,7 +96,24 @@ void PreparedEmitter::forEachChunk(int64_t count,
         /*withElseRegion=*/false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(ifOp.thenBlock());
-    copy(c);
+    copy(c, first / threads);
+  }
+}
+
+void PreparedEmitter::cacheGatheredRows() {
+  gatheredRows.clear();
+  const int64_t perRow = tile.activationRowBytes() / 16;
+  const int64_t chunks = tile.blockM() * perRow, threads = copyThreads();
+  for (int64_t first = 0; first < chunks; first += threads) {
+    // Chunk copyTid + first is row (copyTid + first) / perRow (past the
+    // block in the last round's idle threads: clamped, never copied).
+    Value r = arith::MinUIOp::create(
+        b,
+        arith::DivUIOp::create(
+            b, arith::AddIOp::create(b, copyTid, c32(first)), c32(perRow)),
+        c32(tile.blockM() - 1));
+    auto [row, ok] = sourceRow(r);
+    gatheredRows.push_back(arith::SelectOp::create(b, ok, row, c32(-1)));
   }
 }
 
@@ -116,6 +137,54 @@ void PreparedEmitter::issueCooperativeCopies(Value iter, Value slot) {
   // c % block_m of k-tile slot u = c / block_m, at [u][r] x 16 bytes:
   // k-tiles 2 s and 2 s + 1 are the two core-matrix halves of k32 step s,
   // block_m x 16 bytes apart as the 16-bit halves are.
+  // Gathered activations (tma = [a] in a MoE kernel): chunk c is the
+  // 16-byte unit j = c % P of row r = c / P of the iteration's K (P =
+  // activationRowBytes / 16; eight consecutive threads read one row's
+  // iteration K whole), stored where the tensor copy would put it: row r at
+  // r x 16 P bytes, unit j at j ^ ((that offset >> 7) & (P - 1)) x 16 (TMA's
+  // 16 P-byte swizzle; the slot starts at a multiple of its period). The
+  // row of each round of a producer's chunks was read from the row table
+  // before its loop (cacheGatheredRows; -1: no token).
+  if (tile.gatheredActivations && copiesInputs()) {
+    const int64_t perRow = tile.activationRowBytes() / 16;
+    forEachChunk(blockM * perRow, [&](Value c, int64_t round) {
+      Value r = arith::DivUIOp::create(b, c, c32(perRow));
+      Value j = arith::RemUIOp::create(b, c, c32(perRow));
+      Value row;
+      if (size_t(round) < gatheredRows.size()) {
+        row = gatheredRows[size_t(round)];
+      } else {
+        auto [id, ok] = sourceRow(r);
+        row = arith::SelectOp::create(b, ok, id, c32(-1));
+      }
+      Value inRows =
+          arith::CmpIOp::create(b, arith::CmpIPredicate::sge, row, c32(0));
+      Value col = arith::AddIOp::create(
+          b, arith::MulIOp::create(b, kTileOf(c32(0)), c32(16)),
+          arith::MulIOp::create(b, j, c32(8)));
+      Value bytes = arith::SelectOp::create(b, inRows, columnBytes(col),
+                                            c32(0));
+      Value ok =
+          arith::CmpIOp::create(b, arith::CmpIPredicate::sgt, bytes, c32(0));
+      Value index = arith::AddIOp::create(
+          b,
+          arith::MulIOp::create(b, sext64(arith::MaxSIOp::create(b, row, c32(0))),
+                                c64(spec.kAct / 2)),
+          sext64(arith::ShRUIOp::create(b, col, c32(1))));
+      Value safe = arith::SelectOp::create(b, ok, index, c64(0));
+      Value off = arith::AddIOp::create(
+          b, arith::MulIOp::create(b, r, c32(16 * perRow)),
+          arith::MulIOp::create(b, j, c32(16)));
+      Value swz = arith::ShLIOp::create(
+          b,
+          arith::AndIOp::create(b, arith::ShRUIOp::create(b, off, c32(7)),
+                                c32(perRow - 1)),
+          c32(4));
+      copy16(arith::AddIOp::create(b, slotBase,
+                                   arith::XOrIOp::create(b, off, swz)),
+             param(hq::abi::ParamInput), safe, bytes);
+    });
+  }
   if (!tile.tmaActivations && copiesInputs())
     forEachChunk(kT * blockM * (act8 ? 1 : 2), [&](Value c) {
       Value u, h, r, col;
@@ -163,7 +232,7 @@ void PreparedEmitter::issueCooperativeCopies(Value iter, Value slot) {
                                         arith::MulIOp::create(b, c, c32(16)));
       copy16(dst, param(hq::abi::ParamWeight), index);
     });
-  if (tile.tmaActivations || tile.tmaWeights) {
+  if (tile.tensorActivations() || tile.tmaWeights) {
     // One producer thread announces the slot's TMA bytes on its full
     // mbarrier and issues the copies; the barrier's phase ends once they
     // landed and every producer arrived (after the copies still made by
@@ -173,7 +242,8 @@ void PreparedEmitter::issueCooperativeCopies(Value iter, Value slot) {
     // With bulk fills (layout::ws::bulkFills) the scales and zero points
     // come by bulk copies too and the announcement is the barrier's one
     // arrival: the phase then ends when the bytes land.
-    const int64_t activationBytes = tile.tmaActivations ? kT * blockM * 32 : 0;
+    const int64_t activationBytes =
+        tile.tensorActivations() ? kT * blockM * 32 : 0;
     const int64_t weightBytes = tile.tmaWeights ? kT * perTile * 16 : 0;
     const int64_t groupBytes =
         bulkFills() ? coop.groupCopies * (coop.scaleBytes + coop.zeroBytes) : 0;
@@ -188,7 +258,7 @@ void PreparedEmitter::issueCooperativeCopies(Value iter, Value slot) {
             /*relaxed=*/false, /*predicate=*/Value());
       else
         NVVM::MBarrierExpectTxOp::create(b, full, txBytes);
-      if (tile.tmaActivations) {
+      if (tile.tensorActivations()) {
         // One box of the iteration's K x block_m rows: token r's row of
         // activationRowBytes at r x that many bytes of the slot, its 16-byte
         // chunks swizzled by the row's width (the layout

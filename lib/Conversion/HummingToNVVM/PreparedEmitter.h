@@ -131,8 +131,23 @@ protected:
   /// `slot`.
   void issueCooperativeCopies(Value iter, Value slot);
   /// `count` 16-byte copies shared out among the block's threads: `copy(c)`
-  /// emits chunk c (i32).
+  /// emits chunk c (i32); with `round`, the thread's r-th chunk is c =
+  /// copyTid + r x copyThreads().
   void forEachChunk(int64_t count, function_ref<void(Value)> copy);
+  void forEachChunk(int64_t count, function_ref<void(Value, int64_t)> copy);
+  /// The threads that issue the cp.async copies: the producers of a
+  /// warp-specialized block, else every thread.
+  int64_t copyThreads() const {
+    return tile.warpSpecialized ? tile.producerThreads() : tile.threads();
+  }
+  /// Gathered activations: the source row (i32, -1 without a token) of this
+  /// producer's chunk in each round of an iteration's copies, read from the
+  /// row table once before the fill loop (the loop's cp.async copies would
+  /// keep LLVM from hoisting those shared loads; ncu on a MoE prefill
+  /// kernel showed the loads and their dependents among the producers'
+  /// most stalled instructions).
+  void cacheGatheredRows();
+  SmallVector<Value> gatheredRows;
   /// One 16-byte cp.async (.cg) of word `index` (i64) of `base` to shared
   /// byte `dstByte` (i32); `srcBytes` (when set) zero-fills the rest.
   void copy16(Value dstByte, Value base, Value index, Value srcBytes = Value());

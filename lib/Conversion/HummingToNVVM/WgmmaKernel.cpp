@@ -438,7 +438,7 @@ void WgmmaEmitter::emitWarpSpecializedLoop(Value first) {
     if (rebalance)
       NVVM::SetMaxRegisterOp::create(b, int32_t(producerRegs),
                                      NVVM::SetMaxRegisterAction::decrease);
-    if (tile.tmaActivations)
+    if (tile.tensorActivations())
       // The thread that issues the tensor copies fetches their map first.
       onFirstCopier([&] {
         NVVM::PrefetchOp::create(
@@ -448,6 +448,8 @@ void WgmmaEmitter::emitWarpSpecializedLoop(Value first) {
             /*tensormap=*/true, /*uniform=*/false,
             /*in_param_space=*/false);
       });
+    if (tile.gatheredActivations)
+      cacheGatheredRows();
     auto fillLoop = [&] {
       // Programmatic dependent launch: the constants (weights, scales, zero
       // points) of the first P fills are copied before griddepcontrol.wait,
@@ -511,6 +513,7 @@ void WgmmaEmitter::emitWarpSpecializedLoop(Value first) {
       onFirstCopier(fillLoop);
     else
       fillLoop();
+    gatheredRows.clear();
     // The consumers' cluster reduction waits for every thread of the
     // cluster three times (clusterReduce).
     if (clustered())

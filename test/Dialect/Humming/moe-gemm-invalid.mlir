@@ -170,20 +170,6 @@ func.func @global_per_expert(%a: memref<?x2048xbf16>, %w: memref<8x1024x256xi32>
 
 // -----
 
-// Indexed MoE gathers activation rows, so A cannot come through TMA.
-func.func @indexed_tma_a(%a: memref<?x2048xbf16>, %w: memref<8x1024x256xi32>, %s: memref<8x1024x1xbf16>, %ids: memref<?xi32>, %eids: memref<?xi32>, %ntp: memref<1xi32>, %c: memref<?x1024xbf16>) {
-  // expected-error @+1 {{tile_configs[0]: expected no TMA on operand a for indexed MoE (its rows are gathered)}}
-  humming.moe_gemm %a, %w scales(%s : memref<8x1024x1xbf16>) sorted_ids(%ids : memref<?xi32>) expert_ids(%eids : memref<?xi32>)
-      num_tokens_padded(%ntp : memref<1xi32>) into %c
-      {weight_schema = #humming.weight_schema<type = ui4, scale = bf16, experts = 8>, input_schema = #humming.input_schema<type = bf16>,
-       compute = #humming.compute<gemm = indexed>, top_k = 2, block_size = 16,
-       tile_configs = [#humming.tile_config<block = [64, 256, 64], warp = [64, 32, 64], mma = wgmma, mbarrier = true, tma = [a, b]>]}
-      : memref<?x2048xbf16>, memref<8x1024x256xi32> -> memref<?x1024xbf16>
-  return
-}
-
-// -----
-
 func.func @multicast_moe(%a: memref<?x2048xbf16>, %w: memref<8x1024x256xi32>, %s: memref<8x1024x1xbf16>, %offs: memref<9xi32>, %c: memref<?x1024xbf16>) {
   // expected-error @+1 {{tile_configs[0]: expected a dense GEMM with multicast, got grouped_contiguous}}
   humming.moe_gemm %a, %w scales(%s : memref<8x1024x1xbf16>) expert_layout(%offs : memref<9xi32>) into %c
