@@ -120,12 +120,12 @@ inline bool moeTransposes(int64_t mMax, int64_t kPerCta) {
 /// cluster (sm_90; a wgmma split divides warp_m / 8) or not at all: the
 /// workspace is sized per output tile of a dense grid. (2) TMA as the
 /// dense tile has it with 16-bit activations outside a cluster split: with
-/// tma = [a] the producers
-/// gather the block's rows into the tensor copy's layout (no row gather in
-/// sm_90's TMA), with [b] the expert's weights come by bulk copies. (3) Indexed: block_m divides block_size (a block never straddles
-/// two experts); the ranges whose tile does not are served by the last one
-/// that does. (4) block_n divides the expert's N, else the expert's own
-/// dense tiles serve. (5) The warp-specialized 128-row tiles only without
+/// tma = [a] the producers gather the block's rows into the tensor copy's
+/// layout (no row gather in sm_90's TMA), with [b] the expert's weights
+/// come by bulk copies. (3) Indexed: block_m divides block_size (a block
+/// never straddles two experts); the ranges whose tile does not are served
+/// by the last one that does. (4) block_n divides the expert's N, else the
+/// expert's own dense tiles serve. (5) The warp-specialized 128-row tiles only without
 /// router weights (with them their epilogue spills).
 Result<std::vector<TileConfig>> selectMoeTiles(const WeightSchema &w,
                                                const InputSchema &in,

@@ -128,15 +128,6 @@ void PreparedEmitter::issueCooperativeCopies(Value iter, Value slot) {
   auto kTileOf = [&](Value u) {
     return arith::AddIOp::create(b, arith::MulIOp::create(b, iter, c32(kT)), u);
   };
-  // Activations: chunk c is half h of row r of k-tile slot u = c / (2
-  // block_m), placed as the generation's fragments read them
-  // (activationChunkPlace / activationChunkAt); rows past M and columns past
-  // K zero-fill. With tma = [a] the tensor copy below brings them instead,
-  // in its own layout (a swizzled row per token).
-  // 8-bit activations (wgmma k32): chunk c is the whole 16-column row r =
-  // c % block_m of k-tile slot u = c / block_m, at [u][r] x 16 bytes:
-  // k-tiles 2 s and 2 s + 1 are the two core-matrix halves of k32 step s,
-  // block_m x 16 bytes apart as the 16-bit halves are.
   // Gathered activations (tma = [a] in a MoE kernel): chunk c is the
   // 16-byte unit j = c % P of row r = c / P of the iteration's K (P =
   // activationRowBytes / 16; eight consecutive threads read one row's
@@ -185,6 +176,16 @@ void PreparedEmitter::issueCooperativeCopies(Value iter, Value slot) {
              param(hq::abi::ParamInput), safe, bytes);
     });
   }
+  // Activations: chunk c is half h of row r of k-tile slot u = c / (2
+  // block_m), placed as the generation's fragments read them
+  // (activationChunkPlace / activationChunkAt); rows past M and columns past
+  // K zero-fill. With tma = [a] the tensor copy below (or, gathered, the
+  // copies above) brings them instead, in its own layout (a swizzled row
+  // per token).
+  // 8-bit activations (wgmma k32): chunk c is the whole 16-column row r =
+  // c % block_m of k-tile slot u = c / block_m, at [u][r] x 16 bytes:
+  // k-tiles 2 s and 2 s + 1 are the two core-matrix halves of k32 step s,
+  // block_m x 16 bytes apart as the 16-bit halves are.
   if (!tile.tmaActivations && copiesInputs())
     forEachChunk(kT * blockM * (act8 ? 1 : 2), [&](Value c) {
       Value u, h, r, col;
