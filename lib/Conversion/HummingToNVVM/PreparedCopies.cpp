@@ -100,6 +100,20 @@ void PreparedEmitter::forEachChunk(int64_t count,
   }
 }
 
+std::pair<Value, Value> PreparedEmitter::activationSource(Value row,
+                                                         Value inRows,
+                                                         Value col,
+                                                         Value colBytes) {
+  Value bytes = arith::SelectOp::create(b, inRows, colBytes, c32(0));
+  Value ok = arith::CmpIOp::create(b, arith::CmpIPredicate::sgt, bytes, c32(0));
+  // The unit's first 32-bit word: element (row, col) of 1 or 2 bytes.
+  const int64_t perWord = act8 ? 4 : 2;
+  Value index = arith::AddIOp::create(
+      b, arith::MulIOp::create(b, sext64(row), c64(spec.kAct / perWord)),
+      sext64(arith::ShRUIOp::create(b, col, c32(act8 ? 2 : 1))));
+  return {arith::SelectOp::create(b, ok, index, c64(0)), bytes};
+}
+
 void PreparedEmitter::cacheGatheredRows() {
   gatheredRows.clear();
   const int64_t perRow = tile.activationRowBytes() / 16;
@@ -141,28 +155,21 @@ void PreparedEmitter::issueCooperativeCopies(Value iter, Value slot) {
     forEachChunk(blockM * perRow, [&](Value c, int64_t round) {
       Value r = arith::DivUIOp::create(b, c, c32(perRow));
       Value j = arith::RemUIOp::create(b, c, c32(perRow));
-      Value row;
-      if (size_t(round) < gatheredRows.size()) {
-        row = gatheredRows[size_t(round)];
-      } else {
-        auto [id, ok] = sourceRow(r);
-        row = arith::SelectOp::create(b, ok, id, c32(-1));
-      }
+      // The producers' rows, cached before their loop (gathered tiles are
+      // warp-specialized, and only their producers copy).
+      if (size_t(round) >= gatheredRows.size())
+        llvm::report_fatal_error("humming: gathered activation copies "
+                                 "without the producers' cached rows (a bug "
+                                 "in the lowering)");
+      Value row = gatheredRows[size_t(round)];
       Value inRows =
           arith::CmpIOp::create(b, arith::CmpIPredicate::sge, row, c32(0));
       Value col = arith::AddIOp::create(
           b, arith::MulIOp::create(b, kTileOf(c32(0)), c32(16)),
           arith::MulIOp::create(b, j, c32(8)));
-      Value bytes = arith::SelectOp::create(b, inRows, columnBytes(col),
-                                            c32(0));
-      Value ok =
-          arith::CmpIOp::create(b, arith::CmpIPredicate::sgt, bytes, c32(0));
-      Value index = arith::AddIOp::create(
-          b,
-          arith::MulIOp::create(b, sext64(arith::MaxSIOp::create(b, row, c32(0))),
-                                c64(spec.kAct / 2)),
-          sext64(arith::ShRUIOp::create(b, col, c32(1))));
-      Value safe = arith::SelectOp::create(b, ok, index, c64(0));
+      Value colBytes = columnBytes(col);
+      auto [index, bytes] = activationSource(
+          arith::MaxSIOp::create(b, row, c32(0)), inRows, col, colBytes);
       Value off = arith::AddIOp::create(
           b, arith::MulIOp::create(b, r, c32(16 * perRow)),
           arith::MulIOp::create(b, j, c32(16)));
@@ -173,7 +180,7 @@ void PreparedEmitter::issueCooperativeCopies(Value iter, Value slot) {
           c32(4));
       copy16(arith::AddIOp::create(b, slotBase,
                                    arith::XOrIOp::create(b, off, swz)),
-             param(hq::abi::ParamInput), safe, bytes);
+             param(hq::abi::ParamInput), index, bytes);
     });
   }
   // Activations: chunk c is half h of row r of k-tile slot u = c / (2
@@ -202,19 +209,11 @@ void PreparedEmitter::issueCooperativeCopies(Value iter, Value slot) {
       }
       Value colBytes = columnBytes(col);
       auto [row, inRows] = sourceRow(r);
-      Value bytes = arith::SelectOp::create(b, inRows, colBytes, c32(0));
-      Value ok =
-          arith::CmpIOp::create(b, arith::CmpIPredicate::sgt, bytes, c32(0));
-      // The chunk's first 32-bit word: element (row, col) of 1 or 2 bytes.
-      const int64_t perWord = act8 ? 4 : 2;
-      Value index = arith::AddIOp::create(
-          b, arith::MulIOp::create(b, sext64(row), c64(spec.kAct / perWord)),
-          sext64(arith::ShRUIOp::create(b, col, c32(act8 ? 2 : 1))));
-      Value safe = arith::SelectOp::create(b, ok, index, c64(0));
+      auto [index, bytes] = activationSource(row, inRows, col, colBytes);
       Value dst = act8 ? Value(arith::AddIOp::create(
                              b, slotBase, arith::MulIOp::create(b, c, c32(16))))
                        : activationChunkAt(slotBase, u, h, r);
-      copy16(dst, param(hq::abi::ParamInput), safe, bytes);
+      copy16(dst, param(hq::abi::ParamInput), index, bytes);
     });
   // Weights: the block's n-tiles of a k-tile are contiguous (warpsN x 128
   // x bits bytes, 8 x bits chunks per n-tile).

@@ -147,6 +147,12 @@ protected:
   /// kernel showed the loads and their dependents among the producers'
   /// most stalled instructions).
   void cacheGatheredRows();
+  /// The source of a 16-byte activation copy of element (`row`, `col`)
+  /// (i32; `row` a valid one even where `inRows`, i1, is false): its word
+  /// index (i64; 0 where nothing is read) and its bytes (`colBytes`, the
+  /// columns inside K, where the row holds a token, else 0: zero-filled).
+  std::pair<Value, Value> activationSource(Value row, Value inRows, Value col,
+                                           Value colBytes);
   SmallVector<Value> gatheredRows;
   /// One 16-byte cp.async (.cg) of word `index` (i64) of `base` to shared
   /// byte `dstByte` (i32); `srcBytes` (when set) zero-fills the rest.
