@@ -282,7 +282,9 @@ def Humming_TileConfigAttr : Humming_Attr<"TileConfig", "tile_config"> {
     and the weights `b`, in warp-specialized wgmma kernels, completing on
     the slot's full mbarrier: `b` one bulk copy per k-tile, `a` two 2-D
     tensor copies per k-tile through a tensor map the runtime encodes per
-    launch and passes by value after M); `multicast_a`/`multicast_b` share a tile across a
+    launch and passes by value after M; in a humming.moe_gemm kernel `a`
+    keeps that layout but its producers gather the block's token rows
+    into it with cp.async, no tensor map); `multicast_a`/`multicast_b` share a tile across a
     cluster of 2; `ctas_per_sm` (with mma_sync: the blocks per SM ptxas
     must fit in the registers, `.minnctapersm`), `grid_cap` (0 = every SM) and
     `write_splits` (1 or 2) shape the launch; `split_k` CTAs split K and add
