@@ -835,59 +835,89 @@ void WgmmaEmitter::storeWgmma(
   const hq::WeightSchema &w = spec.weight;
   bool outBF16 = spec.output == hq::ScalarType::bf16();
   Type outType = outBF16 ? Type(b.getBF16Type()) : Type(b.getF16Type());
-  for (int64_t t = 0; t < tile.nTilesPerGroup; ++t) {
+  // What an n-tile t and half (eight columns per group) share: the column,
+  // whether it is inside N, its channel scale and bias.
+  struct Column {
+    Value col, colOk, factor, bias;
+  };
+  auto column = [&](int64_t t, int64_t half) {
     Value nt = arith::AddIOp::create(b, nTile, c32(t));
-    for (int64_t half = 0; half < 2; ++half) {
-      // D rows 16 w + g + 8 half are the n-tile's columns of that offset.
-      Value inTile =
-          arith::AddIOp::create(b, arith::MulIOp::create(b, wIn, c32(16)),
-                                arith::AddIOp::create(b, grp, c32(8 * half)));
-      Value col = arith::AddIOp::create(
-          b, arith::MulIOp::create(b, nt, c32(64)), inTile);
-      Value colOk = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, col,
-                                          c32(spec.nOut));
-      Value cc = arith::MinSIOp::create(b, col, c32(spec.nOut - 1));
-      Value factor, bias;
-      if (w.granularity == hq::Granularity::Channel) {
-        // Prepared [1, N] scales: column c of an n-tile at 8 (c % 8) + c / 8.
-        Value stored = arith::AddIOp::create(
-            b, arith::MulIOp::create(b, nt, c32(64)),
-            arith::AddIOp::create(
-                b, arith::MulIOp::create(b, grp, c32(8)),
-                arith::AddIOp::create(b, arith::MulIOp::create(b, wIn, c32(2)),
-                                      c32(half))));
-        factor =
-            loadAsF32(param(hq::abi::ParamScales), ext64(stored), w.scaleType);
-      }
-      outputFactors(factor, bias, cc);
-      for (int64_t q = 0; q < rows; ++q)
-        for (int64_t e = 0; e < 2; ++e) {
-          // D element 4 jj + 2 half + e: token 8 jj + 2 quad + e.
-          Value jj = jjOf(q);
-          Value v = valueOf(t, half, q, jj, e);
-          Value local = arith::AddIOp::create(
-              b, rowBase,
-              arith::AddIOp::create(
-                  b, arith::MulIOp::create(b, quad, c32(2)),
-                  arith::AddIOp::create(b, arith::MulIOp::create(b, jj, c32(8)),
-                                        c32(e))));
-          auto [token, rowOk] = destRow(local);
-          Value ok = arith::AndIOp::create(b, colOk, rowOk);
-          if (Value s = activationScale(sourceOf(token)))
-            v = arith::MulFOp::create(b, v, s);
-          // MoE: the router weight multiplies the row after its bias.
-          Value bits =
-              outputBits(v, factor, bias, outType, routerWeight(token));
-          auto ifOp = scf::IfOp::create(b, ok, /*withElseRegion=*/false);
-          OpBuilder::InsertionGuard guard(b);
-          b.setInsertionPointToStart(ifOp.thenBlock());
-          Value index = arith::AddIOp::create(
-              b, arith::MulIOp::create(b, sext64(token), c64(spec.nOut)),
-              ext64(col));
-          store(bits, param(hq::abi::ParamOutput), index);
-        }
+    // D rows 16 w + g + 8 half are the n-tile's columns of that offset.
+    Value inTile =
+        arith::AddIOp::create(b, arith::MulIOp::create(b, wIn, c32(16)),
+                              arith::AddIOp::create(b, grp, c32(8 * half)));
+    Column c;
+    c.col = arith::AddIOp::create(b, arith::MulIOp::create(b, nt, c32(64)),
+                                  inTile);
+    c.colOk = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, c.col,
+                                    c32(spec.nOut));
+    Value cc = arith::MinSIOp::create(b, c.col, c32(spec.nOut - 1));
+    if (w.granularity == hq::Granularity::Channel) {
+      // Prepared [1, N] scales: column c of an n-tile at 8 (c % 8) + c / 8.
+      Value stored = arith::AddIOp::create(
+          b, arith::MulIOp::create(b, nt, c32(64)),
+          arith::AddIOp::create(
+              b, arith::MulIOp::create(b, grp, c32(8)),
+              arith::AddIOp::create(b, arith::MulIOp::create(b, wIn, c32(2)),
+                                    c32(half))));
+      c.factor =
+          loadAsF32(param(hq::abi::ParamScales), ext64(stored), w.scaleType);
     }
+    outputFactors(c.factor, c.bias, cc);
+    return c;
+  };
+  // Element e of row q of n-tile t's half, stored to its token's row.
+  auto storeElement = [&](const Column &c, int64_t t, int64_t half,
+                          int64_t q, int64_t e) {
+    // D element 4 jj + 2 half + e: token 8 jj + 2 quad + e.
+    Value jj = jjOf(q);
+    Value v = valueOf(t, half, q, jj, e);
+    Value local = arith::AddIOp::create(
+        b, rowBase,
+        arith::AddIOp::create(
+            b, arith::MulIOp::create(b, quad, c32(2)),
+            arith::AddIOp::create(b, arith::MulIOp::create(b, jj, c32(8)),
+                                  c32(e))));
+    auto [token, rowOk] = destRow(local);
+    Value ok = arith::AndIOp::create(b, c.colOk, rowOk);
+    if (Value s = activationScale(sourceOf(token)))
+      v = arith::MulFOp::create(b, v, s);
+    // MoE: the router weight multiplies the row after its bias.
+    Value bits = outputBits(v, c.factor, c.bias, outType, routerWeight(token));
+    auto ifOp = scf::IfOp::create(b, ok, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    Value index = arith::AddIOp::create(
+        b, arith::MulIOp::create(b, sext64(token), c64(spec.nOut)),
+        ext64(c.col));
+    store(bits, param(hq::abi::ParamOutput), index);
+  };
+  if (!spec.isMoe()) {
+    // Column by column: a dense row's token is the row itself.
+    for (int64_t t = 0; t < tile.nTilesPerGroup; ++t)
+      for (int64_t half = 0; half < 2; ++half) {
+        Column c = column(t, half);
+        for (int64_t q = 0; q < rows; ++q)
+          for (int64_t e = 0; e < 2; ++e)
+            storeElement(c, t, half, q, e);
+      }
+    return;
   }
+  // A MoE row's token (the row table's entry) and router weight are loads
+  // LLVM keeps for every column that reuses them: column by column, every
+  // row's stayed live across the whole store (ptxas: 240 bytes of spill in
+  // the 64-token tile with router weights at two CTAs per SM). Row by row
+  // each is used by the row's stores and dies; the columns' few values
+  // stay live instead.
+  SmallVector<Column> columns;
+  for (int64_t t = 0; t < tile.nTilesPerGroup; ++t)
+    for (int64_t half = 0; half < 2; ++half)
+      columns.push_back(column(t, half));
+  for (int64_t q = 0; q < rows; ++q)
+    for (int64_t e = 0; e < 2; ++e)
+      for (int64_t t = 0; t < tile.nTilesPerGroup; ++t)
+        for (int64_t half = 0; half < 2; ++half)
+          storeElement(columns[size_t(2 * t + half)], t, half, q, e);
 }
 
 void WgmmaEmitter::wgmmaReduceAcrossCtas(ArrayRef<Value> acc) {
