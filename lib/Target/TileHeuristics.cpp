@@ -5,6 +5,7 @@
 #include "Humming/Quant/PreparedLayout.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <tuple>
 
@@ -1150,6 +1151,68 @@ Result<std::vector<TileConfig>> selectMmaSyncTiles(const WeightSchema &w,
                         /*forExperts=*/false);
 }
 
+/// The indexed routing's tiles for 9-64 tokens per expert (sm_90a, 16-bit
+/// activations, weights of at most 4 bits): the warp-specialized wgmma
+/// tile whose block holds an expert's rows with room for the routing's
+/// spread, at two CTAs per SM — t tokens per expert on average, each
+/// expert's count about t +- sqrt(t) under random routing, and every row
+/// past a block's block_m costs a second block that re-reads the expert's
+/// weights: 32 rows at t = 9..16, 64 at 17..64 (where block_size allows:
+/// else the tiles before serve). Measured on the H200 (2026-12-05, W4A16
+/// indexed, random routing, each tile forced over one routing draw;
+/// bench/NOTES.md "Mixture of experts"), us at t = 16 / 32 / 64, the
+/// tiles before -> these: Mixtral-8x7B gate_up 236.2 / 507.0 / 383.6 ->
+/// 188.4 / 252.1 / 354.1, down 157.5 / 282.1 / 259.3 -> 111.6 / 163.1 /
+/// 237.7; Qwen3-30B-A3B gate_up 117.8 / 199.1 / 190.2 -> 86.1 / 113.5 /
+/// 174.5, down 74.0 / 107.8 / 124.5 -> 51.4 / 68.8 / 105.0. The same tiles
+/// at one CTA per SM lost (Mixtral gate_up t = 16 237.2 for 32 rows, t =
+/// 64 418.8 for 64). At t <= 8 the 16-row mma_sync tiles stay (Mixtral
+/// gate_up t = 8 169.4 against 187.5 for 32 rows), from 65 the tiles
+/// before (128 rows without router weights; 64 rows at one CTA per SM
+/// beat two there with them: Mixtral down t = 128 369.2 against 387.1).
+/// Blocks of 48 and 96 rows won more (t = 32 / 64) but need a block_size
+/// that 128 does not divide (bench/NOTES.md). Empty when the rules do not
+/// apply.
+static std::vector<TileConfig>
+expertBlockTiles(const WeightSchema &w, const InputSchema &in,
+                 const ComputeOptions &c, int64_t n, int64_t k,
+                 const DeviceInfo &device, const MoeShape &moe,
+                 unsigned chipSm) {
+  if (moe.gemm != GemmType::Indexed || in.type.bits != 16 || w.type.bits > 4 ||
+      !wgmmaApplies(c, device))
+    return {};
+  auto tile = [&](int64_t tokens) -> std::optional<TileConfig> {
+    layout::KernelShape ks =
+        wgmmaShape(tokens, 4, /*warpSpecialized=*/true, /*activationBits=*/16);
+    ks.ctasPerSm = 2;
+    if (!runs(w, n, k, ks, device) ||
+        2 * (layout::sharedBytes(w, ks) + 1024) > device.smemPerSmKB * 1024)
+      return std::nullopt;
+    TileConfig t = layout::tileConfigOf(ks);
+    t.tma = TmaA | TmaB;
+    if (moeTileProblem(t, moe, chipSm))
+      return std::nullopt;
+    return t;
+  };
+  std::vector<TileConfig> out;
+  for (auto [lo, hi, tokens] : {std::array<int64_t, 3>{9, 16, 32},
+                                std::array<int64_t, 3>{17, 64, 64}}) {
+    std::optional<TileConfig> t = tile(tokens);
+    if (!t) {
+      // The first range decides whether the rules apply at all; a later
+      // one without a tile is served by the range before it.
+      if (out.empty())
+        return {};
+      out.back().mMax = hi;
+      continue;
+    }
+    t->mMin = lo;
+    t->mMax = hi;
+    out.push_back(*t);
+  }
+  return out;
+}
+
 Result<std::vector<TileConfig>> selectMoeTiles(const WeightSchema &w,
                                                const InputSchema &in,
                                                const ComputeOptions &c,
@@ -1287,6 +1350,28 @@ Result<std::vector<TileConfig>> selectMoeTiles(const WeightSchema &w,
     out.push_back(t);
   }
   out.back().mMax = 0;
+  // 9-64 tokens per expert (indexed, sm_90a): blocks sized for an
+  // expert's rows instead of the dense tiles of that many tokens; the
+  // tiles before keep the ranges below and above.
+  if (std::vector<TileConfig> blocks =
+          expertBlockTiles(w, in, c, n, k, device, moe, sm);
+      !blocks.empty()) {
+    const int64_t lo = blocks.front().mMin, hi = blocks.back().mMax;
+    std::vector<TileConfig> spliced;
+    for (TileConfig t : out)
+      if (t.mMin < lo) {
+        if (t.mMax == 0 || t.mMax >= lo)
+          t.mMax = lo - 1;
+        spliced.push_back(t);
+      }
+    spliced.insert(spliced.end(), blocks.begin(), blocks.end());
+    for (TileConfig t : out)
+      if (t.mMax == 0 || t.mMax > hi) {
+        t.mMin = std::max(t.mMin, hi + 1);
+        spliced.push_back(t);
+      }
+    out = std::move(spliced);
+  }
   // Neighbours that became equal serve one range — except one token per
   // expert in a tile that splitsAtEightTokens and leaves each CTA
   // kMoeTransposedMinDepth of K or more: that kernel takes

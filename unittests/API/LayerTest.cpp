@@ -212,8 +212,9 @@ TEST(Layer, MoeCompilesAndChecksItsRouting) {
 }
 
 // MoeOptions::blockSize = 0: the tiles are free up to 128 rows and each
-// call routes with its kernel's block_m (16 at decode; the 128-row
-// warp-specialized tile without router weights, 64 rows with them).
+// call routes with its kernel's block_m (16 at decode, 32 at 9-16 tokens
+// per expert, 64 at 17-64; from 65 the 128-row warp-specialized tile
+// without router weights, 64 rows with them).
 TEST(Layer, MoeBlockSizeFollowsM) {
   test::useTestCache();
   WeightSchema w4 = WeightSchema::make(ScalarType::uint(4), ScalarType::f16(),
@@ -233,7 +234,9 @@ TEST(Layer, MoeBlockSizeFollowsM) {
     for (const humming::abi::KernelLaunch &k : layer->kernels())
       EXPECT_EQ(k.blockSize, 128) << k.name; // the op's: tiles up to 128
     EXPECT_EQ(layer->moeBlockSize(1), 16);
-    EXPECT_EQ(layer->moeBlockSize(64), 16); // 16 tokens per expert
+    EXPECT_EQ(layer->moeBlockSize(32), 16);  // 8 tokens per expert
+    EXPECT_EQ(layer->moeBlockSize(64), 32);  // 16
+    EXPECT_EQ(layer->moeBlockSize(128), 64); // 32
     // 1024 tokens per expert.
     EXPECT_EQ(layer->moeBlockSize(4096), routerWeights ? 64 : 128);
     MoeRouting r;
