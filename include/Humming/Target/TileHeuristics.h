@@ -126,7 +126,10 @@ inline bool moeTransposes(int64_t mMax, int64_t kPerCta) {
 /// never straddles two experts); the ranges whose tile does not are served
 /// by the last one that does. (4) block_n divides the expert's N, else the
 /// expert's own dense tiles serve. (5) The warp-specialized 128-row tiles only without
-/// router weights (with them their epilogue spills).
+/// router weights (with them their epilogue spills). (6) Indexed, sm_90a,
+/// 16-bit activations, <= 4-bit weights: 9-16 and 17-64 tokens per expert
+/// take the warp-specialized wgmma tile of 32 and 64 rows at two CTAs per
+/// SM (a block that holds an expert's rows under the routing's spread).
 Result<std::vector<TileConfig>> selectMoeTiles(const WeightSchema &w,
                                                const InputSchema &in,
                                                const ComputeOptions &c,
