@@ -135,7 +135,7 @@ std::vector<MoeCase> moeSuite(bool quick) {
       Spread::Uniform, large, 1024, 2048, ScalarType::f16(), true, 128);
   // The block size chosen per M (Layer::moeBlockSize): 16-row blocks at
   // decode, then the warp-specialized tiles of 32 / 64 rows at 9-16 /
-  // 17-64 tokens per expert (M = 33 ... 256 here), from 65 the 128-row one
+  // 17-64 tokens per expert (M = 33 ... 200 here), from 65 the 128-row one
   // (no router weights) or 64 rows with them.
   std::vector<int64_t> perM = small;
   perM.push_back(100); // 25 tokens per expert
