@@ -95,12 +95,16 @@ int64_t floorPow2(int64_t v) {
 
 /// Whether the prepared kernel of shape `ks` can run an N x K layer on the
 /// device: its blocks divide N, its iterations divide K, and its pipeline
-/// fits the device's shared memory.
+/// fits the device's shared memory — ks.ctasPerSm times over, with the 1
+/// KiB the SM keeps for each block, where it asks for more than one.
 bool runs(const WeightSchema &w, int64_t n, int64_t k,
           const layout::KernelShape &ks, const DeviceInfo &device) {
+  const int64_t bytes = layout::sharedBytes(w, ks);
   return n % ks.blockN() == 0 &&
          k % (ks.kTilesPerIteration() * layout::kTileK) == 0 &&
-         layout::sharedBytes(w, ks) <= sharedMemoryBudget(device);
+         bytes <= sharedMemoryBudget(device) &&
+         (ks.ctasPerSm <= 1 ||
+          ks.ctasPerSm * (bytes + 1024) <= device.smemPerSmKB * 1024);
 }
 
 /// Whether the sm_90a wgmma tiles serve the device and options: wgmma on
@@ -557,8 +561,7 @@ std::optional<TileConfig> fewTokenTile(const WeightSchema &w, int64_t n,
                                        int64_t tokens) {
   layout::KernelShape ks = wgmmaShape(tokens, 4, /*warpSpecialized=*/true, 8);
   ks.ctasPerSm = tokens <= 8 ? 2 : 1;
-  if (!runs(w, n, k, ks, device) ||
-      ks.ctasPerSm * layout::sharedBytes(w, ks) > sharedMemoryBudget(device))
+  if (!runs(w, n, k, ks, device))
     return std::nullopt;
   const int64_t iterations = k / (ks.kTilesPerIteration() * layout::kTileK);
   const int64_t blocks = n / ks.blockN();
@@ -1185,8 +1188,7 @@ expertBlockTiles(const WeightSchema &w, const InputSchema &in,
     layout::KernelShape ks =
         wgmmaShape(tokens, 4, /*warpSpecialized=*/true, /*activationBits=*/16);
     ks.ctasPerSm = 2;
-    if (!runs(w, n, k, ks, device) ||
-        2 * (layout::sharedBytes(w, ks) + 1024) > device.smemPerSmKB * 1024)
+    if (!runs(w, n, k, ks, device))
       return std::nullopt;
     TileConfig t = layout::tileConfigOf(ks);
     t.tma = TmaA | TmaB;
