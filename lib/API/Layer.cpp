@@ -419,12 +419,12 @@ const MoeOptions *Layer::moe() const {
 
 namespace {
 /// The block_size of the layer's humming.moe_gemm: the fixed one, or for a
-/// routing that follows M the largest block_m (the tiles are free up to it
-/// and each call passes its own).
+/// routing that follows M a multiple of every MoE tile's block_m (the
+/// tiles are free among them and each call passes its own).
 int64_t moeOpBlockSize(const MoeOptions &moe) {
   if (moe.routing != GemmType::Indexed)
     return 0;
-  return moe.blockSize ? moe.blockSize : kMoeMaxBlockM;
+  return moe.blockSize ? moe.blockSize : kMoeFollowingBlockSize;
 }
 } // namespace
 

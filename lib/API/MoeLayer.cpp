@@ -202,7 +202,8 @@ Status MoeLayer::loadQuantized(QuantizedWeights gateUp, QuantizedWeights down) {
 Status MoeLayer::transform(const LayerTarget &target, int64_t maxTokens) {
   Impl &l = *impl_;
   const MoeLayerShape &s = l.shape;
-  const int64_t largestBlock = s.blockSize ? s.blockSize : kMoeMaxBlockM;
+  const int64_t largestBlock =
+      s.blockSize ? s.blockSize : kMoeFollowingBlockSize;
   if (maxTokens < 1 ||
       maxTokens > (std::numeric_limits<int32_t>::max() -
                    s.experts * (largestBlock - 1)) /
@@ -226,7 +227,7 @@ Status MoeLayer::transform(const LayerTarget &target, int64_t maxTokens) {
   plain.canonicalLayout = false;
   // A router per block size a call can need (blockSizeFor): the fixed one,
   // or the least common multiple of a gate_up and a down kernel's block_m,
-  // each rounded up to 16 (the heuristics' are powers of two: the larger).
+  // each rounded up to 16 (a divisor of kMoeFollowingBlockSize).
   std::vector<int64_t> sizes;
   if (s.blockSize) {
     sizes.push_back(s.blockSize);

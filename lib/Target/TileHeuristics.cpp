@@ -5,7 +5,6 @@
 #include "Humming/Quant/PreparedLayout.h"
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <tuple>
 
@@ -1154,28 +1153,28 @@ Result<std::vector<TileConfig>> selectMmaSyncTiles(const WeightSchema &w,
                         /*forExperts=*/false);
 }
 
-/// The indexed routing's tiles for 9-64 tokens per expert (sm_90a, 16-bit
+/// The indexed routing's tiles from 9 tokens per expert on (sm_90a, 16-bit
 /// activations, weights of at most 4 bits): the warp-specialized wgmma
 /// tile whose block holds an expert's rows with room for the routing's
-/// spread, at two CTAs per SM — t tokens per expert on average, each
-/// expert's count about t +- sqrt(t) under random routing, and every row
-/// past a block's block_m costs a second block that re-reads the expert's
-/// weights: 32 rows at t = 9..16, 64 at 17..64 (where block_size allows:
-/// else the tiles before serve). Measured on the H200 (2026-12-05, W4A16
-/// indexed, random routing, each tile forced over one routing draw;
-/// bench/NOTES.md "Mixture of experts"), us at t = 16 / 32 / 64, the
-/// tiles before -> these: Mixtral-8x7B gate_up 236.2 / 507.0 / 383.6 ->
-/// 188.4 / 252.1 / 354.1, down 157.5 / 282.1 / 259.3 -> 111.6 / 163.1 /
-/// 237.7; Qwen3-30B-A3B gate_up 117.8 / 199.1 / 190.2 -> 86.1 / 113.5 /
-/// 174.5, down 74.0 / 107.8 / 124.5 -> 51.4 / 68.8 / 105.0. The same tiles
-/// at one CTA per SM lost (Mixtral gate_up t = 16 237.2 for 32 rows, t =
-/// 64 418.8 for 64). At t <= 8 the 16-row mma_sync tiles stay (Mixtral
-/// gate_up t = 8 169.4 against 187.5 for 32 rows), from 65 the tiles
-/// before (128 rows without router weights; 64 rows at one CTA per SM
-/// beat two there with them: Mixtral down t = 128 369.2 against 387.1).
-/// Blocks of 48 and 96 rows won more (t = 32 / 64) but need a block_size
-/// that 128 does not divide (bench/NOTES.md). Empty when the rules do not
-/// apply.
+/// spread — t tokens per expert on average, each expert's count about t
+/// +- sqrt(t) under random routing, and every row past a block's
+/// block_m costs a second block that re-reads the expert's weights:
+///   t =  9..16: 32 rows, two CTAs per SM;   t = 17..32: 48, two per SM;
+///   t = 33..64: 96;   from 65: 128 (wgmma_in_flight = 1), or 96 with
+///   router weights (the 128-row epilogue spills with them).
+/// Where a range's block_m does not divide a fixed block_size (or the
+/// tile does not fit), the next of its list: 32 / 64 for 48, 64 / 128 for
+/// 96, 96 / 64 for 128. Measured on the H200 (2026-12-05, W4A16 indexed,
+/// random routing, every tile forced over one routing draw; bench/NOTES.md
+/// "Mixture of experts"), us at t = 16 / 32 / 64 / 128 / 256: Mixtral-8x7B
+/// gate_up with the tiles before 236.2 / 507.0 / 383.6 / 597.6 / 935.9,
+/// with these 188.4 / 207.3 / 317.6 / 598.9 / 935.0 (80 rows, which no
+/// block_size of a layer routed per M can hold beside 48 and 128, 292.4
+/// at t = 64); Mixtral down 157.5 / 282.1 / 259.3 / 369.2 / 552.4 ->
+/// 111.6 / - / 152.9 / 303.4 / 454.9; Qwen3-30B-A3B gate_up t = 16 / 32 /
+/// 64 117.8 / 199.1 / 190.2 -> 86.1 / 95.5 / 153.3. At t <= 8 the 16-row
+/// mma_sync tiles stay (Mixtral gate_up t = 8 169.4 against 187.5 for 32
+/// rows). Empty when the rules do not apply (the tiles before serve).
 static std::vector<TileConfig>
 expertBlockTiles(const WeightSchema &w, const InputSchema &in,
                  const ComputeOptions &c, int64_t n, int64_t k,
@@ -1187,30 +1186,53 @@ expertBlockTiles(const WeightSchema &w, const InputSchema &in,
   auto tile = [&](int64_t tokens) -> std::optional<TileConfig> {
     layout::KernelShape ks =
         wgmmaShape(tokens, 4, /*warpSpecialized=*/true, /*activationBits=*/16);
-    ks.ctasPerSm = 2;
     if (!runs(w, n, k, ks, device))
       return std::nullopt;
+    // Two CTAs per SM for the 32- and 48-row tiles where their pipelines
+    // fit twice (the 32-row tile at one per SM: Mixtral gate_up t = 16
+    // 237.2 us against 188.4).
+    if (tokens <= 48) {
+      layout::KernelShape two = ks;
+      two.ctasPerSm = 2;
+      if (runs(w, n, k, two, device))
+        ks = two;
+    }
     TileConfig t = layout::tileConfigOf(ks);
     t.tma = TmaA | TmaB;
+    overlapIterations(t, w);
     if (moeTileProblem(t, moe, chipSm))
       return std::nullopt;
     return t;
   };
+  struct Range {
+    int64_t lo, hi;
+    std::vector<int64_t> tokens;
+  };
+  const std::vector<int64_t> wide = moe.routerWeights
+                                        ? std::vector<int64_t>{96, 64}
+                                        : std::vector<int64_t>{128, 96, 64};
+  const Range ranges[] = {{9, 16, {32}},
+                          {17, 32, {48, 32, 64}},
+                          {33, 64, {96, 64, 128}},
+                          {65, 0, wide}};
   std::vector<TileConfig> out;
-  for (auto [lo, hi, tokens] : {std::array<int64_t, 3>{9, 16, 32},
-                                std::array<int64_t, 3>{17, 64, 64}}) {
-    std::optional<TileConfig> t = tile(tokens);
-    if (!t) {
+  for (const Range &r : ranges) {
+    std::optional<TileConfig> chosen;
+    for (int64_t tokens : r.tokens)
+      if (tokens != 128 || !moe.routerWeights)
+        if ((chosen = tile(tokens)))
+          break;
+    if (!chosen) {
       // The first range decides whether the rules apply at all; a later
       // one without a tile is served by the range before it.
       if (out.empty())
         return {};
-      out.back().mMax = hi;
+      out.back().mMax = r.hi;
       continue;
     }
-    t->mMin = lo;
-    t->mMax = hi;
-    out.push_back(*t);
+    chosen->mMin = r.lo;
+    chosen->mMax = r.hi;
+    out.push_back(*chosen);
   }
   return out;
 }
@@ -1352,27 +1374,21 @@ Result<std::vector<TileConfig>> selectMoeTiles(const WeightSchema &w,
     out.push_back(t);
   }
   out.back().mMax = 0;
-  // 9-64 tokens per expert (indexed, sm_90a): blocks sized for an
-  // expert's rows instead of the dense tiles of that many tokens; the
-  // tiles before keep the ranges below and above.
+  // From 9 tokens per expert (indexed, sm_90a): blocks sized for an
+  // expert's rows instead of the dense tiles of that many tokens.
   if (std::vector<TileConfig> blocks =
           expertBlockTiles(w, in, c, n, k, device, moe, sm);
       !blocks.empty()) {
-    const int64_t lo = blocks.front().mMin, hi = blocks.back().mMax;
-    std::vector<TileConfig> spliced;
-    for (TileConfig t : out)
-      if (t.mMin < lo) {
-        if (t.mMax == 0 || t.mMax >= lo)
-          t.mMax = lo - 1;
-        spliced.push_back(t);
-      }
-    spliced.insert(spliced.end(), blocks.begin(), blocks.end());
-    for (TileConfig t : out)
-      if (t.mMax == 0 || t.mMax > hi) {
-        t.mMin = std::max(t.mMin, hi + 1);
-        spliced.push_back(t);
-      }
-    out = std::move(spliced);
+    std::vector<TileConfig> upToEight;
+    for (TileConfig t : out) {
+      if (t.mMin > 8)
+        break;
+      if (t.mMax == 0 || t.mMax > 8)
+        t.mMax = 8;
+      upToEight.push_back(t);
+    }
+    upToEight.insert(upToEight.end(), blocks.begin(), blocks.end());
+    out = std::move(upToEight);
   }
   // Neighbours that became equal serve one range — except one token per
   // expert in a tile that splitsAtEightTokens and leaves each CTA

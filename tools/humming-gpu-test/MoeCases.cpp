@@ -134,11 +134,11 @@ std::vector<MoeCase> moeSuite(bool quick) {
   add("moe_indexed_w4_e8_top2_large", w4(8), GemmType::Indexed, 2,
       Spread::Uniform, large, 1024, 2048, ScalarType::f16(), true, 128);
   // The block size chosen per M (Layer::moeBlockSize): 16-row blocks at
-  // decode, then the warp-specialized tiles of 32 / 64 rows at 9-16 /
-  // 17-64 tokens per expert (M = 33 ... 200 here), from 65 the 128-row one
-  // (no router weights) or 64 rows with them.
+  // decode, then the warp-specialized tiles of 32 / 48 / 96 rows at 9-16 /
+  // 17-32 / 33-64 tokens per expert (M = 33 ... 200 here), from 65 the
+  // 128-row one (no router weights) or 96 rows with them.
   std::vector<int64_t> perM = small;
-  perM.push_back(100); // 25 tokens per expert
+  perM.push_back(100); // 25 tokens per expert: 48-row blocks
   add("moe_indexed_w4_e8_top2_per_m", w4(8), GemmType::Indexed, 2,
       Spread::Skewed, perM, 256, 512, ScalarType::f16(), false, 0);
   add("moe_indexed_w4_e8_top2_large_per_m", w4(8), GemmType::Indexed, 2,
@@ -1122,8 +1122,8 @@ MoeTally runMoeLayerCases(const rt::CudaDriver &cu, const std::string &device,
       {"moe_layer_qwen3_30b_a3b", {2048, 768, 128, 8, 0}, {1, 7, 64}},
       {"moe_layer_mixtral_8x7b", {4096, 14336, 8, 2, 0}, {1, 5}},
       // Small, over every range of tokens per expert: 16 / 25 / 50 / 75
-      // route with blocks of 32 / 64 / 64 / 128 (gate_up's 128 rows and
-      // down's 64: their least common multiple).
+      // route with blocks of 32 / 48 / 96 / 384 (gate_up's 128 rows and
+      // down's 96 rows: their least common multiple).
       {"moe_layer_small_e8", {512, 256, 8, 2, 0}, {1, 64, 100, 200, 300}},
   };
   MoeTally tally;

@@ -12,6 +12,7 @@
 #include "Humming/API/MoeRouter.h"
 #include "Humming/Quant/Safetensors.h"
 #include "Humming/Runtime/Compiler.h"
+#include "Humming/Target/TileHeuristics.h"
 #include "TestCache.h"
 
 #include <gtest/gtest.h>
@@ -211,10 +212,11 @@ TEST(Layer, MoeCompilesAndChecksItsRouting) {
             "dense: call forward()");
 }
 
-// MoeOptions::blockSize = 0: the tiles are free up to 128 rows and each
-// call routes with its kernel's block_m (16 at decode, 32 at 9-16 tokens
-// per expert, 64 at 17-64; from 65 the 128-row warp-specialized tile
-// without router weights, 64 rows with them).
+// MoeOptions::blockSize = 0: the tiles are free among the block_m that
+// divide kMoeFollowingBlockSize and each call routes with its kernel's
+// block_m (16 at decode, 32 at 9-16 tokens per expert; from 65 the
+// 128-row warp-specialized tile without router weights, 96 rows with
+// them).
 TEST(Layer, MoeBlockSizeFollowsM) {
   test::useTestCache();
   WeightSchema w4 = WeightSchema::make(ScalarType::uint(4), ScalarType::f16(),
@@ -232,24 +234,25 @@ TEST(Layer, MoeBlockSizeFollowsM) {
     Status s = layer->transform({"H200", "", /*compileOnly=*/true});
     ASSERT_TRUE(s.ok()) << s.error();
     for (const humming::abi::KernelLaunch &k : layer->kernels())
-      EXPECT_EQ(k.blockSize, 128) << k.name; // the op's: tiles up to 128
+      EXPECT_EQ(k.blockSize, kMoeFollowingBlockSize) << k.name; // the op's
     EXPECT_EQ(layer->moeBlockSize(1), 16);
     EXPECT_EQ(layer->moeBlockSize(32), 16);  // 8 tokens per expert
     EXPECT_EQ(layer->moeBlockSize(64), 32);  // 16
-    EXPECT_EQ(layer->moeBlockSize(128), 64); // 32
+    EXPECT_EQ(layer->moeBlockSize(128), 48); // 32
+    EXPECT_EQ(layer->moeBlockSize(256), 96); // 64
     // 1024 tokens per expert.
-    EXPECT_EQ(layer->moeBlockSize(4096), routerWeights ? 64 : 128);
+    EXPECT_EQ(layer->moeBlockSize(4096), routerWeights ? 96 : 128);
     MoeRouting r;
     r.sortedIds = r.expertIds = r.numTokensPadded = 64;
     r.sortedLength = 64;
     r.routerWeights = routerWeights ? 64 : 0;
     EXPECT_EQ(layer->forwardMoe(nullptr, 16, 16, 4096, r).error(),
               concat("expected the routing's block_size to be a multiple of ",
-                     routerWeights ? 64 : 128,
+                     routerWeights ? 96 : 128,
                      " up to 1024 (the block_m of the kernel for M = 4096: "
                      "route with Layer::moeBlockSize(M)), got 0 "
                      "(MoeRouting::blockSize unset)"));
-    r.blockSize = 256; // a multiple of block_m is as good
+    r.blockSize = 384; // a multiple of block_m is as good
     EXPECT_EQ(layer->forwardMoe(nullptr, 16, 16, 4096, r).error(),
               "the layer was transformed compile-only for sm_90a; transform "
               "it for a device to run it");

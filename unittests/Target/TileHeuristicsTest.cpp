@@ -1051,19 +1051,18 @@ TEST(TileHeuristics, EightBitActivationsGetMmaSyncTilesWithoutWgmma) {
             "scales with f8E4M3FN activations, got f32");
 }
 
-// From 9 to 64 tokens per expert (indexed, 16-bit activations, sm_90a) a
-// block holds an expert's rows with room for the routing's spread: 32 rows
-// at 9-16 tokens per expert, 64 at 17-64, warp-specialized at two CTAs per
-// SM; the 16-row mma_sync tiles keep up to 8, the tiles before from 65 (128
-// rows without router weights, 64 at one CTA per SM with them). A fixed
-// block_size keeps the block_m that divide it.
+// From 9 tokens per expert (indexed, 16-bit activations, sm_90a) a block
+// holds an expert's rows with room for the routing's spread: 32 / 48 / 96
+// rows at 9-16 / 17-32 / 33-64 tokens per expert, the 32- and 48-row tiles
+// at two CTAs per SM, then 128 rows, or 96 with router weights (their
+// 128-row epilogue spills). A fixed block_size keeps the block_m that
+// divide it; up to 8 tokens per expert the 16-row mma_sync tiles stay.
 TEST(TileHeuristics, MoeBlocksHoldAnExpertsRows) {
   const DeviceInfo &h200 = *lookupDevice("H200");
   WeightSchema w = w4g128();
   w.experts = 128;
   struct Want {
     int64_t mMin, mMax, blockM, ctasPerSm;
-    bool warpSpecialized;
   };
   auto check = [&](const MoeShape &moe, std::vector<Want> want) {
     Result<std::vector<TileConfig>> tiles =
@@ -1084,28 +1083,28 @@ TEST(TileHeuristics, MoeBlocksHoldAnExpertsRows) {
       EXPECT_EQ(t.mMin, want[i].mMin) << i;
       EXPECT_EQ(t.mMax, want[i].mMax) << i;
       EXPECT_EQ(t.blockM, want[i].blockM) << i;
-      EXPECT_EQ(t.ctasPerSm, want[i].ctasPerSm) << i;
-      EXPECT_EQ(t.warpSpecialized, want[i].warpSpecialized) << i;
-      EXPECT_FALSE(moeTileProblem(t, moe, 90));
-      if (!t.warpSpecialized)
-        continue;
       EXPECT_EQ(t.warpM, want[i].blockM) << i;
       EXPECT_EQ(t.blockN, 256) << i;
+      EXPECT_EQ(t.ctasPerSm, want[i].ctasPerSm) << i;
       EXPECT_EQ(t.mma, MmaKind::Wgmma) << i;
+      EXPECT_TRUE(t.warpSpecialized) << i;
       EXPECT_EQ(t.tma, uint32_t(TmaA | TmaB)) << i;
       EXPECT_EQ(t.splitK, 1) << i;
       EXPECT_EQ(t.wgmmaInFlight, t.blockM == 128 ? 1 : 0) << i;
+      EXPECT_FALSE(moeTileProblem(t, moe, 90));
+      EXPECT_EQ(kMoeFollowingBlockSize % t.blockM, 0) << t.blockM;
     }
   };
-  // Routed per M (the layer's op block_size is kMoeMaxBlockM).
-  check({GemmType::Indexed, 128, 8, kMoeMaxBlockM, false},
-        {{9, 16, 32, 2, true}, {17, 64, 64, 2, true}, {65, 0, 128, 1, true}});
-  check({GemmType::Indexed, 128, 8, kMoeMaxBlockM, true},
-        {{9, 16, 32, 2, true}, {17, 64, 64, 2, true}, {65, 0, 64, 1, true}});
-  // A fixed block_size of 32: its 32-row blocks serve 9-64, the 16-row
-  // tiles the rest (the 64- and 128-row ones do not divide it).
-  check({GemmType::Indexed, 128, 8, 32, false},
-        {{9, 64, 32, 2, true}, {65, 0, 16, 1, false}});
+  // Routed per M (the layer's op block_size is kMoeFollowingBlockSize).
+  check({GemmType::Indexed, 128, 8, kMoeFollowingBlockSize, false},
+        {{9, 16, 32, 2}, {17, 32, 48, 2}, {33, 64, 96, 1}, {65, 0, 128, 1}});
+  check({GemmType::Indexed, 128, 8, kMoeFollowingBlockSize, true},
+        {{9, 16, 32, 2}, {17, 32, 48, 2}, {33, 0, 96, 1}});
+  // A fixed block_size: the next block_m of each range's list dividing it.
+  check({GemmType::Indexed, 128, 8, 64, false},
+        {{9, 32, 32, 2}, {33, 0, 64, 1}});
+  check({GemmType::Indexed, 128, 8, 128, false},
+        {{9, 32, 32, 2}, {33, 64, 64, 1}, {65, 0, 128, 1}});
   // block_size 16: no such block; the 16-row tiles serve every range.
   Result<std::vector<TileConfig>> sixteen = selectMoeTiles(
       w, kF16, {}, 1536, 2048, h200, {GemmType::Indexed, 128, 8, 16});
@@ -1117,21 +1116,21 @@ TEST(TileHeuristics, MoeBlocksHoldAnExpertsRows) {
   auto noBlocks = [&](const Result<std::vector<TileConfig>> &tiles) {
     ASSERT_TRUE(tiles.ok()) << tiles.error();
     for (const TileConfig &t : *tiles)
-      EXPECT_FALSE(t.ctasPerSm == 2 && (t.blockM == 32 || t.blockM == 64))
+      EXPECT_TRUE(t.blockM != 32 && t.blockM != 48 && t.blockM != 96)
           << t.mMin << ": block_m " << t.blockM;
   };
   noBlocks(selectMoeTiles(w, kF16, {}, 1536, 2048, h200,
                           {GemmType::GroupedContiguous, 128, 1, 0}));
   noBlocks(selectMoeTiles(
-      w, InputSchema{ScalarType::e4m3(), ActScaling::Token, 0}, {}, 1536, 2048,
-      h200, {GemmType::Indexed, 128, 8, kMoeMaxBlockM}, 84));
+      w, InputSchema{ScalarType::e4m3(), ActScaling::Token, 0}, {}, 1536,
+      2048, h200, {GemmType::Indexed, 128, 8, kMoeFollowingBlockSize}, 84));
   WeightSchema w8 = WeightSchema::make(ScalarType::uint(8), ScalarType::f16(),
                                        Granularity::Channel, 0);
   w8.experts = 128;
   noBlocks(selectMoeTiles(w8, kF16, {}, 1536, 2048, h200,
-                          {GemmType::Indexed, 128, 8, kMoeMaxBlockM}));
+                          {GemmType::Indexed, 128, 8, kMoeFollowingBlockSize}));
   noBlocks(selectMoeTiles(w, kF16, {}, 1536, 2048, *lookupDevice("L40S"),
-                          {GemmType::Indexed, 128, 8, kMoeMaxBlockM}));
+                          {GemmType::Indexed, 128, 8, kMoeFollowingBlockSize}));
 }
 
 // One token per expert in a 16-row mma_sync tile is a kernel of its own
@@ -1144,7 +1143,7 @@ TEST(TileHeuristics, MoeOneTokenPerExpertIsItsOwnKernel) {
   const DeviceInfo &h200 = *lookupDevice("H200");
   WeightSchema w = w4g128();
   w.experts = 8;
-  MoeShape mixtral{GemmType::Indexed, 8, 2, kMoeMaxBlockM};
+  MoeShape mixtral{GemmType::Indexed, 8, 2, kMoeFollowingBlockSize};
   Result<std::vector<TileConfig>> tiles =
       selectMoeTiles(w, kF16, {}, 28672, 4096, h200, mixtral);
   ASSERT_TRUE(tiles.ok()) << tiles.error();
@@ -1197,7 +1196,7 @@ TEST(TileHeuristics, MoeTilesKeepTheRoutingsRules) {
   // Prefill with 16-bit activations: the warp-specialized tiles gather the
   // activations into TMA's layout and take the weights by bulk copies.
   {
-    MoeShape moe{GemmType::Indexed, 128, 8, kMoeMaxBlockM};
+    MoeShape moe{GemmType::Indexed, 128, 8, kMoeFollowingBlockSize};
     Result<std::vector<TileConfig>> tiles =
         selectMoeTiles(w, kF16, {}, 1536, 2048, h200, moe);
     ASSERT_TRUE(tiles.ok()) << tiles.error();
@@ -1224,7 +1223,8 @@ TEST(TileHeuristics, MoeTilesKeepTheRoutingsRules) {
   // router weights.
   const InputSchema e4m3{ScalarType::e4m3(), ActScaling::Token, 0};
   for (bool routerWeights : {false, true}) {
-    MoeShape qwen{GemmType::Indexed, 128, 8, kMoeMaxBlockM, routerWeights};
+    MoeShape qwen{GemmType::Indexed, 128, 8, kMoeFollowingBlockSize,
+                  routerWeights};
     Result<std::vector<TileConfig>> a8 =
         selectMoeTiles(w, e4m3, {}, 1536, 2048, h200, qwen, 84);
     ASSERT_TRUE(a8.ok()) << a8.error();

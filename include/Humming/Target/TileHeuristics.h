@@ -77,17 +77,21 @@ struct MoeShape {
   int64_t experts = 0;
   int64_t topK = 1;
   /// Indexed: the routing's block_size the tiles' block_m must divide
-  /// (kMoeMaxBlockM when the caller routes each M with its kernel's
+  /// (kMoeFollowingBlockSize when the caller routes each M with its kernel's
   /// block_m).
   int64_t blockSize = 0;
   /// The epilogue multiplies rows by router weights (a down projection).
   bool routerWeights = false;
 };
 
-/// The largest block_m of a MoE tile: a layer whose routing block_size
-/// follows M (Layer's MoeOptions::blockSize = 0) selects its tiles with
-/// this block_size, which every MoE tile's block_m divides.
-constexpr int64_t kMoeMaxBlockM = 128;
+/// The block_size of the humming.moe_gemm of a layer whose routing follows
+/// M (Layer's MoeOptions::blockSize = 0), which its tiles are selected
+/// with: a multiple of every block_m a MoE tile may have (16, 32, 48, 64,
+/// 96, 128). Each call routes with its own block_size, a launch parameter
+/// of the kernels: its M's kernel's block_m rounded up to 16, or for
+/// MoeLayer the least common multiple of its two GEMMs' (a divisor of
+/// this).
+constexpr int64_t kMoeFollowingBlockSize = 384;
 
 /// A MoE kernel for one token per expert in a 16-row mma_sync tile takes
 /// the transposed product (eight block rows per pass) where each CTA sums
