@@ -1068,15 +1068,10 @@ Status Layer::transform(const LayerTarget &target) {
                           "between 1 and 1024, got '", v, "'")};
     workers = size_t(n);
   }
-  // The chip's minimum PTX ISA, or 8.4 for fp8 activations below it: the
-  // mma_sync kernels' m16n8k32 e4m3 / e5m2 MMAs need it, and the heuristics
-  // choose them on sm_90a too (narrow N at M <= 16; forced and other
-  // devices' tiles).
-  const unsigned ptxVersion =
-      l.input.type.bits == 8 && !l.input.type.isInt() &&
-              chip->minPtxVersion() < 84
-          ? 84u
-          : 0u;
+  // The chip's minimum PTX ISA (every chip with an fp8 mma.sync has 8.4,
+  // the one LLVM selects it from; sm_90a's mma_sync kernels take f16 MMAs
+  // instead: Chip::emulatesFp8MmaSync).
+  const unsigned ptxVersion = 0;
   // The kernels select-tiles will choose: the same heuristics, same facts.
   size_t count = 1;
   if (forced) {
@@ -1089,10 +1084,9 @@ Status Layer::transform(const LayerTarget &target) {
         l.moe ? selectMoeTiles(l.weight, l.input, l.compute, np, kp, *facts,
                                MoeShape{l.moe->routing, l.weight.experts,
                                         l.moe->topK, moeOpBlockSize(*l.moe),
-                                        l.moe->routerWeights},
-                               ptxVersion)
+                                        l.moe->routerWeights})
               : selectMmaSyncTiles(l.weight, l.input, l.compute, np, kp,
-                                   *facts, ptxVersion);
+                                   *facts);
     if (!tiles)
       return Error{tiles.error()};
     count = tiles->size();

@@ -46,7 +46,6 @@ void mlir::humming::buildHummingCompilePipeline(
   select.device = options.device;
   select.chip = options.chip;
   select.forceTileConfig = options.forceTileConfig;
-  select.ptxVersion = options.ptxVersion;
   pm.addPass(createHummingSelectTilesPass(select));
   HummingLowerToNVVMPassOptions lower;
   lower.chip = options.chip;

@@ -764,8 +764,7 @@ selectNarrowMmaSyncTiles(const WeightSchema &w, const InputSchema &in,
 static Result<std::vector<TileConfig>>
 selectTilesFor(const WeightSchema &w, const InputSchema &in,
                const ComputeOptions &c, int64_t n, int64_t k,
-               const DeviceInfo &device, unsigned ptxVersion,
-               bool forExperts) {
+               const DeviceInfo &device, bool forExperts) {
   if (Diag d = layout::supports(w, in, n, k))
     return Error{*d};
   if (device.smCount <= 0)
@@ -776,29 +775,19 @@ selectTilesFor(const WeightSchema &w, const InputSchema &in,
   if (in.type.bits == 8) {
     // The wgmma tiles where they run (K a multiple of 64), else the
     // mma_sync k32 ones (sm_80-sm_89, batch-invariant layers, K = 32 mod
-    // 64 on sm_90a). The fp8 mma.sync needs PTX ISA 8.4 (LLVM selects it
-    // from there only): on sm_90a only where the PTX version allows it.
+    // 64 on sm_90a). (Every chip with an fp8 mma.sync has PTX ISA 8.4, the
+    // one LLVM selects it from, as its minimum; sm_90a's kernels take f16
+    // MMAs instead: Chip::emulatesFp8MmaSync.)
     std::optional<Chip> chip = Chip::parse(device.chip);
-    const unsigned ptx =
-        ptxVersion ? ptxVersion : (chip ? chip->minPtxVersion() : 0);
-    const bool mmaSyncRuns = in.type.isInt() || ptx >= 84;
     if (!wgmmaApplies(c, device)) {
       if (chip && chip->sm < minSmForActivation(in.type))
         return Error{concat(in.type.str(), " activations need sm_",
                             minSmForActivation(in.type), " or newer, got ",
                             chip->str())};
-      if (!mmaSyncRuns && !c.f16Accumulation)
-        return Error{concat(in.type.str(), " activations run in the mma_sync "
-                            "kernels here (batch-invariant), whose m16n8k32 ",
-                            in.type.str(), " MMAs need PTX ISA 8.4; got ",
-                            ptx / 10, ".", ptx % 10,
-                            " (pass ptx-version=84)")};
       return selectNarrowMmaSyncTiles(w, in, c, n, k, device);
     }
     Result<std::vector<TileConfig>> tiles =
         selectEightBitTiles(w, in, c, n, k, device);
-    if (!mmaSyncRuns)
-      return tiles;
     Result<std::vector<TileConfig>> other =
         selectNarrowMmaSyncTiles(w, in, c, n, k, device);
     if (!tiles)
@@ -1147,10 +1136,8 @@ Result<std::vector<TileConfig>> selectMmaSyncTiles(const WeightSchema &w,
                                                    const InputSchema &in,
                                                    const ComputeOptions &c,
                                                    int64_t n, int64_t k,
-                                                   const DeviceInfo &device,
-                                                   unsigned ptxVersion) {
-  return selectTilesFor(w, in, c, n, k, device, ptxVersion,
-                        /*forExperts=*/false);
+                                                   const DeviceInfo &device) {
+  return selectTilesFor(w, in, c, n, k, device, /*forExperts=*/false);
 }
 
 /// The indexed routing's tiles from 9 tokens per expert on (sm_90a, 16-bit
@@ -1242,8 +1229,7 @@ Result<std::vector<TileConfig>> selectMoeTiles(const WeightSchema &w,
                                                const ComputeOptions &c,
                                                int64_t n, int64_t k,
                                                const DeviceInfo &device,
-                                               const MoeShape &moe,
-                                               unsigned ptxVersion) {
+                                               const MoeShape &moe) {
   if (moe.experts <= 0 || moe.topK <= 0)
     return Error{concat("expected experts and top_k >= 1, got ", moe.experts,
                         " and ", moe.topK)};
@@ -1260,7 +1246,7 @@ Result<std::vector<TileConfig>> selectMoeTiles(const WeightSchema &w,
   // where it matters — M = 1024: 221 against 440 us.)
   const int64_t low = moe.gemm == GemmType::GroupedMasked ? moe.experts : 1;
   auto denseTiles = [&](int64_t together) {
-    return selectTilesFor(dense, in, c, n * together, k, device, ptxVersion,
+    return selectTilesFor(dense, in, c, n * together, k, device,
                           /*forExperts=*/true);
   };
   Result<std::vector<TileConfig>> wide = denseTiles(moe.experts);

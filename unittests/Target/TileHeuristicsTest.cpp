@@ -773,9 +773,11 @@ TEST(TileHeuristics, RefusesLayersTheLayoutCannotHold) {
 }
 
 TEST(TileHeuristics, EightBitActivationsGetWgmmaTilesAtEveryM) {
-  // fp8 activations: the sm_90a wgmma k32 kernels at every M, two sets of
-  // f32 sums within the 128-sum budget, no activation tensor map, the
-  // pipeline in shared memory.
+  // fp8 activations: the sm_90a wgmma k32 kernels at every M (but M <= 16
+  // of layers whose decode tiles leave SMs idle: the 16-row mma_sync tile,
+  // EightBitDecodeOfNarrowLayersTakesTheMmaSyncTile), two sets of f32 sums
+  // within the 128-sum budget, no activation tensor map, the pipeline in
+  // shared memory.
   const InputSchema e4{ScalarType::e4m3(), ActScaling::Token, 0};
   const WeightSchema schemas[] = {
       WeightSchema::make(ScalarType::e4m3(), ScalarType::f16(),
@@ -800,9 +802,15 @@ TEST(TileHeuristics, EightBitActivationsGetWgmmaTilesAtEveryM) {
         EXPECT_EQ(tiles->front().mMin, 1);
         EXPECT_EQ(tiles->back().mMax, 0);
         for (const TileConfig &tc : *tiles) {
-          EXPECT_EQ(tc.mma, MmaKind::Wgmma);
           EXPECT_FALSE(verifyTileForProblem(tc, w, e4, {}, n, k))
               << *verifyTileForProblem(tc, w, e4, {}, n, k);
+          if (tc.mma == MmaKind::MmaSync) {
+            EXPECT_EQ(&tc, &tiles->front());
+            EXPECT_EQ(tc.mMax, 16);
+            EXPECT_EQ(tc.warpM, 16);
+            continue;
+          }
+          EXPECT_EQ(tc.mma, MmaKind::Wgmma);
           EXPECT_EQ(tc.tma & TmaA, 0);
           EXPECT_EQ(tc.wgmmaInFlight, 0);
           EXPECT_LE(tc.warpK, w.hasPerKScales() ? w.groupK : tc.warpK);
@@ -848,17 +856,10 @@ TEST(TileHeuristics, EightBitActivationsGetWgmmaTilesAtEveryM) {
   EXPECT_EQ(wide[0].warpM, 8);
   EXPECT_EQ(wide[0].splitK, 1);
   EXPECT_FALSE(wide[0].workspaceSplit);
-  // K = 96 has no 64-column wgmma iteration: the mma_sync k32 tiles.
-  // (The fp8 mma.sync needs PTX ISA 8.4; at sm_90a's minimum, 8.0, the
-  // wgmma tiles' reason stands.)
-  Result<std::vector<TileConfig>> at80 = selectMmaSyncTiles(
-      schemas[0], e4, {}, 256, 96, *lookupDevice("H200"));
-  ASSERT_FALSE(bool(at80));
-  EXPECT_EQ(at80.error(), "no wgmma tile runs a 256 x 96 layer with "
-                          "f8E4M3FN activations on H200 (the padded K must "
-                          "be a multiple of 64)");
+  // K = 96 has no 64-column wgmma iteration: the mma_sync k32 tiles (f16
+  // MMAs over the fp8 codes on sm_90a, at its own PTX ISA).
   Result<std::vector<TileConfig>> shortK = selectMmaSyncTiles(
-      schemas[0], e4, {}, 256, 96, *lookupDevice("H200"), 84);
+      schemas[0], e4, {}, 256, 96, *lookupDevice("H200"));
   ASSERT_TRUE(bool(shortK)) << shortK.error();
   for (const TileConfig &tc : *shortK) {
     EXPECT_EQ(tc.mma, MmaKind::MmaSync);
@@ -874,15 +875,8 @@ TEST(TileHeuristics, EightBitActivationsGetWgmmaTilesAtEveryM) {
   // Batch-invariant: the mma_sync tiles, one K decomposition at every M.
   ComputeOptions invariant;
   invariant.batchInvariant = true;
-  Result<std::vector<TileConfig>> inv80 = selectMmaSyncTiles(
-      schemas[0], e4, invariant, 8192, 8192, *lookupDevice("H200"));
-  ASSERT_FALSE(bool(inv80));
-  EXPECT_EQ(inv80.error(), "f8E4M3FN activations run in the mma_sync kernels "
-                           "here (batch-invariant), whose m16n8k32 f8E4M3FN "
-                           "MMAs need PTX ISA 8.4; got 8.0 (pass "
-                           "ptx-version=84)");
   Result<std::vector<TileConfig>> inv = selectMmaSyncTiles(
-      schemas[0], e4, invariant, 8192, 8192, *lookupDevice("H200"), 84);
+      schemas[0], e4, invariant, 8192, 8192, *lookupDevice("H200"));
   ASSERT_TRUE(bool(inv)) << inv.error();
   for (const TileConfig &tc : *inv) {
     EXPECT_EQ(tc.mma, MmaKind::MmaSync);
@@ -898,8 +892,8 @@ TEST(TileHeuristics, EightBitActivationsGetWgmmaTilesAtEveryM) {
 
 TEST(TileHeuristics, EightBitDecodeOfNarrowLayersTakesTheMmaSyncTile) {
   // On the H200, M <= 16 where the wgmma decode tiles fill fewer than half
-  // the SMs (N = 4096: 16 blocks x split 4): the 16-row mma.sync tile; the
-  // fp8 one only where the PTX ISA is 8.4 (sm_90a's minimum is 8.0).
+  // the SMs (N = 4096: 16 blocks x split 4): the 16-row mma.sync tile (f16
+  // MMAs over fp8 codes: no fp8 mma.sync on sm_90a).
   const DeviceInfo &h200 = *lookupDevice("H200");
   const InputSchema e4{ScalarType::e4m3(), ActScaling::Token, 0};
   const InputSchema i8{ScalarType::sint(8), ActScaling::Token, 0};
@@ -908,29 +902,28 @@ TEST(TileHeuristics, EightBitDecodeOfNarrowLayersTakesTheMmaSyncTile) {
   const WeightSchema mx = WeightSchema::make(
       ScalarType::e2m1(), ScalarType::ue8m0(), Granularity::Group, 64);
   auto first = [&](const WeightSchema &w, const InputSchema &in, int64_t n,
-                   int64_t k, unsigned ptx) {
-    return selectMmaSyncTiles(w, in, {}, n, k, h200, ptx)->front();
+                   int64_t k) {
+    return selectMmaSyncTiles(w, in, {}, n, k, h200)->front();
   };
   for (int64_t k : {4096, 14336}) {
-    TileConfig t = first(u4, e4, 4096, k, 84);
+    TileConfig t = first(u4, e4, 4096, k);
     EXPECT_EQ(t.mma, MmaKind::MmaSync);
     EXPECT_EQ(t.mMin, 1);
     EXPECT_EQ(t.mMax, 16);
     EXPECT_EQ(t.warpM, 16);
     EXPECT_TRUE(t.scaleAfterMma);
-    EXPECT_EQ(first(u4, i8, 4096, k, 0).mma, MmaKind::MmaSync);
-    EXPECT_EQ(first(u4, e4, 4096, k, 0).mma, MmaKind::Wgmma); // PTX 8.0
+    EXPECT_EQ(first(u4, i8, 4096, k).mma, MmaKind::MmaSync);
     // MXFP4 group scales: not in the mma.sync kernels.
-    EXPECT_EQ(first(mx, e4, 4096, k, 84).mma, MmaKind::Wgmma);
+    EXPECT_EQ(first(mx, e4, 4096, k).mma, MmaKind::Wgmma);
   }
   std::vector<TileConfig> narrow =
-      *selectMmaSyncTiles(u4, e4, {}, 4096, 4096, h200, 84);
+      *selectMmaSyncTiles(u4, e4, {}, 4096, 4096, h200);
   EXPECT_FALSE(verifyTileRanges(narrow));
   EXPECT_EQ(narrow[1].mMin, 17);
   EXPECT_EQ(narrow[1].mma, MmaKind::Wgmma);
   // 8192 columns: 32 blocks x 4 fill the SMs; the wgmma tiles stay.
-  EXPECT_EQ(first(u4, e4, 8192, 8192, 84).mma, MmaKind::Wgmma);
-  EXPECT_EQ(first(u4, i8, 8192, 8192, 0).mma, MmaKind::Wgmma);
+  EXPECT_EQ(first(u4, e4, 8192, 8192).mma, MmaKind::Wgmma);
+  EXPECT_EQ(first(u4, i8, 8192, 8192).mma, MmaKind::Wgmma);
 }
 
 TEST(TileHeuristics, EightBitActivationsGetMmaSyncTilesWithoutWgmma) {
@@ -1123,7 +1116,7 @@ TEST(TileHeuristics, MoeBlocksHoldAnExpertsRows) {
                           {GemmType::GroupedContiguous, 128, 1, 0}));
   noBlocks(selectMoeTiles(
       w, InputSchema{ScalarType::e4m3(), ActScaling::Token, 0}, {}, 1536,
-      2048, h200, {GemmType::Indexed, 128, 8, kMoeFollowingBlockSize}, 84));
+      2048, h200, {GemmType::Indexed, 128, 8, kMoeFollowingBlockSize}));
   WeightSchema w8 = WeightSchema::make(ScalarType::uint(8), ScalarType::f16(),
                                        Granularity::Channel, 0);
   w8.experts = 128;
@@ -1218,15 +1211,14 @@ TEST(TileHeuristics, MoeTilesKeepTheRoutingsRules) {
   for (const TileConfig &t : *tiles)
     EXPECT_EQ(t.splitK, 1);
   // From two tokens per expert, no K split where the experts' blocks fill
-  // every SM twice (W4A8 Qwen3-30B-A3B gate_up; the fp8 mma_sync tiles
-  // need PTX ISA 8.4), and the 128-row warp-specialized tile only without
-  // router weights.
+  // every SM twice (W4A8 Qwen3-30B-A3B gate_up), and the 128-row
+  // warp-specialized tile only without router weights.
   const InputSchema e4m3{ScalarType::e4m3(), ActScaling::Token, 0};
   for (bool routerWeights : {false, true}) {
     MoeShape qwen{GemmType::Indexed, 128, 8, kMoeFollowingBlockSize,
                   routerWeights};
     Result<std::vector<TileConfig>> a8 =
-        selectMoeTiles(w, e4m3, {}, 1536, 2048, h200, qwen, 84);
+        selectMoeTiles(w, e4m3, {}, 1536, 2048, h200, qwen);
     ASSERT_TRUE(a8.ok()) << a8.error();
     // One token per expert: the mma_sync tile at the 16-bit one's K depth.
     EXPECT_EQ(a8->front().mMax, 1);

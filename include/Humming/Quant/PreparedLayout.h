@@ -214,6 +214,13 @@ struct KernelShape {
   /// Bits of an activation (16, or 8: wgmma's k32 instructions over two
   /// k-tiles, whose 16-byte shared-memory rows then hold a whole k-tile).
   int64_t activationBits = 16;
+  /// mma_sync with 8-bit float activations on a chip that has no fp8
+  /// mma.sync of its own (Chip::emulatesFp8MmaSync: sm_90): each k32 step
+  /// is two m16n8k16 f16 MMAs over the operands' exact f16 values (e4m3 and
+  /// e5m2 are subsets of f16), the activation registers converted once per
+  /// step instead of by ptxas before every MMA, and dequantized weights
+  /// taken as f16 pairs without the round trip through fp8.
+  bool f16MmaForFp8 = false;
 
   int64_t blockM() const { return warpM * warpsM; }
   int64_t blockN() const { return kTileN * warpsN; }

@@ -37,6 +37,14 @@ struct Chip {
   bool hasTma() const { return sm >= 90; }
   /// cp.async (sm_80+).
   bool hasCpAsync() const { return sm >= 80; }
+  /// ptxas expands an fp8 mma.sync (m16n8k32 e4m3 / e5m2) into two f16
+  /// HMMAs with unpacks of both operands on sm_90, whose tensor cores take
+  /// fp8 through wgmma only (SASS of the MoE W4A8 decode kernel,
+  /// bench/NOTES.md); sm_89 and sm_120 run it natively (QMMA). The
+  /// mma_sync kernels of 8-bit float activations then take the f16 MMA
+  /// themselves (KernelShape::f16MmaForFp8). (sm_100 and later: unmeasured,
+  /// left on the fp8 instruction.)
+  bool emulatesFp8MmaSync() const { return sm == 90; }
   /// Largest dynamic shared memory per block, in bytes.
   int64_t maxSharedMemoryPerBlock() const;
 

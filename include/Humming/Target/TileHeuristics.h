@@ -58,16 +58,11 @@ Result<DeviceInfo> tileDeviceFacts(std::string_view device,
 /// activations get the sm_90a wgmma tiles (with the 16-row mma_sync tile
 /// at M <= 16 where those leave SMs idle) or, without wgmma, the mma_sync
 /// m16n8k32 ones; si4 activations the mma_sync m16n8k64 per-warp tiles.
-/// `ptxVersion` (0: the device chip's minimum) is the PTX ISA the kernels
-/// are emitted for: on sm_90a the mma_sync kernels of fp8 activations
-/// (m16n8k32 e4m3 / e5m2) are chosen only from 8.4, where LLVM selects
-/// them.
 Result<std::vector<TileConfig>> selectMmaSyncTiles(const WeightSchema &w,
                                                    const InputSchema &in,
                                                    const ComputeOptions &c,
                                                    int64_t n, int64_t k,
-                                                   const DeviceInfo &device,
-                                                   unsigned ptxVersion = 0);
+                                                   const DeviceInfo &device);
 
 /// What the tiles of a MoE GEMM (humming.moe_gemm) depend on beyond the
 /// dense layer's: the routing, the experts, top_k and (indexed) the
@@ -139,8 +134,7 @@ Result<std::vector<TileConfig>> selectMoeTiles(const WeightSchema &w,
                                                const ComputeOptions &c,
                                                int64_t n, int64_t k,
                                                const DeviceInfo &device,
-                                               const MoeShape &moe,
-                                               unsigned ptxVersion = 0);
+                                               const MoeShape &moe);
 
 /// Where the prepared MoE kernels cannot run tile `t` (the rules
 /// selectMoeTiles keeps): a diagnostic, or none.

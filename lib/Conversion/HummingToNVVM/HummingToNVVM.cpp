@@ -115,8 +115,7 @@ struct GemmView {
 FailureOr<PreparedTile> preparedTile(const GemmView &op, unsigned index,
                                      const hq::TileConfig &t,
                                      const GemmKernelSpec &spec,
-                                     const hq::Chip &chip,
-                                     unsigned ptxVersion) {
+                                     const hq::Chip &chip) {
   auto fail = [&](const Twine &why) {
     return op.emitOpError() << "tile_configs[" << index << "]: " << why;
   };
@@ -163,14 +162,9 @@ FailureOr<PreparedTile> preparedTile(const GemmView &op, unsigned index,
       return fail("expected scale_after_mma = true with " + Twine(type) +
                   " activations and group scales (the group scales multiply "
                   "each iteration's sums per output column)");
-    // LLVM selects the fp8 mma.sync from PTX ISA 8.4 only (and aborts
-    // below): sm_89's minimum; sm_90 / sm_90a ask for it.
-    if (!spec.input.type.isInt() && ptxVersion < 84)
-      return fail("the mma_sync kernels of " + Twine(type) +
-                  " activations (m16n8k32 " + type +
-                  ") need PTX ISA 8.4 or later, got " +
-                  Twine(ptxVersion / 10) + "." + Twine(ptxVersion % 10) +
-                  "; pass ptx-version=84");
+    // (LLVM selects the fp8 mma.sync from PTX ISA 8.4 only, the minimum of
+    // every chip that has one; sm_90 has none and its kernels take f16
+    // MMAs instead: KernelShape::f16MmaForFp8.)
   }
   if (act8 && (t.tma & hq::TmaA))
     return fail("the activations' tensor map holds 16-bit activations; "
@@ -274,6 +268,8 @@ FailureOr<PreparedTile> preparedTile(const GemmView &op, unsigned index,
                 " registers per thread; expected at least 64");
   PreparedTile tile = hq::layout::shapeOf(t);
   tile.activationBits = spec.input.type.bits;
+  tile.f16MmaForFp8 = act8 && !spec.input.type.isInt() &&
+                     t.mma == hq::MmaKind::MmaSync && chip.emulatesFp8MmaSync();
   // A MoE block's activation rows are scattered tokens: with tma = [a] its
   // producers gather them into the tensor copy's swizzled rows.
   tile.gatheredActivations = spec.isMoe() && tile.tmaActivations;
@@ -752,9 +748,7 @@ struct LowerToNVVMPass
         for (auto [i, attr] : llvm::enumerate(tiles)) {
           hq::TileConfig t = cast<TileConfigAttr>(attr).toHost();
           FailureOr<PreparedTile> tile =
-              preparedTile(op, unsigned(i), t, spec, *parsed,
-                           ptxVersion ? unsigned(ptxVersion)
-                                      : parsed->minPtxVersion());
+              preparedTile(op, unsigned(i), t, spec, *parsed);
           if (failed(tile))
             return signalPassFailure();
           if (op.isMoe())

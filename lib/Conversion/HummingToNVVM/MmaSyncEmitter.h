@@ -55,7 +55,9 @@
 //   activation tiles of 32-byte rows are read with the same ldmatrix.x4;
 //   each iteration's sums start from zero and are folded into the f32
 //   ones (times the C column's group scale: scale_after_mma). 4-bit ones
-//   take per-warp copies only.
+//   take per-warp copies only. Where the chip has no fp8 mma.sync of its
+//   own (sm_90: f16MmaForFp8) each fp8 k32 step is two m16n8k16 f16 MMAs
+//   over the codes' exact f16 values, in a k order both operands share.
 // * split_k CTAs may share a tile's K: each stores its sums to the module's
 //   workspace and the last to arrive adds them in split order, or (with
 //   cluster_split) the CTAs form a thread block cluster and add through
@@ -184,6 +186,15 @@ private:
   /// column).
   SmallVector<Value> computeNarrow(ArrayRef<Value> accs,
                                    ArrayRef<Value> stage);
+  /// f16MmaForFp8: the k32 step of `a` (the step's 4 x mt A registers of
+  /// fp8 codes) and `stepWords` (its two k-tiles' plane words) as two
+  /// m16n8k16 f16 MMAs per 16 rows and n8 sub-tile into `sums`.
+  void f16StepOfFp8(ArrayRef<Value> a,
+                    ArrayRef<SmallVector<SmallVector<Value>>> stepWords,
+                    const GroupData &group, SmallVector<Value> &sums);
+  /// Four fp8 codes (bytes x0..x3, k in order) as the f16 pairs (x0, x2)
+  /// and (x1, x3), exact.
+  std::pair<Value, Value> fp8WordAsF16(Value word);
   /// One MMA of the activation type (m16n8k32 s8 with s32 sums, e4m3 /
   /// e5m2 with f32 sums; m16n8k64 s4 with s32 sums): A a0..a3, B b0, b1, C
   /// c0..c3; the result struct.

@@ -585,6 +585,10 @@ SmallVector<Value> MmaSyncEmitter::computeNarrow(ArrayRef<Value> accIn,
     auto stepWords =
         ArrayRef<SmallVector<SmallVector<Value>>>(tileWords).slice(
             size_t(step * perStep), size_t(perStep));
+    if (tile.f16MmaForFp8) {
+      f16StepOfFp8(aWords[size_t(step)], stepWords, group, sums);
+      continue;
+    }
     for (int j = 0; j < 8; ++j) {
       // B of n8 sub-tile j: k rows 4 quad ..+4 of the step's two k-tiles
       // (8-bit), or 8 quad ..+8 of its halves (4-bit).
@@ -616,6 +620,78 @@ SmallVector<Value> MmaSyncEmitter::computeNarrow(ArrayRef<Value> accIn,
                   : Value(arith::AddFOp::create(b, accs[k], v));
   }
   return accs;
+}
+
+std::pair<Value, Value> MmaSyncEmitter::fp8WordAsF16(Value word) {
+  // Bytes [x0, x1, x2, x3] -> (x0, x2), (x1, x3): the k order of the 8-bit
+  // prepared rows' f16 pairs (layout::preparedRow).
+  Value zero = c32(0);
+  auto pair = [&](int64_t selector) -> Value {
+    return NVVM::PermuteOp::create(b, i32, word, zero, c32(selector),
+                                   NVVM::PermuteMode::DEFAULT);
+  };
+  if (spec.input.type == hq::ScalarType::e5m2()) {
+    // e5m2 is the high byte of the f16 of the same value: one permute
+    // puts each code above a zero byte.
+    return {asAct2(pair(0x2404)), asAct2(pair(0x3414))};
+  }
+  // e4m3: cvt.rn.f16x2.e4m3x2 (exact) of each 16-bit half of the permuted
+  // word (its low byte to the pair's low half).
+  Value both = pair(0x3120);
+  VectorType bytes2 = VectorType::get({2}, b.getI8Type());
+  Type f8 = b.getType<Float8E4M3FNType>();
+  auto convert = [&](Value half16) -> Value {
+    Value v = LLVM::BitcastOp::create(
+        b, bytes2, arith::TruncIOp::create(b, b.getI16Type(), half16));
+    return NVVM::ConvertF8x2ToF16x2Op::create(b, act2, v, /*relu=*/false, f8);
+  };
+  return {convert(both), convert(arith::ShRUIOp::create(b, both, c32(16)))};
+}
+
+void MmaSyncEmitter::f16StepOfFp8(
+    ArrayRef<Value> a, ArrayRef<SmallVector<SmallVector<Value>>> stepWords,
+    const GroupData &group, SmallVector<Value> &sums) {
+  // The k32 A registers of 16 rows (a0 / a1: rows g / g + 8, k 4 q ..+4 of
+  // the step's first k-tile; a2 / a3 the same of its second) as f16 pairs:
+  // lo = k 4 q, 4 q + 2, hi = k 4 q + 1, 4 q + 3.
+  SmallVector<std::pair<Value, Value>> f16A;
+  for (Value w : a)
+    f16A.push_back(fp8WordAsF16(w));
+  Type four =
+      LLVM::LLVMStructType::getLiteral(b.getContext(), SmallVector<Type>(4, f32));
+  // The m16n8k16 of k-tile h of the step takes its k in the order above:
+  // A a0..a3 = lo(row g), lo(row g + 8), hi(row g), hi(row g + 8), B b0 /
+  // b1 = the weights of k 4 q, 4 q + 2 / 4 q + 1, 4 q + 3 — the 16-bit
+  // pairs 2 j / 2 j + 1 of the 8-bit prepared rows, or as stored (fp8
+  // weights) the B register of the k32 step split the same way.
+  for (int j = 0; j < 8; ++j) {
+    for (int64_t h = 0; h < 2; ++h) {
+      Value b0, b1;
+      if (eightBitWordsAsStored()) {
+        std::tie(b0, b1) =
+            fp8WordAsF16(eightBitWord(stepWords[size_t(h)], group, 2 * j));
+      } else {
+        b0 = dequantPair(stepWords[size_t(h)], group, 2 * j);
+        b1 = dequantPair(stepWords[size_t(h)], group, 2 * j + 1);
+      }
+      for (int64_t i = 0; i < mt; ++i) {
+        const auto &r0 = f16A[size_t(4 * i + 2 * h)];
+        const auto &r1 = f16A[size_t(4 * i + 2 * h + 1)];
+        size_t base = size_t((i * 8 + j) * 4);
+        auto op = NVVM::MmaOp::create(
+            b, four, ValueRange{r0.first, r1.first, r0.second, r1.second},
+            ValueRange{b0, b1}, ArrayRef<Value>(sums).slice(base, 4),
+            ArrayRef<int64_t>{16, 8, 16}, std::nullopt, std::nullopt,
+            std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::f16,
+                                          NVVM::MMATypes::f16},
+            std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                           NVVM::MMALayout::col});
+        for (int64_t e = 0; e < 4; ++e)
+          sums[base + size_t(e)] =
+              LLVM::ExtractValueOp::create(b, op.getResult(), e);
+      }
+    }
+  }
 }
 
 SmallVector<Value> MmaSyncEmitter::compute(ArrayRef<Value> accIn,

@@ -147,3 +147,4 @@ func.func @shared_fp8_copies(%a: memref<?x512xf8E4M3FN>, %w: memref<16x1024xi32>
       : memref<?x512xf8E4M3FN>, memref<16x1024xi32> -> memref<?x256xf16>
   return
 }
+

@@ -15,19 +15,6 @@ func.func @canonical(%a: memref<?x512xf8E4M3FN>, %w: memref<256x64xi32>, %s: mem
 
 // -----
 
-#t = #humming.tile_config<m = [1, inf], block = [16, 64, 64], warp = [16, 64, 64], stages = 3>
-func.func @mma_sync(%a: memref<?x512xf8E4M3FN>, %w: memref<16x1024xi32>, %s: memref<1x256xf16>, %as: memref<?x1xf32>, %c: memref<?x256xf16>) {
-  // expected-error @+1 {{tile_configs[0]: the mma_sync kernels of f8E4M3FN activations (m16n8k32 f8E4M3FN) need PTX ISA 8.4 or later, got 8.0; pass ptx-version=84}}
-  humming.gemm %a, %w scales(%s : memref<1x256xf16>) input_scale(%as : memref<?x1xf32>) into %c
-      {weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = channel>,
-       input_schema = #humming.input_schema<type = f8E4M3FN, scaling = token>, layout = #humming.layout<chip = "sm_90a">,
-       tile_configs = [#t]}
-      : memref<?x512xf8E4M3FN>, memref<16x1024xi32> -> memref<?x256xf16>
-  return
-}
-
-// -----
-
 #t = #humming.tile_config<m = [1, inf], block = [64, 256, 64], warp = [64, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a]>
 func.func @tma_a(%a: memref<?x512xf8E4M3FN>, %w: memref<16x1024xi32>, %s: memref<1x256xf16>, %as: memref<?x1xf32>, %c: memref<?x256xf16>) {
   // expected-error @+1 {{tile_configs[0]: the activations' tensor map holds 16-bit activations; expected no tma = [a] with f8E4M3FN activations}}

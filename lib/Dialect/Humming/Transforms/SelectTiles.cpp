@@ -62,12 +62,8 @@ struct SelectTilesPass
       this->device = target;
     // The device whose facts the heuristics use.
     hq::DeviceInfo device;
-    // The PTX ISA the kernels will be emitted for (0: the chip's minimum).
-    unsigned ptx = ptxVersion;
     if (TargetAttr target = lookupTarget(module)) {
       device = target.toHost();
-      if (!ptx)
-        ptx = target.getPtx();
     } else if (!this->device.empty() || !chip.empty()) {
       hq::Result<hq::DeviceInfo> facts = hq::tileDeviceFacts(this->device, chip);
       if (!facts)
@@ -101,8 +97,8 @@ struct SelectTilesPass
       if (ComputeAttr c = op.getComputeAttr())
         compute = c.toHost();
       hq::Result<std::vector<hq::TileConfig>> tiles =
-          moe ? hq::selectMoeTiles(w, in, compute, n, k, device, *moe, ptx)
-              : hq::selectMmaSyncTiles(w, in, compute, n, k, device, ptx);
+          moe ? hq::selectMoeTiles(w, in, compute, n, k, device, *moe)
+              : hq::selectMmaSyncTiles(w, in, compute, n, k, device);
       if (!tiles) {
         op.emitOpError() << "humming-select-tiles: " << tiles.error();
         return signalPassFailure();

@@ -219,10 +219,6 @@ def HummingSelectTilesPass : Pass<"humming-select-tiles", "::mlir::ModuleOp"> {
     Option<"forceTileConfig", "force-tile-config", "std::string",
            /*default=*/"\"\"",
            "A #humming.tile_config used for every M instead of the heuristics">,
-    Option<"ptxVersion", "ptx-version", "unsigned", /*default=*/"0",
-           "PTX ISA version the kernels will be emitted for (default: the "
-           "module's humming.target, else the chip's minimum): fp8 mma_sync "
-           "tiles on sm_90a need 84">,
   ];
 }
 
