@@ -807,8 +807,32 @@ selectTilesFor(const WeightSchema &w, const InputSchema &in,
       if (t.mMax != 0 && t.mMax <= 16)
         underfilled &= 2 * (n / t.blockN) * std::max<int64_t>(1, t.splitK) <=
                        device.smCount;
-    if (!underfilled || other->front().mMax != 16)
+    if (other->front().mMax != 16)
       return tiles;
+    if (!underfilled) {
+      // fp8 on sm_90a, whose mma.sync kernels take f16 MMAs of their own
+      // (Chip::emulatesFp8MmaSync): M <= 8 in the 16-row mma.sync tile
+      // without a split across CTAs. Measured on an H100 (2026-12-05, W4A8
+      // uint4 g128 x e4m3, M = 1, end to end): 8192^2 22.4 -> 18.7 us,
+      // 28672 x 8192 59.1 -> 52.2 (with a split of 2: 20.7 / 56.8). M = 16
+      // stayed with wgmma: 8192^2 24.8 against 28.5 end to end (the GEMM
+      // alone 21.7 against 18.3; bench/NOTES.md "8-bit activations").
+      // (Weights of at most 4 bits: W8A8 not measured.)
+      if (!chip || !chip->emulatesFp8MmaSync() || in.type.isInt() ||
+          w.type.bits > 4)
+        return tiles;
+      TileConfig few = other->front();
+      few.mMax = 8;
+      few.splitK = 1;
+      few.clusterSplit = false;
+      std::vector<TileConfig> mixed = {few};
+      for (TileConfig t : *tiles)
+        if (t.mMax == 0 || t.mMax > 8) {
+          t.mMin = std::max<int64_t>(t.mMin, 9);
+          mixed.push_back(t);
+        }
+      return mixed;
+    }
     std::vector<TileConfig> mixed = {other->front()};
     for (const TileConfig &t : *tiles)
       if (t.mMax == 0 || t.mMax > 16)
@@ -1224,6 +1248,48 @@ expertBlockTiles(const WeightSchema &w, const InputSchema &in,
   return out;
 }
 
+/// The indexed routing's tile for 2-16 tokens per expert with 8-bit float
+/// activations and weights of at most 4 bits on a chip without an fp8
+/// mma.sync (sm_90a, whose mma_sync kernels take f16 MMAs over the fp8
+/// codes: KernelShape::f16MmaForFp8): the 16-row mma_sync tile, [16, 128,
+/// 128] with warp_k 64 where the experts' 128-column blocks fill every SM
+/// twice (E x N / 128 >= 2 x SMs), else [16, 64, 256] with warp_k 32 (an
+/// expert's short K in twice the iterations), no K split, group scales
+/// after the MMAs. Measured on an H100 (2026-12-05, W4A8 uint4 g128 x e4m3,
+/// us, the wgmma tiles the dense rules gave -> this tile; t = tokens per
+/// expert): Qwen3-30B-A3B gate_up t = 4 86.9 -> 80.4, down 50.5 -> 47.1;
+/// Mixtral-8x7B gate_up t = 4 / 16 187.4 / 326.2 -> 175.5 / 229.8, down
+/// (256 blocks of 128 columns: the narrow tile) 191.1 / 219.3 -> 88.4 /
+/// 115.7. The 32-row tile lost everywhere (Mixtral down t = 16 127.8).
+/// Null where the rule does not apply.
+static std::optional<TileConfig>
+fp8ExpertMmaSyncTile(const WeightSchema &w, const InputSchema &in,
+                     const ComputeOptions &c, int64_t n, int64_t k,
+                     const DeviceInfo &device, const MoeShape &moe,
+                     unsigned chipSm) {
+  std::optional<Chip> chip = Chip::parse(device.chip);
+  if (moe.gemm != GemmType::Indexed || in.type.bits != 8 || in.type.isInt() ||
+      w.type.bits > 4 || c.batchInvariant || !chip ||
+      !chip->emulatesFp8MmaSync() || layout::eightBitMmaSyncSupports(w, in))
+    return std::nullopt;
+  const bool wide = n % (2 * layout::kTileN) == 0 &&
+                    moe.experts * (n / (2 * layout::kTileN)) >=
+                        2 * device.smCount;
+  TileConfig t;
+  t.mma = MmaKind::MmaSync;
+  t.blockM = t.warpM = 16;
+  t.warpN = layout::kTileN;
+  t.blockN = wide ? 2 * layout::kTileN : layout::kTileN;
+  t.warpK = wide ? 64 : 32;
+  t.blockK = wide ? 128 : 256;
+  t.scaleAfterMma = w.hasPerKScales();
+  if (w.hasPerKScales() && t.warpK > w.groupK)
+    return std::nullopt;
+  if (verifyTileForProblem(t, w, in, c, n, k) || moeTileProblem(t, moe, chipSm))
+    return std::nullopt;
+  return t;
+}
+
 Result<std::vector<TileConfig>> selectMoeTiles(const WeightSchema &w,
                                                const InputSchema &in,
                                                const ComputeOptions &c,
@@ -1360,6 +1426,27 @@ Result<std::vector<TileConfig>> selectMoeTiles(const WeightSchema &w,
     out.push_back(t);
   }
   out.back().mMax = 0;
+  // 2-16 tokens per expert with fp8 activations on sm_90a: the mma_sync
+  // tile of f16 MMAs instead of the wgmma tiles of that many tokens.
+  if (std::optional<TileConfig> few =
+          fp8ExpertMmaSyncTile(w, in, c, n, k, device, moe, sm)) {
+    std::vector<TileConfig> spliced;
+    for (TileConfig t : out)
+      if (t.mMin <= 1) {
+        t.mMax = 1;
+        spliced.push_back(t);
+      }
+    few->mMin = 2;
+    few->mMax = 16;
+    spliced.push_back(*few);
+    for (TileConfig t : out) {
+      if (t.mMax != 0 && t.mMax <= 16)
+        continue;
+      t.mMin = std::max<int64_t>(t.mMin, 17);
+      spliced.push_back(t);
+    }
+    out = std::move(spliced);
+  }
   // From 9 tokens per expert (indexed, sm_90a): blocks sized for an
   // expert's rows instead of the dense tiles of that many tokens.
   if (std::vector<TileConfig> blocks =
@@ -1381,9 +1468,10 @@ Result<std::vector<TileConfig>> selectMoeTiles(const WeightSchema &w,
   // kMoeTransposedMinDepth of K or more: that kernel takes
   // the transposed product over eight rows at a time (the weights as the
   // MMA's A operand: half the MMAs; PreparedEmitter::moeTransposed decides
-  // by the same rules), unless the layer is batch-invariant.
+  // by the same rules), unless the layer is batch-invariant or its
+  // activations are not 16-bit.
   auto transposes = [&](const TileConfig &t) {
-    return !c.batchInvariant && splitsAtEightTokens(t) &&
+    return !c.batchInvariant && in.type.bits == 16 && splitsAtEightTokens(t) &&
            moeTransposes(t.mMax, ceilDiv(k, t.splitK));
   };
   std::vector<TileConfig> merged;

@@ -773,8 +773,9 @@ TEST(TileHeuristics, RefusesLayersTheLayoutCannotHold) {
 }
 
 TEST(TileHeuristics, EightBitActivationsGetWgmmaTilesAtEveryM) {
-  // fp8 activations: the sm_90a wgmma k32 kernels at every M (but M <= 16
-  // of layers whose decode tiles leave SMs idle: the 16-row mma_sync tile,
+  // fp8 activations: the sm_90a wgmma k32 kernels at every M (but decode:
+  // the 16-row mma_sync tile of f16 MMAs, at M <= 16 of layers whose
+  // decode tiles leave SMs idle and M <= 8 elsewhere,
   // EightBitDecodeOfNarrowLayersTakesTheMmaSyncTile), two sets of f32 sums
   // within the 128-sum budget, no activation tensor map, the pipeline in
   // shared memory.
@@ -806,7 +807,7 @@ TEST(TileHeuristics, EightBitActivationsGetWgmmaTilesAtEveryM) {
               << *verifyTileForProblem(tc, w, e4, {}, n, k);
           if (tc.mma == MmaKind::MmaSync) {
             EXPECT_EQ(&tc, &tiles->front());
-            EXPECT_EQ(tc.mMax, 16);
+            EXPECT_TRUE(tc.mMax == 8 || tc.mMax == 16) << tc.mMax;
             EXPECT_EQ(tc.warpM, 16);
             continue;
           }
@@ -921,9 +922,24 @@ TEST(TileHeuristics, EightBitDecodeOfNarrowLayersTakesTheMmaSyncTile) {
   EXPECT_FALSE(verifyTileRanges(narrow));
   EXPECT_EQ(narrow[1].mMin, 17);
   EXPECT_EQ(narrow[1].mma, MmaKind::Wgmma);
-  // 8192 columns: 32 blocks x 4 fill the SMs; the wgmma tiles stay.
-  EXPECT_EQ(first(u4, e4, 8192, 8192).mma, MmaKind::Wgmma);
+  // 8192 columns: 32 blocks x 4 fill the SMs; the wgmma tiles from M = 9
+  // and, with fp8 activations (f16 MMAs on sm_90a), the 16-row mma.sync
+  // tile without a split across CTAs at M <= 8; int8 and 8-bit weights
+  // keep the wgmma tiles there.
+  std::vector<TileConfig> square =
+      *selectMmaSyncTiles(u4, e4, {}, 8192, 8192, h200);
+  EXPECT_FALSE(verifyTileRanges(square));
+  EXPECT_EQ(square[0].mma, MmaKind::MmaSync);
+  EXPECT_EQ(square[0].mMax, 8);
+  EXPECT_EQ(square[0].warpM, 16);
+  EXPECT_EQ(square[0].splitK, 1);
+  EXPECT_TRUE(square[0].scaleAfterMma);
+  EXPECT_EQ(square[1].mMin, 9);
+  EXPECT_EQ(square[1].mma, MmaKind::Wgmma);
   EXPECT_EQ(first(u4, i8, 8192, 8192).mma, MmaKind::Wgmma);
+  const WeightSchema f8 = WeightSchema::make(
+      ScalarType::e4m3(), ScalarType::f16(), Granularity::Channel);
+  EXPECT_EQ(first(f8, e4, 8192, 8192).mma, MmaKind::Wgmma);
 }
 
 TEST(TileHeuristics, EightBitActivationsGetMmaSyncTilesWithoutWgmma) {
@@ -1163,6 +1179,77 @@ TEST(TileHeuristics, MoeOneTokenPerExpertIsItsOwnKernel) {
   EXPECT_EQ(shallow->front().mma, MmaKind::MmaSync);
   EXPECT_EQ(shallow->front().blockM, 16);
   EXPECT_NE(shallow->front().mMax, 1);
+}
+
+TEST(TileHeuristics, MoeFp8DecodeTakesTheF16MmaSyncTileOnSm90) {
+  // 2-16 tokens per expert, e4m3 activations over 4-bit weights, indexed,
+  // sm_90a: the 16-row mma_sync tile (f16 MMAs over the fp8 codes), 128
+  // columns where the experts' blocks fill every SM twice, else 64; no
+  // split; the wgmma tiles from 17 on. Not for int8 activations, 8-bit
+  // weights, the grouped routings or batch-invariant layers, nor on sm_89
+  // (a native fp8 mma.sync: the dense rules' tiles).
+  const DeviceInfo &h200 = *lookupDevice("H200");
+  const InputSchema e4{ScalarType::e4m3(), ActScaling::Token, 0};
+  const InputSchema i8{ScalarType::sint(8), ActScaling::Token, 0};
+  WeightSchema qwen = w4g128(), mixtral = w4g128();
+  qwen.experts = 128;
+  mixtral.experts = 8;
+  const MoeShape qwenShape{GemmType::Indexed, 128, 8, kMoeFollowingBlockSize};
+  const MoeShape mixtralDown{GemmType::Indexed, 8, 2, kMoeFollowingBlockSize,
+                             /*routerWeights=*/true};
+  auto range = [](const std::vector<TileConfig> &tiles, int64_t t) {
+    for (const TileConfig &tc : tiles)
+      if (tc.mMin <= t && (tc.mMax == 0 || t <= tc.mMax))
+        return tc;
+    ADD_FAILURE() << "no tile for " << t << " tokens per expert";
+    return TileConfig{};
+  };
+  Result<std::vector<TileConfig>> q =
+      selectMoeTiles(qwen, e4, {}, 1536, 2048, h200, qwenShape);
+  ASSERT_TRUE(q.ok()) << q.error();
+  EXPECT_FALSE(verifyTileRanges(*q));
+  for (int64_t t : {2, 4, 16}) {
+    TileConfig tc = range(*q, t);
+    EXPECT_EQ(tc.mma, MmaKind::MmaSync) << t;
+    EXPECT_EQ(tc.mMin, 2);
+    EXPECT_EQ(tc.mMax, 16);
+    EXPECT_EQ(tc.blockM, 16);
+    EXPECT_EQ(tc.blockN, 128);
+    EXPECT_EQ(tc.warpK, 64);
+    EXPECT_EQ(tc.splitK, 1);
+    EXPECT_TRUE(tc.scaleAfterMma);
+  }
+  EXPECT_EQ(range(*q, 17).mma, MmaKind::Wgmma);
+  // Mixtral down: 8 experts x 32 blocks of 128 columns < 2 x 132 SMs.
+  Result<std::vector<TileConfig>> m =
+      selectMoeTiles(mixtral, e4, {}, 4096, 14336, h200, mixtralDown);
+  ASSERT_TRUE(m.ok()) << m.error();
+  TileConfig down = range(*m, 8);
+  EXPECT_EQ(down.mma, MmaKind::MmaSync);
+  EXPECT_EQ(down.blockN, 64);
+  EXPECT_EQ(down.blockK, 256);
+  EXPECT_EQ(down.warpK, 32);
+  EXPECT_EQ(range(*m, 17).mma, MmaKind::Wgmma);
+  // Where the rule does not apply, 2-16 tokens per expert keep the dense
+  // rules' wgmma tiles (H200) or their mma_sync ones (L40S).
+  auto notTheRule = [&](const Result<std::vector<TileConfig>> &tiles) {
+    ASSERT_TRUE(tiles.ok()) << tiles.error();
+    TileConfig tc = range(*tiles, 4);
+    EXPECT_FALSE(tc.mma == MmaKind::MmaSync && tc.mMin == 2 &&
+                 tc.mMax == 16 && tc.blockN == 128 && tc.blockK == 128);
+  };
+  notTheRule(selectMoeTiles(qwen, i8, {}, 1536, 2048, h200, qwenShape));
+  notTheRule(selectMoeTiles(qwen, e4, {}, 1536, 2048, *lookupDevice("L40S"),
+                            qwenShape));
+  ComputeOptions invariant;
+  invariant.batchInvariant = true;
+  notTheRule(selectMoeTiles(qwen, e4, invariant, 1536, 2048, h200, qwenShape));
+  WeightSchema w8 = WeightSchema::make(ScalarType::e4m3(), ScalarType::f16(),
+                                       Granularity::Channel);
+  w8.experts = 128;
+  notTheRule(selectMoeTiles(w8, e4, {}, 1536, 2048, h200, qwenShape));
+  notTheRule(selectMoeTiles(qwen, e4, {}, 1536, 2048, h200,
+                            {GemmType::GroupedContiguous, 128, 8, 0}));
 }
 
 // MoE tiles: the dense tiles of the tokens per expert, TMA only with 16-bit
