@@ -56,8 +56,10 @@ Result<DeviceInfo> tileDeviceFacts(std::string_view device,
 /// every M (no in-block split, warp_k = block_k = 32, warp_m <= 32), so a
 /// token's sums never depend on how many tokens share the batch. 8-bit
 /// activations get the sm_90a wgmma tiles (with the 16-row mma_sync tile
-/// at M <= 16 where those leave SMs idle) or, without wgmma, the mma_sync
-/// m16n8k32 ones; si4 activations the mma_sync m16n8k64 per-warp tiles.
+/// at M <= 16 where those leave SMs idle, and for fp8 over <= 4-bit weights
+/// at M <= 4 elsewhere: f16 MMAs there, Chip::emulatesFp8MmaSync) or,
+/// without wgmma, the mma_sync m16n8k32 ones; si4 activations the mma_sync
+/// m16n8k64 per-warp tiles.
 Result<std::vector<TileConfig>> selectMmaSyncTiles(const WeightSchema &w,
                                                    const InputSchema &in,
                                                    const ComputeOptions &c,
@@ -126,9 +128,12 @@ inline bool moeTransposes(int64_t mMax, int64_t kPerCta) {
 /// by the last one that does. (4) block_n divides the expert's N, else the
 /// expert's own dense tiles serve. (5) The warp-specialized 128-row tiles only without
 /// router weights (with them their epilogue spills). (6) Indexed, sm_90a,
-/// 16-bit activations, <= 4-bit weights: 9-16 and 17-64 tokens per expert
-/// take the warp-specialized wgmma tile of 32 and 64 rows at two CTAs per
-/// SM (a block that holds an expert's rows under the routing's spread).
+/// 16-bit activations, <= 4-bit weights: 9-16 / 17-32 / 33-64 / 65+ tokens
+/// per expert take the warp-specialized wgmma tile of 32 / 48 / 96 / 128
+/// rows (96 with router weights; two CTAs per SM up to 48 rows: a block
+/// that holds an expert's rows under the routing's spread). (7) Indexed,
+/// fp8 activations on sm_90a (f16 MMAs: Chip::emulatesFp8MmaSync), <= 4-bit
+/// weights: 2-16 tokens per expert take the 16-row mma_sync tile.
 Result<std::vector<TileConfig>> selectMoeTiles(const WeightSchema &w,
                                                const InputSchema &in,
                                                const ComputeOptions &c,
