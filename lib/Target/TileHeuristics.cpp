@@ -811,27 +811,26 @@ selectTilesFor(const WeightSchema &w, const InputSchema &in,
       return tiles;
     if (!underfilled) {
       // fp8 on sm_90a, whose mma.sync kernels take f16 MMAs of their own
-      // (Chip::emulatesFp8MmaSync): M <= 4 in the 16-row mma.sync tile
+      // (Chip::emulatesFp8MmaSync): M <= 8 in the 16-row mma.sync tile
       // without a split across CTAs. Measured on an H100 (2026-12-05, W4A8
-      // uint4 g128 x e4m3, end to end): M = 1 8192^2 22.4 -> 18.7 us,
-      // 28672 x 8192 59.1 -> 52.2 (with a split of 2: 20.7 / 56.8); with
-      // the rule M = 1 / 4 18.7 / 18.5 and 49.0 / 49.0. From M = 8 the
-      // tile's GEMM still wins alone but not end to end at 8192^2 (M = 8
-      // 25.2 us for a 17.3 us GEMM and a 5.1 us quantization; M = 16 28.5
-      // against wgmma's 24.8), unexplained (bench/NOTES.md "8-bit
-      // activations"): the wgmma tiles keep M >= 5.
+      // uint4 g128 x e4m3, end to end, bench/NOTES.md "8-bit
+      // activations"): M = 1 8192^2 22.4 -> 18.7 us, 28672 x 8192 59.1 ->
+      // 52.2 (with a split of 2: 20.7 / 56.8); 8192^2 M = 4 / 8 twice in
+      // one call 18.2 / 32.7 and 18.4 / 33.0 with the wgmma tiles of M >= 5
+      // against 18.3 / 25.8 and 18.7 / 25.7 in this tile. M = 16 stays with
+      // wgmma (24.3 against 27.9).
       // (Weights of at most 4 bits: W8A8 not measured.)
       if (!chip || !chip->emulatesFp8MmaSync() || in.type.isInt() ||
           w.type.bits > 4)
         return tiles;
       TileConfig few = other->front();
-      few.mMax = 4;
+      few.mMax = 8;
       few.splitK = 1;
       few.clusterSplit = false;
       std::vector<TileConfig> mixed = {few};
       for (TileConfig t : *tiles)
-        if (t.mMax == 0 || t.mMax > 4) {
-          t.mMin = std::max<int64_t>(t.mMin, 5);
+        if (t.mMax == 0 || t.mMax > 8) {
+          t.mMin = std::max<int64_t>(t.mMin, 9);
           mixed.push_back(t);
         }
       return mixed;

@@ -775,7 +775,7 @@ TEST(TileHeuristics, RefusesLayersTheLayoutCannotHold) {
 TEST(TileHeuristics, EightBitActivationsGetWgmmaTilesAtEveryM) {
   // fp8 activations: the sm_90a wgmma k32 kernels at every M (but decode:
   // the 16-row mma_sync tile of f16 MMAs, at M <= 16 of layers whose
-  // decode tiles leave SMs idle and M <= 4 elsewhere,
+  // decode tiles leave SMs idle and M <= 8 elsewhere,
   // EightBitDecodeOfNarrowLayersTakesTheMmaSyncTile), two sets of f32 sums
   // within the 128-sum budget, no activation tensor map, the pipeline in
   // shared memory.
@@ -807,7 +807,7 @@ TEST(TileHeuristics, EightBitActivationsGetWgmmaTilesAtEveryM) {
               << *verifyTileForProblem(tc, w, e4, {}, n, k);
           if (tc.mma == MmaKind::MmaSync) {
             EXPECT_EQ(&tc, &tiles->front());
-            EXPECT_TRUE(tc.mMax == 4 || tc.mMax == 16) << tc.mMax;
+            EXPECT_TRUE(tc.mMax == 8 || tc.mMax == 16) << tc.mMax;
             EXPECT_EQ(tc.warpM, 16);
             continue;
           }
@@ -922,19 +922,19 @@ TEST(TileHeuristics, EightBitDecodeOfNarrowLayersTakesTheMmaSyncTile) {
   EXPECT_FALSE(verifyTileRanges(narrow));
   EXPECT_EQ(narrow[1].mMin, 17);
   EXPECT_EQ(narrow[1].mma, MmaKind::Wgmma);
-  // 8192 columns: 32 blocks x 4 fill the SMs; the wgmma tiles from M = 5
+  // 8192 columns: 32 blocks x 4 fill the SMs; the wgmma tiles from M = 9
   // and, with fp8 activations (f16 MMAs on sm_90a), the 16-row mma.sync
-  // tile without a split across CTAs at M <= 4; int8 and 8-bit weights
+  // tile without a split across CTAs at M <= 8; int8 and 8-bit weights
   // keep the wgmma tiles there.
   std::vector<TileConfig> square =
       *selectMmaSyncTiles(u4, e4, {}, 8192, 8192, h200);
   EXPECT_FALSE(verifyTileRanges(square));
   EXPECT_EQ(square[0].mma, MmaKind::MmaSync);
-  EXPECT_EQ(square[0].mMax, 4);
+  EXPECT_EQ(square[0].mMax, 8);
   EXPECT_EQ(square[0].warpM, 16);
   EXPECT_EQ(square[0].splitK, 1);
   EXPECT_TRUE(square[0].scaleAfterMma);
-  EXPECT_EQ(square[1].mMin, 5);
+  EXPECT_EQ(square[1].mMin, 9);
   EXPECT_EQ(square[1].mma, MmaKind::Wgmma);
   EXPECT_EQ(first(u4, i8, 8192, 8192).mma, MmaKind::Wgmma);
   const WeightSchema f8 = WeightSchema::make(

@@ -57,7 +57,7 @@ Result<DeviceInfo> tileDeviceFacts(std::string_view device,
 /// token's sums never depend on how many tokens share the batch. 8-bit
 /// activations get the sm_90a wgmma tiles (with the 16-row mma_sync tile
 /// at M <= 16 where those leave SMs idle, and for fp8 over <= 4-bit weights
-/// at M <= 4 elsewhere: f16 MMAs there, Chip::emulatesFp8MmaSync) or,
+/// at M <= 8 elsewhere: f16 MMAs there, Chip::emulatesFp8MmaSync) or,
 /// without wgmma, the mma_sync m16n8k32 ones; si4 activations the mma_sync
 /// m16n8k64 per-warp tiles.
 Result<std::vector<TileConfig>> selectMmaSyncTiles(const WeightSchema &w,
