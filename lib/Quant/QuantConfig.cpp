@@ -249,10 +249,12 @@ Diag regexProblem(const std::string &pattern) {
     }
     bool unbounded = c == '*' || c == '+';
     if (c == '{') {
+      // An unclosed brace is an error std::regex reports, but only after
+      // reading the count that follows, which overflows all the same
+      // (found by humming-fuzz-quant-config): its digits are checked too.
       size_t close = pattern.find('}', i);
-      if (close == std::string::npos)
-        break; // std::regex reports it
-      std::string body = pattern.substr(i + 1, close - i - 1);
+      std::string body = pattern.substr(
+          i + 1, (close == std::string::npos ? pattern.size() : close) - i - 1);
       long count = 0;
       for (char d : body) {
         if (d >= '0' && d <= '9') {
@@ -263,6 +265,8 @@ Diag regexProblem(const std::string &pattern) {
           count = 0;
         }
       }
+      if (close == std::string::npos)
+        break; // std::regex reports it
       unbounded = !body.empty() && body.back() == ',';
       i = close;
     }

@@ -685,6 +685,11 @@ TEST(Adapters, ConfigErrorsNameTheField) {
       {R"({"quantization_config": {"quant_method": "gptq", "dynamic": {"-:a{99999999999999999999}": {}}}})",
        "D/config.json: quantization_config: dynamic '-:a{99999999999999999999}': "
        "unsupported regular expression (expected repetition counts of at most 1000)"},
+      // ... and an unclosed brace's count (read before the missing brace is
+      // noticed).
+      {R"({"quantization_config": {"quant_method": "gptq", "dynamic": {"-:he+ad{02222222222222222222": {}}}})",
+       "D/config.json: quantization_config: dynamic '-:he+ad{02222222222222222222': "
+       "unsupported regular expression (expected repetition counts of at most 1000)"},
       {R"({"quantization_config": {"quant_method": "gptq", "dynamic": {"-:(a)\\77777777777777777777": {}}}})",
        "D/config.json: quantization_config: dynamic '-:(a)\\77777777777777777777': "
        "unsupported regular expression (expected back-references of at most two "
