@@ -1068,10 +1068,6 @@ Status Layer::transform(const LayerTarget &target) {
                           "between 1 and 1024, got '", v, "'")};
     workers = size_t(n);
   }
-  // The chip's minimum PTX ISA (every chip with an fp8 mma.sync has 8.4,
-  // the one LLVM selects it from; sm_90a's mma_sync kernels take f16 MMAs
-  // instead: Chip::emulatesFp8MmaSync).
-  const unsigned ptxVersion = 0;
   // The kernels select-tiles will choose: the same heuristics, same facts.
   size_t count = 1;
   if (forced) {
@@ -1186,7 +1182,10 @@ Status Layer::transform(const LayerTarget &target) {
     p.image = detail::cachedImage(
         j, *chip, concat(description, " only-kernel=", only),
         [&](mlir::MLIRContext &ctx) { return mh::buildLayerModule(ctx, spec); },
-        {ptxVersion, device, tileConfig, only});
+        // PTX ISA: the chip's minimum (every chip with an fp8 mma.sync has
+        // 8.4, the one LLVM selects it from; sm_90a's mma_sync kernels take
+        // f16 MMAs instead: Chip::emulatesFp8MmaSync).
+        {/*ptxVersion=*/0, device, tileConfig, only});
     p.seconds = since(started);
     if (!p.image)
       return;

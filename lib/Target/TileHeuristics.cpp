@@ -1268,8 +1268,7 @@ static std::optional<TileConfig>
 fp8ExpertMmaSyncTile(const WeightSchema &w, const InputSchema &in,
                      const ComputeOptions &c, int64_t n, int64_t k,
                      const DeviceInfo &device, const MoeShape &moe,
-                     unsigned chipSm) {
-  std::optional<Chip> chip = Chip::parse(device.chip);
+                     const std::optional<Chip> &chip) {
   if (moe.gemm != GemmType::Indexed || in.type.bits != 8 || in.type.isInt() ||
       w.type.bits > 4 || c.batchInvariant || !chip ||
       !chip->emulatesFp8MmaSync() || layout::eightBitMmaSyncSupports(w, in))
@@ -1287,7 +1286,8 @@ fp8ExpertMmaSyncTile(const WeightSchema &w, const InputSchema &in,
   t.scaleAfterMma = w.hasPerKScales();
   if (w.hasPerKScales() && t.warpK > w.groupK)
     return std::nullopt;
-  if (verifyTileForProblem(t, w, in, c, n, k) || moeTileProblem(t, moe, chipSm))
+  if (verifyTileForProblem(t, w, in, c, n, k) ||
+      moeTileProblem(t, moe, chip->sm))
     return std::nullopt;
   return t;
 }
@@ -1431,7 +1431,7 @@ Result<std::vector<TileConfig>> selectMoeTiles(const WeightSchema &w,
   // 2-16 tokens per expert with fp8 activations on sm_90a: the mma_sync
   // tile of f16 MMAs instead of the wgmma tiles of that many tokens.
   if (std::optional<TileConfig> few =
-          fp8ExpertMmaSyncTile(w, in, c, n, k, device, moe, sm)) {
+          fp8ExpertMmaSyncTile(w, in, c, n, k, device, moe, chip)) {
     std::vector<TileConfig> spliced;
     for (TileConfig t : out)
       if (t.mMin <= 1) {
