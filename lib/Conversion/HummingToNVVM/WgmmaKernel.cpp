@@ -456,7 +456,10 @@ void WgmmaEmitter::emitWarpSpecializedLoop(Value first) {
       // uncommitted (they join fill 0's group), while the kernel before
       // this one on the stream (the activations' quantization, the previous
       // layer) may still run; those fills' activations after it. The loop
-      // then starts at fill P.
+      // then starts at fill P. With TMA the constants' part announces the
+      // whole fill (activations included) on its full barrier, so the
+      // phase cannot end before the activations issued after the wait
+      // land.
       const int64_t P = prefetchesBeforeWait() ? std::min(S, iters) : 0;
       if (P > 0) {
         copyPart = CopyPart::Constants;
@@ -467,7 +470,7 @@ void WgmmaEmitter::emitWarpSpecializedLoop(Value first) {
         copyPart = CopyPart::Inputs;
         for (int64_t f = 0; f < P; ++f) {
           issueCopies(arith::AddIOp::create(b, first, c32(f)), c32(f));
-          if (f >= D)
+          if (!bulk && f >= D)
             landed(c32(f - D), D);
         }
         copyPart = CopyPart::All;
