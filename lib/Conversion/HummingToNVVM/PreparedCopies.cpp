@@ -247,25 +247,18 @@ void PreparedEmitter::issueCooperativeCopies(Value iter, Value slot) {
     const int64_t weightBytes = tile.tmaWeights ? kT * perTile * 16 : 0;
     const int64_t groupBytes =
         bulkFills() ? coop.groupCopies * (coop.scaleBytes + coop.zeroBytes) : 0;
-    // With programmatic dependent launch the fill is issued in two parts
-    // (PreparedEmitter::prefetchesBeforeWait): the constants' part, before
-    // griddepcontrol.wait, announces every byte of the fill, the
-    // activations' too, and the inputs' part after the wait only copies
-    // the activations: the phase cannot end before they land.
     onFirstCopier([&] {
       Value full = mbarrierAt(slot, 0);
       Value txBytes = c32(activationBytes + weightBytes + groupBytes);
       // The announcement: the barrier's one arrival (release, CTA scope)
       // with bulk fills, else only the expected bytes (relaxed).
-      if (copiesConstants()) {
-        if (bulkFills())
-          NVVM::MBarrierArriveExpectTxOp::create(
-              b, /*res=*/Type(), full, txBytes, NVVM::MemScopeKind::CTA,
-              /*relaxed=*/false, /*predicate=*/Value());
-        else
-          NVVM::MBarrierExpectTxOp::create(b, full, txBytes);
-      }
-      if (tile.tensorActivations() && copiesInputs()) {
+      if (bulkFills())
+        NVVM::MBarrierArriveExpectTxOp::create(
+            b, /*res=*/Type(), full, txBytes, NVVM::MemScopeKind::CTA,
+            /*relaxed=*/false, /*predicate=*/Value());
+      else
+        NVVM::MBarrierExpectTxOp::create(b, full, txBytes);
+      if (tile.tensorActivations()) {
         // One box of the iteration's K x block_m rows: token r's row of
         // activationRowBytes at r x that many bytes of the slot, its 16-byte
         // chunks swizzled by the row's width (the layout
@@ -283,7 +276,7 @@ void PreparedEmitter::issueCooperativeCopies(Value iter, Value slot) {
             /*isCTAOnly=*/false, /*group=*/NVVM::CTAGroupKindAttr(),
             /*predicate=*/Value());
       }
-      if (tile.tmaWeights && copiesConstants())
+      if (tile.tmaWeights)
         for (int64_t u = 0; u < kT; ++u) {
           // One bulk copy per k-tile: the block's n-tiles are contiguous.
           Value src = LLVM::GEPOp::create(

@@ -249,12 +249,13 @@ protected:
   bool copiesInputs() const { return copyPart != CopyPart::Constants; }
   /// Programmatic dependent launch: the cp.async pipelines copy their
   /// prologue's constants before griddepcontrol.wait (the warp-specialized
-  /// ones: the producers their first S fills' constants, by TMA where the
-  /// tile takes the weights so, the consumers wait on entry to their loop).
+  /// ones: the producers their first S fills' constants, the consumers wait
+  /// on entry to their loop; the TMA kernels wait on entry).
   /// (Not MoE kernels: their weights depend on the routing, written by
   /// the kernel before them.)
   bool prefetchesBeforeWait() const {
-    return spec.gridDependency && !spec.isMoe();
+    return spec.gridDependency && !tile.tmaActivations && !tile.tmaWeights &&
+           !spec.isMoe();
   }
   /// griddepcontrol.wait (the kernels before this one on the stream have
   /// completed and their writes are visible), then launch_dependents (the

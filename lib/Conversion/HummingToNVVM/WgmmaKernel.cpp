@@ -456,10 +456,7 @@ void WgmmaEmitter::emitWarpSpecializedLoop(Value first) {
       // uncommitted (they join fill 0's group), while the kernel before
       // this one on the stream (the activations' quantization, the previous
       // layer) may still run; those fills' activations after it. The loop
-      // then starts at fill P. With TMA the constants' part announces the
-      // whole fill (activations included) on its full barrier, so the
-      // phase cannot end before the activations issued after the wait
-      // land.
+      // then starts at fill P.
       const int64_t P = prefetchesBeforeWait() ? std::min(S, iters) : 0;
       if (P > 0) {
         copyPart = CopyPart::Constants;
@@ -470,7 +467,7 @@ void WgmmaEmitter::emitWarpSpecializedLoop(Value first) {
         copyPart = CopyPart::Inputs;
         for (int64_t f = 0; f < P; ++f) {
           issueCopies(arith::AddIOp::create(b, first, c32(f)), c32(f));
-          if (!bulk && f >= D)
+          if (f >= D)
             landed(c32(f - D), D);
         }
         copyPart = CopyPart::All;

@@ -205,31 +205,12 @@ func.func @wstmaab(%a: memref<?x512xf16>, %w: memref<32x512xi32>, %s: memref<4x2
 // k-tiles at +0 and +32 bytes of the rows, 8-token groups 512 bytes apart
 // (32 << 32), the leading offset unused (1 << 16), mode 2 (2 << 62):
 // -9223371899415756800 as a signed i64.
-// With programmatic dependent launch (sm_90a's default) the producer
-// announces its first four fills (all 12800 bytes: 8192 of activations,
-// 4096 of weights, 512 of scales) and copies their weights and scales
-// before griddepcontrol.wait; their activations after it, then the loop
-// from fill 4 with its one tensor copy per fill.
 // CHECK: humming.kernels = [{{{.*}}input_map = 32 : i64{{.*}}name = "wstma32_gemm0_m0"
 // CHECK: llvm.mlir.global external @humming_dynamic_smem() {addr_space = 3 : i32, alignment = 512 : i64}
 // CHECK-LABEL: gpu.func @wstma32_gemm0_m0
-// CHECK:         nvvm.setmaxregister decrease 56
-// CHECK-NOT:     nvvm.cp.async.bulk.tensor
-// CHECK-COUNT-4: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c12800_i32
-// CHECK-NOT:     nvvm.cp.async.bulk.tensor
-// CHECK:         nvvm.cp.async.bulk.shared.cluster.global %{{.*}}, %{{.*}}, %{{.*}}, %c512_i32
-// CHECK-NOT:     nvvm.cp.async.bulk.tensor
-// CHECK:         griddepcontrol.wait
-// CHECK-NOT:     nvvm.cp.async.bulk.shared.cluster.global
-// CHECK-NOT:     nvvm.mbarrier.arrive.expect_tx
-// CHECK-COUNT-4: nvvm.cp.async.bulk.tensor.shared.cluster.global
-// CHECK-NOT:     nvvm.cp.async.bulk.tensor
-// CHECK:         scf.for %{{.*}} = %c4 to %c16
-// CHECK:           nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c12800_i32
-// CHECK:           nvvm.cp.async.bulk.tensor.shared.cluster.global
+// CHECK:         nvvm.cp.async.bulk.tensor.shared.cluster.global
 // CHECK-NOT:     nvvm.cp.async.bulk.tensor
 // CHECK:         nvvm.setmaxregister increase
-// CHECK-NEXT:    griddepcontrol.wait
 // CHECK:         %[[V0:.*]] = arith.muli %{{.*}}, %c8192_i32{{.*}} : i32
 // CHECK-NEXT:    arith.addi %c0_i32{{.*}}, %[[V0]] : i32
 // CHECK:         arith.ori %{{.*}}, %c-9223371899415756800_i64{{.*}} : i64
