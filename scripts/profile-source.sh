@@ -27,7 +27,10 @@ timeout 300 ncu --set full --import-source no --launch-skip 2 --launch-count 1 \
   > "$base.log" 2>&1
 echo "ncu rc=$? ($shape M=$m $kernel)"
 ncu -i "$base.ncu-rep" --print-details all > "$base.txt" 2>&1
-grep -E "Duration|SM Frequency|Compute \(SM\) Throughput|L2 Cache Throughput|Issued Ipc|No Eligible|Warp Cycles Per Issued|Registers Per|Stall [A-Z]" "$base.txt" | head -40
+# The headline metrics, each once (--print-details all repeats some in
+# every section, with its own spacing).
+grep -E "^ +(Duration|SM Frequency|Compute \(SM\) Throughput|DRAM Throughput|L2 Cache Throughput|L2 Hit Rate|Issued Ipc|No Eligible|Warp Cycles Per Issued|Registers Per|Grid Size|Waves Per SM|Achieved Occupancy|dram__bytes_(read|write)\.sum|Stall [A-Z])" "$base.txt" \
+  | sed -E 's/ +/ /g; s/^ //' | awk '!seen[$0]++' | head -40
 ncu -i "$base.ncu-rep" --page source --print-source sass --csv > "$base.csv" 2>&1
 python3 - "$base.csv" <<'PY'
 import csv, sys
