@@ -31,6 +31,9 @@ def HummingAttachTargetPass : Pass<"humming-attach-target", "::mlir::ModuleOp"> 
     Option<"ptxVersion", "ptx-version", "unsigned", /*default=*/"0",
            "PTX ISA version x10, e.g. 85 (default: the chip's minimum)">,
   ];
+  // The pass creates a #humming.target: on a module without humming ops the
+  // dialect would otherwise not be loaded when the attribute is built.
+  let dependentDialects = ["::mlir::humming::HummingDialect"];
 }
 
 def HummingLegalizeSchemaPass
