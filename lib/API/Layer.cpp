@@ -325,6 +325,7 @@ struct Layer::Impl {
 
   // After transform.
   bool transformed = false, compileOnly = false, prepared = false;
+  layout::TileOrder order = layout::TileOrder::Fragments;
   /// forward() launches kernels with gridDependency by
   /// cuLaunchKernelEx with programmatic stream serialization.
   bool dependentLaunch = false;
@@ -404,6 +405,7 @@ const InputSchema &Layer::inputSchema() const { return impl_->input; }
 ScalarType Layer::outputType() const { return impl_->output; }
 int64_t Layer::k() const { return impl_->k; }
 bool Layer::prepared() const { return impl_->prepared; }
+layout::TileOrder Layer::tileOrder() const { return impl_->order; }
 bool Layer::dependentLaunch() const { return impl_->dependentLaunch; }
 const std::vector<abi::KernelLaunch> &Layer::kernels() const {
   return impl_->kernels;
@@ -984,6 +986,13 @@ Status Layer::transform(const LayerTarget &target) {
                         ? Diag("the target asks for the canonical layout")
                         : layout::supports(l.weight, l.input, np, kp);
   bool prepared = !unprepared;
+  // sm_90a reads 8-bit weights of the activation type by wgmma descriptor
+  // (layout::TileOrder::KMajor); the lowering derives the same order from
+  // the schema and the chip.
+  const layout::TileOrder order =
+      prepared ? layout::tileOrder(l.weight, l.input,
+                                   chip->supportsMma(MmaKind::Wgmma))
+               : layout::TileOrder::Fragments;
   if (l.moe && !prepared)
     return Error{concat("a MoE layer runs over the prepared layout only, "
                         "which is not used: ",
@@ -1121,8 +1130,8 @@ Status Layer::transform(const LayerTarget &target) {
   // The canonical tensors themselves, or their prepared form (no copy).
   std::optional<QuantizedWeights> preparedWeights;
   if (prepared && !repackOnDevice) {
-    Result<QuantizedWeights> p =
-        layout::prepareMmaSync(l.weight, l.input, *l.canonical, np, kp);
+    Result<QuantizedWeights> p = layout::prepareMmaSync(
+        l.weight, l.input, *l.canonical, np, kp, /*threads=*/0, order);
     if (!p)
       return Error{p.error()};
     preparedWeights = p.take();
@@ -1527,6 +1536,7 @@ Status Layer::transform(const LayerTarget &target) {
   l.transformed = true;
   l.compileOnly = target.compileOnly;
   l.prepared = prepared;
+  l.order = order;
   l.chip = chip->str();
   l.ptx = std::move(allPtx);
   l.modulePtx = std::move(modulePtx);
@@ -1823,7 +1833,9 @@ Status Layer::launch(void *stream, uint64_t input, uint64_t inputScale,
   rt::TensorMap map;
   if (kl->inputMap) {
     abi::InputMapArgs a;
-    if (std::string why = abi::inputMapArgs(*kl, l.k, m, a); !why.empty())
+    if (std::string why =
+            abi::inputMapArgs(*kl, l.k, m, a, l.input.type.bits);
+        !why.empty())
       return Error{why};
     // transform() refused such a kernel on a driver without the encoder.
     if (Status s = l.driver->check(

@@ -54,6 +54,9 @@ void mlir::humming::buildHummingCompilePipeline(
   pm.addPass(createHummingLowerToNVVMPass(lower));
   pm.addNestedPass<gpu::GPUModuleOp>(createSCFToControlFlowPass());
   pm.addNestedPass<gpu::GPUModuleOp>(createConvertGpuOpsToNVVMOps());
+  // NVVM ops that lower to PTX text (nvvm.wgmma.mma_async: the kernels over
+  // K-major weights take both operands by descriptor) become inline asm.
+  pm.addNestedPass<gpu::GPUModuleOp>(createConvertNVVMToLLVMPass());
   pm.addNestedPass<gpu::GPUModuleOp>(createHummingKernelParamsPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   GpuNVVMAttachTargetOptions target;

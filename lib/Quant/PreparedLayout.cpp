@@ -345,10 +345,24 @@ Slot slotOf(int64_t n, int64_t k) {
 }
 } // namespace
 
+TileOrder tileOrder(const WeightSchema &w, const InputSchema &in, bool wgmma) {
+  if (!wgmma || !computesInEightBits(in.type) || w.type.bits != 8 ||
+      w.zeroPoint != ZeroPointKind::None)
+    return TileOrder::Fragments;
+  const bool sameFloat = w.type.isFloat() && w.type == in.type;
+  const bool int8 = in.type == ScalarType::sint(8) && w.type.isInt();
+  return sameFloat || int8 ? TileOrder::KMajor : TileOrder::Fragments;
+}
+
 uint32_t preparedCodeAt(const WeightSchema &w, const uint32_t *words,
                         int64_t n, int64_t padN, int64_t k,
-                        unsigned activationBits) {
+                        unsigned activationBits, TileOrder order) {
   const unsigned bits = w.type.bits;
+  if (order == TileOrder::KMajor) {
+    const int64_t byte =
+        tileWord(k / kTileK, n / kTileN, padN, bits) * 4 + kMajorByte(n, k);
+    return ((words[byte / 4] >> (8 * (byte % 4))) & 0xFFu) ^ kMajorXor(w);
+  }
   // The position whose row is k's (preparedRow is a permutation of its
   // span's rows).
   const int64_t span = preparedRowSpan(activationBits);
@@ -374,9 +388,21 @@ Result<QuantizedWeights> prepareMmaSync(const WeightSchema &w,
                                         const InputSchema &in,
                                         const QuantizedWeights &canonical,
                                         int64_t n, int64_t k,
-                                        unsigned threads) {
+                                        unsigned threads, TileOrder order) {
   if (Diag d = supports(w, in, n, k))
     return Error{*d};
+  if (order == TileOrder::KMajor &&
+      tileOrder(w, in, /*wgmma=*/true) != TileOrder::KMajor)
+    return Error{concat("prepareMmaSync: the K-major tile order holds 8-bit "
+                        "weights the ", in.type.str(),
+                        " MMA takes as they are; expected ",
+                        in.type == ScalarType::sint(8)
+                            ? std::string("8-bit integer weights without zero "
+                                          "points")
+                            : in.type.str() + " weights without zero points",
+                        ", got ", w.type.str(),
+                        w.zeroPoint != ZeroPointKind::None ? " with zero points"
+                                                           : "")};
   if (w.experts > 0) {
     // Each expert as a dense layer, the results stacked [E, ...]; the
     // global scales [E] are unchanged.
@@ -422,7 +448,7 @@ Result<QuantizedWeights> prepareMmaSync(const WeightSchema &w,
       one.scales = slice(opt(canonical.scales), e);
       one.zeroPoints = slice(opt(canonical.zeroPoints), e);
       Result<QuantizedWeights> p =
-          prepareMmaSync(dense, in, one, n, k, threads);
+          prepareMmaSync(dense, in, one, n, k, threads, order);
       if (!p)
         return Error{concat("expert ", e, ": ", p.error())};
       auto stack = [&](std::optional<Tensor> &to,
@@ -497,6 +523,15 @@ Result<QuantizedWeights> prepareMmaSync(const WeightSchema &w,
       row = unpackBits(src + nn * rowWords, k, bits);
       const int64_t c = nn % kTileN;
       uint32_t *tile = dst + tileWord(0, nn / kTileN, n, bits);
+      if (order == TileOrder::KMajor) {
+        // Column c's 16 codes of each k-tile are its row of the tile.
+        auto *bytes = reinterpret_cast<uint8_t *>(tile);
+        const uint32_t kFlip = kMajorXor(w);
+        for (int64_t kk = 0; kk < k; ++kk)
+          bytes[(kk / kTileK) * tileStride * 4 + kMajorByte(nn, kk)] =
+              uint8_t(row[size_t(kk)] ^ kFlip);
+        continue;
+      }
       // The rows of a k-tile come from its span (preparedRowSpan).
       const int64_t span = preparedRowSpan(in.type.bits);
       for (int64_t kt = 0; kt < k / kTileK; ++kt, tile += tileStride) {

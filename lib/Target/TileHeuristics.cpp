@@ -574,6 +574,26 @@ std::optional<TileConfig> fewTokenTile(const WeightSchema &w, int64_t n,
   return t;
 }
 
+/// K-major weights (layout::TileOrder::KMajor: wgmma reads them from
+/// shared memory by descriptor, no registers, no conversion) from M = 513
+/// on: the warp-specialized 128-token tile of two warpgroups of one n-tile
+/// each (128 columns: the two sets of sums of 64 each), 128 of K per
+/// iteration (four k32 steps per fold of the sums), every copy by TMA (the
+/// activations as 128-byte rows in TMA's 128-byte swizzle, the weights by
+/// one bulk copy per k-tile), as many stages as fit up to six. None where
+/// the layer's N or K do not divide or no three stages fit.
+std::optional<TileConfig> kMajorPrefillTile(const WeightSchema &w, int64_t n,
+                                            int64_t k,
+                                            const DeviceInfo &device) {
+  layout::KernelShape ks = wgmmaShape(128, 8, /*warpSpecialized=*/true, 8);
+  ks.weightsByDescriptor = true;
+  ks.tmaActivations = ks.tmaWeights = true;
+  for (ks.stages = 6; ks.stages >= 3; --ks.stages)
+    if (runs(w, n, k, ks, device))
+      return layout::tileConfigOf(ks);
+  return std::nullopt;
+}
+
 /// 8-bit activations: the wgmma tiles at every M (the mma_sync kernels take
 /// 16-bit activations only). M = 1..8 and 9..16 the 8- and 16-token tiles
 /// above (fewTokenTile); up to M = 512 the warp-specialized 64- or
@@ -594,9 +614,15 @@ selectEightBitTiles(const WeightSchema &w, const InputSchema &in,
   struct Range {
     int64_t lo, hi;
   };
+  std::optional<Chip> chip = Chip::parse(device.chip);
+  const bool kMajor =
+      chip && layout::tileOrder(w, in, chip->supportsMma(MmaKind::Wgmma)) ==
+                  layout::TileOrder::KMajor;
   for (Range r : {Range{1, 8}, {9, 16}, {17, 64}, {65, 128}, {129, 256},
                   {257, 512}, {513, 0}}) {
     std::optional<TileConfig> t;
+    if (r.hi == 0 && kMajor)
+      t = kMajorPrefillTile(w, n, k, device);
     if (r.hi != 0 && r.hi <= 16)
       t = fewTokenTile(w, n, k, device, r.hi);
     if (!t && r.hi != 0)
@@ -612,10 +638,15 @@ selectEightBitTiles(const WeightSchema &w, const InputSchema &in,
     if (!t)
       t = wgmmaTile(w, n, k, c, device, 64, 4, anyM,
                     /*warpSpecialized=*/false, bits);
-    if (!t) {
-      // N not a multiple of 256: one warpgroup of one 64-column n-tile.
+    // N not a multiple of 256: one warpgroup of one 64-column n-tile; for
+    // K-major weights, which only wgmma reads, one k32 step per iteration
+    // where K is not a multiple of 64 (others take the mma_sync tiles
+    // then: selectTilesFor).
+    for (int64_t kTiles : {int64_t(4), int64_t(2)}) {
+      if (t || (kTiles == 2 && !kMajor))
+        break;
       layout::KernelShape ks =
-          wgmmaShape(64, 4, /*warpSpecialized=*/false, bits);
+          wgmmaShape(64, kTiles, /*warpSpecialized=*/false, bits);
       ks.warpsN = 1;
       ks.nTilesPerGroup = 1;
       if (runs(w, n, k, ks, device))
@@ -779,6 +810,26 @@ selectTilesFor(const WeightSchema &w, const InputSchema &in,
     // one LLVM selects it from, as its minimum; sm_90a's kernels take f16
     // MMAs instead: Chip::emulatesFp8MmaSync.)
     std::optional<Chip> chip = Chip::parse(device.chip);
+    // K-major weights (layout::TileOrder::KMajor) are wgmma's alone; a
+    // batch-invariant layer gets one K decomposition for every M: the
+    // warp-specialized 64-token tile without a K split.
+    if (c.batchInvariant && chip &&
+        layout::tileOrder(w, in, chip->supportsMma(MmaKind::Wgmma)) ==
+            layout::TileOrder::KMajor) {
+      layout::KernelShape ks =
+          wgmmaShape(64, 4, /*warpSpecialized=*/true, in.type.bits);
+      if (!runs(w, n, k, ks, device))
+        return Error{concat("no batch-invariant wgmma tile runs a ", n, " x ",
+                            k, " layer with ", in.type.str(),
+                            " activations on ",
+                            device.name.empty() ? device.chip : device.name,
+                            " (the padded N must be a multiple of 256, K of "
+                            "64)")};
+      TileConfig t = layout::tileConfigOf(ks);
+      t.mMin = 1;
+      t.mMax = 0;
+      return std::vector<TileConfig>{t};
+    }
     if (!wgmmaApplies(c, device)) {
       if (chip && chip->sm < minSmForActivation(in.type))
         return Error{concat(in.type.str(), " activations need sm_",
@@ -790,10 +841,11 @@ selectTilesFor(const WeightSchema &w, const InputSchema &in,
         selectEightBitTiles(w, in, c, n, k, device);
     Result<std::vector<TileConfig>> other =
         selectNarrowMmaSyncTiles(w, in, c, n, k, device);
-    if (!tiles)
-      return other ? other : tiles;
-    if (!other)
-      return tiles;
+    // K-major weights (layout::TileOrder::KMajor) are wgmma's alone.
+    if (!tiles || !other || (chip && layout::tileOrder(w, in, chip->supportsMma(
+                                                              MmaKind::Wgmma)) ==
+                                         layout::TileOrder::KMajor))
+      return tiles || !other ? tiles : other;
     // M <= 16 where the wgmma decode tiles fill fewer than half the SMs
     // (N of 4096: 16 blocks of 256 columns, K split 4): the 16-row mma.sync
     // tile, which splits K in the block and across CTAs up to eight

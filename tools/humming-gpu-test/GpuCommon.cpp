@@ -163,7 +163,9 @@ Status checkDeviceRepack(const Layer &layer,
   Result<QuantizedWeights> host =
       layer.prepared() ? layout::prepareMmaSync(w, layer.inputSchema(), c,
                                                 layer.n() + w.padN,
-                                                layer.k() + w.padK)
+                                                layer.k() + w.padK,
+                                                /*threads=*/0,
+                                                layer.tileOrder())
                        : Result<QuantizedWeights>(c);
   if (!host)
     return Error{"prepareMmaSync: " + host.error()};

@@ -154,6 +154,10 @@ std::vector<MoeCase> moeSuite(bool quick) {
     w8.experts = 8;
     add("moe_indexed_w8a8_fp8_e8_top2", w8, GemmType::Indexed, 2,
         Spread::Uniform, small, 256, 512, ScalarType::e4m3());
+    // Prefill: the K-major weights' 128-token tile, its activation rows
+    // gathered into TMA's 128-byte swizzle.
+    add("moe_indexed_w8a8_fp8_e8_top2_large", w8, GemmType::Indexed, 2,
+        Spread::Uniform, large, 1024, 2048, ScalarType::e4m3());
   }
   // W4A8 (uint4 g128 x e4m3 per token), the benchmark's 8-bit variant.
   add("moe_indexed_w4a8_e16_top4", w4(16), GemmType::Indexed, 4,

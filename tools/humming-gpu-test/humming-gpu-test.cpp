@@ -354,6 +354,15 @@ std::vector<Case> suite(bool quick) {
   addA8("w8a8_si8_channel_si8_4096x4096",
         WeightSchema::make(si8, f16, Granularity::Channel), si8,
         ActScaling::Token, 4096, 4096, {1, 9, 16, 64, 128, 1000});
+  // Long K (28672: Llama-70B's down projection): the f32 fold of each
+  // iteration's fp8 / s32 sums keeps the error at the output's rounding
+  // (the prefill tile folds every 128 of K, the decode tiles every 64).
+  addA8("w8a8_e4m3_channel_256x28672",
+        WeightSchema::make(e4m3, f16, Granularity::Channel), e4m3,
+        ActScaling::Token, 256, 28672, {1, 16, 600});
+  addA8("w8a8_si8_channel_si8_256x28672",
+        WeightSchema::make(si8, f16, Granularity::Channel), si8,
+        ActScaling::Token, 256, 28672, {1, 600});
   // si4 activations (W4A4 int: mma.sync m16n8k64 s4, sm_80-sm_89; the
   // H200 runs it emulated): 4-bit integer weights without zero points,
   // channel and group (f16 / bf16) scales, per-token and static scaling.

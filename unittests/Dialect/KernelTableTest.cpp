@@ -295,8 +295,19 @@ TEST(KernelTable, TheActivationsTensorMapOfATmaKernel) {
   k.inputMap = 64;
   // What the encoding cannot hold, with what was expected and found.
   EXPECT_EQ(habi::inputMapArgs(k, 500, 16, a),
-            "a tensor map of the activations needs K to be a positive "
-            "multiple of 8 below 2^39 (16-byte rows), got K = 500");
+            "a tensor map of 16-bit activations needs K to be a positive "
+            "multiple of 8 below 2^40 bytes (16-byte rows), got K = 500");
+  // 8-bit activations travel as pairs: K / 2 elements, rows of K bytes.
+  ASSERT_EQ(habi::inputMapArgs(k, 8192, 1000, a, 8), "");
+  EXPECT_EQ(a.dims[0], 4096u);
+  EXPECT_EQ(a.strides[0], 8192u);
+  EXPECT_EQ(a.box[0], 64u);
+  EXPECT_EQ(habi::inputMapArgs(k, 8200, 16, a, 8),
+            "a tensor map of 8-bit activations needs K to be a positive "
+            "multiple of 16 below 2^40 bytes (16-byte rows), got K = 8200");
+  EXPECT_EQ(habi::inputMapArgs(k, 8192, 16, a, 4),
+            "a tensor map of the activations holds 16- or 8-bit ones, got "
+            "4-bit activations");
   EXPECT_EQ(habi::inputMapArgs(k, 8192, int64_t(1) << 33, a),
             "a tensor map of the activations needs 1 <= M <= 2^32, got M = "
             "8589934592");

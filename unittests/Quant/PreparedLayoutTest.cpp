@@ -212,6 +212,66 @@ TEST(PreparedLayout, EightBitActivationsFindTheirK32RegistersAsWords) {
   EXPECT_EQ(std::count(seen.begin(), seen.end(), true), 16);
 }
 
+TEST(PreparedLayout, KMajorTilesAreWgmmaCoreMatrices) {
+  // sm_90a, 8-bit weights the activation MMA takes as they are: tile
+  // (kt, nt) keeps its place and holds column 64 nt + c's 16 codes of
+  // k-tile kt at byte 16 c ..+16, so the tiles of k-tiles 2 s and 2 s + 1
+  // are the K halves of wgmma's no-swizzle K-major core matrices (8 rows x
+  // 16 bytes, 128 contiguous bytes: rows 8 r ..+8 of the tile at 128 r).
+  // Integer codes are the s8 the MMA reads (ui8: code - 128).
+  const int64_t n = 192, k = 96;
+  const InputSchema e4{ScalarType::e4m3(), ActScaling::Token, 0};
+  const InputSchema s8{ScalarType::sint(8), ActScaling::Token, 0};
+  for (auto [type, in] : {std::pair{ScalarType::e4m3(), e4},
+                          {ScalarType::sint(8), s8},
+                          {ScalarType::uint(8), s8}}) {
+    WeightSchema w =
+        WeightSchema::make(type, ScalarType::f32(), Granularity::Channel);
+    ASSERT_EQ(L::tileOrder(w, in, /*wgmma=*/true), L::TileOrder::KMajor);
+    EXPECT_EQ(L::tileOrder(w, in, /*wgmma=*/false), L::TileOrder::Fragments);
+    QuantizedWeights q = quantized(w, n, k, 11);
+    Result<QuantizedWeights> p =
+        L::prepareMmaSync(w, in, q, n, k, 0, L::TileOrder::KMajor);
+    ASSERT_TRUE(bool(p)) << p.error();
+    ASSERT_EQ(p->weight.shape, (std::vector<int64_t>{k / 32, n * 8}));
+    const auto *bytes = reinterpret_cast<const uint8_t *>(p->weight.data.data());
+    const uint32_t *cw = q.weight.as<uint32_t>();
+    for (int64_t nn = 0; nn < n; ++nn)
+      for (int64_t kk = 0; kk < k; ++kk) {
+        const uint32_t code = packedCodeAt(cw + nn * (k / 4), kk, 8);
+        const uint32_t mma = type == ScalarType::uint(8) ? code ^ 0x80 : code;
+        // Tile (kk / 16, nn / 64) of 1 KiB; its row nn % 64 of 16 bytes.
+        const int64_t at = ((kk / 16) * (n / 64) + nn / 64) * 1024 +
+                           (nn % 64) * 16 + kk % 16;
+        ASSERT_EQ(bytes[at], mma) << type.str() << " n " << nn << " k " << kk;
+        EXPECT_EQ(L::preparedCodeAt(w, p->weight.as<uint32_t>(), nn, n, kk, 8,
+                                    L::TileOrder::KMajor),
+                  code);
+      }
+  }
+  // Everything else keeps the fragment order; asked for K-major anyway,
+  // the repack says why not.
+  WeightSchema e5 = WeightSchema::make(ScalarType::e5m2(), ScalarType::f32(),
+                                       Granularity::Channel);
+  EXPECT_EQ(L::tileOrder(e5, e4, true), L::TileOrder::Fragments);
+  WeightSchema u4 = WeightSchema::make(ScalarType::uint(4), ScalarType::f16(),
+                                       Granularity::Group, 128);
+  EXPECT_EQ(L::tileOrder(u4, e4, true), L::TileOrder::Fragments);
+  EXPECT_EQ(L::tileOrder(e5, kF16, true), L::TileOrder::Fragments);
+  WeightSchema u8z = WeightSchema::make(ScalarType::uint(8), ScalarType::f16(),
+                                        Granularity::Group, 128,
+                                        ZeroPointKind::Int);
+  EXPECT_EQ(L::tileOrder(u8z, s8, true), L::TileOrder::Fragments);
+  QuantizedWeights q = quantized(u8z, 64, 128, 3);
+  Result<QuantizedWeights> p =
+      L::prepareMmaSync(u8z, s8, q, 64, 128, 0, L::TileOrder::KMajor);
+  ASSERT_FALSE(bool(p));
+  EXPECT_EQ(p.error(),
+            "prepareMmaSync: the K-major tile order holds 8-bit weights the "
+            "si8 MMA takes as they are; expected 8-bit integer weights "
+            "without zero points, got ui8 with zero points");
+}
+
 TEST(PreparedLayout, WgmmaWarpsFindTheirAFragmentsInTheSameLayout) {
   // The sm_90a wgmma kernels read the mma_sync layout: warp w of a
   // warpgroup takes pairs 4 w ..+4 of a lane's words (planes of width

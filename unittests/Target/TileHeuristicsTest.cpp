@@ -812,7 +812,21 @@ TEST(TileHeuristics, EightBitActivationsGetWgmmaTilesAtEveryM) {
             continue;
           }
           EXPECT_EQ(tc.mma, MmaKind::Wgmma);
-          EXPECT_EQ(tc.tma & TmaA, 0);
+          // K-major weights (fp8 as stored, sm_90a): from M = 513 the
+          // 128-token tile over 128 of K per iteration with every copy by
+          // TMA, as many stages as fit up to six; the rest as for the
+          // others.
+          const bool kMajor =
+              layout::tileOrder(w, e4, true) == layout::TileOrder::KMajor;
+          if (kMajor && tc.mMax == 0 && n % 128 == 0) {
+            EXPECT_EQ(tc.tma, TmaA | TmaB);
+            EXPECT_EQ(tc.warpM, 128);
+            EXPECT_EQ(tc.warpK, 128);
+            EXPECT_EQ(tc.blockN, 128);
+            EXPECT_EQ(tc.stages, 6);
+          } else {
+            EXPECT_EQ(tc.tma & TmaA, 0);
+          }
           EXPECT_EQ(tc.wgmmaInFlight, 0);
           EXPECT_LE(tc.warpK, w.hasPerKScales() ? w.groupK : tc.warpK);
           EXPECT_LE(2 * tc.warpM / 2 * (tc.warpN / 16), 128);
@@ -858,13 +872,17 @@ TEST(TileHeuristics, EightBitActivationsGetWgmmaTilesAtEveryM) {
   EXPECT_EQ(wide[0].splitK, 1);
   EXPECT_FALSE(wide[0].workspaceSplit);
   // K = 96 has no 64-column wgmma iteration: the mma_sync k32 tiles (f16
-  // MMAs over the fp8 codes on sm_90a, at its own PTX ISA).
-  Result<std::vector<TileConfig>> shortK = selectMmaSyncTiles(
-      schemas[0], e4, {}, 256, 96, *lookupDevice("H200"));
-  ASSERT_TRUE(bool(shortK)) << shortK.error();
-  for (const TileConfig &tc : *shortK) {
-    EXPECT_EQ(tc.mma, MmaKind::MmaSync);
-    EXPECT_EQ(tc.warpK, 32);
+  // MMAs over the fp8 codes on sm_90a, at its own PTX ISA), but for weights
+  // that lie K-major there (fp8 as stored), which only wgmma reads: its
+  // 64-column tile over one k32 step per iteration.
+  for (const WeightSchema &w : {schemas[1], schemas[0]}) {
+    Result<std::vector<TileConfig>> shortK =
+        selectMmaSyncTiles(w, e4, {}, 256, 96, *lookupDevice("H200"));
+    ASSERT_TRUE(bool(shortK)) << shortK.error();
+    for (const TileConfig &tc : *shortK) {
+      EXPECT_EQ(tc.mma, w.type.bits == 8 ? MmaKind::Wgmma : MmaKind::MmaSync);
+      EXPECT_EQ(tc.warpK, 32);
+    }
   }
   ComputeOptions f16Sums;
   f16Sums.f16Accumulation = true;
@@ -873,21 +891,30 @@ TEST(TileHeuristics, EightBitActivationsGetWgmmaTilesAtEveryM) {
   ASSERT_FALSE(bool(f16acc));
   EXPECT_EQ(f16acc.error(), "f8E4M3FN activations sum in f32 (s32 for "
                             "int8); expected f16_accumulation = false");
-  // Batch-invariant: the mma_sync tiles, one K decomposition at every M.
+  // Batch-invariant: the mma_sync tiles, one K decomposition at every M;
+  // K-major weights (fp8 as stored on sm_90a) one wgmma tile for every M,
+  // the warp-specialized 64-token one without a K split.
   ComputeOptions invariant;
   invariant.batchInvariant = true;
-  Result<std::vector<TileConfig>> inv = selectMmaSyncTiles(
-      schemas[0], e4, invariant, 8192, 8192, *lookupDevice("H200"));
-  ASSERT_TRUE(bool(inv)) << inv.error();
-  for (const TileConfig &tc : *inv) {
-    EXPECT_EQ(tc.mma, MmaKind::MmaSync);
-    EXPECT_EQ(tc.warpK, 64);
-    EXPECT_EQ(tc.blockK, 64);
-    EXPECT_EQ(tc.splitK, 1);
-    EXPECT_FALSE(tc.blockCopies);
-    EXPECT_FALSE(verifyTileForProblem(tc, schemas[0], e4, invariant, 8192,
-                                      8192))
-        << *verifyTileForProblem(tc, schemas[0], e4, invariant, 8192, 8192);
+  for (const WeightSchema &w : {schemas[1], schemas[0]}) {
+    Result<std::vector<TileConfig>> inv =
+        selectMmaSyncTiles(w, e4, invariant, 8192, 8192, *lookupDevice("H200"));
+    ASSERT_TRUE(bool(inv)) << inv.error();
+    if (w.type.bits == 8) {
+      ASSERT_EQ(inv->size(), 1u);
+      EXPECT_EQ(inv->front().mma, MmaKind::Wgmma);
+      EXPECT_EQ(inv->front().warpM, 64);
+      EXPECT_EQ(inv->front().mMax, 0);
+    }
+    for (const TileConfig &tc : *inv) {
+      EXPECT_EQ(tc.mma, w.type.bits == 8 ? MmaKind::Wgmma : MmaKind::MmaSync);
+      EXPECT_EQ(tc.warpK, 64);
+      EXPECT_EQ(tc.blockK, 64);
+      EXPECT_EQ(tc.splitK, 1);
+      EXPECT_FALSE(tc.blockCopies);
+      EXPECT_FALSE(verifyTileForProblem(tc, w, e4, invariant, 8192, 8192))
+          << *verifyTileForProblem(tc, w, e4, invariant, 8192, 8192);
+    }
   }
 }
 
@@ -940,6 +967,15 @@ TEST(TileHeuristics, EightBitDecodeOfNarrowLayersTakesTheMmaSyncTile) {
   const WeightSchema f8 = WeightSchema::make(
       ScalarType::e4m3(), ScalarType::f16(), Granularity::Channel);
   EXPECT_EQ(first(f8, e4, 8192, 8192).mma, MmaKind::Wgmma);
+  // fp8 weights as stored lie K-major on sm_90a, which only wgmma reads:
+  // the wgmma tiles at every M of a narrow layer too, and with K = 32 mod
+  // 64 the 64-column tile over one k32 step per iteration.
+  for (int64_t k : {int64_t(4096), int64_t(4128)})
+    for (const TileConfig &t : *selectMmaSyncTiles(f8, e4, {}, 4096, k, h200)) {
+      EXPECT_EQ(t.mma, MmaKind::Wgmma) << k;
+      if (k == 4128)
+        EXPECT_EQ(t.warpK, 32);
+    }
 }
 
 TEST(TileHeuristics, EightBitActivationsGetMmaSyncTilesWithoutWgmma) {

@@ -20,6 +20,7 @@
 #define HUMMING_API_LAYER_H
 
 #include "Humming/Quant/Adapters.h"
+#include "Humming/Quant/PreparedLayout.h"
 #include "Humming/Quant/Quantize.h"
 #include "Humming/Quant/Result.h"
 #include "Humming/Quant/Schema.h"
@@ -310,6 +311,10 @@ public:
   ScalarType outputType() const;
   /// After transform: whether the weights use the prepared (fast) layout.
   bool prepared() const;
+  /// After transform: the order of the prepared weights' tiles
+  /// (layout::tileOrder of the schema on the chip; Fragments when not
+  /// prepared).
+  layout::TileOrder tileOrder() const;
   /// Whether forward() launches the kernels that support it as programmatic
   /// dependent launches (LayerTarget::dependentLaunch, HUMMING_PDL, a CUDA
   /// 12.3 driver); false before transform() and when compile-only.

@@ -91,6 +91,33 @@ inline int64_t preparedRow(int64_t r, unsigned activationBits) {
   return 4 * ((r % 8) / 2) + 2 * (r % 2) + r / 8;
 }
 
+/// The order of the codes inside a prepared tile (k-tile, n-tile). Every
+/// schema but one keeps the MMA-fragment order above. sm_90a's wgmma reads
+/// weights that are 8-bit codes its 8-bit activation MMA takes as they are
+/// (e4m3 or e5m2 weights with activations of the same type; 8-bit integer
+/// weights without zero points with si8 activations) straight from shared
+/// memory as its A operand, by descriptor: their tiles keep their places
+/// (tileWord) and sizes, but tile (kt, nt) holds 64 rows of 16 bytes, row c
+/// the codes of column 64 nt + c at k 16 kt ..+16 in order (kMajorByte).
+/// The tiles of k-tiles 2 s and 2 s + 1 of one n-tile are then the two
+/// K halves of wgmma's no-swizzle K-major core matrices of an m64 k32 A
+/// operand (8 rows x 16 bytes, 128 contiguous bytes each). Integer codes
+/// are stored as the s8 the MMA reads: si8 as it is (not offset binary),
+/// ui8 (implicit zero point 128) as code - 128.
+enum class TileOrder : uint8_t { Fragments, KMajor };
+/// The tile order of a layer's weights for activations `in` on a chip with
+/// (`wgmma`) or without wgmma.
+TileOrder tileOrder(const WeightSchema &w, const InputSchema &in, bool wgmma);
+/// KMajor: the xor that turns a canonical code into the byte the MMA reads
+/// (ui8's implicit zero point 128; si8 and floats as they are).
+inline uint32_t kMajorXor(const WeightSchema &w) {
+  return w.type.isInt() && !w.type.isSigned ? 0x80u : 0u;
+}
+/// KMajor: the byte of tile (k-tile, n-tile) that holds weight (n, k).
+inline int64_t kMajorByte(int64_t n, int64_t k) {
+  return (n % kTileN) * kTileK + k % kTileK;
+}
+
 /// One bit plane of a b-bit code.
 struct Plane {
   unsigned width;      ///< 8, 4, 2 or 1
@@ -199,11 +226,12 @@ struct KernelShape {
     return tmaActivations && !gatheredActivations;
   }
   /// tma = [a]: the bytes of a token's row of one iteration's activations
-  /// in a slot (32 per k-tile: 32, 64 or 128), written by one tensor copy
+  /// in a slot (32 per k-tile of 16-bit activations, 16 of 8-bit ones: 32,
+  /// 64 or 128), written by one tensor copy
   /// per iteration in TMA's swizzle of that width and read by wgmma
   /// descriptors in the same swizzle mode; 0 without tma = [a].
   int64_t activationRowBytes() const {
-    return tmaActivations ? 32 * kTilesPerIteration() : 0;
+    return tmaActivations ? 2 * activationBits * kTilesPerIteration() : 0;
   }
   /// Warp-specialized wgmma: the previous iteration's wgmmas stay in flight
   /// until this iteration's first k-tile is issued (TileConfig).
@@ -214,6 +242,10 @@ struct KernelShape {
   /// Bits of an activation (16, or 8: wgmma's k32 instructions over two
   /// k-tiles, whose 16-byte shared-memory rows then hold a whole k-tile).
   int64_t activationBits = 16;
+  /// wgmma over weights in TileOrder::KMajor: the slot's weight tiles are
+  /// the wgmmas' A operand, read by shared-memory descriptor (no loads into
+  /// registers, no conversion).
+  bool weightsByDescriptor = false;
   /// mma_sync with 8-bit float activations on a chip that has no fp8
   /// mma.sync of its own (Chip::emulatesFp8MmaSync: sm_90): each k32 step
   /// is two m16n8k16 f16 MMAs over the operands' exact f16 values (e4m3 and
@@ -454,21 +486,24 @@ Diag supports(const WeightSchema &w, const InputSchema &in, int64_t n,
 double maxDequantizedMagnitude(const WeightSchema &w);
 
 /// Rewrites canonical tensors (padded sizes n x k, as quantizeWeights makes
-/// them) into the prepared layout. The global scale and bias are unchanged.
-/// The weights' n-tiles are shared among `threads` threads (0: one per core,
-/// for layers of a million codes or more).
+/// them) into the prepared layout, its tiles in `order` (tileOrder). The
+/// global scale and bias are unchanged. The weights' n-tiles are shared
+/// among `threads` threads (0: one per core, for layers of a million codes
+/// or more).
 Result<QuantizedWeights> prepareMmaSync(const WeightSchema &w,
                                         const InputSchema &in,
                                         const QuantizedWeights &canonical,
                                         int64_t n, int64_t k,
-                                        unsigned threads = 0);
+                                        unsigned threads = 0,
+                                        TileOrder order = TileOrder::Fragments);
 
 /// The code (as the canonical layout stores it) of weight (n, k) read back
-/// from prepared weights for activations of `activationBits` bits: the
-/// inverse used by the tests.
+/// from prepared weights for activations of `activationBits` bits in tile
+/// order `order`: the inverse used by the tests.
 uint32_t preparedCodeAt(const WeightSchema &w, const uint32_t *words,
                         int64_t n, int64_t padN, int64_t k,
-                        unsigned activationBits = 16);
+                        unsigned activationBits = 16,
+                        TileOrder order = TileOrder::Fragments);
 
 } // namespace humming::layout
 

@@ -298,13 +298,15 @@ inline bool parseKernelTable(const std::string &text,
 }
 
 /// The activations' tensor map of a kernel with inputMap, as
-/// cuTensorMapEncodeTiled takes it: 2-byte elements (f16 / bf16, copied as
-/// bits), rank 2 — `k` columns (dimension 0) by `m` rows with a row stride
-/// of 2k bytes —, boxes of inputMap columns (one iteration's K) by block_m
-/// rows, no interleave, swizzled by the box row's width (the layout the
-/// kernel's wgmma descriptors read), out-of-bounds elements zero.
-/// inputMapArgs fills `out` and returns "", or returns why the encoding
-/// cannot hold the layer's K, this M or the kernel's box.
+/// cuTensorMapEncodeTiled takes it: 2-byte elements (f16 / bf16 copied as
+/// bits; 8-bit activations as pairs), rank 2 — a row of `k` activations of
+/// `activationBits` bits (k x bits / 16 elements, dimension 0) by `m` rows
+/// with a row stride of k x bits / 8 bytes —, boxes of inputMap elements
+/// (one iteration's K) by block_m rows, no interleave, swizzled by the box
+/// row's width (the layout the kernel's wgmma descriptors read),
+/// out-of-bounds elements zero. inputMapArgs fills `out` and returns "", or
+/// returns why the encoding cannot hold the layer's K, this M or the
+/// kernel's box.
 struct InputMapArgs {
   uint64_t dims[2] = {0, 0};
   uint64_t strides[1] = {0}; ///< bytes, of dimension 1
@@ -314,13 +316,19 @@ struct InputMapArgs {
   int swizzle = 0;
 };
 inline std::string inputMapArgs(const KernelLaunch &kl, int64_t k, int64_t m,
-                                InputMapArgs &out) {
+                                InputMapArgs &out,
+                                unsigned activationBits = 16) {
   // cuTensorMapEncodeTiled: strides multiples of 16 bytes below 2^40, every
   // dimension in [1, 2^32], box sides in [1, 256].
-  if (k <= 0 || (2 * k) % 16 != 0 || 2 * k >= (int64_t(1) << 40))
-    return "a tensor map of the activations needs K to be a positive "
-           "multiple of 8 below 2^39 (16-byte rows), got K = " +
-           std::to_string(k);
+  if (activationBits != 16 && activationBits != 8)
+    return "a tensor map of the activations holds 16- or 8-bit ones, got " +
+           std::to_string(activationBits) + "-bit activations";
+  const int64_t perRow = 128 / int64_t(activationBits); // 16-byte rows
+  if (k <= 0 || k % perRow != 0 || k >= (int64_t(1) << 40) / 16 * perRow)
+    return "a tensor map of " + std::to_string(activationBits) +
+           "-bit activations needs K to be a positive multiple of " +
+           std::to_string(perRow) + " below 2^40 bytes (16-byte rows), got "
+           "K = " + std::to_string(k);
   if (m <= 0 || m > (int64_t(1) << 32))
     return "a tensor map of the activations needs 1 <= M <= 2^32, got M = " +
            std::to_string(m);
@@ -340,9 +348,9 @@ inline std::string inputMapArgs(const KernelLaunch &kl, int64_t k, int64_t m,
            "each), got " +
            std::to_string(kl.inputMap);
   out = InputMapArgs{};
-  out.dims[0] = uint64_t(k);
+  out.dims[0] = uint64_t(k * activationBits / 16);
   out.dims[1] = uint64_t(m);
-  out.strides[0] = uint64_t(2 * k);
+  out.strides[0] = uint64_t(k * activationBits / 8);
   out.box[0] = uint32_t(kl.inputMap);
   out.box[1] = uint32_t(kl.blockM);
   out.swizzle = swizzle;

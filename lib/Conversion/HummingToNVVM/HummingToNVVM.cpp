@@ -166,15 +166,19 @@ FailureOr<PreparedTile> preparedTile(const GemmView &op, unsigned index,
     // every chip that has one; sm_90 has none and its kernels take f16
     // MMAs instead: KernelShape::f16MmaForFp8.)
   }
-  if (act8 && (t.tma & hq::TmaA))
-    return fail("the activations' tensor map holds 16-bit activations; "
-                "expected no tma = [a] with " +
-                Twine(spec.input.type.str()) + " activations");
+  // sm_90a's K-major tiles (8-bit weights the activation MMA takes as they
+  // are) are read by wgmma descriptors (the op verifier refuses other
+  // tiles over them).
+  const bool kMajor =
+      hq::layout::tileOrder(spec.weight, spec.input,
+                            chip.supportsMma(hq::MmaKind::Wgmma)) ==
+      hq::layout::TileOrder::KMajor;
   if (act8 && t.wgmmaInFlight != 0)
     return fail("expected wgmma_in_flight = 0 with " +
                 Twine(spec.input.type.str()) +
-                " activations (the 8-bit A registers are written before "
-                "the previous iteration's wgmmas are waited for)");
+                " activations (each iteration's sums are added to the "
+                "running ones after its wgmmas are waited for, and the next "
+                "iteration's first wgmma rewrites them)");
   if (act8 && spec.weight.hasPerKScales() && t.warpK > spec.weight.groupK)
     return fail("expected warp_k <= the group size (" +
                 Twine(spec.weight.groupK) + ") with " +
@@ -251,7 +255,8 @@ FailureOr<PreparedTile> preparedTile(const GemmView &op, unsigned index,
                 "expected tma = [a], [b] or [a, b] with mma = wgmma, "
                 "warp_specialized = true, or no tma");
   // (The activations' tensor map needs rows of a multiple of 16 bytes: K
-  // and pad_k are multiples of 8 for 16-bit activations, verified above.)
+  // and pad_k are multiples of 8 for 16-bit activations and of 16 for
+  // 8-bit ones, verified above.)
   // (One tensor copy brings an iteration's K of block_m tokens as rows TMA
   // swizzles by their width, at most 128 bytes: 16-bit wgmma tiles have
   // block_k = warp_k = 32 or 64, verified above.)
@@ -268,6 +273,7 @@ FailureOr<PreparedTile> preparedTile(const GemmView &op, unsigned index,
                 " registers per thread; expected at least 64");
   PreparedTile tile = hq::layout::shapeOf(t);
   tile.activationBits = spec.input.type.bits;
+  tile.weightsByDescriptor = kMajor;
   tile.f16MmaForFp8 = act8 && !spec.input.type.isInt() &&
                      t.mma == hq::MmaKind::MmaSync && chip.emulatesFp8MmaSync();
   // A MoE block's activation rows are scattered tokens: with tma = [a] its
@@ -436,6 +442,9 @@ RepackKernelSpec repackSpec(RepackOp op) {
   rs.elementBits =
       cast<MemRefType>(op.getSource().getType()).getElementTypeBitWidth();
   rs.intZeroPoints = w.zeroPoint == hq::ZeroPointKind::Int;
+  rs.order = hq::layout::tileOrder(
+      w, in, op.getLayout().getHostChip().supportsMma(hq::MmaKind::Wgmma));
+  rs.kMajorXor = hq::layout::kMajorXor(w);
   return rs;
 }
 

@@ -266,6 +266,10 @@ struct RepackKernelSpec {
   unsigned elementBits = 16;
   /// Zero points: integer codes (else floats).
   bool intZeroPoints = false;
+  /// The weights' tile order (layout::tileOrder) and, K-major, the xor of
+  /// each code byte (layout::kMajorXor).
+  ::humming::layout::TileOrder order = ::humming::layout::TileOrder::Fragments;
+  uint32_t kMajorXor = 0;
 };
 /// Items of one expert (block_n of the kernel table).
 int64_t repackItems(const RepackKernelSpec &spec);

@@ -164,9 +164,10 @@ void PreparedEmitter::issueCooperativeCopies(Value iter, Value slot) {
       Value row = gatheredRows[size_t(round)];
       Value inRows =
           arith::CmpIOp::create(b, arith::CmpIPredicate::sge, row, c32(0));
+      // (Unit j holds 16 bytes of the row: 8 16-bit or 16 8-bit columns.)
       Value col = arith::AddIOp::create(
           b, arith::MulIOp::create(b, kTileOf(c32(0)), c32(16)),
-          arith::MulIOp::create(b, j, c32(8)));
+          arith::MulIOp::create(b, j, c32(act8 ? 16 : 8)));
       Value colBytes = columnBytes(col);
       auto [index, bytes] = activationSource(
           arith::MaxSIOp::create(b, row, c32(0)), inRows, col, colBytes);
@@ -243,7 +244,7 @@ void PreparedEmitter::issueCooperativeCopies(Value iter, Value slot) {
     // come by bulk copies too and the announcement is the barrier's one
     // arrival: the phase then ends when the bytes land.
     const int64_t activationBytes =
-        tile.tensorActivations() ? kT * blockM * 32 : 0;
+        tile.tensorActivations() ? coop.activationBytes : 0;
     const int64_t weightBytes = tile.tmaWeights ? kT * perTile * 16 : 0;
     const int64_t groupBytes =
         bulkFills() ? coop.groupCopies * (coop.scaleBytes + coop.zeroBytes) : 0;
@@ -266,9 +267,12 @@ void PreparedEmitter::issueCooperativeCopies(Value iter, Value slot) {
         // past K arrive as zeros. (Boxes of one 16-byte core-matrix row per
         // k-tile half read every 32-byte sector twice and took eight tensor
         // copies per iteration: bench/NOTES.md, "Prefill".)
+        // (The map's elements are 2 bytes: pairs of 8-bit activations,
+        // 8 per k-tile.)
         Value map = inputMapAddress();
         Value row = arith::MulIOp::create(b, bidY, c32(blockM));
-        Value col = arith::MulIOp::create(b, kTileOf(c32(0)), c32(16));
+        Value col = arith::MulIOp::create(b, kTileOf(c32(0)),
+                                          c32(act8 ? 8 : 16));
         NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
             b, clusterSmemAt(slotBase), map, ValueRange{col, row}, full,
             /*im2colOffsets=*/ValueRange(), /*multicastMask=*/Value(),

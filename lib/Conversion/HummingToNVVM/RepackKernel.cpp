@@ -14,7 +14,10 @@
 // layout::preparedRow of that position (of its span). The thread reads those
 // 32 codes from the canonical rows (bit streams of K codes; a code of 3, 5,
 // 6 or 7 bits may straddle two words), flips signed codes into offset
-// binary, and writes each plane's words.
+// binary, and writes each plane's words. K-major tiles (layout::TileOrder,
+// 8-bit codes): lane l's eight words are rows 2 l and 2 l + 1 of the tile,
+// each the four canonical words of its column's 16 codes of the k-tile,
+// xor-ed with layout::kMajorXor.
 //
 // Scales and float zero points: [N, G] -> [G, N] with the columns of each
 // 64-column n-tile permuted (layout::permutedColumn), one element per
@@ -167,6 +170,22 @@ private:
     Value nt = rem(tile, n / L::kTileN);
     Value kt = div(tile, n / L::kTileN);
     const int64_t rowWords = k * bits / 32;
+    if (spec.order == L::TileOrder::KMajor) {
+      const uint32_t x = spec.kMajorXor * 0x01010101u;
+      Value tileBase = add(dst, add(mul(kt, n * 4), mul(nt, 256)));
+      for (int64_t r = 0; r < 2; ++r) {
+        Value column = add(mul(nt, L::kTileN), add(mul(lane, 2), c64(r)));
+        Value from = add(src, add(mul(column, rowWords), mul(kt, 4)));
+        for (int64_t w = 0; w < 4; ++w) {
+          Value word = load(i32, param(hq::abi::ParamInput), add(from, c64(w)));
+          if (x)
+            word = arith::XOrIOp::create(b, word, c32(int64_t(int32_t(x))));
+          store(word, param(hq::abi::ParamOutput),
+                add(tileBase, add(mul(lane, 8), c64(4 * r + w))));
+        }
+      }
+      return;
+    }
     // The 32 codes: code[q][h].
     Value codes[L::kPairs][2];
     Value laneRow = div(lane, 4), laneCol = mul(rem(lane, 4), 2);

@@ -116,7 +116,22 @@ private:
   /// computed wrong sums (relative error 0.2) while every PTX register
   /// was written after the wait (a copy after it did not help: ptxas
   /// merges it into the load).
-  bool wordsAreOperands() const { return eightBitWordsAsStored(); }
+  bool wordsAreOperands() const {
+    return eightBitWordsAsStored() && !tile.weightsByDescriptor;
+  }
+  /// weightsByDescriptor: the descriptor of n-tile `t` of this warpgroup's
+  /// weights for k32 step `step` of slot `slot` — the tiles of k-tile slots
+  /// 2 step and 2 step + 1 (K-major, layout::TileOrder::KMajor) are the
+  /// K halves of an m64 k32 A operand's no-swizzle core matrices: rows 8 r
+  /// ..+8 at 128 r (the stride offset), the halves one k-tile slot of the
+  /// block's n-tiles apart (the leading offset).
+  Value weightDescriptor(Value slot, int64_t step, int64_t t);
+  /// weightsByDescriptor: one k step's wgmmas with both operands in shared
+  /// memory (nvvm.wgmma.mma_async): a fence tying the descriptors and the
+  /// sums, one m64 n(warp_m) k32 wgmma per n-tile (A `descA[t]`, B `descB`,
+  /// scale-d `accumulate`), a commit.
+  void issueSharedWgmmas(ArrayRef<Value> descA, Value descB,
+                         SmallVector<Value> &accs, bool accumulate);
   /// The shared-memory matrix descriptor of k-tile `su` of slot `slot` for
   /// this warpgroup's tokens: K-major, swizzled rows with tma = [a], else
   /// no-swizzle core matrices.
@@ -225,7 +240,10 @@ WgmmaEmitter::Stage WgmmaEmitter::readWgmmaSlot(Value slot) {
           arith::AddIOp::create(
               b, c32(u * tile.warpsN * 128 * bits),
               arith::MulIOp::create(b, nIdx, c32(128 * bits))));
-      for (const L::Plane &p : planes) {
+      // (K-major weights stay in the slot: wgmma reads them there.)
+      for (const L::Plane &p : tile.weightsByDescriptor
+                                   ? ArrayRef<L::Plane>()
+                                   : ArrayRef<L::Plane>(planes)) {
         const unsigned W = p.width;
         Value lanePlane = arith::AddIOp::create(
             b, tileAt,
@@ -710,6 +728,23 @@ SmallVector<Value> WgmmaEmitter::computeWgmma8(ArrayRef<Value> accIn,
                          : spec.input.type == hq::ScalarType::e4m3() ? "e4m3"
                                                                      : "e5m2";
   for (int64_t step = 0; step < tile.kTilesPerWarp / 2; ++step) {
+    if (tile.weightsByDescriptor) {
+      // The weights are the A operand in the slot: only the group data
+      // comes from the stage (readWgmmaSlot's order: k-tile 0's, per
+      // n-tile).
+      if (step == 0)
+        for (int64_t t = 0; t < nT; ++t)
+          if (perKScales)
+            readScales(t);
+      SmallVector<Value> descA;
+      for (int64_t t = 0; t < nT; ++t)
+        descA.push_back(weightDescriptor(slot, step, t));
+      issueSharedWgmmas(descA, activationDescriptor(slot, step), accs,
+                        /*accumulate=*/step != 0);
+      if (step == 0 && afterFirst)
+        afterFirst();
+      continue;
+    }
     SmallVector<Value> regs(size_t(nT * 4));
     // readWgmmaSlot's order: per k-tile, every n-tile's words.
     for (int64_t h = 0; h < 2; ++h) {
@@ -740,6 +775,62 @@ SmallVector<Value> WgmmaEmitter::computeWgmma8(ArrayRef<Value> accIn,
   carried.append(accs.begin(), accs.end());
   carried.append(scales.begin(), scales.end());
   return carried;
+}
+
+Value WgmmaEmitter::weightDescriptor(Value slot, int64_t step, int64_t t) {
+  // Bits 0-13: address >> 4; 16-29: the leading byte offset >> 4 (between
+  // the K halves); 32-45: the stride byte offset >> 4 (between 8-row
+  // groups); 62-63: swizzle mode 0 (none).
+  const int64_t tileBytes = 128 * spec.weight.type.bits; // 1 KiB
+  Value nIdx = arith::AddIOp::create(
+      b, arith::MulIOp::create(b, groupN, c32(tile.nTilesPerGroup)), c32(t));
+  Value byte = arith::AddIOp::create(
+      b, slotRegions(slot).second,
+      arith::AddIOp::create(b, c32(2 * step * tile.warpsN * tileBytes),
+                            arith::MulIOp::create(b, nIdx, c32(tileBytes))));
+  Value addr = arith::AddIOp::create(b, smemAddr, byte);
+  Value lo = arith::AndIOp::create(b, arith::ShRUIOp::create(b, addr, c32(4)),
+                                   c32(0x3FFF));
+  const uint64_t fixed = (uint64_t(tile.warpsN * tileBytes / 16) << 16) |
+                         (uint64_t(128 / 16) << 32);
+  return arith::OrIOp::create(b, ext64(lo), c64(int64_t(fixed)));
+}
+
+void WgmmaEmitter::issueSharedWgmmas(ArrayRef<Value> descA, Value descB,
+                                     SmallVector<Value> &accs,
+                                     bool accumulate) {
+  const int64_t nT = tile.nTilesPerGroup, n = tile.warpM, perTile = n / 2;
+  SmallVector<Value> regs(descA.begin(), descA.end());
+  regs.push_back(descB);
+  regs.append(accs.begin(), accs.end());
+  regs = ptx.wgmmaFence(regs);
+  const size_t accAt = size_t(nT + 1);
+  const bool ints = integerSums();
+  const NVVM::WGMMATypes type = ints ? NVVM::WGMMATypes::s8
+                                : spec.input.type == hq::ScalarType::e4m3()
+                                    ? NVVM::WGMMATypes::e4m3
+                                    : NVVM::WGMMATypes::e5m2;
+  Type elem = ints ? Type(i32) : Type(f32);
+  auto structType = LLVM::LLVMStructType::getLiteral(
+      b.getContext(), SmallVector<Type>(size_t(perTile), elem));
+  for (int64_t t = 0; t < nT; ++t) {
+    Value in = LLVM::UndefOp::create(b, structType);
+    for (int64_t i = 0; i < perTile; ++i)
+      in = LLVM::InsertValueOp::create(b, in, regs[accAt + size_t(t * perTile + i)],
+                                       ArrayRef<int64_t>{i});
+    Value out = NVVM::WgmmaMmaAsyncOp::create(
+        b, structType, in, regs[size_t(t)], regs[size_t(nT)],
+        NVVM::MMAShapeAttr::get(b.getContext(), 64, int(n), 32), type, type,
+        ints ? NVVM::WGMMATypes::s32 : NVVM::WGMMATypes::f32,
+        accumulate ? NVVM::WGMMAScaleOut::one : NVVM::WGMMAScaleOut::zero,
+        NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
+        NVVM::MMALayout::row, NVVM::MMALayout::col,
+        /*satfinite=*/NVVM::MMAIntOverflowAttr());
+    for (int64_t i = 0; i < perTile; ++i)
+      accs[size_t(t * perTile + i)] =
+          LLVM::ExtractValueOp::create(b, out, ArrayRef<int64_t>{i});
+  }
+  NVVM::WgmmaGroupSyncAlignedOp::create(b);
 }
 
 SmallVector<Value> WgmmaEmitter::computeWgmma(ArrayRef<Value> accIn,

@@ -15,22 +15,9 @@ func.func @canonical(%a: memref<?x512xf8E4M3FN>, %w: memref<256x64xi32>, %s: mem
 
 // -----
 
-#t = #humming.tile_config<m = [1, inf], block = [64, 256, 64], warp = [64, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a]>
-func.func @tma_a(%a: memref<?x512xf8E4M3FN>, %w: memref<16x1024xi32>, %s: memref<1x256xf16>, %as: memref<?x1xf32>, %c: memref<?x256xf16>) {
-  // expected-error @+1 {{tile_configs[0]: the activations' tensor map holds 16-bit activations; expected no tma = [a] with f8E4M3FN activations}}
-  humming.gemm %a, %w scales(%s : memref<1x256xf16>) input_scale(%as : memref<?x1xf32>) into %c
-      {weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = channel>,
-       input_schema = #humming.input_schema<type = f8E4M3FN, scaling = token>, layout = #humming.layout<chip = "sm_90a">,
-       tile_configs = [#t]}
-      : memref<?x512xf8E4M3FN>, memref<16x1024xi32> -> memref<?x256xf16>
-  return
-}
-
-// -----
-
 #t = #humming.tile_config<m = [1, inf], block = [64, 256, 64], warp = [64, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, wgmma_in_flight = 1>
 func.func @in_flight(%a: memref<?x512xf8E4M3FN>, %w: memref<16x1024xi32>, %s: memref<1x256xf16>, %as: memref<?x1xf32>, %c: memref<?x256xf16>) {
-  // expected-error @+1 {{tile_configs[0]: expected wgmma_in_flight = 0 with f8E4M3FN activations (the 8-bit A registers are written before the previous iteration's wgmmas are waited for)}}
+  // expected-error @+1 {{tile_configs[0]: expected wgmma_in_flight = 0 with f8E4M3FN activations (each iteration's sums are added to the running ones after its wgmmas are waited for, and the next iteration's first wgmma rewrites them)}}
   humming.gemm %a, %w scales(%s : memref<1x256xf16>) input_scale(%as : memref<?x1xf32>) into %c
       {weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = channel>,
        input_schema = #humming.input_schema<type = f8E4M3FN, scaling = token>, layout = #humming.layout<chip = "sm_90a">,

@@ -31,19 +31,19 @@ func.func @w4a8(%a: memref<?x512xi8>, %w: memref<16x1024xi32>, %s: memref<4x256x
 
 // -----
 
-// si8 weights with si8 activations (W8A8 int8): the slot's words are the
-// offset-binary codes, one xor each makes them the s8 A registers (loaded
-// after the wait, as fp8 words); no f16 dequantization. Channel scales in
-// the epilogue: the converted sums are added without scales.
+// si8 weights with si8 activations (W8A8 int8): on sm_90a their tiles lie
+// K-major as s8 (layout::TileOrder::KMajor) and the s8 wgmmas read them
+// from the slot by descriptor; no shared loads, no xor, no dequantization.
+// Channel scales in the epilogue: the converted sums are added without
+// scales.
 // CHECK-LABEL: gpu.func @w8a8_gemm0_m0
 // CHECK:         scf.for
 // CHECK:           "wgmma.wait_group.sync.aligned 0;"
 // CHECK:           arith.sitofp
 // CHECK-NEXT:      arith.addf
-// CHECK-NOT:       nvvm.prmt
-// CHECK:           arith.xori {{.*}}, %c-2139062144_i32
-// CHECK-NOT:       nvvm.prmt
-// CHECK:           wgmma.mma_async.sync.aligned.m64n64k32.s32.s8.s8
+// CHECK-NOT:       llvm.load {{.*}} : !llvm.ptr<3>
+// CHECK-NOT:       arith.xori {{.*}}, %c-2139062144_i32
+// CHECK:           nvvm.wgmma.mma_async {{.*}} D[<s32>, <zero>], A[<s8>, <one>, <row>], B[<s8>, <one>, <col>]
 // CHECK:         scf.yield
 #t = #humming.tile_config<m = [1, inf], block = [64, 256, 64], warp = [64, 32, 64], mma = wgmma, stages = 4>
 func.func @w8a8(%a: memref<?x512xi8>, %w: memref<16x2048xi32>, %s: memref<1x256xf16>, %as: memref<?x1xf32>, %c: memref<?x256xbf16>) {
@@ -58,14 +58,14 @@ func.func @w8a8(%a: memref<?x512xi8>, %w: memref<16x2048xi32>, %s: memref<1x256x
 // -----
 
 // ui8 weights without zero points (what checkpoints' int8 becomes in the
-// canonical form: value = code - 128) are si8 offset by 128: the same xor,
-// no dequantization.
+// canonical form: value = code - 128) are si8 offset by 128: the K-major
+// tiles hold them as s8 (the repack subtracts the 128), read by descriptor
+// as si8's are.
 // CHECK-LABEL: gpu.func @u8a8_gemm0_m0
 // CHECK:         scf.for
-// CHECK-NOT:       nvvm.prmt
-// CHECK:           arith.xori {{.*}}, %c-2139062144_i32
-// CHECK-NOT:       nvvm.prmt
-// CHECK:           wgmma.mma_async.sync.aligned.m64n64k32.s32.s8.s8
+// CHECK-NOT:       llvm.load {{.*}} : !llvm.ptr<3>
+// CHECK-NOT:       arith.xori {{.*}}, %c-2139062144_i32
+// CHECK:           nvvm.wgmma.mma_async {{.*}} A[<s8>, <one>, <row>], B[<s8>, <one>, <col>]
 // CHECK:         scf.yield
 #t = #humming.tile_config<m = [1, inf], block = [64, 256, 64], warp = [64, 32, 64], mma = wgmma, stages = 4>
 func.func @u8a8(%a: memref<?x512xi8>, %w: memref<16x2048xi32>, %s: memref<1x256xf16>, %as: memref<?x1xf32>, %c: memref<?x256xf16>) {

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Humming/Dialect/Humming/IR/HummingOps.h"
+#include "Humming/Quant/PreparedLayout.h"
 
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/SmallString.h"
@@ -209,6 +210,20 @@ LogicalResult checkTargetAndTiles(Operation *op, const hq::WeightSchema &w,
   if (layout) {
     layoutMma = layout.getMma();
     layoutChip = layout.getHostChip();
+    // 8-bit weights the activation MMA takes as they are lie K-major on a
+    // wgmma chip (layout::TileOrder::KMajor): only wgmma reads them.
+    if (hq::layout::tileOrder(w, in,
+                              layoutChip->supportsMma(hq::MmaKind::Wgmma)) ==
+        hq::layout::TileOrder::KMajor)
+      for (size_t i = 0; i < tiles.size(); ++i)
+        if (tiles[i].mma != hq::MmaKind::Wgmma)
+          return op->emitOpError()
+                 << "tile_configs[" << i << "]: " << w.type.str()
+                 << " weights prepared for " << layoutChip->str() << " with "
+                 << in.type.str()
+                 << " activations lie K-major, as wgmma reads them from "
+                    "shared memory; expected mma = wgmma, got mma = "
+                 << hq::toString(tiles[i].mma);
   }
   if (TargetAttr target = lookupTarget(op)) {
     if (hq::Diag d = hq::verifyOnChip(target.getHostChip(), in, tiles,
