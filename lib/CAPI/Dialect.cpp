@@ -227,6 +227,7 @@ MlirHummingTileConfig toC(const hq::TileConfig &t) {
   c.cooperativeSplit = t.cooperativeSplit;
   c.wgmmaInFlight = t.wgmmaInFlight;
   c.l2Prefetch = t.l2Prefetch;
+  c.rasterM = t.rasterM;
   return c;
 }
 } // namespace
@@ -281,6 +282,7 @@ MlirAttribute mlirHummingTileConfigAttrGet(MlirContext ctx,
   t.cooperativeSplit = c->cooperativeSplit;
   t.wgmmaInFlight = c->wgmmaInFlight;
   t.l2Prefetch = c->l2Prefetch;
+  t.rasterM = c->rasterM;
   return wrap(TileConfigAttr::fromHost(errorsOf(context), context, t));
 }
 

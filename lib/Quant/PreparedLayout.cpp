@@ -70,6 +70,7 @@ KernelShape shapeOf(const TileConfig &t) {
   k.shareActivations = t.shareActivations;
   k.scaleAfterMma = t.scaleAfterMma;
   k.l2Prefetch = t.l2Prefetch;
+  k.rasterM = t.rasterM;
   return k;
 }
 
@@ -100,6 +101,7 @@ TileConfig tileConfigOf(const KernelShape &k) {
   t.shareActivations = k.shareActivations;
   t.scaleAfterMma = k.scaleAfterMma;
   t.l2Prefetch = k.l2Prefetch;
+  t.rasterM = k.rasterM;
   return t;
 }
 

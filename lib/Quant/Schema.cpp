@@ -402,6 +402,9 @@ Diag verifyTileConfig(const TileConfig &t) {
       (t.wgmmaInFlight != 1 || t.mma != MmaKind::Wgmma || !t.warpSpecialized))
     return concat("expected wgmma_in_flight of 0, or 1 with mma = wgmma and "
                   "warp_specialized = true, got ", t.wgmmaInFlight);
+  if (t.rasterM < 1 || t.rasterM > 64)
+    return concat("expected raster_m between 1 and 64 blocks of rows, got ",
+                  t.rasterM);
   if (t.l2Prefetch < 0 || t.l2Prefetch > 64)
     return concat("expected l2_prefetch between 0 and 64 iterations, got ",
                   t.l2Prefetch);

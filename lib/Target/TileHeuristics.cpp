@@ -415,7 +415,7 @@ bool sameKernel(const TileConfig &a, const TileConfig &b) {
         t.multicastA, t.multicastB, t.ctasPerSm, t.gridCap, t.writeSplits,
         t.splitK, t.blockCopies, t.scaleAfterMma, t.clusterSplit,
         t.workspaceSplit, t.cooperativeSplit, t.wgmmaInFlight, t.l2Prefetch,
-        t.shareActivations);
+        t.shareActivations, t.rasterM);
   };
   return key(a) == key(b);
 }
@@ -588,6 +588,7 @@ std::optional<TileConfig> kMajorPrefillTile(const WeightSchema &w, int64_t n,
   layout::KernelShape ks = wgmmaShape(128, 8, /*warpSpecialized=*/true, 8);
   ks.weightsByDescriptor = true;
   ks.tmaActivations = ks.tmaWeights = true;
+  ks.rasterM = 8;
   for (ks.stages = 6; ks.stages >= 3; --ks.stages)
     if (runs(w, n, k, ks, device))
       return layout::tileConfigOf(ks);

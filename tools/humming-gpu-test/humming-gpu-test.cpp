@@ -979,8 +979,9 @@ static cl::opt<std::string> shard(
 static cl::opt<std::string> layerWeights(
     "layer-weights",
     cl::desc("The weights of --layer: a code type, a group size or "
-             "'channel', optionally the activations (f16 or bf16; default "
-             "ui4,g128,f16; e.g. ui8,channel,bf16)"),
+             "'channel', optionally the activations (f16, bf16, or e4m3, "
+             "e5m2, si8 per token with f16 scales; default ui4,g128,f16; "
+             "e.g. ui8,channel,bf16 or e4m3,channel,e4m3)"),
     cl::value_desc("type,g<size>|channel[,f16|bf16]"), cl::init("ui4,g128"),
     cl::cat(category));
 static cl::opt<bool>
@@ -1043,9 +1044,11 @@ int main(int argc, char **argv) {
     setCaseShard(index, count);
   }
   // --layer-weights: "<type>,g<size>" or "<type>,channel", then
-  // optionally ",f16" or ",bf16" (the activations, and the scales' type).
+  // optionally ",f16" or ",bf16" (the activations, and the scales' type)
+  // or ",e4m3", ",e5m2", ",si8" (8-bit activations per token, f16 scales).
   WeightSchema layerSchema;
   ScalarType layerAct = ScalarType::f16();
+  ActScaling layerScaling = ActScaling::None;
   std::string layerTag;
   {
     llvm::StringRef spec(layerWeights);
@@ -1057,30 +1060,40 @@ int main(int argc, char **argv) {
     const bool grouped = granName.starts_with("g") &&
                          !granName.drop_front().getAsInteger(10, group) &&
                          group > 0;
+    const bool act8 = actName == "e4m3" || actName == "e5m2" ||
+                      actName == "si8";
     const bool actKnown =
-        actName.empty() || actName == "f16" || actName == "bf16";
+        actName.empty() || actName == "f16" || actName == "bf16" || act8;
     if (!type || !(channel || grouped) || !actKnown) {
       std::fprintf(stderr,
                    "humming-gpu-test: expected --layer-weights=<type>,g<size> "
-                   "or <type>,channel, then optionally ,f16 or ,bf16 (e.g. "
-                   "ui4,g128 or ui8,channel,bf16), got '%s'\n",
+                   "or <type>,channel, then optionally ,f16, ,bf16, ,e4m3, "
+                   ",e5m2 or ,si8 (e.g. ui4,g128 or ui8,channel,bf16 or "
+                   "e4m3,channel,e4m3), got '%s'\n",
                    layerWeights.c_str());
       return 2;
     }
     if (actName == "bf16")
       layerAct = ScalarType::bf16();
+    if (act8) {
+      layerAct = actName == "e4m3"   ? ScalarType::e4m3()
+                 : actName == "e5m2" ? ScalarType::e5m2()
+                                     : ScalarType::sint(8);
+      layerScaling = ActScaling::Token;
+    }
     layerSchema = WeightSchema::make(
-        *type, layerAct,
+        *type, act8 ? ScalarType::f16() : layerAct,
         channel ? Granularity::Channel : Granularity::Group, group);
     if (std::optional<std::string> err = verifyWeightSchema(layerSchema)) {
       std::fprintf(stderr, "humming-gpu-test: --layer-weights=%s: %s\n",
                    layerWeights.c_str(), err->c_str());
       return 2;
     }
-    layerTag = "w" + std::to_string(type->bits) + "a16_" +
+    layerTag = "w" + std::to_string(type->bits) + "a" +
+               std::to_string(layerAct.bits) + "_" +
                (channel ? std::string("channel")
                         : "g" + std::to_string(group)) +
-               (actName == "bf16" ? "_bf16" : "");
+               (actName == "bf16" || act8 ? "_" + actName.str() : "");
   }
   for (const std::string &shape : layerShapes) {
     long long n = 0, k = 0;
@@ -1097,6 +1110,7 @@ int main(int argc, char **argv) {
     c.name = layerTag + "_" + std::to_string(n) + "x" + std::to_string(k);
     c.weight = layerSchema;
     c.act = layerAct;
+    c.actScaling = layerScaling;
     c.n = n;
     c.k = k;
     c.timed = true;

@@ -824,6 +824,7 @@ TEST(TileHeuristics, EightBitActivationsGetWgmmaTilesAtEveryM) {
             EXPECT_EQ(tc.warpK, 128);
             EXPECT_EQ(tc.blockN, 128);
             EXPECT_EQ(tc.stages, 6);
+            EXPECT_EQ(tc.rasterM, 8);
           } else {
             EXPECT_EQ(tc.tma & TmaA, 0);
           }

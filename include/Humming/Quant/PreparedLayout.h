@@ -239,6 +239,9 @@ struct KernelShape {
   /// cp.async pipelines: iterations of weights asked of L2 beyond the one
   /// each iteration copies (TileConfig::l2Prefetch).
   int64_t l2Prefetch = 0;
+  /// TileConfig::rasterM: blocks of rows per block of columns in the
+  /// order the CTAs take their output tiles.
+  int64_t rasterM = 1;
   /// Bits of an activation (16, or 8: wgmma's k32 instructions over two
   /// k-tiles, whose 16-byte shared-memory rows then hold a whole k-tile).
   int64_t activationBits = 16;

@@ -214,6 +214,12 @@ struct TileConfig {
   /// (cp.async.bulk.prefetch.L2), so that more of the weights are on their
   /// way from DRAM than the pipeline's slots hold; 0: no prefetch.
   int64_t l2Prefetch = 0;
+  /// The order of the grid (prepared kernels): consecutive CTAs take
+  /// rasterM blocks of rows (tokens) for each block of columns before the
+  /// next block of columns, so that a wave of CTAs covers a compact region
+  /// of the output whose activations and weights stay in L2 (1: every block
+  /// of columns of one row of blocks first, the launch's own order).
+  int64_t rasterM = 1;
 
   /// Whether the split_k CTAs reduce in a cluster (wgmma without
   /// workspaceSplit, or clusterSplit).

@@ -62,6 +62,9 @@ public:
   /// The kernel body: thread coordinates, the generation's loop and
   /// epilogue.
   void emit();
+  /// raster_m > 1: bidX and bidY renamed so that consecutive CTAs take
+  /// raster_m rows of blocks per column of blocks (TileConfig::rasterM).
+  void rasterGrid();
   /// tid and what follows from it (lane, copyTid, the warp's place, grp,
   /// quad, nTile, rowBase) for thread index `threadId`; returns the warp.
   Value threadCoordinates(Value threadId);

@@ -83,6 +83,8 @@ void PreparedEmitter::emit() {
     waitForPrerequisites();
   bidX = index32(gpu::BlockIdOp::create(b, gpu::Dimension::x));
   bidY = index32(gpu::BlockIdOp::create(b, gpu::Dimension::y));
+  if (tile.rasterM > 1)
+    rasterGrid();
   bidZ = split.ctas > 1 ? index32(gpu::BlockIdOp::create(b, gpu::Dimension::z))
                         : c32(0);
   // This CTA's first iteration (split-K across CTAs).
@@ -118,6 +120,28 @@ void PreparedEmitter::emit() {
   }
   if (routed)
     b.setInsertionPointAfter(routed);
+}
+
+void PreparedEmitter::rasterGrid() {
+  // The launch runs the CTAs in the order of their linear index pid = y X
+  // + x (X, Y: the grid): CTA pid takes output block (column x', row y')
+  // of the group of G = raster_m rows of blocks it falls in, those G rows
+  // (fewer in the last group) taken for one column before the next:
+  // y' = first + (pid mod G X) mod rows, x' = (pid mod G X) / rows. A
+  // bijection of the grid onto itself (as in Triton's grouped ordering).
+  const int64_t g = tile.rasterM;
+  Value gridX = index32(gpu::GridDimOp::create(b, gpu::Dimension::x));
+  Value gridY = index32(gpu::GridDimOp::create(b, gpu::Dimension::y));
+  Value perGroup = arith::MulIOp::create(b, gridX, c32(g));
+  Value pid = arith::AddIOp::create(b, arith::MulIOp::create(b, bidY, gridX),
+                                    bidX);
+  Value group = arith::DivUIOp::create(b, pid, perGroup);
+  Value first = arith::MulIOp::create(b, group, c32(g));
+  Value rows = arith::MinUIOp::create(
+      b, arith::SubIOp::create(b, gridY, first), c32(g));
+  Value local = arith::RemUIOp::create(b, pid, perGroup);
+  bidY = arith::AddIOp::create(b, first, arith::RemUIOp::create(b, local, rows));
+  bidX = arith::DivUIOp::create(b, local, rows);
 }
 
 Value PreparedEmitter::threadCoordinates(Value threadId) {

@@ -126,12 +126,13 @@ private:
   /// ..+8 at 128 r (the stride offset), the halves one k-tile slot of the
   /// block's n-tiles apart (the leading offset).
   Value weightDescriptor(Value slot, int64_t step, int64_t t);
-  /// weightsByDescriptor: one k step's wgmmas with both operands in shared
-  /// memory (nvvm.wgmma.mma_async): a fence tying the descriptors and the
-  /// sums, one m64 n(warp_m) k32 wgmma per n-tile (A `descA[t]`, B `descB`,
-  /// scale-d `accumulate`), a commit.
-  void issueSharedWgmmas(ArrayRef<Value> descA, Value descB,
-                         SmallVector<Value> &accs, bool accumulate);
+  /// weightsByDescriptor: the iteration's wgmmas with both operands in
+  /// shared memory (nvvm.wgmma.mma_async) into this iteration's sums
+  /// `accs`: one fence tying every step's descriptors and the sums, per
+  /// k32 step one m64 n(warp_m) k32 wgmma per n-tile (scale-d 0 on the
+  /// first step: the sums start from zero), one commit. (Consecutive
+  /// wgmmas into the same sums need no fence between them.)
+  void issueSharedWgmmas(Value slot, SmallVector<Value> &accs);
   /// The shared-memory matrix descriptor of k-tile `su` of slot `slot` for
   /// this warpgroup's tokens: K-major, swizzled rows with tma = [a], else
   /// no-swizzle core matrices.
@@ -727,24 +728,18 @@ SmallVector<Value> WgmmaEmitter::computeWgmma8(ArrayRef<Value> accIn,
   const StringRef type = integerSums()                              ? "s8"
                          : spec.input.type == hq::ScalarType::e4m3() ? "e4m3"
                                                                      : "e5m2";
-  for (int64_t step = 0; step < tile.kTilesPerWarp / 2; ++step) {
-    if (tile.weightsByDescriptor) {
-      // The weights are the A operand in the slot: only the group data
-      // comes from the stage (readWgmmaSlot's order: k-tile 0's, per
-      // n-tile).
-      if (step == 0)
-        for (int64_t t = 0; t < nT; ++t)
-          if (perKScales)
-            readScales(t);
-      SmallVector<Value> descA;
+  if (tile.weightsByDescriptor) {
+    // The weights are the A operand in the slot: only the group data comes
+    // from the stage (readWgmmaSlot's order: k-tile 0's, per n-tile).
+    // (wgmma_in_flight is 0 with 8-bit activations: no afterFirst.)
+    assert(!afterFirst && "8-bit activations keep no wgmmas in flight");
+    if (perKScales)
       for (int64_t t = 0; t < nT; ++t)
-        descA.push_back(weightDescriptor(slot, step, t));
-      issueSharedWgmmas(descA, activationDescriptor(slot, step), accs,
-                        /*accumulate=*/step != 0);
-      if (step == 0 && afterFirst)
-        afterFirst();
-      continue;
-    }
+        readScales(t);
+    issueSharedWgmmas(slot, accs);
+  }
+  for (int64_t step = 0;
+       !tile.weightsByDescriptor && step < tile.kTilesPerWarp / 2; ++step) {
     SmallVector<Value> regs(size_t(nT * 4));
     // readWgmmaSlot's order: per k-tile, every n-tile's words.
     for (int64_t h = 0; h < 2; ++h) {
@@ -796,15 +791,20 @@ Value WgmmaEmitter::weightDescriptor(Value slot, int64_t step, int64_t t) {
   return arith::OrIOp::create(b, ext64(lo), c64(int64_t(fixed)));
 }
 
-void WgmmaEmitter::issueSharedWgmmas(ArrayRef<Value> descA, Value descB,
-                                     SmallVector<Value> &accs,
-                                     bool accumulate) {
+void WgmmaEmitter::issueSharedWgmmas(Value slot, SmallVector<Value> &accs) {
   const int64_t nT = tile.nTilesPerGroup, n = tile.warpM, perTile = n / 2;
-  SmallVector<Value> regs(descA.begin(), descA.end());
-  regs.push_back(descB);
+  const int64_t steps = tile.kTilesPerWarp / 2;
+  // [step][n-tile] weight descriptors, then one activation descriptor per
+  // step, then the sums.
+  SmallVector<Value> regs;
+  for (int64_t step = 0; step < steps; ++step)
+    for (int64_t t = 0; t < nT; ++t)
+      regs.push_back(weightDescriptor(slot, step, t));
+  for (int64_t step = 0; step < steps; ++step)
+    regs.push_back(activationDescriptor(slot, step));
+  const size_t accAt = regs.size();
   regs.append(accs.begin(), accs.end());
   regs = ptx.wgmmaFence(regs);
-  const size_t accAt = size_t(nT + 1);
   const bool ints = integerSums();
   const NVVM::WGMMATypes type = ints ? NVVM::WGMMATypes::s8
                                 : spec.input.type == hq::ScalarType::e4m3()
@@ -813,24 +813,28 @@ void WgmmaEmitter::issueSharedWgmmas(ArrayRef<Value> descA, Value descB,
   Type elem = ints ? Type(i32) : Type(f32);
   auto structType = LLVM::LLVMStructType::getLiteral(
       b.getContext(), SmallVector<Type>(size_t(perTile), elem));
-  for (int64_t t = 0; t < nT; ++t) {
-    Value in = LLVM::UndefOp::create(b, structType);
-    for (int64_t i = 0; i < perTile; ++i)
-      in = LLVM::InsertValueOp::create(b, in, regs[accAt + size_t(t * perTile + i)],
-                                       ArrayRef<int64_t>{i});
-    Value out = NVVM::WgmmaMmaAsyncOp::create(
-        b, structType, in, regs[size_t(t)], regs[size_t(nT)],
-        NVVM::MMAShapeAttr::get(b.getContext(), 64, int(n), 32), type, type,
-        ints ? NVVM::WGMMATypes::s32 : NVVM::WGMMATypes::f32,
-        accumulate ? NVVM::WGMMAScaleOut::one : NVVM::WGMMAScaleOut::zero,
-        NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
-        NVVM::MMALayout::row, NVVM::MMALayout::col,
-        /*satfinite=*/NVVM::MMAIntOverflowAttr());
-    for (int64_t i = 0; i < perTile; ++i)
-      accs[size_t(t * perTile + i)] =
-          LLVM::ExtractValueOp::create(b, out, ArrayRef<int64_t>{i});
-  }
+  SmallVector<Value> sums(regs.begin() + accAt, regs.end());
+  for (int64_t step = 0; step < steps; ++step)
+    for (int64_t t = 0; t < nT; ++t) {
+      Value in = LLVM::UndefOp::create(b, structType);
+      for (int64_t i = 0; i < perTile; ++i)
+        in = LLVM::InsertValueOp::create(b, in, sums[size_t(t * perTile + i)],
+                                         ArrayRef<int64_t>{i});
+      Value out = NVVM::WgmmaMmaAsyncOp::create(
+          b, structType, in, regs[size_t(step * nT + t)],
+          regs[size_t(steps * nT + step)],
+          NVVM::MMAShapeAttr::get(b.getContext(), 64, int(n), 32), type, type,
+          ints ? NVVM::WGMMATypes::s32 : NVVM::WGMMATypes::f32,
+          step != 0 ? NVVM::WGMMAScaleOut::one : NVVM::WGMMAScaleOut::zero,
+          NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
+          NVVM::MMALayout::row, NVVM::MMALayout::col,
+          /*satfinite=*/NVVM::MMAIntOverflowAttr());
+      for (int64_t i = 0; i < perTile; ++i)
+        sums[size_t(t * perTile + i)] =
+            LLVM::ExtractValueOp::create(b, out, ArrayRef<int64_t>{i});
+    }
   NVVM::WgmmaGroupSyncAlignedOp::create(b);
+  accs.assign(sums.begin(), sums.end());
 }
 
 SmallVector<Value> WgmmaEmitter::computeWgmma(ArrayRef<Value> accIn,

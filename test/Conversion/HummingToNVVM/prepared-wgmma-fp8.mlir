@@ -46,25 +46,28 @@ func.func @w4a8(%a: memref<?x512xf8E4M3FN>, %w: memref<16x1024xi32>, %s: memref<
 // f8E4M3FN weights with f8E4M3FN activations (W8A8 as FP8 checkpoints store
 // it): on sm_90a their tiles lie K-major (layout::TileOrder::KMajor) and
 // each wgmma reads them from the slot by descriptor as its A operand —
-// no shared loads into registers, no conversion: per k32 step a fence
-// ties the two n-tiles' weight descriptors (the K halves 2 KiB apart, the
-// block's four n-tiles of a k-tile slot: leading offset 4096 >> 4 = 256 at
-// bit 16, 8-row groups 128 >> 4 = 8 at bit 32: 34376515584) and the
-// activations' one, then one nvvm.wgmma.mma_async per n-tile, scale-d 0
-// on the iteration's first step. Channel scales and the static activation
-// scale multiply in the epilogue; the sums are added without scales.
+// no shared loads into registers, no conversion: one fence ties the
+// iteration's weight descriptors (two k32 steps x two n-tiles; the K
+// halves 4 KiB apart — the block's four n-tiles of a k-tile slot: leading
+// offset 4096 >> 4 = 256 at bit 16, 8-row groups 128 >> 4 = 8 at bit 32:
+// 34376515584), its two activation descriptors and the sums, then per
+// step one nvvm.wgmma.mma_async per n-tile, scale-d 0 on the first step,
+// and one commit. Channel scales and the static activation scale multiply
+// in the epilogue; the sums are added without scales.
 // CHECK-LABEL: gpu.func @w8a8_gemm0_m0
 // CHECK:         scf.for
 // CHECK:           "wgmma.wait_group.sync.aligned 0;"
 // CHECK-NOT:       llvm.load {{.*}} : !llvm.ptr<3>
 // CHECK-NOT:       nvvm.convert.f16x2.to.f8x2
 // CHECK:           arith.ori %{{.*}}, %c34376515584_i64 : i64
-// CHECK:           "wgmma.fence.sync.aligned;", "=l,=l,=l,
+// CHECK:           "wgmma.fence.sync.aligned;", "=l,=l,=l,=l,=l,=l,=f,
+// CHECK-NOT:       wgmma.fence
 // CHECK:           nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 32>, D[<f32>, <zero>], A[<e4m3>, <one>, <row>], B[<e4m3>, <one>, <col>]
 // CHECK:           nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 32>, D[<f32>, <zero>], A[<e4m3>, <one>, <row>], B[<e4m3>, <one>, <col>]
-// CHECK:           nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NOT:       nvvm.wgmma.commit.group.sync.aligned
 // CHECK:           nvvm.wgmma.mma_async {{.*}} D[<f32>, <one>]
 // CHECK:           nvvm.wgmma.mma_async {{.*}} D[<f32>, <one>]
+// CHECK-NOT:       nvvm.wgmma.mma_async
 // CHECK:           nvvm.wgmma.commit.group.sync.aligned
 // CHECK-NEXT:      scf.yield
 // CHECK-NOT:     llvm.intr.fma

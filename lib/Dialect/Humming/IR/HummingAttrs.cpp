@@ -466,6 +466,7 @@ hq::TileConfig TileConfigAttr::toHost() const {
   t.wgmmaInFlight = getWgmmaInFlight();
   t.l2Prefetch = getL2Prefetch();
   t.shareActivations = getShareActivations();
+  t.rasterM = getRasterM();
   return t;
 }
 
@@ -479,7 +480,7 @@ TileConfigAttr::fromHost(function_ref<InFlightDiagnostic()> emitError,
       t.tma, t.multicastA, t.multicastB, t.ctasPerSm, t.gridCap, t.writeSplits,
       t.splitK, t.blockCopies, t.scaleAfterMma, t.clusterSplit,
       t.workspaceSplit, t.cooperativeSplit, t.wgmmaInFlight, t.l2Prefetch,
-      t.shareActivations);
+      t.shareActivations, t.rasterM);
 }
 
 LogicalResult TileConfigAttr::verify(
@@ -489,7 +490,7 @@ LogicalResult TileConfigAttr::verify(
     int64_t multicastB, int64_t ctasPerSm, int64_t gridCap, int64_t writeSplits,
     int64_t splitK, bool blockCopies, bool scaleAfterMma, bool clusterSplit,
     bool workspaceSplit, bool cooperativeSplit, int64_t wgmmaInFlight,
-    int64_t l2Prefetch, bool shareActivations) {
+    int64_t l2Prefetch, bool shareActivations, int64_t rasterM) {
   hq::TileConfig t;
   t.mMin = m.lo;
   t.mMax = m.hi;
@@ -520,6 +521,7 @@ LogicalResult TileConfigAttr::verify(
   t.wgmmaInFlight = wgmmaInFlight;
   t.l2Prefetch = l2Prefetch;
   t.shareActivations = shareActivations;
+  t.rasterM = rasterM;
   if (hq::Diag d = hq::verifyTileConfig(t))
     return emitError() << *d;
   return success();

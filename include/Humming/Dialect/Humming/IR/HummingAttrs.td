@@ -303,7 +303,11 @@ def Humming_TileConfigAttr : Humming_Attr<"TileConfig", "tile_config"> {
     wgmmas running until the next iteration's first k-tile is issued;
     `l2_prefetch = d` (cp.async pipelines, sm_90 and later) has each
     iteration ask L2 for the weights d iterations beyond those it copies
-    into shared memory;
+    into shared memory; `raster_m = g` orders the grid so that consecutive
+    CTAs take g blocks of rows (tokens) for each block of columns before
+    the next block of columns (a wave covers a compact region of the
+    output whose activations and weights stay in L2; 1: the launch's own
+    row-by-row order);
     `block_copies` (mma_sync) makes the block copy each stage's activation
     and weight tiles together and share them among its warps, as blocks of
     several warp rows always do (block_m > warp_m); `share_activations`
@@ -354,7 +358,8 @@ def Humming_TileConfigAttr : Humming_Attr<"TileConfig", "tile_config"> {
     Humming_BoolParam<"false", "workspace split launched cooperatively, each CTA adding a share">:$cooperative_split,
     Humming_I64Param<"0", "wgmma groups kept in flight across iterations">:$wgmma_in_flight,
     Humming_I64Param<"0", "iterations of weights prefetched to L2 beyond the pipeline">:$l2_prefetch,
-    Humming_BoolParam<"false", "the warps of a K group share the activation copies">:$share_activations
+    Humming_BoolParam<"false", "the warps of a K group share the activation copies">:$share_activations,
+    Humming_I64Param<"1", "blocks of rows per block of columns in the grid's order">:$raster_m
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let extraClassDeclaration = [{
