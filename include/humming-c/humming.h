@@ -227,9 +227,12 @@ int humming_layer_set_input_permutation(humming_layer *layer,
                                         const int32_t *perm, int64_t count);
 
 /** The layer's activation type ("f16", "bf16", "f8E4M3FN", "f8E5M2",
- *  "si8", "si4") and scaling ("none", "token", "static"); "" for NULL. */
+ *  "si8", "si4") and scaling ("none", "token", "static", "group"); "" for
+ *  NULL. With "group", humming_layer_activation_group gives the group's
+ *  size along K (0 otherwise). */
 const char *humming_layer_activation(const humming_layer *layer);
 const char *humming_layer_activation_scaling(const humming_layer *layer);
+int64_t humming_layer_activation_group(const humming_layer *layer);
 
 /** Loads the weights of `module` from a checkpoint into an existing layer,
  *  whose shape and schema must be the checkpoint layer's. */
@@ -266,8 +269,11 @@ int humming_layer_forward(const humming_layer *layer, void *stream,
  *  "si8" (two's-complement int8; integer weights only) or "si4"
  *  (two's-complement int4 packed two per byte, the lower k in the low
  *  nibble; 4-bit integer weights without zero points) codes with f32
- *  scales, `scaling` "token" (one per row) or "static" (one
- *  for all), `output` "f16" or "bf16" (also the type of the bias and of
+ *  scales, `scaling` "token" (one per row), "static" (one for all) or
+ *  "group<g>" (one per row and g of K, g a power of two >= 64: f8E4M3FN,
+ *  f8E5M2 or si8 over weights of that type without zero points, sm_90a;
+ *  DeepSeek-V3's FP8 is "group<128>" over f8E4M3FN weights with block<128,
+ *  128> scales), `output` "f16" or "bf16" (also the type of the bias and of
  *  float zero points). Runs over prepared weights (sm_90a: wgmma; si8 from
  *  sm_80 and fp8 from sm_89: mma.sync m16n8k32; si4: mma.sync m16n8k64
  *  from sm_80); the
@@ -279,14 +285,16 @@ int humming_layer_create_quantized(int64_t n, int64_t k,
                                    const char *output, humming_layer **out);
 
 /** For the next transform of a layer of 8-bit activations scaled per
- *  token: humming_layer_forward then takes 16-bit activations (the output
+ *  token (or 8-bit ones per group): humming_layer_forward then takes 16-bit
+ *  activations (the output
  *  type) of up to `rows` rows and quantizes them itself
  *  (LayerTarget::activationRows); 0, the default, refuses them. */
 int humming_layer_set_activation_rows(humming_layer *layer, int64_t rows);
 
 /** y = dequantized(codes) * W^T for a layer of 8-bit activations: `codes`
  *  [M, K] one byte each (16-byte aligned), `scales` their f32 scales ([M]
- *  per token, [1] static). As humming_layer_forward otherwise. */
+ *  per token, [M, ceil(K / g)] per group, [1] static). As
+ *  humming_layer_forward otherwise. */
 int humming_layer_forward_quantized(const humming_layer *layer, void *stream,
                                     uint64_t codes, uint64_t scales,
                                     uint64_t output, int64_t m);

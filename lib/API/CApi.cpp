@@ -11,6 +11,7 @@
 #include "Humming/Quant/Safetensors.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -354,9 +355,18 @@ int humming_layer_create_quantized(int64_t n, int64_t k,
     return fail(act.error());
   const ActScaling scalings[] = {ActScaling::Token, ActScaling::Static};
   InputSchema in{*act, ActScaling::Token, 0};
-  if (!scaling || !parseEnum(scaling, scalings, in.scaling))
-    return fail(concat("scaling: expected token or static, got '",
+  // "group<g>": per row and g of K.
+  long long group = 0;
+  char close = 0, extra = 0;
+  if (scaling && std::sscanf(scaling, "group<%lld%c%c", &group, &close,
+                             &extra) == 2 &&
+      close == '>' && group > 0) {
+    in.scaling = ActScaling::Group;
+    in.groupK = group;
+  } else if (!scaling || !parseEnum(scaling, scalings, in.scaling)) {
+    return fail(concat("scaling: expected token, static or group<g>, got '",
                        scaling ? scaling : "(null)", "'"));
+  }
   Result<ScalarType> outType = typeAmong(
       "output", output, {ScalarType::f16(), ScalarType::bf16()}, "f16 or bf16");
   if (!outType)
@@ -537,6 +547,12 @@ const char *humming_layer_activation(const humming_layer *layer) {
          : t == ScalarType::sint(8) ? "si8"
          : t == ScalarType::sint(4) ? "si4"
                                     : "";
+}
+
+int64_t humming_layer_activation_group(const humming_layer *layer) {
+  if (!layer || layer->layer.inputSchema().scaling != ActScaling::Group)
+    return 0;
+  return layer->layer.inputSchema().groupK;
 }
 
 const char *humming_layer_activation_scaling(const humming_layer *layer) {

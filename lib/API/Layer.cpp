@@ -586,13 +586,16 @@ Result<Layer> Layer::fromLoaded(LoadedLayer loadedLayer, ScalarType model,
       return Error{concat(module, ": the checkpoint's activations are ", have,
                          " (not quantized): use "
                          "humming_layer_create_from_checkpoint")};
+    // (Per-group scales: 8-bit codes over weights of their type, sm_90a —
+    // layout::supports and transform() say where not.)
     if ((!layout::computesInEightBits(in.type) &&
          !layout::computesInFourBits(in.type)) ||
-        in.scaling == ActScaling::Group)
+        (in.scaling == ActScaling::Group &&
+         !layout::computesInEightBits(in.type)))
       return Error{concat(module, ": the checkpoint's ", have,
                          " activations have no kernel yet (the kernels take "
                          "f8E4M3FN, f8E5M2, si8 and si4 codes with per-token "
-                         "or static scales): use "
+                         "or static scales, and 8-bit ones per group): use "
                          "humming_layer_create_from_checkpoint (16-bit "
                          "activations)")};
     if (in.scaling == ActScaling::Static)
@@ -1001,10 +1004,12 @@ Status Layer::transform(const LayerTarget &target) {
     return Error{concat("expected LayerTarget::activationRows in 0 .. 2^31 - 1, "
                         "got ", target.activationRows)};
   if (target.activationRows > 0 &&
-      !(l.input.type.bits <= 8 && l.input.scaling == ActScaling::Token))
+      !(l.input.type.bits <= 8 &&
+        (l.input.scaling == ActScaling::Token ||
+         (l.input.scaling == ActScaling::Group && l.input.type.bits == 8))))
     return Error{concat("LayerTarget::activationRows applies to layers of "
-                        "8- or 4-bit activations scaled per token (forward() "
-                        "quantizes them), got ",
+                        "8- or 4-bit activations scaled per token, or 8-bit "
+                        "ones per group (forward() quantizes them), got ",
                         formatInputSchema(l.input))};
   // 8-bit activations: the k32 kernels over prepared weights only (wgmma
   // on sm_90a, mma.sync m16n8k32 elsewhere: s8 from sm_80, fp8 from sm_89).
@@ -1476,7 +1481,8 @@ Status Layer::transform(const LayerTarget &target) {
   }
   // forward() of 16-bit activations for an 8-bit layer: its quantizer and
   // buffers of activationRows rows (codes: rows of K bytes, 16-byte
-  // aligned as K is a multiple of 16; one f32 scale per row).
+  // aligned as K is a multiple of 16; one f32 scale per row, or per group
+  // of the row).
   std::optional<ActivationQuantizer> quantizer;
   std::vector<rt::DeviceBuffer> activationBuffers;
   if (target.activationRows > 0) {
@@ -1493,8 +1499,12 @@ Status Layer::transform(const LayerTarget &target) {
     if (!target.compileOnly) {
       Result<rt::DeviceBuffer> c = rt::DeviceBuffer::allocate(
           *driver, size_t(target.activationRows) * size_t(l.k));
+      const int64_t scalesPerRow = l.input.scaling == ActScaling::Group
+                                       ? ceilDiv(l.k, l.input.groupK)
+                                       : 1;
       Result<rt::DeviceBuffer> sc = rt::DeviceBuffer::allocate(
-          *driver, size_t(target.activationRows) * sizeof(float));
+          *driver, size_t(target.activationRows) * size_t(scalesPerRow) *
+                       sizeof(float));
       if (!c || !sc)
         return Error{!c ? c.error() : sc.error()};
       activationBuffers.push_back(c.take());

@@ -120,6 +120,8 @@ CooperativeSlot cooperativeSlot(const WeightSchema &w, const KernelShape &k) {
     s.zeroBytes = columns * zeroPointBits(bits) / 8;
   s.groupCopies =
       !w.hasPerKScales() || tiles * kTileK <= w.groupK ? 1 : tiles;
+  if (k.groupInputScales)
+    s.inputScaleBytes = 4 * k.blockM();
   if (k.tmaActivations) {
     const int64_t align = slotAlign(k);
     s.padBytes = (align - s.total() % align) % align;
@@ -214,6 +216,10 @@ Diag eightBitMmaSyncSupports(const WeightSchema &w, const InputSchema &in) {
   if (!computesInEightBits(in.type))
     return concat("expected 8-bit activations (f8E4M3FN, f8E5M2 or si8), got ",
                   in.type.str());
+  if (in.scaling == ActScaling::Group)
+    return concat("per-group ", in.type.str(), " activation scales are "
+                  "applied by sm_90a's wgmma kernels; the mma_sync kernels "
+                  "take per-token or static ones");
   if (w.hasPerKScales() && w.scaleType.bits != 16)
     return concat("the mma_sync kernels apply group scales to each "
                   "iteration's sums per output column (scale_after_mma) and "
@@ -276,10 +282,23 @@ Diag supports(const WeightSchema &w, const InputSchema &in, int64_t n,
     // weights converted to the activation type in registers, f32 sums (s32
     // with si8; group scales on each iteration's), per-token or static
     // activation scales and channel / tensor weight scales in the epilogue.
-    if (in.scaling == ActScaling::Group)
-      return concat(prefix, "takes per-token or static scales with ",
-                    in.type.str(), " activations (per-group activation "
-                    "scales need block-scaled MMA), got group scaling");
+    // Per-group activation scales: sm_90a's wgmma kernels over K-major
+    // weights (tileOrder) take them on each iteration's sums.
+    if (in.scaling == ActScaling::Group &&
+        tileOrder(w, in, /*wgmma=*/true) != TileOrder::KMajor)
+      return concat(prefix, "takes per-group ", in.type.str(),
+                    " activation scales over weights of that type without "
+                    "zero points (",
+                    in.type == ScalarType::sint(8) ? "8-bit integers"
+                                                   : in.type.str(),
+                    ", read by sm_90a's wgmma as they are), got ",
+                    w.type.str(),
+                    w.zeroPoint != ZeroPointKind::None ? " with zero points"
+                                                       : "");
+    if (in.scaling == ActScaling::Group && in.groupK < 64)
+      return concat(prefix, "applies per-group activation scales to each "
+                    "iteration's sums (64 of K or more) and expects groups of "
+                    "at least 64, got ", in.groupK);
     // Group scales multiply each iteration's f32 sums (64 of K, or 128).
     if (w.hasPerKScales() && w.groupK < 64)
       return concat(prefix, "applies group scales to each 64-column "
@@ -309,9 +328,8 @@ Diag supports(const WeightSchema &w, const InputSchema &in, int64_t n,
     return concat(prefix, "copies activation rows in 16-byte pieces and "
                           "expects K to be a multiple of 8, got ",
                   k - w.padK);
-  if (w.granularity == Granularity::Block)
-    return concat(prefix, "does not hold block scales yet (group, channel, "
-                          "tensor and group_tensor are supported)");
+  // (Block scales: each column holds its block row's scales, [G, N] like
+  // group scales; the kernels take them as group scales of the block's k.)
   // (8-bit integers with bf16 activations: bf16 magic numbers hold 7
   // mantissa bits, so bit 7 picks the subtrahend instead;
   // PreparedEmitter::wideIntInBf16.)
@@ -564,14 +582,18 @@ Result<QuantizedWeights> prepareMmaSync(const WeightSchema &w,
   for (std::thread &t : pool)
     t.join();
 
-  // Scales and float zero points: [N, G] -> [G, N] with permuted columns.
+  // Scales and float zero points: [N, G] -> [G, N] with permuted columns
+  // (block scales [N / bn, G]: each column takes its block row's).
+  const int64_t rowsPer =
+      w.granularity == Granularity::Block ? w.groupN : 1;
   auto transpose = [&](const Tensor &t) {
     Tensor r(t.dtype, {groups, n});
     size_t es = storageBytes(t.dtype, 1);
     for (int64_t nn = 0; nn < n; ++nn)
       for (int64_t g = 0; g < groups; ++g)
         std::memcpy(r.data.data() + size_t(g * n + permutedColumn(nn)) * es,
-                    t.data.data() + size_t(nn * groups + g) * es, es);
+                    t.data.data() + size_t(nn / rowsPer * groups + g) * es,
+                    es);
     return r;
   };
   if (canonical.scales) {

@@ -687,6 +687,20 @@ Diag verifyTileForProblem(const TileConfig &t, const WeightSchema &w,
                        "zero points");
   if ((t.tma & TmaBias) && !w.bias)
     return std::string("expected a bias in the schema with TMA on bias");
+  // Per-group activation scales multiply each iteration's sums in the wgmma
+  // kernels (KernelShape::groupInputScales): one group per iteration.
+  if (in.scaling == ActScaling::Group && aBits == 8) {
+    if (t.mma != MmaKind::Wgmma)
+      return concat("per-group activation scales are applied by the wgmma "
+                    "kernels; expected mma = wgmma with ",
+                    in.type.str(), " activations scaled per group, got mma = ",
+                    toString(t.mma));
+    if (t.warpK > in.groupK)
+      return concat("expected warp_k <= the activation group size (",
+                    in.groupK, ") with per-group activation scales (each "
+                    "iteration's sums take one group's scale), got ",
+                    t.warpK);
+  }
   return std::nullopt;
 }
 
@@ -753,8 +767,11 @@ ShapeOrDiag expectedShape(WeightOperand op, const WeightSchema &w,
     if (!w.hasScaleTensor())
       return fail("tensor granularity has no scale tensor: its scale is the "
                   "global_scale operand");
-    int64_t rows = w.granularity == Granularity::Block ? ceilDiv(n, w.groupN)
-                                                       : n;
+    // Block scales: a row per block of groupN columns, but in the prepared
+    // layout a column each (its block row's scales).
+    int64_t rows = w.granularity == Granularity::Block && !prepared
+                       ? ceilDiv(n, w.groupN)
+                       : n;
     if (prepared || gptq || awq) {
       s.push_back(groups);
       s.push_back(rows);

@@ -582,10 +582,18 @@ std::optional<TileConfig> fewTokenTile(const WeightSchema &w, int64_t n,
 /// activations as 128-byte rows in TMA's 128-byte swizzle, the weights by
 /// one bulk copy per k-tile), as many stages as fit up to six. None where
 /// the layer's N or K do not divide or no three stages fit.
-std::optional<TileConfig> kMajorPrefillTile(const WeightSchema &w, int64_t n,
+std::optional<TileConfig> kMajorPrefillTile(const WeightSchema &w,
+                                            const InputSchema &in, int64_t n,
                                             int64_t k,
                                             const DeviceInfo &device) {
-  layout::KernelShape ks = wgmmaShape(128, 8, /*warpSpecialized=*/true, 8);
+  // (Per-group activation or weight scales: one group per iteration.)
+  int64_t kTiles = 8;
+  if (in.scaling == ActScaling::Group)
+    kTiles = std::min(kTiles, in.groupK / layout::kTileK);
+  if (w.hasPerKScales())
+    kTiles = std::min(kTiles, w.groupK / layout::kTileK);
+  layout::KernelShape ks =
+      wgmmaShape(128, kTiles, /*warpSpecialized=*/true, 8);
   ks.weightsByDescriptor = true;
   ks.tmaActivations = ks.tmaWeights = true;
   ks.rasterM = 8;
@@ -623,7 +631,7 @@ selectEightBitTiles(const WeightSchema &w, const InputSchema &in,
                   {257, 512}, {513, 0}}) {
     std::optional<TileConfig> t;
     if (r.hi == 0 && kMajor)
-      t = kMajorPrefillTile(w, n, k, device);
+      t = kMajorPrefillTile(w, in, n, k, device);
     if (r.hi != 0 && r.hi <= 16)
       t = fewTokenTile(w, n, k, device, r.hi);
     if (!t && r.hi != 0)
@@ -639,15 +647,10 @@ selectEightBitTiles(const WeightSchema &w, const InputSchema &in,
     if (!t)
       t = wgmmaTile(w, n, k, c, device, 64, 4, anyM,
                     /*warpSpecialized=*/false, bits);
-    // N not a multiple of 256: one warpgroup of one 64-column n-tile; for
-    // K-major weights, which only wgmma reads, one k32 step per iteration
-    // where K is not a multiple of 64 (others take the mma_sync tiles
-    // then: selectTilesFor).
-    for (int64_t kTiles : {int64_t(4), int64_t(2)}) {
-      if (t || (kTiles == 2 && !kMajor))
-        break;
+    if (!t) {
+      // N not a multiple of 256: one warpgroup of one 64-column n-tile.
       layout::KernelShape ks =
-          wgmmaShape(64, kTiles, /*warpSpecialized=*/false, bits);
+          wgmmaShape(64, 4, /*warpSpecialized=*/false, bits);
       ks.warpsN = 1;
       ks.nTilesPerGroup = 1;
       if (runs(w, n, k, ks, device))
@@ -842,11 +845,13 @@ selectTilesFor(const WeightSchema &w, const InputSchema &in,
         selectEightBitTiles(w, in, c, n, k, device);
     Result<std::vector<TileConfig>> other =
         selectNarrowMmaSyncTiles(w, in, c, n, k, device);
-    // K-major weights (layout::TileOrder::KMajor) are wgmma's alone.
-    if (!tiles || !other || (chip && layout::tileOrder(w, in, chip->supportsMma(
-                                                              MmaKind::Wgmma)) ==
-                                         layout::TileOrder::KMajor))
-      return tiles || !other ? tiles : other;
+    // K-major weights (layout::TileOrder::KMajor) are wgmma's alone (the
+    // padded K of 8-bit activations is a multiple of 64: verifyPadding).
+    const bool kMajor =
+        chip && layout::tileOrder(w, in, chip->supportsMma(MmaKind::Wgmma)) ==
+                    layout::TileOrder::KMajor;
+    if (kMajor || !tiles || !other)
+      return tiles || !other || kMajor ? tiles : other;
     // M <= 16 where the wgmma decode tiles fill fewer than half the SMs
     // (N of 4096: 16 blocks of 256 columns, K split 4): the 16-row mma.sync
     // tile, which splits K in the block and across CTAs up to eight

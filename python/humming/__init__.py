@@ -154,6 +154,8 @@ def _library():
         lib.humming_layer_activation.restype = ctypes.c_char_p
         lib.humming_layer_activation_scaling.argtypes = [p]
         lib.humming_layer_activation_scaling.restype = ctypes.c_char_p
+        lib.humming_layer_activation_group.argtypes = [p]
+        lib.humming_layer_activation_group.restype = ctypes.c_int64
         lib.humming_layer_n.argtypes = [p]
         lib.humming_layer_n.restype = ctypes.c_int64
         lib.humming_layer_k.argtypes = [p]
@@ -385,10 +387,19 @@ class HummingLayer:
             if self._scaling == "static" and self._static_scale is None:
                 raise HummingError("expected input_config['scale'] (the "
                                    "static activation scale)")
+            # Per group of K (DeepSeek-V3's FP8: group_size 128).
+            self._group = int(input_config.get("group_size", 0))
+            scaling = self._scaling
+            if self._scaling == "group":
+                if self._group <= 0:
+                    raise HummingError("expected input_config['group_size'] "
+                                       "(the activation group along K) with "
+                                       "group scaling")
+                scaling = f"group<{self._group}>"
             _check(_library().humming_layer_create_quantized(
                 self.shape_n, self.shape_k, ctypes.byref(schema),
                 _EIGHT_BIT[self._act][0],
-                c(self._scaling), c(self._output), ctypes.byref(handle)))
+                c(scaling), c(self._output), ctypes.byref(handle)))
         else:
             _check(_library().humming_layer_create(
                 self.shape_n, self.shape_k, ctypes.byref(schema),
@@ -508,6 +519,8 @@ class HummingLayer:
                          "si8": "int8", "si4": "int4"}[act]
             self._scaling = _library().humming_layer_activation_scaling(
                 handle).decode()
+            self._group = int(_library().humming_layer_activation_group(
+                handle))
             self._static_scale = None
         self._quantizers = {}
         self._take_permutation()
@@ -721,6 +734,8 @@ class HummingLayer:
         q = self._quantizers.get(source)
         if q is None:
             q = HummingQuantizer(self.shape_k, self._act, source_dtype=source,
+                                 group_size=getattr(self, "_group", 0)
+                                 if self._scaling == "group" else 0,
                                  static=self._scaling == "static")
             q.transform()
             self._quantizers[source] = q
@@ -888,7 +903,9 @@ class HummingLayer:
                 f"expected float16 / bfloat16 x or {code} codes, got {x.dtype}")
         elif scale is None:
             raise HummingError(f"expected the codes' float32 scale with {code} x")
-        rows = m if self._scaling == "token" else 1
+        rows = (m if self._scaling == "token" else
+                m * -(-self.shape_k // self._group) if self._scaling == "group"
+                else 1)
         if (not isinstance(scale, torch.Tensor) or
                 scale.dtype != torch.float32 or scale.numel() != rows or
                 scale.device != x.device):

@@ -39,6 +39,11 @@ CONFIGS = {
     # FP8 checkpoints store them, uint4 per group of 128 and per channel,
     # e2m1 per group of 128.
     "w8a8_fp8": {"dtype": "e4m3", "scale_dtype": "float16"},
+    # DeepSeek-V3's fine-grained FP8: f32 scales per 128 x 128 block of the
+    # weights, activations per token and group of 128 of K (INPUTS).
+    "w8a8_fp8_block": {"dtype": "e4m3", "granularity": "block",
+                       "group_size": 128, "block_n": 128,
+                       "scale_dtype": "float32"},
     "w4a8_g128": {"dtype": "uint4", "group_size": 128, "scale_dtype": "float16"},
     "w4a8_channel": {"dtype": "uint4", "scale_dtype": "float16"},
     "w4a8_e2m1_g128": {"dtype": "e2m1", "group_size": 128,
@@ -53,6 +58,8 @@ CONFIGS = {
 INPUTS = {name: {"dtype": "int8" if "int8" in name else "e4m3",
                  "scaling": "token"}
           for name in CONFIGS if "a8" in name}
+INPUTS["w8a8_fp8_block"] = {"dtype": "e4m3", "scaling": "group",
+                            "group_size": 128}
 STANDARD_MS = [1, 16, 64, 128, 1024, 8192]
 
 
@@ -72,7 +79,9 @@ def code_bits(config):
 def weight_bytes(config, n, k):
     bits = code_bits(config)
     group = config.get("group_size") or k
-    return n * k * bits / 8 + n * (k // group) * 2
+    rows = n // config.get("block_n", 1)  # block scales: a row per block
+    scale = 4 if config.get("scale_dtype") == "float32" else 2
+    return n * k * bits / 8 + rows * (k // group) * scale
 
 
 def time_graph(torch, calls, replays):
@@ -245,7 +254,11 @@ def load_random_codes(layer, torch, config, n, k):
     groups = k // (config.get("group_size") or k)
     words = torch.randint(-2**31, 2**31 - 1, (n, k * bits // 32),
                           dtype=torch.int32)
-    scales = (torch.rand(n, groups) * 0.01 + 0.001).to(
+    if config.get("dtype") in ("e4m3", "e5m2"):
+        # Finite fp8 codes only (0x7f / 0xff are NaN in e4m3): bit 6 clear.
+        words &= 0x3F3F3F3F
+    rows = n // config.get("block_n", 1)  # block scales: a row per block
+    scales = (torch.rand(rows, groups) * 0.01 + 0.001).to(
         getattr(torch, config["scale_dtype"]))
     layer.load_quantized(words, scales)
 
@@ -358,6 +371,13 @@ def time_one(torch, layers, torch_ws, torch_us, config, name, n, k, m, replays):
             row["int_mm_us"] = int_mm_us(torch, torch_ws, codes, replays)
             vendor = row["int_mm_us"]
         else:
+            if INPUTS[name].get("scaling") == "group":
+                # cuBLASLt's per-token x per-channel fp8 GEMM beside the
+                # fine-grained one (bench/PROTOCOL.md: within 90 % of it).
+                from humming import HummingQuantizer
+                per_token = HummingQuantizer(k, "e4m3")
+                per_token.transform()
+                codes, scales = per_token(x)
             row["scaled_mm_us"] = scaled_mm_us(torch, torch_ws, codes,
                                                scales, replays)
             vendor = row["scaled_mm_us"]

@@ -264,7 +264,9 @@ class EightBitActivationTest(unittest.TestCase):
         with self.assertRaises(HummingError) as e:
             HummingLayer(256, 512, FP8, {"dtype": "e4m3", "scaling": "group"})
         self.assertEqual(str(e.exception),
-                         "scaling: expected token or static, got 'group'")
+                         "expected input_config['group_size'] (the activation "
+                         "group along K) with group scaling")
+
         with self.assertRaises(HummingError) as e:
             HummingLayer(256, 512, FP8, {"dtype": "e4m3", "scaling": "static"})
         self.assertEqual(str(e.exception), "expected input_config['scale'] "
@@ -348,18 +350,25 @@ class CheckpointTest(unittest.TestCase):
         self.assertIn("the checkpoint's activations are", str(e.exception))
         self.assertIn("(not quantized): use "
                       "humming_layer_create_from_checkpoint", str(e.exception))
-        # Static scales (the checkpoint's input_scale is not read yet) and
-        # per-group ones (FP8 blocks: no kernel) are refused with the reason.
+        # Static scales (the checkpoint's input_scale is not read yet) are
+        # refused with the reason; FP8 blocks' per-group activations run
+        # over K-major weights on sm_90a, and nowhere else.
         with self.assertRaises(HummingError) as e:
             HummingLayer.from_safetensors(self.dir + "/ct-w8a8-int8-static",
                                           self.module, activations="checkpoint")
         self.assertIn("activations have a static scale, which is not read "
                       "from checkpoints yet", str(e.exception))
+        layer = HummingLayer.from_safetensors(
+            self.dir + "/fp8-block", "model.layers.0.mlp.experts.0.up_proj",
+            activations="checkpoint")
+        self.assertEqual((layer._act, layer._scaling, layer._group),
+                         ("e4m3", "group", 128))
+        layer.transform(chip="sm_90a", compile_only=True)
+        self.assertTrue(layer.prepared)
         with self.assertRaises(HummingError) as e:
-            HummingLayer.from_safetensors(
-                self.dir + "/fp8-block", "model.layers.0.mlp.experts.0.up_proj",
-                activations="checkpoint")
-        self.assertIn("activations have no kernel yet", str(e.exception))
+            layer.transform(chip="sm_89", compile_only=True)
+        self.assertIn("per-group f8E4M3FN activation scales are applied by "
+                      "sm_90a's wgmma kernels", str(e.exception))
         with self.assertRaises(HummingError) as e:
             HummingLayer.from_safetensors(self.dir + "/gptq", self.module,
                                           activations="8-bit")

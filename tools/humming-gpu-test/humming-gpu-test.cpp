@@ -91,10 +91,15 @@ struct Case {
   /// bit for bit), the reference multiplies the dequantized values, and the
   /// layer runs forwardQuantized (prepared weights, sm_90a, f16 output).
   ActScaling actScaling = ActScaling::None;
+  /// ActScaling::Group: the group size along K.
+  int64_t actGroup = 0;
   /// 8- or 4-bit activations (quantized on the host for the reference).
   bool quantizedActs() const { return act.bits < 16; }
   InputSchema input() const {
-    return InputSchema{act, quantizedActs() ? actScaling : ActScaling::None, 0};
+    return InputSchema{act, quantizedActs() ? actScaling : ActScaling::None,
+                       quantizedActs() && actScaling == ActScaling::Group
+                           ? actGroup
+                           : 0};
   }
   /// The output (and 16-bit source activation) type.
   ScalarType output() const { return quantizedActs() ? ScalarType::f16() : act; }
@@ -354,6 +359,29 @@ std::vector<Case> suite(bool quick) {
   addA8("w8a8_si8_channel_si8_4096x4096",
         WeightSchema::make(si8, f16, Granularity::Channel), si8,
         ActScaling::Token, 4096, 4096, {1, 9, 16, 64, 128, 1000});
+  // Fine-grained FP8 (DeepSeek-V3: f32 weight scales per 128 x 128 block,
+  // activations per token and group of 128): the block scales are each
+  // column's group scales over K-major weights, the activation groups'
+  // scales multiply each iteration's sums; and fp8 weights per channel with
+  // activation groups, and int8.
+  auto addGroups = [&](std::string name, WeightSchema w, ScalarType act,
+                       int64_t n, int64_t k, std::vector<int64_t> ms = {}) {
+    addA8(std::move(name), w, act, ActScaling::Group, n, k, std::move(ms));
+    cases.back().actGroup = 128;
+  };
+  WeightSchema block128 =
+      WeightSchema::make(e4m3, ScalarType::f32(), Granularity::Block, 128);
+  block128.groupN = 128;
+  addGroups("w8a8_e4m3_block128_e4m3_g128", block128, e4m3, 256, 512);
+  addGroups("w8a8_e4m3_block128_e4m3_g128_4096x7168", block128, e4m3, 4096,
+            7168, {1, 16, 64, 128, 600});
+  addGroups("w8a8_e4m3_block128_e4m3_g128_256x28672", block128, e4m3, 256,
+            28672, {1, 600});
+  addGroups("w8a8_e4m3_channel_e4m3_g128",
+            WeightSchema::make(e4m3, f16, Granularity::Channel), e4m3, 256,
+            1024);
+  addGroups("w8a8_si8_channel_si8_g128",
+            WeightSchema::make(si8, f16, Granularity::Channel), si8, 256, 1024);
   // Long K (28672: Llama-70B's down projection): the f32 fold of each
   // iteration's fp8 / s32 sums keeps the error at the output's rounding
   // (the prefill tile folds every 128 of K, the decode tiles every 64).

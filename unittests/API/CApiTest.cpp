@@ -448,7 +448,12 @@ TEST(CApi, QuantizedActivationLayers) {
                                            "f16", &layer),
             0);
   EXPECT_EQ(std::string(humming_last_error()),
-            "scaling: expected token or static, got 'group'");
+            "scaling: expected token, static or group<g>, got 'group'");
+  EXPECT_NE(humming_layer_create_quantized(256, 512, &w, "f8E4M3FN",
+                                           "group<128>x", "f16", &layer),
+            0);
+  EXPECT_EQ(std::string(humming_last_error()),
+            "scaling: expected token, static or group<g>, got 'group<128>x'");
   EXPECT_NE(humming_layer_create_quantized(256, 512, &w, "f8E4M3FN", "token",
                                            "f32", &layer),
             0);

@@ -721,11 +721,45 @@ TEST(Layer, EightBitActivationsNeedThePreparedWgmmaKernels) {
   rows.activationRows = 8;
   EXPECT_EQ(f16Layer->transform(rows).error(),
             "LayerTarget::activationRows applies to layers of 8- or 4-bit "
-            "activations scaled per token (forward() quantizes them), got "
+            "activations scaled per token, or 8-bit ones per group "
+            "(forward() quantizes them), got "
             "#humming.input_schema<type = f16>");
   ASSERT_TRUE(f16Layer->transform({"H200", "", true}).ok());
   EXPECT_EQ(f16Layer->forwardQuantized(nullptr, 16, 16, 16, 1).error(),
             "the layer takes f16 activations: call forward()");
+}
+
+TEST(Layer, FineGrainedFp8RunsOverKMajorWeights) {
+  // DeepSeek-V3's FP8: e4m3 weights with f32 scales per 128 x 128 block,
+  // e4m3 activations per token and group of 128 of K. On sm_90a the
+  // weights lie K-major, the block scales become each column's group
+  // scales, and every kernel is a wgmma one; forward() of 16-bit
+  // activations quantizes them per group. Without wgmma (sm_89) the
+  // mma_sync kernels take no per-group activation scales.
+  test::useTestCache();
+  WeightSchema block = WeightSchema::make(ScalarType::e4m3(), ScalarType::f32(),
+                                          Granularity::Block, 128);
+  block.groupN = 128;
+  const InputSchema g128{ScalarType::e4m3(), ActScaling::Group, 128};
+  Result<Layer> layer = Layer::create(256, 512, block, g128);
+  ASSERT_TRUE(layer.ok()) << layer.error();
+  std::vector<double> w = randomWeights(256, 512);
+  ASSERT_TRUE(layer->quantize(w.data()).ok());
+  LayerTarget h200{"H200", "", true};
+  h200.activationRows = 16;
+  Status s = layer->transform(h200);
+  ASSERT_TRUE(s.ok()) << s.error();
+  EXPECT_TRUE(layer->prepared());
+  EXPECT_EQ(layer->tileOrder(), layout::TileOrder::KMajor);
+  for (const humming::abi::KernelLaunch &k : layer->kernels())
+    EXPECT_EQ(k.kind, humming::abi::kGemmKernel);
+  EXPECT_NE(layer->ptx().find("wgmma.mma_async.sync.aligned.m64n"),
+            std::string::npos);
+  EXPECT_EQ(layer->ptx().find("mma.sync.aligned"), std::string::npos);
+  EXPECT_EQ(layer->transform({"L40S", "", true}).error(),
+            "per-group f8E4M3FN activation scales are applied by sm_90a's "
+            "wgmma kernels; the mma_sync kernels take per-token or static "
+            "ones (on sm_89)");
 }
 
 TEST(Layer, LoadQuantizedChecksPaddedTensorsAndTheBias) {

@@ -272,6 +272,33 @@ TEST(PreparedLayout, KMajorTilesAreWgmmaCoreMatrices) {
             "without zero points, got ui8 with zero points");
 }
 
+TEST(PreparedLayout, BlockScalesBecomeEachColumnsGroupScales) {
+  // DeepSeek-style FP8 (e4m3, f32 scales per 128 x 128 block) with 8-bit
+  // activations: the prepared scales are [G, N] like group scales of the
+  // block's k, column n holding its block row n / 128's (permuted as group
+  // scales are), so the kernels take them as group scales.
+  const int64_t n = 256, k = 384;
+  WeightSchema w = WeightSchema::make(ScalarType::e4m3(), ScalarType::f32(),
+                                      Granularity::Block, 128);
+  w.groupN = 128;
+  const InputSchema e4{ScalarType::e4m3(), ActScaling::Token, 0};
+  ASSERT_FALSE(L::supports(w, e4, n, k));
+  QuantizedWeights q = quantized(w, n, k, 5);
+  ASSERT_EQ(q.scales->shape, (std::vector<int64_t>{2, 3}));
+  Result<QuantizedWeights> p =
+      L::prepareMmaSync(w, e4, q, n, k, 0, L::TileOrder::KMajor);
+  ASSERT_TRUE(bool(p)) << p.error();
+  ASSERT_EQ(p->scales->shape, (std::vector<int64_t>{3, n}));
+  ShapeOrDiag want = expectedShape(WeightOperand::Scales, w, e4, n, k,
+                                   /*prepared=*/true);
+  EXPECT_EQ(want.shape, p->scales->shape);
+  const float *cs = q.scales->as<float>(), *ps = p->scales->as<float>();
+  for (int64_t g = 0; g < 3; ++g)
+    for (int64_t nn = 0; nn < n; ++nn)
+      ASSERT_EQ(ps[g * n + L::permutedColumn(nn)], cs[(nn / 128) * 3 + g])
+          << g << " " << nn;
+}
+
 TEST(PreparedLayout, WgmmaWarpsFindTheirAFragmentsInTheSameLayout) {
   // The sm_90a wgmma kernels read the mma_sync layout: warp w of a
   // warpgroup takes pairs 4 w ..+4 of a lane's words (planes of width
@@ -615,7 +642,13 @@ TEST(PreparedLayout, RefusesWhatItCannotHold) {
   WeightSchema blk = WeightSchema::make(ScalarType::e4m3(), ScalarType::f32(),
                                         Granularity::Block, 128);
   blk.groupN = 128;
-  EXPECT_NE(diag(blk, kF16, 128, 128).find("block scales"), std::string::npos);
+  // f32 block scales apply to the f32 sums of 8-bit activations only: f16
+  // activations would take them in f16.
+  EXPECT_NE(diag(blk, kF16, 128, 128).find("represents exactly, got f32"),
+            std::string::npos);
+  EXPECT_EQ(diag(blk, InputSchema{ScalarType::e4m3(), ActScaling::Token, 0},
+                 128, 128),
+            "");
   WeightSchema mx = WeightSchema::make(ScalarType::e2m1(), ScalarType::ue8m0(),
                                        Granularity::Group, 32);
   EXPECT_NE(diag(mx, kF16, 64, 64).find("got f8E8M0FNU"), std::string::npos);

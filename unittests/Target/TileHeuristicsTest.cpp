@@ -873,18 +873,22 @@ TEST(TileHeuristics, EightBitActivationsGetWgmmaTilesAtEveryM) {
   EXPECT_EQ(wide[0].splitK, 1);
   EXPECT_FALSE(wide[0].workspaceSplit);
   // K = 96 has no 64-column wgmma iteration: the mma_sync k32 tiles (f16
-  // MMAs over the fp8 codes on sm_90a, at its own PTX ISA), but for weights
-  // that lie K-major there (fp8 as stored), which only wgmma reads: its
-  // 64-column tile over one k32 step per iteration.
-  for (const WeightSchema &w : {schemas[1], schemas[0]}) {
-    Result<std::vector<TileConfig>> shortK =
-        selectMmaSyncTiles(w, e4, {}, 256, 96, *lookupDevice("H200"));
-    ASSERT_TRUE(bool(shortK)) << shortK.error();
-    for (const TileConfig &tc : *shortK) {
-      EXPECT_EQ(tc.mma, w.type.bits == 8 ? MmaKind::Wgmma : MmaKind::MmaSync);
-      EXPECT_EQ(tc.warpK, 32);
-    }
+  // MMAs over the fp8 codes on sm_90a, at its own PTX ISA); weights that lie
+  // K-major there (fp8 as stored), which only wgmma reads, have none (a
+  // layer pads K of 8-bit activations to a multiple of 64: verifyPadding).
+  Result<std::vector<TileConfig>> shortK =
+      selectMmaSyncTiles(schemas[1], e4, {}, 256, 96, *lookupDevice("H200"));
+  ASSERT_TRUE(bool(shortK)) << shortK.error();
+  for (const TileConfig &tc : *shortK) {
+    EXPECT_EQ(tc.mma, MmaKind::MmaSync);
+    EXPECT_EQ(tc.warpK, 32);
   }
+  Result<std::vector<TileConfig>> shortKMajor =
+      selectMmaSyncTiles(schemas[0], e4, {}, 256, 96, *lookupDevice("H200"));
+  ASSERT_FALSE(bool(shortKMajor));
+  EXPECT_EQ(shortKMajor.error(),
+            "no wgmma tile runs a 256 x 96 layer with f8E4M3FN activations on "
+            "H200 (the padded K must be a multiple of 64)");
   ComputeOptions f16Sums;
   f16Sums.f16Accumulation = true;
   Result<std::vector<TileConfig>> f16acc = selectMmaSyncTiles(
@@ -969,14 +973,9 @@ TEST(TileHeuristics, EightBitDecodeOfNarrowLayersTakesTheMmaSyncTile) {
       ScalarType::e4m3(), ScalarType::f16(), Granularity::Channel);
   EXPECT_EQ(first(f8, e4, 8192, 8192).mma, MmaKind::Wgmma);
   // fp8 weights as stored lie K-major on sm_90a, which only wgmma reads:
-  // the wgmma tiles at every M of a narrow layer too, and with K = 32 mod
-  // 64 the 64-column tile over one k32 step per iteration.
-  for (int64_t k : {int64_t(4096), int64_t(4128)})
-    for (const TileConfig &t : *selectMmaSyncTiles(f8, e4, {}, 4096, k, h200)) {
-      EXPECT_EQ(t.mma, MmaKind::Wgmma) << k;
-      if (k == 4128)
-        EXPECT_EQ(t.warpK, 32);
-    }
+  // the wgmma tiles at every M of a narrow layer too.
+  for (const TileConfig &t : *selectMmaSyncTiles(f8, e4, {}, 4096, 4096, h200))
+    EXPECT_EQ(t.mma, MmaKind::Wgmma);
 }
 
 TEST(TileHeuristics, EightBitActivationsGetMmaSyncTilesWithoutWgmma) {

@@ -249,6 +249,13 @@ struct KernelShape {
   /// the wgmmas' A operand, read by shared-memory descriptor (no loads into
   /// registers, no conversion).
   bool weightsByDescriptor = false;
+  /// 8-bit activations scaled per group of K (InputSchema group<g>, with
+  /// g >= the iteration's K): each slot also holds the f32 scales of the
+  /// block's tokens for its iteration's group (CooperativeSlot), copied by
+  /// cp.async, which each iteration's sums take when they are added to the
+  /// running ones (DeepSeek-V3's fine-grained FP8: 1 x 128 activation
+  /// groups).
+  bool groupInputScales = false;
   /// mma_sync with 8-bit float activations on a chip that has no fp8
   /// mma.sync of its own (Chip::emulatesFp8MmaSync: sm_90): each k32 step
   /// is two m16n8k16 f16 MMAs over the operands' exact f16 values (e4m3 and
@@ -315,8 +322,9 @@ inline int64_t fillsInFlight(int64_t stages) { return stages - 2; }
 /// fill's issue and its announcement.
 inline bool bulkFills(const KernelShape &k, int64_t scaleBytes,
                       int64_t zeroBytes) {
+  // (Per-group activation scales are gathered token by token: cp.async.)
   return k.warpSpecialized && k.tensorActivations() && k.tmaWeights &&
-         scaleBytes % 16 == 0 && zeroBytes % 16 == 0;
+         scaleBytes % 16 == 0 && zeroBytes % 16 == 0 && !k.groupInputScales;
 }
 /// Arrivals that end a phase of a slot's full barrier: every producer
 /// (each after its cp.async copies landed), or the one announcing all the
@@ -425,10 +433,13 @@ struct CooperativeSlot {
   int64_t scaleBytes = 0;      ///< per group copy
   int64_t zeroBytes = 0;       ///< per group copy
   int64_t groupCopies = 0;
+  /// KernelShape::groupInputScales: block_m f32 scales of the tokens, after
+  /// the group copies.
+  int64_t inputScaleBytes = 0;
   int64_t padBytes = 0; ///< up to the slot alignment
   int64_t total() const {
     return activationBytes + weightBytes +
-           groupCopies * (scaleBytes + zeroBytes) + padBytes;
+           groupCopies * (scaleBytes + zeroBytes) + inputScaleBytes + padBytes;
   }
 };
 /// Alignment of the slots (and the dynamic shared memory) of kernels with

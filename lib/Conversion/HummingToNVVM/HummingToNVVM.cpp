@@ -274,6 +274,8 @@ FailureOr<PreparedTile> preparedTile(const GemmView &op, unsigned index,
   PreparedTile tile = hq::layout::shapeOf(t);
   tile.activationBits = spec.input.type.bits;
   tile.weightsByDescriptor = kMajor;
+  // (verifyTileForProblem: wgmma, one activation group per iteration.)
+  tile.groupInputScales = act8 && spec.input.scaling == hq::ActScaling::Group;
   tile.f16MmaForFp8 = act8 && !spec.input.type.isInt() &&
                      t.mma == hq::MmaKind::MmaSync && chip.emulatesFp8MmaSync();
   // A MoE block's activation rows are scattered tokens: with tma = [a] its
@@ -442,6 +444,8 @@ RepackKernelSpec repackSpec(RepackOp op) {
   rs.elementBits =
       cast<MemRefType>(op.getSource().getType()).getElementTypeBitWidth();
   rs.intZeroPoints = w.zeroPoint == hq::ZeroPointKind::Int;
+  if (w.granularity == hq::Granularity::Block)
+    rs.scaleRowColumns = w.groupN;
   rs.order = hq::layout::tileOrder(
       w, in, op.getLayout().getHostChip().supportsMma(hq::MmaKind::Wgmma));
   rs.kMajorXor = hq::layout::kMajorXor(w);

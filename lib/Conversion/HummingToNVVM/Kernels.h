@@ -266,6 +266,9 @@ struct RepackKernelSpec {
   unsigned elementBits = 16;
   /// Zero points: integer codes (else floats).
   bool intZeroPoints = false;
+  /// Columns that share a row of the source scales: block scales' n size
+  /// (each prepared column takes its block row's scales), else 1.
+  int64_t scaleRowColumns = 1;
   /// The weights' tile order (layout::tileOrder) and, K-major, the xor of
   /// each code byte (layout::kMajorXor).
   ::humming::layout::TileOrder order = ::humming::layout::TileOrder::Fragments;

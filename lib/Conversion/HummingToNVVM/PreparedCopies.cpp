@@ -76,6 +76,15 @@ void PreparedEmitter::copy16(Value dstByte, Value base, Value index,
                           srcBytes);
 }
 
+void PreparedEmitter::copy4(Value dstByte, Value base, Value index,
+                            Value srcBytes) {
+  Value src = LLVM::GEPOp::create(b, ptr, i32, base, ValueRange{index});
+  NVVM::CpAsyncOp::create(b, smemAt(dstByte), src, b.getI32IntegerAttr(4),
+                          NVVM::LoadCacheModifierKindAttr::get(
+                              b.getContext(), NVVM::LoadCacheModifierKind::CA),
+                          srcBytes);
+}
+
 void PreparedEmitter::forEachChunk(int64_t count,
                                    function_ref<void(Value)> copy) {
   forEachChunk(count, [&](Value c, int64_t) { copy(c); });
@@ -336,6 +345,30 @@ void PreparedEmitter::issueCooperativeCopies(Value iter, Value slot) {
              w.zeroPoint == hq::ZeroPointKind::Float ? 16
                                                      : L::zeroPointBits(bits),
              arith::AddIOp::create(b, at, c32(coop.scaleBytes)));
+  }
+  // Per-group activation scales (KernelShape::groupInputScales): each of
+  // the block's tokens' f32 scale of the iteration's group, [M, ceil(K /
+  // g)] row-major, one 4-byte cp.async per token (rows without a token,
+  // past M, zero-fill; a group past K, of padding columns, reads the last).
+  if (tile.groupInputScales && copiesInputs()) {
+    const int64_t g = spec.input.groupK, groups = hq::ceilDiv(spec.kAct, g);
+    Value group = arith::MinSIOp::create(
+        b,
+        arith::DivUIOp::create(
+            b, arith::MulIOp::create(b, kTileOf(c32(0)), c32(L::kTileK)),
+            c32(g)),
+        c32(groups - 1));
+    Value at = inputScalesAt(weightsAt);
+    forEachChunk(blockM, [&](Value c) {
+      auto [row, inRows] = sourceRow(c);
+      Value index = arith::AddIOp::create(
+          b, arith::MulIOp::create(b, sext64(row), c64(groups)),
+          sext64(group));
+      copy4(arith::AddIOp::create(b, at, arith::MulIOp::create(b, c, c32(4))),
+            param(hq::abi::ParamInputScale),
+            arith::SelectOp::create(b, inRows, index, c64(0)),
+            arith::SelectOp::create(b, inRows, c32(4), c32(0)));
+    });
   }
 }
 

@@ -160,6 +160,17 @@ protected:
   /// One 16-byte cp.async (.cg) of word `index` (i64) of `base` to shared
   /// byte `dstByte` (i32); `srcBytes` (when set) zero-fills the rest.
   void copy16(Value dstByte, Value base, Value index, Value srcBytes = Value());
+  /// One 4-byte cp.async (.ca) of word `index` (i64) of `base` to shared
+  /// byte `dstByte`; `srcBytes` (0 or 4) zero-fills.
+  void copy4(Value dstByte, Value base, Value index, Value srcBytes);
+  /// KernelShape::groupInputScales: the byte offset of the block's token
+  /// scales in a slot whose weight region starts at `weightsAt`.
+  Value inputScalesAt(Value weightsAt) {
+    return arith::AddIOp::create(
+        b, weightsAt,
+        c32(coop.weightBytes +
+            coop.groupCopies * (coop.scaleBytes + coop.zeroBytes)));
+  }
   /// l2_prefetch: asks L2 for the weights of the CTA's iteration `local`
   /// (i32, from its first iteration `first`; nothing past its last): one
   /// cp.async.bulk.prefetch.L2 per k-tile of the block's n-tiles

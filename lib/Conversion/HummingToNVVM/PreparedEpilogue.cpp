@@ -98,9 +98,13 @@ Value PreparedEmitter::activationScale(Value token) {
   case hq::ActScaling::None:
     return Value();
   case hq::ActScaling::Group:
+    // Applied to each iteration's sums (KernelShape::groupInputScales,
+    // wgmma kernels only).
+    if (tile.groupInputScales)
+      return Value();
     break;
   }
   llvm::report_fatal_error("humming: per-group activation scales in a "
-                           "prepared kernel (PreparedLayout::supports "
-                           "refuses them)");
+                           "prepared kernel without groupInputScales (the "
+                           "verifier refuses them there)");
 }

@@ -21,7 +21,8 @@
 //
 // Scales and float zero points: [N, G] -> [G, N] with the columns of each
 // 64-column n-tile permuted (layout::permutedColumn), one element per
-// thread and step, the output in order. Integer zero points: canonical
+// thread and step, the output in order; block scales [N / bn, G] give each
+// column its block row's. Integer zero points: canonical
 // [N b / 32, G] (per group a bit stream along N) -> [G, N zb / 32], one
 // output word (32 / zb permuted codes) per thread and step. Bias: copied.
 //
@@ -64,6 +65,8 @@ int64_t mlir::humming::repackSourceElements(const RepackKernelSpec &s) {
     if (s.intZeroPoints)
       return s.n * s.bits / 32 * s.groups;
     return s.n * s.groups;
+  case hq::WeightOperand::Scales:
+    return ::humming::ceilDiv(s.n, s.scaleRowColumns) * s.groups;
   default:
     return repackItems(s);
   }
@@ -237,8 +240,12 @@ private:
   void permutedElement(Value o) {
     Value g = div(o, spec.n), pn = rem(o, spec.n);
     Type t = b.getIntegerType(spec.elementBits);
+    // (Block scales: the column's block row.)
+    Value row = logicalColumn(pn);
+    if (spec.operand == hq::WeightOperand::Scales && spec.scaleRowColumns > 1)
+      row = div(row, spec.scaleRowColumns);
     Value v = load(t, param(hq::abi::ParamInput),
-                   add(src, add(mul(logicalColumn(pn), spec.groups), g)));
+                   add(src, add(mul(row, spec.groups), g)));
     store(v, param(hq::abi::ParamOutput), add(dst, o));
   }
 

@@ -71,6 +71,11 @@ private:
   /// accuracy (relative error 1.3e-3 against 5e-4 with K split four ways),
   /// and group scales need the per-group sums anyway.
   bool promotes() const { return act8; }
+  /// Per-group activation scales: the f32 scales of a thread's tokens (two
+  /// per row of eight) that the loop carries with an iteration's sums.
+  int64_t tokenScaleCount() const {
+    return tile.groupInputScales ? tile.warpM / 4 : 0;
+  }
   /// The running sums with the carried iteration's sums added (as they are
   /// without promotion).
   SmallVector<Value> foldIteration(ArrayRef<Value> carried);
@@ -316,6 +321,21 @@ WgmmaEmitter::Stage WgmmaEmitter::readWgmmaSlot(Value slot) {
         }
       }
     }
+  // Per-group activation scales: this thread's tokens' (the D columns 8 jj
+  // + 2 quad + e of its warpgroup's warp_m), a pair per row of eight.
+  if (tile.groupInputScales) {
+    Value first = arith::AddIOp::create(
+        b, inputScalesAt(weightsAt),
+        arith::MulIOp::create(
+            b,
+            arith::AddIOp::create(b, arith::MulIOp::create(b, warpMi,
+                                                           c32(tile.warpM)),
+                                  arith::MulIOp::create(b, quad, c32(2))),
+            c32(4)));
+    for (int64_t jj = 0; jj < tile.warpM / 8; ++jj)
+      pushWords(smemAt(arith::AddIOp::create(b, first, c32(32 * jj))), 2, 8,
+                s);
+  }
   return s;
 }
 
@@ -325,6 +345,7 @@ SmallVector<Value> WgmmaEmitter::wgmmaZeroSums() {
   if (promotes()) {
     zeros.append(size_t(sumCount()), integerSums() ? c32(0) : cf(0.0));
     zeros.append(size_t(perKScales ? 2 * tile.nTilesPerGroup : 0), cf(0.0));
+    zeros.append(size_t(tokenScaleCount()), cf(0.0));
   }
   return zeros;
 }
@@ -334,18 +355,25 @@ SmallVector<Value> WgmmaEmitter::foldIteration(ArrayRef<Value> carried) {
   if (!promotes())
     return SmallVector<Value>(carried.take_front(size_t(n)));
   SmallVector<Value> acc;
+  // Per-group activation scales after the per-k ones.
+  const size_t tokenAt = size_t(2 * n + (perKScales ? 2 * tile.nTilesPerGroup : 0));
   for (int64_t i = 0; i < n; ++i) {
     Value sum = carried[size_t(i)], part = carried[size_t(n + i)];
     if (integerSums())
       part = arith::SIToFPOp::create(b, f32, part);
-    if (perKScales) {
-      // D element 4 jj + 2 half + e of n-tile t is row 16 w + g + 8 half.
-      const int64_t t = i / perTile, half = (i % perTile / 2) % 2;
-      acc.push_back(LLVM::FMAOp::create(
-          b, part, carried[size_t(2 * n + 2 * t + half)], sum));
-    } else {
-      acc.push_back(arith::AddFOp::create(b, sum, part));
+    // D element 4 jj + 2 half + e of n-tile t is row 16 w + g + 8 half,
+    // column (token) 8 jj + 2 quad + e.
+    const int64_t t = i / perTile, jj = i % perTile / 4,
+                  half = (i % perTile / 2) % 2, e = i % 2;
+    Value scale;
+    if (perKScales)
+      scale = carried[size_t(2 * n + 2 * t + half)];
+    if (tile.groupInputScales) {
+      Value token = carried[tokenAt + size_t(2 * jj + e)];
+      scale = scale ? Value(arith::MulFOp::create(b, scale, token)) : token;
     }
+    acc.push_back(scale ? Value(LLVM::FMAOp::create(b, part, scale, sum))
+                        : Value(arith::AddFOp::create(b, sum, part)));
   }
   return acc;
 }
@@ -766,6 +794,9 @@ SmallVector<Value> WgmmaEmitter::computeWgmma8(ArrayRef<Value> accIn,
     if (step == 0 && afterFirst)
       afterFirst();
   }
+  // Per-group activation scales: the stage's last words (readWgmmaSlot).
+  for (int64_t i = 0; i < tokenScaleCount(); ++i)
+    scales.push_back(LLVM::BitcastOp::create(b, f32, next()));
   SmallVector<Value> carried = running;
   carried.append(accs.begin(), accs.end());
   carried.append(scales.begin(), scales.end());
