@@ -701,10 +701,21 @@ TEST(PreparedLayout, RefusesWhatItCannotHold) {
   WeightSchema mx64 = WeightSchema::make(ScalarType::e2m1(), ScalarType::ue8m0(),
                                        Granularity::Group, 64);
   EXPECT_EQ(diag(mx64, e4, 64, 128), "");
+  // Per-group activation scales: over weights of their 8-bit type without
+  // zero points (K-major on sm_90a), groups of 64 or more.
   InputSchema e4g{ScalarType::e4m3(), ActScaling::Group, 64};
-  EXPECT_NE(diag(u4c, e4g, 64, 64).find("per-group activation scales need "
-                                        "block-scaled MMA"),
-            std::string::npos);
+  EXPECT_EQ(diag(u4c, e4g, 64, 64),
+            "the prepared mma_sync layout takes per-group f8E4M3FN activation "
+            "scales over weights of that type without zero points (f8E4M3FN, "
+            "read by sm_90a's wgmma as they are), got ui4");
+  WeightSchema e4c = WeightSchema::make(ScalarType::e4m3(), ScalarType::f16(),
+                                        Granularity::Channel);
+  EXPECT_EQ(diag(e4c, e4g, 64, 64), "");
+  EXPECT_EQ(diag(e4c, InputSchema{ScalarType::e4m3(), ActScaling::Group, 32},
+                 64, 64),
+            "the prepared mma_sync layout applies per-group activation scales "
+            "to each iteration's sums (64 of K or more) and expects groups of "
+            "at least 64, got 32");
   WeightSchema u4pad = u4c;
   u4pad.padK = 8;
   EXPECT_NE(diag(u4pad, e4, 64, 64).find("expects K to be a multiple of 16, "
