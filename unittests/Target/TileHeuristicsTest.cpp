@@ -974,7 +974,10 @@ TEST(TileHeuristics, EightBitDecodeOfNarrowLayersTakesTheMmaSyncTile) {
   EXPECT_EQ(first(f8, e4, 8192, 8192).mma, MmaKind::Wgmma);
   // fp8 weights as stored lie K-major on sm_90a, which only wgmma reads:
   // the wgmma tiles at every M of a narrow layer too.
-  for (const TileConfig &t : *selectMmaSyncTiles(f8, e4, {}, 4096, 4096, h200))
+  Result<std::vector<TileConfig>> kMajor =
+      selectMmaSyncTiles(f8, e4, {}, 4096, 4096, h200);
+  ASSERT_TRUE(bool(kMajor)) << kMajor.error();
+  for (const TileConfig &t : *kMajor)
     EXPECT_EQ(t.mma, MmaKind::Wgmma);
 }
 
