@@ -616,6 +616,45 @@ class GpuTest(unittest.TestCase):
             rel = ((y.double() - ref).norm() / ref.norm()).item()
             self.assertLess(rel, 5e-3, f"M={m}")
 
+    def test_fine_grained_fp8_matches_float64(self):
+        # DeepSeek-V3's FP8: e4m3 weights with f32 scales per 128 x 128
+        # block, e4m3 activations per token and group of 128 of K (the
+        # layer quantizes 16-bit x per group, or takes the codes with
+        # their [M, K / 128] scales); the reference multiplies the codes
+        # and scales in float64 by the dequantized weights.
+        import torch
+        if torch.cuda.get_device_capability() != (9, 0):
+            self.skipTest("per-group activation scales run on sm_90a")
+        n, k = 512, 1024
+        torch.manual_seed(11)
+        w = torch.randn(n, k, dtype=torch.float32) * 0.02
+        layer = HummingLayer(n, k, {"dtype": "e4m3", "granularity": "block",
+                                    "group_size": 128, "block_n": 128,
+                                    "scale_dtype": "float32"},
+                             {"dtype": "e4m3", "scaling": "group",
+                              "group_size": 128})
+        layer.load_from_unquantized(w)
+        layer.transform()
+        # The layer's own weights, dequantized: blocks of 128 x 128.
+        blocks = w.reshape(n // 128, 128, k // 128, 128)
+        scale = blocks.abs().amax(dim=(1, 3), keepdim=True) / 448.0
+        wq = (blocks / scale).to(torch.float8_e4m3fn).double() * scale.double()
+        wd = wq.reshape(n, k).cuda()
+        q = HummingQuantizer(k, "e4m3", "float16", group_size=128)
+        q.transform()
+        for m in (1, 16, 100, 700):
+            x = (torch.rand(m, k, device="cuda") * 2 - 1).half()
+            codes, scales = q(x)
+            self.assertEqual(list(scales.shape), [m, k // 128])
+            xd = (codes.double().reshape(m, k // 128, 128) *
+                  scales.double().reshape(m, k // 128, 1)).reshape(m, k)
+            ref = xd @ wd.T
+            for y in (layer(x), layer(codes, scale=scales)):
+                torch.cuda.synchronize()
+                rel = ((y.double() - ref).norm() / ref.norm()).item()
+                self.assertLess(rel, 1e-3, f"M={m}")
+                self.assertFalse(torch.isnan(y).any().item())
+
     def test_int4_activations_match_float64(self):
         # W4A4 int (si4 weights per channel, int4 activations per token):
         # the layer quantizes x (or takes the quantizer's packed codes); the

@@ -145,3 +145,27 @@ func.func @i8w4ws128(%a: memref<?x8192xi8>, %w: memref<256x32768xi32>, %s: memre
       : memref<?x8192xi8>, memref<256x32768xi32> -> memref<?x8192xf16>
   return
 }
+
+// The K-major prefill tile (fp8 weights by descriptor, 128 of K per
+// iteration, every copy by TMA, the grid in groups of eight rows of
+// blocks), per-token fp8 and, DeepSeek-V3's fine-grained FP8, block<128,
+// 128> weight scales with activations per group of 128 (their scales by
+// cp.async into the slot).
+#kmajor128 = #humming.tile_config<m = [1, inf], block = [128, 128, 128], warp = [128, 16, 128], stages = 6, mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], raster_m = 8>
+func.func @kmajor128(%a: memref<?x8192xf8E4M3FN>, %w: memref<256x65536xi32>, %s: memref<1x8192xf32>, %as: memref<?x1xf32>, %c: memref<?x8192xbf16>) {
+  humming.gemm %a, %w scales(%s : memref<1x8192xf32>) input_scale(%as : memref<?x1xf32>) into %c
+      {weight_schema = #humming.weight_schema<type = f8E4M3FN, scale = f32, granularity = channel>,
+       input_schema = #humming.input_schema<type = f8E4M3FN, scaling = token>, layout = #humming.layout<chip = "sm_90a">,
+       tile_configs = [#kmajor128]}
+      : memref<?x8192xf8E4M3FN>, memref<256x65536xi32> -> memref<?x8192xbf16>
+  return
+}
+
+func.func @blockfp8(%a: memref<?x8192xf8E4M3FN>, %w: memref<256x65536xi32>, %s: memref<64x8192xf32>, %as: memref<?x64xf32>, %c: memref<?x8192xbf16>) {
+  humming.gemm %a, %w scales(%s : memref<64x8192xf32>) input_scale(%as : memref<?x64xf32>) into %c
+      {weight_schema = #humming.weight_schema<type = f8E4M3FN, scale = f32, granularity = block<128, 128>>,
+       input_schema = #humming.input_schema<type = f8E4M3FN, scaling = group<128>>, layout = #humming.layout<chip = "sm_90a">,
+       tile_configs = [#kmajor128]}
+      : memref<?x8192xf8E4M3FN>, memref<256x65536xi32> -> memref<?x8192xbf16>
+  return
+}
