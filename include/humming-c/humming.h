@@ -89,6 +89,26 @@ int humming_layer_forward_moe(const humming_layer *layer, void *stream,
                               uint64_t num_tokens_padded,
                               int64_t sorted_length, int64_t block_size,
                               uint64_t expert_layout, uint64_t router_weights);
+/** A MoE layer of 8-bit activations: humming_layer_create_moe's routing and
+ *  humming_layer_create_quantized's `activation` ("f8E4M3FN", "f8E5M2",
+ *  "si8"), `scaling` ("token", "static", "group<g>") and `output`.
+ *  humming_layer_forward_moe_quantized runs it on codes and their scales
+ *  (or humming_layer_forward_moe on 16-bit activations of the output type
+ *  after humming_layer_set_activation_rows). */
+int humming_layer_create_moe_quantized(int64_t n, int64_t k, int64_t experts,
+                                       const humming_weight_schema *weight,
+                                       const char *activation,
+                                       const char *scaling, const char *output,
+                                       const char *routing, int64_t top_k,
+                                       int64_t block_size, int router_weights,
+                                       humming_layer **out);
+/** humming_layer_forward_moe on 8-bit `codes` [m, K] with their f32
+ *  `scales` (as humming_layer_forward_quantized takes them). */
+int humming_layer_forward_moe_quantized(
+    const humming_layer *layer, void *stream, uint64_t codes, uint64_t scales,
+    uint64_t output, int64_t m, uint64_t sorted_ids, uint64_t expert_ids,
+    uint64_t num_tokens_padded, int64_t sorted_length, int64_t block_size,
+    uint64_t expert_layout, uint64_t router_weights);
 
 /** Quantizes float weights [N, K] (row-major; a MoE layer's [E, N, K]) and,
  *  when the schema has one, a bias [N] ([E, N]). */

@@ -252,6 +252,70 @@ int humming_layer_create(int64_t n, int64_t k,
 } // extern "C"
 
 namespace {
+/// The MoE options of humming_layer_create_moe's arguments.
+Result<MoeOptions> moeOptions(const char *routing, int64_t topK,
+                              int64_t blockSize, int routerWeights) {
+  MoeOptions moe;
+  const GemmType routings[] = {GemmType::Indexed, GemmType::GroupedContiguous,
+                               GemmType::GroupedMasked};
+  if (!routing || !parseEnum(routing, routings, moe.routing))
+    return Error{concat("routing: expected indexed, grouped_contiguous or "
+                        "grouped_masked, got '",
+                        routing ? routing : "(null)", "'")};
+  moe.topK = topK;
+  moe.blockSize = blockSize;
+  moe.routerWeights = routerWeights != 0;
+  return moe;
+}
+
+MoeRouting moeRouting(uint64_t sortedIds, uint64_t expertIds,
+                      uint64_t numTokensPadded, int64_t sortedLength,
+                      int64_t blockSize, uint64_t expertLayout,
+                      uint64_t routerWeights) {
+  MoeRouting r;
+  r.sortedIds = sortedIds;
+  r.expertIds = expertIds;
+  r.numTokensPadded = numTokensPadded;
+  r.sortedLength = sortedLength;
+  r.blockSize = blockSize;
+  r.expertLayout = expertLayout;
+  r.routerWeights = routerWeights;
+  return r;
+}
+
+/// The input schema and output type of humming_layer_create_quantized's
+/// `activation`, `scaling` and `output`.
+Result<std::pair<InputSchema, ScalarType>>
+quantizedActivations(const char *activation, const char *scaling,
+                     const char *output) {
+  Result<ScalarType> act =
+      typeAmong("activation", activation,
+                {ScalarType::e4m3(), ScalarType::e5m2(), ScalarType::sint(8),
+                 ScalarType::sint(4)},
+                "f8E4M3FN, f8E5M2, si8 or si4");
+  if (!act)
+    return Error{act.error()};
+  const ActScaling scalings[] = {ActScaling::Token, ActScaling::Static};
+  InputSchema in{*act, ActScaling::Token, 0};
+  // "group<g>": per row and g of K.
+  long long group = 0;
+  char close = 0, extra = 0;
+  if (scaling && std::sscanf(scaling, "group<%lld%c%c", &group, &close,
+                             &extra) == 2 &&
+      close == '>' && group > 0) {
+    in.scaling = ActScaling::Group;
+    in.groupK = group;
+  } else if (!scaling || !parseEnum(scaling, scalings, in.scaling)) {
+    return Error{concat("scaling: expected token, static or group<g>, got '",
+                        scaling ? scaling : "(null)", "'")};
+  }
+  Result<ScalarType> outType = typeAmong(
+      "output", output, {ScalarType::f16(), ScalarType::bf16()}, "f16 or bf16");
+  if (!outType)
+    return Error{outType.error()};
+  return std::make_pair(in, *outType);
+}
+
 /// humming_layer_create_moe and _create_batched: the schema and the
 /// activations checked, then `options()` (the MoE options, or why not).
 template <typename Options>
@@ -285,20 +349,7 @@ int humming_layer_create_moe(int64_t n, int64_t k, int64_t experts,
                              int routerWeights, humming_layer **out) {
   return createMoeLayer(
       n, k, experts, weight, activation,
-      [&]() -> Result<MoeOptions> {
-        MoeOptions moe;
-        const GemmType routings[] = {GemmType::Indexed,
-                                     GemmType::GroupedContiguous,
-                                     GemmType::GroupedMasked};
-        if (!routing || !parseEnum(routing, routings, moe.routing))
-          return Error{concat("routing: expected indexed, grouped_contiguous "
-                              "or grouped_masked, got '",
-                              routing ? routing : "(null)", "'")};
-        moe.topK = topK;
-        moe.blockSize = blockSize;
-        moe.routerWeights = routerWeights != 0;
-        return moe;
-      },
+      [&]() { return moeOptions(routing, topK, blockSize, routerWeights); },
       out);
 }
 
@@ -328,15 +379,10 @@ int humming_layer_forward_moe(const humming_layer *layer, void *stream,
                               uint64_t routerWeights) {
   if (!layer)
     return fail("expected a layer, got NULL");
-  MoeRouting r;
-  r.sortedIds = sortedIds;
-  r.expertIds = expertIds;
-  r.numTokensPadded = numTokensPadded;
-  r.sortedLength = sortedLength;
-  r.blockSize = blockSize;
-  r.expertLayout = expertLayout;
-  r.routerWeights = routerWeights;
-  return check(layer->layer.forwardMoe(stream, input, output, m, r));
+  return check(layer->layer.forwardMoe(
+      stream, input, output, m,
+      moeRouting(sortedIds, expertIds, numTokensPadded, sortedLength,
+                 blockSize, expertLayout, routerWeights)));
 }
 
 int humming_layer_create_quantized(int64_t n, int64_t k,
@@ -346,32 +392,54 @@ int humming_layer_create_quantized(int64_t n, int64_t k,
   Result<WeightSchema> w = creationArgs(weight, out);
   if (!w)
     return fail(w.error());
-  Result<ScalarType> act =
-      typeAmong("activation", activation,
-                {ScalarType::e4m3(), ScalarType::e5m2(), ScalarType::sint(8),
-                 ScalarType::sint(4)},
-                "f8E4M3FN, f8E5M2, si8 or si4");
-  if (!act)
-    return fail(act.error());
-  const ActScaling scalings[] = {ActScaling::Token, ActScaling::Static};
-  InputSchema in{*act, ActScaling::Token, 0};
-  // "group<g>": per row and g of K.
-  long long group = 0;
-  char close = 0, extra = 0;
-  if (scaling && std::sscanf(scaling, "group<%lld%c%c", &group, &close,
-                             &extra) == 2 &&
-      close == '>' && group > 0) {
-    in.scaling = ActScaling::Group;
-    in.groupK = group;
-  } else if (!scaling || !parseEnum(scaling, scalings, in.scaling)) {
-    return fail(concat("scaling: expected token, static or group<g>, got '",
-                       scaling ? scaling : "(null)", "'"));
-  }
-  Result<ScalarType> outType = typeAmong(
-      "output", output, {ScalarType::f16(), ScalarType::bf16()}, "f16 or bf16");
-  if (!outType)
-    return fail(outType.error());
-  return handOut(Layer::create(n, k, *w, in, {}, *outType), out);
+  Result<std::pair<InputSchema, ScalarType>> io =
+      quantizedActivations(activation, scaling, output);
+  if (!io)
+    return fail(io.error());
+  return handOut(Layer::create(n, k, *w, io->first, {}, io->second), out);
+}
+
+int humming_layer_create_moe_quantized(int64_t n, int64_t k, int64_t experts,
+                                       const humming_weight_schema *weight,
+                                       const char *activation,
+                                       const char *scaling, const char *output,
+                                       const char *routing, int64_t topK,
+                                       int64_t blockSize, int routerWeights,
+                                       humming_layer **out) {
+  Result<WeightSchema> w = creationArgs(weight, out);
+  if (!w)
+    return fail(w.error());
+  Result<std::pair<InputSchema, ScalarType>> io =
+      quantizedActivations(activation, scaling, output);
+  if (!io)
+    return fail(io.error());
+  Result<MoeOptions> moe = moeOptions(routing, topK, blockSize, routerWeights);
+  if (!moe)
+    return fail(moe.error());
+  WeightSchema stacked = *w;
+  stacked.experts = experts;
+  return handOut(
+      Layer::createMoe(n, k, stacked, io->first, *moe, {}, io->second), out);
+}
+
+int humming_layer_forward_moe_quantized(
+    const humming_layer *layer, void *stream, uint64_t codes, uint64_t scales,
+    uint64_t output, int64_t m, uint64_t sortedIds, uint64_t expertIds,
+    uint64_t numTokensPadded, int64_t sortedLength, int64_t blockSize,
+    uint64_t expertLayout, uint64_t routerWeights) {
+  if (!layer)
+    return fail("expected a layer, got NULL");
+  if (layer->layer.inputSchema().type.bits == 16)
+    return fail(concat("the layer takes ",
+                       layer->layer.inputSchema().type.str(),
+                       " activations: call humming_layer_forward_moe"));
+  if (layer->layer.inputSchema().scaling != ActScaling::None && !scales)
+    return fail("expected the codes' f32 scales, got a null pointer");
+  return check(layer->layer.forwardMoe(
+      stream, codes, output, m,
+      moeRouting(sortedIds, expertIds, numTokensPadded, sortedLength,
+                 blockSize, expertLayout, routerWeights),
+      scales));
 }
 
 int humming_layer_forward_quantized(const humming_layer *layer, void *stream,

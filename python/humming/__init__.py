@@ -214,6 +214,15 @@ def _library():
             p, p, ctypes.c_uint64, ctypes.c_uint64, ctypes.c_int64,
             ctypes.c_uint64, ctypes.c_uint64, ctypes.c_uint64, ctypes.c_int64,
             ctypes.c_int64, ctypes.c_uint64, ctypes.c_uint64]
+        lib.humming_layer_create_moe_quantized.argtypes = [
+            ctypes.c_int64, ctypes.c_int64, ctypes.c_int64,
+            ctypes.POINTER(_WeightSchema), ctypes.c_char_p, ctypes.c_char_p,
+            ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int64, ctypes.c_int64,
+            ctypes.c_int, ctypes.POINTER(p)]
+        lib.humming_layer_forward_moe_quantized.argtypes = [
+            p, p, ctypes.c_uint64, ctypes.c_uint64, ctypes.c_uint64,
+            ctypes.c_int64, ctypes.c_uint64, ctypes.c_uint64, ctypes.c_uint64,
+            ctypes.c_int64, ctypes.c_int64, ctypes.c_uint64, ctypes.c_uint64]
         lib.humming_moe_layer_set_activation.argtypes = [
             p, ctypes.c_double, ctypes.c_double, ctypes.c_double]
         lib.humming_moe_layer_transform.argtypes = [
@@ -336,11 +345,10 @@ class HummingLayer:
         self._scaling = None
         self._output = self._act
         if self.num_experts:
-            if self._act in _EIGHT_BIT or self._act == "int4":
+            if self._act == "int4":
                 raise HummingError(
-                    "expected 16-bit activations in a MoE HummingLayer (the "
-                    "8-bit MoE GEMMs run through the C++ API), got "
-                    f"{self._act}")
+                    "expected 16-bit or 8-bit activations in a MoE "
+                    "HummingLayer (no MoE kernel takes int4 ones), got int4")
             moe = dict(moe or {})
             unknown = set(moe) - {"gemm_type", "top_k", "block_size",
                                   "router_weights", "all_rows"}
@@ -367,6 +375,17 @@ class HummingLayer:
                     self.shape_n, self.shape_k, self.num_experts,
                     ctypes.byref(schema), c(self._act),
                     ctypes.byref(handle)))
+            elif self._act in _EIGHT_BIT:
+                # 8-bit activations: per token or per group (the layer
+                # quantizes 16-bit x, or takes codes with their scales).
+                scaling = self._eight_bit_config(input_config)
+                _check(_library().humming_layer_create_moe_quantized(
+                    self.shape_n, self.shape_k, self.num_experts,
+                    ctypes.byref(schema), _EIGHT_BIT[self._act][0],
+                    c(scaling), c(self._output),
+                    c(self._moe["gemm_type"]), self._moe["top_k"],
+                    self._moe["block_size"], int(self._moe["router_weights"]),
+                    ctypes.byref(handle)))
             else:
                 _check(_library().humming_layer_create_moe(
                     self.shape_n, self.shape_k, self.num_experts,
@@ -380,22 +399,7 @@ class HummingLayer:
             if f16_accumulation:
                 raise HummingError("f16_accumulation applies to 16-bit "
                                    "activations")
-            self._scaling = input_config.get("scaling", "token")
-            self._output = _dtype_name(input_config.get("output_dtype",
-                                                        "float16"))
-            self._static_scale = input_config.get("scale")
-            if self._scaling == "static" and self._static_scale is None:
-                raise HummingError("expected input_config['scale'] (the "
-                                   "static activation scale)")
-            # Per group of K (DeepSeek-V3's FP8: group_size 128).
-            self._group = int(input_config.get("group_size", 0))
-            scaling = self._scaling
-            if self._scaling == "group":
-                if self._group <= 0:
-                    raise HummingError("expected input_config['group_size'] "
-                                       "(the activation group along K) with "
-                                       "group scaling")
-                scaling = f"group<{self._group}>"
+            scaling = self._eight_bit_config(input_config)
             _check(_library().humming_layer_create_quantized(
                 self.shape_n, self.shape_k, ctypes.byref(schema),
                 _EIGHT_BIT[self._act][0],
@@ -408,6 +412,26 @@ class HummingLayer:
         self._handle = handle
         self._transformed = False
         self._quantizers = {}
+
+    def _eight_bit_config(self, input_config):
+        """The scaling, output type and static scale of an 8-bit
+        input_config (on self); returns the C API's scaling string ("token",
+        "static" or "group<g>")."""
+        self._scaling = input_config.get("scaling", "token")
+        self._output = _dtype_name(input_config.get("output_dtype",
+                                                    "float16"))
+        self._static_scale = input_config.get("scale")
+        if self._scaling == "static" and self._static_scale is None:
+            raise HummingError("expected input_config['scale'] (the "
+                               "static activation scale)")
+        # Per group of K (DeepSeek-V3's FP8: group_size 128).
+        self._group = int(input_config.get("group_size", 0))
+        if self._scaling != "group":
+            return self._scaling
+        if self._group <= 0:
+            raise HummingError("expected input_config['group_size'] (the "
+                               "activation group along K) with group scaling")
+        return f"group<{self._group}>"
 
     @classmethod
     def from_safetensors(cls, path, module, activations="16-bit", tp_rank=0,
@@ -809,7 +833,7 @@ class HummingLayer:
 
     def forward_moe(self, x, sorted_ids=None, expert_ids=None,
                     num_tokens_padded=None, expert_layout=None,
-                    topk_weights=None, block_size=0):
+                    topk_weights=None, block_size=0, scale=None):
         """The MoE GEMM on the current stream: indexed (sorted_ids,
         expert_ids, num_tokens_padded int32, aligned with block_size, 0:
         moe_block_size(M) for a layer that chooses it per M, else the
@@ -819,14 +843,36 @@ class HummingLayer:
         matmuls, one weight matrix per batch element) takes no routing:
         x [E * rows, K] gives [E * rows, N]. topk_weights: float32 per
         output row when the layer has router weights. Rows no expert takes
-        are zero."""
+        are zero. A layer of 8-bit activations takes 16-bit x (quantized
+        first) or its codes with their float32 `scale` ([M, 1] per token,
+        [M, K / group] per group), as layer(x) does."""
         if not getattr(self, "num_experts", 0):
             raise HummingError("forward_moe runs MoE layers (num_experts > "
                                "0); this one is dense: call it as layer(x)")
         import torch
-        want = {"f16": torch.float16, "bf16": torch.bfloat16}[self._act]
-        if (x.dim() != 2 or x.shape[1] != self.shape_k or x.dtype != want
-                or not x.is_cuda):
+        out_type = self._output if self._act in _EIGHT_BIT else self._act
+        want = {"f16": torch.float16, "bf16": torch.bfloat16}[out_type]
+        if self._act in _EIGHT_BIT:
+            code = getattr(torch, _EIGHT_BIT[self._act][1])
+            if x.dtype in (torch.float16, torch.bfloat16):
+                if scale is not None:
+                    raise HummingError("expected no scale with 16-bit x (the "
+                                       "layer quantizes it)")
+                if not x.is_cuda:
+                    raise HummingError(
+                        f"expected a CUDA tensor, got x on {x.device}")
+                x, scale = self._quantizer(
+                    "float16" if x.dtype == torch.float16 else "bfloat16")(x)
+            elif x.dtype != code or scale is None:
+                raise HummingError(
+                    f"expected float16 / bfloat16 x, or {code} codes with "
+                    f"their float32 scale, got {x.dtype}"
+                    f"{'' if scale is not None else ' without a scale'}")
+        elif scale is not None:
+            raise HummingError("expected no scale: the layer takes "
+                               f"{self._act} activations")
+        if (x.dim() != 2 or x.shape[1] != self.shape_k or not x.is_cuda or
+                (self._act not in _EIGHT_BIT and x.dtype != want)):
             raise HummingError(
                 f"expected a CUDA tensor [M, {self.shape_k}] of {want}, got "
                 f"{list(x.shape)} {x.dtype} on {x.device}")
@@ -857,6 +903,13 @@ class HummingLayer:
         x = x.contiguous()
         out = torch.zeros(rows, self.shape_n, dtype=want, device=x.device)
         stream = torch.cuda.current_stream(x.device).cuda_stream
+        if scale is not None:
+            scale = scale.contiguous()
+            _check(_library().humming_layer_forward_moe_quantized(
+                self._handle, ctypes.c_void_p(stream), x.data_ptr(),
+                scale.data_ptr(), out.data_ptr(), m, sid, eid, ntp, length,
+                int(block_size), lay, rw))
+            return out
         _check(_library().humming_layer_forward_moe(
             self._handle, ctypes.c_void_p(stream), x.data_ptr(),
             out.data_ptr(), m, sid, eid, ntp, length, int(block_size), lay,

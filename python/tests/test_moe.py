@@ -11,7 +11,7 @@ import random
 import unittest
 
 from humming import (HummingError, HummingLayer, HummingMoeGrouping,
-                     HummingMoeLayer)
+                     HummingMoeLayer, HummingQuantizer)
 
 from test_layer import MAKE_CHECKPOINT, _cuda, exact_weights
 
@@ -190,11 +190,17 @@ class MoeGemmLayerTest(unittest.TestCase):
         self.assertEqual(str(e.exception),
                          "expected top_k in 1 .. 8 (the experts), got 9")
         with self.assertRaises(HummingError) as e:
-            HummingLayer(256, 512, W4G128, {"dtype": "e4m3"}, num_experts=8)
+            HummingLayer(256, 512, W4G128, {"dtype": "int4"}, num_experts=8)
         self.assertEqual(str(e.exception),
-                         "expected 16-bit activations in a MoE HummingLayer "
-                         "(the 8-bit MoE GEMMs run through the C++ API), got "
-                         "e4m3")
+                         "expected 16-bit or 8-bit activations in a MoE "
+                         "HummingLayer (no MoE kernel takes int4 ones), got "
+                         "int4")
+        # 8-bit activations: per token (or group, over fp8 weights).
+        fp8 = HummingLayer(256, 512, W4G128, {"dtype": "e4m3"}, num_experts=8,
+                           moe={"top_k": 2})
+        fp8.load_from_unquantized(exact_weights(8 * 256, 512, 128))
+        fp8.transform(device="H200", compile_only=True)
+        self.assertTrue(fp8.prepared)
 
     def test_compile_only_and_block_size(self):
         layer = HummingLayer(256, 512, W4G128, num_experts=8,
@@ -461,6 +467,46 @@ class MoeGpuTest(unittest.TestCase):
                     for n in range(N)] for r in range(m * top_k)]
             self.assertLessEqual(relative_error(y.float(), ref), 2e-3,
                                  f"M={m}")
+
+    def test_fp8_moe_gemm_matches_float64(self):
+        # W8A8 fp8 (e4m3 weights per channel as FP8 checkpoints store them,
+        # e4m3 activations per token) through HummingLayer(num_experts=E):
+        # 16-bit x (quantized by the layer) and codes with their scales,
+        # against float64 of the quantized operands, up to the prefill tile.
+        import torch
+        if torch.cuda.get_device_capability() != (9, 0):
+            self.skipTest("8-bit MoE activations run on sm_90a here")
+        E, N, K, top_k = 8, 256, 512, 2
+        torch.manual_seed(12)
+        w = torch.randn(E * N, K) * 0.02
+        layer = HummingLayer(N, K, {"dtype": "e4m3", "scale_dtype": "float16"},
+                             {"dtype": "e4m3"}, num_experts=E,
+                             moe={"top_k": top_k})
+        layer.load_from_unquantized(w)
+        layer.transform()
+        s = (w.abs().amax(dim=1, keepdim=True) / 448.0).half().float()
+        wd = ((w / s).to(torch.float8_e4m3fn).double() * s.double()).cuda()
+        q = HummingQuantizer(K, "e4m3", "float16")
+        q.transform()
+        rng = random.Random(13)
+        for m in (1, 7, 700):  # 700: 175 tokens per expert, prefill tiles
+            x = (torch.rand(m, K, device="cuda") * 2 - 1).half()
+            codes, scales = q(x)
+            xd = codes.double() * scales.double()
+            ids = [e for _ in range(m) for e in rng.sample(range(E), top_k)]
+            block = layer.moe_block_size(m)
+            sorted_ids, expert_ids, padded = align_block_size(ids, E, block)
+            cuda = lambda v, t: torch.tensor(v, dtype=t).cuda()
+            route = dict(sorted_ids=cuda(sorted_ids, torch.int32),
+                         expert_ids=cuda(expert_ids, torch.int32),
+                         num_tokens_padded=cuda([padded], torch.int32),
+                         block_size=block)
+            ref = torch.stack([xd[r // top_k] @ wd[ids[r] * N:(ids[r] + 1) * N].T
+                               for r in range(m * top_k)])
+            for y in (layer.forward_moe(x, **route),
+                      layer.forward_moe(codes, scale=scales, **route)):
+                rel = ((y.double() - ref).norm() / ref.norm()).item()
+                self.assertLess(rel, 1e-3, f"M={m}")
 
     def test_batched_matches_float64(self):
         # moe={"gemm_type": "grouped_masked", "all_rows": True}: a batch of
