@@ -471,16 +471,20 @@ Result<Layer> Layer::create(int64_t n, int64_t k, const WeightSchema &weight,
                         ": e2m1 activations wait for block-scaled MMA")};
   if (Diag d = verifyCompatibility(weight, input, compute, output))
     return Error{*d};
-  // Sizes the kernels cannot take as they are, with no padding asked for:
-  // the layer pads them itself (kernelPadding; loadQuantized() then takes
-  // tensors of either shape).
+  // Sizes the kernels cannot take as they are: the layer pads N and K
+  // itself where no padding was asked for, each independently
+  // (kernelPadding; loadQuantized() then takes tensors of either shape);
+  // padding asked for is kept as given (and checked below).
   WeightSchema w = weight;
-  if (w.padN == 0 && w.padK == 0 && verifyPadding(w, input, n, k)) {
+  if (verifyPadding(w, input, n + w.padN, k + w.padK) &&
+      (w.padN == 0 || w.padK == 0)) {
     Result<Padding> p = kernelPadding(w, input, n, k);
     if (!p)
       return Error{p.error()};
-    w.padN = p->n;
-    w.padK = p->k;
+    if (w.padN == 0)
+      w.padN = p->n;
+    if (w.padK == 0)
+      w.padK = p->k;
   }
   if (Diag d = verifyPadding(w, input, n + w.padN, k + w.padK))
     return Error{*d};

@@ -833,12 +833,23 @@ TEST(Layer, UnalignedSizesArePaddedByTheLayer) {
             "rows are copied in 16-byte pieces), got 1030: the layer cannot "
             "pad it; pad the activations' rows and the weights' K yourself "
             "(pad_k)");
-  // Explicit padding: as given (and checked).
+  // Explicit padding: as given (and checked); the dimension not padded
+  // by the caller is padded by the layer.
   WeightSchema explicitPad = w;
   explicitPad.padN = 24;
+  Result<Layer> padNOnly = Layer::create(1000, 1032, explicitPad, kF16);
+  ASSERT_TRUE(padNOnly.ok()) << padNOnly.error();
+  EXPECT_EQ(padNOnly->weightSchema().padN, 24);
+  EXPECT_EQ(padNOnly->weightSchema().padK, 24);
+  explicitPad.padN = 0;
+  explicitPad.padK = 24;
+  Result<Layer> padKOnly = Layer::create(1000, 1032, explicitPad, kF16);
+  ASSERT_TRUE(padKOnly.ok()) << padKOnly.error();
+  EXPECT_EQ(padKOnly->weightSchema().padN, 24);
+  explicitPad.padN = 8;
   EXPECT_EQ(Layer::create(1000, 1032, explicitPad, kF16).error(),
-            "expected the padded K to be a multiple of 32 for 16-bit "
-            "activations, got 1032 (pad K with pad_k)");
+            "expected the padded N to be a multiple of 64, got 1008 (pad N "
+            "with pad_n)");
 }
 
 TEST(Layer, ActOrderLayersGatherTheirActivations) {
