@@ -67,22 +67,16 @@ void PreparedEmitter::prefetchWeightsL2(Value first, Value local) {
   NVVM::CpAsyncBulkPrefetchOp::create(b, src, bytes, /*l2CacheHint=*/Value());
 }
 
-void PreparedEmitter::copy16(Value dstByte, Value base, Value index,
-                             Value srcBytes) {
+void PreparedEmitter::copyAsync(int64_t bytes, Value dstByte, Value base,
+                                Value index, Value srcBytes) {
+  // (.cg, L2 only, takes 16-byte copies alone.)
   Value src = LLVM::GEPOp::create(b, ptr, i32, base, ValueRange{index});
-  NVVM::CpAsyncOp::create(b, smemAt(dstByte), src, b.getI32IntegerAttr(16),
-                          NVVM::LoadCacheModifierKindAttr::get(
-                              b.getContext(), NVVM::LoadCacheModifierKind::CG),
-                          srcBytes);
-}
-
-void PreparedEmitter::copy4(Value dstByte, Value base, Value index,
-                            Value srcBytes) {
-  Value src = LLVM::GEPOp::create(b, ptr, i32, base, ValueRange{index});
-  NVVM::CpAsyncOp::create(b, smemAt(dstByte), src, b.getI32IntegerAttr(4),
-                          NVVM::LoadCacheModifierKindAttr::get(
-                              b.getContext(), NVVM::LoadCacheModifierKind::CA),
-                          srcBytes);
+  NVVM::CpAsyncOp::create(
+      b, smemAt(dstByte), src, b.getI32IntegerAttr(int32_t(bytes)),
+      NVVM::LoadCacheModifierKindAttr::get(
+          b.getContext(), bytes == 16 ? NVVM::LoadCacheModifierKind::CG
+                                      : NVVM::LoadCacheModifierKind::CA),
+      srcBytes);
 }
 
 void PreparedEmitter::forEachChunk(int64_t count,
@@ -364,10 +358,11 @@ void PreparedEmitter::issueCooperativeCopies(Value iter, Value slot) {
       Value index = arith::AddIOp::create(
           b, arith::MulIOp::create(b, sext64(row), c64(groups)),
           sext64(group));
-      copy4(arith::AddIOp::create(b, at, arith::MulIOp::create(b, c, c32(4))),
-            param(hq::abi::ParamInputScale),
-            arith::SelectOp::create(b, inRows, index, c64(0)),
-            arith::SelectOp::create(b, inRows, c32(4), c32(0)));
+      copyAsync(4,
+                arith::AddIOp::create(b, at, arith::MulIOp::create(b, c, c32(4))),
+                param(hq::abi::ParamInputScale),
+                arith::SelectOp::create(b, inRows, index, c64(0)),
+                arith::SelectOp::create(b, inRows, c32(4), c32(0)));
     });
   }
 }

@@ -159,10 +159,14 @@ protected:
   SmallVector<Value> gatheredRows;
   /// One 16-byte cp.async (.cg) of word `index` (i64) of `base` to shared
   /// byte `dstByte` (i32); `srcBytes` (when set) zero-fills the rest.
-  void copy16(Value dstByte, Value base, Value index, Value srcBytes = Value());
-  /// One 4-byte cp.async (.ca) of word `index` (i64) of `base` to shared
-  /// byte `dstByte`; `srcBytes` (0 or 4) zero-fills.
-  void copy4(Value dstByte, Value base, Value index, Value srcBytes);
+  void copy16(Value dstByte, Value base, Value index, Value srcBytes = Value()) {
+    copyAsync(16, dstByte, base, index, srcBytes);
+  }
+  /// One cp.async of `bytes` (4, 8 or 16: .ca below 16, .cg at 16) of word
+  /// `index` (i64) of `base` to shared byte `dstByte`; `srcBytes` (when
+  /// set) zero-fills the rest.
+  void copyAsync(int64_t bytes, Value dstByte, Value base, Value index,
+                 Value srcBytes = Value());
   /// KernelShape::groupInputScales: the byte offset of the block's token
   /// scales in a slot whose weight region starts at `weightsAt`.
   Value inputScalesAt(Value weightsAt) {
