@@ -1006,11 +1006,14 @@ static cl::opt<std::string> shard(
     cl::value_desc("i/n"), cl::cat(category));
 static cl::opt<std::string> layerWeights(
     "layer-weights",
-    cl::desc("The weights of --layer: a code type, a group size or "
-             "'channel', optionally the activations (f16, bf16, or e4m3, "
-             "e5m2, si8 per token with f16 scales; default ui4,g128,f16; "
-             "e.g. ui8,channel,bf16 or e4m3,channel,e4m3)"),
-    cl::value_desc("type,g<size>|channel[,f16|bf16]"), cl::init("ui4,g128"),
+    cl::desc("The weights of --layer: a code type, a group size, 'channel' "
+             "or f32 blocks b<n>x<k>, optionally the activations (f16, "
+             "bf16, or e4m3, e5m2, si8 per token with f16 scales, per token "
+             "and group of K with g<size> appended; default ui4,g128,f16; "
+             "e.g. ui8,channel,bf16 or e4m3,channel,e4m3 or "
+             "e4m3,b128x128,e4m3g128)"),
+    cl::value_desc("type,g<size>|channel|b<n>x<k>[,f16|bf16|e4m3[g<size>]]"),
+    cl::init("ui4,g128"),
     cl::cat(category));
 static cl::opt<bool>
     moeCases("moe",
@@ -1071,33 +1074,56 @@ int main(int argc, char **argv) {
     }
     setCaseShard(index, count);
   }
-  // --layer-weights: "<type>,g<size>" or "<type>,channel", then
-  // optionally ",f16" or ",bf16" (the activations, and the scales' type)
-  // or ",e4m3", ",e5m2", ",si8" (8-bit activations per token, f16 scales).
+  // --layer-weights: "<type>,g<size>", "<type>,channel" or
+  // "<type>,b<n>x<k>" (f32 scales per block of n columns and k of K, as
+  // FP8 block checkpoints store them), then optionally ",f16" or ",bf16"
+  // (the activations, and the scales' type) or ",e4m3", ",e5m2", ",si8"
+  // (8-bit activations per token, f16 scales), each of those with
+  // "g<size>" appended for scales per token and group of K (",e4m3g128":
+  // DeepSeek-V3's 1 x 128 activations).
   WeightSchema layerSchema;
   ScalarType layerAct = ScalarType::f16();
   ActScaling layerScaling = ActScaling::None;
+  int64_t layerActGroup = 0;
   std::string layerTag;
   {
     llvm::StringRef spec(layerWeights);
     auto [typeName, rest] = spec.split(',');
-    auto [granName, actName] = rest.split(',');
+    auto [granName, actSpec] = rest.split(',');
     std::optional<ScalarType> type = ScalarType::parse(typeName.str());
-    long long group = 0;
+    long long group = 0, blockN = 0, blockK = 0;
     const bool channel = granName == "channel";
     const bool grouped = granName.starts_with("g") &&
                          !granName.drop_front().getAsInteger(10, group) &&
                          group > 0;
+    bool blocked = false;
+    if (granName.starts_with("b")) {
+      auto [bn, bk] = granName.drop_front().split('x');
+      blocked = !bn.getAsInteger(10, blockN) && !bk.getAsInteger(10, blockK) &&
+                blockN > 0 && blockK > 0;
+    }
+    // An 8-bit activation name, then optionally g<size>.
+    llvm::StringRef actName = actSpec;
+    long long actGroup = 0;
+    bool actGroupOk = true;
+    if (size_t g = actSpec.find('g'); g != llvm::StringRef::npos && g > 0) {
+      actName = actSpec.take_front(g);
+      actGroupOk = !actSpec.drop_front(g + 1).getAsInteger(10, actGroup) &&
+                   actGroup > 0;
+    }
     const bool act8 = actName == "e4m3" || actName == "e5m2" ||
                       actName == "si8";
     const bool actKnown =
-        actName.empty() || actName == "f16" || actName == "bf16" || act8;
-    if (!type || !(channel || grouped) || !actKnown) {
+        actGroupOk && (actGroup == 0 || act8) &&
+        (actName.empty() || actName == "f16" || actName == "bf16" || act8);
+    if (!type || !(channel || grouped || blocked) || !actKnown) {
       std::fprintf(stderr,
-                   "humming-gpu-test: expected --layer-weights=<type>,g<size> "
-                   "or <type>,channel, then optionally ,f16, ,bf16, ,e4m3, "
-                   ",e5m2 or ,si8 (e.g. ui4,g128 or ui8,channel,bf16 or "
-                   "e4m3,channel,e4m3), got '%s'\n",
+                   "humming-gpu-test: expected --layer-weights=<type>,g<size>, "
+                   "<type>,channel or <type>,b<n>x<k>, then optionally ,f16, "
+                   ",bf16, ,e4m3, ,e5m2 or ,si8 (the 8-bit ones per token, or "
+                   "per token and group of K with g<size> appended; e.g. "
+                   "ui4,g128 or ui8,channel,bf16 or e4m3,b128x128,e4m3g128), "
+                   "got '%s'\n",
                    layerWeights.c_str());
       return 2;
     }
@@ -1107,11 +1133,19 @@ int main(int argc, char **argv) {
       layerAct = actName == "e4m3"   ? ScalarType::e4m3()
                  : actName == "e5m2" ? ScalarType::e5m2()
                                      : ScalarType::sint(8);
-      layerScaling = ActScaling::Token;
+      layerScaling = actGroup ? ActScaling::Group : ActScaling::Token;
+      layerActGroup = actGroup;
     }
-    layerSchema = WeightSchema::make(
-        *type, act8 ? ScalarType::f16() : layerAct,
-        channel ? Granularity::Channel : Granularity::Group, group);
+    layerSchema =
+        blocked ? WeightSchema::make(*type, ScalarType::f32(),
+                                     Granularity::Block, blockK)
+                : WeightSchema::make(*type,
+                                     act8 ? ScalarType::f16() : layerAct,
+                                     channel ? Granularity::Channel
+                                             : Granularity::Group,
+                                     group);
+    if (blocked)
+      layerSchema.groupN = blockN;
     if (std::optional<std::string> err = verifyWeightSchema(layerSchema)) {
       std::fprintf(stderr, "humming-gpu-test: --layer-weights=%s: %s\n",
                    layerWeights.c_str(), err->c_str());
@@ -1119,9 +1153,11 @@ int main(int argc, char **argv) {
     }
     layerTag = "w" + std::to_string(type->bits) + "a" +
                std::to_string(layerAct.bits) + "_" +
-               (channel ? std::string("channel")
-                        : "g" + std::to_string(group)) +
-               (actName == "bf16" || act8 ? "_" + actName.str() : "");
+               (channel   ? std::string("channel")
+                : blocked ? "b" + std::to_string(blockN) + "x" +
+                                std::to_string(blockK)
+                          : "g" + std::to_string(group)) +
+               (actName == "bf16" || act8 ? "_" + actSpec.str() : "");
   }
   for (const std::string &shape : layerShapes) {
     long long n = 0, k = 0;
@@ -1139,6 +1175,7 @@ int main(int argc, char **argv) {
     c.weight = layerSchema;
     c.act = layerAct;
     c.actScaling = layerScaling;
+    c.actGroup = layerActGroup;
     c.n = n;
     c.k = k;
     c.timed = true;
