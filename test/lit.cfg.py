@@ -27,6 +27,7 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tool_dirs = [config.humming_tools_dir, config.llvm_tools_dir]
 tools = ["humming-opt", "humming-inspect", "humming-translate", "humming-gpu-test",
+         "humming-contract",
          "humming-capi-test"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 

@@ -49,7 +49,7 @@ func.func @mxfp4(%x: memref<?x512xf16>, %q: memref<?x512xf8E4M3FN>, %as: memref<
   humming.quantize %x into %q scales(%as : memref<?x1xf32>)
       {schema = #humming.input_schema<type = f8E4M3FN, scaling = token>}
       : memref<?x512xf16> -> memref<?x512xf8E4M3FN>
-  // expected-error @+1 {{the mma_sync kernels apply group scales to each iteration's sums per output column (scale_after_mma) and expect f16 or bf16 group scales with f8E4M3FN activations, got f8E8M0FNU; the weights are prepared for f8E4M3FN activations, which the 16-bit fallback cannot read: prepare them for 16-bit activations or pass canonical weights}}
+  // expected-error @+1 {{the mma_sync kernels apply group scales to each iteration's sums per output column (scale_after_mma) and expect f16 or bf16 group scales with f8E4M3FN activations, got f8E8M0FNU; the weights are prepared for f8E4M3FN activations, which the 16-bit fallback cannot read: prepare them for 16-bit activations or pass canonical weights (on sm_89)}}
   humming.gemm %q, %w scales(%s : memref<8x256xf8E8M0FNU>) input_scale(%as : memref<?x1xf32>) into %c
       {weight_schema = #humming.weight_schema<type = f4E2M1FN, scale = f8E8M0FNU, granularity = group<64>>,
        input_schema = #humming.input_schema<type = f8E4M3FN, scaling = token>, layout = #humming.layout<chip = "sm_89">}

@@ -48,9 +48,9 @@ func.func @strided(%a: memref<?x128xf16, strided<[256, 1]>>, %w: memref<128x16xi
 // The module's target and the chip the pipeline compiles for must agree:
 // the checks would otherwise be made for one chip and the code built for
 // another.
-// expected-error @+1 {{humming-lower-to-nvvm: the module's humming.target (T4) is sm_75; expected chip=sm_75, got chip=sm_90a}}
-module attributes {humming.target = #humming.target<device = "T4">} {
-func.func @turing(%a: memref<?x128xf16>, %w: memref<128x16xi32>, %s: memref<128x1xf16>, %c: memref<?x128xf16>) {
+// expected-error @+1 {{humming-lower-to-nvvm: the module's humming.target (A100) is sm_80; expected chip=sm_80, got chip=sm_90a}}
+module attributes {humming.target = #humming.target<device = "A100">} {
+func.func @ampere(%a: memref<?x128xf16>, %w: memref<128x16xi32>, %s: memref<128x1xf16>, %c: memref<?x128xf16>) {
   humming.gemm %a, %w scales(%s : memref<128x1xf16>) into %c
       {weight_schema = #humming.weight_schema<type = ui4, scale = f16>, input_schema = #humming.input_schema<type = f16>}
       : memref<?x128xf16>, memref<128x16xi32> -> memref<?x128xf16>

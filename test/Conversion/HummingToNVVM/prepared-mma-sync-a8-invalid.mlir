@@ -45,7 +45,7 @@ func.func @group_scales_in_the_loop(%a: memref<?x512xf8E4M3FN>, %w: memref<16x10
 
 #t = #humming.tile_config<m = [1, inf], block = [16, 64, 64], warp = [16, 64, 64], stages = 3, scale_after_mma = true>
 func.func @mxfp4_scales(%a: memref<?x512xf8E4M3FN>, %w: memref<16x1024xi32>, %s: memref<8x256xf8E8M0FNU>, %as: memref<?x1xf32>, %c: memref<?x256xf16>) {
-  // expected-error @+1 {{tile_configs[0]: scale_after_mma reads 16-bit scales; expected f16 or bf16 scales, got f8E8M0FNU}}
+  // expected-error @+1 {{the mma_sync kernels apply group scales to each iteration's sums per output column (scale_after_mma) and expect f16 or bf16 group scales with f8E4M3FN activations, got f8E8M0FNU; the weights are prepared for f8E4M3FN activations, which the 16-bit fallback cannot read: prepare them for 16-bit activations or pass canonical weights (on sm_89)}}
   humming.gemm %a, %w scales(%s : memref<8x256xf8E8M0FNU>) input_scale(%as : memref<?x1xf32>) into %c
       {weight_schema = #humming.weight_schema<type = f4E2M1FN, scale = f8E8M0FNU, granularity = group<64>>,
        input_schema = #humming.input_schema<type = f8E4M3FN, scaling = token>, layout = #humming.layout<chip = "sm_89">,

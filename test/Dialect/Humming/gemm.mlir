@@ -72,24 +72,6 @@ func.func @gemm_nvfp4_a16(%a: memref<?x4096xbf16>, %w: memref<4096x512xi32>, %s:
       : memref<?x4096xbf16>, memref<4096x512xi32> -> memref<?x4096xbf16>
   return
 }
-// MXFP4 weights on fp8 activations.
-// CHECK-LABEL: func.func @gemm_mxfp4_a8
-func.func @gemm_mxfp4_a8(%a: memref<?x2880xf8E4M3FN>, %w: memref<5760x360xi32>, %s: memref<5760x90xf8E8M0FNU>, %as: memref<?x1xf32>, %c: memref<?x5760xbf16>) {
-  humming.gemm %a, %w scales(%s : memref<5760x90xf8E8M0FNU>) input_scale(%as : memref<?x1xf32>) into %c
-      {weight_schema = #humming.weight_schema<type = f4E2M1FN, scale = f8E8M0FNU, granularity = group<32>>,
-       input_schema = #humming.input_schema<type = f8E4M3FN, scaling = token>}
-      : memref<?x2880xf8E4M3FN>, memref<5760x360xi32> -> memref<?x5760xbf16>
-  return
-}
-// int4 x int8 with a per-group activation scale.
-// CHECK-LABEL: func.func @gemm_w4a8_int_group
-func.func @gemm_w4a8_int_group(%a: memref<?x4096xsi8>, %w: memref<4096x512xi32>, %s: memref<4096x32xbf16>, %as: memref<?x32xf32>, %c: memref<?x4096xbf16>) {
-  humming.gemm %a, %w scales(%s : memref<4096x32xbf16>) input_scale(%as : memref<?x32xf32>) into %c
-      {weight_schema = #humming.weight_schema<type = ui4, scale = bf16, granularity = group<128>>,
-       input_schema = #humming.input_schema<type = si8, scaling = group<128>>}
-      : memref<?x4096xsi8>, memref<4096x512xi32> -> memref<?x4096xbf16>
-  return
-}
 // A generic e3m3 weight format on fp16 activations, static M.
 // CHECK-LABEL: func.func @gemm_e3m3a16_static_m
 func.func @gemm_e3m3a16_static_m(%a: memref<7x1024xf16>, %w: memref<1024x224xi32>, %s: memref<1024x8xf16>, %c: memref<7x1024xf16>) {
@@ -141,27 +123,12 @@ func.func @gemm_w4a16_g128_prepared_wgmma(%a: memref<?x4096xf16>, %w: memref<256
 // Ampere: bf16 and int4 activations, mma.sync with cp.async.
 module attributes {humming.target = #humming.target<device = "A100">} {
 // CHECK-LABEL: func.func @gemm_w4a4_int
-func.func @gemm_w4a4_int(%a: memref<?x4096xsi4>, %w: memref<4096x512xi32>, %s: memref<4096x1xbf16>, %as: memref<?x64xf32>, %c: memref<?x4096xbf16>) {
-  humming.gemm %a, %w scales(%s : memref<4096x1xbf16>) input_scale(%as : memref<?x64xf32>) into %c
+func.func @gemm_w4a4_int(%a: memref<?x4096xsi4>, %w: memref<4096x512xi32>, %s: memref<4096x1xbf16>, %as: memref<?x1xf32>, %c: memref<?x4096xbf16>) {
+  humming.gemm %a, %w scales(%s : memref<4096x1xbf16>) input_scale(%as : memref<?x1xf32>) into %c
       {weight_schema = #humming.weight_schema<type = si4, scale = bf16>,
-       input_schema = #humming.input_schema<type = si4, scaling = group<64>>,
+       input_schema = #humming.input_schema<type = si4, scaling = token>,
        tile_configs = [#humming.tile_config<block = [64, 128, 256], warp = [64, 32, 256], stages = 5>]}
       : memref<?x4096xsi4>, memref<4096x512xi32> -> memref<?x4096xbf16>
-  return
-}
-}
-
-// -----
-
-// Turing: fp16 activations without cp.async.
-module attributes {humming.target = #humming.target<device = "T4">} {
-// CHECK-LABEL: func.func @gemm_w4a16_sm75
-func.func @gemm_w4a16_sm75(%a: memref<?x4096xf16>, %w: memref<4096x512xi32>, %s: memref<4096x32xf16>, %c: memref<?x4096xf16>) {
-  humming.gemm %a, %w scales(%s : memref<4096x32xf16>) into %c
-      {weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<128>>,
-       input_schema = #humming.input_schema<type = f16>,
-       tile_configs = [#humming.tile_config<block = [64, 256, 32], warp = [64, 64, 32], stages = 2, cp_async = false, ctas_per_sm = 2, write_splits = 2>]}
-      : memref<?x4096xf16>, memref<4096x512xi32> -> memref<?x4096xf16>
   return
 }
 }

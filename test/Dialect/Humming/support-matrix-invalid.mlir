@@ -177,3 +177,82 @@ func.func @e5m1_on_f16(%a: memref<?x1024xf16>, %w: memref<1024x224xi32>, %s: mem
       : memref<?x1024xf16>, memref<1024x224xi32> -> memref<?x1024xf16>
   return
 }
+
+// -----
+
+// What verifies compiles (tools/humming-contract): 8- and 4-bit activations
+// run over prepared weights, so the prepared layout's rules apply to them
+// at the op, with or without a target. MXFP4 (groups of 32) on fp8: each
+// iteration's sums are scaled by one group of at least 64 of K.
+func.func @mxfp4_g32_e4m3(%a: memref<?x2880xf8E4M3FN>, %w: memref<5760x360xi32>, %s: memref<5760x90xf8E8M0FNU>, %as: memref<?x1xf32>, %c: memref<?x5760xbf16>) {
+  // expected-error @+1 {{the prepared mma_sync layout applies group scales to each 64-column iteration's f32 sums with f8E4M3FN activations and expects groups of at least 64, got 32; f8E4M3FN activations run over prepared weights (made on the device from canonical ones), or over the 16-bit values a humming.quantize earlier in the block quantized them from}}
+  humming.gemm %a, %w scales(%s : memref<5760x90xf8E8M0FNU>) input_scale(%as : memref<?x1xf32>) into %c
+      {weight_schema = #humming.weight_schema<type = f4E2M1FN, scale = f8E8M0FNU, granularity = group<32>>,
+       input_schema = #humming.input_schema<type = f8E4M3FN, scaling = token>}
+      : memref<?x2880xf8E4M3FN>, memref<5760x360xi32> -> memref<?x5760xbf16>
+  return
+}
+
+// -----
+
+// Per-group activation scales: over weights of the activation type only.
+func.func @ui4_si8_group(%a: memref<?x4096xsi8>, %w: memref<4096x512xi32>, %s: memref<4096x32xbf16>, %as: memref<?x32xf32>, %c: memref<?x4096xbf16>) {
+  // expected-error @+1 {{the prepared mma_sync layout takes per-group si8 activation scales over weights of that type without zero points (8-bit integers, read by sm_90a's wgmma as they are), got ui4}}
+  humming.gemm %a, %w scales(%s : memref<4096x32xbf16>) input_scale(%as : memref<?x32xf32>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = bf16, granularity = group<128>>,
+       input_schema = #humming.input_schema<type = si8, scaling = group<128>>}
+      : memref<?x4096xsi8>, memref<4096x512xi32> -> memref<?x4096xbf16>
+  return
+}
+
+// -----
+
+// The same with a humming.quantize of 16-bit values writing the
+// activations: legalize-schema falls back to those, so it verifies.
+func.func @ui4_si8_group_quantized(%x: memref<?x4096xbf16>, %a: memref<?x4096xsi8>, %w: memref<4096x512xi32>, %s: memref<4096x32xbf16>, %as: memref<?x32xf32>, %c: memref<?x4096xbf16>) {
+  humming.quantize %x into %a scales(%as : memref<?x32xf32>) {schema = #humming.input_schema<type = si8, scaling = group<128>>} : memref<?x4096xbf16> -> memref<?x4096xsi8>
+  humming.gemm %a, %w scales(%s : memref<4096x32xbf16>) input_scale(%as : memref<?x32xf32>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = bf16, granularity = group<128>>,
+       input_schema = #humming.input_schema<type = si8, scaling = group<128>>}
+      : memref<?x4096xsi8>, memref<4096x512xi32> -> memref<?x4096xbf16>
+  return
+}
+
+// -----
+
+// si4 activations are scaled per token or statically.
+func.func @si4_group(%a: memref<?x4096xsi4>, %w: memref<4096x512xi32>, %s: memref<4096x1xbf16>, %as: memref<?x64xf32>, %c: memref<?x4096xbf16>) {
+  // expected-error @+1 {{the prepared mma_sync layout takes per-token or static scales with si4 activations, got group scaling}}
+  humming.gemm %a, %w scales(%s : memref<4096x1xbf16>) input_scale(%as : memref<?x64xf32>) into %c
+      {weight_schema = #humming.weight_schema<type = si4, scale = bf16>,
+       input_schema = #humming.input_schema<type = si4, scaling = group<64>>}
+      : memref<?x4096xsi4>, memref<4096x512xi32> -> memref<?x4096xbf16>
+  return
+}
+
+// -----
+
+// Prepared weights: the layout's rules, said at the op.
+func.func @prepared_fp8_block_on_bf16(%a: memref<?x512xf8E4M3FN>, %w: memref<16x2048xi32>, %s: memref<4x256xf32>, %as: memref<?x4xf32>, %c: memref<?x256xbf16>) {
+  // expected-error @+1 {{per-group f8E4M3FN activation scales are applied by sm_90a's wgmma kernels; the mma_sync kernels take per-token or static ones; the weights are prepared for f8E4M3FN activations, which the 16-bit fallback cannot read: prepare them for 16-bit activations or pass canonical weights (on sm_89)}}
+  humming.gemm %a, %w scales(%s : memref<4x256xf32>) input_scale(%as : memref<?x4xf32>) into %c
+      {weight_schema = #humming.weight_schema<type = f8E4M3FN, scale = f32, granularity = block<128, 128>>,
+       input_schema = #humming.input_schema<type = f8E4M3FN, scaling = group<128>>,
+       layout = #humming.layout<mma = mma_sync, chip = "sm_89">}
+      : memref<?x512xf8E4M3FN>, memref<16x2048xi32> -> memref<?x256xbf16>
+  return
+}
+
+// -----
+
+// A T4 (sm_75): no kernel family runs there yet.
+module attributes {humming.target = #humming.target<device = "T4">} {
+func.func @sm75(%a: memref<?x4096xf16>, %w: memref<4096x512xi32>, %s: memref<4096x32xf16>, %c: memref<?x4096xf16>) {
+  // expected-error @+1 {{the GEMM kernels need sm_80 or newer (mma.sync m16n8k16 and cp.async), got sm_75}}
+  humming.gemm %a, %w scales(%s : memref<4096x32xf16>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<128>>,
+       input_schema = #humming.input_schema<type = f16>}
+      : memref<?x4096xf16>, memref<4096x512xi32> -> memref<?x4096xf16>
+  return
+}
+}

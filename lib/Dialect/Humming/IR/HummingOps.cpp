@@ -239,6 +239,73 @@ LogicalResult checkTargetAndTiles(Operation *op, const hq::WeightSchema &w,
   return success();
 }
 
+/// What the lowering needs beyond the schemas, the shapes and the tiles, so
+/// that what verifies compiles (tools/humming-contract checks it over the
+/// support matrix): sm_80 or newer on the chip (the kernels' mma.sync
+/// m16n8k16 and cp.async); the prepared layout (layout::supports) for
+/// prepared weights, for MoE weights (prepared on the device where they
+/// come canonical) and for 8- or 4-bit activations (their kernels read
+/// prepared weights; canonical ones are prepared on the device), unless a
+/// humming.quantize earlier writes those activations from 16-bit values
+/// (legalize-schema then falls back to them); on a chip without wgmma, the
+/// mma_sync kernels' rules for 8-bit activations. The chip is the module
+/// target's, else the prepared layout's; without either only the
+/// chip-independent rules apply (the pipeline names the chip).
+LogicalResult checkLowerable(Operation *op, const hq::WeightSchema &w,
+                             const hq::InputSchema &in, int64_t n, int64_t k,
+                             LayoutAttr layout, Value input) {
+  std::optional<hq::Chip> chip;
+  if (TargetAttr target = lookupTarget(op))
+    chip = target.getHostChip();
+  else if (layout)
+    chip = layout.getHostChip();
+  if (chip && chip->sm < 80)
+    return op->emitOpError()
+           << "the GEMM kernels need sm_80 or newer (mma.sync m16n8k16 and "
+              "cp.async), got "
+           << chip->str();
+  const bool quantized = in.type.bits < 16;
+  const bool moe = isa<MoeGemmOp>(op);
+  if (!layout && !moe && !quantized)
+    return success(); // the canonical-weight kernel
+  if (moe && w.format != hq::SourceFormat::Canonical)
+    return op->emitOpError()
+           << "expected canonical weights: per-expert source formats are "
+              "converted by the host adapters (humming::loadLayer), got "
+              "format "
+           << hq::toString(w.format);
+  hq::Diag d = hq::layout::supports(w, in, n, k);
+  bool chipRule = false;
+  if (!d && chip && in.type.bits == 8 &&
+      !chip->supportsMma(hq::MmaKind::Wgmma)) {
+    d = hq::layout::eightBitMmaSyncSupports(w, in);
+    chipRule = true;
+  }
+  if (!d)
+    return success();
+  if (!layout && !moe && findActivationQuantize(op, input))
+    return success();
+  auto diag = op->emitOpError();
+  if (moe && !layout)
+    diag << "cannot prepare the experts' canonical weights"
+         << (chip ? " for " + chip->str() : std::string()) << " on the device: "
+         << *d;
+  else if (layout && quantized)
+    diag << *d << "; the weights are prepared for " << in.type.str()
+         << " activations, which the 16-bit fallback cannot read: prepare "
+            "them for 16-bit activations or pass canonical weights";
+  else if (layout)
+    diag << *d << " (the weights are prepared)";
+  else
+    diag << *d << "; " << in.type.str()
+         << " activations run over prepared weights (made on the device from "
+            "canonical ones), or over the 16-bit values a humming.quantize "
+            "earlier in the block quantized them from";
+  if (chipRule)
+    diag << " (on " << chip->str() << ")";
+  return diag;
+}
+
 /// The operands and attributes shared by humming.gemm and humming.moe_gemm.
 struct LayerView {
   Value input, weight, scales, zeroPoints, globalScale, bias, inputScale,
@@ -336,7 +403,8 @@ LogicalResult verifyLayer(Operation *op, const LayerView &l, int64_t &nOut,
     return failure();
 
   if (failed(checkTargetAndTiles(op, w, in, c, n, k, l.layout,
-                                 l.tileConfigs)))
+                                 l.tileConfigs)) ||
+      failed(checkLowerable(op, w, in, n, k, l.layout, l.input)))
     return failure();
   nOut = nLogical;
   kOut = kLogical;
@@ -767,6 +835,21 @@ LogicalResult MoeSumOp::verify() {
 //===----------------------------------------------------------------------===//
 
 static bool isFpSource(Type t) { return t.isF16() || t.isBF16() || t.isF32(); }
+
+QuantizeOp mlir::humming::findActivationQuantize(Operation *user,
+                                                 Value input) {
+  if (auto q = input.getDefiningOp<QuantizeOp>())
+    return q;
+  // Memrefs: the humming.quantize writing into the input earlier in the
+  // same block.
+  QuantizeOp found;
+  for (Operation *other : input.getUsers())
+    if (auto q = dyn_cast<QuantizeOp>(other);
+        q && q.getDest() == input && q->getBlock() == user->getBlock() &&
+        q->isBeforeInBlock(user) && isa<InputSchemaAttr>(q.getSchema()))
+      found = q;
+  return found;
+}
 
 LogicalResult QuantizeOp::verify() {
   auto srcType = cast<MemRefType>(getSource().getType());

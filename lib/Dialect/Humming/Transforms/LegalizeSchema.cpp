@@ -135,6 +135,10 @@ LogicalResult legalizeFormat(GemmOp op) {
 
 /// Activations the target cannot run: fall back to the 16-bit values they
 /// were quantized from.
+template <typename OpT>
+LogicalResult prepareWeightsOnDevice(OpT op, std::optional<hq::Chip> chip,
+                                     StringRef whose);
+
 LogicalResult legalizeActivations(GemmOp op, std::optional<hq::Chip> chip) {
   hq::InputSchema in = op.getInputSchema().toHost();
   if (in.type.bits == 16)
@@ -147,7 +151,12 @@ LogicalResult legalizeActivations(GemmOp op, std::optional<hq::Chip> chip) {
   // mma_sync kernels also need 16-bit group scales).
   // si4: the m16n8k64 s4 kernels (sm_80 and later; prepared for them).
   std::optional<std::string> layoutProblem;
-  if (chip && chip->sm >= std::max(80u, minSm) && op.getLayoutAttr() &&
+  // Canonical weights are prepared on the device for them (unless a
+  // humming.quantize of 16-bit values wrote the activations: those values
+  // run over the canonical weights as they are, no repack per run).
+  QuantizeOp quantize = findActivationQuantize(op, op.getInput());
+  if (chip && chip->sm >= std::max(80u, minSm) &&
+      (op.getLayoutAttr() || !quantize) &&
       (in.type.bits == 8 || hq::layout::computesInFourBits(in.type))) {
     auto inType = cast<MemRefType>(op.getInput().getType());
     auto outType = cast<MemRefType>(op.getOutput().getType());
@@ -158,7 +167,7 @@ LogicalResult legalizeActivations(GemmOp op, std::optional<hq::Chip> chip) {
         !chip->supportsMma(hq::MmaKind::Wgmma))
       layoutProblem = hq::layout::eightBitMmaSyncSupports(w, in);
     if (!layoutProblem)
-      return success();
+      return prepareWeightsOnDevice(op, chip, "the layer's");
   }
   const bool narrow = hq::layout::computesInEightBits(in.type) ||
                       hq::layout::computesInFourBits(in.type);
@@ -192,17 +201,6 @@ LogicalResult legalizeActivations(GemmOp op, std::optional<hq::Chip> chip) {
            << reason << "; the weights are prepared for " << in.type.str()
            << " activations, which the 16-bit fallback cannot read: prepare "
               "them for 16-bit activations or pass canonical weights";
-  auto quantize = op.getInput().getDefiningOp<QuantizeOp>();
-  if (!quantize) {
-    // Memrefs: the producer is the humming.quantize writing into the input
-    // earlier in the same block.
-    for (Operation *user : op.getInput().getUsers())
-      if (auto q = dyn_cast<QuantizeOp>(user);
-          q && q.getDest() == op.getInput() &&
-          q->getBlock() == op->getBlock() && q->isBeforeInBlock(op) &&
-          isa<InputSchemaAttr>(q.getSchema()))
-        quantize = q;
-  }
   if (!quantize)
     return op.emitOpError()
            << reason << "; expected the " << in.type.str()
@@ -245,12 +243,16 @@ LogicalResult legalizeActivations(GemmOp op, std::optional<hq::Chip> chip) {
   return success();
 }
 
-/// MoE weights in the canonical layout: the kernels read prepared ones.
-/// Each of the weight, the scales and the zero points is rewritten by a
-/// humming.repack on the device into a new buffer right before the op (and
-/// freed right after it); the op takes the buffers and the layout. Without
-/// a chip the op stays as it is (humming-lower-to-nvvm says what it needs).
-LogicalResult prepareMoeWeights(MoeGemmOp op, std::optional<hq::Chip> chip) {
+/// Canonical weights where the kernels read prepared ones (MoE weights;
+/// a humming.gemm's with 8- or 4-bit activations): each of the weight, the
+/// scales and the zero points is rewritten by a humming.repack on the
+/// device into a new buffer right before the op (and freed right after
+/// it); the op takes the buffers and the layout (bias and global scale stay
+/// as they are: the prepared layout keeps them). Without a chip the op
+/// stays as it is (humming-lower-to-nvvm says what it needs).
+template <typename OpT>
+LogicalResult prepareWeightsOnDevice(OpT op, std::optional<hq::Chip> chip,
+                                     StringRef whose) {
   if (op.getLayoutAttr() || !chip)
     return success();
   hq::WeightSchema w = op.getWeightSchema().toHost();
@@ -261,7 +263,7 @@ LogicalResult prepareMoeWeights(MoeGemmOp op, std::optional<hq::Chip> chip) {
   const int64_t np = n + w.padN, kp = k + w.padK;
   if (hq::Diag d = hq::layout::supports(w, in, np, kp))
     return op.emitOpError()
-           << "cannot prepare the experts' canonical weights for "
+           << "cannot prepare " << whose << " canonical weights for "
            << chip->str() << " on the device: " << *d;
   MLIRContext *ctx = op.getContext();
   auto layout = LayoutAttr::get(ctx, hq::MmaKind::MmaSync, chip->str());
@@ -345,7 +347,8 @@ struct LegalizeSchemaPass
                           "(humming::loadLayer)");
           failed = true;
         } else {
-          failed |= mlir::failed(prepareMoeWeights(moe, target));
+          failed |= mlir::failed(
+              prepareWeightsOnDevice(moe, target, "the experts'"));
         }
       }
     });
