@@ -90,3 +90,27 @@ func.func @int4(%x: memref<?x512xf16>, %q: memref<?x512xi4>, %as: memref<?x1xf32
       : memref<?x512xi4>, memref<512x32xi32> -> memref<?x512xf16>
   return
 }
+
+// -----
+
+// Canonical weights with fp8 activations and no humming.quantize to fall
+// back to: the weights are prepared on the device for them (a
+// humming.repack per operand into new buffers, freed after the gemm), as
+// for humming.moe_gemm.
+// CHECK-LABEL: func.func @canonical_prepared_on_device
+// CHECK:       %[[W:.*]] = memref.alloc() : memref<16x2048xi32>
+// CHECK:       humming.repack %{{.*}} into %[[W]] {{.*}}operand = #humming.operand<weight>
+// CHECK:       %[[S:.*]] = memref.alloc() : memref<1x256xf16>
+// CHECK:       humming.repack %{{.*}} into %[[S]] {{.*}}operand = #humming.operand<scales>
+// CHECK:       humming.gemm %{{.*}}, %[[W]] scales(%[[S]] : memref<1x256xf16>)
+// CHECK-SAME:  humming.legalized = ["weights: canonical -> prepared for sm_90a by humming.repack on the device before each run
+// CHECK-SAME:  layout = #humming.layout<chip = "sm_90a">
+// CHECK:       memref.dealloc %[[W]]
+// CHECK:       memref.dealloc %[[S]]
+func.func @canonical_prepared_on_device(%q: memref<?x512xf8E4M3FN>, %as: memref<?x1xf32>, %w: memref<256x128xi32>, %s: memref<256x1xf16>, %c: memref<?x256xf16>) {
+  humming.gemm %q, %w scales(%s : memref<256x1xf16>) input_scale(%as : memref<?x1xf32>) into %c
+      {weight_schema = #humming.weight_schema<type = f8E4M3FN, scale = f16, granularity = channel>,
+       input_schema = #humming.input_schema<type = f8E4M3FN, scaling = token>}
+      : memref<?x512xf8E4M3FN>, memref<256x128xi32> -> memref<?x256xf16>
+  return
+}
