@@ -305,6 +305,12 @@ Diag supports(const WeightSchema &w, const InputSchema &in, int64_t n,
                     "iteration's f32 sums with ", in.type.str(),
                     " activations and expects groups of at least 64, got ",
                     w.groupK);
+    // si8 without group scales sums in s32 over the whole of K on sm_90a
+    // (WgmmaKernel.cpp: no promotion); |a w| <= 2^14 per product.
+    if (in.type == ScalarType::sint(8) && !w.hasPerKScales() &&
+        in.scaling != ActScaling::Group && k > 65536)
+      return concat(prefix, "sums si8 products in s32 over the whole of K "
+                    "and expects the padded K to be at most 65536, got ", k);
     if ((k - w.padK) % 16 != 0)
       return concat(prefix, "copies ", in.type.str(),
                     " activation rows in 16-byte pieces and expects K to be "

@@ -597,6 +597,19 @@ std::optional<TileConfig> kMajorPrefillTile(const WeightSchema &w,
   ks.weightsByDescriptor = true;
   ks.tmaActivations = ks.tmaWeights = true;
   ks.rasterM = 8;
+  // int8 without group scales keeps one set of s32 sums (exact, no
+  // promotion: WgmmaKernel.cpp): two n-tiles per warpgroup, 256 columns,
+  // half the activation bytes per MMA.
+  if (in.type == ScalarType::sint(8) && !w.hasPerKScales() &&
+      in.scaling != ActScaling::Group) {
+    layout::KernelShape wide = ks;
+    wide.nTilesPerGroup = 2;
+    wide.warpsN = 4; // n-tiles: two warpgroups of two
+    wide.singleSumSet = true;
+    for (wide.stages = 5; wide.stages >= 3; --wide.stages)
+      if (runs(w, n, k, wide, device))
+        return layout::tileConfigOf(wide);
+  }
   for (ks.stages = 6; ks.stages >= 3; --ks.stages)
     if (runs(w, n, k, ks, device))
       return layout::tileConfigOf(ks);

@@ -981,6 +981,44 @@ TEST(TileHeuristics, EightBitDecodeOfNarrowLayersTakesTheMmaSyncTile) {
     EXPECT_EQ(t.mma, MmaKind::Wgmma);
 }
 
+TEST(TileHeuristics, Int8PrefillKeepsOneSetOfSumsOverTwoNTiles) {
+  // si8 x si8 without group scales sums exactly in s32 (no promotion:
+  // WgmmaKernel.cpp), so from M = 513 the K-major tile holds two n-tiles
+  // per warpgroup: 128 tokens x 256 columns, as many stages as fit (four
+  // of 48 KiB). With group scales (or per-group activation scales) the
+  // two sets of sums keep 128 columns.
+  const DeviceInfo &h100 = *lookupDevice("H100");
+  const InputSchema i8{ScalarType::sint(8), ActScaling::Token, 0};
+  const WeightSchema i8w = WeightSchema::make(
+      ScalarType::sint(8), ScalarType::f16(), Granularity::Channel);
+  Result<std::vector<TileConfig>> tiles =
+      selectMmaSyncTiles(i8w, i8, {}, 8192, 8192, h100);
+  ASSERT_TRUE(bool(tiles)) << tiles.error();
+  const TileConfig &prefill = tiles->back();
+  EXPECT_EQ(prefill.mMax, 0);
+  EXPECT_EQ(prefill.warpM, 128);
+  EXPECT_EQ(prefill.blockN, 256);
+  EXPECT_EQ(prefill.warpK, 128);
+  EXPECT_EQ(prefill.stages, 4);
+  EXPECT_EQ(prefill.tma, TmaA | TmaB);
+  layout::KernelShape ks = layout::shapeOf(prefill);
+  ks.activationBits = 8;
+  EXPECT_EQ(ks.nTilesPerGroup, 2);
+  EXPECT_LE(layout::sharedBytes(i8w, ks), h100.smemPerSmKB * 1024);
+  // N not a multiple of 256: the 128-column tile.
+  EXPECT_EQ(selectMmaSyncTiles(i8w, i8, {}, 8320, 8192, h100)->back().blockN,
+            128);
+  const WeightSchema i8g = WeightSchema::make(
+      ScalarType::sint(8), ScalarType::f16(), Granularity::Group, 128);
+  EXPECT_EQ(selectMmaSyncTiles(i8g, i8, {}, 8192, 8192, h100)->back().blockN,
+            128);
+  // si8 sums over a K beyond 65536 could overflow s32: refused.
+  EXPECT_EQ(*layout::supports(i8w, i8, 8192, 65536 + 128),
+            "the prepared mma_sync layout sums si8 products in s32 over the "
+            "whole of K and expects the padded K to be at most 65536, got "
+            "65664");
+}
+
 TEST(TileHeuristics, EightBitActivationsGetMmaSyncTilesWithoutWgmma) {
   // sm_80-sm_89 (and sm_90a where no wgmma tile runs): the mma_sync
   // m16n8k32 kernels at every M: k32 steps (warp_k 32 or 64), at most

@@ -256,6 +256,9 @@ struct KernelShape {
   /// running ones (DeepSeek-V3's fine-grained FP8: 1 x 128 activation
   /// groups).
   bool groupInputScales = false;
+  /// wgmma with 8-bit activations whose sums do not promote (si8 without
+  /// group scales: wgmmaPromotes): one set of sums, not two.
+  bool singleSumSet = false;
   /// mma_sync with 8-bit float activations on a chip that has no fp8
   /// mma.sync of its own (Chip::emulatesFp8MmaSync: sm_90): each k32 step
   /// is two m16n8k16 f16 MMAs over the operands' exact f16 values (e4m3 and
@@ -390,8 +393,8 @@ inline RegisterSplit registerSplit(int64_t producers, int64_t consumers,
 /// instruction"): its f32 sums and 24 for a wgmma's operands.
 inline int64_t consumerRegisters(const KernelShape &k) {
   // 8-bit activations keep a second set of sums (each iteration's, added
-  // to the first in f32: WgmmaKernel.cpp).
-  const int64_t sets = k.activationBits == 8 ? 2 : 1;
+  // to the first in f32: WgmmaKernel.cpp), unless they do not promote.
+  const int64_t sets = k.activationBits == 8 && !k.singleSumSet ? 2 : 1;
   return sets * k.blockM() * k.blockN() / k.mathThreads() + 24;
 }
 /// The split of kernel `k` (warp-specialized).
@@ -478,6 +481,16 @@ Diag scaleAfterMmaApplies(const WeightSchema &w, bool f16Accumulation,
 /// sm_89): f8E4M3FN, f8E5M2 (f32 sums) and si8 (s32 sums).
 bool computesInEightBits(const ScalarType &activation);
 
+/// Whether the sm_90a wgmma kernels of 8-bit activations fold each
+/// iteration's sums into a second, running set (promotion: fp8 sums keep
+/// fewer bits than f32 in the wgmma accumulators, and group scales or
+/// per-group activation scales multiply each iteration's sums). si8
+/// without either sums exactly in s32 over the whole of K: one set.
+inline bool wgmmaPromotes(const WeightSchema &w, const InputSchema &in) {
+  return computesInEightBits(in.type) &&
+         !(in.type == ScalarType::sint(8) && !w.hasPerKScales() &&
+           in.scaling != ActScaling::Group);
+}
 /// What the mma_sync kernels need beyond supports() to take 8-bit
 /// activations `in` (the wgmma kernels take every layer supports() holds):
 /// group scales of 16 bits (they multiply each iteration's sums per output

@@ -212,14 +212,15 @@ FailureOr<PreparedTile> preparedTile(const GemmView &op, unsigned index,
                   "CTA of the cluster stores a share of the rows of eight "
                   "tokens), got warp_m = " + Twine(t.warpM) +
                   ", split_k = " + Twine(t.splitK));
-    if (int64_t accs = t.warpM / 2 * (t.warpN / 16) * (act8 ? 2 : 1);
+    const bool twoSets = hq::layout::wgmmaPromotes(spec.weight, spec.input);
+    if (int64_t accs = t.warpM / 2 * (t.warpN / 16) * (twoSets ? 2 : 1);
         accs > 128)
       return fail("warp_m = " + Twine(t.warpM) + ", warp_n = " +
                   Twine(t.warpN) + " keep " + Twine(accs) +
                   " f32 sums per thread" +
-                  (act8 ? " (two sets with 8-bit activations)" : "") +
+                  (twoSets ? " (two sets with 8-bit activations)" : "") +
                   "; expected at most 128 (warp_m x warp_n <= " +
-                  Twine(act8 ? 2048 : 4096) + ")");
+                  Twine(twoSets ? 2048 : 4096) + ")");
   } else {
     if (t.warpN != 64)
       return fail("expected warp_n = 64 (one 16x64 weight tile per warp), "
@@ -276,6 +277,8 @@ FailureOr<PreparedTile> preparedTile(const GemmView &op, unsigned index,
   tile.weightsByDescriptor = kMajor;
   // (verifyTileForProblem: wgmma, one activation group per iteration.)
   tile.groupInputScales = act8 && spec.input.scaling == hq::ActScaling::Group;
+  tile.singleSumSet =
+      act8 && !hq::layout::wgmmaPromotes(spec.weight, spec.input);
   tile.f16MmaForFp8 = act8 && !spec.input.type.isInt() &&
                      t.mma == hq::MmaKind::MmaSync && chip.emulatesFp8MmaSync();
   // A MoE block's activation rows are scattered tokens: with tma = [a] its

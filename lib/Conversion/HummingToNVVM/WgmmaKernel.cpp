@@ -69,8 +69,14 @@ private:
   /// of the D row, with group scales. fp8 wgmmas keep fewer bits than f32
   /// in their accumulators: over K = 4096 the H200 lost a factor of 2-3 in
   /// accuracy (relative error 1.3e-3 against 5e-4 with K split four ways),
-  /// and group scales need the per-group sums anyway.
-  bool promotes() const { return act8; }
+  /// and group scales need the per-group sums anyway. int8 without group
+  /// or per-group activation scales does not promote: its s32 sums are
+  /// exact over the whole of K (|a w| <= 2^14 per product; layout::supports
+  /// bounds K at 65536), so the wgmmas accumulate into one set of sums
+  /// across iterations and a tile holds twice the columns.
+  bool promotes() const {
+    return hq::layout::wgmmaPromotes(spec.weight, spec.input);
+  }
   /// Per-group activation scales: the f32 scales of a thread's tokens (two
   /// per row of eight) that the loop carries with an iteration's sums.
   int64_t tokenScaleCount() const {
@@ -341,7 +347,9 @@ WgmmaEmitter::Stage WgmmaEmitter::readWgmmaSlot(Value slot) {
 
 SmallVector<Value> WgmmaEmitter::wgmmaZeroSums() {
   // warp_m / 2 f32 per n-tile: wgmma's D fragment of m64 n(warp_m).
-  SmallVector<Value> zeros(size_t(sumCount()), cf(0.0));
+  // (s32 sums of int8 that does not promote.)
+  SmallVector<Value> zeros(size_t(sumCount()),
+                           integerSums() && !promotes() ? c32(0) : cf(0.0));
   if (promotes()) {
     zeros.append(size_t(sumCount()), integerSums() ? c32(0) : cf(0.0));
     zeros.append(size_t(perKScales ? 2 * tile.nTilesPerGroup : 0), cf(0.0));
@@ -352,8 +360,14 @@ SmallVector<Value> WgmmaEmitter::wgmmaZeroSums() {
 
 SmallVector<Value> WgmmaEmitter::foldIteration(ArrayRef<Value> carried) {
   const int64_t n = sumCount(), perTile = tile.warpM / 2;
-  if (!promotes())
-    return SmallVector<Value>(carried.take_front(size_t(n)));
+  if (!promotes()) {
+    SmallVector<Value> acc(carried.take_front(size_t(n)));
+    // int8 without promotion: the exact s32 sums, as f32 for the epilogue.
+    if (integerSums())
+      for (Value &v : acc)
+        v = arith::SIToFPOp::create(b, f32, v);
+    return acc;
+  }
   SmallVector<Value> acc;
   // Per-group activation scales after the per-k ones.
   const size_t tokenAt = size_t(2 * n + (perKScales ? 2 * tile.nTilesPerGroup : 0));
@@ -720,9 +734,15 @@ SmallVector<Value> WgmmaEmitter::computeWgmma8(ArrayRef<Value> accIn,
                                                function_ref<void()> afterFirst) {
   // The previous iteration's sums join the running ones (its wgmmas are
   // complete: the caller waited); this iteration's start from zero.
+  // Without promotion (int8 without group scales) the wgmmas sum into the
+  // carried s32 sums themselves.
   const int64_t count = sumCount();
-  SmallVector<Value> running = foldIteration(accIn);
-  SmallVector<Value> accs(accIn.begin() + count, accIn.begin() + 2 * count);
+  const bool promoting = promotes();
+  SmallVector<Value> running;
+  if (promoting)
+    running = foldIteration(accIn);
+  SmallVector<Value> accs(accIn.begin() + (promoting ? count : 0),
+                          accIn.begin() + (promoting ? 2 * count : count));
   StageCursor next{stage};
   beginDequant();
   const int64_t nT = tile.nTilesPerGroup;
@@ -790,7 +810,7 @@ SmallVector<Value> WgmmaEmitter::computeWgmma8(ArrayRef<Value> accIn,
     // k32 step `step`: k-tiles 2 step and 2 step + 1, one 32-byte row per
     // token as a 16-bit k-tile's (activationDescriptor's k-tile slot).
     issueWgmmas(regs, activationDescriptor(slot, step), accs, type,
-                /*accumulate=*/step != 0);
+                /*accumulate=*/step != 0 || !promoting);
     if (step == 0 && afterFirst)
       afterFirst();
   }
@@ -856,7 +876,8 @@ void WgmmaEmitter::issueSharedWgmmas(Value slot, SmallVector<Value> &accs) {
           regs[size_t(steps * nT + step)],
           NVVM::MMAShapeAttr::get(b.getContext(), 64, int(n), 32), type, type,
           ints ? NVVM::WGMMATypes::s32 : NVVM::WGMMATypes::f32,
-          step != 0 ? NVVM::WGMMAScaleOut::one : NVVM::WGMMAScaleOut::zero,
+          step != 0 || !promotes() ? NVVM::WGMMAScaleOut::one
+                                   : NVVM::WGMMAScaleOut::zero,
           NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
           NVVM::MMALayout::row, NVVM::MMALayout::col,
           /*satfinite=*/NVVM::MMAIntOverflowAttr());
