@@ -79,7 +79,7 @@ def code_bits(config):
 def weight_bytes(config, n, k):
     bits = code_bits(config)
     group = config.get("group_size") or k
-    rows = n // config.get("block_n", 1)  # block scales: a row per block
+    rows = -(-n // config.get("block_n", 1))  # block scales: a row per block
     scale = 4 if config.get("scale_dtype") == "float32" else 2
     return n * k * bits / 8 + rows * (k // group) * scale
 
@@ -257,7 +257,7 @@ def load_random_codes(layer, torch, config, n, k):
     if config.get("dtype") in ("e4m3", "e5m2"):
         # Finite fp8 codes only (0x7f / 0xff are NaN in e4m3): bit 6 clear.
         words &= 0x3F3F3F3F
-    rows = n // config.get("block_n", 1)  # block scales: a row per block
+    rows = -(-n // config.get("block_n", 1))  # block scales: a row per block
     scales = (torch.rand(rows, groups) * 0.01 + 0.001).to(
         getattr(torch, config["scale_dtype"]))
     layer.load_quantized(words, scales)
