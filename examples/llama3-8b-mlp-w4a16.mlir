@@ -22,19 +22,18 @@ func.func @down_proj_w4a16_g128(%x: memref<?x14336xf16>,
 }
 
 // The same layer as MXFP4 (e2m1 with e8m0 group-32 scales, as gpt-oss
-// stores its experts) on fp8 activations with per-token scales. (NVFP4's
-// group of 16 is finer than one fp8 MMA k-step of 32, so NVFP4 weights run
-// on 16-bit activations: the verifier says so.)
-func.func @down_proj_mxfp4_a8(%x: memref<?x14336xf8E4M3FN>,
-                              %w: memref<4096x1792xi32>,
-                              %scales: memref<4096x448xf8E8M0FNU>,
-                              %xs: memref<?x1xf32>,
-                              %y: memref<?x4096xbf16>) {
-  humming.gemm %x, %w scales(%scales : memref<4096x448xf8E8M0FNU>)
-      input_scale(%xs : memref<?x1xf32>) into %y
+// stores its experts) on bf16 activations (e8m0 scales are exact in bf16).
+// (On fp8 activations the sm_90a kernels scale each iteration's sums by one
+// group of at least 64 of K, so MXFP4's 32 and NVFP4's 16 run on 16-bit
+// activations there: the verifier says so.)
+func.func @down_proj_mxfp4(%x: memref<?x14336xbf16>,
+                           %w: memref<4096x1792xi32>,
+                           %scales: memref<4096x448xf8E8M0FNU>,
+                           %y: memref<?x4096xbf16>) {
+  humming.gemm %x, %w scales(%scales : memref<4096x448xf8E8M0FNU>) into %y
       {weight_schema = #humming.weight_schema<type = f4E2M1FN, scale = f8E8M0FNU,
                                               granularity = group<32>>,
-       input_schema = #humming.input_schema<type = f8E4M3FN, scaling = token>}
-      : memref<?x14336xf8E4M3FN>, memref<4096x1792xi32> -> memref<?x4096xbf16>
+       input_schema = #humming.input_schema<type = bf16>}
+      : memref<?x14336xbf16>, memref<4096x1792xi32> -> memref<?x4096xbf16>
   return
 }

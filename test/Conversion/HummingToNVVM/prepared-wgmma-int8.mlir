@@ -34,17 +34,21 @@ func.func @w4a8(%a: memref<?x512xi8>, %w: memref<16x1024xi32>, %s: memref<4x256x
 // si8 weights with si8 activations (W8A8 int8): on sm_90a their tiles lie
 // K-major as s8 (layout::TileOrder::KMajor) and the s8 wgmmas read them
 // from the slot by descriptor; no shared loads, no xor, no dequantization.
-// Channel scales in the epilogue: the converted sums are added without
-// scales.
+// Channel scales in the epilogue, and no promotion: the s32 sums are exact
+// over the whole of K (layout::wgmmaPromotes), so every wgmma accumulates
+// into the loop's one set of sums (scale-d one, also on an iteration's
+// first k32 step) and only the epilogue converts them to f32.
 // CHECK-LABEL: gpu.func @w8a8_gemm0_m0
 // CHECK:         scf.for
 // CHECK:           "wgmma.wait_group.sync.aligned 0;"
-// CHECK:           arith.sitofp
-// CHECK-NEXT:      arith.addf
+// CHECK-NOT:       arith.sitofp
 // CHECK-NOT:       llvm.load {{.*}} : !llvm.ptr<3>
 // CHECK-NOT:       arith.xori {{.*}}, %c-2139062144_i32
-// CHECK:           nvvm.wgmma.mma_async {{.*}} D[<s32>, <zero>], A[<s8>, <one>, <row>], B[<s8>, <one>, <col>]
+// CHECK:           nvvm.wgmma.mma_async {{.*}} D[<s32>, <one>], A[<s8>, <one>, <row>], B[<s8>, <one>, <col>]
+// CHECK-NOT:       D[<s32>, <zero>]
 // CHECK:         scf.yield
+// CHECK:         "wgmma.wait_group.sync.aligned 0;"
+// CHECK-COUNT-32: arith.sitofp
 #t = #humming.tile_config<m = [1, inf], block = [64, 256, 64], warp = [64, 32, 64], mma = wgmma, stages = 4>
 func.func @w8a8(%a: memref<?x512xi8>, %w: memref<16x2048xi32>, %s: memref<1x256xf16>, %as: memref<?x1xf32>, %c: memref<?x256xbf16>) {
   humming.gemm %a, %w scales(%s : memref<1x256xf16>) input_scale(%as : memref<?x1xf32>) into %c
