@@ -3,6 +3,7 @@
 //   humming-contract [--chips=sm_75,sm_80,sm_86,sm_89,sm_90a] [--n=256]
 //                    [--k=512] [--stage=lower|ptx|ptxas] [--ptxas=<path>]
 //                    [--shard=<i>/<n>] [--filter=<substring>] [--list]
+//                    [--all-compute]
 //
 // Every combination of the support matrix — weight type, scale type and
 // granularity, zero point, activation type and scaling, output type,
@@ -79,6 +80,11 @@ static cl::opt<std::string>
 static cl::opt<std::string>
     filter("filter", cl::desc("Only combinations whose name contains this"),
            cl::init(""), cl::cat(category));
+static cl::opt<bool>
+    allCompute("all-compute",
+               cl::desc("Also every combination with f16_accumulation and "
+                        "with batch_invariant (three times the matrix)"),
+               cl::init(false), cl::cat(category));
 static cl::opt<bool> list("list",
                           cl::desc("Print every combination's verdict"),
                           cl::init(false), cl::cat(category));
@@ -159,6 +165,7 @@ std::vector<Combination> matrix(const std::vector<std::string> &chips) {
                               (g.k ? std::to_string(g.k) : "") + "_zp" +
                               hq::toString(zp);
           for (const hq::InputSchema &in : inputs)
+           for (int compute = 0; compute < (allCompute ? 3 : 1); ++compute)
             for (hq::ScalarType o : {hq::ScalarType::f16(), hq::ScalarType::bf16()})
               for (bool moe : {false, true})
                 for (bool prepared : {false, true})
@@ -171,6 +178,8 @@ std::vector<Combination> matrix(const std::vector<std::string> &chips) {
                     c.spec.k = layerK;
                     c.spec.prepared = prepared;
                     c.spec.chip = chip;
+                    c.spec.compute.f16Accumulation = compute == 1;
+                    c.spec.compute.batchInvariant = compute == 2;
                     if (moe) {
                       c.spec.weight.experts = 4;
                       c.spec.moeRouting = hq::GemmType::Indexed;
@@ -188,7 +197,10 @@ std::vector<Combination> matrix(const std::vector<std::string> &chips) {
                     c.name = sanitize(std::string(moe ? "moe_gemm" : "gemm") +
                                       (prepared ? "_prepared_" : "_canonical_") +
                                       chip + "_w_" + wName + "_a_" + aName +
-                                      "_o_" + o.str());
+                                      "_o_" + o.str() +
+                                      (compute == 1   ? "_f16acc"
+                                       : compute == 2 ? "_batch_invariant"
+                                                      : ""));
                     out.push_back(std::move(c));
                   }
         }

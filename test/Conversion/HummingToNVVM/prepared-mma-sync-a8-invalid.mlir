@@ -58,7 +58,7 @@ func.func @mxfp4_scales(%a: memref<?x512xf8E4M3FN>, %w: memref<16x1024xi32>, %s:
 
 #t = #humming.tile_config<m = [1, inf], block = [16, 64, 64], warp = [16, 64, 64], stages = 3>
 func.func @f16_sums(%a: memref<?x512xf8E4M3FN>, %w: memref<16x1024xi32>, %g: memref<1xf32>, %as: memref<?x1xf32>, %c: memref<?x256xf16>) {
-  // expected-error @+1 {{tile_configs[0]: expected f16_accumulation = false with f8E4M3FN activations (their MMAs sum in f32 or s32)}}
+  // expected-error @+1 {{f8E4M3FN activations sum in f32 (s32 for integers); expected f16_accumulation = false; the weights are prepared for f8E4M3FN activations, which the 16-bit fallback cannot read: prepare them for 16-bit activations or pass canonical weights}}
   humming.gemm %a, %w global_scale(%g : memref<1xf32>) input_scale(%as : memref<?x1xf32>) into %c
       {weight_schema = #humming.weight_schema<type = ui4, scale = f32, granularity = tensor>,
        input_schema = #humming.input_schema<type = f8E4M3FN, scaling = token>, layout = #humming.layout<chip = "sm_89">,

@@ -90,16 +90,6 @@ func.func @gemm_w4a16_padded(%a: memref<?x4064xf16>, %w: memref<4096x512xi32>, %
       : memref<?x4064xf16>, memref<4096x512xi32> -> memref<?x4032xf16>
   return
 }
-// f16 accumulation with e4m3 activations and integer weights.
-// CHECK-LABEL: func.func @gemm_w4a8_fp8_f16acc
-func.func @gemm_w4a8_fp8_f16acc(%a: memref<?x4096xf8E4M3FN>, %w: memref<4096x512xi32>, %s: memref<4096x1xf16>, %as: memref<?x1xf32>, %c: memref<?x4096xf16>) {
-  humming.gemm %a, %w scales(%s : memref<4096x1xf16>) input_scale(%as : memref<?x1xf32>) into %c
-      {weight_schema = #humming.weight_schema<type = ui4, scale = f16>,
-       input_schema = #humming.input_schema<type = f8E4M3FN, scaling = token>,
-       compute = #humming.compute<f16_accumulation = true>}
-      : memref<?x4096xf8E4M3FN>, memref<4096x512xi32> -> memref<?x4096xf16>
-  return
-}
 // Prepared for wgmma on this chip, with the tile configurations it selected.
 // CHECK-LABEL: func.func @gemm_w4a16_g128_prepared_wgmma
 // CHECK: layout = #humming.layout<mma = wgmma, chip = "sm_90a">

@@ -256,3 +256,74 @@ func.func @sm75(%a: memref<?x4096xf16>, %w: memref<4096x512xi32>, %s: memref<409
   return
 }
 }
+
+// -----
+
+// The kernels of 8-bit activations sum in f32 (s32): f16 accumulation is
+// for 16-bit activations.
+func.func @fp8_f16acc(%a: memref<?x4096xf8E4M3FN>, %w: memref<4096x512xi32>, %s: memref<4096x1xf16>, %as: memref<?x1xf32>, %c: memref<?x4096xf16>) {
+  // expected-error @+1 {{f8E4M3FN activations sum in f32 (s32 for integers); expected f16_accumulation = false; f8E4M3FN activations run over prepared weights}}
+  humming.gemm %a, %w scales(%s : memref<4096x1xf16>) input_scale(%as : memref<?x1xf32>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16>,
+       input_schema = #humming.input_schema<type = f8E4M3FN, scaling = token>,
+       compute = #humming.compute<f16_accumulation = true>}
+      : memref<?x4096xf8E4M3FN>, memref<4096x512xi32> -> memref<?x4096xf16>
+  return
+}
+
+// -----
+
+// Batch-invariant si4 kernels take 128 of K per iteration, one group scale
+// each.
+func.func @si4_batch_invariant_g64(%a: memref<?x512xsi4>, %w: memref<256x64xi32>, %s: memref<256x8xf16>, %as: memref<?x1xf32>, %c: memref<?x256xf16>) {
+  // expected-error @+1 {{batch-invariant kernels take 128 of K per iteration with si4 activations, each with one group scale; expected groups of at least 128, got 64}}
+  humming.gemm %a, %w scales(%s : memref<256x8xf16>) input_scale(%as : memref<?x1xf32>) into %c
+      {weight_schema = #humming.weight_schema<type = si4, scale = f16, granularity = group<64>>,
+       input_schema = #humming.input_schema<type = si4, scaling = token>,
+       compute = #humming.compute<batch_invariant = true>}
+      : memref<?x512xsi4>, memref<256x64xi32> -> memref<?x256xf16>
+  return
+}
+
+// -----
+
+// f16 accumulation multiplies channel scales into the weights in the
+// activation type: bf16 scales on f16 activations are not exact there.
+func.func @f16acc_bf16_channel_scales(%a: memref<?x512xf16>, %w: memref<32x512xi32>, %s: memref<1x256xbf16>, %c: memref<?x256xf16>) {
+  // expected-error @+1 {{f16 accumulation applies channel scales to the weights in f16 and expects scales it represents exactly, got bf16 (the weights are prepared)}}
+  humming.gemm %a, %w scales(%s : memref<1x256xbf16>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = bf16>,
+       input_schema = #humming.input_schema<type = f16>,
+       compute = #humming.compute<f16_accumulation = true>,
+       layout = #humming.layout<chip = "sm_90a">}
+      : memref<?x512xf16>, memref<32x512xi32> -> memref<?x256xf16>
+  return
+}
+
+// -----
+
+// The canonical-weight kernel sums in f32.
+func.func @f16acc_canonical(%a: memref<?x512xf16>, %w: memref<256x64xi32>, %s: memref<256x1xf16>, %c: memref<?x256xf16>) {
+  // expected-error @+1 {{f16 accumulation is lowered for prepared weights (the fast mma_sync kernels); the canonical-weight kernel accumulates in f32: prepare the weights ('layout') or drop 'f16_accumulation'}}
+  humming.gemm %a, %w scales(%s : memref<256x1xf16>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16>,
+       input_schema = #humming.input_schema<type = f16>,
+       compute = #humming.compute<f16_accumulation = true>}
+      : memref<?x512xf16>, memref<256x64xi32> -> memref<?x256xf16>
+  return
+}
+
+// -----
+
+// Batch-invariant 8-bit layers take the mma_sync kernels on sm_90a too
+// (except over K-major weights), with their rules: 16-bit group scales.
+func.func @batch_invariant_fp8_e8m0_groups(%a: memref<?x512xf8E4M3FN>, %w: memref<16x1024xi32>, %s: memref<8x256xf8E8M0FNU>, %as: memref<?x1xf32>, %c: memref<?x256xf16>) {
+  // expected-error @+1 {{the mma_sync kernels apply group scales to each iteration's sums per output column (scale_after_mma) and expect f16 or bf16 group scales with f8E4M3FN activations, got f8E8M0FNU; the weights are prepared for f8E4M3FN activations, which the 16-bit fallback cannot read: prepare them for 16-bit activations or pass canonical weights (on sm_90a)}}
+  humming.gemm %a, %w scales(%s : memref<8x256xf8E8M0FNU>) input_scale(%as : memref<?x1xf32>) into %c
+      {weight_schema = #humming.weight_schema<type = f4E2M1FN, scale = f8E8M0FNU, granularity = group<64>>,
+       input_schema = #humming.input_schema<type = f8E4M3FN, scaling = token>,
+       compute = #humming.compute<batch_invariant = true>,
+       layout = #humming.layout<chip = "sm_90a">}
+      : memref<?x512xf8E4M3FN>, memref<16x1024xi32> -> memref<?x256xf16>
+  return
+}

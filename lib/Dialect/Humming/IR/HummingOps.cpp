@@ -252,7 +252,8 @@ LogicalResult checkTargetAndTiles(Operation *op, const hq::WeightSchema &w,
 /// target's, else the prepared layout's; without either only the
 /// chip-independent rules apply (the pipeline names the chip).
 LogicalResult checkLowerable(Operation *op, const hq::WeightSchema &w,
-                             const hq::InputSchema &in, int64_t n, int64_t k,
+                             const hq::InputSchema &in,
+                             const hq::ComputeOptions &c, int64_t n, int64_t k,
                              LayoutAttr layout, Value input) {
   std::optional<hq::Chip> chip;
   if (TargetAttr target = lookupTarget(op))
@@ -266,8 +267,16 @@ LogicalResult checkLowerable(Operation *op, const hq::WeightSchema &w,
            << chip->str();
   const bool quantized = in.type.bits < 16;
   const bool moe = isa<MoeGemmOp>(op);
-  if (!layout && !moe && !quantized)
-    return success(); // the canonical-weight kernel
+  if (!layout && !moe && !quantized) {
+    // The canonical-weight kernel (f32 sums only).
+    if (c.f16Accumulation)
+      return op->emitOpError()
+             << "f16 accumulation is lowered for prepared weights (the fast "
+                "mma_sync kernels); the canonical-weight kernel accumulates "
+                "in f32: prepare the weights ('layout') or drop "
+                "'f16_accumulation'";
+    return success();
+  }
   if (moe && w.format != hq::SourceFormat::Canonical)
     return op->emitOpError()
            << "expected canonical weights: per-expert source formats are "
@@ -275,9 +284,34 @@ LogicalResult checkLowerable(Operation *op, const hq::WeightSchema &w,
               "format "
            << hq::toString(w.format);
   hq::Diag d = hq::layout::supports(w, in, n, k);
+  // The kernels of 8- and 4-bit activations sum in f32 (s32), and their
+  // batch-invariant tiles take 64 (8-bit) or 128 (si4) of K per iteration,
+  // one group scale each.
+  if (!d && quantized && c.f16Accumulation)
+    d = in.type.str() + " activations sum in f32 (s32 for integers); "
+        "expected f16_accumulation = false";
+  // f16 accumulation multiplies channel scales into the weights in the
+  // activation type.
+  if (!d && c.f16Accumulation && w.granularity == hq::Granularity::Channel &&
+      !hq::layout::representableIn(w.scaleType, in.type))
+    d = "f16 accumulation applies channel scales to the weights in " +
+        in.type.str() + " and expects scales it represents exactly, got " +
+        w.scaleType.str();
+  if (!d && c.batchInvariant && hq::layout::computesInFourBits(in.type) &&
+      w.hasPerKScales() && w.groupK < 128)
+    d = "batch-invariant kernels take 128 of K per iteration with " +
+        in.type.str() +
+        " activations, each with one group scale; expected groups of at "
+        "least 128, got " +
+        std::to_string(w.groupK);
   bool chipRule = false;
+  // (Batch-invariant 8-bit layers take the mma_sync kernels on sm_90a
+  // too, except over K-major weights.)
   if (!d && chip && in.type.bits == 8 &&
-      !chip->supportsMma(hq::MmaKind::Wgmma)) {
+      (!chip->supportsMma(hq::MmaKind::Wgmma) ||
+       (c.batchInvariant &&
+        hq::layout::tileOrder(w, in, /*wgmma=*/true) !=
+            hq::layout::TileOrder::KMajor))) {
     d = hq::layout::eightBitMmaSyncSupports(w, in);
     chipRule = true;
   }
@@ -404,7 +438,7 @@ LogicalResult verifyLayer(Operation *op, const LayerView &l, int64_t &nOut,
 
   if (failed(checkTargetAndTiles(op, w, in, c, n, k, l.layout,
                                  l.tileConfigs)) ||
-      failed(checkLowerable(op, w, in, n, k, l.layout, l.input)))
+      failed(checkLowerable(op, w, in, c, n, k, l.layout, l.input)))
     return failure();
   nOut = nLogical;
   kOut = kLogical;
