@@ -133,12 +133,14 @@ LogicalResult legalizeFormat(GemmOp op) {
   return success();
 }
 
-/// Activations the target cannot run: fall back to the 16-bit values they
-/// were quantized from.
 template <typename OpT>
 LogicalResult prepareWeightsOnDevice(OpT op, std::optional<hq::Chip> chip,
                                      StringRef whose);
 
+/// 8- and 4-bit activations: over canonical weights that a kernel of the
+/// chip takes once prepared, the weights are prepared on the device
+/// (prepareWeightsOnDevice); where the target cannot run them, the GEMM
+/// falls back to the 16-bit values they were quantized from.
 LogicalResult legalizeActivations(GemmOp op, std::optional<hq::Chip> chip) {
   hq::InputSchema in = op.getInputSchema().toHost();
   if (in.type.bits == 16)
