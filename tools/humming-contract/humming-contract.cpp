@@ -3,7 +3,7 @@
 //   humming-contract [--chips=sm_75,sm_80,sm_86,sm_89,sm_90a] [--n=256]
 //                    [--k=512] [--stage=lower|ptx|ptxas] [--ptxas=<path>]
 //                    [--shard=<i>/<n>] [--filter=<substring>] [--list]
-//                    [--all-compute]
+//                    [--all-compute] [--all-routings]
 //
 // Every combination of the support matrix — weight type, scale type and
 // granularity, zero point, activation type and scaling, output type,
@@ -85,6 +85,12 @@ static cl::opt<bool>
                cl::desc("Also every combination with f16_accumulation and "
                         "with batch_invariant (three times the matrix)"),
                cl::init(false), cl::cat(category));
+static cl::opt<bool>
+    allRoutings("all-routings",
+                cl::desc("humming.moe_gemm with every routing (indexed, "
+                         "grouped_contiguous, grouped_masked with counts and "
+                         "with all rows), not only indexed"),
+                cl::init(false), cl::cat(category));
 static cl::opt<bool> list("list",
                           cl::desc("Print every combination's verdict"),
                           cl::init(false), cl::cat(category));
@@ -167,7 +173,7 @@ std::vector<Combination> matrix(const std::vector<std::string> &chips) {
           for (const hq::InputSchema &in : inputs)
            for (int compute = 0; compute < (allCompute ? 3 : 1); ++compute)
             for (hq::ScalarType o : {hq::ScalarType::f16(), hq::ScalarType::bf16()})
-              for (bool moe : {false, true})
+              for (int route = 0; route < (allRoutings ? 5 : 2); ++route)
                 for (bool prepared : {false, true})
                   for (const std::string &chip : chips) {
                     Combination c;
@@ -180,11 +186,24 @@ std::vector<Combination> matrix(const std::vector<std::string> &chips) {
                     c.spec.chip = chip;
                     c.spec.compute.f16Accumulation = compute == 1;
                     c.spec.compute.batchInvariant = compute == 2;
+                    // route: 0 gemm; moe_gemm 1 indexed, 2
+                    // grouped_contiguous, 3 grouped_masked, 4 the same
+                    // over all rows (no counts).
+                    const bool moe = route != 0;
+                    static const hq::GemmType routings[] = {
+                        hq::GemmType::Dense, hq::GemmType::Indexed,
+                        hq::GemmType::GroupedContiguous,
+                        hq::GemmType::GroupedMasked,
+                        hq::GemmType::GroupedMasked};
+                    static const char *routeNames[] = {
+                        "", "", "_contiguous", "_masked", "_masked_all_rows"};
                     if (moe) {
                       c.spec.weight.experts = 4;
-                      c.spec.moeRouting = hq::GemmType::Indexed;
+                      c.spec.moeRouting = routings[route];
                       c.spec.topK = 2;
-                      c.spec.blockSize = 64;
+                      c.spec.blockSize =
+                          routings[route] == hq::GemmType::Indexed ? 64 : 0;
+                      c.spec.allRows = route == 4;
                     }
                     c.device = deviceOf(chip);
                     std::string aName =
@@ -197,7 +216,7 @@ std::vector<Combination> matrix(const std::vector<std::string> &chips) {
                     c.name = sanitize(std::string(moe ? "moe_gemm" : "gemm") +
                                       (prepared ? "_prepared_" : "_canonical_") +
                                       chip + "_w_" + wName + "_a_" + aName +
-                                      "_o_" + o.str() +
+                                      "_o_" + o.str() + routeNames[route] +
                                       (compute == 1   ? "_f16acc"
                                        : compute == 2 ? "_batch_invariant"
                                                       : ""));
