@@ -33,12 +33,8 @@ using namespace mlir;
 using namespace mlir::humming;
 namespace hq = ::humming;
 
-void mlir::humming::buildHummingCompilePipeline(
+void mlir::humming::buildHummingLoweringPasses(
     OpPassManager &pm, const CompilePipelineOptions &options) {
-  std::optional<hq::Chip> chip = hq::Chip::parse(options.chip);
-  unsigned ptx = options.ptxVersion;
-  if (!ptx && chip)
-    ptx = chip->minPtxVersion();
   HummingLegalizeSchemaPassOptions legalize;
   legalize.chip = options.chip;
   pm.addPass(createHummingLegalizeSchemaPass(legalize));
@@ -52,6 +48,15 @@ void mlir::humming::buildHummingCompilePipeline(
   lower.ptxVersion = options.ptxVersion;
   lower.onlyKernel = options.onlyKernel;
   pm.addPass(createHummingLowerToNVVMPass(lower));
+}
+
+void mlir::humming::buildHummingCompilePipeline(
+    OpPassManager &pm, const CompilePipelineOptions &options) {
+  std::optional<hq::Chip> chip = hq::Chip::parse(options.chip);
+  unsigned ptx = options.ptxVersion;
+  if (!ptx && chip)
+    ptx = chip->minPtxVersion();
+  buildHummingLoweringPasses(pm, options);
   pm.addNestedPass<gpu::GPUModuleOp>(createSCFToControlFlowPass());
   pm.addNestedPass<gpu::GPUModuleOp>(createConvertGpuOpsToNVVMOps());
   // NVVM ops that lower to PTX text (nvvm.wgmma.mma_async: the kernels over

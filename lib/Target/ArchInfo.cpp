@@ -256,6 +256,45 @@ Diag verifyOnChip(const Chip &chip, const InputSchema &in,
   return std::nullopt;
 }
 
+Diag preparedKernelsSupport(const WeightSchema &w, const InputSchema &in,
+                            const ComputeOptions &c, int64_t n, int64_t k,
+                            std::optional<Chip> chip, bool *chipRule) {
+  if (chipRule)
+    *chipRule = false;
+  if (Diag d = layout::supports(w, in, n, k))
+    return d;
+  const bool quantized = in.type.bits < 16;
+  if (quantized && c.f16Accumulation)
+    return in.type.str() + " activations sum in f32 (s32 for integers); "
+                           "expected f16_accumulation = false";
+  // f16 accumulation multiplies channel scales into the weights in the
+  // activation type.
+  if (c.f16Accumulation && w.granularity == Granularity::Channel &&
+      !layout::representableIn(w.scaleType, in.type))
+    return "f16 accumulation applies channel scales to the weights in " +
+           in.type.str() + " and expects scales it represents exactly, got " +
+           w.scaleType.str();
+  // The batch-invariant si4 tiles take 128 of K per iteration, one group
+  // scale each.
+  if (c.batchInvariant && layout::computesInFourBits(in.type) &&
+      w.hasPerKScales() && w.groupK < 128)
+    return "batch-invariant kernels take 128 of K per iteration with " +
+           in.type.str() +
+           " activations, each with one group scale; expected groups of at "
+           "least 128, got " +
+           std::to_string(w.groupK);
+  if (chip && in.type.bits == 8 &&
+      (!chip->supportsMma(MmaKind::Wgmma) ||
+       (c.batchInvariant && layout::tileOrder(w, in, /*wgmma=*/true) !=
+                                layout::TileOrder::KMajor))) {
+    Diag d = layout::eightBitMmaSyncSupports(w, in);
+    if (chipRule)
+      *chipRule = bool(d);
+    return d;
+  }
+  return std::nullopt;
+}
+
 ActivationChoice chooseActivation(const WeightSchema &w,
                                   const InputSchema &requested,
                                   const Chip &chip, bool paramIsF16,

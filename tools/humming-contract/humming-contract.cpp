@@ -22,10 +22,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Humming/Conversion/Passes.h"
 #include "Humming/Dialect/Humming/IR/HummingDialect.h"
 #include "Humming/Dialect/Humming/IR/HummingAttrs.h"
-#include "Humming/Dialect/Humming/Transforms/Passes.h"
 #include "Humming/Pipelines/Pipelines.h"
 #include "Humming/Quant/Schema.h"
 #include "Humming/Registration.h"
@@ -272,9 +270,10 @@ std::string assemble(const std::string &ptxas, const std::string &ptx,
   return result;
 }
 
-/// The pipeline's humming passes alone (legalize-schema, select-tiles,
-/// lower-to-nvvm) with the options runCompilePipeline gives them.
-std::string lowerOnly(mlir::ModuleOp module, const std::string &chip) {
+/// The pipeline's humming passes alone (buildHummingLoweringPasses: the
+/// pipeline's own first part, with the options it gives them).
+std::string lowerOnly(mlir::ModuleOp module, const std::string &chip,
+                      const std::string &device) {
   std::string diagnostics;
   mlir::ScopedDiagnosticHandler handler(
       module.getContext(), [&](mlir::Diagnostic &d) {
@@ -283,15 +282,10 @@ std::string lowerOnly(mlir::ModuleOp module, const std::string &chip) {
         return mlir::success();
       });
   mlir::PassManager pm(module.getContext());
-  mh::HummingLegalizeSchemaPassOptions legalize;
-  legalize.chip = chip;
-  pm.addPass(mh::createHummingLegalizeSchemaPass(legalize));
-  mh::HummingSelectTilesPassOptions select;
-  select.chip = chip;
-  pm.addPass(mh::createHummingSelectTilesPass(select));
-  mh::HummingLowerToNVVMPassOptions lower;
-  lower.chip = chip;
-  pm.addPass(mh::createHummingLowerToNVVMPass(lower));
+  mh::CompilePipelineOptions options;
+  options.chip = chip;
+  options.device = device;
+  mh::buildHummingLoweringPasses(pm, options);
   if (failed(pm.run(module)))
     return diagnostics.empty() ? "the humming passes failed" : diagnostics;
   return "";
@@ -420,7 +414,7 @@ int main(int argc, char **argv) {
     }
     std::string failure, where;
     if (stage == "lower") {
-      failure = lowerOnly(**built, c.spec.chip);
+      failure = lowerOnly(**built, c.spec.chip, c.device);
       where = "lowering";
     } else {
       hq::Result<std::string> ptx =

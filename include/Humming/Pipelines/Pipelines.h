@@ -62,6 +62,12 @@ struct CompilePipelineOptions
 void buildHummingCompilePipeline(OpPassManager &pm,
                                  const CompilePipelineOptions &options);
 
+/// Appends the pipeline's humming passes alone (legalize-schema,
+/// select-tiles, lower-to-nvvm) with the options the pipeline gives them:
+/// its first part, which tools/humming-contract runs without NVPTX.
+void buildHummingLoweringPasses(OpPassManager &pm,
+                                const CompilePipelineOptions &options);
+
 /// Registers `humming-compile-pipeline` (idempotent).
 void registerHummingPipelines();
 

@@ -94,6 +94,21 @@ Diag verifyOnChip(const Chip &chip, const InputSchema &in,
                   std::optional<MmaKind> layoutMma,
                   std::optional<Chip> layoutChip);
 
+/// What the prepared-weight kernels need of a layer beyond its schemas
+/// (what the GEMM verifiers and humming-legalize-schema ask before a layer
+/// runs over prepared weights): layout::supports for the padded `n` x `k`;
+/// with 8- or 4-bit activations f32 / s32 sums (no f16 accumulation); f16
+/// accumulation's channel scales exact in the activation type; batch-
+/// invariant si4 layers with groups of at least 128; and on `chip`, where
+/// it has no wgmma (or for batch-invariant layers whose weights do not lie
+/// K-major, which take the mma_sync kernels there too), the mma_sync
+/// kernels' 8-bit rules. `chipRule` (optional) says whether a refusal
+/// came from that last, chip-dependent rule.
+Diag preparedKernelsSupport(const WeightSchema &w, const InputSchema &in,
+                            const ComputeOptions &c, int64_t n, int64_t k,
+                            std::optional<Chip> chip,
+                            bool *chipRule = nullptr);
+
 /// The activations a layer runs with on a chip, and why.
 struct ActivationChoice {
   InputSchema input;

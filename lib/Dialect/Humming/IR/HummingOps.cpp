@@ -247,8 +247,9 @@ LogicalResult checkTargetAndTiles(Operation *op, const hq::WeightSchema &w,
 /// come canonical) and for 8- or 4-bit activations (their kernels read
 /// prepared weights; canonical ones are prepared on the device), unless a
 /// humming.quantize earlier writes those activations from 16-bit values
-/// (legalize-schema then falls back to them); on a chip without wgmma, the
-/// mma_sync kernels' rules for 8-bit activations. The chip is the module
+/// (legalize-schema then falls back to them), with the rules of those
+/// kernels (preparedKernelsSupport: f32 sums, f16 accumulation's scales,
+/// batch-invariant groups, the mma_sync 8-bit rules). The chip is the module
 /// target's, else the prepared layout's; without either only the
 /// chip-independent rules apply (the pipeline names the chip).
 LogicalResult checkLowerable(Operation *op, const hq::WeightSchema &w,
@@ -283,38 +284,9 @@ LogicalResult checkLowerable(Operation *op, const hq::WeightSchema &w,
               "converted by the host adapters (humming::loadLayer), got "
               "format "
            << hq::toString(w.format);
-  hq::Diag d = hq::layout::supports(w, in, n, k);
-  // The kernels of 8- and 4-bit activations sum in f32 (s32), and their
-  // batch-invariant tiles take 64 (8-bit) or 128 (si4) of K per iteration,
-  // one group scale each.
-  if (!d && quantized && c.f16Accumulation)
-    d = in.type.str() + " activations sum in f32 (s32 for integers); "
-        "expected f16_accumulation = false";
-  // f16 accumulation multiplies channel scales into the weights in the
-  // activation type.
-  if (!d && c.f16Accumulation && w.granularity == hq::Granularity::Channel &&
-      !hq::layout::representableIn(w.scaleType, in.type))
-    d = "f16 accumulation applies channel scales to the weights in " +
-        in.type.str() + " and expects scales it represents exactly, got " +
-        w.scaleType.str();
-  if (!d && c.batchInvariant && hq::layout::computesInFourBits(in.type) &&
-      w.hasPerKScales() && w.groupK < 128)
-    d = "batch-invariant kernels take 128 of K per iteration with " +
-        in.type.str() +
-        " activations, each with one group scale; expected groups of at "
-        "least 128, got " +
-        std::to_string(w.groupK);
   bool chipRule = false;
-  // (Batch-invariant 8-bit layers take the mma_sync kernels on sm_90a
-  // too, except over K-major weights.)
-  if (!d && chip && in.type.bits == 8 &&
-      (!chip->supportsMma(hq::MmaKind::Wgmma) ||
-       (c.batchInvariant &&
-        hq::layout::tileOrder(w, in, /*wgmma=*/true) !=
-            hq::layout::TileOrder::KMajor))) {
-    d = hq::layout::eightBitMmaSyncSupports(w, in);
-    chipRule = true;
-  }
+  hq::Diag d =
+      hq::preparedKernelsSupport(w, in, c, n, k, chip, &chipRule);
   if (!d)
     return success();
   if (!layout && !moe && findActivationQuantize(op, input))

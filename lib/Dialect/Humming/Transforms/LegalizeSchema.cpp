@@ -163,11 +163,12 @@ LogicalResult legalizeActivations(GemmOp op, std::optional<hq::Chip> chip) {
     auto inType = cast<MemRefType>(op.getInput().getType());
     auto outType = cast<MemRefType>(op.getOutput().getType());
     hq::WeightSchema w = op.getWeightSchema().toHost();
-    layoutProblem = hq::layout::supports(w, in, outType.getDimSize(1) + w.padN,
-                                         inType.getDimSize(1) + w.padK);
-    if (!layoutProblem && in.type.bits == 8 &&
-        !chip->supportsMma(hq::MmaKind::Wgmma))
-      layoutProblem = hq::layout::eightBitMmaSyncSupports(w, in);
+    hq::ComputeOptions compute;
+    if (ComputeAttr c = op.getComputeAttr())
+      compute = c.toHost();
+    layoutProblem = hq::preparedKernelsSupport(
+        w, in, compute, outType.getDimSize(1) + w.padN,
+        inType.getDimSize(1) + w.padK, chip);
     if (!layoutProblem)
       return prepareWeightsOnDevice(op, chip, "the layer's");
   }
