@@ -371,6 +371,14 @@ Slot slotOf(int64_t n, int64_t k) {
 }
 } // namespace
 
+bool partialColumnBlocks(const TileConfig &t, const WeightSchema &w,
+                         const InputSchema &in) {
+  return t.mma == MmaKind::Wgmma && t.warpSpecialized &&
+         (t.tma & TmaA) != 0 && (t.tma & TmaB) != 0 && t.splitK == 1 &&
+         t.l2Prefetch == 0 && w.experts == 0 &&
+         tileOrder(w, in, /*wgmma=*/true) == TileOrder::KMajor;
+}
+
 TileOrder tileOrder(const WeightSchema &w, const InputSchema &in, bool wgmma) {
   if (!wgmma || !computesInEightBits(in.type) || w.type.bits != 8 ||
       w.zeroPoint != ZeroPointKind::None)

@@ -9,6 +9,7 @@
 #include "Humming/Quant/Schema.h"
 #include "Humming/Quant/Checked.h"
 #include "Humming/Quant/Codec.h"
+#include "Humming/Quant/PreparedLayout.h"
 #include "Humming/Quant/Result.h"
 
 #include <algorithm>
@@ -638,7 +639,10 @@ Diag verifyTileForProblem(const TileConfig &t, const WeightSchema &w,
                           const InputSchema &in, const ComputeOptions &c,
                           int64_t n, int64_t k) {
   unsigned aBits = in.type.bits;
-  if (n % t.blockN != 0)
+  // (The K-major TMA tiles may end N with a partial block of whole n-tiles:
+  // layout::partialColumnBlocks.)
+  if (n % t.blockN != 0 &&
+      !(n % layout::kTileN == 0 && layout::partialColumnBlocks(t, w, in)))
     return concat("expected block_n (", t.blockN, ") to divide the padded N (", n,
                ")");
   if (k % t.blockK != 0)

@@ -585,7 +585,8 @@ std::optional<TileConfig> fewTokenTile(const WeightSchema &w, int64_t n,
 std::optional<TileConfig> kMajorPrefillTile(const WeightSchema &w,
                                             const InputSchema &in, int64_t n,
                                             int64_t k,
-                                            const DeviceInfo &device) {
+                                            const DeviceInfo &device,
+                                            bool forExperts) {
   // (Per-group activation or weight scales: one group per iteration.)
   int64_t kTiles = 8;
   if (in.scaling == ActScaling::Group)
@@ -597,6 +598,15 @@ std::optional<TileConfig> kMajorPrefillTile(const WeightSchema &w,
   ks.weightsByDescriptor = true;
   ks.tmaActivations = ks.tmaWeights = true;
   ks.rasterM = 8;
+  // A dense layer's N need not divide into blocks: the last may be partial
+  // (layout::partialColumnBlocks; N = 2112 ran the 64-column tile without a
+  // producer at 615 us for M = 4096, bench/NOTES.md).
+  auto fits = [&](const layout::KernelShape &shape) {
+    if (forExperts || n % shape.blockN() == 0)
+      return runs(w, n, k, shape, device);
+    return n % layout::kTileN == 0 &&
+           runs(w, n + shape.blockN() - n % shape.blockN(), k, shape, device);
+  };
   // int8 without group scales keeps one set of s32 sums (exact, no
   // promotion: WgmmaKernel.cpp): two n-tiles per warpgroup, 256 columns,
   // half the activation bytes per MMA.
@@ -607,11 +617,26 @@ std::optional<TileConfig> kMajorPrefillTile(const WeightSchema &w,
     wide.warpsN = 4; // n-tiles: two warpgroups of two
     wide.singleSumSet = true;
     for (wide.stages = 5; wide.stages >= 3; --wide.stages)
-      if (runs(w, n, k, wide, device))
+      if (fits(wide))
         return layout::tileConfigOf(wide);
   }
+  // Promoted sums (fp8; int8 with group scales) keep two sets: 192 tokens
+  // per warpgroup (one m64n192 wgmma per k32 step, 2 x 96 sums in the 224
+  // registers the producer leaves), 17 % fewer bytes from L2 per MAC than
+  // 128 tokens (bench/NOTES.md, "8-bit activations": L2's bandwidth limits
+  // this tile). Per-group activation scales (48 more registers) and
+  // per-K weight scales keep 128 tokens: ptxas spills them at 192. So do
+  // MoE GEMMs (unmeasured there; an indexed routing's block_size would
+  // have to be a multiple of 192).
+  if (in.scaling != ActScaling::Group && !w.hasPerKScales() && !forExperts) {
+    layout::KernelShape deep = ks;
+    deep.warpM = 192;
+    for (deep.stages = 5; deep.stages >= 3; --deep.stages)
+      if (fits(deep))
+        return layout::tileConfigOf(deep);
+  }
   for (ks.stages = 6; ks.stages >= 3; --ks.stages)
-    if (runs(w, n, k, ks, device))
+    if (fits(ks))
       return layout::tileConfigOf(ks);
   return std::nullopt;
 }
@@ -630,7 +655,7 @@ std::optional<TileConfig> kMajorPrefillTile(const WeightSchema &w,
 Result<std::vector<TileConfig>>
 selectEightBitTiles(const WeightSchema &w, const InputSchema &in,
                     const ComputeOptions &c, int64_t n, int64_t k,
-                    const DeviceInfo &device) {
+                    const DeviceInfo &device, bool forExperts) {
   const int64_t bits = int64_t(in.type.bits);
   std::vector<TileConfig> out;
   struct Range {
@@ -644,7 +669,7 @@ selectEightBitTiles(const WeightSchema &w, const InputSchema &in,
                   {257, 512}, {513, 0}}) {
     std::optional<TileConfig> t;
     if (r.hi == 0 && kMajor)
-      t = kMajorPrefillTile(w, in, n, k, device);
+      t = kMajorPrefillTile(w, in, n, k, device, forExperts);
     if (r.hi != 0 && r.hi <= 16)
       t = fewTokenTile(w, n, k, device, r.hi);
     if (!t && r.hi != 0)
@@ -855,7 +880,7 @@ selectTilesFor(const WeightSchema &w, const InputSchema &in,
       return selectNarrowMmaSyncTiles(w, in, c, n, k, device);
     }
     Result<std::vector<TileConfig>> tiles =
-        selectEightBitTiles(w, in, c, n, k, device);
+        selectEightBitTiles(w, in, c, n, k, device, forExperts);
     Result<std::vector<TileConfig>> other =
         selectNarrowMmaSyncTiles(w, in, c, n, k, device);
     // K-major weights (layout::TileOrder::KMajor) are wgmma's alone (the

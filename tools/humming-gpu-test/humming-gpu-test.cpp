@@ -377,6 +377,10 @@ std::vector<Case> suite(bool quick) {
             7168, {1, 16, 64, 128, 600});
   addGroups("w8a8_e4m3_block128_e4m3_g128_256x28672", block128, e4m3, 256,
             28672, {1, 600});
+  // DeepSeek-V3's N = 2112 (16.5 blocks of 128): the prefill tile's last
+  // block of columns is partial (layout::partialColumnBlocks).
+  addGroups("w8a8_e4m3_block128_e4m3_g128_2112x512", block128, e4m3, 2112,
+            512, {1, 600, 1000});
   addGroups("w8a8_e4m3_channel_e4m3_g128",
             WeightSchema::make(e4m3, f16, Granularity::Channel), e4m3, 256,
             1024);

@@ -813,24 +813,30 @@ TEST(TileHeuristics, EightBitActivationsGetWgmmaTilesAtEveryM) {
           }
           EXPECT_EQ(tc.mma, MmaKind::Wgmma);
           // K-major weights (fp8 as stored, sm_90a): from M = 513 the
-          // 128-token tile over 128 of K per iteration with every copy by
-          // TMA, as many stages as fit up to six; the rest as for the
-          // others.
+          // 192-token tile (128 with per-K weight scales) over 128 of K per
+          // iteration with every copy by TMA, as many stages as fit up to
+          // five (six), its last block of columns partial where N = 320;
+          // the rest as for the others.
           const bool kMajor =
               layout::tileOrder(w, e4, true) == layout::TileOrder::KMajor;
-          if (kMajor && tc.mMax == 0 && n % 128 == 0) {
+          if (kMajor && tc.mMax == 0) {
+            const bool deep = !w.hasPerKScales();
             EXPECT_EQ(tc.tma, TmaA | TmaB);
-            EXPECT_EQ(tc.warpM, 128);
+            EXPECT_EQ(tc.warpM, deep ? 192 : 128);
             EXPECT_EQ(tc.warpK, 128);
             EXPECT_EQ(tc.blockN, 128);
-            EXPECT_EQ(tc.stages, 6);
+            EXPECT_EQ(tc.stages, deep ? 5 : 6);
             EXPECT_EQ(tc.rasterM, 8);
+            EXPECT_EQ(n % tc.blockN != 0,
+                      n % 128 != 0 && layout::partialColumnBlocks(tc, w, e4));
           } else {
             EXPECT_EQ(tc.tma & TmaA, 0);
+            EXPECT_EQ(n % tc.blockN, 0);
           }
           EXPECT_EQ(tc.wgmmaInFlight, 0);
           EXPECT_LE(tc.warpK, w.hasPerKScales() ? w.groupK : tc.warpK);
-          EXPECT_LE(2 * tc.warpM / 2 * (tc.warpN / 16), 128);
+          EXPECT_LE(2 * tc.warpM / 2 * (tc.warpN / 16),
+                    tc.warpSpecialized ? 192 : 128);
           layout::KernelShape ks = layout::shapeOf(tc);
           ks.activationBits = 8;
           EXPECT_LE(layout::sharedBytes(w, ks), d.smemPerSmKB * 1024);
@@ -1005,9 +1011,12 @@ TEST(TileHeuristics, Int8PrefillKeepsOneSetOfSumsOverTwoNTiles) {
   ks.activationBits = 8;
   EXPECT_EQ(ks.nTilesPerGroup, 2);
   EXPECT_LE(layout::sharedBytes(i8w, ks), h100.smemPerSmKB * 1024);
-  // N not a multiple of 256: the 128-column tile.
-  EXPECT_EQ(selectMmaSyncTiles(i8w, i8, {}, 8320, 8192, h100)->back().blockN,
-            128);
+  // N not a multiple of 256: the same tile, its last block of columns
+  // partial (layout::partialColumnBlocks).
+  const TileConfig partial =
+      selectMmaSyncTiles(i8w, i8, {}, 8320, 8192, h100)->back();
+  EXPECT_EQ(partial.blockN, 256);
+  EXPECT_FALSE(verifyTileForProblem(partial, i8w, i8, {}, 8320, 8192));
   const WeightSchema i8g = WeightSchema::make(
       ScalarType::sint(8), ScalarType::f16(), Granularity::Group, 128);
   EXPECT_EQ(selectMmaSyncTiles(i8g, i8, {}, 8192, 8192, h100)->back().blockN,

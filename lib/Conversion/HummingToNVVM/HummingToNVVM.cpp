@@ -212,15 +212,24 @@ FailureOr<PreparedTile> preparedTile(const GemmView &op, unsigned index,
                   "CTA of the cluster stores a share of the rows of eight "
                   "tokens), got warp_m = " + Twine(t.warpM) +
                   ", split_k = " + Twine(t.splitK));
+    // A consumer thread holds warp_m / 2 sums per n-tile, per set. A
+    // warp-specialized block's consumers take the producer's registers
+    // (setmaxnreg, up to 224 with two consumer warpgroups: the register
+    // split's check below), which holds 192 sums and a wgmma's operands:
+    // the 192-token fp8 tile's two sets of 96; other kernels keep their
+    // launch's share, 128 sums at most.
     const bool twoSets = hq::layout::wgmmaPromotes(spec.weight, spec.input);
+    const int64_t maxSums = t.warpSpecialized ? 192 : 128;
     if (int64_t accs = t.warpM / 2 * (t.warpN / 16) * (twoSets ? 2 : 1);
-        accs > 128)
+        accs > maxSums)
       return fail("warp_m = " + Twine(t.warpM) + ", warp_n = " +
                   Twine(t.warpN) + " keep " + Twine(accs) +
                   " f32 sums per thread" +
                   (twoSets ? " (two sets with 8-bit activations)" : "") +
-                  "; expected at most 128 (warp_m x warp_n <= " +
-                  Twine(twoSets ? 2048 : 4096) + ")");
+                  "; expected at most " + Twine(maxSums) +
+                  (t.warpSpecialized ? " with" : " without") +
+                  " warp_specialized (warp_m x warp_n <= " +
+                  Twine(maxSums * 32 / (twoSets ? 2 : 1)) + ")");
   } else {
     if (t.warpN != 64)
       return fail("expected warp_n = 64 (one 16x64 weight tile per warp), "

@@ -253,7 +253,14 @@ void PreparedEmitter::issueCooperativeCopies(Value iter, Value slot) {
         bulkFills() ? coop.groupCopies * (coop.scaleBytes + coop.zeroBytes) : 0;
     onFirstCopier([&] {
       Value full = mbarrierAt(slot, 0);
-      Value txBytes = c32(activationBytes + weightBytes + groupBytes);
+      // (A partial last block of columns: its n-tiles' share of the
+      // weights and per-group constants, blockShare.)
+      Value txBytes =
+          partialBlocks()
+              ? Value(arith::AddIOp::create(
+                    b, c32(activationBytes),
+                    blockShare(weightBytes + groupBytes)))
+              : c32(activationBytes + weightBytes + groupBytes);
       // The announcement: the barrier's one arrival (release, CTA scope)
       // with bulk fills, else only the expected bytes (relaxed).
       if (bulkFills())
@@ -292,7 +299,7 @@ void PreparedEmitter::issueCooperativeCopies(Value iter, Value slot) {
                   weightWord(clampedTile(kTileOf(c32(u))), bidX, tile.warpsN)});
           Value dst = clusterSmemAt(
               arith::AddIOp::create(b, weightsAt, c32(u * perTile * 16)));
-          bulkCopy(dst, src, perTile * 16, full);
+          bulkCopy(dst, src, blockShare(perTile * 16), full);
         }
     });
   }
@@ -320,16 +327,26 @@ void PreparedEmitter::issueCooperativeCopies(Value iter, Value slot) {
         onFirstCopier([&] {
           Value src = LLVM::GEPOp::create(b, ptr, i32, param(param_),
                                           ValueRange{firstWord});
-          bulkCopy(clusterSmemAt(dstBase), src, bytes, mbarrierAt(slot, 0));
+          bulkCopy(clusterSmemAt(dstBase), src, blockShare(bytes),
+                   mbarrierAt(slot, 0));
         });
         return;
       }
       forEachChunk(bytes / 16, [&](Value c) {
         Value index = arith::AddIOp::create(
             b, firstWord, arith::MulIOp::create(b, ext64(c), c64(4)));
-        copy16(arith::AddIOp::create(b, dstBase,
-                                     arith::MulIOp::create(b, c, c32(16))),
-               param(param_), index);
+        Value dst = arith::AddIOp::create(b, dstBase,
+                                          arith::MulIOp::create(b, c, c32(16)));
+        if (!partialBlocks())
+          return copy16(dst, param(param_), index);
+        // Chunks of n-tiles past N read nothing (zero-filled, from the
+        // block's first word).
+        Value inside = arith::CmpIOp::create(
+            b, arith::CmpIPredicate::ult,
+            arith::MulIOp::create(b, c, c32(16)), blockShare(bytes));
+        copy16(dst, param(param_),
+               arith::SelectOp::create(b, inside, index, firstWord),
+               arith::SelectOp::create(b, inside, c32(16), c32(0)));
       });
     };
     if (coop.scaleBytes)
@@ -418,7 +435,11 @@ void PreparedEmitter::mbarrierArrive(Value bar) {
 }
 
 void PreparedEmitter::bulkCopy(Value dst, Value src, int64_t bytes, Value bar) {
-  NVVM::CpAsyncBulkGlobalToSharedClusterOp::create(b, dst, src, bar, c32(bytes),
+  bulkCopy(dst, src, c32(bytes), bar);
+}
+
+void PreparedEmitter::bulkCopy(Value dst, Value src, Value bytes, Value bar) {
+  NVVM::CpAsyncBulkGlobalToSharedClusterOp::create(b, dst, src, bar, bytes,
                                                    /*multicastMask=*/Value(),
                                                    /*l2CacheHint=*/Value());
 }

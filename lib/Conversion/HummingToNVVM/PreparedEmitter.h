@@ -303,6 +303,21 @@ protected:
   /// A bulk copy of `bytes` from global `src` (ptr<1>) to shared::cluster
   /// `dst` (ptr<7>) whose completion counts on mbarrier `bar`.
   void bulkCopy(Value dst, Value src, int64_t bytes, Value bar);
+  void bulkCopy(Value dst, Value src, Value bytes, Value bar);
+  /// Whether the last block of columns is partial: the padded N is a
+  /// multiple of 64 but not of block_n (the K-major tiles with every copy
+  /// by TMA: layout::partialColumnBlocks). Its n-tiles past N are neither
+  /// copied nor stored; their wgmmas run on whatever the slot held.
+  bool partialBlocks() const { return spec.np % tile.blockN() != 0; }
+  /// `bytes` of the block's `warps_n` n-tiles scaled to those inside the
+  /// padded N (blockTiles; `bytes` itself where every block is whole).
+  Value blockShare(int64_t bytes) {
+    if (!partialBlocks())
+      return c32(bytes);
+    return arith::DivUIOp::create(
+        b, arith::MulIOp::create(b, blockTiles, c32(bytes)),
+        c32(tile.warpsN));
+  }
   /// Byte offset of the mbarriers: after the slots, or after the cluster
   /// workspace where that is larger.
   int64_t mbarrierOffset() const {
@@ -540,6 +555,9 @@ protected:
   /// warpgroup's with warp_specialized).
   Value copyTid;
   Value bidX, bidY, bidZ;
+  /// partialBlocks: this block's n-tiles inside the padded N (warps_n but
+  /// in the last block of columns).
+  Value blockTiles;
   Value global;
   /// Static activation scaling: the one scale (set on first use).
   Value staticInputScale;

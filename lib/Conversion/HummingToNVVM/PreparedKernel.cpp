@@ -85,6 +85,11 @@ void PreparedEmitter::emit() {
   bidY = index32(gpu::BlockIdOp::create(b, gpu::Dimension::y));
   if (tile.rasterM > 1)
     rasterGrid();
+  if (partialBlocks())
+    blockTiles = arith::MinSIOp::create(
+        b, c32(tile.warpsN),
+        arith::SubIOp::create(b, c32(spec.np / L::kTileN),
+                              arith::MulIOp::create(b, bidX, c32(tile.warpsN))));
   bidZ = split.ctas > 1 ? index32(gpu::BlockIdOp::create(b, gpu::Dimension::z))
                         : c32(0);
   // This CTA's first iteration (split-K across CTAs).

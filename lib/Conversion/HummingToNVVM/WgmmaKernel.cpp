@@ -1001,8 +1001,13 @@ void WgmmaEmitter::storeWgmma(
     Value cc = arith::MinSIOp::create(b, c.col, c32(spec.nOut - 1));
     if (w.granularity == hq::Granularity::Channel) {
       // Prepared [1, N] scales: column c of an n-tile at 8 (c % 8) + c / 8.
+      // (The n-tiles of a partial last block past N read the last one's.)
+      Value st = partialBlocks()
+                     ? Value(arith::MinSIOp::create(
+                           b, nt, c32(spec.np / hq::layout::kTileN - 1)))
+                     : nt;
       Value stored = arith::AddIOp::create(
-          b, arith::MulIOp::create(b, nt, c32(64)),
+          b, arith::MulIOp::create(b, st, c32(64)),
           arith::AddIOp::create(
               b, arith::MulIOp::create(b, grp, c32(8)),
               arith::AddIOp::create(b, arith::MulIOp::create(b, wIn, c32(2)),

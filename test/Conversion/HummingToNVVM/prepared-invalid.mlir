@@ -274,7 +274,7 @@ func.func @scale_after_mma_group_smaller_than_warp_k(%a: memref<?x128xf16>, %w: 
 
 // The sm_90a wgmma kernels (mma = wgmma over the prepared mma_sync layout):
 // f32 sums, no K split inside the block or across CTAs, at least three
-// stages, at most 128 f32 sums per thread.
+// stages, at most 128 f32 sums per thread (192 with warp_specialized).
 #tile = #humming.tile_config<block = [128, 256, 32], warp = [128, 32, 32], mma = wgmma>
 
 func.func @wgmma_f16_accumulation(%a: memref<?x512xf16>, %w: memref<32x512xi32>, %s: memref<4x256xf16>, %c: memref<?x256xf16>) {
@@ -347,7 +347,7 @@ func.func @wgmma_split_k_rows(%a: memref<?x512xf16>, %w: memref<32x512xi32>, %s:
 #tile = #humming.tile_config<block = [256, 256, 32], warp = [256, 32, 32], mma = wgmma>
 
 func.func @wgmma_too_many_sums(%a: memref<?x512xf16>, %w: memref<32x512xi32>, %s: memref<4x256xf16>, %c: memref<?x256xf16>) {
-  // expected-error @+1 {{tile_configs[0]: warp_m = 256, warp_n = 32 keep 256 f32 sums per thread; expected at most 128 (warp_m x warp_n <= 4096)}}
+  // expected-error @+1 {{tile_configs[0]: warp_m = 256, warp_n = 32 keep 256 f32 sums per thread; expected at most 128 without warp_specialized (warp_m x warp_n <= 4096)}}
   humming.gemm %a, %w scales(%s : memref<4x256xf16>) into %c
       {weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<128>>, input_schema = #humming.input_schema<type = f16>,
        layout = #humming.layout<chip = "sm_90a">, tile_configs = [#tile]}

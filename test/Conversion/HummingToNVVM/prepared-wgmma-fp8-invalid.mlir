@@ -43,12 +43,58 @@ func.func @group_split(%a: memref<?x512xf8E4M3FN>, %w: memref<16x1024xi32>, %s: 
 
 #t = #humming.tile_config<m = [1, inf], block = [128, 256, 64], warp = [128, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true>
 func.func @sums(%a: memref<?x512xf8E4M3FN>, %w: memref<16x1024xi32>, %s: memref<1x256xf16>, %as: memref<?x1xf32>, %c: memref<?x256xf16>) {
-  // expected-error @+1 {{tile_configs[0]: warp_m = 128, warp_n = 32 keep 256 f32 sums per thread (two sets with 8-bit activations); expected at most 128 (warp_m x warp_n <= 2048)}}
+  // expected-error @+1 {{tile_configs[0]: warp_m = 128, warp_n = 32 keep 256 f32 sums per thread (two sets with 8-bit activations); expected at most 192 with warp_specialized (warp_m x warp_n <= 3072)}}
   humming.gemm %a, %w scales(%s : memref<1x256xf16>) input_scale(%as : memref<?x1xf32>) into %c
       {weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = channel>,
        input_schema = #humming.input_schema<type = f8E4M3FN, scaling = token>, layout = #humming.layout<chip = "sm_90a">,
        tile_configs = [#t]}
       : memref<?x512xf8E4M3FN>, memref<16x1024xi32> -> memref<?x256xf16>
+  return
+}
+
+// -----
+
+// 192 tokens per warpgroup (2 x 96 sums) only where a producer warpgroup
+// leaves the consumers its registers.
+#t = #humming.tile_config<m = [1, inf], block = [192, 128, 64], warp = [192, 16, 64], mma = wgmma, stages = 3>
+func.func @sums_without_producer(%a: memref<?x512xf8E4M3FN>, %w: memref<16x1024xi32>, %s: memref<1x256xf16>, %as: memref<?x1xf32>, %c: memref<?x256xf16>) {
+  // expected-error @+1 {{tile_configs[0]: warp_m = 192, warp_n = 16 keep 192 f32 sums per thread (two sets with 8-bit activations); expected at most 128 without warp_specialized (warp_m x warp_n <= 2048)}}
+  humming.gemm %a, %w scales(%s : memref<1x256xf16>) input_scale(%as : memref<?x1xf32>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = channel>,
+       input_schema = #humming.input_schema<type = f8E4M3FN, scaling = token>, layout = #humming.layout<chip = "sm_90a">,
+       tile_configs = [#t]}
+      : memref<?x512xf8E4M3FN>, memref<16x1024xi32> -> memref<?x256xf16>
+  return
+}
+
+// -----
+
+// ... and only one block per SM: two would leave the consumers 96 each.
+#t = #humming.tile_config<m = [1, inf], block = [192, 128, 64], warp = [192, 16, 64], mma = wgmma, stages = 3, warp_specialized = true, mbarrier = true, ctas_per_sm = 2>
+func.func @sums_two_blocks(%a: memref<?x512xf8E4M3FN>, %w: memref<16x1024xi32>, %s: memref<1x256xf16>, %as: memref<?x1xf32>, %c: memref<?x256xf16>) {
+  // expected-error @+1 {{tile_configs[0]: warp_specialized with ctas_per_sm = 2 leaves the consumer warpgroups 96 registers per thread; expected at least 216 (warp_m x warp_n / 32 f32 sums and 24 for the operands)}}
+  humming.gemm %a, %w scales(%s : memref<1x256xf16>) input_scale(%as : memref<?x1xf32>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = channel>,
+       input_schema = #humming.input_schema<type = f8E4M3FN, scaling = token>, layout = #humming.layout<chip = "sm_90a">,
+       tile_configs = [#t]}
+      : memref<?x512xf8E4M3FN>, memref<16x1024xi32> -> memref<?x256xf16>
+  return
+}
+
+
+// -----
+
+// A partial last block of columns (N = 320 on 128-column blocks) only where
+// every copy is by TMA (layout::partialColumnBlocks): the weights' cp.async
+// copies would read past N.
+#t = #humming.tile_config<m = [1, inf], block = [128, 128, 128], warp = [128, 16, 128], stages = 4, mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a]>
+func.func @partial_block_without_bulk_weights(%a: memref<?x512xf8E4M3FN>, %w: memref<16x2560xi32>, %s: memref<1x320xf32>, %as: memref<?x1xf32>, %c: memref<?x320xbf16>) {
+  // expected-error @+1 {{tile_configs[0]: expected block_n (128) to divide the padded N (320)}}
+  humming.gemm %a, %w scales(%s : memref<1x320xf32>) input_scale(%as : memref<?x1xf32>) into %c
+      {weight_schema = #humming.weight_schema<type = f8E4M3FN, scale = f32, granularity = channel>,
+       input_schema = #humming.input_schema<type = f8E4M3FN, scaling = token>, layout = #humming.layout<chip = "sm_90a">,
+       tile_configs = [#t]}
+      : memref<?x512xf8E4M3FN>, memref<16x2560xi32> -> memref<?x320xbf16>
   return
 }
 

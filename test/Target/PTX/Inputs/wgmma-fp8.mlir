@@ -169,3 +169,23 @@ func.func @blockfp8(%a: memref<?x8192xf8E4M3FN>, %w: memref<256x65536xi32>, %s: 
       : memref<?x8192xf8E4M3FN>, memref<256x65536xi32> -> memref<?x8192xbf16>
   return
 }
+
+#kmajor192 = #humming.tile_config<m = [1, inf], block = [192, 128, 128], warp = [192, 16, 128], stages = 5, mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], raster_m = 8>
+func.func @kmajor192(%a: memref<?x8192xf8E4M3FN>, %w: memref<256x65536xi32>, %s: memref<1x8192xf32>, %as: memref<?x1xf32>, %c: memref<?x8192xbf16>) {
+  humming.gemm %a, %w scales(%s : memref<1x8192xf32>) input_scale(%as : memref<?x1xf32>) into %c
+      {weight_schema = #humming.weight_schema<type = f8E4M3FN, scale = f32, granularity = channel>,
+       input_schema = #humming.input_schema<type = f8E4M3FN, scaling = token>, layout = #humming.layout<chip = "sm_90a">,
+       tile_configs = [#kmajor192]}
+      : memref<?x8192xf8E4M3FN>, memref<256x65536xi32> -> memref<?x8192xbf16>
+  return
+}
+
+// N = 2112 (33 n-tiles) on 128-column blocks: the last block is partial.
+func.func @kmajor_partial(%a: memref<?x7168xf8E4M3FN>, %w: memref<224x16896xi32>, %s: memref<1x2112xf32>, %as: memref<?x1xf32>, %c: memref<?x2112xbf16>) {
+  humming.gemm %a, %w scales(%s : memref<1x2112xf32>) input_scale(%as : memref<?x1xf32>) into %c
+      {weight_schema = #humming.weight_schema<type = f8E4M3FN, scale = f32, granularity = channel>,
+       input_schema = #humming.input_schema<type = f8E4M3FN, scaling = token>, layout = #humming.layout<chip = "sm_90a">,
+       tile_configs = [#kmajor128]}
+      : memref<?x7168xf8E4M3FN>, memref<224x16896xi32> -> memref<?x2112xbf16>
+  return
+}
