@@ -586,7 +586,7 @@ std::optional<TileConfig> kMajorPrefillTile(const WeightSchema &w,
                                             const InputSchema &in, int64_t n,
                                             int64_t k,
                                             const DeviceInfo &device,
-                                            bool forExperts) {
+                                            bool forExperts, bool deep) {
   // (Per-group activation or weight scales: one group per iteration.)
   int64_t kTiles = 8;
   if (in.scaling == ActScaling::Group)
@@ -620,15 +620,20 @@ std::optional<TileConfig> kMajorPrefillTile(const WeightSchema &w,
       if (fits(wide))
         return layout::tileConfigOf(wide);
   }
-  // Promoted sums (fp8; int8 with group scales) keep two sets: 192 tokens
-  // per warpgroup (one m64n192 wgmma per k32 step, 2 x 96 sums in the 224
-  // registers the producer leaves), 17 % fewer bytes from L2 per MAC than
-  // 128 tokens (bench/NOTES.md, "8-bit activations": L2's bandwidth limits
-  // this tile). Per-group activation scales (48 more registers) and
-  // per-K weight scales keep 128 tokens: ptxas spills them at 192. So do
-  // MoE GEMMs (unmeasured there; an indexed routing's block_size would
-  // have to be a multiple of 192).
-  if (in.scaling != ActScaling::Group && !w.hasPerKScales() && !forExperts) {
+  // Promoted sums (fp8; int8 with group scales) keep two sets: with `deep`
+  // (M > 2048) 192 tokens per warpgroup (one m64n192 wgmma per k32 step, 2
+  // x 96 sums in the 224 registers the producer leaves), 17 % fewer bytes
+  // from L2 per MAC than 128 tokens (bench/NOTES.md, "8-bit activations":
+  // L2's bandwidth limits this tile). Measured on an H100, 8192^2 fp8 on
+  // codes: M = 4096 / 8192 654.6 / 1269.9 -> 593.5 / 1105.6 us, but M =
+  // 1024 146.2 -> 159.8 (5.3 blocks of rows for 8: a wave more per CTA's
+  // work), hence 128 tokens up to 2048 (the crossover between is
+  // unmeasured). Per-group activation scales (48 more registers) and per-K
+  // weight scales keep 128 tokens: ptxas spills them at 192. So do MoE
+  // GEMMs (unmeasured there; an indexed routing's block_size would have to
+  // be a multiple of 192).
+  if (deep && in.scaling != ActScaling::Group && !w.hasPerKScales() &&
+      !forExperts) {
     layout::KernelShape deep = ks;
     deep.warpM = 192;
     for (deep.stages = 5; deep.stages >= 3; --deep.stages)
@@ -666,13 +671,17 @@ selectEightBitTiles(const WeightSchema &w, const InputSchema &in,
       chip && layout::tileOrder(w, in, chip->supportsMma(MmaKind::Wgmma)) ==
                   layout::TileOrder::KMajor;
   for (Range r : {Range{1, 8}, {9, 16}, {17, 64}, {65, 128}, {129, 256},
-                  {257, 512}, {513, 0}}) {
+                  {257, 512}, {513, 2048}, {2049, 0}}) {
     std::optional<TileConfig> t;
-    if (r.hi == 0 && kMajor)
-      t = kMajorPrefillTile(w, in, n, k, device, forExperts);
-    if (r.hi != 0 && r.hi <= 16)
+    // From 513 on (two ranges, the same tile but for fp8's token depth
+    // beyond 2048; appendRange merges equal neighbours).
+    const bool prefill = r.lo > 512;
+    if (prefill && kMajor)
+      t = kMajorPrefillTile(w, in, n, k, device, forExperts,
+                            /*deep=*/r.hi == 0);
+    if (!prefill && r.hi <= 16)
       t = fewTokenTile(w, n, k, device, r.hi);
-    if (!t && r.hi != 0)
+    if (!t && !prefill)
       t = clusterSplitTile(w, n, k, c, device, r.hi, bits);
     // (Any M: no bound on the block count.)
     const int64_t anyM = int64_t(1) << 30;

@@ -309,9 +309,11 @@ std::vector<Case> suite(bool quick) {
   padded8.padK = 48;
   addA8("w4a8_ui4_channel_padded_4032x4048_e4m3", padded8, e4m3,
          ActScaling::Token, 4032, 4048, {1, 33, 1000});
-  addA8("w8a8_e4m3_channel_320x1024", // 64-column blocks (N % 256 != 0)
+  addA8("w8a8_e4m3_channel_320x1024", // 64-column blocks (N % 256 != 0);
+         // from M = 513 128-column blocks, the last partial (from 2049 of
+         // 192 tokens: a partial last block of rows too)
          WeightSchema::make(e4m3, f16, Granularity::Channel), e4m3,
-         ActScaling::Token, 320, 1024, {1, 16, 100, 600});
+         ActScaling::Token, 320, 1024, {1, 16, 100, 600, 2100});
   addA8("w8a8_e4m3_channel_autopad_1000x1040", // the layer pads N and K
         WeightSchema::make(e4m3, f16, Granularity::Channel), e4m3,
         ActScaling::Token, 1000, 1040, {1, 16, 100});

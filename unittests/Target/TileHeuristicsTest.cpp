@@ -813,14 +813,16 @@ TEST(TileHeuristics, EightBitActivationsGetWgmmaTilesAtEveryM) {
           }
           EXPECT_EQ(tc.mma, MmaKind::Wgmma);
           // K-major weights (fp8 as stored, sm_90a): from M = 513 the
-          // 192-token tile (128 with per-K weight scales) over 128 of K per
-          // iteration with every copy by TMA, as many stages as fit up to
-          // five (six), its last block of columns partial where N = 320;
-          // the rest as for the others.
+          // 128-token tile over 128 of K per iteration with every copy by
+          // TMA, as many stages as fit up to six, and from 2049 the
+          // 192-token one (five stages) without per-K weight scales; the
+          // last block of columns partial where N = 320; the rest as for
+          // the others.
           const bool kMajor =
               layout::tileOrder(w, e4, true) == layout::TileOrder::KMajor;
-          if (kMajor && tc.mMax == 0) {
-            const bool deep = !w.hasPerKScales();
+          if (kMajor && tc.mMin > 512) {
+            const bool deep = !w.hasPerKScales() && tc.mMax == 0;
+            EXPECT_EQ(tc.mMin, deep ? 2049 : 513);
             EXPECT_EQ(tc.tma, TmaA | TmaB);
             EXPECT_EQ(tc.warpM, deep ? 192 : 128);
             EXPECT_EQ(tc.warpK, 128);
