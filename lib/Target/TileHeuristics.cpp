@@ -634,11 +634,11 @@ std::optional<TileConfig> kMajorPrefillTile(const WeightSchema &w,
   // be a multiple of 192).
   if (deep && in.scaling != ActScaling::Group && !w.hasPerKScales() &&
       !forExperts) {
-    layout::KernelShape deep = ks;
-    deep.warpM = 192;
-    for (deep.stages = 5; deep.stages >= 3; --deep.stages)
-      if (fits(deep))
-        return layout::tileConfigOf(deep);
+    layout::KernelShape tall = ks;
+    tall.warpM = 192;
+    for (tall.stages = 5; tall.stages >= 3; --tall.stages)
+      if (fits(tall))
+        return layout::tileConfigOf(tall);
   }
   for (ks.stages = 6; ks.stages >= 3; --ks.stages)
     if (fits(ks))

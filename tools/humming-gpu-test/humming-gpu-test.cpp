@@ -333,6 +333,10 @@ std::vector<Case> suite(bool quick) {
   addA8("w8a8_si8_channel_si8_token",
         WeightSchema::make(si8, f16, Granularity::Channel), si8,
         ActScaling::Token);
+  addA8("w8a8_si8_channel_si8_320x1024", // from M = 513 256-column blocks
+        // (one set of s32 sums), the last one partial (one n-tile of four)
+        WeightSchema::make(si8, f16, Granularity::Channel), si8,
+        ActScaling::Token, 320, 1024, {1, 600});
   addA8("w8a8_ui8_channel_si8_token", // int8 checkpoints' canonical form
         WeightSchema::make(ScalarType::uint(8), f16, Granularity::Channel),
         si8, ActScaling::Token);
