@@ -81,7 +81,6 @@ func.func @sums_two_blocks(%a: memref<?x512xf8E4M3FN>, %w: memref<16x1024xi32>, 
   return
 }
 
-
 // -----
 
 // A partial last block of columns (N = 320 on 128-column blocks) only where
@@ -97,4 +96,3 @@ func.func @partial_block_without_bulk_weights(%a: memref<?x512xf8E4M3FN>, %w: me
       : memref<?x512xf8E4M3FN>, memref<16x2560xi32> -> memref<?x320xbf16>
   return
 }
-
