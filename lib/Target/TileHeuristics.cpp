@@ -580,8 +580,12 @@ std::optional<TileConfig> fewTokenTile(const WeightSchema &w, int64_t n,
 /// each (128 columns: the two sets of sums of 64 each), 128 of K per
 /// iteration (four k32 steps per fold of the sums), every copy by TMA (the
 /// activations as 128-byte rows in TMA's 128-byte swizzle, the weights by
-/// one bulk copy per k-tile), as many stages as fit up to six. None where
-/// the layer's N or K do not divide or no three stages fit.
+/// one bulk copy per k-tile), as many stages as fit up to six; int8
+/// without promotion on 256 columns, and with `deep` (M > 2048) fp8 on 192
+/// tokens (below). A dense layer's last block of columns may be partial
+/// (layout::partialColumnBlocks). None where K does not divide, N is not
+/// a multiple of 64 (of the block for MoE GEMMs: `forExperts`) or no
+/// three stages fit.
 std::optional<TileConfig> kMajorPrefillTile(const WeightSchema &w,
                                             const InputSchema &in, int64_t n,
                                             int64_t k,
@@ -605,6 +609,7 @@ std::optional<TileConfig> kMajorPrefillTile(const WeightSchema &w,
     if (forExperts || n % shape.blockN() == 0)
       return runs(w, n, k, shape, device);
     return n % layout::kTileN == 0 &&
+           layout::partialColumnBlocks(layout::tileConfigOf(shape), w, in) &&
            runs(w, n + shape.blockN() - n % shape.blockN(), k, shape, device);
   };
   // int8 without group scales keeps one set of s32 sums (exact, no
@@ -654,9 +659,10 @@ std::optional<TileConfig> kMajorPrefillTile(const WeightSchema &w,
 /// weights' bytes dominate there and the 64-token tile's unused token rows
 /// are zero-filled, not read), from 513 on the warp-specialized 128-token
 /// tile (one n-tile per warpgroup for the two sets of sums; weights by
-/// bulk copy), else the same without a producer warpgroup, else a 64-column
-/// block. Measured on the H200 for 8192^2 only (bench/NOTES.md, "8-bit
-/// activations").
+/// bulk copy; K-major weights: kMajorPrefillTile, fp8 on 192 tokens from
+/// 2049), else the same without a producer warpgroup, else a 64-column
+/// block. Measured for 8192^2 (H200; the K-major tiles on an H100) and
+/// DeepSeek-V3's shapes (bench/NOTES.md, "8-bit activations").
 Result<std::vector<TileConfig>>
 selectEightBitTiles(const WeightSchema &w, const InputSchema &in,
                     const ComputeOptions &c, int64_t n, int64_t k,
