@@ -822,6 +822,10 @@ struct WsModel {
   // full barrier's only arrival and the bulk copy the whole fill; nothing
   // waits for cp.async groups.
   bool allBulk;
+  // Tracked fills (layout::ws::trackedFills): each producer's copies of a
+  // fill arrive on its full barrier when they land
+  // (cp.async.mbarrier.arrive.noinc); nothing waits for a group.
+  bool tracked;
   std::vector<int64_t> bulkInFlight, bulkLanded; // fills; [slot]: fill
   std::vector<Barrier> full, empty;
   std::vector<std::vector<int64_t>> landed;  // [slot][producer]: fill
@@ -833,10 +837,11 @@ struct WsModel {
   std::string failure;
 
   WsModel(int64_t stages, int64_t iterations, int64_t producers,
-          int64_t consumers, bool bulkCopies = false, bool bulkFills = false)
+          int64_t consumers, bool bulkCopies = false, bool bulkFills = false,
+          bool trackedFills = false)
       : S(stages), n(iterations), D(L::ws::fillsInFlight(stages)),
         P(producers), C(consumers), bulk(bulkCopies || bulkFills),
-        allBulk(bulkFills),
+        allBulk(bulkFills), tracked(trackedFills),
         bulkLanded(size_t(stages), -1), full(size_t(stages)),
         empty(size_t(stages)),
         landed(size_t(stages), std::vector<int64_t>(size_t(producers), -1)),
@@ -902,7 +907,7 @@ struct WsModel {
           if (allBulk)
             full[size_t(s)].arrive(); // arrive.expect_tx
         }
-      } else if (!allBulk && f >= D) {
+      } else if (!allBulk && !tracked && f >= D) {
         if (!landedAllBut(p, D))
           return false;
         full[size_t((f - D) % S)].arrive();
@@ -911,7 +916,7 @@ struct WsModel {
       return true;
     }
     int64_t t = at - 3 * n, f = std::max<int64_t>(0, n - D) + t;
-    if (allBulk || f >= n)
+    if (allBulk || tracked || f >= n)
       return false; // done
     if (!landedAllBut(p, n - 1 - f))
       return false;
@@ -922,6 +927,8 @@ struct WsModel {
   bool producerDone(int64_t p) {
     if (allBulk)
       return p != 0 || pc[size_t(p)] >= 3 * n;
+    if (tracked)
+      return pc[size_t(p)] >= 3 * n;
     return pc[size_t(p)] - 3 * n >= n - std::max<int64_t>(0, n - D);
   }
   /// Consumer c's program per iteration: the full wait and the reads, the
@@ -985,6 +992,13 @@ struct WsModel {
             int64_t f = g.front();
             landed[size_t(f % S)][size_t(p)] = f;
             g.erase(g.begin());
+            if (tracked) { // the arrival the copies' landing triggers
+              if (full[size_t(f % S)].done != f / S)
+                failure = "fill " + std::to_string(f) + " arrives in phase " +
+                          std::to_string(full[size_t(f % S)].done) +
+                          " of slot " + std::to_string(f % S);
+              full[size_t(f % S)].arrive();
+            }
             moved = true;
           }
         }
@@ -1015,12 +1029,16 @@ TEST(PreparedLayout, WarpSpecializedPipelineNeverDeadlocksNorRacesInAModel) {
   for (int64_t stages = 3; stages <= 8; ++stages)
     for (int64_t n : {1, 2, 3, 5, 8, 13, 40})
       for (int seed = 0; seed < 20; ++seed)
-        for (int mode : {0, 1, 2}) {
+        for (int mode : {0, 1, 2, 3}) {
           WsModel model(stages, n, /*producers=*/2, /*consumers=*/3,
-                        /*bulkCopies=*/mode == 1, /*bulkFills=*/mode == 2);
+                        /*bulkCopies=*/mode == 1 || mode == 3,
+                        /*bulkFills=*/mode == 2, /*trackedFills=*/mode == 3);
           EXPECT_EQ(model.run(rng), "")
               << "stages = " << stages << ", iterations = " << n
-              << (mode == 1 ? ", bulk copies" : mode == 2 ? ", bulk fills" : "");
+              << (mode == 1   ? ", bulk copies"
+                  : mode == 2 ? ", bulk fills"
+                  : mode == 3 ? ", tracked fills"
+                              : "");
         }
 }
 
@@ -1039,6 +1057,17 @@ TEST(PreparedLayout, BulkFillsNeedEveryCopyOfTheFillByTma) {
   k.tmaWeights = true;
   k.warpSpecialized = false;
   EXPECT_FALSE(L::ws::bulkFills(k, 512, 0));
+  // Tracked: the operands by TMA, only per-group constants by cp.async.
+  k.warpSpecialized = true;
+  EXPECT_FALSE(L::ws::trackedFills(k, 512, 0)); // bulk
+  EXPECT_TRUE(L::ws::trackedFills(k, 8, 0));
+  k.groupInputScales = true;
+  EXPECT_TRUE(L::ws::trackedFills(k, 512, 0));
+  k.tmaWeights = false; // weights by cp.async: wgmma reads them, fenced
+  EXPECT_FALSE(L::ws::trackedFills(k, 8, 0));
+  k.tmaWeights = true;
+  k.tmaActivations = false;
+  EXPECT_FALSE(L::ws::trackedFills(k, 8, 0));
   EXPECT_EQ(L::ws::fullArrivals(128, true), 1);
   EXPECT_EQ(L::ws::fullArrivals(128, false), 128);
 }

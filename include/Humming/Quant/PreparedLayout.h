@@ -340,9 +340,25 @@ inline bool bulkFills(const KernelShape &k, int64_t scaleBytes,
   return k.warpSpecialized && k.tensorActivations() && k.tmaWeights &&
          scaleBytes % 16 == 0 && zeroBytes % 16 == 0 && !k.groupInputScales;
 }
+/// Whether a fill's cp.async copies are tracked by its full barrier: where
+/// the activations and weights arrive by TMA and only per-group constants
+/// (scales, zero points, per-group token scales, which the consumers read
+/// with ld.shared, not wgmma) come by cp.async. Each producer then ends its
+/// part of fill f with `cp.async.mbarrier.arrive.noinc` on the fill's full
+/// barrier, which arrives once its copies landed: no cp.async group, no
+/// wait for the oldest fill, no proxy fence (generic writes read by generic
+/// loads), so a producer is held back by the empty barriers only. (Data
+/// wgmma reads must be fenced into the async proxy after it landed, which
+/// only a waiting producer can do: not tracked where any comes by
+/// cp.async.)
+inline bool trackedFills(const KernelShape &k, int64_t scaleBytes,
+                         int64_t zeroBytes) {
+  return k.warpSpecialized && k.tensorActivations() && k.tmaWeights &&
+         !bulkFills(k, scaleBytes, zeroBytes);
+}
 /// Arrivals that end a phase of a slot's full barrier: every producer
-/// (each after its cp.async copies landed), or the one announcing all the
-/// bytes where the fills are bulk.
+/// (each after its cp.async copies landed, or its tracked arrival), or the
+/// one announcing all the bytes where the fills are bulk.
 inline int64_t fullArrivals(int64_t producers, bool bulk) {
   return bulk ? 1 : producers;
 }

@@ -30,8 +30,9 @@ void PreparedEmitter::issueCopies(Value iter, Value slot, Value when,
     else
       issueWarpCopies(iter, slot);
   }
-  // Bulk fills have no cp.async copies (nothing waits for a group).
-  if (commit && !bulkFills())
+  // Bulk fills have no cp.async copies and tracked fills' copies arrive
+  // on the full barrier (nothing waits for a group).
+  if (commit && !bulkFills() && !trackedFills())
     NVVM::CpAsyncCommitGroupOp::create(b);
 }
 

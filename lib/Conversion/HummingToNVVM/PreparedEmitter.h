@@ -328,6 +328,12 @@ protected:
     return ::humming::layout::ws::bulkFills(tile, coop.scaleBytes,
                                             coop.zeroBytes);
   }
+  /// The cp.async copies of a fill arrive on its full barrier themselves
+  /// (layout::ws::trackedFills).
+  bool trackedFills() const {
+    return ::humming::layout::ws::trackedFills(tile, coop.scaleBytes,
+                                               coop.zeroBytes);
+  }
   /// Emits `body` under an scf.if on the first copying thread (copyTid ==
   /// 0): the one that issues the TMA copies.
   void onFirstCopier(function_ref<void()> body);

@@ -450,7 +450,10 @@ void WgmmaEmitter::emitWarpSpecializedLoop(Value first) {
   // cannot deadlock. With bulk fills (layout::ws::bulkFills) producer 0
   // announces every byte of fill f as the full barrier's one arrival when
   // it issues it; the phase ends when the bytes land, and nothing waits
-  // for older fills.
+  // for older fills. With tracked fills (layout::ws::trackedFills: TMA for
+  // the operands, cp.async for per-group constants) every producer ends
+  // its part of fill f with cp.async.mbarrier.arrive.noinc, its arrival
+  // once its copies landed, and waits for nothing but the releases.
   // The formulas of layout::ws, built in IR (the iteration is a runtime
   // value); PreparedLayoutTest checks the protocol itself.
   const int64_t S = tile.stages, D = L::ws::fillsInFlight(S),
@@ -465,7 +468,7 @@ void WgmmaEmitter::emitWarpSpecializedLoop(Value first) {
   const L::ws::RegisterSplit regs = L::ws::registerSplit(tile);
   const int64_t producerRegs = regs.producer, consumerRegs = regs.consumer;
   const bool rebalance = regs.rebalance;
-  const bool bulk = bulkFills();
+  const bool bulk = bulkFills(), tracked = trackedFills();
   {
     // Thread 0 initializes the barriers; the block barrier publishes them.
     auto ifOp = scf::IfOp::create(
@@ -492,6 +495,13 @@ void WgmmaEmitter::emitWarpSpecializedLoop(Value first) {
     NVVM::CpAsyncWaitGroupOp::create(b, b.getI32IntegerAttr(int32_t(pending)));
     fenceProxyAsyncShared();
     mbarrierArrive(mbarrierAt(arith::RemUIOp::create(b, fill, c32(S)), 0));
+  };
+  // Tracked fills: this producer's arrival on fill f's full barrier once
+  // every cp.async it issued so far landed (noinc: the arrival is one of
+  // the barrier's expected count).
+  auto arriveWhenLanded = [&](Value slot) {
+    NVVM::CpAsyncMBarrierArriveOp::create(b, mbarrierAt(slot, 0),
+                                          /*noinc=*/true);
   };
   {
     OpBuilder::InsertionGuard guard(b);
@@ -528,7 +538,9 @@ void WgmmaEmitter::emitWarpSpecializedLoop(Value first) {
         copyPart = CopyPart::Inputs;
         for (int64_t f = 0; f < P; ++f) {
           issueCopies(arith::AddIOp::create(b, first, c32(f)), c32(f));
-          if (f >= D)
+          if (tracked)
+            arriveWhenLanded(c32(f));
+          else if (f >= D)
             landed(c32(f - D), D);
         }
         copyPart = CopyPart::All;
@@ -552,7 +564,9 @@ void WgmmaEmitter::emitWarpSpecializedLoop(Value first) {
                        arith::AndIOp::create(b, use, c32(1)));
         }
         issueCopies(arith::AddIOp::create(b, first, f), slot);
-        if (!bulk) {
+        if (tracked)
+          arriveWhenLanded(slot);
+        if (!bulk && !tracked) {
           auto old = scf::IfOp::create(
               b, arith::CmpIOp::create(b, arith::CmpIPredicate::uge, f, c32(D)),
               /*withElseRegion=*/false);
@@ -562,9 +576,14 @@ void WgmmaEmitter::emitWarpSpecializedLoop(Value first) {
         }
       }
       // The last D fills (fewer when the CTA has fewer iterations).
-      if (!bulk)
+      if (!bulk && !tracked)
         for (int64_t f = std::max<int64_t>(0, iters - D); f < iters; ++f)
           landed(c32(f), iters - 1 - f);
+      // (Tracked: no copy of this thread's outlives its loop.)
+      if (tracked) {
+        NVVM::CpAsyncCommitGroupOp::create(b);
+        NVVM::CpAsyncWaitGroupOp::create(b, b.getI32IntegerAttr(0));
+      }
     };
     // Bulk fills: producer 0 alone runs the loop. Another producer would
     // only wait on the empty barriers, arriving nowhere, and could fall
