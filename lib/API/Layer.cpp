@@ -223,27 +223,29 @@ using detail::jit;
 using detail::JitState;
 
 /// A split_k kernel whose CTAs form a cluster (they read each other's
-/// shared memory): the loaded function must ask the driver for that
-/// cluster depth, and the device must keep at least one such cluster
+/// shared memory), or a multicast_a one whose pairs of CTAs along x do
+/// (each copies half the activations into both): the loaded function must
+/// ask the driver for that cluster shape, and the device must keep at least one such cluster
 /// resident — a clear error here rather than a failed launch in forward.
 /// The resident count goes to the info log (the heuristics assume a wave
 /// of clusters of four or eight holds half the SMs); a driver without the
 /// query, or a query that fails, skips that part.
 Status checkCluster(const rt::CudaDriver &driver, const abi::KernelLaunch &kl,
                     rt::CUfunction f) {
-  int depth = 0;
-  if (Status s = driver.check(
-          driver.cuFuncGetAttribute(&depth, rt::kFuncAttrRequiredClusterDepth,
-                                    f),
-          "cuFuncGetAttribute");
-      !s)
-    return s;
-  if (std::string why = abi::clusterMismatch(kl, depth); !why.empty())
+  int depth = 0, width = 0;
+  for (auto [attr, out] : {std::pair{rt::kFuncAttrRequiredClusterDepth, &depth},
+                           {rt::kFuncAttrRequiredClusterWidth, &width}})
+    if (Status s = driver.check(driver.cuFuncGetAttribute(out, attr, f),
+                                "cuFuncGetAttribute");
+        !s)
+      return s;
+  if (std::string why = abi::clusterMismatch(kl, depth, width); !why.empty())
     return Error{why};
   if (!driver.cuOccupancyMaxActiveClusters)
     return Status::success();
   rt::LaunchConfig config;
   config.gridDimZ = unsigned(kl.cluster);
+  config.gridDimX = unsigned(std::max<int64_t>(1, kl.clusterX));
   config.blockDimX = unsigned(kl.threads);
   config.sharedMemBytes = unsigned(kl.smemBytes);
   int clusters = -1;
@@ -1325,7 +1327,7 @@ Status Layer::transform(const LayerTarget &target) {
                 "cuFuncSetAttribute");
             !s)
           return s;
-      if (kl.cluster > 1)
+      if (kl.cluster > 1 || kl.clusterX > 1)
         if (Status s = checkCluster(*driver, kl, *f); !s)
           return s;
       if (kl.cooperative)

@@ -59,6 +59,7 @@ KernelShape shapeOf(const TileConfig &t) {
     k.tmaWeights = (t.tma & TmaB) != 0;
     k.tmaActivations = (t.tma & TmaA) != 0;
     k.wgmmaInFlight = t.wgmmaInFlight;
+    k.multicastA = t.multicastA;
   }
   if (t.mma != MmaKind::Wgmma && t.clusterSplit)
     k.clusterSplit = t.splitK;
@@ -88,6 +89,7 @@ TileConfig tileConfigOf(const KernelShape &k) {
     t.splitK = k.clusterSplit;
     t.tma = (k.tmaWeights ? TmaB : 0u) | (k.tmaActivations ? TmaA : 0u);
     t.wgmmaInFlight = k.wgmmaInFlight;
+    t.multicastA = k.multicastA;
   } else if (k.clusterSplit > 1) {
     t.splitK = k.clusterSplit;
     t.clusterSplit = true;

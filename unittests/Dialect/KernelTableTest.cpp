@@ -201,6 +201,23 @@ TEST(KernelTable, AClusterTheDriverDoesNotFormIsRefused) {
   EXPECT_EQ(habi::clusterMismatch(plain, 1), "");
   EXPECT_NE(habi::clusterMismatch(plain, 2), "");
   EXPECT_EQ(habi::clusterCannotRun(plain, 0), "");
+  // multicast_a = 2: pairs along x (the required cluster width).
+  habi::KernelLaunch pair;
+  pair.name = "layer_gemm0_m6";
+  pair.clusterX = 2;
+  pair.threads = 384;
+  pair.smemBytes = 200000;
+  EXPECT_EQ(habi::clusterMismatch(pair, 0, 2), "");
+  EXPECT_EQ(habi::clusterMismatch(pair, 0, 0),
+            "kernel layer_gemm0_m6: expected the driver to launch its CTAs "
+            "along x in clusters of 2 (.reqnctapercluster 2, 1, 1), got a "
+            "required cluster width of 0");
+  EXPECT_NE(habi::clusterMismatch(plain, 0, 2), "");
+  EXPECT_EQ(habi::clusterCannotRun(pair, 0),
+            "kernel layer_gemm0_m6: the device cannot run a cluster of 2 CTAs "
+            "of 384 threads and 200000 bytes of shared memory each "
+            "(cuOccupancyMaxActiveClusters: 0); force a tile without "
+            "multicast_a");
   // cooperative_split: every CTA of the range's largest grid must be
   // resident at once (the CTAs of a tile wait for each other); 8192
   // columns of 256 at M = 128 split four ways are 128 CTAs.
@@ -277,6 +294,11 @@ TEST(KernelTable, TheActivationsTensorMapOfATmaKernel) {
   EXPECT_EQ(a.elementStrides[0], 1u);
   EXPECT_EQ(a.elementStrides[1], 1u);
   EXPECT_EQ(a.swizzle, 3); // CU_TENSOR_MAP_SWIZZLE_128B
+  // multicast_a = 2: each CTA of the pair copies half the rows.
+  k.clusterX = 2;
+  ASSERT_EQ(habi::inputMapArgs(k, 8192, 1000, a), "");
+  EXPECT_EQ(a.box[1], 64u);
+  k.clusterX = 0;
   for (auto [columns, swizzle] : {std::pair{16, 1}, {32, 2}}) {
     k.inputMap = columns;
     ASSERT_EQ(habi::inputMapArgs(k, 8192, 1000, a), "");

@@ -1042,6 +1042,191 @@ TEST(PreparedLayout, WarpSpecializedPipelineNeverDeadlocksNorRacesInAModel) {
         }
 }
 
+namespace {
+/// multicast_a = 2 (KernelShape::multicastA) over bulk fills: two CTAs,
+/// each with one issuing producer and C consumer warps per slot. Fill f of
+/// CTA x: the wait for the release of use f - S on x's empty barrier, the
+/// announcement of the whole tile's bytes (two halves) on x's full
+/// barrier with its one arrival, and x's half copied into both CTAs' slot
+/// f % S, each landing on that CTA's full barrier (tx may go below zero
+/// before the announcement). A consumer warp waits for the fill, reads the
+/// slot, and releases the previous use on its own and the peer's empty
+/// barrier (layout::ws::emptyArrivals: 2 C per phase). Checked: no half
+/// lands in a slot a consumer still reads, every landing and announcement
+/// counts towards the fill's own phase, every read sees both halves of
+/// its fill, and no deadlock.
+struct McModel {
+  struct Barrier {
+    int64_t expected = 0, pending = 0, done = 0, tx = 0;
+    void complete() {
+      if (pending == 0 && tx == 0) {
+        ++done;
+        pending = expected;
+      }
+    }
+  };
+  struct Landing {
+    int64_t dst, fill;
+  };
+  int64_t S, n, C;
+  std::vector<Barrier> full[2], empty[2];
+  std::vector<int64_t> halves[2]; // [cta][slot]: halves of its fill landed
+  std::vector<int64_t> fillOf[2]; // [cta][slot]: the fill being written
+  std::vector<int64_t> reading[2], readingBefore[2]; // [cta][consumer]
+  std::vector<Landing> inFlight;
+  int64_t producerPc[2] = {0, 0};
+  std::vector<int64_t> consumerPc[2];
+  std::string failure;
+
+  McModel(int64_t stages, int64_t iterations, int64_t consumerWarps)
+      : S(stages), n(iterations), C(consumerWarps) {
+    for (int x = 0; x < 2; ++x) {
+      full[x].assign(size_t(S), Barrier{});
+      empty[x].assign(size_t(S), Barrier{});
+      for (Barrier &b : full[x])
+        b.expected = b.pending = L::ws::fullArrivals(128, /*bulk=*/true);
+      for (Barrier &b : empty[x])
+        b.expected = b.pending = L::ws::emptyArrivals(32 * C, 2);
+      halves[x].assign(size_t(S), 0);
+      fillOf[x].assign(size_t(S), -1);
+      reading[x].assign(size_t(C), -1);
+      readingBefore[x].assign(size_t(C), -1);
+      consumerPc[x].assign(size_t(C), 0);
+    }
+  }
+  bool waits(const Barrier &b, int64_t phase, int64_t parity) {
+    if (parity != (phase & 1) || (b.done != phase && b.done != phase + 1))
+      failure = "waited for phase " + std::to_string(phase) + " with " +
+                std::to_string(b.done) + " completed";
+    return (b.done & 1) != parity;
+  }
+  bool stepProducer(int x) {
+    int64_t &at = producerPc[x];
+    if (at >= 2 * n)
+      return false;
+    int64_t f = at / 2, s = f % S;
+    if (at % 2 == 0) {
+      if (L::ws::fillWaitsForRelease(f, S) &&
+          !waits(empty[x][size_t(s)], f / S - 1,
+                 L::ws::fillReleaseParity(f, S)))
+        return false;
+    } else {
+      Barrier &b = full[x][size_t(s)];
+      if (b.done != f / S)
+        failure = "fill " + std::to_string(f) + " announced in phase " +
+                  std::to_string(b.done);
+      b.tx += 2; // arrive.expect_tx: the whole tile
+      --b.pending;
+      b.complete();
+      inFlight.push_back({x, f});
+      inFlight.push_back({1 - x, f});
+    }
+    ++at;
+    return true;
+  }
+  void land(size_t k) {
+    Landing l = inFlight[k];
+    inFlight.erase(inFlight.begin() + std::ptrdiff_t(k));
+    int64_t s = l.fill % S;
+    int d = int(l.dst);
+    for (int64_t c = 0; c < C; ++c)
+      if (reading[d][size_t(c)] == s || readingBefore[d][size_t(c)] == s)
+        failure = "a half of fill " + std::to_string(l.fill) +
+                  " lands in slot " + std::to_string(s) + " of CTA " +
+                  std::to_string(d) + " while a consumer reads it";
+    Barrier &b = full[d][size_t(s)];
+    if (b.done != l.fill / S)
+      failure = "a half of fill " + std::to_string(l.fill) +
+                " lands in phase " + std::to_string(b.done) + " of CTA " +
+                std::to_string(d);
+    if (fillOf[d][size_t(s)] != l.fill) {
+      fillOf[d][size_t(s)] = l.fill;
+      halves[d][size_t(s)] = 0;
+    }
+    ++halves[d][size_t(s)];
+    --b.tx;
+    b.complete();
+  }
+  bool stepConsumer(int x, int64_t c) {
+    int64_t &at = consumerPc[x][size_t(c)];
+    if (at >= 2 * n) {
+      reading[x][size_t(c)] = readingBefore[x][size_t(c)] = -1;
+      return false;
+    }
+    int64_t i = at / 2, s = i % S;
+    if (at % 2 == 0) {
+      if (!waits(full[x][size_t(s)], i / S, L::ws::useFillParity(i, S)))
+        return false;
+      if (fillOf[x][size_t(s)] != i || halves[x][size_t(s)] != 2)
+        failure = "iteration " + std::to_string(i) + " of CTA " +
+                  std::to_string(x) + " reads slot " + std::to_string(s) +
+                  " before both halves of its fill landed";
+      readingBefore[x][size_t(c)] = reading[x][size_t(c)];
+      reading[x][size_t(c)] = s;
+    } else {
+      readingBefore[x][size_t(c)] = -1;
+      if (L::ws::releasesPrevious(i, S, n))
+        for (int y : {x, 1 - x}) {
+          Barrier &b = empty[y][size_t((i - 1) % S)];
+          --b.pending;
+          b.complete();
+        }
+    }
+    ++at;
+    return true;
+  }
+  std::string run(std::mt19937 &rng) {
+    for (int64_t steps = 0; steps < 1000000; ++steps) {
+      // Candidates: the two producers, every consumer warp, a landing.
+      std::vector<int64_t> order(size_t(2 + 2 * C + 1));
+      for (size_t k = 0; k < order.size(); ++k)
+        order[k] = int64_t(k);
+      std::shuffle(order.begin(), order.end(), rng);
+      bool moved = false;
+      for (int64_t k : order) {
+        if (k < 2)
+          moved = stepProducer(int(k));
+        else if (k < 2 + 2 * C)
+          moved = stepConsumer(int((k - 2) / C), (k - 2) % C);
+        else if (!inFlight.empty()) {
+          land(size_t(rng() % inFlight.size()));
+          moved = true;
+        }
+        if (!failure.empty())
+          return failure;
+        if (moved)
+          break;
+      }
+      if (!moved) {
+        for (int x = 0; x < 2; ++x) {
+          if (producerPc[x] < 2 * n)
+            return "deadlock: producer of CTA " + std::to_string(x);
+          for (int64_t c = 0; c < C; ++c)
+            if (consumerPc[x][size_t(c)] < 2 * n)
+              return "deadlock: consumer " + std::to_string(c) + " of CTA " +
+                     std::to_string(x);
+        }
+        return "";
+      }
+    }
+    return "no end after a million steps";
+  }
+};
+} // namespace
+
+TEST(PreparedLayout, MulticastPairsNeverDeadlockNorRaceInAModel) {
+  std::mt19937 rng(5);
+  for (int64_t stages = 3; stages <= 6; ++stages)
+    for (int64_t n : {1, 2, 3, 5, 8, 13, 40})
+      for (int seed = 0; seed < 20; ++seed) {
+        McModel model(stages, n, /*consumerWarps=*/3);
+        EXPECT_EQ(model.run(rng), "")
+            << "stages = " << stages << ", iterations = " << n;
+      }
+  EXPECT_EQ(L::ws::emptyArrivals(256, 2), 16);
+  EXPECT_EQ(L::ws::emptyArrivals(256, 1), 256);
+}
+
 TEST(PreparedLayout, BulkFillsNeedEveryCopyOfTheFillByTma) {
   L::KernelShape k;
   k.wgmma = true;

@@ -232,6 +232,15 @@ struct KernelShape {
   /// with cp.async (a MoE block's rows are scattered tokens, and sm_90's
   /// TMA has no row gather); no tensor map.
   bool gatheredActivations = false;
+  /// multicast_a = 2 (wgmma, warp_specialized, tma = [a, b], dense): the
+  /// CTAs of a pair of column blocks (a thread block cluster of two along
+  /// x, the same rows) share each iteration's activation tile: each copies
+  /// half of its rows by a multicast tensor copy into both CTAs' slot, each
+  /// CTA's full barrier counts both halves, and a slot is refilled only
+  /// once both CTAs' consumers released it (each consumer warp arrives on
+  /// its own CTA's empty barrier and on the peer's). Half the activation
+  /// bytes from L2 per CTA.
+  int64_t multicastA = 1;
   /// Activations by TMA's tensor copy (tma = [a], not gathered).
   bool tensorActivations() const {
     return tmaActivations && !gatheredActivations;
@@ -379,6 +388,14 @@ inline int64_t useFillParity(int64_t i, int64_t stages) {
 /// it.
 inline bool releasesPrevious(int64_t i, int64_t stages, int64_t iterations) {
   return i >= 1 && i - 1 + stages < iterations;
+}
+/// Arrivals that end a phase of a slot's empty barrier: every consumer
+/// thread's, or with multicast_a = 2 (KernelShape::multicastA) one per
+/// consumer warp of each CTA of the pair (a warp's lanes sync, then one
+/// arrives here and one on the peer's barrier: its next fill writes both
+/// CTAs' slots).
+inline int64_t emptyArrivals(int64_t consumers, int64_t multicast) {
+  return multicast > 1 ? multicast * (consumers / 32) : consumers;
 }
 /// The register split of a warp-specialized block (setmaxnreg): every
 /// thread starts with `launch` registers (the kernel's .maxnreg: the SM's

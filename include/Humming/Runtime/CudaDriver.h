@@ -155,7 +155,9 @@ struct CudaDriver {
 
 /// CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES.
 constexpr int kFuncAttrMaxDynamicSharedBytes = 8;
-/// CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH (the z of .reqnctapercluster).
+/// CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH / _DEPTH (the x and z of
+/// .reqnctapercluster).
+constexpr int kFuncAttrRequiredClusterWidth = 11;
 constexpr int kFuncAttrRequiredClusterDepth = 13;
 /// CU_STREAM_NON_BLOCKING.
 constexpr unsigned kStreamNonBlocking = 1;

@@ -116,6 +116,13 @@ struct KernelLaunch {
   /// other kernel. The runtime checks that the driver launches the loaded
   /// function with that cluster and can keep one resident.
   int64_t cluster = 1;
+  /// CTAs per thread block cluster along x (grid x is then a multiple of
+  /// it): the wgmma kernels with multicast_a = 2, whose pairs of column
+  /// blocks share one activation tile, each CTA copying half of its rows
+  /// into both (their PTX requires it: .reqnctapercluster 2, 1, 1; the
+  /// activations' tensor-map box is then block_m / cluster_x rows). 0 for
+  /// every other kernel.
+  int64_t clusterX = 0;
   /// Where the kernel reads its activations by TMA (tma = [a]): the
   /// columns of the tensor map's box, one iteration's K (16, 32 or 64
   /// 2-byte elements: rows of 32, 64 or 128 bytes, swizzled by their
@@ -258,7 +265,8 @@ inline constexpr KernelField kKernelFields[] = {
     {"experts", &KernelLaunch::experts, true},
     {"top_k", &KernelLaunch::topK, true},
     {"block_size", &KernelLaunch::blockSize, true},
-    {"layout64", &KernelLaunch::layout64, true}};
+    {"layout64", &KernelLaunch::layout64, true},
+    {"cluster_x", &KernelLaunch::clusterX, false, true}};
 
 constexpr const char *kKernelTableAttr = "humming.kernels";
 
@@ -352,7 +360,9 @@ inline std::string inputMapArgs(const KernelLaunch &kl, int64_t k, int64_t m,
   out.dims[1] = uint64_t(m);
   out.strides[0] = uint64_t(k * activationBits / 8);
   out.box[0] = uint32_t(kl.inputMap);
-  out.box[1] = uint32_t(kl.blockM);
+  // (A cluster along x shares the tile: each CTA copies its share of the
+  // rows into every CTA of the cluster.)
+  out.box[1] = uint32_t(kl.blockM / std::max<int64_t>(1, kl.clusterX));
   out.swizzle = swizzle;
   return "";
 }
@@ -371,7 +381,16 @@ inline std::string inputMapWithoutEncoder(const KernelLaunch &kl,
 /// Where the loaded function's required cluster depth (the driver's
 /// CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH) is not the kernel's cluster:
 /// what was expected and found; empty where they agree.
-inline std::string clusterMismatch(const KernelLaunch &k, int depth) {
+inline std::string clusterMismatch(const KernelLaunch &k, int depth,
+                                   int width = 0) {
+  // Along x (clusterX): the required cluster width.
+  const int64_t x = std::max<int64_t>(1, k.clusterX);
+  if (width != int(x) && !(x == 1 && width == 0))
+    return "kernel " + k.name + ": expected the driver to launch its CTAs " +
+           "along x in clusters of " + std::to_string(x) +
+           " (.reqnctapercluster " +
+           std::to_string(x) + ", 1, 1), got a required cluster width of " +
+           std::to_string(width);
   if (depth == int(k.cluster) || (k.cluster == 1 && depth == 0))
     return "";
   return "kernel " + k.name + ": expected the driver to launch its " +
@@ -385,14 +404,16 @@ inline std::string clusterMismatch(const KernelLaunch &k, int depth) {
 /// (cuOccupancyMaxActiveClusters gave `clusters`): what the kernel needs;
 /// empty where at least one fits.
 inline std::string clusterCannotRun(const KernelLaunch &k, int clusters) {
-  if (k.cluster <= 1 || clusters > 0)
+  const int64_t ctas = k.cluster * std::max<int64_t>(1, k.clusterX);
+  if (ctas <= 1 || clusters > 0)
     return "";
   return "kernel " + k.name + ": the device cannot run a cluster of " +
-         std::to_string(k.cluster) + " CTAs of " + std::to_string(k.threads) +
+         std::to_string(ctas) + " CTAs of " + std::to_string(k.threads) +
          " threads and " + std::to_string(k.smemBytes) +
          " bytes of shared memory each (cuOccupancyMaxActiveClusters: " +
          std::to_string(clusters) +
-         "); force a tile with a smaller split_k";
+         (k.clusterX > 1 ? "); force a tile without multicast_a"
+                         : "); force a tile with a smaller split_k");
 }
 
 /// Where the driver lacks what a cooperative kernel needs: the launch with

@@ -270,11 +270,33 @@ FailureOr<PreparedTile> preparedTile(const GemmView &op, unsigned index,
   // (One tensor copy brings an iteration's K of block_m tokens as rows TMA
   // swizzles by their width, at most 128 bytes: 16-bit wgmma tiles have
   // block_k = warp_k = 32 or 64, verified above.)
-  if (t.streamK || t.multicastA != 1 || t.multicastB != 1 ||
-      t.gridCap != 0 || t.writeSplits != 1)
+  if (t.streamK || t.multicastB != 1 || t.gridCap != 0 || t.writeSplits != 1)
     return fail("the prepared kernels do not implement stream-K, "
-                "multicast, grid_cap or write_splits yet; expected their "
-                "defaults");
+                "multicast of the weights (multicast_b), grid_cap or "
+                "write_splits yet; expected their defaults");
+  // multicast_a = 2: pairs of column blocks share the activation tile
+  // (KernelShape::multicastA), each CTA copying half its rows by TMA.
+  if (t.multicastA > 1) {
+    if (t.mma != hq::MmaKind::Wgmma || !t.warpSpecialized ||
+        (t.tma & (hq::TmaA | hq::TmaB)) != (hq::TmaA | hq::TmaB))
+      return fail("multicast_a = 2 shares the activations' tensor copies of "
+                  "the warp-specialized wgmma kernels; expected mma = wgmma, "
+                  "warp_specialized = true, tma = [a, b]");
+    // (A dense GEMM: verifyTileForProblem.)
+    if (t.splitK != 1)
+      return fail("expected split_k = 1 with multicast_a = 2 (the cluster "
+                  "is the pair of column blocks), got " + Twine(t.splitK));
+    if (t.blockM % 16 != 0)
+      return fail("expected block_m to be a multiple of 16 with "
+                  "multicast_a = 2 (each CTA's half of the rows starts at "
+                  "a multiple of the swizzle's eight rows), got " +
+                  Twine(t.blockM));
+    if (int64_t blocks = hq::ceilDiv(spec.np, t.blockN); blocks % 2 != 0)
+      return fail("expected an even number of column blocks with "
+                  "multicast_a = 2 (pairs of them form the clusters), got " +
+                  Twine(blocks) + " (padded N = " + Twine(spec.np) +
+                  ", block_n = " + Twine(t.blockN) + ")");
+  }
   // ctas_per_sm asks ptxas (.minnctapersm) to fit that many blocks in an
   // SM's 64 Ki registers.
   if (int64_t perThread = 65536 / (t.ctasPerSm * t.threads()); perThread < 64)
@@ -803,6 +825,7 @@ struct LowerToNVVMPass
                                  : hq::layout::sharedBytes(spec.weight, *tile);
           launch.splitK = t.splitK;
           launch.cluster = t.splitsInCluster() ? t.splitK : 1;
+          launch.clusterX = t.multicastA > 1 ? t.multicastA : 0;
           launch.inputMap =
               tile->tensorActivations() ? tile->activationRowBytes() / 2 : 0;
           launch.gridDependency = spec.gridDependency;

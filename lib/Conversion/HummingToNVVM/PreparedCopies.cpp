@@ -284,9 +284,28 @@ void PreparedEmitter::issueCooperativeCopies(Value iter, Value slot) {
         Value row = arith::MulIOp::create(b, bidY, c32(blockM));
         Value col = arith::MulIOp::create(b, kTileOf(c32(0)),
                                           c32(act8 ? 8 : 16));
+        Value dst = slotBase, mask;
+        if (tile.multicastA > 1) {
+          // multicast_a: this CTA's share of the rows (its rank in the
+          // pair along x: the box is block_m / multicast_a rows), into the
+          // same place of every CTA of the cluster, completing on each
+          // one's full barrier (whose expected bytes count the whole tile).
+          // The share starts at a multiple of eight rows: the swizzle's
+          // period (layout::slotAlign).
+          const int64_t share = blockM / tile.multicastA;
+          Value rank = arith::RemUIOp::create(b, bidX, c32(tile.multicastA));
+          Value rows = arith::MulIOp::create(b, rank, c32(share));
+          row = arith::AddIOp::create(b, row, rows);
+          dst = arith::AddIOp::create(
+              b, slotBase,
+              arith::MulIOp::create(b, rows,
+                                    c32(tile.activationRowBytes())));
+          mask = arith::ConstantIntOp::create(
+              b, b.getI16Type(), (int64_t(1) << tile.multicastA) - 1);
+        }
         NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-            b, clusterSmemAt(slotBase), map, ValueRange{col, row}, full,
-            /*im2colOffsets=*/ValueRange(), /*multicastMask=*/Value(),
+            b, clusterSmemAt(dst), map, ValueRange{col, row}, full,
+            /*im2colOffsets=*/ValueRange(), /*multicastMask=*/mask,
             /*l2CacheHint=*/Value(), NVVM::TMALoadMode::TILE,
             /*isCTAOnly=*/false, /*group=*/NVVM::CTAGroupKindAttr(),
             /*predicate=*/Value());

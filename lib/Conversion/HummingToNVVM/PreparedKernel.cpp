@@ -134,8 +134,16 @@ void PreparedEmitter::rasterGrid() {
   // (fewer in the last group) taken for one column before the next:
   // y' = first + (pid mod G X) mod rows, x' = (pid mod G X) / rows. A
   // bijection of the grid onto itself (as in Triton's grouped ordering).
-  const int64_t g = tile.rasterM;
+  // With multicast_a the pairs of CTAs along x (clusters) are the units
+  // ordered: a pair keeps its row of blocks and its two columns.
+  const int64_t g = tile.rasterM, pair = tile.multicastA;
+  Value rank = pair > 1 ? Value(arith::RemUIOp::create(b, bidX, c32(pair)))
+                        : Value();
+  if (pair > 1)
+    bidX = arith::DivUIOp::create(b, bidX, c32(pair));
   Value gridX = index32(gpu::GridDimOp::create(b, gpu::Dimension::x));
+  if (pair > 1)
+    gridX = arith::DivUIOp::create(b, gridX, c32(pair));
   Value gridY = index32(gpu::GridDimOp::create(b, gpu::Dimension::y));
   Value perGroup = arith::MulIOp::create(b, gridX, c32(g));
   Value pid = arith::AddIOp::create(b, arith::MulIOp::create(b, bidY, gridX),
@@ -147,6 +155,9 @@ void PreparedEmitter::rasterGrid() {
   Value local = arith::RemUIOp::create(b, pid, perGroup);
   bidY = arith::AddIOp::create(b, first, arith::RemUIOp::create(b, local, rows));
   bidX = arith::DivUIOp::create(b, local, rows);
+  if (pair > 1)
+    bidX = arith::AddIOp::create(b, arith::MulIOp::create(b, bidX, c32(pair)),
+                                 rank);
 }
 
 Value PreparedEmitter::threadCoordinates(Value threadId) {
@@ -249,6 +260,11 @@ gpu::GPUFuncOp mlir::humming::buildPreparedKernel(
   if (split.ctas > 1 && split.cluster)
     func->setAttr(NVVM::NVVMDialect::getClusterDimAttrName(),
                   builder.getDenseI32ArrayAttr({1, 1, int32_t(split.ctas)}));
+  // multicast_a: pairs of CTAs along x share the activation tile.
+  if (tile.multicastA > 1)
+    func->setAttr(NVVM::NVVMDialect::getClusterDimAttrName(),
+                  builder.getDenseI32ArrayAttr(
+                      {int32_t(tile.multicastA), 1, 1}));
   // Inputs are read-only and never alias the output: loads through them
   // may use the read-only data path (ld.global.nc).
   // (So are the routing tensors of MoE kernels.)

@@ -479,12 +479,19 @@ void WgmmaEmitter::emitWarpSpecializedLoop(Value first) {
     for (int64_t st = 0; st < S; ++st)
       for (auto [which, count] : {std::pair<int64_t, int64_t>{
                                       0, L::ws::fullArrivals(producers, bulk)},
-                                  {1, consumers}})
+                                  {1, L::ws::emptyArrivals(
+                                          consumers, tile.multicastA)}})
         NVVM::MBarrierInitOp::create(b, mbarrierAt(c32(st), which), c32(count),
                                      /*predicate=*/Value());
     NVVM::FenceMbarrierInitOp::create(b);
   }
-  gpu::BarrierOp::create(b);
+  // multicast_a: the peer's copies and arrivals reach these barriers, so
+  // both CTAs' initializations are published across the cluster (its
+  // barrier: release / acquire at cluster scope) before anything else.
+  if (tile.multicastA > 1)
+    clusterBarrier();
+  else
+    gpu::BarrierOp::create(b);
   Value lb = arith::ConstantIndexOp::create(b, 0);
   Value ub = arith::ConstantIndexOp::create(b, iters);
   Value one = arith::ConstantIndexOp::create(b, 1);
@@ -641,7 +648,33 @@ void WgmmaEmitter::emitWarpSpecializedLoop(Value first) {
             /*withElseRegion=*/false);
         OpBuilder::InsertionGuard g(b);
         b.setInsertionPointToStart(release.thenBlock());
-        mbarrierArrive(mbarrierAt(arith::RemUIOp::create(b, prev, c32(S)), 1));
+        Value empty = mbarrierAt(arith::RemUIOp::create(b, prev, c32(S)), 1);
+        if (tile.multicastA == 1)
+          return mbarrierArrive(empty);
+        // multicast_a: the next fill of the slot writes both CTAs' copies,
+        // so each consumer warp releases it in both (layout::ws::
+        // emptyArrivals): its lanes' reads end at the warp sync, then lane
+        // 0 arrives here and lane 1 on the peer's barrier (release,
+        // cluster scope).
+        NVVM::SyncWarpOp::create(b, c32(-1));
+        auto local = scf::IfOp::create(
+            b, arith::CmpIOp::create(b, arith::CmpIPredicate::eq, lane, c32(0)),
+            /*withElseRegion=*/true);
+        b.setInsertionPointToStart(local.thenBlock());
+        mbarrierArrive(empty);
+        b.setInsertionPointToStart(local.elseBlock());
+        auto remote = scf::IfOp::create(
+            b, arith::CmpIOp::create(b, arith::CmpIPredicate::eq, lane, c32(1)),
+            /*withElseRegion=*/false);
+        b.setInsertionPointToStart(remote.thenBlock());
+        Value peer = arith::XOrIOp::create(
+            b, arith::RemUIOp::create(b, bidX, c32(tile.multicastA)), c32(1));
+        Value remoteBar = NVVM::MapaOp::create(
+            b, LLVM::LLVMPointerType::get(b.getContext(), 7), empty, peer);
+        NVVM::MBarrierArriveOp::create(b, /*res=*/Type(), remoteBar,
+                                       /*count=*/Value(),
+                                       NVVM::MemScopeKind::CLUSTER,
+                                       /*relaxed=*/false);
       };
       if (tile.wgmmaInFlight == 0) {
         SmallVector<Value> done = ptx.wgmmaWait(0, accs);
@@ -664,6 +697,12 @@ void WgmmaEmitter::emitWarpSpecializedLoop(Value first) {
     SmallVector<Value> acc(loop.getResults().begin(), loop.getResults().end());
     acc = ptx.wgmmaWait(0, acc);
     finishWgmma(foldIteration(acc));
+  }
+  // multicast_a: no CTA of the pair leaves while the other may still
+  // arrive on its barriers or copy into its slots.
+  if (tile.multicastA > 1) {
+    b.setInsertionPointAfter(role);
+    clusterBarrier();
   }
 }
 

@@ -86,7 +86,7 @@ func.func @cp_async(%a: memref<?x128xf16>, %w: memref<8x256xi32>, %s: memref<1x1
 #tile = #humming.tile_config<m = [1, inf], block = [16, 64, 64], warp = [16, 64, 32], stages = 3, stream_k = true>
 
 func.func @stream_k(%a: memref<?x128xf16>, %w: memref<8x256xi32>, %s: memref<1x128xf16>, %c: memref<?x128xf16>) {
-  // expected-error @+1 {{tile_configs[0]: the prepared kernels do not implement stream-K, multicast, grid_cap or write_splits yet; expected their defaults}}
+  // expected-error @+1 {{tile_configs[0]: the prepared kernels do not implement stream-K, multicast of the weights (multicast_b), grid_cap or write_splits yet; expected their defaults}}
   humming.gemm %a, %w scales(%s : memref<1x128xf16>) into %c
       {weight_schema = #humming.weight_schema<type = ui4, scale = f16>, input_schema = #humming.input_schema<type = f16>,
        layout = #humming.layout<chip = "sm_90a">, tile_configs = [#tile]}

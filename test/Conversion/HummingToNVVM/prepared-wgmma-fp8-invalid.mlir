@@ -96,3 +96,46 @@ func.func @partial_block_without_bulk_weights(%a: memref<?x512xf8E4M3FN>, %w: me
       : memref<?x512xf8E4M3FN>, memref<16x2560xi32> -> memref<?x320xbf16>
   return
 }
+
+// -----
+
+// multicast_a = 2: pairs of column blocks form the clusters, so their
+// count must be even (N = 384: three blocks of 128).
+#t = #humming.tile_config<m = [1, inf], block = [128, 128, 128], warp = [128, 16, 128], stages = 4, mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], multicast_a = 2>
+func.func @multicast_odd_blocks(%a: memref<?x512xf8E4M3FN>, %w: memref<16x3072xi32>, %s: memref<1x384xf32>, %as: memref<?x1xf32>, %c: memref<?x384xbf16>) {
+  // expected-error @+1 {{tile_configs[0]: expected an even number of column blocks with multicast_a = 2 (pairs of them form the clusters), got 3 (padded N = 384, block_n = 128)}}
+  humming.gemm %a, %w scales(%s : memref<1x384xf32>) input_scale(%as : memref<?x1xf32>) into %c
+      {weight_schema = #humming.weight_schema<type = f8E4M3FN, scale = f32, granularity = channel>,
+       input_schema = #humming.input_schema<type = f8E4M3FN, scaling = token>, layout = #humming.layout<chip = "sm_90a">,
+       tile_configs = [#t]}
+      : memref<?x512xf8E4M3FN>, memref<16x3072xi32> -> memref<?x384xbf16>
+  return
+}
+
+// -----
+
+// multicast_a shares the activations' tensor copies of the TMA kernels.
+#t = #humming.tile_config<m = [1, inf], block = [128, 128, 128], warp = [128, 16, 128], stages = 4, mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a], multicast_a = 2>
+func.func @multicast_without_tma_b(%a: memref<?x512xf8E4M3FN>, %w: memref<16x2048xi32>, %s: memref<1x256xf32>, %as: memref<?x1xf32>, %c: memref<?x256xbf16>) {
+  // expected-error @+1 {{tile_configs[0]: multicast_a = 2 shares the activations' tensor copies of the warp-specialized wgmma kernels; expected mma = wgmma, warp_specialized = true, tma = [a, b]}}
+  humming.gemm %a, %w scales(%s : memref<1x256xf32>) input_scale(%as : memref<?x1xf32>) into %c
+      {weight_schema = #humming.weight_schema<type = f8E4M3FN, scale = f32, granularity = channel>,
+       input_schema = #humming.input_schema<type = f8E4M3FN, scaling = token>, layout = #humming.layout<chip = "sm_90a">,
+       tile_configs = [#t]}
+      : memref<?x512xf8E4M3FN>, memref<16x2048xi32> -> memref<?x256xbf16>
+  return
+}
+
+// -----
+
+// The cluster is the pair of column blocks: no K split beside it.
+#t = #humming.tile_config<m = [1, inf], block = [128, 128, 128], warp = [128, 16, 128], stages = 4, mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], multicast_a = 2, split_k = 2>
+func.func @multicast_split(%a: memref<?x512xf8E4M3FN>, %w: memref<16x2048xi32>, %s: memref<1x256xf32>, %as: memref<?x1xf32>, %c: memref<?x256xbf16>) {
+  // expected-error @+1 {{tile_configs[0]: expected split_k = 1 with multicast_a = 2 (the cluster is the pair of column blocks), got 2}}
+  humming.gemm %a, %w scales(%s : memref<1x256xf32>) input_scale(%as : memref<?x1xf32>) into %c
+      {weight_schema = #humming.weight_schema<type = f8E4M3FN, scale = f32, granularity = channel>,
+       input_schema = #humming.input_schema<type = f8E4M3FN, scaling = token>, layout = #humming.layout<chip = "sm_90a">,
+       tile_configs = [#t]}
+      : memref<?x512xf8E4M3FN>, memref<16x2048xi32> -> memref<?x256xbf16>
+  return
+}
