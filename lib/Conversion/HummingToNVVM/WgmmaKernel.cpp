@@ -654,8 +654,10 @@ void WgmmaEmitter::emitWarpSpecializedLoop(Value first) {
         // multicast_a: the next fill of the slot writes both CTAs' copies,
         // so each consumer warp releases it in both (layout::ws::
         // emptyArrivals): its lanes' reads end at the warp sync, then lane
-        // 0 arrives here and lane 1 on the peer's barrier (release,
-        // cluster scope).
+        // 0 arrives here and lane 1 on the peer's barrier. (Release at CTA
+        // scope, as CUTLASS's and DeepGEMM's cluster barriers arrive: the
+        // reads it orders are this CTA's own, complete once their values
+        // are in registers; cluster scope costs a fence per release.)
         NVVM::SyncWarpOp::create(b, c32(-1));
         auto local = scf::IfOp::create(
             b, arith::CmpIOp::create(b, arith::CmpIPredicate::eq, lane, c32(0)),
@@ -673,7 +675,7 @@ void WgmmaEmitter::emitWarpSpecializedLoop(Value first) {
             b, LLVM::LLVMPointerType::get(b.getContext(), 7), empty, peer);
         NVVM::MBarrierArriveOp::create(b, /*res=*/Type(), remoteBar,
                                        /*count=*/Value(),
-                                       NVVM::MemScopeKind::CLUSTER,
+                                       NVVM::MemScopeKind::CTA,
                                        /*relaxed=*/false);
       };
       if (tile.wgmmaInFlight == 0) {
