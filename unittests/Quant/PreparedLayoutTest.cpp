@@ -787,6 +787,35 @@ TEST(PreparedLayout, OnlyGroupScalesBoundTheActivationRange) {
 }
 
 namespace {
+/// Runs a protocol model to its end in a random order: each round shuffles
+/// the candidates 0 .. count - 1 and lets the first that can move move
+/// (`step`: whether it moved). Returns the model's failure as soon as there
+/// is one, `stuck()` (a deadlock's description, or "" at the end) once
+/// nothing moves, or a note after a million rounds.
+template <class Step, class Stuck>
+std::string runRandomly(std::mt19937 &rng, size_t count,
+                        const std::string &failure, Step step, Stuck stuck) {
+  std::vector<int64_t> order(count);
+  for (int64_t steps = 0; steps < 1000000; ++steps) {
+    for (size_t k = 0; k < count; ++k)
+      order[k] = int64_t(k);
+    std::shuffle(order.begin(), order.end(), rng);
+    bool moved = false;
+    for (int64_t k : order) {
+      moved = step(k);
+      if (!failure.empty())
+        return failure;
+      if (moved)
+        break;
+    }
+    if (!moved)
+      return stuck();
+  }
+  return "no end after a million steps";
+}
+} // namespace
+
+namespace {
 /// A model of the warp-specialized wgmma pipeline (layout::ws): producer
 /// and consumer threads as programs stepped in a random order, cp.async
 /// groups that land at random times (wait_group N: all but the N newest
@@ -961,65 +990,53 @@ struct WsModel {
   }
   /// Runs to the end in a random order; returns the failure, if any.
   std::string run(std::mt19937 &rng) {
-    for (int64_t steps = 0; steps < 1000000; ++steps) {
-      // Candidates: threads that can step, copies that can land (the
-      // last: a bulk copy, any of those in flight).
-      std::vector<int64_t> order(size_t(P + C + P + 1));
-      for (size_t k = 0; k < order.size(); ++k)
-        order[k] = int64_t(k);
-      std::shuffle(order.begin(), order.end(), rng);
-      bool moved = false;
-      for (int64_t k : order) {
-        if (k < P) {
-          moved = stepProducer(k);
-        } else if (k < P + C) {
-          moved = stepConsumer(k - P);
-        } else if (k == P + C + P) {
-          if (!bulkInFlight.empty()) {
-            size_t at = size_t(rng() % bulkInFlight.size());
-            int64_t f = bulkInFlight[at];
-            bulkInFlight.erase(bulkInFlight.begin() + std::ptrdiff_t(at));
-            bulkLanded[size_t(f % S)] = f;
-            full[size_t(f % S)].landTx();
-            moved = true;
-          }
-        } else {
-          int64_t p = k - P - C;
-          auto &g = groups[size_t(p)];
-          if (!g.empty()) {
-            // The oldest lands (groups may land out of order, but the
-            // waits only ever ask for the oldest ones).
-            int64_t f = g.front();
-            landed[size_t(f % S)][size_t(p)] = f;
-            g.erase(g.begin());
-            if (tracked) { // the arrival the copies' landing triggers
-              if (full[size_t(f % S)].done != f / S)
-                failure = "fill " + std::to_string(f) + " arrives in phase " +
-                          std::to_string(full[size_t(f % S)].done) +
-                          " of slot " + std::to_string(f % S);
-              full[size_t(f % S)].arrive();
-            }
-            moved = true;
-          }
-        }
-        if (!failure.empty())
-          return failure;
-        if (moved)
-          break;
+    // Candidates: threads that can step, copies that can land (the last: a
+    // bulk copy, any of those in flight).
+    auto step = [&](int64_t k) {
+      if (k < P)
+        return stepProducer(k);
+      if (k < P + C)
+        return stepConsumer(k - P);
+      if (k == P + C + P) {
+        if (bulkInFlight.empty())
+          return false;
+        size_t at = size_t(rng() % bulkInFlight.size());
+        int64_t f = bulkInFlight[at];
+        bulkInFlight.erase(bulkInFlight.begin() + std::ptrdiff_t(at));
+        bulkLanded[size_t(f % S)] = f;
+        full[size_t(f % S)].landTx();
+        return true;
       }
-      if (!moved) {
-        for (int64_t p = 0; p < P; ++p)
-          if (!producerDone(p))
-            return "deadlock: producer " + std::to_string(p) + " at step " +
-                   std::to_string(pc[size_t(p)]);
-        for (int64_t c = 0; c < C; ++c)
-          if (pc[size_t(P + c)] < 2 * n)
-            return "deadlock: consumer " + std::to_string(c) + " at step " +
-                   std::to_string(pc[size_t(P + c)]);
-        return "";
+      int64_t p = k - P - C;
+      auto &g = groups[size_t(p)];
+      if (g.empty())
+        return false;
+      // The oldest lands (groups may land out of order, but the waits only
+      // ever ask for the oldest ones).
+      int64_t f = g.front();
+      landed[size_t(f % S)][size_t(p)] = f;
+      g.erase(g.begin());
+      if (tracked) { // the arrival the copies' landing triggers
+        if (full[size_t(f % S)].done != f / S)
+          failure = "fill " + std::to_string(f) + " arrives in phase " +
+                    std::to_string(full[size_t(f % S)].done) + " of slot " +
+                    std::to_string(f % S);
+        full[size_t(f % S)].arrive();
       }
-    }
-    return "no end after a million steps";
+      return true;
+    };
+    auto stuck = [&]() -> std::string {
+      for (int64_t p = 0; p < P; ++p)
+        if (!producerDone(p))
+          return "deadlock: producer " + std::to_string(p) + " at step " +
+                 std::to_string(pc[size_t(p)]);
+      for (int64_t c = 0; c < C; ++c)
+        if (pc[size_t(P + c)] < 2 * n)
+          return "deadlock: consumer " + std::to_string(c) + " at step " +
+                 std::to_string(pc[size_t(P + c)]);
+      return "";
+    };
+    return runRandomly(rng, size_t(P + C + P + 1), failure, step, stuck);
   }
 };
 } // namespace
@@ -1176,40 +1193,29 @@ struct McModel {
     return true;
   }
   std::string run(std::mt19937 &rng) {
-    for (int64_t steps = 0; steps < 1000000; ++steps) {
-      // Candidates: the two producers, every consumer warp, a landing.
-      std::vector<int64_t> order(size_t(2 + 2 * C + 1));
-      for (size_t k = 0; k < order.size(); ++k)
-        order[k] = int64_t(k);
-      std::shuffle(order.begin(), order.end(), rng);
-      bool moved = false;
-      for (int64_t k : order) {
-        if (k < 2)
-          moved = stepProducer(int(k));
-        else if (k < 2 + 2 * C)
-          moved = stepConsumer(int((k - 2) / C), (k - 2) % C);
-        else if (!inFlight.empty()) {
-          land(size_t(rng() % inFlight.size()));
-          moved = true;
-        }
-        if (!failure.empty())
-          return failure;
-        if (moved)
-          break;
+    // Candidates: the two producers, every consumer warp, a landing.
+    auto step = [&](int64_t k) {
+      if (k < 2)
+        return stepProducer(int(k));
+      if (k < 2 + 2 * C)
+        return stepConsumer(int((k - 2) / C), (k - 2) % C);
+      if (inFlight.empty())
+        return false;
+      land(size_t(rng() % inFlight.size()));
+      return true;
+    };
+    auto stuck = [&]() -> std::string {
+      for (int x = 0; x < 2; ++x) {
+        if (producerPc[x] < 2 * n)
+          return "deadlock: producer of CTA " + std::to_string(x);
+        for (int64_t c = 0; c < C; ++c)
+          if (consumerPc[x][size_t(c)] < 2 * n)
+            return "deadlock: consumer " + std::to_string(c) + " of CTA " +
+                   std::to_string(x);
       }
-      if (!moved) {
-        for (int x = 0; x < 2; ++x) {
-          if (producerPc[x] < 2 * n)
-            return "deadlock: producer of CTA " + std::to_string(x);
-          for (int64_t c = 0; c < C; ++c)
-            if (consumerPc[x][size_t(c)] < 2 * n)
-              return "deadlock: consumer " + std::to_string(c) + " of CTA " +
-                     std::to_string(x);
-        }
-        return "";
-      }
-    }
-    return "no end after a million steps";
+      return "";
+    };
+    return runRandomly(rng, size_t(2 + 2 * C + 1), failure, step, stuck);
   }
 };
 } // namespace
