@@ -246,6 +246,15 @@ int humming_layer_forward_gathering(const humming_layer *layer, void *stream,
 int humming_layer_set_input_permutation(humming_layer *layer,
                                         const int32_t *perm, int64_t count);
 
+/** Batch invariance (Layer::setBatchInvariant; the original's
+ *  use_batch_invariant): nonzero gives every M one K decomposition, so a
+ *  row's output is bitwise the same whatever else the batch holds. Before
+ *  humming_layer_transform (a transformed layer is transformed again); a
+ *  MoE layer refuses it. humming_layer_batch_invariant says whether it is
+ *  on (0 for NULL). */
+int humming_layer_set_batch_invariant(humming_layer *layer, int on);
+int humming_layer_batch_invariant(const humming_layer *layer);
+
 /** The layer's activation type ("f16", "bf16", "f8E4M3FN", "f8E5M2",
  *  "si8", "si4") and scaling ("none", "token", "static", "group"); "" for
  *  NULL. With "group", humming_layer_activation_group gives the group's

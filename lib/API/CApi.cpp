@@ -836,6 +836,16 @@ int humming_layer_set_input_permutation(humming_layer *layer,
       std::vector<int32_t>(perm, perm + count)));
 }
 
+int humming_layer_set_batch_invariant(humming_layer *layer, int on) {
+  if (!layer)
+    return fail("expected a layer, got NULL");
+  return check(layer->layer.setBatchInvariant(on != 0));
+}
+
+int humming_layer_batch_invariant(const humming_layer *layer) {
+  return layer && layer->layer.batchInvariant() ? 1 : 0;
+}
+
 int humming_layer_forward_gathering(const humming_layer *layer, void *stream,
                                     uint64_t input, uint64_t scratch,
                                     uint64_t output, int64_t m) {

@@ -579,6 +579,20 @@ const std::vector<int32_t> &Layer::inputPermutation() const {
   return impl_->inputPermutation;
 }
 
+Status Layer::setBatchInvariant(bool on) {
+  Impl &l = *impl_;
+  if (on && l.moe)
+    return Error{"expected batch_invariant = false in a MoE layer (its tiles "
+                 "follow the tokens per expert, so a token's K decomposition "
+                 "depends on the batch)"};
+  if (l.compute.batchInvariant != on)
+    l.transformed = false;
+  l.compute.batchInvariant = on;
+  return Status::success();
+}
+
+bool Layer::batchInvariant() const { return impl_->compute.batchInvariant; }
+
 Result<Layer> Layer::fromLoaded(LoadedLayer loadedLayer, ScalarType model,
                                 const std::string &module,
                                 const CheckpointLoad &load) {

@@ -145,6 +145,8 @@ def _library():
             p, ctypes.POINTER(ctypes.c_int32), ctypes.c_int64]
         lib.humming_layer_input_permutation.restype = ctypes.c_int64
         lib.humming_layer_set_activations_gathered.argtypes = [p, ctypes.c_int]
+        lib.humming_layer_set_batch_invariant.argtypes = [p, ctypes.c_int]
+        lib.humming_layer_batch_invariant.argtypes = [p]
         lib.humming_layer_forward_gathering.argtypes = [
             p, p, ctypes.c_uint64, ctypes.c_uint64, ctypes.c_uint64,
             ctypes.c_int64]
@@ -321,7 +323,8 @@ class HummingLayer:
     """
 
     def __init__(self, shape_n, shape_k, weight_config, input_config=None,
-                 f16_accumulation=False, num_experts=0, moe=None):
+                 f16_accumulation=False, num_experts=0, moe=None,
+                 batch_invariant=False):
         input_config = input_config or {"dtype": "float16"}
         self.shape_n, self.shape_k = int(shape_n), int(shape_k)
         self.num_experts = int(num_experts)
@@ -412,6 +415,22 @@ class HummingLayer:
         self._handle = handle
         self._transformed = False
         self._quantizers = {}
+        if batch_invariant:
+            self.set_batch_invariant(True)
+
+    def set_batch_invariant(self, on=True):
+        """Batch invariance (the original's use_batch_invariant): one K
+        decomposition for every M, so that a row's output is bitwise the
+        same whatever else the batch holds. Before transform() (a
+        transformed layer must be transformed again); a MoE layer refuses
+        it."""
+        _check(_library().humming_layer_set_batch_invariant(
+            self._handle, int(bool(on))))
+        self._transformed = False
+
+    @property
+    def batch_invariant(self):
+        return bool(_library().humming_layer_batch_invariant(self._handle))
 
     def _eight_bit_config(self, input_config):
         """The scaling, output type and static scale of an 8-bit

@@ -100,6 +100,30 @@ class CreateTest(unittest.TestCase):
         self.assertEqual(str(e.exception),
                          "weight: expected 131072 values, got 10")
 
+    def test_batch_invariance_is_offered(self):
+        # One K decomposition for every M: the heuristics' M ranges agree
+        # and merge, so the layer needs fewer kernels; off again, as many
+        # as before. A MoE layer refuses it.
+        layer = HummingLayer(4096, 4096, W4G128)
+        layer.load_from_unquantized(exact_weights(4096, 4096, 128))
+        self.assertFalse(layer.batch_invariant)
+        layer.transform(device="H200", compile_only=True)
+        by_m = layer.kernel_count
+        layer.set_batch_invariant(True)
+        self.assertTrue(layer.batch_invariant)
+        layer.transform(device="H200", compile_only=True)
+        self.assertLess(layer.kernel_count, by_m)
+        made = HummingLayer(4096, 4096, W4G128, batch_invariant=True)
+        self.assertTrue(made.batch_invariant)
+        moe = HummingLayer(256, 512, W4G128, num_experts=4,
+                           moe={"top_k": 2})
+        with self.assertRaises(HummingError) as e:
+            moe.set_batch_invariant(True)
+        self.assertEqual(str(e.exception),
+                         "expected batch_invariant = false in a MoE layer "
+                         "(its tiles follow the tokens per expert, so a "
+                         "token's K decomposition depends on the batch)")
+
     def test_the_compiler_names_itself(self):
         text = humming.compiler()
         self.assertRegex(text, r"^(nvjitlink\+(ptxas|driver)|ptxas|nvjitlink|driver) \(.+\)$")
@@ -537,6 +561,32 @@ class GpuTest(unittest.TestCase):
             rel = ((y.double() - ref).norm() / ref.norm()).item()
             self.assertLess(rel, 1e-3, f"M={m}")
             self.assertFalse(torch.isnan(y).any().item())
+
+    def test_batch_invariant_rows_are_bitwise_the_same_at_every_m(self):
+        # The same token's row in batches of 1 .. 700 rows with random
+        # others: bitwise equal with batch_invariant (every M one K
+        # decomposition), against float64 too.
+        import torch
+        torch.manual_seed(7)
+        n, k = 4096, 4096
+        w = torch.randn(n, k, dtype=torch.float64) * 0.02
+        layer = HummingLayer(n, k, W4G128, batch_invariant=True)
+        layer.load_from_unquantized(w)
+        layer.transform()
+        row = (torch.rand(1, k, device="cuda") * 2 - 1).to(torch.float16)
+        first = None
+        for m in (1, 5, 16, 17, 64, 129, 513, 700):
+            x = (torch.rand(m, k, device="cuda") * 2 - 1).to(torch.float16)
+            at = m // 2
+            x[at] = row[0]
+            y = layer(x)
+            torch.cuda.synchronize()
+            if first is None:
+                first = y[at].clone()
+                ref = row.double() @ w.to("cuda").T
+                rel = ((first.double() - ref[0]).norm() / ref.norm()).item()
+                self.assertLess(rel, 1e-2)
+            self.assertTrue(torch.equal(y[at], first), f"M={m}")
 
     def test_cuda_weights_quantize_on_the_device(self):
         # load_from_unquantized of a CUDA tensor quantizes on the GPU: the

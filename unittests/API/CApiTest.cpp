@@ -810,3 +810,54 @@ TEST(CApi, MoeGrouping) {
             "expected a MoE grouping, got NULL");
   humming_moe_grouping_destroy(g);
 }
+
+TEST(CApi, BatchInvarianceIsOfferedBeforeTransform) {
+  // humming_layer_set_batch_invariant (the original's use_batch_invariant):
+  // one K decomposition for every M. On the H200 a W4A16 g128 layer's
+  // heuristics choose several kernels by M (K splits, wgmma at prefill);
+  // batch-invariant tiles agree across the ranges, which merge, so the
+  // layer needs fewer kernels. A transformed layer is transformed again.
+  humming::test::useTestCache();
+  humming_weight_schema w = {};
+  w.type = "uint4";
+  w.scale_type = "f16";
+  w.granularity = "group";
+  w.group_k = 128;
+  humming_layer *layer = nullptr;
+  ASSERT_EQ(humming_layer_create(4096, 4096, &w, "f16", 0, &layer), 0)
+      << humming_last_error();
+  std::vector<float> weights(size_t(4096) * 4096, 0.125f);
+  ASSERT_EQ(humming_layer_quantize(layer, weights.data(), nullptr), 0)
+      << humming_last_error();
+  EXPECT_EQ(humming_layer_batch_invariant(layer), 0);
+  ASSERT_EQ(humming_layer_transform(layer, "H200", nullptr, 1), 0)
+      << humming_last_error();
+  const int byM = humming_layer_kernel_count(layer);
+  ASSERT_EQ(humming_layer_set_batch_invariant(layer, 1), 0)
+      << humming_last_error();
+  EXPECT_EQ(humming_layer_batch_invariant(layer), 1);
+  ASSERT_EQ(humming_layer_transform(layer, "H200", nullptr, 1), 0)
+      << humming_last_error();
+  const int invariant = humming_layer_kernel_count(layer);
+  EXPECT_GE(invariant, 1);
+  EXPECT_LT(invariant, byM);
+  ASSERT_EQ(humming_layer_set_batch_invariant(layer, 0), 0);
+  ASSERT_EQ(humming_layer_transform(layer, "H200", nullptr, 1), 0);
+  EXPECT_EQ(humming_layer_kernel_count(layer), byM);
+  humming_layer_destroy(layer);
+  // A MoE layer's tiles follow the tokens per expert: refused.
+  ASSERT_EQ(humming_layer_create_moe(256, 512, 4, &w, "f16", "indexed", 2, 0,
+                                     0, &layer),
+            0)
+      << humming_last_error();
+  EXPECT_NE(humming_layer_set_batch_invariant(layer, 1), 0);
+  EXPECT_EQ(std::string(humming_last_error()),
+            "expected batch_invariant = false in a MoE layer (its tiles follow "
+            "the tokens per expert, so a token's K decomposition depends on "
+            "the batch)");
+  EXPECT_EQ(humming_layer_set_batch_invariant(layer, 0), 0);
+  humming_layer_destroy(layer);
+  EXPECT_NE(humming_layer_set_batch_invariant(nullptr, 1), 0);
+  EXPECT_EQ(std::string(humming_last_error()), "expected a layer, got NULL");
+  EXPECT_EQ(humming_layer_batch_invariant(nullptr), 0);
+}

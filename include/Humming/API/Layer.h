@@ -207,6 +207,14 @@ public:
   /// empty (the natural order).
   Status setInputPermutation(std::vector<int32_t> perm);
   const std::vector<int32_t> &inputPermutation() const;
+  /// Batch invariance (ComputeOptions::batchInvariant; the original's
+  /// use_batch_invariant): one K decomposition for every M, so that a
+  /// token's output row is bitwise the same whatever the batch holds
+  /// besides it. Before transform() (a transformed layer must be
+  /// transformed again); a MoE layer refuses it (its tiles follow the
+  /// tokens per expert).
+  Status setBatchInvariant(bool on);
+  bool batchInvariant() const;
   /// Canonical-format tensors with the schema's padded shapes and dtypes
   /// (weightSchema()), or with the unpadded shapes of the layer's sizes,
   /// which it pads (padCanonicalTensors).
