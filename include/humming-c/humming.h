@@ -356,6 +356,13 @@ const char *humming_layer_compiler_reports(const humming_layer *layer);
  *  humming_last_error, where none could be chosen. Valid for the process. */
 const char *humming_compiler(void);
 
+/** The facts the tile heuristics use for a known `device` ("H200"), else
+ *  for the representative device of `chip` ("sm_90a"), as a transform
+ *  without a known device name does: the SM count and the peak memory
+ *  bandwidth in GB/s (what a decode kernel's floor is measured against). */
+int humming_device_facts(const char *device, const char *chip,
+                         int64_t *sm_count, double *memory_gbs);
+
 /** After transform: the number of kernels (one per M range) and whether
  *  the weights use the prepared (fast) layout. */
 int humming_layer_kernel_count(const humming_layer *layer);

@@ -9,6 +9,8 @@
 #include "Humming/Quant/Adapters.h"
 #include "Humming/Quant/PreparedLayout.h"
 #include "Humming/Quant/Safetensors.h"
+#include "Humming/Target/ArchInfo.h"
+#include "Humming/Target/TileHeuristics.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -887,6 +889,33 @@ const char *humming_compiler(void) {
 
 const char *humming_layer_compiler_reports(const humming_layer *layer) {
   return layer ? layer->reports.c_str() : "";
+}
+
+int humming_device_facts(const char *device, const char *chip,
+                         int64_t *sm_count, double *memory_gbs) {
+  if (!sm_count || !memory_gbs)
+    return fail("expected output pointers, got NULL");
+  const DeviceInfo *facts = nullptr;
+  if (device && *device) {
+    facts = lookupDevice(device);
+    if (!facts && !(chip && *chip))
+      return fail(concat("expected a device among ", knownDeviceNames(),
+                         ", got '", device, "'"));
+  }
+  if (!facts) {
+    if (!chip || !*chip)
+      return fail("expected a device or a chip, got neither");
+    std::optional<Chip> c = Chip::parse(chip);
+    if (!c)
+      return fail(concat("expected a chip among ", knownChipNames(), ", got '",
+                         chip, "'"));
+    facts = representativeDevice(*c);
+    if (!facts)
+      return fail(concat("no representative device is known for ", chip));
+  }
+  *sm_count = facts->smCount;
+  *memory_gbs = facts->memoryBandwidthGBs;
+  return ok();
 }
 
 int humming_layer_kernel_count(const humming_layer *layer) {

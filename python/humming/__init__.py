@@ -21,7 +21,7 @@ import ctypes
 import os
 
 __all__ = ["HummingError", "HummingLayer", "HummingMoeGrouping", "HummingMoeLayer",
-           "compiler", "library_path"]
+           "compiler", "device_facts", "library_path"]
 
 
 TransformStats = collections.namedtuple(
@@ -167,6 +167,9 @@ def _library():
         lib.humming_layer_compiler_reports.argtypes = [p]
         lib.humming_layer_compiler_reports.restype = ctypes.c_char_p
         lib.humming_compiler.restype = ctypes.c_char_p
+        lib.humming_device_facts.argtypes = [
+            ctypes.c_char_p, ctypes.c_char_p,
+            ctypes.POINTER(ctypes.c_int64), ctypes.POINTER(ctypes.c_double)]
         lib.humming_layer_kernel_count.argtypes = [p]
         lib.humming_layer_is_prepared.argtypes = [p]
         lib.humming_quantizer_create.argtypes = [
@@ -264,6 +267,21 @@ def compiler():
     if text is None:
         raise HummingError(lib.humming_last_error().decode())
     return text.decode()
+
+
+def device_facts(device=None, chip=None):
+    """The facts the tile heuristics use for `device` ("H200") or `chip`
+    ("sm_90a"), by default the current CUDA device's (by its name, else its
+    chip's representative, as transform() does): {"sm_count",
+    "memory_gbs"} (peak memory bandwidth, GB/s: the floor of a decode
+    kernel is its bytes over it)."""
+    if device is None and chip is None:
+        device, chip = _current_device()
+    sms, gbs = ctypes.c_int64(), ctypes.c_double()
+    _check(_library().humming_device_facts(
+        device.encode() if device else None, chip.encode() if chip else None,
+        ctypes.byref(sms), ctypes.byref(gbs)))
+    return {"sm_count": sms.value, "memory_gbs": gbs.value}
 
 
 def _check(rc):

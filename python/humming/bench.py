@@ -61,6 +61,11 @@ INPUTS = {name: {"dtype": "int8" if "int8" in name else "e4m3",
 INPUTS["w8a8_fp8_block"] = {"dtype": "e4m3", "scaling": "group",
                             "group_size": 128}
 STANDARD_MS = [1, 16, 64, 128, 1024, 8192]
+# The model sweep (--shapes model): Llama-3-8B's 4096 x 4096 (q/o),
+# 6144 x 4096 (fused qkv), 4096 x 14336 / 14336 x 4096 (up / down), and
+# Llama-3-70B's 28672 x 8192 / 8192 x 28672 (fused gate_up / down).
+MODEL_SHAPES = [(4096, 4096), (6144, 4096), (4096, 14336), (14336, 4096),
+                (28672, 8192), (8192, 28672)]
 
 
 def activation_dtype(name):
@@ -328,10 +333,14 @@ def bench_layers(HummingLayer, torch, n, k, name, tile_config, args, jit,
     return layers
 
 
-def time_one(torch, layers, torch_ws, torch_us, config, name, n, k, m, replays):
+def time_one(torch, layers, torch_ws, torch_us, config, name, n, k, m, replays,
+             memory_gbs=0.0):
     """One result row: the layers and torch.matmul on the same M x K
     activations (torch's time from `torch_us` where an earlier variant
-    measured it)."""
+    measured it). With the device's peak memory bandwidth `memory_gbs`
+    the row also says the time the bytes alone would take at it
+    (hbm_floor_us) and which fraction of our time that is (of_floor: 1.0
+    is the floor; what limits decode)."""
     act = getattr(torch, activation_dtype(name))
     x = (torch.rand(m, k, device="cuda") * 2 - 1).to(act)
     outs = [torch.empty(m, n, dtype=act, device="cuda")
@@ -354,6 +363,9 @@ def time_one(torch, layers, torch_ws, torch_us, config, name, n, k, m, replays):
         "tb_per_s": moved / (ours * 1e-6) / 1e12,
         "tflop_per_s": 2.0 * m * n * k / (ours * 1e-6) / 1e12,
     }
+    if memory_gbs > 0:
+        row["hbm_floor_us"] = moved / (memory_gbs * 1e9) * 1e6
+        row["of_floor"] = row["hbm_floor_us"] / ours
     if name in INPUTS:
         # humming_us is end to end (the layer quantizes x, then
         # multiplies); the GEMM alone on pre-quantized codes, the
@@ -408,8 +420,9 @@ def main():
                              "the GPU runs; fp8 activations need sm_89, "
                              "int8 ones sm_80)")
     parser.add_argument("--shapes", default="8192x8192",
-                        help="comma-separated NxK (the model sweep: "
-                             "4096x14336,14336x4096,28672x8192,8192x28672)")
+                        help="comma-separated NxK, or 'model' for the "
+                             "model sweep (" + ",".join(
+                                 f"{n}x{k}" for n, k in MODEL_SHAPES) + ")")
     parser.add_argument("--ms", default=",".join(map(str, STANDARD_MS)))
     parser.add_argument("--tile-config", action="append", default=None,
                         help="a #humming.tile_config<...> for every M instead "
@@ -444,8 +457,11 @@ def main():
     import torch
     from humming import HummingLayer
     from humming import compiler as humming_compiler
+    from humming import device_facts
 
-    shapes = [tuple(int(v) for v in s.split("x")) for s in args.shapes.split(",")]
+    shapes = (list(MODEL_SHAPES) if args.shapes == "model" else
+              [tuple(int(v) for v in s.split("x"))
+               for s in args.shapes.split(",")])
     ms = [int(v) for v in args.ms.split(",")]
     rows, jit = [], []
     torch.manual_seed(0)
@@ -455,6 +471,8 @@ def main():
                  torch.cuda.get_device_capability() >= (8, 9))])
     variants = [None if v == "heuristics" else v
                 for v in (args.tile_config or [None])]
+    # The floor of each row: its bytes at the device's peak bandwidth.
+    memory_gbs = device_facts()["memory_gbs"]
     for (n, k), name in [(s, c) for s in shapes for c in configs]:
         config = CONFIGS[name]
         torch_ws = [torch.randn(n, k, device="cuda",
@@ -467,7 +485,8 @@ def main():
                                       tile_config, args, jit, act_order)
                 for m in ms:
                     rows.append(time_one(torch, layers, torch_ws, torch_us,
-                                         config, name, n, k, m, args.replays))
+                                         config, name, n, k, m, args.replays,
+                                         memory_gbs))
                     if len(variants) > 1:
                         rows[-1].update(variant=variant,
                                         tile_config=tile_config)
@@ -491,6 +510,7 @@ def main():
               "variants": variants if len(variants) > 1 else None,
               "tiles_for": args.tiles_for,
               "compiler": humming_compiler(),
+              "memory_gbs": memory_gbs,
               # Programmatic dependent launch (sm_90+): on unless HUMMING_PDL=0.
               "dependent_launch": os.environ.get("HUMMING_PDL", "1") != "0",
               "results": rows, "jit": jit}
@@ -501,13 +521,16 @@ def main():
         for i, v in enumerate(variants):
             print(f"variant {i}: {v or 'the device heuristics'}")
         print()
-    print(f"| config | N x K | M | humming us | torch fp16 us | ratio | TB/s | TFLOP/s |")
-    print("|---|---|---|---|---|---|---|---|")
+    print(f"| config | N x K | M | humming us | torch fp16 us | ratio | TB/s | "
+          f"TFLOP/s | of HBM floor ({memory_gbs:.0f} GB/s) |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         label = f" v{r['variant']}" if "variant" in r else ""
+        floor = f"{r['of_floor']:.2f}" if "of_floor" in r else "-"
         print(f"| {r['config']}{label} | {r['n']}x{r['k']} | {r['m']} | "
               f"{r['humming_us']:.1f} | {r['torch_fp16_us']:.1f} | "
-              f"{r['ratio']:.2f} | {r['tb_per_s']:.2f} | {r['tflop_per_s']:.1f} |")
+              f"{r['ratio']:.2f} | {r['tb_per_s']:.2f} | "
+              f"{r['tflop_per_s']:.1f} | {floor} |")
     print()
     eight = [r for r in rows if "gemm_us" in r]
     if eight:

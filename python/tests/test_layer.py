@@ -124,6 +124,16 @@ class CreateTest(unittest.TestCase):
                          "(its tiles follow the tokens per expert, so a "
                          "token's K decomposition depends on the batch)")
 
+    def test_device_facts(self):
+        # A known name, else the chip's representative (transform's rule).
+        self.assertEqual(humming.device_facts("H200"),
+                         {"sm_count": 132, "memory_gbs": 4800.0})
+        self.assertEqual(humming.device_facts("H100 80GB HBM3", "sm_90a"),
+                         {"sm_count": 132, "memory_gbs": 3350.0})
+        with self.assertRaises(HummingError) as e:
+            humming.device_facts(chip="sm_42")
+        self.assertTrue(str(e.exception).startswith("expected a chip among"))
+
     def test_the_compiler_names_itself(self):
         text = humming.compiler()
         self.assertRegex(text, r"^(nvjitlink\+(ptxas|driver)|ptxas|nvjitlink|driver) \(.+\)$")

@@ -861,3 +861,32 @@ TEST(CApi, BatchInvarianceIsOfferedBeforeTransform) {
   EXPECT_EQ(std::string(humming_last_error()), "expected a layer, got NULL");
   EXPECT_EQ(humming_layer_batch_invariant(nullptr), 0);
 }
+
+TEST(CApi, DeviceFactsByNameOrByChip) {
+  // What a decode kernel's floor is measured against: a known device's
+  // facts, else (a name the table lacks) those of the chip's
+  // representative, as transform does.
+  int64_t sms = 0;
+  double gbs = 0;
+  ASSERT_EQ(humming_device_facts("H200", nullptr, &sms, &gbs), 0)
+      << humming_last_error();
+  EXPECT_EQ(sms, 132);
+  EXPECT_EQ(gbs, 4800.0);
+  ASSERT_EQ(humming_device_facts("H100 80GB HBM3", "sm_90a", &sms, &gbs), 0)
+      << humming_last_error();
+  EXPECT_EQ(gbs, 3350.0);
+  EXPECT_NE(humming_device_facts("H300", nullptr, &sms, &gbs), 0);
+  EXPECT_EQ(std::string(humming_last_error()).rfind(
+                "expected a device among ", 0),
+            0u);
+  EXPECT_NE(humming_device_facts(nullptr, "sm_42", &sms, &gbs), 0);
+  EXPECT_EQ(std::string(humming_last_error()).rfind(
+                "expected a chip among ", 0),
+            0u);
+  EXPECT_NE(humming_device_facts(nullptr, nullptr, &sms, &gbs), 0);
+  EXPECT_EQ(std::string(humming_last_error()),
+            "expected a device or a chip, got neither");
+  EXPECT_NE(humming_device_facts("H200", nullptr, nullptr, &gbs), 0);
+  EXPECT_EQ(std::string(humming_last_error()),
+            "expected output pointers, got NULL");
+}
