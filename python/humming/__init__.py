@@ -344,6 +344,7 @@ class HummingLayer:
                  f16_accumulation=False, num_experts=0, moe=None,
                  batch_invariant=False):
         input_config = input_config or {"dtype": "float16"}
+        _check_keys(input_config, _INPUT_KEYS, "input_config")
         self.shape_n, self.shape_k = int(shape_n), int(shape_k)
         self.num_experts = int(num_experts)
         self.has_bias = bool(weight_config.get("has_bias", False))
@@ -1401,9 +1402,31 @@ def _as_tensor(dtype, shape, data):
     return t.view(attr).reshape(shape)
 
 
+_WEIGHT_KEYS = ("dtype", "scale_dtype", "granularity", "group_size",
+                "block_n", "zero_point", "has_bias", "pad_n", "pad_k")
+_INPUT_KEYS = ("dtype", "scaling", "output_dtype", "scale", "group_size")
+
+
+def _check_keys(config, allowed, what):
+    """Refuses a key of `config` outside `allowed` (a typo would otherwise
+    be ignored: {"grp_size": 128} would make a per-channel layer), naming
+    the closest allowed key."""
+    import difflib
+    for key in config:
+        if key not in allowed:
+            close = difflib.get_close_matches(str(key), allowed, n=1)
+            hint = f" (did you mean '{close[0]}'?)" if close else ""
+            raise HummingError(f"{what}: unknown key '{key}'{hint}; expected "
+                               f"some of {', '.join(allowed)}")
+
+
 def _weight_schema(weight_config, default_scale, keep):
     """The C weight schema of a weight_config (HummingLayer's keys); the
     C strings are appended to `keep`, which must outlive its use."""
+    _check_keys(weight_config, _WEIGHT_KEYS, "weight_config")
+    if "dtype" not in weight_config:
+        raise HummingError("weight_config: expected 'dtype' (the weights' "
+                           "code type, e.g. 'uint4')")
     def c(s):
         if s is None:
             return None

@@ -124,6 +124,29 @@ class CreateTest(unittest.TestCase):
                          "(its tiles follow the tokens per expert, so a "
                          "token's K decomposition depends on the batch)")
 
+    def test_config_typos_are_refused(self):
+        # A misspelt key would otherwise be ignored ({"grp_size": 128}: a
+        # per-channel layer).
+        with self.assertRaises(HummingError) as e:
+            HummingLayer(256, 512, {"dtype": "uint4", "grp_size": 128})
+        self.assertEqual(
+            str(e.exception),
+            "weight_config: unknown key 'grp_size' (did you mean "
+            "'group_size'?); expected some of dtype, scale_dtype, "
+            "granularity, group_size, block_n, zero_point, has_bias, pad_n, "
+            "pad_k")
+        with self.assertRaises(HummingError) as e:
+            HummingLayer(256, 512, W4G128, {"dtype": "e4m3", "scale": 1.0,
+                                            "output": "bfloat16"})
+        self.assertTrue(str(e.exception).startswith(
+            "input_config: unknown key 'output' (did you mean "
+            "'output_dtype'?)"), str(e.exception))
+        with self.assertRaises(HummingError) as e:
+            HummingLayer(256, 512, {"group_size": 128})
+        self.assertEqual(str(e.exception),
+                         "weight_config: expected 'dtype' (the weights' code "
+                         "type, e.g. 'uint4')")
+
     def test_device_facts(self):
         # A known name, else the chip's representative (transform's rule).
         self.assertEqual(humming.device_facts("H200"),
