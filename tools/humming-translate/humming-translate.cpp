@@ -26,37 +26,41 @@
 
 using namespace llvm;
 
+// --help lists these alone (LLVM's own flags: --help-hidden).
+static cl::OptionCategory category("humming-translate options");
+
 static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input .mlir>"),
-                                      cl::init("-"));
+                                      cl::init("-"), cl::cat(category));
 static cl::opt<std::string> outputFile("o", cl::desc("Output file"),
-                                       cl::init("-"));
+                                       cl::init("-"), cl::cat(category));
 static cl::opt<std::string> chip("chip", cl::desc("Target chip, e.g. sm_90a"),
-                                 cl::init("sm_80"));
+                                 cl::init("sm_80"), cl::cat(category));
 static cl::opt<unsigned> ptxVersion("ptx-version",
                                     cl::desc("PTX ISA version x10 (0: minimum)"),
-                                    cl::init(0));
+                                    cl::init(0), cl::cat(category));
 static cl::opt<unsigned> optLevel("opt-level", cl::desc("LLVM -O level"),
-                                  cl::init(3));
+                                  cl::init(3), cl::cat(category));
 static cl::opt<std::string>
     device("device", cl::desc("Known device whose facts choose the tiles of "
                               "prepared weights (default: the module's "
                               "humming.target, else the chip's "
                               "representative)"),
-           cl::init(""));
+           cl::init(""), cl::cat(category));
 static cl::opt<std::string> forceTileConfig(
     "force-tile-config",
     cl::desc("A #humming.tile_config every prepared GEMM uses for every M"),
-    cl::init(""));
+    cl::init(""), cl::cat(category));
 static cl::opt<std::string> emit("emit", cl::desc("ptx or cubin"),
-                                 cl::init("ptx"));
+                                 cl::init("ptx"), cl::cat(category));
 static cl::opt<std::string> ptxasPath("ptxas",
                                       cl::desc("ptxas to use for --emit=cubin "
                                                "(default: PATH, then "
                                                "/usr/local/cuda/bin)"),
-                                      cl::init(""));
+                                      cl::init(""), cl::cat(category));
 
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(argc, argv, "humming IR to PTX / cubin\n");
   if (emit != "ptx" && emit != "cubin") {
     errs() << "humming-translate: expected --emit=ptx or --emit=cubin, got '"
