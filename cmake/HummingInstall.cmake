@@ -17,6 +17,12 @@ install(TARGETS HummingQuant HummingTarget HummingRuntime HummingAPI humming
   ARCHIVE DESTINATION lib
   INCLUDES DESTINATION include)
 
+# The command-line tools (OPTIONAL: add_mlir_tool leaves them out of the
+# default target; a build that made them installs them).
+install(TARGETS humming-opt humming-translate humming-inspect
+  RUNTIME DESTINATION bin
+  OPTIONAL)
+
 set(HUMMING_CMAKE_DIR lib/cmake/humming)
 install(EXPORT MLIRTargets
   NAMESPACE Humming::
