@@ -18,5 +18,5 @@ func.func @w4a16_g128(%a: memref<?x4096xf16>, %w: memref<256x8192xi32>, %s: memr
 // CHECK-NOT: see current operation
 // CHECK-NOT: loc(
 
-// EMPTY: empty.mlir:1:1: error: the module has no kernels to compile
+// EMPTY: empty.mlir:1:1: error: the module has no kernels to compile (expected a humming op: gemm, moe_gemm, quantize ...; a frontend's dequantize-then-matmul is raised to one by humming-opt --humming-raise-quantized-matmul first)
 // EMPTY-NEXT: module {}
