@@ -29,6 +29,10 @@
 #   python|<name>|[<test module or name> ...]
 #       the Python package's tests (all, or those named: e.g.
 #       'python|serving|test_serving test_ops.OpsTest')
+#   soak|<name>|<scripts/gpu-soak.py arguments>
+#       the GPU soak test (random-M forward calls across dense, 8-bit and
+#       MoE layers with memory and a probe output checked, then the OOM and
+#       unwritable-cache faults), e.g. 'soak@590|soak|--seconds 500'
 #   sanitize|<name>|<tool>|<humming-gpu-test arguments>
 #       compute-sanitizer --tool <tool> over humming-gpu-test
 #   profile|<name>|<bundle>|<profile-source.sh arguments>
@@ -49,7 +53,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 out="${OUT:-$here/../gpu-results}"
 mkdir -p "$out"
 logs="$(mktemp -d)"
-[ $# -ge 1 ] || { sed -n 2,46p "${BASH_SOURCE[0]}"; exit 2; }
+[ $# -ge 1 ] || { sed -n 2,50p "${BASH_SOURCE[0]}"; exit 2; }
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader \
   | tee "$out/summary.txt"
 say() { echo "$*" | tee -a "$out/summary.txt"; }
@@ -88,6 +92,17 @@ run_step() {
       OUT="$logs/$name" timeout "$limit" bash "$here/run-python-tests.sh" "${args[@]}" >"$log" 2>&1
       status=$?
       say "$(printf '%-18s %-8s %4ss  %s' "$name" "rc=$status" "$(( $(date +%s) - start ))" "$(grep -E '^(OK|FAILED|Ran )' "$log" | tr '\n' ' ')")"
+      ;;
+    soak)
+      # scripts/gpu-soak.py against the bundle's libhumming.so.
+      eval "args=($rest)"
+      [ -n "${work:-}" ] || source "$here/bundle-env.sh"
+      mkdir -p "$logs/$name"
+      HUMMING_LIBRARY="$work/humming/lib/libhumming.so" \
+        PYTHONPATH="$root/python${PYTHONPATH:+:$PYTHONPATH}" \
+        timeout "$limit" python3 "$here/gpu-soak.py" --out "$logs/$name" "${args[@]}" >"$log" 2>&1
+      status=$?
+      say "$(printf '%-18s %-8s %4ss  %s' "$name" "rc=$status" "$(( $(date +%s) - start ))" "$(grep -E '^(soak|fault)' "$log" | tr '\n' ' ')")"
       ;;
     sanitize)
       IFS='|' read -r tool sargs <<<"$rest"
