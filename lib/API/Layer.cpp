@@ -225,8 +225,9 @@ using detail::JitState;
 /// A split_k kernel whose CTAs form a cluster (they read each other's
 /// shared memory), or a multicast_a one whose pairs of CTAs along x do
 /// (each copies half the activations into both): the loaded function must
-/// ask the driver for that cluster shape, and the device must keep at least one such cluster
-/// resident — a clear error here rather than a failed launch in forward.
+/// ask the driver for that cluster shape, and the device must keep at
+/// least one such cluster resident — a clear error here rather than a
+/// failed launch in forward.
 /// The resident count goes to the info log (the heuristics assume a wave
 /// of clusters of four or eight holds half the SMs); a driver without the
 /// query, or a query that fails, skips that part.
