@@ -14,6 +14,18 @@
 
 extern "C" int humming_c_smoke(char *why, size_t size);
 
+namespace {
+/// uint4 weights with `scale` scales per group of 128 of K.
+humming_weight_schema uint4Group128(const char *scale = "f16") {
+  humming_weight_schema w = {};
+  w.type = "uint4";
+  w.scale_type = scale;
+  w.granularity = "group";
+  w.group_k = 128;
+  return w;
+}
+} // namespace
+
 TEST(CApi, FromC) {
   humming::test::useTestCache();
   char why[1024] = {0};
@@ -632,11 +644,7 @@ TEST(CApi, MoeGemmLayers) {
   // [E, N, K] float weights, a compile-only transform, the block size per M
   // and forward_moe's routing checks.
   humming::test::useTestCache();
-  humming_weight_schema w = {};
-  w.type = "uint4";
-  w.scale_type = "f16";
-  w.granularity = "group";
-  w.group_k = 128;
+  humming_weight_schema w = uint4Group128();
   humming_layer *layer = nullptr;
   EXPECT_NE(humming_layer_create_moe(256, 512, 8, &w, "f16", "sorted", 2, 0,
                                      0, &layer),
@@ -706,11 +714,7 @@ TEST(CApi, MoeLayers) {
   // A MoE block from C: the arguments' errors, then float weights quantized
   // and a compile-only transform for the H200.
   humming::test::useTestCache();
-  humming_weight_schema w = {};
-  w.type = "uint4";
-  w.scale_type = "bf16";
-  w.granularity = "group";
-  w.group_k = 128;
+  humming_weight_schema w = uint4Group128("bf16");
   humming_moe_layer *moe = nullptr;
   EXPECT_NE(humming_moe_layer_create(256, 128, 4, 2, 64, &w, nullptr, "f16",
                                      &moe),
@@ -818,11 +822,7 @@ TEST(CApi, BatchInvarianceIsOfferedBeforeTransform) {
   // batch-invariant tiles agree across the ranges, which merge, so the
   // layer needs fewer kernels. A transformed layer is transformed again.
   humming::test::useTestCache();
-  humming_weight_schema w = {};
-  w.type = "uint4";
-  w.scale_type = "f16";
-  w.granularity = "group";
-  w.group_k = 128;
+  humming_weight_schema w = uint4Group128();
   humming_layer *layer = nullptr;
   ASSERT_EQ(humming_layer_create(4096, 4096, &w, "f16", 0, &layer), 0)
       << humming_last_error();
