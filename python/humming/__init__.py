@@ -443,9 +443,11 @@ class HummingLayer:
         same whatever else the batch holds. Before transform() (a
         transformed layer must be transformed again); a MoE layer refuses
         it."""
+        changed = bool(on) != self.batch_invariant
         _check(_library().humming_layer_set_batch_invariant(
             self._handle, int(bool(on))))
-        self._transformed = False
+        if changed:
+            self._transformed = False
 
     @property
     def batch_invariant(self):
