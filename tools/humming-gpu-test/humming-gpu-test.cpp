@@ -1033,9 +1033,9 @@ static cl::opt<bool>
              cl::cat(category));
 static cl::opt<bool> moeBench(
     "moe-bench",
-    cl::desc("Time the MoE benchmark layers (Qwen3-30B-A3B, Mixtral; CUDA "
-             "graphs over four copies) at the M of --m (default 1,16,64,256,"
-             "1024,4096)"),
+    cl::desc("Time the MoE benchmark layers (Qwen3-30B-A3B, Mixtral, "
+             "DeepSeek-V3; CUDA graphs over four copies, one of a layer "
+             "over 1 GiB) at the M of --m (default 1,16,64,256,1024,4096)"),
     cl::cat(category));
 static cl::opt<double> bandwidth(
     "bandwidth",
