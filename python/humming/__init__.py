@@ -20,6 +20,9 @@ import collections
 import ctypes
 import os
 
+# Equal to HUMMING_VERSION in CMakeLists.txt and python/pyproject.toml.
+__version__ = "0.1.0"
+
 __all__ = ["HummingError", "HummingLayer", "HummingMoeGrouping", "HummingMoeLayer",
            "compiler", "device_facts", "library_path"]
 

@@ -147,6 +147,20 @@ class CreateTest(unittest.TestCase):
                          "weight_config: expected 'dtype' (the weights' code "
                          "type, e.g. 'uint4')")
 
+    def test_package_version_is_the_projects(self):
+        # python/pyproject.toml, humming.__version__ and CMake's
+        # HUMMING_VERSION name one version.
+        import re
+        here = os.path.dirname(os.path.abspath(__file__))
+        with open(os.path.join(here, "..", "pyproject.toml")) as f:
+            pyproject = re.search(r'^version = "([^"]+)"', f.read(), re.M)
+        with open(os.path.join(here, "..", "..", "CMakeLists.txt")) as f:
+            cmake = re.search(r'set\(HUMMING_VERSION "([^"]+)"\)', f.read())
+        self.assertIsNotNone(pyproject)
+        self.assertIsNotNone(cmake)
+        self.assertEqual(pyproject.group(1), humming.__version__)
+        self.assertEqual(cmake.group(1), humming.__version__)
+
     def test_device_facts(self):
         # A known name, else the chip's representative (transform's rule).
         self.assertEqual(humming.device_facts("H200"),
