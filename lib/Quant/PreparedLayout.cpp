@@ -50,7 +50,7 @@ KernelShape shapeOf(const TileConfig &t) {
   k.warpsN = t.blockN / t.warpN;
   if (t.mma == MmaKind::Wgmma) {
     // warp_n: a warp's rows of each of its group's n-tiles, 16 per n-tile.
-    k.wgmma = true;
+    k.mma = MmaKind::Wgmma;
     k.nTilesPerGroup = t.warpN / 16;
     k.warpsN = t.blockN / kTileN;
     k.warpSpecialized = t.warpSpecialized;
@@ -82,7 +82,7 @@ TileConfig tileConfigOf(const KernelShape &k) {
   t.warpM = k.warpM;
   t.blockM = k.blockM();
   t.warpN = kTileN;
-  if (k.wgmma) {
+  if (k.wgmma()) {
     t.mma = MmaKind::Wgmma;
     t.warpN = 16 * k.nTilesPerGroup;
     t.warpSpecialized = t.mbarrier = k.warpSpecialized;

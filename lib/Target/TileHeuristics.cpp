@@ -122,7 +122,7 @@ layout::KernelShape wgmmaShape(int64_t tokens, int64_t kTiles,
                                int64_t activationBits = 16) {
   layout::KernelShape ks;
   ks.activationBits = activationBits;
-  ks.wgmma = true;
+  ks.mma = MmaKind::Wgmma;
   ks.warpM = tokens;
   ks.nTilesPerGroup = 2;
   ks.warpsN = 4;

@@ -354,7 +354,7 @@ TEST(PreparedLayout, WgmmaWarpsFindTheirAFragmentsInTheSameLayout) {
   t.warpN = 32;
   t.blockK = t.warpK = 32;
   L::KernelShape ks = L::shapeOf(t);
-  EXPECT_TRUE(ks.wgmma);
+  EXPECT_TRUE(ks.wgmma());
   EXPECT_TRUE(ks.cooperative());
   EXPECT_EQ(ks.nTilesPerGroup, 2);
   EXPECT_EQ(ks.warpsN, 4);
@@ -538,7 +538,8 @@ TEST(PreparedLayout, TmaActivationSlotsStartAtSwizzleAtoms) {
   // rows (1024 bytes), so the slot pads to 10240 and every stage's
   // activations start at a pattern's start.
   L::KernelShape k;
-  k.wgmma = k.warpSpecialized = true;
+  k.mma = MmaKind::Wgmma;
+  k.warpSpecialized = true;
   k.warpM = 64;
   k.warpsN = 1;
   k.nTilesPerGroup = 2;
@@ -1235,7 +1236,7 @@ TEST(PreparedLayout, MulticastPairsNeverDeadlockNorRaceInAModel) {
 
 TEST(PreparedLayout, BulkFillsNeedEveryCopyOfTheFillByTma) {
   L::KernelShape k;
-  k.wgmma = true;
+  k.mma = MmaKind::Wgmma;
   k.warpSpecialized = true;
   k.tmaWeights = true;
   EXPECT_FALSE(L::ws::bulkFills(k, 512, 0)); // activations by cp.async

@@ -189,6 +189,9 @@ struct KernelShape {
   bool shareActivations = false;
   /// Group scales multiply the f32 sums after the MMAs (TileConfig).
   bool scaleAfterMma = false;
+  /// The MMA generation the kernel issues (TileConfig::mma: mma_sync or
+  /// wgmma; the Blackwell generations join here).
+  MmaKind mma = MmaKind::MmaSync;
   /// sm_90a wgmma (mma = wgmma): the transposed product out^T = W X^T, one
   /// warpgroup of four warps per warpM tokens (the instruction's n) x
   /// nTilesPerGroup n-tiles of 64 weight columns (one m64 instruction
@@ -198,7 +201,7 @@ struct KernelShape {
   /// of a k-tile lie in shared memory as wgmma's no-swizzle K-major core
   /// matrices (8 tokens x 16 bytes, 128 contiguous bytes; the two 8-column
   /// halves of K block_m x 16 bytes apart).
-  bool wgmma = false;
+  bool wgmma() const { return mma == MmaKind::Wgmma; }
   int64_t nTilesPerGroup = 1;
   /// wgmma with warp_specialized: a producer warpgroup (128 threads after
   /// the consumer warpgroups) issues every copy; the consumers only load
@@ -293,14 +296,14 @@ struct KernelShape {
   int64_t groupsN() const { return warpsN / nTilesPerGroup; }
   /// Threads that run the MMAs (wgmma: the consumer warpgroups).
   int64_t mathThreads() const {
-    return wgmma ? 128 * groupsN() * warpsM
+    return wgmma() ? 128 * groupsN() * warpsM
                  : 32 * warpsN * warpsM * kSplit;
   }
   /// warp_specialized: the producer warpgroup's threads (they issue every
   /// copy), else none.
   int64_t producerThreads() const { return warpSpecialized ? 128 : 0; }
   int64_t threads() const { return mathThreads() + producerThreads(); }
-  bool cooperative() const { return warpsM > 1 || blockCopies || wgmma; }
+  bool cooperative() const { return warpsM > 1 || blockCopies || wgmma(); }
   /// k-tiles of one pipeline iteration (every K-split group's).
   int64_t kTilesPerIteration() const { return kSplit * kTilesPerWarp; }
   /// warp_specialized: a full and an empty mbarrier (8 bytes each) per
@@ -313,7 +316,7 @@ struct KernelShape {
   /// (warpM / 2 per n-tile) for the cluster, and an mma_sync block one
   /// group's sums (what the in-block split's space holds already).
   int64_t workspaceFloats() const {
-    if (wgmma)
+    if (wgmma())
       return clusterSplit > 1
                  ? mathThreads() * (warpM / 2) * nTilesPerGroup
                  : 0;

@@ -56,7 +56,7 @@ PreparedEmitter::PreparedEmitter(const PreparedKernelArgs &args)
   postScale = tile.scaleAfterMma;
   // (MoE blocks hold any of their block_m rows, whatever the tokens per
   // expert the tile was chosen for.)
-  const bool transposable = !tile.wgmma && !act8 && !act4 &&
+  const bool transposable = !tile.wgmma() && !act8 && !act4 &&
                             !spec.f16Accumulation && !spec.batchInvariant;
   moeTransposed =
       spec.isMoe() && transposable && mt == 1 && tile.warpsM == 1 &&
@@ -214,7 +214,7 @@ gpu::GPUFuncOp mlir::humming::buildPreparedKernel(
     // A CTA's sums: wgmma, (warp_m / 2) x n-tiles per consumer thread;
     // mma_sync, the accumulators of one K-split group's threads.
     const int64_t perCta =
-        tile.wgmma ? tile.warpM / 2 * tile.nTilesPerGroup * tile.mathThreads()
+        tile.wgmma() ? tile.warpM / 2 * tile.nTilesPerGroup * tile.mathThreads()
                    : (tile.warpM / 16) * 32 * tile.warpsM * tile.warpsN * 32;
     const int64_t floats = tilesMax * split.ctas * perCta;
     builder.setInsertionPointToEnd(module.getBody());
@@ -291,7 +291,7 @@ gpu::GPUFuncOp mlir::humming::buildPreparedKernel(
                                 smem, split, partials, arrivals};
   // The MMA generation's emitter.
   std::unique_ptr<PreparedEmitter> emitter =
-      tile.wgmma ? createWgmmaEmitter(args) : createMmaSyncEmitter(args);
+      tile.wgmma() ? createWgmmaEmitter(args) : createMmaSyncEmitter(args);
   emitter->emit();
   // The runtime launches it early on the strength of grid_dependency: a
   // kernel without the wait would read the previous kernel's output
