@@ -814,6 +814,44 @@ std::string runRandomly(std::mt19937 &rng, size_t count,
   }
   return "no end after a million steps";
 }
+
+/// An mbarrier of the protocol models: a phase ends once every expected
+/// thread arrived and the bytes announced to it (expect_tx: one unit per
+/// bulk copy or copy half here) landed; tx may go below zero when bytes
+/// land before their announcement.
+struct ModelBarrier {
+  int64_t expected = 0, pending = 0, done = 0; // phases completed
+  int64_t tx = 0;
+  void complete() {
+    if (pending == 0 && tx == 0) {
+      ++done;
+      pending = expected;
+    }
+  }
+  void arrive() {
+    --pending;
+    complete();
+  }
+  void landTx() {
+    --tx;
+    complete();
+  }
+};
+
+/// Whether the parity wait for phase `phase` of `b` returns; sets
+/// `failure` if the parity is not the phase's or the barrier is not within
+/// one phase of it.
+bool waitsForPhase(const ModelBarrier &b, int64_t phase, int64_t parity,
+                   std::string &failure) {
+  if (parity != (phase & 1))
+    failure = "parity of phase " + std::to_string(phase) + " is " +
+              std::to_string(phase & 1) + ", waited for " +
+              std::to_string(parity);
+  if (b.done != phase && b.done != phase + 1)
+    failure = "waited for phase " + std::to_string(phase) + " with " +
+              std::to_string(b.done) + " completed";
+  return (b.done & 1) != parity;
+}
 } // namespace
 
 namespace {
@@ -825,26 +863,7 @@ namespace {
 /// fill overwriting a slot a consumer still reads (from its full wait to
 /// its next wgmma wait), and on a parity wait more than one phase off.
 struct WsModel {
-  // A phase ends once every expected thread arrived and the bytes
-  // announced to it (expect_tx: one unit per bulk copy here) landed.
-  struct Barrier {
-    int64_t expected = 0, pending = 0, done = 0; // phases completed
-    int64_t tx = 0;
-    void complete() {
-      if (pending == 0 && tx == 0) {
-        ++done;
-        pending = expected;
-      }
-    }
-    void arrive() {
-      --pending;
-      complete();
-    }
-    void landTx() {
-      --tx;
-      complete();
-    }
-  };
+  using Barrier = ModelBarrier;
   int64_t S, n, D, P, C;
   // tma = [b]: producer 0 also announces and issues a bulk copy per fill.
   bool bulk;
@@ -883,17 +902,8 @@ struct WsModel {
     for (Barrier &b : empty)
       b.expected = b.pending = C;
   }
-  /// Whether the parity wait for phase `phase` of `b` returns; fails if
-  /// the barrier is not within one phase of it.
   bool waits(const Barrier &b, int64_t phase, int64_t parity) {
-    if (parity != (phase & 1))
-      failure = "parity of phase " + std::to_string(phase) + " is " +
-                std::to_string(phase & 1) + ", waited for " +
-                std::to_string(parity);
-    if (b.done != phase && b.done != phase + 1)
-      failure = "waited for phase " + std::to_string(phase) + " with " +
-                std::to_string(b.done) + " completed";
-    return (b.done & 1) != parity;
+    return waitsForPhase(b, phase, parity, failure);
   }
   bool landedAllBut(int64_t p, int64_t newest) {
     return int64_t(groups[size_t(p)].size()) <= newest;
@@ -1074,15 +1084,7 @@ namespace {
 /// counts towards the fill's own phase, every read sees both halves of
 /// its fill, and no deadlock.
 struct McModel {
-  struct Barrier {
-    int64_t expected = 0, pending = 0, done = 0, tx = 0;
-    void complete() {
-      if (pending == 0 && tx == 0) {
-        ++done;
-        pending = expected;
-      }
-    }
-  };
+  using Barrier = ModelBarrier;
   struct Landing {
     int64_t dst, fill;
   };
@@ -1113,10 +1115,7 @@ struct McModel {
     }
   }
   bool waits(const Barrier &b, int64_t phase, int64_t parity) {
-    if (parity != (phase & 1) || (b.done != phase && b.done != phase + 1))
-      failure = "waited for phase " + std::to_string(phase) + " with " +
-                std::to_string(b.done) + " completed";
-    return (b.done & 1) != parity;
+    return waitsForPhase(b, phase, parity, failure);
   }
   bool stepProducer(int x) {
     int64_t &at = producerPc[x];
@@ -1134,8 +1133,7 @@ struct McModel {
         failure = "fill " + std::to_string(f) + " announced in phase " +
                   std::to_string(b.done);
       b.tx += 2; // arrive.expect_tx: the whole tile
-      --b.pending;
-      b.complete();
+      b.arrive();
       inFlight.push_back({x, f});
       inFlight.push_back({1 - x, f});
     }
@@ -1162,8 +1160,7 @@ struct McModel {
       halves[d][size_t(s)] = 0;
     }
     ++halves[d][size_t(s)];
-    --b.tx;
-    b.complete();
+    b.landTx();
   }
   bool stepConsumer(int x, int64_t c) {
     int64_t &at = consumerPc[x][size_t(c)];
@@ -1184,11 +1181,8 @@ struct McModel {
     } else {
       readingBefore[x][size_t(c)] = -1;
       if (L::ws::releasesPrevious(i, S, n))
-        for (int y : {x, 1 - x}) {
-          Barrier &b = empty[y][size_t((i - 1) % S)];
-          --b.pending;
-          b.complete();
-        }
+        for (int y : {x, 1 - x})
+          empty[y][size_t((i - 1) % S)].arrive();
     }
     ++at;
     return true;
