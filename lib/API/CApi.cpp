@@ -895,24 +895,17 @@ int humming_device_facts(const char *device, const char *chip,
                          int64_t *sm_count, double *memory_gbs) {
   if (!sm_count || !memory_gbs)
     return fail("expected output pointers, got NULL");
-  const DeviceInfo *facts = nullptr;
-  if (device && *device) {
-    facts = lookupDevice(device);
-    if (!facts && !(chip && *chip))
-      return fail(concat("expected a device among ", knownDeviceNames(),
-                         ", got '", device, "'"));
-  }
-  if (!facts) {
-    if (!chip || !*chip)
-      return fail("expected a device or a chip, got neither");
-    std::optional<Chip> c = Chip::parse(chip);
-    if (!c)
-      return fail(concat("expected a chip among ", knownChipNames(), ", got '",
-                         chip, "'"));
-    facts = representativeDevice(*c);
-    if (!facts)
-      return fail(concat("no representative device is known for ", chip));
-  }
+  const bool named = device && *device, chipped = chip && *chip;
+  if (!named && !chipped)
+    return fail("expected a device or a chip, got neither");
+  // The facts transform's tiles use (tileDeviceFacts); a device name the
+  // table lacks falls back to the chip's representative where a chip is
+  // given, as a transform for the current device does.
+  const bool byName = named && (!chipped || lookupDevice(device));
+  Result<DeviceInfo> facts =
+      tileDeviceFacts(byName ? device : "", chipped ? chip : "");
+  if (!facts)
+    return fail(facts.error());
   *sm_count = facts->smCount;
   *memory_gbs = facts->memoryBandwidthGBs;
   return ok();

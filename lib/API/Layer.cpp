@@ -222,6 +222,11 @@ namespace {
 using detail::jit;
 using detail::JitState;
 
+/// Why a MoE layer is not batch-invariant (createMoe, setBatchInvariant).
+constexpr const char *kMoeNotBatchInvariant =
+    "expected batch_invariant = false in a MoE layer (its tiles follow the "
+    "tokens per expert, so a token's K decomposition depends on the batch)";
+
 /// A split_k kernel whose CTAs form a cluster (they read each other's
 /// shared memory), or a multicast_a one whose pairs of CTAs along x do
 /// (each copies half the activations into both): the loaded function must
@@ -537,9 +542,7 @@ Result<Layer> Layer::createMoe(int64_t n, int64_t k, const WeightSchema &weight,
                         "routing (", toString(moe.routing), "), got ",
                         toString(compute.gemm))};
   if (compute.batchInvariant)
-    return Error{"expected batch_invariant = false in a MoE layer (its tiles "
-                 "follow the tokens per expert, so a token's K decomposition "
-                 "depends on the batch)"};
+    return Error{kMoeNotBatchInvariant};
   WeightSchema dense = weight;
   dense.experts = 0;
   ComputeOptions c = compute;
@@ -583,9 +586,7 @@ const std::vector<int32_t> &Layer::inputPermutation() const {
 Status Layer::setBatchInvariant(bool on) {
   Impl &l = *impl_;
   if (on && l.moe)
-    return Error{"expected batch_invariant = false in a MoE layer (its tiles "
-                 "follow the tokens per expert, so a token's K decomposition "
-                 "depends on the batch)"};
+    return Error{kMoeNotBatchInvariant};
   if (l.compute.batchInvariant != on)
     l.transformed = false;
   l.compute.batchInvariant = on;

@@ -162,7 +162,7 @@ hq::Result<std::string> mlir::humming::compileToPtx(ModuleOp module,
                                          : diagnostics};
   std::string ptx = collectPtx(module);
   if (ptx.empty())
-    return hq::Error{"the module has no kernels to compile (expected a humming op: gemm, moe_gemm, quantize ...; a frontend's dequantize-then-matmul is raised to one by humming-opt --humming-raise-quantized-matmul first)"};
+    return hq::Error{kNoKernelsToCompile};
   return ptx;
 }
 

@@ -88,10 +88,7 @@ int main(int argc, char **argv) {
   std::optional<std::string> ptx = mlir::humming::collectPtx(*module);
   if (ptx->empty()) {
     mlir::emitError(module->getLoc())
-        << "the module has no kernels to compile (expected a humming op: "
-           "gemm, moe_gemm, quantize ...; a frontend's dequantize-then-"
-           "matmul is raised to one by humming-opt "
-           "--humming-raise-quantized-matmul first)";
+        << mlir::humming::kNoKernelsToCompile;
     return 1;
   }
   std::string error;

@@ -88,6 +88,11 @@ LogicalResult runCompilePipeline(ModuleOp module, const std::string &chip,
 
 /// The PTX of the kernels a compiled module holds ("" when none).
 std::string collectPtx(ModuleOp module);
+/// The error where it holds none (compileToPtx, humming-translate).
+inline constexpr const char *kNoKernelsToCompile =
+    "the module has no kernels to compile (expected a humming op: gemm, "
+    "moe_gemm, quantize ...; a frontend's dequantize-then-matmul is raised "
+    "to one by humming-opt --humming-raise-quantized-matmul first)";
 
 /// runCompilePipeline, then collectPtx, for callers without a diagnostic
 /// handler of their own (the JIT): errors are the pipeline's diagnostics,
