@@ -139,3 +139,18 @@ func.func @multicast_split(%a: memref<?x512xf8E4M3FN>, %w: memref<16x2048xi32>, 
       : memref<?x512xf8E4M3FN>, memref<16x2048xi32> -> memref<?x256xbf16>
   return
 }
+
+// -----
+
+// Each CTA of the pair copies half the rows, starting at a multiple of the
+// swizzle's eight rows: block_m 24 would split at 12.
+#t = #humming.tile_config<m = [1, inf], block = [24, 128, 128], warp = [24, 16, 128], stages = 4, mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], multicast_a = 2>
+func.func @multicast_rows(%a: memref<?x512xf8E4M3FN>, %w: memref<16x2048xi32>, %s: memref<1x256xf32>, %as: memref<?x1xf32>, %c: memref<?x256xbf16>) {
+  // expected-error @+1 {{tile_configs[0]: expected block_m to be a multiple of 16 with multicast_a = 2 (each CTA's half of the rows starts at a multiple of the swizzle's eight rows), got 24}}
+  humming.gemm %a, %w scales(%s : memref<1x256xf32>) input_scale(%as : memref<?x1xf32>) into %c
+      {weight_schema = #humming.weight_schema<type = f8E4M3FN, scale = f32, granularity = channel>,
+       input_schema = #humming.input_schema<type = f8E4M3FN, scaling = token>, layout = #humming.layout<chip = "sm_90a">,
+       tile_configs = [#t]}
+      : memref<?x512xf8E4M3FN>, memref<16x2048xi32> -> memref<?x256xbf16>
+  return
+}
