@@ -320,6 +320,15 @@ int humming_layer_create_quantized(int64_t n, int64_t k,
  *  (LayerTarget::activationRows); 0, the default, refuses them. */
 int humming_layer_set_activation_rows(humming_layer *layer, int64_t rows);
 
+/** For the next transform: the per-stream scratch blocks made up front
+ *  (LayerTarget::streams, default 2, at most 64). A layer may be called
+ *  from several streams at once; what a call writes and reads back (the
+ *  split-K workspace, the codes of humming_layer_set_activation_rows) has a
+ *  block per stream, made at the stream's first call — except during CUDA
+ *  graph capture, where the stream takes one of these, and a call with
+ *  none left fails saying so. */
+int humming_layer_set_streams(humming_layer *layer, int64_t streams);
+
 /** y = dequantized(codes) * W^T for a layer of 8-bit activations: `codes`
  *  [M, K] one byte each (16-byte aligned), `scales` their f32 scales ([M]
  *  per token, [M, ceil(K / g)] per group, [1] static). As

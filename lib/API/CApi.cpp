@@ -9,6 +9,7 @@
 #include "Humming/Quant/Adapters.h"
 #include "Humming/Quant/PreparedLayout.h"
 #include "Humming/Quant/Safetensors.h"
+#include "Humming/Runtime/StreamScratch.h"
 #include "Humming/Target/ArchInfo.h"
 #include "Humming/Target/TileHeuristics.h"
 
@@ -40,6 +41,8 @@ struct humming_layer {
   int64_t activationRows = 0;
   /// humming_layer_set_activations_gathered.
   bool activationsGathered = false;
+  /// humming_layer_set_streams (LayerTarget::streams).
+  int64_t streams = LayerTarget{}.streams;
 };
 
 namespace {
@@ -792,6 +795,7 @@ int humming_layer_transform_tuned(humming_layer *layer, const char *device,
   target.tileConfig = tileConfig ? tileConfig : "";
   target.activationRows = layer->activationRows;
   target.activationsGathered = layer->activationsGathered;
+  target.streams = layer->streams;
   Status s = layer->layer.transform(target);
   layer->reports.clear();
   for (const std::string &r : layer->layer.transformStats().compilerReports)
@@ -805,6 +809,16 @@ int humming_layer_set_activation_rows(humming_layer *layer, int64_t rows) {
   if (rows < 0)
     return fail(concat("expected rows >= 0, got ", rows));
   layer->activationRows = rows;
+  return ok();
+}
+
+int humming_layer_set_streams(humming_layer *layer, int64_t streams) {
+  if (!layer)
+    return fail("expected a layer, got NULL");
+  if (streams < 0 || size_t(streams) > humming::rt::StreamScratch::kMaxStreams)
+    return fail(concat("expected 0 <= streams <= ",
+                       humming::rt::StreamScratch::kMaxStreams, ", got ", streams));
+  layer->streams = streams;
   return ok();
 }
 

@@ -12,6 +12,7 @@
 #include "Humming/Runtime/Compiler.h"
 #include "Humming/Runtime/CudaDriver.h"
 #include "Humming/Runtime/KernelCache.h"
+#include "Humming/Runtime/StreamScratch.h"
 #include "Humming/Target/ArchInfo.h"
 #include "Humming/Target/TileHeuristics.h"
 
@@ -348,12 +349,23 @@ struct Layer::Impl {
   /// Device copies of the weight-side tensors, by kernel parameter.
   std::vector<std::pair<abi::GemmParam, rt::DeviceBuffer>> buffers;
   std::array<rt::CUdeviceptr, abi::NumGemmParams> pointers{};
-  /// LayerTarget::activationRows: the quantizer of 16-bit inputs and its
-  /// code and scale buffers (8-bit activations per token).
+  /// LayerTarget::activationRows: the quantizer of 16-bit inputs (8-bit
+  /// activations per token or group).
   std::optional<ActivationQuantizer> quantizer;
   int64_t activationRows = 0;
-  /// Its codes (rows of K bytes) and f32 scales, in that order.
-  std::vector<rt::DeviceBuffer> activationBuffers;
+  /// What a call writes and reads back, one block per stream (so that
+  /// calls on several streams at once never share it): the split-K
+  /// workspace of the kernels that have one (KernelLaunch::workspace, at
+  /// offset 0), then the quantizer's codes (rows of K bytes) and f32
+  /// scales at these offsets. Null when compile-only.
+  std::unique_ptr<rt::StreamScratch> scratch;
+  size_t codesOffset = 0, scalesOffset = 0;
+  /// The block of `stream` (0 where the layer needs none).
+  Result<rt::CUdeviceptr> scratchFor(void *stream) const {
+    if (!scratch)
+      return rt::CUdeviceptr(0);
+    return scratch->blockFor(static_cast<rt::CUstream>(stream), "the layer");
+  }
   /// An act-order layer that gathers its activations itself
   /// (LayerTarget::activationsGathered false): the humming.gather_columns
   /// kernel, and the permutation on the device (not compile-only).
@@ -1506,7 +1518,14 @@ Status Layer::transform(const LayerTarget &target) {
   // aligned as K is a multiple of 16; one f32 scale per row, or per group
   // of the row).
   std::optional<ActivationQuantizer> quantizer;
-  std::vector<rt::DeviceBuffer> activationBuffers;
+  // The per-stream scratch: the largest split-K workspace of the kernels,
+  // then (16-bit inputs of an 8-bit layer) codes and scales of
+  // activationRows rows (codes: rows of K bytes, 16-byte aligned as K is a
+  // multiple of 16; one f32 scale per row, or per group of the row).
+  auto align = [](size_t bytes) { return (bytes + 255) / 256 * 256; };
+  size_t scratchBytes = 0, codesOffset = 0, scalesOffset = 0;
+  for (const abi::KernelLaunch &kl : kernels)
+    scratchBytes = std::max(scratchBytes, size_t(kl.workspace));
   if (target.activationRows > 0) {
     Result<ActivationQuantizer> q =
         ActivationQuantizer::create(l.input, l.output, l.k);
@@ -1518,20 +1537,22 @@ Status Layer::transform(const LayerTarget &target) {
     if (Status s = q->transform(qt); !s)
       return s;
     quantizer.emplace(q.take());
-    if (!target.compileOnly) {
-      Result<rt::DeviceBuffer> c = rt::DeviceBuffer::allocate(
-          *driver, size_t(target.activationRows) * size_t(l.k));
-      const int64_t scalesPerRow = l.input.scaling == ActScaling::Group
-                                       ? ceilDiv(l.k, l.input.groupK)
-                                       : 1;
-      Result<rt::DeviceBuffer> sc = rt::DeviceBuffer::allocate(
-          *driver, size_t(target.activationRows) * size_t(scalesPerRow) *
-                       sizeof(float));
-      if (!c || !sc)
-        return Error{!c ? c.error() : sc.error()};
-      activationBuffers.push_back(c.take());
-      activationBuffers.push_back(sc.take());
-    }
+    const int64_t scalesPerRow = l.input.scaling == ActScaling::Group
+                                     ? ceilDiv(l.k, l.input.groupK)
+                                     : 1;
+    codesOffset = align(scratchBytes);
+    scalesOffset =
+        align(codesOffset + size_t(target.activationRows) * size_t(l.k));
+    scratchBytes = scalesOffset + size_t(target.activationRows) *
+                                      size_t(scalesPerRow) * sizeof(float);
+  }
+  std::unique_ptr<rt::StreamScratch> scratch;
+  if (!target.compileOnly && scratchBytes) {
+    scratch = std::make_unique<rt::StreamScratch>();
+    if (Status s = scratch->init(*driver, scratchBytes,
+                                 size_t(std::max<int64_t>(target.streams, 0)));
+        !s)
+      return s;
   }
   // Act-order layers that gather their activations: the gather kernel and
   // the permutation on the device.
@@ -1589,7 +1610,9 @@ Status Layer::transform(const LayerTarget &target) {
   l.pointers = pointers;
   l.quantizer = std::move(quantizer);
   l.activationRows = target.activationRows;
-  l.activationBuffers = std::move(activationBuffers);
+  l.scratch = std::move(scratch);
+  l.codesOffset = codesOffset;
+  l.scalesOffset = scalesOffset;
   l.gather = std::move(gather);
   l.permutation.reset();
   if (permutation)
@@ -1735,8 +1758,11 @@ Status Layer::quantizeAndLaunch(void *stream, uint64_t input, uint64_t output,
                  "got a null pointer"};
   if (l.compileOnly) // launch says compile-only
     return launch(stream, input, 0, output, m, routing);
-  const uint64_t codes = l.activationBuffers[0].ptr(),
-                 scales = l.activationBuffers[1].ptr();
+  Result<rt::CUdeviceptr> block = l.scratchFor(stream);
+  if (!block)
+    return Error{block.error()};
+  const uint64_t codes = *block + l.codesOffset,
+                 scales = *block + l.scalesOffset;
   if (Status s = l.quantizer->forward(stream, input, codes, scales, m); !s)
     return s;
   return launch(stream, codes, scales, output, m, routing);
@@ -1845,10 +1871,12 @@ Status Layer::launch(void *stream, uint64_t input, uint64_t inputScale,
   ptrs[abi::ParamOutput] = output;
   ptrs[abi::ParamInputScale] = inputScale;
   int32_t m32 = int32_t(m);
-  // One more parameter for a kernel that reads its activations by TMA: their
-  // tensor map, by value (the launch copies it; CUDA graphs capture it).
-  // MoE kernels: the routing pointers after M.
-  std::array<void *, abi::NumMoeParams + 1> args;
+  // After M: a MoE kernel's routing pointers; the split-K workspace of a
+  // kernel with one (this stream's: KernelLaunch::workspace); the tensor
+  // map of a kernel that reads its activations by TMA, by value (the
+  // launch copies it; CUDA graphs capture it).
+  std::array<void *, abi::NumMoeParams + 2> args;
+  unsigned next = abi::ParamM + 1;
   for (unsigned p = 0; p < abi::ParamM; ++p)
     args[p] = &ptrs[p];
   args[abi::ParamM] = &m32;
@@ -1861,6 +1889,19 @@ Status Layer::launch(void *stream, uint64_t input, uint64_t inputScale,
     for (unsigned p = abi::ParamRowIds; p < abi::ParamRoutingBlock; ++p)
       args[p] = &ptrs[p];
     args[abi::ParamRoutingBlock] = &routingBlock;
+    next = abi::NumMoeParams;
+  }
+  rt::CUdeviceptr workspace = 0;
+  if (kl->workspace) {
+    Result<rt::CUdeviceptr> block = l.scratchFor(stream);
+    if (!block)
+      return Error{block.error()};
+    workspace = *block;
+    if (!workspace)
+      return Error{concat("kernel ", kl->name, " needs a split-K workspace "
+                          "of ", kl->workspace, " bytes and the layer has "
+                          "none (a bug)")};
+    args[next++] = &workspace;
   }
   rt::TensorMap map;
   if (kl->inputMap) {
@@ -1880,7 +1921,7 @@ Status Layer::launch(void *stream, uint64_t input, uint64_t inputScale,
             "cuTensorMapEncodeTiled");
         !s)
       return s;
-    args[abi::ParamM + 1] = &map;
+    args[next++] = &map;
   }
   uint32_t grid[3];
   if (routing) {

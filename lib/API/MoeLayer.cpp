@@ -8,11 +8,13 @@
 #include "Humming/Quant/Checked.h"
 #include "Humming/Quant/Json.h"
 #include "Humming/Quant/Safetensors.h"
+#include "Humming/Runtime/StreamScratch.h"
 #include "Humming/Target/TileHeuristics.h"
 
 #include "mlir/IR/MLIRContext.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -31,9 +33,11 @@ struct MoeLayer::Impl {
   bool transformed = false, compileOnly = false;
   detail::SingleKernel silu, sum;
   int64_t maxTokens = 0;
-  /// sorted_ids, expert_ids, num_tokens_padded, gate_up's output, the
-  /// activation, down's output.
-  std::vector<rt::DeviceBuffer> workspace;
+  /// A block per stream (calls on several streams at once never share
+  /// one): sorted_ids, expert_ids, num_tokens_padded, gate_up's output, the
+  /// activation, down's output, at these offsets. Null when compile-only.
+  std::unique_ptr<rt::StreamScratch> scratch;
+  std::array<size_t, 6> offsets{};
 };
 
 MoeLayer::MoeLayer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -280,7 +284,8 @@ Status MoeLayer::transform(const LayerTarget &target, int64_t maxTokens) {
   Result<detail::SingleKernel> sum = small(abi::kMoeSumKernel, s.hidden, s.topK);
   if (!sum)
     return Error{sum.error()};
-  std::vector<rt::DeviceBuffer> workspace;
+  std::unique_ptr<rt::StreamScratch> scratch;
+  std::array<size_t, 6> offsets{};
   if (!target.compileOnly) {
     const rt::CudaDriver *driver = silu->driver;
     const int64_t rows = maxTokens * s.topK;
@@ -293,18 +298,22 @@ Status MoeLayer::transform(const LayerTarget &target, int64_t maxTokens) {
         size_t(sortedIds) * 4, size_t(blockIds) * 4, 16,
         size_t(rows * 2 * s.intermediate) * 2,
         size_t(rows * s.intermediate) * 2, size_t(rows * s.hidden) * 2};
-    for (size_t bytes : buffers) {
-      Result<rt::DeviceBuffer> buf =
-          rt::DeviceBuffer::allocate(*driver, std::max<size_t>(bytes, 16));
-      if (!buf)
-        return Error{buf.error()};
-      workspace.push_back(buf.take());
+    size_t bytes = 0;
+    for (size_t i = 0; i < offsets.size(); ++i) {
+      offsets[i] = bytes;
+      bytes += (std::max<size_t>(buffers[i], 16) + 255) / 256 * 256;
     }
+    scratch = std::make_unique<rt::StreamScratch>();
+    if (Status st = scratch->init(*driver, bytes,
+                                  size_t(std::max<int64_t>(target.streams, 0)));
+        !st)
+      return st;
   }
   l.routers = std::move(routers);
   l.silu = silu.take();
   l.sum = sum.take();
-  l.workspace = std::move(workspace);
+  l.scratch = std::move(scratch);
+  l.offsets = offsets;
   l.maxTokens = maxTokens;
   l.compileOnly = target.compileOnly;
   l.transformed = true;
@@ -352,9 +361,13 @@ Status MoeLayer::forward(void *stream, uint64_t x, uint64_t topkIds,
   if (m == 0)
     return Status::success();
   const MoeLayerShape &s = l.shape;
-  const uint64_t sorted = l.workspace[0].ptr(), blocks = l.workspace[1].ptr(),
-                 padded = l.workspace[2].ptr(), gu = l.workspace[3].ptr(),
-                 act = l.workspace[4].ptr(), rows = l.workspace[5].ptr();
+  Result<rt::CUdeviceptr> block =
+      l.scratch->blockFor(static_cast<rt::CUstream>(stream), "the MoE layer");
+  if (!block)
+    return Error{block.error()};
+  const uint64_t sorted = *block + l.offsets[0], blocks = *block + l.offsets[1],
+                 padded = *block + l.offsets[2], gu = *block + l.offsets[3],
+                 act = *block + l.offsets[4], rows = *block + l.offsets[5];
   // Both GEMMs' kernels for m take blocks of a multiple of their block_m.
   const int64_t bs = blockSizeFor(m);
   const MoeRouter *router = nullptr;

@@ -79,6 +79,7 @@ Result<const CudaDriver *> loadDriver() {
   *(void **)&d.cuLaunchKernelEx = dlsym(lib, "cuLaunchKernelEx");
   *(void **)&d.cuDriverGetVersion = dlsym(lib, "cuDriverGetVersion");
   *(void **)&d.cuCtxGetCurrent = dlsym(lib, "cuCtxGetCurrent");
+  *(void **)&d.cuStreamIsCapturing = dlsym(lib, "cuStreamIsCapturing");
   if (Status s = d.check(d.cuInit(0), "cuInit"); !s)
     return Error{s.error()};
   return &d;

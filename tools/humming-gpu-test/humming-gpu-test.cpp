@@ -959,6 +959,141 @@ Outcome runDependentChain(const rt::CudaDriver &cu, const std::string &device,
   return o;
 }
 
+/// One layer called from `streams` streams at once (issue 59: two-batch
+/// overlap, several request streams of one engine): each stream has its own
+/// input and M and, every round, its own output; all streams' forwards are
+/// enqueued round by round from one thread, so they overlap on the GPU.
+/// The kernels of these M split K across CTAs through a workspace
+/// (W4A16 on sm_90a: a forced workspace_split tile; `eightBit`: W8A8 fp8 per
+/// token, which the layer quantizes itself into its codes, per stream too).
+/// Every output must equal, bit for bit, the same call made alone (the
+/// stream synchronized after it).
+Outcome runConcurrentStreams(const rt::CudaDriver &cu,
+                             const std::string &device,
+                             const std::string &chip, std::mt19937 &rng,
+                             int streams, bool eightBit) {
+  Outcome o;
+  o.name = concat("streams", streams, eightBit ? "_w8a8_forward16" : "_w4a16");
+  o.n = 4096;
+  o.k = 8192;
+  o.kernel = "humming::Layer";
+  const int rounds = 2048 / streams;
+  const int64_t ms[] = {1, 16, 7, 64};
+  o.m = ms[0];
+  WeightSchema w =
+      eightBit ? WeightSchema::make(ScalarType::e4m3(), ScalarType::f16(),
+                                    Granularity::Channel)
+               : WeightSchema::make(ScalarType::uint(4), ScalarType::f16(),
+                                    Granularity::Group, 128);
+  InputSchema in = eightBit ? InputSchema{ScalarType::e4m3(), ActScaling::Token, 0}
+                            : InputSchema{ScalarType::f16(), ActScaling::None, 0};
+  Result<Layer> layer = Layer::create(o.n, o.k, w, in);
+  std::normal_distribution<double> normal(0.0, 1.0 / 90.0);
+  std::vector<double> weights(size_t(o.n * o.k));
+  for (double &v : weights)
+    v = normal(rng);
+  LayerTarget target;
+  target.device = device;
+  target.chip = chip;
+  if (eightBit)
+    target.activationRows = 64;
+  else if (chip == "sm_90a")
+    target.tileConfig =
+        "#humming.tile_config<m = [1, 64], block = [64, 256, 64], warp = "
+        "[64, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = "
+        "true, split_k = 4, workspace_split = true>";
+  Status s = layer ? layer->quantize(weights.data())
+                   : Status(Error{layer.error()});
+  if (s)
+    s = layer->transform(target);
+  if (!s) {
+    o.error = s.error();
+    return o;
+  }
+  // The kernels of the streams' M, and whether they use a workspace.
+  std::string kernels;
+  for (int i = 0; i < streams; ++i)
+    if (const abi::KernelLaunch *kl =
+            abi::kernelFor(layer->kernels(), ms[i % 4]))
+      kernels += concat(i ? ", " : "", kl->name, " (split_k ", kl->splitK,
+                        kl->workspace ? ", workspace)" : ")");
+  o.kernel = kernels;
+  // Per stream: a stream, an input and `rounds` outputs.
+  std::vector<std::unique_ptr<StreamGraph>> ss;
+  std::vector<Activations> acts;
+  std::vector<rt::DeviceBuffer> outs;
+  for (int i = 0; s && i < streams; ++i) {
+    ss.push_back(std::make_unique<StreamGraph>(cu));
+    s = ss.back()->open();
+    const int64_t m = ms[i % 4];
+    Result<Activations> a = randomActivations(cu, DType::F16, m, o.k, o.n, rng);
+    Result<rt::DeviceBuffer> out =
+        a ? rt::DeviceBuffer::allocate(cu, size_t(rounds) * size_t(m * o.n) * 2)
+          : Result<rt::DeviceBuffer>(Error{a.error()});
+    if (s && !out)
+      s = Error{out.error()};
+    if (s)
+      s = out->fill(0xFF); // NaN in f16
+    if (s) {
+      acts.push_back(std::move(*a));
+      outs.push_back(out.take());
+    }
+  }
+  auto outAt = [&](int i, int r) {
+    return outs[size_t(i)].ptr() + uint64_t(r) * uint64_t(ms[i % 4] * o.n) * 2;
+  };
+  // Alone: each stream's call with nothing else running (into its own
+  // input's output buffer).
+  std::vector<std::vector<uint8_t>> want;
+  want.resize(size_t(streams));
+  for (int i = 0; s && i < streams; ++i) {
+    const int64_t m = ms[i % 4];
+    s = layer->forward(ss[size_t(i)]->stream, acts[size_t(i)].input.ptr(),
+                       acts[size_t(i)].output.ptr(), m);
+    if (s)
+      s = cu.check(cu.cuCtxSynchronize(), "cuCtxSynchronize");
+    want[size_t(i)].resize(size_t(m * o.n) * 2);
+    if (s)
+      s = acts[size_t(i)].output.download(want[size_t(i)].data(),
+                                          want[size_t(i)].size());
+  }
+  // Together: round by round, every stream's forward.
+  for (int r = 0; s && r < rounds; ++r)
+    for (int i = 0; s && i < streams; ++i)
+      s = layer->forward(ss[size_t(i)]->stream, acts[size_t(i)].input.ptr(),
+                         outAt(i, r), ms[i % 4]);
+  if (s)
+    s = cu.check(cu.cuCtxSynchronize(), "cuCtxSynchronize");
+  int64_t differ = 0, total = 0;
+  std::vector<uint8_t> got;
+  for (int i = 0; s && i < streams; ++i) {
+    const size_t bytes = want[size_t(i)].size();
+    got.resize(bytes * size_t(rounds));
+    s = outs[size_t(i)].download(got.data(), got.size());
+    for (int r = 0; s && r < rounds; ++r)
+      for (size_t e = 0; e + 1 < bytes; e += 2) {
+        const uint8_t *g = got.data() + size_t(r) * bytes + e;
+        const uint8_t *w0 = want[size_t(i)].data() + e;
+        ++total;
+        if ((g[1] & 0x7c) == 0x7c && (w0[1] & 0x7c) != 0x7c)
+          ++o.nans;
+        else if (g[0] != w0[0] || g[1] != w0[1])
+          ++differ;
+      }
+  }
+  if (!s) {
+    o.error = s.error();
+    return o;
+  }
+  o.relError = total ? double(differ) / double(total) : 0;
+  o.pass = differ == 0 && o.nans == 0;
+  if (!o.pass)
+    o.error = concat(differ, " of ", total, " outputs differ from the call "
+                     "made alone and ", o.nans, " are NaN (", streams,
+                     " streams x ", rounds, " calls)");
+  return o;
+}
+
 } // namespace
 
 namespace cl = llvm::cl;
@@ -1593,6 +1728,27 @@ int main(int argc, char **argv) {
                     o.name.c_str(), (long long)o.m, (long long)o.n,
                     (long long)o.k, o.relError, (long long)o.nans,
                     o.kernel.c_str(), o.pass ? "PASS" : "FAIL",
+                    o.error.empty() ? "" : (" " + o.error).c_str());
+      }
+
+  // One layer from several streams at once, each call's output against the
+  // call made alone.
+  const std::string streamsCase = "streams_concurrent";
+  if (layers.empty() &&
+      (caseSelected(streamsCase, filter) ||
+       (filter.find(streamsCase) != std::string::npos &&
+        caseSelected(streamsCase, ""))))
+    for (bool eightBit : {false, true})
+      for (int streams : {2, 4}) {
+        if (eightBit && device->major * 10 + device->minor < 89)
+          continue;
+        Outcome o = runConcurrentStreams(cu, tileDevice, chip, rng, streams,
+                                         eightBit);
+        outcomes.push_back(o);
+        std::printf("%-40s N=%-6lld K=%-6lld differ=%.2e nan=%lld %s %s%s\n",
+                    o.name.c_str(), (long long)o.n, (long long)o.k,
+                    o.relError, (long long)o.nans, o.kernel.c_str(),
+                    o.pass ? "PASS" : "FAIL",
                     o.error.empty() ? "" : (" " + o.error).c_str());
       }
 

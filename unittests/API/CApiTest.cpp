@@ -567,6 +567,14 @@ TEST(CApi, QuantizedActivationLayers) {
   EXPECT_EQ(std::string(humming_last_error()), "expected rows >= 0, got -2");
   EXPECT_NE(humming_layer_set_activation_rows(nullptr, 2), 0);
   EXPECT_EQ(std::string(humming_last_error()), "expected a layer, got NULL");
+  // Per-stream scratch blocks made up front (LayerTarget::streams).
+  EXPECT_NE(humming_layer_set_streams(nullptr, 2), 0);
+  EXPECT_EQ(std::string(humming_last_error()), "expected a layer, got NULL");
+  EXPECT_NE(humming_layer_set_streams(layer, -1), 0);
+  EXPECT_EQ(std::string(humming_last_error()),
+            "expected 0 <= streams <= 64, got -1");
+  EXPECT_NE(humming_layer_set_streams(layer, 65), 0);
+  EXPECT_EQ(humming_layer_set_streams(layer, 4), 0);
   ASSERT_EQ(humming_layer_set_activation_rows(layer, 32), 0);
   ASSERT_EQ(humming_layer_transform(layer, "H200", nullptr, 1), 0)
       << humming_last_error();

@@ -61,9 +61,19 @@ struct LayerTarget {
   /// Layers of 8-bit activations scaled per token: forward() then takes
   /// 16-bit activations (the layer's output type) of up to this many rows
   /// and quantizes them itself (humming::ActivationQuantizer, compiled with
-  /// the layer, into code and scale buffers of that many rows allocated
-  /// here). 0: forward() refuses 16-bit activations for such layers.
+  /// the layer, into code and scale buffers of that many rows in its
+  /// per-stream scratch). 0: forward() refuses 16-bit activations for such
+  /// layers.
   int64_t activationRows = 0;
+  /// A layer may be called from several streams at once: what one call
+  /// writes and reads back (the split-K workspace of decode kernels, the
+  /// codes of activationRows) lives in a block of device memory per stream
+  /// (rt::StreamScratch), made at the stream's first call. A stream whose
+  /// first call is made while it captures a CUDA graph cannot allocate:
+  /// it takes one of the `streams` blocks made here, and with none left
+  /// the call fails and says so. The default covers one eager stream and
+  /// one capture stream. Layers that need no scratch make none.
+  int64_t streams = 2;
   /// Layers whose K is permuted (act-order checkpoints,
   /// Layer::setInputPermutation): true says the caller gathers the
   /// activations' columns, x[:, inputPermutation()], before forward().

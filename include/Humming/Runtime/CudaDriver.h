@@ -136,6 +136,9 @@ struct CudaDriver {
   // dependent launch, see KernelLaunch::gridDependency).
   CUresult (*cuLaunchKernelEx)(const LaunchConfig *, CUfunction, void **,
                                void **);
+  // Optional: whether a stream is capturing a CUDA graph
+  // (CUstreamCaptureStatus: 0 none, 1 active, 2 invalidated).
+  CUresult (*cuStreamIsCapturing)(CUstream, int *);
   // Optional (null before CUDA 12): encodes a TMA tensor map (tma = [a]).
   CUresult (*cuTensorMapEncodeTiled)(TensorMap *, int, uint32_t, void *,
                                      const uint64_t *, const uint64_t *,

@@ -18,7 +18,9 @@
 namespace humming::abi {
 
 /// Kernel parameters, in order: device pointers (null when the layer has no
-/// such tensor) followed by M as a 32-bit integer. The prepared-weight
+/// such tensor) followed by M as a 32-bit integer (then, where a kernel
+/// has them: the split-K workspace, KernelLaunch::workspace; the
+/// activations' tensor map, KernelLaunch::inputMap). The prepared-weight
 /// kernels copy activations, weights, scales and zero points in 16-byte
 /// cp.async pieces: those pointers must be 16-byte aligned (cudaMalloc'd
 /// tensors are; a view at an odd offset is not), the output 4-byte aligned.
@@ -102,14 +104,20 @@ struct KernelLaunch {
   /// Dynamic shared memory per block, in bytes (above 48 KiB the runtime
   /// must raise the function's limit first).
   int64_t smemBytes = 0;
-  /// CTAs along K (grid z). With more than one, the CTAs of an output tile
-  /// add their partial sums through a workspace and an arrival counter that
-  /// live in the kernel's module (zeroed when it is loaded, reset by every
-  /// launch): launches of one loaded kernel must not overlap in time, i.e.
-  /// use one stream per loaded module (CUDA-graph replay on it is fine).
+  /// CTAs along K (grid z). With more than one and no cluster, the CTAs of
+  /// an output tile add their partial sums through the workspace below.
   int64_t splitK = 1;
+  /// Bytes of the split-K workspace the kernel takes (0: none): its fp32
+  /// partial sums, then one i32 arrival counter per output tile. Such a
+  /// kernel takes one more parameter, a pointer to them, right after M
+  /// (before the tensor map of inputMap; never a MoE kernel): 16-byte
+  /// aligned, zeroed before its first launch — every launch leaves the
+  /// counters at zero —, and used by one launch at a time (launches on
+  /// one stream may share one; launches that may overlap, e.g. on two
+  /// streams, each need their own).
+  int64_t workspace = 0;
   /// CTAs per thread block cluster along z: the split_k CTAs of the wgmma
-  /// kernels (unless workspace_split: those use the workspace above) and of
+  /// kernels (unless workspace_split: those use a workspace) and of
   /// mma_sync kernels with cluster_split form one (their PTX
   /// requires it: .reqnctapercluster 1, 1, cluster) and add their sums
   /// through distributed shared memory instead of a workspace; 1 for every
@@ -126,8 +134,8 @@ struct KernelLaunch {
   /// Where the kernel reads its activations by TMA (tma = [a]): the
   /// columns of the tensor map's box, one iteration's K (16, 32 or 64
   /// 2-byte elements: rows of 32, 64 or 128 bytes, swizzled by their
-  /// width); the kernel takes one more parameter after M, the activations'
-  /// tensor map (a 128-byte CUtensorMap by value, 64-byte aligned) encoded
+  /// width); the kernel takes one more parameter after M (and after the
+  /// workspace, where it has one), the activations' tensor map (a 128-byte CUtensorMap by value, 64-byte aligned) encoded
   /// from inputMapArgs for each launch. 0 for every other kernel.
   int64_t inputMap = 0;
   /// 1 where the kernel runs griddepcontrol.wait before it reads anything
@@ -266,7 +274,8 @@ inline constexpr KernelField kKernelFields[] = {
     {"top_k", &KernelLaunch::topK, true},
     {"block_size", &KernelLaunch::blockSize, true},
     {"layout64", &KernelLaunch::layout64, true},
-    {"cluster_x", &KernelLaunch::clusterX, false, true}};
+    {"cluster_x", &KernelLaunch::clusterX, false, true},
+    {"workspace", &KernelLaunch::workspace, false, true}};
 
 constexpr const char *kKernelTableAttr = "humming.kernels";
 

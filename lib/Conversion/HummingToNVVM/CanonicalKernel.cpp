@@ -428,7 +428,8 @@ void KernelEmitter::emit() {
 
 } // namespace
 
-FunctionType mlir::humming::kernelFunctionType(Builder &builder, bool moe) {
+FunctionType mlir::humming::kernelFunctionType(Builder &builder, bool moe,
+                                               bool workspace) {
   auto global = LLVM::LLVMPointerType::get(builder.getContext(), 1);
   SmallVector<Type> args(hq::abi::ParamM, global);
   args.push_back(builder.getI32Type());
@@ -436,6 +437,8 @@ FunctionType mlir::humming::kernelFunctionType(Builder &builder, bool moe) {
     args.append(hq::abi::ParamRoutingBlock - hq::abi::NumGemmParams, global);
     args.push_back(builder.getI32Type()); // the routing's block_size
   }
+  if (workspace)
+    args.push_back(global); // the split-K workspace
   return builder.getFunctionType(args, {});
 }
 

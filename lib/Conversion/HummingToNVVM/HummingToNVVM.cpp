@@ -561,11 +561,11 @@ void launchGridStride(ImplicitLocOpBuilder &b, gpu::GPUFuncOp kernel,
 /// A kernel with the ABI's parameters and an empty body (only-kernel=).
 gpu::GPUFuncOp buildStubKernel(OpBuilder &builder, Location loc,
                                gpu::GPUModuleOp module, StringRef name,
-                               bool moe = false) {
+                               bool moe = false, bool workspace = false) {
   OpBuilder::InsertionGuard guard(builder);
   builder.setInsertionPointToEnd(module.getBody());
-  auto func = gpu::GPUFuncOp::create(builder, loc, name,
-                                     kernelFunctionType(builder, moe));
+  auto func = gpu::GPUFuncOp::create(
+      builder, loc, name, kernelFunctionType(builder, moe, workspace));
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), builder.getUnitAttr());
   builder.setInsertionPointToStart(&func.getBody().front());
   gpu::ReturnOp::create(builder, loc);
@@ -804,14 +804,15 @@ struct LowerToNVVMPass
               return signalPassFailure();
             }
           std::string kname = name + "_m" + std::to_string(i);
+          const CtaSplit split{t.splitK, t.mMax, t.splitsInCluster(),
+                               t.cooperativeSplit};
+          const SplitWorkspace workspace = splitWorkspace(spec, *tile, split);
           gpu::GPUFuncOp kernel =
               onlyKernel >= 0 && int64_t(i) != onlyKernel
                   ? buildStubKernel(builder, op.op->getLoc(), kernels, kname,
-                                    op.isMoe())
-                  : buildPreparedKernel(
-                        builder, op.op->getLoc(), kernels, kname, spec, *tile,
-                        CtaSplit{t.splitK, t.mMax, t.splitsInCluster(),
-                                 t.cooperativeSplit});
+                                    op.isMoe(), bool(workspace))
+                  : buildPreparedKernel(builder, op.op->getLoc(), kernels,
+                                        kname, spec, *tile, split);
           kernelSymbols.insert(kernel);
           hq::abi::KernelLaunch launch;
           launch.name = kernel.getName().str();
@@ -826,6 +827,7 @@ struct LowerToNVVMPass
           launch.splitK = t.splitK;
           launch.cluster = t.splitsInCluster() ? t.splitK : 1;
           launch.clusterX = t.multicastA > 1 ? t.multicastA : 0;
+          launch.workspace = workspace.bytes();
           launch.inputMap =
               tile->tensorActivations() ? tile->activationRowBytes() / 2 : 0;
           launch.gridDependency = spec.gridDependency;
@@ -901,6 +903,25 @@ struct LowerToNVVMPass
         Value smem;
         if (l.smemBytes)
           smem = arith::ConstantIntOp::create(b, b.getI32Type(), l.smemBytes);
+        // The split-K workspace (KernelLaunch::workspace): the runtime
+        // keeps one per stream; here, one zeroed allocation per launch.
+        if (l.workspace) {
+          auto type = MemRefType::get({l.workspace / 4}, b.getI32Type());
+          Value ws = gpu::AllocOp::create(b, type, /*asyncToken=*/Type(),
+                                          ValueRange(), ValueRange(),
+                                          ValueRange())
+                         .getMemref();
+          gpu::MemsetOp::create(b, /*asyncToken=*/Type(), ValueRange(), ws,
+                                arith::ConstantIntOp::create(
+                                    b, b.getI32Type(), 0));
+          SmallVector<Value> withWorkspace(args);
+          withWorkspace.push_back(devicePointer(b, ws));
+          gpu::LaunchFuncOp::create(
+              b, kernel, gpu::KernelDim3{gridX, gridY, gridZ},
+              gpu::KernelDim3{threads, one, one}, smem, withWorkspace);
+          gpu::DeallocOp::create(b, /*asyncToken=*/Type(), ValueRange(), ws);
+          return;
+        }
         gpu::LaunchFuncOp::create(b, kernel, gpu::KernelDim3{gridX, gridY, gridZ},
                                   gpu::KernelDim3{threads, one, one}, smem,
                                   args);

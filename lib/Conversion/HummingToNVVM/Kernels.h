@@ -62,8 +62,10 @@ struct GemmKernelSpec {
 
 /// The kernels' function type (Humming/Target/KernelABI.h): one global
 /// pointer per tensor parameter, then M as i32 (MoE kernels: then the four
-/// routing pointers of MoeParam).
-FunctionType kernelFunctionType(Builder &builder, bool moe = false);
+/// routing pointers of MoeParam and the routing's block_size; kernels with
+/// a split-K workspace: then its pointer, KernelLaunch::workspace).
+FunctionType kernelFunctionType(Builder &builder, bool moe = false,
+                                bool workspace = false);
 
 /// Appends the kernel `name` for `spec` to `module`. Its parameters follow
 /// Humming/Target/KernelABI.h.
@@ -91,10 +93,27 @@ struct CtaSplit {
   bool cooperative = false;
 };
 
-/// Appends the prepared-layout kernel `name` for `spec` and `tile`. With
-/// `split.ctas` > 1 and no cluster the module also gets the kernel's
-/// workspace: its fp32 partial sums and one arrival counter per output
-/// tile.
+/// The split-K workspace of a prepared kernel (KernelLaunch::workspace):
+/// with `split.ctas` > 1 and no cluster, fp32 partial sums for every CTA of
+/// the output tiles of at most split.maxM tokens, then one i32 arrival
+/// counter per output tile; none (0 bytes) otherwise. The caller gives it
+/// per launch (the kernel's last parameter before a tensor map), zeroed
+/// before its first launch; every launch leaves the counters at zero.
+struct SplitWorkspace {
+  int64_t partialFloats = 0, counters = 0;
+  /// Bytes of partial sums, then of the counters: a multiple of 16.
+  int64_t bytes() const {
+    const int64_t raw = partialFloats * 4 + counters * 4;
+    return (raw + 15) / 16 * 16;
+  }
+  explicit operator bool() const { return counters > 0; }
+};
+SplitWorkspace splitWorkspace(const GemmKernelSpec &spec,
+                              const PreparedTile &tile, const CtaSplit &split);
+
+/// Appends the prepared-layout kernel `name` for `spec` and `tile`. With a
+/// split-K workspace (splitWorkspace) the kernel takes its pointer after M:
+/// the fp32 partial sums, then the arrival counters.
 gpu::GPUFuncOp buildPreparedKernel(OpBuilder &builder, Location loc,
                                    gpu::GPUModuleOp module, StringRef name,
                                    const GemmKernelSpec &spec,

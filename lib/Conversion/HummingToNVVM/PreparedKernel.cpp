@@ -1,7 +1,7 @@
 //===- PreparedKernel.cpp - Prepared-layout GEMM kernels ------------------===//
 //
 // The kernel function of a prepared-layout GEMM (PreparedEmitter.h): its
-// module globals (dynamic shared memory, the split-K workspace), launch
+// module global (dynamic shared memory), its split-K workspace, launch
 // attributes, the thread coordinates every generation shares, and
 // programmatic dependent launch. The MMA generation's emitter
 // (MmaSyncKernel.cpp, WgmmaKernel.cpp) does the rest.
@@ -183,6 +183,21 @@ void PreparedEmitter::issueWarpCopies(Value, Value) {
                            "emitter)");
 }
 
+SplitWorkspace mlir::humming::splitWorkspace(const GemmKernelSpec &spec,
+                                             const PreparedTile &tile,
+                                             const CtaSplit &split) {
+  if (split.ctas <= 1 || split.cluster)
+    return {};
+  const int64_t tilesMax =
+      (spec.np / tile.blockN()) * hq::ceilDiv(split.maxM, tile.blockM());
+  // A CTA's sums: wgmma, (warp_m / 2) x n-tiles per consumer thread;
+  // mma_sync, the accumulators of one K-split group's threads.
+  const int64_t perCta =
+      tile.wgmma() ? tile.warpM / 2 * tile.nTilesPerGroup * tile.mathThreads()
+                   : (tile.warpM / 16) * 32 * tile.warpsM * tile.warpsN * 32;
+  return {tilesMax * split.ctas * perCta, tilesMax};
+}
+
 gpu::GPUFuncOp mlir::humming::buildPreparedKernel(
     OpBuilder &builder, Location loc, gpu::GPUModuleOp module, StringRef name,
     const GemmKernelSpec &spec, const PreparedTile &tile,
@@ -205,37 +220,13 @@ gpu::GPUFuncOp mlir::humming::buildPreparedKernel(
   if (tile.tmaActivations &&
       smemGlobal.getAlignment().value_or(0) < uint64_t(align))
     smemGlobal.setAlignment(align);
-  // Split-K across CTAs: the kernel's workspace, module globals (PTX zeroes
-  // .global variables at load; every launch leaves the counters at zero).
-  LLVM::GlobalOp partialsGlobal, arrivalsGlobal;
-  if (split.ctas > 1 && !split.cluster) {
-    const int64_t tilesMax =
-        (spec.np / tile.blockN()) * hq::ceilDiv(split.maxM, tile.blockM());
-    // A CTA's sums: wgmma, (warp_m / 2) x n-tiles per consumer thread;
-    // mma_sync, the accumulators of one K-split group's threads.
-    const int64_t perCta =
-        tile.wgmma() ? tile.warpM / 2 * tile.nTilesPerGroup * tile.mathThreads()
-                   : (tile.warpM / 16) * 32 * tile.warpsM * tile.warpsN * 32;
-    const int64_t floats = tilesMax * split.ctas * perCta;
-    builder.setInsertionPointToEnd(module.getBody());
-    auto global = [&](StringRef suffix, Type elem, int64_t count) {
-      auto type = LLVM::LLVMArrayType::get(elem, uint64_t(count));
-      auto g = LLVM::GlobalOp::create(
-          builder, loc, type, /*isConstant=*/false, LLVM::Linkage::Internal,
-          (name + suffix).str(), Attribute(), /*alignment=*/16,
-          /*addrSpace=*/1);
-      OpBuilder::InsertionGuard inner(builder);
-      builder.createBlock(&g.getInitializerRegion());
-      LLVM::ReturnOp::create(
-          builder, loc, LLVM::ZeroOp::create(builder, loc, type).getResult());
-      return g;
-    };
-    partialsGlobal = global("_partials", builder.getF32Type(), floats);
-    arrivalsGlobal = global("_arrivals", builder.getI32Type(), tilesMax);
-  }
+  // Split-K across CTAs: the workspace the caller gives (a parameter, so
+  // that launches on several streams each have their own).
+  const SplitWorkspace workspace = splitWorkspace(spec, tile, split);
   builder.setInsertionPointToEnd(module.getBody());
-  auto func = gpu::GPUFuncOp::create(builder, loc, name,
-                                     kernelFunctionType(builder, spec.isMoe()));
+  auto func = gpu::GPUFuncOp::create(
+      builder, loc, name,
+      kernelFunctionType(builder, spec.isMoe(), bool(workspace)));
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
                 builder.getUnitAttr());
   func.setKnownBlockSizeAttr(
@@ -267,13 +258,15 @@ gpu::GPUFuncOp mlir::humming::buildPreparedKernel(
                       {int32_t(tile.multicastA), 1, 1}));
   // Inputs are read-only and never alias the output: loads through them
   // may use the read-only data path (ld.global.nc).
-  // (So are the routing tensors of MoE kernels.)
+  // (So are the routing tensors of MoE kernels; the workspace is written.)
+  const unsigned workspaceArg =
+      workspace ? func.getNumArguments() - 1 : func.getNumArguments();
   for (unsigned i = 0; i < func.getNumArguments(); ++i) {
     if (!isa<LLVM::LLVMPointerType>(func.getArgument(i).getType()))
       continue; // M, the routing's block_size
     func.setArgAttr(i, LLVM::LLVMDialect::getNoAliasAttrName(),
                     builder.getUnitAttr());
-    if (i != hq::abi::ParamOutput)
+    if (i != hq::abi::ParamOutput && i != workspaceArg)
       func.setArgAttr(i, LLVM::LLVMDialect::getReadonlyAttrName(),
                       builder.getUnitAttr());
   }
@@ -283,9 +276,11 @@ gpu::GPUFuncOp mlir::humming::buildPreparedKernel(
                             func.getArguments().end());
   Value smem = LLVM::AddressOfOp::create(b, smemGlobal);
   Value partials, arrivals;
-  if (split.ctas > 1 && !split.cluster) {
-    partials = LLVM::AddressOfOp::create(b, partialsGlobal);
-    arrivals = LLVM::AddressOfOp::create(b, arrivalsGlobal);
+  if (workspace) {
+    partials = func.getArguments().back();
+    arrivals = LLVM::GEPOp::create(
+        b, partials.getType(), b.getI8Type(), partials,
+        ArrayRef<LLVM::GEPArg>{workspace.partialFloats * 4});
   }
   const PreparedKernelArgs args{b,    spec,  tile,     params,
                                 smem, split, partials, arrivals};

@@ -9,13 +9,13 @@
 // across two CTAs: the workspace holds 2 n-blocks x 1 m-block x 2 splits x
 // 128 sums x 128 threads.
 
-// CHECK: humming.kernels = [{block_m = 128 : i64, block_n = 128 : i64, cluster = 1 : i64, grid_dependency = 1 : i64, input_map = 0 : i64, kind = 0 : i64, m_max = 128 : i64, m_min = 1 : i64, name = "coop_gemm0_m0", smem = 31488 : i64, split_k = 2 : i64, threads = 128 : i64}, {block_m = 128 : i64, block_n = 256 : i64, cluster = 1 : i64, grid_dependency = 1 : i64, input_map = 0 : i64, kind = 0 : i64, m_max = 0 : i64, m_min = 129 : i64, name = "coop_gemm0_m1", smem = 51200 : i64, split_k = 1 : i64, threads = 256 : i64}]
+// CHECK: humming.kernels = [{block_m = 128 : i64, block_n = 128 : i64, cluster = 1 : i64, grid_dependency = 1 : i64, input_map = 0 : i64, kind = 0 : i64, m_max = 128 : i64, m_min = 1 : i64, name = "coop_gemm0_m0", smem = 31488 : i64, split_k = 2 : i64, threads = 128 : i64, workspace = 262160 : i64}, {block_m = 128 : i64, block_n = 256 : i64, cluster = 1 : i64, grid_dependency = 1 : i64, input_map = 0 : i64, kind = 0 : i64, m_max = 0 : i64, m_min = 129 : i64, name = "coop_gemm0_m1", smem = 51200 : i64, split_k = 1 : i64, threads = 256 : i64}]
 // CHECK-LABEL: func.func @coop
 // CHECK:         gpu.launch_func @humming_kernels::@coop_gemm0_m0 blocks in (%c2, %{{.*}}, %c2{{.*}}) threads in (%c128{{.*}}, %c1, %c1)
 // CHECK:         gpu.launch_func @humming_kernels::@coop_gemm0_m1 blocks in (%c1, %{{.*}}, %c1{{.*}}) threads in (%c256, %c1{{.*}}, %c1{{.*}})
 // CHECK:       gpu.module @humming_kernels
-// CHECK:         llvm.mlir.global internal @coop_gemm0_m0_partials() {{.*}} : !llvm.array<65536 x f32>
-// CHECK:         gpu.func @coop_gemm0_m0
+// CHECK-NOT:     llvm.mlir.global {{.*}}partials
+// CHECK:         gpu.func @coop_gemm0_m0({{.*}}, %{{.*}}: i32, %{{.*}}: !llvm.ptr<1> {llvm.noalias})
 // CHECK-NOT:       nvvm.minctasm
 // Prologue (programmatic dependent launch): the weights of the first
 // stages - 1 iterations (a last round of copies for the threads with a

@@ -2,17 +2,26 @@
 // RUN: humming-opt %s --humming-compile-pipeline="chip=sm_90a" -o /dev/null
 
 // Split-K across CTAs (split_k = 2 for M <= 16): grid z is the split, the
-// kernel table says so, and the module holds the kernel's workspace (fp32
-// partial sums for 2 n-blocks x 1 m-block x 2 splits x 32 sums x 32 leader
-// threads, and one arrival counter per output tile).
+// kernel table says so, and the kernel takes its workspace as its last
+// parameter (fp32 partial sums for 2 n-blocks x 1 m-block x 2 splits x 32
+// sums x 32 leader threads = 16384 bytes, then one arrival counter per
+// output tile: 16400 bytes), so that launches on two streams can each
+// have their own. The host side of the IR allocates and zeroes one per
+// launch (the runtime keeps one per stream).
 
-// CHECK: humming.kernels = [{block_m = 16 : i64, block_n = 64 : i64, cluster = 1 : i64, grid_dependency = 1 : i64, input_map = 0 : i64, kind = 0 : i64, m_max = 16 : i64, m_min = 1 : i64, name = "split_gemm0_m0", smem = 15360 : i64, split_k = 2 : i64, threads = 64 : i64}, {{.*}}split_k = 1 : i64
+// CHECK: humming.kernels = [{block_m = 16 : i64, block_n = 64 : i64, cluster = 1 : i64, grid_dependency = 1 : i64, input_map = 0 : i64, kind = 0 : i64, m_max = 16 : i64, m_min = 1 : i64, name = "split_gemm0_m0", smem = 15360 : i64, split_k = 2 : i64, threads = 64 : i64, workspace = 16400 : i64}, {{.*}}split_k = 1 : i64
+// CHECK-NOT:     workspace =
 // CHECK-LABEL: func.func @split
-// CHECK:         gpu.launch_func @humming_kernels::@split_gemm0_m0 blocks in (%c2, %{{.*}}, %c2{{.*}}) threads in (%c64, %c1, %c1)
+// CHECK:         %[[WS:.*]] = gpu.alloc () : memref<4100xi32>
+// CHECK:         gpu.memset %[[WS]], %c0_i32 : memref<4100xi32>, i32
+// CHECK:         gpu.launch_func @humming_kernels::@split_gemm0_m0 blocks in (%c2, %{{.*}}, %c2{{.*}}) threads in (%c64, %c1, %c1) {{.*}} args({{.*}}, %{{.*}} : i32, %{{.*}} : !llvm.ptr<1>)
+// CHECK-NEXT:    gpu.dealloc %[[WS]] : memref<4100xi32>
+// CHECK:         gpu.launch_func @humming_kernels::@split_gemm0_m1 {{.*}} args({{.*}}, %{{.*}} : i32)
 // CHECK:       gpu.module @humming_kernels
-// CHECK:         llvm.mlir.global internal @split_gemm0_m0_partials() {addr_space = 1 : i32, alignment = 16 : i64} : !llvm.array<4096 x f32>
-// CHECK:         llvm.mlir.global internal @split_gemm0_m0_arrivals() {addr_space = 1 : i32, alignment = 16 : i64} : !llvm.array<2 x i32>
-// CHECK:         gpu.func @split_gemm0_m0
+// CHECK-NOT:     llvm.mlir.global {{.*}}partials
+// CHECK:         gpu.func @split_gemm0_m0({{.*}}, %{{.*}}: i32, %[[P:.*]]: !llvm.ptr<1> {llvm.noalias})
+// The counters follow the partial sums.
+// CHECK:           llvm.getelementptr %[[P]][16384] : (!llvm.ptr<1>) -> !llvm.ptr<1>, i8
 // Each CTA starts at its share of the K iterations (4 of 8: K = 512 in
 // steps of 64).
 // CHECK:           gpu.block_id  z

@@ -13,11 +13,10 @@
 // fence each thread loads the other CTAs' sums of its share (four
 // branches of four vectors, its own split's from registers), adds them in
 // split order and stores its two rows per n-tile and half: 16 halves.
-// CHECK: humming.kernels = [{block_m = 64 : i64, block_n = 256 : i64, cluster = 1 : i64, cooperative = 1 : i64, {{.*}}name = "coop_gemm0_m0", {{.*}}split_k = 4 : i64, threads = 384 : i64},
+// CHECK: humming.kernels = [{block_m = 64 : i64, block_n = 256 : i64, cluster = 1 : i64, cooperative = 1 : i64, {{.*}}name = "coop_gemm0_m0", {{.*}}split_k = 4 : i64, threads = 384 : i64, workspace = 262160 : i64},
 // The unsplit kernel (M >= 65) writes no cooperative field.
 // CHECK-SAME: {block_m = 64 : i64, block_n = 256 : i64, cluster = 1 : i64, grid_dependency = 1 : i64, {{.*}}name = "coop_gemm0_m1", {{.*}}split_k = 1 : i64
-// CHECK: llvm.mlir.global internal @coop_gemm0_m0_partials() {{.*}} : !llvm.array<65536 x f32>
-// CHECK: llvm.mlir.global internal @coop_gemm0_m0_arrivals() {{.*}} : !llvm.array<1 x i32>
+// CHECK-NOT: llvm.mlir.global {{.*}}partials
 // CHECK-LABEL: gpu.func @coop_gemm0_m0
 // CHECK-NOT:     nvvm.cluster_dim
 // CHECK:         "wgmma.wait_group.sync.aligned 0;"
@@ -42,7 +41,7 @@
 // PTX-COUNT-16: st.global.v4.b32
 // PTX: fence.acq_rel.gpu;
 // PTX: bar.sync 1, 256;
-// PTX: atom.global.add.u32 [[OLD:%r[0-9]+]], [[[C:%rd[0-9]+]]], 1;
+// PTX: atom.global.add.u32 [[OLD:%r[0-9]+]], [[[C:%rd[0-9]+\+262144]]], 1;
 // PTX: [[SPIN:\$L__BB[0-9_]+]]:
 // PTX: ld.volatile.global.b32 [[SEEN:%r[0-9]+]], [[[C]]];
 // PTX: setp.lt.s32 [[P:%p[0-9]+]], [[SEEN]], 4;

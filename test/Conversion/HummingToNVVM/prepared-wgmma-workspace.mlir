@@ -17,12 +17,11 @@
 // the other three CTAs' sums (8 vectors per CTA and chunk, behind a branch
 // on its own z, whose sums come from registers) before it adds any (split
 // order) and stores the chunk's rows.
-// CHECK: humming.kernels = [{block_m = 64 : i64, block_n = 256 : i64, cluster = 1 : i64, {{.*}}name = "ws_gemm0_m0", {{.*}}split_k = 4 : i64, threads = 384 : i64},
+// CHECK: humming.kernels = [{block_m = 64 : i64, block_n = 256 : i64, cluster = 1 : i64, {{.*}}name = "ws_gemm0_m0", {{.*}}split_k = 4 : i64, threads = 384 : i64, workspace = 262160 : i64},
 // The kernel without a split (M >= 65) launches one CTA along z.
 // CHECK: gpu.launch_func  @humming_kernels::@ws_gemm0_m0 blocks in ({{.*}}, {{.*}}, %c4)
 // CHECK: gpu.launch_func  @humming_kernels::@ws_gemm0_m1 blocks in ({{.*}}, {{.*}}, %c1{{.*}})
-// CHECK: llvm.mlir.global internal @ws_gemm0_m0_partials() {{.*}} : !llvm.array<65536 x f32>
-// CHECK: llvm.mlir.global internal @ws_gemm0_m0_arrivals() {{.*}} : !llvm.array<1 x i32>
+// CHECK-NOT: llvm.mlir.global {{.*}}partials
 // CHECK-LABEL: gpu.func @ws_gemm0_m0
 // CHECK-NOT:     nvvm.cluster_dim
 // CHECK:         gpu.block_id  z
@@ -39,7 +38,10 @@
 // CHECK:         gpu.return
 
 // PTX-NOT: .reqnctapercluster
-// PTX: .global .align 16 .b8 ws_gemm0_m0_partials[262144];
+// PTX-NOT: .global .align 16 .b8 ws_gemm0_m0_partials
+// PTX: .entry ws_gemm0_m0(
+// PTX: .param .u32 ws_gemm0_m0_param_8,
+// PTX-NEXT: .param .u64 .ptr .global .align 1 ws_gemm0_m0_param_9
 // PTX-COUNT-16: st.global.v4.b32
 // PTX: atom.global.add.u32
 // PTX: bar.red.or.pred p, 1, 256, q;
