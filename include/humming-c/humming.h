@@ -287,10 +287,12 @@ int humming_layer_transform_tuned(humming_layer *layer, const char *device,
                                   const char *tile_config);
 
 /** y = x * W^T on `stream` (a CUstream, NULL: the legacy default stream);
- *  `input` [M, K] and `output` [M, N] are device pointers. No allocation,
- *  no synchronization. Calls on one layer must not overlap in time (one
- *  stream, or ordered streams): split-K kernels share a per-layer
- *  workspace. */
+ *  `input` [M, K] and `output` [M, N] are device pointers. No
+ *  synchronization. Calls on one layer may overlap in time on several
+ *  streams: what a call writes and reads back (split-K workspace, codes)
+ *  has a block per stream, allocated at the stream's first call (or taken
+ *  from those humming_layer_set_streams reserved, during graph capture);
+ *  later calls on that stream allocate nothing. */
 int humming_layer_forward(const humming_layer *layer, void *stream,
                           uint64_t input, uint64_t output, int64_t m);
 

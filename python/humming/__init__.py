@@ -809,10 +809,11 @@ class HummingLayer:
         return q
 
     def __call__(self, x, out=None, scale=None):
-        """y[M, N] = x[M, K] W^T on x's device's current CUDA stream. Calls
-        on one layer must not overlap in time (one stream, or ordered
-        streams): the small-M kernels share a per-layer split-K workspace.
-        Layers of 8-bit activations take 16-bit x (quantized first, per
+        """y[M, N] = x[M, K] W^T on x's device's current CUDA stream. One
+        layer may be called from several streams at once: each stream has
+        its own split-K workspace (made at its first call; two are made
+        with the layer, for streams whose first call is captured in a CUDA
+        graph). Layers of 8-bit activations take 16-bit x (quantized first, per
         token or with the static scale) or codes x with their float32
         `scale` ([M, 1] per token, one element static). x must be on the
         device the layer was transformed for."""
