@@ -149,6 +149,7 @@ def _library():
         lib.humming_layer_input_permutation.restype = ctypes.c_int64
         lib.humming_layer_set_activations_gathered.argtypes = [p, ctypes.c_int]
         lib.humming_layer_set_batch_invariant.argtypes = [p, ctypes.c_int]
+        lib.humming_layer_set_streams.argtypes = [p, ctypes.c_int64]
         lib.humming_layer_batch_invariant.argtypes = [p]
         lib.humming_layer_forward_gathering.argtypes = [
             p, p, ctypes.c_uint64, ctypes.c_uint64, ctypes.c_uint64,
@@ -345,7 +346,7 @@ class HummingLayer:
 
     def __init__(self, shape_n, shape_k, weight_config, input_config=None,
                  f16_accumulation=False, num_experts=0, moe=None,
-                 batch_invariant=False):
+                 batch_invariant=False, streams=None):
         input_config = input_config or {"dtype": "float16"}
         _check_keys(input_config, _INPUT_KEYS, "input_config")
         self.shape_n, self.shape_k = int(shape_n), int(shape_k)
@@ -439,6 +440,19 @@ class HummingLayer:
         self._quantizers = {}
         if batch_invariant:
             self.set_batch_invariant(True)
+        if streams is not None:
+            self.set_streams(streams)
+
+    def set_streams(self, streams):
+        """Streams whose first call may come during CUDA graph capture
+        (LayerTarget::streams, default 2): a layer may be called from any
+        number of streams at once, each with its own scratch block (split-K
+        workspace, quantized activations) made at its first call; a stream
+        that first calls it while capturing takes one of these blocks,
+        made at transform(). Before transform()."""
+        _check(_library().humming_layer_set_streams(self._handle,
+                                                    int(streams)))
+        self._transformed = False
 
     def set_batch_invariant(self, on=True):
         """Batch invariance (the original's use_batch_invariant): one K

@@ -589,6 +589,16 @@ def _cuda():
         return False
 
 
+def _workspace_split_tile(torch):
+    """A tile whose kernel for M <= 64 splits K across 4 CTAs through a
+    workspace (sm_90a), or None (the heuristics) on other chips."""
+    if torch.cuda.get_device_capability() != (9, 0):
+        return None
+    return ("#humming.tile_config<m = [1, 64], block = [64, 256, 64], "
+            "warp = [64, 32, 64], mma = wgmma, warp_specialized = true, "
+            "mbarrier = true, split_k = 4, workspace_split = true>")
+
+
 @unittest.skipUnless(_cuda(), "needs torch and a CUDA device")
 class GpuTest(unittest.TestCase):
     def test_forward_matches_float64(self):
@@ -634,6 +644,70 @@ class GpuTest(unittest.TestCase):
                 rel = ((first.double() - ref[0]).norm() / ref.norm()).item()
                 self.assertLess(rel, 1e-2)
             self.assertTrue(torch.equal(y[at], first), f"M={m}")
+
+    def test_streams_at_once_and_graph_capture_match_the_call_alone(self):
+        # One layer from four torch streams at once (each call's output its
+        # own), then captured on a fresh stream (a reserved scratch block):
+        # every output equals the call made alone, bit for bit. M <= 64
+        # splits K four ways through the workspace that each stream has its
+        # own of (a forced tile on sm_90a; elsewhere the heuristics').
+        import torch
+        torch.manual_seed(11)
+        n, k = 1024, 8192
+        w = torch.randn(n, k, dtype=torch.float64) * 0.01
+        layer = HummingLayer(n, k, W4G128)
+        layer.load_from_unquantized(w)
+        layer.transform(tile_config=_workspace_split_tile(torch))
+        ms = (1, 16, 7, 3)
+        xs = [(torch.rand(m, k, device="cuda") * 2 - 1).to(torch.float16)
+              for m in ms]
+        alone = []
+        for x in xs:
+            alone.append(layer(x))
+            torch.cuda.synchronize()
+        streams = [torch.cuda.Stream() for _ in ms]
+        rounds = 200
+        outs = [[None] * rounds for _ in ms]
+        for r in range(rounds):
+            for i, (x, st) in enumerate(zip(xs, streams)):
+                with torch.cuda.stream(st):
+                    outs[i][r] = layer(x)
+        torch.cuda.synchronize()
+        for i in range(len(ms)):
+            for r in range(rounds):
+                self.assertTrue(torch.equal(outs[i][r], alone[i]),
+                                f"stream {i}, round {r}")
+        # Captured on torch's capture stream (its first call: a reserved
+        # block), replayed beside eager calls on another stream.
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            captured = layer(xs[1])
+        other = torch.cuda.Stream()
+        for _ in range(20):
+            graph.replay()
+            with torch.cuda.stream(other):
+                eager = layer(xs[1])
+        torch.cuda.synchronize()
+        self.assertTrue(torch.equal(captured, alone[1]))
+        self.assertTrue(torch.equal(eager, alone[1]))
+
+    def test_capture_without_a_free_scratch_block_says_so(self):
+        import torch
+        n, k = 1024, 8192
+        w = torch.randn(n, k, dtype=torch.float64) * 0.01
+        layer = HummingLayer(n, k, W4G128, streams=0)
+        layer.load_from_unquantized(w)
+        tile = _workspace_split_tile(torch)
+        if tile is None:
+            self.skipTest("the forced workspace_split tile is for sm_90a")
+        layer.transform(tile_config=tile)
+        x = torch.zeros(1, k, dtype=torch.float16, device="cuda")
+        graph = torch.cuda.CUDAGraph()
+        with self.assertRaisesRegex(HummingError,
+                                    "captures a CUDA graph.*LayerTarget::"
+                                    "streams, at least 1"):
+            with torch.cuda.graph(graph):
+                layer(x)
 
     def test_cuda_weights_quantize_on_the_device(self):
         # load_from_unquantized of a CUDA tensor quantizes on the GPU: the
