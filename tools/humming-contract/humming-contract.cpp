@@ -22,6 +22,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ToolVersion.h"
 #include "Humming/Dialect/Humming/IR/HummingDialect.h"
 #include "Humming/Dialect/Humming/IR/HummingAttrs.h"
 #include "Humming/Pipelines/Pipelines.h"
@@ -296,6 +297,7 @@ std::string lowerOnly(mlir::ModuleOp module, const std::string &chip,
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
+  humming::tools::installVersionPrinter("humming-contract");
   cl::ParseCommandLineOptions(
       argc, argv,
       "humming-contract: what the verifier accepts compiles, over the "

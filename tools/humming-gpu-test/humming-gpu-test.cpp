@@ -38,6 +38,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ToolVersion.h"
 #include "Humming/API/Layer.h"
 #include "Humming/Quant/Adapters.h"
 #include "Humming/Quant/Codec.h"
@@ -1190,6 +1191,7 @@ int main(int argc, char **argv) {
   // still leaves every finished case's line.
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
   cl::HideUnrelatedOptions(category);
+  humming::tools::installVersionPrinter("humming-gpu-test");
   cl::ParseCommandLineOptions(argc, argv,
                               "humming-gpu-test: GEMM correctness (and "
                               "timing) on a real GPU\n");

@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ToolVersion.h"
 #include "Humming/Quant/Adapters.h"
 #include "Humming/Target/ArchInfo.h"
 
@@ -57,6 +58,7 @@ static cl::opt<std::string> only("layer", cl::desc("Only this layer"),
 
 int main(int argc, char **argv) {
   cl::HideUnrelatedOptions(category);
+  humming::tools::installVersionPrinter("humming-inspect");
   cl::ParseCommandLineOptions(
       argc, argv, "humming-inspect: describe a quantized checkpoint\n");
   const DeviceInfo *target = lookupDevice(device);

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ToolVersion.h"
 #include "Humming/Registration.h"
 
 #include "mlir/Dialect/Arith/Transforms/BufferizableOpInterfaceImpl.h"
@@ -23,6 +24,7 @@
 #include "mlir/Transforms/Passes.h"
 
 int main(int argc, char **argv) {
+  humming::tools::installVersionPrinter("humming-opt");
   mlir::registerTransformsPasses();
   mlir::humming::registerHummingPasses();
   mlir::DialectRegistry registry;

@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ToolVersion.h"
 #include "Humming/Pipelines/Pipelines.h"
 #include "Humming/Registration.h"
 
@@ -61,6 +62,7 @@ static cl::opt<std::string> ptxasPath("ptxas",
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
+  humming::tools::installVersionPrinter("humming-translate");
   cl::ParseCommandLineOptions(argc, argv, "humming IR to PTX / cubin\n");
   if (emit != "ptx" && emit != "cubin") {
     errs() << "humming-translate: expected --emit=ptx or --emit=cubin, got '"
