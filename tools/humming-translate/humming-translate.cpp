@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ToolVersion.h"
+#include "Humming/Dialect/Humming/IR/HummingAttrs.h"
 #include "Humming/Pipelines/Pipelines.h"
 #include "Humming/Registration.h"
 
@@ -34,8 +35,11 @@ static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input .mlir>"),
                                       cl::init("-"), cl::cat(category));
 static cl::opt<std::string> outputFile("o", cl::desc("Output file"),
                                        cl::init("-"), cl::cat(category));
-static cl::opt<std::string> chip("chip", cl::desc("Target chip, e.g. sm_90a"),
-                                 cl::init("sm_80"), cl::cat(category));
+static cl::opt<std::string>
+    chip("chip",
+         cl::desc("Target chip, e.g. sm_90a (default: the module's "
+                  "humming.target, else sm_80)"),
+         cl::init(""), cl::cat(category));
 static cl::opt<unsigned> ptxVersion("ptx-version",
                                     cl::desc("PTX ISA version x10 (0: minimum)"),
                                     cl::init(0), cl::cat(category));
@@ -83,7 +87,17 @@ int main(int argc, char **argv) {
     return 1;
   // The pipeline's diagnostics reach `handler`: file:line:col: error: with
   // the source line and a caret, as humming-opt prints them.
-  if (failed(mlir::humming::runCompilePipeline(*module, chip, ptxVersion,
+  // The chip: --chip, else the module's target's, else sm_80 (a --chip
+  // that contradicts the target is refused by the pipeline).
+  std::string targetChip = chip;
+  if (targetChip.empty()) {
+    if (mlir::humming::TargetAttr target =
+            mlir::humming::lookupTarget(*module))
+      targetChip = target.getChip().str();
+    else
+      targetChip = "sm_80";
+  }
+  if (failed(mlir::humming::runCompilePipeline(*module, targetChip, ptxVersion,
                                                optLevel, device,
                                                forceTileConfig)))
     return 1;

@@ -63,6 +63,21 @@ struct SelectTilesPass
     // The device whose facts the heuristics use.
     hq::DeviceInfo device;
     if (TargetAttr target = lookupTarget(module)) {
+      // device= may repeat the module's device, not replace it: the
+      // module's attributes were checked against that one.
+      if (!this->device.empty() &&
+          StringRef(this->device).lower() != target.getDevice().lower())
+        return fail(
+            target.getDevice().empty()
+                ? "the module's humming.target gives its device's facts (" +
+                      target.getHostChip().str() +
+                      "); expected no device=, got '" + this->device + "'"
+                : "the module's humming.target names " +
+                      target.getDevice().str() + " (" +
+                      target.getHostChip().str() +
+                      "); expected device= to name it too or be left out, "
+                      "got '" +
+                      this->device + "'");
       device = target.toHost();
     } else if (!this->device.empty() || !chip.empty()) {
       hq::Result<hq::DeviceInfo> facts = hq::tileDeviceFacts(this->device, chip);
