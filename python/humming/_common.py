@@ -1,6 +1,10 @@
 """The C bindings (libhumming.so through ctypes) and the configuration
 helpers the layer classes share."""
 
+from __future__ import annotations
+
+from typing import Dict, Optional
+
 import collections
 import ctypes
 import os
@@ -59,7 +63,7 @@ class _WeightSchema(ctypes.Structure):
     ]
 
 
-def library_path():
+def library_path() -> str:
     """Where libhumming.so is loaded from."""
     env = os.environ.get("HUMMING_LIBRARY")
     if env:
@@ -239,7 +243,7 @@ def _library():
     return _lib
 
 
-def compiler():
+def compiler() -> str:
     """The kernel compiler every transform of this process uses, with its
     version: e.g. "nvjitlink+ptxas (nvJitLink 13.0 / ptxas 13.0.88)" (the
     default sends the kernels that use setmaxnreg to ptxas). Kernel speed
@@ -251,7 +255,8 @@ def compiler():
     return text.decode()
 
 
-def device_facts(device=None, chip=None):
+def device_facts(device: Optional[str] = None,
+                 chip: Optional[str] = None) -> Dict[str, float]:
     """The facts the tile heuristics use for `device` ("H200") or `chip`
     ("sm_90a"), by default the current CUDA device's (by its name, else its
     chip's representative, as transform() does): {"sm_count",

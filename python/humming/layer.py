@@ -1,7 +1,17 @@
 """HummingLayer: one quantized linear (or MoE GEMM) layer, and
 transform_all."""
 
+from __future__ import annotations
+
 import ctypes
+from typing import (TYPE_CHECKING, Any, Dict, Iterable, List, Mapping,
+                    Optional, Sequence, Union)
+
+if TYPE_CHECKING:
+    import os
+
+    import torch
+
 
 from . import _common
 from ._common import (HummingError, TransformStats, _CTransformStats,
@@ -38,9 +48,13 @@ class HummingLayer:
     (indexed: chosen per M, moe_block_size(M)), "router_weights": False}.
     """
 
-    def __init__(self, shape_n, shape_k, weight_config, input_config=None,
-                 f16_accumulation=False, num_experts=0, moe=None,
-                 batch_invariant=False, streams=None):
+    def __init__(self, shape_n: int, shape_k: int,
+                 weight_config: Mapping[str, Any],
+                 input_config: Optional[Mapping[str, Any]] = None,
+                 f16_accumulation: bool = False, num_experts: int = 0,
+                 moe: Optional[Mapping[str, Any]] = None,
+                 batch_invariant: bool = False,
+                 streams: Optional[int] = None) -> None:
         input_config = input_config or {"dtype": "float16"}
         _check_keys(input_config, _INPUT_KEYS, "input_config")
         self.shape_n, self.shape_k = int(shape_n), int(shape_k)
@@ -137,7 +151,7 @@ class HummingLayer:
         if streams is not None:
             self.set_streams(streams)
 
-    def set_streams(self, streams):
+    def set_streams(self, streams: int) -> None:
         """Streams whose first call may come during CUDA graph capture
         (LayerTarget::streams, default 2): a layer may be called from any
         number of streams at once, each with its own scratch block (split-K
@@ -148,7 +162,7 @@ class HummingLayer:
                                                     int(streams)))
         self._transformed = False
 
-    def set_batch_invariant(self, on=True):
+    def set_batch_invariant(self, on: bool = True) -> None:
         """Batch invariance (the original's use_batch_invariant): one K
         decomposition for every M, so that a row's output is bitwise the
         same whatever else the batch holds. Before transform() (a
@@ -161,7 +175,7 @@ class HummingLayer:
             self._transformed = False
 
     @property
-    def batch_invariant(self):
+    def batch_invariant(self) -> bool:
         return bool(_library().humming_layer_batch_invariant(self._handle))
 
     def _eight_bit_config(self, input_config):
@@ -185,8 +199,10 @@ class HummingLayer:
         return f"group<{self._group}>"
 
     @classmethod
-    def from_safetensors(cls, path, module, activations="16-bit", tp_rank=0,
-                         tp_size=1, parallel="column"):
+    def from_safetensors(cls, path: Union[str, "os.PathLike[str]"],
+                         module: str, activations: str = "16-bit",
+                         tp_rank: int = 0, tp_size: int = 1,
+                         parallel: str = "column") -> "HummingLayer":
         """The layer `module` ("model.layers.0.mlp.down_proj") of a checkpoint
         directory (config.json + safetensors: GPTQ, AWQ, compressed-tensors,
         FP8, ModelOpt, Quark, MXFP4 ...), with the model's 16-bit type.
@@ -217,9 +233,12 @@ class HummingLayer:
         return cls._adopt(handle, dtype, activations)
 
     @classmethod
-    def from_tensors(cls, tensors, config, module=None, torch_dtype=None,
-                     activations="16-bit", tp_rank=0, tp_size=1,
-                     parallel="column"):
+    def from_tensors(cls, tensors: Mapping[str, Any],
+                     config: Union[str, Mapping[str, Any]],
+                     module: Optional[str] = None, torch_dtype: Any = None,
+                     activations: str = "16-bit", tp_rank: int = 0,
+                     tp_size: int = 1,
+                     parallel: str = "column") -> "HummingLayer":
         """A layer from tensors already loaded (a serving engine's weight
         loader, or a state dict) in the checkpoint's own format: `tensors`
         maps the module's tensor names ("qweight", "qzeros", "scales",
@@ -245,7 +264,7 @@ class HummingLayer:
         return cls._adopt(handle, config.get("torch_dtype", "float16"),
                           activations)
 
-    def canonical_tensors(self):
+    def canonical_tensors(self) -> Dict[str, Any]:
         """The canonical tensors the layer holds (padded sizes; what
         load_quantized takes back): {"weight", "scales", "zero_points",
         "global_scale", "bias"} as far as the schema has them, as CPU torch
@@ -317,7 +336,7 @@ class HummingLayer:
         _check(lib.humming_layer_set_activations_gathered(
             self._handle, int(count > 0 and self._act not in ("f16", "bf16"))))
 
-    def set_input_permutation(self, perm):
+    def set_input_permutation(self, perm: Sequence[int]) -> None:
         """Sets the act-order permutation (a saved layer's
         input_permutation; None or [] for the natural order): column j of
         the weights is input column perm[j], and the layer gathers x by it."""
@@ -343,7 +362,8 @@ class HummingLayer:
             return x.view(torch.uint8).index_select(1, index).view(x.dtype)
         return x.index_select(1, index)
 
-    def load_from_safetensors(self, path, module):
+    def load_from_safetensors(self, path: Union[str, "os.PathLike[str]"],
+                              module: str) -> None:
         """Loads the weights of `module` from a checkpoint directory into
         this layer (its shape and schema must be the checkpoint's)."""
         _check(_library().humming_layer_load_checkpoint(
@@ -358,8 +378,11 @@ class HummingLayer:
             _common._lib.humming_layer_destroy(handle)
             self._handle = None
 
-    def load_quantized(self, weight, scales=None, zero_points=None,
-                       global_scale=None, bias=None):
+    def load_quantized(self, weight: "torch.Tensor",
+                       scales: Optional["torch.Tensor"] = None,
+                       zero_points: Optional["torch.Tensor"] = None,
+                       global_scale: Optional["torch.Tensor"] = None,
+                       bias: Optional["torch.Tensor"] = None) -> None:
         """Loads already quantized tensors in the humming standard format at
         the schema's padded sizes (weight int32 [N, K*b/32] of codes packed
         LSB first along K; scales [N, K/g] or [N, 1] in the scale type;
@@ -400,7 +423,8 @@ class HummingLayer:
         _check(_library().humming_layer_load_quantized(self._handle, *args))
         self._transformed = False
 
-    def load_from_unquantized(self, weight, bias=None):
+    def load_from_unquantized(self, weight: "torch.Tensor",
+                              bias: Optional["torch.Tensor"] = None) -> None:
         """Quantizes float weights [N, K] (a torch tensor, or anything that
         flattens to N*K floats; a MoE layer's [E, N, K]) and, when the layer
         has one, a bias [N] ([E, N]). A CUDA tensor of f16, bf16 or f32 is
@@ -454,8 +478,9 @@ class HummingLayer:
             raise
         return True
 
-    def transform(self, device=None, chip=None, compile_only=False,
-                  tile_config=None):
+    def transform(self, device: Optional[str] = None,
+                  chip: Optional[str] = None, compile_only: bool = False,
+                  tile_config: Optional[str] = None) -> None:
         """Prepares the weights and compiles the kernels: for the current
         CUDA device by default (its name picks the tile heuristics' facts),
         or for `device` ("H200") / `chip` ("sm_90a"). `tile_config`
@@ -477,7 +502,7 @@ class HummingLayer:
                 pass
 
     @property
-    def transform_stats(self):
+    def transform_stats(self) -> TransformStats:
         """TransformStats of the last transform(): kernels the pipeline and
         a compiler made, kernels from the cache, wall seconds to get and load
         every kernel, of the slowest kernel alone, and to prepare and upload
@@ -489,7 +514,7 @@ class HummingLayer:
                               s.slowest_kernel_seconds, s.weight_seconds)
 
     @property
-    def compiler_reports(self):
+    def compiler_reports(self) -> List[str]:
         """The compiler's reports of lost performance for the kernels of the
         last transform() (e.g. nvJitLink ignoring setmaxnreg), as
         "kernel <i>: <line>" strings; empty when there were none."""
@@ -497,11 +522,11 @@ class HummingLayer:
         return [line for line in (text or b"").decode().split("\n") if line]
 
     @property
-    def kernel_count(self):
+    def kernel_count(self) -> int:
         return _library().humming_layer_kernel_count(self._handle)
 
     @property
-    def prepared(self):
+    def prepared(self) -> bool:
         return bool(_library().humming_layer_is_prepared(self._handle))
 
     def _quantizer(self, source):
@@ -517,7 +542,8 @@ class HummingLayer:
             self._quantizers[source] = q
         return q
 
-    def __call__(self, x, out=None, scale=None):
+    def __call__(self, x: "torch.Tensor", out: Optional["torch.Tensor"] = None,
+                 scale: Optional["torch.Tensor"] = None) -> "torch.Tensor":
         """y[M, N] = x[M, K] W^T on x's device's current CUDA stream. One
         layer may be called from several streams at once: each stream has
         its own split-K workspace (made at its first call; two are made
@@ -577,16 +603,21 @@ class HummingLayer:
             out.data_ptr(), x.shape[0]))
         return out
 
-    def moe_block_size(self, m):
+    def moe_block_size(self, m: int) -> int:
         """The indexed routing's block_size for m tokens (route with
         vLLM's moe_align_block_size at this block size); 0 before
         transform()."""
         return int(_library().humming_layer_moe_block_size(self._handle,
                                                            int(m)))
 
-    def forward_moe(self, x, sorted_ids=None, expert_ids=None,
-                    num_tokens_padded=None, expert_layout=None,
-                    topk_weights=None, block_size=0, scale=None):
+    def forward_moe(self, x: "torch.Tensor",
+                    sorted_ids: Optional["torch.Tensor"] = None,
+                    expert_ids: Optional["torch.Tensor"] = None,
+                    num_tokens_padded: Optional["torch.Tensor"] = None,
+                    expert_layout: Optional["torch.Tensor"] = None,
+                    topk_weights: Optional["torch.Tensor"] = None,
+                    block_size: int = 0,
+                    scale: Optional["torch.Tensor"] = None) -> "torch.Tensor":
         """The MoE GEMM on the current stream: indexed (sorted_ids,
         expert_ids, num_tokens_padded int32, aligned with block_size, 0:
         moe_block_size(M) for a layer that chooses it per M, else the
@@ -732,7 +763,8 @@ class HummingLayer:
 
 
 
-def transform_all(layers, progress=None, **target):
+def transform_all(layers: Iterable[Any], progress: Any = None,
+                  **target: Any) -> Dict[str, Any]:
     """Transforms every layer (a model's worth) with the same target
     arguments as HummingLayer.transform, showing progress on one terminal
     line: layers done, kernels compiled and from the cache. `progress`: a

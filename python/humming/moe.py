@@ -1,7 +1,17 @@
 """HummingMoeLayer (a whole mixture-of-experts block) and
 HummingMoeGrouping (the rows moved around a grouped MoE GEMM)."""
 
+from __future__ import annotations
+
 import ctypes
+from typing import (TYPE_CHECKING, Any, Mapping, Optional, Sequence,
+                    Tuple, Union)
+
+if TYPE_CHECKING:
+    import os
+
+    import torch
+
 
 from ._common import (HummingError, _check, _dtype_name, _floats,
                       _for_target, _library, _tensor_array,
@@ -28,9 +38,12 @@ class HummingMoeLayer:
         y = moe(x, topk_ids, topk_weights)  # [M, H], int32 / float32 [M, top_k]
     """
 
-    def __init__(self, hidden, intermediate, num_experts, top_k,
-                 weight_config, input_config=None, block_size=0,
-                 down_weight_config=None, activation="silu"):
+    def __init__(self, hidden: int, intermediate: int, num_experts: int,
+                 top_k: int, weight_config: Mapping[str, Any],
+                 input_config: Optional[Mapping[str, Any]] = None,
+                 block_size: int = 0,
+                 down_weight_config: Optional[Mapping[str, Any]] = None,
+                 activation: Any = "silu") -> None:
         input_config = input_config or {"dtype": "float16"}
         self.hidden, self.intermediate = int(hidden), int(intermediate)
         self.num_experts, self.top_k = int(num_experts), int(top_k)
@@ -52,7 +65,7 @@ class HummingMoeLayer:
     # The gated activations by name: (alpha, up_offset, limit).
     _ACTIVATIONS = {"silu": (1.0, 0.0, 0.0), "gpt_oss": (1.702, 1.0, 7.0)}
 
-    def set_activation(self, activation):
+    def set_activation(self, activation: Any) -> None:
         """The activation between the GEMMs: "silu" (SiLU(gate) * up),
         "gpt_oss" (clamped SwiGLU) or (alpha, up_offset, limit): gate g, up u,
         g / (1 + e^(-alpha g)) * (u + up_offset), g <= limit and |u| <= limit
@@ -74,9 +87,11 @@ class HummingMoeLayer:
         self._transformed = False
 
     @classmethod
-    def from_safetensors(cls, path, pattern, num_experts, top_k,
-                         block_size=0, gate="gate_proj", up="up_proj",
-                         down="down_proj"):
+    def from_safetensors(cls, path: Union[str, "os.PathLike[str]"],
+                         pattern: str, num_experts: int, top_k: int,
+                         block_size: int = 0, gate: str = "gate_proj",
+                         up: str = "up_proj",
+                         down: str = "down_proj") -> "HummingMoeLayer":
         """The MoE block whose expert e's projections are the modules
         pattern.replace("{e}", e) + "." + gate / up / down of a checkpoint
         directory (GPTQ, AWQ, compressed-tensors, FP8 ...; Mixtral: gate="w1",
@@ -92,9 +107,12 @@ class HummingMoeLayer:
         return cls._adopt(handle, num_experts, top_k)
 
     @classmethod
-    def from_tensors(cls, tensors, config, pattern, num_experts, top_k,
-                     torch_dtype=None, block_size=0, gate="gate_proj",
-                     up="up_proj", down="down_proj"):
+    def from_tensors(cls, tensors: Mapping[str, Any],
+                     config: Union[str, Mapping[str, Any]], pattern: str,
+                     num_experts: int, top_k: int, torch_dtype: Any = None,
+                     block_size: int = 0, gate: str = "gate_proj",
+                     up: str = "up_proj",
+                     down: str = "down_proj") -> "HummingMoeLayer":
         """The MoE block from tensors a host holds, named as a checkpoint
         names them relative to the block ("experts.0.gate_proj.qweight"
         with pattern "experts.{e}"): torch tensors or (dtype, shape, bytes)
@@ -128,7 +146,7 @@ class HummingMoeLayer:
             _library().humming_moe_layer_destroy(handle)
             self._handle = None
 
-    def quantize(self, gate_up, down):
+    def quantize(self, gate_up: "torch.Tensor", down: "torch.Tensor") -> None:
         """Float weights: gate_up [E, 2I, H] (each expert's gate rows, then
         its up rows), down [E, H, I]."""
         per = self.num_experts * self.hidden * self.intermediate
@@ -137,8 +155,9 @@ class HummingMoeLayer:
             _floats(down, per, "down")))
         self._transformed = False
 
-    def transform(self, device=None, chip=None, compile_only=False,
-                  max_tokens=4096):
+    def transform(self, device: Optional[str] = None,
+                  chip: Optional[str] = None, compile_only: bool = False,
+                  max_tokens: int = 4096) -> None:
         """Compiles every kernel (for the current CUDA device by default)
         and makes the workspace for up to max_tokens tokens."""
         def run(device, chip):
@@ -150,7 +169,8 @@ class HummingMoeLayer:
         self._transformed = not compile_only
         self.max_tokens = int(max_tokens)
 
-    def __call__(self, x, topk_ids, topk_weights):
+    def __call__(self, x: "torch.Tensor", topk_ids: "torch.Tensor",
+                 topk_weights: "torch.Tensor") -> "torch.Tensor":
         """y [M, H] for x [M, H] (the layer's 16-bit type), topk_ids [M,
         top_k] (int32; ids outside 0 .. E-1 contribute nothing) and
         topk_weights [M, top_k] (float32), on the current stream."""
@@ -200,7 +220,8 @@ class HummingMoeGrouping:
         y = g.gather(ys, positions)             # [M * top_k, N] by token
     """
 
-    def __init__(self, num_experts, top_k, max_tokens=0, row_bytes=()):
+    def __init__(self, num_experts: int, top_k: int, max_tokens: int = 0,
+                 row_bytes: Sequence[int] = ()) -> None:
         self.num_experts, self.top_k = int(num_experts), int(top_k)
         self.max_tokens = int(max_tokens)
         widths = [int(b) for b in row_bytes]
@@ -217,7 +238,9 @@ class HummingMoeGrouping:
             _library().humming_moe_grouping_destroy(handle)
             self._handle = None
 
-    def transform(self, device=None, chip=None, compile_only=False):
+    def transform(self, device: Optional[str] = None,
+                  chip: Optional[str] = None,
+                  compile_only: bool = False) -> None:
         """Compiles the routing kernel and the row moves (for the current
         CUDA device by default)."""
         def run(device, chip):
@@ -226,7 +249,7 @@ class HummingMoeGrouping:
                 chip.encode() if chip else None, int(bool(compile_only))))
         _for_target(run, device, chip)
 
-    def rows(self, m):
+    def rows(self, m: int) -> int:
         """The grouped GEMM's rows for m tokens."""
         return _library().humming_moe_grouping_rows(self._handle, int(m))
 
@@ -248,7 +271,8 @@ class HummingMoeGrouping:
         import torch
         return ctypes.c_void_p(torch.cuda.current_stream(t.device).cuda_stream)
 
-    def route(self, topk_ids):
+    def route(self, topk_ids: "torch.Tensor"
+              ) -> Tuple["torch.Tensor", "torch.Tensor"]:
         """(positions [M * top_k] int32, expert layout int32 [E + 1] offsets
         or [E] counts) for topk_ids [M, top_k] int32."""
         import torch
@@ -275,7 +299,8 @@ class HummingMoeGrouping:
                                f"(route()'s), got {list(pos.shape)}")
         return pos, pos.numel() // self.top_k
 
-    def scatter(self, x, positions):
+    def scatter(self, x: "torch.Tensor",
+                positions: "torch.Tensor") -> "torch.Tensor":
         """x [M, ...] into the grouped rows [rows(M), ...] (rows no id
         names are left unwritten)."""
         import torch
@@ -291,7 +316,8 @@ class HummingMoeGrouping:
             x.data_ptr(), m, pos.data_ptr(), out.data_ptr()))
         return out
 
-    def scatter_weights(self, topk_weights, positions):
+    def scatter_weights(self, topk_weights: "torch.Tensor",
+                        positions: "torch.Tensor") -> "torch.Tensor":
         """The router weights [M, top_k] float32 into the grouped rows'
         order [rows(M)] (a grouped down projection's topk_weights)."""
         import torch
@@ -304,7 +330,8 @@ class HummingMoeGrouping:
             out.data_ptr()))
         return out
 
-    def gather(self, grouped, positions):
+    def gather(self, grouped: "torch.Tensor",
+               positions: "torch.Tensor") -> "torch.Tensor":
         """The grouped rows back to [M * top_k, ...] in token order (zero
         rows for ids of no expert)."""
         import torch

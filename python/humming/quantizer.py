@@ -1,7 +1,14 @@
 """HummingQuantizer: 16-bit activations to 8- or 4-bit codes and scales on
 the GPU."""
 
+from __future__ import annotations
+
 import ctypes
+from typing import TYPE_CHECKING, Optional, Tuple
+
+if TYPE_CHECKING:
+    import torch
+
 
 from ._common import (HummingError, _check, _dtype_name, _for_target,
                       _library)
@@ -24,8 +31,9 @@ class HummingQuantizer:
     source_dtype: "float16", "bfloat16" or "float32"; group_size 0 for per
     token scales (or, with static=True, one given scale)."""
 
-    def __init__(self, shape_k, dtype, source_dtype="float16", group_size=0,
-                 static=False):
+    def __init__(self, shape_k: int, dtype: str,
+                 source_dtype: str = "float16", group_size: int = 0,
+                 static: bool = False) -> None:
         code = _dtype_name(dtype)
         if code == "int8" or code == "si8":
             code = "int8"
@@ -52,7 +60,9 @@ class HummingQuantizer:
             _library().humming_quantizer_destroy(handle)
             self._handle = None
 
-    def transform(self, device=None, chip=None, compile_only=False):
+    def transform(self, device: Optional[str] = None,
+                  chip: Optional[str] = None,
+                  compile_only: bool = False) -> None:
         """Compiles the kernel: for the current CUDA device by default, or
         for `device` ("H200") / `chip` ("sm_90a")."""
         def run(device, chip):
@@ -62,7 +72,9 @@ class HummingQuantizer:
         _for_target(run, device, chip)
         self._transformed = not compile_only
 
-    def __call__(self, x, scale=None):
+    def __call__(self, x: "torch.Tensor",
+                 scale: Optional["torch.Tensor"] = None
+                 ) -> Tuple["torch.Tensor", "torch.Tensor"]:
         """(codes [M, K] (4-bit: [M, K / 2]), scales) for x [M, K] on the current stream;
         scales are [M, 1] per token, [M, K / group_size] per group, or, with
         a static scale, the given one-element float32 tensor."""
