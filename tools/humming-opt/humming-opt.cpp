@@ -22,6 +22,9 @@
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <vector>
 
 int main(int argc, char **argv) {
   humming::tools::installVersionPrinter("humming-opt");
@@ -40,6 +43,17 @@ int main(int argc, char **argv) {
   mlir::linalg::registerBufferizableOpInterfaceExternalModels(registry);
   mlir::scf::registerBufferizableOpInterfaceExternalModels(registry);
   mlir::tensor::registerBufferizableOpInterfaceExternalModels(registry);
+  // A pass's error on the module would otherwise end with the whole
+  // module printed as "see current operation" (thousands of lines for a
+  // model's layers): off unless asked for
+  // (--mlir-print-op-on-diagnostic=true).
+  std::vector<char *> args(argv, argv + argc);
+  static char quiet[] = "--mlir-print-op-on-diagnostic=false";
+  bool asked = false;
+  for (int i = 1; i < argc; ++i)
+    asked |= llvm::StringRef(argv[i]).contains("mlir-print-op-on-diagnostic");
+  if (!asked)
+    args.insert(args.begin() + 1, quiet);
   return mlir::asMainReturnCode(mlir::MlirOptMain(
-      argc, argv, "Humming optimizer driver\n", registry));
+      int(args.size()), args.data(), "Humming optimizer driver\n", registry));
 }
