@@ -67,11 +67,12 @@ Result<CUdeviceptr> StreamScratch::blockFor(CUstream stream,
     return Error{concat(
         what, ": a stream that captures a CUDA graph called it, and none of "
               "its ", blocks_.size(),
-        " reserved per-stream scratch blocks (", bytes_,
-        " bytes each: split-K sums, quantized activations) is free, so it "
-        "would have to allocate during the capture; call it once on that "
-        "stream before capturing, or reserve more (LayerTarget::streams, "
-        "at least ", blocks_.size() + 1, ")")};
+        " per-stream scratch blocks (", bytes_,
+        " bytes each: split-K sums, quantized activations; other streams "
+        "took them) is free, so it would have to allocate during the "
+        "capture; call it once on that stream before capturing, or make "
+        "more with the layer (LayerTarget::streams, at least ",
+        blocks_.size() + 1, ")")};
   if (blocks_.size() >= kMaxStreams)
     return Error{concat(what, ": expected calls from at most ", kMaxStreams,
                         " distinct streams (each has its own scratch "

@@ -655,7 +655,11 @@ class GpuTest(unittest.TestCase):
         torch.manual_seed(11)
         n, k = 1024, 8192
         w = torch.randn(n, k, dtype=torch.float64) * 0.01
-        layer = HummingLayer(n, k, W4G128)
+        # Scratch blocks: the default stream, the four below and torch's
+        # capture stream, whose first call comes during the capture (a
+        # block made with the layer; the eager streams would take the
+        # default two first).
+        layer = HummingLayer(n, k, W4G128, streams=6)
         layer.load_from_unquantized(w)
         layer.transform(tile_config=_workspace_split_tile(torch))
         ms = (1, 16, 7, 3)

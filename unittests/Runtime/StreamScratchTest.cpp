@@ -111,7 +111,7 @@ TEST(StreamScratchTest, CapturingStreamWithoutAFreeBlockIsRefused) {
   EXPECT_TRUE(calls.empty());
   EXPECT_NE(c.error().find("captures a CUDA graph"), std::string::npos)
       << c.error();
-  EXPECT_NE(c.error().find("LayerTarget::streams, at least 2"),
+  EXPECT_NE(c.error().find("(LayerTarget::streams, at least 2)"),
             std::string::npos)
       << c.error();
   // Called once before its capture, it would have had one.
