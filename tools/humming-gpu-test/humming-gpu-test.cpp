@@ -684,6 +684,16 @@ Result<Activations> randomActivations(const rt::CudaDriver &cu, DType dtype,
   return Activations{std::move(a), std::move(av), da.take(), dc.take()};
 }
 
+/// `count` values drawn from a normal distribution of standard deviation
+/// `sd` (random weights, biases).
+std::vector<double> normalValues(int64_t count, double sd, std::mt19937 &rng) {
+  std::normal_distribution<double> normal(0.0, sd);
+  std::vector<double> values(static_cast<size_t>(count), 0.0);
+  for (double &v : values)
+    v = normal(rng);
+  return values;
+}
+
 /// A W4A16 g128 humming::Layer of N x K quantized from normal weights of
 /// standard deviation `sd` (returned in `weights`) and transformed for the
 /// device: what the Layer-level tests below start from.
@@ -697,10 +707,7 @@ Result<Layer> transformedW4Layer(int64_t n, int64_t k, double sd,
   Result<Layer> layer = Layer::create(n, k, w, in);
   if (!layer)
     return layer;
-  std::normal_distribution<double> normal(0.0, sd);
-  weights.assign(size_t(n * k), 0.0);
-  for (double &v : weights)
-    v = normal(rng);
+  weights = normalValues(n * k, sd, rng);
   LayerTarget target;
   target.device = device;
   target.chip = chip;
@@ -803,10 +810,7 @@ Outcome runEightBitForward(const rt::CudaDriver &cu, const std::string &device,
                                       Granularity::Channel);
   InputSchema in{ScalarType::e4m3(), ActScaling::Token, 0};
   Result<Layer> layer = Layer::create(o.n, o.k, w, in);
-  std::normal_distribution<double> normal(0.0, 0.05);
-  std::vector<double> weights(size_t(o.n * o.k));
-  for (double &v : weights)
-    v = normal(rng);
+  std::vector<double> weights = normalValues(o.n * o.k, 0.05, rng);
   LayerTarget target;
   target.device = device;
   target.chip = chip;
@@ -989,10 +993,7 @@ Outcome runConcurrentStreams(const rt::CudaDriver &cu,
   InputSchema in = eightBit ? InputSchema{ScalarType::e4m3(), ActScaling::Token, 0}
                             : InputSchema{ScalarType::f16(), ActScaling::None, 0};
   Result<Layer> layer = Layer::create(o.n, o.k, w, in);
-  std::normal_distribution<double> normal(0.0, 1.0 / 90.0);
-  std::vector<double> weights(size_t(o.n * o.k));
-  for (double &v : weights)
-    v = normal(rng);
+  std::vector<double> weights = normalValues(o.n * o.k, 1.0 / 90.0, rng);
   LayerTarget target;
   target.device = device;
   target.chip = chip;
