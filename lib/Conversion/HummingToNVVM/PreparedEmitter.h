@@ -11,8 +11,9 @@
 // one more case in buildPreparedKernel (PreparedKernel.cpp).
 //
 // The shared pieces, by file:
-// * PreparedKernel.cpp: the kernel function and its module globals, the
-//   thread coordinates, programmatic dependent launch.
+// * PreparedKernel.cpp: the kernel function, its dynamic shared memory
+//   and split-K workspace parameter, the thread coordinates, programmatic
+//   dependent launch.
 // * PreparedCopies.cpp: the copies of an iteration (cooperative cp.async,
 //   TMA tensor and bulk copies, the L2 prefetch), the pipeline loop, the
 //   mbarriers.
@@ -42,8 +43,9 @@ namespace mlir::humming {
 
 /// What every generation's emitter is built from: the builder inside the
 /// kernel, what the kernel is specialised on, its parameters, the dynamic
-/// shared memory (ptr<3>) and, with a K split through the workspace, the
-/// module's partial sums and arrival counters (ptr<1>; null otherwise).
+/// shared memory (ptr<3>) and, with a K split through the workspace, its
+/// partial sums and arrival counters (ptr<1>, the workspace parameter and
+/// the counters after the sums; null otherwise).
 struct PreparedKernelArgs {
   ImplicitLocOpBuilder &b;
   const GemmKernelSpec &spec;
@@ -501,7 +503,7 @@ protected:
   /// The dynamic shared memory (ptr<3>): the pipeline, then the split-K
   /// partial sums.
   Value smem;
-  /// Split-K across CTAs: the module's fp32 partial sums and arrival
+  /// Split-K across CTAs: the workspace parameter's fp32 partial sums and
   /// counters (ptr<1>; null without the split).
   Value partials, arrivals;
   std::vector<::humming::layout::Plane> planes;
