@@ -504,7 +504,7 @@ protected:
   /// partial sums.
   Value smem;
   /// Split-K across CTAs: the workspace parameter's fp32 partial sums and
-  /// counters (ptr<1>; null without the split).
+  /// arrival counters (ptr<1>; null without the split).
   Value partials, arrivals;
   std::vector<::humming::layout::Plane> planes;
   /// The few instructions NVVM has no op for.
