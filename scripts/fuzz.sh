@@ -67,6 +67,12 @@ for t in "${targets[@]}"; do
     "$corpus" "${seeds[@]}" >"$log" 2>&1
   rc=$?
   execs=$(grep -E 'stat::number_of_executed_units' "$log" | awk '{s += $2} END {print s + 0}')
+  # With --fork the workers' final stats stay in their own logs: the
+  # parent's last "#<n>:" progress line holds the total.
+  if [ "$execs" = 0 ]; then
+    execs=$(grep -oE '^#[0-9]+' "$log" | tail -n 1 | tr -d '#')
+    execs=${execs:-0}
+  fi
   cov=$(grep -oE 'cov: [0-9]+' "$log" | tail -n 1)
   # libFuzzer also leaves slow-unit-* files (over 10 s): reported, not
   # findings.
