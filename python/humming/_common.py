@@ -401,6 +401,16 @@ def _check_keys(config, allowed, what):
                                f"some of {', '.join(allowed)}")
 
 
+def _c_string(s, keep):
+    """`s` as a C string (None stays NULL), kept alive in `keep` for as long
+    as the call that takes it."""
+    if s is None:
+        return None
+    b = str(s).encode()
+    keep.append(b)
+    return b
+
+
 def _weight_schema(weight_config, default_scale, keep):
     """The C weight schema of a weight_config (HummingLayer's keys); the
     C strings are appended to `keep`, which must outlive its use."""
@@ -409,11 +419,7 @@ def _weight_schema(weight_config, default_scale, keep):
         raise HummingError("weight_config: expected 'dtype' (the weights' "
                            "code type, e.g. 'uint4')")
     def c(s):
-        if s is None:
-            return None
-        b = str(s).encode()
-        keep.append(b)
-        return b
+        return _c_string(s, keep)
     group = int(weight_config.get("group_size") or 0)
     granularity = weight_config.get(
         "granularity", "group" if group > 0 else "channel")

@@ -15,9 +15,9 @@ if TYPE_CHECKING:
 
 from . import _common
 from ._common import (HummingError, TransformStats, _CTransformStats,
-                      _EIGHT_BIT, _INPUT_KEYS, _as_tensor, _check,
-                      _check_keys, _dtype_name, _floats, _for_target,
-                      _library, _tensor_array, _weight_schema)
+                      _EIGHT_BIT, _INPUT_KEYS, _as_tensor, _c_string,
+                      _check, _check_keys, _dtype_name, _floats,
+                      _for_target, _library, _tensor_array, _weight_schema)
 from .quantizer import HummingQuantizer
 
 
@@ -64,11 +64,7 @@ class HummingLayer:
         keep = []  # the C strings must outlive the call
 
         def c(s):
-            if s is None:
-                return None
-            b = str(s).encode()
-            keep.append(b)
-            return b
+            return _c_string(s, keep)
         # Scales default to the 16-bit type (of the activations, or of the
         # output with 8-bit activations).
         default_scale = input_config.get("dtype", "float16")

@@ -1716,12 +1716,16 @@ int main(int argc, char **argv) {
                   o.error.empty() ? "" : (" " + o.error).c_str());
     }
 
+  // The suite's named Layer-level cases (not with --layer): selected by
+  // --filter and the shard, or named in the filter whatever the shard.
+  auto namedCase = [&](const std::string &name) {
+    return layers.empty() &&
+           (caseSelected(name, filter) ||
+            (filter.find(name) != std::string::npos &&
+             caseSelected(name, "")));
+  };
   // Programmatic dependent launch along a chain of forwards.
-  const std::string chainCase = "pdl_chain";
-  if (layers.empty() &&
-      (caseSelected(chainCase, filter) ||
-       (filter.find(chainCase) != std::string::npos &&
-        caseSelected(chainCase, ""))))
+  if (namedCase("pdl_chain"))
     for (bool graph : {false, true})
       for (int64_t m : {1, 16, 64, 200, 1024}) {
         Outcome o = runDependentChain(cu, tileDevice, chip, rng, m, graph);
@@ -1736,11 +1740,7 @@ int main(int argc, char **argv) {
 
   // One layer from several streams at once, each call's output against the
   // call made alone.
-  const std::string streamsCase = "streams_concurrent";
-  if (layers.empty() &&
-      (caseSelected(streamsCase, filter) ||
-       (filter.find(streamsCase) != std::string::npos &&
-        caseSelected(streamsCase, ""))))
+  if (namedCase("streams_concurrent"))
     for (bool eightBit : {false, true})
       for (int streams : {2, 4}) {
         if (eightBit && device->major * 10 + device->minor < 89)
