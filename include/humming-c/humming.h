@@ -449,8 +449,6 @@ const char *humming_moe_layer_activation(const humming_moe_layer *layer);
  *  then its up rows), down [E, H, I], row-major. */
 int humming_moe_layer_quantize(humming_moe_layer *layer, const float *gate_up,
                                const float *down);
-/** Compiles every kernel for the device / chip and, unless compile_only,
- *  allocates the workspace for up to max_tokens tokens. */
 /** The gated activation between the GEMMs: with gate g and up u,
  *  g / (1 + e^(-alpha g)) * (u + up_offset), g clamped to at most `limit`
  *  and u to [-limit, limit] where limit > 0. SiLU-and-mul (the default):
@@ -458,6 +456,15 @@ int humming_moe_layer_quantize(humming_moe_layer *layer, const float *gate_up,
  *  config.json has swiglu_limit). Transform again after changing it. */
 int humming_moe_layer_set_activation(humming_moe_layer *layer, double alpha,
                                      double up_offset, double limit);
+/** For the next transform: the per-stream scratch blocks made up front
+ *  (LayerTarget::streams, default 2, at most 64). Each stream that calls
+ *  the layer has its own block of routing and intermediate rows for
+ *  max_tokens tokens (made at its first call, or taken from these during
+ *  CUDA graph capture); 1 or 0 saves that memory where no stream's first
+ *  call comes during a capture. */
+int humming_moe_layer_set_streams(humming_moe_layer *layer, int64_t streams);
+/** Compiles every kernel for the device / chip and, unless compile_only,
+ *  makes the per-stream scratch blocks for up to max_tokens tokens. */
 int humming_moe_layer_transform(humming_moe_layer *layer, const char *device,
                                 const char *chip, int compile_only,
                                 int64_t max_tokens);

@@ -27,6 +27,8 @@ struct humming_quantizer {
 
 struct humming_moe_layer {
   MoeLayer layer;
+  /// humming_moe_layer_set_streams (LayerTarget::streams).
+  int64_t streams = LayerTarget{}.streams;
 };
 
 struct humming_moe_grouping {
@@ -1099,8 +1101,20 @@ int humming_moe_layer_transform(humming_moe_layer *layer, const char *device,
                                 int64_t maxTokens) {
   if (!layer)
     return fail("expected a MoE layer, got NULL");
-  return check(
-      layer->layer.transform(targetOf(device, chip, compileOnly), maxTokens));
+  LayerTarget target = targetOf(device, chip, compileOnly);
+  target.streams = layer->streams;
+  return check(layer->layer.transform(target, maxTokens));
+}
+
+int humming_moe_layer_set_streams(humming_moe_layer *layer, int64_t streams) {
+  if (!layer)
+    return fail("expected a MoE layer, got NULL");
+  if (streams < 0 || size_t(streams) > humming::rt::StreamScratch::kMaxStreams)
+    return fail(concat("expected 0 <= streams <= ",
+                       humming::rt::StreamScratch::kMaxStreams, ", got ",
+                       streams));
+  layer->streams = streams;
+  return ok();
 }
 
 int humming_moe_layer_forward(const humming_moe_layer *layer, void *stream,

@@ -216,6 +216,7 @@ def _library():
             ctypes.c_int64, ctypes.c_int64, ctypes.c_uint64, ctypes.c_uint64]
         lib.humming_moe_layer_set_activation.argtypes = [
             p, ctypes.c_double, ctypes.c_double, ctypes.c_double]
+        lib.humming_moe_layer_set_streams.argtypes = [p, ctypes.c_int64]
         lib.humming_moe_layer_transform.argtypes = [
             p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int, ctypes.c_int64]
         lib.humming_moe_layer_forward.argtypes = [

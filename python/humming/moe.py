@@ -43,7 +43,8 @@ class HummingMoeLayer:
                  input_config: Optional[Mapping[str, Any]] = None,
                  block_size: int = 0,
                  down_weight_config: Optional[Mapping[str, Any]] = None,
-                 activation: Any = "silu") -> None:
+                 activation: Any = "silu",
+                 streams: Optional[int] = None) -> None:
         input_config = input_config or {"dtype": "float16"}
         self.hidden, self.intermediate = int(hidden), int(intermediate)
         self.num_experts, self.top_k = int(num_experts), int(top_k)
@@ -61,6 +62,19 @@ class HummingMoeLayer:
         self._transformed = False
         self.max_tokens = 0
         self.set_activation(activation)
+        if streams is not None:
+            self.set_streams(streams)
+
+    def set_streams(self, streams: int) -> None:
+        """Scratch blocks made at transform() (default 2): each stream that
+        calls the layer has its own routing and intermediate rows for
+        max_tokens tokens, made at its first call; a stream whose first
+        call comes during CUDA graph capture takes one of these. 1 or 0
+        saves their memory where no such stream exists. Before
+        transform()."""
+        _check(_library().humming_moe_layer_set_streams(self._handle,
+                                                        int(streams)))
+        self._transformed = False
 
     # The gated activations by name: (alpha, up_offset, limit).
     _ACTIVATIONS = {"silu": (1.0, 0.0, 0.0), "gpt_oss": (1.702, 1.0, 7.0)}

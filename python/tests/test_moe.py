@@ -34,6 +34,12 @@ class MoeCreateTest(unittest.TestCase):
         self.assertEqual(str(e.exception),
                          "expected positive, even hidden and intermediate "
                          "sizes, got H = 255, I = 128")
+        # Per-stream scratch blocks made up front: 0 .. 64.
+        with self.assertRaises(HummingError) as e:
+            HummingMoeLayer(256, 128, 4, 2, W4G128, streams=65)
+        self.assertEqual(str(e.exception),
+                         "expected 0 <= streams <= 64, got 65")
+        HummingMoeLayer(256, 128, 4, 2, W4G128, streams=1)
 
     def test_wrong_weight_count(self):
         moe = HummingMoeLayer(256, 128, 4, 2, W4G128)

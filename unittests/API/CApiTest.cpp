@@ -756,6 +756,13 @@ TEST(CApi, MoeLayers) {
             ">= 0 (0: none) for the gated activation, got alpha = 1, up "
             "offset = 0, limit = -1");
   EXPECT_NE(humming_moe_layer_set_activation(nullptr, 1.0, 0.0, 0.0), 0);
+  // Per-stream scratch blocks made up front (LayerTarget::streams).
+  EXPECT_NE(humming_moe_layer_set_streams(nullptr, 1), 0);
+  EXPECT_EQ(std::string(humming_last_error()), "expected a MoE layer, got NULL");
+  EXPECT_NE(humming_moe_layer_set_streams(moe, 65), 0);
+  EXPECT_EQ(std::string(humming_last_error()),
+            "expected 0 <= streams <= 64, got 65");
+  EXPECT_EQ(humming_moe_layer_set_streams(moe, 1), 0);
   EXPECT_EQ(humming_moe_layer_transform(moe, "H200", nullptr, 1, 32), 0)
       << humming_last_error();
   EXPECT_NE(humming_moe_layer_forward(moe, nullptr, 16, 16, 16, 16, 1), 0);
