@@ -508,6 +508,26 @@ QuantizedWeights randomW4(int64_t experts, int64_t n, int64_t k,
   return q;
 }
 
+/// MXFP4 experts (gpt-oss): e2m1 codes with ue8m0 scales per 32 of K.
+WeightSchema mxfp4Experts(int64_t experts) {
+  WeightSchema w = WeightSchema::make(ScalarType::e2m1(), ScalarType::ue8m0(),
+                                      Granularity::Group, 32);
+  w.experts = experts;
+  return w;
+}
+
+/// Random canonical tensors of mxfp4Experts [E, N, K]: uniform e2m1 codes
+/// and ue8m0 scales of 2^-9 .. 2^-6 (their values do not change the time).
+QuantizedWeights randomMxfp4(int64_t experts, int64_t n, int64_t k,
+                             uint64_t seed) {
+  QuantizedWeights q = randomW4(experts, n, k, seed);
+  q.scales = Tensor(DType::F8_E8M0, {experts, n, k / 32});
+  uint8_t *sd = q.scales->data.data();
+  for (int64_t i = 0; i < experts * n * (k / 32); ++i)
+    sd[i] = uint8_t(118 + (i * 7 + int64_t(seed)) % 4);
+  return q;
+}
+
 /// Expert e's dequantized weights [N, K] of canonical tensors `q`
 /// (w4g128Experts).
 Result<std::vector<double>> expertWeights(const QuantizedWeights &q,
@@ -944,17 +964,27 @@ int runMoeBench(const rt::CudaDriver &cu, const std::string &device,
       // 2048 rows over 7168, down 7168 x 2048), as W4A16 g128.
       {"deepseek_v3_gate_up", 256, 8, 4096, 7168},
       {"deepseek_v3_down", 256, 8, 7168, 2048},
+      // gpt-oss-120b's experts (E 128, top-4; hidden and intermediate 2880,
+      // gate and up fused), stored as MXFP4: only the mxfp4 variant (K =
+      // 2880 is not a multiple of 128).
+      {"gpt_oss_120b_gate_up", 128, 4, 5760, 2880},
+      {"gpt_oss_120b_down", 128, 4, 2880, 2880},
   };
   struct Variant {
     std::string name;
     ScalarType act;
     GemmType routing;
+    /// MXFP4 weights (e2m1 codes, ue8m0 scales per 32 of K) instead of
+    /// uint4 with f16 scales per 128; bf16 activations (ue8m0 scales are
+    /// powers of two beyond f16's range).
+    bool mxfp4 = false;
   };
   const Variant variants[] = {
       {"w4a16_indexed", ScalarType::f16(), GemmType::Indexed},
       {"w4a8_indexed", ScalarType::e4m3(), GemmType::Indexed},
       {"w4a16_contiguous", ScalarType::f16(), GemmType::GroupedContiguous},
       {"w4a16_masked", ScalarType::f16(), GemmType::GroupedMasked},
+      {"mxfp4_bf16_indexed", ScalarType::bf16(), GemmType::Indexed, true},
   };
   int errors = 0;
   std::mt19937 rng(7);
@@ -965,7 +995,11 @@ int runMoeBench(const rt::CudaDriver &cu, const std::string &device,
       const std::string label = sh.name + "_" + v.name; // --filter matches it
       if (!caseSelected(label, filter))
         continue;
-      WeightSchema w = w4g128Experts(sh.experts);
+      const int64_t groupK = v.mxfp4 ? 32 : 128;
+      if (sh.k % groupK != 0)
+        continue; // (gpt-oss's K = 2880 with groups of 128)
+      WeightSchema w = v.mxfp4 ? mxfp4Experts(sh.experts)
+                               : w4g128Experts(sh.experts);
       InputSchema in{v.act, v.act.bits < 16 ? ActScaling::Token
                                             : ActScaling::None,
                      0};
@@ -989,7 +1023,8 @@ int runMoeBench(const rt::CudaDriver &cu, const std::string &device,
           break;
         }
         Status s = layer->loadQuantized(
-            randomW4(sh.experts, sh.n, sh.k, uint64_t(copy)));
+            v.mxfp4 ? randomMxfp4(sh.experts, sh.n, sh.k, uint64_t(copy))
+                    : randomW4(sh.experts, sh.n, sh.k, uint64_t(copy)));
         LayerTarget target;
         target.device = device;
         target.chip = chip;
@@ -1008,8 +1043,10 @@ int runMoeBench(const rt::CudaDriver &cu, const std::string &device,
         ++errors;
         continue;
       }
+      // Codes (4 bits) and scales (f16 per 128, or one byte per 32).
       const double expertBytes =
-          double(sh.n) * double(sh.k) / 2 + double(sh.n) * (sh.k / 128) * 2;
+          double(sh.n) * double(sh.k) / 2 +
+          double(sh.n) * double(sh.k / groupK) * (v.mxfp4 ? 1 : 2);
       for (int64_t m : ms) {
         // Random routing of m tokens, top_k experts each; the grouped
         // layouts hold the same rows per expert.

@@ -1171,8 +1171,10 @@ static cl::opt<bool>
 static cl::opt<bool> moeBench(
     "moe-bench",
     cl::desc("Time the MoE benchmark layers (Qwen3-30B-A3B, Mixtral, "
-             "DeepSeek-V3; CUDA graphs over four copies, one of a layer "
-             "over 1 GiB) at the M of --m (default 1,16,64,256,1024,4096)"),
+             "DeepSeek-V3 as W4A16 g128 / W4A8; gpt-oss-120b and the "
+             "others as MXFP4 x bf16; CUDA graphs over four copies, one "
+             "of a layer over 1 GiB) at the M of --m (default "
+             "1,16,64,256,1024,4096)"),
     cl::cat(category));
 static cl::opt<double> bandwidth(
     "bandwidth",
