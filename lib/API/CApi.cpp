@@ -817,9 +817,8 @@ int humming_layer_set_activation_rows(humming_layer *layer, int64_t rows) {
 int humming_layer_set_streams(humming_layer *layer, int64_t streams) {
   if (!layer)
     return fail("expected a layer, got NULL");
-  if (streams < 0 || size_t(streams) > humming::rt::StreamScratch::kMaxStreams)
-    return fail(concat("expected 0 <= streams <= ",
-                       humming::rt::StreamScratch::kMaxStreams, ", got ", streams));
+  if (Status s = humming::rt::StreamScratch::checkCount(streams); !s)
+    return check(s);
   layer->streams = streams;
   return ok();
 }
@@ -1109,10 +1108,8 @@ int humming_moe_layer_transform(humming_moe_layer *layer, const char *device,
 int humming_moe_layer_set_streams(humming_moe_layer *layer, int64_t streams) {
   if (!layer)
     return fail("expected a MoE layer, got NULL");
-  if (streams < 0 || size_t(streams) > humming::rt::StreamScratch::kMaxStreams)
-    return fail(concat("expected 0 <= streams <= ",
-                       humming::rt::StreamScratch::kMaxStreams, ", got ",
-                       streams));
+  if (Status s = humming::rt::StreamScratch::checkCount(streams); !s)
+    return check(s);
   layer->streams = streams;
   return ok();
 }

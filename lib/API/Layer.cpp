@@ -1522,7 +1522,7 @@ Status Layer::transform(const LayerTarget &target) {
   // then (16-bit inputs of an 8-bit layer) codes and scales of
   // activationRows rows (codes: rows of K bytes, 16-byte aligned as K is a
   // multiple of 16; one f32 scale per row, or per group of the row).
-  auto align = [](size_t bytes) { return (bytes + 255) / 256 * 256; };
+  auto align = rt::StreamScratch::aligned;
   size_t scratchBytes = 0, codesOffset = 0, scalesOffset = 0;
   for (const abi::KernelLaunch &kl : kernels)
     scratchBytes = std::max(scratchBytes, size_t(kl.workspace));
@@ -1549,8 +1549,7 @@ Status Layer::transform(const LayerTarget &target) {
   std::unique_ptr<rt::StreamScratch> scratch;
   if (!target.compileOnly && scratchBytes) {
     scratch = std::make_unique<rt::StreamScratch>();
-    if (Status s = scratch->init(*driver, scratchBytes,
-                                 size_t(std::max<int64_t>(target.streams, 0)));
+    if (Status s = scratch->init(*driver, scratchBytes, target.streams);
         !s)
       return s;
   }

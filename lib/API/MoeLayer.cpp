@@ -301,12 +301,10 @@ Status MoeLayer::transform(const LayerTarget &target, int64_t maxTokens) {
     size_t bytes = 0;
     for (size_t i = 0; i < offsets.size(); ++i) {
       offsets[i] = bytes;
-      bytes += (std::max<size_t>(buffers[i], 16) + 255) / 256 * 256;
+      bytes += rt::StreamScratch::aligned(std::max<size_t>(buffers[i], 16));
     }
     scratch = std::make_unique<rt::StreamScratch>();
-    if (Status st = scratch->init(*driver, bytes,
-                                  size_t(std::max<int64_t>(target.streams, 0)));
-        !st)
+    if (Status st = scratch->init(*driver, bytes, target.streams); !st)
       return st;
   }
   l.routers = std::move(routers);

@@ -15,18 +15,24 @@ Result<StreamScratch::Block> StreamScratch::make() const {
   return Block{nullptr, false, std::move(b)};
 }
 
+Status StreamScratch::checkCount(int64_t streams) {
+  if (streams < 0 || uint64_t(streams) > kMaxStreams)
+    return Error{concat("expected 0 <= streams <= ", kMaxStreams, ", got ",
+                        streams)};
+  return Status::success();
+}
+
 Status StreamScratch::init(const CudaDriver &driver, size_t bytes,
-                           size_t reserve) {
+                           int64_t reserve) {
+  if (Status s = checkCount(reserve); !s)
+    return s;
   std::lock_guard<std::mutex> lock(mutex_);
   driver_ = &driver;
   bytes_ = bytes;
   blocks_.clear();
   if (!bytes)
     return Status::success();
-  if (reserve > kMaxStreams)
-    return Error{concat("expected at most ", kMaxStreams,
-                        " streams' scratch blocks to reserve, got ", reserve)};
-  for (size_t i = 0; i < reserve; ++i) {
+  for (int64_t i = 0; i < reserve; ++i) {
     Result<Block> b = make();
     if (!b)
       return Error{b.error()};

@@ -146,7 +146,11 @@ TEST(StreamScratchTest, StreamCountIsBounded) {
   // Streams that have one still get it.
   EXPECT_TRUE(bool(scratch.blockFor(stream(7), "layer")));
   Status tooMany = StreamScratch().init(d, 16, 65);
-  EXPECT_FALSE(bool(tooMany));
+  ASSERT_FALSE(bool(tooMany));
+  EXPECT_EQ(tooMany.error(), "expected 0 <= streams <= 64, got 65");
+  Status negative = StreamScratch().init(d, 16, -1);
+  ASSERT_FALSE(bool(negative));
+  EXPECT_EQ(negative.error(), "expected 0 <= streams <= 64, got -1");
 }
 
 } // namespace

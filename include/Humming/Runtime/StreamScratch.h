@@ -35,12 +35,22 @@ public:
   /// without bound).
   static constexpr size_t kMaxStreams = 64;
 
+  /// The alignment of the regions a block holds (split-K sums, codes,
+  /// scales, routing rows): each starts at a multiple of it.
+  static constexpr size_t kAlign = 256;
+  static size_t aligned(size_t bytes) {
+    return (bytes + kAlign - 1) / kAlign * kAlign;
+  }
+  /// Ok where `streams` blocks may be made up front (LayerTarget::streams:
+  /// 0 .. kMaxStreams), else what was expected.
+  static Status checkCount(int64_t streams);
+
   StreamScratch() = default;
   StreamScratch(StreamScratch &&) = delete;
 
   /// Blocks of `bytes` (0: the layer needs none, and blockFor gives 0),
-  /// `reserve` of them made now.
-  Status init(const CudaDriver &driver, size_t bytes, size_t reserve);
+  /// `reserve` of them made now (checkCount).
+  Status init(const CudaDriver &driver, size_t bytes, int64_t reserve);
 
   /// The block of `stream`: the one it had, else a reserved one, else a new
   /// one (refused while the stream captures a graph). `what` names the

@@ -905,26 +905,23 @@ struct LowerToNVVMPass
           smem = arith::ConstantIntOp::create(b, b.getI32Type(), l.smemBytes);
         // The split-K workspace (KernelLaunch::workspace): the runtime
         // keeps one per stream; here, one zeroed allocation per launch.
+        SmallVector<Value> launchArgs(args);
+        Value ws;
         if (l.workspace) {
           auto type = MemRefType::get({l.workspace / 4}, b.getI32Type());
-          Value ws = gpu::AllocOp::create(b, type, /*asyncToken=*/Type(),
-                                          ValueRange(), ValueRange(),
-                                          ValueRange())
-                         .getMemref();
+          ws = gpu::AllocOp::create(b, type, /*asyncToken=*/Type(),
+                                    ValueRange(), ValueRange(), ValueRange())
+                   .getMemref();
           gpu::MemsetOp::create(b, /*asyncToken=*/Type(), ValueRange(), ws,
                                 arith::ConstantIntOp::create(
                                     b, b.getI32Type(), 0));
-          SmallVector<Value> withWorkspace(args);
-          withWorkspace.push_back(devicePointer(b, ws));
-          gpu::LaunchFuncOp::create(
-              b, kernel, gpu::KernelDim3{gridX, gridY, gridZ},
-              gpu::KernelDim3{threads, one, one}, smem, withWorkspace);
-          gpu::DeallocOp::create(b, /*asyncToken=*/Type(), ValueRange(), ws);
-          return;
+          launchArgs.push_back(devicePointer(b, ws));
         }
         gpu::LaunchFuncOp::create(b, kernel, gpu::KernelDim3{gridX, gridY, gridZ},
                                   gpu::KernelDim3{threads, one, one}, smem,
-                                  args);
+                                  launchArgs);
+        if (ws)
+          gpu::DeallocOp::create(b, /*asyncToken=*/Type(), ValueRange(), ws);
       };
       // No tokens, no launch (a grid of zero blocks is a launch error).
       Value any = arith::CmpIOp::create(b, arith::CmpIPredicate::ne, m, cst(0));
