@@ -36,7 +36,7 @@ Status StreamScratch::init(const CudaDriver &driver, size_t bytes,
     Result<Block> b = make();
     if (!b)
       return Error{b.error()};
-    blocks_.push_back(std::make_unique<Block>(b.take()));
+    blocks_.push_back(b.take());
   }
   return Status::success();
 }
@@ -51,14 +51,14 @@ Result<CUdeviceptr> StreamScratch::blockFor(CUstream stream,
   if (!bytes_)
     return CUdeviceptr(0);
   std::lock_guard<std::mutex> lock(mutex_);
-  for (const auto &b : blocks_)
-    if (b->taken && b->stream == stream)
-      return b->buffer.ptr();
-  for (const auto &b : blocks_)
-    if (!b->taken) {
-      b->taken = true;
-      b->stream = stream;
-      return b->buffer.ptr();
+  for (const Block &b : blocks_)
+    if (b.taken && b.stream == stream)
+      return b.buffer.ptr();
+  for (Block &b : blocks_)
+    if (!b.taken) {
+      b.taken = true;
+      b.stream = stream;
+      return b.buffer.ptr();
     }
   // A new block: not while the stream captures a graph (an allocation
   // there fails, or breaks the capture).
@@ -86,10 +86,10 @@ Result<CUdeviceptr> StreamScratch::blockFor(CUstream stream,
   Result<Block> b = make();
   if (!b)
     return Error{b.error()};
-  blocks_.push_back(std::make_unique<Block>(b.take()));
-  blocks_.back()->taken = true;
-  blocks_.back()->stream = stream;
-  return blocks_.back()->buffer.ptr();
+  blocks_.push_back(b.take());
+  blocks_.back().taken = true;
+  blocks_.back().stream = stream;
+  return blocks_.back().buffer.ptr();
 }
 
 } // namespace humming::rt

@@ -22,7 +22,6 @@
 
 #include "Humming/Runtime/CudaDriver.h"
 
-#include <memory>
 #include <mutex>
 #include <vector>
 
@@ -72,7 +71,7 @@ private:
   const CudaDriver *driver_ = nullptr;
   size_t bytes_ = 0;
   mutable std::mutex mutex_;
-  std::vector<std::unique_ptr<Block>> blocks_;
+  std::vector<Block> blocks_;
 };
 
 } // namespace humming::rt
