@@ -271,6 +271,10 @@ int humming_layer_load_checkpoint(humming_layer *layer, const char *dir,
 /** The layer's logical sizes. */
 int64_t humming_layer_n(const humming_layer *layer);
 int64_t humming_layer_k(const humming_layer *layer);
+/** The width of the activation codes humming_layer_forward_quantized takes:
+ *  K, or for 8- and 4-bit activations K rounded up to 16 bytes of codes
+ *  (the codes past K zero, as humming_quantizer_set_codes_k writes them). */
+int64_t humming_layer_activation_k(const humming_layer *layer);
 
 /** Prepares the weights and compiles the kernels for a known `device`
  *  ("H200") or a `chip` ("sm_90a"; either may be NULL); unless
@@ -332,8 +336,8 @@ int humming_layer_set_activation_rows(humming_layer *layer, int64_t rows);
 int humming_layer_set_streams(humming_layer *layer, int64_t streams);
 
 /** y = dequantized(codes) * W^T for a layer of 8-bit activations: `codes`
- *  [M, K] one byte each (16-byte aligned), `scales` their f32 scales ([M]
- *  per token, [M, ceil(K / g)] per group, [1] static). As
+ *  [M, humming_layer_activation_k] one byte each (16-byte aligned), `scales`
+ * their f32 scales ([M] per token, [M, ceil(K / g)] per group, [1] static). As
  *  humming_layer_forward otherwise. */
 int humming_layer_forward_quantized(const humming_layer *layer, void *stream,
                                     uint64_t codes, uint64_t scales,
@@ -392,6 +396,12 @@ int humming_quantizer_create(const char *type, const char *scaling,
                              int64_t group_k, const char *source, int64_t k,
                              humming_quantizer **out);
 void humming_quantizer_destroy(humming_quantizer *quantizer);
+/** Rows of `codes_k` codes (at least K; 0: K) instead of K: the columns
+ *  past K get the code of zero, as a layer whose K is not a multiple of 16
+ *  bytes of codes takes them (humming_layer_activation_k). Per token and
+ *  static scaling; drops an earlier transform (transform again). */
+int humming_quantizer_set_codes_k(humming_quantizer *quantizer,
+                                  int64_t codes_k);
 /** Compiles the kernel for a known `device` or a `chip` (either may be
  *  NULL; e4m3 and e5m2 need sm_89 or later) through the kernel cache and,
  *  unless `compile_only`, loads it on the current CUDA device. */
@@ -399,7 +409,8 @@ int humming_quantizer_transform(humming_quantizer *quantizer,
                                 const char *device, const char *chip,
                                 int compile_only);
 /** Quantizes `m` rows of `input` (device pointer, 16-byte aligned) into
- *  `codes` ([M, K] bytes, [M, K / 2] for 4-bit codes; 8-byte aligned) and
+ *  `codes` ([M, codes_k] bytes, [M, codes_k / 2] for 4-bit codes; codes_k
+ *  is K unless set; 8-byte aligned) and
  *  `scales` (f32: [M, 1] per token, [M, K / group_k] per group, written;
  *  static: the one scale, read). No allocation, no synchronization. */
 int humming_quantizer_forward(const humming_quantizer *quantizer,

@@ -24,7 +24,7 @@ namespace humming {
 struct ActivationQuantizer::Impl {
   InputSchema input;
   ScalarType source;
-  int64_t k = 0;
+  int64_t k = 0, codesK = 0;
   bool transformed = false, compileOnly = false;
   std::string chip;
   abi::KernelLaunch kernel;
@@ -45,7 +45,7 @@ ActivationQuantizer::~ActivationQuantizer() = default;
 
 Result<ActivationQuantizer>
 ActivationQuantizer::create(const InputSchema &input, ScalarType source,
-                            int64_t k) {
+                            int64_t k, int64_t codesK) {
   if (Diag d = verifyInputSchema(input))
     return Error{*d};
   if (input.scaling == ActScaling::None)
@@ -62,10 +62,26 @@ ActivationQuantizer::create(const InputSchema &input, ScalarType source,
   if (input.scaling == ActScaling::Group && k % input.groupK != 0)
     return Error{concat("expected K to be a multiple of the activation group ",
                         input.groupK, ", got K = ", k)};
+  if (codesK == 0)
+    codesK = k;
+  if (codesK < k || codesK > (int64_t(1) << 24))
+    return Error{
+        concat("expected K (", k, ") to 2^24 codes per row, got ", codesK)};
+  if (codesK != k && input.scaling == ActScaling::Group)
+    return Error{concat("expected K (", k,
+                        ") codes per row with per-group "
+                        "scales (K is a multiple of the group: nothing to "
+                        "pad), got ",
+                        codesK)};
+  if (input.type.bits == 4 && codesK % 2 != 0)
+    return Error{concat("expected an even number of 4-bit codes per row (two "
+                        "per byte), got ",
+                        codesK)};
   auto impl = std::make_unique<Impl>();
   impl->input = input;
   impl->source = source;
   impl->k = k;
+  impl->codesK = codesK;
   return ActivationQuantizer(std::move(impl));
 }
 
@@ -81,11 +97,10 @@ Status ActivationQuantizer::transform(const LayerTarget &target) {
   Result<detail::SingleKernel> k = detail::compileSingleKernel(
       target, "the quantizer",
       concat("quantize ", formatInputSchema(q.input), " source=",
-             q.source.str(), " k=", q.k, " ptx=0"),
-      abi::kQuantizeKernel,
-      [&](mlir::MLIRContext &ctx) {
-        return mlir::humming::buildQuantizeModule(ctx,
-                                                  {q.input, q.source, q.k});
+             q.source.str(), " k=", q.k, " codes=", q.codesK, " ptx=0"),
+      abi::kQuantizeKernel, [&](mlir::MLIRContext &ctx) {
+        return mlir::humming::buildQuantizeModule(
+            ctx, {q.input, q.source, q.k, q.codesK});
       });
   if (!k)
     return Error{k.error()};
@@ -146,6 +161,7 @@ const InputSchema &ActivationQuantizer::inputSchema() const {
 }
 ScalarType ActivationQuantizer::sourceType() const { return impl_->source; }
 int64_t ActivationQuantizer::k() const { return impl_->k; }
+int64_t ActivationQuantizer::codesK() const { return impl_->codesK; }
 const abi::KernelLaunch &ActivationQuantizer::kernel() const {
   return impl_->kernel;
 }

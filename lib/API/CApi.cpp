@@ -681,6 +681,10 @@ int64_t humming_layer_k(const humming_layer *layer) {
   return layer ? layer->layer.k() : 0;
 }
 
+int64_t humming_layer_activation_k(const humming_layer *layer) {
+  return layer ? layer->layer.activationK() : 0;
+}
+
 int humming_layer_quantize(humming_layer *layer, const float *weights,
                            const float *bias) {
   if (!layer || !weights)
@@ -974,6 +978,19 @@ int humming_quantizer_create(const char *type, const char *scaling,
 
 void humming_quantizer_destroy(humming_quantizer *quantizer) {
   delete quantizer;
+}
+
+int humming_quantizer_set_codes_k(humming_quantizer *quantizer,
+                                  int64_t codesK) {
+  if (!quantizer)
+    return fail("expected a quantizer, got NULL");
+  const ActivationQuantizer &q = quantizer->quantizer;
+  Result<ActivationQuantizer> made = ActivationQuantizer::create(
+      q.inputSchema(), q.sourceType(), q.k(), codesK);
+  if (!made)
+    return fail(made.error());
+  quantizer->quantizer = made.take();
+  return ok();
 }
 
 int humming_quantizer_transform(humming_quantizer *quantizer,

@@ -303,7 +303,17 @@ Status checkCooperative(const rt::CudaDriver &driver,
 
 struct Layer::Impl {
   int64_t n = 0, k = 0;
+  /// The activation rows the GEMM reads (Layer::activationK): k, or for 8-
+  /// and 4-bit activations k rounded up to 16 bytes of codes.
+  int64_t kAct = 0;
   WeightSchema weight;
+  /// The weight schema as the GEMM sees it: over rows of kAct activations,
+  /// pad_k the rest of the padded K.
+  WeightSchema gemmWeight() const {
+    WeightSchema w = weight;
+    w.padK -= kAct - k;
+    return w;
+  }
   InputSchema input;
   ComputeOptions compute;
   ScalarType output = ScalarType::f16();
@@ -424,6 +434,7 @@ const WeightSchema &Layer::weightSchema() const { return impl_->weight; }
 const InputSchema &Layer::inputSchema() const { return impl_->input; }
 ScalarType Layer::outputType() const { return impl_->output; }
 int64_t Layer::k() const { return impl_->k; }
+int64_t Layer::activationK() const { return impl_->kAct; }
 bool Layer::prepared() const { return impl_->prepared; }
 layout::TileOrder Layer::tileOrder() const { return impl_->order; }
 bool Layer::dependentLaunch() const { return impl_->dependentLaunch; }
@@ -495,22 +506,48 @@ Result<Layer> Layer::create(int64_t n, int64_t k, const WeightSchema &weight,
   // itself where no padding was asked for, each independently
   // (kernelPadding; loadQuantized() then takes tensors of either shape);
   // padding asked for is kept as given (and checked below).
+  // 8- and 4-bit activations whose rows of K codes are not a multiple of
+  // 16 bytes: the GEMM reads rows of K rounded up to that (activationK), the
+  // codes past K zero — the layer's quantizer writes them so and
+  // forwardQuantized takes them so — over the weights padded past K with
+  // zeros as any padded K is.
+  int64_t kAct = k;
+  if (input.type.bits < 16 && k > 0) {
+    const int64_t piece = 128 / int64_t(input.type.bits);
+    kAct = ceilDiv(k, piece) * piece;
+    if (kAct != k && input.scaling == ActScaling::Group)
+      return Error{concat("expected K to be a multiple of the activation "
+                          "group size ",
+                          input.groupK,
+                          " with per-group activation scales, got ", k)};
+  }
+  // The padding as the GEMM sees it: rows of kAct activations, pad_k the
+  // rest of the padded K (the weight schema's pad_k counts from K).
+  auto gemmPadding = [&](const WeightSchema &s) -> Diag {
+    if (s.padK < kAct - k)
+      return concat("expected pad_k >= ", kAct - k, " (K = ", k,
+                    " rounded up to 16 bytes of ", input.type.str(),
+                    " codes is ", kAct, "), got ", s.padK);
+    WeightSchema g = s;
+    g.padK = s.padK - (kAct - k);
+    return verifyPadding(g, input, n + s.padN, kAct + g.padK);
+  };
   WeightSchema w = weight;
-  if (verifyPadding(w, input, n + w.padN, k + w.padK) &&
-      (w.padN == 0 || w.padK == 0)) {
-    Result<Padding> p = kernelPadding(w, input, n, k);
+  if (gemmPadding(w) && (w.padN == 0 || w.padK == 0)) {
+    Result<Padding> p = kernelPadding(w, input, n, kAct);
     if (!p)
       return Error{p.error()};
     if (w.padN == 0)
       w.padN = p->n;
     if (w.padK == 0)
-      w.padK = p->k;
+      w.padK = p->k + (kAct - k);
   }
-  if (Diag d = verifyPadding(w, input, n + w.padN, k + w.padK))
+  if (Diag d = gemmPadding(w))
     return Error{*d};
   auto impl = std::make_unique<Impl>();
   impl->n = n;
   impl->k = k;
+  impl->kAct = kAct;
   impl->weight = w;
   impl->input = input;
   impl->compute = compute;
@@ -562,6 +599,14 @@ Result<Layer> Layer::createMoe(int64_t n, int64_t k, const WeightSchema &weight,
   Result<Layer> layer = create(n, k, dense, input, c, output);
   if (!layer)
     return layer;
+  // (A MoE layer's activation rows are K wide: its routing gathers them.)
+  if (layer->impl_->kAct != k)
+    return Error{concat("expected K to be a multiple of ",
+                        128 / int64_t(input.type.bits), " with ",
+                        input.type.str(),
+                        " activations in a MoE layer (their "
+                        "rows are copied in 16-byte pieces), got ",
+                        k)};
   layer->impl_->weight.experts = weight.experts;
   layer->impl_->moe = moe;
   if (moe.routing != GemmType::Indexed)
@@ -571,6 +616,13 @@ Result<Layer> Layer::createMoe(int64_t n, int64_t k, const WeightSchema &weight,
 
 Status Layer::setInputPermutation(std::vector<int32_t> perm) {
   Impl &l = *impl_;
+  if (!perm.empty() && l.kAct != l.k)
+    return Error{concat("expected K to be a multiple of ",
+                        128 / int64_t(l.input.type.bits), " with ",
+                        l.input.type.str(),
+                        " activations in an act-order "
+                        "layer (the gathered rows are K wide), got ",
+                        l.k)};
   if (!perm.empty()) {
     if (int64_t(perm.size()) != l.k)
       return Error{concat("expected a permutation of K = ", l.k,
@@ -1021,13 +1073,13 @@ Status Layer::transform(const LayerTarget &target) {
   // Why the prepared layout is not used (none: it is).
   Diag unprepared = target.canonicalLayout
                         ? Diag("the target asks for the canonical layout")
-                        : layout::supports(l.weight, l.input, np, kp);
+                        : layout::supports(l.gemmWeight(), l.input, np, kp);
   bool prepared = !unprepared;
   // sm_90a reads 8-bit weights of the activation type by wgmma descriptor
   // (layout::TileOrder::KMajor); the lowering derives the same order from
   // the schema and the chip.
   const layout::TileOrder order =
-      prepared ? layout::tileOrder(l.weight, l.input,
+      prepared ? layout::tileOrder(l.gemmWeight(), l.input,
                                    chip->supportsMma(MmaKind::Wgmma))
                : layout::TileOrder::Fragments;
   if (l.moe && !prepared)
@@ -1054,7 +1106,7 @@ Status Layer::transform(const LayerTarget &target) {
                           " or newer (m16n8k32 ", l.input.type.str(),
                           " MMAs); got ", chip->str())};
     if (!chip->supportsMma(MmaKind::Wgmma))
-      if (Diag d = layout::eightBitMmaSyncSupports(l.weight, l.input))
+      if (Diag d = layout::eightBitMmaSyncSupports(l.gemmWeight(), l.input))
         return Error{concat(*d, " (on ", chip->str(), ")")};
     if (!prepared)
       return Error{concat(l.input.type.str(), " activations run over the "
@@ -1125,11 +1177,11 @@ Status Layer::transform(const LayerTarget &target) {
     if (!facts)
       return Error{facts.error()};
     Result<std::vector<TileConfig>> tiles =
-        l.moe ? selectMoeTiles(l.weight, l.input, l.compute, np, kp, *facts,
-                               MoeShape{l.moe->routing, l.weight.experts,
-                                        l.moe->topK, moeOpBlockSize(*l.moe),
-                                        l.moe->routerWeights})
-              : selectMmaSyncTiles(l.weight, l.input, l.compute, np, kp,
+        l.moe ? selectMoeTiles(
+                    l.gemmWeight(), l.input, l.compute, np, kp, *facts,
+                    MoeShape{l.moe->routing, l.weight.experts, l.moe->topK,
+                             moeOpBlockSize(*l.moe), l.moe->routerWeights})
+              : selectMmaSyncTiles(l.gemmWeight(), l.input, l.compute, np, kp,
                                    *facts);
     if (!tiles)
       return Error{tiles.error()};
@@ -1170,7 +1222,7 @@ Status Layer::transform(const LayerTarget &target) {
   std::optional<QuantizedWeights> preparedWeights;
   if (prepared && !repackOnDevice) {
     Result<QuantizedWeights> p = layout::prepareMmaSync(
-        l.weight, l.input, *l.canonical, np, kp, /*threads=*/0, order);
+        l.gemmWeight(), l.input, *l.canonical, np, kp, /*threads=*/0, order);
     if (!p)
       return Error{p.error()};
     preparedWeights = p.take();
@@ -1186,12 +1238,14 @@ Status Layer::transform(const LayerTarget &target) {
   if (!j.compiler)
     return Error{j.compilerError};
   mh::LayerSpec spec;
-  spec.weight = l.weight;
+  // The GEMM over rows of activationK() (the codes past K zero): the
+  // padding after them.
+  spec.weight = l.gemmWeight();
   spec.input = l.input;
   spec.compute = l.compute;
   spec.output = l.output;
   spec.n = l.n;
-  spec.k = l.k;
+  spec.k = l.kAct;
   spec.prepared = prepared;
   spec.chip = chip->str();
   if (l.moe) {
@@ -1206,15 +1260,14 @@ Status Layer::transform(const LayerTarget &target) {
   // its image and kernel table without running the pipeline or a compiler.
   std::string description = concat(
       "layer ", formatWeightSchema(l.weight), " ", formatInputSchema(l.input),
-      " output=", l.output.str(), " f16_accumulation=",
-      l.compute.f16Accumulation, " batch_invariant=",
-      l.compute.batchInvariant, " n=", l.n, " k=", l.k,
-      " prepared=", prepared, " device=", device, " tiles=", tileConfig,
-      " kernels=", count,
-      l.moe ? concat(" moe=", toString(l.moe->routing), " top_k=",
-                     l.moe->topK, " block_size=", l.moe->blockSize,
-                     " router_weights=", l.moe->routerWeights,
-                     " all_rows=", l.moe->allRows)
+      " output=", l.output.str(),
+      " f16_accumulation=", l.compute.f16Accumulation,
+      " batch_invariant=", l.compute.batchInvariant, " n=", l.n, " k=", l.k,
+      " activation_k=", l.kAct, " prepared=", prepared, " device=", device,
+      " tiles=", tileConfig, " kernels=", count,
+      l.moe ? concat(" moe=", toString(l.moe->routing), " top_k=", l.moe->topK,
+                     " block_size=", l.moe->blockSize, " router_weights=",
+                     l.moe->routerWeights, " all_rows=", l.moe->allRows)
             : std::string());
   struct Piece {
     Result<rt::KernelCache::Lookup> image = Error{"not compiled"};
@@ -1250,10 +1303,10 @@ Status Layer::transform(const LayerTarget &target) {
   Result<rt::KernelCache::Lookup> repackImage = Error{"not compiled"};
   if (repackOnDevice) {
     mh::RepackSpec &rs = repackSpec;
-    rs.weight = l.weight;
+    rs.weight = l.gemmWeight();
     rs.input = l.input;
     rs.n = l.n;
-    rs.k = l.k;
+    rs.k = l.kAct;
     rs.chip = chip->str();
     rs.operands.push_back(WeightOperand::Weight);
     if (l.canonical->scales)
@@ -1268,8 +1321,8 @@ Status Layer::transform(const LayerTarget &target) {
     for (WeightOperand op : rs.operands)
       operands += concat(operands.empty() ? "" : ",", toString(op));
     repackDescription =
-        concat("repack ", formatWeightSchema(l.weight), " ",
-               formatInputSchema(l.input), " n=", l.n, " k=", l.k,
+        concat("repack ", formatWeightSchema(rs.weight), " ",
+               formatInputSchema(l.input), " n=", l.n, " k=", rs.k,
                " element=", rs.element.str(), " operands=", operands);
   }
   workers = std::min(workers, count);
@@ -1514,21 +1567,21 @@ Status Layer::transform(const LayerTarget &target) {
     stats.weightSeconds += since(uploadStarted);
   }
   // forward() of 16-bit activations for an 8-bit layer: its quantizer and
-  // buffers of activationRows rows (codes: rows of K bytes, 16-byte
-  // aligned as K is a multiple of 16; one f32 scale per row, or per group
-  // of the row).
+  // buffers of activationRows rows (codes: rows of activationK() bytes,
+  // 16-byte aligned, the codes past K zero; one f32 scale per row, or per
+  // group of the row).
   std::optional<ActivationQuantizer> quantizer;
   // The per-stream scratch: the largest split-K workspace of the kernels,
   // then (16-bit inputs of an 8-bit layer) codes and scales of
-  // activationRows rows (codes: rows of K bytes, 16-byte aligned as K is a
-  // multiple of 16; one f32 scale per row, or per group of the row).
+  // activationRows rows (codes: rows of activationK() bytes; one f32 scale
+  // per row, or per group of the row).
   auto align = rt::StreamScratch::aligned;
   size_t scratchBytes = 0, codesOffset = 0, scalesOffset = 0;
   for (const abi::KernelLaunch &kl : kernels)
     scratchBytes = std::max(scratchBytes, size_t(kl.workspace));
   if (target.activationRows > 0) {
     Result<ActivationQuantizer> q =
-        ActivationQuantizer::create(l.input, l.output, l.k);
+        ActivationQuantizer::create(l.input, l.output, l.k, l.kAct);
     if (!q)
       return Error{q.error()};
     LayerTarget qt = target;
@@ -1542,7 +1595,7 @@ Status Layer::transform(const LayerTarget &target) {
                                      : 1;
     codesOffset = align(scratchBytes);
     scalesOffset =
-        align(codesOffset + size_t(target.activationRows) * size_t(l.k));
+        align(codesOffset + size_t(target.activationRows) * size_t(l.kAct));
     scratchBytes = scalesOffset + size_t(target.activationRows) *
                                       size_t(scalesPerRow) * sizeof(float);
   }
@@ -1906,7 +1959,7 @@ Status Layer::launch(void *stream, uint64_t input, uint64_t inputScale,
   if (kl->inputMap) {
     abi::InputMapArgs a;
     if (std::string why =
-            abi::inputMapArgs(*kl, l.k, m, a, l.input.type.bits);
+            abi::inputMapArgs(*kl, l.kAct, m, a, l.input.type.bits);
         !why.empty())
       return Error{why};
     // transform() refused such a kernel on a driver without the encoder.

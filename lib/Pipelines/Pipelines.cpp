@@ -549,8 +549,9 @@ mlir::humming::buildQuantizeModule(MLIRContext &ctx, const QuantizeSpec &spec) {
   SmallVector<Type> types = {
       MemRefType::get({ShapedType::kDynamic, spec.k},
                       toMLIRType(&ctx, spec.source)),
-      MemRefType::get({ShapedType::kDynamic, spec.k},
-                      toMLIRType(&ctx, spec.input.type)),
+      MemRefType::get(
+          {ShapedType::kDynamic, spec.codesK ? spec.codesK : spec.k},
+          toMLIRType(&ctx, spec.input.type)),
       MemRefType::get(scales.shape, b.getF32Type())};
   OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
   b.setInsertionPointToEnd(module->getBody());

@@ -148,6 +148,8 @@ def _library():
         lib.humming_layer_n.restype = ctypes.c_int64
         lib.humming_layer_k.argtypes = [p]
         lib.humming_layer_k.restype = ctypes.c_int64
+        lib.humming_layer_activation_k.argtypes = [p]
+        lib.humming_layer_activation_k.restype = ctypes.c_int64
         lib.humming_layer_transform_stats.argtypes = [
             p, ctypes.POINTER(_CTransformStats)]
         lib.humming_layer_compiler_reports.argtypes = [p]
@@ -163,6 +165,7 @@ def _library():
             ctypes.c_int64, ctypes.POINTER(p)]
         lib.humming_quantizer_destroy.argtypes = [p]
         lib.humming_quantizer_destroy.restype = None
+        lib.humming_quantizer_set_codes_k.argtypes = [p, ctypes.c_int64]
         lib.humming_quantizer_transform.argtypes = [
             p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int]
         lib.humming_quantizer_forward.argtypes = [

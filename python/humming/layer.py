@@ -522,6 +522,13 @@ class HummingLayer:
         return _library().humming_layer_kernel_count(self._handle)
 
     @property
+    def activation_k(self) -> int:
+        """The width of the codes the layer takes: shape_k, or for 8- and
+        4-bit activations shape_k rounded up to 16 bytes of codes (the
+        codes past shape_k zero; 16-bit x is still [M, shape_k])."""
+        return _library().humming_layer_activation_k(self._handle)
+
+    @property
     def prepared(self) -> bool:
         return bool(_library().humming_layer_is_prepared(self._handle))
 
@@ -533,7 +540,8 @@ class HummingLayer:
             q = HummingQuantizer(self.shape_k, self._act, source_dtype=source,
                                  group_size=getattr(self, "_group", 0)
                                  if self._scaling == "group" else 0,
-                                 static=self._scaling == "static")
+                                 static=self._scaling == "static",
+                                 codes_k=self.activation_k)
             q.transform()
             self._quantizers[source] = q
         return q
@@ -559,7 +567,10 @@ class HummingLayer:
     def _call(self, torch, x, out, scale):
         # int4 codes: [M, K / 2] bytes.
         packed = self._act == "int4" and x.dtype == torch.uint8
-        cols = self.shape_k // 2 if packed else self.shape_k
+        codes = x.dtype not in (torch.float16, torch.bfloat16)
+        width = self.activation_k if codes and self._scaling is not None \
+            else self.shape_k
+        cols = width // 2 if packed else width
         if x.dim() != 2 or x.shape[1] != cols:
             raise HummingError(
                 f"expected x of shape [M, {cols}], got {list(x.shape)}")

@@ -29,11 +29,13 @@ class HummingQuantizer:
     "int4" / "e2m1" (uint8 [M, K / 2], two codes per byte, the lower k in
     the low nibble);
     source_dtype: "float16", "bfloat16" or "float32"; group_size 0 for per
-    token scales (or, with static=True, one given scale)."""
+    token scales (or, with static=True, one given scale); codes_k: the
+    codes per row (0: shape_k; more, per token or static, for a layer whose
+    activation_k rounds K up to 16 bytes of codes: those past K are zero)."""
 
     def __init__(self, shape_k: int, dtype: str,
                  source_dtype: str = "float16", group_size: int = 0,
-                 static: bool = False) -> None:
+                 static: bool = False, codes_k: int = 0) -> None:
         code = _dtype_name(dtype)
         if code == "int8" or code == "si8":
             code = "int8"
@@ -47,7 +49,11 @@ class HummingQuantizer:
             str(_dtype_name(source_dtype)).encode(), int(shape_k),
             ctypes.byref(handle)))
         self._handle = handle
+        if codes_k:
+            _check(_library().humming_quantizer_set_codes_k(handle,
+                                                            int(codes_k)))
         self.shape_k = int(shape_k)
+        self.codes_k = int(codes_k) or self.shape_k
         self._code = code
         self._source = _dtype_name(source_dtype)
         self._scaling = scaling
@@ -75,7 +81,7 @@ class HummingQuantizer:
     def __call__(self, x: "torch.Tensor",
                  scale: Optional["torch.Tensor"] = None
                  ) -> Tuple["torch.Tensor", "torch.Tensor"]:
-        """(codes [M, K] (4-bit: [M, K / 2]), scales) for x [M, K] on the current stream;
+        """(codes [M, codes_k] (4-bit: [M, codes_k / 2]), scales) for x [M, K] on the current stream;
         scales are [M, 1] per token, [M, K / group_size] per group, or, with
         a static scale, the given one-element float32 tensor."""
         import torch
@@ -90,7 +96,7 @@ class HummingQuantizer:
         x = x.contiguous()
         m = x.shape[0]
         # 4-bit codes: two per byte, the lower k in the low nibble.
-        cols = self.shape_k // 2 if self._code in ("int4", "e2m1") else self.shape_k
+        cols = self.codes_k // 2 if self._code in ("int4", "e2m1") else self.codes_k
         codes = torch.empty((m, cols),
                             dtype=getattr(torch, _CODE_TYPES[self._code]),
                             device=x.device)

@@ -830,6 +830,41 @@ class GpuTest(unittest.TestCase):
                 self.assertLess(rel, 1e-3, f"M={m}")
                 self.assertFalse(torch.isnan(y).any().item())
 
+    def test_fp8_rows_of_k_not_a_multiple_of_16_match_float64(self):
+        # K = 1032: rows of 1032 e4m3 codes cannot be copied in 16-byte
+        # pieces; the layer's GEMM reads rows of activation_k = 1040, the
+        # 8 codes past K zero (its own quantizer writes them so, and so does
+        # a HummingQuantizer made with codes_k). 16-bit x stays [M, 1032].
+        import torch
+        if torch.cuda.get_device_capability() < (8, 9):
+            self.skipTest("fp8 activations need sm_89")
+        n, k = 256, 1032
+        torch.manual_seed(5)
+        w = torch.randn(n, k, dtype=torch.float32) * 0.02
+        layer = HummingLayer(n, k, {"dtype": "e4m3", "scale_dtype": "float32"},
+                             {"dtype": "e4m3"})
+        self.assertEqual(layer.activation_k, 1040)
+        layer.load_from_unquantized(w)
+        layer.transform()
+        scale = w.abs().amax(dim=1, keepdim=True) / 448.0
+        wd = ((w / scale).to(torch.float8_e4m3fn).double() *
+              scale.double()).cuda()
+        q = HummingQuantizer(k, "e4m3", "float16", codes_k=layer.activation_k)
+        q.transform()
+        for m in (1, 16, 100):
+            x = (torch.rand(m, k, device="cuda") * 2 - 1).half()
+            codes, scales = q(x)
+            self.assertEqual(list(codes.shape), [m, 1040])
+            self.assertEqual(codes[:, k:].view(torch.uint8).abs().sum().item(), 0)
+            ref = (codes[:, :k].double() * scales.double()) @ wd.T
+            for y in (layer(x), layer(codes, scale=scales)):
+                torch.cuda.synchronize()
+                rel = ((y.double() - ref).norm() / ref.norm()).item()
+                self.assertLess(rel, 1e-3, f"M={m}")
+                self.assertFalse(torch.isnan(y).any().item())
+            with self.assertRaisesRegex(HummingError, r"\[M, 1040\]"):
+                layer(codes[:, :k].contiguous(), scale=scales)
+
     def test_int4_activations_match_float64(self):
         # W4A4 int (si4 weights per channel, int4 activations per token):
         # the layer quantizes x (or takes the quantizer's packed codes); the

@@ -47,6 +47,44 @@ TEST(ActivationQuantizer, CreateChecksTheDescription) {
                 .error(),
             "expected K to be a multiple of the activation group 128, got "
             "K = 4000");
+  // Rows of more codes than K (the columns past K zero): at least K, per
+  // token or static, an even number of 4-bit codes.
+  Result<ActivationQuantizer> padded =
+      ActivationQuantizer::create(kE4m3Token, ScalarType::f16(), 4104, 4112);
+  ASSERT_TRUE(padded.ok()) << padded.error();
+  EXPECT_EQ(padded->codesK(), 4112);
+  EXPECT_EQ(ActivationQuantizer::create(kE4m3Token, ScalarType::f16(), 4104)
+                ->codesK(),
+            4104);
+  EXPECT_EQ(
+      ActivationQuantizer::create(kE4m3Token, ScalarType::f16(), 4104, 4096)
+          .error(),
+      "expected K (4104) to 2^24 codes per row, got 4096");
+  EXPECT_EQ(
+      ActivationQuantizer::create({ScalarType::sint(8), ActScaling::Group, 128},
+                                  ScalarType::bf16(), 4096, 4112)
+          .error(),
+      "expected K (4096) codes per row with per-group scales (K is a "
+      "multiple of the group: nothing to pad), got 4112");
+  EXPECT_EQ(
+      ActivationQuantizer::create({ScalarType::sint(4), ActScaling::Token, 0},
+                                  ScalarType::f16(), 4104, 4115)
+          .error(),
+      "expected an even number of 4-bit codes per row (two per byte), "
+      "got 4115");
+}
+
+TEST(ActivationQuantizer, PaddedRowsCompile) {
+  test::useTestCache();
+  // K = 4104 f16 into rows of 4112 e4m3 codes: the kernel's stores are
+  // bounded by 4112, its loads by 4104.
+  Result<ActivationQuantizer> q =
+      ActivationQuantizer::create(kE4m3Token, ScalarType::f16(), 4104, 4112);
+  ASSERT_TRUE(q.ok()) << q.error();
+  Status s = q->transform(compileOnly("sm_90a"));
+  ASSERT_TRUE(s.ok()) << s.error();
+  EXPECT_NE(q->ptx().find("4112"), std::string::npos);
+  EXPECT_NE(q->ptx().find("4104"), std::string::npos);
 }
 
 TEST(ActivationQuantizer, CompileOnlyTransformPerChip) {

@@ -247,6 +247,8 @@ TEST(CApi, LayersFromTensors) {
       << humming_last_error();
   EXPECT_EQ(humming_layer_n(layer), 256);
   EXPECT_EQ(humming_layer_k(layer), 512);
+  EXPECT_EQ(humming_layer_activation_k(layer), 512);
+  EXPECT_EQ(humming_layer_activation_k(nullptr), 0);
   EXPECT_EQ(std::string(humming_layer_activation(layer)), "f16");
   Exported w = exportTensor(layer, "weight");
   EXPECT_EQ(w.dtype, "I32");
@@ -616,6 +618,18 @@ TEST(CApi, QuantizerErrorsSayWhatWasExpected) {
   EXPECT_NE(humming_quantizer_forward(nullptr, nullptr, 0, 0, 0, 1), 0);
   EXPECT_EQ(std::string(humming_last_error()),
             "expected a quantizer, got NULL");
+  EXPECT_NE(humming_quantizer_set_codes_k(nullptr, 16), 0);
+  EXPECT_EQ(std::string(humming_last_error()),
+            "expected a quantizer, got NULL");
+  // Rows of more codes than K: at least K; a refusal keeps the quantizer.
+  ASSERT_EQ(humming_quantizer_create("e4m3", "token", 0, "f16", 1032, &q), 0);
+  EXPECT_NE(humming_quantizer_set_codes_k(q, 1024), 0);
+  EXPECT_EQ(std::string(humming_last_error()),
+            "expected K (1032) to 2^24 codes per row, got 1024");
+  EXPECT_EQ(humming_quantizer_set_codes_k(q, 1040), 0);
+  EXPECT_EQ(humming_quantizer_transform(q, nullptr, "sm_90a", 1), 0)
+      << humming_last_error();
+  humming_quantizer_destroy(q);
 }
 
 TEST(CApi, TheCompilerNamesItselfOrSaysWhyNot) {

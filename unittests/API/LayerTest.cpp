@@ -852,6 +852,72 @@ TEST(Layer, UnalignedSizesArePaddedByTheLayer) {
             "with pad_n)");
 }
 
+TEST(Layer, EightBitActivationRowsArePaddedTo16Bytes) {
+  test::useTestCache();
+  // K = 1032 with e4m3 activations: rows of 1032 codes cannot be copied in
+  // 16-byte pieces, so the GEMM reads rows of 1040 (activationK), the
+  // codes past K zero, and the weights are padded from 1032 to 1088 (a
+  // multiple of 64) as before: pad_k 56, of which the GEMM sees 48.
+  const InputSchema e4{ScalarType::e4m3(), ActScaling::Token, 0};
+  WeightSchema w = WeightSchema::make(ScalarType::e4m3(), ScalarType::f32(),
+                                      Granularity::Channel);
+  Result<Layer> layer = Layer::create(1024, 1032, w, e4);
+  ASSERT_TRUE(layer.ok()) << layer.error();
+  EXPECT_EQ(layer->k(), 1032);
+  EXPECT_EQ(layer->activationK(), 1040);
+  EXPECT_EQ(layer->weightSchema().padK, 56);
+  std::vector<double> v = randomWeights(1024, 1032);
+  ASSERT_TRUE(layer->quantize(v.data()).ok());
+  LayerTarget rows{"H100", "", true};
+  rows.activationRows = 64;
+  Status s = layer->transform(rows);
+  ASSERT_TRUE(s.ok()) << s.error();
+  // The GEMM's activations are [?, 1040] codes; its quantizer writes them.
+  EXPECT_NE(layer->ptx().find("wgmma"), std::string::npos);
+  // 16-bit activations' K needs no such rounding; K aligned to 16 none.
+  EXPECT_EQ(Layer::create(1024, 1032, w, kF16)->activationK(), 1032);
+  EXPECT_EQ(Layer::create(1024, 1024, w, e4)->activationK(), 1024);
+  // si4 codes: 32 per 16 bytes.
+  const WeightSchema s4w = WeightSchema::make(
+      ScalarType::sint(4), ScalarType::f16(), Granularity::Channel);
+  EXPECT_EQ(Layer::create(1024, 1032, s4w,
+                          {ScalarType::sint(4), ActScaling::Token, 0})
+                ->activationK(),
+            1056);
+  // Explicit pad_k: at least the rounding.
+  WeightSchema pad = w;
+  pad.padK = 56;
+  Result<Layer> padded = Layer::create(1024, 1032, pad, e4);
+  ASSERT_TRUE(padded.ok()) << padded.error();
+  EXPECT_EQ(padded->activationK(), 1040);
+  pad.padK = 4;
+  pad.padN = 64;
+  EXPECT_EQ(Layer::create(1024, 1032, pad, e4).error(),
+            "expected pad_k >= 8 (K = 1032 rounded up to 16 bytes of f8E4M3FN "
+            "codes is 1040), got 4");
+  // Per-group activation scales: K is a multiple of the group or refused.
+  EXPECT_EQ(
+      Layer::create(1024, 1032, w, {ScalarType::e4m3(), ActScaling::Group, 128})
+          .error(),
+      "expected K to be a multiple of the activation group size 128 "
+      "with per-group activation scales, got 1032");
+  // MoE and act-order layers read rows of K: refused there.
+  WeightSchema experts = w;
+  experts.experts = 4;
+  MoeOptions moe;
+  moe.routing = GemmType::Indexed;
+  moe.topK = 2;
+  EXPECT_EQ(Layer::createMoe(1024, 1032, experts, e4, moe).error(),
+            "expected K to be a multiple of 16 with f8E4M3FN activations in a "
+            "MoE layer (their rows are copied in 16-byte pieces), got 1032");
+  std::vector<int32_t> perm(1032);
+  for (size_t i = 0; i < perm.size(); ++i)
+    perm[i] = int32_t(perm.size() - 1 - i);
+  EXPECT_EQ(layer->setInputPermutation(perm).error(),
+            "expected K to be a multiple of 16 with f8E4M3FN activations in an "
+            "act-order layer (the gathered rows are K wide), got 1032");
+}
+
 TEST(Layer, ActOrderLayersGatherTheirActivations) {
   test::useTestCache();
   // A permuted K (act-order): the permutation is checked; a layer of

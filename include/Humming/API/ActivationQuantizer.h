@@ -30,10 +30,13 @@ class ActivationQuantizer {
 public:
   /// Activations of `k` columns of `source` (f16, bf16 or f32) to the codes
   /// of `input` (e4m3, e5m2, int8, or int4 and e2m1 packed two per byte;
-  /// per token, per group or static). The
+  /// per token, per group or static), in rows of `codesK` codes (0: k; more
+  /// than k, per token or static: the columns past k get the code of zero,
+  /// as a GEMM over rows of K padded to 16 bytes takes them). The
   /// schema and sizes are checked here; what the chip lacks, in transform().
   static Result<ActivationQuantizer> create(const InputSchema &input,
-                                            ScalarType source, int64_t k);
+                                            ScalarType source, int64_t k,
+                                            int64_t codesK = 0);
   ActivationQuantizer(ActivationQuantizer &&) noexcept;
   ActivationQuantizer &operator=(ActivationQuantizer &&) noexcept;
   ~ActivationQuantizer();
@@ -46,18 +49,20 @@ public:
   Status transform(const LayerTarget &target);
 
   /// Quantizes m rows of `input` (device pointer, [m, K], 16-byte aligned)
-  /// into `codes` ([m, K] bytes, or [m, K / 2] for 4-bit codes with the
-  /// lower k in the low nibble; 8-byte aligned) and `scales` (f32, 4-byte
+  /// into `codes` ([m, codesK] bytes, or [m, codesK / 2] for 4-bit codes with
+  /// the lower k in the low nibble; 8-byte aligned) and `scales` (f32, 4-byte
   /// aligned: [m, 1] per token, [m, K / g] per group written; with static
   /// scaling the one scale is read from it, and must be positive: the
-  /// codes of a zero or negative one are saturated or NaN). Nothing is allocated or
-  /// synchronized; m = 0 launches nothing.
+  /// codes of a zero or negative one are saturated or NaN). Nothing is
+  /// allocated or synchronized; m = 0 launches nothing.
   Status forward(void *stream, uint64_t input, uint64_t codes,
                  uint64_t scales, int64_t m) const;
 
   const InputSchema &inputSchema() const;
   ScalarType sourceType() const;
   int64_t k() const;
+  /// Codes per row (k, or more: create()).
+  int64_t codesK() const;
   /// After transform: the kernel, its PTX and how it was obtained.
   const abi::KernelLaunch &kernel() const;
   const std::string &ptx() const;

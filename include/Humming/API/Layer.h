@@ -300,7 +300,10 @@ public:
   /// LayerTarget::activationRows takes 16-bit `input` here too: it
   /// quantizes the m <= activationRows rows, then multiplies.)
   /// The same for a layer of 8-bit activations (f8E4M3FN, f8E5M2, si8):
-  /// `codes` [m, K] one byte each (16-byte aligned), `scales` their f32 scales
+  /// `codes` [m, activationK()] one byte each (16-byte aligned; where K is
+  /// not a multiple of 16 the codes past K must be zero, as the layer's own
+  /// quantizer and ActivationQuantizer::create(..., k, activationK())
+  /// write them), `scales` their f32 scales
   /// ([m] per token, [1] static; 4-byte aligned; unused without scaling),
   /// as humming::ActivationQuantizer writes them.
   Status forwardQuantized(void *stream, uint64_t codes, uint64_t scales,
@@ -324,6 +327,11 @@ public:
 
   int64_t n() const;
   int64_t k() const;
+  /// The width of the activation rows the GEMM reads: K, or for 8- and
+  /// 4-bit activations K rounded up to 16 bytes of codes (dense layers
+  /// without a permutation; MoE and act-order layers refuse such a K),
+  /// the codes past K zero. forwardQuantized() takes codes of this width.
+  int64_t activationK() const;
   const WeightSchema &weightSchema() const;
   const InputSchema &inputSchema() const;
   ScalarType outputType() const;

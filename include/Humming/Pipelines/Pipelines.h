@@ -219,6 +219,8 @@ struct QuantizeSpec {
   ::humming::InputSchema input;
   ::humming::ScalarType source = ::humming::ScalarType::f16();
   int64_t k = 0;
+  /// Codes per row (>= k; 0: k): those past k are the code of zero.
+  int64_t codesK = 0;
 };
 ::humming::Result<OwningOpRef<ModuleOp>>
 buildQuantizeModule(MLIRContext &ctx, const QuantizeSpec &spec);

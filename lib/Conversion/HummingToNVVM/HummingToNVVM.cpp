@@ -449,6 +449,7 @@ LogicalResult checkQuantizeSupported(QuantizeOp op, const hq::Chip &chip) {
   qs.input = cast<InputSchemaAttr>(op.getSchema()).toHost();
   qs.source = *toScalarType(srcType.getElementType());
   qs.k = srcType.getDimSize(1);
+  qs.codesK = cast<MemRefType>(op.getDest().getType()).getDimSize(1);
   if (std::string why = quantizeKernelProblem(qs, chip);
       !why.empty())
     return op.emitOpError() << why;
@@ -964,6 +965,7 @@ struct LowerToNVVMPass
       qs.input = cast<InputSchemaAttr>(op.getSchema()).toHost();
       qs.source = *toScalarType(srcType.getElementType());
       qs.k = srcType.getDimSize(1);
+      qs.codesK = cast<MemRefType>(op.getDest().getType()).getDimSize(1);
       qs.launchDependents = parsed->sm >= 90;
       std::string name = kernelName(op, "quantize");
       gpu::GPUFuncOp kernel =

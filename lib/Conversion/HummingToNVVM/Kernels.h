@@ -129,6 +129,12 @@ struct QuantizeKernelSpec {
   ::humming::InputSchema input;
   ::humming::ScalarType source = ::humming::ScalarType::f16();
   int64_t k = 0;
+  /// The codes per row written (>= k; 0: k): columns k .. codesK - 1 get
+  /// the code of zero, so that rows of K bytes that are not a multiple of
+  /// 16 can be padded for the GEMM's 16-byte copies (per token and static
+  /// scaling; per group K is a multiple of the group already).
+  int64_t codesK = 0;
+  int64_t codes() const { return codesK ? codesK : k; }
   /// griddepcontrol.launch_dependents on entry (sm_90+): the kernel after
   /// it on the stream, launched with programmatic dependent launch (the
   /// GEMM reading the codes), starts and copies its weights while this one

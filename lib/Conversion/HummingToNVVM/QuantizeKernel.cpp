@@ -18,7 +18,10 @@
 // kHeldChunks chunks stay in registers meanwhile, longer ones are read
 // again. Per group (a power of two from 8 to 256 elements: g / 8
 // neighbouring lanes) the lanes of a group exchange their maxima by
-// shuffles and convert in the same pass.
+// shuffles and convert in the same pass. Rows of codes may be longer than
+// K (QuantizeKernelSpec::codesK, per token and static scaling): the
+// columns past K get the code of zero, padding rows of K bytes to the
+// 16-byte multiple the GEMM's copies need.
 //
 //===----------------------------------------------------------------------===//
 
@@ -58,17 +61,21 @@ public:
 
 private:
   /// One of the thread's eight elements of a chunk: its column (i64),
-  /// whether it lies in the row, and its value as f32 (0 outside: the load
-  /// reads a clamped column).
+  /// whether it lies in the source row (column < K), whether its code is
+  /// written (column < the codes per row), and its value as f32 (0 outside
+  /// the source row: the load reads a clamped column).
   struct Element {
-    Value column, inRow, value;
+    Value column, inRow, stored, value;
   };
   /// The thread's eight elements of chunk `chunk` (i32).
   SmallVector<Element> chunkElements(Value rowBase, Value chunk);
-  /// Whole 16-byte loads and 8-byte stores: K % 8 == 0, so a thread's
-  /// eight lie in the row or wholly past it, and the row starts aligned
-  /// (the kernel ABI's 16-byte aligned pointers).
-  bool vectorized() const { return spec.k % kPerThread == 0; }
+  /// Whole 16-byte loads and 8-byte stores: K and the codes per row are
+  /// multiples of 8, so a thread's eight lie in the row or wholly past it,
+  /// and the rows start aligned (the kernel ABI's 16-byte aligned
+  /// pointers).
+  bool vectorized() const {
+    return spec.k % kPerThread == 0 && spec.codes() % kPerThread == 0;
+  }
   /// y > x ? y : x: the maximum with a NaN `y` ignored. (arith.maxnumf
   /// would become a libdevice call, __nv_fmaxf, in the GPU lowering.)
   Value maxOf(Value x, Value y) {
@@ -127,9 +134,10 @@ private:
                                          arith::OrIOp::create(b, sign, mag));
     return arith::TruncIOp::create(b, i8, code);
   }
-  /// The codes of v / scale for the thread's eight elements, stored where
+  /// The codes of v / scale for the thread's eight elements, stored (at
+  /// codeBase, the row's first code) where
   /// they lie in the row.
-  void convertAndStore(Value rowBase, ArrayRef<Element> elems, Value scale);
+  void convertAndStore(Value codeBase, ArrayRef<Element> elems, Value scale);
 
   const QuantizeKernelSpec &spec;
   Value warpMax; ///< shared memory, one f32 per warp
@@ -161,11 +169,13 @@ QuantizeEmitter::chunkElements(Value rowBase, Value chunk) {
                                      /*isVolatile=*/false,
                                      /*isNonTemporal=*/false,
                                      /*isInvariant=*/true);
+    Value stored = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, first,
+                                         c64(spec.codes()));
     for (int64_t j = 0; j < kPerThread; ++j) {
       Value v = LLVM::ExtractElementOp::create(b, vec, c32(j));
       if (srcType != f32)
         v = arith::ExtFOp::create(b, f32, v);
-      out.push_back({arith::AddIOp::create(b, first, c64(j)), inRow,
+      out.push_back({arith::AddIOp::create(b, first, c64(j)), inRow, stored,
                      arith::SelectOp::create(b, inRow, v, cf(0))});
     }
     return out;
@@ -179,12 +189,15 @@ QuantizeEmitter::chunkElements(Value rowBase, Value chunk) {
                    arith::AddIOp::create(b, rowBase, clamped));
     if (srcType != f32)
       v = arith::ExtFOp::create(b, f32, v);
-    out.push_back({col, inRow, arith::SelectOp::create(b, inRow, v, cf(0))});
+    Value stored = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, col,
+                                         c64(spec.codes()));
+    out.push_back(
+        {col, inRow, stored, arith::SelectOp::create(b, inRow, v, cf(0))});
   }
   return out;
 }
 
-void QuantizeEmitter::convertAndStore(Value rowBase, ArrayRef<Element> elems,
+void QuantizeEmitter::convertAndStore(Value codeBase, ArrayRef<Element> elems,
                                       Value scale) {
   const hq::ScalarType &t = spec.input.type;
   SmallVector<Value> codes;
@@ -216,7 +229,7 @@ void QuantizeEmitter::convertAndStore(Value rowBase, ArrayRef<Element> elems,
   }
   if (t.bits == 4) {
     // Two codes per byte, the lower k in the low nibble; a row's codes
-    // start at byte (row x K) / 2 (K is even).
+    // start at byte (row x codes per row) / 2 (an even number).
     SmallVector<Value> bytes;
     for (size_t j = 0; j < codes.size(); j += 2) {
       Value lo = arith::AndIOp::create(b, codes[j],
@@ -225,7 +238,7 @@ void QuantizeEmitter::convertAndStore(Value rowBase, ArrayRef<Element> elems,
                                        arith::ConstantIntOp::create(b, i8, 4));
       bytes.push_back(arith::OrIOp::create(b, lo, hi));
     }
-    Value byteBase = arith::DivUIOp::create(b, rowBase, c64(2));
+    Value byteBase = arith::DivUIOp::create(b, codeBase, c64(2));
     if (vectorized()) {
       // The eight codes in one 4-byte store.
       auto vecType = VectorType::get({kPerThread / 2}, i8);
@@ -233,7 +246,7 @@ void QuantizeEmitter::convertAndStore(Value rowBase, ArrayRef<Element> elems,
       for (int64_t j = 0; j < kPerThread / 2; ++j)
         vec = LLVM::InsertElementOp::create(b, vec, bytes[j], c32(j));
       auto ifIn =
-          scf::IfOp::create(b, elems[0].inRow, /*withElseRegion=*/false);
+          scf::IfOp::create(b, elems[0].stored, /*withElseRegion=*/false);
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(ifIn.thenBlock());
       Value addr = LLVM::GEPOp::create(
@@ -243,10 +256,11 @@ void QuantizeEmitter::convertAndStore(Value rowBase, ArrayRef<Element> elems,
       LLVM::StoreOp::create(b, vec, addr, /*alignment=*/4);
       return;
     }
-    // K even: a pair lies in the row or wholly past it.
+    // K and the codes per row even: a pair lies in the row or wholly past
+    // it.
     for (size_t j = 0; j < bytes.size(); ++j) {
       auto ifIn =
-          scf::IfOp::create(b, elems[2 * j].inRow, /*withElseRegion=*/false);
+          scf::IfOp::create(b, elems[2 * j].stored, /*withElseRegion=*/false);
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(ifIn.thenBlock());
       store(bytes[j], param(hq::abi::ParamOutput),
@@ -275,26 +289,26 @@ void QuantizeEmitter::convertAndStore(Value rowBase, ArrayRef<Element> elems,
   }
   if (vectorized()) {
     // The eight codes in one 8-byte store (the row's codes start at a
-    // multiple of 8 bytes: K % 8 == 0).
+    // multiple of 8 bytes: the codes per row are a multiple of 8).
     auto vecType = VectorType::get({kPerThread}, i8);
     Value vec = LLVM::UndefOp::create(b, vecType);
     for (int64_t j = 0; j < kPerThread; ++j)
       vec = LLVM::InsertElementOp::create(b, vec, codes[j], c32(j));
-    auto ifIn = scf::IfOp::create(b, elems[0].inRow, /*withElseRegion=*/false);
+    auto ifIn = scf::IfOp::create(b, elems[0].stored, /*withElseRegion=*/false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(ifIn.thenBlock());
     Value addr = LLVM::GEPOp::create(
         b, ptr, i8, param(hq::abi::ParamOutput),
-        ValueRange{arith::AddIOp::create(b, rowBase, elems[0].column)});
+        ValueRange{arith::AddIOp::create(b, codeBase, elems[0].column)});
     LLVM::StoreOp::create(b, vec, addr, /*alignment=*/8);
     return;
   }
   for (size_t j = 0; j < elems.size(); ++j) {
-    auto ifIn = scf::IfOp::create(b, elems[j].inRow, /*withElseRegion=*/false);
+    auto ifIn = scf::IfOp::create(b, elems[j].stored, /*withElseRegion=*/false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(ifIn.thenBlock());
     store(codes[j], param(hq::abi::ParamOutput),
-          arith::AddIOp::create(b, rowBase, elems[j].column));
+          arith::AddIOp::create(b, codeBase, elems[j].column));
   }
 }
 
@@ -303,8 +317,10 @@ void QuantizeEmitter::emit() {
   Value row = index32(gpu::BlockIdOp::create(b, gpu::Dimension::x));
   Value tid = index32(gpu::ThreadIdOp::create(b, gpu::Dimension::x));
   Value rowBase = arith::MulIOp::create(b, sext64(row), c64(spec.k));
+  Value codeBase = arith::MulIOp::create(b, sext64(row), c64(spec.codes()));
+  // Every code of the row: past K those of zero.
   const int64_t chunks =
-      hq::ceilDiv(spec.k, kPerThread * kQuantizeThreads);
+      hq::ceilDiv(spec.codes(), kPerThread * kQuantizeThreads);
   auto forChunks = [&](function_ref<void(Value)> body) {
     auto loop = scf::ForOp::create(b, c32(0), c32(chunks), c32(1));
     OpBuilder::InsertionGuard guard(b);
@@ -316,7 +332,7 @@ void QuantizeEmitter::emit() {
   if (in.scaling == hq::ActScaling::Static) {
     Value scale = load(f32, param(hq::abi::ParamScales), c64(0));
     forChunks([&](Value chunk) {
-      convertAndStore(rowBase, elementsOf(chunk), scale);
+      convertAndStore(codeBase, elementsOf(chunk), scale);
     });
     return;
   }
@@ -332,7 +348,7 @@ void QuantizeEmitter::emit() {
       for (const Element &x : e)
         amax = maxAbs(amax, x.value);
       Value scale = scaleOf(laneMax(amax, lanes));
-      convertAndStore(rowBase, e, scale);
+      convertAndStore(codeBase, e, scale);
       // The group's first lane writes its scale.
       Value first = arith::CmpIOp::create(
           b, arith::CmpIPredicate::eq,
@@ -403,11 +419,11 @@ void QuantizeEmitter::emit() {
   }
   if (held) {
     for (const SmallVector<Element> &e : rowElems)
-      convertAndStore(rowBase, e, scale);
+      convertAndStore(codeBase, e, scale);
     return;
   }
   forChunks([&](Value chunk) {
-    convertAndStore(rowBase, elementsOf(chunk), scale);
+    convertAndStore(codeBase, elementsOf(chunk), scale);
   });
 }
 
@@ -426,6 +442,18 @@ std::string mlir::humming::quantizeKernelProblem(const QuantizeKernelSpec &spec,
     return "4-bit codes pack two per byte, so rows start at byte K / 2: "
            "expected an even K, got " +
            std::to_string(spec.k);
+  if (spec.codes() < spec.k)
+    return "expected at least K (" + std::to_string(spec.k) +
+           ") codes per row, got " + std::to_string(spec.codes());
+  if (t.bits == 4 && spec.codes() % 2 != 0)
+    return "4-bit codes pack two per byte: expected an even number of codes "
+           "per row, got " +
+           std::to_string(spec.codes());
+  if (in.scaling == hq::ActScaling::Group && spec.codes() != spec.k)
+    return "expected K (" + std::to_string(spec.k) +
+           ") codes per row with per-group scales (K is a multiple of the "
+           "group: nothing to pad), got " +
+           std::to_string(spec.codes());
   const bool fp8 = !t.isInt() && t.bits == 8;
   if (fp8 && chip.sm < 89)
     return t.str() + " activations need cvt to fp8 (sm_89 and later), got " +

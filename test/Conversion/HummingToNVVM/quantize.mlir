@@ -141,3 +141,26 @@ func.func @fp4(%x: memref<?x1024xbf16>, %q: memref<?x1024xf4E2M1FN>, %s: memref<
       : memref<?x1024xbf16> -> memref<?x1024xf4E2M1FN>
   return
 }
+
+// -----
+
+// K = 4104 (not a multiple of 16) into rows of 4112 codes: the row's
+// activations are read at row x 4104, its codes written at row x 4112;
+// the chunks cover the 4112 codes and each thread's eight are stored when
+// they lie before 4112 (the last eight, columns 4104 .. 4111, read nothing
+// of the row: their value, and so their code, is zero). K and the codes
+// per row are multiples of 8: 16-byte loads, 8-byte stores.
+// CHECK-LABEL: gpu.func @padded_quantize0
+// CHECK:         arith.muli %{{.*}}, %c4104_i64 : i64
+// CHECK:         arith.muli %{{.*}}, %c4112_i64 : i64
+// CHECK:         arith.cmpi slt, %{{.*}}, %c4104_i64{{.*}} : i64
+// CHECK:         llvm.load %{{.*}} invariant {alignment = 16 : i64} : !llvm.ptr<1> -> vector<8xf16>
+// CHECK:         arith.cmpi slt, %{{.*}}, %c4112_i64{{.*}} : i64
+// CHECK:         llvm.store %{{.*}}, %{{.*}} {alignment = 8 : i64} : vector<8xi8>, !llvm.ptr<1>
+
+func.func @padded(%x: memref<?x4104xf16>, %q: memref<?x4112xf8E4M3FN>, %s: memref<?x1xf32>) {
+  humming.quantize %x into %q scales(%s : memref<?x1xf32>)
+      {schema = #humming.input_schema<type = f8E4M3FN, scaling = token>}
+      : memref<?x4104xf16> -> memref<?x4112xf8E4M3FN>
+  return
+}

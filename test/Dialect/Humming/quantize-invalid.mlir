@@ -129,3 +129,15 @@ func.func @activation_rank(%x: memref<4096xbf16>, %q: memref<4096xf8E4M3FN>, %s:
   humming.quantize %x into %q scales(%s : memref<1xf32>) {schema = #humming.input_schema<type = f8E4M3FN, scaling = static>} : memref<4096xbf16> -> memref<4096xf8E4M3FN>
   return
 }
+
+// -----
+
+// Codes past K pad per-token and static rows; per group K is a multiple of
+// the group and there is nothing to pad.
+func.func @group_padded(%x: memref<?x4096xbf16>, %q: memref<?x4112xf8E4M3FN>, %s: memref<?x32xf32>) {
+  // expected-error @+1 {{expected 'dest' of K = 4096 columns with per-group scales (K is a multiple of the group: nothing to pad), got 'memref<?x4112xf8E4M3FN>'}}
+  humming.quantize %x into %q scales(%s : memref<?x32xf32>)
+      {schema = #humming.input_schema<type = f8E4M3FN, scaling = group<128>>}
+      : memref<?x4096xbf16> -> memref<?x4112xf8E4M3FN>
+  return
+}

@@ -875,7 +875,22 @@ LogicalResult QuantizeOp::verify() {
                               "[M, K] with a static K, got "
                            << srcType;
     std::vector<int64_t> shape = hostShape(srcType);
-    hq::ShapeOrDiag destShape{shape, std::nullopt};
+    // The codes may have more columns than K (per token or static scaling):
+    // those past K are the code of zero (rows padded to 16 bytes for the
+    // GEMM's copies).
+    std::vector<int64_t> codes = shape;
+    auto destType = dyn_cast<MemRefType>(getDest().getType());
+    if (destType && destType.getRank() == 2 && !destType.isDynamicDim(1) &&
+        destType.getDimSize(1) > shape[1]) {
+      if (schema.scaling == hq::ActScaling::Group)
+        return emitOpError()
+               << "expected 'dest' of K = " << shape[1]
+               << " columns with per-group scales (K is a multiple of the "
+                  "group: nothing to pad), got "
+               << destType;
+      codes[1] = destType.getDimSize(1);
+    }
+    hq::ShapeOrDiag destShape{codes, std::nullopt};
     if (failed(checkOperand(
             *this, "dest", getDest(), destShape,
             [&](Type t) { return isScalar(t, schema.type); },

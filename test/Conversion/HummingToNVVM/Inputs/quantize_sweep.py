@@ -1,5 +1,6 @@
 """Compiles humming.quantize over a deterministic sample of source types,
-code types, scalings, widths K and chips (with and without a PTX version)
+code types, scalings, widths K, codes per row (K, or K plus 1 to 16: rows
+padded with zero codes) and chips (with and without a PTX version)
 through humming-translate: each must compile or be refused with a
 diagnostic (exit status 0 or 1), never crash (LLVM aborts on an intrinsic
 the target cannot select: the lowering must refuse first).
@@ -21,16 +22,18 @@ SCALINGS = ["token", "static", "group<32>", "group<64>", "group<128>",
 KS = [1, 2, 7, 8, 64, 100, 256, 1000, 4096, 8200, 16777216, 16777218]
 CHIPS = [("sm_75", 0), ("sm_80", 0), ("sm_89", 0), ("sm_89", 81),
          ("sm_90a", 0), ("sm_100a", 0), ("sm_120a", 0)]
+PADS = [0, 0, 1, 8, 16]
 
 
 def main():
     tool, work, samples = sys.argv[1], sys.argv[2], int(sys.argv[3])
     os.makedirs(work, exist_ok=True)
-    combos = list(itertools.product(SOURCES, CODES, SCALINGS, KS, CHIPS))
+    combos = list(itertools.product(SOURCES, CODES, SCALINGS, KS, CHIPS,
+                                    PADS))
     random.Random(1).shuffle(combos)
     compiled = refused = 0
     path = os.path.join(work, "in.mlir")
-    for src, (code, elem), scaling, k, (chip, ptx) in combos[:samples]:
+    for src, (code, elem), scaling, k, (chip, ptx), pad in combos[:samples]:
         if scaling == "token":
             scales = "?x1"
         elif scaling == "static":
@@ -44,8 +47,8 @@ def main():
                 "  humming.quantize %%x into %%q scales(%%s : memref<%sxf32>)\n"
                 "      {schema = #humming.input_schema<type = %s, scaling = %s>}\n"
                 "      : memref<?x%dx%s> -> memref<?x%dx%s>\n"
-                "  return\n}\n" % (k, src, k, elem, scales, scales, code,
-                                   scaling, k, src, k, elem))
+                "  return\n}\n" % (k, src, k + pad, elem, scales, scales,
+                                   code, scaling, k, src, k + pad, elem))
         cmd = [tool, path, "--chip=" + chip, "-o", os.devnull]
         if ptx:
             cmd.append("--ptx-version=%d" % ptx)
@@ -55,8 +58,9 @@ def main():
         elif r.returncode == 1 and "error:" in r.stderr:
             refused += 1
         else:
-            print("CRASH (exit %d): source %s, codes %s, %s, K = %d, %s%s\n%s"
-                  % (r.returncode, src, code, scaling, k, chip,
+            print("CRASH (exit %d): source %s, codes %s, %s, K = %d, "
+                  "codes per row %d, %s%s\n%s"
+                  % (r.returncode, src, code, scaling, k, k + pad, chip,
                      " ptx %d" % ptx if ptx else "", r.stderr[-2000:]))
             sys.exit(1)
     print("%d compiled, %d refused, 0 crashed" % (compiled, refused))

@@ -400,7 +400,9 @@ def Humming_QuantizeOp : Humming_Op<"quantize", [AttrSizedOperandSegments]> {
     With a `#humming.input_schema` (8- or 4-bit activations): quantizes
     `source` [M, K] into `dest` [M, K] of the activation type and writes
     `scales` (per token [M, 1], per group [M, K/g]); with `static` scaling,
-    `scales` [1] is read instead.
+    `scales` [1] is read instead. With per-token or static scaling `dest`
+    may have more columns than K: those get the code of zero (K rounded up
+    to 16 bytes of codes is what a GEMM over them needs when K is not).
 
     ```mlir
     humming.quantize %x into %q scales(%s : memref<?x1xf32>)
