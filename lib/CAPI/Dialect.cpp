@@ -228,7 +228,6 @@ MlirHummingTileConfig toC(const hq::TileConfig &t) {
   c.wgmmaInFlight = t.wgmmaInFlight;
   c.l2Prefetch = t.l2Prefetch;
   c.rasterM = t.rasterM;
-  c.orderedWgmma = t.orderedWgmma;
   return c;
 }
 } // namespace
@@ -284,7 +283,6 @@ MlirAttribute mlirHummingTileConfigAttrGet(MlirContext ctx,
   t.wgmmaInFlight = c->wgmmaInFlight;
   t.l2Prefetch = c->l2Prefetch;
   t.rasterM = c->rasterM;
-  t.orderedWgmma = c->orderedWgmma;
   return wrap(TileConfigAttr::fromHost(errorsOf(context), context, t));
 }
 

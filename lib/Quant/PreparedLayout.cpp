@@ -72,7 +72,6 @@ KernelShape shapeOf(const TileConfig &t) {
   k.scaleAfterMma = t.scaleAfterMma;
   k.l2Prefetch = t.l2Prefetch;
   k.rasterM = t.rasterM;
-  k.orderedWgmma = t.orderedWgmma;
   return k;
 }
 
@@ -105,7 +104,6 @@ TileConfig tileConfigOf(const KernelShape &k) {
   t.scaleAfterMma = k.scaleAfterMma;
   t.l2Prefetch = k.l2Prefetch;
   t.rasterM = k.rasterM;
-  t.orderedWgmma = k.orderedWgmma;
   return t;
 }
 

@@ -403,16 +403,6 @@ Diag verifyTileConfig(const TileConfig &t) {
       (t.wgmmaInFlight != 1 || t.mma != MmaKind::Wgmma || !t.warpSpecialized))
     return concat("expected wgmma_in_flight of 0, or 1 with mma = wgmma and "
                   "warp_specialized = true, got ", t.wgmmaInFlight);
-  if (t.orderedWgmma &&
-      (t.mma != MmaKind::Wgmma || !t.warpSpecialized || t.wgmmaInFlight != 0))
-    return std::string("expected mma = wgmma, warp_specialized = true and "
-                       "wgmma_in_flight = 0 with ordered_wgmma (the consumer "
-                       "warpgroups of a warp-specialized wgmma loop take "
-                       "turns)");
-  if (t.orderedWgmma && t.warps() < 8)
-    return concat("expected two or more consumer warpgroups (8 or more "
-                  "warps) with ordered_wgmma, got ",
-                  t.warps(), " warps");
   if (t.rasterM < 1 || t.rasterM > 64)
     return concat("expected raster_m between 1 and 64 blocks of rows, got ",
                   t.rasterM);

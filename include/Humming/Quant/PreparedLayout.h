@@ -265,9 +265,6 @@ struct KernelShape {
   /// TileConfig::rasterM: blocks of rows per block of columns in the
   /// order the CTAs take their output tiles.
   int64_t rasterM = 1;
-  /// TileConfig::orderedWgmma: the consumer warpgroups issue each
-  /// iteration's wgmmas in turn.
-  bool orderedWgmma = false;
   /// Bits of an activation (16, or 8: wgmma's k32 instructions over two
   /// k-tiles, whose 16-byte shared-memory rows then hold a whole k-tile).
   int64_t activationBits = 16;

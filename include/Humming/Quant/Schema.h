@@ -220,14 +220,6 @@ struct TileConfig {
   /// of the output whose activations and weights stay in L2 (1: every block
   /// of columns of one row of blocks first, the launch's own order).
   int64_t rasterM = 1;
-  /// Warp-specialized wgmma kernels with several consumer warpgroups: they
-  /// issue each iteration's wgmmas in turn (warpgroup g after g - 1 issued
-  /// the same iteration, warpgroup 0 after the last one issued the
-  /// previous), ordered by named barriers, so that the tensor cores run one
-  /// warpgroup's wgmmas while the other waits for its own and folds them
-  /// (8-bit activations promote each iteration's sums in f32 registers
-  /// between wgmma.wait_group 0 and the next wgmmas).
-  bool orderedWgmma = false;
 
   /// Whether the split_k CTAs reduce in a cluster (wgmma without
   /// workspaceSplit, or clusterSplit).

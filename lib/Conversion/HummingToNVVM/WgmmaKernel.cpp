@@ -175,29 +175,8 @@ private:
   /// The 16-byte vector of sums acc[4 u] .. acc[4 u + 3] (one row's halves
   /// 0, 1 and elements 0, 1), the unit of the workspace reductions' stores.
   Value sumsVector(ArrayRef<Value> acc, int64_t u);
-  /// ordered_wgmma (TileConfig::orderedWgmma): before the consumer loop,
-  /// the named barriers of this warpgroup's turn (turnSync, turnArrive),
-  /// and the last warpgroup's arrival that lets warpgroup 0 start.
-  void beginTurns();
-  /// ordered_wgmma: after the consumer loop, warpgroup 0 takes the last
-  /// warpgroup's final arrival; the turns end.
-  void endTurns();
-  /// Between beginTurns and endTurns: before an iteration's first wgmma,
-  /// wait until the warpgroup before this one in turn issued its wgmmas
-  /// of the iteration (warpgroup 0: the last one, of the previous
-  /// iteration); else nothing.
-  void waitTurn();
-  /// Between beginTurns and endTurns: after an iteration's last wgmma,
-  /// tell the next warpgroup in turn that this one issued; else nothing.
-  void passTurn();
-  /// The named barrier warpgroup g arrives on once it issued: 2 + g (0 is
-  /// the block's, 1 the consumers' after the loop).
-  static constexpr int64_t kFirstTurnBarrier = 2;
   /// wgmma: the warp's index in its warpgroup, the warpgroup's index along N.
   Value wIn, groupN;
-  /// ordered_wgmma, between beginTurns and endTurns: the named barriers
-  /// this warpgroup syncs at before its turn and arrives at after it.
-  Value turnSync, turnArrive;
 };
 
 } // namespace
@@ -216,61 +195,6 @@ Value WgmmaEmitter::placeWarps(Value warp) {
   warpK = c32(0);
   warpN = groupN;
   return arith::MulIOp::create(b, groupN, c32(tile.nTilesPerGroup));
-}
-
-void WgmmaEmitter::beginTurns() {
-  if (!tile.orderedWgmma)
-    return;
-  // Warpgroup g syncs at barrier 2 + (g - 1) mod G with the arrival of
-  // the one before it in turn (256 threads: its arrival, this warpgroup's
-  // sync) and arrives at 2 + g once it issued. Every iteration does both,
-  // without a branch between the wgmmas and their wait (a branch there
-  // made ptxas serialize the wgmmas and spill); the last warpgroup's
-  // arrival before the loop lets warpgroup 0 start, and warpgroup 0's sync
-  // after it (endTurns) takes the last warpgroup's final one.
-  const int64_t G = tile.mathThreads() / 128;
-  Value wg = arith::DivUIOp::create(b, tid, c32(128));
-  turnSync = arith::AddIOp::create(
-      b,
-      arith::RemUIOp::create(b, arith::AddIOp::create(b, wg, c32(G - 1)),
-                             c32(G)),
-      c32(kFirstTurnBarrier));
-  turnArrive = arith::AddIOp::create(b, wg, c32(kFirstTurnBarrier));
-  auto ifLast = scf::IfOp::create(
-      b, arith::CmpIOp::create(b, arith::CmpIPredicate::eq, wg, c32(G - 1)),
-      /*withElseRegion=*/false);
-  OpBuilder::InsertionGuard g(b);
-  b.setInsertionPointToStart(ifLast.thenBlock());
-  NVVM::BarrierArriveOp::create(b, turnArrive, c32(256));
-}
-
-void WgmmaEmitter::endTurns() {
-  if (!tile.orderedWgmma)
-    return;
-  Value wg = arith::DivUIOp::create(b, tid, c32(128));
-  auto ifFirst = scf::IfOp::create(
-      b, arith::CmpIOp::create(b, arith::CmpIPredicate::eq, wg, c32(0)),
-      /*withElseRegion=*/false);
-  {
-    OpBuilder::InsertionGuard g(b);
-    b.setInsertionPointToStart(ifFirst.thenBlock());
-    NVVM::BarrierOp::create(b, TypeRange(), turnSync, c32(256),
-                            NVVM::BarrierReductionAttr(),
-                            /*reductionPredicate=*/Value());
-  }
-  turnSync = turnArrive = Value();
-}
-
-void WgmmaEmitter::waitTurn() {
-  if (turnSync)
-    NVVM::BarrierOp::create(b, TypeRange(), turnSync, c32(256),
-                            NVVM::BarrierReductionAttr(),
-                            /*reductionPredicate=*/Value());
-}
-
-void WgmmaEmitter::passTurn() {
-  if (turnArrive)
-    NVVM::BarrierArriveOp::create(b, turnArrive, c32(256));
 }
 
 void WgmmaEmitter::prepareSlots(Value) {
@@ -713,9 +637,6 @@ void WgmmaEmitter::emitWarpSpecializedLoop(Value first) {
     // thread's wait.)
     if (prefetchesBeforeWait())
       waitForPrerequisites();
-    // ordered_wgmma: computeWgmma's waitTurn / passTurn order the
-    // consumer warpgroups' wgmmas by iteration (the loop's only issues).
-    beginTurns();
     auto loop = scf::ForOp::create(b, lb, ub, one, wgmmaZeroSums());
     {
       OpBuilder::InsertionGuard inner(b);
@@ -793,7 +714,6 @@ void WgmmaEmitter::emitWarpSpecializedLoop(Value first) {
                              }));
       }
     }
-    endTurns();
     SmallVector<Value> acc(loop.getResults().begin(), loop.getResults().end());
     acc = ptx.wgmmaWait(0, acc);
     finishWgmma(foldIteration(acc));
@@ -942,7 +862,6 @@ SmallVector<Value> WgmmaEmitter::computeWgmma8(ArrayRef<Value> accIn,
     if (perKScales)
       for (int64_t t = 0; t < nT; ++t)
         readScales(t);
-    waitTurn();
     issueSharedWgmmas(slot, accs);
   }
   for (int64_t step = 0;
@@ -968,14 +887,11 @@ SmallVector<Value> WgmmaEmitter::computeWgmma8(ArrayRef<Value> accIn,
     }
     // k32 step `step`: k-tiles 2 step and 2 step + 1, one 32-byte row per
     // token as a 16-bit k-tile's (activationDescriptor's k-tile slot).
-    if (step == 0)
-      waitTurn();
     issueWgmmas(regs, activationDescriptor(slot, step), accs, type,
                 /*accumulate=*/step != 0 || !promoting);
     if (step == 0 && afterFirst)
       afterFirst();
   }
-  passTurn();
   // Per-group activation scales: the stage's last words (readWgmmaSlot).
   for (int64_t i = 0; i < tokenScaleCount(); ++i)
     scales.push_back(LLVM::BitcastOp::create(b, f32, next()));
@@ -1076,14 +992,11 @@ SmallVector<Value> WgmmaEmitter::computeWgmma(ArrayRef<Value> accIn,
       SmallVector<Value> a = wgmmaFragment(planeWords, groups[size_t(t)]);
       regs.append(a.begin(), a.end());
     }
-    if (u == 0)
-      waitTurn();
     issueWgmmas(regs, activationDescriptor(slot, u), accs,
                 bf16 ? "bf16" : "f16");
     if (u == 0 && afterFirst)
       afterFirst();
   }
-  passTurn();
   return accs;
 }
 

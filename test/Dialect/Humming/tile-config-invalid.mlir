@@ -266,21 +266,3 @@ func.func @l2_prefetch_negative() attributes {t = #humming.tile_config<block = [
 // The warp-specialized kernels have no cp.async pipeline to prefetch for.
 // expected-error @+1 {{expected l2_prefetch = 0 with warp_specialized (the prefetch runs in the cp.async pipelines), got 4}}
 func.func @l2_prefetch_ws() attributes {t = #humming.tile_config<block = [128, 256, 64], warp = [128, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, l2_prefetch = 4>} { return }
-
-// -----
-
-// ordered_wgmma: the consumer warpgroups of a warp-specialized wgmma loop
-// take turns; other loops have no turns to take.
-// expected-error @+1 {{expected mma = wgmma, warp_specialized = true and wgmma_in_flight = 0 with ordered_wgmma (the consumer warpgroups of a warp-specialized wgmma loop take turns)}}
-func.func @ordered_mma_sync() attributes {t = #humming.tile_config<block = [64, 128, 64], warp = [64, 32, 64], ordered_wgmma = true>} { return }
-
-// -----
-
-// expected-error @+1 {{expected mma = wgmma, warp_specialized = true and wgmma_in_flight = 0 with ordered_wgmma}}
-func.func @ordered_in_flight() attributes {t = #humming.tile_config<block = [128, 256, 64], warp = [128, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, wgmma_in_flight = 1, ordered_wgmma = true>} { return }
-
-// -----
-
-// One consumer warpgroup has no one to take turns with.
-// expected-error @+1 {{expected two or more consumer warpgroups (8 or more warps) with ordered_wgmma, got 4 warps}}
-func.func @ordered_one_group() attributes {t = #humming.tile_config<block = [128, 64, 64], warp = [128, 16, 64], mma = wgmma, warp_specialized = true, mbarrier = true, ordered_wgmma = true>} { return }

@@ -14,7 +14,6 @@
 // CHECK-SAME: i = #humming.tile_config<m = [33, 64], block = [64, 256, 64], warp = [64, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, split_k = 4, workspace_split = true>
 // CHECK-SAME: j = #humming.tile_config<m = [9, 16], block = [16, 128, 256], warp = [16, 64, 64], stages = 3, split_k = 4, scale_after_mma = true, share_activations = true>
 // CHECK-SAME: k = #humming.tile_config<m = [65, 128], block = [128, 256, 64], warp = [128, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], split_k = 4, workspace_split = true, cooperative_split = true, wgmma_in_flight = 1>
-// CHECK-SAME: l = #humming.tile_config<m = [1025, inf], block = [192, 128, 128], warp = [192, 16, 128], stages = 5, mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], raster_m = 8, ordered_wgmma = true>
 func.func @tiles() attributes {
   a = #humming.tile_config<m = [1, 16], block = [16, 256, 64], warp = [16, 64, 64], stages = 4, mma = mma_sync>,
   b = #humming.tile_config<block = [128, 256, 128], warp = [64, 64, 64], m = [17, inf], stages = 5, ctas_per_sm = 2>,
@@ -28,6 +27,5 @@ func.func @tiles() attributes {
   h = #humming.tile_config<block = [128, 256, 64], warp = [128, 32, 64], wgmma_in_flight = 1, mma = wgmma, warp_specialized = true, mbarrier = true>,
   i = #humming.tile_config<m = [33, 64], workspace_split = true, block = [64, 256, 64], warp = [64, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, split_k = 4>,
   j = #humming.tile_config<share_activations = true, m = [9, 16], block = [16, 128, 256], warp = [16, 64, 64], stages = 3, split_k = 4, scale_after_mma = true>,
-  k = #humming.tile_config<cooperative_split = true, m = [65, 128], block = [128, 256, 64], warp = [128, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], split_k = 4, workspace_split = true, wgmma_in_flight = 1>,
-  l = #humming.tile_config<ordered_wgmma = true, m = [1025, inf], block = [192, 128, 128], warp = [192, 16, 128], stages = 5, mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], raster_m = 8>
+  k = #humming.tile_config<cooperative_split = true, m = [65, 128], block = [128, 256, 64], warp = [128, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], split_k = 4, workspace_split = true, wgmma_in_flight = 1>
 } { return }

@@ -467,7 +467,6 @@ hq::TileConfig TileConfigAttr::toHost() const {
   t.l2Prefetch = getL2Prefetch();
   t.shareActivations = getShareActivations();
   t.rasterM = getRasterM();
-  t.orderedWgmma = getOrderedWgmma();
   return t;
 }
 
@@ -481,7 +480,7 @@ TileConfigAttr::fromHost(function_ref<InFlightDiagnostic()> emitError,
       t.tma, t.multicastA, t.multicastB, t.ctasPerSm, t.gridCap, t.writeSplits,
       t.splitK, t.blockCopies, t.scaleAfterMma, t.clusterSplit,
       t.workspaceSplit, t.cooperativeSplit, t.wgmmaInFlight, t.l2Prefetch,
-      t.shareActivations, t.rasterM, t.orderedWgmma);
+      t.shareActivations, t.rasterM);
 }
 
 LogicalResult TileConfigAttr::verify(
@@ -491,8 +490,7 @@ LogicalResult TileConfigAttr::verify(
     int64_t multicastB, int64_t ctasPerSm, int64_t gridCap, int64_t writeSplits,
     int64_t splitK, bool blockCopies, bool scaleAfterMma, bool clusterSplit,
     bool workspaceSplit, bool cooperativeSplit, int64_t wgmmaInFlight,
-    int64_t l2Prefetch, bool shareActivations, int64_t rasterM,
-    bool orderedWgmma) {
+    int64_t l2Prefetch, bool shareActivations, int64_t rasterM) {
   hq::TileConfig t;
   t.mMin = m.lo;
   t.mMax = m.hi;
@@ -524,7 +522,6 @@ LogicalResult TileConfigAttr::verify(
   t.l2Prefetch = l2Prefetch;
   t.shareActivations = shareActivations;
   t.rasterM = rasterM;
-  t.orderedWgmma = orderedWgmma;
   if (hq::Diag d = hq::verifyTileConfig(t))
     return emitError() << *d;
   return success();

@@ -201,25 +201,3 @@ func.func @kmajor192mc(%a: memref<?x8192xf8E4M3FN>, %w: memref<256x65536xi32>, %
       : memref<?x8192xf8E4M3FN>, memref<256x65536xi32> -> memref<?x8192xbf16>
   return
 }
-
-// ordered_wgmma: the two consumer warpgroups issue their wgmmas in turn
-// (named barriers 2 and 3), per channel and fine-grained.
-#kmajor192ord = #humming.tile_config<m = [1, inf], block = [192, 128, 128], warp = [192, 16, 128], stages = 5, mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], raster_m = 8, ordered_wgmma = true>
-func.func @kmajor192ord(%a: memref<?x8192xf8E4M3FN>, %w: memref<256x65536xi32>, %s: memref<1x8192xf32>, %as: memref<?x1xf32>, %c: memref<?x8192xbf16>) {
-  humming.gemm %a, %w scales(%s : memref<1x8192xf32>) input_scale(%as : memref<?x1xf32>) into %c
-      {weight_schema = #humming.weight_schema<type = f8E4M3FN, scale = f32, granularity = channel>,
-       input_schema = #humming.input_schema<type = f8E4M3FN, scaling = token>, layout = #humming.layout<chip = "sm_90a">,
-       tile_configs = [#kmajor192ord]}
-      : memref<?x8192xf8E4M3FN>, memref<256x65536xi32> -> memref<?x8192xbf16>
-  return
-}
-
-#kmajor128ord = #humming.tile_config<m = [1, inf], block = [128, 128, 128], warp = [128, 16, 128], stages = 6, mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], raster_m = 8, ordered_wgmma = true>
-func.func @blockfp8ord(%a: memref<?x8192xf8E4M3FN>, %w: memref<256x65536xi32>, %s: memref<64x8192xf32>, %as: memref<?x64xf32>, %c: memref<?x8192xbf16>) {
-  humming.gemm %a, %w scales(%s : memref<64x8192xf32>) input_scale(%as : memref<?x64xf32>) into %c
-      {weight_schema = #humming.weight_schema<type = f8E4M3FN, scale = f32, granularity = block<128, 128>>,
-       input_schema = #humming.input_schema<type = f8E4M3FN, scaling = group<128>>, layout = #humming.layout<chip = "sm_90a">,
-       tile_configs = [#kmajor128ord]}
-      : memref<?x8192xf8E4M3FN>, memref<256x65536xi32> -> memref<?x8192xbf16>
-  return
-}

@@ -307,10 +307,7 @@ def Humming_TileConfigAttr : Humming_Attr<"TileConfig", "tile_config"> {
     CTAs take g blocks of rows (tokens) for each block of columns before
     the next block of columns (a wave covers a compact region of the
     output whose activations and weights stay in L2; 1: the launch's own
-    row-by-row order); `ordered_wgmma = true` (warp-specialized wgmma, two
-    or more consumer warpgroups) has the consumer warpgroups issue each
-    iteration's wgmmas in turn, ordered by named barriers, so that one
-    warpgroup's wgmmas run while another waits for its own and folds them;
+    row-by-row order);
     `block_copies` (mma_sync) makes the block copy each stage's activation
     and weight tiles together and share them among its warps, as blocks of
     several warp rows always do (block_m > warp_m); `share_activations`
@@ -362,8 +359,7 @@ def Humming_TileConfigAttr : Humming_Attr<"TileConfig", "tile_config"> {
     Humming_I64Param<"0", "wgmma groups kept in flight across iterations">:$wgmma_in_flight,
     Humming_I64Param<"0", "iterations of weights prefetched to L2 beyond the pipeline">:$l2_prefetch,
     Humming_BoolParam<"false", "the warps of a K group share the activation copies">:$share_activations,
-    Humming_I64Param<"1", "blocks of rows per block of columns in the grid's order">:$raster_m,
-    Humming_BoolParam<"false", "consumer warpgroups issue their wgmmas in turn">:$ordered_wgmma
+    Humming_I64Param<"1", "blocks of rows per block of columns in the grid's order">:$raster_m
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let extraClassDeclaration = [{
