@@ -29,7 +29,7 @@ echo "ncu rc=$? ($shape M=$m $kernel)"
 ncu -i "$base.ncu-rep" --print-details all > "$base.txt" 2>&1
 # The headline metrics, each once (--print-details all repeats some in
 # every section, with its own spacing).
-grep -E "^ +(Duration|SM Frequency|Compute \(SM\) Throughput|DRAM Throughput|L2 Cache Throughput|L2 Hit Rate|Issued Ipc|No Eligible|Warp Cycles Per Issued|Registers Per|Grid Size|Waves Per SM|Achieved Occupancy|dram__bytes_(read|write)\.sum|Stall [A-Z])" "$base.txt" \
+grep -E "^ +(Duration|SM Frequency|Compute \(SM\) Throughput|DRAM Throughput|L2 Cache Throughput|L1/TEX Cache Throughput|Memory Throughput|Mem Busy|Max Bandwidth|Mem Pipes Busy|Shared [A-Za-z ]+|L2 Hit Rate|Issued Ipc|No Eligible|Warp Cycles Per Issued|Registers Per|Grid Size|Waves Per SM|Achieved Occupancy|dram__bytes_(read|write)\.sum|Stall [A-Z])" "$base.txt" \
   | sed -E 's/ +/ /g; s/^ //' | awk '!seen[$0]++' | head -40
 ncu -i "$base.ncu-rep" --page source --print-source sass --csv > "$base.csv" 2>&1
 python3 - "$base.csv" <<'PY'
@@ -59,4 +59,22 @@ for r in sorted(data, key=lambda r: -num(r, samp))[:25]:
     why = " ".join(f"{k}:{100 * v / total:.1f}" for v, k in top if v > 0)
     ex = r[execd] if execd is not None else ""
     print(f"{100 * num(r, samp) / total:5.1f}% {ex:>9} {r[0][-5:]} {r[src][:70]:70} {why}")
+PY
+# The pipes and memories a GEMM can be bound by, as raw metrics (tensor
+# pipe busy, shared-memory and L1 traffic, TMA): whichever is near its
+# peak is the limit.
+ncu -i "$base.ncu-rep" --page raw --csv > "$base-raw.csv" 2>&1
+python3 - "$base-raw.csv" <<'PY'
+import csv, re, sys
+rows = list(csv.reader(open(sys.argv[1])))
+if len(rows) < 3:
+    sys.exit()
+names, values = rows[0], rows[2]
+want = re.compile(r"(pipe_tensor.*pct_of_peak|pipe_shared.*pct|mem_shared.*(pct|sum\.per_second)|"
+                  r"l1tex__throughput.*pct|l1tex__data_bank.*pct|lsu_mem_shared|"
+                  r"tma.*pct|sm__throughput.*pct|lts__throughput.*pct|"
+                  r"l1tex__data_pipe.*pct)")
+for n, v in zip(names, values):
+    if want.search(n):
+        print(f"{n} = {v}")
 PY

@@ -7,6 +7,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Program.h"
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -91,8 +92,14 @@ public:
     {
       std::ofstream f(in, std::ios::binary);
       f << ptx;
-      if (!f)
-        return Error{concat("ptxas: cannot write ", in)};
+      f.flush();
+      if (!f) {
+        const int err = errno;
+        return Error{concat("ptxas: cannot write ", in, " (",
+                            err ? std::strerror(err) : "write failed",
+                            "): ptxas reads the PTX from a temporary file; "
+                            "check the space in TMPDIR")};
+      }
     }
     std::vector<std::string> argv = {path_, "-arch=" + chip, "-O3", in, "-o",
                                      out};

@@ -9,9 +9,12 @@
 
 #include <gtest/gtest.h>
 
+#include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <memory>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -90,6 +93,33 @@ TEST(Compiler, APtxasThatWritesNoCubinIsAnError) {
         << name;
   }
   std::system((std::string("rm -rf ") + dir).c_str());
+}
+
+TEST(Compiler, APtxInputThatCannotBeWrittenIsAnError) {
+  // ptxas reads the PTX from a temporary file: where it cannot be written
+  // (a full disk; here a file size limit of 0, in a child process) the
+  // error names the file and the reason, never a crash or a kernel.
+  Result<std::unique_ptr<KernelCompiler>> c = makePtxasCompiler();
+  if (!c.ok())
+    GTEST_SKIP() << c.error();
+  auto compileWithoutSpace = [&] {
+    // (The soft limit only, lifted again before the message is written:
+    // the death test's stderr goes to a file.)
+    std::signal(SIGXFSZ, SIG_IGN);
+    struct rlimit limit;
+    ::getrlimit(RLIMIT_FSIZE, &limit);
+    const rlim_t was = limit.rlim_cur;
+    limit.rlim_cur = 0;
+    ::setrlimit(RLIMIT_FSIZE, &limit);
+    Result<CompiledKernel> k = (*c)->compile(kPtx, "sm_80");
+    limit.rlim_cur = was;
+    ::setrlimit(RLIMIT_FSIZE, &limit);
+    std::fprintf(stderr, "%s\n", k.ok() ? "compiled" : k.error().c_str());
+    std::exit(k.ok() ? 1 : 0);
+  };
+  EXPECT_EXIT(compileWithoutSpace(), ::testing::ExitedWithCode(0),
+      "ptxas: cannot write .*/in.ptx \\(File too large\\): ptxas reads the "
+      "PTX from a temporary file; check the space in TMPDIR");
 }
 
 TEST(Compiler, NvJitLink) {
