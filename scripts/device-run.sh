@@ -121,8 +121,10 @@ run_step() {
       OUT="$logs/$name" HUMMING_BUNDLE="$bundle" timeout "$limit" bash "$here/profile-source.sh" "${args[@]}" >"$log" 2>&1
       status=$?
       say "$(printf '%-18s %-8s %4ss  bundle %s' "$name" "rc=$status" "$(( $(date +%s) - start ))" "$bundle")"
-      # The headline metrics and the top instructions.
-      head -n 40 "$log" | tee -a "$out/summary.txt"
+      # The headline metrics and the top instructions, then the raw
+      # metrics of the pipes and memories (profile-source.sh's last lines).
+      { head -n 40 "$log"; grep -E '^[a-z0-9_]+__[^ ]* = ' "$log"; } \
+        | tee -a "$out/summary.txt"
       ;;
     *)
       say "$name: unknown step kind '$kind'"
