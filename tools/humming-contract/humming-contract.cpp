@@ -90,6 +90,12 @@ static cl::opt<bool>
                          "grouped_contiguous, grouped_masked with counts and "
                          "with all rows), not only indexed"),
                 cl::init(false), cl::cat(category));
+static cl::opt<bool>
+    padding("padding",
+            cl::desc("Also every combination with padded weights: pad_n = "
+                     "64, and K as activations + pad_k of K - 16 + 16, K - 8 "
+                     "+ 8 and K - 64 + 64 (five times the matrix)"),
+            cl::init(false), cl::cat(category));
 static cl::opt<bool> list("list",
                           cl::desc("Print every combination's verdict"),
                           cl::init(false), cl::cat(category));
@@ -173,6 +179,7 @@ std::vector<Combination> matrix(const std::vector<std::string> &chips) {
            for (int compute = 0; compute < (allCompute ? 3 : 1); ++compute)
             for (hq::ScalarType o : {hq::ScalarType::f16(), hq::ScalarType::bf16()})
               for (int route = 0; route < (allRoutings ? 5 : 2); ++route)
+               for (int pad = 0; pad < (padding ? 5 : 1); ++pad)
                 for (bool prepared : {false, true})
                   for (const std::string &chip : chips) {
                     Combination c;
@@ -181,6 +188,12 @@ std::vector<Combination> matrix(const std::vector<std::string> &chips) {
                     c.spec.output = o;
                     c.spec.n = layerN;
                     c.spec.k = layerK;
+                    // pad: 0 none; 1 pad_n 64; 2-4 the last 16, 8 or 64
+                    // of K as pad_k (the activations' K the rest).
+                    static const int64_t padKs[] = {0, 0, 16, 8, 64};
+                    c.spec.weight.padN = pad == 1 ? 64 : 0;
+                    c.spec.weight.padK = padKs[pad];
+                    c.spec.k = layerK - padKs[pad];
                     c.spec.prepared = prepared;
                     c.spec.chip = chip;
                     c.spec.compute.f16Accumulation = compute == 1;
@@ -216,6 +229,10 @@ std::vector<Combination> matrix(const std::vector<std::string> &chips) {
                                       (prepared ? "_prepared_" : "_canonical_") +
                                       chip + "_w_" + wName + "_a_" + aName +
                                       "_o_" + o.str() + routeNames[route] +
+                                      (pad == 1 ? "_pad_n64"
+                                       : pad > 1
+                                           ? "_pad_k" + std::to_string(padKs[pad])
+                                           : "") +
                                       (compute == 1   ? "_f16acc"
                                        : compute == 2 ? "_batch_invariant"
                                                       : ""));
