@@ -105,7 +105,7 @@ double graphReplayUs(const rt::CudaDriver &cu, size_t launches,
 Result<QuantizedInput> quantizeInput(const rt::CudaDriver &cu,
                                      const InputSchema &in,
                                      const std::vector<double> &values,
-                                     int64_t m, int64_t k) {
+                                     int64_t m, int64_t k, int64_t codesK) {
   // Static scaling: the absmax of the batch (as a calibration would give).
   std::optional<float> staticScale;
   if (in.scaling == ActScaling::Static) {
@@ -119,15 +119,25 @@ Result<QuantizedInput> quantizeInput(const rt::CudaDriver &cu,
   if (!q)
     return Error{"quantize activations: " + q.error()};
   // One byte per 8-bit code; 4-bit codes two per byte, the lower k in the
-  // low nibble (rows of K / 2 bytes; K is even).
+  // low nibble (rows of codesK / 2 bytes; codesK is even); codes past K
+  // zero.
+  if (codesK < k || (in.type.bits == 4 && codesK % 2 != 0))
+    return Error{concat("quantize activations: expected K (", k,
+                        ") or more codes per row, an even number of 4-bit "
+                        "ones, got ", codesK)};
+  std::vector<uint32_t> padded(size_t(m * codesK), 0);
+  for (int64_t r = 0; r < m; ++r)
+    std::copy(q->codes.begin() + r * k, q->codes.begin() + (r + 1) * k,
+              padded.begin() + r * codesK);
   std::vector<uint8_t> bytes;
   if (in.type.bits == 4) {
-    bytes.resize(q->codes.size() / 2);
+    bytes.resize(padded.size() / 2);
     for (size_t i = 0; i < bytes.size(); ++i)
-      bytes[i] = uint8_t((q->codes[2 * i] & 0xF) |
-                         (q->codes[2 * i + 1] & 0xF) << 4);
+      bytes[i] = uint8_t((padded[2 * i] & 0xF) |
+                         (padded[2 * i + 1] & 0xF) << 4);
   } else {
-    bytes.assign(q->codes.begin(), q->codes.end());
+    for (uint32_t code : padded)
+      bytes.push_back(uint8_t(code));
   }
   std::vector<float> scales = q->scales;
   if (scales.empty())

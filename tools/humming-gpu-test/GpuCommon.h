@@ -50,7 +50,8 @@ struct StreamGraph {
 double graphReplayUs(const rt::CudaDriver &cu, size_t launches,
                      const std::function<Status(void *, size_t)> &launch);
 
-/// 8-bit activations on the device: the codes (one byte each) and f32
+/// 8-bit activations on the device: the codes (one byte each, in rows of
+/// `codesK` >= k codes, those past k zero: Layer::activationK) and f32
 /// scales the host reference makes from `values` [m, k], and the values they
 /// stand for.
 struct QuantizedInput {
@@ -61,7 +62,7 @@ struct QuantizedInput {
 Result<QuantizedInput> quantizeInput(const rt::CudaDriver &cu,
                                      const InputSchema &in,
                                      const std::vector<double> &values,
-                                     int64_t m, int64_t k);
+                                     int64_t m, int64_t k, int64_t codesK);
 
 /// The prepared tensors a transformed layer holds on the device (made
 /// there by the humming.repack kernels unless HUMMING_PREPARE=host) against

@@ -860,8 +860,9 @@ MoeTally runMoeCases(const rt::CudaDriver *cu, const std::string &device,
       }
       std::optional<QuantizedInput> q8;
       if (c.act.bits < 16) {
+        // (A MoE layer's rows are K wide: K is a multiple of 16 there.)
         Result<QuantizedInput> q = quantizeInput(*cu, c.input(), av, rb.rows,
-                                                 c.k);
+                                                 c.k, c.k);
         if (!q) {
           fail(q.error());
           continue;

@@ -1564,7 +1564,8 @@ int main(int argc, char **argv) {
       std::optional<QuantizedInput> q8;
       if (c.quantizedActs()) {
         Result<QuantizedInput> q =
-            quantizeInput(cu, c.input(), acts->values, m, c.k);
+            quantizeInput(cu, c.input(), acts->values, m, c.k,
+                          layer.activationK());
         if (!q) {
           o.error = q.error();
           outcomes.push_back(o);
