@@ -114,15 +114,19 @@ std::vector<Case> withPrepared(const std::vector<Case> &cases) {
     // 8-bit activations run over prepared weights only.
     if (!c.quantizedActs())
       out.push_back(c);
-    // The padding the layer gives itself where the case asks for none
-    // (Layer::create).
+    // The padding the layer gives itself where the case asks for none, and
+    // the rows its GEMM reads (Layer::create, Layer::activationK).
     WeightSchema w = c.weight;
-    if (w.padN == 0 && w.padK == 0 && verifyPadding(w, c.input(), c.n, c.k))
-      if (Result<Padding> p = kernelPadding(w, c.input(), c.n, c.k)) {
-        w.padN = p->n;
-        w.padK = p->k;
+    int64_t kAct = c.k;
+    if (w.padN == 0 && w.padK == 0)
+      if (Result<Layer> l = Layer::create(c.n, c.k, w, c.input())) {
+        w = l->weightSchema();
+        kAct = l->activationK();
       }
-    if (layout::supports(w, c.input(), c.n + w.padN, c.k + w.padK))
+    WeightSchema gemm = w;
+    gemm.padK -= kAct - c.k;
+    if (gemm.padK < 0 ||
+        layout::supports(gemm, c.input(), c.n + w.padN, c.k + w.padK))
       continue;
     Case p = c;
     p.name += "_prep";
@@ -1348,7 +1352,19 @@ int main(int argc, char **argv) {
   }
   for (Case &c : layers)
     c.ms = layerMs;
-  layers = withPrepared(layers);
+  if (!layers.empty()) {
+    const size_t asked = layers.size();
+    layers = withPrepared(layers);
+    // (An empty list means the suite: say so rather than run it.)
+    if (layers.empty()) {
+      std::fprintf(stderr,
+                   "humming-gpu-test: no kernel family takes the %zu "
+                   "--layer shape(s) with these weights and activations "
+                   "(the prepared layout refuses them)\n",
+                   asked);
+      return 2;
+    }
+  }
   auto cases = [&] {
     return !layers.empty() ? layers : useMatrix ? matrix() : suite(quick);
   };
