@@ -336,9 +336,9 @@ int humming_layer_set_activation_rows(humming_layer *layer, int64_t rows);
 int humming_layer_set_streams(humming_layer *layer, int64_t streams);
 
 /** y = dequantized(codes) * W^T for a layer of 8-bit activations: `codes`
- *  [M, humming_layer_activation_k] one byte each (16-byte aligned), `scales`
- * their f32 scales ([M] per token, [M, ceil(K / g)] per group, [1] static). As
- *  humming_layer_forward otherwise. */
+ *  [M, humming_layer_activation_k] one byte each (16-byte aligned),
+ *  `scales` their f32 scales ([M] per token, [M, ceil(K / g)] per group,
+ *  [1] static). As humming_layer_forward otherwise. */
 int humming_layer_forward_quantized(const humming_layer *layer, void *stream,
                                     uint64_t codes, uint64_t scales,
                                     uint64_t output, int64_t m);
