@@ -409,9 +409,10 @@ Diag verifyTileConfig(const TileConfig &t) {
   if (t.l2Prefetch < 0 || t.l2Prefetch > 64)
     return concat("expected l2_prefetch between 0 and 64 iterations, got ",
                   t.l2Prefetch);
-  if (t.l2Prefetch > 0 && t.warpSpecialized)
-    return concat("expected l2_prefetch = 0 with warp_specialized (the "
-                  "prefetch runs in the cp.async pipelines), got ",
+  if (t.l2Prefetch > 0 && t.warpSpecialized && t.mma != MmaKind::Wgmma)
+    return concat("expected l2_prefetch = 0 with warp_specialized mma_sync "
+                  "(the prefetch runs in the cp.async pipelines and the "
+                  "wgmma producer), got ",
                   t.l2Prefetch);
   if (t.clusterSplit && t.splitK != 2 && t.splitK != 4 && t.splitK != 8)
     return concat("expected split_k of 2, 4 or 8 with cluster_split (the "
@@ -686,6 +687,11 @@ Diag verifyTileForProblem(const TileConfig &t, const WeightSchema &w,
   }
   if ((t.multicastA > 1 || t.multicastB > 1) && c.gemm != GemmType::Dense)
     return concat("expected a dense GEMM with multicast, got ", toString(c.gemm));
+  if (t.l2Prefetch > 0 && t.warpSpecialized && c.gemm != GemmType::Dense)
+    return concat("expected a dense GEMM with l2_prefetch in a "
+                  "warp-specialized kernel (its producer prefetches the "
+                  "block's weights), got ",
+                  toString(c.gemm));
   if ((t.tma & TmaZeroPoints) && w.zeroPoint == ZeroPointKind::None)
     return std::string("expected a zero point in the schema with TMA on "
                        "zero points");

@@ -208,11 +208,12 @@ struct TileConfig {
   /// (its consumers then wait with wgmma.wait_group 1 and release the
   /// previous slot), 0 drains them when an iteration starts.
   int64_t wgmmaInFlight = 0;
-  /// cp.async pipelines (not warp-specialized; sm_90 and later): each
-  /// iteration also asks L2 for the weights of the iteration this many
-  /// beyond the one it copies into shared memory
-  /// (cp.async.bulk.prefetch.L2), so that more of the weights are on their
-  /// way from DRAM than the pipeline's slots hold; 0: no prefetch.
+  /// cp.async pipelines and the warp-specialized wgmma producer (dense
+  /// layers; sm_90 and later): each iteration (fill) also asks L2 for the
+  /// weights of the iteration this many beyond the one it copies into
+  /// shared memory (cp.async.bulk.prefetch.L2), so that more of the
+  /// weights are on their way from DRAM than the pipeline's slots hold; 0:
+  /// no prefetch.
   int64_t l2Prefetch = 0;
   /// The order of the grid (prepared kernels): consecutive CTAs take
   /// rasterM blocks of rows (tokens) for each block of columns before the

@@ -36,13 +36,25 @@ void PreparedEmitter::issueCopies(Value iter, Value slot, Value when,
     NVVM::CpAsyncCommitGroupOp::create(b);
 }
 
-void PreparedEmitter::prefetchWeightsL2(Value first, Value local) {
-  const unsigned bits = spec.weight.type.bits;
+void PreparedEmitter::prefetchWeightsL2(Value first, Value local,
+                                        bool oneThread) {
   // Chunks of this iteration: k-tile slots of the block (cooperative) or of
-  // this warp, one per thread (lane) from 0.
+  // this warp, one per thread (lane) from 0; or all of them by this thread.
   const int64_t chunks =
       tile.cooperative() ? tile.kTilesPerIteration() : tile.kTilesPerWarp;
-  Value who = tile.cooperative() ? copyTid : lane;
+  if (oneThread) {
+    for (int64_t c = 0; c < chunks; ++c)
+      prefetchWeightChunkL2(first, local, c32(c));
+    return;
+  }
+  prefetchWeightChunkL2(first, local, tile.cooperative() ? copyTid : lane);
+}
+
+void PreparedEmitter::prefetchWeightChunkL2(Value first, Value local,
+                                            Value who) {
+  const unsigned bits = spec.weight.type.bits;
+  const int64_t chunks =
+      tile.cooperative() ? tile.kTilesPerIteration() : tile.kTilesPerWarp;
   Value mine = arith::AndIOp::create(
       b, arith::CmpIOp::create(b, arith::CmpIPredicate::ult, who, c32(chunks)),
       arith::CmpIOp::create(b, arith::CmpIPredicate::slt, local,

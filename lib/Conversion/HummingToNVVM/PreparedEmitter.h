@@ -180,8 +180,13 @@ protected:
   /// l2_prefetch: asks L2 for the weights of the CTA's iteration `local`
   /// (i32, from its first iteration `first`; nothing past its last): one
   /// cp.async.bulk.prefetch.L2 per k-tile of the block's n-tiles
-  /// (cooperative copies) or of the warp's n-tile, from as many threads.
-  void prefetchWeightsL2(Value first, Value local);
+  /// (cooperative copies) or of the warp's n-tile, from as many threads —
+  /// or, `oneThread` (the warp-specialized producer's one copying thread),
+  /// every one from this thread.
+  void prefetchWeightsL2(Value first, Value local, bool oneThread = false);
+  /// The prefetch of chunk `who` (i32) of iteration `local`: nothing where
+  /// `who` is not a chunk or `local` past the CTA's last iteration.
+  void prefetchWeightChunkL2(Value first, Value local, Value who);
   /// Appends to `s` the `n` i32 words at shared address `addr` (one scalar
   /// or vector load aligned to `alignment` bytes).
   void pushWords(Value addr, int64_t n, unsigned alignment, Stage &s);

@@ -589,6 +589,13 @@ void WgmmaEmitter::emitWarpSpecializedLoop(Value first) {
                        arith::AndIOp::create(b, use, c32(1)));
         }
         issueCopies(arith::AddIOp::create(b, first, f), slot);
+        // l2_prefetch: the weights of fill f + d into L2 (from DRAM, when
+        // the wave's earlier reads have not brought them), so that the
+        // fill's copies find them there.
+        if (tile.l2Prefetch > 0)
+          prefetchWeightsL2(first,
+                            arith::AddIOp::create(b, f, c32(tile.l2Prefetch)),
+                            /*oneThread=*/bulk);
         if (tracked)
           arriveWhenLanded(slot);
         if (!bulk && !tracked) {

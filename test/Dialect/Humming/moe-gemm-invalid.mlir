@@ -182,6 +182,20 @@ func.func @multicast_moe(%a: memref<?x2048xbf16>, %w: memref<8x1024x256xi32>, %s
 
 // -----
 
+// The warp-specialized producer's L2 prefetch reads a dense layer's
+// weights only.
+func.func @l2_prefetch_ws_moe(%a: memref<?x2048xbf16>, %w: memref<8x1024x256xi32>, %s: memref<8x1024x1xbf16>, %offs: memref<9xi32>, %c: memref<?x1024xbf16>) {
+  // expected-error @+1 {{tile_configs[0]: expected a dense GEMM with l2_prefetch in a warp-specialized kernel (its producer prefetches the block's weights), got grouped_contiguous}}
+  humming.moe_gemm %a, %w scales(%s : memref<8x1024x1xbf16>) expert_layout(%offs : memref<9xi32>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = bf16, experts = 8>, input_schema = #humming.input_schema<type = bf16>,
+       compute = #humming.compute<gemm = grouped_contiguous>,
+       tile_configs = [#humming.tile_config<block = [64, 256, 64], warp = [64, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, l2_prefetch = 2>]}
+      : memref<?x2048xbf16>, memref<8x1024x256xi32> -> memref<?x1024xbf16>
+  return
+}
+
+// -----
+
 func.func @indexed_without_block_size(%a: memref<?x2048xbf16>, %w: memref<8x1024x256xi32>, %s: memref<8x1024x1xbf16>, %ids: memref<?xi32>, %eids: memref<?xi32>, %ntp: memref<1xi32>, %c: memref<?x1024xbf16>) {
   // expected-error @+1 {{expected a 'block_size' attribute with gemm = indexed (sorted_ids pads each expert to a multiple of it)}}
   humming.moe_gemm %a, %w scales(%s : memref<8x1024x1xbf16>) sorted_ids(%ids : memref<?xi32>) expert_ids(%eids : memref<?xi32>) num_tokens_padded(%ntp : memref<1xi32>) into %c

@@ -301,9 +301,10 @@ def Humming_TileConfigAttr : Humming_Attr<"TileConfig", "tile_config"> {
     every row; dense layers only);
     `wgmma_in_flight = 1` (warp-specialized wgmma) keeps an iteration's
     wgmmas running until the next iteration's first k-tile is issued;
-    `l2_prefetch = d` (cp.async pipelines, sm_90 and later) has each
-    iteration ask L2 for the weights d iterations beyond those it copies
-    into shared memory; `raster_m = g` orders the grid so that consecutive
+    `l2_prefetch = d` (cp.async pipelines and the warp-specialized wgmma
+    producer of dense layers, sm_90 and later) has each iteration (fill)
+    ask L2 for the weights d iterations beyond those it copies into shared
+    memory; `raster_m = g` orders the grid so that consecutive
     CTAs take g blocks of rows (tokens) for each block of columns before
     the next block of columns (a wave covers a compact region of the
     output whose activations and weights stay in L2; 1: the launch's own
