@@ -211,9 +211,9 @@ struct TileConfig {
   /// cp.async pipelines and the warp-specialized wgmma producer (dense
   /// layers; sm_90 and later): each iteration (fill) also asks L2 for the
   /// weights of the iteration this many beyond the one it copies into
-  /// shared memory (cp.async.bulk.prefetch.L2), so that more of the
-  /// weights are on their way from DRAM than the pipeline's slots hold; 0:
-  /// no prefetch.
+  /// shared memory (cp.async.bulk.prefetch.L2; the producer also for the
+  /// activation box of a tensor copy), so that more of the operands are on
+  /// their way from DRAM than the pipeline's slots hold; 0: no prefetch.
   int64_t l2Prefetch = 0;
   /// The order of the grid (prepared kernels): consecutive CTAs take
   /// rasterM blocks of rows (tokens) for each block of columns before the

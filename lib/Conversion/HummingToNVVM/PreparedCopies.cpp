@@ -50,6 +50,35 @@ void PreparedEmitter::prefetchWeightsL2(Value first, Value local,
   prefetchWeightChunkL2(first, local, tile.cooperative() ? copyTid : lane);
 }
 
+void PreparedEmitter::prefetchActivationsL2(Value first, Value local) {
+  auto ifOp = scf::IfOp::create(
+      b,
+      arith::CmpIOp::create(b, arith::CmpIPredicate::slt, local,
+                            c32(ctaIterations)),
+      /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  // The coordinates of issueCooperativeCopies' tensor copy: the
+  // iteration's first k-tile (elements of 2 bytes: 8 per 8-bit k-tile, 16
+  // per 16-bit one) and the block's first row (with multicast_a this CTA's
+  // share, the box's rows).
+  Value iter = arith::AddIOp::create(b, first, local);
+  Value col = arith::MulIOp::create(
+      b, arith::MulIOp::create(b, iter, c32(tile.kTilesPerIteration())),
+      c32(act8 ? 8 : 16));
+  Value row = arith::MulIOp::create(b, bidY, c32(tile.blockM()));
+  if (tile.multicastA > 1)
+    row = arith::AddIOp::create(
+        b, row,
+        arith::MulIOp::create(
+            b, arith::RemUIOp::create(b, bidX, c32(tile.multicastA)),
+            c32(tile.blockM() / tile.multicastA)));
+  NVVM::CpAsyncBulkTensorPrefetchOp::create(
+      b, inputMapAddress(), ValueRange{col, row}, /*im2colOffsets=*/ValueRange(),
+      NVVM::TMALoadModeAttr::get(b.getContext(), NVVM::TMALoadMode::TILE),
+      /*l2CacheHint=*/Value());
+}
+
 void PreparedEmitter::prefetchWeightChunkL2(Value first, Value local,
                                             Value who) {
   const unsigned bits = spec.weight.type.bits;

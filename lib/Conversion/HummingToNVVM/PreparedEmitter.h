@@ -187,6 +187,12 @@ protected:
   /// The prefetch of chunk `who` (i32) of iteration `local`: nothing where
   /// `who` is not a chunk or `local` past the CTA's last iteration.
   void prefetchWeightChunkL2(Value first, Value local, Value who);
+  /// l2_prefetch with the activations by tensor copy (tma = [a], not
+  /// gathered): asks L2 for this CTA's box of iteration `local`'s
+  /// activations (cp.async.bulk.prefetch.tensor through the input map;
+  /// nothing past the CTA's last iteration). From the thread that issues
+  /// the tensor copies.
+  void prefetchActivationsL2(Value first, Value local);
   /// Appends to `s` the `n` i32 words at shared address `addr` (one scalar
   /// or vector load aligned to `alignment` bytes).
   void pushWords(Value addr, int64_t n, unsigned alignment, Stage &s);

@@ -592,10 +592,12 @@ void WgmmaEmitter::emitWarpSpecializedLoop(Value first) {
         // l2_prefetch: the weights of fill f + d into L2 (from DRAM, when
         // the wave's earlier reads have not brought them), so that the
         // fill's copies find them there.
-        if (tile.l2Prefetch > 0)
-          prefetchWeightsL2(first,
-                            arith::AddIOp::create(b, f, c32(tile.l2Prefetch)),
-                            /*oneThread=*/bulk);
+        if (tile.l2Prefetch > 0) {
+          Value ahead = arith::AddIOp::create(b, f, c32(tile.l2Prefetch));
+          prefetchWeightsL2(first, ahead, /*oneThread=*/bulk);
+          if (tile.tensorActivations())
+            onFirstCopier([&] { prefetchActivationsL2(first, ahead); });
+        }
         if (tracked)
           arriveWhenLanded(slot);
         if (!bulk && !tracked) {

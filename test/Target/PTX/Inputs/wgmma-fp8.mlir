@@ -203,7 +203,8 @@ func.func @kmajor192mc(%a: memref<?x8192xf8E4M3FN>, %w: memref<256x65536xi32>, %
 }
 
 // l2_prefetch = 4: the producer's copying thread asks L2 for the weights
-// of the fill four ahead, one prefetch per k-tile of the block.
+// of the fill four ahead, one prefetch per k-tile of the block, and for
+// its activation box.
 #kmajor192pf = #humming.tile_config<m = [1, inf], block = [192, 128, 128], warp = [192, 16, 128], stages = 5, mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], raster_m = 8, l2_prefetch = 4>
 func.func @kmajor192pf(%a: memref<?x8192xf8E4M3FN>, %w: memref<256x65536xi32>, %s: memref<1x8192xf32>, %as: memref<?x1xf32>, %c: memref<?x8192xbf16>) {
   humming.gemm %a, %w scales(%s : memref<1x8192xf32>) input_scale(%as : memref<?x1xf32>) into %c
