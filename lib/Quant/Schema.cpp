@@ -690,7 +690,7 @@ Diag verifyTileForProblem(const TileConfig &t, const WeightSchema &w,
   if (t.l2Prefetch > 0 && t.warpSpecialized && c.gemm != GemmType::Dense)
     return concat("expected a dense GEMM with l2_prefetch in a "
                   "warp-specialized kernel (its producer prefetches the "
-                  "block's weights), got ",
+                  "block's weights and activation box), got ",
                   toString(c.gemm));
   if ((t.tma & TmaZeroPoints) && w.zeroPoint == ZeroPointKind::None)
     return std::string("expected a zero point in the schema with TMA on "

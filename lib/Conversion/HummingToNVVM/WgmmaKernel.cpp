@@ -589,9 +589,9 @@ void WgmmaEmitter::emitWarpSpecializedLoop(Value first) {
                        arith::AndIOp::create(b, use, c32(1)));
         }
         issueCopies(arith::AddIOp::create(b, first, f), slot);
-        // l2_prefetch: the weights of fill f + d into L2 (from DRAM, when
-        // the wave's earlier reads have not brought them), so that the
-        // fill's copies find them there.
+        // l2_prefetch: the weights (and the activation box) of fill f + d
+        // into L2 (from DRAM, when the wave's earlier reads have not
+        // brought them), so that the fill's copies find them there.
         if (tile.l2Prefetch > 0) {
           Value ahead = arith::AddIOp::create(b, f, c32(tile.l2Prefetch));
           prefetchWeightsL2(first, ahead, /*oneThread=*/bulk);

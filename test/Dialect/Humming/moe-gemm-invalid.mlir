@@ -185,7 +185,7 @@ func.func @multicast_moe(%a: memref<?x2048xbf16>, %w: memref<8x1024x256xi32>, %s
 // The warp-specialized producer's L2 prefetch reads a dense layer's
 // weights only.
 func.func @l2_prefetch_ws_moe(%a: memref<?x2048xbf16>, %w: memref<8x1024x256xi32>, %s: memref<8x1024x1xbf16>, %offs: memref<9xi32>, %c: memref<?x1024xbf16>) {
-  // expected-error @+1 {{tile_configs[0]: expected a dense GEMM with l2_prefetch in a warp-specialized kernel (its producer prefetches the block's weights), got grouped_contiguous}}
+  // expected-error @+1 {{tile_configs[0]: expected a dense GEMM with l2_prefetch in a warp-specialized kernel (its producer prefetches the block's weights and activation box), got grouped_contiguous}}
   humming.moe_gemm %a, %w scales(%s : memref<8x1024x1xbf16>) expert_layout(%offs : memref<9xi32>) into %c
       {weight_schema = #humming.weight_schema<type = ui4, scale = bf16, experts = 8>, input_schema = #humming.input_schema<type = bf16>,
        compute = #humming.compute<gemm = grouped_contiguous>,
