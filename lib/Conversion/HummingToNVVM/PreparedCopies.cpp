@@ -50,6 +50,25 @@ void PreparedEmitter::prefetchWeightsL2(Value first, Value local,
   prefetchWeightChunkL2(first, local, tile.cooperative() ? copyTid : lane);
 }
 
+PreparedEmitter::ActivationBox PreparedEmitter::activationBox(Value iter) {
+  // The iteration's first k-tile (the map's elements are 2 bytes: pairs of
+  // 8-bit activations, 8 per k-tile; 16 per 16-bit one) and the block's
+  // first row; with multicast_a this CTA's share of the rows (its rank in
+  // the pair along x: the box is block_m / multicast_a rows).
+  ActivationBox box;
+  box.row = arith::MulIOp::create(b, bidY, c32(tile.blockM()));
+  box.col = arith::MulIOp::create(
+      b, arith::MulIOp::create(b, iter, c32(tile.kTilesPerIteration())),
+      c32(act8 ? 8 : 16));
+  if (tile.multicastA > 1) {
+    Value rank = arith::RemUIOp::create(b, bidX, c32(tile.multicastA));
+    box.shareRow =
+        arith::MulIOp::create(b, rank, c32(tile.blockM() / tile.multicastA));
+    box.row = arith::AddIOp::create(b, box.row, box.shareRow);
+  }
+  return box;
+}
+
 void PreparedEmitter::prefetchActivationsL2(Value first, Value local) {
   auto ifOp = scf::IfOp::create(
       b,
@@ -58,23 +77,11 @@ void PreparedEmitter::prefetchActivationsL2(Value first, Value local) {
       /*withElseRegion=*/false);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(ifOp.thenBlock());
-  // The coordinates of issueCooperativeCopies' tensor copy: the
-  // iteration's first k-tile (elements of 2 bytes: 8 per 8-bit k-tile, 16
-  // per 16-bit one) and the block's first row (with multicast_a this CTA's
-  // share, the box's rows).
-  Value iter = arith::AddIOp::create(b, first, local);
-  Value col = arith::MulIOp::create(
-      b, arith::MulIOp::create(b, iter, c32(tile.kTilesPerIteration())),
-      c32(act8 ? 8 : 16));
-  Value row = arith::MulIOp::create(b, bidY, c32(tile.blockM()));
-  if (tile.multicastA > 1)
-    row = arith::AddIOp::create(
-        b, row,
-        arith::MulIOp::create(
-            b, arith::RemUIOp::create(b, bidX, c32(tile.multicastA)),
-            c32(tile.blockM() / tile.multicastA)));
+  // The box the fill's tensor copy reads.
+  ActivationBox box = activationBox(arith::AddIOp::create(b, first, local));
   NVVM::CpAsyncBulkTensorPrefetchOp::create(
-      b, inputMapAddress(), ValueRange{col, row}, /*im2colOffsets=*/ValueRange(),
+      b, inputMapAddress(), ValueRange{box.col, box.row},
+      /*im2colOffsets=*/ValueRange(),
       NVVM::TMALoadModeAttr::get(b.getContext(), NVVM::TMALoadMode::TILE),
       /*l2CacheHint=*/Value());
 }
@@ -322,30 +329,23 @@ void PreparedEmitter::issueCooperativeCopies(Value iter, Value slot) {
         // (The map's elements are 2 bytes: pairs of 8-bit activations,
         // 8 per k-tile.)
         Value map = inputMapAddress();
-        Value row = arith::MulIOp::create(b, bidY, c32(blockM));
-        Value col = arith::MulIOp::create(b, kTileOf(c32(0)),
-                                          c32(act8 ? 8 : 16));
+        ActivationBox box = activationBox(iter);
         Value dst = slotBase, mask;
         if (tile.multicastA > 1) {
-          // multicast_a: this CTA's share of the rows (its rank in the
-          // pair along x: the box is block_m / multicast_a rows), into the
-          // same place of every CTA of the cluster, completing on each
-          // one's full barrier (whose expected bytes count the whole tile).
-          // The share starts at a multiple of eight rows: the swizzle's
-          // period (layout::slotAlign).
-          const int64_t share = blockM / tile.multicastA;
-          Value rank = arith::RemUIOp::create(b, bidX, c32(tile.multicastA));
-          Value rows = arith::MulIOp::create(b, rank, c32(share));
-          row = arith::AddIOp::create(b, row, rows);
+          // multicast_a: this CTA's share of the rows, into the same place
+          // of every CTA of the cluster, completing on each one's full
+          // barrier (whose expected bytes count the whole tile). The share
+          // starts at a multiple of eight rows: the swizzle's period
+          // (layout::slotAlign).
           dst = arith::AddIOp::create(
               b, slotBase,
-              arith::MulIOp::create(b, rows,
+              arith::MulIOp::create(b, box.shareRow,
                                     c32(tile.activationRowBytes())));
           mask = arith::ConstantIntOp::create(
               b, b.getI16Type(), (int64_t(1) << tile.multicastA) - 1);
         }
         NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-            b, clusterSmemAt(dst), map, ValueRange{col, row}, full,
+            b, clusterSmemAt(dst), map, ValueRange{box.col, box.row}, full,
             /*im2colOffsets=*/ValueRange(), /*multicastMask=*/mask,
             /*l2CacheHint=*/Value(), NVVM::TMALoadMode::TILE,
             /*isCTAOnly=*/false, /*group=*/NVVM::CTAGroupKindAttr(),

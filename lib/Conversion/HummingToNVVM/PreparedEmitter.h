@@ -193,6 +193,14 @@ protected:
   /// nothing past the CTA's last iteration). From the thread that issues
   /// the tensor copies.
   void prefetchActivationsL2(Value first, Value local);
+  /// tma = [a]: the coordinates of iteration `iter`'s activation box, as
+  /// its tensor copy and its L2 prefetch read it (the first k-tile in the
+  /// map's 2-byte elements, this CTA's first row), and with multicast_a
+  /// this CTA's first row within the block (else null).
+  struct ActivationBox {
+    Value col, row, shareRow;
+  };
+  ActivationBox activationBox(Value iter);
   /// Appends to `s` the `n` i32 words at shared address `addr` (one scalar
   /// or vector load aligned to `alignment` bytes).
   void pushWords(Value addr, int64_t n, unsigned alignment, Stage &s);
