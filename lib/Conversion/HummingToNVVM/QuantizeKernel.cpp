@@ -442,17 +442,14 @@ std::string mlir::humming::quantizeKernelProblem(const QuantizeKernelSpec &spec,
     return "4-bit codes pack two per byte, so rows start at byte K / 2: "
            "expected an even K, got " +
            std::to_string(spec.k);
-  if (spec.codes() < spec.k)
-    return "expected at least K (" + std::to_string(spec.k) +
-           ") codes per row, got " + std::to_string(spec.codes());
+  // (At least K codes per row, and no more with per-group scales: the op
+  // verifier's rules.)
+  assert(spec.codes() >= spec.k &&
+         (in.scaling != hq::ActScaling::Group || spec.codes() == spec.k) &&
+         "codes per row the quantize op verifier refuses");
   if (t.bits == 4 && spec.codes() % 2 != 0)
     return "4-bit codes pack two per byte: expected an even number of codes "
            "per row, got " +
-           std::to_string(spec.codes());
-  if (in.scaling == hq::ActScaling::Group && spec.codes() != spec.k)
-    return "expected K (" + std::to_string(spec.k) +
-           ") codes per row with per-group scales (K is a multiple of the "
-           "group: nothing to pad), got " +
            std::to_string(spec.codes());
   const bool fp8 = !t.isInt() && t.bits == 8;
   if (fp8 && chip.sm < 89)

@@ -22,6 +22,17 @@ func.func @int4_odd(%x: memref<?x255xf16>, %q: memref<?x255xi4>, %s: memref<?x1x
 
 // -----
 
+// The same for rows padded past K: an odd number of codes per row.
+func.func @int4_odd_codes(%x: memref<?x256xf16>, %q: memref<?x257xi4>, %s: memref<?x1xf32>) {
+  // expected-error @+1 {{'humming.quantize' op 4-bit codes pack two per byte: expected an even number of codes per row, got 257}}
+  humming.quantize %x into %q scales(%s : memref<?x1xf32>)
+      {schema = #humming.input_schema<type = si4, scaling = token>}
+      : memref<?x256xf16> -> memref<?x257xi4>
+  return
+}
+
+// -----
+
 func.func @wide_group(%x: memref<?x1024xf16>, %q: memref<?x1024xi8>, %s: memref<?x2xf32>) {
   // expected-error @+1 {{'humming.quantize' op expected an activation group of a power of two from 8 to 256 elements (a group's lanes exchange their maxima in one warp), got group<512>}}
   humming.quantize %x into %q scales(%s : memref<?x2xf32>)
