@@ -885,22 +885,26 @@ struct WsModel {
   std::vector<int64_t> pc;                   // program step per thread
   std::string failure;
 
+  // 8-bit activations' order (L::ws::releasesOwn): each iteration waits
+  // for its own wgmmas and releases its own use; `releaseEarly` (a
+  // mutation) releases it at the full wait, before the reads end.
+  bool releaseOwn = false, releaseEarly = false;
+
   WsModel(int64_t stages, int64_t iterations, int64_t producers,
           int64_t consumers, bool bulkCopies = false, bool bulkFills = false,
-          bool trackedFills = false)
-      : S(stages), n(iterations), D(L::ws::fillsInFlight(stages)),
-        P(producers), C(consumers), bulk(bulkCopies || bulkFills),
-        allBulk(bulkFills), tracked(trackedFills),
-        bulkLanded(size_t(stages), -1), full(size_t(stages)),
-        empty(size_t(stages)),
+          bool trackedFills = false, bool ownRelease = false)
+      : S(stages), n(iterations), D(L::ws::fillsInFlight(stages)), P(producers),
+        C(consumers), bulk(bulkCopies || bulkFills), allBulk(bulkFills),
+        tracked(trackedFills), bulkLanded(size_t(stages), -1),
+        full(size_t(stages)), empty(size_t(stages)),
         landed(size_t(stages), std::vector<int64_t>(size_t(producers), -1)),
         reading(size_t(consumers), -1), readingBefore(size_t(consumers), -1),
-        groups(size_t(producers)),
-        pc(size_t(producers + consumers), 0) {
+        groups(size_t(producers)), pc(size_t(producers + consumers), 0) {
     for (Barrier &b : full)
       b.expected = b.pending = L::ws::fullArrivals(P, allBulk);
     for (Barrier &b : empty)
       b.expected = b.pending = C;
+    releaseOwn = ownRelease;
   }
   bool waits(const Barrier &b, int64_t phase, int64_t parity) {
     return waitsForPhase(b, phase, parity, failure);
@@ -991,6 +995,15 @@ struct WsModel {
                     " landed";
       readingBefore[size_t(c)] = reading[size_t(c)];
       reading[size_t(c)] = s;
+      if (releaseEarly && L::ws::releasesOwn(i, S, n))
+        empty[size_t(s)].arrive();
+    } else if (releaseOwn) {
+      // The wgmma wait: this iteration's reads end.
+      if (!releaseEarly)
+        reading[size_t(c)] = -1;
+      readingBefore[size_t(c)] = -1;
+      if (!releaseEarly && L::ws::releasesOwn(i, S, n))
+        empty[size_t(s)].arrive();
     } else {
       readingBefore[size_t(c)] = -1; // the wgmma wait
       if (L::ws::releasesPrevious(i, S, n))
@@ -1057,17 +1070,39 @@ TEST(PreparedLayout, WarpSpecializedPipelineNeverDeadlocksNorRacesInAModel) {
   for (int64_t stages = 3; stages <= 8; ++stages)
     for (int64_t n : {1, 2, 3, 5, 8, 13, 40})
       for (int seed = 0; seed < 20; ++seed)
-        for (int mode : {0, 1, 2, 3}) {
-          WsModel model(stages, n, /*producers=*/2, /*consumers=*/3,
-                        /*bulkCopies=*/mode == 1 || mode == 3,
-                        /*bulkFills=*/mode == 2, /*trackedFills=*/mode == 3);
-          EXPECT_EQ(model.run(rng), "")
-              << "stages = " << stages << ", iterations = " << n
-              << (mode == 1   ? ", bulk copies"
-                  : mode == 2 ? ", bulk fills"
-                  : mode == 3 ? ", tracked fills"
-                              : "");
-        }
+        for (int mode : {0, 1, 2, 3})
+          for (bool own : {false, true}) {
+            WsModel model(stages, n, /*producers=*/2, /*consumers=*/3,
+                          /*bulkCopies=*/mode == 1 || mode == 3,
+                          /*bulkFills=*/mode == 2, /*trackedFills=*/mode == 3,
+                          /*ownRelease=*/own);
+            EXPECT_EQ(model.run(rng), "")
+                << "stages = " << stages << ", iterations = " << n
+                << (mode == 1   ? ", bulk copies"
+                    : mode == 2 ? ", bulk fills"
+                    : mode == 3 ? ", tracked fills"
+                                : "")
+                << (own ? ", each iteration releasing its own use" : "");
+          }
+}
+
+TEST(PreparedLayout, ReleasingTheOwnUseBeforeTheWgmmaWaitIsCaughtByTheModel) {
+  // The 8-bit order's release must follow the wgmma wait: a consumer that
+  // released its slot at the full wait lets the next fill overwrite what
+  // its wgmmas may still read. The model must see that in some order.
+  std::mt19937 rng(5);
+  int caught = 0;
+  for (int seed = 0; seed < 50; ++seed)
+    for (int mode : {0, 2}) {
+      WsModel model(/*stages=*/3, /*iterations=*/13, /*producers=*/2,
+                    /*consumers=*/3, /*bulkCopies=*/false,
+                    /*bulkFills=*/mode == 2, /*trackedFills=*/false,
+                    /*ownRelease=*/true);
+      model.releaseEarly = true;
+      std::string failure = model.run(rng);
+      caught += failure.find("while a consumer reads it") != std::string::npos;
+    }
+  EXPECT_GT(caught, 0);
 }
 
 namespace {
@@ -1097,9 +1132,13 @@ struct McModel {
   int64_t producerPc[2] = {0, 0};
   std::vector<int64_t> consumerPc[2];
   std::string failure;
+  // 8-bit activations' order (L::ws::releasesOwn): each iteration
+  // releases its own use after its wgmma wait.
+  bool releaseOwn = false;
 
-  McModel(int64_t stages, int64_t iterations, int64_t consumerWarps)
-      : S(stages), n(iterations), C(consumerWarps) {
+  McModel(int64_t stages, int64_t iterations, int64_t consumerWarps,
+          bool ownRelease = false)
+      : S(stages), n(iterations), C(consumerWarps), releaseOwn(ownRelease) {
     for (int x = 0; x < 2; ++x) {
       full[x].assign(size_t(S), Barrier{});
       empty[x].assign(size_t(S), Barrier{});
@@ -1178,6 +1217,11 @@ struct McModel {
                   " before both halves of its fill landed";
       readingBefore[x][size_t(c)] = reading[x][size_t(c)];
       reading[x][size_t(c)] = s;
+    } else if (releaseOwn) {
+      reading[x][size_t(c)] = readingBefore[x][size_t(c)] = -1;
+      if (L::ws::releasesOwn(i, S, n))
+        for (int y : {x, 1 - x})
+          empty[y][size_t(s)].arrive();
     } else {
       readingBefore[x][size_t(c)] = -1;
       if (L::ws::releasesPrevious(i, S, n))
@@ -1219,11 +1263,13 @@ TEST(PreparedLayout, MulticastPairsNeverDeadlockNorRaceInAModel) {
   std::mt19937 rng(5);
   for (int64_t stages = 3; stages <= 6; ++stages)
     for (int64_t n : {1, 2, 3, 5, 8, 13, 40})
-      for (int seed = 0; seed < 20; ++seed) {
-        McModel model(stages, n, /*consumerWarps=*/3);
-        EXPECT_EQ(model.run(rng), "")
-            << "stages = " << stages << ", iterations = " << n;
-      }
+      for (int seed = 0; seed < 20; ++seed)
+        for (bool own : {false, true}) {
+          McModel model(stages, n, /*consumerWarps=*/3, own);
+          EXPECT_EQ(model.run(rng), "")
+              << "stages = " << stages << ", iterations = " << n
+              << (own ? ", each iteration releasing its own use" : "");
+        }
   EXPECT_EQ(L::ws::emptyArrivals(256, 2), 16);
   EXPECT_EQ(L::ws::emptyArrivals(256, 1), 256);
 }

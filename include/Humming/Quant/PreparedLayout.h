@@ -392,6 +392,12 @@ inline int64_t useFillParity(int64_t i, int64_t stages) {
 inline bool releasesPrevious(int64_t i, int64_t stages, int64_t iterations) {
   return i >= 1 && i - 1 + stages < iterations;
 }
+/// 8-bit activations: iteration i waits for its own wgmmas (nothing of an
+/// 8-bit slot is left to run under them) and releases use i where a later
+/// fill waits for it, so that a late fill i + 1 holds no slot.
+inline bool releasesOwn(int64_t i, int64_t stages, int64_t iterations) {
+  return i + stages < iterations;
+}
 /// Arrivals that end a phase of a slot's empty barrier: every consumer
 /// thread's, or with multicast_a = 2 (KernelShape::multicastA) one per
 /// consumer warp of each CTA of the pair (a warp's lanes sync, then one

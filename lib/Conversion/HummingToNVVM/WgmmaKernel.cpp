@@ -116,9 +116,16 @@ private:
   /// (layout::preparedRow ordered the k-tile rows so that the words of
   /// pairs 0, 1 and 2, 3 are registers a0 / a1 of k-tile 2 s and a2 / a3
   /// of 2 s + 1).
+  /// `foldCarried`: first add the carried iteration's sums to the running
+  /// ones (foldIteration); false where the caller folded them already (the
+  /// warp-specialized loop folds each iteration's sums in that iteration).
   SmallVector<Value> computeWgmma8(ArrayRef<Value> accs, ArrayRef<Value> stage,
-                                   Value slot,
-                                   function_ref<void()> afterFirst);
+                                   Value slot, function_ref<void()> afterFirst,
+                                   bool foldCarried = true);
+  /// The warp-specialized loop's carried values after an iteration's
+  /// wgmmas completed: the running sums with that iteration's sums folded
+  /// in (promoting; else the sums as they are), the rest as carried.
+  SmallVector<Value> foldInPlace(ArrayRef<Value> carried);
   /// Weights in the 8-bit activation type: the shared loads of the slot's
   /// words are the wgmmas' A operands themselves, so the loops load them
   /// only after waiting for the previous iteration's wgmmas (which may
@@ -465,7 +472,9 @@ void WgmmaEmitter::emitWarpSpecializedLoop(Value first) {
   // its full barrier. A consumer releases use u after the wgmma wait of
   // iteration u + 1, which follows its wait for fill u + 1: that fill
   // needs the release of use u + 1 + D - S < u + 1 only, so D <= S - 2
-  // cannot deadlock. With bulk fills (layout::ws::bulkFills) producer 0
+  // cannot deadlock. (8-bit activations release use u after iteration u's
+  // own wgmma wait, before waiting for fill u + 1: layout::ws::
+  // releasesOwn.) With bulk fills (layout::ws::bulkFills) producer 0
   // announces every byte of fill f as the full barrier's one arrival when
   // it issues it; the phase ends when the bytes land, and nothing waits
   // for older fills. With tracked fills (layout::ws::trackedFills: TMA for
@@ -660,22 +669,19 @@ void WgmmaEmitter::emitWarpSpecializedLoop(Value first) {
       Stage data;
       if (!wordsAreOperands())
         data = readWgmmaSlot(slot);
-      // The previous iteration's wgmmas are done with its slot: release
-      // it where a later fill waits for it.
-      auto releasePrevious = [&] {
-        Value prev = arith::SubIOp::create(b, it, c32(1));
+      // Use `use`'s wgmmas are done with its slot: release it where a
+      // later fill waits for it (`first`: the condition that there is such
+      // a use, besides a later fill).
+      auto releaseUse = [&](Value use, Value first) {
+        Value later = arith::CmpIOp::create(
+            b, arith::CmpIPredicate::slt, arith::AddIOp::create(b, use, c32(S)),
+            c32(iters));
         auto release = scf::IfOp::create(
-            b,
-            arith::AndIOp::create(
-                b,
-                arith::CmpIOp::create(b, arith::CmpIPredicate::uge, it, c32(1)),
-                arith::CmpIOp::create(b, arith::CmpIPredicate::slt,
-                                      arith::AddIOp::create(b, prev, c32(S)),
-                                      c32(iters))),
+            b, first ? Value(arith::AndIOp::create(b, first, later)) : later,
             /*withElseRegion=*/false);
         OpBuilder::InsertionGuard g(b);
         b.setInsertionPointToStart(release.thenBlock());
-        Value empty = mbarrierAt(arith::RemUIOp::create(b, prev, c32(S)), 1);
+        Value empty = mbarrierAt(arith::RemUIOp::create(b, use, c32(S)), 1);
         if (tile.multicastA == 1)
           return mbarrierArrive(empty);
         // multicast_a: the next fill of the slot writes both CTAs' copies,
@@ -705,7 +711,36 @@ void WgmmaEmitter::emitWarpSpecializedLoop(Value first) {
                                        NVVM::MemScopeKind::CTA,
                                        /*relaxed=*/false);
       };
-      if (tile.wgmmaInFlight == 0) {
+      // The previous iteration's slot, released in this one.
+      auto releasePrevious = [&] {
+        releaseUse(
+            arith::SubIOp::create(b, it, c32(1)),
+            arith::CmpIOp::create(b, arith::CmpIPredicate::uge, it, c32(1)));
+      };
+      if (act8) {
+        // 8-bit activations: this iteration's wgmmas are waited for in
+        // this iteration, which then releases its own slot and folds its
+        // sums; the next one issues from the running sums. A late fill
+        // thus delays no release: waiting for the previous wgmmas only
+        // after the next fill's barrier (as the 16-bit loop does, where
+        // the next fill's shared loads and dequantization run under them)
+        // held each slot as long as the fill after it was late. Nothing of
+        // an 8-bit slot is left to overlap the wgmmas with: the weights are
+        // descriptors or registers loaded before the issue, the fold is
+        // after the wait either way.
+        if (wordsAreOperands())
+          data = readWgmmaSlot(slot);
+        SmallVector<Value> issued = computeWgmma8(accs, data, slot,
+                                                  /*afterFirst=*/nullptr,
+                                                  /*foldCarried=*/false);
+        // Only the sums the wgmmas write are tied to their wait.
+        const size_t at = promotes() ? size_t(sumCount()) : 0;
+        SmallVector<Value> sums = ptx.wgmmaWait(
+            0, ArrayRef<Value>(issued).slice(at, size_t(sumCount())));
+        std::copy(sums.begin(), sums.end(), issued.begin() + at);
+        releaseUse(it, Value());
+        scf::YieldOp::create(b, foldInPlace(issued));
+      } else if (tile.wgmmaInFlight == 0) {
         SmallVector<Value> done = ptx.wgmmaWait(0, accs);
         releasePrevious();
         if (wordsAreOperands())
@@ -724,8 +759,15 @@ void WgmmaEmitter::emitWarpSpecializedLoop(Value first) {
       }
     }
     SmallVector<Value> acc(loop.getResults().begin(), loop.getResults().end());
-    acc = ptx.wgmmaWait(0, acc);
-    finishWgmma(foldIteration(acc));
+    if (act8) {
+      // Every iteration's wgmmas were waited for and folded in the loop.
+      finishWgmma(
+          promotes() ? SmallVector<Value>(acc.begin(), acc.begin() + sumCount())
+                     : foldIteration(acc));
+    } else {
+      acc = ptx.wgmmaWait(0, acc);
+      finishWgmma(foldIteration(acc));
+    }
   }
   // multicast_a: no CTA of the pair leaves while the other may still
   // arrive on its barriers or copy into its slots.
@@ -815,10 +857,20 @@ void WgmmaEmitter::issueWgmmas(ArrayRef<Value> a, Value desc,
   NVVM::WgmmaGroupSyncAlignedOp::create(b);
 }
 
+SmallVector<Value> WgmmaEmitter::foldInPlace(ArrayRef<Value> carried) {
+  SmallVector<Value> out(carried.begin(), carried.end());
+  if (!promotes())
+    return out;
+  SmallVector<Value> running = foldIteration(carried);
+  std::copy(running.begin(), running.end(), out.begin());
+  return out;
+}
+
 SmallVector<Value> WgmmaEmitter::computeWgmma8(ArrayRef<Value> accIn,
                                                ArrayRef<Value> stage,
                                                Value slot,
-                                               function_ref<void()> afterFirst) {
+                                               function_ref<void()> afterFirst,
+                                               bool foldCarried) {
   // The previous iteration's sums join the running ones (its wgmmas are
   // complete: the caller waited); this iteration's start from zero.
   // Without promotion (int8 without group scales) the wgmmas sum into the
@@ -827,7 +879,8 @@ SmallVector<Value> WgmmaEmitter::computeWgmma8(ArrayRef<Value> accIn,
   const bool promoting = promotes();
   SmallVector<Value> running;
   if (promoting)
-    running = foldIteration(accIn);
+    running = foldCarried ? foldIteration(accIn)
+                          : SmallVector<Value>(accIn.take_front(size_t(count)));
   SmallVector<Value> accs(accIn.begin() + (promoting ? count : 0),
                           accIn.begin() + (promoting ? 2 * count : count));
   StageCursor next{stage};
