@@ -1080,7 +1080,7 @@ Status Layer::transform(const LayerTarget &target) {
   // the schema and the chip.
   const layout::TileOrder order =
       prepared ? layout::tileOrder(l.gemmWeight(), l.input,
-                                   chip->supportsMma(MmaKind::Wgmma))
+                                   chip->readsKMajorEightBit())
                : layout::TileOrder::Fragments;
   if (l.moe && !prepared)
     return Error{concat("a MoE layer runs over the prepared layout only, "

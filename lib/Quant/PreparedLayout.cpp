@@ -287,7 +287,7 @@ Diag supports(const WeightSchema &w, const InputSchema &in, int64_t n,
     // Per-group activation scales: sm_90a's wgmma kernels over K-major
     // weights (tileOrder) take them on each iteration's sums.
     if (in.scaling == ActScaling::Group &&
-        tileOrder(w, in, /*wgmma=*/true) != TileOrder::KMajor)
+        tileOrder(w, in, /*kMajorReader=*/true) != TileOrder::KMajor)
       return concat(prefix, "takes per-group ", in.type.str(),
                     " activation scales over weights of that type without "
                     "zero points (",
@@ -375,14 +375,15 @@ Slot slotOf(int64_t n, int64_t k) {
 
 bool partialColumnBlocks(const TileConfig &t, const WeightSchema &w,
                          const InputSchema &in) {
-  return t.mma == MmaKind::Wgmma && t.warpSpecialized &&
-         (t.tma & TmaA) != 0 && (t.tma & TmaB) != 0 && t.splitK == 1 &&
-         t.l2Prefetch == 0 && w.experts == 0 &&
-         tileOrder(w, in, /*wgmma=*/true) == TileOrder::KMajor;
+  return t.mma == MmaKind::Wgmma && t.warpSpecialized && (t.tma & TmaA) != 0 &&
+         (t.tma & TmaB) != 0 && t.splitK == 1 && t.l2Prefetch == 0 &&
+         w.experts == 0 &&
+         tileOrder(w, in, /*kMajorReader=*/true) == TileOrder::KMajor;
 }
 
-TileOrder tileOrder(const WeightSchema &w, const InputSchema &in, bool wgmma) {
-  if (!wgmma || !computesInEightBits(in.type) || w.type.bits != 8 ||
+TileOrder tileOrder(const WeightSchema &w, const InputSchema &in,
+                    bool kMajorReader) {
+  if (!kMajorReader || !computesInEightBits(in.type) || w.type.bits != 8 ||
       w.zeroPoint != ZeroPointKind::None)
     return TileOrder::Fragments;
   const bool sameFloat = w.type.isFloat() && w.type == in.type;
@@ -428,7 +429,7 @@ Result<QuantizedWeights> prepareMmaSync(const WeightSchema &w,
   if (Diag d = supports(w, in, n, k))
     return Error{*d};
   if (order == TileOrder::KMajor &&
-      tileOrder(w, in, /*wgmma=*/true) != TileOrder::KMajor)
+      tileOrder(w, in, /*kMajorReader=*/true) != TileOrder::KMajor)
     return Error{concat("prepareMmaSync: the K-major tile order holds 8-bit "
                         "weights the ", in.type.str(),
                         " MMA takes as they are; expected ",

@@ -9,6 +9,7 @@
 #include "Humming/Quant/Schema.h"
 #include "Humming/Quant/Checked.h"
 #include "Humming/Quant/Codec.h"
+#include "Humming/Quant/MmaGeneration.h"
 #include "Humming/Quant/PreparedLayout.h"
 #include "Humming/Quant/Result.h"
 
@@ -88,19 +89,7 @@ const char *toString(GemmType g) {
   return "?";
 }
 
-const char *toString(MmaKind m) {
-  switch (m) {
-  case MmaKind::MmaSync:
-    return "mma_sync";
-  case MmaKind::Wgmma:
-    return "wgmma";
-  case MmaKind::Tcgen05:
-    return "tcgen05";
-  case MmaKind::BlockScaled:
-    return "block_scaled";
-  }
-  return "?";
-}
+const char *toString(MmaKind m) { return mmaGeneration(m).name; }
 
 const char *toString(WeightOperand o) {
   switch (o) {
@@ -150,6 +139,12 @@ int64_t WeightSchema::groupsAlongK(int64_t k) const {
     return groupK > 0 ? ceilDiv(k, groupK) : 0;
   }
   return 0;
+}
+
+bool TileConfig::splitsInCluster() const {
+  return splitK > 1 &&
+         ((mmaGeneration(mma).clusterSplitByDefault && !workspaceSplit) ||
+          clusterSplit);
 }
 
 int64_t TileConfig::warps() const {
@@ -367,27 +362,18 @@ Diag verifyTileConfig(const TileConfig &t) {
     if (b % w != 0 || !isPowerOf2(b / w))
       return concat("expected ", bn, " (", b, ") to be a power-of-two multiple "
                  "of ", wn, " (", w, ")");
-  if (t.mma == MmaKind::Wgmma) {
-    // The transposed wgmma puts tokens on the instruction's N (8..256) and a
-    // warpgroup's 64 weight rows on M.
-    if (t.warpM > 256)
-      return concat("expected warp_m <= 256 with wgmma (it is the instruction's "
-                 "n), got ",
-                 t.warpM);
-    if (t.blockN < 4 * t.warpN)
-      return concat("expected block_n >= 4 * warp_n with wgmma (a warpgroup "
-                 "spans four warps), got block_n = ",
-                 t.blockN, ", warp_n = ", t.warpN);
-  }
+  const MmaGeneration &gen = mmaGeneration(t.mma);
   if (t.stages < 2)
     return concat("expected stages >= 2, got ", t.stages);
-  if (t.scaleAfterMma && t.mma != MmaKind::MmaSync)
-    return std::string("expected mma = mma_sync with scale_after_mma (the "
-                       "other families do not implement it)");
-  if (t.warpSpecialized && t.mma == MmaKind::Wgmma && t.stages < 3)
-    return concat("expected stages >= 3 with warp specialisation and wgmma, "
-               "got ",
-               t.stages);
+  if (t.scaleAfterMma && !gen.scaleAfterMma)
+    return concat(
+        "expected mma = ", mmaNamesWith(&MmaGeneration::scaleAfterMma),
+        " with scale_after_mma (the other families do not "
+        "implement it)");
+  // The generation's own shape rules (e.g. wgmma's tokens on the
+  // instruction's N).
+  if (Diag d = gen.tileProblem(t))
+    return d;
   if ((t.warpSpecialized || t.tma != 0) && !t.mbarrier)
     return std::string("expected mbarrier = true: TMA loads and warp "
                        "specialisation synchronise through mbarriers");
@@ -400,27 +386,30 @@ Diag verifyTileConfig(const TileConfig &t) {
   if (t.splitK < 1 || t.splitK > 16)
     return concat("expected split_k between 1 and 16, got ", t.splitK);
   if (t.wgmmaInFlight != 0 &&
-      (t.wgmmaInFlight != 1 || t.mma != MmaKind::Wgmma || !t.warpSpecialized))
-    return concat("expected wgmma_in_flight of 0, or 1 with mma = wgmma and "
-                  "warp_specialized = true, got ", t.wgmmaInFlight);
+      (t.wgmmaInFlight != 1 || !gen.inFlight || !t.warpSpecialized))
+    return concat("expected wgmma_in_flight of 0, or 1 with mma = ",
+                  mmaNamesWith(&MmaGeneration::inFlight),
+                  " and warp_specialized = true, got ", t.wgmmaInFlight);
   if (t.rasterM < 1 || t.rasterM > 64)
     return concat("expected raster_m between 1 and 64 blocks of rows, got ",
                   t.rasterM);
   if (t.l2Prefetch < 0 || t.l2Prefetch > 64)
     return concat("expected l2_prefetch between 0 and 64 iterations, got ",
                   t.l2Prefetch);
-  if (t.l2Prefetch > 0 && t.warpSpecialized && t.mma != MmaKind::Wgmma)
-    return concat("expected l2_prefetch = 0 with warp_specialized mma_sync "
-                  "(the prefetch runs in the cp.async pipelines and the "
-                  "wgmma producer), got ",
-                  t.l2Prefetch);
+  if (t.l2Prefetch > 0 && t.warpSpecialized && !gen.producerWarpgroup)
+    return concat("expected l2_prefetch = 0 with warp_specialized ", gen.name,
+                  " (the prefetch runs in the cp.async pipelines and the ",
+                  mmaNamesWith(&MmaGeneration::producerWarpgroup),
+                  " producer), got ", t.l2Prefetch);
   if (t.clusterSplit && t.splitK != 2 && t.splitK != 4 && t.splitK != 8)
     return concat("expected split_k of 2, 4 or 8 with cluster_split (the "
                   "CTAs of one thread block cluster), got ", t.splitK);
   if (t.shareActivations) {
-    if (t.mma != MmaKind::MmaSync)
-      return std::string("expected mma = mma_sync with share_activations "
-                         "(the other families copy cooperatively)");
+    if (!gen.shareActivations)
+      return concat(
+          "expected mma = ", mmaNamesWith(&MmaGeneration::shareActivations),
+          " with share_activations (the other families copy "
+          "cooperatively)");
     if (t.blockCopies || t.blockM != t.warpM)
       return concat("expected one warp row (block_m = warp_m) and no "
                     "block_copies with share_activations (those blocks "
@@ -441,10 +430,13 @@ Diag verifyTileConfig(const TileConfig &t) {
       return concat("expected block_k / warp_k <= 8 with share_activations "
                     "(one named barrier per K group), got ", kSplit);
   }
-  if (t.workspaceSplit && t.mma != MmaKind::Wgmma)
-    return std::string("expected mma = wgmma with workspace_split (the "
-                       "mma_sync kernels add their split_k sums through the "
-                       "workspace unless cluster_split), got mma_sync");
+  if (t.workspaceSplit && !gen.workspaceSplit)
+    return concat(
+        "expected mma = ", mmaNamesWith(&MmaGeneration::workspaceSplit),
+        " with workspace_split (the mma_sync kernels add their "
+        "split_k sums through the workspace unless cluster_split), "
+        "got ",
+        gen.name);
   if (t.workspaceSplit && t.splitK < 2)
     return concat("expected split_k > 1 with workspace_split, got ", t.splitK);
   if (t.workspaceSplit && t.clusterSplit)
@@ -652,23 +644,21 @@ Diag verifyTileForProblem(const TileConfig &t, const WeightSchema &w,
   int64_t kLo = 512 / aBits, kHi = 1024 / aBits;
   // The mma_sync kernels also take one MMA k-step per warp and stage (their
   // register pipeline needs it with warp_m = 64).
-  int64_t kMin = t.mma == MmaKind::MmaSync ? 256 / aBits : kLo;
+  const MmaGeneration &gen = mmaGeneration(t.mma);
+  int64_t kMin = gen.oneStepWarpK ? 256 / aBits : kLo;
   if (t.warpK != kLo && t.warpK != kHi && t.warpK != kMin)
     return kMin != kLo
                ? concat("expected warp_k ", kMin, ", ", kLo, " or ", kHi,
-                        " for ", widthName(in.type),
-                        " activations with mma_sync, got ", t.warpK)
+                        " for ", widthName(in.type), " activations with ",
+                        gen.name, ", got ", t.warpK)
                : concat("expected warp_k ", kLo, " or ", kHi, " for ",
                         widthName(in.type), " activations, got ", t.warpK);
   int64_t minWarpN = std::max<int64_t>(16, 2 * aBits);
-  if (t.mma != MmaKind::Wgmma && t.warpN < minWarpN)
+  if (!gen.tokensOnN && t.warpN < minWarpN)
     return concat("expected warp_n >= ", minWarpN, " for ", widthName(in.type),
                " activations, got ", t.warpN);
-  if (t.mma == MmaKind::BlockScaled &&
-      !(in.type == ScalarType::e4m3() || in.type == ScalarType::e5m2() ||
-        in.type == ScalarType::e2m1()))
-    return concat("expected fp8 or fp4 activations with block_scaled MMA, got ",
-               in.type.str());
+  if (Diag d = gen.activationProblem(in))
+    return d;
   if (c.batchInvariant) {
     if (t.streamK)
       return std::string("expected stream_k = false for batch-invariant "
@@ -700,11 +690,13 @@ Diag verifyTileForProblem(const TileConfig &t, const WeightSchema &w,
   // Per-group activation scales multiply each iteration's sums in the wgmma
   // kernels (KernelShape::groupInputScales): one group per iteration.
   if (in.scaling == ActScaling::Group && aBits == 8) {
-    if (t.mma != MmaKind::Wgmma)
-      return concat("per-group activation scales are applied by the wgmma "
-                    "kernels; expected mma = wgmma with ",
-                    in.type.str(), " activations scaled per group, got mma = ",
-                    toString(t.mma));
+    if (!gen.groupInputScales)
+      return concat("per-group activation scales are applied by the ",
+                    mmaNamesWith(&MmaGeneration::groupInputScales),
+                    " kernels; expected mma = ",
+                    mmaNamesWith(&MmaGeneration::groupInputScales), " with ",
+                    in.type.str(),
+                    " activations scaled per group, got mma = ", gen.name);
     if (t.warpK > in.groupK)
       return concat("expected warp_k <= the activation group size (",
                     in.groupK, ") with per-group activation scales (each "

@@ -103,15 +103,15 @@ unsigned Chip::minPtxVersion() const {
 }
 
 bool Chip::supportsMma(MmaKind k) const {
-  switch (k) {
-  case MmaKind::MmaSync:
-    return sm >= 75;
-  case MmaKind::Wgmma:
-    return sm == 90 && suffix == 'a';
-  case MmaKind::Tcgen05:
-    return (sm == 100 || sm == 103 || sm == 110) && suffix != 0;
-  case MmaKind::BlockScaled:
-    return (sm == 120 || sm == 121) && suffix != 0;
+  return mmaGeneration(k).onChip(sm, suffix);
+}
+
+bool Chip::readsKMajorEightBit() const {
+  for (MmaKind k : {MmaKind::MmaSync, MmaKind::Wgmma, MmaKind::Tcgen05,
+                    MmaKind::BlockScaled}) {
+    const MmaGeneration &g = mmaGeneration(k);
+    if (g.kernels && g.readsKMajorEightBit && g.onChip(sm, suffix))
+      return true;
   }
   return false;
 }
@@ -226,15 +226,22 @@ Diag verifyOnChip(const Chip &chip, const InputSchema &in,
     const TileConfig &t = tiles[i];
     os.str("");
     os << "tile_configs[" << i << "]: ";
+    const MmaGeneration &gen = mmaGeneration(t.mma);
     if (!chip.supportsMma(t.mma)) {
       os << toString(t.mma) << " is not available on " << chip.str();
+      return os.str();
+    }
+    if (!gen.kernels) {
+      os << "expected mma = " << mmaNamesWith(&MmaGeneration::kernels)
+         << ": Humming's kernels do not implement " << gen.name
+         << " yet, got mma = " << gen.name;
       return os.str();
     }
     // The sm_90a wgmma kernels read the prepared mma_sync layout as it is
     // (a warp's A fragment of the transposed product is two n8 sub-tiles'
     // B fragments), so one layout serves both families on that chip.
-    const bool sharedLayout = layoutMma && *layoutMma == MmaKind::MmaSync &&
-                              t.mma == MmaKind::Wgmma;
+    const bool sharedLayout =
+        layoutMma && *layoutMma == MmaKind::MmaSync && gen.readsMmaSyncLayout;
     if (layoutMma && *layoutMma != t.mma && !sharedLayout) {
       os << "expected " << toString(*layoutMma)
          << " to match the weights' prepared layout, got "
@@ -285,7 +292,7 @@ Diag preparedKernelsSupport(const WeightSchema &w, const InputSchema &in,
            std::to_string(w.groupK);
   if (chip && in.type.bits == 8 &&
       (!chip->supportsMma(MmaKind::Wgmma) ||
-       (c.batchInvariant && layout::tileOrder(w, in, /*wgmma=*/true) !=
+       (c.batchInvariant && layout::tileOrder(w, in, /*kMajorReader=*/true) !=
                                 layout::TileOrder::KMajor))) {
     Diag d = layout::eightBitMmaSyncSupports(w, in);
     if (chipRule)

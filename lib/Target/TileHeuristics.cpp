@@ -674,7 +674,7 @@ selectEightBitTiles(const WeightSchema &w, const InputSchema &in,
   };
   std::optional<Chip> chip = Chip::parse(device.chip);
   const bool kMajor =
-      chip && layout::tileOrder(w, in, chip->supportsMma(MmaKind::Wgmma)) ==
+      chip && layout::tileOrder(w, in, chip->readsKMajorEightBit()) ==
                   layout::TileOrder::KMajor;
   for (Range r : {Range{1, 8}, {9, 16}, {17, 64}, {65, 128}, {129, 256},
                   {257, 512}, {513, 2048}, {2049, 0}}) {
@@ -871,7 +871,7 @@ selectTilesFor(const WeightSchema &w, const InputSchema &in,
     // batch-invariant layer gets one K decomposition for every M: the
     // warp-specialized 64-token tile without a K split.
     if (c.batchInvariant && chip &&
-        layout::tileOrder(w, in, chip->supportsMma(MmaKind::Wgmma)) ==
+        layout::tileOrder(w, in, chip->readsKMajorEightBit()) ==
             layout::TileOrder::KMajor) {
       layout::KernelShape ks =
           wgmmaShape(64, 4, /*warpSpecialized=*/true, in.type.bits);
@@ -901,7 +901,7 @@ selectTilesFor(const WeightSchema &w, const InputSchema &in,
     // K-major weights (layout::TileOrder::KMajor) are wgmma's alone (the
     // padded K of 8-bit activations is a multiple of 64: verifyPadding).
     const bool kMajor =
-        chip && layout::tileOrder(w, in, chip->supportsMma(MmaKind::Wgmma)) ==
+        chip && layout::tileOrder(w, in, chip->readsKMajorEightBit()) ==
                     layout::TileOrder::KMajor;
     if (kMajor || !tiles || !other)
       return tiles || !other || kMajor ? tiles : other;

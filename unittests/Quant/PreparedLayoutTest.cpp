@@ -227,8 +227,9 @@ TEST(PreparedLayout, KMajorTilesAreWgmmaCoreMatrices) {
                           {ScalarType::uint(8), s8}}) {
     WeightSchema w =
         WeightSchema::make(type, ScalarType::f32(), Granularity::Channel);
-    ASSERT_EQ(L::tileOrder(w, in, /*wgmma=*/true), L::TileOrder::KMajor);
-    EXPECT_EQ(L::tileOrder(w, in, /*wgmma=*/false), L::TileOrder::Fragments);
+    ASSERT_EQ(L::tileOrder(w, in, /*kMajorReader=*/true), L::TileOrder::KMajor);
+    EXPECT_EQ(L::tileOrder(w, in, /*kMajorReader=*/false),
+              L::TileOrder::Fragments);
     QuantizedWeights q = quantized(w, n, k, 11);
     Result<QuantizedWeights> p =
         L::prepareMmaSync(w, in, q, n, k, 0, L::TileOrder::KMajor);

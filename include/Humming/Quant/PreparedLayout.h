@@ -105,9 +105,11 @@ inline int64_t preparedRow(int64_t r, unsigned activationBits) {
 /// are stored as the s8 the MMA reads: si8 as it is (not offset binary),
 /// ui8 (implicit zero point 128) as code - 128.
 enum class TileOrder : uint8_t { Fragments, KMajor };
-/// The tile order of a layer's weights for activations `in` on a chip with
-/// (`wgmma`) or without wgmma.
-TileOrder tileOrder(const WeightSchema &w, const InputSchema &in, bool wgmma);
+/// The tile order of a layer's weights for activations `in` on a chip whose
+/// kernels read 8-bit weights K-major from shared memory (`kMajorReader`:
+/// Chip::readsKMajorEightBit, wgmma on sm_90a) or not.
+TileOrder tileOrder(const WeightSchema &w, const InputSchema &in,
+                    bool kMajorReader);
 /// Whether tile `t` may end the padded N with a partial block of columns
 /// (N a multiple of 64, not of block_n): the dense wgmma kernels over
 /// K-major weights with every copy by TMA (tma = [a, b], warp-specialized)

@@ -222,12 +222,10 @@ struct TileConfig {
   /// of columns of one row of blocks first, the launch's own order).
   int64_t rasterM = 1;
 
-  /// Whether the split_k CTAs reduce in a cluster (wgmma without
-  /// workspaceSplit, or clusterSplit).
-  bool splitsInCluster() const {
-    return splitK > 1 &&
-           ((mma == MmaKind::Wgmma && !workspaceSplit) || clusterSplit);
-  }
+  /// Whether the split_k CTAs reduce in a cluster (by the MMA generation's
+  /// default, MmaGeneration::clusterSplitByDefault, without workspaceSplit;
+  /// or clusterSplit).
+  bool splitsInCluster() const;
   int64_t warps() const;
   int64_t threads() const;
 };

@@ -9,6 +9,7 @@
 #ifndef HUMMING_TARGET_ARCHINFO_H
 #define HUMMING_TARGET_ARCHINFO_H
 
+#include "Humming/Quant/MmaGeneration.h"
 #include "Humming/Quant/Schema.h"
 
 #include <cstdint>
@@ -31,8 +32,14 @@ struct Chip {
   unsigned major() const { return sm / 10; }
   /// Lowest PTX ISA version (x10, e.g. 78 = 7.8) that can target this chip.
   unsigned minPtxVersion() const;
-  /// Whether tensor-core family `k` exists on this chip.
+  /// Whether tensor-core family `k` exists on this chip
+  /// (MmaGeneration::onChip).
   bool supportsMma(MmaKind k) const;
+  /// Whether the chip's prepared kernels read 8-bit weights that the
+  /// activation MMA takes as they are K-major from shared memory
+  /// (MmaGeneration::readsKMajorEightBit: wgmma on sm_90a), which decides
+  /// their prepared tile order (layout::tileOrder).
+  bool readsKMajorEightBit() const;
   /// TMA, mbarrier transaction counts, clusters (sm_90+).
   bool hasTma() const { return sm >= 90; }
   /// cp.async (sm_80+).

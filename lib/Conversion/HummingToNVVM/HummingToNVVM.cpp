@@ -11,10 +11,11 @@
 #include "Humming/Target/TileHeuristics.h"
 #include "Kernels.h"
 
+#include "Humming/Quant/MmaGeneration.h"
+#include "Humming/Quant/PreparedLayout.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "Humming/Quant/PreparedLayout.h"
 #include "mlir/IR/SymbolTable.h"
 
 #include <limits>
@@ -120,59 +121,20 @@ FailureOr<PreparedTile> preparedTile(const GemmView &op, unsigned index,
     return op.emitOpError() << "tile_configs[" << index << "]: " << why;
   };
   const bool act8 = spec.input.type.bits == 8;
+  const hq::MmaGeneration &gen = hq::mmaGeneration(t.mma);
   // 4-bit activations: the mma_sync m16n8k64 s4 kernels with per-warp
-  // copies (their k64 tiles of 32-byte rows; the cooperative slots and the
-  // shared activation copies hold 8- and 16-bit rows only).
-  if (spec.input.type.bits == 4) {
-    if (t.mma != hq::MmaKind::MmaSync)
-      return fail("expected mma = mma_sync with si4 activations (m16n8k64 "
-                  "s4; no other MMA takes them)");
-    if (t.blockM != t.warpM || t.blockCopies || t.shareActivations)
-      return fail("expected per-warp copies with si4 activations (block_m = "
-                  "warp_m, no block_copies, no share_activations)");
-    if (spec.weight.hasPerKScales() && t.warpK > spec.weight.groupK)
-      return fail("expected warp_k <= the group size (" +
-                  Twine(spec.weight.groupK) +
-                  ") with si4 activations (each iteration's sums take one "
-                  "group scale), got " +
-                  Twine(t.warpK));
-  }
-  // 8- and 4-bit activations in the mma_sync kernels (m16n8k32 / k64 steps
-  // over two / four k-tiles, each iteration's sums folded into the running
-  // f32 ones).
-  if (spec.input.type.bits == 4 || (act8 && t.mma != hq::MmaKind::Wgmma)) {
-    // (The op verifier has checked warp_k: whole k32 / k64 steps.)
-    const std::string type = spec.input.type.str();
-    if (spec.f16Accumulation)
-      return fail("expected f16_accumulation = false with " + Twine(type) +
-                  " activations (their MMAs sum in f32 or s32)");
-    if (t.warpM > 32)
-      return fail("expected warp_m of 16 or 32 with " + Twine(type) +
-                  " activations (each iteration's sums are a second set of "
-                  "accumulators), got " +
-                  Twine(t.warpM));
-    // (Measured on the H200, 2026-12-02: with 8-bit rows the shared copies
-    // fault — an illegal instruction — where the per-warp ones run; the
-    // heuristics never choose them for 8-bit activations.)
-    if (act8 && t.shareActivations)
-      return fail("expected share_activations = false with " + Twine(type) +
-                  " activations (the shared activation copies hold 16-bit "
-                  "rows; with 8-bit ones the kernel faults)");
-    if (spec.weight.hasPerKScales() && !t.scaleAfterMma)
-      return fail("expected scale_after_mma = true with " + Twine(type) +
-                  " activations and group scales (the group scales multiply "
-                  "each iteration's sums per output column)");
-    // (LLVM selects the fp8 mma.sync from PTX ISA 8.4 only, the minimum of
-    // every chip that has one; sm_90 has none and its kernels take f16
-    // MMAs instead: KernelShape::f16MmaForFp8.)
-  }
+  // copies (MmaGeneration::kernelProblem).
+  if (spec.input.type.bits == 4 && !gen.s4Activations)
+    return fail("expected mma = " +
+                Twine(hq::mmaNamesWith(&hq::MmaGeneration::s4Activations)) +
+                " with si4 activations (m16n8k64 s4; no other MMA takes "
+                "them)");
   // sm_90a's K-major tiles (8-bit weights the activation MMA takes as they
   // are) are read by wgmma descriptors (the op verifier refuses other
   // tiles over them).
-  const bool kMajor =
-      hq::layout::tileOrder(spec.weight, spec.input,
-                            chip.supportsMma(hq::MmaKind::Wgmma)) ==
-      hq::layout::TileOrder::KMajor;
+  const bool kMajor = hq::layout::tileOrder(spec.weight, spec.input,
+                                            chip.readsKMajorEightBit()) ==
+                      hq::layout::TileOrder::KMajor;
   if (act8 && t.wgmmaInFlight != 0)
     return fail("expected wgmma_in_flight = 0 with " +
                 Twine(spec.input.type.str()) +
@@ -185,59 +147,11 @@ FailureOr<PreparedTile> preparedTile(const GemmView &op, unsigned index,
                 Twine(spec.input.type.str()) +
                 " activations (each iteration's f32 sums take one group "
                 "scale), got " + Twine(t.warpK));
-  if (t.mma == hq::MmaKind::Wgmma) {
-    // The transposed product: warp_m tokens are the instruction's n, each
-    // of a warpgroup's warp_n / 16 n-tiles one m64 instruction. (The op
-    // verifier has checked that the chip has wgmma.)
-    if (spec.f16Accumulation)
-      return fail("the wgmma kernels accumulate in f32; expected "
-                  "f16_accumulation = false");
-    if (t.blockK != t.warpK)
-      return fail("expected block_k = warp_k with wgmma (no K split inside "
-                  "the block), got block_k = " + Twine(t.blockK) +
-                  ", warp_k = " + Twine(t.warpK));
-    if (t.stages < 3)
-      return fail("expected stages >= 3 with wgmma (a slot is refilled two "
-                  "iterations after it is read: its wgmmas run on), got " +
-                  Twine(t.stages));
-    // split_k: the CTAs of one thread block cluster (at most 8, the
-    // portable size) share K; CTA r adds and stores tokens 8 jj ..+8 for
-    // its share of the warp_m / 8 rows of eight. With workspace_split the
-    // last CTA to arrive adds every row (any split_k).
-    if (t.splitsInCluster() && t.splitK != 2 && t.splitK != 4 && t.splitK != 8)
-      return fail("expected split_k of 1, 2, 4 or 8 with wgmma (the CTAs of "
-                  "one thread block cluster), got " + Twine(t.splitK));
-    if (t.splitsInCluster() && (t.warpM / 8) % t.splitK != 0)
-      return fail("expected split_k to divide warp_m / 8 with wgmma (each "
-                  "CTA of the cluster stores a share of the rows of eight "
-                  "tokens), got warp_m = " + Twine(t.warpM) +
-                  ", split_k = " + Twine(t.splitK));
-    // A consumer thread holds warp_m / 2 sums per n-tile, per set. A
-    // warp-specialized block's consumers take the producer's registers
-    // (setmaxnreg, up to 224 with two consumer warpgroups: the register
-    // split's check below), which holds 192 sums and a wgmma's operands:
-    // the 192-token fp8 tile's two sets of 96; other kernels keep their
-    // launch's share, 128 sums at most.
-    const bool twoSets = hq::layout::wgmmaPromotes(spec.weight, spec.input);
-    const int64_t maxSums = t.warpSpecialized ? 192 : 128;
-    if (int64_t accs = t.warpM / 2 * (t.warpN / 16) * (twoSets ? 2 : 1);
-        accs > maxSums)
-      return fail("warp_m = " + Twine(t.warpM) + ", warp_n = " +
-                  Twine(t.warpN) + " keep " + Twine(accs) +
-                  " f32 sums per thread" +
-                  (twoSets ? " (two sets with 8-bit activations)" : "") +
-                  "; expected at most " + Twine(maxSums) +
-                  (t.warpSpecialized ? " with" : " without") +
-                  " warp_specialized (warp_m x warp_n <= " +
-                  Twine(maxSums * 32 / (twoSets ? 2 : 1)) + ")");
-  } else {
-    if (t.warpN != 64)
-      return fail("expected warp_n = 64 (one 16x64 weight tile per warp), "
-                  "got " + Twine(t.warpN));
-    if (t.warpM % 16 != 0 || t.warpM > 64)
-      return fail("expected warp_m of 16, 32, 48 or 64, got " +
-                  Twine(t.warpM));
-  }
+  // The generation's kernels: their instruction's K step, accumulation and
+  // the sums a thread holds.
+  if (hq::Diag d =
+          gen.kernelProblem(t, spec.weight, spec.input, spec.f16Accumulation))
+    return fail(*d);
   const int64_t warpsM = t.blockM / t.warpM;
   if (t.blockM % t.warpM != 0 || warpsM > 8)
     return fail("expected block_m = warp_m x 1, 2, 4 or 8 (warp rows along M), "
@@ -248,9 +162,11 @@ FailureOr<PreparedTile> preparedTile(const GemmView &op, unsigned index,
   if (!t.cpAsync)
     return fail("the mma_sync kernels stage their operands with cp.async; "
                 "expected cp_async = true");
-  if (t.warpSpecialized && t.mma != hq::MmaKind::Wgmma)
-    return fail("expected mma = wgmma with warp_specialized (the mma_sync "
-                "kernels do not implement a producer warpgroup)");
+  if (t.warpSpecialized && !gen.producerWarpgroup)
+    return fail("expected mma = " +
+                Twine(hq::mmaNamesWith(&hq::MmaGeneration::producerWarpgroup)) +
+                " with warp_specialized (the " + gen.name +
+                " kernels do not implement a producer warpgroup)");
   if (t.mbarrier && !t.warpSpecialized)
     return fail("expected warp_specialized = true with mbarrier = true (the "
                 "prepared kernels synchronise through mbarriers only between "
@@ -277,7 +193,7 @@ FailureOr<PreparedTile> preparedTile(const GemmView &op, unsigned index,
   // multicast_a = 2: pairs of column blocks share the activation tile
   // (KernelShape::multicastA), each CTA copying half its rows by TMA.
   if (t.multicastA > 1) {
-    if (t.mma != hq::MmaKind::Wgmma || !t.warpSpecialized ||
+    if (!gen.producerWarpgroup || !t.warpSpecialized ||
         (t.tma & (hq::TmaA | hq::TmaB)) != (hq::TmaA | hq::TmaB))
       return fail("multicast_a = 2 shares the activations' tensor copies of "
                   "the warp-specialized wgmma kernels; expected mma = wgmma, "
@@ -335,7 +251,7 @@ FailureOr<PreparedTile> preparedTile(const GemmView &op, unsigned index,
       return fail(*d);
   // cluster_split (mma_sync; wgmma splits always reduce in a cluster):
   // thread block clusters exist from sm_90 on.
-  if (t.clusterSplit && t.mma != hq::MmaKind::Wgmma && chip.sm < 90)
+  if (t.clusterSplit && !gen.clusterSplitByDefault && chip.sm < 90)
     return fail("cluster_split needs thread block clusters (sm_90 and "
                 "later); got " + chip.str());
   // l2_prefetch: cp.async.bulk.prefetch.L2 exists from sm_90 on.
@@ -482,7 +398,7 @@ RepackKernelSpec repackSpec(RepackOp op) {
   if (w.granularity == hq::Granularity::Block)
     rs.scaleRowColumns = w.groupN;
   rs.order = hq::layout::tileOrder(
-      w, in, op.getLayout().getHostChip().supportsMma(hq::MmaKind::Wgmma));
+      w, in, op.getLayout().getHostChip().readsKMajorEightBit());
   rs.kMajorXor = hq::layout::kMajorXor(w);
   return rs;
 }

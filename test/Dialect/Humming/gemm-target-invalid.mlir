@@ -42,6 +42,22 @@ func.func @tcgen05_on_h200(%a: memref<?x4096xf16>, %w: memref<4096x512xi32>, %s:
 
 // -----
 
+// On a chip that has it, a generation without Humming kernels (tcgen05 on
+// the B200) is refused by the verifier, not lowered as another family
+// (MmaGeneration::kernels).
+module attributes {humming.target = #humming.target<device = "B200">} {
+func.func @tcgen05_on_b200(%a: memref<?x4096xf16>, %w: memref<4096x512xi32>, %s: memref<4096x1xf16>, %c: memref<?x4096xf16>) {
+  // expected-error @+1 {{tile_configs[0]: expected mma = mma_sync or wgmma: Humming's kernels do not implement tcgen05 yet, got mma = tcgen05}}
+  humming.gemm %a, %w scales(%s : memref<4096x1xf16>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16>, input_schema = #humming.input_schema<type = f16>,
+       tile_configs = [#humming.tile_config<block = [64, 256, 64], warp = [64, 32, 64], mma = tcgen05>]}
+      : memref<?x4096xf16>, memref<4096x512xi32> -> memref<?x4096xf16>
+  return
+}
+}
+
+// -----
+
 module attributes {humming.target = #humming.target<device = "L40S">} {
 func.func @tma_on_l40s(%a: memref<?x4096xf16>, %w: memref<4096x512xi32>, %s: memref<4096x1xf16>, %c: memref<?x4096xf16>) {
   // expected-error @+1 {{tile_configs[0]: expected sm_90 or newer for TMA, warp specialisation or multicast, got sm_89}}

@@ -212,11 +212,10 @@ LogicalResult checkTargetAndTiles(Operation *op, const hq::WeightSchema &w,
     layoutChip = layout.getHostChip();
     // 8-bit weights the activation MMA takes as they are lie K-major on a
     // wgmma chip (layout::TileOrder::KMajor): only wgmma reads them.
-    if (hq::layout::tileOrder(w, in,
-                              layoutChip->supportsMma(hq::MmaKind::Wgmma)) ==
+    if (hq::layout::tileOrder(w, in, layoutChip->readsKMajorEightBit()) ==
         hq::layout::TileOrder::KMajor)
       for (size_t i = 0; i < tiles.size(); ++i)
-        if (tiles[i].mma != hq::MmaKind::Wgmma)
+        if (!hq::mmaGeneration(tiles[i].mma).readsKMajorEightBit)
           return op->emitOpError()
                  << "tile_configs[" << i << "]: " << w.type.str()
                  << " weights prepared for " << layoutChip->str() << " with "
