@@ -7,6 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Humming/Conversion/HummingToNVVM.h"
+#include "Humming/Dialect/Humming/IR/HummingOps.h"
 #include "Humming/Pipelines/Pipelines.h"
 #include "Humming/Registration.h"
 
@@ -16,6 +18,7 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 #include <gtest/gtest.h>
 
@@ -63,7 +66,7 @@ TEST(KernelTable, CoversEveryMAndSaysHowToLaunch) {
   EXPECT_EQ(table.front().mMin, 1);
   for (size_t i = 1; i < table.size(); ++i)
     EXPECT_EQ(table[i].mMin, table[i - 1].mMax + 1) << i; // no gaps
-  EXPECT_EQ(table.back().mMax, 0);                         // open-ended
+  EXPECT_EQ(table.back().mMax, 0);                        // open-ended
   for (const habi::KernelLaunch &k : table) {
     EXPECT_GT(k.threads, 0);
     EXPECT_LE(k.threads, 1024);
@@ -132,8 +135,8 @@ TEST(KernelTable, CoversEveryMAndSaysHowToLaunch) {
   uint32_t grid[3];
   table.back().grid(1000, 4096, grid);
   EXPECT_EQ(grid[0], uint32_t(4096 / table.back().blockN));
-  EXPECT_EQ(grid[1], uint32_t((1000 + table.back().blockM - 1) /
-                              table.back().blockM));
+  EXPECT_EQ(grid[1],
+            uint32_t((1000 + table.back().blockM - 1) / table.back().blockM));
   EXPECT_EQ(grid[2], 1u);
   // The text a kernel cache entry keeps reads back to the same table.
   std::vector<habi::KernelLaunch> again;
@@ -472,9 +475,8 @@ TEST(KernelTable, WeightPreparationModules) {
   auto blockPtx = mh::compileToPtx(**block, "sm_90a");
   ASSERT_TRUE(blockPtx.ok()) << blockPtx.error();
   EXPECT_EQ(blockPtx->find("call"), std::string::npos);
-  expectPhases(mh::kernelTable(**block),
-               {32 * 32 / 32, 4096 * 4096 / 128, 4096 * 4096 / 128,
-                32 * 32 / 32});
+  expectPhases(mh::kernelTable(**block), {32 * 32 / 32, 4096 * 4096 / 128,
+                                          4096 * 4096 / 128, 32 * 32 / 32});
 
   // Blocks must tile the padded K: a partial last block along K stays on
   // the host.
@@ -489,4 +491,55 @@ TEST(KernelTable, WeightPreparationModules) {
                                     "columns in a padded K of 4000"),
             std::string::npos)
       << partialPtx.error();
+}
+
+// An embedding compiler applies the lowering's patterns with its own driver
+// (populateHummingToNVVMPatterns): here MLIR's greedy driver over the whole
+// module, the humming ops in reverse kind order (silu_and_mul before the
+// GEMM). Every humming op is replaced by launches, each kernel is in the
+// kernel module and in the table, whatever the driver's order.
+TEST(KernelTable, ThePatternsLowerUnderAnotherDriver) {
+  DialectRegistry registry;
+  mh::registerHummingDialects(registry);
+  MLIRContext ctx(registry);
+  ctx.loadAllAvailableDialects();
+  constexpr const char *kBlock = R"mlir(
+func.func @block(%x: memref<?x8192xf16>, %h: memref<?x4096xf16>, %a: memref<?x4096xf16>, %w: memref<4096x512xi32>, %s: memref<4096x32xf16>, %c: memref<?x4096xf16>) {
+  humming.silu_and_mul %x into %h : memref<?x8192xf16> -> memref<?x4096xf16>
+  humming.gemm %a, %w scales(%s : memref<4096x32xf16>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<128>>,
+       input_schema = #humming.input_schema<type = f16>}
+      : memref<?x4096xf16>, memref<4096x512xi32> -> memref<?x4096xf16>
+  return
+}
+)mlir";
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(kBlock, &ctx);
+  ASSERT_TRUE(module);
+  std::optional<::humming::Chip> chip = ::humming::Chip::parse("sm_80");
+  ASSERT_TRUE(chip);
+  mh::KernelLoweringState state(*module, *chip);
+  module->walk([&](Operation *op) {
+    if (isa_and_nonnull<mh::HummingDialect>(op->getDialect()))
+      EXPECT_TRUE(succeeded(mh::checkHummingLowering(op, state)));
+  });
+  RewritePatternSet patterns(&ctx);
+  mh::populateHummingToNVVMPatterns(patterns, state);
+  GreedyRewriteConfig config;
+  config.enableFolding(false);
+  ASSERT_TRUE(
+      succeeded(applyPatternsGreedily(*module, std::move(patterns), config)));
+  state.writeKernelTable();
+  int humming = 0, launches = 0;
+  module->walk([&](Operation *op) {
+    humming += isa_and_nonnull<mh::HummingDialect>(op->getDialect());
+    launches += isa<gpu::LaunchFuncOp>(op);
+  });
+  EXPECT_EQ(humming, 0);
+  EXPECT_EQ(launches, 2);
+  std::vector<habi::KernelLaunch> table = mh::kernelTable(*module);
+  ASSERT_EQ(table.size(), 2u);
+  auto kernels = module->lookupSymbol<gpu::GPUModuleOp>("humming_kernels");
+  ASSERT_TRUE(kernels);
+  for (const habi::KernelLaunch &k : table)
+    EXPECT_TRUE(kernels.lookupSymbol(k.name)) << k.name;
 }
