@@ -80,30 +80,11 @@ LogicalResult lowerElementwise(Operation *op, KernelLoweringState &state,
   return success();
 }
 
-struct SiluAndMulLowering : LoweringPattern<SiluAndMulOp> {
-  using LoweringPattern::LoweringPattern;
-  LogicalResult matchAndRewrite(SiluAndMulOp op,
-                                PatternRewriter &rewriter) const override {
-    if (failed(checkIdentityLayouts(op)))
-      return failure();
-    return lowerElementwise(op, state, rewriter);
-  }
-};
-
-struct MoeSumLowering : LoweringPattern<MoeSumOp> {
-  using LoweringPattern::LoweringPattern;
-  LogicalResult matchAndRewrite(MoeSumOp op,
-                                PatternRewriter &rewriter) const override {
-    if (failed(checkIdentityLayouts(op)))
-      return failure();
-    return lowerElementwise(op, state, rewriter);
-  }
-};
-
 } // namespace
 
 void mlir::humming::lowering::populateElementwisePatterns(
     RewritePatternSet &patterns, KernelLoweringState &state) {
-  patterns.add<SiluAndMulLowering, MoeSumLowering>(patterns.getContext(),
-                                                   state);
+  patterns.add<DenseRowsLowering<SiluAndMulOp, lowerElementwise>,
+               DenseRowsLowering<MoeSumOp, lowerElementwise>>(
+      patterns.getContext(), state);
 }

@@ -275,7 +275,6 @@ FailureOr<PreparedTile> preparedTile(const GemmView &op, unsigned index,
 }
 
 /// Checks that the mma_sync family can lower `op`; reports why not.
-
 LogicalResult checkSupported(const GemmView &op, const hq::Chip &chip) {
   hq::InputSchema in = op.inputSchema.toHost();
   hq::WeightSchema w = op.weightSchema.toHost();
@@ -355,8 +354,6 @@ LogicalResult checkSupported(const GemmView &op, const hq::Chip &chip) {
   }
   return success();
 }
-
-/// Checks that the activation quantization kernel can lower `op`.
 
 /// What the kernels of `op` are specialised on.
 GemmKernelSpec gemmSpec(const GemmView &op, const hq::Chip &chip) {
@@ -633,28 +630,17 @@ LogicalResult lowerGemm(const GemmView &op, KernelLoweringState &state,
   return success();
 }
 
-struct GemmLowering : LoweringPattern<GemmOp> {
-  using LoweringPattern::LoweringPattern;
-  LogicalResult matchAndRewrite(GemmOp op,
+/// humming.gemm and humming.moe_gemm: one pattern over GemmView.
+template <typename OpT> struct GemmLowering : LoweringPattern<OpT> {
+  using LoweringPattern<OpT>::LoweringPattern;
+  LogicalResult matchAndRewrite(OpT op,
                                 PatternRewriter &rewriter) const override {
     GemmView view = GemmView::of(op);
-    if (failed(checkGemm(view, state)))
+    if (failed(checkGemm(view, this->state)))
       return failure();
-    return lowerGemm(view, state, rewriter);
+    return lowerGemm(view, this->state, rewriter);
   }
 };
-
-struct MoeGemmLowering : LoweringPattern<MoeGemmOp> {
-  using LoweringPattern::LoweringPattern;
-  LogicalResult matchAndRewrite(MoeGemmOp op,
-                                PatternRewriter &rewriter) const override {
-    GemmView view = GemmView::of(op);
-    if (failed(checkGemm(view, state)))
-      return failure();
-    return lowerGemm(view, state, rewriter);
-  }
-};
-
 } // namespace
 
 LogicalResult
@@ -667,5 +653,6 @@ mlir::humming::lowering::checkGemmLowering(Operation *op,
 
 void mlir::humming::lowering::populateGemmPatterns(RewritePatternSet &patterns,
                                                    KernelLoweringState &state) {
-  patterns.add<GemmLowering, MoeGemmLowering>(patterns.getContext(), state);
+  patterns.add<GemmLowering<GemmOp>, GemmLowering<MoeGemmOp>>(
+      patterns.getContext(), state);
 }

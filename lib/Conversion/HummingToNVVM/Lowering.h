@@ -24,6 +24,23 @@ template <typename OpT> struct LoweringPattern : OpRewritePattern<OpT> {
   KernelLoweringState &state;
 };
 
+/// The small kernels read their memrefs as dense rows: identity layouts
+/// only (emits the first one that is not).
+LogicalResult checkIdentityLayouts(Operation *op);
+
+/// Checks the op's memrefs (checkIdentityLayouts), then lowers it by
+/// `Lower(op, state, rewriter)`: the small kernels' patterns.
+template <typename OpT, auto Lower>
+struct DenseRowsLowering : LoweringPattern<OpT> {
+  using LoweringPattern<OpT>::LoweringPattern;
+  LogicalResult matchAndRewrite(OpT op,
+                                PatternRewriter &rewriter) const override {
+    if (failed(checkIdentityLayouts(op)))
+      return failure();
+    return Lower(op, this->state, rewriter);
+  }
+};
+
 /// One entry of the module's kernel table.
 DictionaryAttr launchAttr(OpBuilder &b, const ::humming::abi::KernelLaunch &l);
 /// A device pointer (!llvm.ptr<1>) to the data of `memref`, or null.
@@ -37,9 +54,6 @@ void launchGridStride(ImplicitLocOpBuilder &b, gpu::GPUFuncOp kernel,
 gpu::GPUFuncOp buildStubKernel(OpBuilder &builder, Location loc,
                                gpu::GPUModuleOp module, StringRef name,
                                bool moe = false, bool workspace = false);
-/// The small kernels read their memrefs as dense rows: identity layouts
-/// only (emits the first one that is not).
-LogicalResult checkIdentityLayouts(Operation *op);
 
 // Each family: its patterns and what the pass checks first.
 void populateGemmPatterns(RewritePatternSet &patterns,

@@ -22,13 +22,21 @@ namespace hq = ::humming;
 
 namespace {
 
-LogicalResult checkQuantizeSupported(QuantizeOp op, const hq::Chip &chip) {
+/// What the activation quantization kernel of `op` is specialised on.
+QuantizeKernelSpec quantizeSpec(QuantizeOp op) {
   auto srcType = cast<MemRefType>(op.getSource().getType());
   QuantizeKernelSpec qs;
   qs.input = cast<InputSchemaAttr>(op.getSchema()).toHost();
   qs.source = *toScalarType(srcType.getElementType());
   qs.k = srcType.getDimSize(1);
   qs.codesK = cast<MemRefType>(op.getDest().getType()).getDimSize(1);
+  return qs;
+}
+
+/// Checks that the activation quantization kernel can lower `op`.
+LogicalResult checkQuantizeSupported(QuantizeOp op, const hq::Chip &chip) {
+  auto srcType = cast<MemRefType>(op.getSource().getType());
+  QuantizeKernelSpec qs = quantizeSpec(op);
   if (std::string why = quantizeKernelProblem(qs, chip); !why.empty())
     return op.emitOpError() << why;
   if (srcType.getDimSize(1) > (int64_t(1) << 24))
@@ -42,8 +50,7 @@ LogicalResult checkQuantizeSupported(QuantizeOp op, const hq::Chip &chip) {
   return success();
 }
 
-/// What the repack kernel of `op` is specialised on (padded sizes).
-
+/// What the weight quantization kernel of `op` is specialised on.
 WeightQuantizeKernelSpec weightQuantizeSpec(QuantizeOp op) {
   WeightQuantizeKernelSpec qs;
   qs.weight = cast<WeightSchemaAttr>(op.getSchema()).toHost();
@@ -58,17 +65,9 @@ WeightQuantizeKernelSpec weightQuantizeSpec(QuantizeOp op) {
   return qs;
 }
 
-/// Checks that the repack kernel can lower `op`: the prepared layout holds
-/// the schema (the verifier checked the shapes).
-
 LogicalResult lowerActivationQuantize(QuantizeOp op, KernelLoweringState &state,
                                       PatternRewriter &rewriter) {
-  auto srcType = cast<MemRefType>(op.getSource().getType());
-  QuantizeKernelSpec qs;
-  qs.input = cast<InputSchemaAttr>(op.getSchema()).toHost();
-  qs.source = *toScalarType(srcType.getElementType());
-  qs.k = srcType.getDimSize(1);
-  qs.codesK = cast<MemRefType>(op.getDest().getType()).getDimSize(1);
+  QuantizeKernelSpec qs = quantizeSpec(op);
   qs.launchDependents = state.chip().sm >= 90;
   std::string name = state.kernelName(op, "quantize");
   gpu::GPUFuncOp kernel = buildQuantizeKernel(

@@ -23,6 +23,7 @@ namespace hq = ::humming;
 
 namespace {
 
+/// What the repack kernel of `op` is specialised on (padded sizes).
 RepackKernelSpec repackSpec(RepackOp op) {
   hq::WeightSchema w = op.getWeightSchema().toHost();
   hq::InputSchema in = op.getInputSchema().toHost();
@@ -45,8 +46,8 @@ RepackKernelSpec repackSpec(RepackOp op) {
   return rs;
 }
 
-/// What the weight quantization kernel of `op` is specialised on.
-
+/// Checks that the repack kernel can lower `op`: the prepared layout holds
+/// the schema (the verifier checked the shapes).
 LogicalResult checkRepackSupported(RepackOp op) {
   hq::WeightSchema w = op.getWeightSchema().toHost();
   hq::InputSchema in = op.getInputSchema().toHost();
@@ -56,8 +57,6 @@ LogicalResult checkRepackSupported(RepackOp op) {
     return op.emitOpError() << "cannot repack: " << *d;
   return success();
 }
-
-/// One entry of the module's kernel table.
 
 LogicalResult lowerRepack(RepackOp op, KernelLoweringState &state,
                           PatternRewriter &rewriter) {

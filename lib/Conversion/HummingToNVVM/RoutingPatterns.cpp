@@ -233,50 +233,13 @@ LogicalResult lowerGatherColumns(GatherColumnsOp op, KernelLoweringState &state,
   return success();
 }
 
-struct MoeAlignLowering : LoweringPattern<MoeAlignOp> {
-  using LoweringPattern::LoweringPattern;
-  LogicalResult matchAndRewrite(MoeAlignOp op,
-                                PatternRewriter &rewriter) const override {
-    if (failed(checkIdentityLayouts(op)))
-      return failure();
-    return lowerMoeAlign(op, state, rewriter);
-  }
-};
-
-struct MoeGroupLowering : LoweringPattern<MoeGroupOp> {
-  using LoweringPattern::LoweringPattern;
-  LogicalResult matchAndRewrite(MoeGroupOp op,
-                                PatternRewriter &rewriter) const override {
-    if (failed(checkIdentityLayouts(op)))
-      return failure();
-    return lowerMoeGroup(op, state, rewriter);
-  }
-};
-
-struct MoePermuteLowering : LoweringPattern<MoePermuteOp> {
-  using LoweringPattern::LoweringPattern;
-  LogicalResult matchAndRewrite(MoePermuteOp op,
-                                PatternRewriter &rewriter) const override {
-    if (failed(checkIdentityLayouts(op)))
-      return failure();
-    return lowerMoePermute(op, state, rewriter);
-  }
-};
-
-struct GatherColumnsLowering : LoweringPattern<GatherColumnsOp> {
-  using LoweringPattern::LoweringPattern;
-  LogicalResult matchAndRewrite(GatherColumnsOp op,
-                                PatternRewriter &rewriter) const override {
-    if (failed(checkIdentityLayouts(op)))
-      return failure();
-    return lowerGatherColumns(op, state, rewriter);
-  }
-};
-
 } // namespace
 
 void mlir::humming::lowering::populateRoutingPatterns(
     RewritePatternSet &patterns, KernelLoweringState &state) {
-  patterns.add<MoeAlignLowering, MoeGroupLowering, MoePermuteLowering,
-               GatherColumnsLowering>(patterns.getContext(), state);
+  patterns.add<DenseRowsLowering<MoeAlignOp, lowerMoeAlign>,
+               DenseRowsLowering<MoeGroupOp, lowerMoeGroup>,
+               DenseRowsLowering<MoePermuteOp, lowerMoePermute>,
+               DenseRowsLowering<GatherColumnsOp, lowerGatherColumns>>(
+      patterns.getContext(), state);
 }
