@@ -421,24 +421,27 @@ FailureOr<SmallVector<PreparedTile>> preparedTiles(const GemmView &op,
   return out;
 }
 
+/// What checkGemm found out about an op it accepts: what its kernels are
+/// specialised on and, over prepared weights, each tile's kernel shape.
+struct GemmPlan {
+  GemmKernelSpec spec;
+  SmallVector<PreparedTile> tiles;
+};
+
 /// One kernel per M range (per range of tokens per expert for MoE), built
 /// into the kernel module: (kernel, its launch facts).
 using GemmVariants =
     SmallVector<std::pair<gpu::GPUFuncOp, hq::abi::KernelLaunch>>;
-FailureOr<GemmVariants> buildGemmKernels(const GemmView &op,
-                                         const GemmKernelSpec &spec,
-                                         KernelLoweringState &state) {
+GemmVariants buildGemmKernels(const GemmView &op, const GemmPlan &plan,
+                              KernelLoweringState &state) {
+  const GemmKernelSpec &spec = plan.spec;
   std::string name = state.kernelName(op.op, op.isMoe() ? "moe_gemm" : "gemm");
 
   GemmVariants variants;
   if (op.layout) {
-    FailureOr<SmallVector<PreparedTile>> tiles =
-        preparedTiles(op, spec, state.chip());
-    if (failed(tiles))
-      return failure();
     for (auto [i, attr] : llvm::enumerate(op.tiles)) {
       hq::TileConfig t = cast<TileConfigAttr>(attr).toHost();
-      const PreparedTile *tile = &(*tiles)[i];
+      const PreparedTile *tile = &plan.tiles[i];
       std::string kname = name + "_m" + std::to_string(i);
       const CtaSplit split{t.splitK, t.mMax, t.splitsInCluster(),
                            t.cooperativeSplit};
@@ -492,13 +495,21 @@ FailureOr<GemmVariants> buildGemmKernels(const GemmView &op,
   return variants;
 }
 
-/// checkSupported, and only-kernel= naming one of the op's kernels.
-LogicalResult checkGemm(const GemmView &op, const KernelLoweringState &state) {
+/// checkSupported, every tile's kernel shape (over prepared weights), and
+/// only-kernel= naming one of the op's kernels; what lowerGemm builds from.
+FailureOr<GemmPlan> checkGemm(const GemmView &op,
+                              const KernelLoweringState &state) {
   if (failed(checkSupported(op, state.chip())))
     return failure();
-  if (op.layout &&
-      failed(preparedTiles(op, gemmSpec(op, state.chip()), state.chip())))
-    return failure();
+  GemmPlan plan;
+  plan.spec = gemmSpec(op, state.chip());
+  if (op.layout) {
+    FailureOr<SmallVector<PreparedTile>> tiles =
+        preparedTiles(op, plan.spec, state.chip());
+    if (failed(tiles))
+      return failure();
+    plan.tiles = std::move(*tiles);
+  }
   if (state.onlyKernel() >= 0) {
     ArrayAttr tiles = op.tiles;
     int64_t count = op.layout && tiles ? int64_t(tiles.size()) : 1;
@@ -508,18 +519,15 @@ LogicalResult checkGemm(const GemmView &op, const KernelLoweringState &state) {
              << " names no kernel: expected an index below " << count
              << " (one kernel per tile configuration)";
   }
-  return success();
+  return plan;
 }
 
 /// The launches of `op`'s kernels: the kernel of M's range, grid from M
 /// at run time, pointers from the memrefs; `op` is replaced by them.
-LogicalResult lowerGemm(const GemmView &op, KernelLoweringState &state,
-                        PatternRewriter &rewriter) {
-  const GemmKernelSpec spec = gemmSpec(op, state.chip());
-  FailureOr<GemmVariants> built = buildGemmKernels(op, spec, state);
-  if (failed(built))
-    return failure();
-  const GemmVariants &variants = *built;
+LogicalResult lowerGemm(const GemmView &op, const GemmPlan &plan,
+                        KernelLoweringState &state, PatternRewriter &rewriter) {
+  const GemmKernelSpec &spec = plan.spec;
+  const GemmVariants variants = buildGemmKernels(op, plan, state);
   const hq::WeightSchema &w = spec.weight;
   rewriter.setInsertionPoint(op.op);
   ImplicitLocOpBuilder b(op.op->getLoc(), rewriter);
@@ -636,9 +644,10 @@ template <typename OpT> struct GemmLowering : LoweringPattern<OpT> {
   LogicalResult matchAndRewrite(OpT op,
                                 PatternRewriter &rewriter) const override {
     GemmView view = GemmView::of(op);
-    if (failed(checkGemm(view, this->state)))
+    FailureOr<GemmPlan> plan = checkGemm(view, this->state);
+    if (failed(plan))
       return failure();
-    return lowerGemm(view, this->state, rewriter);
+    return lowerGemm(view, *plan, this->state, rewriter);
   }
 };
 } // namespace
@@ -647,8 +656,9 @@ LogicalResult
 mlir::humming::lowering::checkGemmLowering(Operation *op,
                                            const KernelLoweringState &state) {
   if (auto gemm = dyn_cast<GemmOp>(op))
-    return checkGemm(GemmView::of(gemm), state);
-  return checkGemm(GemmView::of(cast<MoeGemmOp>(op)), state);
+    return success(succeeded(checkGemm(GemmView::of(gemm), state)));
+  return success(
+      succeeded(checkGemm(GemmView::of(cast<MoeGemmOp>(op)), state)));
 }
 
 void mlir::humming::lowering::populateGemmPatterns(RewritePatternSet &patterns,
