@@ -162,16 +162,22 @@ def fault_cache(torch, humming):
     with a clean error naming what it could not write (the cache, or the
     temporary file ptxas reads where nvJitLink is not used)."""
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-    resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))
     layer = humming.HummingLayer(2048, 2048, W4G128)
     layer.load_from_unquantized(torch.randn(2048, 2048,
                                             dtype=torch.float16) * 0.02)
+    # Only the soft limit, and only around the transform: the result is
+    # printed afterwards, to a file where stdout is one (a limit of 0 left
+    # in place made that print fail and the step report nothing).
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (0, hard))
     try:
         layer.transform()
     except humming.HummingError as e:
         message = str(e).lower()
         return {"ok": "cache" in message or "cannot write" in message,
                 "error": str(e), "transformed": False}
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
     y = layer(torch.rand(8, 2048, device="cuda").half())
     torch.cuda.synchronize()
     return {"ok": bool(torch.isfinite(y).all().item()), "transformed": True}

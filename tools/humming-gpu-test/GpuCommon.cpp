@@ -166,14 +166,18 @@ Status checkDeviceRepack(const Layer &layer,
   Result<QuantizedWeights> device = layer.deviceWeights();
   if (!device)
     return Error{"deviceWeights: " + device.error()};
-  const WeightSchema &w = layer.weightSchema();
+  // The weights as the GEMM sees them (Layer::gemmWeight): over rows of
+  // activationK() codes (K rounded up to 16 bytes of 8- or 4-bit
+  // activations), pad_k the rest of the padded K.
+  WeightSchema w = layer.weightSchema();
+  const int64_t kp = layer.k() + w.padK;
+  w.padK -= layer.activationK() - layer.k();
   const QuantizedWeights &c =
       canonical ? *canonical : *layer.canonicalWeights();
   // A layer over canonical tensors holds them as they are.
   Result<QuantizedWeights> host =
       layer.prepared() ? layout::prepareMmaSync(w, layer.inputSchema(), c,
-                                                layer.n() + w.padN,
-                                                layer.k() + w.padK,
+                                                layer.n() + w.padN, kp,
                                                 /*threads=*/0,
                                                 layer.tileOrder())
                        : Result<QuantizedWeights>(c);
