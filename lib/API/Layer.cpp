@@ -348,6 +348,9 @@ struct Layer::Impl {
   /// forward() launches kernels with gridDependency by
   /// cuLaunchKernelEx with programmatic stream serialization.
   bool dependentLaunch = false;
+  /// The SMs of the device transform() found (0 without one): the grid of
+  /// a persistent kernel (abi::KernelLaunch::persistent).
+  int64_t smCount = 0;
   std::string chip, ptx;
   std::vector<std::string> modulePtx;
   std::vector<abi::KernelLaunch> kernels;
@@ -1656,6 +1659,10 @@ Status Layer::transform(const LayerTarget &target) {
   l.dependentLaunch = dependentLaunch && driver &&
                       driver->cuLaunchKernelEx != nullptr &&
                       driverVersion >= rt::kDependentLaunchDriverVersion;
+  l.smCount = 0;
+  if (driver)
+    if (Result<rt::Device> dev = rt::openDevice(*driver))
+      l.smCount = dev->smCount;
   l.functions = std::move(functions);
   l.buffers = std::move(buffers);
   l.modules = std::move(loaded); // unloads the previous kernels
@@ -1981,7 +1988,7 @@ Status Layer::launch(void *stream, uint64_t input, uint64_t inputScale,
     if (grid[1] == 0)
       return Status::success(); // no block of rows (sorted_ids too short)
   } else {
-    kl->grid(m, l.paddedN(), grid);
+    kl->grid(m, l.paddedN(), grid, l.smCount);
   }
   // Programmatic dependent launch and the cooperative launch
   // (transform() checked the driver and the residency of the latter).

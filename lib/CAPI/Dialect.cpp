@@ -228,6 +228,7 @@ MlirHummingTileConfig toC(const hq::TileConfig &t) {
   c.wgmmaInFlight = t.wgmmaInFlight;
   c.l2Prefetch = t.l2Prefetch;
   c.rasterM = t.rasterM;
+  c.persistent = t.persistent;
   return c;
 }
 } // namespace
@@ -283,6 +284,7 @@ MlirAttribute mlirHummingTileConfigAttrGet(MlirContext ctx,
   t.wgmmaInFlight = c->wgmmaInFlight;
   t.l2Prefetch = c->l2Prefetch;
   t.rasterM = c->rasterM;
+  t.persistent = c->persistent;
   return wrap(TileConfigAttr::fromHost(errorsOf(context), context, t));
 }
 

@@ -72,6 +72,7 @@ KernelShape shapeOf(const TileConfig &t) {
   k.scaleAfterMma = t.scaleAfterMma;
   k.l2Prefetch = t.l2Prefetch;
   k.rasterM = t.rasterM;
+  k.persistent = t.persistent;
   return k;
 }
 
@@ -104,6 +105,7 @@ TileConfig tileConfigOf(const KernelShape &k) {
   t.scaleAfterMma = k.scaleAfterMma;
   t.l2Prefetch = k.l2Prefetch;
   t.rasterM = k.rasterM;
+  t.persistent = k.persistent;
   return t;
 }
 

@@ -401,6 +401,23 @@ Diag verifyTileConfig(const TileConfig &t) {
                   " (the prefetch runs in the cp.async pipelines and the ",
                   mmaNamesWith(&MmaGeneration::producerWarpgroup),
                   " producer), got ", t.l2Prefetch);
+  if (t.persistent) {
+    if (!t.warpSpecialized || !gen.producerWarpgroup)
+      return concat("expected persistent = false without warp_specialized ",
+                    mmaNamesWith(&MmaGeneration::producerWarpgroup),
+                    " (the producer warpgroup fills the next output tile's "
+                    "slots while the consumers store the last one)");
+    if ((t.tma & (TmaA | TmaB)) != (TmaA | TmaB))
+      return std::string("expected tma = [a, b] with persistent (its fills "
+                         "are tensor and bulk copies, counted by their "
+                         "barriers)");
+    if (t.splitK != 1 || t.multicastA != 1 || t.multicastB != 1 ||
+        t.l2Prefetch != 0)
+      return concat("expected split_k = 1, multicast_a = multicast_b = 1 and "
+                    "l2_prefetch = 0 with persistent, got ",
+                    t.splitK, ", ", t.multicastA, ", ", t.multicastB, " and ",
+                    t.l2Prefetch);
+  }
   if (t.clusterSplit && t.splitK != 2 && t.splitK != 4 && t.splitK != 8)
     return concat("expected split_k of 2, 4 or 8 with cluster_split (the "
                   "CTAs of one thread block cluster), got ", t.splitK);
@@ -677,6 +694,11 @@ Diag verifyTileForProblem(const TileConfig &t, const WeightSchema &w,
   }
   if ((t.multicastA > 1 || t.multicastB > 1) && c.gemm != GemmType::Dense)
     return concat("expected a dense GEMM with multicast, got ", toString(c.gemm));
+  if (t.persistent && (c.gemm != GemmType::Dense || in.type.bits != 8))
+    return concat("expected a dense GEMM with 8-bit activations with "
+                  "persistent (its consumers' loop releases each slot in "
+                  "the iteration that read it), got ",
+                  toString(c.gemm), " with ", in.type.str(), " activations");
   if (t.l2Prefetch > 0 && t.warpSpecialized && c.gemm != GemmType::Dense)
     return concat("expected a dense GEMM with l2_prefetch in a "
                   "warp-specialized kernel (its producer prefetches the "

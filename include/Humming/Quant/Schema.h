@@ -221,6 +221,13 @@ struct TileConfig {
   /// of the output whose activations and weights stay in L2 (1: every block
   /// of columns of one row of blocks first, the launch's own order).
   int64_t rasterM = 1;
+  /// Warp-specialized wgmma kernels of dense layers with 8-bit activations
+  /// and every operand by TMA: each CTA takes output tiles in turn (tile
+  /// blockIdx.x, then + gridDim.x, ... in the order of rasterM), the
+  /// producer filling the next tile's slots while the consumers store the
+  /// last one's outputs; the runtime launches at most one CTA per SM
+  /// (abi::KernelLaunch::persistent). false: one CTA per output tile.
+  bool persistent = false;
 
   /// Whether the split_k CTAs reduce in a cluster (by the MMA generation's
   /// default, MmaGeneration::clusterSplitByDefault, without workspaceSplit;

@@ -131,6 +131,13 @@ struct KernelLaunch {
   /// activations' tensor-map box is then block_m / cluster_x rows). 0 for
   /// every other kernel.
   int64_t clusterX = 0;
+  /// Where the GEMM kernel's CTAs take output tiles in turn
+  /// (TileConfig::persistent: tile blockIdx.x, then + gridDim.x, ...): the
+  /// CTAs per SM its grid is sized for — grid() launches at most that
+  /// many times the device's SMs, and never more CTAs than output tiles.
+  /// Any grid is correct; one larger than the device holds at once only
+  /// runs its tiles in more waves. 0 for every other kernel.
+  int64_t persistent = 0;
   /// Where the kernel reads its activations by TMA (tma = [a]): the
   /// columns of the tensor map's box, one iteration's K (16, 32 or 64
   /// 2-byte elements: rows of 32, 64 or 128 bytes, swizzled by their
@@ -206,9 +213,11 @@ struct KernelLaunch {
 
   bool serves(int64_t m) const { return m >= mMin && (mMax == 0 || m <= mMax); }
   /// Grid for `m` tokens and padded N `np` (one block per block_n columns
-  /// and block_m rows, rounded up; split_k blocks along z).
+  /// and block_m rows, rounded up; split_k blocks along z). A persistent
+  /// kernel on a device of `sms` SMs: min(output tiles, persistent x sms)
+  /// CTAs along x (every output tile its own CTA where `sms` is 0).
   /// A quantize kernel: (M, 1, 1).
-  void grid(int64_t m, int64_t np, uint32_t g[3]) const {
+  void grid(int64_t m, int64_t np, uint32_t g[3], int64_t sms = 0) const {
     if (kind == kQuantizeKernel) {
       g[0] = uint32_t(m);
       g[1] = g[2] = 1;
@@ -239,6 +248,11 @@ struct KernelLaunch {
     g[0] = uint32_t((np + blockN - 1) / blockN);
     g[1] = uint32_t((m + blockM - 1) / blockM);
     g[2] = uint32_t(splitK);
+    if (persistent > 0) {
+      const int64_t tiles = int64_t(g[0]) * g[1];
+      g[0] = uint32_t(sms > 0 ? std::min(tiles, persistent * sms) : tiles);
+      g[1] = 1;
+    }
   }
 };
 
@@ -275,6 +289,7 @@ inline constexpr KernelField kKernelFields[] = {
     {"block_size", &KernelLaunch::blockSize, true},
     {"layout64", &KernelLaunch::layout64, true},
     {"cluster_x", &KernelLaunch::clusterX, false, true},
+    {"persistent", &KernelLaunch::persistent, false, true},
     {"workspace", &KernelLaunch::workspace, false, true}};
 
 constexpr const char *kKernelTableAttr = "humming.kernels";

@@ -67,6 +67,17 @@ public:
   /// raster_m > 1: bidX and bidY renamed so that consecutive CTAs take
   /// raster_m rows of blocks per column of blocks (TileConfig::rasterM).
   void rasterGrid();
+  /// bidX and bidY of output tile `pid` (i32) in the order of raster_m
+  /// over a grid of `gridX` x `gridY` blocks (i32; rasterGrid's mapping,
+  /// any raster_m).
+  void rasterTile(Value pid, Value gridX, Value gridY);
+  /// persistent: makes output tile `t` (i32, of tilesTotal) this CTA's:
+  /// bidX, bidY, blockTiles and, once threadCoordinates placed the warp,
+  /// nTile. The values are built where the builder is (in a tile loop's
+  /// body, they hold in it only).
+  void selectTile(Value t);
+  /// partialBlocks: blockTiles of block column bidX.
+  void countBlockTiles();
   /// tid and what follows from it (lane, copyTid, the warp's place, grp,
   /// quad, nTile, rowBase) for thread index `threadId`; returns the warp.
   Value threadCoordinates(Value threadId);
@@ -582,6 +593,11 @@ protected:
   /// warpgroup's with warp_specialized).
   Value copyTid;
   Value bidX, bidY, bidZ;
+  /// persistent: the output tiles of the launch (blocks of columns x
+  /// blocks of rows of M; i32).
+  Value tilesX, tilesY, tilesTotal;
+  /// The warp's first n-tile in its block (placeWarps).
+  Value nTileInBlock;
   /// partialBlocks: this block's n-tiles inside the padded N (warps_n but
   /// in the last block of columns).
   Value blockTiles;

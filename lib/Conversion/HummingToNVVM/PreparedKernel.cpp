@@ -81,22 +81,29 @@ void PreparedEmitter::emit() {
   // wait.
   if (spec.gridDependency && !prefetchesBeforeWait())
     waitForPrerequisites();
-  bidX = index32(gpu::BlockIdOp::create(b, gpu::Dimension::x));
-  bidY = index32(gpu::BlockIdOp::create(b, gpu::Dimension::y));
-  if (tile.rasterM > 1)
-    rasterGrid();
-  if (partialBlocks())
-    blockTiles = arith::MinSIOp::create(
-        b, c32(tile.warpsN),
-        arith::SubIOp::create(b, c32(spec.np / L::kTileN),
-                              arith::MulIOp::create(b, bidX, c32(tile.warpsN))));
+  m = param(hq::abi::ParamM);
+  if (tile.persistent) {
+    // Output tiles in turn (TileConfig::persistent): the CTA's first here,
+    // the others in the warp-specialized loops (selectTile).
+    tilesX = c32(hq::ceilDiv(spec.np, tile.blockN()));
+    tilesY = arith::DivUIOp::create(
+        b, arith::AddIOp::create(b, m, c32(tile.blockM() - 1)),
+        c32(tile.blockM()));
+    tilesTotal = arith::MulIOp::create(b, tilesX, tilesY);
+    selectTile(index32(gpu::BlockIdOp::create(b, gpu::Dimension::x)));
+  } else {
+    bidX = index32(gpu::BlockIdOp::create(b, gpu::Dimension::x));
+    bidY = index32(gpu::BlockIdOp::create(b, gpu::Dimension::y));
+    if (tile.rasterM > 1)
+      rasterGrid();
+    countBlockTiles();
+  }
   bidZ = split.ctas > 1 ? index32(gpu::BlockIdOp::create(b, gpu::Dimension::z))
                         : c32(0);
   // This CTA's first iteration (split-K across CTAs).
   Value first = arith::MulIOp::create(b, bidZ, c32(ctaIterations));
-  Value warp = threadCoordinates(
-      index32(gpu::ThreadIdOp::create(b, gpu::Dimension::x)));
-  m = param(hq::abi::ParamM);
+  Value warp =
+      threadCoordinates(index32(gpu::ThreadIdOp::create(b, gpu::Dimension::x)));
   // MoE: the rest only for a block with rows, on its expert's weights.
   scf::IfOp routed = routeBlock();
   if (spec.weight.hasGlobalScale())
@@ -127,6 +134,43 @@ void PreparedEmitter::emit() {
     b.setInsertionPointAfter(routed);
 }
 
+void PreparedEmitter::countBlockTiles() {
+  if (partialBlocks())
+    blockTiles = arith::MinSIOp::create(
+        b, c32(tile.warpsN),
+        arith::SubIOp::create(
+            b, c32(spec.np / L::kTileN),
+            arith::MulIOp::create(b, bidX, c32(tile.warpsN))));
+}
+
+void PreparedEmitter::selectTile(Value t) {
+  rasterTile(t, tilesX, tilesY);
+  countBlockTiles();
+  if (nTileInBlock)
+    nTile = arith::AddIOp::create(
+        b, arith::MulIOp::create(b, bidX, c32(tile.warpsN)), nTileInBlock);
+}
+
+void PreparedEmitter::rasterTile(Value pid, Value gridX, Value gridY) {
+  // As rasterGrid, over a linear tile index (persistent kernels; no
+  // clusters): raster_m 1 is the launch's row-by-row order.
+  const int64_t g = tile.rasterM;
+  if (g == 1) {
+    bidY = arith::DivUIOp::create(b, pid, gridX);
+    bidX = arith::RemUIOp::create(b, pid, gridX);
+    return;
+  }
+  Value perGroup = arith::MulIOp::create(b, gridX, c32(g));
+  Value group = arith::DivUIOp::create(b, pid, perGroup);
+  Value first = arith::MulIOp::create(b, group, c32(g));
+  Value rows =
+      arith::MinUIOp::create(b, arith::SubIOp::create(b, gridY, first), c32(g));
+  Value local = arith::RemUIOp::create(b, pid, perGroup);
+  bidY =
+      arith::AddIOp::create(b, first, arith::RemUIOp::create(b, local, rows));
+  bidX = arith::DivUIOp::create(b, local, rows);
+}
+
 void PreparedEmitter::rasterGrid() {
   // The launch runs the CTAs in the order of their linear index pid = y X
   // + x (X, Y: the grid): CTA pid takes output block (column x', row y')
@@ -136,7 +180,7 @@ void PreparedEmitter::rasterGrid() {
   // bijection of the grid onto itself (as in Triton's grouped ordering).
   // With multicast_a the pairs of CTAs along x (clusters) are the units
   // ordered: a pair keeps its row of blocks and its two columns.
-  const int64_t g = tile.rasterM, pair = tile.multicastA;
+  const int64_t pair = tile.multicastA;
   Value rank = pair > 1 ? Value(arith::RemUIOp::create(b, bidX, c32(pair)))
                         : Value();
   if (pair > 1)
@@ -145,16 +189,9 @@ void PreparedEmitter::rasterGrid() {
   if (pair > 1)
     gridX = arith::DivUIOp::create(b, gridX, c32(pair));
   Value gridY = index32(gpu::GridDimOp::create(b, gpu::Dimension::y));
-  Value perGroup = arith::MulIOp::create(b, gridX, c32(g));
   Value pid = arith::AddIOp::create(b, arith::MulIOp::create(b, bidY, gridX),
                                     bidX);
-  Value group = arith::DivUIOp::create(b, pid, perGroup);
-  Value first = arith::MulIOp::create(b, group, c32(g));
-  Value rows = arith::MinUIOp::create(
-      b, arith::SubIOp::create(b, gridY, first), c32(g));
-  Value local = arith::RemUIOp::create(b, pid, perGroup);
-  bidY = arith::AddIOp::create(b, first, arith::RemUIOp::create(b, local, rows));
-  bidX = arith::DivUIOp::create(b, local, rows);
+  rasterTile(pid, gridX, gridY);
   if (pair > 1)
     bidX = arith::AddIOp::create(b, arith::MulIOp::create(b, bidX, c32(pair)),
                                  rank);
@@ -168,7 +205,7 @@ Value PreparedEmitter::threadCoordinates(Value threadId) {
                 : tid;
   Value warp = arith::ShRUIOp::create(b, tid, c32(5));
   // This warp's n-tile in the block (wgmma: its warpgroup's first).
-  Value nTileInBlock = placeWarps(warp);
+  nTileInBlock = placeWarps(warp);
   grp = arith::ShRUIOp::create(b, lane, c32(2));
   quad = arith::AndIOp::create(b, lane, c32(3));
   nTile = arith::AddIOp::create(

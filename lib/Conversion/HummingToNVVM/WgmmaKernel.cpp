@@ -522,6 +522,38 @@ void WgmmaEmitter::emitWarpSpecializedLoop(Value first) {
   Value lb = arith::ConstantIndexOp::create(b, 0);
   Value ub = arith::ConstantIndexOp::create(b, iters);
   Value one = arith::ConstantIndexOp::create(b, 1);
+  // persistent (TileConfig::persistent): this CTA's output tiles are
+  // blockIdx.x + j gridDim.x for j < tilesHere, and its fills and uses are
+  // counted across them (fill g: iteration g mod iters of its j = g /
+  // iters), so that the producer runs on into the next tile's fills while
+  // the consumers store the last tile's outputs; the barriers' protocol is
+  // that of one loop of tilesHere x iters iterations.
+  Value fills = c32(iters), tilesHere, cta, ctas;
+  // The caller's tile (emit's selectTile of blockIdx.x), put back after the
+  // loops, whose tiles hold inside them only.
+  const Value outerX = bidX, outerY = bidY, outerTiles = blockTiles,
+              outerNTile = nTile;
+  if (tile.persistent) {
+    assert((bulk || tracked) && !prefetchesBeforeWait() && split.ctas == 1 &&
+           tile.multicastA == 1 &&
+           "persistent tiles: the verifier's conditions");
+    cta = index32(gpu::BlockIdOp::create(b, gpu::Dimension::x));
+    ctas = index32(gpu::GridDimOp::create(b, gpu::Dimension::x));
+    // ceil((tilesTotal - cta) / ctas), 0 where cta >= tilesTotal.
+    Value left = arith::SubIOp::create(b, tilesTotal, cta);
+    tilesHere = arith::SelectOp::create(
+        b, arith::CmpIOp::create(b, arith::CmpIPredicate::sgt, left, c32(0)),
+        arith::DivUIOp::create(b, arith::AddIOp::create(b, left, c32(-1)),
+                               ctas),
+        c32(-1));
+    tilesHere = arith::AddIOp::create(b, tilesHere, c32(1));
+    fills = arith::MulIOp::create(b, tilesHere, c32(iters));
+  }
+  // Tile j of this CTA (persistent).
+  auto tileOf = [&](Value j) {
+    selectTile(
+        arith::AddIOp::create(b, cta, arith::MulIOp::create(b, j, ctas)));
+  };
   auto isProducer =
       arith::CmpIOp::create(b, arith::CmpIPredicate::uge, tid, c32(consumers));
   auto role = scf::IfOp::create(b, isProducer, /*withElseRegion=*/true);
@@ -579,12 +611,25 @@ void WgmmaEmitter::emitWarpSpecializedLoop(Value first) {
         }
         copyPart = CopyPart::All;
       }
-      auto loop = scf::ForOp::create(b, arith::ConstantIndexOp::create(b, P),
-                                     ub, one);
+      auto loop = scf::ForOp::create(
+          b, arith::ConstantIndexOp::create(b, P),
+          tile.persistent
+              ? Value(arith::IndexCastOp::create(b, b.getIndexType(), fills))
+              : ub,
+          one);
       {
         OpBuilder::InsertionGuard inner(b);
         b.setInsertionPointToStart(loop.getBody());
+        // f: the fill (of the CTA's, across its tiles when persistent);
+        // `iter` the tile's iteration it copies.
         Value f = index32(loop.getInductionVar());
+        Value iter = f;
+        if (tile.persistent) {
+          Value j = arith::DivUIOp::create(b, f, c32(iters));
+          tileOf(j);
+          iter = arith::SubIOp::create(b, f,
+                                       arith::MulIOp::create(b, j, c32(iters)));
+        }
         Value slot = arith::RemUIOp::create(b, f, c32(S));
         auto refill = scf::IfOp::create(
             b, arith::CmpIOp::create(b, arith::CmpIPredicate::uge, f, c32(S)),
@@ -597,7 +642,7 @@ void WgmmaEmitter::emitWarpSpecializedLoop(Value first) {
           mbarrierWait(mbarrierAt(slot, 1),
                        arith::AndIOp::create(b, use, c32(1)));
         }
-        issueCopies(arith::AddIOp::create(b, first, f), slot);
+        issueCopies(arith::AddIOp::create(b, first, iter), slot);
         // l2_prefetch: the weights (and the activation box) of fill f + d
         // into L2 (from DRAM, when the wave's earlier reads have not
         // brought them), so that the fill's copies find them there.
@@ -655,120 +700,144 @@ void WgmmaEmitter::emitWarpSpecializedLoop(Value first) {
     // thread's wait.)
     if (prefetchesBeforeWait())
       waitForPrerequisites();
-    auto loop = scf::ForOp::create(b, lb, ub, one, wgmmaZeroSums());
-    {
-      OpBuilder::InsertionGuard inner(b);
-      b.setInsertionPointToStart(loop.getBody());
-      Value it = index32(loop.getInductionVar());
-      SmallVector<Value> accs(loop.getRegionIterArgs().begin(),
-                              loop.getRegionIterArgs().end());
-      Value slot = arith::RemUIOp::create(b, it, c32(S));
-      mbarrierWait(mbarrierAt(slot, 0),
-                   arith::AndIOp::create(
-                       b, arith::DivUIOp::create(b, it, c32(S)), c32(1)));
-      Stage data;
-      if (!wordsAreOperands())
-        data = readWgmmaSlot(slot);
-      // Use `use`'s wgmmas are done with its slot: release it where a
-      // later fill waits for it (`first`: the condition that there is such
-      // a use, besides a later fill).
-      auto releaseUse = [&](Value use, Value first) {
-        Value later = arith::CmpIOp::create(
-            b, arith::CmpIPredicate::slt, arith::AddIOp::create(b, use, c32(S)),
-            c32(iters));
-        auto release = scf::IfOp::create(
-            b, first ? Value(arith::AndIOp::create(b, first, later)) : later,
-            /*withElseRegion=*/false);
-        OpBuilder::InsertionGuard g(b);
-        b.setInsertionPointToStart(release.thenBlock());
-        Value empty = mbarrierAt(arith::RemUIOp::create(b, use, c32(S)), 1);
-        if (tile.multicastA == 1)
-          return mbarrierArrive(empty);
-        // multicast_a: the next fill of the slot writes both CTAs' copies,
-        // so each consumer warp releases it in both (layout::ws::
-        // emptyArrivals): its lanes' reads end at the warp sync, then lane
-        // 0 arrives here and lane 1 on the peer's barrier. (Release at CTA
-        // scope, as CUTLASS's and DeepGEMM's cluster barriers arrive: the
-        // reads it orders are this CTA's own, complete once their values
-        // are in registers; cluster scope costs a fence per release.)
-        NVVM::SyncWarpOp::create(b, c32(-1));
-        auto local = scf::IfOp::create(
-            b, arith::CmpIOp::create(b, arith::CmpIPredicate::eq, lane, c32(0)),
-            /*withElseRegion=*/true);
-        b.setInsertionPointToStart(local.thenBlock());
-        mbarrierArrive(empty);
-        b.setInsertionPointToStart(local.elseBlock());
-        auto remote = scf::IfOp::create(
-            b, arith::CmpIOp::create(b, arith::CmpIPredicate::eq, lane, c32(1)),
-            /*withElseRegion=*/false);
-        b.setInsertionPointToStart(remote.thenBlock());
-        Value peer = arith::XOrIOp::create(
-            b, arith::RemUIOp::create(b, bidX, c32(tile.multicastA)), c32(1));
-        Value remoteBar = NVVM::MapaOp::create(
-            b, LLVM::LLVMPointerType::get(b.getContext(), 7), empty, peer);
-        NVVM::MBarrierArriveOp::create(b, /*res=*/Type(), remoteBar,
-                                       /*count=*/Value(),
-                                       NVVM::MemScopeKind::CTA,
-                                       /*relaxed=*/false);
-      };
-      // The previous iteration's slot, released in this one.
-      auto releasePrevious = [&] {
-        releaseUse(
-            arith::SubIOp::create(b, it, c32(1)),
-            arith::CmpIOp::create(b, arith::CmpIPredicate::uge, it, c32(1)));
-      };
-      if (act8) {
-        // 8-bit activations: this iteration's wgmmas are waited for in
-        // this iteration, which then releases its own slot and folds its
-        // sums; the next one issues from the running sums. A late fill
-        // thus delays no release: waiting for the previous wgmmas only
-        // after the next fill's barrier (as the 16-bit loop does, where
-        // the next fill's shared loads and dequantization run under them)
-        // held each slot as long as the fill after it was late. Nothing of
-        // an 8-bit slot is left to overlap the wgmmas with: the weights are
-        // descriptors or registers loaded before the issue, the fold is
-        // after the wait either way.
-        if (wordsAreOperands())
+    bidX = outerX, bidY = outerY, blockTiles = outerTiles, nTile = outerNTile;
+    // One output tile: its iterations, then its epilogue. `base` (i32):
+    // the CTA's uses before this tile's (persistent; null: none).
+    auto consumeTile = [&](Value base) {
+      auto loop = scf::ForOp::create(b, lb, ub, one, wgmmaZeroSums());
+      {
+        OpBuilder::InsertionGuard inner(b);
+        b.setInsertionPointToStart(loop.getBody());
+        // The CTA's use `it` (across its tiles when persistent).
+        Value it = index32(loop.getInductionVar());
+        if (base)
+          it = arith::AddIOp::create(b, base, it);
+        SmallVector<Value> accs(loop.getRegionIterArgs().begin(),
+                                loop.getRegionIterArgs().end());
+        Value slot = arith::RemUIOp::create(b, it, c32(S));
+        mbarrierWait(mbarrierAt(slot, 0),
+                     arith::AndIOp::create(
+                         b, arith::DivUIOp::create(b, it, c32(S)), c32(1)));
+        Stage data;
+        if (!wordsAreOperands())
           data = readWgmmaSlot(slot);
-        SmallVector<Value> issued = computeWgmma8(accs, data, slot,
-                                                  /*afterFirst=*/nullptr,
-                                                  /*foldCarried=*/false);
-        // Only the sums the wgmmas write are tied to their wait.
-        const size_t at = promotes() ? size_t(sumCount()) : 0;
-        SmallVector<Value> sums = ptx.wgmmaWait(
-            0, ArrayRef<Value>(issued).slice(at, size_t(sumCount())));
-        std::copy(sums.begin(), sums.end(), issued.begin() + at);
-        releaseUse(it, Value());
-        scf::YieldOp::create(b, foldInPlace(issued));
-      } else if (tile.wgmmaInFlight == 0) {
-        SmallVector<Value> done = ptx.wgmmaWait(0, accs);
-        releasePrevious();
-        if (wordsAreOperands())
-          data = readWgmmaSlot(slot);
-        scf::YieldOp::create(b, computeWgmma(done, data, slot));
-      } else {
-        // wgmma_in_flight = 1: the previous iteration's wgmmas run on
-        // while this one's first k-tile is dequantized and issued; then
-        // every group but that newest one is complete (wait_group 1: not
-        // tied to the sums, which the newest group still writes) and the
-        // previous slot is released.
-        scf::YieldOp::create(b, computeWgmma(accs, data, slot, [&] {
-                               NVVM::WgmmaWaitGroupSyncOp::create(b, 1);
-                               releasePrevious();
-                             }));
+        // Use `use`'s wgmmas are done with its slot: release it where a
+        // later fill waits for it (`first`: the condition that there is such
+        // a use, besides a later fill).
+        auto releaseUse = [&](Value use, Value first) {
+          Value later = arith::CmpIOp::create(
+              b, arith::CmpIPredicate::slt,
+              arith::AddIOp::create(b, use, c32(S)), fills);
+          auto release = scf::IfOp::create(
+              b, first ? Value(arith::AndIOp::create(b, first, later)) : later,
+              /*withElseRegion=*/false);
+          OpBuilder::InsertionGuard g(b);
+          b.setInsertionPointToStart(release.thenBlock());
+          Value empty = mbarrierAt(arith::RemUIOp::create(b, use, c32(S)), 1);
+          if (tile.multicastA == 1)
+            return mbarrierArrive(empty);
+          // multicast_a: the next fill of the slot writes both CTAs' copies,
+          // so each consumer warp releases it in both (layout::ws::
+          // emptyArrivals): its lanes' reads end at the warp sync, then lane
+          // 0 arrives here and lane 1 on the peer's barrier. (Release at CTA
+          // scope, as CUTLASS's and DeepGEMM's cluster barriers arrive: the
+          // reads it orders are this CTA's own, complete once their values
+          // are in registers; cluster scope costs a fence per release.)
+          NVVM::SyncWarpOp::create(b, c32(-1));
+          auto local = scf::IfOp::create(
+              b,
+              arith::CmpIOp::create(b, arith::CmpIPredicate::eq, lane, c32(0)),
+              /*withElseRegion=*/true);
+          b.setInsertionPointToStart(local.thenBlock());
+          mbarrierArrive(empty);
+          b.setInsertionPointToStart(local.elseBlock());
+          auto remote = scf::IfOp::create(
+              b,
+              arith::CmpIOp::create(b, arith::CmpIPredicate::eq, lane, c32(1)),
+              /*withElseRegion=*/false);
+          b.setInsertionPointToStart(remote.thenBlock());
+          Value peer = arith::XOrIOp::create(
+              b, arith::RemUIOp::create(b, bidX, c32(tile.multicastA)), c32(1));
+          Value remoteBar = NVVM::MapaOp::create(
+              b, LLVM::LLVMPointerType::get(b.getContext(), 7), empty, peer);
+          NVVM::MBarrierArriveOp::create(b, /*res=*/Type(), remoteBar,
+                                         /*count=*/Value(),
+                                         NVVM::MemScopeKind::CTA,
+                                         /*relaxed=*/false);
+        };
+        // The previous iteration's slot, released in this one.
+        auto releasePrevious = [&] {
+          releaseUse(
+              arith::SubIOp::create(b, it, c32(1)),
+              arith::CmpIOp::create(b, arith::CmpIPredicate::uge, it, c32(1)));
+        };
+        if (act8) {
+          // 8-bit activations: this iteration's wgmmas are waited for in
+          // this iteration, which then releases its own slot and folds its
+          // sums; the next one issues from the running sums. A late fill
+          // thus delays no release: waiting for the previous wgmmas only
+          // after the next fill's barrier (as the 16-bit loop does, where
+          // the next fill's shared loads and dequantization run under them)
+          // held each slot as long as the fill after it was late. Nothing of
+          // an 8-bit slot is left to overlap the wgmmas with: the weights are
+          // descriptors or registers loaded before the issue, the fold is
+          // after the wait either way.
+          if (wordsAreOperands())
+            data = readWgmmaSlot(slot);
+          SmallVector<Value> issued = computeWgmma8(accs, data, slot,
+                                                    /*afterFirst=*/nullptr,
+                                                    /*foldCarried=*/false);
+          // Only the sums the wgmmas write are tied to their wait.
+          const size_t at = promotes() ? size_t(sumCount()) : 0;
+          SmallVector<Value> sums = ptx.wgmmaWait(
+              0, ArrayRef<Value>(issued).slice(at, size_t(sumCount())));
+          std::copy(sums.begin(), sums.end(), issued.begin() + at);
+          releaseUse(it, Value());
+          scf::YieldOp::create(b, foldInPlace(issued));
+        } else if (tile.wgmmaInFlight == 0) {
+          SmallVector<Value> done = ptx.wgmmaWait(0, accs);
+          releasePrevious();
+          if (wordsAreOperands())
+            data = readWgmmaSlot(slot);
+          scf::YieldOp::create(b, computeWgmma(done, data, slot));
+        } else {
+          // wgmma_in_flight = 1: the previous iteration's wgmmas run on
+          // while this one's first k-tile is dequantized and issued; then
+          // every group but that newest one is complete (wait_group 1: not
+          // tied to the sums, which the newest group still writes) and the
+          // previous slot is released.
+          scf::YieldOp::create(b, computeWgmma(accs, data, slot, [&] {
+                                 NVVM::WgmmaWaitGroupSyncOp::create(b, 1);
+                                 releasePrevious();
+                               }));
+        }
       }
-    }
-    SmallVector<Value> acc(loop.getResults().begin(), loop.getResults().end());
-    if (act8) {
-      // Every iteration's wgmmas were waited for and folded in the loop.
-      finishWgmma(
-          promotes() ? SmallVector<Value>(acc.begin(), acc.begin() + sumCount())
-                     : foldIteration(acc));
+      SmallVector<Value> acc(loop.getResults().begin(),
+                             loop.getResults().end());
+      if (act8) {
+        // Every iteration's wgmmas were waited for and folded in the loop.
+        finishWgmma(promotes() ? SmallVector<Value>(acc.begin(),
+                                                    acc.begin() + sumCount())
+                               : foldIteration(acc));
+      } else {
+        acc = ptx.wgmmaWait(0, acc);
+        finishWgmma(foldIteration(acc));
+      }
+    };
+    if (!tile.persistent) {
+      consumeTile(Value());
     } else {
-      acc = ptx.wgmmaWait(0, acc);
-      finishWgmma(foldIteration(acc));
+      auto tiles = scf::ForOp::create(
+          b, lb, arith::IndexCastOp::create(b, b.getIndexType(), tilesHere),
+          one);
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPointToStart(tiles.getBody());
+      Value j = index32(tiles.getInductionVar());
+      tileOf(j);
+      consumeTile(arith::MulIOp::create(b, j, c32(iters)));
     }
   }
+  bidX = outerX, bidY = outerY, blockTiles = outerTiles, nTile = outerNTile;
   // multicast_a: no CTA of the pair leaves while the other may still
   // arrive on its barriers or copy into its slots.
   if (tile.multicastA > 1) {

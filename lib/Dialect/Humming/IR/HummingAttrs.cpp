@@ -467,6 +467,7 @@ hq::TileConfig TileConfigAttr::toHost() const {
   t.l2Prefetch = getL2Prefetch();
   t.shareActivations = getShareActivations();
   t.rasterM = getRasterM();
+  t.persistent = getPersistent();
   return t;
 }
 
@@ -480,7 +481,7 @@ TileConfigAttr::fromHost(function_ref<InFlightDiagnostic()> emitError,
       t.tma, t.multicastA, t.multicastB, t.ctasPerSm, t.gridCap, t.writeSplits,
       t.splitK, t.blockCopies, t.scaleAfterMma, t.clusterSplit,
       t.workspaceSplit, t.cooperativeSplit, t.wgmmaInFlight, t.l2Prefetch,
-      t.shareActivations, t.rasterM);
+      t.shareActivations, t.rasterM, t.persistent);
 }
 
 LogicalResult TileConfigAttr::verify(
@@ -490,7 +491,8 @@ LogicalResult TileConfigAttr::verify(
     int64_t multicastB, int64_t ctasPerSm, int64_t gridCap, int64_t writeSplits,
     int64_t splitK, bool blockCopies, bool scaleAfterMma, bool clusterSplit,
     bool workspaceSplit, bool cooperativeSplit, int64_t wgmmaInFlight,
-    int64_t l2Prefetch, bool shareActivations, int64_t rasterM) {
+    int64_t l2Prefetch, bool shareActivations, int64_t rasterM,
+    bool persistent) {
   hq::TileConfig t;
   t.mMin = m.lo;
   t.mMax = m.hi;
@@ -522,6 +524,7 @@ LogicalResult TileConfigAttr::verify(
   t.l2Prefetch = l2Prefetch;
   t.shareActivations = shareActivations;
   t.rasterM = rasterM;
+  t.persistent = persistent;
   if (hq::Diag d = hq::verifyTileConfig(t))
     return emitError() << *d;
   return success();
