@@ -401,9 +401,13 @@ Diag verifyTileConfig(const TileConfig &t) {
                   " (the prefetch runs in the cp.async pipelines and the ",
                   mmaNamesWith(&MmaGeneration::producerWarpgroup),
                   " producer), got ", t.l2Prefetch);
-  if (t.persistent) {
+  if (t.persistent < 0 || t.persistent > 64)
+    return concat("expected persistent between 0 (a CTA per output tile) and "
+                  "64 waves of CTAs, got ",
+                  t.persistent);
+  if (t.persistent > 0) {
     if (!t.warpSpecialized || !gen.producerWarpgroup)
-      return concat("expected persistent = false without warp_specialized ",
+      return concat("expected persistent = 0 without warp_specialized ",
                     mmaNamesWith(&MmaGeneration::producerWarpgroup),
                     " (the producer warpgroup fills the next output tile's "
                     "slots while the consumers store the last one)");
@@ -694,7 +698,7 @@ Diag verifyTileForProblem(const TileConfig &t, const WeightSchema &w,
   }
   if ((t.multicastA > 1 || t.multicastB > 1) && c.gemm != GemmType::Dense)
     return concat("expected a dense GEMM with multicast, got ", toString(c.gemm));
-  if (t.persistent && (c.gemm != GemmType::Dense || in.type.bits != 8))
+  if (t.persistent > 0 && (c.gemm != GemmType::Dense || in.type.bits != 8))
     return concat("expected a dense GEMM with 8-bit activations with "
                   "persistent (its consumers' loop releases each slot in "
                   "the iteration that read it), got ",

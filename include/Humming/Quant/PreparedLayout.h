@@ -268,7 +268,7 @@ struct KernelShape {
   /// order the CTAs take their output tiles.
   int64_t rasterM = 1;
   /// TileConfig::persistent: the CTAs loop over output tiles.
-  bool persistent = false;
+  int64_t persistent = 0;
   /// Bits of an activation (16, or 8: wgmma's k32 instructions over two
   /// k-tiles, whose 16-byte shared-memory rows then hold a whole k-tile).
   int64_t activationBits = 16;

@@ -225,9 +225,11 @@ struct TileConfig {
   /// and every operand by TMA: each CTA takes output tiles in turn (tile
   /// blockIdx.x, then + gridDim.x, ... in the order of rasterM), the
   /// producer filling the next tile's slots while the consumers store the
-  /// last one's outputs; the runtime launches at most one CTA per SM
-  /// (abi::KernelLaunch::persistent). false: one CTA per output tile.
-  bool persistent = false;
+  /// last one's outputs; the runtime launches at most `persistent` waves of
+  /// CTAs (persistent x ctasPerSm per SM: abi::KernelLaunch::persistent),
+  /// 1 the classic persistent grid, more a grid the hardware still
+  /// balances across SMs. 0: one CTA per output tile.
+  int64_t persistent = 0;
 
   /// Whether the split_k CTAs reduce in a cluster (by the MMA generation's
   /// default, MmaGeneration::clusterSplitByDefault, without workspaceSplit;

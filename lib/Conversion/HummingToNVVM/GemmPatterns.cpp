@@ -468,7 +468,7 @@ GemmVariants buildGemmKernels(const GemmView &op, const GemmPlan &plan,
       launch.splitK = t.splitK;
       launch.cluster = t.splitsInCluster() ? t.splitK : 1;
       launch.clusterX = t.multicastA > 1 ? t.multicastA : 0;
-      launch.persistent = t.persistent ? t.ctasPerSm : 0;
+      launch.persistent = t.persistent * t.ctasPerSm;
       launch.workspace = workspace.bytes();
       launch.inputMap =
           tile->tensorActivations() ? tile->activationRowBytes() / 2 : 0;

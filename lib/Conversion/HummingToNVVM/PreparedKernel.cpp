@@ -82,7 +82,7 @@ void PreparedEmitter::emit() {
   if (spec.gridDependency && !prefetchesBeforeWait())
     waitForPrerequisites();
   m = param(hq::abi::ParamM);
-  if (tile.persistent) {
+  if (tile.persistent > 0) {
     // Output tiles in turn (TileConfig::persistent): the CTA's first here,
     // the others in the warp-specialized loops (selectTile).
     tilesX = c32(hq::ceilDiv(spec.np, tile.blockN()));

@@ -533,7 +533,7 @@ void WgmmaEmitter::emitWarpSpecializedLoop(Value first) {
   // loops, whose tiles hold inside them only.
   const Value outerX = bidX, outerY = bidY, outerTiles = blockTiles,
               outerNTile = nTile;
-  if (tile.persistent) {
+  if (tile.persistent > 0) {
     assert((bulk || tracked) && !prefetchesBeforeWait() && split.ctas == 1 &&
            tile.multicastA == 1 &&
            "persistent tiles: the verifier's conditions");
@@ -613,7 +613,7 @@ void WgmmaEmitter::emitWarpSpecializedLoop(Value first) {
       }
       auto loop = scf::ForOp::create(
           b, arith::ConstantIndexOp::create(b, P),
-          tile.persistent
+          tile.persistent > 0
               ? Value(arith::IndexCastOp::create(b, b.getIndexType(), fills))
               : ub,
           one);
@@ -624,7 +624,7 @@ void WgmmaEmitter::emitWarpSpecializedLoop(Value first) {
         // `iter` the tile's iteration it copies.
         Value f = index32(loop.getInductionVar());
         Value iter = f;
-        if (tile.persistent) {
+        if (tile.persistent > 0) {
           Value j = arith::DivUIOp::create(b, f, c32(iters));
           tileOf(j);
           iter = arith::SubIOp::create(b, f,
@@ -824,7 +824,7 @@ void WgmmaEmitter::emitWarpSpecializedLoop(Value first) {
         finishWgmma(foldIteration(acc));
       }
     };
-    if (!tile.persistent) {
+    if (tile.persistent == 0) {
       consumeTile(Value());
     } else {
       auto tiles = scf::ForOp::create(

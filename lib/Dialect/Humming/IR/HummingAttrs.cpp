@@ -492,7 +492,7 @@ LogicalResult TileConfigAttr::verify(
     int64_t splitK, bool blockCopies, bool scaleAfterMma, bool clusterSplit,
     bool workspaceSplit, bool cooperativeSplit, int64_t wgmmaInFlight,
     int64_t l2Prefetch, bool shareActivations, int64_t rasterM,
-    bool persistent) {
+    int64_t persistent) {
   hq::TileConfig t;
   t.mMin = m.lo;
   t.mMax = m.hi;

@@ -308,11 +308,12 @@ def Humming_TileConfigAttr : Humming_Attr<"TileConfig", "tile_config"> {
     CTAs take g blocks of rows (tokens) for each block of columns before
     the next block of columns (a wave covers a compact region of the
     output whose activations and weights stay in L2; 1: the launch's own
-    row-by-row order); `persistent = true` (warp-specialized wgmma, dense,
+    row-by-row order); `persistent = w` (warp-specialized wgmma, dense,
     8-bit activations, `tma = [a, b]`, no split_k, multicast or
-    l2_prefetch) launches at most one CTA per SM, each taking output tiles
-    in turn in that order, so that its producer fills the next tile's slots
-    while its consumers store the last one's outputs;
+    l2_prefetch) launches at most w waves of CTAs (w x ctas_per_sm per SM),
+    each taking output tiles in turn in that order, so that its producer
+    fills the next tile's slots while its consumers store the last one's
+    outputs;
     `block_copies` (mma_sync) makes the block copy each stage's activation
     and weight tiles together and share them among its warps, as blocks of
     several warp rows always do (block_m > warp_m); `share_activations`
@@ -365,7 +366,7 @@ def Humming_TileConfigAttr : Humming_Attr<"TileConfig", "tile_config"> {
     Humming_I64Param<"0", "iterations of weights prefetched to L2 beyond the pipeline">:$l2_prefetch,
     Humming_BoolParam<"false", "the warps of a K group share the activation copies">:$share_activations,
     Humming_I64Param<"1", "blocks of rows per block of columns in the grid's order">:$raster_m,
-    Humming_BoolParam<"false", "CTAs loop over output tiles">:$persistent
+    Humming_I64Param<"0", "waves of CTAs that loop over the output tiles (0: a CTA per tile)">:$persistent
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let extraClassDeclaration = [{
