@@ -611,57 +611,66 @@ void WgmmaEmitter::emitWarpSpecializedLoop(Value first) {
         }
         copyPart = CopyPart::All;
       }
-      auto loop = scf::ForOp::create(
-          b, arith::ConstantIndexOp::create(b, P),
-          tile.persistent > 0
-              ? Value(arith::IndexCastOp::create(b, b.getIndexType(), fills))
-              : ub,
-          one);
-      {
-        OpBuilder::InsertionGuard inner(b);
-        b.setInsertionPointToStart(loop.getBody());
-        // f: the fill (of the CTA's, across its tiles when persistent);
-        // `iter` the tile's iteration it copies.
-        Value f = index32(loop.getInductionVar());
-        Value iter = f;
-        if (tile.persistent > 0) {
-          Value j = arith::DivUIOp::create(b, f, c32(iters));
-          tileOf(j);
-          iter = arith::SubIOp::create(b, f,
-                                       arith::MulIOp::create(b, j, c32(iters)));
-        }
-        Value slot = arith::RemUIOp::create(b, f, c32(S));
-        auto refill = scf::IfOp::create(
-            b, arith::CmpIOp::create(b, arith::CmpIPredicate::uge, f, c32(S)),
-            /*withElseRegion=*/false);
+      // One output tile's fills: `base` (i32) the CTA's fills before them
+      // (persistent; null: none).
+      auto fillTile = [&](Value base) {
+        auto loop = scf::ForOp::create(b, arith::ConstantIndexOp::create(b, P),
+                                       ub, one);
         {
-          OpBuilder::InsertionGuard g(b);
-          b.setInsertionPointToStart(refill.thenBlock());
-          Value use = arith::SubIOp::create(
-              b, arith::DivUIOp::create(b, f, c32(S)), c32(1));
-          mbarrierWait(mbarrierAt(slot, 1),
-                       arith::AndIOp::create(b, use, c32(1)));
-        }
-        issueCopies(arith::AddIOp::create(b, first, iter), slot);
-        // l2_prefetch: the weights (and the activation box) of fill f + d
-        // into L2 (from DRAM, when the wave's earlier reads have not
-        // brought them), so that the fill's copies find them there.
-        if (tile.l2Prefetch > 0) {
-          Value ahead = arith::AddIOp::create(b, f, c32(tile.l2Prefetch));
-          prefetchWeightsL2(first, ahead, /*oneThread=*/bulk);
-          if (tile.tensorActivations())
-            onFirstCopier([&] { prefetchActivationsL2(first, ahead); });
-        }
-        if (tracked)
-          arriveWhenLanded(slot);
-        if (!bulk && !tracked) {
-          auto old = scf::IfOp::create(
-              b, arith::CmpIOp::create(b, arith::CmpIPredicate::uge, f, c32(D)),
+          OpBuilder::InsertionGuard inner(b);
+          b.setInsertionPointToStart(loop.getBody());
+          // `iter` the tile's iteration it copies, f the CTA's fill (across
+          // its tiles when persistent).
+          Value iter = index32(loop.getInductionVar());
+          Value f = base ? Value(arith::AddIOp::create(b, base, iter)) : iter;
+          Value slot = arith::RemUIOp::create(b, f, c32(S));
+          auto refill = scf::IfOp::create(
+              b, arith::CmpIOp::create(b, arith::CmpIPredicate::uge, f, c32(S)),
               /*withElseRegion=*/false);
-          OpBuilder::InsertionGuard g(b);
-          b.setInsertionPointToStart(old.thenBlock());
-          landed(arith::SubIOp::create(b, f, c32(D)), D);
+          {
+            OpBuilder::InsertionGuard g(b);
+            b.setInsertionPointToStart(refill.thenBlock());
+            Value use = arith::SubIOp::create(
+                b, arith::DivUIOp::create(b, f, c32(S)), c32(1));
+            mbarrierWait(mbarrierAt(slot, 1),
+                         arith::AndIOp::create(b, use, c32(1)));
+          }
+          issueCopies(arith::AddIOp::create(b, first, iter), slot);
+          // l2_prefetch: the weights (and the activation box) of fill f + d
+          // into L2 (from DRAM, when the wave's earlier reads have not
+          // brought them), so that the fill's copies find them there.
+          if (tile.l2Prefetch > 0) {
+            Value ahead = arith::AddIOp::create(b, f, c32(tile.l2Prefetch));
+            prefetchWeightsL2(first, ahead, /*oneThread=*/bulk);
+            if (tile.tensorActivations())
+              onFirstCopier([&] { prefetchActivationsL2(first, ahead); });
+          }
+          if (tracked)
+            arriveWhenLanded(slot);
+          if (!bulk && !tracked) {
+            auto old = scf::IfOp::create(
+                b,
+                arith::CmpIOp::create(b, arith::CmpIPredicate::uge, f, c32(D)),
+                /*withElseRegion=*/false);
+            OpBuilder::InsertionGuard g(b);
+            b.setInsertionPointToStart(old.thenBlock());
+            landed(arith::SubIOp::create(b, f, c32(D)), D);
+          }
         }
+      };
+      if (tile.persistent == 0) {
+        fillTile(Value());
+      } else {
+        // Each tile's position is computed once, before its fills (not on
+        // the path from a release to the next fill's copies).
+        auto tiles = scf::ForOp::create(
+            b, lb, arith::IndexCastOp::create(b, b.getIndexType(), tilesHere),
+            one);
+        OpBuilder::InsertionGuard inner(b);
+        b.setInsertionPointToStart(tiles.getBody());
+        Value j = index32(tiles.getInductionVar());
+        tileOf(j);
+        fillTile(arith::MulIOp::create(b, j, c32(iters)));
       }
       // The last D fills (fewer when the CTA has fewer iterations).
       if (!bulk && !tracked)
