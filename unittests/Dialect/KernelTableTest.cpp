@@ -174,6 +174,36 @@ TEST(KernelTable, AClusterSplitLaunchesItsClusterAlongZ) {
   EXPECT_EQ(grid[2], 2u);
 }
 
+TEST(KernelTable, APersistentGridHoldsAtMostItsWavesOfCtas) {
+  // persistent = w (x ctas_per_sm): at most w CTAs per SM of the device
+  // the runtime found, never more than output tiles, all along x; without
+  // a device (sms 0) one CTA per tile, which the kernel's grid-stride loop
+  // runs as well.
+  habi::KernelLaunch k;
+  k.blockM = 192;
+  k.blockN = 128;
+  k.persistent = 1;
+  uint32_t g[3];
+  k.grid(8192, 8192, g, /*sms=*/132); // 43 x 64 = 2752 tiles
+  EXPECT_EQ(g[0], 132u);
+  EXPECT_EQ(g[1], 1u);
+  EXPECT_EQ(g[2], 1u);
+  k.grid(8192, 8192, g);
+  EXPECT_EQ(g[0], 2752u);
+  EXPECT_EQ(g[1], 1u);
+  k.grid(100, 8192, g, 132); // 64 tiles
+  EXPECT_EQ(g[0], 64u);
+  k.persistent = 4;
+  k.grid(8192, 8192, g, 132);
+  EXPECT_EQ(g[0], 528u);
+  // The field travels with a cached image's table.
+  k.name = "layer_gemm0_m0";
+  std::vector<habi::KernelLaunch> back;
+  ASSERT_TRUE(habi::parseKernelTable(habi::formatKernelTable({k}), back));
+  ASSERT_EQ(back.size(), 1u);
+  EXPECT_EQ(back[0].persistent, 4);
+}
+
 TEST(KernelTable, AClusterTheDriverDoesNotFormIsRefused) {
   // The wgmma split_k kernels read each other's shared memory: a loaded
   // function whose required cluster depth is not the table's is refused

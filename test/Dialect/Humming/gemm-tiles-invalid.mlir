@@ -228,3 +228,17 @@ func.func @block_k_divides(%a: memref<?x4160xf16>, %w: memref<4096x520xi32>, %s:
   return
 }
 }
+
+// -----
+
+// persistent: the consumers' loop of 8-bit activations only.
+module attributes {humming.target = #humming.target<device = "H100">} {
+func.func @persistent_16bit(%a: memref<?x4096xf16>, %w: memref<4096x512xi32>, %s: memref<4096x1xf16>, %c: memref<?x4096xf16>) {
+  // expected-error @+1 {{tile_configs[0]: expected a dense GEMM with 8-bit activations with persistent (its consumers' loop releases each slot in the iteration that read it), got dense with f16 activations}}
+  humming.gemm %a, %w scales(%s : memref<4096x1xf16>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16>, input_schema = #humming.input_schema<type = f16>,
+       tile_configs = [#humming.tile_config<block = [128, 128, 64], warp = [128, 16, 64], mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], persistent = 1>]}
+      : memref<?x4096xf16>, memref<4096x512xi32> -> memref<?x4096xf16>
+  return
+}
+}

@@ -267,3 +267,33 @@ func.func @l2_prefetch_negative() attributes {t = #humming.tile_config<block = [
 // warp-specialized loop exists.
 // expected-error @+1 {{expected l2_prefetch = 0 with warp_specialized mma_sync (the prefetch runs in the cp.async pipelines and the wgmma producer), got 4}}
 func.func @l2_prefetch_ws() attributes {t = #humming.tile_config<block = [128, 256, 64], warp = [64, 32, 64], warp_specialized = true, mbarrier = true, l2_prefetch = 4>} { return }
+
+// -----
+
+// persistent: waves of CTAs, at most 64.
+// expected-error @+1 {{expected persistent between 0 (a CTA per output tile) and 64 waves of CTAs, got 65}}
+func.func @persistent_far() attributes {t = #humming.tile_config<block = [128, 128, 128], warp = [128, 16, 128], mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], persistent = 65>} { return }
+
+// -----
+
+// An integer parameter is an integer: MLIR's integer parser would read
+// `true` as -1.
+// expected-error @+2 {{expected an integer, got 'true'}}
+// expected-error @+1 {{failed to parse Humming_TileConfigAttr parameter 'persistent' which is to be a `int64_t`}}
+func.func @persistent_bool() attributes {t = #humming.tile_config<block = [128, 128, 128], warp = [128, 16, 128], persistent = true>} { return }
+
+// -----
+
+// Only the warp-specialized wgmma kernels have a producer to run ahead.
+// expected-error @+1 {{expected persistent = 0 without warp_specialized wgmma (the producer warpgroup fills the next output tile's slots while the consumers store the last one)}}
+func.func @persistent_mma_sync() attributes {t = #humming.tile_config<block = [128, 128, 128], warp = [128, 16, 128], mma = mma_sync, persistent = 1>} { return }
+
+// -----
+
+// expected-error @+1 {{expected tma = [a, b] with persistent (its fills are tensor and bulk copies, counted by their barriers)}}
+func.func @persistent_cp_async() attributes {t = #humming.tile_config<block = [128, 128, 128], warp = [128, 16, 128], mma = wgmma, warp_specialized = true, mbarrier = true, tma = [b], persistent = 1>} { return }
+
+// -----
+
+// expected-error @+1 {{expected split_k = 1, multicast_a = multicast_b = 1 and l2_prefetch = 0 with persistent, got 2, 1, 1 and 0}}
+func.func @persistent_split() attributes {t = #humming.tile_config<block = [128, 128, 128], warp = [128, 16, 128], mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], split_k = 2, persistent = 1>} { return }

@@ -96,6 +96,18 @@ FailureOr<bool> mlir::humming::parseBool(AsmParser &parser) {
   return parser.emitError(loc, "expected 'true' or 'false'");
 }
 
+FailureOr<int64_t> mlir::humming::parseI64(AsmParser &parser) {
+  llvm::SMLoc loc = parser.getCurrentLocation();
+  StringRef keyword;
+  if (succeeded(parser.parseOptionalKeyword(&keyword)))
+    return parser.emitError(loc, "expected an integer, got '")
+           << keyword << "'";
+  int64_t value = 0;
+  if (parser.parseInteger(value))
+    return failure();
+  return value;
+}
+
 void mlir::humming::printBool(AsmPrinter &printer, bool value) {
   printer << (value ? "true" : "false");
 }

@@ -214,3 +214,29 @@ func.func @kmajor192pf(%a: memref<?x8192xf8E4M3FN>, %w: memref<256x65536xi32>, %
       : memref<?x8192xf8E4M3FN>, memref<256x65536xi32> -> memref<?x8192xbf16>
   return
 }
+
+// persistent = 1: the CTAs take output tiles in turn (blockIdx.x + j
+// gridDim.x), the producer's fills and the consumers' uses counted across
+// them.
+#kmajor192p = #humming.tile_config<m = [1, inf], block = [192, 128, 128], warp = [192, 16, 128], stages = 5, mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], raster_m = 8, persistent = 1>
+func.func @kmajor192p(%a: memref<?x8192xf8E4M3FN>, %w: memref<256x65536xi32>, %s: memref<1x8192xf32>, %as: memref<?x1xf32>, %c: memref<?x8192xbf16>) {
+  humming.gemm %a, %w scales(%s : memref<1x8192xf32>) input_scale(%as : memref<?x1xf32>) into %c
+      {weight_schema = #humming.weight_schema<type = f8E4M3FN, scale = f32, granularity = channel>,
+       input_schema = #humming.input_schema<type = f8E4M3FN, scaling = token>, layout = #humming.layout<chip = "sm_90a">,
+       tile_configs = [#kmajor192p]}
+      : memref<?x8192xf8E4M3FN>, memref<256x65536xi32> -> memref<?x8192xbf16>
+  return
+}
+
+// Fine-grained FP8 persistent on N = 2112 (a partial last block of
+// columns): the tracked fills' cp.async token scales, each tile's share
+// of the block's n-tiles.
+#blockfp8p = #humming.tile_config<m = [1, inf], block = [128, 128, 128], warp = [128, 16, 128], stages = 6, mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], raster_m = 8, persistent = 1>
+func.func @blockfp8p(%a: memref<?x7168xf8E4M3FN>, %w: memref<224x16896xi32>, %s: memref<56x2112xf32>, %as: memref<?x56xf32>, %c: memref<?x2112xbf16>) {
+  humming.gemm %a, %w scales(%s : memref<56x2112xf32>) input_scale(%as : memref<?x56xf32>) into %c
+      {weight_schema = #humming.weight_schema<type = f8E4M3FN, scale = f32, granularity = block<128, 128>>,
+       input_schema = #humming.input_schema<type = f8E4M3FN, scaling = group<128>>, layout = #humming.layout<chip = "sm_90a">,
+       tile_configs = [#blockfp8p]}
+      : memref<?x7168xf8E4M3FN>, memref<224x16896xi32> -> memref<?x2112xbf16>
+  return
+}

@@ -72,6 +72,7 @@ inline llvm::hash_code hash_value(const Dim3 &d) {
 
 // Parameter parsers and printers used by the generated attribute code.
 FailureOr<bool> parseBool(AsmParser &parser);
+FailureOr<int64_t> parseI64(AsmParser &parser);
 void printBool(AsmPrinter &printer, bool value);
 FailureOr<ScaleGranularity> parseGranularity(AsmParser &parser);
 void printGranularity(AsmPrinter &printer, const ScaleGranularity &g);

@@ -42,8 +42,12 @@ class Humming_EnumParam<string enumName, string dflt, string desc>
   let defaultValue = dflt;
 }
 
+/// An integer; `true` / `false`, which MLIR's integer parser reads as -1 /
+/// 0, are refused.
 class Humming_I64Param<string dflt, string desc>
-    : DefaultValuedParameter<"int64_t", dflt, desc>;
+    : DefaultValuedParameter<"int64_t", dflt, desc> {
+  let parser = "::mlir::humming::parseI64($_parser)";
+}
 
 //===----------------------------------------------------------------------===//
 // #humming.weight_schema
