@@ -549,11 +549,24 @@ void WgmmaEmitter::emitWarpSpecializedLoop(Value first) {
     tilesHere = arith::AddIOp::create(b, tilesHere, c32(1));
     fills = arith::MulIOp::create(b, tilesHere, c32(iters));
   }
-  // Tile j of this CTA (persistent).
-  auto tileOf = [&](Value j) {
+  // `body(base)` for each of this CTA's output tiles, `base` the CTA's
+  // fills (uses) before the tile's: once with a null base without
+  // persistent, else in a loop over its tiles, each made current first
+  // (its place computed once per tile, not on the way from a slot's
+  // release to the next fill's copies).
+  auto forEachTile = [&](function_ref<void(Value)> body) {
+    if (tile.persistent == 0)
+      return body(Value());
+    auto tiles = scf::ForOp::create(
+        b, lb, arith::IndexCastOp::create(b, b.getIndexType(), tilesHere), one);
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPointToStart(tiles.getBody());
+    Value j = index32(tiles.getInductionVar());
     selectTile(
         arith::AddIOp::create(b, cta, arith::MulIOp::create(b, j, ctas)));
+    body(arith::MulIOp::create(b, j, c32(iters)));
   };
+
   auto isProducer =
       arith::CmpIOp::create(b, arith::CmpIPredicate::uge, tid, c32(consumers));
   auto role = scf::IfOp::create(b, isProducer, /*withElseRegion=*/true);
@@ -658,20 +671,7 @@ void WgmmaEmitter::emitWarpSpecializedLoop(Value first) {
           }
         }
       };
-      if (tile.persistent == 0) {
-        fillTile(Value());
-      } else {
-        // Each tile's position is computed once, before its fills (not on
-        // the path from a release to the next fill's copies).
-        auto tiles = scf::ForOp::create(
-            b, lb, arith::IndexCastOp::create(b, b.getIndexType(), tilesHere),
-            one);
-        OpBuilder::InsertionGuard inner(b);
-        b.setInsertionPointToStart(tiles.getBody());
-        Value j = index32(tiles.getInductionVar());
-        tileOf(j);
-        fillTile(arith::MulIOp::create(b, j, c32(iters)));
-      }
+      forEachTile(fillTile);
       // The last D fills (fewer when the CTA has fewer iterations).
       if (!bulk && !tracked)
         for (int64_t f = std::max<int64_t>(0, iters - D); f < iters; ++f)
@@ -833,18 +833,7 @@ void WgmmaEmitter::emitWarpSpecializedLoop(Value first) {
         finishWgmma(foldIteration(acc));
       }
     };
-    if (tile.persistent == 0) {
-      consumeTile(Value());
-    } else {
-      auto tiles = scf::ForOp::create(
-          b, lb, arith::IndexCastOp::create(b, b.getIndexType(), tilesHere),
-          one);
-      OpBuilder::InsertionGuard inner(b);
-      b.setInsertionPointToStart(tiles.getBody());
-      Value j = index32(tiles.getInductionVar());
-      tileOf(j);
-      consumeTile(arith::MulIOp::create(b, j, c32(iters)));
-    }
+    forEachTile(consumeTile);
   }
   bidX = outerX, bidY = outerY, blockTiles = outerTiles, nTile = outerNTile;
   // multicast_a: no CTA of the pair leaves while the other may still
