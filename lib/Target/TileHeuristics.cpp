@@ -30,6 +30,9 @@ const DeviceInfo *representativeDevice(const Chip &chip) {
   case 89: name = "L40S"; break;
   case 90: name = "H100"; break;
   case 100: case 103: name = "B200"; break;
+  case 110:
+    name = "Thor";
+    break;
   case 120: name = "RTX 5090"; break;
   case 121: name = "DGX Spark"; break;
   default: break;

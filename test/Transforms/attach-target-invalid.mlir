@@ -3,7 +3,7 @@
 // RUN: not humming-opt %s --humming-attach-target="device=H200 ptx-version=70" 2>&1 | FileCheck %s --check-prefix=PTX
 // RUN: not humming-opt %s --humming-attach-target="device=A100" 2>&1 | FileCheck %s --check-prefix=VERIFY
 
-// UNKNOWN: error: humming-attach-target: unknown device 'H300'; expected one of T4, A100, A800, A10, RTX 3090, Orin, L4, L40S, RTX 4090, H20, H100, H800, H200, B200, B300, RTX 5090, RTX PRO 6000, DGX Spark
+// UNKNOWN: error: humming-attach-target: unknown device 'H300'; expected one of T4, A100, A800, A10, RTX 3090, Orin, L4, L40S, RTX 4090, H20, H100, H800, H200, B200, GB200, B300, Thor, RTX 5090, RTX PRO 6000, DGX Spark
 // CHIP: error: humming-attach-target: expected a chip among sm_75,
 // CHIP-SAME: got 'sm_95'
 // PTX: error: humming-attach-target: expected a PTX ISA version between 80 and 90 for sm_90a, got 70

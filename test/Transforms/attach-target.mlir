@@ -1,10 +1,14 @@
 // RUN: humming-opt %s --humming-attach-target="device=H200" | FileCheck %s --check-prefix=H200
 // RUN: humming-opt %s --humming-attach-target="device=h100 chip=sm_90 ptx-version=85" | FileCheck %s --check-prefix=SM90
 // RUN: humming-opt %s --humming-attach-target="device=RTX5090" | FileCheck %s --check-prefix=RTX
+// RUN: humming-opt %s --humming-attach-target="device=thor" | FileCheck %s --check-prefix=THOR
+// RUN: humming-opt %s --humming-attach-target="device=GB200" | FileCheck %s --check-prefix=GB200
 
 // H200: module attributes {humming.target = #humming.target<device = "H200">}
 // SM90: module attributes {humming.target = #humming.target<device = "H100", chip = "sm_90", ptx = 85>}
 // RTX: module attributes {humming.target = #humming.target<device = "RTX 5090">}
+// THOR: module attributes {humming.target = #humming.target<device = "Thor">}
+// GB200: module attributes {humming.target = #humming.target<device = "GB200">}
 
 // The layer is re-verified against the attached chip.
 // H200-LABEL: func.func @gemm_w4a16

@@ -71,7 +71,7 @@ func.func @not_a_type() attributes {s = #humming.weight_schema<type = 4, scale =
 
 // -----
 
-// expected-error @+2 {{expected integer value}}
+// expected-error @+2 {{expected an integer, got 'many'}}
 // expected-error @+1 {{failed to parse Humming_WeightSchemaAttr parameter 'experts'}}
 func.func @experts_word() attributes {s = #humming.weight_schema<type = ui4, scale = f16, experts = many>} { return }
 

@@ -4,7 +4,7 @@
 
 // RUN: not humming-opt %s --humming-select-tiles="device=B300X" 2>&1 | FileCheck %s --check-prefix=DEVICE
 // RUN: not humming-opt %s --humming-select-tiles="chip=sm_12" 2>&1 | FileCheck %s --check-prefix=CHIP
-// RUN: not humming-opt %s --humming-select-tiles="chip=sm_110a" 2>&1 | FileCheck %s --check-prefix=NOREP
+// RUN: not humming-opt %s --humming-select-tiles="chip=sm_88" 2>&1 | FileCheck %s --check-prefix=NOREP
 // RUN: not humming-opt %s --humming-select-tiles 2>&1 | FileCheck %s --check-prefix=NONE
 // RUN: not humming-opt %s --humming-select-tiles="device=H200 force-tile-config='#humming.layout<chip = \"sm_90a\">'" 2>&1 | FileCheck %s --check-prefix=FORCE
 // RUN: not humming-opt %s --humming-select-tiles="device=H200 target=H100" 2>&1 | FileCheck %s --check-prefix=BOTH
@@ -12,7 +12,7 @@
 
 // DEVICE: humming-select-tiles: expected a device among T4, {{.*}}, got 'B300X'
 // CHIP: humming-select-tiles: expected a chip among sm_75, {{.*}} got 'sm_12'
-// NOREP: humming-select-tiles: no representative device is known for sm_110a; give device=
+// NOREP: humming-select-tiles: no representative device is known for sm_88; give device=
 // NONE: humming-select-tiles: expected a humming.target on the module, device= or chip= to choose tiles for prepared weights
 // BOTH: humming-select-tiles: expected target= and device= to name the same device, got 'H100' and 'H200'
 // OTHER: error: 'humming.gemm' op humming-select-tiles: the tiles for H100 (sm_90a) use wgmma, which the weights' chip sm_80 does not have; expected weights prepared for sm_90a or a sm_80 device

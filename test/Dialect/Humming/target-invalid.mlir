@@ -1,6 +1,6 @@
 // RUN: humming-opt %s -split-input-file -verify-diagnostics
 
-// expected-error @+1 {{unknown device 'H300' (known: T4, A100, A800, A10, RTX 3090, Orin, L4, L40S, RTX 4090, H20, H100, H800, H200, B200, B300, RTX 5090, RTX PRO 6000, DGX Spark); an unknown device must give chip, sms, bandwidth, smem, l2 and at least f16}}
+// expected-error @+1 {{unknown device 'H300' (known: T4, A100, A800, A10, RTX 3090, Orin, L4, L40S, RTX 4090, H20, H100, H800, H200, B200, GB200, B300, Thor, RTX 5090, RTX PRO 6000, DGX Spark); an unknown device must give chip, sms, bandwidth, smem, l2 and at least f16}}
 func.func @unknown_device() attributes {t = #humming.target<device = "H300">} { return }
 
 // -----
@@ -72,7 +72,7 @@ func.func @zero_f16() attributes {t = #humming.target<device = "H200", f16 = 0.0
 // -----
 
 // The kernel table humming-lower-to-nvvm writes has a fixed shape.
-// expected-error @+1 {{expected 'humming.kernels' to be an array of {name, m_min, m_max, block_m, block_n, threads, smem, split_k, cluster, input_map, grid_dependency, kind (MoE kernels also routing experts top_k block_size layout64; optionally cooperative cluster_x workspace)} dictionaries, got [{name = "k"}]}}
+// expected-error @+1 {{expected 'humming.kernels' to be an array of {name, m_min, m_max, block_m, block_n, threads, smem, split_k, cluster, input_map, grid_dependency, kind (MoE kernels also routing experts top_k block_size layout64; optionally cooperative cluster_x persistent workspace)} dictionaries, got [{name = "k"}]}}
 module attributes {humming.kernels = [{name = "k"}]} {}
 
 // -----
