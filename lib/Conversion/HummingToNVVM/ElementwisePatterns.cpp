@@ -55,15 +55,11 @@ LogicalResult lowerElementwise(Operation *op, KernelLoweringState &state,
   ImplicitLocOpBuilder b(op->getLoc(), rewriter);
   Value m = memref::DimOp::create(b, output, 0);
   Value null = devicePointer(b, Value());
-  SmallVector<Value> args = {devicePointer(b, input),
-                             null,
-                             null,
-                             null,
-                             null,
-                             null,
-                             devicePointer(b, output),
-                             null,
-                             arith::IndexCastOp::create(b, b.getI32Type(), m)};
+  SmallVector<Value> args = abiArguments(
+      null,
+      {{hq::abi::ParamInput, devicePointer(b, input)},
+       {hq::abi::ParamOutput, devicePointer(b, output)},
+       {hq::abi::ParamM, arith::IndexCastOp::create(b, b.getI32Type(), m)}});
   Value pairs = arith::MulIOp::create(
       b, m, arith::ConstantIndexOp::create(b, es.columns / 2));
   Value any = arith::CmpIOp::create(b, arith::CmpIPredicate::ne, m,

@@ -45,6 +45,13 @@ struct DenseRowsLowering : LoweringPattern<OpT> {
 DictionaryAttr launchAttr(OpBuilder &b, const ::humming::abi::KernelLaunch &l);
 /// A device pointer (!llvm.ptr<1>) to the data of `memref`, or null.
 Value devicePointer(ImplicitLocOpBuilder &b, Value memref);
+/// A kernel's arguments in the slots of the kernel ABI (KernelABI.h:
+/// abi::GemmParam, then abi::MoeParam): `given` (slot, value) pairs, every
+/// other slot up to the highest one given `null` (a null device pointer).
+/// The i32 slots — ParamM, and ParamRoutingBlock where the list reaches
+/// it — must be given.
+SmallVector<Value> abiArguments(Value null,
+                                ArrayRef<std::pair<unsigned, Value>> given);
 /// Launches a grid-stride kernel of kElementwiseThreads-thread blocks over
 /// `count` items of `perItem` steps each (at most kPermuteMaxBlocks
 /// blocks), only where `count` is nonzero.

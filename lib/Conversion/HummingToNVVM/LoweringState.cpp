@@ -99,6 +99,21 @@ Value mlir::humming::lowering::devicePointer(ImplicitLocOpBuilder &b,
   return LLVM::IntToPtrOp::create(b, ptrType, i64);
 }
 
+SmallVector<Value> mlir::humming::lowering::abiArguments(
+    Value null, ArrayRef<std::pair<unsigned, Value>> given) {
+  unsigned last = 0;
+  for (const auto &g : given)
+    last = std::max(last, g.first);
+  SmallVector<Value> args(last + 1, null);
+  for (auto [slot, value] : given)
+    args[slot] = value;
+  assert(args.size() > hq::abi::ParamM && args[hq::abi::ParamM] != null &&
+         (args.size() <= hq::abi::ParamRoutingBlock ||
+          args[hq::abi::ParamRoutingBlock] != null) &&
+         "the ABI's i32 slots hold values");
+  return args;
+}
+
 void mlir::humming::lowering::launchGridStride(ImplicitLocOpBuilder &b,
                                                gpu::GPUFuncOp kernel,
                                                Value count, int64_t perItem,

@@ -86,15 +86,12 @@ LogicalResult lowerActivationQuantize(QuantizeOp op, KernelLoweringState &state,
   ImplicitLocOpBuilder b(op.getLoc(), rewriter);
   Value m = memref::DimOp::create(b, op.getSource(), 0);
   Value null = devicePointer(b, Value());
-  SmallVector<Value> args = {devicePointer(b, op.getSource()),
-                             null,
-                             devicePointer(b, op.getScales()),
-                             null,
-                             null,
-                             null,
-                             devicePointer(b, op.getDest()),
-                             null,
-                             arith::IndexCastOp::create(b, b.getI32Type(), m)};
+  SmallVector<Value> args = abiArguments(
+      null,
+      {{hq::abi::ParamInput, devicePointer(b, op.getSource())},
+       {hq::abi::ParamScales, devicePointer(b, op.getScales())},
+       {hq::abi::ParamOutput, devicePointer(b, op.getDest())},
+       {hq::abi::ParamM, arith::IndexCastOp::create(b, b.getI32Type(), m)}});
   Value any = arith::CmpIOp::create(b, arith::CmpIPredicate::ne, m,
                                     arith::ConstantIndexOp::create(b, 0));
   auto ifAny = scf::IfOp::create(b, any, /*withElseRegion=*/false);
@@ -118,16 +115,14 @@ LogicalResult lowerWeightQuantize(QuantizeOp op, KernelLoweringState &state,
   WeightQuantizeKernelSpec qs = weightQuantizeSpec(op);
   const int64_t experts = std::max<int64_t>(1, qs.weight.experts);
   Value null = devicePointer(b, Value());
-  SmallVector<Value> args = {
-      devicePointer(b, op.getSource()),
-      null,
-      devicePointer(b, op.getScales()),
-      devicePointer(b, op.getZeroPoints()),
-      devicePointer(b, op.getGlobalScale()),
-      null,
-      devicePointer(b, op.getDest()),
-      null,
-      arith::ConstantIntOp::create(b, b.getI32Type(), experts)};
+  SmallVector<Value> args = abiArguments(
+      null, {{hq::abi::ParamInput, devicePointer(b, op.getSource())},
+             {hq::abi::ParamScales, devicePointer(b, op.getScales())},
+             {hq::abi::ParamZeroPoints, devicePointer(b, op.getZeroPoints())},
+             {hq::abi::ParamGlobalScale, devicePointer(b, op.getGlobalScale())},
+             {hq::abi::ParamOutput, devicePointer(b, op.getDest())},
+             {hq::abi::ParamM,
+              arith::ConstantIntOp::create(b, b.getI32Type(), experts)}});
   for (WeightQuantizePhase phase : weightQuantizePhases(qs)) {
     qs.phase = phase;
     std::string name = state.kernelName(

@@ -72,21 +72,13 @@ LogicalResult lowerRepack(RepackOp op, KernelLoweringState &state,
   const int64_t experts =
       std::max<int64_t>(1, op.getWeightSchema().toHost().experts);
   Value null = devicePointer(b, Value());
-  SmallVector<Value> args = {
-      devicePointer(b, op.getSource()),
-      null,
-      null,
-      null,
-      null,
-      null,
-      devicePointer(b, op.getDest()),
-      null,
-      arith::ConstantIntOp::create(b, b.getI32Type(), experts),
-      null,
-      null,
-      null,
-      null,
-      arith::ConstantIntOp::create(b, b.getI32Type(), 0)};
+  SmallVector<Value> args = abiArguments(
+      null, {{hq::abi::ParamInput, devicePointer(b, op.getSource())},
+             {hq::abi::ParamOutput, devicePointer(b, op.getDest())},
+             {hq::abi::ParamM,
+              arith::ConstantIntOp::create(b, b.getI32Type(), experts)},
+             {hq::abi::ParamRoutingBlock,
+              arith::ConstantIntOp::create(b, b.getI32Type(), 0)}});
   launchGridStride(b, kernel, arith::ConstantIndexOp::create(b, experts),
                    l.blockN, args);
   rewriter.eraseOp(op);

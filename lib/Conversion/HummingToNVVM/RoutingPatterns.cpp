@@ -75,21 +75,19 @@ LogicalResult lowerMoeAlign(MoeAlignOp op, KernelLoweringState &state,
           as.blockSize,
           [&](ImplicitLocOpBuilder &b, Value null) -> SmallVector<Value> {
             Value m = memref::DimOp::create(b, op.getTopkIds(), 0);
-            return {
-                devicePointer(b, op.getTopkIds()),
+            return abiArguments(
                 null,
-                null,
-                null,
-                null,
-                null,
-                null,
-                null,
-                arith::IndexCastOp::create(b, b.getI32Type(), m),
-                devicePointer(b, op.getSortedIds()),
-                devicePointer(b, op.getExpertIds()),
-                devicePointer(b, op.getNumTokensPadded()),
-                null,
-                arith::ConstantIntOp::create(b, b.getI32Type(), as.blockSize)};
+                {{hq::abi::ParamInput, devicePointer(b, op.getTopkIds())},
+                 {hq::abi::ParamM,
+                  arith::IndexCastOp::create(b, b.getI32Type(), m)},
+                 {hq::abi::ParamRowIds, devicePointer(b, op.getSortedIds())},
+                 {hq::abi::ParamBlockExperts,
+                  devicePointer(b, op.getExpertIds())},
+                 {hq::abi::ParamRowsPadded,
+                  devicePointer(b, op.getNumTokensPadded())},
+                 {hq::abi::ParamRoutingBlock,
+                  arith::ConstantIntOp::create(b, b.getI32Type(),
+                                               as.blockSize)}});
           })))
     return failure();
   return success();
@@ -117,20 +115,15 @@ LogicalResult lowerMoeGroup(MoeGroupOp op, KernelLoweringState &state,
                 arith::DivUIOp::create(
                     b, memref::DimOp::create(b, op.getPositions(), 0),
                     arith::ConstantIndexOp::create(b, gs.topK)));
-            return {devicePointer(b, op.getTopkIds()),
-                    null,
-                    null,
-                    null,
-                    null,
-                    null,
-                    devicePointer(b, op.getPositions()),
-                    null,
-                    arith::IndexCastOp::create(b, b.getI32Type(), m),
-                    devicePointer(b, op.getExpertLayout()),
-                    null,
-                    null,
-                    null,
-                    arith::ConstantIntOp::create(b, b.getI32Type(), 0)};
+            return abiArguments(
+                null,
+                {{hq::abi::ParamInput, devicePointer(b, op.getTopkIds())},
+                 {hq::abi::ParamOutput, devicePointer(b, op.getPositions())},
+                 {hq::abi::ParamM,
+                  arith::IndexCastOp::create(b, b.getI32Type(), m)},
+                 {hq::abi::ParamRowIds, devicePointer(b, op.getExpertLayout())},
+                 {hq::abi::ParamRoutingBlock,
+                  arith::ConstantIntOp::create(b, b.getI32Type(), 0)}});
           })))
     return failure();
   return success();
@@ -168,21 +161,14 @@ LogicalResult lowerMoePermute(MoePermuteOp op, KernelLoweringState &state,
       b, dim0(ps.gather ? op.getInput() : op.getOutput()),
       arith::ConstantIndexOp::create(b, std::numeric_limits<int32_t>::max()));
   Value null = devicePointer(b, Value());
-  SmallVector<Value> args = {
-      devicePointer(b, op.getInput()),
+  SmallVector<Value> args = abiArguments(
       null,
-      null,
-      null,
-      null,
-      null,
-      devicePointer(b, op.getOutput()),
-      null,
-      arith::IndexCastOp::create(b, b.getI32Type(), p),
-      devicePointer(b, op.getPositions()),
-      null,
-      null,
-      null,
-      arith::IndexCastOp::create(b, b.getI32Type(), grouped)};
+      {{hq::abi::ParamInput, devicePointer(b, op.getInput())},
+       {hq::abi::ParamOutput, devicePointer(b, op.getOutput())},
+       {hq::abi::ParamM, arith::IndexCastOp::create(b, b.getI32Type(), p)},
+       {hq::abi::ParamRowIds, devicePointer(b, op.getPositions())},
+       {hq::abi::ParamRoutingBlock,
+        arith::IndexCastOp::create(b, b.getI32Type(), grouped)}});
   launchGridStride(b, kernel, p, ps.words, args);
   rewriter.eraseOp(op);
   return success();
@@ -213,21 +199,14 @@ LogicalResult lowerGatherColumns(GatherColumnsOp op, KernelLoweringState &state,
       arith::ConstantIndexOp::create(b, std::numeric_limits<int32_t>::max() /
                                             gs.columns));
   Value null = devicePointer(b, Value());
-  SmallVector<Value> args = {
-      devicePointer(b, op.getInput()),
+  SmallVector<Value> args = abiArguments(
       null,
-      null,
-      null,
-      null,
-      null,
-      devicePointer(b, op.getOutput()),
-      null,
-      arith::IndexCastOp::create(b, b.getI32Type(), rows),
-      devicePointer(b, op.getColumns()),
-      null,
-      null,
-      null,
-      arith::ConstantIntOp::create(b, b.getI32Type(), 0)};
+      {{hq::abi::ParamInput, devicePointer(b, op.getInput())},
+       {hq::abi::ParamOutput, devicePointer(b, op.getOutput())},
+       {hq::abi::ParamM, arith::IndexCastOp::create(b, b.getI32Type(), rows)},
+       {hq::abi::ParamRowIds, devicePointer(b, op.getColumns())},
+       {hq::abi::ParamRoutingBlock,
+        arith::ConstantIntOp::create(b, b.getI32Type(), 0)}});
   launchGridStride(b, kernel, rows, steps, args);
   rewriter.eraseOp(op);
   return success();
