@@ -59,6 +59,14 @@ class TensorParallelTest(unittest.TestCase):
         self.assertNotEqual(rc, 0)
         self.assertIn(f"expected {gpus() + 1} CUDA devices (one per rank), "
                       f"found {gpus()}", out)
+        rc, out = run("--world", "0")
+        self.assertNotEqual(rc, 0)
+        self.assertIn("expected --world >= 1, got 0", out)
+        rc, out = run("--world", "1", "--hidden", "500")
+        self.assertNotEqual(rc, 0)
+        self.assertIn("expected hidden and intermediate sizes that divide "
+                      "into --world shards of whole groups of 128, got 500 "
+                      "and 1024", out)
 
 
 if __name__ == "__main__":
