@@ -4,8 +4,13 @@
 # per instruction) as CSV, to see where a kernel's warps wait.
 #   usage: profile-source.sh <N>x<K> <M> <kernel regex> [humming-gpu-test args]
 #          profile-source.sh moe:<filter> <M> <kernel regex> [...]
+#          profile-source.sh cublaslt:<N>x<K> <M> <kernel regex>
 # (moe:<filter>: the --moe-bench layer and variant the filter selects, e.g.
-# moe:mixtral_8x7b_gate_up_w4a16_indexed, at M tokens).
+# moe:mixtral_8x7b_gate_up_w4a16_indexed, at M tokens; cublaslt:<N>x<K>:
+# the reference, torch._scaled_mm on e4m3 codes with per-token and
+# per-channel f32 scales as bench/PROTOCOL.md times it, e.g.
+# 'cublaslt:8192x8192 8192 gemm|xmma|cutlass' — its kernel's name says its
+# tile and cluster, the profile its registers, pipes and stalls).
 # Writes $OUT/src-<N>x<K>-m<M>.{ncu-rep,csv,txt}; prints the headline
 # metrics and the 25 instructions with the most stall samples.
 set -uo pipefail
@@ -15,18 +20,38 @@ shift 3
 base="$out/src-${shape#moe:}-m$m"
 case "$shape" in
   moe:*) select=(--moe-bench "--filter=${shape#moe:}") ;;
+  cublaslt:*) ;;
   *) select=(--layer="$shape" --filter=_prep) ;;
 esac
 if ! command -v ncu > /dev/null; then
   echo "no ncu"
   exit 0
 fi
-timeout 300 ncu --set full --import-source no --launch-skip 2 --launch-count 1 \
-  -k "regex:$kernel" -o "$base" -f \
-  "$bin/humming-gpu-test" "${select[@]}" --m="$m" "$@" \
-  > "$base.log" 2>&1
+if [[ "$shape" == cublaslt:* ]]; then
+  nk="${shape#cublaslt:}"
+  timeout 300 ncu --set full --import-source no --launch-skip 2 --launch-count 1 \
+    -k "regex:$kernel" -o "$base" -f \
+    python3 -c '
+import sys, torch
+m, n, k = int(sys.argv[1]), *map(int, sys.argv[2].split("x"))
+a = torch.randn(m, k, device="cuda").to(torch.float8_e4m3fn)
+b = torch.randn(n, k, device="cuda").to(torch.float8_e4m3fn).t()
+sa = torch.rand(m, 1, device="cuda") + 0.5
+sb = torch.rand(1, n, device="cuda") + 0.5
+for _ in range(4):
+    torch._scaled_mm(a, b, scale_a=sa, scale_b=sb, out_dtype=torch.float16)
+torch.cuda.synchronize()' "$m" "$nk" > "$base.log" 2>&1
+else
+  timeout 300 ncu --set full --import-source no --launch-skip 2 --launch-count 1 \
+    -k "regex:$kernel" -o "$base" -f \
+    "$bin/humming-gpu-test" "${select[@]}" --m="$m" "$@" \
+    > "$base.log" 2>&1
+fi
 echo "ncu rc=$? ($shape M=$m $kernel)"
 ncu -i "$base.ncu-rep" --print-details all > "$base.txt" 2>&1
+# The kernel's name, grid and block (cuBLASLt's name says its tile,
+# cluster and schedule).
+grep -m1 -E "^  [^ ].*\([0-9, ]+\)x\([0-9, ]+\)" "$base.txt" | cut -c1-400
 # The headline metrics, each once (--print-details all repeats some in
 # every section, with its own spacing).
 grep -E "^ +(Duration|SM Frequency|Compute \(SM\) Throughput|DRAM Throughput|L2 Cache Throughput|L1/TEX Cache Throughput|Memory Throughput|Mem Busy|Max Bandwidth|Mem Pipes Busy|Shared [A-Za-z ]+|L2 Hit Rate|Issued Ipc|No Eligible|Warp Cycles Per Issued|Registers Per|Grid Size|Waves Per SM|Achieved Occupancy|dram__bytes_(read|write)\.sum|Stall [A-Z])" "$base.txt" \

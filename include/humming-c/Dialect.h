@@ -158,7 +158,7 @@ typedef struct {
   int64_t ctasPerSm, gridCap, writeSplits, splitK;
   bool blockCopies, shareActivations, scaleAfterMma, clusterSplit,
       workspaceSplit, cooperativeSplit;
-  int64_t wgmmaInFlight, l2Prefetch, rasterM, persistent;
+  int64_t wgmmaInFlight, l2Prefetch, rasterM, persistent, promotionInterval;
 } MlirHummingTileConfig;
 
 /** The defaults of an unwritten field (m = [1, inf], the attribute's

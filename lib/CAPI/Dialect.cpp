@@ -229,6 +229,7 @@ MlirHummingTileConfig toC(const hq::TileConfig &t) {
   c.l2Prefetch = t.l2Prefetch;
   c.rasterM = t.rasterM;
   c.persistent = t.persistent;
+  c.promotionInterval = t.promotionInterval;
   return c;
 }
 } // namespace
@@ -285,6 +286,7 @@ MlirAttribute mlirHummingTileConfigAttrGet(MlirContext ctx,
   t.l2Prefetch = c->l2Prefetch;
   t.rasterM = c->rasterM;
   t.persistent = c->persistent;
+  t.promotionInterval = c->promotionInterval;
   return wrap(TileConfigAttr::fromHost(errorsOf(context), context, t));
 }
 

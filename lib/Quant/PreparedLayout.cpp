@@ -73,6 +73,7 @@ KernelShape shapeOf(const TileConfig &t) {
   k.l2Prefetch = t.l2Prefetch;
   k.rasterM = t.rasterM;
   k.persistent = t.persistent;
+  k.promotionInterval = t.promotionInterval;
   return k;
 }
 
@@ -106,6 +107,7 @@ TileConfig tileConfigOf(const KernelShape &k) {
   t.l2Prefetch = k.l2Prefetch;
   t.rasterM = k.rasterM;
   t.persistent = k.persistent;
+  t.promotionInterval = k.promotionInterval;
   return t;
 }
 

@@ -401,6 +401,20 @@ Diag verifyTileConfig(const TileConfig &t) {
                   " (the prefetch runs in the cp.async pipelines and the ",
                   mmaNamesWith(&MmaGeneration::producerWarpgroup),
                   " producer), got ", t.l2Prefetch);
+  if (t.promotionInterval < 1 || t.promotionInterval > 8)
+    return concat("expected promotion_interval between 1 and 8 iterations, "
+                  "got ",
+                  t.promotionInterval);
+  if (t.promotionInterval > 1 &&
+      (!t.warpSpecialized || !gen.producerWarpgroup || !t.mbarrier ||
+       t.wgmmaInFlight != 0))
+    return concat("expected warp_specialized = true, mbarrier = true and "
+                  "wgmma_in_flight = 0 with mma = ",
+                  mmaNamesWith(&MmaGeneration::producerWarpgroup),
+                  " and promotion_interval > 1 (the consumers wait for the "
+                  "slots of the interval in turn and release each when its "
+                  "wgmmas are done), got promotion_interval = ",
+                  t.promotionInterval);
   if (t.persistent < 0 || t.persistent > 64)
     return concat("expected persistent between 0 (a CTA per output tile) and "
                   "64 waves of CTAs, got ",
@@ -703,6 +717,27 @@ Diag verifyTileForProblem(const TileConfig &t, const WeightSchema &w,
                   "persistent (its consumers' loop releases each slot in "
                   "the iteration that read it), got ",
                   toString(c.gemm), " with ", in.type.str(), " activations");
+  if (t.promotionInterval > 1) {
+    if (c.gemm != GemmType::Dense || aBits != 8 ||
+        !layout::wgmmaPromotes(w, in))
+      return concat("expected a dense GEMM with 8-bit activations whose "
+                    "sums promote (fp8, or int8 with per-K scales) with "
+                    "promotion_interval > 1, got ",
+                    toString(c.gemm), " with ", w.type.str(), " weights and ",
+                    in.type.str(), " activations");
+    // Each promotion takes one group's scales: the interval's K lies in
+    // one group of the weights' and of the activations' scales.
+    const int64_t span = t.promotionInterval * t.blockK;
+    for (auto [group, what] :
+         {std::pair<int64_t, const char *>{w.hasPerKScales() ? w.groupK : 0,
+                                           "weight scale group"},
+          {in.scaling == ActScaling::Group ? in.groupK : 0,
+           "activation scale group"}})
+      if (group > 0 && group % span != 0)
+        return concat("expected promotion_interval x block_k (", span,
+                      ") to divide the ", what, " (", group,
+                      "): each promotion takes one group's scales");
+  }
   if (t.l2Prefetch > 0 && t.warpSpecialized && c.gemm != GemmType::Dense)
     return concat("expected a dense GEMM with l2_prefetch in a "
                   "warp-specialized kernel (its producer prefetches the "

@@ -418,7 +418,7 @@ bool sameKernel(const TileConfig &a, const TileConfig &b) {
         t.multicastA, t.multicastB, t.ctasPerSm, t.gridCap, t.writeSplits,
         t.splitK, t.blockCopies, t.scaleAfterMma, t.clusterSplit,
         t.workspaceSplit, t.cooperativeSplit, t.wgmmaInFlight, t.l2Prefetch,
-        t.shareActivations, t.rasterM, t.persistent);
+        t.shareActivations, t.rasterM, t.persistent, t.promotionInterval);
   };
   return key(a) == key(b);
 }

@@ -269,6 +269,9 @@ struct KernelShape {
   int64_t rasterM = 1;
   /// TileConfig::persistent: the CTAs loop over output tiles.
   int64_t persistent = 0;
+  /// TileConfig::promotionInterval: iterations (slots) whose wgmmas sum
+  /// into one set of fresh sums before they join the running ones.
+  int64_t promotionInterval = 1;
   /// Bits of an activation (16, or 8: wgmma's k32 instructions over two
   /// k-tiles, whose 16-byte shared-memory rows then hold a whole k-tile).
   int64_t activationBits = 16;

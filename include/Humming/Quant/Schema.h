@@ -230,6 +230,17 @@ struct TileConfig {
   /// 1 the classic persistent grid, more a grid the hardware still
   /// balances across SMs. 0: one CTA per output tile.
   int64_t persistent = 0;
+  /// Warp-specialized wgmma kernels whose 8-bit activation sums promote
+  /// (fp8, or int8 with per-K scales): the wgmmas of this many consecutive
+  /// iterations sum into one set of fresh sums, which then join the running
+  /// f32 sums (times the group's scales) at once. An iteration is then one
+  /// slot of the pipeline, the promotion interval is this many of them:
+  /// block_k = 64 with 2 keeps 128 of K between promotions (the accuracy of
+  /// DeepGEMM's and of block_k = 128) over twice as many, half-sized slots,
+  /// so more of the shared memory is in flight (bench/NOTES.md "8-bit
+  /// activations"). Each slot is still released as soon as its own wgmmas
+  /// are complete (wgmma.wait_group). 1: every iteration promotes.
+  int64_t promotionInterval = 1;
 
   /// Whether the split_k CTAs reduce in a cluster (by the MMA generation's
   /// default, MmaGeneration::clusterSplitByDefault, without workspaceSplit;

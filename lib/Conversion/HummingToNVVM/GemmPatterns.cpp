@@ -149,9 +149,16 @@ FailureOr<PreparedTile> preparedTile(const GemmView &op, unsigned index,
     return fail("expected block_m = warp_m x 1, 2, 4 or 8 (warp rows along M), "
                 "got block_m = " +
                 Twine(t.blockM) + ", warp_m = " + Twine(t.warpM));
-  if (t.stages > 8)
-    return fail("expected at most 8 stages (pipeline slots), got " +
-                Twine(t.stages));
+  // cp.async pipelines unroll their prologue and name their groups by
+  // immediates: 8 slots. The mbarrier pipelines index slots at run time; 16
+  // covers the smallest slots that fit the 227 KiB (the 8-bit tiles' 64-of-K
+  // slots, 20 KiB each, bench/NOTES.md "8-bit activations").
+  const int64_t maxStages = t.mbarrier ? 16 : 8;
+  if (t.stages > maxStages)
+    return fail("expected at most " + Twine(maxStages) +
+                " stages (pipeline slots" +
+                (t.mbarrier ? ", with mbarrier" : ", without mbarrier") +
+                "), got " + Twine(t.stages));
   if (!t.cpAsync)
     return fail("the mma_sync kernels stage their operands with cp.async; "
                 "expected cp_async = true");
@@ -213,6 +220,22 @@ FailureOr<PreparedTile> preparedTile(const GemmView &op, unsigned index,
     return fail("ctas_per_sm = " + Twine(t.ctasPerSm) + " blocks of " +
                 Twine(t.threads()) + " threads leave " + Twine(perThread) +
                 " registers per thread; expected at least 64");
+  if (t.promotionInterval > 1) {
+    if (!kMajor)
+      return fail("expected weights the wgmmas read by descriptor (8-bit "
+                  "weights of the activations' MMA type, K-major on " +
+                  Twine(chip.str()) + ") with promotion_interval > 1, got " +
+                  Twine(spec.weight.type.str()) + " weights");
+    // Every CTA's loop runs whole intervals (split_k 1: no other CTA
+    // along K).
+    const int64_t iters = hq::ceilDiv(spec.kp, t.blockK);
+    if (t.splitK != 1 || iters % t.promotionInterval != 0)
+      return fail("expected split_k = 1 and the K iterations (padded K " +
+                  Twine(spec.kp) + " / block_k " + Twine(t.blockK) + " = " +
+                  Twine(iters) + ") a multiple of promotion_interval (" +
+                  Twine(t.promotionInterval) +
+                  "), got split_k = " + Twine(t.splitK));
+  }
   PreparedTile tile = hq::layout::shapeOf(t);
   tile.activationBits = spec.input.type.bits;
   tile.weightsByDescriptor = kMajor;

@@ -119,9 +119,12 @@ private:
   /// `foldCarried`: first add the carried iteration's sums to the running
   /// ones (foldIteration); false where the caller folded them already (the
   /// warp-specialized loop folds each iteration's sums in that iteration).
+  /// `fresh`: the wgmmas start the carried iteration sums from zero; false
+  /// within a promotion interval (TileConfig::promotionInterval), where
+  /// they add to the interval's earlier iterations.
   SmallVector<Value> computeWgmma8(ArrayRef<Value> accs, ArrayRef<Value> stage,
                                    Value slot, function_ref<void()> afterFirst,
-                                   bool foldCarried = true);
+                                   bool foldCarried = true, bool fresh = true);
   /// The warp-specialized loop's carried values after an iteration's
   /// wgmmas completed: the running sums with that iteration's sums folded
   /// in (promoting; else the sums as they are), the rest as carried.
@@ -148,9 +151,10 @@ private:
   /// shared memory (nvvm.wgmma.mma_async) into this iteration's sums
   /// `accs`: one fence tying every step's descriptors and the sums, per
   /// k32 step one m64 n(warp_m) k32 wgmma per n-tile (scale-d 0 on the
-  /// first step: the sums start from zero), one commit. (Consecutive
-  /// wgmmas into the same sums need no fence between them.)
-  void issueSharedWgmmas(Value slot, SmallVector<Value> &accs);
+  /// first step when `fresh`: the sums start from zero), one commit.
+  /// (Consecutive wgmmas into the same sums need no fence between them.)
+  void issueSharedWgmmas(Value slot, SmallVector<Value> &accs,
+                         bool fresh = true);
   /// The shared-memory matrix descriptor of k-tile `su` of slot `slot` for
   /// this warpgroup's tokens: K-major, swizzled rows with tma = [a], else
   /// no-swizzle core matrices.
@@ -712,13 +716,23 @@ void WgmmaEmitter::emitWarpSpecializedLoop(Value first) {
     bidX = outerX, bidY = outerY, blockTiles = outerTiles, nTile = outerNTile;
     // One output tile: its iterations, then its epilogue. `base` (i32):
     // the CTA's uses before this tile's (persistent; null: none).
+    // promotion_interval (8-bit activations): a loop step runs that many
+    // iterations, each waiting for its own fill and issuing its wgmmas into
+    // the same fresh sums; the lowering checked that they divide iters.
+    const int64_t interval = act8 ? tile.promotionInterval : 1;
+    assert(iters % interval == 0 && "whole promotion intervals");
     auto consumeTile = [&](Value base) {
-      auto loop = scf::ForOp::create(b, lb, ub, one, wgmmaZeroSums());
+      auto loop = scf::ForOp::create(
+          b, lb, arith::ConstantIndexOp::create(b, iters / interval), one,
+          wgmmaZeroSums());
       {
         OpBuilder::InsertionGuard inner(b);
         b.setInsertionPointToStart(loop.getBody());
-        // The CTA's use `it` (across its tiles when persistent).
+        // The CTA's use `it` (across its tiles when persistent): the
+        // interval's first.
         Value it = index32(loop.getInductionVar());
+        if (interval > 1)
+          it = arith::MulIOp::create(b, it, c32(interval));
         if (base)
           it = arith::AddIOp::create(b, base, it);
         SmallVector<Value> accs(loop.getRegionIterArgs().begin(),
@@ -791,17 +805,39 @@ void WgmmaEmitter::emitWarpSpecializedLoop(Value first) {
           // an 8-bit slot is left to overlap the wgmmas with: the weights are
           // descriptors or registers loaded before the issue, the fold is
           // after the wait either way.
+          // With promotion_interval p the p iterations of a step each wait
+          // for their fill and issue their wgmmas (one commit group each)
+          // into the same fresh sums; a slot is released once its own group
+          // is done (wait_group p - 1 - h), and the sums are folded once.
           if (wordsAreOperands())
             data = readWgmmaSlot(slot);
           SmallVector<Value> issued = computeWgmma8(accs, data, slot,
                                                     /*afterFirst=*/nullptr,
                                                     /*foldCarried=*/false);
+          for (int64_t h = 1; h < interval; ++h) {
+            Value use = arith::AddIOp::create(b, it, c32(h));
+            Value hs = arith::RemUIOp::create(b, use, c32(S));
+            mbarrierWait(
+                mbarrierAt(hs, 0),
+                arith::AndIOp::create(b, arith::DivUIOp::create(b, use, c32(S)),
+                                      c32(1)));
+            issued = computeWgmma8(issued, readWgmmaSlot(hs), hs,
+                                   /*afterFirst=*/nullptr,
+                                   /*foldCarried=*/false, /*fresh=*/false);
+          }
+          for (int64_t h = 0; h + 1 < interval; ++h) {
+            NVVM::WgmmaWaitGroupSyncOp::create(b, int32_t(interval - 1 - h));
+            releaseUse(arith::AddIOp::create(b, it, c32(h)), Value());
+          }
           // Only the sums the wgmmas write are tied to their wait.
           const size_t at = promotes() ? size_t(sumCount()) : 0;
           SmallVector<Value> sums = ptx.wgmmaWait(
               0, ArrayRef<Value>(issued).slice(at, size_t(sumCount())));
           std::copy(sums.begin(), sums.end(), issued.begin() + at);
-          releaseUse(it, Value());
+          releaseUse(interval > 1 ? Value(arith::AddIOp::create(
+                                        b, it, c32(interval - 1)))
+                                  : it,
+                     Value());
           scf::YieldOp::create(b, foldInPlace(issued));
         } else if (tile.wgmmaInFlight == 0) {
           SmallVector<Value> done = ptx.wgmmaWait(0, accs);
@@ -937,7 +973,7 @@ SmallVector<Value> WgmmaEmitter::computeWgmma8(ArrayRef<Value> accIn,
                                                ArrayRef<Value> stage,
                                                Value slot,
                                                function_ref<void()> afterFirst,
-                                               bool foldCarried) {
+                                               bool foldCarried, bool fresh) {
   // The previous iteration's sums join the running ones (its wgmmas are
   // complete: the caller waited); this iteration's start from zero.
   // Without promotion (int8 without group scales) the wgmmas sum into the
@@ -991,7 +1027,7 @@ SmallVector<Value> WgmmaEmitter::computeWgmma8(ArrayRef<Value> accIn,
     if (perKScales)
       for (int64_t t = 0; t < nT; ++t)
         readScales(t);
-    issueSharedWgmmas(slot, accs);
+    issueSharedWgmmas(slot, accs, fresh);
   }
   for (int64_t step = 0;
        !tile.weightsByDescriptor && step < tile.kTilesPerWarp / 2; ++step) {
@@ -1017,7 +1053,7 @@ SmallVector<Value> WgmmaEmitter::computeWgmma8(ArrayRef<Value> accIn,
     // k32 step `step`: k-tiles 2 step and 2 step + 1, one 32-byte row per
     // token as a 16-bit k-tile's (activationDescriptor's k-tile slot).
     issueWgmmas(regs, activationDescriptor(slot, step), accs, type,
-                /*accumulate=*/step != 0 || !promoting);
+                /*accumulate=*/step != 0 || !promoting || !fresh);
     if (step == 0 && afterFirst)
       afterFirst();
   }
@@ -1049,7 +1085,8 @@ Value WgmmaEmitter::weightDescriptor(Value slot, int64_t step, int64_t t) {
   return arith::OrIOp::create(b, ext64(lo), c64(int64_t(fixed)));
 }
 
-void WgmmaEmitter::issueSharedWgmmas(Value slot, SmallVector<Value> &accs) {
+void WgmmaEmitter::issueSharedWgmmas(Value slot, SmallVector<Value> &accs,
+                                     bool fresh) {
   const int64_t nT = tile.nTilesPerGroup, n = tile.warpM, perTile = n / 2;
   const int64_t steps = tile.kTilesPerWarp / 2;
   // [step][n-tile] weight descriptors, then one activation descriptor per
@@ -1083,8 +1120,8 @@ void WgmmaEmitter::issueSharedWgmmas(Value slot, SmallVector<Value> &accs) {
           regs[size_t(steps * nT + step)],
           NVVM::MMAShapeAttr::get(b.getContext(), 64, int(n), 32), type, type,
           ints ? NVVM::WGMMATypes::s32 : NVVM::WGMMATypes::f32,
-          step != 0 || !promotes() ? NVVM::WGMMAScaleOut::one
-                                   : NVVM::WGMMAScaleOut::zero,
+          step != 0 || !promotes() || !fresh ? NVVM::WGMMAScaleOut::one
+                                             : NVVM::WGMMAScaleOut::zero,
           NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
           NVVM::MMALayout::row, NVVM::MMALayout::col,
           /*satfinite=*/NVVM::MMAIntOverflowAttr());

@@ -164,7 +164,7 @@ func.func @warp_m(%a: memref<?x128xf16>, %w: memref<8x256xi32>, %s: memref<1x128
 #tile = #humming.tile_config<m = [1, inf], block = [16, 64, 64], warp = [16, 64, 32], stages = 9>
 
 func.func @stages(%a: memref<?x128xf16>, %w: memref<8x256xi32>, %s: memref<1x128xf16>, %c: memref<?x128xf16>) {
-  // expected-error @+1 {{tile_configs[0]: expected at most 8 stages (pipeline slots), got 9}}
+  // expected-error @+1 {{tile_configs[0]: expected at most 8 stages (pipeline slots, without mbarrier), got 9}}
   humming.gemm %a, %w scales(%s : memref<1x128xf16>) into %c
       {weight_schema = #humming.weight_schema<type = ui4, scale = f16>, input_schema = #humming.input_schema<type = f16>,
        layout = #humming.layout<chip = "sm_90a">, tile_configs = [#tile]}

@@ -154,3 +154,59 @@ func.func @multicast_rows(%a: memref<?x512xf8E4M3FN>, %w: memref<16x2048xi32>, %
       : memref<?x512xf8E4M3FN>, memref<16x2048xi32> -> memref<?x256xbf16>
   return
 }
+
+// -----
+
+// promotion_interval: the wgmmas read both operands by descriptor; W4A8's
+// weights are dequantized into registers.
+#t = #humming.tile_config<m = [1, inf], block = [128, 128, 64], warp = [128, 16, 64], mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], promotion_interval = 2>
+func.func @promotion_w4a8(%a: memref<?x512xf8E4M3FN>, %w: memref<16x1024xi32>, %s: memref<4x256xf16>, %as: memref<?x1xf32>, %c: memref<?x256xf16>) {
+  // expected-error @+1 {{tile_configs[0]: expected weights the wgmmas read by descriptor (8-bit weights of the activations' MMA type, K-major on sm_90a) with promotion_interval > 1, got ui4 weights}}
+  humming.gemm %a, %w scales(%s : memref<4x256xf16>) input_scale(%as : memref<?x1xf32>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<128>>,
+       input_schema = #humming.input_schema<type = f8E4M3FN, scaling = token>, layout = #humming.layout<chip = "sm_90a">,
+       tile_configs = [#t]}
+      : memref<?x512xf8E4M3FN>, memref<16x1024xi32> -> memref<?x256xf16>
+  return
+}
+
+// -----
+
+// Three iterations of K do not make whole intervals of two.
+#t = #humming.tile_config<m = [1, inf], block = [128, 128, 128], warp = [128, 16, 128], mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], promotion_interval = 2>
+func.func @promotion_odd_k(%a: memref<?x384xf8E4M3FN>, %w: memref<12x2048xi32>, %s: memref<1x256xf32>, %as: memref<?x1xf32>, %c: memref<?x256xf16>) {
+  // expected-error @+1 {{tile_configs[0]: expected split_k = 1 and the K iterations (padded K 384 / block_k 128 = 3) a multiple of promotion_interval (2), got split_k = 1}}
+  humming.gemm %a, %w scales(%s : memref<1x256xf32>) input_scale(%as : memref<?x1xf32>) into %c
+      {weight_schema = #humming.weight_schema<type = f8E4M3FN, scale = f32, granularity = channel>,
+       input_schema = #humming.input_schema<type = f8E4M3FN, scaling = token>, layout = #humming.layout<chip = "sm_90a">,
+       tile_configs = [#t]}
+      : memref<?x384xf8E4M3FN>, memref<12x2048xi32> -> memref<?x256xf16>
+  return
+}
+
+// -----
+
+#t = #humming.tile_config<m = [1, inf], block = [128, 128, 128], warp = [128, 16, 128], mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], split_k = 2, promotion_interval = 2>
+func.func @promotion_split(%a: memref<?x512xf8E4M3FN>, %w: memref<16x2048xi32>, %s: memref<1x256xf32>, %as: memref<?x1xf32>, %c: memref<?x256xf16>) {
+  // expected-error @+1 {{tile_configs[0]: expected split_k = 1 and the K iterations (padded K 512 / block_k 128 = 4) a multiple of promotion_interval (2), got split_k = 2}}
+  humming.gemm %a, %w scales(%s : memref<1x256xf32>) input_scale(%as : memref<?x1xf32>) into %c
+      {weight_schema = #humming.weight_schema<type = f8E4M3FN, scale = f32, granularity = channel>,
+       input_schema = #humming.input_schema<type = f8E4M3FN, scaling = token>, layout = #humming.layout<chip = "sm_90a">,
+       tile_configs = [#t]}
+      : memref<?x512xf8E4M3FN>, memref<16x2048xi32> -> memref<?x256xf16>
+  return
+}
+
+// -----
+
+// The mbarrier pipelines index their slots at run time: up to 16.
+#t = #humming.tile_config<m = [1, inf], block = [128, 128, 64], warp = [128, 16, 64], mma = wgmma, stages = 17, warp_specialized = true, mbarrier = true, tma = [a, b]>
+func.func @stages_mbarrier(%a: memref<?x512xf8E4M3FN>, %w: memref<16x2048xi32>, %s: memref<1x256xf32>, %as: memref<?x1xf32>, %c: memref<?x256xf16>) {
+  // expected-error @+1 {{tile_configs[0]: expected at most 16 stages (pipeline slots, with mbarrier), got 17}}
+  humming.gemm %a, %w scales(%s : memref<1x256xf32>) input_scale(%as : memref<?x1xf32>) into %c
+      {weight_schema = #humming.weight_schema<type = f8E4M3FN, scale = f32, granularity = channel>,
+       input_schema = #humming.input_schema<type = f8E4M3FN, scaling = token>, layout = #humming.layout<chip = "sm_90a">,
+       tile_configs = [#t]}
+      : memref<?x512xf8E4M3FN>, memref<16x2048xi32> -> memref<?x256xf16>
+  return
+}

@@ -242,3 +242,33 @@ func.func @persistent_16bit(%a: memref<?x4096xf16>, %w: memref<4096x512xi32>, %s
   return
 }
 }
+
+// -----
+
+// promotion_interval: the sums of 8-bit activations that promote only.
+module attributes {humming.target = #humming.target<device = "H100">} {
+func.func @promotion_16bit(%a: memref<?x4096xf16>, %w: memref<4096x512xi32>, %s: memref<4096x1xf16>, %c: memref<?x4096xf16>) {
+  // expected-error @+1 {{tile_configs[0]: expected a dense GEMM with 8-bit activations whose sums promote (fp8, or int8 with per-K scales) with promotion_interval > 1, got dense with ui4 weights and f16 activations}}
+  humming.gemm %a, %w scales(%s : memref<4096x1xf16>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16>, input_schema = #humming.input_schema<type = f16>,
+       tile_configs = [#humming.tile_config<block = [128, 128, 64], warp = [128, 16, 64], mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], promotion_interval = 2>]}
+      : memref<?x4096xf16>, memref<4096x512xi32> -> memref<?x4096xf16>
+  return
+}
+}
+
+// -----
+
+// Each promotion takes one group's scales: 2 x 128 of K spans two of
+// DeepSeek-V3's 128 x 128 weight blocks.
+module attributes {humming.target = #humming.target<device = "H100">} {
+func.func @promotion_groups(%a: memref<?x512xf8E4M3FN>, %w: memref<256x128xi32>, %s: memref<2x4xf32>, %as: memref<?x4xf32>, %c: memref<?x256xbf16>) {
+  // expected-error @+1 {{tile_configs[0]: expected promotion_interval x block_k (256) to divide the weight scale group (128): each promotion takes one group's scales}}
+  humming.gemm %a, %w scales(%s : memref<2x4xf32>) input_scale(%as : memref<?x4xf32>) into %c
+      {weight_schema = #humming.weight_schema<type = f8E4M3FN, scale = f32, granularity = block<128, 128>>,
+       input_schema = #humming.input_schema<type = f8E4M3FN, scaling = group<128>>,
+       tile_configs = [#humming.tile_config<block = [128, 128, 128], warp = [128, 16, 128], mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], promotion_interval = 2>]}
+      : memref<?x512xf8E4M3FN>, memref<256x128xi32> -> memref<?x256xbf16>
+  return
+}
+}

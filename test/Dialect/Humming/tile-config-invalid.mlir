@@ -297,3 +297,16 @@ func.func @persistent_cp_async() attributes {t = #humming.tile_config<block = [1
 
 // expected-error @+1 {{expected split_k = 1, multicast_a = multicast_b = 1 and l2_prefetch = 0 with persistent, got 2, 1, 1 and 0}}
 func.func @persistent_split() attributes {t = #humming.tile_config<block = [128, 128, 128], warp = [128, 16, 128], mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], split_k = 2, persistent = 1>} { return }
+
+// -----
+
+// promotion_interval: iterations per promotion, 1 to 8.
+// expected-error @+1 {{expected promotion_interval between 1 and 8 iterations, got 9}}
+func.func @promotion_far() attributes {t = #humming.tile_config<block = [128, 128, 64], warp = [128, 16, 64], mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], promotion_interval = 9>} { return }
+
+// -----
+
+// The consumers of a producer warpgroup wait for the interval's fills in
+// turn; the cp.async pipelines have no such loop.
+// expected-error @+1 {{expected warp_specialized = true, mbarrier = true and wgmma_in_flight = 0 with mma = wgmma and promotion_interval > 1 (the consumers wait for the slots of the interval in turn and release each when its wgmmas are done), got promotion_interval = 2}}
+func.func @promotion_cp_async() attributes {t = #humming.tile_config<block = [128, 128, 64], warp = [128, 16, 64], mma = wgmma, promotion_interval = 2>} { return }

@@ -480,6 +480,7 @@ hq::TileConfig TileConfigAttr::toHost() const {
   t.shareActivations = getShareActivations();
   t.rasterM = getRasterM();
   t.persistent = getPersistent();
+  t.promotionInterval = getPromotionInterval();
   return t;
 }
 
@@ -493,7 +494,7 @@ TileConfigAttr::fromHost(function_ref<InFlightDiagnostic()> emitError,
       t.tma, t.multicastA, t.multicastB, t.ctasPerSm, t.gridCap, t.writeSplits,
       t.splitK, t.blockCopies, t.scaleAfterMma, t.clusterSplit,
       t.workspaceSplit, t.cooperativeSplit, t.wgmmaInFlight, t.l2Prefetch,
-      t.shareActivations, t.rasterM, t.persistent);
+      t.shareActivations, t.rasterM, t.persistent, t.promotionInterval);
 }
 
 LogicalResult TileConfigAttr::verify(
@@ -504,7 +505,7 @@ LogicalResult TileConfigAttr::verify(
     int64_t splitK, bool blockCopies, bool scaleAfterMma, bool clusterSplit,
     bool workspaceSplit, bool cooperativeSplit, int64_t wgmmaInFlight,
     int64_t l2Prefetch, bool shareActivations, int64_t rasterM,
-    int64_t persistent) {
+    int64_t persistent, int64_t promotionInterval) {
   hq::TileConfig t;
   t.mMin = m.lo;
   t.mMax = m.hi;
@@ -537,6 +538,7 @@ LogicalResult TileConfigAttr::verify(
   t.shareActivations = shareActivations;
   t.rasterM = rasterM;
   t.persistent = persistent;
+  t.promotionInterval = promotionInterval;
   if (hq::Diag d = hq::verifyTileConfig(t))
     return emitError() << *d;
   return success();

@@ -240,3 +240,26 @@ func.func @blockfp8p(%a: memref<?x7168xf8E4M3FN>, %w: memref<224x16896xi32>, %s:
       : memref<?x7168xf8E4M3FN>, memref<224x16896xi32> -> memref<?x2112xbf16>
   return
 }
+
+// promotion_interval = 2 over 64-of-K slots (eleven of 20 KiB): the fp8
+// per-channel 192-token tile and fine-grained FP8 (one 128 x 128 block and
+// one activation group per interval).
+#kmajor192pi = #humming.tile_config<m = [1, inf], block = [192, 128, 64], warp = [192, 16, 64], stages = 11, mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], raster_m = 8, promotion_interval = 2>
+func.func @kmajor192pi(%a: memref<?x8192xf8E4M3FN>, %w: memref<256x65536xi32>, %s: memref<1x8192xf32>, %as: memref<?x1xf32>, %c: memref<?x8192xbf16>) {
+  humming.gemm %a, %w scales(%s : memref<1x8192xf32>) input_scale(%as : memref<?x1xf32>) into %c
+      {weight_schema = #humming.weight_schema<type = f8E4M3FN, scale = f32, granularity = channel>,
+       input_schema = #humming.input_schema<type = f8E4M3FN, scaling = token>, layout = #humming.layout<chip = "sm_90a">,
+       tile_configs = [#kmajor192pi]}
+      : memref<?x8192xf8E4M3FN>, memref<256x65536xi32> -> memref<?x8192xbf16>
+  return
+}
+
+#blockfp8pi = #humming.tile_config<m = [1, inf], block = [128, 128, 64], warp = [128, 16, 64], stages = 13, mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], raster_m = 8, promotion_interval = 2>
+func.func @blockfp8pi(%a: memref<?x7168xf8E4M3FN>, %w: memref<224x16896xi32>, %s: memref<56x2112xf32>, %as: memref<?x56xf32>, %c: memref<?x2112xbf16>) {
+  humming.gemm %a, %w scales(%s : memref<56x2112xf32>) input_scale(%as : memref<?x56xf32>) into %c
+      {weight_schema = #humming.weight_schema<type = f8E4M3FN, scale = f32, granularity = block<128, 128>>,
+       input_schema = #humming.input_schema<type = f8E4M3FN, scaling = group<128>>, layout = #humming.layout<chip = "sm_90a">,
+       tile_configs = [#blockfp8pi]}
+      : memref<?x7168xf8E4M3FN>, memref<224x16896xi32> -> memref<?x2112xbf16>
+  return
+}

@@ -317,7 +317,12 @@ def Humming_TileConfigAttr : Humming_Attr<"TileConfig", "tile_config"> {
     l2_prefetch) launches at most w waves of CTAs (w x ctas_per_sm per SM),
     each taking output tiles in turn in that order, so that its producer
     fills the next tile's slots while its consumers store the last one's
-    outputs;
+    outputs; `promotion_interval = p` (warp-specialized wgmma whose 8-bit
+    activation sums promote: fp8, or int8 with per-K scales; weights read
+    by descriptor) sums the wgmmas of p consecutive iterations into one
+    set of fresh sums before they join the running f32 sums, each slot
+    released once its own wgmmas are done: `block_k = 64` with p = 2 keeps
+    128 of K between promotions over twice as many half-sized slots;
     `block_copies` (mma_sync) makes the block copy each stage's activation
     and weight tiles together and share them among its warps, as blocks of
     several warp rows always do (block_m > warp_m); `share_activations`
@@ -370,7 +375,8 @@ def Humming_TileConfigAttr : Humming_Attr<"TileConfig", "tile_config"> {
     Humming_I64Param<"0", "iterations of weights prefetched to L2 beyond the pipeline">:$l2_prefetch,
     Humming_BoolParam<"false", "the warps of a K group share the activation copies">:$share_activations,
     Humming_I64Param<"1", "blocks of rows per block of columns in the grid's order">:$raster_m,
-    Humming_I64Param<"0", "waves of CTAs that loop over the output tiles (0: a CTA per tile)">:$persistent
+    Humming_I64Param<"0", "waves of CTAs that loop over the output tiles (0: a CTA per tile)">:$persistent,
+    Humming_I64Param<"1", "iterations whose 8-bit wgmma sums are added to the running f32 sums at once">:$promotion_interval
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let extraClassDeclaration = [{
