@@ -721,6 +721,15 @@ void WgmmaEmitter::emitWarpSpecializedLoop(Value first) {
     // the same fresh sums; the lowering checked that they divide iters.
     const int64_t interval = act8 ? tile.promotionInterval : 1;
     assert(iters % interval == 0 && "whole promotion intervals");
+    // Use `use`'s slot, once its fill landed (the full barrier's phase of
+    // round use / S).
+    auto waitFilled = [&](Value use) {
+      Value slot = arith::RemUIOp::create(b, use, c32(S));
+      mbarrierWait(mbarrierAt(slot, 0),
+                   arith::AndIOp::create(
+                       b, arith::DivUIOp::create(b, use, c32(S)), c32(1)));
+      return slot;
+    };
     auto consumeTile = [&](Value base) {
       auto loop = scf::ForOp::create(
           b, lb, arith::ConstantIndexOp::create(b, iters / interval), one,
@@ -737,10 +746,7 @@ void WgmmaEmitter::emitWarpSpecializedLoop(Value first) {
           it = arith::AddIOp::create(b, base, it);
         SmallVector<Value> accs(loop.getRegionIterArgs().begin(),
                                 loop.getRegionIterArgs().end());
-        Value slot = arith::RemUIOp::create(b, it, c32(S));
-        mbarrierWait(mbarrierAt(slot, 0),
-                     arith::AndIOp::create(
-                         b, arith::DivUIOp::create(b, it, c32(S)), c32(1)));
+        Value slot = waitFilled(it);
         Stage data;
         if (!wordsAreOperands())
           data = readWgmmaSlot(slot);
@@ -815,12 +821,7 @@ void WgmmaEmitter::emitWarpSpecializedLoop(Value first) {
                                                     /*afterFirst=*/nullptr,
                                                     /*foldCarried=*/false);
           for (int64_t h = 1; h < interval; ++h) {
-            Value use = arith::AddIOp::create(b, it, c32(h));
-            Value hs = arith::RemUIOp::create(b, use, c32(S));
-            mbarrierWait(
-                mbarrierAt(hs, 0),
-                arith::AndIOp::create(b, arith::DivUIOp::create(b, use, c32(S)),
-                                      c32(1)));
+            Value hs = waitFilled(arith::AddIOp::create(b, it, c32(h)));
             issued = computeWgmma8(issued, readWgmmaSlot(hs), hs,
                                    /*afterFirst=*/nullptr,
                                    /*foldCarried=*/false, /*fresh=*/false);
