@@ -164,8 +164,9 @@ private:
   /// of the cluster's CTAs are added first (clusterReduce).
   void finishWgmma(ArrayRef<Value> acc);
   /// The store of finishWgmma for `rows` rows of eight tokens per n-tile
-  /// and half: row q is jj = jjOf(q), element e of it valueOf(t, half, q,
-  /// jj, e).
+  /// and half: row q is jj = jjOf(q), consecutive (jjOf(0) + q: the dense
+  /// whole-block stores address row q from row 0), element e of it
+  /// valueOf(t, half, q, jj, e).
   void storeWgmma(
       int64_t rows, function_ref<Value(int64_t)> jjOf,
       function_ref<Value(int64_t, int64_t, int64_t, Value, int64_t)> valueOf);
@@ -1289,8 +1290,9 @@ void WgmmaEmitter::storeWgmma(
         ext64(c.col));
     store(bits, param(hq::abi::ParamOutput), index);
   };
-  if (!spec.isMoe()) {
-    // Column by column: a dense row's token is the row itself.
+  // Dense, every element checked, column by column: a dense row's token
+  // is the row itself.
+  auto denseColumns = [&] {
     for (int64_t t = 0; t < tile.nTilesPerGroup; ++t)
       for (int64_t half = 0; half < 2; ++half) {
         Column c = column(t, half);
@@ -1298,8 +1300,99 @@ void WgmmaEmitter::storeWgmma(
           for (int64_t e = 0; e < 2; ++e)
             storeElement(c, t, half, q, e);
       }
+  };
+  // (Tiles of one n-tile per warpgroup: with two, the 128-token 16-bit
+  // tiles' 128 sums, ptxas spilled 24-56 bytes over both paths.)
+  if (!spec.isMoe() && tile.nTilesPerGroup == 1) {
+    // A block whose rows and columns all lie inside M and N (every block
+    // but the last row and column of blocks) stores without a check: its
+    // thread's first token and column make one base address, every
+    // element's address and token scale it (or the scales' base) plus a
+    // constant (ptxas folds it into the access), and the elements go token by
+    // token, so that a token's scale dies after its stores and fewer registers
+    // are live. (The checked stores, denseColumns, compute each element's
+    // address from its token at run time, and under the 192 sums' register
+    // pressure ptxas reloaded the output pointer from the constant bank
+    // for every store: the epilogue was 11 % of the consumers' stall
+    // samples at 8192^2 M = 8192 against cuBLASLt's 6 %, bench/NOTES.md
+    // "8-bit activations".)
+    Value rowEnd = arith::AddIOp::create(
+        b, arith::MulIOp::create(b, bidY, c32(tile.blockM())),
+        c32(tile.blockM()));
+    Value colEnd = arith::MulIOp::create(
+        b, arith::AddIOp::create(b, nTile, c32(tile.nTilesPerGroup)),
+        c32(hq::layout::kTileN));
+    Value whole = arith::AndIOp::create(
+        b, arith::CmpIOp::create(b, arith::CmpIPredicate::sle, rowEnd, m),
+        arith::CmpIOp::create(b, arith::CmpIPredicate::sle, colEnd,
+                              c32(spec.nOut)));
+    // (A static activation scale is loaded once, here, for both paths.)
+    if (spec.input.scaling == hq::ActScaling::Static)
+      activationScale(c32(0));
+    auto ifWhole = scf::IfOp::create(b, whole, /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(ifWhole.thenBlock());
+      SmallVector<Column> columns;
+      for (int64_t t = 0; t < tile.nTilesPerGroup; ++t)
+        for (int64_t half = 0; half < 2; ++half)
+          columns.push_back(column(t, half));
+      // The thread's first token: element 0 of row jj = jjOf(0).
+      Value token0 =
+          destRow(arith::AddIOp::create(
+                      b, rowBase,
+                      arith::AddIOp::create(
+                          b, arith::MulIOp::create(b, quad, c32(2)),
+                          arith::MulIOp::create(b, jjOf(0), c32(8)))))
+              .first;
+      // One base: column (t, half) is column (0, 0) + 64 t + 8 half.
+      Value base = LLVM::GEPOp::create(
+          b, ptr, i16, param(hq::abi::ParamOutput),
+          ValueRange{arith::AddIOp::create(
+              b, arith::MulIOp::create(b, sext64(token0), c64(spec.nOut)),
+              ext64(columns[0].col))});
+      const bool perToken = spec.input.scaling == hq::ActScaling::Token;
+      Value scales0 =
+          perToken ? Value(LLVM::GEPOp::create(b, ptr, f32,
+                                               param(hq::abi::ParamInputScale),
+                                               ValueRange{sext64(token0)}))
+                   : Value();
+      for (int64_t q = 0; q < rows; ++q)
+        for (int64_t e = 0; e < 2; ++e) {
+          // Rows jjOf(q) are jjOf(0) + q (finishWgmma's and
+          // clusterReduce's): token token0 + 8 q + e.
+          const int64_t step = 8 * q + e;
+          Value s = perToken ? Value(LLVM::LoadOp::create(
+                                   b, f32,
+                                   LLVM::GEPOp::create(b, ptr, f32, scales0,
+                                                       ValueRange{c64(step)}),
+                                   /*alignment=*/4))
+                             : activationScale(token0);
+          for (int64_t t = 0; t < tile.nTilesPerGroup; ++t)
+            for (int64_t half = 0; half < 2; ++half) {
+              const Column &c = columns[size_t(2 * t + half)];
+              Value v = valueOf(t, half, q, jjOf(q), e);
+              if (s)
+                v = arith::MulFOp::create(b, v, s);
+              Value bits = outputBits(v, c.factor, c.bias, outType, Value());
+              LLVM::StoreOp::create(
+                  b, bits,
+                  LLVM::GEPOp::create(
+                      b, ptr, i16, base,
+                      ValueRange{c64(step * spec.nOut + hq::layout::kTileN * t +
+                                     8 * half)}));
+            }
+        }
+    }
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(ifWhole.elseBlock());
+      denseColumns();
+    }
     return;
   }
+  if (!spec.isMoe())
+    return denseColumns();
   // A MoE row's token (the row table's entry) and router weight are loads
   // LLVM keeps for every column that reuses them: column by column, every
   // row's stayed live across the whole store (ptxas: 240 bytes of spill in
