@@ -141,7 +141,16 @@ int64_t slotAlign(const KernelShape &k) {
   return std::max<int64_t>(128, 8 * k.activationRowBytes());
 }
 
+int64_t stagingOffset(const WeightSchema &w, const KernelShape &k) {
+  const int64_t end = std::max(k.stages * cooperativeSlot(w, k).total(),
+                               k.workspaceFloats() * 4) +
+                      k.mbarrierBytes();
+  return (end + 127) / 128 * 128;
+}
+
 int64_t sharedBytes(const WeightSchema &w, const KernelShape &k) {
+  if (k.cooperative() && k.stagedRows > 0)
+    return stagingOffset(w, k) + k.stagingBytes();
   if (k.cooperative())
     return std::max(k.stages * cooperativeSlot(w, k).total(),
                     k.workspaceFloats() * 4) +

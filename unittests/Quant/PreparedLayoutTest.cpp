@@ -385,6 +385,16 @@ TEST(PreparedLayout, WgmmaWarpsFindTheirAFragmentsInTheSameLayout) {
   EXPECT_EQ(L::sharedBytes(w4, ws),
             4 * L::cooperativeSlot(w4, ws).total() + 64);
   EXPECT_EQ(L::cooperativeSlot(w4, ws).total() % 8, 0); // aligned mbarriers
+  // The staged epilogue (stagedRows tokens x 64 columns per n-tile x 2
+  // bytes per consumer warpgroup: here two n-tiles in each of two) after
+  // the mbarriers, 128-byte aligned.
+  L::KernelShape staged = ws;
+  staged.stagedRows = 64;
+  const int64_t stagingAt =
+      (4 * L::cooperativeSlot(w4, ws).total() + 64 + 127) / 128 * 128;
+  EXPECT_EQ(L::stagingOffset(w4, staged), stagingAt);
+  EXPECT_EQ(staged.stagingBytes(), 64 * (2 * 64) * 2 * 2);
+  EXPECT_EQ(L::sharedBytes(w4, staged), stagingAt + 64 * (2 * 64) * 2 * 2);
   TileConfig wsAgain = L::tileConfigOf(ws);
   EXPECT_TRUE(wsAgain.warpSpecialized);
   EXPECT_TRUE(wsAgain.mbarrier);

@@ -289,6 +289,18 @@ struct KernelShape {
   /// wgmma with 8-bit activations whose sums do not promote (si8 without
   /// group scales: wgmmaPromotes): one set of sums, not two.
   bool singleSumSet = false;
+  /// Warp-specialized dense wgmma tiles of one n-tile per warpgroup: the
+  /// outputs of a block that lies inside M and N go through shared memory
+  /// (stmatrix, then 16-byte row stores), this many tokens at a time per
+  /// consumer warpgroup, each warpgroup in its own staging area after the
+  /// mbarriers (stagingOffset); 0: every thread stores its own elements.
+  /// Chosen by the lowering from the shared memory the pipeline leaves.
+  int64_t stagedRows = 0;
+  /// The staging areas' bytes (stagedRows tokens x 64 columns x 2 bytes
+  /// per consumer warpgroup).
+  int64_t stagingBytes() const {
+    return stagedRows * kTileN * nTilesPerGroup * 2 * groupsN() * warpsM;
+  }
   /// mma_sync with 8-bit float activations on a chip that has no fp8
   /// mma.sync of its own (Chip::emulatesFp8MmaSync: sm_90): each k32 step
   /// is two m16n8k16 f16 MMAs over the operands' exact f16 values (e4m3 and
@@ -512,8 +524,12 @@ int64_t slotAlign(const KernelShape &k);
 CooperativeSlot cooperativeSlot(const WeightSchema &w, const KernelShape &k);
 /// Dynamic shared memory of the kernel: the pipeline (warps x stages x
 /// chunks x 512 bytes, or stages cooperative slots), reused afterwards for
-/// the split-K partial sums.
+/// the split-K partial sums; the mbarriers and the output staging areas
+/// after them.
 int64_t sharedBytes(const WeightSchema &w, const KernelShape &k);
+/// KernelShape::stagedRows: the first byte of the staging areas (after
+/// the mbarriers, 128-byte aligned).
+int64_t stagingOffset(const WeightSchema &w, const KernelShape &k);
 /// Mixture-of-experts kernels keep their block's row table (block_m i32
 /// row ids, then the expert and row range a grouped_contiguous block
 /// found: four i32) after everything sharedBytes counts, from this byte.

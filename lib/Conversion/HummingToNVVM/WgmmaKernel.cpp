@@ -170,6 +170,11 @@ private:
   void storeWgmma(
       int64_t rows, function_ref<Value(int64_t)> jjOf,
       function_ref<Value(int64_t, int64_t, int64_t, Value, int64_t)> valueOf);
+  /// storeWgmma's whole blocks through shared memory (KernelShape::
+  /// stagedRows): `bitsOf(half, q, e)` is element e of row q of the
+  /// warpgroup's n-tile half as output bits (i16), token token0 + 8 q + e.
+  void storeStaged(Value token0,
+                   function_ref<Value(int64_t, int64_t, int64_t)> bitsOf);
   /// split_k with wgmma: every consumer thread leaves its sums in its CTA's
   /// shared memory; CTA r of the cluster adds, in rank order, every CTA's
   /// sums of its share of the rows of eight tokens and stores them.
@@ -1326,6 +1331,18 @@ void WgmmaEmitter::storeWgmma(
         b, arith::CmpIOp::create(b, arith::CmpIPredicate::sle, rowEnd, m),
         arith::CmpIOp::create(b, arith::CmpIPredicate::sle, colEnd,
                               c32(spec.nOut)));
+    // The staged stores are 16 bytes: the output must be 16-byte aligned
+    // (the ABI asks 4; a view may be less aligned than its allocation).
+    if (tile.stagedRows > 0)
+      whole = arith::AndIOp::create(
+          b, whole,
+          arith::CmpIOp::create(
+              b, arith::CmpIPredicate::eq,
+              arith::AndIOp::create(
+                  b,
+                  LLVM::PtrToIntOp::create(b, i64, param(hq::abi::ParamOutput)),
+                  c64(15)),
+              c64(0)));
     // (A static activation scale is loaded once, here, for both paths.)
     if (spec.input.scaling == hq::ActScaling::Static)
       activationScale(c32(0));
@@ -1345,44 +1362,60 @@ void WgmmaEmitter::storeWgmma(
                           b, arith::MulIOp::create(b, quad, c32(2)),
                           arith::MulIOp::create(b, jjOf(0), c32(8)))))
               .first;
-      // One base: column (t, half) is column (0, 0) + 64 t + 8 half.
-      Value base = LLVM::GEPOp::create(
-          b, ptr, i16, param(hq::abi::ParamOutput),
-          ValueRange{arith::AddIOp::create(
-              b, arith::MulIOp::create(b, sext64(token0), c64(spec.nOut)),
-              ext64(columns[0].col))});
       const bool perToken = spec.input.scaling == hq::ActScaling::Token;
       Value scales0 =
           perToken ? Value(LLVM::GEPOp::create(b, ptr, f32,
                                                param(hq::abi::ParamInputScale),
                                                ValueRange{sext64(token0)}))
                    : Value();
-      for (int64_t q = 0; q < rows; ++q)
-        for (int64_t e = 0; e < 2; ++e) {
-          // Rows jjOf(q) are jjOf(0) + q (finishWgmma's and
-          // clusterReduce's): token token0 + 8 q + e.
-          const int64_t step = 8 * q + e;
-          Value s = perToken ? Value(LLVM::LoadOp::create(
-                                   b, f32,
-                                   LLVM::GEPOp::create(b, ptr, f32, scales0,
-                                                       ValueRange{c64(step)}),
-                                   /*alignment=*/4))
-                             : activationScale(token0);
-          for (int64_t t = 0; t < tile.nTilesPerGroup; ++t)
-            for (int64_t half = 0; half < 2; ++half) {
-              const Column &c = columns[size_t(2 * t + half)];
-              Value v = valueOf(t, half, q, jjOf(q), e);
-              if (s)
-                v = arith::MulFOp::create(b, v, s);
-              Value bits = outputBits(v, c.factor, c.bias, outType, Value());
-              LLVM::StoreOp::create(
-                  b, bits,
-                  LLVM::GEPOp::create(
-                      b, ptr, i16, base,
-                      ValueRange{c64(step * spec.nOut + hq::layout::kTileN * t +
-                                     8 * half)}));
-            }
-        }
+      // The token scale of token token0 + step.
+      auto scaleAt = [&](int64_t step) {
+        return perToken ? Value(LLVM::LoadOp::create(
+                              b, f32,
+                              LLVM::GEPOp::create(b, ptr, f32, scales0,
+                                                  ValueRange{c64(step)}),
+                              /*alignment=*/4))
+                        : activationScale(token0);
+      };
+      // Element e of row q of n-tile t's half as output bits (i16), its
+      // token's scale `s` (or none) applied.
+      auto bitsOf = [&](int64_t t, int64_t half, int64_t q, int64_t e,
+                        Value s) {
+        const Column &c = columns[size_t(2 * t + half)];
+        Value v = valueOf(t, half, q, jjOf(q), e);
+        if (s)
+          v = arith::MulFOp::create(b, v, s);
+        return outputBits(v, c.factor, c.bias, outType, Value());
+      };
+      if (tile.stagedRows > 0) {
+        assert(rows == tile.warpM / 8 &&
+               "the staged epilogue stores whole tiles");
+        storeStaged(token0, [&](int64_t half, int64_t q, int64_t e) {
+          return bitsOf(0, half, q, e, scaleAt(8 * q + e));
+        });
+      } else {
+        // One base: column (t, half) is column (0, 0) + 64 t + 8 half.
+        Value base = LLVM::GEPOp::create(
+            b, ptr, i16, param(hq::abi::ParamOutput),
+            ValueRange{arith::AddIOp::create(
+                b, arith::MulIOp::create(b, sext64(token0), c64(spec.nOut)),
+                ext64(columns[0].col))});
+        for (int64_t q = 0; q < rows; ++q)
+          for (int64_t e = 0; e < 2; ++e) {
+            // Rows jjOf(q) are jjOf(0) + q (finishWgmma's and
+            // clusterReduce's): token token0 + 8 q + e.
+            const int64_t step = 8 * q + e;
+            Value s = scaleAt(step);
+            for (int64_t t = 0; t < tile.nTilesPerGroup; ++t)
+              for (int64_t half = 0; half < 2; ++half)
+                LLVM::StoreOp::create(
+                    b, bitsOf(t, half, q, e, s),
+                    LLVM::GEPOp::create(
+                        b, ptr, i16, base,
+                        ValueRange{c64(step * spec.nOut +
+                                       hq::layout::kTileN * t + 8 * half)}));
+          }
+      }
     }
     {
       OpBuilder::InsertionGuard guard(b);
@@ -1408,6 +1441,117 @@ void WgmmaEmitter::storeWgmma(
       for (int64_t t = 0; t < tile.nTilesPerGroup; ++t)
         for (int64_t half = 0; half < 2; ++half)
           storeElement(columns[size_t(2 * t + half)], t, half, q, e);
+}
+
+void WgmmaEmitter::storeStaged(
+    Value token0, function_ref<Value(int64_t, int64_t, int64_t)> bitsOf) {
+  // Each consumer warpgroup stages its 64 columns of stagedRows tokens at a
+  // time in its own area (tokens x 128 bytes, the 16-byte chunks of a row
+  // swizzled by the row's index mod 8: chunk c of row r at c ^ (r & 7), so
+  // that the eight rows of an stmatrix and the eight chunks of a row are
+  // in different banks), then stores whole rows of it with 16-byte
+  // stores: eight threads write a token's 128 contiguous bytes. Named
+  // barrier 2 + g orders warpgroup g's stmatrix and its loads (the
+  // warpgroups do not wait for each other).
+  const int64_t R = tile.stagedRows, rowBytes = 2 * hq::layout::kTileN;
+  Value group = arith::ShRUIOp::create(b, tid, c32(7));
+  Value inGroup = arith::AndIOp::create(b, tid, c32(127));
+  Value area = arith::AddIOp::create(
+      b, smemAddr,
+      arith::AddIOp::create(
+          b, c32(hq::layout::stagingOffset(spec.weight, tile)),
+          arith::MulIOp::create(b, group, c32(R * rowBytes))));
+  auto groupBarrier = [&] {
+    NVVM::BarrierOp::create(b, TypeRange(),
+                            arith::AddIOp::create(b, group, c32(2)), c32(128),
+                            NVVM::BarrierReductionAttr(),
+                            /*reductionPredicate=*/Value());
+  };
+  // stmatrix: lane l gives row l & 7 of matrix l >> 3, matrix mm of a
+  // step being (half mm & 1, rows jj + (mm >> 1)); that row is token
+  // 8 (jj + (mm >> 1)) + (l & 7) of the warpgroup, and its 16 bytes are
+  // columns 16 w + 8 half ..+8 (chunk 2 w + half).
+  Value mm = arith::ShRUIOp::create(b, lane, c32(3));
+  Value r8 = arith::AndIOp::create(b, lane, c32(7));
+  Value chunkOf = arith::XOrIOp::create(
+      b,
+      arith::AddIOp::create(b, arith::MulIOp::create(b, wIn, c32(2)),
+                            arith::AndIOp::create(b, mm, c32(1))),
+      r8);
+  Value laneRow = arith::AddIOp::create(
+      b,
+      arith::MulIOp::create(b, arith::ShRUIOp::create(b, mm, c32(1)), c32(8)),
+      r8);
+  Value laneAddr = arith::AddIOp::create(
+      b, area,
+      arith::AddIOp::create(b, arith::MulIOp::create(b, laneRow, c32(rowBytes)),
+                            arith::ShLIOp::create(b, chunkOf, c32(4))));
+  // The row stores: thread i of the warpgroup takes chunk i & 7 of rows
+  // 16 j + (i >> 3) (the chunk's place in the row is the same for every j).
+  Value storeRow = arith::ShRUIOp::create(b, inGroup, c32(3));
+  Value storeChunk = arith::AndIOp::create(b, inGroup, c32(7));
+  Value readAddr = arith::AddIOp::create(
+      b, area,
+      arith::AddIOp::create(
+          b, arith::MulIOp::create(b, storeRow, c32(rowBytes)),
+          arith::ShLIOp::create(
+              b,
+              arith::XOrIOp::create(b, storeChunk,
+                                    arith::AndIOp::create(b, storeRow, c32(7))),
+              c32(4))));
+  // The warpgroup's first token (token0 less 2 quad) and the thread's
+  // first output element.
+  Value firstToken =
+      arith::SubIOp::create(b, token0, arith::MulIOp::create(b, quad, c32(2)));
+  Value out = LLVM::GEPOp::create(
+      b, ptr, i16, param(hq::abi::ParamOutput),
+      ValueRange{arith::AddIOp::create(
+          b,
+          arith::MulIOp::create(
+              b, sext64(arith::AddIOp::create(b, firstToken, storeRow)),
+              c64(spec.nOut)),
+          ext64(arith::AddIOp::create(
+              b, arith::MulIOp::create(b, nTile, c32(hq::layout::kTileN)),
+              arith::MulIOp::create(b, storeChunk, c32(8)))))});
+  Type v4 = VectorType::get({4}, i32);
+  auto pack = [&](Value lo, Value hi) {
+    return arith::OrIOp::create(
+        b, arith::ExtUIOp::create(b, i32, lo),
+        arith::ShLIOp::create(b, arith::ExtUIOp::create(b, i32, hi), c32(16)));
+  };
+  for (int64_t r0 = 0; r0 < tile.warpM; r0 += R) {
+    // The area is free: the previous round's (or tile's) loads are done.
+    if (r0 > 0 || tile.persistent)
+      groupBarrier();
+    for (int64_t jj = r0 / 8; jj < (r0 + R) / 8; jj += 2) {
+      SmallVector<Value, 4> regs;
+      for (int64_t m4 = 0; m4 < 4; ++m4) {
+        const int64_t half = m4 & 1, q = jj + (m4 >> 1);
+        regs.push_back(pack(bitsOf(half, q, 0), bitsOf(half, q, 1)));
+      }
+      NVVM::StMatrixOp::create(
+          b,
+          sharedPtr(
+              arith::AddIOp::create(b, laneAddr, c32((8 * jj - r0) * rowBytes)),
+              3),
+          regs, NVVM::MMALayout::col,
+          NVVM::LdStMatrixShapeAttr::get(b.getContext(), 8, 8),
+          NVVM::LdStMatrixEltType::B16);
+    }
+    groupBarrier();
+    for (int64_t j = 0; j < R / 16; ++j) {
+      Value chunk = LLVM::LoadOp::create(
+          b, v4,
+          sharedPtr(arith::AddIOp::create(b, readAddr, c32(16 * j * rowBytes)),
+                    3),
+          /*alignment=*/16);
+      LLVM::StoreOp::create(
+          b, chunk,
+          LLVM::GEPOp::create(b, ptr, i16, out,
+                              ValueRange{c64((r0 + 16 * j) * spec.nOut)}),
+          /*alignment=*/16);
+    }
+  }
 }
 
 void WgmmaEmitter::wgmmaReduceAcrossCtas(ArrayRef<Value> acc) {
