@@ -1066,6 +1066,42 @@ class GpuTest(unittest.TestCase):
                 layer(x16.cpu())
             self.assertIn("expected a CUDA tensor", str(e.exception))
 
+    def test_eight_bit_outputs_into_views_of_any_alignment(self):
+        # The sm_90a 8-bit kernels store a block that lies inside M and N
+        # through shared memory with 16-byte row stores
+        # (KernelShape::stagedRows), into a 16-byte aligned output only; an
+        # output view 4, 8 or 12 bytes into its buffer takes the 2-byte
+        # stores: the same bits, every element written (NaN before).
+        import torch
+        if torch.cuda.get_device_capability() != (9, 0):
+            self.skipTest("8-bit activations run on sm_90a")
+        n, k = 1024, 1024
+        gen = torch.Generator().manual_seed(5)
+        w8 = torch.randint(-7, 8, (n, k), generator=gen).double()
+        w8[:, 0] = 7
+        w8 *= 2.0 ** -6
+        layer = HummingLayer(n, k, FP8, {"dtype": "e4m3"})
+        layer.load_from_unquantized(w8)
+        layer.transform()
+        q = HummingQuantizer(k, "e4m3", "float16")
+        q.transform()
+        for m in (2304, 4100):
+            x16 = (torch.rand(m, k, device="cuda") * 2 - 1).half()
+            codes, scales = q(x16)
+            ref = (codes.double() * scales.double()) @ w8.to("cuda").T
+            aligned = layer(codes, scale=scales)
+            torch.cuda.synchronize()
+            rel = ((aligned.double() - ref).norm() / ref.norm()).item()
+            self.assertLess(rel, 2e-3, f"M={m}")
+            buf = torch.empty(m * n + 8, dtype=aligned.dtype, device="cuda")
+            for offset in (2, 4, 6, 8):
+                buf.fill_(float("nan"))
+                view = buf[offset:offset + m * n].view(m, n)
+                y = layer(codes, out=view, scale=scales)
+                torch.cuda.synchronize()
+                self.assertTrue(torch.equal(y, aligned),
+                                f"M={m}, {2 * offset} bytes in")
+
     def test_quantizer_matches_torch(self):
         # Per-token e4m3 codes and int8 groups of 128 from bf16, against
         # the same rules in torch (f32 quotient, round to nearest even,
