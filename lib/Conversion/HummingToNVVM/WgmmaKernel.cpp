@@ -164,9 +164,8 @@ private:
   /// of the cluster's CTAs are added first (clusterReduce).
   void finishWgmma(ArrayRef<Value> acc);
   /// The store of finishWgmma for `rows` rows of eight tokens per n-tile
-  /// and half: row q is jj = jjOf(q), consecutive (jjOf(0) + q: the dense
-  /// whole-block stores address row q from row 0), element e of it
-  /// valueOf(t, half, q, jj, e).
+  /// and half: row q is jj = jjOf(q), element e of it valueOf(t, half, q,
+  /// jj, e) (with KernelShape::stagedRows, jjOf(q) = q: whole tiles).
   void storeWgmma(
       int64_t rows, function_ref<Value(int64_t)> jjOf,
       function_ref<Value(int64_t, int64_t, int64_t, Value, int64_t)> valueOf);
@@ -1306,21 +1305,19 @@ void WgmmaEmitter::storeWgmma(
             storeElement(c, t, half, q, e);
       }
   };
-  // (Tiles of one n-tile per warpgroup: with two, the 128-token 16-bit
-  // tiles' 128 sums, ptxas spilled 24-56 bytes over both paths.)
-  if (!spec.isMoe() && tile.nTilesPerGroup == 1) {
+  if (!spec.isMoe() && tile.stagedRows > 0) {
     // A block whose rows and columns all lie inside M and N (every block
-    // but the last row and column of blocks) stores without a check: its
-    // thread's first token and column make one base address, every
-    // element's address and token scale it (or the scales' base) plus a
-    // constant (ptxas folds it into the access), and the elements go token by
-    // token, so that a token's scale dies after its stores and fewer registers
-    // are live. (The checked stores, denseColumns, compute each element's
-    // address from its token at run time, and under the 192 sums' register
-    // pressure ptxas reloaded the output pointer from the constant bank
-    // for every store: the epilogue was 11 % of the consumers' stall
-    // samples at 8192^2 M = 8192 against cuBLASLt's 6 %, bench/NOTES.md
-    // "8-bit activations".)
+    // but the last row and column of blocks), into a 16-byte aligned output
+    // (the ABI asks 4; a view may be less aligned than its allocation),
+    // goes through shared memory (storeStaged); the others take the
+    // checked stores. (The checked stores compute each element's address
+    // from its token at run time, and under the 192 sums' register
+    // pressure ptxas reloaded the output pointer from the constant bank for
+    // each of the 96: the epilogue was 11 % of the consumers' stall samples
+    // at 8192^2 M = 8192 against cuBLASLt's 6 %; those stores without the
+    // checks, from one base plus constants, measured no faster: bench/
+    // NOTES.md "8-bit activations".)
+    assert(rows == tile.warpM / 8 && "the staged epilogue stores whole tiles");
     Value rowEnd = arith::AddIOp::create(
         b, arith::MulIOp::create(b, bidY, c32(tile.blockM())),
         c32(tile.blockM()));
@@ -1331,18 +1328,15 @@ void WgmmaEmitter::storeWgmma(
         b, arith::CmpIOp::create(b, arith::CmpIPredicate::sle, rowEnd, m),
         arith::CmpIOp::create(b, arith::CmpIPredicate::sle, colEnd,
                               c32(spec.nOut)));
-    // The staged stores are 16 bytes: the output must be 16-byte aligned
-    // (the ABI asks 4; a view may be less aligned than its allocation).
-    if (tile.stagedRows > 0)
-      whole = arith::AndIOp::create(
-          b, whole,
-          arith::CmpIOp::create(
-              b, arith::CmpIPredicate::eq,
-              arith::AndIOp::create(
-                  b,
-                  LLVM::PtrToIntOp::create(b, i64, param(hq::abi::ParamOutput)),
-                  c64(15)),
-              c64(0)));
+    whole = arith::AndIOp::create(
+        b, whole,
+        arith::CmpIOp::create(
+            b, arith::CmpIPredicate::eq,
+            arith::AndIOp::create(
+                b,
+                LLVM::PtrToIntOp::create(b, i64, param(hq::abi::ParamOutput)),
+                c64(15)),
+            c64(0)));
     // (A static activation scale is loaded once, here, for both paths.)
     if (spec.input.scaling == hq::ActScaling::Static)
       activationScale(c32(0));
@@ -1350,10 +1344,8 @@ void WgmmaEmitter::storeWgmma(
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(ifWhole.thenBlock());
-      SmallVector<Column> columns;
-      for (int64_t t = 0; t < tile.nTilesPerGroup; ++t)
-        for (int64_t half = 0; half < 2; ++half)
-          columns.push_back(column(t, half));
+      Column c0 = column(0, 0);
+      Column c1 = column(0, 1);
       // The thread's first token: element 0 of row jj = jjOf(0).
       Value token0 =
           destRow(arith::AddIOp::create(
@@ -1368,54 +1360,22 @@ void WgmmaEmitter::storeWgmma(
                                                param(hq::abi::ParamInputScale),
                                                ValueRange{sext64(token0)}))
                    : Value();
-      // The token scale of token token0 + step.
-      auto scaleAt = [&](int64_t step) {
-        return perToken ? Value(LLVM::LoadOp::create(
-                              b, f32,
-                              LLVM::GEPOp::create(b, ptr, f32, scales0,
-                                                  ValueRange{c64(step)}),
-                              /*alignment=*/4))
-                        : activationScale(token0);
-      };
-      // Element e of row q of n-tile t's half as output bits (i16), its
-      // token's scale `s` (or none) applied.
-      auto bitsOf = [&](int64_t t, int64_t half, int64_t q, int64_t e,
-                        Value s) {
-        const Column &c = columns[size_t(2 * t + half)];
-        Value v = valueOf(t, half, q, jjOf(q), e);
+      // Element e of row q of the half as output bits (i16), its token's
+      // (token0 + 8 q + e) scale applied.
+      storeStaged(token0, [&](int64_t half, int64_t q, int64_t e) {
+        const Column &c = half ? c1 : c0;
+        Value s = perToken
+                      ? Value(LLVM::LoadOp::create(
+                            b, f32,
+                            LLVM::GEPOp::create(b, ptr, f32, scales0,
+                                                ValueRange{c64(8 * q + e)}),
+                            /*alignment=*/4))
+                      : activationScale(token0);
+        Value v = valueOf(0, half, q, jjOf(q), e);
         if (s)
           v = arith::MulFOp::create(b, v, s);
         return outputBits(v, c.factor, c.bias, outType, Value());
-      };
-      if (tile.stagedRows > 0) {
-        assert(rows == tile.warpM / 8 &&
-               "the staged epilogue stores whole tiles");
-        storeStaged(token0, [&](int64_t half, int64_t q, int64_t e) {
-          return bitsOf(0, half, q, e, scaleAt(8 * q + e));
-        });
-      } else {
-        // One base: column (t, half) is column (0, 0) + 64 t + 8 half.
-        Value base = LLVM::GEPOp::create(
-            b, ptr, i16, param(hq::abi::ParamOutput),
-            ValueRange{arith::AddIOp::create(
-                b, arith::MulIOp::create(b, sext64(token0), c64(spec.nOut)),
-                ext64(columns[0].col))});
-        for (int64_t q = 0; q < rows; ++q)
-          for (int64_t e = 0; e < 2; ++e) {
-            // Rows jjOf(q) are jjOf(0) + q (finishWgmma's and
-            // clusterReduce's): token token0 + 8 q + e.
-            const int64_t step = 8 * q + e;
-            Value s = scaleAt(step);
-            for (int64_t t = 0; t < tile.nTilesPerGroup; ++t)
-              for (int64_t half = 0; half < 2; ++half)
-                LLVM::StoreOp::create(
-                    b, bitsOf(t, half, q, e, s),
-                    LLVM::GEPOp::create(
-                        b, ptr, i16, base,
-                        ValueRange{c64(step * spec.nOut +
-                                       hq::layout::kTileN * t + 8 * half)}));
-          }
-      }
+      });
     }
     {
       OpBuilder::InsertionGuard guard(b);
