@@ -422,6 +422,379 @@ bool parseCtActivations(Fields &f, ModuleQuantization &q, DType param) {
 }
 } // namespace
 
+/// fromJson's reading of one quantization_config (or hf_quant_config.json's
+/// quantization): one member function per quant_method, each adding to the
+/// config's rules and default. Errors collect in `f` (the first one is
+/// reported); a member returns one itself where it cannot go on.
+struct QuantConfig::Parser {
+  QuantConfig &qc;
+  Fields &f;
+  const std::string &method, &qPath;
+  /// What every module gets unless a rule says otherwise.
+  ModuleQuantization base;
+
+  /// Modules the config leaves unquantized ("re:" patterns are regexes).
+  void addExcludes(const std::vector<std::string> &patterns, Match kind);
+  /// gptq, awq and auto-round: bits and group size, then each one's own.
+  Status gptqFamily();
+  Status gptq();
+  Status awq();
+  Status autoRound();
+  Status compressedTensors();
+  Status fp8();
+  Status modelopt();
+  Status mxfp4();
+  Status bitnet();
+  Status quark();
+  /// A quark layer_quant_config or global_quant_config entry into `mq`.
+  bool quarkSpec(const Json *spec, const std::string &path,
+                 ModuleQuantization &mq);
+};
+
+void QuantConfig::Parser::addExcludes(const std::vector<std::string> &patterns,
+                                      Match kind) {
+  for (const std::string &p : patterns) {
+    if (p.rfind("re:", 0) == 0) {
+      std::string re = p.substr(3);
+      if (Diag why = regexProblem(re)) {
+        f.fail(regexError(p, *why));
+        continue;
+      }
+      qc.rules_.push_back({uint8_t(Match::RegexMatch), re, true, {}});
+    } else {
+      qc.rules_.push_back({uint8_t(kind), p, true, {}});
+    }
+  }
+}
+
+Status QuantConfig::Parser::gptqFamily() {
+  std::optional<int64_t> bits = f.integer("bits");
+  if (!bits)
+    bits = f.integer("w_bit");
+  std::optional<int64_t> group = f.integer("group_size");
+  if (!group)
+    group = f.integer("q_group_size");
+  base.bits = int(bits.value_or(4));
+  base.groupSize = group.value_or(-1) < 0 ? 0 : *group;
+  if (method == "gptq") {
+    if (Status s = gptq(); !s)
+      return s;
+  } else if (method == "awq") {
+    if (Status s = awq(); !s)
+      return s;
+  } else if (Status s = autoRound(); !s) {
+    return s;
+  }
+  addExcludes(f.strings("modules_to_not_convert"), Match::Substring);
+  qc.default_ = base;
+  return Status::success();
+}
+
+Status QuantConfig::Parser::gptq() {
+  base.symmetric = f.boolean("sym").value_or(true);
+  base.actOrder = f.boolean("desc_act").value_or(false);
+  std::string fmt = lower(f.str("checkpoint_format").value_or("gptq"));
+  if (fmt != "gptq" && fmt != "gptq_v2")
+    f.fail(concat("'checkpoint_format': expected gptq or gptq_v2, got '", fmt,
+                  "'"));
+  base.variant = fmt;
+  // GPTQModel's per-module overrides: "-:regex" skips, "+:regex" or a
+  // bare regex overrides fields.
+  if (const Json *dyn = f.object("dynamic")) {
+    for (const auto &[key, value] : dyn->members()) {
+      bool skip = key.rfind("-:", 0) == 0;
+      std::string re = key.rfind("+:", 0) == 0 || skip ? key.substr(2) : key;
+      if (Diag why = regexProblem(re)) {
+        f.fail("dynamic " + regexError(key, *why));
+        break;
+      }
+      Rule rule{uint8_t(Match::RegexSearch), re, skip, base};
+      if (!skip) {
+        Fields o(&value, qPath + ": dynamic '" + key + "'");
+        if (auto b = o.integer("bits"))
+          rule.quant.bits = int(*b);
+        if (auto g = o.integer("group_size"))
+          rule.quant.groupSize = *g < 0 ? 0 : *g;
+        if (auto s = o.boolean("sym"))
+          rule.quant.symmetric = *s;
+        if (auto d = o.boolean("desc_act"))
+          rule.quant.actOrder = *d;
+        if (!o.ok())
+          return Error{o.error()};
+      }
+      qc.rules_.push_back(std::move(rule));
+    }
+  }
+  return Status::success();
+}
+
+Status QuantConfig::Parser::awq() {
+  base.symmetric = !f.boolean("zero_point").value_or(true);
+  std::string version = lower(f.str("version").value_or("gemm"));
+  if (version != "gemm")
+    f.fail(concat("'version': expected gemm (the packed layout Humming reads), "
+                  "got '",
+                  version, "'"));
+  base.variant = "awq";
+  return Status::success();
+}
+
+Status QuantConfig::Parser::autoRound() {
+  base.symmetric = f.boolean("sym").value_or(true);
+  std::string dataType = lower(f.str("data_type").value_or("int"));
+  if (dataType != "int")
+    f.fail(concat("'data_type': expected int (auto-round float formats are "
+                  "not supported), got '",
+                  dataType, "'"));
+  int64_t actBits = f.integer("act_bits").value_or(16);
+  if (actBits < 16)
+    f.fail(concat("'act_bits': expected 16 (activation quantization is not "
+                  "supported for auto-round checkpoints), got ",
+                  actBits));
+  std::string packing =
+      lower(f.str("packing_format").value_or("auto_round:auto_gptq"));
+  if (packing.find("awq") != std::string::npos)
+    base.variant = "awq";
+  else if (packing.find("auto_gptq") != std::string::npos)
+    base.variant = "gptq";
+  else
+    base.variant = "gptq_v2";
+  if (const Json *extra = f.object("extra_config")) {
+    for (const auto &[layer, value] : extra->members()) {
+      Rule rule{uint8_t(Match::Exact), layer, false, base};
+      Fields o(&value, qPath + ": extra_config '" + layer + "'");
+      if (auto b = o.integer("bits")) {
+        rule.quant.bits = int(*b);
+        if (*b >= 16)
+          rule.exclude = true;
+      }
+      if (auto g = o.integer("group_size"))
+        rule.quant.groupSize = *g < 0 ? 0 : *g;
+      if (auto s = o.boolean("sym"))
+        rule.quant.symmetric = *s;
+      if (!o.ok())
+        return Error{o.error()};
+      qc.rules_.push_back(std::move(rule));
+    }
+  }
+  return Status::success();
+}
+
+Status QuantConfig::Parser::compressedTensors() {
+  std::string globalFormat = f.str("format").value_or("pack-quantized");
+  addExcludes(f.strings("ignore"), Match::Exact);
+  const Json *groups = f.object("config_groups");
+  if (f.ok() && !groups)
+    f.fail("expected 'config_groups'");
+  if (groups) {
+    for (const auto &[name, group] : groups->members()) {
+      std::string gpath = qPath + ": config_groups '" + name + "'";
+      Fields g(&group, gpath);
+      ModuleQuantization mq = base;
+      mq.variant = g.str("format").value_or(globalFormat);
+      std::vector<std::string> targets = g.strings("targets");
+      const Json *weights = g.object("weights");
+      const Json *inputs = g.object("input_activations");
+      if (!g.ok())
+        return Error{g.error()};
+      if (!weights)
+        return Error{gpath + ": expected 'weights'"};
+      Fields wf(weights, gpath + ": weights");
+      if (!parseCtWeights(wf, mq))
+        return Error{wf.error()};
+      std::string wtype = mq.variant; // "int" or "float" after parse
+      mq.variant = g.str("format").value_or(globalFormat);
+      if (mq.variant == "pack-quantized" && wtype != "int")
+        return Error{gpath + ": expected int weights with format "
+                             "pack-quantized, got float"};
+      if (inputs) {
+        Fields af(inputs, gpath + ": input_activations");
+        if (!parseCtActivations(af, mq, qc.paramDType_))
+          return Error{af.error()};
+      }
+      if (mq.variant == "float-quantized" && wtype != "float")
+        return Error{gpath + ": expected float weights with format "
+                             "float-quantized, got int"};
+      for (const std::string &t : targets) {
+        if (t.rfind("re:", 0) == 0) {
+          std::string re = t.substr(3);
+          if (Diag why = regexProblem(re))
+            return Error{concat(gpath, ": target ", regexError(t, *why))};
+          qc.rules_.push_back({uint8_t(Match::RegexMatch), re, false, mq});
+        } else if (t == "Linear" || t.find("Linear") != std::string::npos) {
+          // Every module Humming loads is a linear layer.
+          if (!qc.default_)
+            qc.default_ = mq;
+        } else {
+          qc.rules_.push_back({uint8_t(Match::Exact), t, false, mq});
+        }
+      }
+    }
+  }
+  return Status::success();
+}
+
+Status QuantConfig::Parser::fp8() {
+  base.bits = 8;
+  base.variant = "fp8";
+  std::string fmt = lower(f.str("fmt").value_or("e4m3"));
+  if (fmt != "e4m3")
+    f.fail(concat("'fmt': expected e4m3, got '", fmt, "'"));
+  std::vector<int64_t> block = f.integers("weight_block_size");
+  if (block.size() == 2) {
+    if (validBlock(f, "weight_block_size", block)) {
+      base.blockN = block[0];
+      base.blockK = block[1];
+      base.strategy = "block";
+    }
+  } else if (!block.empty()) {
+    f.fail("'weight_block_size': expected [n, k]");
+  }
+  std::string scheme = lower(f.str("activation_scheme").value_or("dynamic"));
+  base.activation = {ScalarType::e4m3(),
+                     scheme == "static" ? ActScaling::Static
+                     : base.blockK      ? ActScaling::Group
+                                        : ActScaling::Token,
+                     scheme == "static" ? 0 : base.blockK};
+  base.staticActivationScale = scheme == "static";
+  addExcludes(f.strings("ignored_layers"), Match::Substring);
+  addExcludes(f.strings("modules_to_not_convert"), Match::Substring);
+  qc.default_ = base;
+  return Status::success();
+}
+
+Status QuantConfig::Parser::modelopt() {
+  std::string algo = f.str("quant_algo").value_or("");
+  base.variant = algo;
+  base.groupSize = f.integer("group_size").value_or(0);
+  if (algo == "FP8") {
+    base.bits = 8;
+    base.strategy = "per_tensor";
+    base.activation = {ScalarType::e4m3(), ActScaling::Static, 0};
+    base.staticActivationScale = true;
+  } else if (algo == "NVFP4") {
+    base.bits = 4;
+    base.groupSize = base.groupSize ? base.groupSize : 16;
+    base.activation = {ScalarType::e2m1(), ActScaling::Group, base.groupSize};
+  } else if (algo == "MXFP8") {
+    base.bits = 8;
+    base.groupSize = 32;
+    base.activation = {ScalarType::e4m3(), ActScaling::Group, 32};
+  } else if (f.ok()) {
+    f.fail(concat("'quant_algo': expected FP8, NVFP4 or MXFP8, got '", algo,
+                  "'",
+                  algo == "W4A8_AWQ"
+                      ? " (it needs per-channel activation pre-scaling, "
+                        "pre_quant_scale, which Humming does not implement)"
+                      : ""));
+  }
+  addExcludes(f.strings("exclude_modules"), Match::Glob);
+  addExcludes(f.strings("ignore"), Match::Glob);
+  qc.default_ = base;
+  return Status::success();
+}
+
+Status QuantConfig::Parser::mxfp4() {
+  base.bits = 4;
+  base.groupSize = 32;
+  base.variant = "mxfp4";
+  addExcludes(f.strings("modules_to_not_convert"), Match::Substring);
+  qc.default_ = base;
+  return Status::success();
+}
+
+Status QuantConfig::Parser::bitnet() {
+  base.bits = 2;
+  base.variant = "bitnet";
+  base.strategy = "per_tensor";
+  base.activation = {ScalarType::sint(8), ActScaling::Token, 0};
+  addExcludes(f.strings("modules_to_not_convert"), Match::Substring);
+  qc.default_ = base;
+  return Status::success();
+}
+
+bool QuantConfig::Parser::quarkSpec(const Json *spec, const std::string &path,
+                                    ModuleQuantization &mq) {
+  Fields s(spec, path);
+  const Json *weight = s.object("weight");
+  const Json *input = s.object("input_tensors");
+  if (!s.ok()) {
+    f.fail(s.error());
+    return false;
+  }
+  if (!weight) {
+    f.fail(path + ": expected 'weight'");
+    return false;
+  }
+  Fields w(weight, path + ": weight");
+  std::string dtype = lower(w.str("dtype").value_or(""));
+  mq.variant = dtype;
+  mq.strategy = lower(w.str("qscheme").value_or("per_tensor"));
+  mq.groupSize = w.integer("group_size").value_or(0);
+  mq.symmetric = w.boolean("symmetric").value_or(true);
+  if (!w.ok()) {
+    f.fail(w.error());
+    return false;
+  }
+  if (dtype == "fp8_e4m3" || dtype == "int8")
+    mq.bits = 8;
+  else if (dtype == "int4" || dtype == "uint4" || dtype == "fp4")
+    mq.bits = 4;
+  else {
+    f.fail(concat(path,
+                  ": weight 'dtype': expected fp8_e4m3, int8, int4, "
+                  "uint4 or fp4, got '",
+                  dtype, "'"));
+    return false;
+  }
+  if (dtype == "fp4")
+    mq.groupSize = 32;
+  if (mq.strategy != "per_group")
+    mq.groupSize = 0;
+  if (input) {
+    Fields a(input, path + ": input_tensors");
+    std::string adt = lower(a.str("dtype").value_or(""));
+    bool isDynamic = a.boolean("is_dynamic").value_or(true);
+    if (adt == "fp8_e4m3")
+      mq.activation = {ScalarType::e4m3(),
+                       isDynamic ? ActScaling::Token : ActScaling::Static, 0};
+    else if (adt == "int8")
+      mq.activation = {ScalarType::sint(8),
+                       isDynamic ? ActScaling::Token : ActScaling::Static, 0};
+    else if (adt == "fp4")
+      mq.activation = {ScalarType::e2m1(), ActScaling::Group, 32};
+    mq.staticActivationScale = !isDynamic;
+  }
+  return true;
+}
+
+Status QuantConfig::Parser::quark() {
+  std::string pack = lower(f.str("pack_method").value_or(""));
+  if (const Json *exp = f.object("export"))
+    pack = lower(
+        Fields(exp, qPath + ": export").str("pack_method").value_or(pack));
+  addExcludes(f.strings("exclude"), Match::Glob);
+  if (const Json *layers = f.object("layer_quant_config"))
+    for (const auto &[pattern, spec] : layers->members()) {
+      ModuleQuantization mq = base;
+      if (!quarkSpec(&spec, qPath + ": layer_quant_config '" + pattern + "'",
+                     mq))
+        break;
+      mq.strategy += pack == "reorder" ? "+reorder" : "";
+      qc.rules_.push_back({uint8_t(Match::Glob), pattern, false, mq});
+    }
+  if (const Json *global = f.object("global_quant_config")) {
+    ModuleQuantization mq = base;
+    if (quarkSpec(global, qPath + ": global_quant_config", mq)) {
+      mq.strategy += pack == "reorder" ? "+reorder" : "";
+      qc.default_ = mq;
+    }
+  } else if (f.ok()) {
+    f.fail("expected 'global_quant_config'");
+  }
+  return Status::success();
+}
+
 Result<QuantConfig> QuantConfig::fromJson(const Json &config,
                                           const Json *hfQuantConfig,
                                           const std::string &where) {
@@ -453,7 +826,7 @@ Result<QuantConfig> QuantConfig::fromJson(const Json &config,
     modelopt = hfQuantConfig->get("quantization");
     if (!modelopt || !modelopt->isObject())
       return Error{concat(where, "/hf_quant_config.json: expected an object "
-                              "'quantization'")};
+                                 "'quantization'")};
     if (method.empty() || method == "modelopt") {
       method = "modelopt";
       qPath = where + "/hf_quant_config.json: quantization";
@@ -462,8 +835,8 @@ Result<QuantConfig> QuantConfig::fromJson(const Json &config,
   }
   if (!q)
     return Error{concat(where, ": no quantization_config in config.json and no "
-                            "hf_quant_config.json: the checkpoint is not "
-                            "quantized")};
+                               "hf_quant_config.json: the checkpoint is not "
+                               "quantized")};
   if (method.empty())
     return Error{concat(qPath, ": expected a 'quant_method'")};
   if (method == "auto_round")
@@ -471,317 +844,32 @@ Result<QuantConfig> QuantConfig::fromJson(const Json &config,
   qc.method_ = method;
   Fields f(q, qPath);
 
-  auto addExcludes = [&](const std::vector<std::string> &patterns, Match kind) {
-    for (const std::string &p : patterns) {
-      if (p.rfind("re:", 0) == 0) {
-        std::string re = p.substr(3);
-        if (Diag why = regexProblem(re)) {
-          f.fail(regexError(p, *why));
-          continue;
-        }
-        qc.rules_.push_back({uint8_t(Match::RegexMatch), re, true, {}});
-      } else {
-        qc.rules_.push_back({uint8_t(kind), p, true, {}});
-      }
-    }
-  };
-
   ModuleQuantization base;
   base.method = method;
   base.activation = act16;
-
-  if (method == "gptq" || method == "awq" || method == "auto-round") {
-    std::optional<int64_t> bits = f.integer("bits");
-    if (!bits)
-      bits = f.integer("w_bit");
-    std::optional<int64_t> group = f.integer("group_size");
-    if (!group)
-      group = f.integer("q_group_size");
-    base.bits = int(bits.value_or(4));
-    base.groupSize = group.value_or(-1) < 0 ? 0 : *group;
-    if (method == "gptq") {
-      base.symmetric = f.boolean("sym").value_or(true);
-      base.actOrder = f.boolean("desc_act").value_or(false);
-      std::string fmt = lower(f.str("checkpoint_format").value_or("gptq"));
-      if (fmt != "gptq" && fmt != "gptq_v2")
-        f.fail(concat("'checkpoint_format': expected gptq or gptq_v2, got '", fmt,
-                   "'"));
-      base.variant = fmt;
-      // GPTQModel's per-module overrides: "-:regex" skips, "+:regex" or a
-      // bare regex overrides fields.
-      if (const Json *dyn = f.object("dynamic")) {
-        for (const auto &[key, value] : dyn->members()) {
-          bool skip = key.rfind("-:", 0) == 0;
-          std::string re = key.rfind("+:", 0) == 0 || skip ? key.substr(2) : key;
-          if (Diag why = regexProblem(re)) {
-            f.fail("dynamic " + regexError(key, *why));
-            break;
-          }
-          Rule rule{uint8_t(Match::RegexSearch), re, skip, base};
-          if (!skip) {
-            Fields o(&value, qPath + ": dynamic '" + key + "'");
-            if (auto b = o.integer("bits"))
-              rule.quant.bits = int(*b);
-            if (auto g = o.integer("group_size"))
-              rule.quant.groupSize = *g < 0 ? 0 : *g;
-            if (auto s = o.boolean("sym"))
-              rule.quant.symmetric = *s;
-            if (auto d = o.boolean("desc_act"))
-              rule.quant.actOrder = *d;
-            if (!o.ok())
-              return Error{o.error()};
-          }
-          qc.rules_.push_back(std::move(rule));
-        }
-      }
-    } else if (method == "awq") {
-      base.symmetric = !f.boolean("zero_point").value_or(true);
-      std::string version = lower(f.str("version").value_or("gemm"));
-      if (version != "gemm")
-        f.fail(concat("'version': expected gemm (the packed layout Humming reads), "
-                   "got '",
-                   version, "'"));
-      base.variant = "awq";
-    } else { // auto-round
-      base.symmetric = f.boolean("sym").value_or(true);
-      std::string dataType = lower(f.str("data_type").value_or("int"));
-      if (dataType != "int")
-        f.fail(concat("'data_type': expected int (auto-round float formats are "
-                   "not supported), got '",
-                   dataType, "'"));
-      int64_t actBits = f.integer("act_bits").value_or(16);
-      if (actBits < 16)
-        f.fail(concat("'act_bits': expected 16 (activation quantization is not "
-                   "supported for auto-round checkpoints), got ",
-                   actBits));
-      std::string packing =
-          lower(f.str("packing_format").value_or("auto_round:auto_gptq"));
-      if (packing.find("awq") != std::string::npos)
-        base.variant = "awq";
-      else if (packing.find("auto_gptq") != std::string::npos)
-        base.variant = "gptq";
-      else
-        base.variant = "gptq_v2";
-      if (const Json *extra = f.object("extra_config")) {
-        for (const auto &[layer, value] : extra->members()) {
-          Rule rule{uint8_t(Match::Exact), layer, false, base};
-          Fields o(&value, qPath + ": extra_config '" + layer + "'");
-          if (auto b = o.integer("bits")) {
-            rule.quant.bits = int(*b);
-            if (*b >= 16)
-              rule.exclude = true;
-          }
-          if (auto g = o.integer("group_size"))
-            rule.quant.groupSize = *g < 0 ? 0 : *g;
-          if (auto s = o.boolean("sym"))
-            rule.quant.symmetric = *s;
-          if (!o.ok())
-            return Error{o.error()};
-          qc.rules_.push_back(std::move(rule));
-        }
-      }
-    }
-    addExcludes(f.strings("modules_to_not_convert"), Match::Substring);
-    qc.default_ = base;
-  } else if (method == "compressed-tensors") {
-    std::string globalFormat = f.str("format").value_or("pack-quantized");
-    addExcludes(f.strings("ignore"), Match::Exact);
-    const Json *groups = f.object("config_groups");
-    if (f.ok() && !groups)
-      f.fail("expected 'config_groups'");
-    if (groups) {
-      for (const auto &[name, group] : groups->members()) {
-        std::string gpath = qPath + ": config_groups '" + name + "'";
-        Fields g(&group, gpath);
-        ModuleQuantization mq = base;
-        mq.variant = g.str("format").value_or(globalFormat);
-        std::vector<std::string> targets = g.strings("targets");
-        const Json *weights = g.object("weights");
-        const Json *inputs = g.object("input_activations");
-        if (!g.ok())
-          return Error{g.error()};
-        if (!weights)
-          return Error{gpath + ": expected 'weights'"};
-        Fields wf(weights, gpath + ": weights");
-        if (!parseCtWeights(wf, mq))
-          return Error{wf.error()};
-        std::string wtype = mq.variant; // "int" or "float" after parse
-        mq.variant = g.str("format").value_or(globalFormat);
-        if (mq.variant == "pack-quantized" && wtype != "int")
-          return Error{gpath + ": expected int weights with format "
-                               "pack-quantized, got float"};
-        if (inputs) {
-          Fields af(inputs, gpath + ": input_activations");
-          if (!parseCtActivations(af, mq, qc.paramDType_))
-            return Error{af.error()};
-        }
-        if (mq.variant == "float-quantized" && wtype != "float")
-          return Error{gpath + ": expected float weights with format "
-                               "float-quantized, got int"};
-        for (const std::string &t : targets) {
-          if (t.rfind("re:", 0) == 0) {
-            std::string re = t.substr(3);
-            if (Diag why = regexProblem(re))
-              return Error{concat(gpath, ": target ", regexError(t, *why))};
-            qc.rules_.push_back({uint8_t(Match::RegexMatch), re, false, mq});
-          } else if (t == "Linear" || t.find("Linear") != std::string::npos) {
-            // Every module Humming loads is a linear layer.
-            if (!qc.default_)
-              qc.default_ = mq;
-          } else {
-            qc.rules_.push_back({uint8_t(Match::Exact), t, false, mq});
-          }
-        }
-      }
-    }
-  } else if (method == "fp8") {
-    base.bits = 8;
-    base.variant = "fp8";
-    std::string fmt = lower(f.str("fmt").value_or("e4m3"));
-    if (fmt != "e4m3")
-      f.fail(concat("'fmt': expected e4m3, got '", fmt, "'"));
-    std::vector<int64_t> block = f.integers("weight_block_size");
-    if (block.size() == 2) {
-      if (validBlock(f, "weight_block_size", block)) {
-        base.blockN = block[0];
-        base.blockK = block[1];
-        base.strategy = "block";
-      }
-    } else if (!block.empty()) {
-      f.fail("'weight_block_size': expected [n, k]");
-    }
-    std::string scheme = lower(f.str("activation_scheme").value_or("dynamic"));
-    base.activation = {ScalarType::e4m3(),
-                       scheme == "static" ? ActScaling::Static
-                                          : base.blockK ? ActScaling::Group
-                                                        : ActScaling::Token,
-                       scheme == "static" ? 0 : base.blockK};
-    base.staticActivationScale = scheme == "static";
-    addExcludes(f.strings("ignored_layers"), Match::Substring);
-    addExcludes(f.strings("modules_to_not_convert"), Match::Substring);
-    qc.default_ = base;
-  } else if (method == "modelopt") {
-    std::string algo = f.str("quant_algo").value_or("");
-    base.variant = algo;
-    base.groupSize = f.integer("group_size").value_or(0);
-    if (algo == "FP8") {
-      base.bits = 8;
-      base.strategy = "per_tensor";
-      base.activation = {ScalarType::e4m3(), ActScaling::Static, 0};
-      base.staticActivationScale = true;
-    } else if (algo == "NVFP4") {
-      base.bits = 4;
-      base.groupSize = base.groupSize ? base.groupSize : 16;
-      base.activation = {ScalarType::e2m1(), ActScaling::Group, base.groupSize};
-    } else if (algo == "MXFP8") {
-      base.bits = 8;
-      base.groupSize = 32;
-      base.activation = {ScalarType::e4m3(), ActScaling::Group, 32};
-    } else if (f.ok()) {
-      f.fail(concat("'quant_algo': expected FP8, NVFP4 or MXFP8, got '", algo, "'",
-                 algo == "W4A8_AWQ"
-                     ? " (it needs per-channel activation pre-scaling, "
-                       "pre_quant_scale, which Humming does not implement)"
-                     : ""));
-    }
-    addExcludes(f.strings("exclude_modules"), Match::Glob);
-    addExcludes(f.strings("ignore"), Match::Glob);
-    qc.default_ = base;
-  } else if (method == "mxfp4") {
-    base.bits = 4;
-    base.groupSize = 32;
-    base.variant = "mxfp4";
-    addExcludes(f.strings("modules_to_not_convert"), Match::Substring);
-    qc.default_ = base;
-  } else if (method == "bitnet") {
-    base.bits = 2;
-    base.variant = "bitnet";
-    base.strategy = "per_tensor";
-    base.activation = {ScalarType::sint(8), ActScaling::Token, 0};
-    addExcludes(f.strings("modules_to_not_convert"), Match::Substring);
-    qc.default_ = base;
-  } else if (method == "quark") {
-    auto parseSpec = [&](const Json *spec, const std::string &path,
-                         ModuleQuantization &mq) -> bool {
-      Fields s(spec, path);
-      const Json *weight = s.object("weight");
-      const Json *input = s.object("input_tensors");
-      if (!s.ok()) {
-        f.fail(s.error());
-        return false;
-      }
-      if (!weight) {
-        f.fail(path + ": expected 'weight'");
-        return false;
-      }
-      Fields w(weight, path + ": weight");
-      std::string dtype = lower(w.str("dtype").value_or(""));
-      mq.variant = dtype;
-      mq.strategy = lower(w.str("qscheme").value_or("per_tensor"));
-      mq.groupSize = w.integer("group_size").value_or(0);
-      mq.symmetric = w.boolean("symmetric").value_or(true);
-      if (!w.ok()) {
-        f.fail(w.error());
-        return false;
-      }
-      if (dtype == "fp8_e4m3" || dtype == "int8")
-        mq.bits = 8;
-      else if (dtype == "int4" || dtype == "uint4" || dtype == "fp4")
-        mq.bits = 4;
-      else {
-        f.fail(concat(path, ": weight 'dtype': expected fp8_e4m3, int8, int4, "
-                         "uint4 or fp4, got '",
-                   dtype, "'"));
-        return false;
-      }
-      if (dtype == "fp4")
-        mq.groupSize = 32;
-      if (mq.strategy != "per_group")
-        mq.groupSize = 0;
-      if (input) {
-        Fields a(input, path + ": input_tensors");
-        std::string adt = lower(a.str("dtype").value_or(""));
-        bool isDynamic = a.boolean("is_dynamic").value_or(true);
-        if (adt == "fp8_e4m3")
-          mq.activation = {ScalarType::e4m3(),
-                           isDynamic ? ActScaling::Token : ActScaling::Static, 0};
-        else if (adt == "int8")
-          mq.activation = {ScalarType::sint(8),
-                           isDynamic ? ActScaling::Token : ActScaling::Static, 0};
-        else if (adt == "fp4")
-          mq.activation = {ScalarType::e2m1(), ActScaling::Group, 32};
-        mq.staticActivationScale = !isDynamic;
-      }
-      return true;
-    };
-    std::string pack = lower(f.str("pack_method").value_or(""));
-    if (const Json *exp = f.object("export"))
-      pack = lower(Fields(exp, qPath + ": export").str("pack_method").value_or(pack));
-    addExcludes(f.strings("exclude"), Match::Glob);
-    if (const Json *layers = f.object("layer_quant_config"))
-      for (const auto &[pattern, spec] : layers->members()) {
-        ModuleQuantization mq = base;
-        if (!parseSpec(&spec, qPath + ": layer_quant_config '" + pattern + "'",
-                       mq))
-          break;
-        mq.strategy += pack == "reorder" ? "+reorder" : "";
-        qc.rules_.push_back({uint8_t(Match::Glob), pattern, false, mq});
-      }
-    if (const Json *global = f.object("global_quant_config")) {
-      ModuleQuantization mq = base;
-      if (parseSpec(global, qPath + ": global_quant_config", mq)) {
-        mq.strategy += pack == "reorder" ? "+reorder" : "";
-        qc.default_ = mq;
-      }
-    } else if (f.ok()) {
-      f.fail("expected 'global_quant_config'");
-    }
-  } else {
+  Parser parser{qc, f, method, qPath, base};
+  Status read;
+  if (method == "gptq" || method == "awq" || method == "auto-round")
+    read = parser.gptqFamily();
+  else if (method == "compressed-tensors")
+    read = parser.compressedTensors();
+  else if (method == "fp8")
+    read = parser.fp8();
+  else if (method == "modelopt")
+    read = parser.modelopt();
+  else if (method == "mxfp4")
+    read = parser.mxfp4();
+  else if (method == "bitnet")
+    read = parser.bitnet();
+  else if (method == "quark")
+    read = parser.quark();
+  else
     return Error{concat(qPath, ": quant_method '", method,
-                     "' is not supported; expected one of gptq, awq, "
-                     "auto-round, compressed-tensors, fp8, modelopt, mxfp4, "
-                     "quark, bitnet")};
-  }
+                        "' is not supported; expected one of gptq, awq, "
+                        "auto-round, compressed-tensors, fp8, modelopt, "
+                        "mxfp4, quark, bitnet")};
+  if (!read)
+    return Error{read.error()};
   if (!f.ok())
     return Error{f.error()};
   return qc;

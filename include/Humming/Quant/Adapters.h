@@ -71,6 +71,8 @@ public:
   forModule(const std::string &module) const;
 
 private:
+  /// fromJson's reader of one quant_method (QuantConfig.cpp).
+  struct Parser;
   struct Rule {
     uint8_t kind = 0;    ///< how `pattern` matches (exact, substring, glob, regex)
     std::string pattern;
