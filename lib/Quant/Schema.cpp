@@ -339,7 +339,9 @@ Diag verifyInputSchema(const InputSchema &in) {
   return std::nullopt;
 }
 
-Diag verifyTileConfig(const TileConfig &t) {
+namespace {
+/// verifyTileConfig: the block and warp dimensions.
+Diag verifyTileShape(const TileConfig &t) {
   const std::pair<const char *, int64_t> dims[] = {
       {"block_m", t.blockM}, {"block_n", t.blockN}, {"block_k", t.blockK},
       {"warp_m", t.warpM},   {"warp_n", t.warpN},   {"warp_k", t.warpK}};
@@ -362,7 +364,12 @@ Diag verifyTileConfig(const TileConfig &t) {
     if (b % w != 0 || !isPowerOf2(b / w))
       return concat("expected ", bn, " (", b, ") to be a power-of-two multiple "
                  "of ", wn, " (", w, ")");
-  const MmaGeneration &gen = mmaGeneration(t.mma);
+  return std::nullopt;
+}
+
+/// verifyTileConfig: the pipeline and the options of the copies and the
+/// MMAs.
+Diag verifyTilePipeline(const TileConfig &t, const MmaGeneration &gen) {
   if (t.stages < 2)
     return concat("expected stages >= 2, got ", t.stages);
   if (t.scaleAfterMma && !gen.scaleAfterMma)
@@ -415,6 +422,11 @@ Diag verifyTileConfig(const TileConfig &t) {
                   "slots of the interval in turn and release each when its "
                   "wgmmas are done), got promotion_interval = ",
                   t.promotionInterval);
+  return std::nullopt;
+}
+
+/// verifyTileConfig: persistent CTAs.
+Diag verifyTilePersistent(const TileConfig &t, const MmaGeneration &gen) {
   if (t.persistent < 0 || t.persistent > 64)
     return concat("expected persistent between 0 (a CTA per output tile) and "
                   "64 waves of CTAs, got ",
@@ -436,6 +448,11 @@ Diag verifyTileConfig(const TileConfig &t) {
                     t.splitK, ", ", t.multicastA, ", ", t.multicastB, " and ",
                     t.l2Prefetch);
   }
+  return std::nullopt;
+}
+
+/// verifyTileConfig: the cluster split and shared activation copies.
+Diag verifyTileSharing(const TileConfig &t, const MmaGeneration &gen) {
   if (t.clusterSplit && t.splitK != 2 && t.splitK != 4 && t.splitK != 8)
     return concat("expected split_k of 2, 4 or 8 with cluster_split (the "
                   "CTAs of one thread block cluster), got ", t.splitK);
@@ -465,6 +482,11 @@ Diag verifyTileConfig(const TileConfig &t) {
       return concat("expected block_k / warp_k <= 8 with share_activations "
                     "(one named barrier per K group), got ", kSplit);
   }
+  return std::nullopt;
+}
+
+/// verifyTileConfig: the K splits through the workspace and stream-K.
+Diag verifyTileSplits(const TileConfig &t, const MmaGeneration &gen) {
   if (t.workspaceSplit && !gen.workspaceSplit)
     return concat(
         "expected mma = ", mmaNamesWith(&MmaGeneration::workspaceSplit),
@@ -500,6 +522,11 @@ Diag verifyTileConfig(const TileConfig &t) {
     return concat("expected block_m == warp_m with write_splits = 2, got "
                "block_m = ",
                t.blockM, ", warp_m = ", t.warpM);
+  return std::nullopt;
+}
+
+/// verifyTileConfig: multicast, the block's threads and the M range.
+Diag verifyTileLaunch(const TileConfig &t) {
   for (auto [name, v] : {std::pair<const char *, int64_t>{"multicast_a",
                                                           t.multicastA},
                          {"multicast_b", t.multicastB}})
@@ -522,6 +549,25 @@ Diag verifyTileConfig(const TileConfig &t) {
     return concat("expected the M range [", t.mMin, ", ", t.mMax,
                "] to be non-empty");
   return std::nullopt;
+}
+
+} // namespace
+
+Diag verifyTileConfig(const TileConfig &t) {
+  // In order, each part after the ones before it held (later checks
+  // divide by what earlier ones bound); the first failure is reported.
+  if (Diag d = verifyTileShape(t))
+    return d;
+  const MmaGeneration &gen = mmaGeneration(t.mma);
+  if (Diag d = verifyTilePipeline(t, gen))
+    return d;
+  if (Diag d = verifyTilePersistent(t, gen))
+    return d;
+  if (Diag d = verifyTileSharing(t, gen))
+    return d;
+  if (Diag d = verifyTileSplits(t, gen))
+    return d;
+  return verifyTileLaunch(t);
 }
 
 Diag verifyTileRanges(const std::vector<TileConfig> &tiles) {
