@@ -849,6 +849,339 @@ selectNarrowMmaSyncTiles(const WeightSchema &w, const InputSchema &in,
 }
 } // namespace
 
+namespace {
+/// An M range of selectTilesFor's kernels (hi = 0: open).
+struct MRange {
+  int64_t lo, hi;
+};
+/// What selectTilesFor settles before it chooses each range's tile.
+struct RangePlan {
+  double crossover;
+  bool clusterTiles;
+  int64_t clusterFrom, sharedFrom;
+  std::optional<TileConfig> wideShared, wideShare;
+};
+} // namespace
+
+/// selectTilesFor with 8-bit activations: the wgmma tiles where they run
+/// (K a multiple of 64), else the mma_sync k32 ones (sm_80-sm_89,
+/// batch-invariant layers, K = 32 mod 64 on sm_90a), and the mma_sync tile
+/// at small M where the wgmma decode tiles leave SMs idle.
+static Result<std::vector<TileConfig>>
+selectEightBitActivationTiles(const WeightSchema &w, const InputSchema &in,
+                              const ComputeOptions &c, int64_t n, int64_t k,
+                              const DeviceInfo &device, bool forExperts) {
+  // The wgmma tiles where they run (K a multiple of 64), else the
+  // mma_sync k32 ones (sm_80-sm_89, batch-invariant layers, K = 32 mod
+  // 64 on sm_90a). (Every chip with an fp8 mma.sync has PTX ISA 8.4, the
+  // one LLVM selects it from, as its minimum; sm_90a's kernels take f16
+  // MMAs instead: Chip::emulatesFp8MmaSync.)
+  std::optional<Chip> chip = Chip::parse(device.chip);
+  // K-major weights (layout::TileOrder::KMajor) are wgmma's alone; a
+  // batch-invariant layer gets one K decomposition for every M: the
+  // warp-specialized 64-token tile without a K split.
+  if (c.batchInvariant && chip &&
+      layout::tileOrder(w, in, chip->readsKMajorEightBit()) ==
+          layout::TileOrder::KMajor) {
+    layout::KernelShape ks =
+        wgmmaShape(64, 4, /*warpSpecialized=*/true, in.type.bits);
+    if (!runs(w, n, k, ks, device))
+      return Error{concat("no batch-invariant wgmma tile runs a ", n, " x ", k,
+                          " layer with ", in.type.str(), " activations on ",
+                          device.name.empty() ? device.chip : device.name,
+                          " (the padded N must be a multiple of 256, K of "
+                          "64)")};
+    TileConfig t = layout::tileConfigOf(ks);
+    t.mMin = 1;
+    t.mMax = 0;
+    return std::vector<TileConfig>{t};
+  }
+  if (!wgmmaApplies(c, device)) {
+    if (chip && chip->sm < minSmForActivation(in.type))
+      return Error{concat(in.type.str(), " activations need sm_",
+                          minSmForActivation(in.type), " or newer, got ",
+                          chip->str())};
+    return selectNarrowMmaSyncTiles(w, in, c, n, k, device);
+  }
+  Result<std::vector<TileConfig>> tiles =
+      selectEightBitTiles(w, in, c, n, k, device, forExperts);
+  Result<std::vector<TileConfig>> other =
+      selectNarrowMmaSyncTiles(w, in, c, n, k, device);
+  // K-major weights (layout::TileOrder::KMajor) are wgmma's alone (the
+  // padded K of 8-bit activations is a multiple of 64: verifyPadding).
+  const bool kMajor =
+      chip && layout::tileOrder(w, in, chip->readsKMajorEightBit()) ==
+                  layout::TileOrder::KMajor;
+  if (kMajor || !tiles || !other)
+    return tiles || !other || kMajor ? tiles : other;
+  // M <= 16 where the wgmma decode tiles fill fewer than half the SMs
+  // (N of 4096: 16 blocks of 256 columns, K split 4): the 16-row mma.sync
+  // tile, which splits K in the block and across CTAs up to eight
+  // resident warps per SM. Measured on the H200 (2026-12-02, 4096^2, GEMM
+  // on codes): W8A8 fp8 M = 1 / 16 10.4 / 11.4 -> 9.2 / 9.4 us, W4A8
+  // uint4 10.3 / 11.5 -> 8.8 / 9.1; at 8192^2 (32 blocks x 4) the wgmma
+  // tiles won (W4A8 g128 18.5 / 19.7 against 21.8 / 22.0; bench/NOTES.md
+  // "8-bit activations").
+  bool underfilled = true;
+  for (const TileConfig &t : *tiles)
+    if (t.mMax != 0 && t.mMax <= 16)
+      underfilled &=
+          2 * (n / t.blockN) * std::max<int64_t>(1, t.splitK) <= device.smCount;
+  if (other->front().mMax != 16)
+    return tiles;
+  if (!underfilled) {
+    // fp8 on sm_90a, whose mma.sync kernels take f16 MMAs of their own
+    // (Chip::emulatesFp8MmaSync): M <= 8 in the 16-row mma.sync tile
+    // without a split across CTAs. Measured on an H100 (2026-12-05, W4A8
+    // uint4 g128 x e4m3, end to end, bench/NOTES.md "8-bit
+    // activations"): M = 1 8192^2 22.4 -> 18.7 us, 28672 x 8192 59.1 ->
+    // 52.2 (with a split of 2: 20.7 / 56.8); 8192^2 M = 4 / 8 twice in
+    // one call 18.2 / 32.7 and 18.4 / 33.0 with the wgmma tiles of M >= 5
+    // against 18.3 / 25.8 and 18.7 / 25.7 in this tile. M = 16 stays with
+    // wgmma (24.3 against 27.9).
+    // (Weights of at most 4 bits: W8A8 not measured.)
+    if (!chip || !chip->emulatesFp8MmaSync() || in.type.isInt() ||
+        w.type.bits > 4)
+      return tiles;
+    TileConfig few = other->front();
+    few.mMax = 8;
+    few.splitK = 1;
+    few.clusterSplit = false;
+    std::vector<TileConfig> mixed = {few};
+    for (TileConfig t : *tiles)
+      if (t.mMax == 0 || t.mMax > 8) {
+        t.mMin = std::max<int64_t>(t.mMin, 9);
+        mixed.push_back(t);
+      }
+    return mixed;
+  }
+  std::vector<TileConfig> mixed = {other->front()};
+  for (const TileConfig &t : *tiles)
+    if (t.mMax == 0 || t.mMax > 16)
+      mixed.push_back(t);
+  mixed[1].mMin = 17;
+  return mixed;
+}
+
+/// selectTilesFor's tile for the M range `r` where one of the special
+/// tiles takes it (the cluster split, shared activation copies, the wgmma
+/// tiles from M = 129), in that order; none for the mma_sync tile.
+static std::optional<TileConfig>
+specialTileForRange(const WeightSchema &w, int64_t n, int64_t k,
+                    const ComputeOptions &c, const DeviceInfo &device, MRange r,
+                    const RangePlan &plan) {
+  const double crossover = plan.crossover;
+  const int64_t sharedFrom = plan.sharedFrom;
+  const std::optional<TileConfig> &wideShared = plan.wideShared,
+                                  &wideShare = plan.wideShare;
+  if (plan.clusterTiles && r.lo >= plan.clusterFrom && r.hi != 0) {
+    std::optional<TileConfig> t = clusterSplitTile(w, n, k, c, device, r.hi);
+    if (t && r.lo < 33 &&
+        4 * (n / t->blockN) * ceilDiv(r.hi, t->blockM) * t->splitK <
+            3 * device.smCount)
+      t.reset();
+    if (t) {
+      return t;
+    }
+  }
+  if (r.lo >= sharedFrom && r.hi != 0 && r.hi <= 16 && !c.batchInvariant &&
+      double(r.lo) <= crossover) {
+    if (std::optional<TileConfig> t =
+            wideShared  ? wideShared
+            : wideShare ? wideShare
+                        : sharedActivationTile(w, n, k, device)) {
+      return t;
+    }
+  }
+  if (r.lo >= 129 && r.hi != 0 && !c.batchInvariant) {
+    if (std::optional<TileConfig> t =
+            wgmmaTile(w, n, k, c, device, 64, 4, 512)) {
+      return t;
+    }
+  }
+  if (r.lo == 513 && !c.batchInvariant) {
+    // Warp-specialized with 64 of K per iteration where K allows it: a
+    // producer warpgroup copies, mbarriers instead of the block barrier
+    // (H200, W4A16 g128, 2026-12-01: 8192^2 M = 8192 2487 -> 2302 us,
+    // 1024 310 -> 292; 4096^2 M = 4096 448 -> 297, 1024 111 -> 69; three
+    // or five stages lost: 3365 / 3356 us). Else the same tile with the
+    // copies in the math warps (64 of K: M = 8192 2659 -> 2522 us, M =
+    // 1024 332 -> 318 against 32), else 32 of K.
+    std::optional<TileConfig> t =
+        wgmmaTile(w, n, k, c, device, 128, 4, 1024, /*warpSpecialized=*/true);
+    if (t) {
+      useBulkCopies(*t);
+      overlapIterations(*t, w);
+    }
+    if (!t)
+      t = wgmmaTile(w, n, k, c, device, 128, 4, 1024);
+    if (!t)
+      t = wgmmaTile(w, n, k, c, device, 128, 2, 1024);
+    if (!t)
+      t = cooperativeTile(w, n, k, device);
+    if (t) {
+      return t;
+    }
+  }
+  return std::nullopt;
+}
+
+/// selectTilesFor's mma_sync tile for the M range `r`: warp rows by the
+/// memory/compute crossover, warps along N, k-tiles per warp, pipeline
+/// depth, and K split inside the block and across CTAs.
+static Result<TileConfig> mmaSyncTileForRange(const WeightSchema &w,
+                                              const ComputeOptions &c,
+                                              int64_t n, int64_t k,
+                                              const DeviceInfo &device,
+                                              MRange r, const RangePlan &plan) {
+  const double crossover = plan.crossover;
+  const int64_t sharedFrom = plan.sharedFrom;
+  const int64_t columnTiles = n / layout::kTileN;
+  const bool memoryBound = double(r.lo) <= crossover;
+  int64_t warpM = memoryBound ? 16 : (r.hi && r.hi <= 32 ? 32 : 64);
+  if (c.batchInvariant)
+    warpM = std::min<int64_t>(warpM, 32);
+  const int64_t mt = warpM / 16;
+  // Tokens the range stands for: its top, or 512 for the open range.
+  const int64_t mRep = r.hi ? r.hi : 512;
+  const int64_t mTiles = ceilDiv(mRep, warpM);
+  // Eight resident warps per SM: measured on the H200, sixteen lose to
+  // eight at M = 1 (the split-K reduction grows, the instruction work per
+  // SM does not shrink) and four lose to eight (fewer bytes in flight).
+  const int64_t wantWarps = device.smCount * 8;
+  // Warps along N: one while the grid alone cannot fill the device, two
+  // once there are several blocks per SM (fewer, larger blocks reuse A).
+  int64_t warpsN = 1;
+  if (n % (2 * layout::kTileN) == 0 &&
+      (mt == 4 || columnTiles * mTiles >= 4 * device.smCount))
+    warpsN = 2;
+  // k-tiles per warp and iteration: two when K allows it, one for the
+  // 64-row tiles (their A fragments and 128 accumulators leave no room);
+  // four for 16-row tiles at M <= 16 where that costs neither pipeline
+  // depth nor K split (below). Measured on the H200, 8192 x 8192: M = 1
+  // 16.3 -> 16.1 us, M = 4 17.4 -> 16.5, M = 8 19.6 -> 18.0 (half the
+  // per-iteration copy issue, address and barrier work per k-tile).
+  int64_t kTiles = mt < 4 && k % (2 * layout::kTileK) == 0 ? 2 : 1;
+  const bool tryFourTiles = memoryBound && mt == 1 && r.hi != 0 && r.hi <= 16 &&
+                            !c.batchInvariant && k % (4 * layout::kTileK) == 0;
+  if (c.batchInvariant) {
+    if (k % (2 * layout::kTileK) != 0)
+      return Error{concat("batch-invariant kernels "
+                          "take K in steps of 32; expected the padded K to "
+                          "be a multiple of 32, got ",
+                          k)};
+    kTiles = 2;
+  }
+  // Pipeline depth: four slots hide HBM latency at small M; the 64-row
+  // tiles keep 128 accumulators per thread and take three.
+  const int64_t firstStages = mt == 4 ? 3 : 4;
+  int64_t stages = firstStages;
+  // Split-K across CTAs while the output tiles alone leave SMs idle
+  // (N = 4096 at M <= 16 is 64 tiles for 132 SMs on the H200): every SM
+  // then streams its share of the weights. Below the crossover only (above
+  // it the 64-row tiles' partial sums would cost more than the idle SMs),
+  // bounded ranges only (the workspace is sized for the range's top), and
+  // never batch-invariant.
+  const int64_t outputTiles = (columnTiles / warpsN) * mTiles;
+  int64_t ctaSplit = 1;
+  if (memoryBound && !c.batchInvariant && r.hi != 0 &&
+      outputTiles < device.smCount)
+    ctaSplit = std::min<int64_t>(8, device.smCount / outputTiles);
+  // In-block K split: as many warp groups as the device needs, bounded
+  // by eight warps per block, the shared memory of the pipeline and the
+  // partial sums, and at least `stages` iterations per warp group.
+  const int64_t blocks = outputTiles * ctaSplit;
+  const int64_t wantSplit =
+      c.batchInvariant
+          ? 1
+          : floorPow2(std::max<int64_t>(1, wantWarps / (blocks * warpsN)));
+  // At most eight warps per block: sixteen lost on the H200 even where
+  // only half the SMs get a block (4096 x 4096, M = 1: 18.7 vs 14.5 us).
+  const int64_t maxThreads = 256;
+  const int64_t smemBudget = sharedMemoryBudget(device);
+  auto shape = [&](int64_t tilesPerWarp, int64_t split, int64_t st) {
+    layout::KernelShape ks;
+    ks.warpM = warpM;
+    ks.warpsN = warpsN;
+    ks.kSplit = split;
+    ks.kTilesPerWarp = tilesPerWarp;
+    ks.stages = st;
+    return ks;
+  };
+  // Threads and K bound the split; shared memory then takes pipeline
+  // depth first (down to three slots), then split. False where nothing
+  // fits.
+  auto fit = [&](int64_t tilesPerWarp, int64_t &split, int64_t &st) {
+    auto legalSplit = [&](int64_t sp) {
+      layout::KernelShape ks = shape(tilesPerWarp, sp, st);
+      int64_t chunk = sp * tilesPerWarp * layout::kTileK;
+      return ks.threads() <= maxThreads && k % chunk == 0 &&
+             (sp == 1 || k / chunk >= st);
+    };
+    auto fitsSmem = [&] {
+      return layout::sharedBytes(w, shape(tilesPerWarp, split, st)) <=
+             smemBudget;
+    };
+    while (split > 1 && !legalSplit(split))
+      split /= 2;
+    while (!fitsSmem()) {
+      if (st > 3)
+        --st;
+      else if (split > 1)
+        split /= 2;
+      else if (st > 2)
+        --st;
+      else
+        return false;
+    }
+    return true;
+  };
+  int64_t kSplit = wantSplit;
+  if (!fit(kTiles, kSplit, stages))
+    return Error{concat("no mma_sync tile fits ",
+                        device.name.empty() ? device.chip : device.name, " (",
+                        smemBudget,
+                        " bytes of shared memory) for warp_m = ", warpM)};
+  // Every CTA along K keeps at least `stages` iterations (fewer would
+  // leave its pipeline unfilled).
+  auto ctasFor = [&](int64_t tilesPerWarp) {
+    const int64_t iterations = k / (kSplit * tilesPerWarp * layout::kTileK);
+    int64_t ctas = ctaSplit;
+    while (ctas > 1 && iterations / ctas < stages)
+      --ctas;
+    return ctas;
+  };
+  if (tryFourTiles) {
+    // Four k-tiles only where they keep the split inside the block, the
+    // pipeline depth and the split across CTAs of two.
+    int64_t split4 = wantSplit, stages4 = firstStages;
+    if (fit(4, split4, stages4) && split4 == kSplit && stages4 == stages &&
+        ctasFor(4) == ctasFor(kTiles))
+      kTiles = 4;
+  }
+  ctaSplit = ctasFor(kTiles);
+  TileConfig t = layout::tileConfigOf(shape(kTiles, kSplit, stages));
+  t.mMin = r.lo;
+  t.mMax = r.hi;
+  t.splitK = ctaSplit;
+  // M <= 8 with four k-tiles per warp: group scales multiply each
+  // iteration's f32 MMA sums per C column (16 conversions + 16 FFMA per
+  // warp and iteration) instead of every dequantized pair (64 HMUL2 for
+  // four k-tiles of 4-bit codes; with two k-tiles the counts are even).
+  // Measured on the H200, 8192 x 8192 (bench/NOTES.md, 2026-11-30): M = 1
+  // 16.4 -> 15.2 us, M = 4 16.6 -> 15.6, M = 8 18.5 -> 16.6; at M = 16 it
+  // lost (22.0 / 22.2 vs 21.2: the rows g + 8 are real there, 32 FFMA).
+  // M = 9..12 where the per-warp tile takes them (sharedFrom = 13): the
+  // same, measured with it (2026-12-01).
+  if (kTiles == 4 && r.hi < sharedFrom &&
+      !layout::scaleAfterMmaApplies(w, c.f16Accumulation, t))
+    t.scaleAfterMma = true;
+  if (Diag d = verifyTileConfig(t))
+    return Error{
+        concat("the tile heuristics chose an invalid tile (a bug): ", *d)};
+  return t;
+}
+
 /// selectMmaSyncTiles, or with `forExperts` the dense tiles a MoE GEMM's
 /// selectMoeTiles starts from (the grid of `n` columns being its experts'
 /// side by side).
@@ -863,99 +1196,8 @@ selectTilesFor(const WeightSchema &w, const InputSchema &in,
                         "got ", device.smCount)};
   if (in.type.bits == 4)
     return selectNarrowMmaSyncTiles(w, in, c, n, k, device);
-  if (in.type.bits == 8) {
-    // The wgmma tiles where they run (K a multiple of 64), else the
-    // mma_sync k32 ones (sm_80-sm_89, batch-invariant layers, K = 32 mod
-    // 64 on sm_90a). (Every chip with an fp8 mma.sync has PTX ISA 8.4, the
-    // one LLVM selects it from, as its minimum; sm_90a's kernels take f16
-    // MMAs instead: Chip::emulatesFp8MmaSync.)
-    std::optional<Chip> chip = Chip::parse(device.chip);
-    // K-major weights (layout::TileOrder::KMajor) are wgmma's alone; a
-    // batch-invariant layer gets one K decomposition for every M: the
-    // warp-specialized 64-token tile without a K split.
-    if (c.batchInvariant && chip &&
-        layout::tileOrder(w, in, chip->readsKMajorEightBit()) ==
-            layout::TileOrder::KMajor) {
-      layout::KernelShape ks =
-          wgmmaShape(64, 4, /*warpSpecialized=*/true, in.type.bits);
-      if (!runs(w, n, k, ks, device))
-        return Error{concat("no batch-invariant wgmma tile runs a ", n, " x ",
-                            k, " layer with ", in.type.str(),
-                            " activations on ",
-                            device.name.empty() ? device.chip : device.name,
-                            " (the padded N must be a multiple of 256, K of "
-                            "64)")};
-      TileConfig t = layout::tileConfigOf(ks);
-      t.mMin = 1;
-      t.mMax = 0;
-      return std::vector<TileConfig>{t};
-    }
-    if (!wgmmaApplies(c, device)) {
-      if (chip && chip->sm < minSmForActivation(in.type))
-        return Error{concat(in.type.str(), " activations need sm_",
-                            minSmForActivation(in.type), " or newer, got ",
-                            chip->str())};
-      return selectNarrowMmaSyncTiles(w, in, c, n, k, device);
-    }
-    Result<std::vector<TileConfig>> tiles =
-        selectEightBitTiles(w, in, c, n, k, device, forExperts);
-    Result<std::vector<TileConfig>> other =
-        selectNarrowMmaSyncTiles(w, in, c, n, k, device);
-    // K-major weights (layout::TileOrder::KMajor) are wgmma's alone (the
-    // padded K of 8-bit activations is a multiple of 64: verifyPadding).
-    const bool kMajor =
-        chip && layout::tileOrder(w, in, chip->readsKMajorEightBit()) ==
-                    layout::TileOrder::KMajor;
-    if (kMajor || !tiles || !other)
-      return tiles || !other || kMajor ? tiles : other;
-    // M <= 16 where the wgmma decode tiles fill fewer than half the SMs
-    // (N of 4096: 16 blocks of 256 columns, K split 4): the 16-row mma.sync
-    // tile, which splits K in the block and across CTAs up to eight
-    // resident warps per SM. Measured on the H200 (2026-12-02, 4096^2, GEMM
-    // on codes): W8A8 fp8 M = 1 / 16 10.4 / 11.4 -> 9.2 / 9.4 us, W4A8
-    // uint4 10.3 / 11.5 -> 8.8 / 9.1; at 8192^2 (32 blocks x 4) the wgmma
-    // tiles won (W4A8 g128 18.5 / 19.7 against 21.8 / 22.0; bench/NOTES.md
-    // "8-bit activations").
-    bool underfilled = true;
-    for (const TileConfig &t : *tiles)
-      if (t.mMax != 0 && t.mMax <= 16)
-        underfilled &= 2 * (n / t.blockN) * std::max<int64_t>(1, t.splitK) <=
-                       device.smCount;
-    if (other->front().mMax != 16)
-      return tiles;
-    if (!underfilled) {
-      // fp8 on sm_90a, whose mma.sync kernels take f16 MMAs of their own
-      // (Chip::emulatesFp8MmaSync): M <= 8 in the 16-row mma.sync tile
-      // without a split across CTAs. Measured on an H100 (2026-12-05, W4A8
-      // uint4 g128 x e4m3, end to end, bench/NOTES.md "8-bit
-      // activations"): M = 1 8192^2 22.4 -> 18.7 us, 28672 x 8192 59.1 ->
-      // 52.2 (with a split of 2: 20.7 / 56.8); 8192^2 M = 4 / 8 twice in
-      // one call 18.2 / 32.7 and 18.4 / 33.0 with the wgmma tiles of M >= 5
-      // against 18.3 / 25.8 and 18.7 / 25.7 in this tile. M = 16 stays with
-      // wgmma (24.3 against 27.9).
-      // (Weights of at most 4 bits: W8A8 not measured.)
-      if (!chip || !chip->emulatesFp8MmaSync() || in.type.isInt() ||
-          w.type.bits > 4)
-        return tiles;
-      TileConfig few = other->front();
-      few.mMax = 8;
-      few.splitK = 1;
-      few.clusterSplit = false;
-      std::vector<TileConfig> mixed = {few};
-      for (TileConfig t : *tiles)
-        if (t.mMax == 0 || t.mMax > 8) {
-          t.mMin = std::max<int64_t>(t.mMin, 9);
-          mixed.push_back(t);
-        }
-      return mixed;
-    }
-    std::vector<TileConfig> mixed = {other->front()};
-    for (const TileConfig &t : *tiles)
-      if (t.mMax == 0 || t.mMax > 16)
-        mixed.push_back(t);
-    mixed[1].mMin = 17;
-    return mixed;
-  }
+  if (in.type.bits == 8)
+    return selectEightBitActivationTiles(w, in, c, n, k, device, forExperts);
   const double crossover = computeMemoryCrossover(w, in, device);
   const int64_t columnTiles = n / layout::kTileN;
   // M ranges. Below the compute/memory crossover the weights dominate:
@@ -969,9 +1211,6 @@ selectTilesFor(const WeightSchema &w, const InputSchema &in,
   // 8192 x 8192, 128 x 256 x 32 blocks take 3.49 ms at M = 8192 and 434 us
   // at M = 1024 against 4.92 ms and 660 us for the per-warp copies; at
   // M = 128 they lose (122-216 vs 111 us: too few blocks), hence the range.
-  struct Range {
-    int64_t lo, hi;
-  };
   // On sm_90a the middle ranges are halved where the cluster split tiles
   // run (clusterSplitTile): from M = 33 each range gets its own split and
   // tile, and so does 17..32 where M = 32 is still memory-bound (the
@@ -994,8 +1233,8 @@ selectTilesFor(const WeightSchema &w, const InputSchema &in,
   // padding; not measured there.)
   const int64_t clusterFrom =
       clusterTiles && crossover >= 32 && !forExperts ? 17 : 33;
-  std::vector<Range> ranges = {{1, 8}, {9, 16}, {17, 64}, {65, 128},
-                               {129, 512}, {513, 0}};
+  std::vector<MRange> ranges = {{1, 8},    {9, 16},    {17, 64},
+                                {65, 128}, {129, 512}, {513, 0}};
   if (clusterTiles)
     ranges = {{1, 8},    {9, 16},    {17, 32},   {33, 64},
               {65, 128}, {129, 256}, {257, 512}, {513, 0}};
@@ -1043,211 +1282,20 @@ selectTilesFor(const WeightSchema &w, const InputSchema &in,
     ranges[1] = {9, 16};
   }
   std::vector<TileConfig> out;
-  for (Range r : ranges) {
-    if (clusterTiles && r.lo >= clusterFrom && r.hi != 0) {
-      std::optional<TileConfig> t = clusterSplitTile(w, n, k, c, device, r.hi);
-      if (t && r.lo < 33 &&
-          4 * (n / t->blockN) * ceilDiv(r.hi, t->blockM) * t->splitK <
-              3 * device.smCount)
-        t.reset();
-      if (t) {
-        t->mMin = r.lo;
-        t->mMax = r.hi;
-        appendRange(out, *t, c.batchInvariant);
-        continue;
-      }
+  const RangePlan plan{crossover,  clusterTiles, clusterFrom,
+                       sharedFrom, wideShared,   wideShare};
+  for (MRange r : ranges) {
+    std::optional<TileConfig> t =
+        specialTileForRange(w, n, k, c, device, r, plan);
+    if (!t) {
+      Result<TileConfig> m = mmaSyncTileForRange(w, c, n, k, device, r, plan);
+      if (!m)
+        return Error{m.error()};
+      t = *m;
     }
-    if (r.lo >= sharedFrom && r.hi != 0 && r.hi <= 16 && !c.batchInvariant &&
-        double(r.lo) <= crossover) {
-      if (std::optional<TileConfig> t =
-              wideShared  ? wideShared
-              : wideShare ? wideShare
-                          : sharedActivationTile(w, n, k, device)) {
-        t->mMin = r.lo;
-        t->mMax = r.hi;
-        appendRange(out, *t, c.batchInvariant);
-        continue;
-      }
-    }
-    if (r.lo >= 129 && r.hi != 0 && !c.batchInvariant) {
-      if (std::optional<TileConfig> t =
-              wgmmaTile(w, n, k, c, device, 64, 4, 512)) {
-        t->mMin = r.lo;
-        t->mMax = r.hi;
-        appendRange(out, *t, c.batchInvariant);
-        continue;
-      }
-    }
-    if (r.lo == 513 && !c.batchInvariant) {
-      // Warp-specialized with 64 of K per iteration where K allows it: a
-      // producer warpgroup copies, mbarriers instead of the block barrier
-      // (H200, W4A16 g128, 2026-12-01: 8192^2 M = 8192 2487 -> 2302 us,
-      // 1024 310 -> 292; 4096^2 M = 4096 448 -> 297, 1024 111 -> 69; three
-      // or five stages lost: 3365 / 3356 us). Else the same tile with the
-      // copies in the math warps (64 of K: M = 8192 2659 -> 2522 us, M =
-      // 1024 332 -> 318 against 32), else 32 of K.
-      std::optional<TileConfig> t =
-          wgmmaTile(w, n, k, c, device, 128, 4, 1024, /*warpSpecialized=*/true);
-      if (t) {
-        useBulkCopies(*t);
-        overlapIterations(*t, w);
-      }
-      if (!t)
-        t = wgmmaTile(w, n, k, c, device, 128, 4, 1024);
-      if (!t)
-        t = wgmmaTile(w, n, k, c, device, 128, 2, 1024);
-      if (!t)
-        t = cooperativeTile(w, n, k, device);
-      if (t) {
-        t->mMin = r.lo;
-        t->mMax = r.hi;
-        appendRange(out, *t, c.batchInvariant);
-        continue;
-      }
-    }
-    const bool memoryBound = double(r.lo) <= crossover;
-    int64_t warpM = memoryBound ? 16 : (r.hi && r.hi <= 32 ? 32 : 64);
-    if (c.batchInvariant)
-      warpM = std::min<int64_t>(warpM, 32);
-    const int64_t mt = warpM / 16;
-    // Tokens the range stands for: its top, or 512 for the open range.
-    const int64_t mRep = r.hi ? r.hi : 512;
-    const int64_t mTiles = ceilDiv(mRep, warpM);
-    // Eight resident warps per SM: measured on the H200, sixteen lose to
-    // eight at M = 1 (the split-K reduction grows, the instruction work per
-    // SM does not shrink) and four lose to eight (fewer bytes in flight).
-    const int64_t wantWarps = device.smCount * 8;
-    // Warps along N: one while the grid alone cannot fill the device, two
-    // once there are several blocks per SM (fewer, larger blocks reuse A).
-    int64_t warpsN = 1;
-    if (n % (2 * layout::kTileN) == 0 &&
-        (mt == 4 || columnTiles * mTiles >= 4 * device.smCount))
-      warpsN = 2;
-    // k-tiles per warp and iteration: two when K allows it, one for the
-    // 64-row tiles (their A fragments and 128 accumulators leave no room);
-    // four for 16-row tiles at M <= 16 where that costs neither pipeline
-    // depth nor K split (below). Measured on the H200, 8192 x 8192: M = 1
-    // 16.3 -> 16.1 us, M = 4 17.4 -> 16.5, M = 8 19.6 -> 18.0 (half the
-    // per-iteration copy issue, address and barrier work per k-tile).
-    int64_t kTiles = mt < 4 && k % (2 * layout::kTileK) == 0 ? 2 : 1;
-    const bool tryFourTiles = memoryBound && mt == 1 && r.hi != 0 &&
-                              r.hi <= 16 && !c.batchInvariant &&
-                              k % (4 * layout::kTileK) == 0;
-    if (c.batchInvariant) {
-      if (k % (2 * layout::kTileK) != 0)
-        return Error{concat("batch-invariant kernels "
-                            "take K in steps of 32; expected the padded K to "
-                            "be a multiple of 32, got ", k)};
-      kTiles = 2;
-    }
-    // Pipeline depth: four slots hide HBM latency at small M; the 64-row
-    // tiles keep 128 accumulators per thread and take three.
-    const int64_t firstStages = mt == 4 ? 3 : 4;
-    int64_t stages = firstStages;
-    // Split-K across CTAs while the output tiles alone leave SMs idle
-    // (N = 4096 at M <= 16 is 64 tiles for 132 SMs on the H200): every SM
-    // then streams its share of the weights. Below the crossover only (above
-    // it the 64-row tiles' partial sums would cost more than the idle SMs),
-    // bounded ranges only (the workspace is sized for the range's top), and
-    // never batch-invariant.
-    const int64_t outputTiles = (columnTiles / warpsN) * mTiles;
-    int64_t ctaSplit = 1;
-    if (memoryBound && !c.batchInvariant && r.hi != 0 &&
-        outputTiles < device.smCount)
-      ctaSplit = std::min<int64_t>(8, device.smCount / outputTiles);
-    // In-block K split: as many warp groups as the device needs, bounded
-    // by eight warps per block, the shared memory of the pipeline and the
-    // partial sums, and at least `stages` iterations per warp group.
-    const int64_t blocks = outputTiles * ctaSplit;
-    const int64_t wantSplit = c.batchInvariant
-                                  ? 1
-                                  : floorPow2(std::max<int64_t>(
-                                        1, wantWarps / (blocks * warpsN)));
-    // At most eight warps per block: sixteen lost on the H200 even where
-    // only half the SMs get a block (4096 x 4096, M = 1: 18.7 vs 14.5 us).
-    const int64_t maxThreads = 256;
-    const int64_t smemBudget = sharedMemoryBudget(device);
-    auto shape = [&](int64_t tilesPerWarp, int64_t split, int64_t st) {
-      layout::KernelShape ks;
-      ks.warpM = warpM;
-      ks.warpsN = warpsN;
-      ks.kSplit = split;
-      ks.kTilesPerWarp = tilesPerWarp;
-      ks.stages = st;
-      return ks;
-    };
-    // Threads and K bound the split; shared memory then takes pipeline
-    // depth first (down to three slots), then split. False where nothing
-    // fits.
-    auto fit = [&](int64_t tilesPerWarp, int64_t &split, int64_t &st) {
-      auto legalSplit = [&](int64_t sp) {
-        layout::KernelShape ks = shape(tilesPerWarp, sp, st);
-        int64_t chunk = sp * tilesPerWarp * layout::kTileK;
-        return ks.threads() <= maxThreads && k % chunk == 0 &&
-               (sp == 1 || k / chunk >= st);
-      };
-      auto fitsSmem = [&] {
-        return layout::sharedBytes(w, shape(tilesPerWarp, split, st)) <=
-               smemBudget;
-      };
-      while (split > 1 && !legalSplit(split))
-        split /= 2;
-      while (!fitsSmem()) {
-        if (st > 3)
-          --st;
-        else if (split > 1)
-          split /= 2;
-        else if (st > 2)
-          --st;
-        else
-          return false;
-      }
-      return true;
-    };
-    int64_t kSplit = wantSplit;
-    if (!fit(kTiles, kSplit, stages))
-      return Error{concat("no mma_sync tile fits ",
-                          device.name.empty() ? device.chip : device.name,
-                          " (", smemBudget,
-                          " bytes of shared memory) for warp_m = ", warpM)};
-    // Every CTA along K keeps at least `stages` iterations (fewer would
-    // leave its pipeline unfilled).
-    auto ctasFor = [&](int64_t tilesPerWarp) {
-      const int64_t iterations = k / (kSplit * tilesPerWarp * layout::kTileK);
-      int64_t ctas = ctaSplit;
-      while (ctas > 1 && iterations / ctas < stages)
-        --ctas;
-      return ctas;
-    };
-    if (tryFourTiles) {
-      // Four k-tiles only where they keep the split inside the block, the
-      // pipeline depth and the split across CTAs of two.
-      int64_t split4 = wantSplit, stages4 = firstStages;
-      if (fit(4, split4, stages4) && split4 == kSplit && stages4 == stages &&
-          ctasFor(4) == ctasFor(kTiles))
-        kTiles = 4;
-    }
-    ctaSplit = ctasFor(kTiles);
-    TileConfig t = layout::tileConfigOf(shape(kTiles, kSplit, stages));
-    t.mMin = r.lo;
-    t.mMax = r.hi;
-    t.splitK = ctaSplit;
-    // M <= 8 with four k-tiles per warp: group scales multiply each
-    // iteration's f32 MMA sums per C column (16 conversions + 16 FFMA per
-    // warp and iteration) instead of every dequantized pair (64 HMUL2 for
-    // four k-tiles of 4-bit codes; with two k-tiles the counts are even).
-    // Measured on the H200, 8192 x 8192 (bench/NOTES.md, 2026-11-30): M = 1
-    // 16.4 -> 15.2 us, M = 4 16.6 -> 15.6, M = 8 18.5 -> 16.6; at M = 16 it
-    // lost (22.0 / 22.2 vs 21.2: the rows g + 8 are real there, 32 FFMA).
-    // M = 9..12 where the per-warp tile takes them (sharedFrom = 13): the
-    // same, measured with it (2026-12-01).
-    if (kTiles == 4 && r.hi < sharedFrom &&
-        !layout::scaleAfterMmaApplies(w, c.f16Accumulation, t))
-      t.scaleAfterMma = true;
-    if (Diag d = verifyTileConfig(t))
-      return Error{concat("the tile heuristics chose an invalid tile (a bug): ",
-                          *d)};
-    appendRange(out, t, c.batchInvariant);
+    t->mMin = r.lo;
+    t->mMax = r.hi;
+    appendRange(out, *t, c.batchInvariant);
   }
   return out;
 }
