@@ -99,6 +99,36 @@ struct GemmView {
   }
 };
 
+/// The staged epilogue (KernelShape::stagedRows) of the dense warp-
+/// specialized 8-bit wgmma tiles of one n-tile per warpgroup, in the shared
+/// memory the pipeline leaves (`smem`, updated): the most tokens per round
+/// (a multiple of 16 dividing warp_m: stmatrix.x4 stores 16 tokens x 16
+/// columns) whose staging areas fit. 16-byte row stores need N a multiple
+/// of 8 (every row 16-byte aligned). A kernel whose pipeline lets two CTAs
+/// share an SM (each CTA also holds 1 KiB of the SM's: an SM has the
+/// block's maximum and 1 KiB) keeps that.
+void stageEpilogue(const GemmKernelSpec &spec, const hq::TileConfig &t,
+                   const hq::Chip &chip, PreparedTile &tile, int64_t &smem) {
+  const int64_t maxBlock = chip.maxSharedMemoryPerBlock();
+  const int64_t twoPerSm = (maxBlock + 1024) / 2 - 1024;
+  const int64_t stagingCap = smem <= twoPerSm ? twoPerSm : maxBlock;
+  if (spec.input.type.bits != 8 || !tile.wgmma() || !tile.warpSpecialized ||
+      spec.isMoe() || tile.nTilesPerGroup != 1 || t.splitK != 1 ||
+      spec.nOut % 8 != 0 || tile.warpM % 16 != 0 || smem > maxBlock)
+    return;
+  for (int64_t rows = tile.warpM; rows >= 16; rows -= 16) {
+    if (tile.warpM % rows != 0)
+      continue;
+    hq::layout::KernelShape staged = tile;
+    staged.stagedRows = rows;
+    if (hq::layout::sharedBytes(spec.weight, staged) <= stagingCap) {
+      tile = staged;
+      smem = hq::layout::sharedBytes(spec.weight, tile);
+      return;
+    }
+  }
+}
+
 /// The prepared-layout kernel shape of `t`, or why the mma_sync family
 /// cannot run it. The op verifier has already checked what holds for every
 /// tile (the MMA family matches the layout, warp_k is 16, 32 or 64, block_n
@@ -288,31 +318,7 @@ FailureOr<PreparedTile> preparedTile(const GemmView &op, unsigned index,
   }
   int64_t smem = spec.isMoe() ? hq::layout::moeSharedBytes(spec.weight, tile)
                               : hq::layout::sharedBytes(spec.weight, tile);
-  // The staged epilogue (KernelShape::stagedRows) of the dense warp-
-  // specialized 8-bit wgmma tiles of one n-tile per warpgroup, in the
-  // shared memory the pipeline leaves: the most tokens per round (a
-  // multiple of 16 dividing warp_m: stmatrix.x4 stores 16 tokens x 16
-  // columns) whose staging areas fit. 16-byte row stores need N a multiple
-  // of 8 (every row 16-byte aligned). A kernel whose pipeline lets two
-  // CTAs share an SM (each CTA also holds 1 KiB of the SM's: an SM has the
-  // block's maximum and 1 KiB) keeps that.
-  const int64_t maxBlock = chip.maxSharedMemoryPerBlock();
-  const int64_t twoPerSm = (maxBlock + 1024) / 2 - 1024;
-  const int64_t stagingCap = smem <= twoPerSm ? twoPerSm : maxBlock;
-  if (act8 && tile.wgmma() && tile.warpSpecialized && !spec.isMoe() &&
-      tile.nTilesPerGroup == 1 && t.splitK == 1 && spec.nOut % 8 == 0 &&
-      tile.warpM % 16 == 0 && smem <= maxBlock)
-    for (int64_t rows = tile.warpM; rows >= 16; rows -= 16) {
-      if (tile.warpM % rows != 0)
-        continue;
-      hq::layout::KernelShape staged = tile;
-      staged.stagedRows = rows;
-      if (hq::layout::sharedBytes(spec.weight, staged) <= stagingCap) {
-        tile.stagedRows = rows;
-        smem = hq::layout::sharedBytes(spec.weight, tile);
-        break;
-      }
-    }
+  stageEpilogue(spec, t, chip, tile, smem);
   if (smem > chip.maxSharedMemoryPerBlock())
     return fail("the kernel needs " + Twine(smem) +
                 " bytes of shared memory (pipeline stages and split-K sums); "
