@@ -422,6 +422,15 @@ bool parseCtActivations(Fields &f, ModuleQuantization &q, DType param) {
 }
 } // namespace
 
+/// A per-module override's group_size (negative: per channel) and sym
+/// into `q` (gptq's dynamic, auto-round's extra_config).
+static void readGroupAndSym(Fields &o, ModuleQuantization &q) {
+  if (auto g = o.integer("group_size"))
+    q.groupSize = *g < 0 ? 0 : *g;
+  if (auto s = o.boolean("sym"))
+    q.symmetric = *s;
+}
+
 /// fromJson's reading of one quantization_config (or hf_quant_config.json's
 /// quantization): one member function per quant_method, each adding to the
 /// config's rules and default. Errors collect in `f` (the first one is
@@ -513,10 +522,7 @@ Status QuantConfig::Parser::gptq() {
         Fields o(&value, qPath + ": dynamic '" + key + "'");
         if (auto b = o.integer("bits"))
           rule.quant.bits = int(*b);
-        if (auto g = o.integer("group_size"))
-          rule.quant.groupSize = *g < 0 ? 0 : *g;
-        if (auto s = o.boolean("sym"))
-          rule.quant.symmetric = *s;
+        readGroupAndSym(o, rule.quant);
         if (auto d = o.boolean("desc_act"))
           rule.quant.actOrder = *d;
         if (!o.ok())
@@ -568,10 +574,7 @@ Status QuantConfig::Parser::autoRound() {
         if (*b >= 16)
           rule.exclude = true;
       }
-      if (auto g = o.integer("group_size"))
-        rule.quant.groupSize = *g < 0 ? 0 : *g;
-      if (auto s = o.boolean("sym"))
-        rule.quant.symmetric = *s;
+      readGroupAndSym(o, rule.quant);
       if (!o.ok())
         return Error{o.error()};
       qc.rules_.push_back(std::move(rule));
