@@ -169,6 +169,20 @@ private:
   void storeWgmma(
       int64_t rows, function_ref<Value(int64_t)> jjOf,
       function_ref<Value(int64_t, int64_t, int64_t, Value, int64_t)> valueOf);
+  /// What an n-tile t and half (eight columns per group) share in the
+  /// epilogue: the column, whether it is inside N, its channel scale and
+  /// bias.
+  struct OutColumn {
+    Value col, colOk, factor, bias;
+  };
+  OutColumn outputColumn(int64_t t, int64_t half);
+  /// storeWgmma with KernelShape::stagedRows: a block inside M and N into a
+  /// 16-byte aligned output through shared memory (storeStaged), the others
+  /// by `checked`.
+  void storeWholeBlocks(
+      int64_t rows, function_ref<Value(int64_t)> jjOf,
+      function_ref<Value(int64_t, int64_t, int64_t, Value, int64_t)> valueOf,
+      Type outType, function_ref<void()> checked);
   /// storeWgmma's whole blocks through shared memory (KernelShape::
   /// stagedRows): `bitsOf(half, q, e)` is element e of row q of the
   /// warpgroup's n-tile half as output bits (i16), token token0 + 8 q + e.
@@ -1229,47 +1243,10 @@ void WgmmaEmitter::clusterReduce(ArrayRef<Value> acc) {
 void WgmmaEmitter::storeWgmma(
     int64_t rows, function_ref<Value(int64_t)> jjOf,
     function_ref<Value(int64_t, int64_t, int64_t, Value, int64_t)> valueOf) {
-  const hq::WeightSchema &w = spec.weight;
   bool outBF16 = spec.output == hq::ScalarType::bf16();
   Type outType = outBF16 ? Type(b.getBF16Type()) : Type(b.getF16Type());
-  // What an n-tile t and half (eight columns per group) share: the column,
-  // whether it is inside N, its channel scale and bias.
-  struct Column {
-    Value col, colOk, factor, bias;
-  };
-  auto column = [&](int64_t t, int64_t half) {
-    Value nt = arith::AddIOp::create(b, nTile, c32(t));
-    // D rows 16 w + g + 8 half are the n-tile's columns of that offset.
-    Value inTile =
-        arith::AddIOp::create(b, arith::MulIOp::create(b, wIn, c32(16)),
-                              arith::AddIOp::create(b, grp, c32(8 * half)));
-    Column c;
-    c.col = arith::AddIOp::create(b, arith::MulIOp::create(b, nt, c32(64)),
-                                  inTile);
-    c.colOk = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, c.col,
-                                    c32(spec.nOut));
-    Value cc = arith::MinSIOp::create(b, c.col, c32(spec.nOut - 1));
-    if (w.granularity == hq::Granularity::Channel) {
-      // Prepared [1, N] scales: column c of an n-tile at 8 (c % 8) + c / 8.
-      // (The n-tiles of a partial last block past N read the last one's.)
-      Value st = partialBlocks()
-                     ? Value(arith::MinSIOp::create(
-                           b, nt, c32(spec.np / hq::layout::kTileN - 1)))
-                     : nt;
-      Value stored = arith::AddIOp::create(
-          b, arith::MulIOp::create(b, st, c32(64)),
-          arith::AddIOp::create(
-              b, arith::MulIOp::create(b, grp, c32(8)),
-              arith::AddIOp::create(b, arith::MulIOp::create(b, wIn, c32(2)),
-                                    c32(half))));
-      c.factor =
-          loadAsF32(param(hq::abi::ParamScales), ext64(stored), w.scaleType);
-    }
-    outputFactors(c.factor, c.bias, cc);
-    return c;
-  };
   // Element e of row q of n-tile t's half, stored to its token's row.
-  auto storeElement = [&](const Column &c, int64_t t, int64_t half,
+  auto storeElement = [&](const OutColumn &c, int64_t t, int64_t half,
                           int64_t q, int64_t e) {
     // D element 4 jj + 2 half + e: token 8 jj + 2 quad + e.
     Value jj = jjOf(q);
@@ -1299,91 +1276,14 @@ void WgmmaEmitter::storeWgmma(
   auto denseColumns = [&] {
     for (int64_t t = 0; t < tile.nTilesPerGroup; ++t)
       for (int64_t half = 0; half < 2; ++half) {
-        Column c = column(t, half);
+        OutColumn c = outputColumn(t, half);
         for (int64_t q = 0; q < rows; ++q)
           for (int64_t e = 0; e < 2; ++e)
             storeElement(c, t, half, q, e);
       }
   };
-  if (!spec.isMoe() && tile.stagedRows > 0) {
-    // A block whose rows and columns all lie inside M and N (every block
-    // but the last row and column of blocks), into a 16-byte aligned output
-    // (the ABI asks 4; a view may be less aligned than its allocation),
-    // goes through shared memory (storeStaged); the others take the
-    // checked stores. (The checked stores compute each element's address
-    // from its token at run time, and under the 192 sums' register
-    // pressure ptxas reloaded the output pointer from the constant bank for
-    // each of the 96: the epilogue was 11 % of the consumers' stall samples
-    // at 8192^2 M = 8192 against cuBLASLt's 6 %; those stores without the
-    // checks, from one base plus constants, measured no faster: bench/
-    // NOTES.md "8-bit activations".)
-    assert(rows == tile.warpM / 8 && "the staged epilogue stores whole tiles");
-    Value rowEnd = arith::AddIOp::create(
-        b, arith::MulIOp::create(b, bidY, c32(tile.blockM())),
-        c32(tile.blockM()));
-    Value colEnd = arith::MulIOp::create(
-        b, arith::AddIOp::create(b, nTile, c32(tile.nTilesPerGroup)),
-        c32(hq::layout::kTileN));
-    Value whole = arith::AndIOp::create(
-        b, arith::CmpIOp::create(b, arith::CmpIPredicate::sle, rowEnd, m),
-        arith::CmpIOp::create(b, arith::CmpIPredicate::sle, colEnd,
-                              c32(spec.nOut)));
-    whole = arith::AndIOp::create(
-        b, whole,
-        arith::CmpIOp::create(
-            b, arith::CmpIPredicate::eq,
-            arith::AndIOp::create(
-                b,
-                LLVM::PtrToIntOp::create(b, i64, param(hq::abi::ParamOutput)),
-                c64(15)),
-            c64(0)));
-    // (A static activation scale is loaded once, here, for both paths.)
-    if (spec.input.scaling == hq::ActScaling::Static)
-      activationScale(c32(0));
-    auto ifWhole = scf::IfOp::create(b, whole, /*withElseRegion=*/true);
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(ifWhole.thenBlock());
-      Column c0 = column(0, 0);
-      Column c1 = column(0, 1);
-      // The thread's first token: element 0 of row jj = jjOf(0).
-      Value token0 =
-          destRow(arith::AddIOp::create(
-                      b, rowBase,
-                      arith::AddIOp::create(
-                          b, arith::MulIOp::create(b, quad, c32(2)),
-                          arith::MulIOp::create(b, jjOf(0), c32(8)))))
-              .first;
-      const bool perToken = spec.input.scaling == hq::ActScaling::Token;
-      Value scales0 =
-          perToken ? Value(LLVM::GEPOp::create(b, ptr, f32,
-                                               param(hq::abi::ParamInputScale),
-                                               ValueRange{sext64(token0)}))
-                   : Value();
-      // Element e of row q of the half as output bits (i16), its token's
-      // (token0 + 8 q + e) scale applied.
-      storeStaged(token0, [&](int64_t half, int64_t q, int64_t e) {
-        const Column &c = half ? c1 : c0;
-        Value s = perToken
-                      ? Value(LLVM::LoadOp::create(
-                            b, f32,
-                            LLVM::GEPOp::create(b, ptr, f32, scales0,
-                                                ValueRange{c64(8 * q + e)}),
-                            /*alignment=*/4))
-                      : activationScale(token0);
-        Value v = valueOf(0, half, q, jjOf(q), e);
-        if (s)
-          v = arith::MulFOp::create(b, v, s);
-        return outputBits(v, c.factor, c.bias, outType, Value());
-      });
-    }
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(ifWhole.elseBlock());
-      denseColumns();
-    }
-    return;
-  }
+  if (!spec.isMoe() && tile.stagedRows > 0)
+    return storeWholeBlocks(rows, jjOf, valueOf, outType, denseColumns);
   if (!spec.isMoe())
     return denseColumns();
   // A MoE row's token (the row table's entry) and router weight are loads
@@ -1392,15 +1292,125 @@ void WgmmaEmitter::storeWgmma(
   // the 64-token tile with router weights at two CTAs per SM). Row by row
   // each is used by the row's stores and dies; the columns' few values
   // stay live instead.
-  SmallVector<Column> columns;
+  SmallVector<OutColumn> columns;
   for (int64_t t = 0; t < tile.nTilesPerGroup; ++t)
     for (int64_t half = 0; half < 2; ++half)
-      columns.push_back(column(t, half));
+      columns.push_back(outputColumn(t, half));
   for (int64_t q = 0; q < rows; ++q)
     for (int64_t e = 0; e < 2; ++e)
       for (int64_t t = 0; t < tile.nTilesPerGroup; ++t)
         for (int64_t half = 0; half < 2; ++half)
           storeElement(columns[size_t(2 * t + half)], t, half, q, e);
+}
+
+WgmmaEmitter::OutColumn WgmmaEmitter::outputColumn(int64_t t, int64_t half) {
+  Value nt = arith::AddIOp::create(b, nTile, c32(t));
+  // D rows 16 w + g + 8 half are the n-tile's columns of that offset.
+  Value inTile =
+      arith::AddIOp::create(b, arith::MulIOp::create(b, wIn, c32(16)),
+                            arith::AddIOp::create(b, grp, c32(8 * half)));
+  OutColumn c;
+  c.col =
+      arith::AddIOp::create(b, arith::MulIOp::create(b, nt, c32(64)), inTile);
+  c.colOk = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, c.col,
+                                  c32(spec.nOut));
+  Value cc = arith::MinSIOp::create(b, c.col, c32(spec.nOut - 1));
+  if (spec.weight.granularity == hq::Granularity::Channel) {
+    // Prepared [1, N] scales: column c of an n-tile at 8 (c % 8) + c / 8.
+    // (The n-tiles of a partial last block past N read the last one's.)
+    Value st = partialBlocks()
+                   ? Value(arith::MinSIOp::create(
+                         b, nt, c32(spec.np / hq::layout::kTileN - 1)))
+                   : nt;
+    Value stored = arith::AddIOp::create(
+        b, arith::MulIOp::create(b, st, c32(64)),
+        arith::AddIOp::create(
+            b, arith::MulIOp::create(b, grp, c32(8)),
+            arith::AddIOp::create(b, arith::MulIOp::create(b, wIn, c32(2)),
+                                  c32(half))));
+    c.factor = loadAsF32(param(hq::abi::ParamScales), ext64(stored),
+                         spec.weight.scaleType);
+  }
+  outputFactors(c.factor, c.bias, cc);
+  return c;
+}
+
+void WgmmaEmitter::storeWholeBlocks(
+    int64_t rows, function_ref<Value(int64_t)> jjOf,
+    function_ref<Value(int64_t, int64_t, int64_t, Value, int64_t)> valueOf,
+    Type outType, function_ref<void()> checked) {
+  // A block whose rows and columns all lie inside M and N (every block
+  // but the last row and column of blocks), into a 16-byte aligned output
+  // (the ABI asks 4; a view may be less aligned than its allocation),
+  // goes through shared memory (storeStaged); the others take the
+  // checked stores. (The checked stores compute each element's address
+  // from its token at run time, and under the 192 sums' register
+  // pressure ptxas reloaded the output pointer from the constant bank for
+  // each of the 96: the epilogue was 11 % of the consumers' stall samples
+  // at 8192^2 M = 8192 against cuBLASLt's 6 %; those stores without the
+  // checks, from one base plus constants, measured no faster: bench/
+  // NOTES.md "8-bit activations".)
+  assert(rows == tile.warpM / 8 && "the staged epilogue stores whole tiles");
+  Value rowEnd = arith::AddIOp::create(
+      b, arith::MulIOp::create(b, bidY, c32(tile.blockM())),
+      c32(tile.blockM()));
+  Value colEnd = arith::MulIOp::create(
+      b, arith::AddIOp::create(b, nTile, c32(tile.nTilesPerGroup)),
+      c32(hq::layout::kTileN));
+  Value whole = arith::AndIOp::create(
+      b, arith::CmpIOp::create(b, arith::CmpIPredicate::sle, rowEnd, m),
+      arith::CmpIOp::create(b, arith::CmpIPredicate::sle, colEnd,
+                            c32(spec.nOut)));
+  whole = arith::AndIOp::create(
+      b, whole,
+      arith::CmpIOp::create(
+          b, arith::CmpIPredicate::eq,
+          arith::AndIOp::create(
+              b, LLVM::PtrToIntOp::create(b, i64, param(hq::abi::ParamOutput)),
+              c64(15)),
+          c64(0)));
+  // (A static activation scale is loaded once, here, for both paths.)
+  if (spec.input.scaling == hq::ActScaling::Static)
+    activationScale(c32(0));
+  auto ifWhole = scf::IfOp::create(b, whole, /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifWhole.thenBlock());
+    OutColumn c0 = outputColumn(0, 0);
+    OutColumn c1 = outputColumn(0, 1);
+    // The thread's first token: element 0 of row jj = jjOf(0).
+    Value token0 = destRow(arith::AddIOp::create(
+                               b, rowBase,
+                               arith::AddIOp::create(
+                                   b, arith::MulIOp::create(b, quad, c32(2)),
+                                   arith::MulIOp::create(b, jjOf(0), c32(8)))))
+                       .first;
+    const bool perToken = spec.input.scaling == hq::ActScaling::Token;
+    Value scales0 = perToken ? Value(LLVM::GEPOp::create(
+                                   b, ptr, f32, param(hq::abi::ParamInputScale),
+                                   ValueRange{sext64(token0)}))
+                             : Value();
+    // Element e of row q of the half as output bits (i16), its token's
+    // (token0 + 8 q + e) scale applied.
+    storeStaged(token0, [&](int64_t half, int64_t q, int64_t e) {
+      const OutColumn &c = half ? c1 : c0;
+      Value s = perToken ? Value(LLVM::LoadOp::create(
+                               b, f32,
+                               LLVM::GEPOp::create(b, ptr, f32, scales0,
+                                                   ValueRange{c64(8 * q + e)}),
+                               /*alignment=*/4))
+                         : activationScale(token0);
+      Value v = valueOf(0, half, q, jjOf(q), e);
+      if (s)
+        v = arith::MulFOp::create(b, v, s);
+      return outputBits(v, c.factor, c.bias, outType, Value());
+    });
+  }
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifWhole.elseBlock());
+    checked();
+  }
 }
 
 void WgmmaEmitter::storeStaged(
