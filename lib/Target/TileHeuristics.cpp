@@ -1454,6 +1454,55 @@ fp8ExpertMmaSyncTile(const WeightSchema &w, const InputSchema &in,
   return t;
 }
 
+/// selectMoeTiles: a dense tile `t` made a MoE GEMM's (its K split and
+/// copies); `low` is the width (in experts) of the dense grid whose tiles
+/// serve one token per expert (every expert with grouped_masked, else 1).
+static TileConfig adaptToExperts(TileConfig t, const InputSchema &in,
+                                 const MoeShape &moe, int64_t n, int64_t low,
+                                 unsigned sm, const DeviceInfo &device) {
+  // From two tokens per expert (every expert of grouped_masked) nearly
+  // all experts run: E x N / block_n x ceil(t / block_m) blocks. Where
+  // those fill every SM twice a K split only adds the reduction (the
+  // dense heuristics split for their own grid's reasons): measured on
+  // the H200, 2026-12-02, W4A8 Qwen3 gate_up M = 4096 942 us with split
+  // 2 and Mixtral M = 1024 2056 us with split 4, against W4A16's unsplit
+  // 605 / 1265 us.
+  if (t.mMin >= 2 || low == moe.experts) {
+    const int64_t blocks =
+        moe.experts * (n / t.blockN) * ceilDiv(t.mMin, t.blockM);
+    if (blocks >= 2 * device.smCount)
+      t.splitK = 1;
+  }
+  if (t.splitK > 1 && !t.splitsInCluster()) {
+    if (t.mma == MmaKind::Wgmma) {
+      // A cluster's CTAs each store a share of the rows of eight tokens.
+      t.workspaceSplit = t.cooperativeSplit = false;
+      while (t.splitK > 1 && (t.warpM / 8) % t.splitK != 0)
+        t.splitK /= 2;
+    } else if (sm >= 90) {
+      t.clusterSplit = true;
+    } else {
+      t.splitK = 1;
+    }
+  }
+  if (t.splitK == 1) {
+    t.clusterSplit = false;
+    t.workspaceSplit = t.cooperativeSplit = false;
+  }
+  // TMA as the dense tile has it with 16-bit activations (tma = [a]: the
+  // producers gather the block's rows into the tensor copy's swizzled
+  // layout; [b]: the expert's weights by bulk copies). Measured on the
+  // H200 (2026-12-04, bench/NOTES.md "Mixture of experts"): Mixtral-8x7B
+  // gate_up M = 256 / 1024 / 4096 500.9 / 1360 / 4802 -> 419.4 / 939.3 /
+  // 3275 us, Qwen3-30B-A3B gate_up M = 4096 643.1 -> 464.8. Not with
+  // 8-bit activations, whose 128-token tile has the weights alone by bulk
+  // copies: W4A8 Mixtral M = 4096 lost 11 % (gate_up 5386 -> 5977), nor in
+  // a cluster split, which the dense tiles never ran with TMA.
+  if (t.splitsInCluster() || in.type.bits != 16)
+    t.tma = 0;
+  return t;
+}
+
 Result<std::vector<TileConfig>> selectMoeTiles(const WeightSchema &w,
                                                const InputSchema &in,
                                                const ComputeOptions &c,
@@ -1530,46 +1579,7 @@ Result<std::vector<TileConfig>> selectMoeTiles(const WeightSchema &w,
   const unsigned sm = chip ? chip->sm : 0;
   std::vector<TileConfig> out;
   for (TileConfig t : chosen) {
-    // From two tokens per expert (every expert of grouped_masked) nearly
-    // all experts run: E x N / block_n x ceil(t / block_m) blocks. Where
-    // those fill every SM twice a K split only adds the reduction (the
-    // dense heuristics split for their own grid's reasons): measured on
-    // the H200, 2026-12-02, W4A8 Qwen3 gate_up M = 4096 942 us with split
-    // 2 and Mixtral M = 1024 2056 us with split 4, against W4A16's unsplit
-    // 605 / 1265 us.
-    if (t.mMin >= 2 || low == moe.experts) {
-      const int64_t blocks =
-          moe.experts * (n / t.blockN) * ceilDiv(t.mMin, t.blockM);
-      if (blocks >= 2 * device.smCount)
-        t.splitK = 1;
-    }
-    if (t.splitK > 1 && !t.splitsInCluster()) {
-      if (t.mma == MmaKind::Wgmma) {
-        // A cluster's CTAs each store a share of the rows of eight tokens.
-        t.workspaceSplit = t.cooperativeSplit = false;
-        while (t.splitK > 1 && (t.warpM / 8) % t.splitK != 0)
-          t.splitK /= 2;
-      } else if (sm >= 90) {
-        t.clusterSplit = true;
-      } else {
-        t.splitK = 1;
-      }
-    }
-    if (t.splitK == 1) {
-      t.clusterSplit = false;
-      t.workspaceSplit = t.cooperativeSplit = false;
-    }
-    // TMA as the dense tile has it with 16-bit activations (tma = [a]: the
-    // producers gather the block's rows into the tensor copy's swizzled
-    // layout; [b]: the expert's weights by bulk copies). Measured on the
-    // H200 (2026-12-04, bench/NOTES.md "Mixture of experts"): Mixtral-8x7B
-    // gate_up M = 256 / 1024 / 4096 500.9 / 1360 / 4802 -> 419.4 / 939.3 /
-    // 3275 us, Qwen3-30B-A3B gate_up M = 4096 643.1 -> 464.8. Not with
-    // 8-bit activations, whose 128-token tile has the weights alone by bulk
-    // copies: W4A8 Mixtral M = 4096 lost 11 % (gate_up 5386 -> 5977), nor in
-    // a cluster split, which the dense tiles never ran with TMA.
-    if (t.splitsInCluster() || in.type.bits != 16)
-      t.tma = 0;
+    t = adaptToExperts(t, in, moe, n, low, sm, device);
     // The warp-specialized 128-token tiles spill (136-152 bytes under
     // ptxas) once the router weights join their epilogue's registers: the
     // 64-token tiles serve those ranges there. Without router weights
