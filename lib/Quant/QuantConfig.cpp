@@ -851,26 +851,26 @@ Result<QuantConfig> QuantConfig::fromJson(const Json &config,
   base.method = method;
   base.activation = act16;
   Parser parser{qc, f, method, qPath, base};
-  Status read;
-  if (method == "gptq" || method == "awq" || method == "auto-round")
-    read = parser.gptqFamily();
-  else if (method == "compressed-tensors")
-    read = parser.compressedTensors();
-  else if (method == "fp8")
-    read = parser.fp8();
-  else if (method == "modelopt")
-    read = parser.modelopt();
-  else if (method == "mxfp4")
-    read = parser.mxfp4();
-  else if (method == "bitnet")
-    read = parser.bitnet();
-  else if (method == "quark")
-    read = parser.quark();
-  else
+  // One reader per quant_method.
+  static const std::pair<const char *, Status (Parser::*)()> readers[] = {
+      {"gptq", &Parser::gptqFamily},
+      {"awq", &Parser::gptqFamily},
+      {"auto-round", &Parser::gptqFamily},
+      {"compressed-tensors", &Parser::compressedTensors},
+      {"fp8", &Parser::fp8},
+      {"modelopt", &Parser::modelopt},
+      {"mxfp4", &Parser::mxfp4},
+      {"quark", &Parser::quark},
+      {"bitnet", &Parser::bitnet}};
+  const auto *reader =
+      std::find_if(std::begin(readers), std::end(readers),
+                   [&](const auto &r) { return method == r.first; });
+  if (reader == std::end(readers))
     return Error{concat(qPath, ": quant_method '", method,
                         "' is not supported; expected one of gptq, awq, "
                         "auto-round, compressed-tensors, fp8, modelopt, "
                         "mxfp4, quark, bitnet")};
+  Status read = (parser.*reader->second)();
   if (!read)
     return Error{read.error()};
   if (!f.ok())
