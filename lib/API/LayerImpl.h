@@ -68,7 +68,7 @@ struct TransformPlan {
   bool repackOnDevice = false, repackFromDevice = false, copyFromDevice = false;
 };
 
-/// transform()'s GEMM kernels (Layer::Impl::compileKernels): one image per
+/// transform()'s GEMM kernels (Layer::Impl::compileGemmKernels): one image per
 /// M-range kernel (or one module of all), the kernel table, the PTX, and
 /// the weight repack kernels where the device prepares the weights.
 struct LayerKernels {
@@ -76,7 +76,7 @@ struct LayerKernels {
     rt::KernelCache::Lookup image;
     std::string ptx;
     /// Seconds to get the image (pipeline and compiler, or the cache), then
-    /// to load it too (Layer::Impl::loadKernels).
+    /// to load it too (Layer::Impl::loadGemmKernels).
     double seconds = 0;
   };
   std::vector<Piece> pieces;
@@ -211,12 +211,14 @@ struct Layer::Impl {
   hostWeights(const detail::TransformPlan &plan);
   /// The GEMM kernels and the repack kernels (in parallel, through the
   /// kernel cache); their counts and compiler reports into `stats`.
-  Result<detail::LayerKernels> compileKernels(const detail::TransformPlan &plan,
-                                              TransformStats &stats) const;
+  Result<detail::LayerKernels>
+  compileGemmKernels(const detail::TransformPlan &plan,
+                     TransformStats &stats) const;
   /// The GEMM kernels loaded, each function checked against what its launch
   /// needs (shared memory, cluster, cooperative residency, TMA encoder).
-  Result<detail::LoadedKernels> loadKernels(const detail::TransformPlan &plan,
-                                            detail::LayerKernels &k) const;
+  Result<detail::LoadedKernels>
+  loadGemmKernels(const detail::TransformPlan &plan,
+                  detail::LayerKernels &k) const;
   /// The weight-side tensors on the device: repacked there, or uploaded
   /// (or copied from where a device quantization left them).
   Result<detail::WeightBuffers>

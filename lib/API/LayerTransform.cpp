@@ -2,7 +2,7 @@
 //
 // transform() prepares a layer for a chip in named phases (Layer::Impl):
 // planTransform (every check that needs no kernel), hostWeights,
-// compileKernels, loadKernels, uploadWeights, activationScratch and
+// compileGemmKernels, loadGemmKernels, uploadWeights, activationScratch and
 // gatherKernel; only when all of them succeeded does the layer take the new
 // kernels and buffers, so a failed transform keeps the previous ones.
 //
@@ -379,8 +379,8 @@ Layer::Impl::hostWeights(const detail::TransformPlan &plan) {
 }
 
 Result<detail::LayerKernels>
-Layer::Impl::compileKernels(const detail::TransformPlan &plan,
-                            TransformStats &stats) const {
+Layer::Impl::compileGemmKernels(const detail::TransformPlan &plan,
+                                TransformStats &stats) const {
   const Impl &l = *this;
   const Chip &chip = plan.chip;
   const size_t count = plan.count;
@@ -515,8 +515,8 @@ Layer::Impl::compileKernels(const detail::TransformPlan &plan,
 }
 
 Result<detail::LoadedKernels>
-Layer::Impl::loadKernels(const detail::TransformPlan &plan,
-                         detail::LayerKernels &k) const {
+Layer::Impl::loadGemmKernels(const detail::TransformPlan &plan,
+                             detail::LayerKernels &k) const {
   // Kernel i from module i (or the one module of all).
   const rt::CudaDriver &driver = *plan.driver;
   detail::LoadedKernels loaded;
@@ -821,12 +821,12 @@ Status Layer::transform(const LayerTarget &target) {
   stats.weightSeconds = since(weightsStarted);
 
   auto kernelsStarted = Clock::now();
-  Result<detail::LayerKernels> kernels = l.compileKernels(plan, stats);
+  Result<detail::LayerKernels> kernels = l.compileGemmKernels(plan, stats);
   if (!kernels)
     return Error{kernels.error()};
   detail::LoadedKernels loaded;
   if (!target.compileOnly) {
-    Result<detail::LoadedKernels> k = l.loadKernels(plan, *kernels);
+    Result<detail::LoadedKernels> k = l.loadGemmKernels(plan, *kernels);
     if (!k)
       return Error{k.error()};
     loaded = k.take();
