@@ -35,6 +35,12 @@ namespace {
 /// 1.2-4 us.
 constexpr int64_t kReduceInFlight = 128;
 
+/// 8-bit activations with wgmma_in_flight = 1: the iterations a consumer
+/// runs with each one's wgmmas issued before the previous one's sums are
+/// added (WgmmaEmitter::consumeTileInFlight8); the chain's last fold has no
+/// wgmma under it.
+constexpr int64_t kInFlightChain = 4;
+
 class WgmmaEmitter : public PreparedEmitter {
 public:
   using PreparedEmitter::PreparedEmitter;
@@ -129,6 +135,28 @@ private:
   /// wgmmas completed: the running sums with that iteration's sums folded
   /// in (promoting; else the sums as they are), the rest as carried.
   SmallVector<Value> foldInPlace(ArrayRef<Value> carried);
+  /// Group scales of 8-bit activations: n-tile t's two of the iteration
+  /// (D rows 16 w + g and + 8: the group copy's columns 2 w, 2 w + 1 of the
+  /// lane's eight), from the stage's words at `next`, into scales[2 t ..].
+  void readIterationScales(function_ref<Value()> next, int64_t t,
+                           MutableArrayRef<Value> scales);
+  /// The scales foldIteration takes after an iteration's sums, from the
+  /// stage readWgmmaSlot loaded for K-major weights (weightsByDescriptor):
+  /// every n-tile's two group scales, then the tokens' scales.
+  SmallVector<Value> descriptorSlotScales(ArrayRef<Value> stage);
+  /// 8-bit activations with wgmma_in_flight = 1 (K-major weights,
+  /// promoting): one output tile's iterations, iteration i's wgmmas issued
+  /// into a set of sums of their own (two sets taking turns) before
+  /// iteration i - 1's are waited for (wgmma.wait_group 1), their slot's
+  /// scales read, the slot released and the sums added to the running
+  /// ones, so that the tensor pipe has this warpgroup's next wgmmas while
+  /// it adds. `useOf(i)`: the CTA's use of the tile's iteration i (i32);
+  /// `waitFilled(u)`: u's slot once its fill landed; `release(u)`: use
+  /// u's slot released. Returns the running sums.
+  SmallVector<Value> consumeTileInFlight8(int64_t iters,
+                                          function_ref<Value(Value)> useOf,
+                                          function_ref<Value(Value)> waitFilled,
+                                          function_ref<void(Value)> release);
   /// Weights in the 8-bit activation type: the shared loads of the slot's
   /// words are the wgmmas' A operands themselves, so the loops load them
   /// only after waiting for the previous iteration's wgmmas (which may
@@ -749,7 +777,59 @@ void WgmmaEmitter::emitWarpSpecializedLoop(Value first) {
                        b, arith::DivUIOp::create(b, use, c32(S)), c32(1)));
       return slot;
     };
+    // Use `use`'s wgmmas are done with its slot: release it where a
+    // later fill waits for it (`first`: the condition that there is such
+    // a use, besides a later fill).
+    auto releaseUse = [&](Value use, Value first) {
+      Value later =
+          arith::CmpIOp::create(b, arith::CmpIPredicate::slt,
+                                arith::AddIOp::create(b, use, c32(S)), fills);
+      auto release = scf::IfOp::create(
+          b, first ? Value(arith::AndIOp::create(b, first, later)) : later,
+          /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(release.thenBlock());
+      Value empty = mbarrierAt(arith::RemUIOp::create(b, use, c32(S)), 1);
+      if (tile.multicastA == 1)
+        return mbarrierArrive(empty);
+      // multicast_a: the next fill of the slot writes both CTAs' copies,
+      // so each consumer warp releases it in both (layout::ws::
+      // emptyArrivals): its lanes' reads end at the warp sync, then lane
+      // 0 arrives here and lane 1 on the peer's barrier. (Release at CTA
+      // scope, as CUTLASS's and DeepGEMM's cluster barriers arrive: the
+      // reads it orders are this CTA's own, complete once their values
+      // are in registers; cluster scope costs a fence per release.)
+      NVVM::SyncWarpOp::create(b, c32(-1));
+      auto local = scf::IfOp::create(
+          b, arith::CmpIOp::create(b, arith::CmpIPredicate::eq, lane, c32(0)),
+          /*withElseRegion=*/true);
+      b.setInsertionPointToStart(local.thenBlock());
+      mbarrierArrive(empty);
+      b.setInsertionPointToStart(local.elseBlock());
+      auto remote = scf::IfOp::create(
+          b, arith::CmpIOp::create(b, arith::CmpIPredicate::eq, lane, c32(1)),
+          /*withElseRegion=*/false);
+      b.setInsertionPointToStart(remote.thenBlock());
+      Value peer = arith::XOrIOp::create(
+          b, arith::RemUIOp::create(b, bidX, c32(tile.multicastA)), c32(1));
+      Value remoteBar = NVVM::MapaOp::create(
+          b, LLVM::LLVMPointerType::get(b.getContext(), 7), empty, peer);
+      NVVM::MBarrierArriveOp::create(b, /*res=*/Type(), remoteBar,
+                                     /*count=*/Value(), NVVM::MemScopeKind::CTA,
+                                     /*relaxed=*/false);
+    };
     auto consumeTile = [&](Value base) {
+      if (act8 && tile.wgmmaInFlight != 0) {
+        // (The lowering: K-major weights, promoting, one iteration per
+        // promotion.)
+        finishWgmma(consumeTileInFlight8(
+            iters,
+            [&](Value i) {
+              return base ? Value(arith::AddIOp::create(b, base, i)) : i;
+            },
+            waitFilled, [&](Value u) { releaseUse(u, Value()); }));
+        return;
+      }
       auto loop = scf::ForOp::create(
           b, lb, arith::ConstantIndexOp::create(b, iters / interval), one,
           wgmmaZeroSums());
@@ -769,50 +849,6 @@ void WgmmaEmitter::emitWarpSpecializedLoop(Value first) {
         Stage data;
         if (!wordsAreOperands())
           data = readWgmmaSlot(slot);
-        // Use `use`'s wgmmas are done with its slot: release it where a
-        // later fill waits for it (`first`: the condition that there is such
-        // a use, besides a later fill).
-        auto releaseUse = [&](Value use, Value first) {
-          Value later = arith::CmpIOp::create(
-              b, arith::CmpIPredicate::slt,
-              arith::AddIOp::create(b, use, c32(S)), fills);
-          auto release = scf::IfOp::create(
-              b, first ? Value(arith::AndIOp::create(b, first, later)) : later,
-              /*withElseRegion=*/false);
-          OpBuilder::InsertionGuard g(b);
-          b.setInsertionPointToStart(release.thenBlock());
-          Value empty = mbarrierAt(arith::RemUIOp::create(b, use, c32(S)), 1);
-          if (tile.multicastA == 1)
-            return mbarrierArrive(empty);
-          // multicast_a: the next fill of the slot writes both CTAs' copies,
-          // so each consumer warp releases it in both (layout::ws::
-          // emptyArrivals): its lanes' reads end at the warp sync, then lane
-          // 0 arrives here and lane 1 on the peer's barrier. (Release at CTA
-          // scope, as CUTLASS's and DeepGEMM's cluster barriers arrive: the
-          // reads it orders are this CTA's own, complete once their values
-          // are in registers; cluster scope costs a fence per release.)
-          NVVM::SyncWarpOp::create(b, c32(-1));
-          auto local = scf::IfOp::create(
-              b,
-              arith::CmpIOp::create(b, arith::CmpIPredicate::eq, lane, c32(0)),
-              /*withElseRegion=*/true);
-          b.setInsertionPointToStart(local.thenBlock());
-          mbarrierArrive(empty);
-          b.setInsertionPointToStart(local.elseBlock());
-          auto remote = scf::IfOp::create(
-              b,
-              arith::CmpIOp::create(b, arith::CmpIPredicate::eq, lane, c32(1)),
-              /*withElseRegion=*/false);
-          b.setInsertionPointToStart(remote.thenBlock());
-          Value peer = arith::XOrIOp::create(
-              b, arith::RemUIOp::create(b, bidX, c32(tile.multicastA)), c32(1));
-          Value remoteBar = NVVM::MapaOp::create(
-              b, LLVM::LLVMPointerType::get(b.getContext(), 7), empty, peer);
-          NVVM::MBarrierArriveOp::create(b, /*res=*/Type(), remoteBar,
-                                         /*count=*/Value(),
-                                         NVVM::MemScopeKind::CTA,
-                                         /*relaxed=*/false);
-        };
         // The previous iteration's slot, released in this one.
         auto releasePrevious = [&] {
           releaseUse(
@@ -1013,29 +1049,7 @@ SmallVector<Value> WgmmaEmitter::computeWgmma8(ArrayRef<Value> accIn,
   // Group scales: this iteration's two per n-tile (D rows 16 w + g and
   // + 8: the group copy's columns 2 w, 2 w + 1 of the lane's eight).
   SmallVector<Value> scales(size_t(perKScales ? 2 * nT : 0));
-  const hq::ScalarType &st = spec.weight.scaleType;
-  auto readScales = [&](int64_t t) {
-    SmallVector<Value> words;
-    for (unsigned i = 0; i < st.bits / 4; ++i)
-      words.push_back(next());
-    for (int64_t j = 0; j < 2; ++j) {
-      Value f;
-      if (st.bits == 32) {
-        f = LLVM::BitcastOp::create(b, f32, words[size_t(j)]);
-      } else if (st.bits == 16) {
-        Value bits16 = j ? Value(arith::ShRUIOp::create(b, words[0], c32(16)))
-                         : words[0];
-        f = half16ToF32(arith::TruncIOp::create(b, i16, bits16),
-                        st == hq::ScalarType::bf16());
-      } else {
-        f = smallFloatToF32(
-            arith::AndIOp::create(
-                b, arith::ShRUIOp::create(b, words[0], c32(8 * j)), c32(0xFF)),
-            st);
-      }
-      scales[size_t(2 * t + j)] = f;
-    }
-  };
+  auto readScales = [&](int64_t t) { readIterationScales(next, t, scales); };
   const StringRef type = integerSums()                              ? "s8"
                          : spec.input.type == hq::ScalarType::e4m3() ? "e4m3"
                                                                      : "e5m2";
@@ -1084,6 +1098,129 @@ SmallVector<Value> WgmmaEmitter::computeWgmma8(ArrayRef<Value> accIn,
   carried.append(accs.begin(), accs.end());
   carried.append(scales.begin(), scales.end());
   return carried;
+}
+
+void WgmmaEmitter::readIterationScales(function_ref<Value()> next, int64_t t,
+                                       MutableArrayRef<Value> scales) {
+  const hq::ScalarType &st = spec.weight.scaleType;
+  SmallVector<Value> words;
+  for (unsigned i = 0; i < st.bits / 4; ++i)
+    words.push_back(next());
+  for (int64_t j = 0; j < 2; ++j) {
+    Value f;
+    if (st.bits == 32) {
+      f = LLVM::BitcastOp::create(b, f32, words[size_t(j)]);
+    } else if (st.bits == 16) {
+      Value bits16 =
+          j ? Value(arith::ShRUIOp::create(b, words[0], c32(16))) : words[0];
+      f = half16ToF32(arith::TruncIOp::create(b, i16, bits16),
+                      st == hq::ScalarType::bf16());
+    } else {
+      f = smallFloatToF32(
+          arith::AndIOp::create(
+              b, arith::ShRUIOp::create(b, words[0], c32(8 * j)), c32(0xFF)),
+          st);
+    }
+    scales[size_t(2 * t + j)] = f;
+  }
+}
+
+SmallVector<Value> WgmmaEmitter::descriptorSlotScales(ArrayRef<Value> stage) {
+  assert(tile.weightsByDescriptor && "the stage of K-major weights");
+  StageCursor next{stage};
+  const int64_t nT = tile.nTilesPerGroup;
+  SmallVector<Value> scales(size_t(perKScales ? 2 * nT : 0));
+  for (int64_t t = 0; perKScales && t < nT; ++t)
+    readIterationScales(next, t, scales);
+  for (int64_t i = 0; i < tokenScaleCount(); ++i)
+    scales.push_back(LLVM::BitcastOp::create(b, f32, next()));
+  return scales;
+}
+
+SmallVector<Value> WgmmaEmitter::consumeTileInFlight8(
+    int64_t iters, function_ref<Value(Value)> useOf,
+    function_ref<Value(Value)> waitFilled, function_ref<void(Value)> release) {
+  assert(act8 && promotes() && tile.weightsByDescriptor &&
+         tile.promotionInterval == 1 && "the lowering's conditions");
+  const size_t n = size_t(sumCount());
+  const SmallVector<Value> zeros = wgmmaZeroSums();
+  SmallVector<Value> running(zeros.begin(), zeros.begin() + n);
+  // Use u's wgmmas into `sums` (fresh: scale-d 0 on the first), once its
+  // fill landed.
+  auto issue = [&](Value u, SmallVector<Value> sums) {
+    issueSharedWgmmas(waitFilled(u), sums, /*fresh=*/true);
+    return sums;
+  };
+  // Use u's sums `part`, once every wgmma group but the newest `pending`
+  // is done: its slot's scales read (those of use `scalesOf`), the sums
+  // added, the slot released. Returns `part` tied to the wait (the
+  // registers the next wgmmas into this set rewrite).
+  auto fold = [&](Value u, ArrayRef<Value> part, int64_t pending,
+                  Value scalesOf) {
+    SmallVector<Value> done = ptx.wgmmaWait(pending, part);
+    SmallVector<Value> scales;
+    if (perKScales || tokenScaleCount() > 0)
+      scales = descriptorSlotScales(
+          readWgmmaSlot(arith::RemUIOp::create(b, scalesOf, c32(tile.stages))));
+    SmallVector<Value> carried = running;
+    carried.append(done.begin(), done.end());
+    carried.append(scales.begin(), scales.end());
+    running = foldIteration(carried);
+    release(u);
+    return done;
+  };
+  // Chains of kInFlightChain iterations, the two sets taking turns:
+  // iteration i of a chain into set i % 2 while i - 1's (set (i - 1) % 2)
+  // are added, the chain's last added after wait_group 0, so that one
+  // fold in kInFlightChain runs with no wgmma of this warpgroup under it.
+  // (No wgmma is in flight across the loop's back edge: where one was and
+  // the loop read the other set's sums, ptxas 13 serialized every wgmma,
+  // C7514.)
+  SmallVector<Value> sets[2] = {
+      SmallVector<Value>(zeros.begin() + n, zeros.begin() + 2 * n),
+      SmallVector<Value>(zeros.begin() + n, zeros.begin() + 2 * n)};
+  // The chain of uses first .. first + length - 1 (first: i32).
+  auto chain = [&](Value first, int64_t length) {
+    for (int64_t i = 0; i < length; ++i) {
+      Value u = i ? Value(arith::AddIOp::create(b, first, c32(i))) : first;
+      sets[i % 2] = issue(u, sets[i % 2]);
+      if (i > 0) {
+        Value before = arith::SubIOp::create(b, u, c32(1));
+        sets[(i - 1) % 2] = fold(before, sets[(i - 1) % 2], 1, before);
+      }
+    }
+    Value last = arith::AddIOp::create(b, first, c32(length - 1));
+    sets[(length - 1) % 2] = fold(last, sets[(length - 1) % 2], 0, last);
+  };
+  const int64_t chains = iters / kInFlightChain, rest = iters % kInFlightChain;
+  if (chains > 0) {
+    SmallVector<Value> init = running;
+    for (const SmallVector<Value> &set : sets)
+      init.append(set.begin(), set.end());
+    auto loop = scf::ForOp::create(b, arith::ConstantIndexOp::create(b, 0),
+                                   arith::ConstantIndexOp::create(b, chains),
+                                   arith::ConstantIndexOp::create(b, 1), init);
+    OpBuilder::InsertionGuard guard(b);
+    auto take = [&](ValueRange vals) {
+      running.assign(vals.begin(), vals.begin() + n);
+      sets[0].assign(vals.begin() + n, vals.begin() + 2 * n);
+      sets[1].assign(vals.begin() + 2 * n, vals.end());
+    };
+    b.setInsertionPointToStart(loop.getBody());
+    take(loop.getRegionIterArgs());
+    chain(useOf(arith::MulIOp::create(b, index32(loop.getInductionVar()),
+                                      c32(kInFlightChain))),
+          kInFlightChain);
+    SmallVector<Value> yield = running;
+    for (const SmallVector<Value> &set : sets)
+      yield.append(set.begin(), set.end());
+    scf::YieldOp::create(b, yield);
+    b.setInsertionPointAfter(loop);
+    take(loop.getResults());
+  }
+  if (rest > 0)
+    chain(useOf(c32(chains * kInFlightChain)), rest);
+  return running;
 }
 
 Value WgmmaEmitter::weightDescriptor(Value slot, int64_t step, int64_t t) {
