@@ -99,7 +99,14 @@ want = re.compile(r"(pipe_tensor.*pct_of_peak|pipe_shared.*pct|mem_shared.*(pct|
                   r"l1tex__throughput.*pct|l1tex__data_bank.*pct|lsu_mem_shared|"
                   r"tma.*pct|sm__throughput.*pct|lts__throughput.*pct|"
                   r"l1tex__data_pipe.*pct)")
+# What reaches the SM from L2 (the crossbar's bytes into L1 / shared
+# memory) and what the TMA unit does: a copy path below its peak while the
+# consumers wait on fills says the requests, not the bandwidth, limit.
+feed = re.compile(r"(xbar2l1tex.*(sum|per_second|pct)|l1tex__m_l1tex2xbar.*sum|"
+                  r"lts__t_sectors_srcunit_tex(_op_read)?\.sum(\.per_second)?$|"
+                  r"lts__t_bytes\.sum\.per_second|tma|utma|"
+                  r"lts__average_t_sector.*|lts__t_sector_hit_rate\.pct)")
 for n, v in zip(names, values):
-    if want.search(n):
+    if (want.search(n) or feed.search(n)) and v not in ("", "n/a"):
         print(f"{n} = {v}")
 PY

@@ -475,14 +475,35 @@ bool reads(Value v, BlockArgument arg) {
 /// The dequantization writing `wd` [N, K] (`kFirst`: [K, N]) of `half`, or
 /// why it is not one. Over [K, N] the generic's loops are (k, n): its input
 /// maps are read through the swap, so that every check below speaks of
-/// (n, k) as over [N, K].
-std::variant<Dequant, Refusal> matchDequant(linalg::GenericOp g, int64_t n,
-                                            int64_t k, Type half,
-                                            bool kFirst = false,
-                                            int64_t batch = 0) {
-  const bool batched = batch > 0;
-  auto no = [kFirst, batched](std::string why)
-      -> std::variant<Dequant, Refusal> {
+/// (n, k) as over [N, K]. Its phases, in the order their refusals take
+/// precedence, each refuse with the reason or leave what it matched.
+class DequantMatcher {
+public:
+  DequantMatcher(linalg::GenericOp g, int64_t n, int64_t k, Type half,
+                 bool kFirst, int64_t batch)
+      : g(g), n(n), k(k), half(half), kFirst(kFirst), batch(batch),
+        batched(batch > 0) {}
+
+  std::variant<Dequant, Refusal> run() {
+    using Phase = Why (DequantMatcher::*)();
+    for (Phase phase :
+         {&DequantMatcher::matchOperands, &DequantMatcher::matchGlobalScale,
+          &DequantMatcher::matchCodes, &DequantMatcher::matchPackedZeroPoints,
+          &DequantMatcher::checkCodeConversion,
+          &DequantMatcher::matchScaleConversion,
+          &DequantMatcher::matchArithmetic})
+      if (Why why = (this->*phase)())
+        return no(std::move(*why));
+    Dequant d;
+    if (Why why = describe(d))
+      return no(std::move(*why));
+    return d;
+  }
+
+private:
+  using Why = std::optional<std::string>;
+
+  Refusal no(std::string why) const {
     // (The maps quoted are read as of (n, k) = (d0, d1): without the batch
     // and, over [K, N], through the swap of the loops.)
     return Refusal{
@@ -496,451 +517,515 @@ std::variant<Dequant, Refusal> matchDequant(linalg::GenericOp g, int64_t n,
                                 "(d0, d1)")
                   : std::string()) +
         "): " + std::move(why)};
-  };
-  const unsigned loops = batched ? 3 : 2;
-  if (!(g.hasPureBufferSemantics() || g.hasPureTensorSemantics()) ||
-      g.getNumDpsInits() != 1 || g.getNumLoops() != loops ||
-      g.getNumParallelLoops() != loops)
-    return no(std::string("expected ") + (batched ? "three" : "two") +
-              " parallel loops over " + (batched ? "[B, N, K]" : "[N, K]") +
-              " on memrefs or on tensors, one output");
-  SmallVector<AffineMap> maps = g.getIndexingMapsArray();
-  if (!maps.back().isIdentity())
-    return no(std::string("expected the output indexed by ") +
-              (batched ? "(b, " : "(") + (kFirst ? "k, n)" : "n, k)") +
-              ", got " + str(maps.back()));
-  // The inputs' types as one batch element sees them: with weights per
-  // batch element every input is [B, ...] indexed (b, ...) and is read as
-  // its [...] by the maps without b; the global scale, [B] indexed (b), as
-  // the [1] indexed (0) of one matrix.
-  SmallVector<ShapedType> types;
-  for (OpOperand *in : g.getDpsInputOperands())
-    types.push_back(cast<ShapedType>(in->get().getType()));
-  if (batched) {
-    MLIRContext *ctx = g.getContext();
-    AffineExpr d0 = getAffineDimExpr(0, ctx);
-    SmallVector<AffineExpr> shift = {getAffineConstantExpr(0, ctx),
-                                     getAffineDimExpr(0, ctx),
-                                     getAffineDimExpr(1, ctx)};
-    for (auto [i, t] : llvm::enumerate(types)) {
-      AffineMap m = maps[i];
-      const bool last = i + 1 == types.size();
-      if (last && t.getRank() == 1 && t.getDimSize(0) == batch &&
-          m.getNumResults() == 1 && m.getResult(0) == d0) {
-        types[i] = t.clone(ArrayRef<int64_t>{1});
-        maps[i] = AffineMap::get(2, 0, getAffineConstantExpr(0, ctx));
-        continue;
+  }
+
+  /// Loops, output and the inputs' types and maps as one matrix over
+  /// (n, k) sees them (`types`, `maps`, `ins`, the body's operations).
+  Why matchOperands() {
+    const unsigned loops = batched ? 3 : 2;
+    if (!(g.hasPureBufferSemantics() || g.hasPureTensorSemantics()) ||
+        g.getNumDpsInits() != 1 || g.getNumLoops() != loops ||
+        g.getNumParallelLoops() != loops)
+      return Why(std::string("expected ") + (batched ? "three" : "two") +
+                 " parallel loops over " + (batched ? "[B, N, K]" : "[N, K]") +
+                 " on memrefs or on tensors, one output");
+    maps = g.getIndexingMapsArray();
+    if (!maps.back().isIdentity())
+      return Why(std::string("expected the output indexed by ") +
+                 (batched ? "(b, " : "(") + (kFirst ? "k, n)" : "n, k)") +
+                 ", got " + str(maps.back()));
+    // The inputs' types as one batch element sees them: with weights per
+    // batch element every input is [B, ...] indexed (b, ...) and is read as
+    // its [...] by the maps without b; the global scale, [B] indexed (b), as
+    // the [1] indexed (0) of one matrix.
+    for (OpOperand *in : g.getDpsInputOperands())
+      types.push_back(cast<ShapedType>(in->get().getType()));
+    if (batched) {
+      MLIRContext *ctx = g.getContext();
+      AffineExpr d0 = getAffineDimExpr(0, ctx);
+      SmallVector<AffineExpr> shift = {getAffineConstantExpr(0, ctx),
+                                       getAffineDimExpr(0, ctx),
+                                       getAffineDimExpr(1, ctx)};
+      for (auto [i, t] : llvm::enumerate(types)) {
+        AffineMap m = maps[i];
+        const bool last = i + 1 == types.size();
+        if (last && t.getRank() == 1 && t.getDimSize(0) == batch &&
+            m.getNumResults() == 1 && m.getResult(0) == d0) {
+          types[i] = t.clone(ArrayRef<int64_t>{1});
+          maps[i] = AffineMap::get(2, 0, getAffineConstantExpr(0, ctx));
+          continue;
+        }
+        if (!staticIdentity(t) || t.getRank() < 2 || t.getDimSize(0) != batch ||
+            m.getNumResults() != unsigned(t.getRank()) ||
+            m.getResult(0) != d0 ||
+            llvm::any_of(m.getResults().drop_front(),
+                         [](AffineExpr e) { return e.isFunctionOfDim(0); }))
+          return Why("expected input #" + std::to_string(i) +
+                     " [B, ...] (B = " + std::to_string(batch) +
+                     ") indexed (b, ...) with b only "
+                     "first, one matrix's tensor per batch element (or a "
+                     "global scale [B] indexed (b)), got " +
+                     str(t) + " indexed by " + str(m));
+        types[i] = t.clone(t.getShape().drop_front());
+        maps[i] = m.dropResult(0).replaceDimsAndSymbols(shift, {}, 2, 0);
       }
-      if (!staticIdentity(t) || t.getRank() < 2 || t.getDimSize(0) != batch ||
-          m.getNumResults() != unsigned(t.getRank()) || m.getResult(0) != d0 ||
-          llvm::any_of(m.getResults().drop_front(), [](AffineExpr e) {
-            return e.isFunctionOfDim(0);
-          }))
-        return no("expected input #" + std::to_string(i) + " [B, ...] (B = " +
-                  std::to_string(batch) + ") indexed (b, ...) with b only "
-                  "first, one matrix's tensor per batch element (or a "
-                  "global scale [B] indexed (b)), got " +
-                  str(t) + " indexed by " + str(m));
-      types[i] = t.clone(t.getShape().drop_front());
-      maps[i] = m.dropResult(0).replaceDimsAndSymbols(shift, {}, 2, 0);
+      maps.back() = AffineMap::getMultiDimIdentityMap(2, ctx);
     }
-    maps.back() = AffineMap::getMultiDimIdentityMap(2, ctx);
-  }
-  if (kFirst) {
-    AffineMap swap = AffineMap::getPermutationMap(ArrayRef<unsigned>{1, 0},
-                                                  g.getContext());
-    for (AffineMap &m : maps)
-      m = m.compose(swap);
-  }
-  unsigned ins = g.getNumDpsInputs();
-  if (ins != 2 && ins != 3 && ins != 4)
-    return no("expected codes and scales (and zero points, and a global "
-              "scale) as inputs, got " +
-              std::to_string(ins) + " inputs");
-  Block &body = g.getRegion().front();
-  // A global scale (NVFP4: one f32 for the whole tensor, after the group
-  // scales): the last input, [1] of f32 read at 0, truncated to the
-  // weights' type and multiplied into the dequantized weight last.
-  BlockArgument globalArg;
-  Operation *globalConv = nullptr;
-  if (ins >= 3) {
-    ShapedType lt = types[ins - 1];
-    AffineMap lm = maps[ins - 1];
-    const bool one = lt.getRank() == 1 && lt.getDimSize(0) == 1 &&
-                     lm.getNumResults() == 1 &&
-                     lm.getResult(0) == getAffineConstantExpr(0, g.getContext());
-    if (one) {
-      if (!lt.getElementType().isF32())
-        return no("expected the global scale ([1], the last input) in f32, "
-                  "as humming.gemm takes it, got " +
-                  str(lt));
-      globalArg = body.getArgument(ins - 1);
-      for (Operation &op : body)
-        if (auto tr = dyn_cast<arith::TruncFOp>(&op);
-            tr && tr.getIn() == globalArg && tr.getType() == half)
-          globalConv = tr;
-      if (!globalConv)
-        return no("expected the f32 global scale converted to " + str(half) +
-                  " with arith.truncf before its product");
-      --ins;
-    } else if (ins == 4) {
-      return no("expected a global scale [1] read at 0 as the fourth input, "
-                "got " +
-                str(lt) + " indexed by " + str(lm));
+    if (kFirst) {
+      AffineMap swap = AffineMap::getPermutationMap(ArrayRef<unsigned>{1, 0},
+                                                    g.getContext());
+      for (AffineMap &m : maps)
+        m = m.compose(swap);
     }
+    ins = g.getNumDpsInputs();
+    if (ins != 2 && ins != 3 && ins != 4)
+      return Why("expected codes and scales (and zero points, and a global "
+                 "scale) as inputs, got " +
+                 std::to_string(ins) + " inputs");
+    body = &g.getRegion().front();
+    for (Operation &op : *body)
+      ops.push_back(&op);
+    codeArg = body->getArgument(0);
+    scaleArg = body->getArgument(1);
+    return std::nullopt;
   }
-  // The body: convert the code, (subtract the zero point,) multiply by the
-  // scale, yield; nothing else.
-  SmallVector<Operation *> ops;
-  for (Operation &op : body)
-    ops.push_back(&op);
-  BlockArgument codeArg = body.getArgument(0), scaleArg = body.getArgument(1);
-  // The conversion to the weights' type says how codes are stored: of the
-  // code itself (8-bit codes), or of an integer extracted from the code's
-  // 32-bit word (packed codes). Of several conversions (packed integer zero
-  // points have their own), the first that reads the code's word.
-  auto conversion = [&](Operation *op) {
-    return isa<arith::SIToFPOp, arith::UIToFPOp, arith::ExtFOp>(op) &&
-           op->getResult(0).getType() == half;
-  };
-  Operation *conv = nullptr;
-  for (Operation *op : ops)
-    if (conversion(op) && reads(op->getOperand(0), codeArg)) {
-      conv = op;
-      break;
+
+  /// NVFP4's global scale, if the last input is one (`globalArg`,
+  /// `globalConv`; `ins` then counts the others).
+  Why matchGlobalScale() {
+    // A global scale (NVFP4: one f32 for the whole tensor, after the group
+    // scales): the last input, [1] of f32 read at 0, truncated to the
+    // weights' type and multiplied into the dequantized weight last.
+    if (ins >= 3) {
+      ShapedType lt = types[ins - 1];
+      AffineMap lm = maps[ins - 1];
+      const bool one =
+          lt.getRank() == 1 && lt.getDimSize(0) == 1 &&
+          lm.getNumResults() == 1 &&
+          lm.getResult(0) == getAffineConstantExpr(0, g.getContext());
+      if (one) {
+        if (!lt.getElementType().isF32())
+          return Why("expected the global scale ([1], the last input) in f32, "
+                     "as humming.gemm takes it, got " +
+                     str(lt));
+        globalArg = body->getArgument(ins - 1);
+        for (Operation &op : *body)
+          if (auto tr = dyn_cast<arith::TruncFOp>(&op);
+              tr && tr.getIn() == globalArg && tr.getType() == half)
+            globalConv = tr;
+        if (!globalConv)
+          return Why("expected the f32 global scale converted to " + str(half) +
+                     " with arith.truncf before its product");
+        --ins;
+      } else if (ins == 4) {
+        return Why("expected a global scale [1] read at 0 as the fourth input, "
+                   "got " +
+                   str(lt) + " indexed by " + str(lm));
+      }
     }
-  for (Operation *op : ops)
-    if (!conv && conversion(op))
-      conv = op;
-  if (!conv)
+    return std::nullopt;
+  }
+
+  /// The code's conversion to the weights' type (`conv`) and what it says
+  /// of the codes' storage (`type`, `packed`).
+  Why matchCodes() {
+    // The conversion to the weights' type says how codes are stored: of the
+    // code itself (8-bit codes), or of an integer extracted from the code's
+    // 32-bit word (packed codes). Of several conversions (packed integer zero
+    // points have their own), the first that reads the code's word.
+    auto conversion = [&](Operation *op) {
+      return isa<arith::SIToFPOp, arith::UIToFPOp, arith::ExtFOp>(op) &&
+             op->getResult(0).getType() == half;
+    };
     for (Operation *op : ops)
-      if (llvm::is_contained(op->getOperands(), codeArg)) {
+      if (conversion(op) && reads(op->getOperand(0), codeArg)) {
         conv = op;
         break;
       }
-  if (!conv)
-    conv = ops[0];
-  Type codeType = codeArg.getType();
-  ShapedType codesType = types[0];
-  std::optional<hq::ScalarType> type;
-  std::optional<PackedCode> packed;
-  if (conv->getNumOperands() == 1 && conv->getOperand(0) == codeArg) {
-    if (isa<arith::SIToFPOp>(conv) && codeType.isSignlessInteger(8))
-      type = hq::ScalarType::sint(8);
-    else if (isa<arith::UIToFPOp>(conv) && codeType.isSignlessInteger(8))
-      type = hq::ScalarType::uint(8);
-    else if (isa<arith::ExtFOp>(conv) && (isa<Float8E4M3FNType>(codeType) ||
-                                          isa<Float8E5M2Type>(codeType)))
-      type = toScalarType(codeType);
-  } else if (isa<arith::SIToFPOp, arith::UIToFPOp>(conv) &&
-             codeType.isSignlessInteger(32) &&
-             conv->getResult(0).getType() == half) {
-    std::variant<PackedCode, std::string> pc =
-        matchPackedCode(body, conv->getOperand(0), codesType, maps[0], n, k,
-                        isa<arith::SIToFPOp>(conv), kFirst, batched);
-    if (auto *why = std::get_if<std::string>(&pc))
-      return no("packed codes: " + *why);
-    packed = std::get<PackedCode>(pc);
-    type = packed->isSigned ? hq::ScalarType::sint(packed->bits)
-                            : hq::ScalarType::uint(packed->bits);
-  } else if (auto fp4 = conv->getOperand(0).getDefiningOp<arith::BitcastOp>();
-             fp4 && isa<arith::ExtFOp>(conv) &&
-             codeType.isSignlessInteger(32) &&
-             isa<Float4E2M1FNType>(fp4.getType()) &&
-             fp4.getIn().getType().isSignlessInteger(4)) {
-    // fp4 (e2m1) codes packed like the integer ones: the 4-bit field
-    // extracted as an i4, arith.bitcast to f4E2M1FN, arith.extf.
-    std::variant<PackedCode, std::string> pc =
-        matchPackedCode(body, fp4.getIn(), codesType, maps[0], n, k,
-                        /*signedConversion=*/false, kFirst, batched);
-    if (auto *why = std::get_if<std::string>(&pc))
-      return no("packed e2m1 codes: " + *why);
-    packed = std::get<PackedCode>(pc);
-    if (packed->bits != 4 || packed->awq)
-      return no("packed e2m1 codes: expected 4-bit fields packed along K, "
-                "eight to an i32 word, got " +
-                std::to_string(packed->bits) + "-bit fields" +
-                (packed->awq ? " in AWQ's order" : ""));
-    // The bitcast is part of the conversion, not a step.
-    packed->ops.insert(fp4);
-    type = hq::ScalarType::e2m1();
-  }
-  // Integer zero points of packed codes: packed along N into i32 words as
-  // the codes are along K, converted to the weights' type on their own.
-  Operation *zeroConv = nullptr;
-  std::optional<PackedCode> packedZero;
-  if (packed && ins == 3 && body.getArgument(2).getType().isSignlessInteger(32)) {
     for (Operation *op : ops)
-      if (op != conv && isa<arith::SIToFPOp, arith::UIToFPOp>(op) &&
-          op->getResult(0).getType() == half &&
-          reads(op->getOperand(0), body.getArgument(2))) {
-        zeroConv = op;
-        break;
-      }
-    if (!zeroConv)
-      return no("expected integer zero points (i32 words, the third input) "
-                "converted to " +
-                str(half) + " with arith.uitofp");
-    // (AWQ's qzeros are packed in its nibble order, as its qweight.)
-    PackedSource zs = zeroSource(kFirst, batched);
-    if (packed->awq)
-      zs.slot = kAwqSlot;
-    std::variant<PackedCode, std::string> pz = matchPackedValue(
-        body, zeroConv->getOperand(0), zs, packed->bits, n,
-        isa<arith::SIToFPOp>(zeroConv));
-    // GPTQ's qzeros store z - 1 (checkpoint_format gptq): its
-    // dequantization adds 1 to the stored value, modulo 2^b as humming's
-    // gptq format reads it (a stored 2^b - 1 is z = 0). Without the modulo
-    // a stored 2^b - 1 means 2^b, which no b-bit zero point holds.
-    if (packed->gptq && std::holds_alternative<std::string>(pz)) {
-      std::variant<PackedCode, std::string> plusOne = matchPackedValue(
-          body, zeroConv->getOperand(0), zs, packed->bits, n,
-          isa<arith::SIToFPOp>(zeroConv), /*offset=*/1);
-      if (std::holds_alternative<PackedCode>(plusOne))
-        pz = plusOne;
-      else if (std::holds_alternative<PackedCode>(matchPackedValue(
-                   body, zeroConv->getOperand(0), zs, packed->bits,
-                   n, isa<arith::SIToFPOp>(zeroConv), /*offset=*/1,
-                   /*wrap=*/false)))
-        return no("packed zero points: GPTQ's qzeros plus 1 without "
-                  "wrapping: a stored " +
-                  std::to_string((1u << packed->bits) - 1) + " gives " +
-                  std::to_string(1u << packed->bits) +
-                  ", which no " + std::to_string(packed->bits) +
-                  "-bit zero point holds (humming's gptq format reads it "
-                  "as 0, the z the quantizer stored); expected (stored + 1) "
-                  "mod " +
-                  std::to_string(1u << packed->bits) +
-                  " (arith.andi of the sum with " +
-                  std::to_string((1u << packed->bits) - 1) + ")");
-    }
-    if (auto *why = std::get_if<std::string>(&pz))
-      return no("packed zero points: " + *why);
-    packedZero = std::get<PackedCode>(pz);
-    if (packedZero->isSigned)
-      return no("expected unsigned zero points (humming's integer zero "
-                "points are unsigned b-bit values), got a signed conversion "
-                "of an i" +
-                std::to_string(packed->bits));
-  }
-  if (!type || conv->getResult(0).getType() != half)
-    return no("expected the body to start by converting the code (the first "
-              "input) to " +
-              str(half) +
-              " with arith.sitofp / arith.uitofp (i8, or an integer "
-              "extracted from packed i32 words) or arith.extf (f8E4M3FN, "
-              "f8E5M2, or f4E2M1FN bitcast from an i4 extracted from packed "
-              "i32 words), got " +
-              conv->getName().getStringRef().str() + " of " + str(codeType));
-  Type scaleElem = types[1].getElementType();
-  // The scale as the product reads it: the second input itself, or, for
-  // e8m0 / e4m3 scales (MXFP4 / NVFP4 checkpoints), its arith.extf to the
-  // weights' type.
-  Value scaleValue = scaleArg;
-  Operation *scaleConv = nullptr;
-  if (scaleElem != half) {
-    if (isa<Float8E8M0FNUType, Float8E4M3FNType>(scaleElem))
+      if (!conv && conversion(op))
+        conv = op;
+    if (!conv)
       for (Operation *op : ops)
-        if (auto ext = dyn_cast<arith::ExtFOp>(op);
-            ext && ext.getIn() == scaleArg && ext.getType() == half) {
-          scaleConv = op;
-          scaleValue = ext.getResult();
+        if (llvm::is_contained(op->getOperands(), codeArg)) {
+          conv = op;
           break;
         }
-    if (!scaleConv)
-      return no("expected scales of the weights' type " + str(half) +
-                ", or f8E8M0FNU / f8E4M3FN ones converted to it with "
-                "arith.extf, got " +
-                str(scaleElem));
-  }
-  // Unsigned codes: humming's unsigned codes without a zero point stand
-  // for code - 2^(b-1); the dequantization must subtract that (as a
-  // constant) or a zero point.
-  const bool unsignedCodes = !type->isSigned && !type->isFloat();
-  const double implicitZeroValue = double(1u << (type->bits - 1));
-  // Constants in the body are operands, not steps; with packed codes the
-  // extraction's steps come before the conversion.
-  SmallVector<Operation *> steps;
-  for (Operation *op : ops)
-    if (!isa<arith::ConstantOp>(op) &&
-        !(packed && packed->ops.contains(op)) &&
-        !(packedZero && (op == zeroConv || packedZero->ops.contains(op))) &&
-        op != scaleConv && op != globalConv)
-      steps.push_back(op);
-  // (The global scale's product is one more step.)
-  const size_t extra = globalArg ? 1 : 0;
-  const bool implicitZero =
-      unsignedCodes && ins == 2 && steps.size() == 4 + extra &&
-      isa<arith::SubFOp>(steps[1]);
-  if (steps.size() != ins + 1 + extra && !implicitZero)
-    return no("expected a body of a conversion of the code" +
-              std::string(ins == 3 ? ", a subtraction of the zero point" : "") +
-              ", a multiplication by the scale" +
-              std::string(globalArg ? " and one by the global scale" : "") +
-              " and the yield, got " +
-              std::to_string(steps.size()) + " operations" +
-              (packed ? " besides the code's extraction" : "") +
-              (unsignedCodes && ins == 2
-                   ? " (unsigned codes: also a subtraction of " +
-                         std::to_string(int(implicitZeroValue)) + ")"
-                   : ""));
-  if (steps[0] != conv)
-    return no("expected the conversion of the code as the body's first "
-              "step" +
-              std::string(packed ? " after the code's extraction" : "") +
-              ", got " + steps[0]->getName().getStringRef().str());
-  ops = steps;
-  Value v = conv->getResult(0);
-  size_t next = 1;
-  if (ins == 3) {
-    auto sub = dyn_cast<arith::SubFOp>(ops[next++]);
-    Value zero = zeroConv ? Value(zeroConv->getResult(0)) : Value(body.getArgument(2));
-    if (!sub || sub.getLhs() != v || sub.getRhs() != zero)
-      return no("expected the converted code minus the zero point (the third "
-                "input" +
-                std::string(zeroConv ? ", converted" : "") + "), arith.subf");
-    v = sub.getResult();
-  } else if (implicitZero) {
-    auto sub = cast<arith::SubFOp>(ops[next++]);
-    APFloat zero(0.0);
-    if (sub.getLhs() != v ||
-        !matchPattern(sub.getRhs(), m_ConstantFloat(&zero)) ||
-        zero.convertToDouble() != implicitZeroValue)
-      return no("expected unsigned codes minus " +
-                std::to_string(int(implicitZeroValue)) +
-                " (their implicit zero without a zero point tensor), "
-                "arith.subf of a constant");
-    v = sub.getResult();
-  } else if (unsignedCodes) {
-    return no("expected unsigned codes minus a zero point (a third input) or "
-              "minus " +
-              std::to_string(int(implicitZeroValue)) +
-              " (humming's implicit zero for unsigned codes without "
-              "zero points), got codes used as they are");
-  }
-  auto mul = dyn_cast<arith::MulFOp>(ops[next++]);
-  if (!mul || !((mul.getLhs() == v && mul.getRhs() == scaleValue) ||
-                (mul.getRhs() == v && mul.getLhs() == scaleValue)))
-    return no("expected the code times the scale (the second input), "
-              "arith.mulf in " +
-              str(half));
-  Value product = mul.getResult();
-  if (globalArg) {
-    Value global = globalConv->getResult(0);
-    auto mul2 = dyn_cast<arith::MulFOp>(ops[next++]);
-    if (!mul2 ||
-        !((mul2.getLhs() == product && mul2.getRhs() == global) ||
-          (mul2.getRhs() == product && mul2.getLhs() == global)))
-      return no("expected the scaled code times the global scale (the last "
-                "input, truncated), arith.mulf in " +
-                str(half));
-    product = mul2.getResult();
-  }
-  auto yield = dyn_cast<linalg::YieldOp>(ops[next]);
-  if (!yield || yield.getNumOperands() != 1 ||
-      yield.getOperand(0) != product)
-    return no("expected the product to be yielded");
-
-  Dequant d;
-  d.op = g;
-  d.n = n;
-  d.k = k;
-  d.batch = batch;
-  d.codes = g.getDpsInputOperand(0)->get();
-  d.scales = g.getDpsInputOperand(1)->get();
-  if (ins == 3)
-    d.zeroPoints = g.getDpsInputOperand(2)->get();
-  if (globalArg)
-    d.globalScale = g.getDpsInputOperand(globalArg.getArgNumber())->get();
-  if (!packed && (!maps[0].isIdentity() || !staticIdentity(codesType) ||
-                  codesType.getShape() != ArrayRef<int64_t>{n, k}))
-    return no("expected the codes [" + std::to_string(n) + ", " +
-              std::to_string(k) + "] indexed by (n, k) with an identity "
-              "layout, got " +
-              str(codesType) + " indexed by " + str(maps[0]));
-  ShapedType scalesType = types[1];
-  // GPTQ's and AWQ's scales and qzeros are [G, N] and [G, N b / 32].
-  const bool awq = packed && packed->awq;
-  const bool gptq = packed && (packed->gptq || awq);
-  const char *source = awq ? "AWQ's" : "GPTQ's";
-  auto [group, why] = gptq ? gptqScaleGroup(maps[1], scalesType, n, k, source)
-                           : scaleGroup(maps[1], scalesType, n, k,
-                                        "the scales");
-  if (!group)
-    return no(why);
-  if (d.zeroPoints && packedZero) {
-    // Words of the zero points along N, per group of the scales: [N b / 32,
-    // G] indexed (n floordiv 32 / b, group), or transposed, [G, N b / 32],
-    // as GPTQ's and AWQ's qzeros.
-    MLIRContext *ctx = g.getContext();
-    const int64_t per = 32 / packed->bits;
-    const int64_t groups = group > 0 ? k / group : 1;
-    AffineExpr byGroup = group > 0 ? getAffineDimExpr(1, ctx).floorDiv(group)
-                                   : getAffineConstantExpr(0, ctx);
-    AffineExpr byN = getAffineDimExpr(0, ctx).floorDiv(per);
-    ShapedType zt = types[2];
-    const SmallVector<int64_t> shape =
-        gptq ? SmallVector<int64_t>{groups, n / per}
-             : SmallVector<int64_t>{n / per, groups};
-    const AffineMap want =
-        AffineMap::get(2, 0,
-                       gptq ? ArrayRef<AffineExpr>{byGroup, byN}
-                            : ArrayRef<AffineExpr>{byN, byGroup},
-                       ctx);
-    if (!staticIdentity(zt) || n % per != 0 ||
-        zt.getShape() != ArrayRef<int64_t>(shape) || maps[2] != want) {
-      const std::string byK = group > 0 ? "k floordiv g" : "0";
-      const std::string sizes = "(N = " + std::to_string(n) + ", b = " +
-                                std::to_string(packed->bits) + ", G = " +
-                                std::to_string(groups) + "), got " + str(zt) +
-                                " indexed by " + str(maps[2]);
-      return no(gptq ? "packed zero points with " + std::string(source) +
-                           " qweight: expected its qzeros [G, N b / 32] "
-                           "32-bit words indexed by (" +
-                           byK + ", n floordiv 32 / b) " + sizes
-                     : "packed zero points: expected [N b / 32, G] 32-bit "
-                       "words indexed by (n floordiv 32 / b, " +
-                           byK + ") " + sizes);
+    if (!conv)
+      conv = ops[0];
+    Type codeType = codeArg.getType();
+    ShapedType codesType = types[0];
+    if (conv->getNumOperands() == 1 && conv->getOperand(0) == codeArg) {
+      if (isa<arith::SIToFPOp>(conv) && codeType.isSignlessInteger(8))
+        type = hq::ScalarType::sint(8);
+      else if (isa<arith::UIToFPOp>(conv) && codeType.isSignlessInteger(8))
+        type = hq::ScalarType::uint(8);
+      else if (isa<arith::ExtFOp>(conv) && (isa<Float8E4M3FNType>(codeType) ||
+                                            isa<Float8E5M2Type>(codeType)))
+        type = toScalarType(codeType);
+    } else if (isa<arith::SIToFPOp, arith::UIToFPOp>(conv) &&
+               codeType.isSignlessInteger(32) &&
+               conv->getResult(0).getType() == half) {
+      std::variant<PackedCode, std::string> pc =
+          matchPackedCode(*body, conv->getOperand(0), codesType, maps[0], n, k,
+                          isa<arith::SIToFPOp>(conv), kFirst, batched);
+      if (auto *why = std::get_if<std::string>(&pc))
+        return Why("packed codes: " + *why);
+      packed = std::get<PackedCode>(pc);
+      type = packed->isSigned ? hq::ScalarType::sint(packed->bits)
+                              : hq::ScalarType::uint(packed->bits);
+    } else if (auto fp4 = conv->getOperand(0).getDefiningOp<arith::BitcastOp>();
+               fp4 && isa<arith::ExtFOp>(conv) &&
+               codeType.isSignlessInteger(32) &&
+               isa<Float4E2M1FNType>(fp4.getType()) &&
+               fp4.getIn().getType().isSignlessInteger(4)) {
+      // fp4 (e2m1) codes packed like the integer ones: the 4-bit field
+      // extracted as an i4, arith.bitcast to f4E2M1FN, arith.extf.
+      std::variant<PackedCode, std::string> pc =
+          matchPackedCode(*body, fp4.getIn(), codesType, maps[0], n, k,
+                          /*signedConversion=*/false, kFirst, batched);
+      if (auto *why = std::get_if<std::string>(&pc))
+        return Why("packed e2m1 codes: " + *why);
+      packed = std::get<PackedCode>(pc);
+      if (packed->bits != 4 || packed->awq)
+        return Why("packed e2m1 codes: expected 4-bit fields packed along K, "
+                   "eight to an i32 word, got " +
+                   std::to_string(packed->bits) + "-bit fields" +
+                   (packed->awq ? " in AWQ's order" : ""));
+      // The bitcast is part of the conversion, not a step.
+      packed->ops.insert(fp4);
+      type = hq::ScalarType::e2m1();
     }
-  } else if (d.zeroPoints) {
-    if (gptq)
-      return no("expected " + std::string(source) +
-                " qzeros (integer zero points packed into i32 words) with "
-                "its qweight, got float zero points");
-    if (maps[2] != maps[1] || types[2] != types[1])
-      return no("expected zero points of the scales' type and indexing, "
-                "got " +
-                str(types[2]) + " indexed by " + str(maps[2]));
+    return std::nullopt;
   }
-  std::optional<hq::ScalarType> scaleType = toScalarType(scaleElem);
-  if (globalArg && group <= 0)
-    return no("expected group scales with a global scale (NVFP4's two "
-              "levels), got one scale per row");
-  d.schema = hq::WeightSchema::make(
-      *type, *scaleType,
-      globalArg   ? hq::Granularity::GroupTensor
-      : group > 0 ? hq::Granularity::Group
-                  : hq::Granularity::Channel,
-      group > 0 ? group : 0,
-      packedZero    ? hq::ZeroPointKind::Int
-      : d.zeroPoints ? hq::ZeroPointKind::Float
-                     : hq::ZeroPointKind::None);
-  // GPTQ's tensors as they are: humming-legalize-schema repacks them
-  // (format gptq: qzeros store z - 1; gptq_v2: z).
-  if (awq)
-    d.schema.format = hq::SourceFormat::AWQ;
-  else if (gptq)
-    d.schema.format = packedZero && packedZero->offset == 0
-                          ? hq::SourceFormat::GPTQv2
-                          : hq::SourceFormat::GPTQ;
-  if (batched && (awq || gptq))
-    return no(std::string("expected weights per batch element in humming's "
-                          "canonical form: humming.moe_gemm takes no ") +
-              source + " tensors (convert them per expert on the host, "
-              "humming::sourceToCanonical)");
-  // One expert of humming.moe_gemm per batch element.
-  d.schema.experts = batch;
-  return d;
+
+  /// Integer zero points packed along N (`zeroConv`, `packedZero`).
+  Why matchPackedZeroPoints() {
+    // Integer zero points of packed codes: packed along N into i32 words as
+    // the codes are along K, converted to the weights' type on their own.
+    if (packed && ins == 3 &&
+        body->getArgument(2).getType().isSignlessInteger(32)) {
+      for (Operation *op : ops)
+        if (op != conv && isa<arith::SIToFPOp, arith::UIToFPOp>(op) &&
+            op->getResult(0).getType() == half &&
+            reads(op->getOperand(0), body->getArgument(2))) {
+          zeroConv = op;
+          break;
+        }
+      if (!zeroConv)
+        return Why("expected integer zero points (i32 words, the third input) "
+                   "converted to " +
+                   str(half) + " with arith.uitofp");
+      // (AWQ's qzeros are packed in its nibble order, as its qweight.)
+      PackedSource zs = zeroSource(kFirst, batched);
+      if (packed->awq)
+        zs.slot = kAwqSlot;
+      std::variant<PackedCode, std::string> pz =
+          matchPackedValue(*body, zeroConv->getOperand(0), zs, packed->bits, n,
+                           isa<arith::SIToFPOp>(zeroConv));
+      // GPTQ's qzeros store z - 1 (checkpoint_format gptq): its
+      // dequantization adds 1 to the stored value, modulo 2^b as humming's
+      // gptq format reads it (a stored 2^b - 1 is z = 0). Without the modulo
+      // a stored 2^b - 1 means 2^b, which no b-bit zero point holds.
+      if (packed->gptq && std::holds_alternative<std::string>(pz)) {
+        std::variant<PackedCode, std::string> plusOne =
+            matchPackedValue(*body, zeroConv->getOperand(0), zs, packed->bits,
+                             n, isa<arith::SIToFPOp>(zeroConv), /*offset=*/1);
+        if (std::holds_alternative<PackedCode>(plusOne))
+          pz = plusOne;
+        else if (std::holds_alternative<PackedCode>(matchPackedValue(
+                     *body, zeroConv->getOperand(0), zs, packed->bits, n,
+                     isa<arith::SIToFPOp>(zeroConv), /*offset=*/1,
+                     /*wrap=*/false)))
+          return Why("packed zero points: GPTQ's qzeros plus 1 without "
+                     "wrapping: a stored " +
+                     std::to_string((1u << packed->bits) - 1) + " gives " +
+                     std::to_string(1u << packed->bits) + ", which no " +
+                     std::to_string(packed->bits) +
+                     "-bit zero point holds (humming's gptq format reads it "
+                     "as 0, the z the quantizer stored); expected (stored + 1) "
+                     "mod " +
+                     std::to_string(1u << packed->bits) +
+                     " (arith.andi of the sum with " +
+                     std::to_string((1u << packed->bits) - 1) + ")");
+      }
+      if (auto *why = std::get_if<std::string>(&pz))
+        return Why("packed zero points: " + *why);
+      packedZero = std::get<PackedCode>(pz);
+      if (packedZero->isSigned)
+        return Why("expected unsigned zero points (humming's integer zero "
+                   "points are unsigned b-bit values), got a signed conversion "
+                   "of an i" +
+                   std::to_string(packed->bits));
+    }
+    return std::nullopt;
+  }
+
+  Why checkCodeConversion() {
+    if (!type || conv->getResult(0).getType() != half)
+      return Why("expected the body to start by converting the code (the first "
+                 "input) to " +
+                 str(half) +
+                 " with arith.sitofp / arith.uitofp (i8, or an integer "
+                 "extracted from packed i32 words) or arith.extf (f8E4M3FN, "
+                 "f8E5M2, or f4E2M1FN bitcast from an i4 extracted from packed "
+                 "i32 words), got " +
+                 conv->getName().getStringRef().str() + " of " +
+                 str(codeArg.getType()));
+    return std::nullopt;
+  }
+
+  /// The scale as the product reads it (`scaleValue`, `scaleConv`).
+  Why matchScaleConversion() {
+    Type scaleElem = types[1].getElementType();
+    // The scale as the product reads it: the second input itself, or, for
+    // e8m0 / e4m3 scales (MXFP4 / NVFP4 checkpoints), its arith.extf to the
+    // weights' type.
+    scaleValue = scaleArg;
+    if (scaleElem != half) {
+      if (isa<Float8E8M0FNUType, Float8E4M3FNType>(scaleElem))
+        for (Operation *op : ops)
+          if (auto ext = dyn_cast<arith::ExtFOp>(op);
+              ext && ext.getIn() == scaleArg && ext.getType() == half) {
+            scaleConv = op;
+            scaleValue = ext.getResult();
+            break;
+          }
+      if (!scaleConv)
+        return Why("expected scales of the weights' type " + str(half) +
+                   ", or f8E8M0FNU / f8E4M3FN ones converted to it with "
+                   "arith.extf, got " +
+                   str(scaleElem));
+    }
+    return std::nullopt;
+  }
+
+  /// The body's steps after the conversions: the zero point's (or the
+  /// implicit zero's) subtraction, the scale's and the global scale's
+  /// products, the yield.
+  Why matchArithmetic() {
+    // Unsigned codes: humming's unsigned codes without a zero point stand
+    // for code - 2^(b-1); the dequantization must subtract that (as a
+    // constant) or a zero point.
+    const bool unsignedCodes = !type->isSigned && !type->isFloat();
+    const double implicitZeroValue = double(1u << (type->bits - 1));
+    // Constants in the body are operands, not steps; with packed codes the
+    // extraction's steps come before the conversion.
+    SmallVector<Operation *> steps;
+    for (Operation *op : ops)
+      if (!isa<arith::ConstantOp>(op) &&
+          !(packed && packed->ops.contains(op)) &&
+          !(packedZero && (op == zeroConv || packedZero->ops.contains(op))) &&
+          op != scaleConv && op != globalConv)
+        steps.push_back(op);
+    // (The global scale's product is one more step.)
+    const size_t extra = globalArg ? 1 : 0;
+    const bool implicitZero = unsignedCodes && ins == 2 &&
+                              steps.size() == 4 + extra &&
+                              isa<arith::SubFOp>(steps[1]);
+    if (steps.size() != ins + 1 + extra && !implicitZero)
+      return Why(
+          "expected a body of a conversion of the code" +
+          std::string(ins == 3 ? ", a subtraction of the zero point" : "") +
+          ", a multiplication by the scale" +
+          std::string(globalArg ? " and one by the global scale" : "") +
+          " and the yield, got " + std::to_string(steps.size()) +
+          " operations" + (packed ? " besides the code's extraction" : "") +
+          (unsignedCodes && ins == 2
+               ? " (unsigned codes: also a subtraction of " +
+                     std::to_string(int(implicitZeroValue)) + ")"
+               : ""));
+    if (steps[0] != conv)
+      return Why("expected the conversion of the code as the body's first "
+                 "step" +
+                 std::string(packed ? " after the code's extraction" : "") +
+                 ", got " + steps[0]->getName().getStringRef().str());
+    ops = steps;
+    Value v = conv->getResult(0);
+    size_t next = 1;
+    if (ins == 3) {
+      auto sub = dyn_cast<arith::SubFOp>(ops[next++]);
+      Value zero = zeroConv ? Value(zeroConv->getResult(0))
+                            : Value(body->getArgument(2));
+      if (!sub || sub.getLhs() != v || sub.getRhs() != zero)
+        return Why(
+            "expected the converted code minus the zero point (the third "
+            "input" +
+            std::string(zeroConv ? ", converted" : "") + "), arith.subf");
+      v = sub.getResult();
+    } else if (implicitZero) {
+      auto sub = cast<arith::SubFOp>(ops[next++]);
+      APFloat zero(0.0);
+      if (sub.getLhs() != v ||
+          !matchPattern(sub.getRhs(), m_ConstantFloat(&zero)) ||
+          zero.convertToDouble() != implicitZeroValue)
+        return Why("expected unsigned codes minus " +
+                   std::to_string(int(implicitZeroValue)) +
+                   " (their implicit zero without a zero point tensor), "
+                   "arith.subf of a constant");
+      v = sub.getResult();
+    } else if (unsignedCodes) {
+      return Why(
+          "expected unsigned codes minus a zero point (a third input) or "
+          "minus " +
+          std::to_string(int(implicitZeroValue)) +
+          " (humming's implicit zero for unsigned codes without "
+          "zero points), got codes used as they are");
+    }
+    auto mul = dyn_cast<arith::MulFOp>(ops[next++]);
+    if (!mul || !((mul.getLhs() == v && mul.getRhs() == scaleValue) ||
+                  (mul.getRhs() == v && mul.getLhs() == scaleValue)))
+      return Why("expected the code times the scale (the second input), "
+                 "arith.mulf in " +
+                 str(half));
+    Value product = mul.getResult();
+    if (globalArg) {
+      Value global = globalConv->getResult(0);
+      auto mul2 = dyn_cast<arith::MulFOp>(ops[next++]);
+      if (!mul2 || !((mul2.getLhs() == product && mul2.getRhs() == global) ||
+                     (mul2.getRhs() == product && mul2.getLhs() == global)))
+        return Why("expected the scaled code times the global scale (the last "
+                   "input, truncated), arith.mulf in " +
+                   str(half));
+      product = mul2.getResult();
+    }
+    auto yield = dyn_cast<linalg::YieldOp>(ops[next]);
+    if (!yield || yield.getNumOperands() != 1 || yield.getOperand(0) != product)
+      return Why("expected the product to be yielded");
+
+    return std::nullopt;
+  }
+
+  /// The operands, their layouts and the schema they make.
+  Why describe(Dequant &d) {
+    const ShapedType codesType = types[0], scalesType = types[1];
+    d.op = g;
+    d.n = n;
+    d.k = k;
+    d.batch = batch;
+    d.codes = g.getDpsInputOperand(0)->get();
+    d.scales = g.getDpsInputOperand(1)->get();
+    if (ins == 3)
+      d.zeroPoints = g.getDpsInputOperand(2)->get();
+    if (globalArg)
+      d.globalScale = g.getDpsInputOperand(globalArg.getArgNumber())->get();
+    if (!packed && (!maps[0].isIdentity() || !staticIdentity(codesType) ||
+                    codesType.getShape() != ArrayRef<int64_t>{n, k}))
+      return Why("expected the codes [" + std::to_string(n) + ", " +
+                 std::to_string(k) +
+                 "] indexed by (n, k) with an identity "
+                 "layout, got " +
+                 str(codesType) + " indexed by " + str(maps[0]));
+    // GPTQ's and AWQ's scales and qzeros are [G, N] and [G, N b / 32].
+    const bool awq = packed && packed->awq;
+    const bool gptq = packed && (packed->gptq || awq);
+    const char *source = awq ? "AWQ's" : "GPTQ's";
+    auto [group, why] =
+        gptq ? gptqScaleGroup(maps[1], scalesType, n, k, source)
+             : scaleGroup(maps[1], scalesType, n, k, "the scales");
+    if (!group)
+      return Why(why);
+    if (d.zeroPoints && packedZero) {
+      // Words of the zero points along N, per group of the scales: [N b / 32,
+      // G] indexed (n floordiv 32 / b, group), or transposed, [G, N b / 32],
+      // as GPTQ's and AWQ's qzeros.
+      MLIRContext *ctx = g.getContext();
+      const int64_t per = 32 / packed->bits;
+      const int64_t groups = group > 0 ? k / group : 1;
+      AffineExpr byGroup = group > 0 ? getAffineDimExpr(1, ctx).floorDiv(group)
+                                     : getAffineConstantExpr(0, ctx);
+      AffineExpr byN = getAffineDimExpr(0, ctx).floorDiv(per);
+      ShapedType zt = types[2];
+      const SmallVector<int64_t> shape =
+          gptq ? SmallVector<int64_t>{groups, n / per}
+               : SmallVector<int64_t>{n / per, groups};
+      const AffineMap want =
+          AffineMap::get(2, 0,
+                         gptq ? ArrayRef<AffineExpr>{byGroup, byN}
+                              : ArrayRef<AffineExpr>{byN, byGroup},
+                         ctx);
+      if (!staticIdentity(zt) || n % per != 0 ||
+          zt.getShape() != ArrayRef<int64_t>(shape) || maps[2] != want) {
+        const std::string byK = group > 0 ? "k floordiv g" : "0";
+        const std::string sizes = "(N = " + std::to_string(n) +
+                                  ", b = " + std::to_string(packed->bits) +
+                                  ", G = " + std::to_string(groups) +
+                                  "), got " + str(zt) + " indexed by " +
+                                  str(maps[2]);
+        return Why(gptq ? "packed zero points with " + std::string(source) +
+                              " qweight: expected its qzeros [G, N b / 32] "
+                              "32-bit words indexed by (" +
+                              byK + ", n floordiv 32 / b) " + sizes
+                        : "packed zero points: expected [N b / 32, G] 32-bit "
+                          "words indexed by (n floordiv 32 / b, " +
+                              byK + ") " + sizes);
+      }
+    } else if (d.zeroPoints) {
+      if (gptq)
+        return Why("expected " + std::string(source) +
+                   " qzeros (integer zero points packed into i32 words) with "
+                   "its qweight, got float zero points");
+      if (maps[2] != maps[1] || types[2] != types[1])
+        return Why("expected zero points of the scales' type and indexing, "
+                   "got " +
+                   str(types[2]) + " indexed by " + str(maps[2]));
+    }
+    std::optional<hq::ScalarType> scaleType =
+        toScalarType(types[1].getElementType());
+    if (globalArg && group <= 0)
+      return Why("expected group scales with a global scale (NVFP4's two "
+                 "levels), got one scale per row");
+    d.schema = hq::WeightSchema::make(*type, *scaleType,
+                                      globalArg   ? hq::Granularity::GroupTensor
+                                      : group > 0 ? hq::Granularity::Group
+                                                  : hq::Granularity::Channel,
+                                      group > 0 ? group : 0,
+                                      packedZero     ? hq::ZeroPointKind::Int
+                                      : d.zeroPoints ? hq::ZeroPointKind::Float
+                                                     : hq::ZeroPointKind::None);
+    // GPTQ's tensors as they are: humming-legalize-schema repacks them
+    // (format gptq: qzeros store z - 1; gptq_v2: z).
+    if (awq)
+      d.schema.format = hq::SourceFormat::AWQ;
+    else if (gptq)
+      d.schema.format = packedZero && packedZero->offset == 0
+                            ? hq::SourceFormat::GPTQv2
+                            : hq::SourceFormat::GPTQ;
+    if (batched && (awq || gptq))
+      return Why(std::string("expected weights per batch element in humming's "
+                             "canonical form: humming.moe_gemm takes no ") +
+                 source +
+                 " tensors (convert them per expert on the host, "
+                 "humming::sourceToCanonical)");
+    // One expert of humming.moe_gemm per batch element.
+    d.schema.experts = batch;
+    return std::nullopt;
+  }
+
+  linalg::GenericOp g;
+  const int64_t n, k;
+  const Type half;
+  const bool kFirst;
+  const int64_t batch;
+  const bool batched;
+  SmallVector<ShapedType> types;
+  SmallVector<AffineMap> maps;
+  unsigned ins = 0;
+  Block *body = nullptr;
+  SmallVector<Operation *> ops;
+  BlockArgument codeArg, scaleArg, globalArg;
+  Operation *globalConv = nullptr, *conv = nullptr, *zeroConv = nullptr,
+            *scaleConv = nullptr;
+  std::optional<hq::ScalarType> type;
+  std::optional<PackedCode> packed, packedZero;
+  Value scaleValue;
+};
+
+std::variant<Dequant, Refusal> matchDequant(linalg::GenericOp g, int64_t n,
+                                            int64_t k, Type half,
+                                            bool kFirst = false,
+                                            int64_t batch = 0) {
+  return DequantMatcher(g, n, k, half, kFirst, batch).run();
 }
 
 /// Whether an operation strictly between `from` and `to` (same block),
