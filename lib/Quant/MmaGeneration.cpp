@@ -117,24 +117,18 @@ Diag wgmmaKernel(const TileConfig &t, const WeightSchema &w,
   // (setmaxnreg, up to 224 with two consumer warpgroups: the lowering's
   // register split check), which holds 192 sums and a wgmma's operands:
   // the 192-token fp8 tile's two sets of 96; other kernels keep their
-  // launch's share, 128 sums at most. 8-bit activations with
-  // wgmma_in_flight = 1 keep a third set (the next iteration's, issued
-  // while the last one's are folded).
-  const int64_t sets = !layout::wgmmaPromotes(w, in) ? 1
-                       : t.wgmmaInFlight != 0        ? 3
-                                                     : 2;
+  // launch's share, 128 sums at most.
+  const bool twoSets = layout::wgmmaPromotes(w, in);
   const int64_t maxSums = t.warpSpecialized ? 192 : 128;
-  if (int64_t sums = t.warpM / 2 * (t.warpN / 16) * sets; sums > maxSums)
+  if (int64_t sums = t.warpM / 2 * (t.warpN / 16) * (twoSets ? 2 : 1);
+      sums > maxSums)
     return concat("warp_m = ", t.warpM, ", warp_n = ", t.warpN, " keep ", sums,
                   " f32 sums per thread",
-                  sets == 3   ? " (three sets with 8-bit activations and "
-                                "wgmma_in_flight = 1)"
-                  : sets == 2 ? " (two sets with 8-bit activations)"
-                              : "",
+                  twoSets ? " (two sets with 8-bit activations)" : "",
                   "; expected at most ", maxSums,
                   t.warpSpecialized ? " with" : " without",
-                  " warp_specialized (warp_m x warp_n <= ", maxSums * 32 / sets,
-                  ")");
+                  " warp_specialized (warp_m x warp_n <= ",
+                  maxSums * 32 / (twoSets ? 2 : 1), ")");
   return std::nullopt;
 }
 

@@ -900,12 +900,6 @@ struct WsModel {
   // for its own wgmmas and releases its own use; `releaseEarly` (a
   // mutation) releases it at the full wait, before the reads end.
   bool releaseOwn = false, releaseEarly = false;
-  // 8-bit activations with wgmma_in_flight = 1 (WgmmaEmitter::
-  // consumeTileInFlight8): chains of `chain` iterations; within a chain
-  // iteration i's wgmma wait (wait_group 1, after issuing i) ends i - 1's
-  // reads and releases its use, the chain's last iteration also waits for
-  // its own (wait_group 0) and releases it. 0: not this order.
-  int64_t chain = 0;
 
   WsModel(int64_t stages, int64_t iterations, int64_t producers,
           int64_t consumers, bool bulkCopies = false, bool bulkFills = false,
@@ -1014,18 +1008,6 @@ struct WsModel {
       reading[size_t(c)] = s;
       if (releaseEarly && L::ws::releasesOwn(i, S, n))
         empty[size_t(s)].arrive();
-    } else if (chain > 0) {
-      const int64_t p = i % chain;
-      if (p > 0) {
-        readingBefore[size_t(c)] = -1;
-        if (L::ws::releasesPrevious(i, S, n))
-          empty[size_t((i - 1) % S)].arrive();
-      }
-      if (p == chain - 1 || i == n - 1) {
-        reading[size_t(c)] = -1;
-        if (L::ws::releasesOwn(i, S, n))
-          empty[size_t(s)].arrive();
-      }
     } else if (releaseOwn) {
       // The wgmma wait: this iteration's reads end.
       if (!releaseEarly)
@@ -1112,26 +1094,6 @@ TEST(PreparedLayout, WarpSpecializedPipelineNeverDeadlocksNorRacesInAModel) {
                     : mode == 3 ? ", tracked fills"
                                 : "")
                 << (own ? ", each iteration releasing its own use" : "");
-          }
-}
-
-TEST(PreparedLayout, EightBitWgmmasInFlightInChainsNeverDeadlockNorRace) {
-  // wgmma_in_flight = 1 with 8-bit activations holds a slot until the next
-  // iteration's fill landed and its wgmmas were issued: two slots suffice.
-  std::mt19937 rng(17);
-  for (int64_t stages = 2; stages <= 7; ++stages)
-    for (int64_t n : {1, 3, 4, 5, 8, 13, 40})
-      for (int64_t chain : {2, 4})
-        for (int seed = 0; seed < 20; ++seed)
-          for (int mode : {0, 2, 3}) {
-            WsModel model(stages, n, /*producers=*/2, /*consumers=*/3,
-                          /*bulkCopies=*/mode == 3, /*bulkFills=*/mode == 2,
-                          /*trackedFills=*/mode == 3);
-            model.chain = chain;
-            EXPECT_EQ(model.run(rng), "")
-                << "stages = " << stages << ", iterations = " << n
-                << ", chains of " << chain
-                << (mode == 2 ? ", bulk fills" : mode == 3 ? ", tracked fills" : "");
           }
 }
 

@@ -465,12 +465,8 @@ inline RegisterSplit registerSplit(int64_t producers, int64_t consumers,
 /// instruction"): its f32 sums and 24 for a wgmma's operands.
 inline int64_t consumerRegisters(const KernelShape &k) {
   // 8-bit activations keep a second set of sums (each iteration's, added
-  // to the first in f32: WgmmaKernel.cpp), unless they do not promote, and
-  // a third with wgmma_in_flight (the next iteration's, in flight while the
-  // last one's are added).
-  const int64_t sets = k.activationBits != 8 || k.singleSumSet ? 1
-                       : k.wgmmaInFlight != 0                  ? 3
-                                                               : 2;
+  // to the first in f32: WgmmaKernel.cpp), unless they do not promote.
+  const int64_t sets = k.activationBits == 8 && !k.singleSumSet ? 2 : 1;
   return sets * k.blockM() * k.blockN() / k.mathThreads() + 24;
 }
 /// The split of kernel `k` (warp-specialized).

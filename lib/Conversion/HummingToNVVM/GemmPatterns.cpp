@@ -156,24 +156,12 @@ FailureOr<PreparedTile> preparedTile(const GemmView &op, unsigned index,
   const bool kMajor = hq::layout::tileOrder(spec.weight, spec.input,
                                             chip.readsKMajorEightBit()) ==
                       hq::layout::TileOrder::KMajor;
-  // wgmma_in_flight = 1 with 8-bit activations: each iteration's wgmmas
-  // write a third set of sums while the previous iteration's are added to
-  // the running ones. Only where there is a fold to overlap (promoting
-  // activations) and the weights are descriptors (8-bit weights read as
-  // registers are loaded only after the previous wgmmas' wait:
-  // WgmmaEmitter::wordsAreOperands).
-  if (act8 && t.wgmmaInFlight != 0 &&
-      (!kMajor || !hq::layout::wgmmaPromotes(spec.weight, spec.input)))
+  if (act8 && t.wgmmaInFlight != 0)
     return fail("expected wgmma_in_flight = 0 with " +
-                Twine(spec.input.type.str()) + " activations over " +
-                Twine(spec.weight.type.str()) +
-                " weights (it overlaps each iteration's wgmmas with the "
-                "previous iteration's sums being added to the running ones: "
-                "only for weights the wgmmas read from shared memory as "
-                "they are, and activations whose sums are promoted; " +
-                Twine(!kMajor ? "these weights are converted in registers)"
-                              : "si8 without group scales sums in s32 over "
-                                "the whole of K)"));
+                Twine(spec.input.type.str()) +
+                " activations (each iteration's sums are added to the "
+                "running ones after its wgmmas are waited for, and the next "
+                "iteration's first wgmma rewrites them)");
   if (act8 && spec.weight.hasPerKScales() && t.warpK > spec.weight.groupK)
     return fail("expected warp_k <= the group size (" +
                 Twine(spec.weight.groupK) + ") with " +

@@ -184,16 +184,34 @@ void PreparedEmitter::cacheGatheredRows() {
 }
 
 void PreparedEmitter::issueCooperativeCopies(Value iter, Value slot) {
-  const hq::WeightSchema &w = spec.weight;
-  const unsigned bits = w.type.bits;
-  // Every K-split group's k-tiles of the iteration.
-  const int64_t kT = tile.kTilesPerIteration(), blockM = tile.blockM();
-  Value slotBase = arith::MulIOp::create(b, slot, c32(coop.total()));
-  // The k-tile of k-tile slot u of this iteration (clampedTile clamps it
-  // to K).
-  auto kTileOf = [&](Value u) {
-    return arith::AddIOp::create(b, arith::MulIOp::create(b, iter, c32(kT)), u);
-  };
+  const FillPlace fill{iter, slot,
+                       arith::MulIOp::create(b, slot, c32(coop.total()))};
+  if (tile.gatheredActivations && copiesInputs())
+    copyGatheredActivations(fill);
+  if (!tile.tmaActivations && copiesInputs())
+    copyActivationChunks(fill);
+  if (!tile.tmaWeights && copiesConstants())
+    copyWeightChunks(fill);
+  if (tile.tensorActivations() || tile.tmaWeights)
+    issueBulkFill(fill);
+  if (copiesConstants())
+    copyGroupConstants(fill);
+  if (tile.groupInputScales && copiesInputs())
+    copyGroupInputScales(fill);
+}
+
+Value PreparedEmitter::FillPlace::weightsAt(PreparedEmitter &e) const {
+  return arith::AddIOp::create(e.b, slotBase, e.c32(e.coop.activationBytes));
+}
+
+Value PreparedEmitter::fillKTile(const FillPlace &fill, Value u) {
+  return arith::AddIOp::create(
+      b, arith::MulIOp::create(b, fill.iter, c32(tile.kTilesPerIteration())),
+      u);
+}
+
+void PreparedEmitter::copyGatheredActivations(const FillPlace &fill) {
+  const int64_t blockM = tile.blockM();
   // Gathered activations (tma = [a] in a MoE kernel): chunk c is the
   // 16-byte unit j = c % P of row r = c / P of the iteration's K (P =
   // activationRowBytes / 16; eight consecutive threads read one row's
@@ -202,172 +220,185 @@ void PreparedEmitter::issueCooperativeCopies(Value iter, Value slot) {
   // 16 P-byte swizzle; the slot starts at a multiple of its period). The
   // row of each round of a producer's chunks was read from the row table
   // before its loop (cacheGatheredRows; -1: no token).
-  if (tile.gatheredActivations && copiesInputs()) {
-    const int64_t perRow = tile.activationRowBytes() / 16;
-    forEachChunk(blockM * perRow, [&](Value c, int64_t round) {
-      Value r = arith::DivUIOp::create(b, c, c32(perRow));
-      Value j = arith::RemUIOp::create(b, c, c32(perRow));
-      // The producers' rows, cached before their loop (gathered tiles are
-      // warp-specialized, and only their producers copy).
-      if (size_t(round) >= gatheredRows.size())
-        llvm::report_fatal_error("humming: gathered activation copies "
-                                 "without the producers' cached rows (a bug "
-                                 "in the lowering)");
-      Value row = gatheredRows[size_t(round)];
-      Value inRows =
-          arith::CmpIOp::create(b, arith::CmpIPredicate::sge, row, c32(0));
-      // (Unit j holds 16 bytes of the row: 8 16-bit or 16 8-bit columns.)
-      Value col = arith::AddIOp::create(
-          b, arith::MulIOp::create(b, kTileOf(c32(0)), c32(16)),
-          arith::MulIOp::create(b, j, c32(act8 ? 16 : 8)));
-      Value colBytes = columnBytes(col);
-      auto [index, bytes] = activationSource(
-          arith::MaxSIOp::create(b, row, c32(0)), inRows, col, colBytes);
-      Value off = arith::AddIOp::create(
-          b, arith::MulIOp::create(b, r, c32(16 * perRow)),
-          arith::MulIOp::create(b, j, c32(16)));
-      Value swz = arith::ShLIOp::create(
-          b,
-          arith::AndIOp::create(b, arith::ShRUIOp::create(b, off, c32(7)),
-                                c32(perRow - 1)),
-          c32(4));
-      copy16(arith::AddIOp::create(b, slotBase,
-                                   arith::XOrIOp::create(b, off, swz)),
-             param(hq::abi::ParamInput), index, bytes);
-    });
-  }
+  const int64_t perRow = tile.activationRowBytes() / 16;
+  forEachChunk(blockM * perRow, [&](Value c, int64_t round) {
+    Value r = arith::DivUIOp::create(b, c, c32(perRow));
+    Value j = arith::RemUIOp::create(b, c, c32(perRow));
+    // The producers' rows, cached before their loop (gathered tiles are
+    // warp-specialized, and only their producers copy).
+    if (size_t(round) >= gatheredRows.size())
+      llvm::report_fatal_error("humming: gathered activation copies "
+                               "without the producers' cached rows (a bug "
+                               "in the lowering)");
+    Value row = gatheredRows[size_t(round)];
+    Value inRows =
+        arith::CmpIOp::create(b, arith::CmpIPredicate::sge, row, c32(0));
+    // (Unit j holds 16 bytes of the row: 8 16-bit or 16 8-bit columns.)
+    Value col = arith::AddIOp::create(
+        b, arith::MulIOp::create(b, fillKTile(fill, c32(0)), c32(16)),
+        arith::MulIOp::create(b, j, c32(act8 ? 16 : 8)));
+    Value colBytes = columnBytes(col);
+    auto [index, bytes] = activationSource(
+        arith::MaxSIOp::create(b, row, c32(0)), inRows, col, colBytes);
+    Value off =
+        arith::AddIOp::create(b, arith::MulIOp::create(b, r, c32(16 * perRow)),
+                              arith::MulIOp::create(b, j, c32(16)));
+    Value swz = arith::ShLIOp::create(
+        b,
+        arith::AndIOp::create(b, arith::ShRUIOp::create(b, off, c32(7)),
+                              c32(perRow - 1)),
+        c32(4));
+    copy16(arith::AddIOp::create(b, fill.slotBase,
+                                 arith::XOrIOp::create(b, off, swz)),
+           param(hq::abi::ParamInput), index, bytes);
+  });
+}
+
+void PreparedEmitter::copyActivationChunks(const FillPlace &fill) {
+  const int64_t kT = tile.kTilesPerIteration(), blockM = tile.blockM();
   // Activations: chunk c is half h of row r of k-tile slot u = c / (2
   // block_m), placed as the generation's fragments read them
   // (activationChunkPlace / activationChunkAt); rows past M and columns past
-  // K zero-fill. With tma = [a] the tensor copy below (or, gathered, the
-  // copies above) brings them instead, in its own layout (a swizzled row
-  // per token).
+  // K zero-fill. With tma = [a] the tensor copy (issueBulkFill; gathered:
+  // copyGatheredActivations) brings them instead, in its own layout (a
+  // swizzled row per token).
   // 8-bit activations (wgmma k32): chunk c is the whole 16-column row r =
   // c % block_m of k-tile slot u = c / block_m, at [u][r] x 16 bytes:
   // k-tiles 2 s and 2 s + 1 are the two core-matrix halves of k32 step s,
   // block_m x 16 bytes apart as the 16-bit halves are.
-  if (!tile.tmaActivations && copiesInputs())
-    forEachChunk(kT * blockM * (act8 ? 1 : 2), [&](Value c) {
-      Value u, h, r, col;
-      if (act8) {
-        u = arith::DivUIOp::create(b, c, c32(blockM));
-        r = arith::RemUIOp::create(b, c, c32(blockM));
-        col = arith::MulIOp::create(b, kTileOf(u), c32(16));
-      } else {
-        activationChunkPlace(c, h, r);
-        u = arith::DivUIOp::create(b, c, c32(2 * blockM));
-        col = arith::AddIOp::create(
-            b, arith::MulIOp::create(b, kTileOf(u), c32(16)),
-            arith::MulIOp::create(b, h, c32(8)));
-      }
-      Value colBytes = columnBytes(col);
-      auto [row, inRows] = sourceRow(r);
-      auto [index, bytes] = activationSource(row, inRows, col, colBytes);
-      Value dst = act8 ? Value(arith::AddIOp::create(
-                             b, slotBase, arith::MulIOp::create(b, c, c32(16))))
-                       : activationChunkAt(slotBase, u, h, r);
-      copy16(dst, param(hq::abi::ParamInput), index, bytes);
-    });
+  forEachChunk(kT * blockM * (act8 ? 1 : 2), [&](Value c) {
+    Value u, h, r, col;
+    if (act8) {
+      u = arith::DivUIOp::create(b, c, c32(blockM));
+      r = arith::RemUIOp::create(b, c, c32(blockM));
+      col = arith::MulIOp::create(b, fillKTile(fill, u), c32(16));
+    } else {
+      activationChunkPlace(c, h, r);
+      u = arith::DivUIOp::create(b, c, c32(2 * blockM));
+      col = arith::AddIOp::create(
+          b, arith::MulIOp::create(b, fillKTile(fill, u), c32(16)),
+          arith::MulIOp::create(b, h, c32(8)));
+    }
+    Value colBytes = columnBytes(col);
+    auto [row, inRows] = sourceRow(r);
+    auto [index, bytes] = activationSource(row, inRows, col, colBytes);
+    Value dst =
+        act8 ? Value(arith::AddIOp::create(
+                   b, fill.slotBase, arith::MulIOp::create(b, c, c32(16))))
+             : activationChunkAt(fill.slotBase, u, h, r);
+    copy16(dst, param(hq::abi::ParamInput), index, bytes);
+  });
+}
+
+void PreparedEmitter::copyWeightChunks(const FillPlace &fill) {
+  const int64_t kT = tile.kTilesPerIteration();
   // Weights: the block's n-tiles of a k-tile are contiguous (warpsN x 128
   // x bits bytes, 8 x bits chunks per n-tile).
-  const int64_t perTile = tile.warpsN * 8 * bits;
-  Value weightsAt =
-      arith::AddIOp::create(b, slotBase, c32(coop.activationBytes));
-  if (!tile.tmaWeights && copiesConstants())
-    forEachChunk(kT * perTile, [&](Value c) {
-      Value u = arith::DivUIOp::create(b, c, c32(perTile));
-      Value off = arith::RemUIOp::create(b, c, c32(perTile));
-      Value tc = clampedTile(kTileOf(u));
-      Value index =
-          arith::AddIOp::create(b, weightWord(tc, bidX, tile.warpsN),
-                                arith::MulIOp::create(b, ext64(off), c64(4)));
-      Value dst = arith::AddIOp::create(b, weightsAt,
-                                        arith::MulIOp::create(b, c, c32(16)));
-      copy16(dst, param(hq::abi::ParamWeight), index);
-    });
-  if (tile.tensorActivations() || tile.tmaWeights) {
-    // One producer thread announces the slot's TMA bytes on its full
-    // mbarrier and issues the copies; the barrier's phase ends once they
-    // landed and every producer arrived (after the copies still made by
-    // cp.async). The slot's previous reads ended before its release, which
-    // this fill waited for. Destinations are this CTA's shared::cluster
-    // addresses.
-    // With bulk fills (layout::ws::bulkFills) the scales and zero points
-    // come by bulk copies too and the announcement is the barrier's one
-    // arrival: the phase then ends when the bytes land.
-    const int64_t activationBytes =
-        tile.tensorActivations() ? coop.activationBytes : 0;
-    const int64_t weightBytes = tile.tmaWeights ? kT * perTile * 16 : 0;
-    const int64_t groupBytes =
-        bulkFills() ? coop.groupCopies * (coop.scaleBytes + coop.zeroBytes) : 0;
-    onFirstCopier([&] {
-      Value full = mbarrierAt(slot, 0);
-      // (A partial last block of columns: its n-tiles' share of the
-      // weights and per-group constants, blockShare.)
-      Value txBytes =
-          partialBlocks()
-              ? Value(arith::AddIOp::create(
-                    b, c32(activationBytes),
-                    blockShare(weightBytes + groupBytes)))
-              : c32(activationBytes + weightBytes + groupBytes);
-      // The announcement: the barrier's one arrival (release, CTA scope)
-      // with bulk fills, else only the expected bytes (relaxed).
-      if (bulkFills())
-        NVVM::MBarrierArriveExpectTxOp::create(
-            b, /*res=*/Type(), full, txBytes, NVVM::MemScopeKind::CTA,
-            /*relaxed=*/false, /*predicate=*/Value());
-      else
-        NVVM::MBarrierExpectTxOp::create(b, full, txBytes);
-      if (tile.tensorActivations()) {
-        // One box of the iteration's K x block_m rows: token r's row of
-        // activationRowBytes at r x that many bytes of the slot, its 16-byte
-        // chunks swizzled by the row's width (the layout
-        // WgmmaEmitter::activationDescriptor reads); rows past M and columns
-        // past K arrive as zeros. (Boxes of one 16-byte core-matrix row per
-        // k-tile half read every 32-byte sector twice and took eight tensor
-        // copies per iteration: bench/NOTES.md, "Prefill".)
-        // (The map's elements are 2 bytes: pairs of 8-bit activations,
-        // 8 per k-tile.)
-        Value map = inputMapAddress();
-        ActivationBox box = activationBox(iter);
-        Value dst = slotBase, mask;
-        if (tile.multicastA > 1) {
-          // multicast_a: this CTA's share of the rows, into the same place
-          // of every CTA of the cluster, completing on each one's full
-          // barrier (whose expected bytes count the whole tile). The share
-          // starts at a multiple of eight rows: the swizzle's period
-          // (layout::slotAlign).
-          dst = arith::AddIOp::create(
-              b, slotBase,
-              arith::MulIOp::create(b, box.shareRow,
-                                    c32(tile.activationRowBytes())));
-          mask = arith::ConstantIntOp::create(
-              b, b.getI16Type(), (int64_t(1) << tile.multicastA) - 1);
-        }
-        NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-            b, clusterSmemAt(dst), map, ValueRange{box.col, box.row}, full,
-            /*im2colOffsets=*/ValueRange(), /*multicastMask=*/mask,
-            /*l2CacheHint=*/Value(), NVVM::TMALoadMode::TILE,
-            /*isCTAOnly=*/false, /*group=*/NVVM::CTAGroupKindAttr(),
-            /*predicate=*/Value());
+  const int64_t perTile = tile.warpsN * 8 * spec.weight.type.bits;
+  Value weightsAt = fill.weightsAt(*this);
+  forEachChunk(kT * perTile, [&](Value c) {
+    Value u = arith::DivUIOp::create(b, c, c32(perTile));
+    Value off = arith::RemUIOp::create(b, c, c32(perTile));
+    Value tc = clampedTile(fillKTile(fill, u));
+    Value index =
+        arith::AddIOp::create(b, weightWord(tc, bidX, tile.warpsN),
+                              arith::MulIOp::create(b, ext64(off), c64(4)));
+    Value dst = arith::AddIOp::create(b, weightsAt,
+                                      arith::MulIOp::create(b, c, c32(16)));
+    copy16(dst, param(hq::abi::ParamWeight), index);
+  });
+}
+
+void PreparedEmitter::issueBulkFill(const FillPlace &fill) {
+  const int64_t kT = tile.kTilesPerIteration();
+  const int64_t perTile = tile.warpsN * 8 * spec.weight.type.bits;
+  Value slot = fill.slot, weightsAt = fill.weightsAt(*this);
+  // One producer thread announces the slot's TMA bytes on its full
+  // mbarrier and issues the copies; the barrier's phase ends once they
+  // landed and every producer arrived (after the copies still made by
+  // cp.async). The slot's previous reads ended before its release, which
+  // this fill waited for. Destinations are this CTA's shared::cluster
+  // addresses.
+  // With bulk fills (layout::ws::bulkFills) the scales and zero points
+  // come by bulk copies too and the announcement is the barrier's one
+  // arrival: the phase then ends when the bytes land.
+  const int64_t activationBytes =
+      tile.tensorActivations() ? coop.activationBytes : 0;
+  const int64_t weightBytes = tile.tmaWeights ? kT * perTile * 16 : 0;
+  const int64_t groupBytes =
+      bulkFills() ? coop.groupCopies * (coop.scaleBytes + coop.zeroBytes) : 0;
+  onFirstCopier([&] {
+    Value full = mbarrierAt(slot, 0);
+    // (A partial last block of columns: its n-tiles' share of the
+    // weights and per-group constants, blockShare.)
+    Value txBytes =
+        partialBlocks()
+            ? Value(arith::AddIOp::create(b, c32(activationBytes),
+                                          blockShare(weightBytes + groupBytes)))
+            : c32(activationBytes + weightBytes + groupBytes);
+    // The announcement: the barrier's one arrival (release, CTA scope)
+    // with bulk fills, else only the expected bytes (relaxed).
+    if (bulkFills())
+      NVVM::MBarrierArriveExpectTxOp::create(
+          b, /*res=*/Type(), full, txBytes, NVVM::MemScopeKind::CTA,
+          /*relaxed=*/false, /*predicate=*/Value());
+    else
+      NVVM::MBarrierExpectTxOp::create(b, full, txBytes);
+    if (tile.tensorActivations()) {
+      // One box of the iteration's K x block_m rows: token r's row of
+      // activationRowBytes at r x that many bytes of the slot, its 16-byte
+      // chunks swizzled by the row's width (the layout
+      // WgmmaEmitter::activationDescriptor reads); rows past M and columns
+      // past K arrive as zeros. (Boxes of one 16-byte core-matrix row per
+      // k-tile half read every 32-byte sector twice and took eight tensor
+      // copies per iteration: bench/NOTES.md, "Prefill".)
+      // (The map's elements are 2 bytes: pairs of 8-bit activations,
+      // 8 per k-tile.)
+      Value map = inputMapAddress();
+      ActivationBox box = activationBox(fill.iter);
+      Value dst = fill.slotBase, mask;
+      if (tile.multicastA > 1) {
+        // multicast_a: this CTA's share of the rows, into the same place
+        // of every CTA of the cluster, completing on each one's full
+        // barrier (whose expected bytes count the whole tile). The share
+        // starts at a multiple of eight rows: the swizzle's period
+        // (layout::slotAlign).
+        dst = arith::AddIOp::create(
+            b, fill.slotBase,
+            arith::MulIOp::create(b, box.shareRow,
+                                  c32(tile.activationRowBytes())));
+        mask = arith::ConstantIntOp::create(
+            b, b.getI16Type(), (int64_t(1) << tile.multicastA) - 1);
       }
-      if (tile.tmaWeights)
-        for (int64_t u = 0; u < kT; ++u) {
-          // One bulk copy per k-tile: the block's n-tiles are contiguous.
-          Value src = LLVM::GEPOp::create(
-              b, ptr, i32, param(hq::abi::ParamWeight),
-              ValueRange{
-                  weightWord(clampedTile(kTileOf(c32(u))), bidX, tile.warpsN)});
-          Value dst = clusterSmemAt(
-              arith::AddIOp::create(b, weightsAt, c32(u * perTile * 16)));
-          bulkCopy(dst, src, blockShare(perTile * 16), full);
-        }
-    });
-  }
+      NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+          b, clusterSmemAt(dst), map, ValueRange{box.col, box.row}, full,
+          /*im2colOffsets=*/ValueRange(), /*multicastMask=*/mask,
+          /*l2CacheHint=*/Value(), NVVM::TMALoadMode::TILE,
+          /*isCTAOnly=*/false, /*group=*/NVVM::CTAGroupKindAttr(),
+          /*predicate=*/Value());
+    }
+    if (tile.tmaWeights)
+      for (int64_t u = 0; u < kT; ++u) {
+        // One bulk copy per k-tile: the block's n-tiles are contiguous.
+        Value src = LLVM::GEPOp::create(
+            b, ptr, i32, param(hq::abi::ParamWeight),
+            ValueRange{weightWord(clampedTile(fillKTile(fill, c32(u))), bidX,
+                                  tile.warpsN)});
+        Value dst = clusterSmemAt(
+            arith::AddIOp::create(b, weightsAt, c32(u * perTile * 16)));
+        bulkCopy(dst, src, blockShare(perTile * 16), full);
+      }
+  });
+}
+
+void PreparedEmitter::copyGroupConstants(const FillPlace &fill) {
+  const hq::WeightSchema &w = spec.weight;
+  const unsigned bits = w.type.bits;
+  Value slot = fill.slot, weightsAt = fill.weightsAt(*this);
   // Scales and zero points of the block's columns, per group copy.
   const int64_t columns = tile.blockN();
-  for (int64_t gi = 0; copiesConstants() && gi < coop.groupCopies; ++gi) {
-    Value tc = clampedTile(kTileOf(c32(gi)));
+  for (int64_t gi = 0; gi < coop.groupCopies; ++gi) {
+    Value tc = clampedTile(fillKTile(fill, c32(gi)));
     Value g = perKScales
                   ? arith::DivUIOp::create(
                         b, arith::MulIOp::create(b, tc, c32(16)), c32(w.groupK))
@@ -418,31 +449,33 @@ void PreparedEmitter::issueCooperativeCopies(Value iter, Value slot) {
                                                      : L::zeroPointBits(bits),
              arith::AddIOp::create(b, at, c32(coop.scaleBytes)));
   }
+}
+
+void PreparedEmitter::copyGroupInputScales(const FillPlace &fill) {
+  const int64_t blockM = tile.blockM();
+  Value weightsAt = fill.weightsAt(*this);
   // Per-group activation scales (KernelShape::groupInputScales): each of
   // the block's tokens' f32 scale of the iteration's group, [M, ceil(K /
   // g)] row-major, one 4-byte cp.async per token (rows without a token,
   // past M, zero-fill; a group past K, of padding columns, reads the last).
-  if (tile.groupInputScales && copiesInputs()) {
-    const int64_t g = spec.input.groupK, groups = hq::ceilDiv(spec.kAct, g);
-    Value group = arith::MinSIOp::create(
-        b,
-        arith::DivUIOp::create(
-            b, arith::MulIOp::create(b, kTileOf(c32(0)), c32(L::kTileK)),
-            c32(g)),
-        c32(groups - 1));
-    Value at = inputScalesAt(weightsAt);
-    forEachChunk(blockM, [&](Value c) {
-      auto [row, inRows] = sourceRow(c);
-      Value index = arith::AddIOp::create(
-          b, arith::MulIOp::create(b, sext64(row), c64(groups)),
-          sext64(group));
-      copyAsync(4,
-                arith::AddIOp::create(b, at, arith::MulIOp::create(b, c, c32(4))),
-                param(hq::abi::ParamInputScale),
-                arith::SelectOp::create(b, inRows, index, c64(0)),
-                arith::SelectOp::create(b, inRows, c32(4), c32(0)));
-    });
-  }
+  const int64_t g = spec.input.groupK, groups = hq::ceilDiv(spec.kAct, g);
+  Value group = arith::MinSIOp::create(
+      b,
+      arith::DivUIOp::create(
+          b, arith::MulIOp::create(b, fillKTile(fill, c32(0)), c32(L::kTileK)),
+          c32(g)),
+      c32(groups - 1));
+  Value at = inputScalesAt(weightsAt);
+  forEachChunk(blockM, [&](Value c) {
+    auto [row, inRows] = sourceRow(c);
+    Value index = arith::AddIOp::create(
+        b, arith::MulIOp::create(b, sext64(row), c64(groups)), sext64(group));
+    copyAsync(4,
+              arith::AddIOp::create(b, at, arith::MulIOp::create(b, c, c32(4))),
+              param(hq::abi::ParamInputScale),
+              arith::SelectOp::create(b, inRows, index, c64(0)),
+              arith::SelectOp::create(b, inRows, c32(4), c32(0)));
+  });
 }
 
 void PreparedEmitter::pushWords(Value addr, int64_t n, unsigned alignment,

@@ -37,6 +37,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
+#include <functional>
 #include <memory>
 
 namespace mlir::humming {
@@ -144,8 +145,35 @@ protected:
   void issueCopies(Value iter, Value slot, Value when = Value(),
                    bool commit = true);
   /// Cooperative kernels: the block's copies of iteration `iter` into slot
-  /// `slot`.
+  /// `slot`, each part that the tile copies this way (the copier's share of
+  /// the part, copiesInputs / copiesConstants).
   void issueCooperativeCopies(Value iter, Value slot);
+  /// Where a cooperative fill goes: iteration `iter` (i32) into pipeline
+  /// slot `slot`, which starts at shared byte `slotBase`.
+  struct FillPlace {
+    Value iter, slot, slotBase;
+    /// The slot's weights, after its activations (then its per-group
+    /// constants and per-group activation scales).
+    Value weightsAt(PreparedEmitter &e) const;
+  };
+  /// The k-tile of k-tile slot `u` (i32) of the fill's iteration (every
+  /// K-split group's), unclamped (clampedTile clamps it to K).
+  Value fillKTile(const FillPlace &fill, Value u);
+  /// MoE gathered activations (tma = [a]): each token's row of the
+  /// iteration's K by 16-byte cp.async into TMA's swizzled layout.
+  void copyGatheredActivations(const FillPlace &fill);
+  /// Activations by cp.async in the generation's fragment layout.
+  void copyActivationChunks(const FillPlace &fill);
+  /// Weights by cp.async (the block's n-tiles of a k-tile contiguous).
+  void copyWeightChunks(const FillPlace &fill);
+  /// The fill's TMA part, from one producer thread: its expected bytes on
+  /// the full mbarrier, the activation box (tma = [a]), the weights' bulk
+  /// copies (tma = [b]); with bulk fills the announcement is its arrival.
+  void issueBulkFill(const FillPlace &fill);
+  /// Scales and zero points of the block's columns, per group copy.
+  void copyGroupConstants(const FillPlace &fill);
+  /// Per-group activation scales (KernelShape::groupInputScales).
+  void copyGroupInputScales(const FillPlace &fill);
   /// `count` 16-byte copies shared out among the block's threads: `copy(c)`
   /// emits chunk c (i32); with `round`, the thread's r-th chunk is c =
   /// copyTid + r x copyThreads().
@@ -379,6 +407,29 @@ protected:
   /// scf.if under which the block computes (it has rows and its expert);
   /// the builder is left inside it. Null for dense kernels.
   scf::IfOp routeBlock();
+  /// What a block's routing found: its expert (i32, uniform; outside 0 ..
+  /// E - 1: none here) and, for block row `local` (i32 < block_m), that
+  /// row's id (the output row) and whether it holds a token (i1).
+  struct BlockRouting {
+    Value expert;
+    std::function<std::pair<Value, Value>(Value)> rowOf;
+  };
+  /// indexed (vLLM's sorted_token_ids / expert_ids, block_size a launch
+  /// parameter), contiguous (per-expert row offsets: warp 0 scans them for
+  /// the expert whose blocks hold this one) and grouped_masked (E x
+  /// max_tokens rows, per-expert counts).
+  BlockRouting routeIndexed();
+  BlockRouting routeContiguous();
+  BlockRouting routeGroupedMasked();
+  /// The row table (each row's id, -1 where it holds no token), published
+  /// by a barrier that also reduces whether the block has a row (returned,
+  /// i1) and, moeTransposed, whether rows 8-15 do (highRows).
+  Value writeRowTable(const BlockRouting &routing);
+  /// Indexed routing: zeros into the rows of a block that has some but
+  /// whose expert is not on this rank (one CTA along K writes them).
+  void zeroRowsOffRank(Value any, Value expertOk);
+  /// The expert's weights, scales, zero points, global scale and bias.
+  void shiftToExpert(Value expert);
   /// The activation row (i32) of block row `local` (i32, 0 .. block_m - 1)
   /// and whether that row holds a token (i1). MoE rows that hold none read
   /// as row 0; dense ones are bidY x block_m + local, which M bounds.

@@ -35,12 +35,6 @@ namespace {
 /// 1.2-4 us.
 constexpr int64_t kReduceInFlight = 128;
 
-/// 8-bit activations with wgmma_in_flight = 1: the iterations a consumer
-/// runs with each one's wgmmas issued before the previous one's sums are
-/// added (WgmmaEmitter::consumeTileInFlight8); the chain's last fold has no
-/// wgmma under it.
-constexpr int64_t kInFlightChain = 4;
-
 class WgmmaEmitter : public PreparedEmitter {
 public:
   using PreparedEmitter::PreparedEmitter;
@@ -63,6 +57,38 @@ private:
   /// consumer warpgroups' loop, synchronised per slot by full / empty
   /// mbarriers.
   void emitWarpSpecializedLoop(Value first);
+  /// What the producer and consumer loops share: S slots, D fills in
+  /// flight (cp.async producers), the CTA's iterations per tile from
+  /// iteration `first`, the register split, the kind of fills; the fills
+  /// (uses) of the CTA in all (i32: iters, or iters x tilesHere with
+  /// persistent, whose tiles are cta + j ctas); the caller's tile.
+  struct WsLoop {
+    int64_t S = 0, D = 0, iters = 0;
+    Value first;
+    L::ws::RegisterSplit regs;
+    bool bulk = false, tracked = false;
+    Value fills, tilesHere, cta, ctas;
+    Value outerX, outerY, outerTiles, outerNTile;
+  };
+  /// Thread 0 initializes each slot's full and empty mbarrier; the block's
+  /// (with multicast_a the cluster's) barrier publishes them.
+  void initSlotBarriers(const WsLoop &w);
+  /// The CTA's fills, and with persistent its tiles.
+  void planPersistent(WsLoop &w);
+  /// `body(base)` for each of this CTA's output tiles (made current first).
+  void forEachWsTile(const WsLoop &w, function_ref<void(Value)> body);
+  /// Use `use`'s slot (i32), once its fill landed (the full barrier's phase
+  /// of round use / S).
+  Value waitSlotFilled(const WsLoop &w, Value use);
+  /// Use `use`'s wgmmas are done with its slot: released where a later fill
+  /// waits for it (`first`, if given: the condition that there is such a
+  /// use, besides a later fill).
+  void releaseSlotUse(const WsLoop &w, Value use, Value first);
+  /// The producer warpgroup: its register share and every fill.
+  void emitWsProducer(const WsLoop &w);
+  /// The consumer warpgroups: their register share, each tile's iterations
+  /// and epilogue.
+  void emitWsConsumers(const WsLoop &w);
   /// The zeroed values a wgmma thread's loop carries: its f32 sums and,
   /// with 8-bit activations, the last iteration's own sums and (group
   /// scales) that iteration's two scales per n-tile (foldIteration).
@@ -140,23 +166,6 @@ private:
   /// lane's eight), from the stage's words at `next`, into scales[2 t ..].
   void readIterationScales(function_ref<Value()> next, int64_t t,
                            MutableArrayRef<Value> scales);
-  /// The scales foldIteration takes after an iteration's sums, from the
-  /// stage readWgmmaSlot loaded for K-major weights (weightsByDescriptor):
-  /// every n-tile's two group scales, then the tokens' scales.
-  SmallVector<Value> descriptorSlotScales(ArrayRef<Value> stage);
-  /// 8-bit activations with wgmma_in_flight = 1 (K-major weights,
-  /// promoting): one output tile's iterations, iteration i's wgmmas issued
-  /// into a set of sums of their own (two sets taking turns) before
-  /// iteration i - 1's are waited for (wgmma.wait_group 1), their slot's
-  /// scales read, the slot released and the sums added to the running
-  /// ones, so that the tensor pipe has this warpgroup's next wgmmas while
-  /// it adds. `useOf(i)`: the CTA's use of the tile's iteration i (i32);
-  /// `waitFilled(u)`: u's slot once its fill landed; `release(u)`: use
-  /// u's slot released. Returns the running sums.
-  SmallVector<Value> consumeTileInFlight8(int64_t iters,
-                                          function_ref<Value(Value)> useOf,
-                                          function_ref<Value(Value)> waitFilled,
-                                          function_ref<void(Value)> release);
   /// Weights in the 8-bit activation type: the shared loads of the slot's
   /// words are the wgmmas' A operands themselves, so the loops load them
   /// only after waiting for the previous iteration's wgmmas (which may
@@ -534,19 +543,51 @@ void WgmmaEmitter::emitWarpSpecializedLoop(Value first) {
   // once its copies landed, and waits for nothing but the releases.
   // The formulas of layout::ws, built in IR (the iteration is a runtime
   // value); PreparedLayoutTest checks the protocol itself.
-  const int64_t S = tile.stages, D = L::ws::fillsInFlight(S),
-                iters = ctaIterations;
-  const int64_t producers = tile.producerThreads(),
-                consumers = tile.mathThreads();
+  WsLoop w;
+  w.S = tile.stages;
+  w.D = L::ws::fillsInFlight(w.S);
+  w.iters = ctaIterations;
+  w.first = first;
   // Registers (layout::ws::registerSplit): the block starts with the
   // kernel's .maxnreg each (168 for two consumer warpgroups and one CTA
   // per SM); the producers give theirs down to 56 (40 where the consumers
   // would otherwise spill) and the consumers take the rest (224 for two
   // warpgroups: the loop of the 128-token tile assembles without spills).
-  const L::ws::RegisterSplit regs = L::ws::registerSplit(tile);
-  const int64_t producerRegs = regs.producer, consumerRegs = regs.consumer;
-  const bool rebalance = regs.rebalance;
-  const bool bulk = bulkFills(), tracked = trackedFills();
+  w.regs = L::ws::registerSplit(tile);
+  w.bulk = bulkFills();
+  w.tracked = trackedFills();
+  initSlotBarriers(w);
+  // The caller's tile (emit's selectTile of blockIdx.x), put back after the
+  // loops, whose tiles hold inside them only.
+  w.outerX = bidX, w.outerY = bidY, w.outerTiles = blockTiles,
+  w.outerNTile = nTile;
+  planPersistent(w);
+  auto isProducer = arith::CmpIOp::create(b, arith::CmpIPredicate::uge, tid,
+                                          c32(tile.mathThreads()));
+  auto role = scf::IfOp::create(b, isProducer, /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(role.thenBlock());
+    emitWsProducer(w);
+  }
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(role.elseBlock());
+    emitWsConsumers(w);
+  }
+  bidX = w.outerX, bidY = w.outerY, blockTiles = w.outerTiles,
+  nTile = w.outerNTile;
+  // multicast_a: no CTA of the pair leaves while the other may still
+  // arrive on its barriers or copy into its slots.
+  if (tile.multicastA > 1) {
+    b.setInsertionPointAfter(role);
+    clusterBarrier();
+  }
+}
+
+void WgmmaEmitter::initSlotBarriers(const WsLoop &w) {
+  const int64_t producers = tile.producerThreads(),
+                consumers = tile.mathThreads();
   {
     // Thread 0 initializes the barriers; the block barrier publishes them.
     auto ifOp = scf::IfOp::create(
@@ -554,11 +595,11 @@ void WgmmaEmitter::emitWarpSpecializedLoop(Value first) {
         /*withElseRegion=*/false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(ifOp.thenBlock());
-    for (int64_t st = 0; st < S; ++st)
-      for (auto [which, count] : {std::pair<int64_t, int64_t>{
-                                      0, L::ws::fullArrivals(producers, bulk)},
-                                  {1, L::ws::emptyArrivals(
-                                          consumers, tile.multicastA)}})
+    for (int64_t st = 0; st < w.S; ++st)
+      for (auto [which, count] :
+           {std::pair<int64_t, int64_t>{0,
+                                        L::ws::fullArrivals(producers, w.bulk)},
+            {1, L::ws::emptyArrivals(consumers, tile.multicastA)}})
         NVVM::MBarrierInitOp::create(b, mbarrierAt(c32(st), which), c32(count),
                                      /*predicate=*/Value());
     NVVM::FenceMbarrierInitOp::create(b);
@@ -570,57 +611,62 @@ void WgmmaEmitter::emitWarpSpecializedLoop(Value first) {
     clusterBarrier();
   else
     gpu::BarrierOp::create(b);
-  Value lb = arith::ConstantIndexOp::create(b, 0);
-  Value ub = arith::ConstantIndexOp::create(b, iters);
-  Value one = arith::ConstantIndexOp::create(b, 1);
+}
+
+void WgmmaEmitter::planPersistent(WsLoop &w) {
+  const int64_t iters = w.iters;
   // persistent (TileConfig::persistent): this CTA's output tiles are
   // blockIdx.x + j gridDim.x for j < tilesHere, and its fills and uses are
   // counted across them (fill g: iteration g mod iters of its j = g /
   // iters), so that the producer runs on into the next tile's fills while
   // the consumers store the last tile's outputs; the barriers' protocol is
   // that of one loop of tilesHere x iters iterations.
-  Value fills = c32(iters), tilesHere, cta, ctas;
-  // The caller's tile (emit's selectTile of blockIdx.x), put back after the
-  // loops, whose tiles hold inside them only.
-  const Value outerX = bidX, outerY = bidY, outerTiles = blockTiles,
-              outerNTile = nTile;
+  w.fills = c32(iters);
   if (tile.persistent > 0) {
-    assert((bulk || tracked) && !prefetchesBeforeWait() && split.ctas == 1 &&
-           tile.multicastA == 1 &&
+    assert((w.bulk || w.tracked) && !prefetchesBeforeWait() &&
+           split.ctas == 1 && tile.multicastA == 1 &&
            "persistent tiles: the verifier's conditions");
-    cta = index32(gpu::BlockIdOp::create(b, gpu::Dimension::x));
-    ctas = index32(gpu::GridDimOp::create(b, gpu::Dimension::x));
+    w.cta = index32(gpu::BlockIdOp::create(b, gpu::Dimension::x));
+    w.ctas = index32(gpu::GridDimOp::create(b, gpu::Dimension::x));
     // ceil((tilesTotal - cta) / ctas), 0 where cta >= tilesTotal.
-    Value left = arith::SubIOp::create(b, tilesTotal, cta);
-    tilesHere = arith::SelectOp::create(
+    Value left = arith::SubIOp::create(b, tilesTotal, w.cta);
+    w.tilesHere = arith::SelectOp::create(
         b, arith::CmpIOp::create(b, arith::CmpIPredicate::sgt, left, c32(0)),
         arith::DivUIOp::create(b, arith::AddIOp::create(b, left, c32(-1)),
-                               ctas),
+                               w.ctas),
         c32(-1));
-    tilesHere = arith::AddIOp::create(b, tilesHere, c32(1));
-    fills = arith::MulIOp::create(b, tilesHere, c32(iters));
+    w.tilesHere = arith::AddIOp::create(b, w.tilesHere, c32(1));
+    w.fills = arith::MulIOp::create(b, w.tilesHere, c32(iters));
   }
+}
+
+void WgmmaEmitter::forEachWsTile(const WsLoop &w,
+                                 function_ref<void(Value)> body) {
   // `body(base)` for each of this CTA's output tiles, `base` the CTA's
   // fills (uses) before the tile's: once with a null base without
   // persistent, else in a loop over its tiles, each made current first
   // (its place computed once per tile, not on the way from a slot's
   // release to the next fill's copies).
-  auto forEachTile = [&](function_ref<void(Value)> body) {
-    if (tile.persistent == 0)
-      return body(Value());
-    auto tiles = scf::ForOp::create(
-        b, lb, arith::IndexCastOp::create(b, b.getIndexType(), tilesHere), one);
-    OpBuilder::InsertionGuard inner(b);
-    b.setInsertionPointToStart(tiles.getBody());
-    Value j = index32(tiles.getInductionVar());
-    selectTile(
-        arith::AddIOp::create(b, cta, arith::MulIOp::create(b, j, ctas)));
-    body(arith::MulIOp::create(b, j, c32(iters)));
-  };
+  if (tile.persistent == 0)
+    return body(Value());
+  auto tiles = scf::ForOp::create(
+      b, arith::ConstantIndexOp::create(b, 0),
+      arith::IndexCastOp::create(b, b.getIndexType(), w.tilesHere),
+      arith::ConstantIndexOp::create(b, 1));
+  OpBuilder::InsertionGuard inner(b);
+  b.setInsertionPointToStart(tiles.getBody());
+  Value j = index32(tiles.getInductionVar());
+  selectTile(
+      arith::AddIOp::create(b, w.cta, arith::MulIOp::create(b, j, w.ctas)));
+  body(arith::MulIOp::create(b, j, c32(w.iters)));
+}
 
-  auto isProducer =
-      arith::CmpIOp::create(b, arith::CmpIPredicate::uge, tid, c32(consumers));
-  auto role = scf::IfOp::create(b, isProducer, /*withElseRegion=*/true);
+void WgmmaEmitter::emitWsProducer(const WsLoop &w) {
+  const int64_t S = w.S, D = w.D, iters = w.iters;
+  const bool bulk = w.bulk, tracked = w.tracked;
+  Value ub = arith::ConstantIndexOp::create(b, iters);
+  Value one = arith::ConstantIndexOp::create(b, 1);
+  Value first = w.first;
   auto landed = [&](Value fill, int64_t pending) {
     NVVM::CpAsyncWaitGroupOp::create(b, b.getI32IntegerAttr(int32_t(pending)));
     fenceProxyAsyncShared();
@@ -633,307 +679,287 @@ void WgmmaEmitter::emitWarpSpecializedLoop(Value first) {
     NVVM::CpAsyncMBarrierArriveOp::create(b, mbarrierAt(slot, 0),
                                           /*noinc=*/true);
   };
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(role.thenBlock());
-    if (rebalance)
-      NVVM::SetMaxRegisterOp::create(b, int32_t(producerRegs),
-                                     NVVM::SetMaxRegisterAction::decrease);
-    if (tile.tensorActivations())
-      // The thread that issues the tensor copies fetches their map first.
-      onFirstCopier([&] {
-        NVVM::PrefetchOp::create(
-            b, /*cacheLevel=*/NVVM::PrefetchCacheLevelAttr(),
-            /*evictPriority=*/NVVM::CacheEvictionPriorityAttr(),
-            inputMapAddress(), /*predicate=*/Value(),
-            /*tensormap=*/true, /*uniform=*/false,
-            /*in_param_space=*/false);
-      });
-    if (tile.gatheredActivations)
-      cacheGatheredRows();
-    auto fillLoop = [&] {
-      // Programmatic dependent launch: the constants (weights, scales, zero
-      // points) of the first P fills are copied before griddepcontrol.wait,
-      // uncommitted (they join fill 0's group), while the kernel before
-      // this one on the stream (the activations' quantization, the previous
-      // layer) may still run; those fills' activations after it. The loop
-      // then starts at fill P.
-      const int64_t P = prefetchesBeforeWait() ? std::min(S, iters) : 0;
-      if (P > 0) {
-        copyPart = CopyPart::Constants;
-        for (int64_t f = 0; f < P; ++f)
-          issueCopies(arith::AddIOp::create(b, first, c32(f)), c32(f),
-                      Value(), /*commit=*/false);
-        waitForPrerequisites();
-        copyPart = CopyPart::Inputs;
-        for (int64_t f = 0; f < P; ++f) {
-          issueCopies(arith::AddIOp::create(b, first, c32(f)), c32(f));
-          if (tracked)
-            arriveWhenLanded(c32(f));
-          else if (f >= D)
-            landed(c32(f - D), D);
-        }
-        copyPart = CopyPart::All;
-      }
-      // One output tile's fills: `base` (i32) the CTA's fills before them
-      // (persistent; null: none).
-      auto fillTile = [&](Value base) {
-        auto loop = scf::ForOp::create(b, arith::ConstantIndexOp::create(b, P),
-                                       ub, one);
-        {
-          OpBuilder::InsertionGuard inner(b);
-          b.setInsertionPointToStart(loop.getBody());
-          // `iter` the tile's iteration it copies, f the CTA's fill (across
-          // its tiles when persistent).
-          Value iter = index32(loop.getInductionVar());
-          Value f = base ? Value(arith::AddIOp::create(b, base, iter)) : iter;
-          Value slot = arith::RemUIOp::create(b, f, c32(S));
-          auto refill = scf::IfOp::create(
-              b, arith::CmpIOp::create(b, arith::CmpIPredicate::uge, f, c32(S)),
-              /*withElseRegion=*/false);
-          {
-            OpBuilder::InsertionGuard g(b);
-            b.setInsertionPointToStart(refill.thenBlock());
-            Value use = arith::SubIOp::create(
-                b, arith::DivUIOp::create(b, f, c32(S)), c32(1));
-            mbarrierWait(mbarrierAt(slot, 1),
-                         arith::AndIOp::create(b, use, c32(1)));
-          }
-          issueCopies(arith::AddIOp::create(b, first, iter), slot);
-          // l2_prefetch: the weights (and the activation box) of fill f + d
-          // into L2 (from DRAM, when the wave's earlier reads have not
-          // brought them), so that the fill's copies find them there.
-          if (tile.l2Prefetch > 0) {
-            Value ahead = arith::AddIOp::create(b, f, c32(tile.l2Prefetch));
-            prefetchWeightsL2(first, ahead, /*oneThread=*/bulk);
-            if (tile.tensorActivations())
-              onFirstCopier([&] { prefetchActivationsL2(first, ahead); });
-          }
-          if (tracked)
-            arriveWhenLanded(slot);
-          if (!bulk && !tracked) {
-            auto old = scf::IfOp::create(
-                b,
-                arith::CmpIOp::create(b, arith::CmpIPredicate::uge, f, c32(D)),
-                /*withElseRegion=*/false);
-            OpBuilder::InsertionGuard g(b);
-            b.setInsertionPointToStart(old.thenBlock());
-            landed(arith::SubIOp::create(b, f, c32(D)), D);
-          }
-        }
-      };
-      forEachTile(fillTile);
-      // The last D fills (fewer when the CTA has fewer iterations).
-      if (!bulk && !tracked)
-        for (int64_t f = std::max<int64_t>(0, iters - D); f < iters; ++f)
-          landed(c32(f), iters - 1 - f);
-      // (Tracked: no copy of this thread's outlives its loop.)
-      if (tracked) {
-        NVVM::CpAsyncCommitGroupOp::create(b);
-        NVVM::CpAsyncWaitGroupOp::create(b, b.getI32IntegerAttr(0));
-      }
-    };
-    // Bulk fills: producer 0 alone runs the loop. Another producer would
-    // only wait on the empty barriers, arriving nowhere, and could fall
-    // two phases behind one, where its parity wait no longer returns
-    // (PreparedLayoutTest's model finds that).
-    if (bulk)
-      onFirstCopier(fillLoop);
-    else
-      fillLoop();
-    gatheredRows.clear();
-    // The consumers' cluster reduction waits for every thread of the
-    // cluster three times (clusterReduce).
-    if (clustered())
-      for (int i = 0; i < 3; ++i)
-        clusterBarrier();
-  }
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(role.elseBlock());
-    if (rebalance)
-      NVVM::SetMaxRegisterOp::create(b, int32_t(consumerRegs),
-                                     NVVM::SetMaxRegisterAction::increase);
-    // (The producers' wait would do: it makes the earlier grids' writes
-    // visible to this grid. The consumers wait too, idle until the first
-    // fill lands anyway, so that no thread of the kernel relies on another
-    // thread's wait.)
-    if (prefetchesBeforeWait())
+  if (w.regs.rebalance)
+    NVVM::SetMaxRegisterOp::create(b, int32_t(w.regs.producer),
+                                   NVVM::SetMaxRegisterAction::decrease);
+  if (tile.tensorActivations())
+    // The thread that issues the tensor copies fetches their map first.
+    onFirstCopier([&] {
+      NVVM::PrefetchOp::create(
+          b, /*cacheLevel=*/NVVM::PrefetchCacheLevelAttr(),
+          /*evictPriority=*/NVVM::CacheEvictionPriorityAttr(),
+          inputMapAddress(), /*predicate=*/Value(),
+          /*tensormap=*/true, /*uniform=*/false,
+          /*in_param_space=*/false);
+    });
+  if (tile.gatheredActivations)
+    cacheGatheredRows();
+  auto fillLoop = [&] {
+    // Programmatic dependent launch: the constants (weights, scales, zero
+    // points) of the first P fills are copied before griddepcontrol.wait,
+    // uncommitted (they join fill 0's group), while the kernel before
+    // this one on the stream (the activations' quantization, the previous
+    // layer) may still run; those fills' activations after it. The loop
+    // then starts at fill P.
+    const int64_t P = prefetchesBeforeWait() ? std::min(S, iters) : 0;
+    if (P > 0) {
+      copyPart = CopyPart::Constants;
+      for (int64_t f = 0; f < P; ++f)
+        issueCopies(arith::AddIOp::create(b, first, c32(f)), c32(f), Value(),
+                    /*commit=*/false);
       waitForPrerequisites();
-    bidX = outerX, bidY = outerY, blockTiles = outerTiles, nTile = outerNTile;
-    // One output tile: its iterations, then its epilogue. `base` (i32):
-    // the CTA's uses before this tile's (persistent; null: none).
-    // promotion_interval (8-bit activations): a loop step runs that many
-    // iterations, each waiting for its own fill and issuing its wgmmas into
-    // the same fresh sums; the lowering checked that they divide iters.
-    const int64_t interval = act8 ? tile.promotionInterval : 1;
-    assert(iters % interval == 0 && "whole promotion intervals");
-    // Use `use`'s slot, once its fill landed (the full barrier's phase of
-    // round use / S).
-    auto waitFilled = [&](Value use) {
-      Value slot = arith::RemUIOp::create(b, use, c32(S));
-      mbarrierWait(mbarrierAt(slot, 0),
-                   arith::AndIOp::create(
-                       b, arith::DivUIOp::create(b, use, c32(S)), c32(1)));
-      return slot;
-    };
-    // Use `use`'s wgmmas are done with its slot: release it where a
-    // later fill waits for it (`first`: the condition that there is such
-    // a use, besides a later fill).
-    auto releaseUse = [&](Value use, Value first) {
-      Value later =
-          arith::CmpIOp::create(b, arith::CmpIPredicate::slt,
-                                arith::AddIOp::create(b, use, c32(S)), fills);
-      auto release = scf::IfOp::create(
-          b, first ? Value(arith::AndIOp::create(b, first, later)) : later,
-          /*withElseRegion=*/false);
-      OpBuilder::InsertionGuard g(b);
-      b.setInsertionPointToStart(release.thenBlock());
-      Value empty = mbarrierAt(arith::RemUIOp::create(b, use, c32(S)), 1);
-      if (tile.multicastA == 1)
-        return mbarrierArrive(empty);
-      // multicast_a: the next fill of the slot writes both CTAs' copies,
-      // so each consumer warp releases it in both (layout::ws::
-      // emptyArrivals): its lanes' reads end at the warp sync, then lane
-      // 0 arrives here and lane 1 on the peer's barrier. (Release at CTA
-      // scope, as CUTLASS's and DeepGEMM's cluster barriers arrive: the
-      // reads it orders are this CTA's own, complete once their values
-      // are in registers; cluster scope costs a fence per release.)
-      NVVM::SyncWarpOp::create(b, c32(-1));
-      auto local = scf::IfOp::create(
-          b, arith::CmpIOp::create(b, arith::CmpIPredicate::eq, lane, c32(0)),
-          /*withElseRegion=*/true);
-      b.setInsertionPointToStart(local.thenBlock());
-      mbarrierArrive(empty);
-      b.setInsertionPointToStart(local.elseBlock());
-      auto remote = scf::IfOp::create(
-          b, arith::CmpIOp::create(b, arith::CmpIPredicate::eq, lane, c32(1)),
-          /*withElseRegion=*/false);
-      b.setInsertionPointToStart(remote.thenBlock());
-      Value peer = arith::XOrIOp::create(
-          b, arith::RemUIOp::create(b, bidX, c32(tile.multicastA)), c32(1));
-      Value remoteBar = NVVM::MapaOp::create(
-          b, LLVM::LLVMPointerType::get(b.getContext(), 7), empty, peer);
-      NVVM::MBarrierArriveOp::create(b, /*res=*/Type(), remoteBar,
-                                     /*count=*/Value(), NVVM::MemScopeKind::CTA,
-                                     /*relaxed=*/false);
-    };
-    auto consumeTile = [&](Value base) {
-      if (act8 && tile.wgmmaInFlight != 0) {
-        // (The lowering: K-major weights, promoting, one iteration per
-        // promotion.)
-        finishWgmma(consumeTileInFlight8(
-            iters,
-            [&](Value i) {
-              return base ? Value(arith::AddIOp::create(b, base, i)) : i;
-            },
-            waitFilled, [&](Value u) { releaseUse(u, Value()); }));
-        return;
+      copyPart = CopyPart::Inputs;
+      for (int64_t f = 0; f < P; ++f) {
+        issueCopies(arith::AddIOp::create(b, first, c32(f)), c32(f));
+        if (tracked)
+          arriveWhenLanded(c32(f));
+        else if (f >= D)
+          landed(c32(f - D), D);
       }
-      auto loop = scf::ForOp::create(
-          b, lb, arith::ConstantIndexOp::create(b, iters / interval), one,
-          wgmmaZeroSums());
+      copyPart = CopyPart::All;
+    }
+    // One output tile's fills: `base` (i32) the CTA's fills before them
+    // (persistent; null: none).
+    auto fillTile = [&](Value base) {
+      auto loop =
+          scf::ForOp::create(b, arith::ConstantIndexOp::create(b, P), ub, one);
       {
         OpBuilder::InsertionGuard inner(b);
         b.setInsertionPointToStart(loop.getBody());
-        // The CTA's use `it` (across its tiles when persistent): the
-        // interval's first.
-        Value it = index32(loop.getInductionVar());
-        if (interval > 1)
-          it = arith::MulIOp::create(b, it, c32(interval));
-        if (base)
-          it = arith::AddIOp::create(b, base, it);
-        SmallVector<Value> accs(loop.getRegionIterArgs().begin(),
-                                loop.getRegionIterArgs().end());
-        Value slot = waitFilled(it);
-        Stage data;
-        if (!wordsAreOperands())
-          data = readWgmmaSlot(slot);
-        // The previous iteration's slot, released in this one.
-        auto releasePrevious = [&] {
-          releaseUse(
-              arith::SubIOp::create(b, it, c32(1)),
-              arith::CmpIOp::create(b, arith::CmpIPredicate::uge, it, c32(1)));
-        };
-        if (act8) {
-          // 8-bit activations: this iteration's wgmmas are waited for in
-          // this iteration, which then releases its own slot and folds its
-          // sums; the next one issues from the running sums. A late fill
-          // thus delays no release: waiting for the previous wgmmas only
-          // after the next fill's barrier (as the 16-bit loop does, where
-          // the next fill's shared loads and dequantization run under them)
-          // held each slot as long as the fill after it was late. Nothing of
-          // an 8-bit slot is left to overlap the wgmmas with: the weights are
-          // descriptors or registers loaded before the issue, the fold is
-          // after the wait either way.
-          // With promotion_interval p the p iterations of a step each wait
-          // for their fill and issue their wgmmas (one commit group each)
-          // into the same fresh sums; a slot is released once its own group
-          // is done (wait_group p - 1 - h), and the sums are folded once.
-          if (wordsAreOperands())
-            data = readWgmmaSlot(slot);
-          SmallVector<Value> issued = computeWgmma8(accs, data, slot,
-                                                    /*afterFirst=*/nullptr,
-                                                    /*foldCarried=*/false);
-          for (int64_t h = 1; h < interval; ++h) {
-            Value hs = waitFilled(arith::AddIOp::create(b, it, c32(h)));
-            issued = computeWgmma8(issued, readWgmmaSlot(hs), hs,
-                                   /*afterFirst=*/nullptr,
-                                   /*foldCarried=*/false, /*fresh=*/false);
-          }
-          for (int64_t h = 0; h + 1 < interval; ++h) {
-            NVVM::WgmmaWaitGroupSyncOp::create(b, int32_t(interval - 1 - h));
-            releaseUse(arith::AddIOp::create(b, it, c32(h)), Value());
-          }
-          // Only the sums the wgmmas write are tied to their wait.
-          const size_t at = promotes() ? size_t(sumCount()) : 0;
-          SmallVector<Value> sums = ptx.wgmmaWait(
-              0, ArrayRef<Value>(issued).slice(at, size_t(sumCount())));
-          std::copy(sums.begin(), sums.end(), issued.begin() + at);
-          releaseUse(interval > 1 ? Value(arith::AddIOp::create(
-                                        b, it, c32(interval - 1)))
-                                  : it,
-                     Value());
-          scf::YieldOp::create(b, foldInPlace(issued));
-        } else if (tile.wgmmaInFlight == 0) {
-          SmallVector<Value> done = ptx.wgmmaWait(0, accs);
-          releasePrevious();
-          if (wordsAreOperands())
-            data = readWgmmaSlot(slot);
-          scf::YieldOp::create(b, computeWgmma(done, data, slot));
-        } else {
-          // wgmma_in_flight = 1: the previous iteration's wgmmas run on
-          // while this one's first k-tile is dequantized and issued; then
-          // every group but that newest one is complete (wait_group 1: not
-          // tied to the sums, which the newest group still writes) and the
-          // previous slot is released.
-          scf::YieldOp::create(b, computeWgmma(accs, data, slot, [&] {
-                                 NVVM::WgmmaWaitGroupSyncOp::create(b, 1);
-                                 releasePrevious();
-                               }));
+        // `iter` the tile's iteration it copies, f the CTA's fill (across
+        // its tiles when persistent).
+        Value iter = index32(loop.getInductionVar());
+        Value f = base ? Value(arith::AddIOp::create(b, base, iter)) : iter;
+        Value slot = arith::RemUIOp::create(b, f, c32(S));
+        auto refill = scf::IfOp::create(
+            b, arith::CmpIOp::create(b, arith::CmpIPredicate::uge, f, c32(S)),
+            /*withElseRegion=*/false);
+        {
+          OpBuilder::InsertionGuard g(b);
+          b.setInsertionPointToStart(refill.thenBlock());
+          Value use = arith::SubIOp::create(
+              b, arith::DivUIOp::create(b, f, c32(S)), c32(1));
+          mbarrierWait(mbarrierAt(slot, 1),
+                       arith::AndIOp::create(b, use, c32(1)));
+        }
+        issueCopies(arith::AddIOp::create(b, first, iter), slot);
+        // l2_prefetch: the weights (and the activation box) of fill f + d
+        // into L2 (from DRAM, when the wave's earlier reads have not
+        // brought them), so that the fill's copies find them there.
+        if (tile.l2Prefetch > 0) {
+          Value ahead = arith::AddIOp::create(b, f, c32(tile.l2Prefetch));
+          prefetchWeightsL2(first, ahead, /*oneThread=*/bulk);
+          if (tile.tensorActivations())
+            onFirstCopier([&] { prefetchActivationsL2(first, ahead); });
+        }
+        if (tracked)
+          arriveWhenLanded(slot);
+        if (!bulk && !tracked) {
+          auto old = scf::IfOp::create(
+              b, arith::CmpIOp::create(b, arith::CmpIPredicate::uge, f, c32(D)),
+              /*withElseRegion=*/false);
+          OpBuilder::InsertionGuard g(b);
+          b.setInsertionPointToStart(old.thenBlock());
+          landed(arith::SubIOp::create(b, f, c32(D)), D);
         }
       }
-      SmallVector<Value> acc(loop.getResults().begin(),
-                             loop.getResults().end());
-      if (act8) {
-        // Every iteration's wgmmas were waited for and folded in the loop.
-        finishWgmma(promotes() ? SmallVector<Value>(acc.begin(),
-                                                    acc.begin() + sumCount())
-                               : foldIteration(acc));
-      } else {
-        acc = ptx.wgmmaWait(0, acc);
-        finishWgmma(foldIteration(acc));
-      }
     };
-    forEachTile(consumeTile);
-  }
-  bidX = outerX, bidY = outerY, blockTiles = outerTiles, nTile = outerNTile;
-  // multicast_a: no CTA of the pair leaves while the other may still
-  // arrive on its barriers or copy into its slots.
-  if (tile.multicastA > 1) {
-    b.setInsertionPointAfter(role);
-    clusterBarrier();
-  }
+    forEachWsTile(w, fillTile);
+    // The last D fills (fewer when the CTA has fewer iterations).
+    if (!bulk && !tracked)
+      for (int64_t f = std::max<int64_t>(0, iters - D); f < iters; ++f)
+        landed(c32(f), iters - 1 - f);
+    // (Tracked: no copy of this thread's outlives its loop.)
+    if (tracked) {
+      NVVM::CpAsyncCommitGroupOp::create(b);
+      NVVM::CpAsyncWaitGroupOp::create(b, b.getI32IntegerAttr(0));
+    }
+  };
+  // Bulk fills: producer 0 alone runs the loop. Another producer would
+  // only wait on the empty barriers, arriving nowhere, and could fall
+  // two phases behind one, where its parity wait no longer returns
+  // (PreparedLayoutTest's model finds that).
+  if (bulk)
+    onFirstCopier(fillLoop);
+  else
+    fillLoop();
+  gatheredRows.clear();
+  // The consumers' cluster reduction waits for every thread of the
+  // cluster three times (clusterReduce).
+  if (clustered())
+    for (int i = 0; i < 3; ++i)
+      clusterBarrier();
+}
+
+Value WgmmaEmitter::waitSlotFilled(const WsLoop &w, Value use) {
+  Value slot = arith::RemUIOp::create(b, use, c32(w.S));
+  mbarrierWait(mbarrierAt(slot, 0),
+               arith::AndIOp::create(
+                   b, arith::DivUIOp::create(b, use, c32(w.S)), c32(1)));
+  return slot;
+}
+
+void WgmmaEmitter::releaseSlotUse(const WsLoop &w, Value use, Value first) {
+  Value later =
+      arith::CmpIOp::create(b, arith::CmpIPredicate::slt,
+                            arith::AddIOp::create(b, use, c32(w.S)), w.fills);
+  auto release = scf::IfOp::create(
+      b, first ? Value(arith::AndIOp::create(b, first, later)) : later,
+      /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointToStart(release.thenBlock());
+  Value empty = mbarrierAt(arith::RemUIOp::create(b, use, c32(w.S)), 1);
+  if (tile.multicastA == 1)
+    return mbarrierArrive(empty);
+  // multicast_a: the next fill of the slot writes both CTAs' copies,
+  // so each consumer warp releases it in both (layout::ws::
+  // emptyArrivals): its lanes' reads end at the warp sync, then lane
+  // 0 arrives here and lane 1 on the peer's barrier. (Release at CTA
+  // scope, as CUTLASS's and DeepGEMM's cluster barriers arrive: the
+  // reads it orders are this CTA's own, complete once their values
+  // are in registers; cluster scope costs a fence per release.)
+  NVVM::SyncWarpOp::create(b, c32(-1));
+  auto local = scf::IfOp::create(
+      b, arith::CmpIOp::create(b, arith::CmpIPredicate::eq, lane, c32(0)),
+      /*withElseRegion=*/true);
+  b.setInsertionPointToStart(local.thenBlock());
+  mbarrierArrive(empty);
+  b.setInsertionPointToStart(local.elseBlock());
+  auto remote = scf::IfOp::create(
+      b, arith::CmpIOp::create(b, arith::CmpIPredicate::eq, lane, c32(1)),
+      /*withElseRegion=*/false);
+  b.setInsertionPointToStart(remote.thenBlock());
+  Value peer = arith::XOrIOp::create(
+      b, arith::RemUIOp::create(b, bidX, c32(tile.multicastA)), c32(1));
+  Value remoteBar = NVVM::MapaOp::create(
+      b, LLVM::LLVMPointerType::get(b.getContext(), 7), empty, peer);
+  NVVM::MBarrierArriveOp::create(b, /*res=*/Type(), remoteBar,
+                                 /*count=*/Value(), NVVM::MemScopeKind::CTA,
+                                 /*relaxed=*/false);
+}
+
+void WgmmaEmitter::emitWsConsumers(const WsLoop &w) {
+  const int64_t iters = w.iters;
+  Value lb = arith::ConstantIndexOp::create(b, 0);
+  Value one = arith::ConstantIndexOp::create(b, 1);
+  if (w.regs.rebalance)
+    NVVM::SetMaxRegisterOp::create(b, int32_t(w.regs.consumer),
+                                   NVVM::SetMaxRegisterAction::increase);
+  // (The producers' wait would do: it makes the earlier grids' writes
+  // visible to this grid. The consumers wait too, idle until the first
+  // fill lands anyway, so that no thread of the kernel relies on another
+  // thread's wait.)
+  if (prefetchesBeforeWait())
+    waitForPrerequisites();
+  bidX = w.outerX, bidY = w.outerY, blockTiles = w.outerTiles,
+  nTile = w.outerNTile;
+  // One output tile: its iterations, then its epilogue. `base` (i32):
+  // the CTA's uses before this tile's (persistent; null: none).
+  // promotion_interval (8-bit activations): a loop step runs that many
+  // iterations, each waiting for its own fill and issuing its wgmmas into
+  // the same fresh sums; the lowering checked that they divide iters.
+  const int64_t interval = act8 ? tile.promotionInterval : 1;
+  assert(iters % interval == 0 && "whole promotion intervals");
+  auto waitFilled = [&](Value use) { return waitSlotFilled(w, use); };
+  auto releaseUse = [&](Value use, Value first) {
+    releaseSlotUse(w, use, first);
+  };
+  auto consumeTile = [&](Value base) {
+    auto loop = scf::ForOp::create(
+        b, lb, arith::ConstantIndexOp::create(b, iters / interval), one,
+        wgmmaZeroSums());
+    {
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPointToStart(loop.getBody());
+      // The CTA's use `it` (across its tiles when persistent): the
+      // interval's first.
+      Value it = index32(loop.getInductionVar());
+      if (interval > 1)
+        it = arith::MulIOp::create(b, it, c32(interval));
+      if (base)
+        it = arith::AddIOp::create(b, base, it);
+      SmallVector<Value> accs(loop.getRegionIterArgs().begin(),
+                              loop.getRegionIterArgs().end());
+      Value slot = waitFilled(it);
+      Stage data;
+      if (!wordsAreOperands())
+        data = readWgmmaSlot(slot);
+      // The previous iteration's slot, released in this one.
+      auto releasePrevious = [&] {
+        releaseUse(
+            arith::SubIOp::create(b, it, c32(1)),
+            arith::CmpIOp::create(b, arith::CmpIPredicate::uge, it, c32(1)));
+      };
+      if (act8) {
+        // 8-bit activations: this iteration's wgmmas are waited for in
+        // this iteration, which then releases its own slot and folds its
+        // sums; the next one issues from the running sums. A late fill
+        // thus delays no release: waiting for the previous wgmmas only
+        // after the next fill's barrier (as the 16-bit loop does, where
+        // the next fill's shared loads and dequantization run under them)
+        // held each slot as long as the fill after it was late. Nothing of
+        // an 8-bit slot is left to overlap the wgmmas with: the weights are
+        // descriptors or registers loaded before the issue, the fold is
+        // after the wait either way.
+        // With promotion_interval p the p iterations of a step each wait
+        // for their fill and issue their wgmmas (one commit group each)
+        // into the same fresh sums; a slot is released once its own group
+        // is done (wait_group p - 1 - h), and the sums are folded once.
+        if (wordsAreOperands())
+          data = readWgmmaSlot(slot);
+        SmallVector<Value> issued = computeWgmma8(accs, data, slot,
+                                                  /*afterFirst=*/nullptr,
+                                                  /*foldCarried=*/false);
+        for (int64_t h = 1; h < interval; ++h) {
+          Value hs = waitFilled(arith::AddIOp::create(b, it, c32(h)));
+          issued = computeWgmma8(issued, readWgmmaSlot(hs), hs,
+                                 /*afterFirst=*/nullptr,
+                                 /*foldCarried=*/false, /*fresh=*/false);
+        }
+        for (int64_t h = 0; h + 1 < interval; ++h) {
+          NVVM::WgmmaWaitGroupSyncOp::create(b, int32_t(interval - 1 - h));
+          releaseUse(arith::AddIOp::create(b, it, c32(h)), Value());
+        }
+        // Only the sums the wgmmas write are tied to their wait.
+        const size_t at = promotes() ? size_t(sumCount()) : 0;
+        SmallVector<Value> sums = ptx.wgmmaWait(
+            0, ArrayRef<Value>(issued).slice(at, size_t(sumCount())));
+        std::copy(sums.begin(), sums.end(), issued.begin() + at);
+        releaseUse(interval > 1
+                       ? Value(arith::AddIOp::create(b, it, c32(interval - 1)))
+                       : it,
+                   Value());
+        scf::YieldOp::create(b, foldInPlace(issued));
+      } else if (tile.wgmmaInFlight == 0) {
+        SmallVector<Value> done = ptx.wgmmaWait(0, accs);
+        releasePrevious();
+        if (wordsAreOperands())
+          data = readWgmmaSlot(slot);
+        scf::YieldOp::create(b, computeWgmma(done, data, slot));
+      } else {
+        // wgmma_in_flight = 1: the previous iteration's wgmmas run on
+        // while this one's first k-tile is dequantized and issued; then
+        // every group but that newest one is complete (wait_group 1: not
+        // tied to the sums, which the newest group still writes) and the
+        // previous slot is released.
+        scf::YieldOp::create(b, computeWgmma(accs, data, slot, [&] {
+                               NVVM::WgmmaWaitGroupSyncOp::create(b, 1);
+                               releasePrevious();
+                             }));
+      }
+    }
+    SmallVector<Value> acc(loop.getResults().begin(), loop.getResults().end());
+    if (act8) {
+      // Every iteration's wgmmas were waited for and folded in the loop.
+      finishWgmma(
+          promotes() ? SmallVector<Value>(acc.begin(), acc.begin() + sumCount())
+                     : foldIteration(acc));
+    } else {
+      acc = ptx.wgmmaWait(0, acc);
+      finishWgmma(foldIteration(acc));
+    }
+  };
+  forEachWsTile(w, consumeTile);
 }
 
 Value WgmmaEmitter::activationDescriptor(Value slot, int64_t su) {
@@ -1123,104 +1149,6 @@ void WgmmaEmitter::readIterationScales(function_ref<Value()> next, int64_t t,
     }
     scales[size_t(2 * t + j)] = f;
   }
-}
-
-SmallVector<Value> WgmmaEmitter::descriptorSlotScales(ArrayRef<Value> stage) {
-  assert(tile.weightsByDescriptor && "the stage of K-major weights");
-  StageCursor next{stage};
-  const int64_t nT = tile.nTilesPerGroup;
-  SmallVector<Value> scales(size_t(perKScales ? 2 * nT : 0));
-  for (int64_t t = 0; perKScales && t < nT; ++t)
-    readIterationScales(next, t, scales);
-  for (int64_t i = 0; i < tokenScaleCount(); ++i)
-    scales.push_back(LLVM::BitcastOp::create(b, f32, next()));
-  return scales;
-}
-
-SmallVector<Value> WgmmaEmitter::consumeTileInFlight8(
-    int64_t iters, function_ref<Value(Value)> useOf,
-    function_ref<Value(Value)> waitFilled, function_ref<void(Value)> release) {
-  assert(act8 && promotes() && tile.weightsByDescriptor &&
-         tile.promotionInterval == 1 && "the lowering's conditions");
-  const size_t n = size_t(sumCount());
-  const SmallVector<Value> zeros = wgmmaZeroSums();
-  SmallVector<Value> running(zeros.begin(), zeros.begin() + n);
-  // Use u's wgmmas into `sums` (fresh: scale-d 0 on the first), once its
-  // fill landed.
-  auto issue = [&](Value u, SmallVector<Value> sums) {
-    issueSharedWgmmas(waitFilled(u), sums, /*fresh=*/true);
-    return sums;
-  };
-  // Use u's sums `part`, once every wgmma group but the newest `pending`
-  // is done: its slot's scales read (those of use `scalesOf`), the sums
-  // added, the slot released. Returns `part` tied to the wait (the
-  // registers the next wgmmas into this set rewrite).
-  auto fold = [&](Value u, ArrayRef<Value> part, int64_t pending,
-                  Value scalesOf) {
-    SmallVector<Value> done = ptx.wgmmaWait(pending, part);
-    SmallVector<Value> scales;
-    if (perKScales || tokenScaleCount() > 0)
-      scales = descriptorSlotScales(
-          readWgmmaSlot(arith::RemUIOp::create(b, scalesOf, c32(tile.stages))));
-    SmallVector<Value> carried = running;
-    carried.append(done.begin(), done.end());
-    carried.append(scales.begin(), scales.end());
-    running = foldIteration(carried);
-    release(u);
-    return done;
-  };
-  // Chains of kInFlightChain iterations, the two sets taking turns:
-  // iteration i of a chain into set i % 2 while i - 1's (set (i - 1) % 2)
-  // are added, the chain's last added after wait_group 0, so that one
-  // fold in kInFlightChain runs with no wgmma of this warpgroup under it.
-  // (No wgmma is in flight across the loop's back edge: where one was and
-  // the loop read the other set's sums, ptxas 13 serialized every wgmma,
-  // C7514.)
-  SmallVector<Value> sets[2] = {
-      SmallVector<Value>(zeros.begin() + n, zeros.begin() + 2 * n),
-      SmallVector<Value>(zeros.begin() + n, zeros.begin() + 2 * n)};
-  // The chain of uses first .. first + length - 1 (first: i32).
-  auto chain = [&](Value first, int64_t length) {
-    for (int64_t i = 0; i < length; ++i) {
-      Value u = i ? Value(arith::AddIOp::create(b, first, c32(i))) : first;
-      sets[i % 2] = issue(u, sets[i % 2]);
-      if (i > 0) {
-        Value before = arith::SubIOp::create(b, u, c32(1));
-        sets[(i - 1) % 2] = fold(before, sets[(i - 1) % 2], 1, before);
-      }
-    }
-    Value last = arith::AddIOp::create(b, first, c32(length - 1));
-    sets[(length - 1) % 2] = fold(last, sets[(length - 1) % 2], 0, last);
-  };
-  const int64_t chains = iters / kInFlightChain, rest = iters % kInFlightChain;
-  if (chains > 0) {
-    SmallVector<Value> init = running;
-    for (const SmallVector<Value> &set : sets)
-      init.append(set.begin(), set.end());
-    auto loop = scf::ForOp::create(b, arith::ConstantIndexOp::create(b, 0),
-                                   arith::ConstantIndexOp::create(b, chains),
-                                   arith::ConstantIndexOp::create(b, 1), init);
-    OpBuilder::InsertionGuard guard(b);
-    auto take = [&](ValueRange vals) {
-      running.assign(vals.begin(), vals.begin() + n);
-      sets[0].assign(vals.begin() + n, vals.begin() + 2 * n);
-      sets[1].assign(vals.begin() + 2 * n, vals.end());
-    };
-    b.setInsertionPointToStart(loop.getBody());
-    take(loop.getRegionIterArgs());
-    chain(useOf(arith::MulIOp::create(b, index32(loop.getInductionVar()),
-                                      c32(kInFlightChain))),
-          kInFlightChain);
-    SmallVector<Value> yield = running;
-    for (const SmallVector<Value> &set : sets)
-      yield.append(set.begin(), set.end());
-    scf::YieldOp::create(b, yield);
-    b.setInsertionPointAfter(loop);
-    take(loop.getResults());
-  }
-  if (rest > 0)
-    chain(useOf(c32(chains * kInFlightChain)), rest);
-  return running;
 }
 
 Value WgmmaEmitter::weightDescriptor(Value slot, int64_t step, int64_t t) {

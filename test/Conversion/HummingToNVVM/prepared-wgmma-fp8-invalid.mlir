@@ -17,41 +17,12 @@ func.func @canonical(%a: memref<?x512xf8E4M3FN>, %w: memref<256x64xi32>, %s: mem
 
 #t = #humming.tile_config<m = [1, inf], block = [64, 256, 64], warp = [64, 32, 64], mma = wgmma, warp_specialized = true, mbarrier = true, wgmma_in_flight = 1>
 func.func @in_flight(%a: memref<?x512xf8E4M3FN>, %w: memref<16x1024xi32>, %s: memref<1x256xf16>, %as: memref<?x1xf32>, %c: memref<?x256xf16>) {
-  // expected-error @+1 {{tile_configs[0]: expected wgmma_in_flight = 0 with f8E4M3FN activations over ui4 weights (it overlaps each iteration's wgmmas with the previous iteration's sums being added to the running ones: only for weights the wgmmas read from shared memory as they are, and activations whose sums are promoted; these weights are converted in registers)}}
+  // expected-error @+1 {{tile_configs[0]: expected wgmma_in_flight = 0 with f8E4M3FN activations (each iteration's sums are added to the running ones after its wgmmas are waited for, and the next iteration's first wgmma rewrites them)}}
   humming.gemm %a, %w scales(%s : memref<1x256xf16>) input_scale(%as : memref<?x1xf32>) into %c
       {weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = channel>,
        input_schema = #humming.input_schema<type = f8E4M3FN, scaling = token>, layout = #humming.layout<chip = "sm_90a">,
        tile_configs = [#t]}
       : memref<?x512xf8E4M3FN>, memref<16x1024xi32> -> memref<?x256xf16>
-  return
-}
-
-// -----
-
-// si8 over si8 weights per channel sums in s32 over the whole of K: no
-// fold for wgmma_in_flight to overlap.
-#t = #humming.tile_config<m = [1, inf], block = [128, 256, 128], warp = [128, 32, 128], stages = 6, mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], wgmma_in_flight = 1>
-func.func @in_flight_exact_int8(%a: memref<?x8192xi8>, %w: memref<256x65536xi32>, %s: memref<1x8192xf32>, %as: memref<?x1xf32>, %c: memref<?x8192xbf16>) {
-  // expected-error @+1 {{tile_configs[0]: expected wgmma_in_flight = 0 with si8 activations over si8 weights (it overlaps each iteration's wgmmas with the previous iteration's sums being added to the running ones: only for weights the wgmmas read from shared memory as they are, and activations whose sums are promoted; si8 without group scales sums in s32 over the whole of K)}}
-  humming.gemm %a, %w scales(%s : memref<1x8192xf32>) input_scale(%as : memref<?x1xf32>) into %c
-      {weight_schema = #humming.weight_schema<type = si8, scale = f32, granularity = channel>,
-       input_schema = #humming.input_schema<type = si8, scaling = token>, layout = #humming.layout<chip = "sm_90a">,
-       tile_configs = [#t]}
-      : memref<?x8192xi8>, memref<256x65536xi32> -> memref<?x8192xbf16>
-  return
-}
-
-// -----
-
-// A third set of sums: 192 tokens per warpgroup no longer fit.
-#t = #humming.tile_config<m = [1, inf], block = [192, 128, 128], warp = [192, 16, 128], stages = 5, mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], wgmma_in_flight = 1>
-func.func @in_flight_192(%a: memref<?x8192xf8E4M3FN>, %w: memref<256x65536xi32>, %s: memref<1x8192xf32>, %as: memref<?x1xf32>, %c: memref<?x8192xbf16>) {
-  // expected-error @+1 {{tile_configs[0]: warp_m = 192, warp_n = 16 keep 288 f32 sums per thread (three sets with 8-bit activations and wgmma_in_flight = 1); expected at most 192 with warp_specialized (warp_m x warp_n <= 2048)}}
-  humming.gemm %a, %w scales(%s : memref<1x8192xf32>) input_scale(%as : memref<?x1xf32>) into %c
-      {weight_schema = #humming.weight_schema<type = f8E4M3FN, scale = f32, granularity = channel>,
-       input_schema = #humming.input_schema<type = f8E4M3FN, scaling = token>, layout = #humming.layout<chip = "sm_90a">,
-       tile_configs = [#t]}
-      : memref<?x8192xf8E4M3FN>, memref<256x65536xi32> -> memref<?x8192xbf16>
   return
 }
 

@@ -263,26 +263,3 @@ func.func @blockfp8pi(%a: memref<?x7168xf8E4M3FN>, %w: memref<224x16896xi32>, %s
       : memref<?x7168xf8E4M3FN>, memref<224x16896xi32> -> memref<?x2112xbf16>
   return
 }
-
-
-// wgmma_in_flight = 1 on the 128-token tile: three sets of 64 sums, each
-// iteration's wgmmas issued before the previous iteration's sums are added.
-#kmajor128if = #humming.tile_config<m = [1, inf], block = [128, 128, 128], warp = [128, 16, 128], stages = 6, mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], raster_m = 8, wgmma_in_flight = 1>
-func.func @kmajor128if(%a: memref<?x8192xf8E4M3FN>, %w: memref<256x65536xi32>, %s: memref<1x8192xf32>, %as: memref<?x1xf32>, %c: memref<?x8192xbf16>) {
-  humming.gemm %a, %w scales(%s : memref<1x8192xf32>) input_scale(%as : memref<?x1xf32>) into %c
-      {weight_schema = #humming.weight_schema<type = f8E4M3FN, scale = f32, granularity = channel>,
-       input_schema = #humming.input_schema<type = f8E4M3FN, scaling = token>, layout = #humming.layout<chip = "sm_90a">,
-       tile_configs = [#kmajor128if]}
-      : memref<?x8192xf8E4M3FN>, memref<256x65536xi32> -> memref<?x8192xbf16>
-  return
-}
-
-
-func.func @blockfp8if(%a: memref<?x7168xf8E4M3FN>, %w: memref<224x16896xi32>, %s: memref<56x2112xf32>, %as: memref<?x56xf32>, %c: memref<?x2112xbf16>) {
-  humming.gemm %a, %w scales(%s : memref<56x2112xf32>) input_scale(%as : memref<?x56xf32>) into %c
-      {weight_schema = #humming.weight_schema<type = f8E4M3FN, scale = f32, granularity = block<128, 128>>,
-       input_schema = #humming.input_schema<type = f8E4M3FN, scaling = group<128>>, layout = #humming.layout<chip = "sm_90a">,
-       tile_configs = [#kmajor128if]}
-      : memref<?x7168xf8E4M3FN>, memref<224x16896xi32> -> memref<?x2112xbf16>
-  return
-}

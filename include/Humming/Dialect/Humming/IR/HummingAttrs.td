@@ -304,10 +304,7 @@ def Humming_TileConfigAttr : Humming_Attr<"TileConfig", "tile_config"> {
     tokens, split_k dividing them, instead of the last to arrive adding
     every row; dense layers only);
     `wgmma_in_flight = 1` (warp-specialized wgmma) keeps an iteration's
-    wgmmas running until the next iteration's first k-tile is issued (with
-    8-bit activations over K-major weights: each iteration's wgmmas write a
-    third set of sums, issued before the previous iteration's are added to
-    the running ones);
+    wgmmas running until the next iteration's first k-tile is issued;
     `l2_prefetch = d` (cp.async pipelines and the warp-specialized wgmma
     producer of dense layers, sm_90 and later) has each iteration (fill)
     ask L2 for the weights d iterations beyond those it copies into shared
