@@ -129,6 +129,141 @@ void stageEpilogue(const GemmKernelSpec &spec, const hq::TileConfig &t,
   }
 }
 
+/// preparedTile's checks of the tile against the operands: the
+/// activations' MMA family and the generation's own kernel limits.
+hq::Diag tileOperandsProblem(const hq::TileConfig &t,
+                             const GemmKernelSpec &spec) {
+  const bool act8 = spec.input.type.bits == 8;
+  const hq::MmaGeneration &gen = hq::mmaGeneration(t.mma);
+  auto why = [](const Twine &text) { return hq::Diag(text.str()); };
+  // 4-bit activations: the mma_sync m16n8k64 s4 kernels with per-warp
+  // copies (MmaGeneration::kernelProblem).
+  if (spec.input.type.bits == 4 && !gen.s4Activations)
+    return why("expected mma = " +
+               Twine(hq::mmaNamesWith(&hq::MmaGeneration::s4Activations)) +
+               " with si4 activations (m16n8k64 s4; no other MMA takes "
+               "them)");
+  if (act8 && t.wgmmaInFlight != 0)
+    return why("expected wgmma_in_flight = 0 with " +
+               Twine(spec.input.type.str()) +
+               " activations (each iteration's sums are added to the "
+               "running ones after its wgmmas are waited for, and the next "
+               "iteration's first wgmma rewrites them)");
+  if (act8 && spec.weight.hasPerKScales() && t.warpK > spec.weight.groupK)
+    return why("expected warp_k <= the group size (" +
+               Twine(spec.weight.groupK) + ") with " +
+               Twine(spec.input.type.str()) +
+               " activations (each iteration's f32 sums take one group "
+               "scale), got " +
+               Twine(t.warpK));
+  // The generation's kernels: their instruction's K step, accumulation and
+  // the sums a thread holds.
+  return gen.kernelProblem(t, spec.weight, spec.input, spec.f16Accumulation);
+}
+
+/// preparedTile's checks of the tile's pipeline: warps, stages, copies,
+/// TMA, what the prepared kernels do not implement, multicast_a, the
+/// registers a block leaves a thread, promotion_interval.
+hq::Diag tilePipelineProblem(const hq::TileConfig &t,
+                             const GemmKernelSpec &spec, const hq::Chip &chip,
+                             bool kMajor) {
+  const hq::MmaGeneration &gen = hq::mmaGeneration(t.mma);
+  auto why = [](const Twine &text) { return hq::Diag(text.str()); };
+  const int64_t warpsM = t.blockM / t.warpM;
+  if (t.blockM % t.warpM != 0 || warpsM > 8)
+    return why("expected block_m = warp_m x 1, 2, 4 or 8 (warp rows along M), "
+               "got block_m = " +
+               Twine(t.blockM) + ", warp_m = " + Twine(t.warpM));
+  // cp.async pipelines unroll their prologue and name their groups by
+  // immediates: 8 slots. The mbarrier pipelines index slots at run time; 16
+  // covers the smallest slots that fit the 227 KiB (the 8-bit tiles' 64-of-K
+  // slots, 20 KiB each, bench/NOTES.md "8-bit activations").
+  const int64_t maxStages = t.mbarrier ? 16 : 8;
+  if (t.stages > maxStages)
+    return why("expected at most " + Twine(maxStages) +
+               " stages (pipeline slots" +
+               (t.mbarrier ? ", with mbarrier" : ", without mbarrier") +
+               "), got " + Twine(t.stages));
+  if (!t.cpAsync)
+    return why("the mma_sync kernels stage their operands with cp.async; "
+               "expected cp_async = true");
+  if (t.warpSpecialized && !gen.producerWarpgroup)
+    return why("expected mma = " +
+               Twine(hq::mmaNamesWith(&hq::MmaGeneration::producerWarpgroup)) +
+               " with warp_specialized (the " + gen.name +
+               " kernels do not implement a producer warpgroup)");
+  if (t.mbarrier && !t.warpSpecialized)
+    return why("expected warp_specialized = true with mbarrier = true (the "
+               "prepared kernels synchronise through mbarriers only between "
+               "a producer warpgroup and its consumers)");
+  // TMA: the activations (a) and the weights (b) of the warp-specialized
+  // wgmma kernels only, by copies completing on the producer's full
+  // mbarriers.
+  if (t.tma != 0 &&
+      ((t.tma & ~(hq::TmaA | hq::TmaB)) != 0 || !t.warpSpecialized))
+    return why("the prepared kernels fetch only the activations (a) and "
+               "the weights (b) by TMA, in warp-specialized wgmma kernels; "
+               "expected tma = [a], [b] or [a, b] with mma = wgmma, "
+               "warp_specialized = true, or no tma");
+  // (The activations' tensor map needs rows of a multiple of 16 bytes: K
+  // and pad_k are multiples of 8 for 16-bit activations and of 16 for
+  // 8-bit ones, verified above.)
+  // (One tensor copy brings an iteration's K of block_m tokens as rows TMA
+  // swizzles by their width, at most 128 bytes: 16-bit wgmma tiles have
+  // block_k = warp_k = 32 or 64, verified above.)
+  if (t.streamK || t.multicastB != 1 || t.gridCap != 0 || t.writeSplits != 1)
+    return why("the prepared kernels do not implement stream-K, "
+               "multicast of the weights (multicast_b), grid_cap or "
+               "write_splits yet; expected their defaults");
+  // multicast_a = 2: pairs of column blocks share the activation tile
+  // (KernelShape::multicastA), each CTA copying half its rows by TMA.
+  if (t.multicastA > 1) {
+    if (!gen.producerWarpgroup || !t.warpSpecialized ||
+        (t.tma & (hq::TmaA | hq::TmaB)) != (hq::TmaA | hq::TmaB))
+      return why("multicast_a = 2 shares the activations' tensor copies of "
+                 "the warp-specialized wgmma kernels; expected mma = wgmma, "
+                 "warp_specialized = true, tma = [a, b]");
+    // (A dense GEMM: verifyTileForProblem.)
+    if (t.splitK != 1)
+      return why("expected split_k = 1 with multicast_a = 2 (the cluster "
+                 "is the pair of column blocks), got " +
+                 Twine(t.splitK));
+    if (t.blockM % 16 != 0)
+      return why("expected block_m to be a multiple of 16 with "
+                 "multicast_a = 2 (each CTA's half of the rows starts at "
+                 "a multiple of the swizzle's eight rows), got " +
+                 Twine(t.blockM));
+    if (int64_t blocks = hq::ceilDiv(spec.np, t.blockN); blocks % 2 != 0)
+      return why("expected an even number of column blocks with "
+                 "multicast_a = 2 (pairs of them form the clusters), got " +
+                 Twine(blocks) + " (padded N = " + Twine(spec.np) +
+                 ", block_n = " + Twine(t.blockN) + ")");
+  }
+  // ctas_per_sm asks ptxas (.minnctapersm) to fit that many blocks in an
+  // SM's 64 Ki registers.
+  if (int64_t perThread = 65536 / (t.ctasPerSm * t.threads()); perThread < 64)
+    return why("ctas_per_sm = " + Twine(t.ctasPerSm) + " blocks of " +
+               Twine(t.threads()) + " threads leave " + Twine(perThread) +
+               " registers per thread; expected at least 64");
+  if (t.promotionInterval > 1) {
+    if (!kMajor)
+      return why("expected weights the wgmmas read by descriptor (8-bit "
+                 "weights of the activations' MMA type, K-major on " +
+                 Twine(chip.str()) + ") with promotion_interval > 1, got " +
+                 Twine(spec.weight.type.str()) + " weights");
+    // Every CTA's loop runs whole intervals (split_k 1: no other CTA
+    // along K).
+    const int64_t iters = hq::ceilDiv(spec.kp, t.blockK);
+    if (t.splitK != 1 || iters % t.promotionInterval != 0)
+      return why("expected split_k = 1 and the K iterations (padded K " +
+                 Twine(spec.kp) + " / block_k " + Twine(t.blockK) + " = " +
+                 Twine(iters) + ") a multiple of promotion_interval (" +
+                 Twine(t.promotionInterval) +
+                 "), got split_k = " + Twine(t.splitK));
+  }
+  return std::nullopt;
+}
+
 /// The prepared-layout kernel shape of `t`, or why the mma_sync family
 /// cannot run it. The op verifier has already checked what holds for every
 /// tile (the MMA family matches the layout, warp_k is 16, 32 or 64, block_n
@@ -143,129 +278,16 @@ FailureOr<PreparedTile> preparedTile(const GemmView &op, unsigned index,
   };
   const bool act8 = spec.input.type.bits == 8;
   const hq::MmaGeneration &gen = hq::mmaGeneration(t.mma);
-  // 4-bit activations: the mma_sync m16n8k64 s4 kernels with per-warp
-  // copies (MmaGeneration::kernelProblem).
-  if (spec.input.type.bits == 4 && !gen.s4Activations)
-    return fail("expected mma = " +
-                Twine(hq::mmaNamesWith(&hq::MmaGeneration::s4Activations)) +
-                " with si4 activations (m16n8k64 s4; no other MMA takes "
-                "them)");
   // sm_90a's K-major tiles (8-bit weights the activation MMA takes as they
   // are) are read by wgmma descriptors (the op verifier refuses other
   // tiles over them).
   const bool kMajor = hq::layout::tileOrder(spec.weight, spec.input,
                                             chip.readsKMajorEightBit()) ==
                       hq::layout::TileOrder::KMajor;
-  if (act8 && t.wgmmaInFlight != 0)
-    return fail("expected wgmma_in_flight = 0 with " +
-                Twine(spec.input.type.str()) +
-                " activations (each iteration's sums are added to the "
-                "running ones after its wgmmas are waited for, and the next "
-                "iteration's first wgmma rewrites them)");
-  if (act8 && spec.weight.hasPerKScales() && t.warpK > spec.weight.groupK)
-    return fail("expected warp_k <= the group size (" +
-                Twine(spec.weight.groupK) + ") with " +
-                Twine(spec.input.type.str()) +
-                " activations (each iteration's f32 sums take one group "
-                "scale), got " +
-                Twine(t.warpK));
-  // The generation's kernels: their instruction's K step, accumulation and
-  // the sums a thread holds.
-  if (hq::Diag d =
-          gen.kernelProblem(t, spec.weight, spec.input, spec.f16Accumulation))
+  if (hq::Diag d = tileOperandsProblem(t, spec))
     return fail(*d);
-  const int64_t warpsM = t.blockM / t.warpM;
-  if (t.blockM % t.warpM != 0 || warpsM > 8)
-    return fail("expected block_m = warp_m x 1, 2, 4 or 8 (warp rows along M), "
-                "got block_m = " +
-                Twine(t.blockM) + ", warp_m = " + Twine(t.warpM));
-  // cp.async pipelines unroll their prologue and name their groups by
-  // immediates: 8 slots. The mbarrier pipelines index slots at run time; 16
-  // covers the smallest slots that fit the 227 KiB (the 8-bit tiles' 64-of-K
-  // slots, 20 KiB each, bench/NOTES.md "8-bit activations").
-  const int64_t maxStages = t.mbarrier ? 16 : 8;
-  if (t.stages > maxStages)
-    return fail("expected at most " + Twine(maxStages) +
-                " stages (pipeline slots" +
-                (t.mbarrier ? ", with mbarrier" : ", without mbarrier") +
-                "), got " + Twine(t.stages));
-  if (!t.cpAsync)
-    return fail("the mma_sync kernels stage their operands with cp.async; "
-                "expected cp_async = true");
-  if (t.warpSpecialized && !gen.producerWarpgroup)
-    return fail("expected mma = " +
-                Twine(hq::mmaNamesWith(&hq::MmaGeneration::producerWarpgroup)) +
-                " with warp_specialized (the " + gen.name +
-                " kernels do not implement a producer warpgroup)");
-  if (t.mbarrier && !t.warpSpecialized)
-    return fail("expected warp_specialized = true with mbarrier = true (the "
-                "prepared kernels synchronise through mbarriers only between "
-                "a producer warpgroup and its consumers)");
-  // TMA: the activations (a) and the weights (b) of the warp-specialized
-  // wgmma kernels only, by copies completing on the producer's full
-  // mbarriers.
-  if (t.tma != 0 &&
-      ((t.tma & ~(hq::TmaA | hq::TmaB)) != 0 || !t.warpSpecialized))
-    return fail("the prepared kernels fetch only the activations (a) and "
-                "the weights (b) by TMA, in warp-specialized wgmma kernels; "
-                "expected tma = [a], [b] or [a, b] with mma = wgmma, "
-                "warp_specialized = true, or no tma");
-  // (The activations' tensor map needs rows of a multiple of 16 bytes: K
-  // and pad_k are multiples of 8 for 16-bit activations and of 16 for
-  // 8-bit ones, verified above.)
-  // (One tensor copy brings an iteration's K of block_m tokens as rows TMA
-  // swizzles by their width, at most 128 bytes: 16-bit wgmma tiles have
-  // block_k = warp_k = 32 or 64, verified above.)
-  if (t.streamK || t.multicastB != 1 || t.gridCap != 0 || t.writeSplits != 1)
-    return fail("the prepared kernels do not implement stream-K, "
-                "multicast of the weights (multicast_b), grid_cap or "
-                "write_splits yet; expected their defaults");
-  // multicast_a = 2: pairs of column blocks share the activation tile
-  // (KernelShape::multicastA), each CTA copying half its rows by TMA.
-  if (t.multicastA > 1) {
-    if (!gen.producerWarpgroup || !t.warpSpecialized ||
-        (t.tma & (hq::TmaA | hq::TmaB)) != (hq::TmaA | hq::TmaB))
-      return fail("multicast_a = 2 shares the activations' tensor copies of "
-                  "the warp-specialized wgmma kernels; expected mma = wgmma, "
-                  "warp_specialized = true, tma = [a, b]");
-    // (A dense GEMM: verifyTileForProblem.)
-    if (t.splitK != 1)
-      return fail("expected split_k = 1 with multicast_a = 2 (the cluster "
-                  "is the pair of column blocks), got " +
-                  Twine(t.splitK));
-    if (t.blockM % 16 != 0)
-      return fail("expected block_m to be a multiple of 16 with "
-                  "multicast_a = 2 (each CTA's half of the rows starts at "
-                  "a multiple of the swizzle's eight rows), got " +
-                  Twine(t.blockM));
-    if (int64_t blocks = hq::ceilDiv(spec.np, t.blockN); blocks % 2 != 0)
-      return fail("expected an even number of column blocks with "
-                  "multicast_a = 2 (pairs of them form the clusters), got " +
-                  Twine(blocks) + " (padded N = " + Twine(spec.np) +
-                  ", block_n = " + Twine(t.blockN) + ")");
-  }
-  // ctas_per_sm asks ptxas (.minnctapersm) to fit that many blocks in an
-  // SM's 64 Ki registers.
-  if (int64_t perThread = 65536 / (t.ctasPerSm * t.threads()); perThread < 64)
-    return fail("ctas_per_sm = " + Twine(t.ctasPerSm) + " blocks of " +
-                Twine(t.threads()) + " threads leave " + Twine(perThread) +
-                " registers per thread; expected at least 64");
-  if (t.promotionInterval > 1) {
-    if (!kMajor)
-      return fail("expected weights the wgmmas read by descriptor (8-bit "
-                  "weights of the activations' MMA type, K-major on " +
-                  Twine(chip.str()) + ") with promotion_interval > 1, got " +
-                  Twine(spec.weight.type.str()) + " weights");
-    // Every CTA's loop runs whole intervals (split_k 1: no other CTA
-    // along K).
-    const int64_t iters = hq::ceilDiv(spec.kp, t.blockK);
-    if (t.splitK != 1 || iters % t.promotionInterval != 0)
-      return fail("expected split_k = 1 and the K iterations (padded K " +
-                  Twine(spec.kp) + " / block_k " + Twine(t.blockK) + " = " +
-                  Twine(iters) + ") a multiple of promotion_interval (" +
-                  Twine(t.promotionInterval) +
-                  "), got split_k = " + Twine(t.splitK));
-  }
+  if (hq::Diag d = tilePipelineProblem(t, spec, chip, kMajor))
+    return fail(*d);
   PreparedTile tile = hq::layout::shapeOf(t);
   tile.activationBits = spec.input.type.bits;
   tile.weightsByDescriptor = kMajor;
