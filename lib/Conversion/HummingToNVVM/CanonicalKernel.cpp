@@ -50,6 +50,20 @@ public:
   void emit();
 
 private:
+  /// A thread's place: its lane, warp column, K group, row of the fragment
+  /// (group) and k pair (quad); M; its two rows and the warp's first column.
+  struct Frame {
+    Value lane, warpN, warpK, group, quad, m, row0, row1, nWarp;
+  };
+  /// One k-step of 16 at column k0 (i32): the A pairs, the dequantized B
+  /// pairs of the warp's two n8 tiles, two m16n8k16 MMAs into `accs`.
+  void kStep(const Frame &fr, Value k0, SmallVector<Value> &accs);
+  /// Split-K inside the block: warp groups 1.. leave their partial sums in
+  /// shared memory, group 0 (`isLeader`) adds them.
+  SmallVector<Value> reduceWarpGroups(const Frame &fr, ArrayRef<Value> acc,
+                                      Value isLeader);
+  /// Warp group 0's epilogue: scales, bias, conversion, predicated stores.
+  void storeOutputs(const Frame &fr, ArrayRef<Value> acc, Value isLeader);
   /// The b-bit code at bit offset `bit` of a word stream whose last word is
   /// `lastWord`; `stride` separates consecutive words (1 along a row, G for
   /// the N-packed zero points).
@@ -243,33 +257,34 @@ std::pair<Value, Value> KernelEmitter::dequantizedPair(Value n, Value k) {
 }
 
 void KernelEmitter::emit() {
-  const hq::WeightSchema &w = spec.weight;
-  bool bf16 = spec.input.type == hq::ScalarType::bf16();
   Value tid = index32(gpu::ThreadIdOp::create(b, gpu::Dimension::x));
   Value bidX = index32(gpu::BlockIdOp::create(b, gpu::Dimension::x));
   Value bidY = index32(gpu::BlockIdOp::create(b, gpu::Dimension::y));
   Value lane = arith::AndIOp::create(b, tid, c32(31));
   Value warp = arith::ShRUIOp::create(b, tid, c32(5));
-  Value warpN = arith::AndIOp::create(b, warp, c32(Tile::kWarpsN - 1));
-  Value warpK = arith::DivUIOp::create(b, warp, c32(Tile::kWarpsN));
-  Value group = arith::ShRUIOp::create(b, lane, c32(2)); // row / column
-  Value quad = arith::AndIOp::create(b, lane, c32(3));   // k pair
-  Value m = param(hq::abi::ParamM);
-  if (w.hasGlobalScale())
+  Frame fr;
+  fr.lane = lane;
+  fr.warpN = arith::AndIOp::create(b, warp, c32(Tile::kWarpsN - 1));
+  fr.warpK = arith::DivUIOp::create(b, warp, c32(Tile::kWarpsN));
+  fr.group = arith::ShRUIOp::create(b, lane, c32(2)); // row / column
+  fr.quad = arith::AndIOp::create(b, lane, c32(3));   // k pair
+  fr.m = param(hq::abi::ParamM);
+  if (spec.weight.hasGlobalScale())
     global = load(f32, param(hq::abi::ParamGlobalScale), c64(0));
 
   Value m0 = arith::MulIOp::create(b, bidY, c32(Tile::kBlockM));
-  Value row0 = arith::AddIOp::create(b, m0, group);
-  Value row1 = arith::AddIOp::create(b, row0, c32(8));
-  Value nWarp = arith::AddIOp::create(
+  fr.row0 = arith::AddIOp::create(b, m0, fr.group);
+  fr.row1 = arith::AddIOp::create(b, fr.row0, c32(8));
+  fr.nWarp = arith::AddIOp::create(
       b, arith::MulIOp::create(b, bidX, c32(Tile::kBlockN)),
-      arith::MulIOp::create(b, warpN, c32(16)));
+      arith::MulIOp::create(b, fr.warpN, c32(16)));
 
   // The K loop: warp group warpK takes k-steps warpK, warpK + kKSplit, ...
   // Two accumulator tiles of four f32 each.
   SmallVector<Value> zeros(8, cf(0.0));
   Value lb = arith::IndexCastOp::create(
-      b, b.getIndexType(), arith::MulIOp::create(b, warpK, c32(Tile::kBlockK)));
+      b, b.getIndexType(),
+      arith::MulIOp::create(b, fr.warpK, c32(Tile::kBlockK)));
   Value ub = arith::ConstantIndexOp::create(b, spec.kp);
   Value step = arith::ConstantIndexOp::create(b, Tile::kBlockK * Tile::kKSplit *
                                                      kUnroll);
@@ -282,108 +297,120 @@ void KernelEmitter::emit() {
     SmallVector<Value> accs(loop.getRegionIterArgs().begin(),
                             loop.getRegionIterArgs().end());
     Value kBase = index32(loop.getInductionVar());
-    for (int64_t u = 0; u < kUnroll; ++u) {
-      Value k0 = arith::AddIOp::create(b, kBase,
-                                       c32(u * Tile::kBlockK * Tile::kKSplit));
-      Value inK =
-          arith::CmpIOp::create(b, arith::CmpIPredicate::slt, k0, c32(spec.kp));
-      Value col0 =
-          arith::AddIOp::create(b, k0, arith::MulIOp::create(b, quad, c32(2)));
-      Value col8 = arith::AddIOp::create(b, col0, c32(8));
-
-      // A elements (r, c) and (r, c + 1) as one 32-bit load (c even; K is a
-      // multiple of 8), zero outside [0, M) x [0, K).
-      auto aPair = [&](Value r, Value c) -> Value {
-        Value inRows =
-            arith::CmpIOp::create(b, arith::CmpIPredicate::slt, r, m);
-        Value inCols = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, c,
-                                             c32(spec.kAct));
-        Value ok = arith::AndIOp::create(b, inRows, inCols);
-        Value index = arith::AddIOp::create(
-            b, arith::MulIOp::create(b, sext64(r), c64(spec.kAct / 2)),
-            sext64(arith::ShRUIOp::create(b, c, c32(1))));
-        Value safe = arith::SelectOp::create(b, ok, index, c64(0));
-        Value v = load(i32, param(hq::abi::ParamInput), safe);
-        return arith::SelectOp::create(b, ok, v, c32(0));
-      };
-      auto pack = [&](Value lo, Value hi) -> Value {
-        if (!hi)
-          return lo; // already packed (magic-number path)
-        Value l = arith::ExtUIOp::create(b, i32, lo);
-        Value h = arith::ShLIOp::create(b, arith::ExtUIOp::create(b, i32, hi),
-                                        c32(16));
-        return arith::OrIOp::create(b, l, h);
-      };
-      SmallVector<Value> a = {aPair(row0, col0), aPair(row1, col0),
-                              aPair(row0, col8), aPair(row1, col8)};
-
-      // MMA operands: f16 as vector<2xf16>, bf16 as i32 (NVVM's convention).
-      VectorType f16x2 = VectorType::get({2}, b.getF16Type());
-      auto operand = [&](Value packed) -> Value {
-        if (bf16)
-          return packed;
-        return LLVM::BitcastOp::create(b, f16x2, packed);
-      };
-      SmallVector<Value> aOps;
-      for (Value v : a)
-        aOps.push_back(operand(v));
-
-      Type accStruct = LLVM::LLVMStructType::getLiteral(
-          b.getContext(), SmallVector<Type>(4, f32));
-      for (int tile = 0; tile < 2; ++tile) {
-        Value n = arith::AddIOp::create(
-            b, nWarp, arith::AddIOp::create(b, c32(tile * 8), group));
-        Value n64 = ext64(n);
-        auto [w0, w1] = dequantizedPair(n64, ext64(col0));
-        auto [w8, w9] = dequantizedPair(n64, ext64(col8));
-        // Past K the weights are zeroed too, so 0 * garbage never adds NaN.
-        auto guarded = [&](Value packed) {
-          return operand(arith::SelectOp::create(b, inK, packed, c32(0)));
-        };
-        SmallVector<Value> bOps = {guarded(pack(w0, w1)),
-                                   guarded(pack(w8, w9))};
-        SmallVector<Value> acc(accs.begin() + tile * 4,
-                               accs.begin() + tile * 4 + 4);
-        auto types = bf16 ? std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16,
-                                                          NVVM::MMATypes::bf16}
-                          : std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::f16,
-                                                          NVVM::MMATypes::f16};
-        auto mma = NVVM::MmaOp::create(
-            b, accStruct, aOps, bOps, acc, ArrayRef<int64_t>{16, 8, 16},
-            std::nullopt, std::nullopt, types,
-            std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
-                                           NVVM::MMALayout::col});
-        for (int64_t i = 0; i < 4; ++i)
-          accs[tile * 4 + i] =
-              LLVM::ExtractValueOp::create(b, mma.getResult(), i);
-      }
-    }
+    for (int64_t u = 0; u < kUnroll; ++u)
+      kStep(fr,
+            arith::AddIOp::create(b, kBase,
+                                  c32(u * Tile::kBlockK * Tile::kKSplit)),
+            accs);
     SmallVector<Value> results = accs;
     scf::YieldOp::create(b, results);
   }
-
-  // Split-K inside the block: warp groups 1.. leave their partial sums in
-  // shared memory, group 0 adds them and runs the epilogue.
   SmallVector<Value> acc(loop.getResults().begin(), loop.getResults().end());
   Value isLeader =
-      arith::CmpIOp::create(b, arith::CmpIPredicate::eq, warpK, c32(0));
-  {
-    Value slot =
-        arith::AddIOp::create(b, arith::MulIOp::create(b, warpN, c32(32 * 8)),
-                              arith::MulIOp::create(b, lane, c32(8)));
-    auto indexOf = [&](Value i32v) {
-      return arith::IndexCastOp::create(b, b.getIndexType(), i32v);
-    };
-    acc = reduceSplitK(
-        acc, warpK, isLeader, Tile::kKSplit, slot, Tile::kWarpsN * 32 * 8,
-        [&](Value v, Value i) {
-          memref::StoreOp::create(b, v, workspace, ValueRange{indexOf(i)});
-        },
-        [&](Value i) -> Value {
-          return memref::LoadOp::create(b, workspace, ValueRange{indexOf(i)});
-        });
-  }
+      arith::CmpIOp::create(b, arith::CmpIPredicate::eq, fr.warpK, c32(0));
+  acc = reduceWarpGroups(fr, acc, isLeader);
+  storeOutputs(fr, acc, isLeader);
+}
 
+void KernelEmitter::kStep(const Frame &fr, Value k0, SmallVector<Value> &accs) {
+  const bool bf16 = spec.input.type == hq::ScalarType::bf16();
+  Value group = fr.group, quad = fr.quad, m = fr.m, row0 = fr.row0,
+        row1 = fr.row1, nWarp = fr.nWarp;
+  Value inK =
+      arith::CmpIOp::create(b, arith::CmpIPredicate::slt, k0, c32(spec.kp));
+  Value col0 =
+      arith::AddIOp::create(b, k0, arith::MulIOp::create(b, quad, c32(2)));
+  Value col8 = arith::AddIOp::create(b, col0, c32(8));
+
+  // A elements (r, c) and (r, c + 1) as one 32-bit load (c even; K is a
+  // multiple of 8), zero outside [0, M) x [0, K).
+  auto aPair = [&](Value r, Value c) -> Value {
+    Value inRows = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, r, m);
+    Value inCols =
+        arith::CmpIOp::create(b, arith::CmpIPredicate::slt, c, c32(spec.kAct));
+    Value ok = arith::AndIOp::create(b, inRows, inCols);
+    Value index = arith::AddIOp::create(
+        b, arith::MulIOp::create(b, sext64(r), c64(spec.kAct / 2)),
+        sext64(arith::ShRUIOp::create(b, c, c32(1))));
+    Value safe = arith::SelectOp::create(b, ok, index, c64(0));
+    Value v = load(i32, param(hq::abi::ParamInput), safe);
+    return arith::SelectOp::create(b, ok, v, c32(0));
+  };
+  auto pack = [&](Value lo, Value hi) -> Value {
+    if (!hi)
+      return lo; // already packed (magic-number path)
+    Value l = arith::ExtUIOp::create(b, i32, lo);
+    Value h =
+        arith::ShLIOp::create(b, arith::ExtUIOp::create(b, i32, hi), c32(16));
+    return arith::OrIOp::create(b, l, h);
+  };
+  SmallVector<Value> a = {aPair(row0, col0), aPair(row1, col0),
+                          aPair(row0, col8), aPair(row1, col8)};
+
+  // MMA operands: f16 as vector<2xf16>, bf16 as i32 (NVVM's convention).
+  VectorType f16x2 = VectorType::get({2}, b.getF16Type());
+  auto operand = [&](Value packed) -> Value {
+    if (bf16)
+      return packed;
+    return LLVM::BitcastOp::create(b, f16x2, packed);
+  };
+  SmallVector<Value> aOps;
+  for (Value v : a)
+    aOps.push_back(operand(v));
+
+  Type accStruct = LLVM::LLVMStructType::getLiteral(b.getContext(),
+                                                    SmallVector<Type>(4, f32));
+  for (int tile = 0; tile < 2; ++tile) {
+    Value n = arith::AddIOp::create(
+        b, nWarp, arith::AddIOp::create(b, c32(tile * 8), group));
+    Value n64 = ext64(n);
+    auto [w0, w1] = dequantizedPair(n64, ext64(col0));
+    auto [w8, w9] = dequantizedPair(n64, ext64(col8));
+    // Past K the weights are zeroed too, so 0 * garbage never adds NaN.
+    auto guarded = [&](Value packed) {
+      return operand(arith::SelectOp::create(b, inK, packed, c32(0)));
+    };
+    SmallVector<Value> bOps = {guarded(pack(w0, w1)), guarded(pack(w8, w9))};
+    SmallVector<Value> acc(accs.begin() + tile * 4,
+                           accs.begin() + tile * 4 + 4);
+    auto types = bf16 ? std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16,
+                                                      NVVM::MMATypes::bf16}
+                      : std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::f16,
+                                                      NVVM::MMATypes::f16};
+    auto mma = NVVM::MmaOp::create(
+        b, accStruct, aOps, bOps, acc, ArrayRef<int64_t>{16, 8, 16},
+        std::nullopt, std::nullopt, types,
+        std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                       NVVM::MMALayout::col});
+    for (int64_t i = 0; i < 4; ++i)
+      accs[tile * 4 + i] = LLVM::ExtractValueOp::create(b, mma.getResult(), i);
+  }
+}
+
+SmallVector<Value> KernelEmitter::reduceWarpGroups(const Frame &fr,
+                                                   ArrayRef<Value> accIn,
+                                                   Value isLeader) {
+  Value slot =
+      arith::AddIOp::create(b, arith::MulIOp::create(b, fr.warpN, c32(32 * 8)),
+                            arith::MulIOp::create(b, fr.lane, c32(8)));
+  auto indexOf = [&](Value i32v) {
+    return arith::IndexCastOp::create(b, b.getIndexType(), i32v);
+  };
+  return reduceSplitK(
+      accIn, fr.warpK, isLeader, Tile::kKSplit, slot, Tile::kWarpsN * 32 * 8,
+      [&](Value v, Value i) {
+        memref::StoreOp::create(b, v, workspace, ValueRange{indexOf(i)});
+      },
+      [&](Value i) -> Value {
+        return memref::LoadOp::create(b, workspace, ValueRange{indexOf(i)});
+      });
+}
+
+void KernelEmitter::storeOutputs(const Frame &fr, ArrayRef<Value> acc,
+                                 Value isLeader) {
+  const hq::WeightSchema &w = spec.weight;
+  Value quad = fr.quad, m = fr.m, row0 = fr.row0, row1 = fr.row1,
+        nWarp = fr.nWarp;
   // Epilogue (warp group 0): per-channel, tensor and global scales, bias,
   // conversion, predicated stores.
   auto epilogue = scf::IfOp::create(b, isLeader, /*withElseRegion=*/false);
