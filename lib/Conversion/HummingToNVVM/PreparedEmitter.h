@@ -619,7 +619,7 @@ protected:
   /// a routing block holds any of its rows).
   bool moeTransposed = false;
   /// moeTransposed: the block rows of this pass (0 or 8; null outside the
-  /// passes), and whether any of rows 8-15 holds a token (routeBlock).
+  /// passes), and whether any of rows 8-15 holds a token (writeRowTable).
   Value rowShift, highRows;
   bool perKScales, groupPerIter, loopChannelScales = false;
   /// With loopChannelScales: this lane's eight column scales (both lanes of
