@@ -1503,27 +1503,23 @@ static TileConfig adaptToExperts(TileConfig t, const InputSchema &in,
   return t;
 }
 
-Result<std::vector<TileConfig>> selectMoeTiles(const WeightSchema &w,
-                                               const InputSchema &in,
-                                               const ComputeOptions &c,
-                                               int64_t n, int64_t k,
-                                               const DeviceInfo &device,
-                                               const MoeShape &moe) {
-  if (moe.experts <= 0 || moe.topK <= 0)
-    return Error{concat("expected experts and top_k >= 1, got ", moe.experts,
-                        " and ", moe.topK)};
+/// selectMoeTiles: the dense heuristics' tiles for the experts' blocks
+/// together, as the grid of a dense GEMM that many times as wide (the
+/// block shape and K split), for `low` experts at one token per expert and
+/// all of them from two.
+static Result<std::vector<TileConfig>>
+moeDenseTiles(const WeightSchema &w, const InputSchema &in,
+              const ComputeOptions &c, int64_t n, int64_t k,
+              const DeviceInfo &device, const MoeShape &moe, int64_t low) {
   WeightSchema dense = w;
   dense.experts = 0;
-  // The experts that run at once: with one token per expert (M * top_k <=
-  // E, indexed) top_k of them at least; with more, nearly all (random
-  // routing); grouped_masked always all. Their blocks together are the
-  // grid of a dense GEMM `together` times as wide: the dense heuristics
-  // for that width choose the block shape and K split.
+  // The blocks of the experts that run at once together are the grid of a
+  // dense GEMM `together` times as wide: the dense heuristics for that
+  // width choose the block shape and K split.
   // (Measured on the H200, 2026-12-02: at one token per expert a single
   // expert's tiles beat those for top_k experts side by side — Qwen3
   // gate_up M = 16: 76 against 97 us — and from two on the E-wide ones win
   // where it matters — M = 1024: 221 against 440 us.)
-  const int64_t low = moe.gemm == GemmType::GroupedMasked ? moe.experts : 1;
   auto denseTiles = [&](int64_t together) {
     return selectTilesFor(dense, in, c, n * together, k, device,
                           /*forExperts=*/true);
@@ -1575,8 +1571,16 @@ Result<std::vector<TileConfig>> selectMoeTiles(const WeightSchema &w,
       return own;
     chosen = *own;
   }
-  std::optional<Chip> chip = Chip::parse(device.chip);
-  const unsigned sm = chip ? chip->sm : 0;
+  return chosen;
+}
+
+/// selectMoeTiles: each tile made an expert GEMM's (adaptToExperts), up to
+/// the first one the routing refuses (moeTileProblem) or that spills with
+/// router weights; the last one serves every M from there.
+static Result<std::vector<TileConfig>>
+fitToRouting(const std::vector<TileConfig> &chosen, const InputSchema &in,
+             const MoeShape &moe, int64_t n, int64_t low, unsigned sm,
+             const DeviceInfo &device) {
   std::vector<TileConfig> out;
   for (TileConfig t : chosen) {
     t = adaptToExperts(t, in, moe, n, low, sm, device);
@@ -1600,6 +1604,18 @@ Result<std::vector<TileConfig>> selectMoeTiles(const WeightSchema &w,
     out.push_back(t);
   }
   out.back().mMax = 0;
+  return out;
+}
+
+/// selectMoeTiles: the tiles of few tokens per expert spliced in — the
+/// mma_sync tile of f16 MMAs at 2-16 tokens with fp8 activations on sm_90a,
+/// blocks sized for an expert's rows from 9 tokens (indexed, sm_90a).
+static void spliceExpertTiles(std::vector<TileConfig> &out,
+                              const WeightSchema &w, const InputSchema &in,
+                              const ComputeOptions &c, int64_t n, int64_t k,
+                              const DeviceInfo &device, const MoeShape &moe,
+                              const std::optional<Chip> &chip) {
+  const unsigned sm = chip ? chip->sm : 0;
   // 2-16 tokens per expert with fp8 activations on sm_90a: the mma_sync
   // tile of f16 MMAs instead of the wgmma tiles of that many tokens.
   if (std::optional<TileConfig> few =
@@ -1637,6 +1653,12 @@ Result<std::vector<TileConfig>> selectMoeTiles(const WeightSchema &w,
     upToEight.insert(upToEight.end(), blocks.begin(), blocks.end());
     out = std::move(upToEight);
   }
+}
+
+/// selectMoeTiles: neighbours that became equal serve one range.
+static std::vector<TileConfig>
+mergeNeighbours(const std::vector<TileConfig> &out, const InputSchema &in,
+                const ComputeOptions &c, int64_t k) {
   // Neighbours that became equal serve one range — except one token per
   // expert in a tile that splitsAtEightTokens and leaves each CTA
   // kMoeTransposedMinDepth of K or more: that kernel takes
@@ -1659,6 +1681,31 @@ Result<std::vector<TileConfig>> selectMoeTiles(const WeightSchema &w,
     merged.push_back(t);
   }
   return merged;
+}
+
+Result<std::vector<TileConfig>>
+selectMoeTiles(const WeightSchema &w, const InputSchema &in,
+               const ComputeOptions &c, int64_t n, int64_t k,
+               const DeviceInfo &device, const MoeShape &moe) {
+  if (moe.experts <= 0 || moe.topK <= 0)
+    return Error{concat("expected experts and top_k >= 1, got ", moe.experts,
+                        " and ", moe.topK)};
+  // The experts that run at once: with one token per expert (M * top_k <=
+  // E, indexed) top_k of them at least; with more, nearly all (random
+  // routing); grouped_masked always all.
+  const int64_t low = moe.gemm == GemmType::GroupedMasked ? moe.experts : 1;
+  Result<std::vector<TileConfig>> chosen =
+      moeDenseTiles(w, in, c, n, k, device, moe, low);
+  if (!chosen)
+    return chosen;
+  std::optional<Chip> chip = Chip::parse(device.chip);
+  const unsigned sm = chip ? chip->sm : 0;
+  Result<std::vector<TileConfig>> out =
+      fitToRouting(*chosen, in, moe, n, low, sm, device);
+  if (!out)
+    return out;
+  spliceExpertTiles(*out, w, in, c, n, k, device, moe, chip);
+  return mergeNeighbours(*out, in, c, k);
 }
 
 } // namespace humming
