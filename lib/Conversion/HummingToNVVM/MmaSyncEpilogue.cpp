@@ -285,7 +285,7 @@ void MmaSyncEmitter::reduceInCluster(ArrayRef<SmallVector<Value>> sums) {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(ifOp.thenBlock());
     for (int64_t e = 0; e < 2; ++e)
-      storeSharedF32(wordOf(2 * u + e), sums[size_t(u)][size_t(e)]);
+      storeSharedWord(wordOf(2 * u + e), sums[size_t(u)][size_t(e)]);
   }
   // Every CTA's sums are visible to the cluster.
   clusterBarrier();

@@ -184,8 +184,10 @@ void PreparedEmitter::cacheGatheredRows() {
 }
 
 void PreparedEmitter::issueCooperativeCopies(Value iter, Value slot) {
-  const FillPlace fill{iter, slot,
-                       arith::MulIOp::create(b, slot, c32(coop.total()))};
+  Value slotBase = arith::MulIOp::create(b, slot, c32(coop.total()));
+  const FillPlace fill{
+      iter, slot, slotBase,
+      arith::AddIOp::create(b, slotBase, c32(coop.activationBytes))};
   if (tile.gatheredActivations && copiesInputs())
     copyGatheredActivations(fill);
   if (!tile.tmaActivations && copiesInputs())
@@ -198,10 +200,6 @@ void PreparedEmitter::issueCooperativeCopies(Value iter, Value slot) {
     copyGroupConstants(fill);
   if (tile.groupInputScales && copiesInputs())
     copyGroupInputScales(fill);
-}
-
-Value PreparedEmitter::FillPlace::weightsAt(PreparedEmitter &e) const {
-  return arith::AddIOp::create(e.b, slotBase, e.c32(e.coop.activationBytes));
 }
 
 Value PreparedEmitter::fillKTile(const FillPlace &fill, Value u) {
@@ -295,7 +293,7 @@ void PreparedEmitter::copyWeightChunks(const FillPlace &fill) {
   // Weights: the block's n-tiles of a k-tile are contiguous (warpsN x 128
   // x bits bytes, 8 x bits chunks per n-tile).
   const int64_t perTile = tile.warpsN * 8 * spec.weight.type.bits;
-  Value weightsAt = fill.weightsAt(*this);
+  Value weightsAt = fill.weightsAt;
   forEachChunk(kT * perTile, [&](Value c) {
     Value u = arith::DivUIOp::create(b, c, c32(perTile));
     Value off = arith::RemUIOp::create(b, c, c32(perTile));
@@ -312,7 +310,7 @@ void PreparedEmitter::copyWeightChunks(const FillPlace &fill) {
 void PreparedEmitter::issueBulkFill(const FillPlace &fill) {
   const int64_t kT = tile.kTilesPerIteration();
   const int64_t perTile = tile.warpsN * 8 * spec.weight.type.bits;
-  Value slot = fill.slot, weightsAt = fill.weightsAt(*this);
+  Value slot = fill.slot, weightsAt = fill.weightsAt;
   // One producer thread announces the slot's TMA bytes on its full
   // mbarrier and issues the copies; the barrier's phase ends once they
   // landed and every producer arrived (after the copies still made by
@@ -394,7 +392,7 @@ void PreparedEmitter::issueBulkFill(const FillPlace &fill) {
 void PreparedEmitter::copyGroupConstants(const FillPlace &fill) {
   const hq::WeightSchema &w = spec.weight;
   const unsigned bits = w.type.bits;
-  Value slot = fill.slot, weightsAt = fill.weightsAt(*this);
+  Value slot = fill.slot, weightsAt = fill.weightsAt;
   // Scales and zero points of the block's columns, per group copy.
   const int64_t columns = tile.blockN();
   for (int64_t gi = 0; gi < coop.groupCopies; ++gi) {
@@ -453,7 +451,7 @@ void PreparedEmitter::copyGroupConstants(const FillPlace &fill) {
 
 void PreparedEmitter::copyGroupInputScales(const FillPlace &fill) {
   const int64_t blockM = tile.blockM();
-  Value weightsAt = fill.weightsAt(*this);
+  Value weightsAt = fill.weightsAt;
   // Per-group activation scales (KernelShape::groupInputScales): each of
   // the block's tokens' f32 scale of the iteration's group, [M, ceil(K /
   // g)] row-major, one 4-byte cp.async per token (rows without a token,

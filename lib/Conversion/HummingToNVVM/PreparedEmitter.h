@@ -149,12 +149,11 @@ protected:
   /// the part, copiesInputs / copiesConstants).
   void issueCooperativeCopies(Value iter, Value slot);
   /// Where a cooperative fill goes: iteration `iter` (i32) into pipeline
-  /// slot `slot`, which starts at shared byte `slotBase`.
+  /// slot `slot`, which starts at shared byte `slotBase`; its weights at
+  /// `weightsAt`, after its activations (then its per-group constants and
+  /// per-group activation scales).
   struct FillPlace {
-    Value iter, slot, slotBase;
-    /// The slot's weights, after its activations (then its per-group
-    /// constants and per-group activation scales).
-    Value weightsAt(PreparedEmitter &e) const;
+    Value iter, slot, slotBase, weightsAt;
   };
   /// The k-tile of k-tile slot `u` (i32) of the fill's iteration (every
   /// K-split group's), unclamped (clampedTile clamps it to K).
@@ -572,8 +571,9 @@ protected:
   /// barrier.cluster arrive (release) and wait (acquire): every thread of
   /// every CTA of the cluster.
   void clusterBarrier();
-  /// Stores f32 `v` at byte `byte` (i32) of this CTA's shared memory.
-  void storeSharedF32(Value byte, Value v);
+  /// Stores 4-byte `v` (f32 or i32) at byte `byte` (i32) of this CTA's
+  /// shared memory.
+  void storeSharedWord(Value byte, Value v);
   /// The f32 at byte `byte` (i32) of the shared memory of the cluster's
   /// CTA `rank` (mapa, then a shared::cluster load).
   Value loadClusterF32(Value byte, Value rank);

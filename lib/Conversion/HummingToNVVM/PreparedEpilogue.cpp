@@ -74,7 +74,7 @@ void PreparedEmitter::clusterBarrier() {
   NVVM::ClusterWaitOp::create(b, /*aligned=*/UnitAttr());
 }
 
-void PreparedEmitter::storeSharedF32(Value byte, Value v) {
+void PreparedEmitter::storeSharedWord(Value byte, Value v) {
   LLVM::StoreOp::create(b, v, smemAt(byte), /*alignment=*/4);
 }
 

@@ -62,10 +62,11 @@ scf::IfOp PreparedEmitter::routeBlock() {
                                                : routeGroupedMasked();
   Value any = writeRowTable(routing);
   Value expert = routing.expert;
+  const RouteOps o{b};
   using P = arith::CmpIPredicate;
-  Value expertOk = arith::AndIOp::create(
-      b, arith::CmpIOp::create(b, P::sge, expert, c32(0)),
-      arith::CmpIOp::create(b, P::slt, expert, c32(moe.experts)));
+  Value expertOk =
+      arith::AndIOp::create(b, o.cmp(P::sge, expert, c32(0)),
+                            o.cmp(P::slt, expert, c32(moe.experts)));
   if (moe.routing == abi::kRoutingIndexed)
     zeroRowsOffRank(any, expertOk);
   auto ifWork = scf::IfOp::create(b, arith::AndIOp::create(b, any, expertOk),
@@ -128,9 +129,6 @@ PreparedEmitter::BlockRouting PreparedEmitter::routeContiguous() {
   const int64_t tableByte = L::moeRowTableOffset(spec.weight, tile);
   auto loadShared = [&](int64_t byte) {
     return LLVM::LoadOp::create(b, i32, smemAt(c32(byte)), /*alignment=*/4);
-  };
-  auto storeShared = [&](Value byte, Value v) {
-    LLVM::StoreOp::create(b, v, smemAt(byte), /*alignment=*/4);
   };
   // Warp 0 finds the expert whose blocks hold block bidY: lane l takes
   // experts 32 c + l, counts their blocks (offsets clamped into 0 .. M,
@@ -205,7 +203,7 @@ PreparedEmitter::BlockRouting PreparedEmitter::routeContiguous() {
                                      /*withElseRegion=*/false);
     b.setInsertionPointToStart(ifLane0.thenBlock());
     for (int64_t i = 0; i < 3; ++i)
-      storeShared(c32(tableByte + 4 * bm + 4 * i), found[size_t(i)]);
+      storeSharedWord(c32(tableByte + 4 * bm + 4 * i), found[size_t(i)]);
   }
   gpu::BarrierOp::create(b);
   Value expert = loadShared(tableByte + 4 * bm);
@@ -255,9 +253,6 @@ Value PreparedEmitter::writeRowTable(const BlockRouting &routing) {
   const RouteOps o{b};
   using P = arith::CmpIPredicate;
   const int64_t tableByte = L::moeRowTableOffset(spec.weight, tile);
-  auto storeShared = [&](Value byte, Value v) {
-    LLVM::StoreOp::create(b, v, smemAt(byte), /*alignment=*/4);
-  };
   // The table: each row's id, -1 where it holds no token; thread t fills
   // rows t, t + threads, ... (a block may have fewer threads than rows).
   // The barrier that publishes it also tells every thread whether the block
@@ -273,8 +268,8 @@ Value PreparedEmitter::writeRowTable(const BlockRouting &routing) {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(ifRow.thenBlock());
       auto [id, valid] = routing.rowOf(local);
-      storeShared(o.add(c32(tableByte), o.mul(local, c32(4))),
-                  o.sel(valid, id, c32(-1)));
+      storeSharedWord(o.add(c32(tableByte), o.mul(local, c32(4))),
+                      o.sel(valid, id, c32(-1)));
       scf::YieldOp::create(b, valid);
       b.setInsertionPointToStart(ifRow.elseBlock());
       scf::YieldOp::create(b, Value(arith::ConstantIntOp::create(b, i1, 0)));

@@ -1280,7 +1280,7 @@ void WgmmaEmitter::clusterReduce(ArrayRef<Value> acc) {
         c32(4));
   };
   for (size_t i = 0; i < acc.size(); ++i)
-    storeSharedF32(wordOf(c32(int64_t(i))), acc[i]);
+    storeSharedWord(wordOf(c32(int64_t(i))), acc[i]);
   // Every CTA's sums are visible to the cluster.
   clusterBarrier();
   // CTA r (= its index along z: the cluster spans the grid's z) adds rows

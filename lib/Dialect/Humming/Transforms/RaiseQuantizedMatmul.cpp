@@ -472,6 +472,12 @@ bool reads(Value v, BlockArgument arg) {
   return false;
 }
 
+/// Whether `mul` (null: no arith.mulf) is x times y, in either order.
+bool multiplies(arith::MulFOp mul, Value x, Value y) {
+  return mul && ((mul.getLhs() == x && mul.getRhs() == y) ||
+                 (mul.getLhs() == y && mul.getRhs() == x));
+}
+
 /// The dequantization writing `wd` [N, K] (`kFirst`: [K, N]) of `half`, or
 /// why it is not one. Over [K, N] the generic's loops are (k, n): its input
 /// maps are read through the swap, so that every check below speaks of
@@ -873,8 +879,7 @@ private:
           "zero points), got codes used as they are");
     }
     auto mul = dyn_cast<arith::MulFOp>(ops[next++]);
-    if (!mul || !((mul.getLhs() == v && mul.getRhs() == scaleValue) ||
-                  (mul.getRhs() == v && mul.getLhs() == scaleValue)))
+    if (!multiplies(mul, v, scaleValue))
       return Why("expected the code times the scale (the second input), "
                  "arith.mulf in " +
                  str(half));
@@ -882,8 +887,7 @@ private:
     if (globalArg) {
       Value global = globalConv->getResult(0);
       auto mul2 = dyn_cast<arith::MulFOp>(ops[next++]);
-      if (!mul2 || !((mul2.getLhs() == product && mul2.getRhs() == global) ||
-                     (mul2.getRhs() == product && mul2.getLhs() == global)))
+      if (!multiplies(mul2, product, global))
         return Why("expected the scaled code times the global scale (the last "
                    "input, truncated), arith.mulf in " +
                    str(half));
