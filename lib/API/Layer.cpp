@@ -1077,9 +1077,10 @@ Status Layer::launch(void *stream, uint64_t input, uint64_t inputScale,
   int32_t m32 = int32_t(m);
   // After M: a MoE kernel's routing pointers; the split-K workspace of a
   // kernel with one (this stream's: KernelLaunch::workspace); the tensor
-  // map of a kernel that reads its activations by TMA, by value (the
-  // launch copies it; CUDA graphs capture it).
-  std::array<void *, abi::NumMoeParams + 2> args;
+  // map of a kernel that reads its activations by TMA, then the weights'
+  // of one that reads its weights so, by value (the launch copies them;
+  // CUDA graphs capture them).
+  std::array<void *, abi::NumMoeParams + 3> args;
   unsigned next = abi::ParamM + 1;
   for (unsigned p = 0; p < abi::ParamM; ++p)
     args[p] = &ptrs[p];
@@ -1126,6 +1127,16 @@ Status Layer::launch(void *stream, uint64_t input, uint64_t inputScale,
         !s)
       return s;
     args[next++] = &map;
+  }
+  // The weights' tensor map (encoded by transform()), after it.
+  rt::TensorMap weightMap;
+  if (kl->weightMap) {
+    if (index >= l.weightMaps.size())
+      return Error{concat("kernel ", kl->name,
+                          " reads its weights through a "
+                          "tensor map and the layer has none (a bug)")};
+    weightMap = l.weightMaps[index];
+    args[next++] = &weightMap;
   }
   uint32_t grid[3];
   if (routing) {

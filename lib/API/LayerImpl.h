@@ -174,6 +174,10 @@ struct Layer::Impl {
   /// Device copies of the weight-side tensors, by kernel parameter.
   std::vector<std::pair<abi::GemmParam, rt::DeviceBuffer>> buffers;
   std::array<rt::CUdeviceptr, abi::NumGemmParams> pointers{};
+  /// Per kernel, the weights' tensor map of a kernel with
+  /// KernelLaunch::weightMap (encoded once the weights are on the device;
+  /// unused bytes for the others).
+  std::vector<rt::TensorMap> weightMaps;
   /// LayerTarget::activationRows: the quantizer of 16-bit inputs (8-bit
   /// activations per token or group).
   std::optional<ActivationQuantizer> quantizer;
@@ -225,6 +229,12 @@ struct Layer::Impl {
   uploadWeights(const detail::TransformPlan &plan,
                 const QuantizedWeights &weights,
                 const detail::LayerKernels &k) const;
+  /// The weights' tensor maps of `kernels` over the prepared weights at
+  /// `weights` (one per kernel; abi::weightMapArgs).
+  Result<std::vector<rt::TensorMap>>
+  encodeWeightMaps(const detail::TransformPlan &plan,
+                   const std::vector<abi::KernelLaunch> &kernels,
+                   rt::CUdeviceptr weights) const;
   Result<detail::ActivationScratch>
   activationScratch(const LayerTarget &target,
                     const detail::TransformPlan &plan,

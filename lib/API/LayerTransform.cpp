@@ -549,7 +549,7 @@ Layer::Impl::loadGemmKernels(const detail::TransformPlan &plan,
         return Error{s.error()};
     // A kernel that reads its activations by TMA needs the driver's
     // tensor-map encoder in every forward: refuse it here, not there.
-    if (std::string why = abi::inputMapWithoutEncoder(
+    if (std::string why = abi::tensorMapsWithoutEncoder(
             kl, driver.cuTensorMapEncodeTiled != nullptr);
         !why.empty())
       return Error{why};
@@ -801,6 +801,37 @@ Layer::Impl::gatherKernel(const LayerTarget &target,
   return g;
 }
 
+Result<std::vector<rt::TensorMap>>
+Layer::Impl::encodeWeightMaps(const detail::TransformPlan &plan,
+                              const std::vector<abi::KernelLaunch> &kernels,
+                              rt::CUdeviceptr weights) const {
+  std::vector<rt::TensorMap> maps(kernels.size());
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    const abi::KernelLaunch &kl = kernels[i];
+    if (!kl.weightMap)
+      continue;
+    abi::WeightMapArgs a;
+    if (std::string why =
+            abi::weightMapArgs(kl, paddedN(), paddedK(), weight.type.bits, a);
+        !why.empty())
+      return Error{why};
+    // loadGemmKernels refused such a kernel on a driver without the
+    // encoder.
+    const rt::CudaDriver &driver = *plan.driver;
+    if (Status s = driver.check(
+            driver.cuTensorMapEncodeTiled(
+                &maps[i], rt::kTensorMapUint64, 3,
+                reinterpret_cast<void *>(uintptr_t(weights)), a.dims, a.strides,
+                a.box, a.elementStrides, rt::kTensorMapNoInterleave,
+                rt::kTensorMapNoSwizzle, rt::kTensorMapL2Promote256,
+                rt::kTensorMapOobZero),
+            "cuTensorMapEncodeTiled");
+        !s)
+      return Error{s.error()};
+  }
+  return maps;
+}
+
 Status Layer::transform(const LayerTarget &target) {
   Impl &l = *impl_;
   if (!l.canonical)
@@ -845,6 +876,14 @@ Status Layer::transform(const LayerTarget &target) {
     buffers = b.take();
     stats.weightSeconds += since(uploadStarted);
   }
+  std::vector<rt::TensorMap> weightMaps;
+  if (!target.compileOnly) {
+    Result<std::vector<rt::TensorMap>> maps = l.encodeWeightMaps(
+        plan, kernels->kernels, buffers.pointers[abi::ParamWeight]);
+    if (!maps)
+      return Error{maps.error()};
+    weightMaps = maps.take();
+  }
   Result<detail::ActivationScratch> scratch =
       l.activationScratch(target, plan, kernels->kernels);
   if (!scratch)
@@ -882,6 +921,7 @@ Status Layer::transform(const LayerTarget &target) {
   l.buffers = std::move(buffers.buffers);
   l.modules = std::move(loaded.modules); // unloads the previous kernels
   l.pointers = buffers.pointers;
+  l.weightMaps = std::move(weightMaps);
   l.quantizer = std::move(scratch->quantizer);
   l.activationRows = target.activationRows;
   l.scratch = std::move(scratch->scratch);

@@ -372,13 +372,67 @@ TEST(KernelTable, TheActivationsTensorMapOfATmaKernel) {
             "got block_m = 512");
   // A driver without the encoder (before CUDA 12) cannot launch it; other
   // kernels do not care.
-  EXPECT_EQ(habi::inputMapWithoutEncoder(k, true), "");
-  EXPECT_EQ(habi::inputMapWithoutEncoder(k, false),
-            "kernel layer_gemm0_m5 reads its activations by TMA; expected a "
-            "CUDA 12 or newer driver (cuTensorMapEncodeTiled), got one "
-            "without");
+  EXPECT_EQ(habi::tensorMapsWithoutEncoder(k, true), "");
+  EXPECT_EQ(habi::tensorMapsWithoutEncoder(k, false),
+            "kernel layer_gemm0_m5 reads its activations by TMA tensor "
+            "copies; expected a CUDA 12 or newer driver "
+            "(cuTensorMapEncodeTiled), got one without");
+  k.weightMap = 8;
+  EXPECT_EQ(habi::tensorMapsWithoutEncoder(k, false),
+            "kernel layer_gemm0_m5 reads its activations and weights by TMA "
+            "tensor copies; expected a CUDA 12 or newer driver "
+            "(cuTensorMapEncodeTiled), got one without");
   k.inputMap = 0;
-  EXPECT_EQ(habi::inputMapWithoutEncoder(k, false), "");
+  EXPECT_EQ(habi::tensorMapsWithoutEncoder(k, false),
+            "kernel layer_gemm0_m5 reads its weights by TMA tensor copies; "
+            "expected a CUDA 12 or newer driver (cuTensorMapEncodeTiled), "
+            "got one without");
+  k.weightMap = 0;
+  EXPECT_EQ(habi::tensorMapsWithoutEncoder(k, false), "");
+}
+
+TEST(KernelTable, TheWeightsTensorMapOfAKMajorKernel) {
+  // weight_map: the runtime encodes, once per layer, the prepared 8-bit
+  // K-major weights as [K / 16][N / 64][1024 bytes] of 8-byte elements,
+  // in boxes of the block's n-tiles by one iteration's k-tiles: the slot's
+  // order, [k-tile][n-tile][tile].
+  habi::KernelLaunch k;
+  k.name = "layer_gemm0_m5";
+  k.blockN = 128;
+  k.weightMap = 8;
+  habi::WeightMapArgs a;
+  ASSERT_EQ(habi::weightMapArgs(k, 8192, 7168, 8, a), "");
+  EXPECT_EQ(a.dims[0], 128u);
+  EXPECT_EQ(a.dims[1], 128u);
+  EXPECT_EQ(a.dims[2], 448u);
+  EXPECT_EQ(a.strides[0], 1024u);
+  EXPECT_EQ(a.strides[1], 8192u * 16);
+  EXPECT_EQ(a.box[0], 128u);
+  EXPECT_EQ(a.box[1], 2u);
+  EXPECT_EQ(a.box[2], 8u);
+  // 256 columns (int8), four k-tiles per iteration.
+  k.blockN = 256;
+  k.weightMap = 4;
+  ASSERT_EQ(habi::weightMapArgs(k, 2112, 1024, 8, a), "");
+  EXPECT_EQ(a.dims[1], 33u);
+  EXPECT_EQ(a.box[1], 4u);
+  EXPECT_EQ(a.box[2], 4u);
+  // What the encoding cannot hold, named.
+  EXPECT_EQ(habi::weightMapArgs(k, 2112, 1024, 4, a),
+            "kernel layer_gemm0_m5: a tensor map of the prepared weights "
+            "holds 8-bit K-major tiles, got 4-bit weights");
+  EXPECT_EQ(habi::weightMapArgs(k, 2100, 1024, 8, a),
+            "kernel layer_gemm0_m5: a tensor map of the prepared weights "
+            "needs the padded N to be a positive multiple of 64 and the "
+            "padded K of 16, got 2100 x 1024");
+  EXPECT_EQ(habi::weightMapArgs(k, int64_t(1) << 24, int64_t(1) << 24, 8, a),
+            "kernel layer_gemm0_m5: the prepared weights are too large for a "
+            "tensor map (strides below 2^40 bytes), got 16777216 x 16777216");
+  k.weightMap = 512;
+  EXPECT_EQ(habi::weightMapArgs(k, 2112, 1024, 8, a),
+            "kernel layer_gemm0_m5: expected a weights' box of 1 to 256 "
+            "n-tiles of 64 columns by 1 to 256 k-tiles, got block_n = 256, "
+            "weight_map = 512");
 }
 
 TEST(KernelTable, ARowMoveCoversItsWordsWithAtMostTheCappedGrid) {

@@ -20,6 +20,10 @@ namespace mlir::humming {
 /// by-value parameter after M (Humming/Target/KernelABI.h, inputMap).
 inline constexpr llvm::StringLiteral kInputMapPlaceholder =
     "__humming_input_map";
+/// The same for the weights' tensor map (KernelLaunch::weightMap): the
+/// parameter after the activations' map.
+inline constexpr llvm::StringLiteral kWeightMapPlaceholder =
+    "__humming_weight_map";
 
 #define GEN_PASS_DECL
 #include "Humming/Conversion/Passes.h.inc"

@@ -279,6 +279,13 @@ struct KernelShape {
   /// the wgmmas' A operand, read by shared-memory descriptor (no loads into
   /// registers, no conversion).
   bool weightsByDescriptor = false;
+  /// weightsByDescriptor with tma = [b] in a dense kernel: an iteration's
+  /// weights arrive by one 3-D tensor copy (the block's n-tiles by the
+  /// iteration's k-tiles, through a tensor map the runtime encodes once per
+  /// layer: abi::weightMapArgs) instead of one bulk copy per k-tile; the
+  /// n-tiles past N and the k-tiles past K arrive as zeros, and the full
+  /// barrier expects the whole box.
+  bool weightMap = false;
   /// 8-bit activations scaled per group of K (InputSchema group<g>, with
   /// g >= the iteration's K): each slot also holds the f32 scales of the
   /// block's tokens for its iteration's group (CooperativeSlot), copied by

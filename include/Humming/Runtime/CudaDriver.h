@@ -70,10 +70,14 @@ constexpr int kDependentLaunchDriverVersion = 12030;
 struct alignas(64) TensorMap {
   uint64_t opaque[16];
 };
-/// cuTensorMapEncodeTiled's enumerators used here (cuda.h): DATA_TYPE_UINT16,
-/// INTERLEAVE_NONE, L2_PROMOTION_L2_256B, FLOAT_OOB_FILL_NONE (zeros); the
-/// swizzle comes from abi::inputMapArgs (SWIZZLE_32B / 64B / 128B).
+/// cuTensorMapEncodeTiled's enumerators used here (cuda.h): DATA_TYPE_UINT16
+/// (activations) and UINT64 (prepared weights), INTERLEAVE_NONE,
+/// SWIZZLE_NONE (weights; the activations' swizzle comes from
+/// abi::inputMapArgs: SWIZZLE_32B / 64B / 128B), L2_PROMOTION_L2_256B,
+/// FLOAT_OOB_FILL_NONE (zeros).
 constexpr int kTensorMapUint16 = 1;
+constexpr int kTensorMapUint64 = 4;
+constexpr int kTensorMapNoSwizzle = 0;
 constexpr int kTensorMapNoInterleave = 0;
 constexpr int kTensorMapL2Promote256 = 3;
 constexpr int kTensorMapOobZero = 0;

@@ -145,6 +145,14 @@ struct KernelLaunch {
   /// workspace, where it has one), the activations' tensor map (a 128-byte CUtensorMap by value, 64-byte aligned) encoded
   /// from inputMapArgs for each launch. 0 for every other kernel.
   int64_t inputMap = 0;
+  /// Where the kernel reads its weights by one tensor copy per iteration
+  /// (KernelShape::weightMap: K-major 8-bit weights of a dense layer): the
+  /// k-tiles of the copy's box, one iteration's K / 16; the kernel takes
+  /// one more parameter after the activations' tensor map, the weights'
+  /// tensor map (a CUtensorMap by value, as inputMap's) encoded from
+  /// weightMapArgs once the weights are on the device. 0 for every other
+  /// kernel.
+  int64_t weightMap = 0;
   /// 1 where the kernel runs griddepcontrol.wait before it reads anything
   /// an earlier kernel on the stream may write (activations, workspace) and
   /// before it writes, and griddepcontrol.launch_dependents after it
@@ -290,7 +298,8 @@ inline constexpr KernelField kKernelFields[] = {
     {"layout64", &KernelLaunch::layout64, true},
     {"cluster_x", &KernelLaunch::clusterX, false, true},
     {"persistent", &KernelLaunch::persistent, false, true},
-    {"workspace", &KernelLaunch::workspace, false, true}};
+    {"workspace", &KernelLaunch::workspace, false, true},
+    {"weight_map", &KernelLaunch::weightMap, false, true}};
 
 constexpr const char *kKernelTableAttr = "humming.kernels";
 
@@ -391,15 +400,75 @@ inline std::string inputMapArgs(const KernelLaunch &kl, int64_t k, int64_t m,
   return "";
 }
 
-/// Where a kernel with inputMap meets a driver without
+/// The weights' tensor map of a kernel with weightMap, as
+/// cuTensorMapEncodeTiled takes it: 8-byte elements, rank 3 over the
+/// prepared weights of `bits`-bit codes (PreparedLayout.h: tile (k-tile,
+/// n-tile) of 128 x bits bytes, the n-tiles of a k-tile contiguous) —
+/// an n-tile's 16 x bits elements (dimension 0), `np` / 64 n-tiles
+/// (dimension 1, stride 128 x bits bytes) and `kp` / 16 k-tiles (dimension
+/// 2, stride np x 2 x bits bytes) —, boxes of one n-tile by the block's
+/// block_n / 64 n-tiles by weightMap k-tiles (one iteration's, in the
+/// order the slot holds them), no interleave, no swizzle (wgmma's no-swizzle
+/// K-major core matrices are the tiles themselves), out-of-bounds elements
+/// zero (the n-tiles past N of a partial last block of columns, the k-tiles
+/// past K of the last iteration). weightMapArgs fills `out` and returns "",
+/// or returns why the encoding cannot hold the layer or the kernel's box.
+struct WeightMapArgs {
+  uint64_t dims[3] = {0, 0, 0};
+  uint64_t strides[2] = {0, 0}; ///< bytes, of dimensions 1 and 2
+  uint32_t box[3] = {0, 0, 0};
+  uint32_t elementStrides[3] = {1, 1, 1};
+};
+inline std::string weightMapArgs(const KernelLaunch &kl, int64_t np, int64_t kp,
+                                 unsigned bits, WeightMapArgs &out) {
+  if (bits != 8)
+    return "kernel " + kl.name +
+           ": a tensor map of the prepared weights holds 8-bit K-major "
+           "tiles, got " +
+           std::to_string(bits) + "-bit weights";
+  if (np <= 0 || np % 64 != 0 || kp <= 0 || kp % 16 != 0)
+    return "kernel " + kl.name +
+           ": a tensor map of the prepared weights needs the padded N to be "
+           "a positive multiple of 64 and the padded K of 16, got " +
+           std::to_string(np) + " x " + std::to_string(kp);
+  const int64_t rowBytes = np * 2 * int64_t(bits);
+  if (rowBytes * (kp / 16) >= (int64_t(1) << 40))
+    return "kernel " + kl.name +
+           ": the prepared weights are too large for a tensor map (strides "
+           "below 2^40 bytes), got " +
+           std::to_string(np) + " x " + std::to_string(kp);
+  const int64_t nTiles = kl.blockN / 64;
+  if (kl.blockN % 64 != 0 || nTiles < 1 || nTiles > 256 || kl.weightMap < 1 ||
+      kl.weightMap > 256)
+    return "kernel " + kl.name +
+           ": expected a weights' box of 1 to 256 n-tiles of 64 columns by 1 "
+           "to 256 k-tiles, got block_n = " +
+           std::to_string(kl.blockN) +
+           ", weight_map = " + std::to_string(kl.weightMap);
+  out = WeightMapArgs{};
+  // (An n-tile's 128 x bits bytes are 16 x bits 8-byte elements.)
+  out.dims[0] = uint64_t(16 * bits);
+  out.dims[1] = uint64_t(np / 64);
+  out.dims[2] = uint64_t(kp / 16);
+  out.strides[0] = uint64_t(128 * int64_t(bits));
+  out.strides[1] = uint64_t(rowBytes);
+  out.box[0] = uint32_t(out.dims[0]);
+  out.box[1] = uint32_t(nTiles);
+  out.box[2] = uint32_t(kl.weightMap);
+  return "";
+}
+
+/// Where a kernel with inputMap or weightMap meets a driver without
 /// cuTensorMapEncodeTiled (before CUDA 12): what it needs; empty otherwise.
-inline std::string inputMapWithoutEncoder(const KernelLaunch &kl,
-                                          bool haveEncoder) {
-  if (!kl.inputMap || haveEncoder)
+inline std::string tensorMapsWithoutEncoder(const KernelLaunch &kl,
+                                            bool haveEncoder) {
+  if ((!kl.inputMap && !kl.weightMap) || haveEncoder)
     return "";
-  return "kernel " + kl.name +
-         " reads its activations by TMA; expected a "
-         "CUDA 12 or newer driver (cuTensorMapEncodeTiled), got one without";
+  return "kernel " + kl.name + " reads its " +
+         (kl.inputMap ? kl.weightMap ? "activations and weights" : "activations"
+                      : "weights") +
+         " by TMA tensor copies; expected a CUDA 12 or newer driver "
+         "(cuTensorMapEncodeTiled), got one without";
 }
 
 /// Where the loaded function's required cluster depth (the driver's

@@ -291,6 +291,8 @@ FailureOr<PreparedTile> preparedTile(const GemmView &op, unsigned index,
   PreparedTile tile = hq::layout::shapeOf(t);
   tile.activationBits = spec.input.type.bits;
   tile.weightsByDescriptor = kMajor;
+  tile.weightMap =
+      kMajor && tile.tmaWeights && tile.warpSpecialized && !spec.isMoe();
   // (verifyTileForProblem: wgmma, one activation group per iteration.)
   tile.groupInputScales = act8 && spec.input.scaling == hq::ActScaling::Group;
   tile.singleSumSet =
@@ -548,6 +550,7 @@ GemmVariants buildGemmKernels(const GemmView &op, const GemmPlan &plan,
       launch.workspace = workspace.bytes();
       launch.inputMap =
           tile->tensorActivations() ? tile->activationRowBytes() / 2 : 0;
+      launch.weightMap = tile->weightMap ? tile->kTilesPerIteration() : 0;
       launch.gridDependency = spec.gridDependency;
       launch.cooperative = t.cooperativeSplit;
       launch.routing = spec.moe.routing;

@@ -2,7 +2,8 @@
 //
 // humming-kernel-params: after convert-gpu-to-nvvm, kernels that call the
 // input-map placeholder get their by-value tensor-map parameter (after M,
-// Humming/Target/KernelABI.h) and use its address instead. The parameter
+// Humming/Target/KernelABI.h) and use its address instead; then those that
+// call the weight-map placeholder get theirs after it. The parameter
 // cannot be a gpu.func argument from the start: the GPU-to-NVVM lowering
 // drops `llvm.byval` from gpu.func arguments, and a by-value parameter is
 // what lets the driver copy a per-launch map into the kernel's parameter
@@ -33,15 +34,25 @@ struct HummingKernelParamsPass
     : public mlir::humming::impl::HummingKernelParamsPassBase<
           HummingKernelParamsPass> {
   void runOnOperation() override {
+    // In the kernels' parameter order: the activations' map, then the
+    // weights'.
+    for (StringRef placeholder : {kInputMapPlaceholder, kWeightMapPlaceholder})
+      if (failed(replacePlaceholder(placeholder)))
+        return signalPassFailure();
+  }
+
+  /// Each kernel that calls `placeholder` gets a by-value tensor-map
+  /// parameter (appended) whose address replaces the calls.
+  LogicalResult replacePlaceholder(StringRef placeholder) {
     gpu::GPUModuleOp module = getOperation();
-    auto decl = module.lookupSymbol<LLVM::LLVMFuncOp>(kInputMapPlaceholder);
+    auto decl = module.lookupSymbol<LLVM::LLVMFuncOp>(placeholder);
     if (!decl)
-      return;
+      return success();
     MLIRContext *ctx = &getContext();
     Builder b(ctx);
     SmallVector<LLVM::CallOp> calls;
     module.walk([&](LLVM::CallOp call) {
-      if (call.getCallee() == kInputMapPlaceholder)
+      if (call.getCallee() == placeholder)
         calls.push_back(call);
     });
     // The calls per kernel, in order; a call outside a kernel has no
@@ -49,12 +60,12 @@ struct HummingKernelParamsPass
     llvm::MapVector<LLVM::LLVMFuncOp, SmallVector<LLVM::CallOp>> byKernel;
     for (LLVM::CallOp call : calls) {
       auto func = call->getParentOfType<LLVM::LLVMFuncOp>();
-      if (!func || !func->hasAttr(NVVM::NVVMDialect::getKernelFuncAttrName())) {
-        call.emitOpError() << "calls " << kInputMapPlaceholder
-                           << " outside a kernel; expected it only in the "
-                              "prepared kernels with tma = [a]";
-        return signalPassFailure();
-      }
+      if (!func || !func->hasAttr(NVVM::NVVMDialect::getKernelFuncAttrName()))
+        return call.emitOpError()
+               << "calls " << placeholder
+               << " outside a kernel; expected it only in the prepared "
+                  "kernels with tma = [a] (the activations' map) or K-major "
+                  "weights by TMA (the weights')";
       byKernel[func].push_back(call);
     }
     auto arrayType =
@@ -89,6 +100,7 @@ struct HummingKernelParamsPass
       }
     }
     decl.erase();
+    return success();
   }
 };
 

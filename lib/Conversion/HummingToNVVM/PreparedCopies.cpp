@@ -328,12 +328,14 @@ void PreparedEmitter::issueBulkFill(const FillPlace &fill) {
   onFirstCopier([&] {
     Value full = mbarrierAt(slot, 0);
     // (A partial last block of columns: its n-tiles' share of the
-    // weights and per-group constants, blockShare.)
+    // per-group constants and of the weights' bulk copies, blockShare; a
+    // tensor copy of the weights brings its whole box, zeros past N.)
+    const int64_t boxes = activationBytes + (tile.weightMap ? weightBytes : 0);
+    const int64_t shared = (tile.weightMap ? 0 : weightBytes) + groupBytes;
     Value txBytes =
-        partialBlocks()
-            ? Value(arith::AddIOp::create(b, c32(activationBytes),
-                                          blockShare(weightBytes + groupBytes)))
-            : c32(activationBytes + weightBytes + groupBytes);
+        partialBlocks() && shared > 0
+            ? Value(arith::AddIOp::create(b, c32(boxes), blockShare(shared)))
+            : c32(boxes + shared);
     // The announcement: the barrier's one arrival (release, CTA scope)
     // with bulk fills, else only the expected bytes (relaxed).
     if (bulkFills())
@@ -375,7 +377,19 @@ void PreparedEmitter::issueBulkFill(const FillPlace &fill) {
           /*isCTAOnly=*/false, /*group=*/NVVM::CTAGroupKindAttr(),
           /*predicate=*/Value());
     }
-    if (tile.tmaWeights)
+    if (tile.weightMap) {
+      // One box of the block's n-tiles by the iteration's k-tiles, in the
+      // slot's order ([k-tile][n-tile][1024 bytes]: the map's dimensions
+      // 2, 1, 0; abi::weightMapArgs).
+      Value nTile0 = arith::MulIOp::create(b, bidX, c32(tile.warpsN));
+      NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+          b, clusterSmemAt(weightsAt), weightMapAddress(),
+          ValueRange{c32(0), nTile0, fillKTile(fill, c32(0))}, full,
+          /*im2colOffsets=*/ValueRange(), /*multicastMask=*/Value(),
+          /*l2CacheHint=*/Value(), NVVM::TMALoadMode::TILE,
+          /*isCTAOnly=*/false, /*group=*/NVVM::CTAGroupKindAttr(),
+          /*predicate=*/Value());
+    } else if (tile.tmaWeights)
       for (int64_t u = 0; u < kT; ++u) {
         // One bulk copy per k-tile: the block's n-tiles are contiguous.
         Value src = LLVM::GEPOp::create(
@@ -487,16 +501,16 @@ void PreparedEmitter::pushWords(Value addr, int64_t n, unsigned alignment,
     s.push_back(LLVM::ExtractElementOp::create(b, v, c32(i)));
 }
 
-Value PreparedEmitter::inputMapAddress() {
+Value PreparedEmitter::tensorMapAddress(StringRef placeholder) {
   auto module =
       b.getInsertionBlock()->getParentOp()->getParentOfType<gpu::GPUModuleOp>();
-  auto decl = module.lookupSymbol<LLVM::LLVMFuncOp>(kInputMapPlaceholder);
+  auto decl = module.lookupSymbol<LLVM::LLVMFuncOp>(placeholder);
   if (!decl) {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(module.getBody());
     // A generic pointer: the parameter's address (cvta.param).
     decl = LLVM::LLVMFuncOp::create(
-        b, kInputMapPlaceholder,
+        b, placeholder,
         LLVM::LLVMFunctionType::get(LLVM::LLVMPointerType::get(b.getContext()),
                                     {}));
   }

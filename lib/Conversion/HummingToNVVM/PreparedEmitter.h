@@ -30,6 +30,7 @@
 #include "Kernels.h"
 #include "PtxBuilder.h"
 
+#include "Humming/Conversion/Passes.h"
 #include "Humming/Quant/PreparedLayout.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -338,10 +339,14 @@ protected:
   /// completed and their writes are visible), then launch_dependents (the
   /// next kernel may start once every CTA of this one got here).
   void waitForPrerequisites();
-  /// The address of the activations' tensor map (tma = [a]): a call of the
-  /// placeholder kInputMapPlaceholder, which humming-kernel-params turns
-  /// into the kernel's by-value parameter after M.
-  Value inputMapAddress();
+  /// The address of a tensor map: a call of `placeholder`, which
+  /// humming-kernel-params turns into the kernel's by-value parameter.
+  Value tensorMapAddress(StringRef placeholder);
+  /// The activations' tensor map (tma = [a]): the parameter after M.
+  Value inputMapAddress() { return tensorMapAddress(kInputMapPlaceholder); }
+  /// The weights' tensor map (KernelShape::weightMap): the parameter after
+  /// the activations'.
+  Value weightMapAddress() { return tensorMapAddress(kWeightMapPlaceholder); }
   /// Shared address (ptr<3>) of slot `slot`'s full (0) or empty (1)
   /// mbarrier.
   Value mbarrierAt(Value slot, int64_t which);

@@ -682,15 +682,21 @@ void WgmmaEmitter::emitWsProducer(const WsLoop &w) {
   if (w.regs.rebalance)
     NVVM::SetMaxRegisterOp::create(b, int32_t(w.regs.producer),
                                    NVVM::SetMaxRegisterAction::decrease);
-  if (tile.tensorActivations())
-    // The thread that issues the tensor copies fetches their map first.
+  // The thread that issues the tensor copies fetches their maps first.
+  auto prefetchMap = [&](Value map) {
+    NVVM::PrefetchOp::create(
+        b, /*cacheLevel=*/NVVM::PrefetchCacheLevelAttr(),
+        /*evictPriority=*/NVVM::CacheEvictionPriorityAttr(), map,
+        /*predicate=*/Value(),
+        /*tensormap=*/true, /*uniform=*/false,
+        /*in_param_space=*/false);
+  };
+  if (tile.tensorActivations() || tile.weightMap)
     onFirstCopier([&] {
-      NVVM::PrefetchOp::create(
-          b, /*cacheLevel=*/NVVM::PrefetchCacheLevelAttr(),
-          /*evictPriority=*/NVVM::CacheEvictionPriorityAttr(),
-          inputMapAddress(), /*predicate=*/Value(),
-          /*tensormap=*/true, /*uniform=*/false,
-          /*in_param_space=*/false);
+      if (tile.tensorActivations())
+        prefetchMap(inputMapAddress());
+      if (tile.weightMap)
+        prefetchMap(weightMapAddress());
     });
   if (tile.gatheredActivations)
     cacheGatheredRows();

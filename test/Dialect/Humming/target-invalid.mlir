@@ -72,7 +72,7 @@ func.func @zero_f16() attributes {t = #humming.target<device = "H200", f16 = 0.0
 // -----
 
 // The kernel table humming-lower-to-nvvm writes has a fixed shape.
-// expected-error @+1 {{expected 'humming.kernels' to be an array of {name, m_min, m_max, block_m, block_n, threads, smem, split_k, cluster, input_map, grid_dependency, kind (MoE kernels also routing experts top_k block_size layout64; optionally cooperative cluster_x persistent workspace)} dictionaries, got [{name = "k"}]}}
+// expected-error @+1 {{expected 'humming.kernels' to be an array of {name, m_min, m_max, block_m, block_n, threads, smem, split_k, cluster, input_map, grid_dependency, kind (MoE kernels also routing experts top_k block_size layout64; optionally cooperative cluster_x persistent workspace weight_map)} dictionaries, got [{name = "k"}]}}
 module attributes {humming.kernels = [{name = "k"}]} {}
 
 // -----
