@@ -978,20 +978,47 @@ Status Layer::launch(void *stream, uint64_t input, uint64_t inputScale,
   const Impl &l = *impl_;
   // The arguments first, so their errors are the same with or without a
   // device.
+  if (Status s = l.checkLaunch(input, output, m, routing); !s)
+    return s;
+  // M's kernel (none for M = 0).
+  const abi::KernelLaunch *kl = m == 0    ? nullptr
+                                : routing ? abi::moeKernelFor(l.kernels, m)
+                                          : abi::kernelFor(l.kernels, m);
+  Result<int32_t> routingBlock = l.routingBlock(kl, m, routing);
+  if (!routingBlock)
+    return Error{routingBlock.error()};
+  if (l.compileOnly)
+    return Error{concat("the layer was transformed compile-only for ", l.chip,
+                        "; transform it for a device to run it")};
+  if (m == 0)
+    return Status::success();
+  if (!kl)
+    return Error{concat("no kernel serves M = ", m, " (a bug)")};
+  Impl::LaunchArgs args;
+  args.routingBlock = *routingBlock;
+  if (Status s =
+          l.fillArgs(args, *kl, stream, input, inputScale, output, m, routing);
+      !s)
+    return s;
+  return l.launchKernel(*kl, stream, m, routing, args.args.data());
+}
+
+Status Layer::Impl::checkLaunch(uint64_t inputPtr, uint64_t output, int64_t m,
+                                const MoeRouting *routing) const {
   if (m < 0 || m > std::numeric_limits<int32_t>::max())
     return Error{concat("expected 0 <= M <= 2^31 - 1 tokens, got ", m)};
   if (routing && m > 0) {
-    const MoeOptions &moe = *l.moe;
+    const MoeOptions &opts = *moe;
     auto need = [&](uint64_t p, const char *what) -> Status {
       if (!p)
-        return Error{concat("expected ", what, " (", toString(moe.routing),
+        return Error{concat("expected ", what, " (", toString(opts.routing),
                             " routing), got a null pointer")};
       if (p % 4 != 0)
         return Error{concat("expected a 4-byte aligned ", what, ", got 0x",
                             llvm::utohexstr(p))};
       return Status::success();
     };
-    if (moe.routing == GemmType::Indexed) {
+    if (opts.routing == GemmType::Indexed) {
       for (auto [p, what] :
            {std::pair{routing->sortedIds, "sorted_ids"},
             std::pair{routing->expertIds, "expert_ids"},
@@ -1003,26 +1030,26 @@ Status Layer::launch(void *stream, uint64_t input, uint64_t inputScale,
         return Error{concat("expected the length of sorted_ids in 0 .. 2^31 "
                             "- 1, got ",
                             routing->sortedLength)};
-      if (m > std::numeric_limits<int32_t>::max() / moe.topK)
+      if (m > std::numeric_limits<int32_t>::max() / opts.topK)
         return Error{concat("expected M * top_k <= 2^31 - 1, got M = ", m,
-                            ", top_k = ", moe.topK)};
-    } else if (moe.allRows) {
+                            ", top_k = ", opts.topK)};
+    } else if (opts.allRows) {
       if (routing->expertLayout)
         return Error{"expected no expert token counts with "
                      "MoeOptions::allRows (every expert has all of its "
                      "max_tokens rows), got a pointer"};
     } else if (Status s = need(routing->expertLayout,
-                               moe.routing == GemmType::GroupedContiguous
+                               opts.routing == GemmType::GroupedContiguous
                                    ? "expert offsets [E + 1]"
                                    : "expert token counts [E]");
                !s) {
       return s;
     }
-    if (moe.routing == GemmType::GroupedMasked && m % l.weight.experts != 0)
+    if (opts.routing == GemmType::GroupedMasked && m % weight.experts != 0)
       return Error{concat("expected E x max_tokens rows with grouped_masked "
                           "routing (E = ",
-                          l.weight.experts, "), got M = ", m)};
-    if (moe.routerWeights) {
+                          weight.experts, "), got M = ", m)};
+    if (opts.routerWeights) {
       if (Status s = need(routing->routerWeights, "router weights"); !s)
         return s;
     } else if (routing->routerWeights) {
@@ -1030,131 +1057,133 @@ Status Layer::launch(void *stream, uint64_t input, uint64_t inputScale,
                    "without MoeOptions::routerWeights"};
     }
   }
-  if (m > 0 && (!input || !output))
+  if (m > 0 && (!inputPtr || !output))
     return Error{"expected device pointers for the input and the output, got "
                  "a null pointer"};
-  if (m > 0 && (input % 16 != 0 || output % 4 != 0)) {
+  if (m > 0 && (inputPtr % 16 != 0 || output % 4 != 0)) {
     char text[96];
-    std::snprintf(text, sizeof text,
-                  "0x%llx and 0x%llx", (unsigned long long)input,
-                  (unsigned long long)output);
+    std::snprintf(text, sizeof text, "0x%llx and 0x%llx",
+                  (unsigned long long)inputPtr, (unsigned long long)output);
     return Error{concat("expected a 16-byte aligned input and a 4-byte "
                         "aligned output, got ",
                         text)};
   }
-  // M's kernel (none for M = 0).
-  const abi::KernelLaunch *kl = m == 0    ? nullptr
-                                : routing ? abi::moeKernelFor(l.kernels, m)
-                                          : abi::kernelFor(l.kernels, m);
-  int32_t routingBlock = 0;
-  if (routing && l.moe->routing == GemmType::Indexed && kl) {
-    // The routing's block_size: each of M's kernel's blocks of block_m rows
-    // must lie in one expert's padded ids.
-    const int64_t bs =
-        routing->blockSize ? routing->blockSize : l.moe->blockSize;
-    if (bs < 16 || bs > 1024 || bs % 16 != 0 || bs % kl->blockM != 0)
-      return Error{concat(
-          "expected the routing's block_size to be a multiple of ",
-          16 * ceilDiv(kl->blockM, 16),
-          " up to 1024 (the block_m of the kernel for M = ", m,
-          ": route with Layer::moeBlockSize(M)), got ", bs,
-          routing->blockSize ? "" : " (MoeRouting::blockSize unset)")};
-    routingBlock = int32_t(bs);
-  }
-  if (l.compileOnly)
-    return Error{concat("the layer was transformed compile-only for ", l.chip,
-                        "; transform it for a device to run it")};
-  if (m == 0)
-    return Status::success();
-  if (!kl)
-    return Error{concat("no kernel serves M = ", m, " (a bug)")};
-  size_t index = size_t(kl - l.kernels.data());
-  std::array<rt::CUdeviceptr, abi::NumMoeParams> ptrs{};
-  std::copy(l.pointers.begin(), l.pointers.end(), ptrs.begin());
-  ptrs[abi::ParamInput] = input;
-  ptrs[abi::ParamOutput] = output;
-  ptrs[abi::ParamInputScale] = inputScale;
-  int32_t m32 = int32_t(m);
+  return Status::success();
+}
+
+Result<int32_t> Layer::Impl::routingBlock(const abi::KernelLaunch *kl,
+                                          int64_t m,
+                                          const MoeRouting *routing) const {
+  if (!routing || moe->routing != GemmType::Indexed || !kl)
+    return 0;
+  // The routing's block_size: each of M's kernel's blocks of block_m rows
+  // must lie in one expert's padded ids.
+  const int64_t bs = routing->blockSize ? routing->blockSize : moe->blockSize;
+  if (bs < 16 || bs > 1024 || bs % 16 != 0 || bs % kl->blockM != 0)
+    return Error{
+        concat("expected the routing's block_size to be a multiple of ",
+               16 * ceilDiv(kl->blockM, 16),
+               " up to 1024 (the block_m of the kernel for M = ", m,
+               ": route with Layer::moeBlockSize(M)), got ", bs,
+               routing->blockSize ? "" : " (MoeRouting::blockSize unset)")};
+  return int32_t(bs);
+}
+
+Status Layer::Impl::fillArgs(LaunchArgs &a, const abi::KernelLaunch &kl,
+                             void *stream, uint64_t inputPtr,
+                             uint64_t inputScale, uint64_t output, int64_t m,
+                             const MoeRouting *routing) const {
+  const size_t index = size_t(&kl - kernels.data());
+  std::copy(pointers.begin(), pointers.end(), a.ptrs.begin());
+  a.ptrs[abi::ParamInput] = inputPtr;
+  a.ptrs[abi::ParamOutput] = output;
+  a.ptrs[abi::ParamInputScale] = inputScale;
+  a.m = int32_t(m);
   // After M: a MoE kernel's routing pointers; the split-K workspace of a
   // kernel with one (this stream's: KernelLaunch::workspace); the tensor
   // map of a kernel that reads its activations by TMA, then the weights'
   // of one that reads its weights so, by value (the launch copies them;
   // CUDA graphs capture them).
-  std::array<void *, abi::NumMoeParams + 3> args;
   unsigned next = abi::ParamM + 1;
   for (unsigned p = 0; p < abi::ParamM; ++p)
-    args[p] = &ptrs[p];
-  args[abi::ParamM] = &m32;
+    a.args[p] = &a.ptrs[p];
+  a.args[abi::ParamM] = &a.m;
   if (routing) {
-    const bool indexed = l.moe->routing == GemmType::Indexed;
-    ptrs[abi::ParamRowIds] = indexed ? routing->sortedIds : routing->expertLayout;
-    ptrs[abi::ParamBlockExperts] = indexed ? routing->expertIds : 0;
-    ptrs[abi::ParamRowsPadded] = indexed ? routing->numTokensPadded : 0;
-    ptrs[abi::ParamRouterWeights] = routing->routerWeights;
+    const bool indexed = moe->routing == GemmType::Indexed;
+    a.ptrs[abi::ParamRowIds] =
+        indexed ? routing->sortedIds : routing->expertLayout;
+    a.ptrs[abi::ParamBlockExperts] = indexed ? routing->expertIds : 0;
+    a.ptrs[abi::ParamRowsPadded] = indexed ? routing->numTokensPadded : 0;
+    a.ptrs[abi::ParamRouterWeights] = routing->routerWeights;
     for (unsigned p = abi::ParamRowIds; p < abi::ParamRoutingBlock; ++p)
-      args[p] = &ptrs[p];
-    args[abi::ParamRoutingBlock] = &routingBlock;
+      a.args[p] = &a.ptrs[p];
+    a.args[abi::ParamRoutingBlock] = &a.routingBlock;
     next = abi::NumMoeParams;
   }
-  rt::CUdeviceptr workspace = 0;
-  if (kl->workspace) {
-    Result<rt::CUdeviceptr> block = l.scratchFor(stream);
+  if (kl.workspace) {
+    Result<rt::CUdeviceptr> block = scratchFor(stream);
     if (!block)
       return Error{block.error()};
-    workspace = *block;
-    if (!workspace)
-      return Error{concat("kernel ", kl->name, " needs a split-K workspace "
-                          "of ", kl->workspace, " bytes and the layer has "
+    a.workspace = *block;
+    if (!a.workspace)
+      return Error{concat("kernel ", kl.name,
+                          " needs a split-K workspace "
+                          "of ",
+                          kl.workspace,
+                          " bytes and the layer has "
                           "none (a bug)")};
-    args[next++] = &workspace;
+    a.args[next++] = &a.workspace;
   }
-  rt::TensorMap map;
-  if (kl->inputMap) {
-    abi::InputMapArgs a;
-    if (std::string why =
-            abi::inputMapArgs(*kl, l.kAct, m, a, l.input.type.bits);
+  if (kl.inputMap) {
+    abi::InputMapArgs e;
+    if (std::string why = abi::inputMapArgs(kl, kAct, m, e, input.type.bits);
         !why.empty())
       return Error{why};
     // transform() refused such a kernel on a driver without the encoder.
-    if (Status s = l.driver->check(
-            l.driver->cuTensorMapEncodeTiled(
-                &map, rt::kTensorMapUint16, 2,
-                reinterpret_cast<void *>(uintptr_t(input)), a.dims, a.strides,
-                a.box, a.elementStrides, rt::kTensorMapNoInterleave,
-                a.swizzle, rt::kTensorMapL2Promote256,
-                rt::kTensorMapOobZero),
+    if (Status s = driver->check(
+            driver->cuTensorMapEncodeTiled(
+                &a.inputMap, rt::kTensorMapUint16, 2,
+                reinterpret_cast<void *>(uintptr_t(inputPtr)), e.dims,
+                e.strides, e.box, e.elementStrides, rt::kTensorMapNoInterleave,
+                e.swizzle, rt::kTensorMapL2Promote256, rt::kTensorMapOobZero),
             "cuTensorMapEncodeTiled");
         !s)
       return s;
-    args[next++] = &map;
+    a.args[next++] = &a.inputMap;
   }
   // The weights' tensor map (encoded by transform()), after it.
-  rt::TensorMap weightMap;
-  if (kl->weightMap) {
-    if (index >= l.weightMaps.size())
-      return Error{concat("kernel ", kl->name,
+  if (kl.weightMap) {
+    if (index >= weightMaps.size())
+      return Error{concat("kernel ", kl.name,
                           " reads its weights through a "
                           "tensor map and the layer has none (a bug)")};
-    weightMap = l.weightMaps[index];
-    args[next++] = &weightMap;
+    a.weightMap = weightMaps[index];
+    a.args[next++] = &a.weightMap;
   }
+  return Status::success();
+}
+
+Status Layer::Impl::launchKernel(const abi::KernelLaunch &kl, void *stream,
+                                 int64_t m, const MoeRouting *routing,
+                                 void **args) const {
+  const size_t index = size_t(&kl - kernels.data());
   uint32_t grid[3];
   if (routing) {
-    abi::moeGrid(*kl, m, l.paddedN(), routing->sortedLength, grid);
+    abi::moeGrid(kl, m, paddedN(), routing->sortedLength, grid);
     if (grid[1] == 0)
       return Status::success(); // no block of rows (sorted_ids too short)
   } else {
-    kl->grid(m, l.paddedN(), grid, l.smCount);
+    kl.grid(m, paddedN(), grid, smCount);
   }
   // Programmatic dependent launch and the cooperative launch
   // (transform() checked the driver and the residency of the latter).
   rt::LaunchAttribute attrs[2];
   unsigned numAttrs = 0;
-  if (kl->gridDependency && l.dependentLaunch) {
+  if (kl.gridDependency && dependentLaunch) {
     attrs[numAttrs].id = rt::kLaunchAttrProgrammaticSerialization;
     attrs[numAttrs++].value.i = 1;
   }
-  if (kl->cooperative) {
+  if (kl.cooperative) {
     attrs[numAttrs].id = rt::kLaunchAttrCooperative;
     attrs[numAttrs++].value.i = 1;
   }
@@ -1163,21 +1192,19 @@ Status Layer::launch(void *stream, uint64_t input, uint64_t inputScale,
     cfg.gridDimX = grid[0];
     cfg.gridDimY = grid[1];
     cfg.gridDimZ = grid[2];
-    cfg.blockDimX = unsigned(kl->threads);
-    cfg.sharedMemBytes = unsigned(kl->smemBytes);
+    cfg.blockDimX = unsigned(kl.threads);
+    cfg.sharedMemBytes = unsigned(kl.smemBytes);
     cfg.hStream = static_cast<rt::CUstream>(stream);
     cfg.attrs = attrs;
     cfg.numAttrs = numAttrs;
-    return l.driver->check(l.driver->cuLaunchKernelEx(&cfg, l.functions[index],
-                                                      args.data(), nullptr),
-                           "cuLaunchKernelEx");
+    return driver->check(
+        driver->cuLaunchKernelEx(&cfg, functions[index], args, nullptr),
+        "cuLaunchKernelEx");
   }
-  return l.driver->check(
-      l.driver->cuLaunchKernel(l.functions[index], grid[0], grid[1], grid[2],
-                               unsigned(kl->threads), 1, 1,
-                               unsigned(kl->smemBytes),
-                               static_cast<rt::CUstream>(stream), args.data(),
-                               nullptr),
+  return driver->check(
+      driver->cuLaunchKernel(functions[index], grid[0], grid[1], grid[2],
+                             unsigned(kl.threads), 1, 1, unsigned(kl.smemBytes),
+                             static_cast<rt::CUstream>(stream), args, nullptr),
       "cuLaunchKernel");
 }
 

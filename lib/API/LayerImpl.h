@@ -229,6 +229,39 @@ struct Layer::Impl {
   uploadWeights(const detail::TransformPlan &plan,
                 const QuantizedWeights &weights,
                 const detail::LayerKernels &k) const;
+  // Layer::launch's steps (Layer.cpp), in the order it takes them.
+  /// The arguments of a launch of `m` tokens (and its routing), checked
+  /// before anything needs a device.
+  Status checkLaunch(uint64_t inputPtr, uint64_t output, int64_t m,
+                     const MoeRouting *routing) const;
+  /// An indexed MoE launch's block_size for M's kernel `kl` (the caller's
+  /// or the layer's), checked against its block_m; 0 for other launches.
+  Result<int32_t> routingBlock(const abi::KernelLaunch *kl, int64_t m,
+                               const MoeRouting *routing) const;
+  /// What one launch passes: the values, and `args` pointing at them in
+  /// the kernel's parameter order (KernelABI.h). Not copyable: `args`
+  /// points into it.
+  struct LaunchArgs {
+    std::array<rt::CUdeviceptr, abi::NumMoeParams> ptrs{};
+    int32_t m = 0, routingBlock = 0;
+    rt::CUdeviceptr workspace = 0;
+    rt::TensorMap inputMap, weightMap;
+    std::array<void *, abi::NumMoeParams + 3> args{};
+    LaunchArgs() = default;
+    LaunchArgs(const LaunchArgs &) = delete;
+    LaunchArgs &operator=(const LaunchArgs &) = delete;
+  };
+  /// Fills `a` for kernel `kl` (one of `kernels`): the layer's pointers
+  /// and the call's, M, the routing, this stream's workspace, the
+  /// activations' tensor map (encoded per launch) and the weights'.
+  Status fillArgs(LaunchArgs &a, const abi::KernelLaunch &kl, void *stream,
+                  uint64_t inputPtr, uint64_t inputScale, uint64_t output,
+                  int64_t m, const MoeRouting *routing) const;
+  /// Launches kernel `kl` over its grid for `m` tokens (nothing where a
+  /// MoE routing leaves no block of rows), with programmatic dependent
+  /// launch or cooperatively where it asks for that.
+  Status launchKernel(const abi::KernelLaunch &kl, void *stream, int64_t m,
+                      const MoeRouting *routing, void **args) const;
   /// The weights' tensor maps of `kernels` over the prepared weights at
   /// `weights` (one per kernel; abi::weightMapArgs).
   Result<std::vector<rt::TensorMap>>
