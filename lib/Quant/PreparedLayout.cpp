@@ -434,119 +434,94 @@ uint32_t preparedCodeAt(const WeightSchema &w, const uint32_t *words,
   return code;
 }
 
-Result<QuantizedWeights> prepareMmaSync(const WeightSchema &w,
+namespace {
+/// prepareMmaSync of a MoE layer: each expert as a dense layer, the
+/// results stacked [E, ...]; the global scales [E] are unchanged.
+Result<QuantizedWeights> prepareExperts(const WeightSchema &w,
                                         const InputSchema &in,
                                         const QuantizedWeights &canonical,
-                                        int64_t n, int64_t k,
-                                        unsigned threads, TileOrder order) {
-  if (Diag d = supports(w, in, n, k))
-    return Error{*d};
-  if (order == TileOrder::KMajor &&
-      tileOrder(w, in, /*kMajorReader=*/true) != TileOrder::KMajor)
-    return Error{concat("prepareMmaSync: the K-major tile order holds 8-bit "
-                        "weights the ", in.type.str(),
-                        " MMA takes as they are; expected ",
-                        in.type == ScalarType::sint(8)
-                            ? std::string("8-bit integer weights without zero "
-                                          "points")
-                            : in.type.str() + " weights without zero points",
-                        ", got ", w.type.str(),
-                        w.zeroPoint != ZeroPointKind::None ? " with zero points"
-                                                           : "")};
-  if (w.experts > 0) {
-    // Each expert as a dense layer, the results stacked [E, ...]; the
-    // global scales [E] are unchanged.
-    WeightSchema dense = w;
-    dense.experts = 0;
-    const int64_t experts = w.experts;
-    auto slice = [&](const Tensor *t, int64_t e) -> std::optional<Tensor> {
-      if (!t)
-        return std::nullopt;
-      Tensor part(t->dtype,
-                  std::vector<int64_t>(t->shape.begin() + 1, t->shape.end()));
-      const size_t bytes = t->data.size() / size_t(experts);
-      std::copy_n(t->data.begin() + ptrdiff_t(bytes * size_t(e)), bytes,
-                  part.data.begin());
-      return part;
-    };
-    auto perExpert = [&](const Tensor &t) -> Status {
-      if (!t.shape.empty() && t.shape[0] == experts &&
-          t.data.size() % size_t(experts) == 0 &&
-          t.data.size() / size_t(experts) ==
-              storageBytes(t.dtype, t.numel() / experts))
-        return Status::success();
-      return Error{concat("prepareMmaSync: expected every weight-side tensor "
-                          "of a MoE layer to have ",
-                          experts, " experts along its first dimension, got "
-                          "shape ",
-                          formatShape(t.shape))};
-    };
-    if (Status st = perExpert(canonical.weight); !st)
-      return Error{st.error()};
-    for (const std::optional<Tensor> *t :
-         {&canonical.scales, &canonical.zeroPoints, &canonical.bias})
-      if (*t)
-        if (Status st = perExpert(**t); !st)
-          return Error{st.error()};
-    QuantizedWeights out;
-    for (int64_t e = 0; e < experts; ++e) {
-      QuantizedWeights one;
-      auto opt = [](const std::optional<Tensor> &t) {
-        return t ? &*t : nullptr;
-      };
-      one.weight = *slice(&canonical.weight, e);
-      one.scales = slice(opt(canonical.scales), e);
-      one.zeroPoints = slice(opt(canonical.zeroPoints), e);
-      Result<QuantizedWeights> p =
-          prepareMmaSync(dense, in, one, n, k, threads, order);
-      if (!p)
-        return Error{concat("expert ", e, ": ", p.error())};
-      auto stack = [&](std::optional<Tensor> &to,
-                       const std::optional<Tensor> &from) {
-        if (!from)
-          return;
-        if (!to) {
-          std::vector<int64_t> shape = {experts};
-          shape.insert(shape.end(), from->shape.begin(), from->shape.end());
-          to.emplace(from->dtype, shape);
-        }
-        std::copy(from->data.begin(), from->data.end(),
-                  to->data.begin() + ptrdiff_t(from->data.size() * size_t(e)));
-      };
-      std::optional<Tensor> weight;
-      if (e > 0)
-        weight = std::move(out.weight);
-      stack(weight, p->weight);
-      out.weight = std::move(*weight);
-      stack(out.scales, p->scales);
-      stack(out.zeroPoints, p->zeroPoints);
-    }
-    out.globalScale = canonical.globalScale;
-    out.bias = canonical.bias;
-    return out;
-  }
-  const unsigned bits = w.type.bits;
-  const int64_t groups = w.groupsAlongK(k);
-  auto shapeCheck = [&](const char *what, const Tensor &t,
-                        WeightOperand op) -> Status {
-    ShapeOrDiag want = expectedShape(op, w, in, n, k, /*prepared=*/false);
-    if (want.error)
-      return Error{*want.error};
-    if (t.shape != want.shape)
-      return Error{concat("prepareMmaSync: expected ", what, " of shape ",
-                          formatShape(want.shape), ", got ",
-                          formatShape(t.shape))};
-    return Status::success();
+                                        int64_t n, int64_t k, unsigned threads,
+                                        TileOrder order) {
+  WeightSchema dense = w;
+  dense.experts = 0;
+  const int64_t experts = w.experts;
+  auto slice = [&](const Tensor *t, int64_t e) -> std::optional<Tensor> {
+    if (!t)
+      return std::nullopt;
+    Tensor part(t->dtype,
+                std::vector<int64_t>(t->shape.begin() + 1, t->shape.end()));
+    const size_t bytes = t->data.size() / size_t(experts);
+    std::copy_n(t->data.begin() + ptrdiff_t(bytes * size_t(e)), bytes,
+                part.data.begin());
+    return part;
   };
-  if (Status s = shapeCheck("weight", canonical.weight, WeightOperand::Weight);
-      !s)
-    return Error{s.error()};
-
+  auto perExpert = [&](const Tensor &t) -> Status {
+    if (!t.shape.empty() && t.shape[0] == experts &&
+        t.data.size() % size_t(experts) == 0 &&
+        t.data.size() / size_t(experts) ==
+            storageBytes(t.dtype, t.numel() / experts))
+      return Status::success();
+    return Error{concat("prepareMmaSync: expected every weight-side tensor "
+                        "of a MoE layer to have ",
+                        experts,
+                        " experts along its first dimension, got "
+                        "shape ",
+                        formatShape(t.shape))};
+  };
+  if (Status st = perExpert(canonical.weight); !st)
+    return Error{st.error()};
+  for (const std::optional<Tensor> *t :
+       {&canonical.scales, &canonical.zeroPoints, &canonical.bias})
+    if (*t)
+      if (Status st = perExpert(**t); !st)
+        return Error{st.error()};
   QuantizedWeights out;
-  // Weights: every (ktile, ntile, lane, pair) gathers its two codes.
-  out.weight = Tensor(DType::I32, {k / kTileK, n * bits / 2});
-  uint32_t *dst = out.weight.as<uint32_t>();
-  const uint32_t *src = canonical.weight.as<uint32_t>();
+  for (int64_t e = 0; e < experts; ++e) {
+    QuantizedWeights one;
+    auto opt = [](const std::optional<Tensor> &t) { return t ? &*t : nullptr; };
+    one.weight = *slice(&canonical.weight, e);
+    one.scales = slice(opt(canonical.scales), e);
+    one.zeroPoints = slice(opt(canonical.zeroPoints), e);
+    Result<QuantizedWeights> p =
+        prepareMmaSync(dense, in, one, n, k, threads, order);
+    if (!p)
+      return Error{concat("expert ", e, ": ", p.error())};
+    auto stack = [&](std::optional<Tensor> &to,
+                     const std::optional<Tensor> &from) {
+      if (!from)
+        return;
+      if (!to) {
+        std::vector<int64_t> shape = {experts};
+        shape.insert(shape.end(), from->shape.begin(), from->shape.end());
+        to.emplace(from->dtype, shape);
+      }
+      std::copy(from->data.begin(), from->data.end(),
+                to->data.begin() + ptrdiff_t(from->data.size() * size_t(e)));
+    };
+    std::optional<Tensor> weight;
+    if (e > 0)
+      weight = std::move(out.weight);
+    stack(weight, p->weight);
+    out.weight = std::move(*weight);
+    stack(out.scales, p->scales);
+    stack(out.zeroPoints, p->zeroPoints);
+  }
+  out.globalScale = canonical.globalScale;
+  out.bias = canonical.bias;
+  return out;
+}
+
+/// prepareMmaSync's weights: every (k-tile, n-tile, lane, pair) gathers its
+/// two codes (TileOrder::Fragments), or each column's 16 codes of a k-tile
+/// are its row of the tile (KMajor); the n-tiles shared out among `threads`
+/// (0: about a million codes per thread, one per core).
+Tensor repackWeightTiles(const WeightSchema &w, const InputSchema &in,
+                         const Tensor &canonical, int64_t n, int64_t k,
+                         unsigned threads, TileOrder order) {
+  const unsigned bits = w.type.bits;
+  Tensor prepared(DType::I32, {k / kTileK, n * bits / 2});
+  uint32_t *dst = prepared.as<uint32_t>();
+  const uint32_t *src = canonical.as<uint32_t>();
   const int64_t rowWords = k * bits / 32;
   const uint32_t flip = w.type.isInt() && w.type.isSigned ? 1u << (bits - 1) : 0;
   const std::vector<Plane> ps = planes(bits);
@@ -611,7 +586,50 @@ Result<QuantizedWeights> prepareMmaSync(const WeightSchema &w,
   repack(0, tiles / workers);
   for (std::thread &t : pool)
     t.join();
+  return prepared;
+}
+} // namespace
 
+Result<QuantizedWeights> prepareMmaSync(const WeightSchema &w,
+                                        const InputSchema &in,
+                                        const QuantizedWeights &canonical,
+                                        int64_t n, int64_t k, unsigned threads,
+                                        TileOrder order) {
+  if (Diag d = supports(w, in, n, k))
+    return Error{*d};
+  if (order == TileOrder::KMajor &&
+      tileOrder(w, in, /*kMajorReader=*/true) != TileOrder::KMajor)
+    return Error{
+        concat("prepareMmaSync: the K-major tile order holds 8-bit "
+               "weights the ",
+               in.type.str(), " MMA takes as they are; expected ",
+               in.type == ScalarType::sint(8)
+                   ? std::string("8-bit integer weights without zero "
+                                 "points")
+                   : in.type.str() + " weights without zero points",
+               ", got ", w.type.str(),
+               w.zeroPoint != ZeroPointKind::None ? " with zero points" : "")};
+  if (w.experts > 0)
+    return prepareExperts(w, in, canonical, n, k, threads, order);
+  const unsigned bits = w.type.bits;
+  const int64_t groups = w.groupsAlongK(k);
+  auto shapeCheck = [&](const char *what, const Tensor &t,
+                        WeightOperand op) -> Status {
+    ShapeOrDiag want = expectedShape(op, w, in, n, k, /*prepared=*/false);
+    if (want.error)
+      return Error{*want.error};
+    if (t.shape != want.shape)
+      return Error{concat("prepareMmaSync: expected ", what, " of shape ",
+                          formatShape(want.shape), ", got ",
+                          formatShape(t.shape))};
+    return Status::success();
+  };
+  if (Status s = shapeCheck("weight", canonical.weight, WeightOperand::Weight);
+      !s)
+    return Error{s.error()};
+
+  QuantizedWeights out;
+  out.weight = repackWeightTiles(w, in, canonical.weight, n, k, threads, order);
   // Scales and float zero points: [N, G] -> [G, N] with permuted columns
   // (block scales [N / bn, G]: each column takes its block row's).
   const int64_t rowsPer =
