@@ -661,6 +661,149 @@ Status Layer::quantize(const double *weights, const double *bias) {
   return Status::success();
 }
 
+Result<detail::ModuleKernels>
+Layer::Impl::weightQuantizeKernels(const LayerTarget &target, DType dtype,
+                                   const ScalarType &param) const {
+  mh::WeightQuantizeSpec spec;
+  spec.weight = weight;
+  spec.source = *dtypeScalar(dtype);
+  spec.n = n;
+  spec.k = k;
+  spec.zeroPointType = param;
+  LayerTarget qt = target;
+  qt.tileConfig.clear();
+  qt.canonicalLayout = false;
+  return detail::compileKernels(
+      qt, "the weight quantization",
+      concat("quantize_weights ", formatWeightSchema(weight),
+             " source=", spec.source.str(), " n=", n, " k=", k,
+             " zero_point_type=", param.str()),
+      abi::kWeightQuantizeKernel, [&](mlir::MLIRContext &ctx) {
+        return mh::buildWeightQuantizeModule(ctx, spec);
+      });
+}
+
+Result<Layer::Impl::QuantizeOutputs>
+Layer::Impl::quantizeOutputs(const rt::CudaDriver &driver,
+                             const ScalarType &param,
+                             const double *bias) const {
+  const int64_t np = paddedN(), kp = paddedK();
+  const int64_t experts = std::max<int64_t>(1, weight.experts);
+  InputSchema anyInput;
+  auto tensorOf = [&](WeightOperand op, DType d) -> Result<Tensor> {
+    ShapeOrDiag shape = expectedShape(op, weight, anyInput, np, kp, false);
+    if (shape.error)
+      return Error{*shape.error};
+    return Tensor(d, shape.shape);
+  };
+  // Each output: its canonical tensor's shape and dtype (no data: the
+  // codes stay on the device for transform()'s repack until the host asks
+  // for them) and a device buffer of its size.
+  QuantizeOutputs o;
+  QuantizedWeights &q = o.q;
+  DeviceCanonical &onDevice = o.onDevice;
+  onDevice.driver = &driver;
+  if (driver.cuCtxGetCurrent)
+    driver.cuCtxGetCurrent(&onDevice.context);
+  auto output = [&](WeightOperand op, DType d, Tensor &t,
+                    rt::CUdeviceptr &ptr) -> Status {
+    // The shape alone: a Tensor would zero a host copy of the codes (a
+    // page fault per 4 KiB: 21 of the 24 ms this took for 8192^2 uint4).
+    ShapeOrDiag shape = expectedShape(op, weight, anyInput, np, kp, false);
+    if (shape.error)
+      return Error{*shape.error};
+    t.dtype = d;
+    t.shape = shape.shape;
+    Result<rt::DeviceBuffer> buf = rt::DeviceBuffer::allocate(
+        driver, storageBytes(d, numElements(t.shape)));
+    if (!buf)
+      return Error{buf.error()};
+    ptr = buf->ptr();
+    onDevice.buffers.emplace_back(op, buf.take());
+    return Status::success();
+  };
+  if (Status s = output(WeightOperand::Weight, DType::I32, q.weight, o.codes);
+      !s)
+    return Error{s.error()};
+  if (weight.hasScaleTensor())
+    if (Status s = output(WeightOperand::Scales, *storageFor(weight.scaleType),
+                          q.scales.emplace(), o.scales);
+        !s)
+      return Error{s.error()};
+  if (weight.zeroPoint != ZeroPointKind::None) {
+    // (Integer zero points are OR-ed into the stream: the module's first
+    // kernel zeroes them.)
+    const bool intZp = weight.zeroPoint == ZeroPointKind::Int;
+    if (Status s = output(WeightOperand::ZeroPoints,
+                          intZp ? DType::I32 : *storageFor(param),
+                          q.zeroPoints.emplace(), o.zeroPoints);
+        !s)
+      return Error{s.error()};
+  }
+  // The global scales ([E] f32): made on the device, brought to the host
+  // at once (E floats; the transform uploads them as they are).
+  if (weight.hasGlobalScale()) {
+    Result<Tensor> t = tensorOf(WeightOperand::GlobalScale, DType::F32);
+    if (!t)
+      return Error{t.error()};
+    q.globalScale.emplace(t.take());
+    Result<rt::DeviceBuffer> buf =
+        rt::DeviceBuffer::allocate(driver, q.globalScale->data.size());
+    if (!buf)
+      return Error{buf.error()};
+    o.global = buf->ptr();
+    o.globalScale.emplace(buf.take());
+  }
+  // The bias as the host has it, padded to N with zeros.
+  if (weight.bias) {
+    Result<Tensor> t = tensorOf(WeightOperand::Bias, *storageFor(param));
+    if (!t)
+      return Error{t.error()};
+    q.bias.emplace(t.take());
+    for (int64_t e = 0; e < experts; ++e)
+      for (int64_t r = 0; r < np; ++r)
+        q.bias->set(e * np + r, r < n ? bias[e * n + r] : 0.0);
+  }
+  return o;
+}
+
+Status Layer::Impl::runWeightQuantize(const detail::ModuleKernels &k,
+                                      uint64_t weights,
+                                      QuantizeOutputs &o) const {
+  const rt::CudaDriver &driver = *k.driver;
+  const int64_t experts = std::max<int64_t>(1, weight.experts);
+  rt::CUdeviceptr null = 0, in = weights;
+  int32_t e32 = int32_t(experts);
+  void *args[abi::NumGemmParams] = {&in,           &null,     &o.scales,
+                                    &o.zeroPoints, &o.global, &null,
+                                    &o.codes,      &null,     &e32};
+  // The module's kernels in order (a clearing pass first where zero points
+  // are OR-ed or a global maximum is taken; a global scale's amax pass and
+  // its last step around the quantization).
+  for (size_t i = 0; i < k.kernels.size(); ++i) {
+    const abi::KernelLaunch &kl = k.kernels[i];
+    uint32_t grid[3];
+    kl.grid(experts, 0, grid);
+    if (Status s =
+            driver.check(driver.cuLaunchKernel(k.functions[i], grid[0], grid[1],
+                                               grid[2], unsigned(kl.threads), 1,
+                                               1, 0, nullptr, args, nullptr),
+                         "cuLaunchKernel (weight quantization)");
+        !s)
+      return s;
+  }
+  // The caller may free `weights` once this returns; the kernel's faults
+  // surface here.
+  if (Status s = driver.check(driver.cuCtxSynchronize(),
+                              "cuCtxSynchronize (weight quantization)");
+      !s)
+    return s;
+  if (o.globalScale)
+    return o.globalScale->download(o.q.globalScale->data.data(),
+                                   o.q.globalScale->data.size());
+  return Status::success();
+}
+
 Status Layer::quantizeOnDevice(const LayerTarget &target, uint64_t weights,
                                DType dtype, const double *bias) {
   Impl &l = *impl_;
@@ -677,143 +820,24 @@ Status Layer::quantizeOnDevice(const LayerTarget &target, uint64_t weights,
   const auto started = Clock::now();
   const ScalarType param =
       l.output == ScalarType::bf16() ? ScalarType::bf16() : ScalarType::f16();
-  mh::WeightQuantizeSpec spec;
-  spec.weight = l.weight;
-  spec.source = *dtypeScalar(dtype);
-  spec.n = l.n;
-  spec.k = l.k;
-  spec.zeroPointType = param;
-  LayerTarget qt = target;
-  qt.tileConfig.clear();
-  qt.canonicalLayout = false;
-  Result<detail::ModuleKernels> k = detail::compileKernels(
-      qt, "the weight quantization",
-      concat("quantize_weights ", formatWeightSchema(l.weight), " source=",
-             spec.source.str(), " n=", l.n, " k=", l.k,
-             " zero_point_type=", param.str()),
-      abi::kWeightQuantizeKernel, [&](mlir::MLIRContext &ctx) {
-        return mh::buildWeightQuantizeModule(ctx, spec);
-      });
+  Result<detail::ModuleKernels> k =
+      l.weightQuantizeKernels(target, dtype, param);
   if (!k)
     return Error{concat(k.error(), " (quantize() runs on the host)")};
   const double moduleMs = 1e3 * since(started);
-  const rt::CudaDriver &driver = *k->driver;
-  const int64_t np = l.paddedN(), kp = l.paddedK();
-  const int64_t experts = std::max<int64_t>(1, l.weight.experts);
-  InputSchema anyInput;
-  auto tensorOf = [&](WeightOperand op, DType d) -> Result<Tensor> {
-    ShapeOrDiag shape = expectedShape(op, l.weight, anyInput, np, kp, false);
-    if (shape.error)
-      return Error{*shape.error};
-    return Tensor(d, shape.shape);
-  };
-  // Each output: its canonical tensor's shape and dtype (no data: the
-  // codes stay on the device for transform()'s repack until the host asks
-  // for them) and a device buffer of its size.
-  QuantizedWeights q;
-  Impl::DeviceCanonical onDevice;
-  onDevice.driver = &driver;
-  if (driver.cuCtxGetCurrent)
-    driver.cuCtxGetCurrent(&onDevice.context);
-  auto output = [&](WeightOperand op, DType d, Tensor &t,
-                    rt::CUdeviceptr &ptr) -> Status {
-    // The shape alone: a Tensor would zero a host copy of the codes (a
-    // page fault per 4 KiB: 21 of the 24 ms this took for 8192^2 uint4).
-    ShapeOrDiag shape = expectedShape(op, l.weight, anyInput, np, kp, false);
-    if (shape.error)
-      return Error{*shape.error};
-    t.dtype = d;
-    t.shape = shape.shape;
-    Result<rt::DeviceBuffer> buf = rt::DeviceBuffer::allocate(
-        driver, storageBytes(d, numElements(t.shape)));
-    if (!buf)
-      return Error{buf.error()};
-    ptr = buf->ptr();
-    onDevice.buffers.emplace_back(op, buf.take());
-    return Status::success();
-  };
-  rt::CUdeviceptr null = 0, in = weights, codesPtr = 0, scalesPtr = 0,
-                  zpPtr = 0, globalPtr = 0;
-  if (Status s = output(WeightOperand::Weight, DType::I32, q.weight, codesPtr);
-      !s)
-    return s;
-  if (l.weight.hasScaleTensor())
-    if (Status s = output(WeightOperand::Scales,
-                          *storageFor(l.weight.scaleType), q.scales.emplace(),
-                          scalesPtr);
-        !s)
-      return s;
-  if (l.weight.zeroPoint != ZeroPointKind::None) {
-    // (Integer zero points are OR-ed into the stream: the module's first
-    // kernel zeroes them.)
-    const bool intZp = l.weight.zeroPoint == ZeroPointKind::Int;
-    if (Status s = output(WeightOperand::ZeroPoints,
-                          intZp ? DType::I32 : *storageFor(param),
-                          q.zeroPoints.emplace(), zpPtr);
-        !s)
-      return s;
-  }
-  // The global scales ([E] f32): made on the device, brought to the host
-  // at once (E floats; the transform uploads them as they are).
-  std::optional<rt::DeviceBuffer> globalScale;
-  if (l.weight.hasGlobalScale()) {
-    Result<Tensor> t = tensorOf(WeightOperand::GlobalScale, DType::F32);
-    if (!t)
-      return Error{t.error()};
-    q.globalScale.emplace(t.take());
-    Result<rt::DeviceBuffer> buf =
-        rt::DeviceBuffer::allocate(driver, q.globalScale->data.size());
-    if (!buf)
-      return Error{buf.error()};
-    globalPtr = buf->ptr();
-    globalScale.emplace(buf.take());
-  }
-  int32_t e32 = int32_t(experts);
-  void *args[abi::NumGemmParams] = {&in,       &null,      &scalesPtr,
-                                    &zpPtr,    &globalPtr, &null,
-                                    &codesPtr, &null,      &e32};
+  Result<Impl::QuantizeOutputs> out =
+      l.quantizeOutputs(*k->driver, param, bias);
+  if (!out)
+    return Error{out.error()};
   const double allocMs = 1e3 * since(started) - moduleMs;
   auto launched = Clock::now();
-  // The module's kernels in order (a clearing pass first where zero points
-  // are OR-ed or a global maximum is taken; a global scale's amax pass and
-  // its last step around the quantization).
-  for (size_t i = 0; i < k->kernels.size(); ++i) {
-    const abi::KernelLaunch &kl = k->kernels[i];
-    uint32_t grid[3];
-    kl.grid(experts, 0, grid);
-    if (Status s = driver.check(
-            driver.cuLaunchKernel(k->functions[i], grid[0], grid[1], grid[2],
-                                  unsigned(kl.threads), 1, 1, 0, nullptr,
-                                  args, nullptr),
-            "cuLaunchKernel (weight quantization)");
-        !s)
-      return s;
-  }
-  // The caller may free `weights` once this returns; the kernel's faults
-  // surface here.
-  if (Status s = driver.check(driver.cuCtxSynchronize(),
-                              "cuCtxSynchronize (weight quantization)");
-      !s)
+  if (Status s = l.runWeightQuantize(*k, weights, *out); !s)
     return s;
-  if (globalScale)
-    if (Status s = globalScale->download(q.globalScale->data.data(),
-                                         q.globalScale->data.size());
-        !s)
-      return s;
   const double kernelMs = 1e3 * since(launched);
-  if (l.weight.bias) {
-    Result<Tensor> t = tensorOf(WeightOperand::Bias, *storageFor(param));
-    if (!t)
-      return Error{t.error()};
-    q.bias.emplace(t.take());
-    for (int64_t e = 0; e < experts; ++e)
-      for (int64_t r = 0; r < np; ++r)
-        q.bias->set(e * np + r, r < l.n ? bias[e * l.n + r] : 0.0);
-  }
   // The shapes and dtypes are the schema's by construction (tensorOf):
   // loadQuantized's checks would read the data the host does not have.
-  l.canonical = std::move(q);
-  l.deviceCanonical.emplace(std::move(onDevice));
+  l.canonical = std::move(out->q);
+  l.deviceCanonical.emplace(std::move(out->onDevice));
   l.transformed = false;
   rt::logInfo(concat("quantizeOnDevice: ", formatWeightSchema(l.weight),
                      " n=", l.n, " k=", l.k, ": ", 1e3 * since(started),

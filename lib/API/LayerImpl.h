@@ -229,6 +229,29 @@ struct Layer::Impl {
   uploadWeights(const detail::TransformPlan &plan,
                 const QuantizedWeights &weights,
                 const detail::LayerKernels &k) const;
+  // Layer::quantizeOnDevice's steps (Layer.cpp), in order.
+  /// The weight quantization's module for `dtype` weights, zero points of
+  /// type `param`: compiled (or from the kernel cache) and loaded.
+  Result<detail::ModuleKernels>
+  weightQuantizeKernels(const LayerTarget &target, DType dtype,
+                        const ScalarType &param) const;
+  /// What the quantization writes: the canonical tensors' shapes and
+  /// dtypes (no host data) with a device buffer each, the global scales'
+  /// buffer (brought to the host after the kernels), the host's bias.
+  struct QuantizeOutputs {
+    QuantizedWeights q;
+    DeviceCanonical onDevice;
+    rt::CUdeviceptr codes = 0, scales = 0, zeroPoints = 0, global = 0;
+    std::optional<rt::DeviceBuffer> globalScale;
+  };
+  Result<QuantizeOutputs> quantizeOutputs(const rt::CudaDriver &driver,
+                                          const ScalarType &param,
+                                          const double *bias) const;
+  /// The module's kernels over the device `weights` into `o`, waited for;
+  /// the global scales downloaded.
+  Status runWeightQuantize(const detail::ModuleKernels &k, uint64_t weights,
+                           QuantizeOutputs &o) const;
+
   // Layer::launch's steps (Layer.cpp), in the order it takes them.
   /// The arguments of a launch of `m` tokens (and its routing), checked
   /// before anything needs a device.
