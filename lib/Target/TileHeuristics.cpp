@@ -1029,6 +1029,52 @@ specialTileForRange(const WeightSchema &w, int64_t n, int64_t k,
 /// selectTilesFor's mma_sync tile for the M range `r`: warp rows by the
 /// memory/compute crossover, warps along N, k-tiles per warp, pipeline
 /// depth, and K split inside the block and across CTAs.
+/// The mma_sync shapes of one warp tile (warp_m x warps_n) over K that the
+/// heuristics try: their kernel shape, and whether one fits.
+struct MmaSyncFit {
+  const WeightSchema &w;
+  int64_t warpM, warpsN, k, maxThreads, smemBudget;
+
+  layout::KernelShape shape(int64_t tilesPerWarp, int64_t split,
+                            int64_t st) const {
+    layout::KernelShape ks;
+    ks.warpM = warpM;
+    ks.warpsN = warpsN;
+    ks.kSplit = split;
+    ks.kTilesPerWarp = tilesPerWarp;
+    ks.stages = st;
+    return ks;
+  }
+  /// Threads and K bound the in-block split; shared memory then takes
+  /// pipeline depth first (down to three slots), then split. False where
+  /// nothing fits.
+  bool fit(int64_t tilesPerWarp, int64_t &split, int64_t &st) const {
+    auto legalSplit = [&](int64_t sp) {
+      layout::KernelShape ks = shape(tilesPerWarp, sp, st);
+      int64_t chunk = sp * tilesPerWarp * layout::kTileK;
+      return ks.threads() <= maxThreads && k % chunk == 0 &&
+             (sp == 1 || k / chunk >= st);
+    };
+    auto fitsSmem = [&] {
+      return layout::sharedBytes(w, shape(tilesPerWarp, split, st)) <=
+             smemBudget;
+    };
+    while (split > 1 && !legalSplit(split))
+      split /= 2;
+    while (!fitsSmem()) {
+      if (st > 3)
+        --st;
+      else if (split > 1)
+        split /= 2;
+      else if (st > 2)
+        --st;
+      else
+        return false;
+    }
+    return true;
+  }
+};
+
 static Result<TileConfig> mmaSyncTileForRange(const WeightSchema &w,
                                               const ComputeOptions &c,
                                               int64_t n, int64_t k,
@@ -1097,50 +1143,13 @@ static Result<TileConfig> mmaSyncTileForRange(const WeightSchema &w,
           : floorPow2(std::max<int64_t>(1, wantWarps / (blocks * warpsN)));
   // At most eight warps per block: sixteen lost on the H200 even where
   // only half the SMs get a block (4096 x 4096, M = 1: 18.7 vs 14.5 us).
-  const int64_t maxThreads = 256;
-  const int64_t smemBudget = sharedMemoryBudget(device);
-  auto shape = [&](int64_t tilesPerWarp, int64_t split, int64_t st) {
-    layout::KernelShape ks;
-    ks.warpM = warpM;
-    ks.warpsN = warpsN;
-    ks.kSplit = split;
-    ks.kTilesPerWarp = tilesPerWarp;
-    ks.stages = st;
-    return ks;
-  };
-  // Threads and K bound the split; shared memory then takes pipeline
-  // depth first (down to three slots), then split. False where nothing
-  // fits.
-  auto fit = [&](int64_t tilesPerWarp, int64_t &split, int64_t &st) {
-    auto legalSplit = [&](int64_t sp) {
-      layout::KernelShape ks = shape(tilesPerWarp, sp, st);
-      int64_t chunk = sp * tilesPerWarp * layout::kTileK;
-      return ks.threads() <= maxThreads && k % chunk == 0 &&
-             (sp == 1 || k / chunk >= st);
-    };
-    auto fitsSmem = [&] {
-      return layout::sharedBytes(w, shape(tilesPerWarp, split, st)) <=
-             smemBudget;
-    };
-    while (split > 1 && !legalSplit(split))
-      split /= 2;
-    while (!fitsSmem()) {
-      if (st > 3)
-        --st;
-      else if (split > 1)
-        split /= 2;
-      else if (st > 2)
-        --st;
-      else
-        return false;
-    }
-    return true;
-  };
+  const MmaSyncFit fits{
+      w, warpM, warpsN, k, /*maxThreads=*/256, sharedMemoryBudget(device)};
   int64_t kSplit = wantSplit;
-  if (!fit(kTiles, kSplit, stages))
+  if (!fits.fit(kTiles, kSplit, stages))
     return Error{concat("no mma_sync tile fits ",
                         device.name.empty() ? device.chip : device.name, " (",
-                        smemBudget,
+                        fits.smemBudget,
                         " bytes of shared memory) for warp_m = ", warpM)};
   // Every CTA along K keeps at least `stages` iterations (fewer would
   // leave its pipeline unfilled).
@@ -1155,12 +1164,12 @@ static Result<TileConfig> mmaSyncTileForRange(const WeightSchema &w,
     // Four k-tiles only where they keep the split inside the block, the
     // pipeline depth and the split across CTAs of two.
     int64_t split4 = wantSplit, stages4 = firstStages;
-    if (fit(4, split4, stages4) && split4 == kSplit && stages4 == stages &&
+    if (fits.fit(4, split4, stages4) && split4 == kSplit && stages4 == stages &&
         ctasFor(4) == ctasFor(kTiles))
       kTiles = 4;
   }
   ctaSplit = ctasFor(kTiles);
-  TileConfig t = layout::tileConfigOf(shape(kTiles, kSplit, stages));
+  TileConfig t = layout::tileConfigOf(fits.shape(kTiles, kSplit, stages));
   t.mMin = r.lo;
   t.mMax = r.hi;
   t.splitK = ctaSplit;
