@@ -113,12 +113,11 @@ TileOrder tileOrder(const WeightSchema &w, const InputSchema &in,
 /// Whether tile `t` may end the padded N with a partial block of columns
 /// (N a multiple of 64, not of block_n): the dense wgmma kernels over
 /// K-major weights with every copy by TMA (tma = [a, b], warp-specialized)
-/// and no K split or L2 prefetch. Their copies take the last block's
-/// n-tiles inside N only (the bulk copies' sizes and the full barrier's
-/// bytes are the block's share), its channel scales the last n-tile's, and
-/// its stores the columns inside N; the other n-tiles' wgmmas run on what
-/// the slot held and are never stored (DeepSeek-V3's N = 2112 on 128-column
-/// blocks).
+/// and no K split or L2 prefetch. The weights' tensor copy brings the
+/// n-tiles past N as zeros (KernelShape::weightMap; the bulk copies of
+/// per-group constants take the block's share), its channel scales the
+/// last n-tile's, and its stores the columns inside N; the other n-tiles'
+/// wgmmas are never stored (DeepSeek-V3's N = 2112 on 128-column blocks).
 bool partialColumnBlocks(const TileConfig &t, const WeightSchema &w,
                          const InputSchema &in);
 /// KMajor: the xor that turns a canonical code into the byte the MMA reads

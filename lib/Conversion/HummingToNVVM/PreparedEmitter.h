@@ -370,8 +370,9 @@ protected:
   void bulkCopy(Value dst, Value src, Value bytes, Value bar);
   /// Whether the last block of columns is partial: the padded N is a
   /// multiple of 64 but not of block_n (the K-major tiles with every copy
-  /// by TMA: layout::partialColumnBlocks). Its n-tiles past N are neither
-  /// copied nor stored; their wgmmas run on whatever the slot held.
+  /// by TMA: layout::partialColumnBlocks). Its n-tiles past N are never
+  /// stored; their weights arrive as zeros (the weights' tensor copy) and
+  /// their per-group constants are not copied.
   bool partialBlocks() const { return spec.np % tile.blockN() != 0; }
   /// `bytes` of the block's `warps_n` n-tiles scaled to those inside the
   /// padded N (blockTiles; `bytes` itself where every block is whole).
