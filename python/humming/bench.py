@@ -399,6 +399,52 @@ def time_one(torch, layers, torch_ws, torch_us, config, name, n, k, m, replays,
     return row
 
 
+def op_overhead(torch, HummingLayer, shapes, configs, ms, calls):
+    """Eager host time per call (no CUDA graph: the host's cost is what it
+    measures) of a transformed layer called directly, through
+    torch.ops.humming.gemm, and through a torch.library.custom_op around the
+    same direct call (how humming::gemm was registered before 2026-12-07),
+    in one process; each path `calls` times after a warm-up, timed to the
+    last launch returning (issue) and to the stream's end (wall). Returns
+    one row per shape, config, M and path."""
+    import humming.ops as ops
+
+    @torch.library.custom_op("humming_bench::gemm", mutates_args=())
+    def custom(x: torch.Tensor, layer: int) -> torch.Tensor:
+        return ops._dense(layer)(x)
+
+    @custom.register_fake
+    def _custom_fake(x, layer):
+        return ops._gemm_fake(x, layer)
+
+    rows = []
+    for (n, k), name in [(s, c) for s in shapes for c in configs]:
+        layer, _ = transform_once(HummingLayer, torch, n, k, name,
+                                  random_codes=True)
+        ident = ops.register(layer)
+        paths = {"direct": lambda x: layer(x),
+                 "torch.ops.humming.gemm":
+                     lambda x: torch.ops.humming.gemm(x, ident),
+                 "custom_op": lambda x: custom(x, ident)}
+        for m in ms:
+            x = torch.randn(m, k, device="cuda", dtype=torch.float16)
+            for path, call in paths.items():
+                for _ in range(50):
+                    call(x)
+                torch.cuda.synchronize()
+                t0 = time.perf_counter()
+                for _ in range(calls):
+                    call(x)
+                issued = time.perf_counter()
+                torch.cuda.synchronize()
+                done = time.perf_counter()
+                rows.append({"config": name, "n": n, "k": k, "m": m,
+                             "path": path, "calls": calls,
+                             "issue_us": 1e6 * (issued - t0) / calls,
+                             "wall_us": 1e6 * (done - t0) / calls})
+    return rows
+
+
 def main():
     if len(sys.argv) in (3, 4) and sys.argv[1] == "--transform-only":
         import torch
@@ -444,6 +490,14 @@ def main():
     parser.add_argument("--tiles-for", default=None,
                         help="choose tiles with this device's facts (e.g. "
                              "L40S: its mma_sync tiles) for the GPU present")
+    parser.add_argument("--op-overhead", action="store_true",
+                        help="instead of the protocol's timings: eager host "
+                             "time per call of the layer's direct call, "
+                             "torch.ops.humming.gemm and a custom_op around "
+                             "the direct call, per shape, config and M "
+                             "(random codes)")
+    parser.add_argument("--calls", type=int, default=2000,
+                        help="calls per path with --op-overhead")
     parser.add_argument("--copies", type=int, default=4)
     parser.add_argument("--replays", type=int, default=20)
     args = parser.parse_args()
@@ -471,6 +525,20 @@ def main():
                  torch.cuda.get_device_capability() >= (8, 9))])
     variants = [None if v == "heuristics" else v
                 for v in (args.tile_config or [None])]
+    if args.op_overhead:
+        rows = op_overhead(torch, HummingLayer, shapes, configs, ms,
+                           args.calls)
+        with open(args.out, "w") as f:
+            json.dump({"device": torch.cuda.get_device_name(),
+                       "method": "eager calls, host time per call",
+                       "compiler": humming_compiler(), "results": rows}, f,
+                      indent=2)
+        print("| config | N x K | M | path | issue us/call | wall us/call |")
+        print("|---|---|---|---|---|---|")
+        for r in rows:
+            print(f"| {r['config']} | {r['n']}x{r['k']} | {r['m']} | "
+                  f"{r['path']} | {r['issue_us']:.1f} | {r['wall_us']:.1f} |")
+        return
     # The floor of each row: its bytes at the device's peak bandwidth.
     memory_gbs = device_facts()["memory_gbs"]
     for (n, k), name in [(s, c) for s in shapes for c in configs]:
