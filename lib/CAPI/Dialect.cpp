@@ -230,6 +230,7 @@ MlirHummingTileConfig toC(const hq::TileConfig &t) {
   c.rasterM = t.rasterM;
   c.persistent = t.persistent;
   c.promotionInterval = t.promotionInterval;
+  c.weightMap = t.weightMap;
   return c;
 }
 } // namespace
@@ -287,6 +288,7 @@ MlirAttribute mlirHummingTileConfigAttrGet(MlirContext ctx,
   t.rasterM = c->rasterM;
   t.persistent = c->persistent;
   t.promotionInterval = c->promotionInterval;
+  t.weightMap = c->weightMap;
   return wrap(TileConfigAttr::fromHost(errorsOf(context), context, t));
 }
 

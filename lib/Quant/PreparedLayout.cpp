@@ -74,6 +74,7 @@ KernelShape shapeOf(const TileConfig &t) {
   k.rasterM = t.rasterM;
   k.persistent = t.persistent;
   k.promotionInterval = t.promotionInterval;
+  k.weightMap = t.weightMap;
   return k;
 }
 
@@ -108,6 +109,7 @@ TileConfig tileConfigOf(const KernelShape &k) {
   t.rasterM = k.rasterM;
   t.persistent = k.persistent;
   t.promotionInterval = k.promotionInterval;
+  t.weightMap = k.weightMap;
   return t;
 }
 

@@ -422,6 +422,12 @@ Diag verifyTilePipeline(const TileConfig &t, const MmaGeneration &gen) {
                   "slots of the interval in turn and release each when its "
                   "wgmmas are done), got promotion_interval = ",
                   t.promotionInterval);
+  if (t.weightMap &&
+      (!t.warpSpecialized || !gen.producerWarpgroup || !(t.tma & TmaB)))
+    return concat("expected warp_specialized = true and tma = [b] with mma = ",
+                  mmaNamesWith(&MmaGeneration::producerWarpgroup),
+                  " and weight_map = true (the producer's tensor copy of the "
+                  "weights)");
   return std::nullopt;
 }
 
@@ -758,6 +764,17 @@ Diag verifyTileForProblem(const TileConfig &t, const WeightSchema &w,
   }
   if ((t.multicastA > 1 || t.multicastB > 1) && c.gemm != GemmType::Dense)
     return concat("expected a dense GEMM with multicast, got ", toString(c.gemm));
+  if (t.weightMap && (c.gemm != GemmType::Dense ||
+                      layout::tileOrder(w, in, /*kMajorReader=*/true) !=
+                          layout::TileOrder::KMajor))
+    return concat("expected a dense GEMM over 8-bit weights the activations' "
+                  "MMA reads as they are (K-major: ",
+                  in.type.str(),
+                  " weights without zero points) with "
+                  "weight_map = true, got ",
+                  toString(c.gemm), " over ", w.type.str(), " weights",
+                  w.zeroPoint != ZeroPointKind::None ? " with zero points"
+                                                     : "");
   if (t.persistent > 0 && (c.gemm != GemmType::Dense || in.type.bits != 8))
     return concat("expected a dense GEMM with 8-bit activations with "
                   "persistent (its consumers' loop releases each slot in "

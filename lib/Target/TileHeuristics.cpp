@@ -418,7 +418,8 @@ bool sameKernel(const TileConfig &a, const TileConfig &b) {
         t.multicastA, t.multicastB, t.ctasPerSm, t.gridCap, t.writeSplits,
         t.splitK, t.blockCopies, t.scaleAfterMma, t.clusterSplit,
         t.workspaceSplit, t.cooperativeSplit, t.wgmmaInFlight, t.l2Prefetch,
-        t.shareActivations, t.rasterM, t.persistent, t.promotionInterval);
+        t.shareActivations, t.rasterM, t.persistent, t.promotionInterval,
+        t.weightMap);
   };
   return key(a) == key(b);
 }

@@ -113,11 +113,13 @@ TileOrder tileOrder(const WeightSchema &w, const InputSchema &in,
 /// Whether tile `t` may end the padded N with a partial block of columns
 /// (N a multiple of 64, not of block_n): the dense wgmma kernels over
 /// K-major weights with every copy by TMA (tma = [a, b], warp-specialized)
-/// and no K split or L2 prefetch. The weights' tensor copy brings the
-/// n-tiles past N as zeros (KernelShape::weightMap; the bulk copies of
-/// per-group constants take the block's share), its channel scales the
-/// last n-tile's, and its stores the columns inside N; the other n-tiles'
-/// wgmmas are never stored (DeepSeek-V3's N = 2112 on 128-column blocks).
+/// and no K split or L2 prefetch. Their bulk copies take the last block's
+/// n-tiles inside N only (the copies' sizes and the full barrier's bytes
+/// are the block's share; with weight_map the weights' tensor copy brings
+/// the n-tiles past N as zeros and counts its whole box), its channel
+/// scales the last n-tile's, and its stores the columns inside N; the other
+/// n-tiles' wgmmas are never stored (DeepSeek-V3's N = 2112 on 128-column
+/// blocks).
 bool partialColumnBlocks(const TileConfig &t, const WeightSchema &w,
                          const InputSchema &in);
 /// KMajor: the xor that turns a canonical code into the byte the MMA reads
@@ -278,12 +280,12 @@ struct KernelShape {
   /// the wgmmas' A operand, read by shared-memory descriptor (no loads into
   /// registers, no conversion).
   bool weightsByDescriptor = false;
-  /// weightsByDescriptor with tma = [b] in a dense kernel: an iteration's
-  /// weights arrive by one 3-D tensor copy (the block's n-tiles by the
-  /// iteration's k-tiles, through a tensor map the runtime encodes once per
-  /// layer: abi::weightMapArgs) instead of one bulk copy per k-tile; the
-  /// n-tiles past N and the k-tiles past K arrive as zeros, and the full
-  /// barrier expects the whole box.
+  /// TileConfig::weightMap (weightsByDescriptor, tma = [b], dense): an
+  /// iteration's weights arrive by one 3-D tensor copy (the block's n-tiles
+  /// by the iteration's k-tiles, through a tensor map the runtime encodes
+  /// once per layer: abi::weightMapArgs) instead of one bulk copy per
+  /// k-tile; the n-tiles past N and the k-tiles past K arrive as zeros, and
+  /// the full barrier expects the whole box.
   bool weightMap = false;
   /// 8-bit activations scaled per group of K (InputSchema group<g>, with
   /// g >= the iteration's K): each slot also holds the f32 scales of the

@@ -241,6 +241,11 @@ struct TileConfig {
   /// activations"). Each slot is still released as soon as its own wgmmas
   /// are complete (wgmma.wait_group). 1: every iteration promotes.
   int64_t promotionInterval = 1;
+  /// Warp-specialized wgmma over K-major 8-bit weights (fp8 or int8
+  /// activations) with tma = [b], dense: an iteration's weights arrive by
+  /// one 3-D tensor copy through a tensor map the runtime encodes once per
+  /// layer (KernelLaunch::weightMap) instead of one bulk copy per k-tile.
+  bool weightMap = false;
 
   /// Whether the split_k CTAs reduce in a cluster (by the MMA generation's
   /// default, MmaGeneration::clusterSplitByDefault, without workspaceSplit;

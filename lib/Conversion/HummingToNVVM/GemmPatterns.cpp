@@ -291,8 +291,10 @@ FailureOr<PreparedTile> preparedTile(const GemmView &op, unsigned index,
   PreparedTile tile = hq::layout::shapeOf(t);
   tile.activationBits = spec.input.type.bits;
   tile.weightsByDescriptor = kMajor;
-  tile.weightMap =
-      kMajor && tile.tmaWeights && tile.warpSpecialized && !spec.isMoe();
+  // (weight_map: verifyTileForProblem refused it but over K-major weights
+  // of a dense GEMM, and wgmma runs only where those are read K-major.)
+  assert((!tile.weightMap || (kMajor && !spec.isMoe())) &&
+         "weight_map over K-major weights of a dense GEMM");
   // (verifyTileForProblem: wgmma, one activation group per iteration.)
   tile.groupInputScales = act8 && spec.input.scaling == hq::ActScaling::Group;
   tile.singleSumSet =

@@ -371,8 +371,9 @@ protected:
   /// Whether the last block of columns is partial: the padded N is a
   /// multiple of 64 but not of block_n (the K-major tiles with every copy
   /// by TMA: layout::partialColumnBlocks). Its n-tiles past N are never
-  /// stored; their weights arrive as zeros (the weights' tensor copy) and
-  /// their per-group constants are not copied.
+  /// stored; their weights and per-group constants are not copied (their
+  /// wgmmas run on whatever the slot held), or with weight_map the weights
+  /// arrive as zeros.
   bool partialBlocks() const { return spec.np % tile.blockN() != 0; }
   /// `bytes` of the block's `warps_n` n-tiles scaled to those inside the
   /// padded N (blockTiles; `bytes` itself where every block is whole).

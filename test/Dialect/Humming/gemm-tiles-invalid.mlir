@@ -272,3 +272,18 @@ func.func @promotion_groups(%a: memref<?x512xf8E4M3FN>, %w: memref<256x128xi32>,
   return
 }
 }
+
+// -----
+
+// weight_map: the weights' tensor copy reads K-major 8-bit tiles; uint4
+// weights under f16 activations are MMA fragments.
+module attributes {humming.target = #humming.target<device = "H100">} {
+func.func @weight_map_fragments(%a: memref<?x4096xf16>, %w: memref<4096x512xi32>, %s: memref<4096x1xf16>, %c: memref<?x4096xf16>) {
+  // expected-error @+1 {{tile_configs[0]: expected a dense GEMM over 8-bit weights the activations' MMA reads as they are (K-major: f16 weights without zero points) with weight_map = true, got dense over ui4 weights}}
+  humming.gemm %a, %w scales(%s : memref<4096x1xf16>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16>, input_schema = #humming.input_schema<type = f16>,
+       tile_configs = [#humming.tile_config<block = [128, 128, 64], warp = [128, 16, 64], mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], weight_map = true>]}
+      : memref<?x4096xf16>, memref<4096x512xi32> -> memref<?x4096xf16>
+  return
+}
+}

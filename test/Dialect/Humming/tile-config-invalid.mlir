@@ -310,3 +310,9 @@ func.func @promotion_far() attributes {t = #humming.tile_config<block = [128, 12
 // turn; the cp.async pipelines have no such loop.
 // expected-error @+1 {{expected warp_specialized = true, mbarrier = true and wgmma_in_flight = 0 with mma = wgmma and promotion_interval > 1 (the consumers wait for the slots of the interval in turn and release each when its wgmmas are done), got promotion_interval = 2}}
 func.func @promotion_cp_async() attributes {t = #humming.tile_config<block = [128, 128, 64], warp = [128, 16, 64], mma = wgmma, promotion_interval = 2>} { return }
+
+// -----
+
+// weight_map: the producer warpgroup's tensor copy of the weights.
+// expected-error @+1 {{expected warp_specialized = true and tma = [b] with mma = wgmma and weight_map = true (the producer's tensor copy of the weights)}}
+func.func @weight_map_no_tma() attributes {t = #humming.tile_config<block = [128, 128, 128], warp = [128, 16, 128], mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a], weight_map = true>} { return }

@@ -481,20 +481,22 @@ hq::TileConfig TileConfigAttr::toHost() const {
   t.rasterM = getRasterM();
   t.persistent = getPersistent();
   t.promotionInterval = getPromotionInterval();
+  t.weightMap = getWeightMap();
   return t;
 }
 
 TileConfigAttr
 TileConfigAttr::fromHost(function_ref<InFlightDiagnostic()> emitError,
                          MLIRContext *ctx, const hq::TileConfig &t) {
-  return getChecked(
-      emitError, ctx, MRange{t.mMin, t.mMax},
-      Dim3{t.blockM, t.blockN, t.blockK}, Dim3{t.warpM, t.warpN, t.warpK},
-      t.stages, t.mma, t.warpSpecialized, t.streamK, t.mbarrier, t.cpAsync,
-      t.tma, t.multicastA, t.multicastB, t.ctasPerSm, t.gridCap, t.writeSplits,
-      t.splitK, t.blockCopies, t.scaleAfterMma, t.clusterSplit,
-      t.workspaceSplit, t.cooperativeSplit, t.wgmmaInFlight, t.l2Prefetch,
-      t.shareActivations, t.rasterM, t.persistent, t.promotionInterval);
+  return getChecked(emitError, ctx, MRange{t.mMin, t.mMax},
+                    Dim3{t.blockM, t.blockN, t.blockK},
+                    Dim3{t.warpM, t.warpN, t.warpK}, t.stages, t.mma,
+                    t.warpSpecialized, t.streamK, t.mbarrier, t.cpAsync, t.tma,
+                    t.multicastA, t.multicastB, t.ctasPerSm, t.gridCap,
+                    t.writeSplits, t.splitK, t.blockCopies, t.scaleAfterMma,
+                    t.clusterSplit, t.workspaceSplit, t.cooperativeSplit,
+                    t.wgmmaInFlight, t.l2Prefetch, t.shareActivations,
+                    t.rasterM, t.persistent, t.promotionInterval, t.weightMap);
 }
 
 LogicalResult TileConfigAttr::verify(
@@ -505,7 +507,7 @@ LogicalResult TileConfigAttr::verify(
     int64_t splitK, bool blockCopies, bool scaleAfterMma, bool clusterSplit,
     bool workspaceSplit, bool cooperativeSplit, int64_t wgmmaInFlight,
     int64_t l2Prefetch, bool shareActivations, int64_t rasterM,
-    int64_t persistent, int64_t promotionInterval) {
+    int64_t persistent, int64_t promotionInterval, bool weightMap) {
   hq::TileConfig t;
   t.mMin = m.lo;
   t.mMax = m.hi;
@@ -539,6 +541,7 @@ LogicalResult TileConfigAttr::verify(
   t.rasterM = rasterM;
   t.persistent = persistent;
   t.promotionInterval = promotionInterval;
+  t.weightMap = weightMap;
   if (hq::Diag d = hq::verifyTileConfig(t))
     return emitError() << *d;
   return success();

@@ -263,3 +263,25 @@ func.func @blockfp8pi(%a: memref<?x7168xf8E4M3FN>, %w: memref<224x16896xi32>, %s
       : memref<?x7168xf8E4M3FN>, memref<224x16896xi32> -> memref<?x2112xbf16>
   return
 }
+
+// weight_map = true: each iteration's weights by one 3-D tensor copy
+// through the weights' tensor map (the 128-token tile; N = 8192, and
+// N = 2112 with its partial last block of columns).
+#kmajor128w = #humming.tile_config<m = [1, inf], block = [128, 128, 128], warp = [128, 16, 128], stages = 6, mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], raster_m = 8, weight_map = true>
+func.func @kmajor128w(%a: memref<?x8192xf8E4M3FN>, %w: memref<256x65536xi32>, %s: memref<1x8192xf32>, %as: memref<?x1xf32>, %c: memref<?x8192xbf16>) {
+  humming.gemm %a, %w scales(%s : memref<1x8192xf32>) input_scale(%as : memref<?x1xf32>) into %c
+      {weight_schema = #humming.weight_schema<type = f8E4M3FN, scale = f32, granularity = channel>,
+       input_schema = #humming.input_schema<type = f8E4M3FN, scaling = token>, layout = #humming.layout<chip = "sm_90a">,
+       tile_configs = [#kmajor128w]}
+      : memref<?x8192xf8E4M3FN>, memref<256x65536xi32> -> memref<?x8192xbf16>
+  return
+}
+
+func.func @kmajor_partial_w(%a: memref<?x7168xf8E4M3FN>, %w: memref<224x16896xi32>, %s: memref<1x2112xf32>, %as: memref<?x1xf32>, %c: memref<?x2112xbf16>) {
+  humming.gemm %a, %w scales(%s : memref<1x2112xf32>) input_scale(%as : memref<?x1xf32>) into %c
+      {weight_schema = #humming.weight_schema<type = f8E4M3FN, scale = f32, granularity = channel>,
+       input_schema = #humming.input_schema<type = f8E4M3FN, scaling = token>, layout = #humming.layout<chip = "sm_90a">,
+       tile_configs = [#kmajor128w]}
+      : memref<?x7168xf8E4M3FN>, memref<224x16896xi32> -> memref<?x2112xbf16>
+  return
+}

@@ -323,6 +323,11 @@ def Humming_TileConfigAttr : Humming_Attr<"TileConfig", "tile_config"> {
     set of fresh sums before they join the running f32 sums, each slot
     released once its own wgmmas are done: `block_k = 64` with p = 2 keeps
     128 of K between promotions over twice as many half-sized slots;
+    `weight_map = true` (warp-specialized wgmma over K-major 8-bit weights
+    with `tma = [b]`, dense) brings each iteration's weights by one 3-D
+    tensor copy (the block's 64-column tiles by the iteration's k-tiles)
+    through a tensor map of the prepared weights, instead of one bulk copy
+    per k-tile;
     `block_copies` (mma_sync) makes the block copy each stage's activation
     and weight tiles together and share them among its warps, as blocks of
     several warp rows always do (block_m > warp_m); `share_activations`
@@ -376,7 +381,8 @@ def Humming_TileConfigAttr : Humming_Attr<"TileConfig", "tile_config"> {
     Humming_BoolParam<"false", "the warps of a K group share the activation copies">:$share_activations,
     Humming_I64Param<"1", "blocks of rows per block of columns in the grid's order">:$raster_m,
     Humming_I64Param<"0", "waves of CTAs that loop over the output tiles (0: a CTA per tile)">:$persistent,
-    Humming_I64Param<"1", "iterations whose 8-bit wgmma sums are added to the running f32 sums at once">:$promotion_interval
+    Humming_I64Param<"1", "iterations whose 8-bit wgmma sums are added to the running f32 sums at once">:$promotion_interval,
+    Humming_BoolParam<"false", "K-major weights by one tensor copy per iteration">:$weight_map
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let extraClassDeclaration = [{
