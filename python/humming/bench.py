@@ -402,20 +402,18 @@ def time_one(torch, layers, torch_ws, torch_us, config, name, n, k, m, replays,
 def op_overhead(torch, HummingLayer, shapes, configs, ms, calls):
     """Eager host time per call (no CUDA graph: the host's cost is what it
     measures) of a transformed layer called directly, through
-    torch.ops.humming.gemm, and through a torch.library.custom_op around the
-    same direct call (how humming::gemm was registered before 2026-12-07),
-    in one process; each path `calls` times after a warm-up, timed to the
-    last launch returning (issue) and to the stream's end (wall). Returns
-    one row per shape, config, M and path."""
+    torch.ops.humming.gemm, and through the same call registered the
+    lighter way, a torch.library.Library operator with one
+    CompositeExplicitAutograd Python kernel (the candidate to replace
+    custom_op's wrappers), in one process; each path `calls` times after a
+    warm-up, timed to the last launch returning (issue) and to the stream's
+    end (wall). Returns one row per shape, config, M and path."""
     import humming.ops as ops
 
-    @torch.library.custom_op("humming_bench::gemm", mutates_args=())
-    def custom(x: torch.Tensor, layer: int) -> torch.Tensor:
-        return ops._dense(layer)(x)
-
-    @custom.register_fake
-    def _custom_fake(x, layer):
-        return ops._gemm_fake(x, layer)
+    lib = torch.library.Library("humming_bench", "DEF")
+    lib.define("gemm(Tensor x, int layer) -> Tensor")
+    lib.impl("gemm", lambda x, layer: ops._dense(layer)(x),
+             "CompositeExplicitAutograd")
 
     rows = []
     for (n, k), name in [(s, c) for s in shapes for c in configs]:
@@ -425,7 +423,8 @@ def op_overhead(torch, HummingLayer, shapes, configs, ms, calls):
         paths = {"direct": lambda x: layer(x),
                  "torch.ops.humming.gemm":
                      lambda x: torch.ops.humming.gemm(x, ident),
-                 "custom_op": lambda x: custom(x, ident)}
+                 "Library op": lambda x: torch.ops.humming_bench.gemm(
+                     x, ident)}
         for m in ms:
             x = torch.randn(m, k, device="cuda", dtype=torch.float16)
             for path, call in paths.items():
@@ -493,9 +492,9 @@ def main():
     parser.add_argument("--op-overhead", action="store_true",
                         help="instead of the protocol's timings: eager host "
                              "time per call of the layer's direct call, "
-                             "torch.ops.humming.gemm and a custom_op around "
-                             "the direct call, per shape, config and M "
-                             "(random codes)")
+                             "torch.ops.humming.gemm and a Library-defined "
+                             "op around the direct call, per shape, config "
+                             "and M (random codes)")
     parser.add_argument("--calls", type=int, default=2000,
                         help="calls per path with --op-overhead")
     parser.add_argument("--copies", type=int, default=4)

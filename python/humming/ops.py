@@ -20,7 +20,7 @@ the output's shape and dtype from the layer, so tracing runs no kernel.
     humming::moe(Tensor x, Tensor topk_ids, Tensor topk_weights,
                  int layer) -> Tensor                  # [M, H], HummingMoeLayer
 
-Needs torch >= 2.4 (torch.library.register_fake).
+Needs torch >= 2.4 (torch.library.custom_op).
 """
 
 import itertools
@@ -30,11 +30,10 @@ import torch
 
 from . import HummingError, HummingLayer, HummingMoeLayer
 
-if not hasattr(torch, "library") or not hasattr(torch.library,
-                                               "register_fake"):
+if not hasattr(torch, "library") or not hasattr(torch.library, "custom_op"):
     raise HummingError(
-        f"humming.ops needs torch.library.register_fake (torch >= 2.4), got "
-        f"torch {torch.__version__}")
+        f"humming.ops needs torch.library.custom_op (torch >= 2.4), got torch "
+        f"{torch.__version__}")
 
 __all__ = ["HummingLinear", "HummingMoe", "gemm", "moe", "register"]
 
@@ -76,56 +75,32 @@ def _dense(ident):
     return found
 
 
-# The operators are defined through torch.library.Library, their one
-# implementation under CompositeExplicitAutograd (every device; the layer
-# checks its input's) and a fake one for tracing. torch.library.custom_op
-# gave the same schema and behaviour but cost ~23 us of host time per eager
-# call (H100, 8192^2 M = 1: 37.4 us through the op against 14.0 us through
-# the layer), its Python wrappers running on every call; a Library kernel
-# is one Python call from the dispatcher.
-_lib = torch.library.Library("humming", "DEF")
-_lib.define("gemm(Tensor x, int layer) -> Tensor")
-_lib.define("moe(Tensor x, Tensor topk_ids, Tensor topk_weights, int layer) "
-            "-> Tensor")
-
-
-def _gemm_impl(x, layer):
+@torch.library.custom_op("humming::gemm", mutates_args=())
+def gemm(x: torch.Tensor, layer: int) -> torch.Tensor:
+    """y [M, N] = x [M, K] W^T by the dense layer `layer` (an id from
+    register()), on the current stream."""
     return _dense(layer)(x)
 
 
-def _moe_impl(x, topk_ids, topk_weights, layer):
-    return _layer(layer, HummingMoeLayer)(x, topk_ids, topk_weights)
-
-
-_lib.impl("gemm", _gemm_impl, "CompositeExplicitAutograd")
-_lib.impl("moe", _moe_impl, "CompositeExplicitAutograd")
-
-
-@torch.library.register_fake("humming::gemm", lib=_lib)
+@gemm.register_fake
 def _gemm_fake(x, layer):
     found = _dense(layer)
     return x.new_empty((x.shape[0], found.shape_n),
                        dtype=_DTYPES[found._output])
 
 
-@torch.library.register_fake("humming::moe", lib=_lib)
-def _moe_fake(x, topk_ids, topk_weights, layer):
-    found = _layer(layer, HummingMoeLayer)
-    return x.new_empty((x.shape[0], found.hidden), dtype=_DTYPES[found._act])
-
-
-def gemm(x: torch.Tensor, layer: int) -> torch.Tensor:
-    """y [M, N] = x [M, K] W^T by the dense layer `layer` (an id from
-    register()), on the current stream: torch.ops.humming.gemm."""
-    return torch.ops.humming.gemm(x, layer)
-
-
+@torch.library.custom_op("humming::moe", mutates_args=())
 def moe(x: torch.Tensor, topk_ids: torch.Tensor, topk_weights: torch.Tensor,
         layer: int) -> torch.Tensor:
     """y [M, H] of the MoE block `layer` (an id from register()) for x
-    [M, H], topk_ids [M, top_k] int32 and topk_weights [M, top_k] float32:
-    torch.ops.humming.moe."""
-    return torch.ops.humming.moe(x, topk_ids, topk_weights, layer)
+    [M, H], topk_ids [M, top_k] int32 and topk_weights [M, top_k] float32."""
+    return _layer(layer, HummingMoeLayer)(x, topk_ids, topk_weights)
+
+
+@moe.register_fake
+def _moe_fake(x, topk_ids, topk_weights, layer):
+    found = _layer(layer, HummingMoeLayer)
+    return x.new_empty((x.shape[0], found.hidden), dtype=_DTYPES[found._act])
 
 
 class HummingLinear(torch.nn.Module):
