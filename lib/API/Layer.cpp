@@ -1150,12 +1150,9 @@ Status Layer::Impl::fillArgs(LaunchArgs &a, const abi::KernelLaunch &kl,
       return Error{block.error()};
     a.workspace = *block;
     if (!a.workspace)
-      return Error{concat("kernel ", kl.name,
-                          " needs a split-K workspace "
-                          "of ",
+      return Error{concat("kernel ", kl.name, " needs a split-K workspace of ",
                           kl.workspace,
-                          " bytes and the layer has "
-                          "none (a bug)")};
+                          " bytes and the layer has none (a bug)")};
     a.args[next++] = &a.workspace;
   }
   if (kl.inputMap) {
@@ -1179,8 +1176,8 @@ Status Layer::Impl::fillArgs(LaunchArgs &a, const abi::KernelLaunch &kl,
   if (kl.weightMap) {
     if (index >= weightMaps.size())
       return Error{concat("kernel ", kl.name,
-                          " reads its weights through a "
-                          "tensor map and the layer has none (a bug)")};
+                          " reads its weights through a tensor map and the "
+                          "layer has none (a bug)")};
     a.weightMap = weightMaps[index];
     a.args[next++] = &a.weightMap;
   }
