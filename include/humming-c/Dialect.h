@@ -159,7 +159,7 @@ typedef struct {
   bool blockCopies, shareActivations, scaleAfterMma, clusterSplit,
       workspaceSplit, cooperativeSplit;
   int64_t wgmmaInFlight, l2Prefetch, rasterM, persistent, promotionInterval;
-  bool weightMap;
+  bool weightMap, stagedWeights;
 } MlirHummingTileConfig;
 
 /** The defaults of an unwritten field (m = [1, inf], the attribute's

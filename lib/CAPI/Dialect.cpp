@@ -231,6 +231,7 @@ MlirHummingTileConfig toC(const hq::TileConfig &t) {
   c.persistent = t.persistent;
   c.promotionInterval = t.promotionInterval;
   c.weightMap = t.weightMap;
+  c.stagedWeights = t.stagedWeights;
   return c;
 }
 } // namespace
@@ -289,6 +290,7 @@ MlirAttribute mlirHummingTileConfigAttrGet(MlirContext ctx,
   t.persistent = c->persistent;
   t.promotionInterval = c->promotionInterval;
   t.weightMap = c->weightMap;
+  t.stagedWeights = c->stagedWeights;
   return wrap(TileConfigAttr::fromHost(errorsOf(context), context, t));
 }
 

@@ -75,6 +75,7 @@ KernelShape shapeOf(const TileConfig &t) {
   k.persistent = t.persistent;
   k.promotionInterval = t.promotionInterval;
   k.weightMap = t.weightMap;
+  k.stagedWeights = t.stagedWeights;
   return k;
 }
 
@@ -110,6 +111,7 @@ TileConfig tileConfigOf(const KernelShape &k) {
   t.persistent = k.persistent;
   t.promotionInterval = k.promotionInterval;
   t.weightMap = k.weightMap;
+  t.stagedWeights = k.stagedWeights;
   return t;
 }
 
@@ -143,15 +145,19 @@ int64_t slotAlign(const KernelShape &k) {
   return std::max<int64_t>(128, 8 * k.activationRowBytes());
 }
 
-int64_t stagingOffset(const WeightSchema &w, const KernelShape &k) {
+int64_t weightStageOffset(const WeightSchema &w, const KernelShape &k) {
   const int64_t end = std::max(k.stages * cooperativeSlot(w, k).total(),
                                k.workspaceFloats() * 4) +
                       k.mbarrierBytes();
   return (end + 127) / 128 * 128;
 }
 
+int64_t stagingOffset(const WeightSchema &w, const KernelShape &k) {
+  return weightStageOffset(w, k) + k.weightStageBytes();
+}
+
 int64_t sharedBytes(const WeightSchema &w, const KernelShape &k) {
-  if (k.cooperative() && k.stagedRows > 0)
+  if (k.cooperative() && (k.stagedRows > 0 || k.stagedWeights))
     return stagingOffset(w, k) + k.stagingBytes();
   if (k.cooperative())
     return std::max(k.stages * cooperativeSlot(w, k).total(),

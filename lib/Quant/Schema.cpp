@@ -428,6 +428,14 @@ Diag verifyTilePipeline(const TileConfig &t, const MmaGeneration &gen) {
                   mmaNamesWith(&MmaGeneration::producerWarpgroup),
                   " and weight_map = true (the producer's tensor copy of the "
                   "weights)");
+  if (t.stagedWeights &&
+      (!t.warpSpecialized || !gen.producerWarpgroup || t.wgmmaInFlight != 0))
+    return concat("expected warp_specialized = true and wgmma_in_flight = 0 "
+                  "with mma = ",
+                  mmaNamesWith(&MmaGeneration::producerWarpgroup),
+                  " and staged_weights = true (the consumer warpgroups "
+                  "convert each iteration's weights one iteration ahead of "
+                  "their wgmmas)");
   return std::nullopt;
 }
 
@@ -775,6 +783,19 @@ Diag verifyTileForProblem(const TileConfig &t, const WeightSchema &w,
                   toString(c.gemm), " over ", w.type.str(), " weights",
                   w.zeroPoint != ZeroPointKind::None ? " with zero points"
                                                      : "");
+  if (t.stagedWeights &&
+      (aBits != 8 || layout::tileOrder(w, in, /*kMajorReader=*/true) ==
+                         layout::TileOrder::KMajor))
+    return aBits != 8
+               ? concat("expected 8-bit activations with staged_weights = "
+                        "true (the stage holds the 8-bit MMA's codes), got ",
+                        in.type.str())
+               : concat("expected weights the ", in.type.str(),
+                        " MMA does not take as stored (narrower codes, or "
+                        "zero points) with staged_weights = true, got ",
+                        w.type.str(),
+                        " weights, which the wgmmas read K-major from the "
+                        "slot already");
   if (t.persistent > 0 && (c.gemm != GemmType::Dense || in.type.bits != 8))
     return concat("expected a dense GEMM with 8-bit activations with "
                   "persistent (its consumers' loop releases each slot in "

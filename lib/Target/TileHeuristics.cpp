@@ -419,7 +419,7 @@ bool sameKernel(const TileConfig &a, const TileConfig &b) {
         t.splitK, t.blockCopies, t.scaleAfterMma, t.clusterSplit,
         t.workspaceSplit, t.cooperativeSplit, t.wgmmaInFlight, t.l2Prefetch,
         t.shareActivations, t.rasterM, t.persistent, t.promotionInterval,
-        t.weightMap);
+        t.weightMap, t.stagedWeights);
   };
   return key(a) == key(b);
 }

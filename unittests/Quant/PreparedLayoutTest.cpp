@@ -395,6 +395,21 @@ TEST(PreparedLayout, WgmmaWarpsFindTheirAFragmentsInTheSameLayout) {
   EXPECT_EQ(L::stagingOffset(w4, staged), stagingAt);
   EXPECT_EQ(staged.stagingBytes(), 64 * (2 * 64) * 2 * 2);
   EXPECT_EQ(L::sharedBytes(w4, staged), stagingAt + 64 * (2 * 64) * 2 * 2);
+  // staged_weights: two stage buffers per consumer warpgroup (an
+  // iteration's k-tiles x its n-tiles x 1 KiB of 8-bit codes) between the
+  // mbarriers and the staged epilogue; and back.
+  L::KernelShape converted = staged;
+  converted.stagedWeights = true;
+  EXPECT_EQ(converted.weightStageBufferBytes(), 2 * 2 * 1024);
+  EXPECT_EQ(converted.weightStageBytes(), 2 * (2 * 2 * 1024) * 2);
+  EXPECT_EQ(L::weightStageOffset(w4, converted), stagingAt);
+  EXPECT_EQ(L::stagingOffset(w4, converted), stagingAt + 16384);
+  EXPECT_EQ(L::sharedBytes(w4, converted),
+            stagingAt + 16384 + 64 * (2 * 64) * 2 * 2);
+  converted.stagedRows = 0;
+  EXPECT_EQ(L::sharedBytes(w4, converted), stagingAt + 16384);
+  EXPECT_TRUE(L::tileConfigOf(converted).stagedWeights);
+  EXPECT_EQ(ws.weightStageBytes(), 0);
   TileConfig wsAgain = L::tileConfigOf(ws);
   EXPECT_TRUE(wsAgain.warpSpecialized);
   EXPECT_TRUE(wsAgain.mbarrier);

@@ -287,6 +287,22 @@ struct KernelShape {
   /// k-tile; the n-tiles past N and the k-tiles past K arrive as zeros, and
   /// the full barrier expects the whole box.
   bool weightMap = false;
+  /// TileConfig::stagedWeights (8-bit activations, weights not K-major):
+  /// each consumer warpgroup converts an iteration's weights into one of
+  /// its two stage buffers after the mbarriers (weightStageOffset), laid
+  /// out as a K-major slot's weights are (k-tile u's nTilesPerGroup tiles
+  /// of 64 rows x 16 bytes, then u + 1's), and its wgmmas read them there
+  /// by descriptor.
+  bool stagedWeights = false;
+  /// The bytes of one stage buffer (an iteration's weights of one
+  /// warpgroup's n-tiles as 8-bit codes) and of all of them (two per
+  /// consumer warpgroup).
+  int64_t weightStageBufferBytes() const {
+    return stagedWeights ? kTilesPerIteration() * nTilesPerGroup * 1024 : 0;
+  }
+  int64_t weightStageBytes() const {
+    return 2 * weightStageBufferBytes() * groupsN() * warpsM;
+  }
   /// 8-bit activations scaled per group of K (InputSchema group<g>, with
   /// g >= the iteration's K): each slot also holds the f32 scales of the
   /// block's tokens for its iteration's group (CooperativeSlot), copied by
@@ -532,11 +548,14 @@ int64_t slotAlign(const KernelShape &k);
 CooperativeSlot cooperativeSlot(const WeightSchema &w, const KernelShape &k);
 /// Dynamic shared memory of the kernel: the pipeline (warps x stages x
 /// chunks x 512 bytes, or stages cooperative slots), reused afterwards for
-/// the split-K partial sums; the mbarriers and the output staging areas
-/// after them.
+/// the split-K partial sums; the mbarriers, the weight stage buffers and
+/// the output staging areas after them.
 int64_t sharedBytes(const WeightSchema &w, const KernelShape &k);
+/// KernelShape::stagedWeights: the first byte of the weight stage buffers
+/// (after the slots and mbarriers, 128-byte aligned).
+int64_t weightStageOffset(const WeightSchema &w, const KernelShape &k);
 /// KernelShape::stagedRows: the first byte of the staging areas (after
-/// the mbarriers, 128-byte aligned).
+/// the mbarriers and the weight stage buffers, 128-byte aligned).
 int64_t stagingOffset(const WeightSchema &w, const KernelShape &k);
 /// Mixture-of-experts kernels keep their block's row table (block_m i32
 /// row ids, then the expert and row range a grouped_contiguous block

@@ -246,6 +246,14 @@ struct TileConfig {
   /// one 3-D tensor copy through a tensor map the runtime encodes once per
   /// layer (KernelLaunch::weightMap) instead of one bulk copy per k-tile.
   bool weightMap = false;
+  /// Warp-specialized wgmma with 8-bit activations over weights the MMA
+  /// does not take as stored (narrower codes: W4A8, fp4 x fp8; or 8-bit
+  /// ones with zero points): each consumer warpgroup converts an
+  /// iteration's weights into the MMA type in a shared-memory stage of its
+  /// own (two buffers, wgmma's no-swizzle K-major core matrices), one
+  /// iteration ahead of its wgmmas, which read them by descriptor instead
+  /// of from registers; the slot is released as soon as it is converted.
+  bool stagedWeights = false;
 
   /// Whether the split_k CTAs reduce in a cluster (by the MMA generation's
   /// default, MmaGeneration::clusterSplitByDefault, without workspaceSplit;

@@ -295,6 +295,10 @@ FailureOr<PreparedTile> preparedTile(const GemmView &op, unsigned index,
   // of a dense GEMM, and wgmma runs only where those are read K-major.)
   assert((!tile.weightMap || (kMajor && !spec.isMoe())) &&
          "weight_map over K-major weights of a dense GEMM");
+  // (staged_weights: verifyTileForProblem refused it but with 8-bit
+  // activations over weights that are not K-major.)
+  assert((!tile.stagedWeights || (act8 && !kMajor)) &&
+         "staged_weights converts weights the MMA does not read as stored");
   // (verifyTileForProblem: wgmma, one activation group per iteration.)
   tile.groupInputScales = act8 && spec.input.scaling == hq::ActScaling::Group;
   tile.singleSumSet =

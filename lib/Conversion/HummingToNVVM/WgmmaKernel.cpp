@@ -89,6 +89,29 @@ private:
   /// The consumer warpgroups: their register share, each tile's iterations
   /// and epilogue.
   void emitWsConsumers(const WsLoop &w);
+  /// staged_weights (KernelShape::stagedWeights): one output tile's
+  /// iterations and epilogue. Iteration i issues its wgmmas over stage
+  /// buffer i % 2 and its slot's activations, then, while they run, waits
+  /// for fill i + 1 and converts its weights into buffer (i + 1) % 2; then
+  /// it waits for its wgmmas, releases its slot (the activations were read
+  /// there), folds its sums and meets the warpgroup's named barrier, which
+  /// publishes the next buffer (each thread fenced its writes into the
+  /// async proxy) and orders every warp's wgmma wait before the buffer's
+  /// next rewrite. `base`: as forEachWsTile's.
+  void consumeStagedTile(const WsLoop &w, Value base);
+  /// staged_weights: the converted weights of `stage` (readWgmmaSlot's
+  /// words of one slot) written into the stage buffer at shared byte
+  /// `buffer` — each thread's A fragment words at the rows and k bytes
+  /// they hold in wgmma's K-major core matrices; returns the iteration's
+  /// group scales and per-group token scales (as computeWgmma8 carries
+  /// them).
+  SmallVector<Value> stageIteration(ArrayRef<Value> stage, Value buffer);
+  /// The register path's conversion of one iteration: per k32 step `step`
+  /// the n-tiles' A registers (a0..a3 of each, four 8-bit codes each), from
+  /// the stage words at `next`, given to `use(step, regs)`; the group
+  /// scales (two per n-tile) into `scales`.
+  void eightBitSteps(StageCursor &next, MutableArrayRef<Value> scales,
+                     function_ref<void(int64_t, ArrayRef<Value>)> use);
   /// The zeroed values a wgmma thread's loop carries: its f32 sums and,
   /// with 8-bit activations, the last iteration's own sums and (group
   /// scales) that iteration's two scales per n-tile (foldIteration).
@@ -184,14 +207,22 @@ private:
   /// ..+8 at 128 r (the stride offset), the halves one k-tile slot of the
   /// block's n-tiles apart (the leading offset).
   Value weightDescriptor(Value slot, int64_t step, int64_t t);
+  /// staged_weights: the same descriptor over stage buffer `buffer` (its
+  /// k-tiles nTilesPerGroup tiles apart).
+  Value stagedWeightDescriptor(Value buffer, int64_t step, int64_t t);
+  /// The no-swizzle K-major descriptor of the core matrices at shared byte
+  /// `byte`, K halves `leading` bytes apart, 8-row groups 128 bytes apart.
+  Value kMajorDescriptor(Value byte, int64_t leading);
   /// weightsByDescriptor: the iteration's wgmmas with both operands in
   /// shared memory (nvvm.wgmma.mma_async) into this iteration's sums
   /// `accs`: one fence tying every step's descriptors and the sums, per
   /// k32 step one m64 n(warp_m) k32 wgmma per n-tile (scale-d 0 on the
   /// first step when `fresh`: the sums start from zero), one commit.
   /// (Consecutive wgmmas into the same sums need no fence between them.)
+  /// With `stagedBuffer` (staged_weights) the weights are that stage
+  /// buffer's, the activations still the slot's.
   void issueSharedWgmmas(Value slot, SmallVector<Value> &accs,
-                         bool fresh = true);
+                         bool fresh = true, Value stagedBuffer = Value());
   /// The shared-memory matrix descriptor of k-tile `su` of slot `slot` for
   /// this warpgroup's tokens: K-major, swizzled rows with tma = [a], else
   /// no-swizzle core matrices.
@@ -871,6 +902,8 @@ void WgmmaEmitter::emitWsConsumers(const WsLoop &w) {
     releaseSlotUse(w, use, first);
   };
   auto consumeTile = [&](Value base) {
+    if (tile.stagedWeights)
+      return consumeStagedTile(w, base);
     auto loop = scf::ForOp::create(
         b, lb, arith::ConstantIndexOp::create(b, iters / interval), one,
         wgmmaZeroSums());
@@ -1048,6 +1081,149 @@ void WgmmaEmitter::issueWgmmas(ArrayRef<Value> a, Value desc,
   NVVM::WgmmaGroupSyncAlignedOp::create(b);
 }
 
+void WgmmaEmitter::consumeStagedTile(const WsLoop &w, Value base) {
+  assert(act8 && !tile.weightsByDescriptor && tile.wgmmaInFlight == 0 &&
+         tile.promotionInterval == 1 && "staged_weights: the verifier's");
+  const int64_t count = sumCount();
+  const bool promoting = promotes();
+  // The loop carries the running sums, with promotion the last
+  // iteration's sums (the registers the next wgmmas write: scale-d 0) and
+  // the scales of the iteration about to run (stageIteration's).
+  const size_t sumsAt = promoting ? size_t(count) : 0;
+  auto useOf = [&](Value i) -> Value {
+    return base ? Value(arith::AddIOp::create(b, base, i)) : i;
+  };
+  // This consumer warpgroup's two buffers.
+  Value group = arith::ShRUIOp::create(b, tid, c32(7));
+  const int64_t bufferBytes = tile.weightStageBufferBytes();
+  Value buffers = arith::AddIOp::create(
+      b, c32(hq::layout::weightStageOffset(spec.weight, tile)),
+      arith::MulIOp::create(b, group, c32(2 * bufferBytes)));
+  auto bufferOf = [&](Value i) -> Value {
+    return arith::AddIOp::create(
+        b, buffers,
+        arith::MulIOp::create(b, arith::AndIOp::create(b, i, c32(1)),
+                              c32(bufferBytes)));
+  };
+  // Named barrier 2 + g: warpgroup g's 128 threads (storeStaged's too).
+  auto groupBarrier = [&] {
+    NVVM::BarrierOp::create(b, TypeRange(),
+                            arith::AddIOp::create(b, group, c32(2)), c32(128),
+                            NVVM::BarrierReductionAttr(),
+                            /*reductionPredicate=*/Value());
+  };
+  // Iteration i's weights into its buffer, once its fill landed; each
+  // thread's writes fenced into the async proxy (the wgmmas' reads).
+  auto convert = [&](Value i) {
+    Value slot = waitSlotFilled(w, useOf(i));
+    SmallVector<Value> scales =
+        stageIteration(readWgmmaSlot(slot), bufferOf(i));
+    fenceProxyAsyncShared();
+    return scales;
+  };
+  SmallVector<Value> init = wgmmaZeroSums();
+  init.resize(sumsAt + size_t(count));
+  SmallVector<Value> firstScales = convert(c32(0));
+  init.append(firstScales.begin(), firstScales.end());
+  groupBarrier();
+  Value lb = arith::ConstantIndexOp::create(b, 0);
+  Value one = arith::ConstantIndexOp::create(b, 1);
+  auto loop = scf::ForOp::create(
+      b, lb, arith::ConstantIndexOp::create(b, w.iters), one, init);
+  {
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value i = index32(loop.getInductionVar());
+    Value use = useOf(i);
+    SmallVector<Value> carried(loop.getRegionIterArgs().begin(),
+                               loop.getRegionIterArgs().end());
+    const size_t scalesAt = promoting ? 2 * size_t(count) : size_t(count);
+    // Without promotion (int8, no per-K scales) the wgmmas add into the
+    // running s32 sums themselves.
+    SmallVector<Value> accs(
+        ArrayRef<Value>(carried).slice(sumsAt, size_t(count)));
+    issueSharedWgmmas(arith::RemUIOp::create(b, use, c32(w.S)), accs,
+                      /*fresh=*/true, bufferOf(i));
+    // The next iteration's weights while this one's wgmmas run.
+    SmallVector<Value> nextScales;
+    const size_t nScales = carried.size() - scalesAt;
+    Value more = arith::CmpIOp::create(b, arith::CmpIPredicate::slt,
+                                       arith::AddIOp::create(b, i, c32(1)),
+                                       c32(w.iters));
+    auto ahead = scf::IfOp::create(b, SmallVector<Type>(nScales, f32), more,
+                                   /*withElseRegion=*/true);
+    {
+      // (Without results the regions come with their terminators.)
+      OpBuilder::InsertionGuard g(b);
+      if (nScales == 0) {
+        b.setInsertionPoint(ahead.thenBlock()->getTerminator());
+        convert(arith::AddIOp::create(b, i, c32(1)));
+      } else {
+        b.setInsertionPointToStart(ahead.thenBlock());
+        scf::YieldOp::create(b, convert(arith::AddIOp::create(b, i, c32(1))));
+        b.setInsertionPointToStart(ahead.elseBlock());
+        scf::YieldOp::create(b, SmallVector<Value>(nScales, cf(0.0)));
+      }
+    }
+    nextScales.assign(ahead.getResults().begin(), ahead.getResults().end());
+    SmallVector<Value> sums = ptx.wgmmaWait(0, accs);
+    releaseSlotUse(w, use, Value());
+    SmallVector<Value> next;
+    if (promoting) {
+      SmallVector<Value> fold(carried.begin(), carried.begin() + count);
+      fold.append(sums.begin(), sums.end());
+      fold.append(carried.begin() + scalesAt, carried.end());
+      next = foldIteration(fold);
+      next.append(sums.begin(), sums.end());
+    } else {
+      next = sums;
+    }
+    next.append(nextScales.begin(), nextScales.end());
+    groupBarrier();
+    scf::YieldOp::create(b, next);
+  }
+  SmallVector<Value> acc(loop.getResults().begin(),
+                         loop.getResults().begin() + count);
+  finishWgmma(promoting ? acc : foldIteration(acc));
+}
+
+SmallVector<Value> WgmmaEmitter::stageIteration(ArrayRef<Value> stage,
+                                                Value buffer) {
+  StageCursor next{stage};
+  beginDequant();
+  const int64_t nT = tile.nTilesPerGroup;
+  SmallVector<Value> scales(size_t(perKScales ? 2 * nT : 0));
+  // The thread's A words: rows 16 w + g (a0, a2) and + 8 (a1, a3), k bytes
+  // 4 quad ..+4 of k-tiles 2 step (a0, a1) and 2 step + 1 (a2, a3): in the
+  // buffer's tile (k-tile u, n-tile t) at (u nT + t) x 1 KiB, row r's 16
+  // bytes at 16 r. A warp's 32 four-byte stores of one register are one
+  // 128-byte core matrix: no bank conflicts.
+  Value rowAt = arith::AddIOp::create(
+      b, buffer,
+      arith::AddIOp::create(
+          b,
+          arith::MulIOp::create(
+              b,
+              arith::AddIOp::create(b, arith::MulIOp::create(b, wIn, c32(16)),
+                                    grp),
+              c32(16)),
+          arith::MulIOp::create(b, quad, c32(4))));
+  eightBitSteps(next, scales, [&](int64_t step, ArrayRef<Value> regs) {
+    for (int64_t t = 0; t < nT; ++t)
+      for (int64_t j = 0; j < 4; ++j) {
+        const int64_t u = 2 * step + j / 2;
+        Value at = arith::AddIOp::create(
+            b, rowAt, c32((u * nT + t) * 1024 + (j % 2) * 128));
+        LLVM::StoreOp::create(b, regs[size_t(4 * t + j)], smemAt(at),
+                              /*alignment=*/4);
+      }
+  });
+  // Per-group activation scales: the stage's last words (readWgmmaSlot).
+  for (int64_t i = 0; i < tokenScaleCount(); ++i)
+    scales.push_back(LLVM::BitcastOp::create(b, f32, next()));
+  return scales;
+}
+
 SmallVector<Value> WgmmaEmitter::foldInPlace(ArrayRef<Value> carried) {
   SmallVector<Value> out(carried.begin(), carried.end());
   if (!promotes())
@@ -1077,11 +1253,9 @@ SmallVector<Value> WgmmaEmitter::computeWgmma8(ArrayRef<Value> accIn,
   StageCursor next{stage};
   beginDequant();
   const int64_t nT = tile.nTilesPerGroup;
-  SmallVector<GroupData> groups(static_cast<size_t>(nT));
   // Group scales: this iteration's two per n-tile (D rows 16 w + g and
   // + 8: the group copy's columns 2 w, 2 w + 1 of the lane's eight).
   SmallVector<Value> scales(size_t(perKScales ? 2 * nT : 0));
-  auto readScales = [&](int64_t t) { readIterationScales(next, t, scales); };
   const StringRef type = integerSums()                              ? "s8"
                          : spec.input.type == hq::ScalarType::e4m3() ? "e4m3"
                                                                      : "e5m2";
@@ -1092,11 +1266,34 @@ SmallVector<Value> WgmmaEmitter::computeWgmma8(ArrayRef<Value> accIn,
     assert(!afterFirst && "8-bit activations keep no wgmmas in flight");
     if (perKScales)
       for (int64_t t = 0; t < nT; ++t)
-        readScales(t);
+        readIterationScales(next, t, scales);
     issueSharedWgmmas(slot, accs, fresh);
   }
-  for (int64_t step = 0;
-       !tile.weightsByDescriptor && step < tile.kTilesPerWarp / 2; ++step) {
+  if (!tile.weightsByDescriptor)
+    eightBitSteps(next, scales, [&](int64_t step, ArrayRef<Value> regs) {
+      // k32 step `step`: k-tiles 2 step and 2 step + 1, one 32-byte row
+      // per token as a 16-bit k-tile's (activationDescriptor's k-tile
+      // slot).
+      issueWgmmas(regs, activationDescriptor(slot, step), accs, type,
+                  /*accumulate=*/step != 0 || !promoting || !fresh);
+      if (step == 0 && afterFirst)
+        afterFirst();
+    });
+  // Per-group activation scales: the stage's last words (readWgmmaSlot).
+  for (int64_t i = 0; i < tokenScaleCount(); ++i)
+    scales.push_back(LLVM::BitcastOp::create(b, f32, next()));
+  SmallVector<Value> carried = running;
+  carried.append(accs.begin(), accs.end());
+  carried.append(scales.begin(), scales.end());
+  return carried;
+}
+
+void WgmmaEmitter::eightBitSteps(
+    StageCursor &next, MutableArrayRef<Value> scales,
+    function_ref<void(int64_t, ArrayRef<Value>)> use) {
+  const int64_t nT = tile.nTilesPerGroup;
+  SmallVector<GroupData> groups(static_cast<size_t>(nT));
+  for (int64_t step = 0; step < tile.kTilesPerWarp / 2; ++step) {
     SmallVector<Value> regs(size_t(nT * 4));
     // readWgmmaSlot's order: per k-tile, every n-tile's words.
     for (int64_t h = 0; h < 2; ++h) {
@@ -1106,7 +1303,7 @@ SmallVector<Value> WgmmaEmitter::computeWgmma8(ArrayRef<Value> accIn,
         // (One group per iteration: PreparedLayout::supports, preparedTile.)
         if (u == 0) {
           if (perKScales)
-            readScales(t);
+            readIterationScales(next, t, scales);
           readGroup(next, groups[size_t(t)], /*scales=*/false);
         }
         // Pairs 0, 1 (rows g) and 2, 3 (rows g + 8).
@@ -1116,20 +1313,8 @@ SmallVector<Value> WgmmaEmitter::computeWgmma8(ArrayRef<Value> accIn,
             eightBitWord(planeWords, groups[size_t(t)], 2);
       }
     }
-    // k32 step `step`: k-tiles 2 step and 2 step + 1, one 32-byte row per
-    // token as a 16-bit k-tile's (activationDescriptor's k-tile slot).
-    issueWgmmas(regs, activationDescriptor(slot, step), accs, type,
-                /*accumulate=*/step != 0 || !promoting || !fresh);
-    if (step == 0 && afterFirst)
-      afterFirst();
+    use(step, regs);
   }
-  // Per-group activation scales: the stage's last words (readWgmmaSlot).
-  for (int64_t i = 0; i < tokenScaleCount(); ++i)
-    scales.push_back(LLVM::BitcastOp::create(b, f32, next()));
-  SmallVector<Value> carried = running;
-  carried.append(accs.begin(), accs.end());
-  carried.append(scales.begin(), scales.end());
-  return carried;
 }
 
 void WgmmaEmitter::readIterationScales(function_ref<Value()> next, int64_t t,
@@ -1168,16 +1353,28 @@ Value WgmmaEmitter::weightDescriptor(Value slot, int64_t step, int64_t t) {
       b, slotRegions(slot).second,
       arith::AddIOp::create(b, c32(2 * step * tile.warpsN * tileBytes),
                             arith::MulIOp::create(b, nIdx, c32(tileBytes))));
+  return kMajorDescriptor(byte, tile.warpsN * tileBytes);
+}
+
+Value WgmmaEmitter::stagedWeightDescriptor(Value buffer, int64_t step,
+                                           int64_t t) {
+  const int64_t nT = tile.nTilesPerGroup;
+  return kMajorDescriptor(
+      arith::AddIOp::create(b, buffer, c32((2 * step * nT + t) * 1024)),
+      nT * 1024);
+}
+
+Value WgmmaEmitter::kMajorDescriptor(Value byte, int64_t leading) {
   Value addr = arith::AddIOp::create(b, smemAddr, byte);
   Value lo = arith::AndIOp::create(b, arith::ShRUIOp::create(b, addr, c32(4)),
                                    c32(0x3FFF));
-  const uint64_t fixed = (uint64_t(tile.warpsN * tileBytes / 16) << 16) |
-                         (uint64_t(128 / 16) << 32);
+  const uint64_t fixed =
+      (uint64_t(leading / 16) << 16) | (uint64_t(128 / 16) << 32);
   return arith::OrIOp::create(b, ext64(lo), c64(int64_t(fixed)));
 }
 
 void WgmmaEmitter::issueSharedWgmmas(Value slot, SmallVector<Value> &accs,
-                                     bool fresh) {
+                                     bool fresh, Value stagedBuffer) {
   const int64_t nT = tile.nTilesPerGroup, n = tile.warpM, perTile = n / 2;
   const int64_t steps = tile.kTilesPerWarp / 2;
   // [step][n-tile] weight descriptors, then one activation descriptor per
@@ -1185,7 +1382,9 @@ void WgmmaEmitter::issueSharedWgmmas(Value slot, SmallVector<Value> &accs,
   SmallVector<Value> regs;
   for (int64_t step = 0; step < steps; ++step)
     for (int64_t t = 0; t < nT; ++t)
-      regs.push_back(weightDescriptor(slot, step, t));
+      regs.push_back(stagedBuffer
+                         ? stagedWeightDescriptor(stagedBuffer, step, t)
+                         : weightDescriptor(slot, step, t));
   for (int64_t step = 0; step < steps; ++step)
     regs.push_back(activationDescriptor(slot, step));
   const size_t accAt = regs.size();

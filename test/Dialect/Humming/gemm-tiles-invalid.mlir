@@ -287,3 +287,35 @@ func.func @weight_map_fragments(%a: memref<?x4096xf16>, %w: memref<4096x512xi32>
   return
 }
 }
+
+// -----
+
+// staged_weights: the stage holds what the 8-bit MMA would otherwise read
+// from the slot; e4m3 weights under e4m3 activations are read K-major from
+// the slot already.
+module attributes {humming.target = #humming.target<device = "H100">} {
+func.func @staged_kmajor(%a: memref<?x512xf8E4M3FN>, %w: memref<256x128xi32>, %s: memref<256x1xf16>, %as: memref<?x1xf32>, %c: memref<?x256xf16>) {
+  // expected-error @+1 {{tile_configs[0]: expected weights the f8E4M3FN MMA does not take as stored (narrower codes, or zero points) with staged_weights = true, got f8E4M3FN weights, which the wgmmas read K-major from the slot already}}
+  humming.gemm %a, %w scales(%s : memref<256x1xf16>) input_scale(%as : memref<?x1xf32>) into %c
+      {weight_schema = #humming.weight_schema<type = f8E4M3FN, scale = f16>,
+       input_schema = #humming.input_schema<type = f8E4M3FN, scaling = token>,
+       tile_configs = [#humming.tile_config<block = [128, 128, 128], warp = [128, 16, 128], mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], staged_weights = true>]}
+      : memref<?x512xf8E4M3FN>, memref<256x128xi32> -> memref<?x256xf16>
+  return
+}
+}
+
+// -----
+
+// staged_weights converts into the 8-bit MMA's codes: 16-bit activations
+// take their weights from registers.
+module attributes {humming.target = #humming.target<device = "H100">} {
+func.func @staged_16bit(%a: memref<?x4096xf16>, %w: memref<4096x512xi32>, %s: memref<4096x1xf16>, %c: memref<?x4096xf16>) {
+  // expected-error @+1 {{tile_configs[0]: expected 8-bit activations with staged_weights = true (the stage holds the 8-bit MMA's codes), got f16}}
+  humming.gemm %a, %w scales(%s : memref<4096x1xf16>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16>, input_schema = #humming.input_schema<type = f16>,
+       tile_configs = [#humming.tile_config<block = [128, 128, 64], warp = [128, 16, 64], mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], staged_weights = true>]}
+      : memref<?x4096xf16>, memref<4096x512xi32> -> memref<?x4096xf16>
+  return
+}
+}

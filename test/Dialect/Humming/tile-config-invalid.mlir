@@ -316,3 +316,15 @@ func.func @promotion_cp_async() attributes {t = #humming.tile_config<block = [12
 // weight_map: the producer warpgroup's tensor copy of the weights.
 // expected-error @+1 {{expected warp_specialized = true and tma = [b] with mma = wgmma and weight_map = true (the producer's tensor copy of the weights)}}
 func.func @weight_map_no_tma() attributes {t = #humming.tile_config<block = [128, 128, 128], warp = [128, 16, 128], mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a], weight_map = true>} { return }
+
+// -----
+
+// staged_weights: the consumer warpgroups of a producer / consumer kernel
+// convert one iteration ahead of their wgmmas.
+// expected-error @+1 {{expected warp_specialized = true and wgmma_in_flight = 0 with mma = wgmma and staged_weights = true (the consumer warpgroups convert each iteration's weights one iteration ahead of their wgmmas)}}
+func.func @staged_not_ws() attributes {t = #humming.tile_config<block = [128, 128, 128], warp = [128, 16, 128], mma = wgmma, staged_weights = true>} { return }
+
+// -----
+
+// expected-error @+1 {{expected warp_specialized = true and wgmma_in_flight = 0 with mma = wgmma and staged_weights = true}}
+func.func @staged_in_flight() attributes {t = #humming.tile_config<block = [128, 128, 128], warp = [128, 16, 128], mma = wgmma, warp_specialized = true, mbarrier = true, wgmma_in_flight = 1, staged_weights = true>} { return }

@@ -482,21 +482,22 @@ hq::TileConfig TileConfigAttr::toHost() const {
   t.persistent = getPersistent();
   t.promotionInterval = getPromotionInterval();
   t.weightMap = getWeightMap();
+  t.stagedWeights = getStagedWeights();
   return t;
 }
 
 TileConfigAttr
 TileConfigAttr::fromHost(function_ref<InFlightDiagnostic()> emitError,
                          MLIRContext *ctx, const hq::TileConfig &t) {
-  return getChecked(emitError, ctx, MRange{t.mMin, t.mMax},
-                    Dim3{t.blockM, t.blockN, t.blockK},
-                    Dim3{t.warpM, t.warpN, t.warpK}, t.stages, t.mma,
-                    t.warpSpecialized, t.streamK, t.mbarrier, t.cpAsync, t.tma,
-                    t.multicastA, t.multicastB, t.ctasPerSm, t.gridCap,
-                    t.writeSplits, t.splitK, t.blockCopies, t.scaleAfterMma,
-                    t.clusterSplit, t.workspaceSplit, t.cooperativeSplit,
-                    t.wgmmaInFlight, t.l2Prefetch, t.shareActivations,
-                    t.rasterM, t.persistent, t.promotionInterval, t.weightMap);
+  return getChecked(
+      emitError, ctx, MRange{t.mMin, t.mMax},
+      Dim3{t.blockM, t.blockN, t.blockK}, Dim3{t.warpM, t.warpN, t.warpK},
+      t.stages, t.mma, t.warpSpecialized, t.streamK, t.mbarrier, t.cpAsync,
+      t.tma, t.multicastA, t.multicastB, t.ctasPerSm, t.gridCap, t.writeSplits,
+      t.splitK, t.blockCopies, t.scaleAfterMma, t.clusterSplit,
+      t.workspaceSplit, t.cooperativeSplit, t.wgmmaInFlight, t.l2Prefetch,
+      t.shareActivations, t.rasterM, t.persistent, t.promotionInterval,
+      t.weightMap, t.stagedWeights);
 }
 
 LogicalResult TileConfigAttr::verify(
@@ -507,7 +508,8 @@ LogicalResult TileConfigAttr::verify(
     int64_t splitK, bool blockCopies, bool scaleAfterMma, bool clusterSplit,
     bool workspaceSplit, bool cooperativeSplit, int64_t wgmmaInFlight,
     int64_t l2Prefetch, bool shareActivations, int64_t rasterM,
-    int64_t persistent, int64_t promotionInterval, bool weightMap) {
+    int64_t persistent, int64_t promotionInterval, bool weightMap,
+    bool stagedWeights) {
   hq::TileConfig t;
   t.mMin = m.lo;
   t.mMax = m.hi;
@@ -542,6 +544,7 @@ LogicalResult TileConfigAttr::verify(
   t.persistent = persistent;
   t.promotionInterval = promotionInterval;
   t.weightMap = weightMap;
+  t.stagedWeights = stagedWeights;
   if (hq::Diag d = hq::verifyTileConfig(t))
     return emitError() << *d;
   return success();

@@ -285,3 +285,25 @@ func.func @kmajor_partial_w(%a: memref<?x7168xf8E4M3FN>, %w: memref<224x16896xi3
       : memref<?x7168xf8E4M3FN>, memref<224x16896xi32> -> memref<?x2112xbf16>
   return
 }
+
+// W4A8 over weights converted into a shared-memory stage (staged_weights):
+// uint4 g128 x e4m3 (promoted sums, group scales) and uint4 per channel x
+// si8 (one set of s32 sums: no scales carried).
+#w4a8s128 = #humming.tile_config<m = [1, inf], block = [128, 128, 128], warp = [128, 16, 128], stages = 6, mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], raster_m = 8, staged_weights = true>
+func.func @w4a8s128(%a: memref<?x8192xf8E4M3FN>, %w: memref<256x32768xi32>, %s: memref<64x8192xf16>, %as: memref<?x1xf32>, %c: memref<?x8192xf16>) {
+  humming.gemm %a, %w scales(%s : memref<64x8192xf16>) input_scale(%as : memref<?x1xf32>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<128>>,
+       input_schema = #humming.input_schema<type = f8E4M3FN, scaling = token>, layout = #humming.layout<chip = "sm_90a">,
+       tile_configs = [#w4a8s128]}
+      : memref<?x8192xf8E4M3FN>, memref<256x32768xi32> -> memref<?x8192xf16>
+  return
+}
+
+func.func @i8w4s128(%a: memref<?x8192xi8>, %w: memref<256x32768xi32>, %s: memref<1x8192xf16>, %as: memref<?x1xf32>, %c: memref<?x8192xf16>) {
+  humming.gemm %a, %w scales(%s : memref<1x8192xf16>) input_scale(%as : memref<?x1xf32>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = channel>,
+       input_schema = #humming.input_schema<type = si8, scaling = token>, layout = #humming.layout<chip = "sm_90a">,
+       tile_configs = [#w4a8s128]}
+      : memref<?x8192xi8>, memref<256x32768xi32> -> memref<?x8192xf16>
+  return
+}

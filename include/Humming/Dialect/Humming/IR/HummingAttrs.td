@@ -328,6 +328,11 @@ def Humming_TileConfigAttr : Humming_Attr<"TileConfig", "tile_config"> {
     tensor copy (the block's 64-column tiles by the iteration's k-tiles)
     through a tensor map of the prepared weights, instead of one bulk copy
     per k-tile;
+    `staged_weights = true` (warp-specialized wgmma with 8-bit activations
+    over weights the MMA does not take as stored, e.g. W4A8) makes each
+    consumer warpgroup convert an iteration's weights into a shared-memory
+    stage of its own one iteration ahead of its wgmmas, which read them by
+    descriptor instead of from registers;
     `block_copies` (mma_sync) makes the block copy each stage's activation
     and weight tiles together and share them among its warps, as blocks of
     several warp rows always do (block_m > warp_m); `share_activations`
@@ -382,7 +387,8 @@ def Humming_TileConfigAttr : Humming_Attr<"TileConfig", "tile_config"> {
     Humming_I64Param<"1", "blocks of rows per block of columns in the grid's order">:$raster_m,
     Humming_I64Param<"0", "waves of CTAs that loop over the output tiles (0: a CTA per tile)">:$persistent,
     Humming_I64Param<"1", "iterations whose 8-bit wgmma sums are added to the running f32 sums at once">:$promotion_interval,
-    Humming_BoolParam<"false", "K-major weights by one tensor copy per iteration">:$weight_map
+    Humming_BoolParam<"false", "K-major weights by one tensor copy per iteration">:$weight_map,
+    Humming_BoolParam<"false", "weights converted into a shared-memory stage the 8-bit wgmmas read">:$staged_weights
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let extraClassDeclaration = [{
