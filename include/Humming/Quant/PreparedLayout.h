@@ -332,6 +332,12 @@ struct KernelShape {
   /// step instead of by ptxas before every MMA, and dequantized weights
   /// taken as f16 pairs without the round trip through fp8.
   bool f16MmaForFp8 = false;
+  /// mma_sync with 8-bit float activations on a chip whose plain fp8
+  /// mma.sync runs at half rate (Chip::blockScaledFp8MmaSync: the sm_120
+  /// family): each m16n8k32 is the block-scaled kind::mxf8f6f4 form with
+  /// scale_vec::1X ue8m0 scales of 127 (2^0) for A and B, which computes
+  /// the same sums.
+  bool blockScaledFp8 = false;
 
   int64_t blockM() const { return warpM * warpsM; }
   int64_t blockN() const { return kTileN * warpsN; }

@@ -52,6 +52,16 @@ struct Chip {
   /// themselves (KernelShape::f16MmaForFp8). (sm_100 and later: unmeasured,
   /// left on the fp8 instruction.)
   bool emulatesFp8MmaSync() const { return sm == 90; }
+  /// The sm_120 family's arch- and family-specific targets: plain fp8
+  /// mma.sync runs at half the tensor cores' fp8 rate there (reported by
+  /// others: triton-lang/triton #11320, ~1.55x for the block-scaled form),
+  /// so the mma_sync kernels of 8-bit float activations issue
+  /// kind::mxf8f6f4 block-scaled MMAs with unit ue8m0 scales instead
+  /// (KernelShape::blockScaledFp8; the same sums). Not measured here: no
+  /// sm_120 GPU can be lent (docs/Blackwell.md).
+  bool blockScaledFp8MmaSync() const {
+    return (sm == 120 || sm == 121) && suffix != 0;
+  }
   /// Largest dynamic shared memory per block, in bytes.
   int64_t maxSharedMemoryPerBlock() const;
 

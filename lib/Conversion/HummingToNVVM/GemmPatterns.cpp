@@ -306,6 +306,9 @@ FailureOr<PreparedTile> preparedTile(const GemmView &op, unsigned index,
   tile.f16MmaForFp8 = act8 && !spec.input.type.isInt() &&
                       t.mma == hq::MmaKind::MmaSync &&
                       chip.emulatesFp8MmaSync();
+  tile.blockScaledFp8 = act8 && !spec.input.type.isInt() &&
+                        t.mma == hq::MmaKind::MmaSync &&
+                        chip.blockScaledFp8MmaSync();
   // A MoE block's activation rows are scattered tokens: with tma = [a] its
   // producers gather them into the tensor copy's swizzled rows.
   tile.gatheredActivations = spec.isMoe() && tile.tmaActivations;

@@ -518,11 +518,28 @@ Value MmaSyncEmitter::mmaNarrow(ArrayRef<Value> a, ArrayRef<Value> bOps,
         std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
                                        NVVM::MMALayout::col});
   }
+  const bool e4m3 = spec.input.type == hq::ScalarType::e4m3();
+  if (tile.blockScaledFp8) {
+    // The sm_120 family: kind::mxf8f6f4 with scale_vec::1X, every lane's
+    // scale register 0x7F7F7F7F (ue8m0 127 = 2^0 in whichever byte the
+    // byte id picks), byte and thread ids 0: D = A B + C exactly as the
+    // plain fp8 MMA, at the block-scaled form's rate (Chip::
+    // blockScaledFp8MmaSync). nvvm.mma.block_scale itself checks no chip:
+    // the lowering sets blockScaledFp8 for sm_120a / 121a / 120f / 121f only.
+    const NVVM::MMATypes t = e4m3 ? NVVM::MMATypes::e4m3 : NVVM::MMATypes::e5m2;
+    Value unit = c32(0x7F7F7F7F);
+    Value id =
+        arith::ConstantOp::create(b, b.getI16Type(), b.getI16IntegerAttr(0));
+    return NVVM::MmaBlockScaleOp::create(
+        b, four, a, bOps, c, unit, id, id, unit, id, id,
+        ArrayRef<int64_t>{16, 8, 32}, std::array<NVVM::MMATypes, 2>{t, t},
+        NVVM::ScaleVecSize::X1, NVVM::BlockScaleFormat::UE8M0,
+        NVVM::MMABlockScaleKind::MXF8F6F4);
+  }
   // nvvm.mma.sync has no fp8 form in MLIR 22 (its verifier refuses e4m3 /
   // e5m2); LLVM's intrinsic selects mma.sync.aligned.m16n8k32.row.col
   // .f32.<a>.<b>.f32 (sm_89+, PTX ISA 8.4: docs/Rationale.md).
-  const std::string type =
-      spec.input.type == hq::ScalarType::e4m3() ? "e4m3" : "e5m2";
+  const std::string type = e4m3 ? "e4m3" : "e5m2";
   SmallVector<Value> args(a.begin(), a.end());
   args.append(bOps.begin(), bOps.end());
   args.append(c.begin(), c.end());
