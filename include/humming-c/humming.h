@@ -431,6 +431,17 @@ int humming_moe_layer_create(int64_t hidden, int64_t intermediate,
                              const humming_weight_schema *gate_up,
                              const humming_weight_schema *down,
                              const char *activation, humming_moe_layer **out);
+/** A MoE block of 8-bit activations: humming_layer_create_quantized's
+ *  `activation` ("f8E4M3FN", "f8E5M2", "si8"; integer weights for si8),
+ *  `scaling` ("token" or "group<g>": each GEMM quantizes its own input on
+ *  the GPU, x and then the gated intermediate, so "static" is refused) and
+ *  `output` ("f16" or "bf16": the type of x, y and the intermediates).
+ *  humming_moe_layer_forward takes x of the output type. */
+int humming_moe_layer_create_quantized(
+    int64_t hidden, int64_t intermediate, int64_t experts, int64_t top_k,
+    int64_t block_size, const humming_weight_schema *gate_up,
+    const humming_weight_schema *down, const char *activation,
+    const char *scaling, const char *output, humming_moe_layer **out);
 /** A MoE block whose experts come from a checkpoint directory: expert e's
  *  projections are the modules `pattern` ("...experts.{e}") + "." + gate /
  *  up / down (NULL: "gate_proj", "up_proj", "down_proj"), or, for a pattern
@@ -451,8 +462,8 @@ int humming_moe_layer_create_from_tensors(
     const char *gate, const char *up, const char *down,
     humming_moe_layer **out);
 void humming_moe_layer_destroy(humming_moe_layer *layer);
-/** H, I and the activations' type ("f16" or "bf16") of a MoE block (-1 /
- *  NULL for a NULL layer). */
+/** H, I and the 16-bit type of x and y ("f16" or "bf16"; 8-bit activations
+ *  are quantized from it) of a MoE block (-1 / NULL for a NULL layer). */
 int64_t humming_moe_layer_hidden(const humming_moe_layer *layer);
 int64_t humming_moe_layer_intermediate(const humming_moe_layer *layer);
 const char *humming_moe_layer_activation(const humming_moe_layer *layer);

@@ -1035,6 +1035,33 @@ int humming_moe_layer_create(int64_t hidden, int64_t intermediate,
   return ok();
 }
 
+int humming_moe_layer_create_quantized(
+    int64_t hidden, int64_t intermediate, int64_t experts, int64_t topK,
+    int64_t blockSize, const humming_weight_schema *gateUp,
+    const humming_weight_schema *down, const char *activation,
+    const char *scaling, const char *output, humming_moe_layer **out) {
+  if (!gateUp || !down || !out)
+    return fail("expected two weight schemas and an output pointer, got NULL");
+  *out = nullptr;
+  Result<WeightSchema> gu = toSchema(*gateUp);
+  if (!gu)
+    return fail(concat("gate_up: ", gu.error()));
+  Result<WeightSchema> dn = toSchema(*down);
+  if (!dn)
+    return fail(concat("down: ", dn.error()));
+  Result<std::pair<InputSchema, ScalarType>> io =
+      quantizedActivations(activation, scaling, output);
+  if (!io)
+    return fail(io.error());
+  Result<MoeLayer> layer =
+      MoeLayer::create({hidden, intermediate, experts, topK, blockSize}, *gu,
+                       *dn, io->first, io->second);
+  if (!layer)
+    return fail(layer.error());
+  *out = new humming_moe_layer{layer.take()};
+  return ok();
+}
+
 int humming_moe_layer_create_from_checkpoint(
     const char *dir, const char *pattern, int64_t experts, int64_t topK,
     int64_t blockSize, const char *gate, const char *up, const char *down,
@@ -1090,8 +1117,7 @@ int64_t humming_moe_layer_intermediate(const humming_moe_layer *layer) {
 const char *humming_moe_layer_activation(const humming_moe_layer *layer) {
   if (!layer)
     return nullptr;
-  return layer->layer.gateUp().inputSchema().type == ScalarType::bf16() ? "bf16"
-                                                                        : "f16";
+  return layer->layer.outputType() == ScalarType::bf16() ? "bf16" : "f16";
 }
 
 int humming_moe_layer_quantize(humming_moe_layer *layer, const float *gateUp,

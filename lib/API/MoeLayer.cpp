@@ -77,6 +77,22 @@ Result<MoeLayer> MoeLayer::create(const MoeLayerShape &shape,
                         shape.hidden, ", I = ", shape.intermediate)};
   if (Status st = checkActivation(shape.activation); !st)
     return Error{st.error()};
+  // Narrower activations: each GEMM quantizes its own 16-bit input rows
+  // (x, then the gated intermediate) on the GPU, per token or per group of
+  // K — a static scale would have to hold for the intermediate too.
+  if (input.type.bits < 16 &&
+      !(input.scaling == ActScaling::Token ||
+        (input.scaling == ActScaling::Group && input.type.bits == 8)))
+    return Error{concat("expected ", input.type.str(),
+                        " activations scaled per token (or per group of K) "
+                        "in a MoE block, whose GEMMs quantize their own "
+                        "16-bit inputs, got ",
+                        formatInputSchema(input))};
+  if (input.type.bits == 16 && input.type != output)
+    return Error{concat("expected the output type of 16-bit activations (x, "
+                        "y and the intermediates share it), got ",
+                        input.type.str(), " activations and ", output.str(),
+                        " output")};
   // The router's rules (experts, top_k, block_size) checked up front; a
   // block size chosen per M is 0 here.
   Result<MoeRouter> router = MoeRouter::create(
@@ -395,6 +411,7 @@ Status MoeLayer::forward(void *stream, uint64_t x, uint64_t topkIds,
 
 const MoeLayerShape &MoeLayer::shape() const { return impl_->shape; }
 const Layer &MoeLayer::gateUp() const { return *impl_->gateUp; }
+ScalarType MoeLayer::outputType() const { return impl_->output; }
 const Layer &MoeLayer::down() const { return *impl_->down; }
 int64_t MoeLayer::blockSizeFor(int64_t m) const {
   const Impl &l = *impl_;

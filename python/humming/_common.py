@@ -176,6 +176,11 @@ def _library():
             ctypes.c_int64, ctypes.POINTER(_WeightSchema),
             ctypes.POINTER(_WeightSchema), ctypes.c_char_p,
             ctypes.POINTER(p)]
+        lib.humming_moe_layer_create_quantized.argtypes = [
+            ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64,
+            ctypes.c_int64, ctypes.POINTER(_WeightSchema),
+            ctypes.POINTER(_WeightSchema), ctypes.c_char_p, ctypes.c_char_p,
+            ctypes.c_char_p, ctypes.POINTER(p)]
         lib.humming_moe_layer_create_from_checkpoint.argtypes = [
             ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int64, ctypes.c_int64,
             ctypes.c_int64, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,

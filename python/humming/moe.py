@@ -13,9 +13,9 @@ if TYPE_CHECKING:
     import torch
 
 
-from ._common import (HummingError, _check, _dtype_name, _floats,
-                      _for_target, _library, _tensor_array,
-                      _weight_schema)
+from ._common import (_EIGHT_BIT, HummingError, _check, _check_keys,
+                      _dtype_name, _floats, _for_target, _library,
+                      _tensor_array, _weight_schema)
 
 
 class HummingMoeLayer:
@@ -26,7 +26,12 @@ class HummingMoeLayer:
     hidden (H), intermediate (I, each expert's), num_experts (E, at most
     1024), top_k; weight_config as HummingLayer's (dense: it applies to
     every expert; down_weight_config, when given, to the down projection);
-    input_config {"dtype": "float16" | "bfloat16"}; block_size: the
+    input_config {"dtype": "float16" | "bfloat16"}, or 8-bit activations
+    {"dtype": "e4m3" | "e5m2" | "int8" (integer weights), "scaling":
+    "token" (default) | "group" with "group_size" g, "output_dtype":
+    "float16" (default) | "bfloat16"}: each GEMM quantizes its own input
+    (x, then the gated intermediate) on the GPU, and x and y are of the
+    output type; block_size: the
     routing's padding per expert — 0 (default) chooses it per call from the
     tokens per expert (16 at decode, 64 / 128 rows for prefill), else a
     fixed multiple of 16.
@@ -46,18 +51,46 @@ class HummingMoeLayer:
                  activation: Any = "silu",
                  streams: Optional[int] = None) -> None:
         input_config = input_config or {"dtype": "float16"}
+        _check_keys(input_config, ("dtype", "scaling", "group_size",
+                                   "output_dtype"), "input_config")
         self.hidden, self.intermediate = int(hidden), int(intermediate)
         self.num_experts, self.top_k = int(num_experts), int(top_k)
-        self._act = _dtype_name(input_config.get("dtype", "float16"))
+        act = _dtype_name(input_config.get("dtype", "float16"))
         keep = []
+        # Scales default to the 16-bit type of x (the output's with 8-bit
+        # activations).
         dtype = input_config.get("dtype", "float16")
+        eight_bit = act in _EIGHT_BIT and act != "int4"
+        if eight_bit:
+            dtype = input_config.get("output_dtype", "float16")
+        elif set(input_config) - {"dtype"}:
+            raise HummingError(
+                "expected only 'dtype' in the input_config of 16-bit "
+                f"activations, got {sorted(input_config)}")
         gate_up = _weight_schema(weight_config, dtype, keep)
         down = _weight_schema(down_weight_config or weight_config, dtype, keep)
         handle = ctypes.c_void_p()
-        _check(_library().humming_moe_layer_create(
-            self.hidden, self.intermediate, self.num_experts, self.top_k,
-            int(block_size), ctypes.byref(gate_up), ctypes.byref(down),
-            self._act.encode(), ctypes.byref(handle)))
+        if eight_bit:
+            scaling = str(input_config.get("scaling", "token"))
+            if scaling == "group":
+                group = int(input_config.get("group_size", 0))
+                if group <= 0:
+                    raise HummingError(
+                        "expected input_config['group_size'] (the activation "
+                        "group along K) with group scaling")
+                scaling = f"group<{group}>"
+            self._act = _dtype_name(dtype)
+            _check(_library().humming_moe_layer_create_quantized(
+                self.hidden, self.intermediate, self.num_experts, self.top_k,
+                int(block_size), ctypes.byref(gate_up), ctypes.byref(down),
+                _EIGHT_BIT[act][0], scaling.encode(), self._act.encode(),
+                ctypes.byref(handle)))
+        else:
+            self._act = act
+            _check(_library().humming_moe_layer_create(
+                self.hidden, self.intermediate, self.num_experts, self.top_k,
+                int(block_size), ctypes.byref(gate_up), ctypes.byref(down),
+                self._act.encode(), ctypes.byref(handle)))
         self._handle = handle
         self._transformed = False
         self.max_tokens = 0

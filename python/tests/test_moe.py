@@ -54,6 +54,39 @@ class MoeCreateTest(unittest.TestCase):
                      exact_weights(4 * 256, 128, 128, seed=2))
         moe.transform(device="H200", compile_only=True, max_tokens=64)
 
+    def test_eight_bit_activations(self):
+        # fp8 per token: each GEMM quantizes its own 16-bit input, x and y
+        # are the output type; a static scale, a group without its size, a
+        # typo and 8-bit keys on 16-bit activations are refused.
+        moe = HummingMoeLayer(256, 128, 4, 2, W4G128,
+                              {"dtype": "e4m3", "output_dtype": "bfloat16"})
+        self.assertEqual(moe._act, "bf16")
+        moe.quantize(exact_weights(4 * 256, 256, 128),
+                     exact_weights(4 * 256, 128, 128, seed=2))
+        moe.transform(device="H200", compile_only=True, max_tokens=64)
+        with self.assertRaises(HummingError) as e:
+            HummingMoeLayer(256, 128, 4, 2, W4G128,
+                            {"dtype": "e4m3", "scaling": "static"})
+        self.assertTrue(str(e.exception).startswith(
+            "expected f8E4M3FN activations scaled per token (or per group "
+            "of K) in a MoE block"), str(e.exception))
+        with self.assertRaises(HummingError) as e:
+            HummingMoeLayer(256, 128, 4, 2, W4G128,
+                            {"dtype": "e4m3", "scaling": "group"})
+        self.assertEqual(str(e.exception),
+                         "expected input_config['group_size'] (the "
+                         "activation group along K) with group scaling")
+        with self.assertRaises(HummingError) as e:
+            HummingMoeLayer(256, 128, 4, 2, W4G128,
+                            {"dtype": "e4m3", "scale": 0.5})
+        self.assertIn("'scale'", str(e.exception))
+        with self.assertRaises(HummingError) as e:
+            HummingMoeLayer(256, 128, 4, 2, W4G128,
+                            {"dtype": "float16", "scaling": "token"})
+        self.assertEqual(str(e.exception),
+                         "expected only 'dtype' in the input_config of "
+                         "16-bit activations, got ['dtype', 'scaling']")
+
 
 def checkpoint_generator():
     """test/humming-inspect/Inputs/make_checkpoint.py as a module (its
@@ -429,6 +462,51 @@ class MoeGpuTest(unittest.TestCase):
             d, MIXTRAL_EXPERTS, E, K, gate="w1", up="w3", down="w2")
         moe.transform(max_tokens=64)
         self.run_block(moe, gate_up, down, E, H, I, K, (1, 6, 40), 2e-3)
+
+    def test_fp8_block_matches_float64(self):
+        # HummingMoeLayer with e4m3 activations per token: gate_up quantizes
+        # x, down the gated intermediate (each per row, scale absmax / 448),
+        # against float64 of the same steps (f16 where the block stores a
+        # tensor); a code on the other side of a rounding boundary moves the
+        # result by far less than the bound.
+        import torch
+        if torch.cuda.get_device_capability() != (9, 0):
+            self.skipTest("8-bit MoE activations run on sm_90a here")
+        E, H, I, K = 8, 256, 128, 2
+        gate_up = exact_weights(E * 2 * I, H, 128)
+        down = exact_weights(E * H, I, 128, seed=2)
+        moe = HummingMoeLayer(H, I, E, K, W4G128, {"dtype": "e4m3"})
+        moe.quantize(gate_up, down)
+        moe.transform(max_tokens=64)
+        gu = torch.tensor(gate_up, dtype=torch.float64).view(E, 2 * I, H)
+        dn = torch.tensor(down, dtype=torch.float64).view(E, H, I)
+
+        def fp8(a):
+            s = (a.abs().amax(dim=-1, keepdim=True) / 448.0).float()
+            s = torch.where(s > 0, s, torch.ones_like(s))
+            return ((a.float() / s).to(torch.float8_e4m3fn).double() *
+                    s.double())
+
+        def f16(a):
+            return a.half().double()
+        torch.manual_seed(14)
+        for m in (1, 5, 40):
+            x = (torch.rand(m, H) * 2 - 1).half()
+            ids = torch.stack([torch.randperm(E)[:K] for _ in range(m)])
+            w = torch.rand(m, K) * 0.9 + 0.1
+            y = moe(x.cuda(), ids.int().cuda(), w.cuda()).cpu()
+            xq = fp8(x.double())
+            ref = torch.zeros(m, H, dtype=torch.float64)
+            for t in range(m):
+                for k in range(K):
+                    e = int(ids[t, k])
+                    h = f16(gu[e] @ xq[t])
+                    g, u = h[:I], h[I:]
+                    act = fp8(f16(g / (1 + torch.exp(-g)) * u))
+                    ref[t] += f16(w[t, k].double() * (dn[e] @ act))
+            ref = f16(ref)
+            rel = ((y.double() - ref).norm() / ref.norm()).item()
+            self.assertLess(rel, 5e-3, f"M={m}")
 
     def test_moe_gemm_layer_matches_float64(self):
         # HummingLayer(num_experts=E).forward_moe with the host's routing at

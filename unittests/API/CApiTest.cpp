@@ -784,6 +784,37 @@ TEST(CApi, MoeLayers) {
             "the MoE layer was transformed compile-only; transform it for a "
             "device to run it");
   humming_moe_layer_destroy(moe);
+  // 8-bit activations: the quantized layers' activation, scaling and
+  // output arguments; a static scale is refused (each GEMM quantizes its
+  // own input); x and y are the output type.
+  EXPECT_NE(humming_moe_layer_create_quantized(
+                256, 128, 4, 2, 0, &w, &w, "f8E4M3FN", "token", "f32", &moe),
+            0);
+  EXPECT_EQ(std::string(humming_last_error()),
+            "output: expected f16 or bf16, got 'f32'");
+  EXPECT_NE(humming_moe_layer_create_quantized(
+                256, 128, 4, 2, 0, &w, &w, "f8E4M3FN", "static", "bf16", &moe),
+            0);
+  EXPECT_EQ(std::string(humming_last_error())
+                .rfind("expected f8E4M3FN activations scaled per token (or per "
+                       "group of K) in a MoE block",
+                       0),
+            0u)
+      << humming_last_error();
+  EXPECT_NE(humming_moe_layer_create_quantized(256, 128, 4, 2, 0, &w, nullptr,
+                                               "f8E4M3FN", "token", "bf16",
+                                               &moe),
+            0);
+  ASSERT_EQ(humming_moe_layer_create_quantized(
+                256, 128, 4, 2, 0, &w, &w, "f8E4M3FN", "token", "bf16", &moe),
+            0)
+      << humming_last_error();
+  EXPECT_EQ(std::string(humming_moe_layer_activation(moe)), "bf16");
+  EXPECT_EQ(humming_moe_layer_quantize(moe, gu.data(), dn.data()), 0)
+      << humming_last_error();
+  EXPECT_EQ(humming_moe_layer_transform(moe, "H200", nullptr, 1, 32), 0)
+      << humming_last_error();
+  humming_moe_layer_destroy(moe);
   EXPECT_NE(humming_moe_layer_create_from_checkpoint(nullptr, "x.{e}", 4, 2,
                                                      64, nullptr, nullptr,
                                                      nullptr, &moe),

@@ -496,6 +496,38 @@ TEST(MoeLayer, CompilesAndChecksItsArguments) {
   EXPECT_EQ(perM->blockSizeFor(1), 16);
 }
 
+TEST(MoeLayer, TakesEightBitActivationsItQuantizes) {
+  // fp8 activations per token: each GEMM quantizes its own 16-bit input
+  // (x, then the gated intermediate), so the layer's x and y are the output
+  // type; a static scale (one for x and the intermediate alike) and 16-bit
+  // activations of another type than the output are refused up front.
+  test::useTestCache();
+  WeightSchema w4 = WeightSchema::make(ScalarType::uint(4), ScalarType::f16(),
+                                       Granularity::Group, 128);
+  const InputSchema e4{ScalarType::e4m3(), ActScaling::Token, 0};
+  const InputSchema fixed{ScalarType::e4m3(), ActScaling::Static, 0};
+  EXPECT_EQ(MoeLayer::create({256, 128, 4, 2}, w4, w4, fixed).error(),
+            "expected f8E4M3FN activations scaled per token (or per group of "
+            "K) in a MoE block, whose GEMMs quantize their own 16-bit inputs, "
+            "got " +
+                formatInputSchema(fixed));
+  EXPECT_EQ(MoeLayer::create({256, 128, 4, 2}, w4, w4, kF16, ScalarType::bf16())
+                .error(),
+            "expected the output type of 16-bit activations (x, y and the "
+            "intermediates share it), got f16 activations and bf16 output");
+  Result<MoeLayer> moe =
+      MoeLayer::create({256, 128, 4, 2}, w4, w4, e4, ScalarType::bf16());
+  ASSERT_TRUE(moe.ok()) << moe.error();
+  EXPECT_EQ(moe->outputType(), ScalarType::bf16());
+  std::vector<double> gu(size_t(4 * 256 * 256), 0.5),
+      dn(size_t(4 * 256 * 128), 0.25);
+  ASSERT_TRUE(moe->quantize(gu.data(), dn.data()).ok());
+  Status s = moe->transform({"H200", "", /*compileOnly=*/true}, 64);
+  ASSERT_TRUE(s.ok()) << s.error();
+  EXPECT_EQ(moe->gateUp().inputSchema().type, ScalarType::e4m3());
+  EXPECT_EQ(moe->down().inputSchema().scaling, ActScaling::Token);
+}
+
 TEST(Layer, TransformCompilesEveryKernelForTheTarget) {
   test::useTestCache();
   WeightSchema w4 = WeightSchema::make(ScalarType::uint(4), ScalarType::f16(),

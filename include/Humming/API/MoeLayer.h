@@ -59,9 +59,11 @@ struct MoeLayerShape {
 class MoeLayer {
 public:
   /// The weight schemas are a dense layer's (experts is set here); both
-  /// GEMMs take `input` activations (8-bit ones are quantized on the GPU,
-  /// LayerTarget::activationRows being set by transform) and write `output`
-  /// (f16 or bf16: x, y and the intermediate tensors).
+  /// GEMMs take `input` activations (8-bit ones, scaled per token or per
+  /// group of K, are quantized on the GPU from x and from the gated
+  /// intermediate, LayerTarget::activationRows being set by transform) and
+  /// write `output` (f16 or bf16: x, y and the intermediate tensors; 16-bit
+  /// activations must be of this type).
   static Result<MoeLayer> create(const MoeLayerShape &shape,
                                  const WeightSchema &gateUp,
                                  const WeightSchema &down,
@@ -121,6 +123,9 @@ public:
   /// The two GEMMs (their kernels, PTX, transform statistics).
   const Layer &gateUp() const;
   const Layer &down() const;
+  /// The 16-bit type of x, y and the intermediates (the activations' own
+  /// with 16-bit ones; 8-bit ones are quantized from it by each GEMM).
+  ScalarType outputType() const;
   /// The routing block_size forward() uses for m tokens: the fixed one, or
   /// the least common multiple of the two GEMMs' kernels' block_m for m
   /// (each at least 16; 0 before transform()).
