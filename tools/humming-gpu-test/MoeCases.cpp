@@ -65,7 +65,11 @@ struct MoeCase {
   /// activations scattered and the output gathered back to [M * top_k]
   /// rows (else: tokens per expert drawn on the host, top_k 1).
   bool fromTopk = false;
-  InputSchema input() const { return InputSchema{act, scaling, 0}; }
+  /// 8-bit activations scaled per group of K (fine-grained FP8): its size.
+  int64_t actGroup = 0;
+  InputSchema input() const {
+    return InputSchema{act, actGroup ? ActScaling::Group : scaling, actGroup};
+  }
   ScalarType output() const {
     return act.bits < 16 ? ScalarType::f16() : act;
   }
@@ -158,6 +162,16 @@ std::vector<MoeCase> moeSuite(bool quick) {
     // gathered into TMA's 128-byte swizzle.
     add("moe_indexed_w8a8_fp8_e8_top2_large", w8, GemmType::Indexed, 2,
         Spread::Uniform, large, 1024, 2048, ScalarType::e4m3());
+    // Fine-grained FP8 (DeepSeek-V3's experts: e4m3 weights with f32
+    // scales per 128 x 128 block, e4m3 activations per token and 128 of
+    // K), decode and prefill tiles.
+    WeightSchema fb = WeightSchema::make(ScalarType::e4m3(), ScalarType::f32(),
+                                         Granularity::Block, 128);
+    fb.groupN = 128;
+    fb.experts = 8;
+    add("moe_indexed_w8a8_fp8_block_e8_top2", fb, GemmType::Indexed, 2,
+        Spread::Uniform, large, 256, 1024, ScalarType::e4m3(), false, 0);
+    cases.back().actGroup = 128;
   }
   // W4A8 (uint4 g128 x e4m3 per token), the benchmark's 8-bit variant.
   add("moe_indexed_w4a8_e16_top4", w4(16), GemmType::Indexed, 4,
@@ -525,6 +539,44 @@ QuantizedWeights randomMxfp4(int64_t experts, int64_t n, int64_t k,
   uint8_t *sd = q.scales->data.data();
   for (int64_t i = 0; i < experts * n * (k / 32); ++i)
     sd[i] = uint8_t(118 + (i * 7 + int64_t(seed)) % 4);
+  return q;
+}
+
+/// Fine-grained FP8 experts (DeepSeek-V3, Qwen3 FP8): e4m3 codes with f32
+/// scales per 128 x 128 block.
+WeightSchema fp8BlockExperts(int64_t experts) {
+  WeightSchema w = WeightSchema::make(ScalarType::e4m3(), ScalarType::f32(),
+                                      Granularity::Block, 128);
+  w.groupN = 128;
+  w.experts = experts;
+  return w;
+}
+
+/// Random canonical tensors of fp8BlockExperts [E, N, K]: e4m3 codes with
+/// bits 3 and 7 of every byte clear (no NaN) and block scales of a few
+/// thousandths (their values do not change the time); the tensors' shapes
+/// are the schema's (expectedShape), or why not.
+Result<QuantizedWeights> randomFp8Block(int64_t experts, int64_t n, int64_t k,
+                                        uint64_t seed) {
+  const WeightSchema w = fp8BlockExperts(experts);
+  const InputSchema in{ScalarType::e4m3(), ActScaling::Group, 128};
+  ShapeOrDiag codes = expectedShape(WeightOperand::Weight, w, in, n, k, false);
+  ShapeOrDiag scales = expectedShape(WeightOperand::Scales, w, in, n, k, false);
+  if (codes.error || scales.error)
+    return Error{codes.error ? *codes.error : *scales.error};
+  QuantizedWeights q;
+  q.weight = Tensor(DType::I32, codes.shape);
+  uint32_t *wd = q.weight.as<uint32_t>();
+  uint64_t x = 0x9E3779B97F4A7C15ull * (seed + 1);
+  for (size_t i = 0; i < q.weight.data.size() / 4; ++i) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    wd[i] = uint32_t(x) & 0x77777777u;
+  }
+  q.scales = Tensor(DType::F32, scales.shape);
+  for (int64_t i = 0; i < int64_t(q.scales->data.size() / 4); ++i)
+    q.scales->set(i, 0.002 + 0.0005 * double((i * 7 + int64_t(seed)) % 9));
   return q;
 }
 
@@ -979,6 +1031,9 @@ int runMoeBench(const rt::CudaDriver &cu, const std::string &device,
     /// uint4 with f16 scales per 128; bf16 activations (ue8m0 scales are
     /// powers of two beyond f16's range).
     bool mxfp4 = false;
+    /// Fine-grained FP8: e4m3 weights with 128 x 128 block scales, e4m3
+    /// activations per token and 128 of K (DeepSeek-V3, Qwen3 FP8).
+    bool fp8Block = false;
   };
   const Variant variants[] = {
       {"w4a16_indexed", ScalarType::f16(), GemmType::Indexed},
@@ -986,6 +1041,7 @@ int runMoeBench(const rt::CudaDriver &cu, const std::string &device,
       {"w4a16_contiguous", ScalarType::f16(), GemmType::GroupedContiguous},
       {"w4a16_masked", ScalarType::f16(), GemmType::GroupedMasked},
       {"mxfp4_bf16_indexed", ScalarType::bf16(), GemmType::Indexed, true},
+      {"fp8_block_indexed", ScalarType::e4m3(), GemmType::Indexed, false, true},
   };
   int errors = 0;
   std::mt19937 rng(7);
@@ -997,13 +1053,16 @@ int runMoeBench(const rt::CudaDriver &cu, const std::string &device,
       if (!caseSelected(label, filter))
         continue;
       const int64_t groupK = v.mxfp4 ? 32 : 128;
-      if (sh.k % groupK != 0)
+      if (sh.k % groupK != 0 || (v.fp8Block && sh.n % 128 != 0))
         continue; // (gpt-oss's K = 2880 with groups of 128)
-      WeightSchema w = v.mxfp4 ? mxfp4Experts(sh.experts)
-                               : w4g128Experts(sh.experts);
-      InputSchema in{v.act, v.act.bits < 16 ? ActScaling::Token
-                                            : ActScaling::None,
-                     0};
+      WeightSchema w = v.mxfp4      ? mxfp4Experts(sh.experts)
+                       : v.fp8Block ? fp8BlockExperts(sh.experts)
+                                    : w4g128Experts(sh.experts);
+      InputSchema in{v.act,
+                     v.fp8Block        ? ActScaling::Group
+                     : v.act.bits < 16 ? ActScaling::Token
+                                       : ActScaling::None,
+                     v.fp8Block ? 128 : 0};
       MoeOptions moe;
       moe.routing = v.routing;
       moe.topK = v.routing == GemmType::Indexed ? sh.topK : 1;
@@ -1012,8 +1071,8 @@ int runMoeBench(const rt::CudaDriver &cu, const std::string &device,
       // scales; their values do not change the time), so the weights come
       // from HBM as in a model. A layer of more than 1 GiB (DeepSeek-V3's:
       // 3.8 GB) is one copy: L2 holds none of it between replays anyway.
-      const double layerBytes =
-          double(sh.experts) * double(sh.n) * double(sh.k) / 2;
+      const double layerBytes = double(sh.experts) * double(sh.n) *
+                                double(sh.k) * (v.fp8Block ? 1 : 0.5);
       const int copyCount = layerBytes > double(1 << 30) ? 1 : 4;
       std::vector<Layer> copies;
       std::string error;
@@ -1023,9 +1082,14 @@ int runMoeBench(const rt::CudaDriver &cu, const std::string &device,
           error = layer.error();
           break;
         }
-        Status s = layer->loadQuantized(
-            v.mxfp4 ? randomMxfp4(sh.experts, sh.n, sh.k, uint64_t(copy))
-                    : randomW4(sh.experts, sh.n, sh.k, uint64_t(copy)));
+        Result<QuantizedWeights> q =
+            v.fp8Block ? randomFp8Block(sh.experts, sh.n, sh.k, uint64_t(copy))
+            : v.mxfp4  ? Result<QuantizedWeights>(
+                            randomMxfp4(sh.experts, sh.n, sh.k, uint64_t(copy)))
+                      : Result<QuantizedWeights>(
+                            randomW4(sh.experts, sh.n, sh.k, uint64_t(copy)));
+        Status s =
+            q ? layer->loadQuantized(q.take()) : Status(Error{q.error()});
         LayerTarget target;
         target.device = device;
         target.chip = chip;
@@ -1044,10 +1108,14 @@ int runMoeBench(const rt::CudaDriver &cu, const std::string &device,
         ++errors;
         continue;
       }
-      // Codes (4 bits) and scales (f16 per 128, or one byte per 32).
+      // Codes (4 bits) and scales (f16 per 128, or one byte per 32); fp8
+      // codes and f32 scales per 128 x 128 block.
       const double expertBytes =
-          double(sh.n) * double(sh.k) / 2 +
-          double(sh.n) * double(sh.k / groupK) * (v.mxfp4 ? 1 : 2);
+          v.fp8Block
+              ? double(sh.n) * double(sh.k) +
+                    double(sh.n / 128) * double(sh.k / 128) * 4
+              : double(sh.n) * double(sh.k) / 2 +
+                    double(sh.n) * double(sh.k / groupK) * (v.mxfp4 ? 1 : 2);
       for (int64_t m : ms) {
         // Random routing of m tokens, top_k experts each; the grouped
         // layouts hold the same rows per expert.
@@ -1101,8 +1169,9 @@ int runMoeBench(const rt::CudaDriver &cu, const std::string &device,
         const size_t actBytes = size_t(rows * sh.k) * (v.act.bits / 8);
         Result<rt::DeviceBuffer> input =
             rt::DeviceBuffer::allocate(cu, std::max<size_t>(16, actBytes));
-        Result<rt::DeviceBuffer> scales =
-            rt::DeviceBuffer::allocate(cu, size_t(rows) * 4 + 16);
+        // One f32 per row, or per row and 128 of K (fine-grained).
+        Result<rt::DeviceBuffer> scales = rt::DeviceBuffer::allocate(
+            cu, size_t(rows) * 4 * size_t(v.fp8Block ? sh.k / 128 : 1) + 16);
         Result<rt::DeviceBuffer> output =
             rt::DeviceBuffer::allocate(cu, size_t(outRows * sh.n) * 2);
         if (s && (!input || !output || !scales))
