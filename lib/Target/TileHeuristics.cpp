@@ -637,8 +637,11 @@ std::optional<TileConfig> kMajorPrefillTile(const WeightSchema &w,
   // codes: M = 4096 / 8192 654.6 / 1269.9 -> 593.5 / 1105.6 us, but M =
   // 1024 146.2 -> 159.8 (5.3 blocks of rows for 8: a wave more per CTA's
   // work), hence 128 tokens up to 2048 (the crossover between is
-  // unmeasured). Per-group activation scales (48 more registers) and per-K
-  // weight scales keep 128 tokens: ptxas spills them at 192. So do MoE
+  // unmeasured). Per-group activation scales and per-K weight scales keep
+  // 128 tokens: carried beside the sums, the 48 token scales spilled at
+  // 192; read in the fold instead (WgmmaKernel.cpp, lateTokenScales) the
+  // 192-token fine-grained tile assembles without spills, not yet
+  // measured on a GPU (bench/NOTES.md "8-bit activations"). So do MoE
   // GEMMs (unmeasured there; an indexed routing's block_size would have to
   // be a multiple of 192).
   if (deep && in.scaling != ActScaling::Group && !w.hasPerKScales() &&

@@ -135,11 +135,28 @@ private:
   /// Per-group activation scales: the f32 scales of a thread's tokens (two
   /// per row of eight) that the loop carries with an iteration's sums.
   int64_t tokenScaleCount() const {
-    return tile.groupInputScales ? tile.warpM / 4 : 0;
+    return tile.groupInputScales && !lateTokenScales() ? tile.warpM / 4 : 0;
   }
+  /// Per-group activation scales on more than 128 tokens per warpgroup
+  /// (the warp-specialized K-major tiles, one promotion per slot): the fold
+  /// loads each row of eight tokens' pair of scales from the slot as it
+  /// reaches that row, after the iteration's wgmma wait, and the slot is
+  /// released after the fold. Carried from before the wgmmas, the 192-token
+  /// tile's 48 scales beside its 2 x 96 sums spilled 80 bytes under ptxas.
+  bool lateTokenScales() const {
+    return tile.groupInputScales && tile.weightsByDescriptor &&
+           tile.warpSpecialized && tile.warpM > 128 &&
+           tile.promotionInterval == 1;
+  }
+  /// The shared byte of this thread's first token scale (token 2 quad of
+  /// its warpgroup) in the slot whose weights begin at `weightsAt`; the
+  /// pair of row jj of eight tokens is 32 jj bytes on.
+  Value tokenScalesAt(Value weightsAt);
   /// The running sums with the carried iteration's sums added (as they are
   /// without promotion).
-  SmallVector<Value> foldIteration(ArrayRef<Value> carried);
+  /// With lateTokenScales the token scales come from slot `slot`'s words.
+  SmallVector<Value> foldIteration(ArrayRef<Value> carried,
+                                   Value slot = Value());
   /// This warp's words of a slot in the order computeWgmma consumes them
   /// (per k-tile and n-tile: its pairs' words, then its columns' group
   /// data in the shape readGroup expects).
@@ -183,7 +200,7 @@ private:
   /// The warp-specialized loop's carried values after an iteration's
   /// wgmmas completed: the running sums with that iteration's sums folded
   /// in (promoting; else the sums as they are), the rest as carried.
-  SmallVector<Value> foldInPlace(ArrayRef<Value> carried);
+  SmallVector<Value> foldInPlace(ArrayRef<Value> carried, Value slot = Value());
   /// Group scales of 8-bit activations: n-tile t's two of the iteration
   /// (D rows 16 w + g and + 8: the group copy's columns 2 w, 2 w + 1 of the
   /// lane's eight), from the stage's words at `next`, into scales[2 t ..].
@@ -427,20 +444,24 @@ WgmmaEmitter::Stage WgmmaEmitter::readWgmmaSlot(Value slot) {
     }
   // Per-group activation scales: this thread's tokens' (the D columns 8 jj
   // + 2 quad + e of its warpgroup's warp_m), a pair per row of eight.
-  if (tile.groupInputScales) {
-    Value first = arith::AddIOp::create(
-        b, inputScalesAt(weightsAt),
-        arith::MulIOp::create(
-            b,
-            arith::AddIOp::create(b, arith::MulIOp::create(b, warpMi,
-                                                           c32(tile.warpM)),
-                                  arith::MulIOp::create(b, quad, c32(2))),
-            c32(4)));
+  if (tile.groupInputScales && !lateTokenScales()) {
+    Value first = tokenScalesAt(weightsAt);
     for (int64_t jj = 0; jj < tile.warpM / 8; ++jj)
       pushWords(smemAt(arith::AddIOp::create(b, first, c32(32 * jj))), 2, 8,
                 s);
   }
   return s;
+}
+
+Value WgmmaEmitter::tokenScalesAt(Value weightsAt) {
+  return arith::AddIOp::create(
+      b, inputScalesAt(weightsAt),
+      arith::MulIOp::create(
+          b,
+          arith::AddIOp::create(
+              b, arith::MulIOp::create(b, warpMi, c32(tile.warpM)),
+              arith::MulIOp::create(b, quad, c32(2))),
+          c32(4)));
 }
 
 SmallVector<Value> WgmmaEmitter::wgmmaZeroSums() {
@@ -456,7 +477,8 @@ SmallVector<Value> WgmmaEmitter::wgmmaZeroSums() {
   return zeros;
 }
 
-SmallVector<Value> WgmmaEmitter::foldIteration(ArrayRef<Value> carried) {
+SmallVector<Value> WgmmaEmitter::foldIteration(ArrayRef<Value> carried,
+                                               Value slot) {
   const int64_t n = sumCount(), perTile = tile.warpM / 2;
   if (!promotes()) {
     SmallVector<Value> acc(carried.take_front(size_t(n)));
@@ -479,6 +501,25 @@ SmallVector<Value> WgmmaEmitter::foldIteration(ArrayRef<Value> carried) {
                              w.granularity == hq::Granularity::Block &&
                              w.groupN % L::kTileN == 0;
   llvm::DenseMap<int64_t, Value> products;
+  // lateTokenScales: each row of eight tokens' pair loaded from the slot
+  // where the fold first needs it.
+  assert((!lateTokenScales() || slot) && "late token scales need the slot");
+  Value lateAt = lateTokenScales() && slot
+                     ? tokenScalesAt(slotRegions(slot).second)
+                     : Value();
+  llvm::DenseMap<int64_t, Value> late;
+  auto tokenScale = [&](int64_t jj, int64_t e) -> Value {
+    if (!lateAt)
+      return carried[tokenAt + size_t(2 * jj + e)];
+    if (!late.count(2 * jj)) {
+      Stage pair;
+      pushWords(smemAt(arith::AddIOp::create(b, lateAt, c32(32 * jj))), 2, 8,
+                pair);
+      late[2 * jj] = LLVM::BitcastOp::create(b, f32, pair[0]);
+      late[2 * jj + 1] = LLVM::BitcastOp::create(b, f32, pair[1]);
+    }
+    return late[2 * jj + e];
+  };
   for (int64_t i = 0; i < n; ++i) {
     Value sum = carried[size_t(i)], part = carried[size_t(n + i)];
     if (integerSums())
@@ -492,7 +533,7 @@ SmallVector<Value> WgmmaEmitter::foldIteration(ArrayRef<Value> carried) {
     if (perKScales)
       scale = carried[size_t(2 * n + 2 * t + row)];
     if (tile.groupInputScales) {
-      Value token = carried[tokenAt + size_t(2 * jj + e)];
+      Value token = tokenScale(jj, e);
       if (!scale) {
         scale = token;
       } else {
@@ -964,11 +1005,17 @@ void WgmmaEmitter::emitWsConsumers(const WsLoop &w) {
         SmallVector<Value> sums = ptx.wgmmaWait(
             0, ArrayRef<Value>(issued).slice(at, size_t(sumCount())));
         std::copy(sums.begin(), sums.end(), issued.begin() + at);
+        // (lateTokenScales: the fold reads the slot, then releases it.)
+        SmallVector<Value> folded;
+        if (lateTokenScales())
+          folded = foldInPlace(issued, slot);
         releaseUse(interval > 1
                        ? Value(arith::AddIOp::create(b, it, c32(interval - 1)))
                        : it,
                    Value());
-        scf::YieldOp::create(b, foldInPlace(issued));
+        if (!lateTokenScales())
+          folded = foldInPlace(issued);
+        scf::YieldOp::create(b, folded);
       } else if (tile.wgmmaInFlight == 0) {
         SmallVector<Value> done = ptx.wgmmaWait(0, accs);
         releasePrevious();
@@ -1224,11 +1271,12 @@ SmallVector<Value> WgmmaEmitter::stageIteration(ArrayRef<Value> stage,
   return scales;
 }
 
-SmallVector<Value> WgmmaEmitter::foldInPlace(ArrayRef<Value> carried) {
+SmallVector<Value> WgmmaEmitter::foldInPlace(ArrayRef<Value> carried,
+                                             Value slot) {
   SmallVector<Value> out(carried.begin(), carried.end());
   if (!promotes())
     return out;
-  SmallVector<Value> running = foldIteration(carried);
+  SmallVector<Value> running = foldIteration(carried, slot);
   std::copy(running.begin(), running.end(), out.begin());
   return out;
 }

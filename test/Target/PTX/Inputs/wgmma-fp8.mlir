@@ -307,3 +307,15 @@ func.func @i8w4s128(%a: memref<?x8192xi8>, %w: memref<256x32768xi32>, %s: memref
       : memref<?x8192xi8>, memref<256x32768xi32> -> memref<?x8192xf16>
   return
 }
+
+// Fine-grained FP8 on 192 tokens per warpgroup: the token scales are read
+// in the fold after the wgmma wait (lateTokenScales), not carried.
+#blockfp8t192 = #humming.tile_config<m = [1, inf], block = [192, 128, 128], warp = [192, 16, 128], stages = 5, mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], raster_m = 8>
+func.func @blockfp8t192(%a: memref<?x8192xf8E4M3FN>, %w: memref<256x65536xi32>, %s: memref<64x8192xf32>, %as: memref<?x64xf32>, %c: memref<?x8192xbf16>) {
+  humming.gemm %a, %w scales(%s : memref<64x8192xf32>) input_scale(%as : memref<?x64xf32>) into %c
+      {weight_schema = #humming.weight_schema<type = f8E4M3FN, scale = f32, granularity = block<128, 128>>,
+       input_schema = #humming.input_schema<type = f8E4M3FN, scaling = group<128>>, layout = #humming.layout<chip = "sm_90a">,
+       tile_configs = [#blockfp8t192]}
+      : memref<?x8192xf8E4M3FN>, memref<256x65536xi32> -> memref<?x8192xbf16>
+  return
+}
