@@ -492,12 +492,16 @@ inline RegisterSplit registerSplit(int64_t producers, int64_t consumers,
 }
 /// What a consumer thread of warp-specialized kernel `k` needs at least
 /// (ptxas fails below it: "Insufficient registers ... to compile
-/// instruction"): its f32 sums and 24 for a wgmma's operands.
+/// instruction"): its f32 sums and 24 for a wgmma's operands, and 8 more
+/// for the conversion of staged weights (the 192-token staged tile spilled
+/// 40 bytes with the consumers' 224; with the producers at 40 and the
+/// consumers at 232, none).
 inline int64_t consumerRegisters(const KernelShape &k) {
   // 8-bit activations keep a second set of sums (each iteration's, added
   // to the first in f32: WgmmaKernel.cpp), unless they do not promote.
   const int64_t sets = k.activationBits == 8 && !k.singleSumSet ? 2 : 1;
-  return sets * k.blockM() * k.blockN() / k.mathThreads() + 24;
+  return sets * k.blockM() * k.blockN() / k.mathThreads() + 24 +
+         (k.stagedWeights ? 8 : 0);
 }
 /// The split of kernel `k` (warp-specialized).
 inline RegisterSplit registerSplit(const KernelShape &k) {

@@ -319,3 +319,15 @@ func.func @blockfp8t192(%a: memref<?x8192xf8E4M3FN>, %w: memref<256x65536xi32>, 
       : memref<?x8192xf8E4M3FN>, memref<256x65536xi32> -> memref<?x8192xbf16>
   return
 }
+
+// staged_weights on 192 tokens: the conversion's registers beside 2 x 96
+// sums take the producers down to 40 (layout::ws::consumerRegisters).
+#w4a8s192 = #humming.tile_config<m = [1, inf], block = [192, 128, 128], warp = [192, 16, 128], stages = 5, mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], raster_m = 8, staged_weights = true>
+func.func @w4a8s192(%a: memref<?x8192xf8E4M3FN>, %w: memref<256x32768xi32>, %s: memref<64x8192xf16>, %as: memref<?x1xf32>, %c: memref<?x8192xf16>) {
+  humming.gemm %a, %w scales(%s : memref<64x8192xf16>) input_scale(%as : memref<?x1xf32>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<128>>,
+       input_schema = #humming.input_schema<type = f8E4M3FN, scaling = token>, layout = #humming.layout<chip = "sm_90a">,
+       tile_configs = [#w4a8s192]}
+      : memref<?x8192xf8E4M3FN>, memref<256x32768xi32> -> memref<?x8192xf16>
+  return
+}
