@@ -1009,11 +1009,15 @@ int humming_quantizer_forward(const humming_quantizer *quantizer, void *stream,
   return check(quantizer->quantizer.forward(stream, input, codes, scales, m));
 }
 
-int humming_moe_layer_create(int64_t hidden, int64_t intermediate,
-                             int64_t experts, int64_t topK, int64_t blockSize,
-                             const humming_weight_schema *gateUp,
-                             const humming_weight_schema *down,
-                             const char *activation, humming_moe_layer **out) {
+namespace {
+/// humming_moe_layer_create and _create_quantized: the two schemas checked,
+/// then the block of `io` (the activations and the output type, or why
+/// the C arguments name none) handed to the caller.
+int createMoeLayer(const MoeLayerShape &shape,
+                   const humming_weight_schema *gateUp,
+                   const humming_weight_schema *down,
+                   const Result<std::pair<InputSchema, ScalarType>> &io,
+                   humming_moe_layer **out) {
   if (!gateUp || !down || !out)
     return fail("expected two weight schemas and an output pointer, got NULL");
   *out = nullptr;
@@ -1023,16 +1027,29 @@ int humming_moe_layer_create(int64_t hidden, int64_t intermediate,
   Result<WeightSchema> dn = toSchema(*down);
   if (!dn)
     return fail(concat("down: ", dn.error()));
-  Result<ScalarType> act = sixteenBitActivation(activation);
-  if (!act)
-    return fail(act.error());
-  Result<MoeLayer> layer = MoeLayer::create(
-      {hidden, intermediate, experts, topK, blockSize}, *gu, *dn,
-      InputSchema{*act, ActScaling::None, 0}, *act);
+  if (!io)
+    return fail(io.error());
+  Result<MoeLayer> layer =
+      MoeLayer::create(shape, *gu, *dn, io->first, io->second);
   if (!layer)
     return fail(layer.error());
   *out = new humming_moe_layer{layer.take()};
   return ok();
+}
+} // namespace
+
+int humming_moe_layer_create(int64_t hidden, int64_t intermediate,
+                             int64_t experts, int64_t topK, int64_t blockSize,
+                             const humming_weight_schema *gateUp,
+                             const humming_weight_schema *down,
+                             const char *activation, humming_moe_layer **out) {
+  Result<ScalarType> act = sixteenBitActivation(activation);
+  Result<std::pair<InputSchema, ScalarType>> io =
+      act ? Result<std::pair<InputSchema, ScalarType>>(
+                std::make_pair(InputSchema{*act, ActScaling::None, 0}, *act))
+          : Result<std::pair<InputSchema, ScalarType>>(Error{act.error()});
+  return createMoeLayer({hidden, intermediate, experts, topK, blockSize},
+                        gateUp, down, io, out);
 }
 
 int humming_moe_layer_create_quantized(
@@ -1040,26 +1057,9 @@ int humming_moe_layer_create_quantized(
     int64_t blockSize, const humming_weight_schema *gateUp,
     const humming_weight_schema *down, const char *activation,
     const char *scaling, const char *output, humming_moe_layer **out) {
-  if (!gateUp || !down || !out)
-    return fail("expected two weight schemas and an output pointer, got NULL");
-  *out = nullptr;
-  Result<WeightSchema> gu = toSchema(*gateUp);
-  if (!gu)
-    return fail(concat("gate_up: ", gu.error()));
-  Result<WeightSchema> dn = toSchema(*down);
-  if (!dn)
-    return fail(concat("down: ", dn.error()));
-  Result<std::pair<InputSchema, ScalarType>> io =
-      quantizedActivations(activation, scaling, output);
-  if (!io)
-    return fail(io.error());
-  Result<MoeLayer> layer =
-      MoeLayer::create({hidden, intermediate, experts, topK, blockSize}, *gu,
-                       *dn, io->first, io->second);
-  if (!layer)
-    return fail(layer.error());
-  *out = new humming_moe_layer{layer.take()};
-  return ok();
+  return createMoeLayer({hidden, intermediate, experts, topK, blockSize},
+                        gateUp, down,
+                        quantizedActivations(activation, scaling, output), out);
 }
 
 int humming_moe_layer_create_from_checkpoint(
