@@ -252,7 +252,8 @@ struct TileConfig {
   /// iteration's weights into the MMA type in a shared-memory stage of its
   /// own (two buffers, wgmma's no-swizzle K-major core matrices), one
   /// iteration ahead of its wgmmas, which read them by descriptor instead
-  /// of from registers; the slot is released as soon as it is converted.
+  /// of from registers (the slot, whose activations they read, is released
+  /// after their wait, as without the stage).
   bool stagedWeights = false;
 
   /// Whether the split_k CTAs reduce in a cluster (by the MMA generation's
