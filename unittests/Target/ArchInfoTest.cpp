@@ -36,6 +36,15 @@ TEST(ArchInfo, MmaFamilies) {
   EXPECT_FALSE(Chip::parse("sm_120a")->supportsMma(MmaKind::Tcgen05));
   EXPECT_EQ(Chip::parse("sm_90a")->minPtxVersion(), 80u);
   EXPECT_EQ(Chip::parse("sm_100f")->minPtxVersion(), 88u);
+  // fp8 mma.sync: emulated by ptxas on sm_90 (the kernels take f16 MMAs),
+  // through the block-scaled form on the sm_120 family's a / f targets
+  // (the block-scaled instruction exists there only), plain elsewhere.
+  EXPECT_TRUE(Chip::parse("sm_90a")->emulatesFp8MmaSync());
+  EXPECT_FALSE(Chip::parse("sm_89")->emulatesFp8MmaSync());
+  for (const char *name : {"sm_120a", "sm_121a", "sm_120f", "sm_121f"})
+    EXPECT_TRUE(Chip::parse(name)->blockScaledFp8MmaSync()) << name;
+  for (const char *name : {"sm_120", "sm_121", "sm_89", "sm_90a", "sm_100a"})
+    EXPECT_FALSE(Chip::parse(name)->blockScaledFp8MmaSync()) << name;
 }
 
 TEST(ArchInfo, DeviceTableIsConsistent) {
