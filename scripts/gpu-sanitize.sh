@@ -7,8 +7,9 @@
 #       <filter>), checking only (--no-timing)
 #   scripts/gpu-sanitize.sh families [<family> ...]
 #       racecheck, synccheck and initcheck over one prepared case
-#       (ui4_g128_f16_prep, --quick: M = 1, 7, 16, 33, 128) with each tile
-#       family of scripts/tile-families.txt forced (default: all of them);
+#       (ui4_g128_f16_prep, --quick: M = 1, 7, 16, 33, 128, or the family's
+#       own: the 8-bit ones) with each tile family of
+#       scripts/tile-families.txt forced (default: all of them);
 #       SANITIZE_TOOLS picks other tools (e.g. "memcheck synccheck")
 #
 # PTX experiments: with HUMMING_PTXAS=scripts/ptxas-edit.sh and PTXAS_EDIT
@@ -36,12 +37,12 @@ case "$mode" in
     ;;
   families)
     found=0
-    while IFS='|' read -r -u 3 name chip tile; do
+    while IFS='|' read -r -u 3 name chip tile family_case; do
       case "$name" in ''|\#*) continue ;; esac
       if [ $# -gt 0 ] && ! printf '%s\n' "$@" | grep -qxF "$name"; then continue; fi
       found=$((found + 1))
       for tool in ${SANITIZE_TOOLS:-racecheck synccheck initcheck}; do
-        steps+=("sanitize@${SANITIZE_TIMEOUT:-60}|$tool-$name|$tool|--quick --no-timing --filter=ui4_g128_f16_prep \"--force-tile-config=#humming.tile_config<$tile>\"")
+        steps+=("sanitize@${SANITIZE_TIMEOUT:-60}|$tool-$name|$tool|--quick --no-timing --filter=${family_case:-ui4_g128_f16_prep} \"--force-tile-config=#humming.tile_config<$tile>\"")
       done
     done 3< "$here/tile-families.txt"
     if [ "$found" -eq 0 ] || { [ $# -gt 0 ] && [ "$found" -ne $# ]; }; then

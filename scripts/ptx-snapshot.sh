@@ -6,12 +6,14 @@
 #   scripts/ptx-snapshot.sh <out-dir> [<build-dir>]
 #   diff -r <before> <after>
 #
-# <out-dir>/suite-<chip>/: the GPU suite (--quick) compile-only for sm_80 and
-# sm_90a with the heuristics' tiles; <out-dir>/<family>/: its prepared cases
-# with each tile family of scripts/tile-families.txt forced (per-warp,
-# shared activations, block copies, split-K through the workspace and a
-# cluster, scale after MMA, L2 prefetch, wgmma, warp-specialized with TMA /
-# bulk copies, cluster and workspace splits). A family that a layer cannot
+# <out-dir>/suite-<chip>/: the GPU suite (--quick) compile-only for sm_80,
+# sm_90a, sm_100a and sm_120a (the Blackwell targets' mma.sync kernels, fp8
+# through the block-scaled form on sm_120a) with the heuristics' tiles;
+# <out-dir>/<family>/: its prepared cases with each tile family of
+# scripts/tile-families.txt forced (per-warp, shared activations, block
+# copies, split-K through the workspace and a cluster, scale after MMA, L2
+# prefetch, wgmma, warp-specialized with TMA / bulk copies, cluster and
+# workspace splits, staged weights, 192 tokens). A family that a layer cannot
 # take is reported by humming-gpu-test and leaves no file; the counts go to
 # <out-dir>/counts.txt. Needs no GPU.
 set -euo pipefail
@@ -36,8 +38,10 @@ run() { # <dir> <chip> [humming-gpu-test arguments]
 
 run suite-sm_80 sm_80
 run suite-sm_90a sm_90a
+run suite-sm_100a sm_100a
+run suite-sm_120a sm_120a
 
-while IFS='|' read -r -u 3 name chip tile; do
+while IFS='|' read -r -u 3 name chip tile _case; do
   case "$name" in ''|\#*) continue ;; esac
   run "$name" "$chip" --filter=_prep --force-tile-config="#humming.tile_config<$tile>"
 done 3< "$root/scripts/tile-families.txt"
