@@ -152,6 +152,17 @@ private:
   /// its warpgroup) in the slot whose weights begin at `weightsAt`; the
   /// pair of row jj of eight tokens is 32 jj bytes on.
   Value tokenScalesAt(Value weightsAt);
+  /// The pair of row jj (two i32 words) from `first` (tokenScalesAt) onto
+  /// `s`.
+  void pushTokenScalePair(Value first, int64_t jj, Stage &s) {
+    pushWords(smemAt(arith::AddIOp::create(b, first, c32(32 * jj))), 2, 8, s);
+  }
+  /// The per-group token scales a stage ends with (readWgmmaSlot), as the
+  /// f32 values the loop carries, onto `scales`.
+  void appendTokenScales(StageCursor &next, SmallVector<Value> &scales) {
+    for (int64_t i = 0; i < tokenScaleCount(); ++i)
+      scales.push_back(LLVM::BitcastOp::create(b, f32, next()));
+  }
   /// The running sums with the carried iteration's sums added (as they are
   /// without promotion).
   /// With lateTokenScales the token scales come from slot `slot`'s words.
@@ -290,6 +301,15 @@ private:
   /// The 16-byte vector of sums acc[4 u] .. acc[4 u + 3] (one row's halves
   /// 0, 1 and elements 0, 1), the unit of the workspace reductions' stores.
   Value sumsVector(ArrayRef<Value> acc, int64_t u);
+  /// Named barrier 2 + g over consumer warpgroup g's 128 threads (`group`:
+  /// tid >> 7); the staged weights' loop and the staged epilogue meet it,
+  /// the warpgroups do not wait for each other.
+  void warpgroupBarrier(Value group) {
+    NVVM::BarrierOp::create(b, TypeRange(),
+                            arith::AddIOp::create(b, group, c32(2)), c32(128),
+                            NVVM::BarrierReductionAttr(),
+                            /*reductionPredicate=*/Value());
+  }
   /// wgmma: the warp's index in its warpgroup, the warpgroup's index along N.
   Value wIn, groupN;
 };
@@ -447,8 +467,7 @@ WgmmaEmitter::Stage WgmmaEmitter::readWgmmaSlot(Value slot) {
   if (tile.groupInputScales && !lateTokenScales()) {
     Value first = tokenScalesAt(weightsAt);
     for (int64_t jj = 0; jj < tile.warpM / 8; ++jj)
-      pushWords(smemAt(arith::AddIOp::create(b, first, c32(32 * jj))), 2, 8,
-                s);
+      pushTokenScalePair(first, jj, s);
   }
   return s;
 }
@@ -513,8 +532,7 @@ SmallVector<Value> WgmmaEmitter::foldIteration(ArrayRef<Value> carried,
       return carried[tokenAt + size_t(2 * jj + e)];
     if (!late.count(2 * jj)) {
       Stage pair;
-      pushWords(smemAt(arith::AddIOp::create(b, lateAt, c32(32 * jj))), 2, 8,
-                pair);
+      pushTokenScalePair(lateAt, jj, pair);
       late[2 * jj] = LLVM::BitcastOp::create(b, f32, pair[0]);
       late[2 * jj + 1] = LLVM::BitcastOp::create(b, f32, pair[1]);
     }
@@ -1152,13 +1170,6 @@ void WgmmaEmitter::consumeStagedTile(const WsLoop &w, Value base) {
         arith::MulIOp::create(b, arith::AndIOp::create(b, i, c32(1)),
                               c32(bufferBytes)));
   };
-  // Named barrier 2 + g: warpgroup g's 128 threads (storeStaged's too).
-  auto groupBarrier = [&] {
-    NVVM::BarrierOp::create(b, TypeRange(),
-                            arith::AddIOp::create(b, group, c32(2)), c32(128),
-                            NVVM::BarrierReductionAttr(),
-                            /*reductionPredicate=*/Value());
-  };
   // Iteration i's weights into its buffer, once its fill landed; each
   // thread's writes fenced into the async proxy (the wgmmas' reads).
   auto convert = [&](Value i) {
@@ -1172,7 +1183,7 @@ void WgmmaEmitter::consumeStagedTile(const WsLoop &w, Value base) {
   init.resize(sumsAt + size_t(count));
   SmallVector<Value> firstScales = convert(c32(0));
   init.append(firstScales.begin(), firstScales.end());
-  groupBarrier();
+  warpgroupBarrier(group);
   Value lb = arith::ConstantIndexOp::create(b, 0);
   Value one = arith::ConstantIndexOp::create(b, 1);
   auto loop = scf::ForOp::create(
@@ -1226,7 +1237,7 @@ void WgmmaEmitter::consumeStagedTile(const WsLoop &w, Value base) {
       next = sums;
     }
     next.append(nextScales.begin(), nextScales.end());
-    groupBarrier();
+    warpgroupBarrier(group);
     scf::YieldOp::create(b, next);
   }
   SmallVector<Value> acc(loop.getResults().begin(),
@@ -1266,8 +1277,7 @@ SmallVector<Value> WgmmaEmitter::stageIteration(ArrayRef<Value> stage,
       }
   });
   // Per-group activation scales: the stage's last words (readWgmmaSlot).
-  for (int64_t i = 0; i < tokenScaleCount(); ++i)
-    scales.push_back(LLVM::BitcastOp::create(b, f32, next()));
+  appendTokenScales(next, scales);
   return scales;
 }
 
@@ -1328,8 +1338,7 @@ SmallVector<Value> WgmmaEmitter::computeWgmma8(ArrayRef<Value> accIn,
         afterFirst();
     });
   // Per-group activation scales: the stage's last words (readWgmmaSlot).
-  for (int64_t i = 0; i < tokenScaleCount(); ++i)
-    scales.push_back(LLVM::BitcastOp::create(b, f32, next()));
+  appendTokenScales(next, scales);
   SmallVector<Value> carried = running;
   carried.append(accs.begin(), accs.end());
   carried.append(scales.begin(), scales.end());
@@ -1749,12 +1758,6 @@ void WgmmaEmitter::storeStaged(
       arith::AddIOp::create(
           b, c32(hq::layout::stagingOffset(spec.weight, tile)),
           arith::MulIOp::create(b, group, c32(R * rowBytes))));
-  auto groupBarrier = [&] {
-    NVVM::BarrierOp::create(b, TypeRange(),
-                            arith::AddIOp::create(b, group, c32(2)), c32(128),
-                            NVVM::BarrierReductionAttr(),
-                            /*reductionPredicate=*/Value());
-  };
   // stmatrix: lane l gives row l & 7 of matrix l >> 3, matrix mm of a
   // step being (half mm & 1, rows jj + (mm >> 1)); that row is token
   // 8 (jj + (mm >> 1)) + (l & 7) of the warpgroup, and its 16 bytes are
@@ -1810,7 +1813,7 @@ void WgmmaEmitter::storeStaged(
   for (int64_t r0 = 0; r0 < tile.warpM; r0 += R) {
     // The area is free: the previous round's (or tile's) loads are done.
     if (r0 > 0 || tile.persistent)
-      groupBarrier();
+      warpgroupBarrier(group);
     for (int64_t jj = r0 / 8; jj < (r0 + R) / 8; jj += 2) {
       SmallVector<Value, 4> regs;
       for (int64_t m4 = 0; m4 < 4; ++m4) {
@@ -1826,7 +1829,7 @@ void WgmmaEmitter::storeStaged(
           NVVM::LdStMatrixShapeAttr::get(b.getContext(), 8, 8),
           NVVM::LdStMatrixEltType::B16);
     }
-    groupBarrier();
+    warpgroupBarrier(group);
     for (int64_t j = 0; j < R / 16; ++j) {
       Value chunk = LLVM::LoadOp::create(
           b, v4,
