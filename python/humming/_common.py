@@ -397,6 +397,20 @@ _WEIGHT_KEYS = ("dtype", "scale_dtype", "granularity", "group_size",
 _INPUT_KEYS = ("dtype", "scaling", "output_dtype", "scale", "group_size")
 
 
+def _c_scaling(input_config) -> str:
+    """The C API's scaling string of an 8-bit input_config: its "scaling"
+    ("token" by default, or "static"), or "group<g>" for scaling "group"
+    with group_size g > 0 (DeepSeek-V3's FP8: 128)."""
+    scaling = str(input_config.get("scaling", "token"))
+    if scaling != "group":
+        return scaling
+    group = int(input_config.get("group_size", 0))
+    if group <= 0:
+        raise HummingError("expected input_config['group_size'] (the "
+                           "activation group along K) with group scaling")
+    return f"group<{group}>"
+
+
 def _check_keys(config, allowed, what):
     """Refuses a key of `config` outside `allowed` (a typo would otherwise
     be ignored: {"grp_size": 128} would make a per-channel layer), naming

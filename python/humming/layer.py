@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 from . import _common
 from ._common import (HummingError, TransformStats, _CTransformStats,
                       _EIGHT_BIT, _INPUT_KEYS, _as_tensor, _c_string,
-                      _check, _check_keys, _dtype_name, _floats,
+                      _c_scaling, _check, _check_keys, _dtype_name, _floats,
                       _for_target, _library, _tensor_array, _weight_schema)
 from .quantizer import HummingQuantizer
 
@@ -187,12 +187,7 @@ class HummingLayer:
                                "static activation scale)")
         # Per group of K (DeepSeek-V3's FP8: group_size 128).
         self._group = int(input_config.get("group_size", 0))
-        if self._scaling != "group":
-            return self._scaling
-        if self._group <= 0:
-            raise HummingError("expected input_config['group_size'] (the "
-                               "activation group along K) with group scaling")
-        return f"group<{self._group}>"
+        return _c_scaling(input_config)
 
     @classmethod
     def from_safetensors(cls, path: Union[str, "os.PathLike[str]"],

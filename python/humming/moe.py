@@ -13,9 +13,9 @@ if TYPE_CHECKING:
     import torch
 
 
-from ._common import (_EIGHT_BIT, HummingError, _check, _check_keys,
-                      _dtype_name, _floats, _for_target, _library,
-                      _tensor_array, _weight_schema)
+from ._common import (_EIGHT_BIT, HummingError, _c_scaling, _check,
+                      _check_keys, _dtype_name, _floats, _for_target,
+                      _library, _tensor_array, _weight_schema)
 
 
 class HummingMoeLayer:
@@ -71,14 +71,7 @@ class HummingMoeLayer:
         down = _weight_schema(down_weight_config or weight_config, dtype, keep)
         handle = ctypes.c_void_p()
         if eight_bit:
-            scaling = str(input_config.get("scaling", "token"))
-            if scaling == "group":
-                group = int(input_config.get("group_size", 0))
-                if group <= 0:
-                    raise HummingError(
-                        "expected input_config['group_size'] (the activation "
-                        "group along K) with group scaling")
-                scaling = f"group<{group}>"
+            scaling = _c_scaling(input_config)
             self._act = _dtype_name(dtype)
             _check(_library().humming_moe_layer_create_quantized(
                 self.hidden, self.intermediate, self.num_experts, self.top_k,
