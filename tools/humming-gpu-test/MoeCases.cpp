@@ -504,21 +504,32 @@ WeightSchema w4g128Experts(int64_t experts) {
 /// f16 group scales of a few thousandths (what a quantized layer holds;
 /// their values do not change the time, and the reference dequantizes
 /// them).
+/// Fills the 32-bit words of `t` from a xorshift sequence of `seed`, each
+/// word and-ed with `mask`.
+void randomWords(Tensor &t, uint64_t seed, uint32_t mask = ~0u) {
+  uint32_t *wd = t.as<uint32_t>();
+  uint64_t x = 0x9E3779B97F4A7C15ull * (seed + 1);
+  for (size_t i = 0; i < t.data.size() / 4; ++i) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    wd[i] = uint32_t(x) & mask;
+  }
+}
+
+/// Scales of a few thousandths, 0.002 .. 0.006 by `seed`, into `t`.
+void fewThousandths(Tensor &t, uint64_t seed) {
+  for (int64_t i = 0; i < t.numel(); ++i)
+    t.set(i, 0.002 + 0.0005 * double((i * 7 + int64_t(seed)) % 9));
+}
+
 QuantizedWeights randomW4(int64_t experts, int64_t n, int64_t k,
                           uint64_t seed) {
   QuantizedWeights q;
   q.weight = Tensor(DType::I32, {experts, n, k / 8});
-  uint32_t *wd = q.weight.as<uint32_t>();
-  uint64_t x = 0x9E3779B97F4A7C15ull * (seed + 1);
-  for (int64_t i = 0; i < experts * n * k / 8; ++i) {
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    wd[i] = uint32_t(x);
-  }
+  randomWords(q.weight, seed);
   q.scales = Tensor(DType::F16, {experts, n, k / 128});
-  for (int64_t i = 0; i < experts * n * (k / 128); ++i)
-    q.scales->set(i, 0.002 + 0.0005 * double((i * 7 + int64_t(seed)) % 9));
+  fewThousandths(*q.scales, seed);
   return q;
 }
 
@@ -566,17 +577,9 @@ Result<QuantizedWeights> randomFp8Block(int64_t experts, int64_t n, int64_t k,
     return Error{codes.error ? *codes.error : *scales.error};
   QuantizedWeights q;
   q.weight = Tensor(DType::I32, codes.shape);
-  uint32_t *wd = q.weight.as<uint32_t>();
-  uint64_t x = 0x9E3779B97F4A7C15ull * (seed + 1);
-  for (size_t i = 0; i < q.weight.data.size() / 4; ++i) {
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    wd[i] = uint32_t(x) & 0x77777777u;
-  }
+  randomWords(q.weight, seed, 0x77777777u);
   q.scales = Tensor(DType::F32, scales.shape);
-  for (int64_t i = 0; i < int64_t(q.scales->data.size() / 4); ++i)
-    q.scales->set(i, 0.002 + 0.0005 * double((i * 7 + int64_t(seed)) % 9));
+  fewThousandths(*q.scales, seed);
   return q;
 }
 
