@@ -104,6 +104,15 @@ Result<SingleKernel> compileSingleKernel(
     const std::function<Result<mlir::OwningOpRef<mlir::ModuleOp>>(
         mlir::MLIRContext &)> &build);
 
+/// Whether a layer of activations `in` quantizes 16-bit inputs itself
+/// (LayerTarget::activationRows applies; a MoE block's GEMMs always do):
+/// 8- or 4-bit codes scaled per token, or 8-bit ones per group of K.
+inline bool quantizesItsInput(const InputSchema &in) {
+  return in.type.bits <= 8 &&
+         (in.scaling == ActScaling::Token ||
+          (in.scaling == ActScaling::Group && in.type.bits == 8));
+}
+
 } // namespace humming::detail
 
 #endif // HUMMING_LIB_API_JIT_H

@@ -129,10 +129,7 @@ Status checkActivations(const WeightSchema &w, const InputSchema &in,
         concat("expected LayerTarget::activationRows in 0 .. 2^31 - 1, "
                "got ",
                target.activationRows)};
-  if (target.activationRows > 0 &&
-      !(in.type.bits <= 8 &&
-        (in.scaling == ActScaling::Token ||
-         (in.scaling == ActScaling::Group && in.type.bits == 8))))
+  if (target.activationRows > 0 && !detail::quantizesItsInput(in))
     return Error{concat("LayerTarget::activationRows applies to layers of "
                         "8- or 4-bit activations scaled per token, or 8-bit "
                         "ones per group (forward() quantizes them), got ",

@@ -80,9 +80,7 @@ Result<MoeLayer> MoeLayer::create(const MoeLayerShape &shape,
   // Narrower activations: each GEMM quantizes its own 16-bit input rows
   // (x, then the gated intermediate) on the GPU, per token or per group of
   // K — a static scale would have to hold for the intermediate too.
-  if (input.type.bits < 16 &&
-      !(input.scaling == ActScaling::Token ||
-        (input.scaling == ActScaling::Group && input.type.bits == 8)))
+  if (input.type.bits < 16 && !detail::quantizesItsInput(input))
     return Error{concat("expected ", input.type.str(),
                         " activations scaled per token (or per group of K) "
                         "in a MoE block, whose GEMMs quantize their own "
