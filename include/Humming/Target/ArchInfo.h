@@ -57,10 +57,11 @@ struct Chip {
   /// others: triton-lang/triton #11320, ~1.55x for the block-scaled form),
   /// so the mma_sync kernels of 8-bit float activations issue
   /// kind::mxf8f6f4 block-scaled MMAs with unit ue8m0 scales instead
-  /// (KernelShape::blockScaledFp8; the same sums). Not measured here: no
+  /// (KernelShape::blockScaledFp8; the same sums): the chips of the
+  /// block-scaled MMA generation (MmaGeneration). Not measured here: no
   /// sm_120 GPU can be lent (docs/Blackwell.md).
   bool blockScaledFp8MmaSync() const {
-    return (sm == 120 || sm == 121) && suffix != 0;
+    return supportsMma(MmaKind::BlockScaled);
   }
   /// Largest dynamic shared memory per block, in bytes.
   int64_t maxSharedMemoryPerBlock() const;
