@@ -59,22 +59,40 @@ std::vector<TileConfig> forcedTileConfigs(TileConfig t) {
 
 Result<DeviceInfo> tileDeviceFacts(std::string_view device,
                                    std::string_view chip) {
+  std::optional<Chip> parsed;
+  if (!chip.empty() || device.empty()) {
+    parsed = Chip::parse(chip);
+    if (!parsed)
+      return Error{concat("expected a chip among ", knownChipNames(), ", got '",
+                          chip, "'")};
+  }
+  DeviceInfo facts;
   if (!device.empty()) {
     const DeviceInfo *known = lookupDevice(std::string(device));
     if (!known)
       return Error{concat("expected a device among ", knownDeviceNames(),
                           ", got '", device, "'")};
-    return *known;
+    facts = *known;
+  } else {
+    const DeviceInfo *rep = representativeDevice(*parsed);
+    if (!rep)
+      return Error{concat("no representative device is known for ",
+                          parsed->str(), "; give device=")};
+    facts = *rep;
   }
-  std::optional<Chip> parsed = Chip::parse(chip);
-  if (!parsed)
-    return Error{concat("expected a chip among ", knownChipNames(), ", got '",
-                        chip, "'")};
-  const DeviceInfo *rep = representativeDevice(*parsed);
-  if (!rep)
-    return Error{concat("no representative device is known for ",
-                        parsed->str(), "; give device=")};
-  return *rep;
+  // The chip's variant of the device's SM (sm_90 of an sm_90a device): the
+  // device's facts under that target. (A representative device may be of
+  // a sibling SM: B200's facts stand for sm_103a.)
+  if (parsed) {
+    std::optional<Chip> own = Chip::parse(facts.chip);
+    if (!device.empty() && own && own->sm != parsed->sm)
+      return Error{concat("device ", facts.name, " is ", own->str(),
+                          "; expected chip ", own->str(),
+                          " or another target of sm_", own->sm,
+                          " beside it, got ", parsed->str())};
+    facts.chip = parsed->str();
+  }
+  return facts;
 }
 
 namespace {

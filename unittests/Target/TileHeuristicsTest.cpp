@@ -135,12 +135,33 @@ TEST(TileHeuristics, ForcedSplitsServeTheirRangeUnlessTheyReduceInACluster) {
 }
 
 TEST(TileHeuristics, DeviceFactsFromADeviceOrTheChipsRepresentative) {
-  Result<DeviceInfo> d = tileDeviceFacts("H200", "sm_80"); // device wins
+  Result<DeviceInfo> d = tileDeviceFacts("H200", "");
   ASSERT_TRUE(bool(d)) << d.error();
   EXPECT_EQ(d->name, "H200");
+  EXPECT_EQ(d->chip, "sm_90a");
   d = tileDeviceFacts("", "sm_90a");
   ASSERT_TRUE(bool(d)) << d.error();
   EXPECT_EQ(d->name, "H100");
+  // Another target of the device's SM: its facts under that chip, so the
+  // heuristics choose what the chip has (plain sm_90: no wgmma).
+  d = tileDeviceFacts("H200", "sm_90");
+  ASSERT_TRUE(bool(d)) << d.error();
+  EXPECT_EQ(d->name, "H200");
+  EXPECT_EQ(d->chip, "sm_90");
+  d = tileDeviceFacts("", "sm_120f");
+  ASSERT_TRUE(bool(d)) << d.error();
+  EXPECT_EQ(d->name, "RTX 5090");
+  EXPECT_EQ(d->chip, "sm_120f");
+  // A representative of a sibling SM: B200's facts stand for sm_103a.
+  d = tileDeviceFacts("", "sm_103a");
+  ASSERT_TRUE(bool(d)) << d.error();
+  EXPECT_EQ(d->name, "B200");
+  EXPECT_EQ(d->chip, "sm_103a");
+  // A chip of another SM is not a target of a named device.
+  d = tileDeviceFacts("H200", "sm_80");
+  ASSERT_FALSE(bool(d));
+  EXPECT_EQ(d.error(), "device H200 is sm_90a; expected chip sm_90a or "
+                       "another target of sm_90 beside it, got sm_80");
   d = tileDeviceFacts("H201", "");
   ASSERT_FALSE(bool(d));
   EXPECT_EQ(d.error().rfind("expected a device among ", 0), 0u) << d.error();
@@ -152,6 +173,23 @@ TEST(TileHeuristics, DeviceFactsFromADeviceOrTheChipsRepresentative) {
   ASSERT_FALSE(bool(d));
   EXPECT_EQ(d.error(), "no representative device is known for sm_88; give "
                        "device=");
+}
+
+// The first-use probe's second opinion (FirstUseProbe.h): an H200's facts
+// under plain sm_90 choose mma_sync tiles at every M, which that target can
+// run; under sm_90a prefill takes wgmma.
+TEST(TileHeuristics, APlainTargetOfTheDeviceGetsNoWgmma) {
+  Result<DeviceInfo> plain = tileDeviceFacts("H200", "sm_90");
+  ASSERT_TRUE(bool(plain)) << plain.error();
+  Result<std::vector<TileConfig>> t =
+      selectMmaSyncTiles(w4g128(), kF16, {}, 8192, 8192, *plain);
+  ASSERT_TRUE(bool(t)) << t.error();
+  for (const TileConfig &c : *t)
+    EXPECT_EQ(c.mma, MmaKind::MmaSync) << c.mMin;
+  Result<std::vector<TileConfig>> a =
+      selectMmaSyncTiles(w4g128(), kF16, {}, 8192, 8192, *lookupDevice("H200"));
+  ASSERT_TRUE(bool(a)) << a.error();
+  EXPECT_EQ(a->back().mma, MmaKind::Wgmma);
 }
 
 TEST(TileHeuristics, SmallMSplitsKToCoverTheDevice) {
