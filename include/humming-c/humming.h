@@ -366,6 +366,22 @@ int humming_layer_transform_stats(const humming_layer *layer,
  *  destroy. */
 const char *humming_layer_compiler_reports(const humming_layer *layer);
 
+/** The first-use probe (Layer::transform on a chip Humming's GPU suite has
+ *  not run on: the kernels checked on the GPU against a simpler family,
+ *  which replaces them where they disagree; FirstUseProbe.h). `mode`
+ *  HUMMING_PROBE_AUTO (the default: on such chips), HUMMING_PROBE_ALWAYS or
+ *  HUMMING_PROBE_NEVER; the environment variable HUMMING_PROBE replaces it
+ *  when set. Before transform. */
+#define HUMMING_PROBE_AUTO 0
+#define HUMMING_PROBE_ALWAYS 1
+#define HUMMING_PROBE_NEVER 2
+int humming_layer_set_probe(humming_layer *layer, int mode);
+/** After transform: what the probe found (the kernels compared, at which
+ *  M, how far apart, what the layer kept) or why it did not run; "" after
+ *  a compile-only transform and for NULL. Owned by the layer, valid until
+ *  its next transform or destroy. */
+const char *humming_layer_probe(const humming_layer *layer);
+
 /** The process's kernel compiler, "<name> (<version>)" (e.g.
  *  "nvjitlink+ptxas (nvJitLink 13.0 / ptxas 13.0.88)"); NULL, with
  *  humming_last_error, where none could be chosen. Valid for the process. */

@@ -45,6 +45,8 @@ struct humming_layer {
   bool activationsGathered = false;
   /// humming_layer_set_streams (LayerTarget::streams).
   int64_t streams = LayerTarget{}.streams;
+  /// humming_layer_set_probe (LayerTarget::probe).
+  FirstUseProbe probe = FirstUseProbe::Auto;
 };
 
 namespace {
@@ -802,6 +804,7 @@ int humming_layer_transform_tuned(humming_layer *layer, const char *device,
   target.activationRows = layer->activationRows;
   target.activationsGathered = layer->activationsGathered;
   target.streams = layer->streams;
+  target.probe = layer->probe;
   Status s = layer->layer.transform(target);
   layer->reports.clear();
   for (const std::string &r : layer->layer.transformStats().compilerReports)
@@ -908,6 +911,30 @@ const char *humming_compiler(void) {
 
 const char *humming_layer_compiler_reports(const humming_layer *layer) {
   return layer ? layer->reports.c_str() : "";
+}
+
+int humming_layer_set_probe(humming_layer *layer, int mode) {
+  if (!layer)
+    return fail("expected a layer, got NULL");
+  switch (mode) {
+  case HUMMING_PROBE_AUTO:
+    layer->probe = FirstUseProbe::Auto;
+    return ok();
+  case HUMMING_PROBE_ALWAYS:
+    layer->probe = FirstUseProbe::Always;
+    return ok();
+  case HUMMING_PROBE_NEVER:
+    layer->probe = FirstUseProbe::Never;
+    return ok();
+  default:
+    return fail(concat("expected HUMMING_PROBE_AUTO (0), HUMMING_PROBE_ALWAYS "
+                       "(1) or HUMMING_PROBE_NEVER (2), got ",
+                       mode));
+  }
+}
+
+const char *humming_layer_probe(const humming_layer *layer) {
+  return layer ? layer->layer.transformStats().probe.c_str() : "";
 }
 
 int humming_device_facts(const char *device, const char *chip,

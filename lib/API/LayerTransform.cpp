@@ -830,6 +830,21 @@ Layer::Impl::encodeWeightMaps(const detail::TransformPlan &plan,
 }
 
 Status Layer::transform(const LayerTarget &target) {
+  if (Status s = probe::checkEnvironment(std::getenv("HUMMING_PROBE")); !s)
+    return s;
+  if (Status s = transformKernels(target); !s)
+    return s;
+  if (target.compileOnly)
+    return Status::success();
+  if (Status s = probeKernels(target); !s) {
+    // Kernels the probe found wrong are never run.
+    impl_->transformed = false;
+    return s;
+  }
+  return Status::success();
+}
+
+Status Layer::transformKernels(const LayerTarget &target) {
   Impl &l = *impl_;
   if (!l.canonical)
     return Error{"expected weights before transform(): call loadQuantized() "

@@ -154,6 +154,9 @@ def _library():
             p, ctypes.POINTER(_CTransformStats)]
         lib.humming_layer_compiler_reports.argtypes = [p]
         lib.humming_layer_compiler_reports.restype = ctypes.c_char_p
+        lib.humming_layer_set_probe.argtypes = [p, ctypes.c_int]
+        lib.humming_layer_probe.argtypes = [p]
+        lib.humming_layer_probe.restype = ctypes.c_char_p
         lib.humming_compiler.restype = ctypes.c_char_p
         lib.humming_device_facts.argtypes = [
             ctypes.c_char_p, ctypes.c_char_p,

@@ -158,6 +158,29 @@ class HummingLayer:
                                                     int(streams)))
         self._transformed = False
 
+    _PROBE_MODES = {"auto": 0, "always": 1, "never": 2}
+
+    def set_probe(self, mode: str) -> None:
+        """The first-use probe (LayerTarget::probe): "auto" (the default:
+        on a chip Humming's GPU suite has not run on, transform() checks
+        its kernels on the GPU against a simpler family and uses that one
+        where they disagree), "always" or "never". The environment variable
+        HUMMING_PROBE replaces it when set. Before transform()."""
+        if mode not in self._PROBE_MODES:
+            raise HummingError(
+                f"expected probe mode auto, always or never, got {mode!r}")
+        _check(_library().humming_layer_set_probe(
+            self._handle, self._PROBE_MODES[mode]))
+        self._transformed = False
+
+    @property
+    def probe_result(self) -> str:
+        """What the first-use probe of the last transform() found (the
+        kernels it compared, at which M, how far apart, what the layer
+        kept) or why it did not run; "" after a compile-only one."""
+        text = _library().humming_layer_probe(self._handle)
+        return (text or b"").decode()
+
     def set_batch_invariant(self, on: bool = True) -> None:
         """Batch invariance (the original's use_batch_invariant): one K
         decomposition for every M, so that a row's output is bitwise the

@@ -100,6 +100,19 @@ class CreateTest(unittest.TestCase):
         self.assertEqual(str(e.exception),
                          "weight: expected 131072 values, got 10")
 
+    def test_probe_mode(self):
+        # The first-use probe's mode: refused when unknown; a compile-only
+        # transform never probes and says nothing of it.
+        layer = HummingLayer(256, 512, W4G128)
+        layer.load_from_unquantized(exact_weights(256, 512, 128))
+        with self.assertRaises(HummingError) as e:
+            layer.set_probe("sometimes")
+        self.assertEqual(str(e.exception), "expected probe mode auto, always "
+                         "or never, got 'sometimes'")
+        layer.set_probe("always")
+        layer.transform(chip="sm_100a", compile_only=True)
+        self.assertEqual(layer.probe_result, "")
+
     def test_batch_invariance_is_offered(self):
         # One K decomposition for every M: the heuristics' M ranges agree
         # and merge, so the layer needs fewer kernels; off again, as many
@@ -618,6 +631,26 @@ class GpuTest(unittest.TestCase):
             rel = ((y.double() - ref).norm() / ref.norm()).item()
             self.assertLess(rel, 1e-3, f"M={m}")
             self.assertFalse(torch.isnan(y).any().item())
+
+    def test_probe_always_keeps_kernels_that_agree(self):
+        # The first-use probe forced on this GPU: the layer's kernels agree
+        # with the canonical kernel and are kept; forward stays right.
+        import torch
+        n, k = 512, 1024
+        w = torch.tensor(exact_weights(n, k, 128), dtype=torch.float64)
+        w = w.reshape(n, k)
+        layer = HummingLayer(n, k, W4G128)
+        layer.load_from_unquantized(w)
+        layer.set_probe("always")
+        layer.transform()
+        self.assertTrue(layer.probe_result.startswith(
+            "the layer's kernels agree with the canonical kernel"),
+            layer.probe_result)
+        x = (torch.rand(33, k, device="cuda") * 2 - 1).to(torch.float16)
+        y = layer(x)
+        torch.cuda.synchronize()
+        ref = x.double() @ w.to("cuda").T
+        self.assertLess(((y.double() - ref).norm() / ref.norm()).item(), 1e-3)
 
     def test_batch_invariant_rows_are_bitwise_the_same_at_every_m(self):
         # The same token's row in batches of 1 .. 700 rows with random

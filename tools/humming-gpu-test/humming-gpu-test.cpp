@@ -797,6 +797,94 @@ Outcome runLayerApi(const rt::CudaDriver &cu, const std::string &device,
   return o;
 }
 
+/// The first-use probe (FirstUseProbe.h) on this GPU, forced by
+/// HUMMING_PROBE=`mode` for the transform: "always" must keep the layer's
+/// kernels (they agree with the reference); "mismatch" takes the layer's
+/// output as zero, so the layer must fall back to the plain target's
+/// mma_sync kernels (PTX for sm_90, not sm_90a), which agree with the
+/// canonical kernel (W4A16) or are the reference (W8A8 fp8, which has no
+/// canonical kernel). Either way forward() must then be right against
+/// float64 at `m` (one transform per M: the second is the process's
+/// remembered outcome).
+Outcome runProbe(const rt::CudaDriver &cu, const std::string &device,
+                 const std::string &chip, std::mt19937 &rng, const char *mode,
+                 bool eightBit, int64_t m) {
+  Outcome o;
+  o.name = concat("probe_", mode, eightBit ? "_w8a8_fp8" : "_w4a16");
+  o.n = 2048;
+  o.k = 1024;
+  o.m = m;
+  o.kernel = "humming::Layer";
+  const WeightSchema w =
+      eightBit ? WeightSchema::make(ScalarType::e4m3(), ScalarType::f16(),
+                                    Granularity::Channel)
+               : WeightSchema::make(ScalarType::uint(4), ScalarType::f16(),
+                                    Granularity::Group, 128);
+  const InputSchema in =
+      eightBit ? InputSchema{ScalarType::e4m3(), ActScaling::Token, 0}
+               : InputSchema{};
+  Result<Layer> layer = Layer::create(o.n, o.k, w, in);
+  std::vector<double> weights = normalValues(o.n * o.k, 0.05, rng);
+  LayerTarget target;
+  target.device = device;
+  target.chip = chip;
+  target.activationRows = eightBit ? 1024 : 0;
+  Status s =
+      layer ? layer->quantize(weights.data()) : Status(Error{layer.error()});
+  ::setenv("HUMMING_PROBE", mode, 1);
+  if (s)
+    s = layer->transform(target);
+  ::unsetenv("HUMMING_PROBE");
+  if (!s) {
+    o.error = s.error();
+    return o;
+  }
+  const std::string &probed = layer->transformStats().probe;
+  const bool plainPtx =
+      layer->ptx().find(".target sm_90\n") != std::string::npos ||
+      layer->ptx().find(".target sm_90,") != std::string::npos;
+  const bool mismatch = std::strcmp(mode, "mismatch") == 0;
+  const std::string expected =
+      mismatch ? (eightBit ? "the layer runs sm_90's mma_sync kernels instead"
+                           : "sm_90's mma_sync kernels agree with it")
+               : "the layer's kernels agree with ";
+  if (probed.find(expected) == std::string::npos || plainPtx != mismatch) {
+    o.error = concat("expected the probe to say '", expected, "' and PTX for ",
+                     mismatch ? "sm_90" : chip, "; it said: ", probed);
+    return o;
+  }
+  Result<QuantizedWeights> q = quantizeWeights(w, weights.data(), o.n, o.k);
+  Result<std::vector<double>> deq =
+      q ? dequantizeWeights(w, *q, o.n, o.k)
+        : Result<std::vector<double>>(Error{q.error()});
+  Result<Activations> acts =
+      randomActivations(cu, DType::F16, m, o.k, o.n, rng);
+  if (s && !deq)
+    s = Error{deq.error()};
+  if (s && !acts)
+    s = Error{acts.error()};
+  if (s)
+    s = layer->forward(nullptr, acts->input.ptr(), acts->output.ptr(), m);
+  if (s)
+    s = cu.check(cu.cuCtxSynchronize(), "cuCtxSynchronize");
+  if (!s) {
+    o.error = s.error();
+    return o;
+  }
+  if (!eightBit) {
+    scoreOutput(acts->output, acts->values, *deq, o);
+    return o;
+  }
+  Result<QuantizedActivations> xq =
+      quantizeActivations(in, acts->values.data(), m, o.k);
+  if (!xq) {
+    o.error = xq.error();
+    return o;
+  }
+  scoreOutput(acts->output, dequantizeActivations(in, *xq, m, o.k), *deq, o);
+  return o;
+}
+
 /// humming::Layer::forward of 16-bit activations on a layer of 8-bit ones
 /// (W8A8 fp8 per channel x per token, LayerTarget::activationRows): the
 /// layer quantizes on the GPU, then multiplies; the reference multiplies
@@ -1760,6 +1848,26 @@ int main(int argc, char **argv) {
                     (long long)o.k, o.relError, (long long)o.nans,
                     o.kernel.c_str(), o.pass ? "PASS" : "FAIL",
                     o.error.empty() ? "" : (" " + o.error).c_str());
+      }
+
+  // The first-use probe forced on this GPU: kept, and the fallback.
+  if (chip == "sm_90a")
+    for (const char *mode : {"always", "mismatch"})
+      for (bool eightBit : {false, true}) {
+        const std::string name =
+            concat("probe_", mode, eightBit ? "_w8a8_fp8" : "_w4a16");
+        if (!namedCase(name))
+          continue;
+        for (int64_t m : {1, 600}) {
+          Outcome o = runProbe(cu, tileDevice, chip, rng, mode, eightBit, m);
+          outcomes.push_back(o);
+          std::printf("%-40s M=%-5lld N=%-6lld K=%-6lld rel_err=%.2e "
+                      "nan=%lld %s %s%s\n",
+                      o.name.c_str(), (long long)o.m, (long long)o.n,
+                      (long long)o.k, o.relError, (long long)o.nans,
+                      o.kernel.c_str(), o.pass ? "PASS" : "FAIL",
+                      o.error.empty() ? "" : (" " + o.error).c_str());
+        }
       }
 
   // One layer from several streams at once, each call's output against the

@@ -577,9 +577,19 @@ TEST(CApi, QuantizedActivationLayers) {
             "expected 0 <= streams <= 64, got -1");
   EXPECT_NE(humming_layer_set_streams(layer, 65), 0);
   EXPECT_EQ(humming_layer_set_streams(layer, 4), 0);
+  // The first-use probe's mode (it never runs compile-only: nothing said).
+  EXPECT_NE(humming_layer_set_probe(nullptr, HUMMING_PROBE_NEVER), 0);
+  EXPECT_EQ(std::string(humming_last_error()), "expected a layer, got NULL");
+  EXPECT_NE(humming_layer_set_probe(layer, 3), 0);
+  EXPECT_EQ(std::string(humming_last_error()),
+            "expected HUMMING_PROBE_AUTO (0), HUMMING_PROBE_ALWAYS (1) or "
+            "HUMMING_PROBE_NEVER (2), got 3");
+  EXPECT_EQ(humming_layer_set_probe(layer, HUMMING_PROBE_ALWAYS), 0);
+  EXPECT_STREQ(humming_layer_probe(nullptr), "");
   ASSERT_EQ(humming_layer_set_activation_rows(layer, 32), 0);
   ASSERT_EQ(humming_layer_transform(layer, "H200", nullptr, 1), 0)
       << humming_last_error();
+  EXPECT_STREQ(humming_layer_probe(layer), "");
   EXPECT_NE(humming_layer_forward(layer, nullptr, 16, 16, 33), 0);
   EXPECT_EQ(std::string(humming_last_error()),
             "expected at most 32 rows (LayerTarget::activationRows), got M = "

@@ -18,6 +18,7 @@
 
 #ifndef HUMMING_API_LAYER_H
 #define HUMMING_API_LAYER_H
+#include "Humming/API/FirstUseProbe.h"
 
 #include "Humming/Quant/Adapters.h"
 #include "Humming/Quant/PreparedLayout.h"
@@ -83,6 +84,10 @@ struct LayerTarget {
   /// act-order layers (8-bit activations, MoE) rather than let them compute
   /// with ungathered activations.
   bool activationsGathered = false;
+  /// Whether transform() checks the kernels on this GPU against a simpler
+  /// kernel family before it keeps them (FirstUseProbe.h; Auto: on chips
+  /// the GPU suite has not run on; HUMMING_PROBE replaces it when set).
+  FirstUseProbe probe = FirstUseProbe::Auto;
 };
 
 /// How Layer::fromCheckpoint loads a layer: rank `rank` of `size` along
@@ -112,6 +117,10 @@ struct TransformStats {
   /// Performance Loss", e.g. nvJitLink ignoring the warp-specialized
   /// kernels' setmaxnreg); kept with cached kernels too.
   std::vector<std::string> compilerReports;
+  /// What the first-use probe (FirstUseProbe.h) found: the kernels it
+  /// compared, at which M, how far apart, and what the layer kept; or why
+  /// it did not run. Empty for a compile-only transform.
+  std::string probe;
 };
 
 /// A mixture-of-experts GEMM (Layer::createMoe): how its rows reach the
@@ -276,7 +285,12 @@ public:
   /// (one pipeline run per M-range kernel on its own thread: PTX in process,
   /// then $HUMMING_COMPILER through the kernel cache) and,
   /// unless compileOnly, uploads the weights and loads the kernels on the
-  /// current CUDA device, which must be the target's chip.
+  /// current CUDA device, which must be the target's chip. On a chip the
+  /// GPU suite has not run on, the kernels are then checked on the GPU
+  /// against a simpler family and replaced by it where they disagree
+  /// (LayerTarget::probe, FirstUseProbe.h; transformStats().probe says
+  /// what was found); an error, and no kernels, where no two families
+  /// agree.
   Status transform(const LayerTarget &target);
 
   /// Runs y[m, N] = x[m, K] * W^T (+ bias) on `stream` (a CUstream; null is
@@ -358,6 +372,15 @@ public:
 private:
   struct Impl;
   explicit Layer(std::unique_ptr<Impl> impl);
+  /// transform() before its first-use probe.
+  Status transformKernels(const LayerTarget &target);
+  /// transform()'s first-use probe (LayerProbe.cpp): runs the kernels just
+  /// transformed beside a reference family and keeps them, transforms the
+  /// layer again for the fallback, or fails.
+  Status probeKernels(const LayerTarget &target);
+  /// A layer of the same shape, schemas and canonical weights, not
+  /// transformed (the probe's reference).
+  Result<Layer> sameWeights() const;
   /// forward / forwardQuantized after their own checks.
   Status launch(void *stream, uint64_t input, uint64_t inputScale,
                 uint64_t output, int64_t m,

@@ -65,6 +65,14 @@ struct Chip {
   }
   /// Largest dynamic shared memory per block, in bytes.
   int64_t maxSharedMemoryPerBlock() const;
+  /// Whether Humming's GPU suite has passed on a GPU of this SM: only
+  /// sm_90 (H100, H200; bench/results). Elsewhere Layer::transform()
+  /// checks its kernels on first use (FirstUseProbe.h). Add an SM here
+  /// when the suite has run on it.
+  bool ranOnHardware() const { return sm == 90; }
+  /// The chip's plain target (sm_90 of sm_90a, sm_120 of sm_120f): the
+  /// same SM without arch- or family-specific instructions.
+  Chip plain() const { return Chip{sm, 0}; }
 
   friend bool operator==(const Chip &a, const Chip &b) {
     return a.sm == b.sm && a.suffix == b.suffix;

@@ -1,0 +1,133 @@
+//===- FirstUseProbe.cpp - What the first-use probe compares ----------------===//
+//
+// The decisions of the first-use probe (FirstUseProbe.h), without a GPU.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Humming/API/FirstUseProbe.h"
+#include "Humming/Quant/Result.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+namespace humming::probe {
+
+Result<Policy> policy(FirstUseProbe asked, const char *env, const Chip &chip) {
+  Policy p;
+  if (env && *env) {
+    if (std::strcmp(env, "auto") == 0)
+      asked = FirstUseProbe::Auto;
+    else if (std::strcmp(env, "always") == 0)
+      asked = FirstUseProbe::Always;
+    else if (std::strcmp(env, "never") == 0)
+      asked = FirstUseProbe::Never;
+    else if (std::strcmp(env, "mismatch") == 0) {
+      asked = FirstUseProbe::Always;
+      p.forceMismatch = true;
+    } else if (Status s = checkEnvironment(env); !s)
+      return Error{s.error()};
+  }
+  switch (asked) {
+  case FirstUseProbe::Never:
+    p.why = "not probed: turned off";
+    return p;
+  case FirstUseProbe::Always:
+    p.run = true;
+    return p;
+  case FirstUseProbe::Auto:
+    break;
+  }
+  p.run = !chip.ranOnHardware();
+  if (!p.run)
+    p.why = concat("not probed: the GPU suite has run on sm_", chip.sm);
+  return p;
+}
+
+Status checkEnvironment(const char *env) {
+  if (!env || !*env)
+    return Status::success();
+  for (const char *known : {"auto", "always", "never", "mismatch"})
+    if (std::strcmp(env, known) == 0)
+      return Status::success();
+  return Error{concat("expected HUMMING_PROBE to be auto, always, never or "
+                      "mismatch, got '",
+                      env, "'")};
+}
+
+std::string Reference::describe() const {
+  return canonical ? "the canonical kernel"
+                   : concat(chip, "'s mma_sync kernels");
+}
+
+std::optional<Reference> plainTarget(const Chip &chip) {
+  if (chip.suffix == 0)
+    return std::nullopt;
+  Reference r;
+  r.chip = chip.plain().str();
+  return r;
+}
+
+Result<Reference> reference(const Chip &chip, bool prepared, bool moe,
+                            const InputSchema &in) {
+  if (moe)
+    return Error{"not probed: MoE layers are not probed yet"};
+  if (in.type.bits == 16) {
+    if (!prepared)
+      return Error{"not probed: the layer runs the canonical kernel, the "
+                   "reference itself"};
+    Reference r;
+    r.canonical = true;
+    r.chip = chip.str();
+    return r;
+  }
+  // 8- and 4-bit activations have no canonical kernel.
+  if (std::optional<Reference> r = plainTarget(chip))
+    return *r;
+  return Error{concat("not probed: ", in.type.str(),
+                      " activations have no canonical kernel, and ",
+                      chip.str(), " no plain target with other kernels")};
+}
+
+std::vector<int64_t> rows(const std::vector<abi::KernelLaunch> &kernels) {
+  std::vector<int64_t> out;
+  for (const abi::KernelLaunch &kl : kernels) {
+    const int64_t lo = std::max<int64_t>(1, kl.mMin);
+    int64_t m = lo + 5;
+    if (kl.mMax > 0)
+      m = std::min(m, kl.mMax);
+    out.push_back(m);
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+Agreement compare(const std::vector<double> &got,
+                  const std::vector<double> &want, double tolerance) {
+  Agreement a;
+  double diff = 0, norm = 0;
+  const size_t n = std::min(got.size(), want.size());
+  for (size_t i = 0; i < n; ++i) {
+    const bool gf = std::isfinite(got[i]), wf = std::isfinite(want[i]);
+    if (gf != wf) {
+      ++a.nonFinite;
+      continue;
+    }
+    if (!gf)
+      continue;
+    const double d = got[i] - want[i];
+    diff += d * d;
+    norm += want[i] * want[i];
+  }
+  a.nonFinite += int64_t(std::max(got.size(), want.size()) - n);
+  a.relError = norm > 0 ? std::sqrt(diff / norm) : (diff > 0 ? INFINITY : 0);
+  a.agrees = a.nonFinite == 0 && a.relError <= tolerance;
+  return a;
+}
+
+double tolerance(const ScalarType &output, bool f16Accumulation) {
+  return output == ScalarType::bf16() || f16Accumulation ? 3e-2 : 1e-2;
+}
+
+} // namespace humming::probe

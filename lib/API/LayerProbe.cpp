@@ -1,0 +1,390 @@
+//===- LayerProbe.cpp - transform()'s first-use probe ----------------------===//
+//
+// On a chip the GPU suite has not run on, transform() runs each of the
+// layer's M-range kernels on random activations beside a reference family
+// on the same GPU and keeps them only where they agree (FirstUseProbe.h says
+// what is compared with what and what is kept). The reference is a second
+// layer over a copy of the canonical weights; a fallback transforms this
+// layer again for the reference's target, through the kernel cache (the
+// reference compiled the same kernels). Outcomes are remembered per
+// process by the kernels' PTX, so each distinct layer is probed once.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Humming/API/FirstUseProbe.h"
+#include "Humming/API/Layer.h"
+#include "LayerImpl.h"
+
+#include "Humming/Quant/Codec.h"
+#include "Humming/Runtime/KernelCache.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <mutex>
+
+namespace humming {
+namespace {
+
+/// xorshift64: the probe's activations (fixed seed: a probe that fails
+/// fails the same way again).
+struct Xorshift {
+  uint64_t s = 0x9E3779B97F4A7C15ull;
+  uint64_t next() {
+    s ^= s << 13;
+    s ^= s >> 7;
+    s ^= s << 17;
+    return s;
+  }
+};
+
+/// Random activations of `in`'s type for `rows` rows of `kAct` elements
+/// (those past `k` zero) and their f32 scales, on the device.
+struct ProbeInputs {
+  std::optional<rt::DeviceBuffer> codes, scales;
+};
+Result<ProbeInputs> probeInputs(const rt::CudaDriver &driver,
+                                const InputSchema &in, int64_t rows,
+                                int64_t k, int64_t kAct) {
+  Xorshift rng;
+  const int64_t bits = in.type.bits;
+  std::vector<uint8_t> codes(size_t(rows * kAct * bits / 8), 0);
+  if (bits == 16) {
+    // Values in [-1, 1) from a table of 1024 codes.
+    uint16_t table[1024];
+    for (int i = 0; i < 1024; ++i)
+      table[i] = uint16_t(encode(in.type, (i - 512) / 512.0));
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t c = 0; c < k; ++c) {
+        const uint16_t v = table[rng.next() & 1023];
+        const size_t at = size_t(r * kAct + c) * 2;
+        codes[at] = uint8_t(v);
+        codes[at + 1] = uint8_t(v >> 8);
+      }
+  } else {
+    // Finite codes of magnitude at most ~4 (no NaN or infinity).
+    auto code = [&]() -> uint8_t {
+      const uint64_t x = rng.next();
+      const uint8_t sign = uint8_t((x >> 32) & 1) << 7;
+      if (in.type == ScalarType::e4m3())
+        return sign | uint8_t((x % 9) << 3) | uint8_t((x >> 8) & 7);
+      if (in.type == ScalarType::e5m2())
+        return sign | uint8_t((x % 17) << 2) | uint8_t((x >> 8) & 3);
+      if (bits == 8)
+        return uint8_t(int8_t(int64_t(x % 255) - 127));
+      return uint8_t(x & 15); // 4-bit integer codes
+    };
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t c = 0; c < k; ++c) {
+        const int64_t e = r * kAct + c;
+        if (bits == 8)
+          codes[size_t(e)] = code();
+        else
+          codes[size_t(e / 2)] |= uint8_t(code() << (4 * (e % 2)));
+      }
+  }
+  ProbeInputs out;
+  Result<rt::DeviceBuffer> c = rt::DeviceBuffer::allocate(driver, codes.size());
+  if (!c)
+    return Error{c.error()};
+  if (Status s = c->upload(codes.data(), codes.size()); !s)
+    return Error{s.error()};
+  out.codes.emplace(c.take());
+  int64_t scaleCount = 0;
+  switch (in.scaling) {
+  case ActScaling::None:
+    break;
+  case ActScaling::Static:
+    scaleCount = 1;
+    break;
+  case ActScaling::Token:
+    scaleCount = rows;
+    break;
+  case ActScaling::Group:
+    scaleCount = rows * ceilDiv(kAct, in.groupK);
+    break;
+  }
+  if (scaleCount) {
+    std::vector<float> scales(static_cast<size_t>(scaleCount));
+    for (float &s : scales)
+      s = float((1 + (rng.next() & 255) / 256.0) / 128);
+    Result<rt::DeviceBuffer> b =
+        rt::DeviceBuffer::allocate(driver, scales.size() * sizeof(float));
+    if (!b)
+      return Error{b.error()};
+    if (Status s = b->upload(scales.data(), scales.size() * sizeof(float)); !s)
+      return Error{s.error()};
+    out.scales.emplace(b.take());
+  }
+  return out;
+}
+
+/// What a probe decided for a layer's kernels, remembered per process.
+/// Own: the layer's kernels; Plain: the plain target's prepared ones
+/// after a disagreement with the canonical kernel; Reference: the reference.
+enum class Kept { Own, Plain, Reference };
+struct Decision {
+  Kept kept = Kept::Own;
+  std::string text;
+};
+std::mutex &memoMutex() {
+  static std::mutex m;
+  return m;
+}
+std::map<std::string, Decision> &memo() {
+  static std::map<std::string, Decision> m;
+  return m;
+}
+
+std::string listRows(const std::vector<int64_t> &rows) {
+  std::string s;
+  for (int64_t m : rows)
+    s += (s.empty() ? "" : ", ") + std::to_string(m);
+  return s;
+}
+} // namespace
+
+Result<Layer> Layer::sameWeights() const {
+  const Impl &l = *impl_;
+  if (!l.canonical)
+    return Error{"the layer has no canonical weights (a bug)"};
+  auto impl = std::make_unique<Impl>();
+  impl->n = l.n;
+  impl->k = l.k;
+  impl->kAct = l.kAct;
+  impl->weight = l.weight;
+  impl->input = l.input;
+  impl->compute = l.compute;
+  impl->output = l.output;
+  impl->canonical = *l.canonical;
+  impl->inputPermutation = l.inputPermutation;
+  impl->moe = l.moe;
+  return Layer(std::move(impl));
+}
+
+Status Layer::probeKernels(const LayerTarget &target) {
+  Impl &l = *impl_;
+  std::optional<Chip> chip = Chip::parse(l.chip);
+  if (!chip)
+    return Error{concat("the layer's chip '", l.chip, "' does not parse (a bug)")};
+  Result<probe::Policy> policy =
+      probe::policy(target.probe, std::getenv("HUMMING_PROBE"), *chip);
+  if (!policy)
+    return Error{policy.error()};
+  if (!policy->run) {
+    l.stats.probe = policy->why;
+    return Status::success();
+  }
+  Result<probe::Reference> ref =
+      probe::reference(*chip, l.prepared, bool(l.moe), l.input);
+  if (!ref) {
+    l.stats.probe = ref.error();
+    rt::logInfo(concat("first-use probe on ", l.chip, ": ", ref.error()));
+    return Status::success();
+  }
+  // The targets of the reference and of a fallback: this one's, with the
+  // reference's chip and layout and the heuristics' tiles.
+  // (A reference quantizes no activations: the probe gives it codes.)
+  auto targetOf = [&](const probe::Reference &r, bool reference) {
+    LayerTarget t = target;
+    t.chip = r.chip;
+    t.canonicalLayout = r.canonical;
+    t.tileConfig.clear();
+    t.probe = FirstUseProbe::Never;
+    if (reference)
+      t.activationRows = 0;
+    return t;
+  };
+  const std::optional<probe::Reference> plain = probe::plainTarget(*chip);
+  auto keep = [&](const Decision &d) -> Status {
+    if (d.kept != Kept::Own) {
+      const std::string own = l.chip;
+      const TransformStats before = l.stats;
+      if (Status s = transformKernels(
+              targetOf(d.kept == Kept::Plain ? *plain : *ref, false));
+          !s)
+        return Error{concat(d.text, "; transforming the layer for it: ",
+                            s.error())};
+      // The work of both transforms.
+      l.stats.compiled += before.compiled;
+      l.stats.cached += before.cached;
+      l.stats.kernelSeconds += before.kernelSeconds;
+      l.stats.weightSeconds += before.weightSeconds;
+      std::fprintf(stderr, "humming: warning: %s\n", d.text.c_str());
+    }
+    l.stats.probe = d.text;
+    return Status::success();
+  };
+
+  // Once per process for the same kernels against the same reference.
+  const std::string key =
+      concat(l.chip, " ", ref->describe(), " ", policy->forceMismatch, " ",
+             std::hash<std::string>{}(l.ptx), " ", l.ptx.size());
+  {
+    std::lock_guard<std::mutex> lock(memoMutex());
+    auto it = memo().find(key);
+    if (it != memo().end()) {
+      Decision d = it->second;
+      d.text += " (probed before in this process)";
+      return keep(d);
+    }
+  }
+  auto remember = [&](Decision d) -> Status {
+    {
+      std::lock_guard<std::mutex> lock(memoMutex());
+      memo()[key] = d;
+    }
+    return keep(d);
+  };
+
+  // The reference layer and the probe's activations and outputs.
+  Result<Layer> reference = sameWeights();
+  if (!reference)
+    return Error{reference.error()};
+  if (Status s = reference->transformKernels(targetOf(*ref, true)); !s) {
+    l.stats.probe = concat("not probed: ", ref->describe(),
+                           " could not be made: ", s.error());
+    rt::logInfo(concat("first-use probe on ", l.chip, ": ", l.stats.probe));
+    return Status::success();
+  }
+  const rt::CudaDriver &driver = *l.driver;
+  const std::vector<int64_t> rows = probe::rows(l.kernels);
+  const int64_t maxRows = rows.back();
+  Result<ProbeInputs> inputs =
+      probeInputs(driver, l.input, maxRows, l.k, l.kAct);
+  if (!inputs)
+    return Error{concat("the first-use probe's activations: ", inputs.error())};
+  const size_t outBytes = size_t(maxRows * l.n * 2);
+  Result<rt::DeviceBuffer> out = rt::DeviceBuffer::allocate(driver, outBytes);
+  if (!out)
+    return Error{concat("the first-use probe's output: ", out.error())};
+  std::vector<double> decoded(65536);
+  for (uint32_t c = 0; c < 65536; ++c)
+    decoded[c] = decode(l.output, c);
+  // `layer`'s output for `m` rows, over an output poisoned with NaN (all
+  // bits set) so that rows left unwritten disagree.
+  auto outputOf = [&](const Layer &layer, int64_t m,
+                      bool zeroed) -> Result<std::vector<double>> {
+    if (Status s = out->fill(0xFF); !s)
+      return Error{s.error()};
+    const uint64_t scales = inputs->scales ? inputs->scales->ptr() : 0;
+    if (Status s = layer.launch(nullptr, inputs->codes->ptr(), scales,
+                                out->ptr(), m);
+        !s)
+      return Error{s.error()};
+    if (Status s =
+            driver.check(driver.cuCtxSynchronize(), "cuCtxSynchronize");
+        !s)
+      return Error{s.error()};
+    std::vector<uint16_t> raw(size_t(m * l.n));
+    if (Status s = out->download(raw.data(), raw.size() * 2); !s)
+      return Error{s.error()};
+    std::vector<double> v(raw.size());
+    for (size_t i = 0; i < raw.size(); ++i)
+      v[i] = zeroed ? 0.0 : decoded[raw[i]];
+    return v;
+  };
+  const double tolerance =
+      probe::tolerance(l.output, l.compute.f16Accumulation);
+  // Whether `a` and `b` agree at every probe M: the largest difference,
+  // and the M where they did not.
+  struct Comparison {
+    bool agrees = true;
+    double worst = 0;
+    int64_t nonFinite = 0;
+    std::vector<int64_t> failedRows;
+  };
+  auto compareLayers = [&](const Layer &a, bool zeroA,
+                           const Layer &b) -> Result<Comparison> {
+    Comparison c;
+    for (int64_t m : rows) {
+      Result<std::vector<double>> va = outputOf(a, m, zeroA);
+      if (!va)
+        return Error{va.error()};
+      Result<std::vector<double>> vb = outputOf(b, m, false);
+      if (!vb)
+        return Error{vb.error()};
+      probe::Agreement g = probe::compare(*va, *vb, tolerance);
+      c.worst = std::max(c.worst, g.relError);
+      c.nonFinite += g.nonFinite;
+      if (!g.agrees) {
+        c.agrees = false;
+        c.failedRows.push_back(m);
+      }
+    }
+    return c;
+  };
+  auto describe = [&](const Comparison &c) {
+    std::string s = concat("relative difference ", c.worst);
+    if (c.nonFinite)
+      s += concat(", ", c.nonFinite, " outputs finite in one and not the other");
+    return s;
+  };
+  const bool zeroOwn = policy->forceMismatch;
+  const std::string where = concat(
+      "on ", l.chip, " at M = ", listRows(rows),
+      zeroOwn ? " (HUMMING_PROBE=mismatch: the layer's output taken as zero)"
+              : "");
+  Result<Comparison> own = compareLayers(*this, zeroOwn, *reference);
+  if (!own)
+    return Error{concat("the first-use probe: ", own.error())};
+  if (own->agrees)
+    return remember({Kept::Own, concat("the layer's kernels agree with ",
+                                       ref->describe(), " ", where, " (",
+                                       describe(*own), ")")});
+  // Which of the layer's kernels disagreed, at which M.
+  std::string failed;
+  for (int64_t m : own->failedRows) {
+    const abi::KernelLaunch *kl = abi::kernelFor(l.kernels, m);
+    failed += concat(failed.empty() ? "" : ", ",
+                     kl ? kl->name : std::string("?"), " (M = ", m, ")");
+  }
+  const std::string disagreement =
+      concat("the layer's kernels disagree with ", ref->describe(), " ", where,
+             ": ", failed, "; ", describe(*own));
+  // 8- and 4-bit activations: the reference is the plain target's family.
+  if (!ref->canonical)
+    return remember({Kept::Reference,
+                     concat(disagreement, "; the layer runs ",
+                            ref->describe(), " instead")});
+  if (!plain)
+    return remember({Kept::Reference, concat(disagreement,
+                                             "; the layer runs the canonical "
+                                             "kernel instead")});
+  // A second opinion: the plain target's prepared kernels.
+  Result<Layer> second = sameWeights();
+  if (!second)
+    return Error{second.error()};
+  if (Status s = second->transformKernels(targetOf(*plain, true)); !s)
+    return remember({Kept::Reference,
+                     concat(disagreement, "; ", plain->describe(),
+                            " could not be made (", s.error(),
+                            "): the layer runs the canonical kernel instead")});
+  Result<Comparison> plainVsCanonical =
+      compareLayers(*second, false, *reference);
+  if (!plainVsCanonical)
+    return Error{concat("the first-use probe: ", plainVsCanonical.error())};
+  if (plainVsCanonical->agrees)
+    return remember({Kept::Plain,
+                     concat(disagreement, "; ", plain->describe(),
+                            " agree with it (", describe(*plainVsCanonical),
+                            "): the layer runs those instead")});
+  Result<Comparison> ownVsPlain = compareLayers(*this, zeroOwn, *second);
+  if (!ownVsPlain)
+    return Error{concat("the first-use probe: ", ownVsPlain.error())};
+  if (ownVsPlain->agrees)
+    return remember(
+        {Kept::Own, concat(disagreement, "; ", plain->describe(),
+                           " agree with the layer's (",
+                           describe(*ownVsPlain),
+                           "): the canonical kernel is the one that failed, "
+                           "the layer keeps its kernels")});
+  return Error{concat(disagreement, "; ", plain->describe(),
+                      " agree with neither (", describe(*plainVsCanonical),
+                      " from the canonical kernel, ", describe(*ownVsPlain),
+                      " from the layer's): no two kernel families agree on "
+                      "this GPU, so the layer refuses to run")};
+}
+
+} // namespace humming
