@@ -607,12 +607,14 @@ std::optional<TileConfig> fewTokenTile(const WeightSchema &w, int64_t n,
 /// tokens (below). A dense layer's last block of columns may be partial
 /// (layout::partialColumnBlocks). None where K does not divide, N is not
 /// a multiple of 64 (of the block for MoE GEMMs: `forExperts`) or no
-/// three stages fit.
+/// three stages fit. `registerWeights`: the same tile over 4-bit weights
+/// that wgmma takes from registers (converted there each iteration; the
+/// activations by TMA), which W4A8 takes from M = 129 (selectEightBitTiles).
 std::optional<TileConfig> kMajorPrefillTile(const WeightSchema &w,
                                             const InputSchema &in, int64_t n,
-                                            int64_t k,
-                                            const DeviceInfo &device,
-                                            bool forExperts, bool deep) {
+                                            int64_t k, const DeviceInfo &device,
+                                            bool forExperts, bool deep,
+                                            bool registerWeights = false) {
   // (Per-group activation or weight scales: one group per iteration.)
   int64_t kTiles = 8;
   if (in.scaling == ActScaling::Group)
@@ -621,7 +623,7 @@ std::optional<TileConfig> kMajorPrefillTile(const WeightSchema &w,
     kTiles = std::min(kTiles, w.groupK / layout::kTileK);
   layout::KernelShape ks =
       wgmmaShape(128, kTiles, /*warpSpecialized=*/true, 8);
-  ks.weightsByDescriptor = true;
+  ks.weightsByDescriptor = !registerWeights;
   ks.tmaActivations = ks.tmaWeights = true;
   ks.rasterM = 8;
   // A dense layer's N need not divide into blocks: the last may be partial
@@ -637,8 +639,8 @@ std::optional<TileConfig> kMajorPrefillTile(const WeightSchema &w,
   // int8 without group scales keeps one set of s32 sums (exact, no
   // promotion: WgmmaKernel.cpp): two n-tiles per warpgroup, 256 columns,
   // half the activation bytes per MMA.
-  if (in.type == ScalarType::sint(8) && !w.hasPerKScales() &&
-      in.scaling != ActScaling::Group) {
+  if (!registerWeights && in.type == ScalarType::sint(8) &&
+      !w.hasPerKScales() && in.scaling != ActScaling::Group) {
     layout::KernelShape wide = ks;
     wide.nTilesPerGroup = 2;
     wide.warpsN = 4; // n-tiles: two warpgroups of two
@@ -655,15 +657,21 @@ std::optional<TileConfig> kMajorPrefillTile(const WeightSchema &w,
   // codes: M = 4096 / 8192 654.6 / 1269.9 -> 593.5 / 1105.6 us, but M =
   // 1024 146.2 -> 159.8 (5.3 blocks of rows for 8: a wave more per CTA's
   // work), hence 128 tokens up to 2048 (the crossover between is
-  // unmeasured). Per-group activation scales and per-K weight scales keep
-  // 128 tokens: carried beside the sums, the 48 token scales spilled at
-  // 192; read in the fold instead (WgmmaKernel.cpp, lateTokenScales) the
-  // 192-token fine-grained tile assembles without spills, not yet
-  // measured on a GPU (bench/NOTES.md "8-bit activations"). So do MoE
-  // GEMMs (unmeasured there; an indexed routing's block_size would have to
-  // be a multiple of 192).
-  if (deep && in.scaling != ActScaling::Group && !w.hasPerKScales() &&
-      !forExperts) {
+  // unmeasured). Per-group activation scales and per-K weight scales
+  // carried beside the sums spilled at 192; the fold reads them late
+  // instead (WgmmaKernel.cpp, lateTokenScales; bench/NOTES.md "8-bit
+  // activations"). MoE GEMMs keep 128 (unmeasured there; an indexed
+  // routing's block_size would have to be a multiple of 192).
+  // Fine-grained fp8 (per-group activation scales, 128 x 128 weight
+  // blocks) and 4-bit weights converted in registers take it too since
+  // the fold reads the token scales late (lateTokenScales): H100, 8192^2,
+  // fine-grained M = 4096 / 8192 685.1 / 1401.0 -> 654.0 / 1280.0 us, W4A8
+  // below (2026-12-07). int8 with per-group activation scales keeps 128
+  // (unmeasured at 192).
+  const bool lateScales =
+      (in.scaling != ActScaling::Group && !w.hasPerKScales()) ||
+      registerWeights || in.type.isFloat();
+  if (deep && lateScales && !forExperts) {
     layout::KernelShape tall = ks;
     tall.warpM = 192;
     for (tall.stages = 5; tall.stages >= 3; --tall.stages)
@@ -701,6 +709,17 @@ selectEightBitTiles(const WeightSchema &w, const InputSchema &in,
   const bool kMajor =
       chip && layout::tileOrder(w, in, chip->readsKMajorEightBit()) ==
                   layout::TileOrder::KMajor;
+  // 4-bit weights (W4A8) over groups of 128 of K (or per channel) in a
+  // dense layer: the K-major tile's structure with the weights converted in
+  // registers from M = 129, 192 tokens from 257. H100, 8192^2 uint4 g128 x
+  // e4m3, graph replay (us; bench/NOTES.md "8-bit activations",
+  // 2026-12-07), the earlier tiles against 128 / 192 tokens: M = 200 88.6
+  // -> 45.8 / 53.2, 300 168.0 -> 87.8 / 54.0, 513 233.6 -> 130.7 / 104.7,
+  // 1024 326.5 -> 175.2 / 161.5, 2048 647.2 -> 351.6 / 332.5, 8192 2626.5
+  // -> 1449.1 / 1174.9; at M = 64 the cluster-split tile keeps it (29.4
+  // against 45.0).
+  const bool fourBitRegisters = !kMajor && w.type.bits == 4 && !forExperts &&
+                                (!w.hasPerKScales() || w.groupK % 128 == 0);
   for (Range r : {Range{1, 8}, {9, 16}, {17, 64}, {65, 128}, {129, 256},
                   {257, 512}, {513, 2048}, {2049, 0}}) {
     std::optional<TileConfig> t;
@@ -710,7 +729,10 @@ selectEightBitTiles(const WeightSchema &w, const InputSchema &in,
     if (prefill && kMajor)
       t = kMajorPrefillTile(w, in, n, k, device, forExperts,
                             /*deep=*/r.hi == 0);
-    if (!prefill && r.hi <= 16)
+    if (fourBitRegisters && r.lo > 128)
+      t = kMajorPrefillTile(w, in, n, k, device, forExperts,
+                            /*deep=*/r.lo > 256, /*registerWeights=*/true);
+    if (!t && !prefill && r.hi <= 16)
       t = fewTokenTile(w, n, k, device, r.hi);
     if (!t && !prefill)
       t = clusterSplitTile(w, n, k, c, device, r.hi, bits);

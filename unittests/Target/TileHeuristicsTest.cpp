@@ -810,6 +810,28 @@ TEST(TileHeuristics, RefusesLayersTheLayoutCannotHold) {
   EXPECT_NE(t.error().find("SM count"), std::string::npos);
 }
 
+// Fine-grained FP8 (DeepSeek-V3: 1 x 128 activation groups, 128 x 128
+// weight blocks): 128 tokens from M = 513, 192 from 2049 (the fold reads
+// the token scales late; H100 2026-12-07: M = 8192 1401 -> 1280 us); MoE
+// GEMMs keep 128.
+TEST(TileHeuristics, FineGrainedFp8TakesTheTallTileBeyond2048) {
+  WeightSchema w = WeightSchema::make(ScalarType::e4m3(), ScalarType::f32(),
+                                      Granularity::Block, 128);
+  w.groupN = 128;
+  const InputSchema in{ScalarType::e4m3(), ActScaling::Group, 128};
+  Result<std::vector<TileConfig>> t =
+      selectMmaSyncTiles(w, in, {}, 8192, 8192, *lookupDevice("H100"));
+  ASSERT_TRUE(bool(t)) << t.error();
+  const TileConfig &deep = t->back();
+  EXPECT_EQ(deep.mMin, 2049);
+  EXPECT_EQ(deep.warpM, 192);
+  EXPECT_EQ(deep.warpK, 128);
+  EXPECT_EQ(deep.stages, 5);
+  const TileConfig &mid = (*t)[t->size() - 2];
+  EXPECT_EQ(mid.mMin, 513);
+  EXPECT_EQ(mid.warpM, 128);
+}
+
 TEST(TileHeuristics, EightBitActivationsGetWgmmaTilesAtEveryM) {
   // fp8 activations: the sm_90a wgmma k32 kernels at every M (but decode:
   // the 16-row mma_sync tile of f16 MMAs, at M <= 16 of layers whose
@@ -856,11 +878,18 @@ TEST(TileHeuristics, EightBitActivationsGetWgmmaTilesAtEveryM) {
           // 192-token one (five stages) without per-K weight scales; the
           // last block of columns partial where N = 320; the rest as for
           // the others.
+          // 4-bit weights over groups of 128 (W4A8): the same tile's
+          // structure, the weights converted in registers, from M = 129,
+          // 192 tokens from 257, where N divides into its blocks.
           const bool kMajor =
               layout::tileOrder(w, e4, true) == layout::TileOrder::KMajor;
-          if (kMajor && tc.mMin > 512) {
-            const bool deep = !w.hasPerKScales() && tc.mMax == 0;
-            EXPECT_EQ(tc.mMin, deep ? 2049 : 513);
+          const bool fourBit = !kMajor && w.type.bits == 4 &&
+                               w.groupK % 128 == 0 && n % 128 == 0;
+          if ((kMajor && tc.mMin > 512) || (fourBit && tc.mMin > 128)) {
+            const bool deep =
+                kMajor ? !w.hasPerKScales() && tc.mMax == 0 : tc.mMin > 256;
+            EXPECT_EQ(tc.mMin,
+                      kMajor ? (deep ? 2049 : 513) : (deep ? 257 : 129));
             EXPECT_EQ(tc.tma, TmaA | TmaB);
             EXPECT_EQ(tc.warpM, deep ? 192 : 128);
             EXPECT_EQ(tc.warpK, 128);

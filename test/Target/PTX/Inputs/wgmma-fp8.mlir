@@ -331,3 +331,36 @@ func.func @w4a8s192(%a: memref<?x8192xf8E4M3FN>, %w: memref<256x32768xi32>, %s: 
       : memref<?x8192xf8E4M3FN>, memref<256x32768xi32> -> memref<?x8192xf16>
   return
 }
+
+// W4A8's prefill tiles (selectEightBitTiles from M = 129 / 257): the K-major
+// tile's structure with the 4-bit weights converted in registers each
+// iteration (wgmma A from registers, the activations by TMA), on 128 and
+// 192 tokens; uint4 g128 x e4m3 and uint4 per channel x si8.
+#w4a8r128 = #humming.tile_config<m = [1, inf], block = [128, 128, 128], warp = [128, 16, 128], stages = 6, mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], raster_m = 8>
+#w4a8r192 = #humming.tile_config<m = [1, inf], block = [192, 128, 128], warp = [192, 16, 128], stages = 5, mma = wgmma, warp_specialized = true, mbarrier = true, tma = [a, b], raster_m = 8>
+func.func @w4a8r128(%a: memref<?x8192xf8E4M3FN>, %w: memref<256x32768xi32>, %s: memref<64x8192xf16>, %as: memref<?x1xf32>, %c: memref<?x8192xf16>) {
+  humming.gemm %a, %w scales(%s : memref<64x8192xf16>) input_scale(%as : memref<?x1xf32>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<128>>,
+       input_schema = #humming.input_schema<type = f8E4M3FN, scaling = token>, layout = #humming.layout<chip = "sm_90a">,
+       tile_configs = [#w4a8r128]}
+      : memref<?x8192xf8E4M3FN>, memref<256x32768xi32> -> memref<?x8192xf16>
+  return
+}
+
+func.func @w4a8r192(%a: memref<?x8192xf8E4M3FN>, %w: memref<256x32768xi32>, %s: memref<64x8192xf16>, %as: memref<?x1xf32>, %c: memref<?x8192xf16>) {
+  humming.gemm %a, %w scales(%s : memref<64x8192xf16>) input_scale(%as : memref<?x1xf32>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = group<128>>,
+       input_schema = #humming.input_schema<type = f8E4M3FN, scaling = token>, layout = #humming.layout<chip = "sm_90a">,
+       tile_configs = [#w4a8r192]}
+      : memref<?x8192xf8E4M3FN>, memref<256x32768xi32> -> memref<?x8192xf16>
+  return
+}
+
+func.func @i8w4r192(%a: memref<?x8192xi8>, %w: memref<256x32768xi32>, %s: memref<1x8192xf16>, %as: memref<?x1xf32>, %c: memref<?x8192xf16>) {
+  humming.gemm %a, %w scales(%s : memref<1x8192xf16>) input_scale(%as : memref<?x1xf32>) into %c
+      {weight_schema = #humming.weight_schema<type = ui4, scale = f16, granularity = channel>,
+       input_schema = #humming.input_schema<type = si8, scaling = token>, layout = #humming.layout<chip = "sm_90a">,
+       tile_configs = [#w4a8r192]}
+      : memref<?x8192xi8>, memref<256x32768xi32> -> memref<?x8192xf16>
+  return
+}
