@@ -199,7 +199,6 @@ Status Layer::probeKernels(const LayerTarget &target) {
   const std::optional<probe::Reference> plain = probe::plainTarget(*chip);
   auto keep = [&](const Decision &d) -> Status {
     if (d.kept != Kept::Own) {
-      const std::string own = l.chip;
       const TransformStats before = l.stats;
       if (Status s = transformKernels(
               targetOf(d.kept == Kept::Plain ? *plain : *ref, false));
@@ -238,7 +237,13 @@ Status Layer::probeKernels(const LayerTarget &target) {
     return keep(d);
   };
 
-  // The reference layer and the probe's activations and outputs.
+  // The reference layer (over the canonical tensors, brought from the
+  // device where a device quantization left them) and the probe's
+  // activations and outputs.
+  if (Status s = l.canonicalToHost(); !s)
+    return Error{concat("the first-use probe: bringing the canonical "
+                        "tensors from the device: ",
+                        s.error())};
   Result<Layer> reference = sameWeights();
   if (!reference)
     return Error{reference.error()};
