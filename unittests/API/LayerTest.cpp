@@ -726,8 +726,10 @@ TEST(Layer, EightBitActivationsNeedThePreparedWgmmaKernels) {
   EXPECT_TRUE(w4a4->prepared());
   ASSERT_TRUE(ok->transform({"H200", "", true}).ok());
   EXPECT_TRUE(ok->prepared());
+  // (From M = 129 W4A8 reads its activations by TMA: a tensor map per
+  // launch; the smaller tiles copy them.)
   for (const humming::abi::KernelLaunch &k : ok->kernels())
-    EXPECT_EQ(k.inputMap, 0);
+    EXPECT_EQ(k.inputMap != 0, k.mMin > 128) << k.name;
   EXPECT_NE(ok->forward(nullptr, 16, 16, 1).error().find(
                 "call forwardQuantized()"),
             std::string::npos);
