@@ -70,9 +70,7 @@ std::optional<Reference> plainTarget(const Chip &chip) {
 
 Result<Reference> reference(const Chip &chip, bool prepared, bool moe,
                             const InputSchema &in) {
-  if (moe)
-    return Error{"not probed: MoE layers are not probed yet"};
-  if (in.type.bits == 16) {
+  if (in.type.bits == 16 && !moe) {
     if (!prepared)
       return Error{"not probed: the layer runs the canonical kernel, the "
                    "reference itself"};
@@ -81,12 +79,14 @@ Result<Reference> reference(const Chip &chip, bool prepared, bool moe,
     r.chip = chip.str();
     return r;
   }
-  // 8- and 4-bit activations have no canonical kernel.
+  // 8- and 4-bit activations and MoE layers have no canonical kernel.
   if (std::optional<Reference> r = plainTarget(chip))
     return *r;
-  return Error{concat("not probed: ", in.type.str(),
-                      " activations have no canonical kernel, and ",
-                      chip.str(), " no plain target with other kernels")};
+  return Error{concat("not probed: ",
+                      moe ? std::string("a MoE layer has")
+                          : concat(in.type.str(), " activations have"),
+                      " no canonical kernel, and ", chip.str(),
+                      " no plain target with other kernels")};
 }
 
 std::vector<int64_t> rows(const std::vector<abi::KernelLaunch> &kernels) {
@@ -96,6 +96,13 @@ std::vector<int64_t> rows(const std::vector<abi::KernelLaunch> &kernels) {
     int64_t m = lo + 5;
     if (kl.mMax > 0)
       m = std::min(m, kl.mMax);
+    // MoE: rows per expert to activation rows (indexed: the most tokens
+    // whose ids give at most that many per expert, which is then exactly
+    // that many as top_k <= E).
+    if (kl.routing == abi::kRoutingIndexed)
+      m = std::max<int64_t>(1, m * kl.experts / std::max<int64_t>(kl.topK, 1));
+    else if (kl.routing != abi::kRoutingDense)
+      m *= std::max<int64_t>(kl.experts, 1);
     out.push_back(m);
   }
   std::sort(out.begin(), out.end());

@@ -16,6 +16,7 @@
 #include "LayerImpl.h"
 
 #include "Humming/Quant/Codec.h"
+#include "Humming/Quant/Quantize.h"
 #include "Humming/Runtime/KernelCache.h"
 
 #include <cstdlib>
@@ -116,6 +117,86 @@ Result<ProbeInputs> probeInputs(const rt::CudaDriver &driver,
     if (Status s = b->upload(scales.data(), scales.size() * sizeof(float)); !s)
       return Error{s.error()};
     out.scales.emplace(b.take());
+  }
+  return out;
+}
+
+/// A MoE layer's routing for `m` activation rows, on the device: each
+/// token's top_k experts consecutive ((t top_k + j) mod E, indexed, aligned
+/// to `blockSize` as vLLM's moe_align_block_size does), grouped rows split
+/// evenly among the experts; router weights in [0.5, 1) where the layer
+/// takes them.
+struct ProbeRouting {
+  std::vector<rt::DeviceBuffer> buffers;
+  MoeRouting routing;
+  int64_t outRows = 0;
+};
+Result<ProbeRouting> probeRouting(const rt::CudaDriver &driver,
+                                  const MoeOptions &moe, int64_t experts,
+                                  int64_t m, int64_t blockSize) {
+  ProbeRouting out;
+  auto upload = [&](const void *data, size_t bytes) -> Result<uint64_t> {
+    Result<rt::DeviceBuffer> b = rt::DeviceBuffer::allocate(driver, bytes);
+    if (!b)
+      return Error{b.error()};
+    if (Status s = b->upload(data, bytes); !s)
+      return Error{s.error()};
+    out.buffers.push_back(b.take());
+    return out.buffers.back().ptr();
+  };
+  MoeRouting &r = out.routing;
+  if (moe.routing == GemmType::Indexed) {
+    std::vector<int32_t> ids(size_t(m * moe.topK));
+    for (size_t i = 0; i < ids.size(); ++i)
+      ids[i] = int32_t(int64_t(i) % experts);
+    Result<Routing> aligned =
+        alignBlockSize(ids, m, moe.topK, experts, blockSize);
+    if (!aligned)
+      return Error{aligned.error()};
+    // vLLM's capacities: sentinels past num_tokens_padded.
+    std::vector<int32_t> sorted = aligned->sortedIds;
+    sorted.resize(
+        size_t(std::max<int64_t>(m * moe.topK + experts * (blockSize - 1),
+                                 int64_t(sorted.size()))),
+        int32_t(m * moe.topK));
+    std::vector<int32_t> blocks = aligned->expertIds;
+    blocks.resize(size_t(ceilDiv(int64_t(sorted.size()), blockSize)), 0);
+    const int32_t padded = aligned->numTokensPadded;
+    Result<uint64_t> a = upload(sorted.data(), sorted.size() * 4);
+    Result<uint64_t> b = upload(blocks.data(), blocks.size() * 4);
+    Result<uint64_t> c = upload(&padded, 4);
+    if (!a || !b || !c)
+      return Error{!a ? a.error() : !b ? b.error() : c.error()};
+    r.sortedIds = *a;
+    r.expertIds = *b;
+    r.numTokensPadded = *c;
+    r.sortedLength = int64_t(sorted.size());
+    r.blockSize = blockSize;
+    out.outRows = m * moe.topK;
+  } else {
+    out.outRows = m;
+    if (!moe.allRows) {
+      std::vector<int32_t> layout;
+      if (moe.routing == GemmType::GroupedContiguous)
+        for (int64_t e = 0; e <= experts; ++e)
+          layout.push_back(int32_t(e * m / experts));
+      else
+        layout.assign(size_t(experts), int32_t(m / experts));
+      Result<uint64_t> a = upload(layout.data(), layout.size() * 4);
+      if (!a)
+        return Error{a.error()};
+      r.expertLayout = *a;
+    }
+  }
+  if (moe.routerWeights) {
+    Xorshift rng;
+    std::vector<float> w(size_t(out.outRows));
+    for (float &v : w)
+      v = float(0.5 + (rng.next() & 1023) / 2048.0);
+    Result<uint64_t> a = upload(w.data(), w.size() * 4);
+    if (!a)
+      return Error{a.error()};
+    r.routerWeights = *a;
   }
   return out;
 }
@@ -254,13 +335,26 @@ Status Layer::probeKernels(const LayerTarget &target) {
     return Status::success();
   }
   const rt::CudaDriver &driver = *l.driver;
-  const std::vector<int64_t> rows = probe::rows(l.kernels);
+  // Each probe M within the probe's bytes (activations, outputs).
+  const int64_t topK =
+      l.moe && l.moe->routing == GemmType::Indexed ? l.moe->topK : 1;
+  auto probeBytes = [&](int64_t m) {
+    return m * l.kAct * int64_t(l.input.type.bits) / 8 + m * topK * l.n * 2;
+  };
+  std::vector<int64_t> rows, tooLarge;
+  for (int64_t m : probe::rows(l.kernels))
+    (probeBytes(m) <= probe::kMaxBytes ? rows : tooLarge).push_back(m);
+  if (rows.empty()) {
+    l.stats.probe = concat("not probed: every kernel's probe is larger than ",
+                           probe::kMaxBytes, " bytes");
+    return Status::success();
+  }
   const int64_t maxRows = rows.back();
   Result<ProbeInputs> inputs =
       probeInputs(driver, l.input, maxRows, l.k, l.kAct);
   if (!inputs)
     return Error{concat("the first-use probe's activations: ", inputs.error())};
-  const size_t outBytes = size_t(maxRows * l.n * 2);
+  const size_t outBytes = size_t(maxRows * topK * l.n * 2);
   Result<rt::DeviceBuffer> out = rt::DeviceBuffer::allocate(driver, outBytes);
   if (!out)
     return Error{concat("the first-use probe's output: ", out.error())};
@@ -274,15 +368,34 @@ Status Layer::probeKernels(const LayerTarget &target) {
     if (Status s = out->fill(0xFF); !s)
       return Error{s.error()};
     const uint64_t scales = inputs->scales ? inputs->scales->ptr() : 0;
-    if (Status s = layer.launch(nullptr, inputs->codes->ptr(), scales,
-                                out->ptr(), m);
-        !s)
+    int64_t outRows = m;
+    if (l.moe) {
+      // The routing for this layer's block size at m (the reference's may
+      // differ).
+      Result<ProbeRouting> r =
+          probeRouting(driver, *l.moe, l.weight.experts, m,
+                       std::max<int64_t>(16, layer.moeBlockSize(m)));
+      if (!r)
+        return Error{r.error()};
+      outRows = r->outRows;
+      if (Status s = layer.forwardMoe(nullptr, inputs->codes->ptr(), out->ptr(),
+                                      m, r->routing, scales);
+          !s)
+        return Error{s.error()};
+      // (The routing's buffers outlive the kernels: synchronized below.)
+      if (Status s =
+              driver.check(driver.cuCtxSynchronize(), "cuCtxSynchronize");
+          !s)
+        return Error{s.error()};
+    } else if (Status s = layer.launch(nullptr, inputs->codes->ptr(), scales,
+                                       out->ptr(), m);
+               !s)
       return Error{s.error()};
     if (Status s =
             driver.check(driver.cuCtxSynchronize(), "cuCtxSynchronize");
         !s)
       return Error{s.error()};
-    std::vector<uint16_t> raw(size_t(m * l.n));
+    std::vector<uint16_t> raw(size_t(outRows * l.n));
     if (Status s = out->download(raw.data(), raw.size() * 2); !s)
       return Error{s.error()};
     std::vector<double> v(raw.size());
@@ -329,6 +442,10 @@ Status Layer::probeKernels(const LayerTarget &target) {
   const bool zeroOwn = policy->forceMismatch;
   const std::string where = concat(
       "on ", l.chip, " at M = ", listRows(rows),
+      tooLarge.empty()
+          ? std::string()
+          : concat(" (not at M = ", listRows(tooLarge),
+                   ": larger than the probe's ", probe::kMaxBytes, " bytes)"),
       zeroOwn ? " (HUMMING_PROBE=mismatch: the layer's output taken as zero)"
               : "");
   Result<Comparison> own = compareLayers(*this, zeroOwn, *reference);
@@ -341,7 +458,8 @@ Status Layer::probeKernels(const LayerTarget &target) {
   // Which of the layer's kernels disagreed, at which M.
   std::string failed;
   for (int64_t m : own->failedRows) {
-    const abi::KernelLaunch *kl = abi::kernelFor(l.kernels, m);
+    const abi::KernelLaunch *kl =
+        l.moe ? abi::moeKernelFor(l.kernels, m) : abi::kernelFor(l.kernels, m);
     failed += concat(failed.empty() ? "" : ", ",
                      kl ? kl->name : std::string("?"), " (M = ", m, ")");
   }

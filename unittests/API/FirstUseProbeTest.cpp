@@ -97,10 +97,18 @@ TEST(FirstUseProbeTest, WhatALayerIsComparedWith) {
   EXPECT_EQ(ada.error(), "not probed: f8E4M3FN activations have no canonical "
                          "kernel, and sm_89 no plain target with other "
                          "kernels");
+  // MoE layers: no canonical kernel either.
   Result<probe::Reference> moe =
       probe::reference(chip("sm_100a"), true, true, f16);
-  ASSERT_FALSE(moe);
-  EXPECT_EQ(moe.error(), "not probed: MoE layers are not probed yet");
+  ASSERT_TRUE(moe) << moe.error();
+  EXPECT_FALSE(moe->canonical);
+  EXPECT_EQ(moe->chip, "sm_100");
+  Result<probe::Reference> moeAmpere =
+      probe::reference(chip("sm_80"), true, true, f16);
+  ASSERT_FALSE(moeAmpere);
+  EXPECT_EQ(moeAmpere.error(), "not probed: a MoE layer has no canonical "
+                               "kernel, and sm_80 no plain target with other "
+                               "kernels");
   // The second opinion after a disagreement.
   EXPECT_EQ(probe::plainTarget(chip("sm_90a"))->chip, "sm_90");
   EXPECT_EQ(probe::plainTarget(chip("sm_120f"))->chip, "sm_120");
@@ -123,6 +131,29 @@ TEST(FirstUseProbeTest, OneRowCountPerKernelWithPartialTiles) {
   EXPECT_EQ(probe::rows({kernel(1, 0)}), (std::vector<int64_t>{6}));
   EXPECT_EQ(probe::rows({kernel(0, 0), kernel(1, 0)}),
             (std::vector<int64_t>{6}));
+  // MoE kernels count rows per expert: 6 and 22 rows per expert are 96 and
+  // 352 tokens of top-8 over 128 experts (indexed), 768 and 2816 rows
+  // grouped; with top_k 3 of 8, 6 rows per expert are 16 tokens (48 ids,
+  // 6 per expert).
+  auto moeKernel = [&](int64_t lo, int64_t hi, int64_t routing, int64_t e,
+                       int64_t topK) {
+    humming::abi::KernelLaunch k = kernel(lo, hi);
+    k.routing = routing;
+    k.experts = e;
+    k.topK = topK;
+    return k;
+  };
+  using humming::abi::kRoutingContiguous;
+  using humming::abi::kRoutingIndexed;
+  EXPECT_EQ(probe::rows({moeKernel(1, 16, kRoutingIndexed, 128, 8),
+                         moeKernel(17, 0, kRoutingIndexed, 128, 8)}),
+            (std::vector<int64_t>{96, 352}));
+  EXPECT_EQ(probe::rows({moeKernel(1, 16, kRoutingContiguous, 128, 1),
+                         moeKernel(17, 0, kRoutingContiguous, 128, 1)}),
+            (std::vector<int64_t>{768, 2816}));
+  EXPECT_EQ(probe::rows({moeKernel(1, 0, kRoutingIndexed, 8, 3)}),
+            (std::vector<int64_t>{16}));
+  EXPECT_EQ(humming::abi::moeRowsPerExpert(kRoutingIndexed, 16, 3, 8), 6);
 }
 
 TEST(FirstUseProbeTest, Agreement) {

@@ -1,4 +1,5 @@
-//===- FirstUseProbe.h - Kernels checked on a chip they never ran on -*- C++ -*-===//
+//===- FirstUseProbe.h - Kernels checked on a chip they never ran on -*- C++
+//-*-===//
 //
 // Humming emits kernels for chips no machine of the project has run them on
 // (the Blackwell families, Ampere, Ada: docs/Blackwell.md). On such a chip
@@ -17,10 +18,11 @@
 //     layer's own when only those two agree (the canonical kernel is then
 //     the one that failed), and the transform fails when no two agree. A
 //     plain chip falls back to the canonical kernel.
-//   - 8- and 4-bit activations (no canonical kernel): the reference, and the
-//     fallback, is the plain target's prepared mma_sync family; a plain chip
-//     has nothing to compare with and is not probed.
-//   - MoE layers are not probed (yet): TransformStats::probe says so.
+//   - 8- and 4-bit activations and MoE layers (no canonical kernel): the
+//     reference, and the fallback, is the plain target's prepared mma_sync
+//     family; a plain chip has nothing to compare with and is not probed.
+//     A MoE layer runs over a balanced routing of its own kind (each
+//     token's top_k experts consecutive; grouped rows split evenly).
 //
 // This header holds the decisions as functions without a GPU, so that they
 // are unit-tested; Layer::transform() runs them (LayerProbe.cpp).
@@ -85,8 +87,15 @@ Result<Reference> reference(const Chip &chip, bool prepared, bool moe,
 std::optional<Reference> plainTarget(const Chip &chip);
 
 /// The M each probe runs at: one per kernel, its smallest M plus five
-/// (partial tiles) within its range; ascending, without repeats.
+/// (partial tiles) within its range; ascending, without repeats. A MoE
+/// kernel's range counts rows per expert (abi::moeRowsPerExpert): its M is
+/// the activation rows that give that many, floor(r E / top_k) tokens
+/// (indexed) or r E rows (grouped).
 std::vector<int64_t> rows(const std::vector<abi::KernelLaunch> &kernels);
+
+/// The most bytes of activations and outputs one probe M may take (larger
+/// ones are left out, and the probe says which).
+constexpr int64_t kMaxBytes = int64_t(1) << 29;
 
 /// Two outputs of one probe compared.
 struct Agreement {
