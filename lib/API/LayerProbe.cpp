@@ -369,22 +369,19 @@ Status Layer::probeKernels(const LayerTarget &target) {
       return Error{s.error()};
     const uint64_t scales = inputs->scales ? inputs->scales->ptr() : 0;
     int64_t outRows = m;
+    // (A MoE layer's routing, for its own block size at m — the
+    // reference's may differ —, lives until the kernels are waited for.)
+    std::optional<ProbeRouting> routing;
     if (l.moe) {
-      // The routing for this layer's block size at m (the reference's may
-      // differ).
       Result<ProbeRouting> r =
           probeRouting(driver, *l.moe, l.weight.experts, m,
                        std::max<int64_t>(16, layer.moeBlockSize(m)));
       if (!r)
         return Error{r.error()};
-      outRows = r->outRows;
+      routing.emplace(r.take());
+      outRows = routing->outRows;
       if (Status s = layer.forwardMoe(nullptr, inputs->codes->ptr(), out->ptr(),
-                                      m, r->routing, scales);
-          !s)
-        return Error{s.error()};
-      // (The routing's buffers outlive the kernels: synchronized below.)
-      if (Status s =
-              driver.check(driver.cuCtxSynchronize(), "cuCtxSynchronize");
+                                      m, routing->routing, scales);
           !s)
         return Error{s.error()};
     } else if (Status s = layer.launch(nullptr, inputs->codes->ptr(), scales,
