@@ -797,6 +797,47 @@ Outcome runLayerApi(const rt::CudaDriver &cu, const std::string &device,
   return o;
 }
 
+/// `layer` (of `w` and `in`, quantized from `weights`, transformed) through
+/// forward() on random 16-bit activations of
+/// o.m rows, scored against float64: over the weights as quantized, and
+/// for 8-bit activations over the codes the host quantizer makes of them
+/// (the layer's own quantizer writes the same bit for bit).
+void forwardAndScore(const rt::CudaDriver &cu, Layer &layer,
+                     const WeightSchema &w, const InputSchema &in,
+                     const std::vector<double> &weights, std::mt19937 &rng,
+                     Outcome &o) {
+  Status s = Status::success();
+  Result<QuantizedWeights> q = quantizeWeights(w, weights.data(), o.n, o.k);
+  Result<std::vector<double>> deq =
+      q ? dequantizeWeights(w, *q, o.n, o.k)
+        : Result<std::vector<double>>(Error{q.error()});
+  Result<Activations> acts =
+      randomActivations(cu, DType::F16, o.m, o.k, o.n, rng);
+  if (s && !deq)
+    s = Error{deq.error()};
+  if (s && !acts)
+    s = Error{acts.error()};
+  if (s)
+    s = layer.forward(nullptr, acts->input.ptr(), acts->output.ptr(), o.m);
+  if (s)
+    s = cu.check(cu.cuCtxSynchronize(), "cuCtxSynchronize");
+  if (!s) {
+    o.error = s.error();
+    return;
+  }
+  if (in.type.bits == 16) {
+    scoreOutput(acts->output, acts->values, *deq, o);
+    return;
+  }
+  Result<QuantizedActivations> xq =
+      quantizeActivations(in, acts->values.data(), o.m, o.k);
+  if (!xq) {
+    o.error = xq.error();
+    return;
+  }
+  scoreOutput(acts->output, dequantizeActivations(in, *xq, o.m, o.k), *deq, o);
+}
+
 /// The first-use probe (FirstUseProbe.h) on this GPU, forced by
 /// HUMMING_PROBE=`mode` for the transform: "always" must keep the layer's
 /// kernels (they agree with the reference); "mismatch" takes the layer's
@@ -853,35 +894,7 @@ Outcome runProbe(const rt::CudaDriver &cu, const std::string &device,
                      mismatch ? "sm_90" : chip, "; it said: ", probed);
     return o;
   }
-  Result<QuantizedWeights> q = quantizeWeights(w, weights.data(), o.n, o.k);
-  Result<std::vector<double>> deq =
-      q ? dequantizeWeights(w, *q, o.n, o.k)
-        : Result<std::vector<double>>(Error{q.error()});
-  Result<Activations> acts =
-      randomActivations(cu, DType::F16, m, o.k, o.n, rng);
-  if (s && !deq)
-    s = Error{deq.error()};
-  if (s && !acts)
-    s = Error{acts.error()};
-  if (s)
-    s = layer->forward(nullptr, acts->input.ptr(), acts->output.ptr(), m);
-  if (s)
-    s = cu.check(cu.cuCtxSynchronize(), "cuCtxSynchronize");
-  if (!s) {
-    o.error = s.error();
-    return o;
-  }
-  if (!eightBit) {
-    scoreOutput(acts->output, acts->values, *deq, o);
-    return o;
-  }
-  Result<QuantizedActivations> xq =
-      quantizeActivations(in, acts->values.data(), m, o.k);
-  if (!xq) {
-    o.error = xq.error();
-    return o;
-  }
-  scoreOutput(acts->output, dequantizeActivations(in, *xq, m, o.k), *deq, o);
+  forwardAndScore(cu, *layer, w, in, weights, rng, o);
   return o;
 }
 
@@ -914,28 +927,11 @@ Outcome runEightBitForward(const rt::CudaDriver &cu, const std::string &device,
                    : Status(Error{layer.error()});
   if (s)
     s = layer->transform(target);
-  Result<QuantizedWeights> q = quantizeWeights(w, weights.data(), o.n, o.k);
-  Result<std::vector<double>> deq =
-      q ? dequantizeWeights(w, *q, o.n, o.k)
-        : Result<std::vector<double>>(Error{q.error()});
-  Result<Activations> acts =
-      randomActivations(cu, DType::F16, m, o.k, o.n, rng);
-  if (s && !deq)
-    s = Error{deq.error()};
-  if (s && !acts)
-    s = Error{acts.error()};
-  if (s)
-    s = layer->forward(nullptr, acts->input.ptr(), acts->output.ptr(), m);
-  if (s)
-    s = cu.check(cu.cuCtxSynchronize(), "cuCtxSynchronize");
-  Result<QuantizedActivations> xq =
-      s ? quantizeActivations(in, acts->values.data(), m, o.k)
-        : Result<QuantizedActivations>(Error{s.error()});
-  if (!xq) {
-    o.error = xq.error();
+  if (!s) {
+    o.error = s.error();
     return o;
   }
-  scoreOutput(acts->output, dequantizeActivations(in, *xq, m, o.k), *deq, o);
+  forwardAndScore(cu, *layer, w, in, weights, rng, o);
   return o;
 }
 
@@ -1283,6 +1279,17 @@ static cl::opt<int64_t> moeBlockSize(
 static cl::list<int64_t>
     layerMList("m", cl::desc("The M of --layer (default 1,16)"),
                cl::value_desc("M,..."), cl::CommaSeparated, cl::cat(category));
+
+/// A named Layer-level case's line: `metric` (rel_err against float64, or
+/// differ against another run) at its M, N and K, its kernel, the verdict
+/// and any error.
+void printNamedCase(const Outcome &o, const char *metric) {
+  std::printf("%-40s M=%-5lld N=%-6lld K=%-6lld %s=%.2e nan=%lld %s %s%s\n",
+              o.name.c_str(), (long long)o.m, (long long)o.n, (long long)o.k,
+              metric, o.relError, (long long)o.nans, o.kernel.c_str(),
+              o.pass ? "PASS" : "FAIL",
+              o.error.empty() ? "" : (" " + o.error).c_str());
+}
 
 int main(int argc, char **argv) {
   // One line at a time even into a file: a run cut off by a time limit
@@ -1803,11 +1810,7 @@ int main(int argc, char **argv) {
     for (int64_t m : {1, 33}) {
       Outcome o = runLayerApi(cu, tileDevice, chip, rng, m);
       outcomes.push_back(o);
-      std::printf("%-40s M=%-5lld N=%-6lld K=%-6lld rel_err=%.2e nan=%lld %s %s%s\n",
-                  o.name.c_str(), (long long)o.m, (long long)o.n,
-                  (long long)o.k, o.relError, (long long)o.nans,
-                  o.kernel.c_str(), o.pass ? "PASS" : "FAIL",
-                  o.error.empty() ? "" : (" " + o.error).c_str());
+      printNamedCase(o, "rel_err");
     }
 
   // The same with a layer of 8-bit activations that quantizes 16-bit ones.
@@ -1820,12 +1823,7 @@ int main(int argc, char **argv) {
       for (int64_t m : {1, 33, 64}) {
         Outcome o = runEightBitForward(cu, tileDevice, chip, rng, m, k);
         outcomes.push_back(o);
-        std::printf(
-            "%-40s M=%-5lld N=%-6lld K=%-6lld rel_err=%.2e nan=%lld %s %s%s\n",
-            o.name.c_str(), (long long)o.m, (long long)o.n, (long long)o.k,
-            o.relError, (long long)o.nans, o.kernel.c_str(),
-            o.pass ? "PASS" : "FAIL",
-            o.error.empty() ? "" : (" " + o.error).c_str());
+        printNamedCase(o, "rel_err");
       }
 
   // The suite's named Layer-level cases (not with --layer): selected by
@@ -1842,12 +1840,7 @@ int main(int argc, char **argv) {
       for (int64_t m : {1, 16, 64, 200, 1024}) {
         Outcome o = runDependentChain(cu, tileDevice, chip, rng, m, graph);
         outcomes.push_back(o);
-        std::printf("%-40s M=%-5lld N=%-6lld K=%-6lld differ=%.2e nan=%lld "
-                    "%s %s%s\n",
-                    o.name.c_str(), (long long)o.m, (long long)o.n,
-                    (long long)o.k, o.relError, (long long)o.nans,
-                    o.kernel.c_str(), o.pass ? "PASS" : "FAIL",
-                    o.error.empty() ? "" : (" " + o.error).c_str());
+        printNamedCase(o, "differ");
       }
 
   // The first-use probe forced on this GPU: kept, and the fallback.
@@ -1861,12 +1854,7 @@ int main(int argc, char **argv) {
         for (int64_t m : {1, 600}) {
           Outcome o = runProbe(cu, tileDevice, chip, rng, mode, eightBit, m);
           outcomes.push_back(o);
-          std::printf("%-40s M=%-5lld N=%-6lld K=%-6lld rel_err=%.2e "
-                      "nan=%lld %s %s%s\n",
-                      o.name.c_str(), (long long)o.m, (long long)o.n,
-                      (long long)o.k, o.relError, (long long)o.nans,
-                      o.kernel.c_str(), o.pass ? "PASS" : "FAIL",
-                      o.error.empty() ? "" : (" " + o.error).c_str());
+          printNamedCase(o, "rel_err");
         }
       }
 
