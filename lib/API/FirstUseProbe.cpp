@@ -7,9 +7,13 @@
 #include "Humming/API/FirstUseProbe.h"
 #include "Humming/Quant/Result.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
+#include <fstream>
 
 namespace humming::probe {
 
@@ -135,6 +139,58 @@ Agreement compare(const std::vector<double> &got,
 
 double tolerance(const ScalarType &output, bool f16Accumulation) {
   return output == ScalarType::bf16() || f16Accumulation ? 3e-2 : 1e-2;
+}
+
+namespace {
+std::string decisionPath(const std::string &dir, const std::string &key) {
+  return concat(dir, "/probe-", key, ".txt");
+}
+const char *kindName(Kept k) {
+  switch (k) {
+  case Kept::Own:
+    return "own";
+  case Kept::Plain:
+    return "plain";
+  case Kept::Reference:
+    return "reference";
+  }
+  return "own";
+}
+} // namespace
+
+std::optional<Decision> readDecision(const std::string &dir,
+                                     const std::string &key) {
+  if (dir.empty())
+    return std::nullopt;
+  std::ifstream in(decisionPath(dir, key));
+  std::string kind, text;
+  if (!std::getline(in, kind) || !std::getline(in, text) || text.empty())
+    return std::nullopt;
+  for (Kept k : {Kept::Own, Kept::Plain, Kept::Reference})
+    if (kind == kindName(k))
+      return Decision{k, text};
+  return std::nullopt;
+}
+
+void writeDecision(const std::string &dir, const std::string &key,
+                   const Decision &d) {
+  if (dir.empty())
+    return;
+  const std::string path = decisionPath(dir, key);
+  const std::string tmp = concat(path, ".", ::getpid(), ".tmp");
+  {
+    std::ofstream out(tmp);
+    // (One line of text: a compiler's message may hold several.)
+    std::string text = d.text;
+    std::replace(text.begin(), text.end(), '\n', ' ');
+    out << kindName(d.kept) << "\n" << text << "\n";
+    if (!out) {
+      std::remove(tmp.c_str());
+      return;
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0)
+    std::remove(tmp.c_str());
 }
 
 } // namespace humming::probe

@@ -1,4 +1,5 @@
-//===- LayerProbe.cpp - transform()'s first-use probe ----------------------===//
+//===- LayerProbe.cpp - transform()'s first-use probe
+//----------------------===//
 //
 // On a chip the GPU suite has not run on, transform() runs each of the
 // layer's M-range kernels on random activations beside a reference family
@@ -6,8 +7,9 @@
 // what is compared with what and what is kept). The reference is a second
 // layer over a copy of the canonical weights; a fallback transforms this
 // layer again for the reference's target, through the kernel cache (the
-// reference compiled the same kernels). Outcomes are remembered per
-// process by the kernels' PTX, so each distinct layer is probed once.
+// reference compiled the same kernels). Outcomes are remembered by the
+// kernels' PTX, per process and in the kernel cache's directory, so each
+// distinct layer is probed once per machine.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,9 +21,11 @@
 #include "Humming/Quant/Quantize.h"
 #include "Humming/Runtime/KernelCache.h"
 
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/SHA256.h"
+
 #include <cstdlib>
 #include <cstring>
-#include <functional>
 #include <map>
 #include <mutex>
 
@@ -201,14 +205,9 @@ Result<ProbeRouting> probeRouting(const rt::CudaDriver &driver,
   return out;
 }
 
-/// What a probe decided for a layer's kernels, remembered per process.
-/// Own: the layer's kernels; Plain: the plain target's prepared ones
-/// after a disagreement with the canonical kernel; Reference: the reference.
-enum class Kept { Own, Plain, Reference };
-struct Decision {
-  Kept kept = Kept::Own;
-  std::string text;
-};
+/// The decisions made in this process, by key.
+using probe::Decision;
+using probe::Kept;
 std::mutex &memoMutex() {
   static std::mutex m;
   return m;
@@ -297,10 +296,14 @@ Status Layer::probeKernels(const LayerTarget &target) {
     return Status::success();
   };
 
-  // Once per process for the same kernels against the same reference.
-  const std::string key =
-      concat(l.chip, " ", ref->describe(), " ", policy->forceMismatch, " ",
-             std::hash<std::string>{}(l.ptx), " ", l.ptx.size());
+  // Once for the same kernels against the same reference: per process, and
+  // across processes through the kernel cache's directory (HUMMING_PROBE=
+  // mismatch never reads or writes it: its verdict is made up).
+  const std::string key = llvm::toHex(
+      llvm::SHA256::hash(llvm::arrayRefFromStringRef(concat(
+          "humming first-use probe ", rt::hummingVersion(), "\n", l.chip, "\n",
+          ref->describe(), "\n", policy->forceMismatch, "\n", l.ptx))),
+      /*LowerCase=*/true);
   {
     std::lock_guard<std::mutex> lock(memoMutex());
     auto it = memo().find(key);
@@ -310,11 +313,23 @@ Status Layer::probeKernels(const LayerTarget &target) {
       return keep(d);
     }
   }
+  if (!policy->forceMismatch)
+    if (std::optional<Decision> d =
+            probe::readDecision(detail::jit().cache->directory(), key)) {
+      {
+        std::lock_guard<std::mutex> lock(memoMutex());
+        memo()[key] = *d;
+      }
+      d->text += " (probed before: the kernel cache's record)";
+      return keep(*d);
+    }
   auto remember = [&](Decision d) -> Status {
     {
       std::lock_guard<std::mutex> lock(memoMutex());
       memo()[key] = d;
     }
+    if (!policy->forceMismatch)
+      probe::writeDecision(detail::jit().cache->directory(), key, d);
     return keep(d);
   };
 

@@ -13,8 +13,12 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
+#include <fstream>
 
 using namespace humming;
 
@@ -181,6 +185,37 @@ TEST(FirstUseProbeTest, Agreement) {
   EXPECT_EQ(probe::tolerance(ScalarType::f16(), false), 1e-2);
   EXPECT_EQ(probe::tolerance(ScalarType::bf16(), false), 3e-2);
   EXPECT_EQ(probe::tolerance(ScalarType::f16(), true), 3e-2);
+}
+
+// Decisions kept in the kernel cache's directory: read back as written (one
+// line of text), nothing for a cache in memory, a file of anything else no
+// decision, a directory that cannot be written no error.
+TEST(FirstUseProbeTest, DecisionsOutliveTheProcess) {
+  char tmpl[] = "/tmp/humming-probe-XXXXXX";
+  ASSERT_NE(::mkdtemp(tmpl), nullptr);
+  const std::string dir = tmpl;
+  const std::string key(64, 'a');
+  EXPECT_FALSE(probe::readDecision(dir, key));
+  probe::writeDecision(dir, key, {probe::Kept::Plain, "disagree\nsecond line"});
+  std::optional<probe::Decision> d = probe::readDecision(dir, key);
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->kept, probe::Kept::Plain);
+  EXPECT_EQ(d->text, "disagree second line");
+  probe::writeDecision(dir, key, {probe::Kept::Own, "agree"});
+  d = probe::readDecision(dir, key);
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->kept, probe::Kept::Own);
+  EXPECT_EQ(d->text, "agree");
+  { std::ofstream(dir + "/probe-" + key + ".txt") << "maybe\nsomething\n"; }
+  EXPECT_FALSE(probe::readDecision(dir, key));
+  { std::ofstream(dir + "/probe-" + key + ".txt") << "own\n"; }
+  EXPECT_FALSE(probe::readDecision(dir, key));
+  probe::writeDecision("", key, {probe::Kept::Own, "agree"});
+  EXPECT_FALSE(probe::readDecision("", key));
+  probe::writeDecision(dir + "/absent/deeper", key, {probe::Kept::Own, "x"});
+  EXPECT_FALSE(probe::readDecision(dir + "/absent/deeper", key));
+  std::remove((dir + "/probe-" + key + ".txt").c_str());
+  ::rmdir(dir.c_str());
 }
 
 // A compile-only transform neither probes nor says anything of it; an

@@ -35,6 +35,7 @@
 #include "Humming/Target/ArchInfo.h"
 #include "Humming/Target/KernelABI.h"
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -113,6 +114,26 @@ Agreement compare(const std::vector<double> &got,
 /// (their sums in another order, rounded to the output type): 1e-2 for
 /// f16, 3e-2 for bf16 or f16 sums.
 double tolerance(const ScalarType &output, bool f16Accumulation);
+
+/// What a probe decided: keep the layer's kernels, take the plain
+/// target's after a disagreement with the canonical kernel, or take the
+/// reference's; and the text TransformStats::probe gives.
+enum class Kept { Own, Plain, Reference };
+struct Decision {
+  Kept kept = Kept::Own;
+  std::string text;
+};
+/// Decisions outlive the process in the kernel cache's directory `dir`
+/// ("": a cache in memory, nothing is kept): probe-<key>.txt (`key` a
+/// digest in hex) holds "own", "plain" or "reference", then the text. A
+/// file that does not read back as that is no decision (the probe runs
+/// again and rewrites it); one is written to a temporary file and renamed,
+/// so readers never see half of one, and a directory that cannot be
+/// written keeps nothing.
+std::optional<Decision> readDecision(const std::string &dir,
+                                     const std::string &key);
+void writeDecision(const std::string &dir, const std::string &key,
+                   const Decision &d);
 
 } // namespace probe
 } // namespace humming
