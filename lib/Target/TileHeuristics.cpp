@@ -662,15 +662,17 @@ std::optional<TileConfig> kMajorPrefillTile(const WeightSchema &w,
   // instead (WgmmaKernel.cpp, lateTokenScales; bench/NOTES.md "8-bit
   // activations"). MoE GEMMs keep 128 (unmeasured there; an indexed
   // routing's block_size would have to be a multiple of 192).
-  // Fine-grained fp8 (per-group activation scales, 128 x 128 weight
+  // fp8 with per-group activation scales (fine-grained: 128 x 128 weight
   // blocks) and 4-bit weights converted in registers take it too since
   // the fold reads the token scales late (lateTokenScales): H100, 8192^2,
   // fine-grained M = 4096 / 8192 685.1 / 1401.0 -> 654.0 / 1280.0 us, W4A8
-  // below (2026-12-07). int8 with per-group activation scales keeps 128
+  // below (2026-12-07). int8 with per-group activation scales and 8-bit
+  // weights with per-K scales under per-token activations keep 128
   // (unmeasured at 192).
   const bool lateScales =
       (in.scaling != ActScaling::Group && !w.hasPerKScales()) ||
-      registerWeights || in.type.isFloat();
+      registerWeights ||
+      (in.type.isFloat() && in.scaling == ActScaling::Group);
   if (deep && lateScales && !forExperts) {
     layout::KernelShape tall = ks;
     tall.warpM = 192;
@@ -717,9 +719,12 @@ selectEightBitTiles(const WeightSchema &w, const InputSchema &in,
   // -> 45.8 / 53.2, 300 168.0 -> 87.8 / 54.0, 513 233.6 -> 130.7 / 104.7,
   // 1024 326.5 -> 175.2 / 161.5, 2048 647.2 -> 351.6 / 332.5, 8192 2626.5
   // -> 1449.1 / 1174.9; at M = 64 the cluster-split tile keeps it (29.4
-  // against 45.0).
-  const bool fourBitRegisters = !kMajor && w.type.bits == 4 && !forExperts &&
-                                (!w.hasPerKScales() || w.groupK % 128 == 0);
+  // against 45.0). Weights with zero points or a global scale keep the
+  // earlier tiles until the GPU suite has run them on this one.
+  const bool fourBitRegisters =
+      !kMajor && w.type.bits == 4 && !forExperts &&
+      w.zeroPoint == ZeroPointKind::None && !w.hasGlobalScale() &&
+      (!w.hasPerKScales() || w.groupK % 128 == 0);
   for (Range r : {Range{1, 8}, {9, 16}, {17, 64}, {65, 128}, {129, 256},
                   {257, 512}, {513, 2048}, {2049, 0}}) {
     std::optional<TileConfig> t;

@@ -884,6 +884,7 @@ TEST(TileHeuristics, EightBitActivationsGetWgmmaTilesAtEveryM) {
           const bool kMajor =
               layout::tileOrder(w, e4, true) == layout::TileOrder::KMajor;
           const bool fourBit = !kMajor && w.type.bits == 4 &&
+                               w.zeroPoint == ZeroPointKind::None &&
                                w.groupK % 128 == 0 && n % 128 == 0;
           if ((kMajor && tc.mMin > 512) || (fourBit && tc.mMin > 128)) {
             const bool deep =
