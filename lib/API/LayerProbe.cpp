@@ -26,6 +26,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <mutex>
 
@@ -225,6 +226,161 @@ std::string listRows(const std::vector<int64_t> &rows) {
 }
 } // namespace
 
+namespace {
+/// Runs layers on the probe's activations (one set for every layer, rows
+/// enough for the largest probe M) into one output poisoned with NaN before
+/// each run, and compares their outputs at every probe M. `launch` runs a
+/// dense layer's kernels on codes (Layer::launch: no gathering, no
+/// quantization); MoE layers run through forwardMoe over a routing of
+/// their own block size.
+class ProbeBench {
+public:
+  using Launch =
+      std::function<Status(const Layer &, uint64_t input, uint64_t scales,
+                           uint64_t output, int64_t m)>;
+  /// Whether two layers agree at every probe M: the largest difference and
+  /// the M where they did not.
+  struct Comparison {
+    bool agrees = true;
+    double worst = 0;
+    int64_t nonFinite = 0;
+    std::vector<int64_t> failedRows;
+  };
+
+  static Result<ProbeBench> create(const rt::CudaDriver &driver,
+                                   const InputSchema &in, ScalarType output,
+                                   int64_t n, int64_t k, int64_t kAct,
+                                   const std::optional<MoeOptions> &moe,
+                                   int64_t experts, std::vector<int64_t> rows,
+                                   double tolerance, Launch launch) {
+    const int64_t topK =
+        moe && moe->routing == GemmType::Indexed ? moe->topK : 1;
+    Result<ProbeInputs> inputs = probeInputs(driver, in, rows.back(), k, kAct);
+    if (!inputs)
+      return Error{
+          concat("the first-use probe's activations: ", inputs.error())};
+    Result<rt::DeviceBuffer> out =
+        rt::DeviceBuffer::allocate(driver, size_t(rows.back() * topK * n * 2));
+    if (!out)
+      return Error{concat("the first-use probe's output: ", out.error())};
+    ProbeBench b(driver, inputs.take(), out.take());
+    b.moe_ = moe;
+    b.experts_ = experts;
+    b.n_ = n;
+    b.rows_ = std::move(rows);
+    b.tolerance_ = tolerance;
+    b.launch_ = std::move(launch);
+    b.decoded_.resize(65536);
+    for (uint32_t c = 0; c < 65536; ++c)
+      b.decoded_[c] = decode(output, c);
+    return b;
+  }
+
+  const std::vector<int64_t> &rows() const { return rows_; }
+
+  /// `a` (its output taken as zero with `zeroA`) against `b`.
+  Result<Comparison> compare(const Layer &a, bool zeroA, const Layer &b) {
+    Comparison c;
+    for (int64_t m : rows_) {
+      Result<std::vector<double>> va = outputOf(a, m, zeroA);
+      if (!va)
+        return Error{concat("the first-use probe: ", va.error())};
+      Result<std::vector<double>> vb = outputOf(b, m, false);
+      if (!vb)
+        return Error{concat("the first-use probe: ", vb.error())};
+      probe::Agreement g = probe::compare(*va, *vb, tolerance_);
+      c.worst = std::max(c.worst, g.relError);
+      c.nonFinite += g.nonFinite;
+      if (!g.agrees) {
+        c.agrees = false;
+        c.failedRows.push_back(m);
+      }
+    }
+    return c;
+  }
+
+  static std::string describe(const Comparison &c) {
+    std::string s = concat("relative difference ", c.worst);
+    if (c.nonFinite)
+      s +=
+          concat(", ", c.nonFinite, " outputs finite in one and not the other");
+    return s;
+  }
+
+private:
+  ProbeBench(const rt::CudaDriver &driver, ProbeInputs inputs,
+             rt::DeviceBuffer out)
+      : driver_(&driver), inputs_(std::move(inputs)) {
+    out_.emplace(std::move(out));
+  }
+
+  /// `layer`'s output for `m` rows.
+  Result<std::vector<double>> outputOf(const Layer &layer, int64_t m,
+                                       bool zeroed) {
+    if (Status s = out_->fill(0xFF); !s)
+      return Error{s.error()};
+    const uint64_t scales = inputs_.scales ? inputs_.scales->ptr() : 0;
+    int64_t outRows = m;
+    // (A MoE layer's routing, for its own block size at m — the
+    // reference's may differ —, lives until the kernels are waited for.)
+    std::optional<ProbeRouting> routing;
+    if (moe_) {
+      Result<ProbeRouting> r =
+          probeRouting(*driver_, *moe_, experts_, m,
+                       std::max<int64_t>(16, layer.moeBlockSize(m)));
+      if (!r)
+        return Error{r.error()};
+      routing.emplace(r.take());
+      outRows = routing->outRows;
+      if (Status s = layer.forwardMoe(nullptr, inputs_.codes->ptr(),
+                                      out_->ptr(), m, routing->routing, scales);
+          !s)
+        return Error{s.error()};
+    } else if (Status s =
+                   launch_(layer, inputs_.codes->ptr(), scales, out_->ptr(), m);
+               !s)
+      return Error{s.error()};
+    if (Status s =
+            driver_->check(driver_->cuCtxSynchronize(), "cuCtxSynchronize");
+        !s)
+      return Error{s.error()};
+    std::vector<uint16_t> raw(size_t(outRows * n_));
+    if (Status s = out_->download(raw.data(), raw.size() * 2); !s)
+      return Error{s.error()};
+    std::vector<double> v(raw.size());
+    for (size_t i = 0; i < raw.size(); ++i)
+      v[i] = zeroed ? 0.0 : decoded_[raw[i]];
+    return v;
+  }
+
+  const rt::CudaDriver *driver_;
+  std::optional<MoeOptions> moe_;
+  int64_t experts_ = 0, n_ = 0;
+  std::vector<int64_t> rows_;
+  double tolerance_ = 0;
+  Launch launch_;
+  ProbeInputs inputs_;
+  std::optional<rt::DeviceBuffer> out_;
+  std::vector<double> decoded_;
+};
+
+/// A probe's target for reference `r`: `target`'s, with the reference's
+/// chip and layout, the heuristics' tiles and no probe of its own; a
+/// reference (`reference`) quantizes no activations (the probe gives it
+/// codes).
+LayerTarget probeTarget(const LayerTarget &target, const probe::Reference &r,
+                        bool reference) {
+  LayerTarget t = target;
+  t.chip = r.chip;
+  t.canonicalLayout = r.canonical;
+  t.tileConfig.clear();
+  t.probe = FirstUseProbe::Never;
+  if (reference)
+    t.activationRows = 0;
+  return t;
+}
+} // namespace
+
 Result<Layer> Layer::sameWeights() const {
   const Impl &l = *impl_;
   if (!l.canonical)
@@ -263,39 +419,6 @@ Status Layer::probeKernels(const LayerTarget &target) {
     rt::logInfo(concat("first-use probe on ", l.chip, ": ", ref.error()));
     return Status::success();
   }
-  // The targets of the reference and of a fallback: this one's, with the
-  // reference's chip and layout and the heuristics' tiles.
-  // (A reference quantizes no activations: the probe gives it codes.)
-  auto targetOf = [&](const probe::Reference &r, bool reference) {
-    LayerTarget t = target;
-    t.chip = r.chip;
-    t.canonicalLayout = r.canonical;
-    t.tileConfig.clear();
-    t.probe = FirstUseProbe::Never;
-    if (reference)
-      t.activationRows = 0;
-    return t;
-  };
-  const std::optional<probe::Reference> plain = probe::plainTarget(*chip);
-  auto keep = [&](const Decision &d) -> Status {
-    if (d.kept != Kept::Own) {
-      const TransformStats before = l.stats;
-      if (Status s = transformKernels(
-              targetOf(d.kept == Kept::Plain ? *plain : *ref, false));
-          !s)
-        return Error{concat(d.text, "; transforming the layer for it: ",
-                            s.error())};
-      // The work of both transforms.
-      l.stats.compiled += before.compiled;
-      l.stats.cached += before.cached;
-      l.stats.kernelSeconds += before.kernelSeconds;
-      l.stats.weightSeconds += before.weightSeconds;
-      std::fprintf(stderr, "humming: warning: %s\n", d.text.c_str());
-    }
-    l.stats.probe = d.text;
-    return Status::success();
-  };
-
   // Once for the same kernels against the same reference: per process, and
   // across processes through the kernel cache's directory (HUMMING_PROBE=
   // mismatch never reads or writes it: its verdict is made up).
@@ -304,38 +427,69 @@ Status Layer::probeKernels(const LayerTarget &target) {
           "humming first-use probe ", rt::hummingVersion(), "\n", l.chip, "\n",
           ref->describe(), "\n", policy->forceMismatch, "\n", l.ptx))),
       /*LowerCase=*/true);
+  const std::string &dir = detail::jit().cache->directory();
+  std::optional<Decision> known;
   {
     std::lock_guard<std::mutex> lock(memoMutex());
     auto it = memo().find(key);
     if (it != memo().end()) {
-      Decision d = it->second;
-      d.text += " (probed before in this process)";
-      return keep(d);
+      known = it->second;
+      known->text += " (probed before in this process)";
     }
   }
-  if (!policy->forceMismatch)
-    if (std::optional<Decision> d =
-            probe::readDecision(detail::jit().cache->directory(), key)) {
-      {
-        std::lock_guard<std::mutex> lock(memoMutex());
-        memo()[key] = *d;
-      }
-      d->text += " (probed before: the kernel cache's record)";
-      return keep(*d);
-    }
-  auto remember = [&](Decision d) -> Status {
-    {
+  if (!known && !policy->forceMismatch)
+    if ((known = probe::readDecision(dir, key))) {
       std::lock_guard<std::mutex> lock(memoMutex());
-      memo()[key] = d;
+      memo()[key] = *known;
+      known->text += " (probed before: the kernel cache's record)";
     }
-    if (!policy->forceMismatch)
-      probe::writeDecision(detail::jit().cache->directory(), key, d);
-    return keep(d);
-  };
+  if (known)
+    return applyProbeDecision(target, *ref, *known);
+  Result<Decision> made = probeDecision(target, *ref, policy->forceMismatch);
+  if (!made)
+    return Error{made.error()};
+  if (made->text.rfind("not probed", 0) == 0) {
+    l.stats.probe = made->text;
+    rt::logInfo(concat("first-use probe on ", l.chip, ": ", made->text));
+    return Status::success();
+  }
+  {
+    std::lock_guard<std::mutex> lock(memoMutex());
+    memo()[key] = *made;
+  }
+  if (!policy->forceMismatch)
+    probe::writeDecision(dir, key, *made);
+  return applyProbeDecision(target, *ref, *made);
+}
 
-  // The reference layer (over the canonical tensors, brought from the
-  // device where a device quantization left them) and the probe's
-  // activations and outputs.
+Status Layer::applyProbeDecision(const LayerTarget &target,
+                                 const probe::Reference &ref,
+                                 const probe::Decision &d) {
+  Impl &l = *impl_;
+  if (d.kept != Kept::Own) {
+    const TransformStats before = l.stats;
+    const probe::Reference to =
+        d.kept == Kept::Plain ? *probe::plainTarget(*Chip::parse(l.chip)) : ref;
+    if (Status s = transformKernels(probeTarget(target, to, false)); !s)
+      return Error{
+          concat(d.text, "; transforming the layer for it: ", s.error())};
+    // The work of both transforms.
+    l.stats.compiled += before.compiled;
+    l.stats.cached += before.cached;
+    l.stats.kernelSeconds += before.kernelSeconds;
+    l.stats.weightSeconds += before.weightSeconds;
+    std::fprintf(stderr, "humming: warning: %s\n", d.text.c_str());
+  }
+  l.stats.probe = d.text;
+  return Status::success();
+}
+
+Result<probe::Decision> Layer::probeDecision(const LayerTarget &target,
+                                             const probe::Reference &ref,
+                                             bool forceMismatch) {
+  Impl &l = *impl_;
+  // The reference layer over the canonical tensors (brought from the device
+  // where a device quantization left them).
   if (Status s = l.canonicalToHost(); !s)
     return Error{concat("the first-use probe: bringing the canonical "
                         "tensors from the device: ",
@@ -343,130 +497,48 @@ Status Layer::probeKernels(const LayerTarget &target) {
   Result<Layer> reference = sameWeights();
   if (!reference)
     return Error{reference.error()};
-  if (Status s = reference->transformKernels(targetOf(*ref, true)); !s) {
-    l.stats.probe = concat("not probed: ", ref->describe(),
-                           " could not be made: ", s.error());
-    rt::logInfo(concat("first-use probe on ", l.chip, ": ", l.stats.probe));
-    return Status::success();
-  }
-  const rt::CudaDriver &driver = *l.driver;
+  if (Status s = reference->transformKernels(probeTarget(target, ref, true));
+      !s)
+    return Decision{Kept::Own, concat("not probed: ", ref.describe(),
+                                      " could not be made: ", s.error())};
   // Each probe M within the probe's bytes (activations, outputs).
   const int64_t topK =
       l.moe && l.moe->routing == GemmType::Indexed ? l.moe->topK : 1;
-  auto probeBytes = [&](int64_t m) {
-    return m * l.kAct * int64_t(l.input.type.bits) / 8 + m * topK * l.n * 2;
-  };
   std::vector<int64_t> rows, tooLarge;
   for (int64_t m : probe::rows(l.kernels))
-    (probeBytes(m) <= probe::kMaxBytes ? rows : tooLarge).push_back(m);
-  if (rows.empty()) {
-    l.stats.probe = concat("not probed: every kernel's probe is larger than ",
-                           probe::kMaxBytes, " bytes");
-    return Status::success();
-  }
-  const int64_t maxRows = rows.back();
-  Result<ProbeInputs> inputs =
-      probeInputs(driver, l.input, maxRows, l.k, l.kAct);
-  if (!inputs)
-    return Error{concat("the first-use probe's activations: ", inputs.error())};
-  const size_t outBytes = size_t(maxRows * topK * l.n * 2);
-  Result<rt::DeviceBuffer> out = rt::DeviceBuffer::allocate(driver, outBytes);
-  if (!out)
-    return Error{concat("the first-use probe's output: ", out.error())};
-  std::vector<double> decoded(65536);
-  for (uint32_t c = 0; c < 65536; ++c)
-    decoded[c] = decode(l.output, c);
-  // `layer`'s output for `m` rows, over an output poisoned with NaN (all
-  // bits set) so that rows left unwritten disagree.
-  auto outputOf = [&](const Layer &layer, int64_t m,
-                      bool zeroed) -> Result<std::vector<double>> {
-    if (Status s = out->fill(0xFF); !s)
-      return Error{s.error()};
-    const uint64_t scales = inputs->scales ? inputs->scales->ptr() : 0;
-    int64_t outRows = m;
-    // (A MoE layer's routing, for its own block size at m — the
-    // reference's may differ —, lives until the kernels are waited for.)
-    std::optional<ProbeRouting> routing;
-    if (l.moe) {
-      Result<ProbeRouting> r =
-          probeRouting(driver, *l.moe, l.weight.experts, m,
-                       std::max<int64_t>(16, layer.moeBlockSize(m)));
-      if (!r)
-        return Error{r.error()};
-      routing.emplace(r.take());
-      outRows = routing->outRows;
-      if (Status s = layer.forwardMoe(nullptr, inputs->codes->ptr(), out->ptr(),
-                                      m, routing->routing, scales);
-          !s)
-        return Error{s.error()};
-    } else if (Status s = layer.launch(nullptr, inputs->codes->ptr(), scales,
-                                       out->ptr(), m);
-               !s)
-      return Error{s.error()};
-    if (Status s =
-            driver.check(driver.cuCtxSynchronize(), "cuCtxSynchronize");
-        !s)
-      return Error{s.error()};
-    std::vector<uint16_t> raw(size_t(outRows * l.n));
-    if (Status s = out->download(raw.data(), raw.size() * 2); !s)
-      return Error{s.error()};
-    std::vector<double> v(raw.size());
-    for (size_t i = 0; i < raw.size(); ++i)
-      v[i] = zeroed ? 0.0 : decoded[raw[i]];
-    return v;
-  };
-  const double tolerance =
-      probe::tolerance(l.output, l.compute.f16Accumulation);
-  // Whether `a` and `b` agree at every probe M: the largest difference,
-  // and the M where they did not.
-  struct Comparison {
-    bool agrees = true;
-    double worst = 0;
-    int64_t nonFinite = 0;
-    std::vector<int64_t> failedRows;
-  };
-  auto compareLayers = [&](const Layer &a, bool zeroA,
-                           const Layer &b) -> Result<Comparison> {
-    Comparison c;
-    for (int64_t m : rows) {
-      Result<std::vector<double>> va = outputOf(a, m, zeroA);
-      if (!va)
-        return Error{va.error()};
-      Result<std::vector<double>> vb = outputOf(b, m, false);
-      if (!vb)
-        return Error{vb.error()};
-      probe::Agreement g = probe::compare(*va, *vb, tolerance);
-      c.worst = std::max(c.worst, g.relError);
-      c.nonFinite += g.nonFinite;
-      if (!g.agrees) {
-        c.agrees = false;
-        c.failedRows.push_back(m);
-      }
-    }
-    return c;
-  };
-  auto describe = [&](const Comparison &c) {
-    std::string s = concat("relative difference ", c.worst);
-    if (c.nonFinite)
-      s += concat(", ", c.nonFinite, " outputs finite in one and not the other");
-    return s;
-  };
-  const bool zeroOwn = policy->forceMismatch;
-  const std::string where = concat(
-      "on ", l.chip, " at M = ", listRows(rows),
-      tooLarge.empty()
-          ? std::string()
-          : concat(" (not at M = ", listRows(tooLarge),
-                   ": larger than the probe's ", probe::kMaxBytes, " bytes)"),
-      zeroOwn ? " (HUMMING_PROBE=mismatch: the layer's output taken as zero)"
-              : "");
-  Result<Comparison> own = compareLayers(*this, zeroOwn, *reference);
+    (m * l.kAct * int64_t(l.input.type.bits) / 8 + m * topK * l.n * 2 <=
+             probe::kMaxBytes
+         ? rows
+         : tooLarge)
+        .push_back(m);
+  if (rows.empty())
+    return Decision{Kept::Own,
+                    concat("not probed: every kernel's probe is larger than ",
+                           probe::kMaxBytes, " bytes")};
+  Result<ProbeBench> bench = ProbeBench::create(
+      *l.driver, l.input, l.output, l.n, l.k, l.kAct, l.moe, l.weight.experts,
+      rows, probe::tolerance(l.output, l.compute.f16Accumulation),
+      [](const Layer &layer, uint64_t in, uint64_t scales, uint64_t out,
+         int64_t m) { return layer.launch(nullptr, in, scales, out, m); });
+  if (!bench)
+    return Error{bench.error()};
+  const std::string where =
+      concat("on ", l.chip, " at M = ", listRows(rows),
+             tooLarge.empty() ? std::string()
+                              : concat(" (not at M = ", listRows(tooLarge),
+                                       ": larger than the probe's ",
+                                       probe::kMaxBytes, " bytes)"),
+             forceMismatch
+                 ? " (HUMMING_PROBE=mismatch: the layer's output taken as zero)"
+                 : "");
+  Result<ProbeBench::Comparison> own =
+      bench->compare(*this, forceMismatch, *reference);
   if (!own)
-    return Error{concat("the first-use probe: ", own.error())};
+    return Error{own.error()};
   if (own->agrees)
-    return remember({Kept::Own, concat("the layer's kernels agree with ",
-                                       ref->describe(), " ", where, " (",
-                                       describe(*own), ")")});
+    return Decision{Kept::Own,
+                    concat("the layer's kernels agree with ", ref.describe(),
+                           " ", where, " (", ProbeBench::describe(*own), ")")};
   // Which of the layer's kernels disagreed, at which M.
   std::string failed;
   for (int64_t m : own->failedRows) {
@@ -476,50 +548,54 @@ Status Layer::probeKernels(const LayerTarget &target) {
                      kl ? kl->name : std::string("?"), " (M = ", m, ")");
   }
   const std::string disagreement =
-      concat("the layer's kernels disagree with ", ref->describe(), " ", where,
-             ": ", failed, "; ", describe(*own));
-  // 8- and 4-bit activations: the reference is the plain target's family.
-  if (!ref->canonical)
-    return remember({Kept::Reference,
-                     concat(disagreement, "; the layer runs ",
-                            ref->describe(), " instead")});
+      concat("the layer's kernels disagree with ", ref.describe(), " ", where,
+             ": ", failed, "; ", ProbeBench::describe(*own));
+  // 8- and 4-bit activations, MoE: the reference is the plain target's.
+  if (!ref.canonical)
+    return Decision{Kept::Reference, concat(disagreement, "; the layer runs ",
+                                            ref.describe(), " instead")};
+  const std::optional<probe::Reference> plain =
+      probe::plainTarget(*Chip::parse(l.chip));
   if (!plain)
-    return remember({Kept::Reference, concat(disagreement,
-                                             "; the layer runs the canonical "
-                                             "kernel instead")});
+    return Decision{
+        Kept::Reference,
+        concat(disagreement, "; the layer runs the canonical kernel instead")};
   // A second opinion: the plain target's prepared kernels.
   Result<Layer> second = sameWeights();
   if (!second)
     return Error{second.error()};
-  if (Status s = second->transformKernels(targetOf(*plain, true)); !s)
-    return remember({Kept::Reference,
-                     concat(disagreement, "; ", plain->describe(),
-                            " could not be made (", s.error(),
-                            "): the layer runs the canonical kernel instead")});
-  Result<Comparison> plainVsCanonical =
-      compareLayers(*second, false, *reference);
+  if (Status s = second->transformKernels(probeTarget(target, *plain, true));
+      !s)
+    return Decision{Kept::Reference,
+                    concat(disagreement, "; ", plain->describe(),
+                           " could not be made (", s.error(),
+                           "): the layer runs the canonical kernel instead")};
+  Result<ProbeBench::Comparison> plainVsCanonical =
+      bench->compare(*second, false, *reference);
   if (!plainVsCanonical)
-    return Error{concat("the first-use probe: ", plainVsCanonical.error())};
+    return Error{plainVsCanonical.error()};
   if (plainVsCanonical->agrees)
-    return remember({Kept::Plain,
-                     concat(disagreement, "; ", plain->describe(),
-                            " agree with it (", describe(*plainVsCanonical),
-                            "): the layer runs those instead")});
-  Result<Comparison> ownVsPlain = compareLayers(*this, zeroOwn, *second);
+    return Decision{Kept::Plain, concat(disagreement, "; ", plain->describe(),
+                                        " agree with it (",
+                                        ProbeBench::describe(*plainVsCanonical),
+                                        "): the layer runs those instead")};
+  Result<ProbeBench::Comparison> ownVsPlain =
+      bench->compare(*this, forceMismatch, *second);
   if (!ownVsPlain)
-    return Error{concat("the first-use probe: ", ownVsPlain.error())};
+    return Error{ownVsPlain.error()};
   if (ownVsPlain->agrees)
-    return remember(
-        {Kept::Own, concat(disagreement, "; ", plain->describe(),
+    return Decision{Kept::Own,
+                    concat(disagreement, "; ", plain->describe(),
                            " agree with the layer's (",
-                           describe(*ownVsPlain),
+                           ProbeBench::describe(*ownVsPlain),
                            "): the canonical kernel is the one that failed, "
-                           "the layer keeps its kernels")});
-  return Error{concat(disagreement, "; ", plain->describe(),
-                      " agree with neither (", describe(*plainVsCanonical),
-                      " from the canonical kernel, ", describe(*ownVsPlain),
-                      " from the layer's): no two kernel families agree on "
-                      "this GPU, so the layer refuses to run")};
+                           "the layer keeps its kernels")};
+  return Error{
+      concat(disagreement, "; ", plain->describe(), " agree with neither (",
+             ProbeBench::describe(*plainVsCanonical),
+             " from the canonical kernel, ", ProbeBench::describe(*ownVsPlain),
+             " from the layer's): no two kernel families agree on "
+             "this GPU, so the layer refuses to run")};
 }
 
 } // namespace humming

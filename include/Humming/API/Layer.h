@@ -376,8 +376,19 @@ private:
   Status transformKernels(const LayerTarget &target);
   /// transform()'s first-use probe (LayerProbe.cpp): runs the kernels just
   /// transformed beside a reference family and keeps them, transforms the
-  /// layer again for the fallback, or fails.
+  /// layer again for the fallback, or fails; a decision made before (in
+  /// this process, or recorded in the kernel cache) is applied as it is.
   Status probeKernels(const LayerTarget &target);
+  /// The probe against `ref` on the GPU and the vote after a disagreement
+  /// (a "not probed: ..." decision where no reference could be made).
+  Result<probe::Decision> probeDecision(const LayerTarget &target,
+                                        const probe::Reference &ref,
+                                        bool forceMismatch);
+  /// Keeps the kernels, or transforms the layer again for the family `d`
+  /// names, and records `d` in transformStats().probe.
+  Status applyProbeDecision(const LayerTarget &target,
+                            const probe::Reference &ref,
+                            const probe::Decision &d);
   /// A layer of the same shape, schemas and canonical weights, not
   /// transformed (the probe's reference).
   Result<Layer> sameWeights() const;
