@@ -1,4 +1,4 @@
-//===- FirstUseProbe.cpp - What the first-use probe compares ----------------===//
+//===- FirstUseProbe.cpp - What the first-use probe compares --------------===//
 //
 // The decisions of the first-use probe (FirstUseProbe.h), without a GPU.
 //

@@ -1,5 +1,4 @@
-//===- LayerProbe.cpp - transform()'s first-use probe
-//----------------------===//
+//===- LayerProbe.cpp - transform()'s first-use probe ---------------------===//
 //
 // On a chip the GPU suite has not run on, transform() runs each of the
 // layer's M-range kernels on random activations beside a reference family

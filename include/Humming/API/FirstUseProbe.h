@@ -1,5 +1,4 @@
-//===- FirstUseProbe.h - Kernels checked on a chip they never ran on -*- C++
-//-*-===//
+//===- FirstUseProbe.h - Kernels checked on first use -----------*- C++ -*-===//
 //
 // Humming emits kernels for chips no machine of the project has run them on
 // (the Blackwell families, Ampere, Ada: docs/Blackwell.md). On such a chip
@@ -23,6 +22,9 @@
 //     family; a plain chip has nothing to compare with and is not probed.
 //     A MoE layer runs over a balanced routing of its own kind (each
 //     token's top_k experts consecutive; grouped rows split evenly).
+//
+// A decision is made once per machine for the same kernels: it is kept in
+// the process and in the kernel cache's directory.
 //
 // This header holds the decisions as functions without a GPU, so that they
 // are unit-tested; Layer::transform() runs them (LayerProbe.cpp).
