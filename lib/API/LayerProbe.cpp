@@ -90,11 +90,10 @@ Result<ProbeInputs> probeInputs(const rt::CudaDriver &driver,
       }
   }
   ProbeInputs out;
-  Result<rt::DeviceBuffer> c = rt::DeviceBuffer::allocate(driver, codes.size());
+  Result<rt::DeviceBuffer> c =
+      rt::DeviceBuffer::copyOf(driver, codes.data(), codes.size());
   if (!c)
     return Error{c.error()};
-  if (Status s = c->upload(codes.data(), codes.size()); !s)
-    return Error{s.error()};
   out.codes.emplace(c.take());
   int64_t scaleCount = 0;
   switch (in.scaling) {
@@ -114,12 +113,10 @@ Result<ProbeInputs> probeInputs(const rt::CudaDriver &driver,
     std::vector<float> scales(static_cast<size_t>(scaleCount));
     for (float &s : scales)
       s = float((1 + (rng.next() & 255) / 256.0) / 128);
-    Result<rt::DeviceBuffer> b =
-        rt::DeviceBuffer::allocate(driver, scales.size() * sizeof(float));
+    Result<rt::DeviceBuffer> b = rt::DeviceBuffer::copyOf(
+        driver, scales.data(), scales.size() * sizeof(float));
     if (!b)
       return Error{b.error()};
-    if (Status s = b->upload(scales.data(), scales.size() * sizeof(float)); !s)
-      return Error{s.error()};
     out.scales.emplace(b.take());
   }
   return out;
@@ -140,11 +137,9 @@ Result<ProbeRouting> probeRouting(const rt::CudaDriver &driver,
                                   int64_t m, int64_t blockSize) {
   ProbeRouting out;
   auto upload = [&](const void *data, size_t bytes) -> Result<uint64_t> {
-    Result<rt::DeviceBuffer> b = rt::DeviceBuffer::allocate(driver, bytes);
+    Result<rt::DeviceBuffer> b = rt::DeviceBuffer::copyOf(driver, data, bytes);
     if (!b)
       return Error{b.error()};
-    if (Status s = b->upload(data, bytes); !s)
-      return Error{s.error()};
     out.buffers.push_back(b.take());
     return out.buffers.back().ptr();
   };

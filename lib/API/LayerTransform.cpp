@@ -564,13 +564,7 @@ public:
 
   /// A device copy of a host tensor.
   Result<rt::DeviceBuffer> copyUp(const Tensor &t) const {
-    Result<rt::DeviceBuffer> buf =
-        rt::DeviceBuffer::allocate(driver_, t.data.size());
-    if (!buf)
-      return Error{buf.error()};
-    if (Status s = buf->upload(t.data.data(), t.data.size()); !s)
-      return Error{s.error()};
-    return buf;
+    return rt::DeviceBuffer::copyOf(driver_, t.data.data(), t.data.size());
   }
   /// `t` uploaded as the kernels' `param`.
   Status upload(abi::GemmParam param, const Tensor &t) {
@@ -785,13 +779,11 @@ Layer::Impl::gatherKernel(const LayerTarget &target,
   stats.compiled += kernel->stats.compiled;
   stats.cached += kernel->stats.cached;
   if (!target.compileOnly) {
-    const size_t bytes = l.inputPermutation.size() * sizeof(int32_t);
     Result<rt::DeviceBuffer> p =
-        rt::DeviceBuffer::allocate(*plan.driver, bytes);
+        rt::DeviceBuffer::copyOf(*plan.driver, l.inputPermutation.data(),
+                                 l.inputPermutation.size() * sizeof(int32_t));
     if (!p)
       return Error{p.error()};
-    if (Status s = p->upload(l.inputPermutation.data(), bytes); !s)
-      return Error{s.error()};
     g.permutation.emplace(p.take());
   }
   g.kernel.emplace(kernel.take());

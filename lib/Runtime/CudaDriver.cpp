@@ -164,6 +164,16 @@ Result<DeviceBuffer> DeviceBuffer::allocate(const CudaDriver &d, size_t bytes) {
   return DeviceBuffer(d, p, bytes);
 }
 
+Result<DeviceBuffer> DeviceBuffer::copyOf(const CudaDriver &d, const void *data,
+                                          size_t bytes) {
+  Result<DeviceBuffer> b = allocate(d, bytes);
+  if (!b)
+    return b;
+  if (Status s = b->upload(data, bytes); !s)
+    return Error{s.error()};
+  return b;
+}
+
 DeviceBuffer::DeviceBuffer(DeviceBuffer &&o) noexcept
     : driver_(o.driver_), ptr_(o.ptr_), bytes_(o.bytes_) {
   o.ptr_ = 0;

@@ -32,6 +32,10 @@ CudaDriver standInDriver() {
     calls.push_back("cuMemFree");
     return 0;
   };
+  d.cuMemcpyHtoD = [](CUdeviceptr, const void *, size_t n) -> CUresult {
+    calls.push_back("cuMemcpyHtoD " + std::to_string(n));
+    return memsetResult;
+  };
   d.cuMemsetD8 = [](CUdeviceptr, unsigned char byte, size_t n) -> CUresult {
     calls.push_back("cuMemsetD8 " + std::to_string(byte) + " " +
                     std::to_string(n));
@@ -77,6 +81,30 @@ TEST(DeviceBufferTest, FailedFillNamesTheCallAndDoesNotSynchronize) {
   ASSERT_FALSE(bool(s));
   EXPECT_NE(s.error().find("cuMemsetD8"), std::string::npos) << s.error();
   EXPECT_EQ(calls.back(), "cuMemsetD8 0 16");
+}
+
+// copyOf: one allocation, one upload; a failed upload frees the buffer
+// and names the call.
+TEST(DeviceBufferTest, CopyOfAllocatesAndUploads) {
+  calls.clear();
+  memsetResult = 0;
+  CudaDriver d = standInDriver();
+  const int data[3] = {1, 2, 3};
+  {
+    Result<DeviceBuffer> b = DeviceBuffer::copyOf(d, data, sizeof(data));
+    ASSERT_TRUE(bool(b)) << b.error();
+    EXPECT_EQ(b->size(), sizeof(data));
+  }
+  EXPECT_EQ(calls, (std::vector<std::string>{"cuMemAlloc", "cuMemcpyHtoD 12",
+                                             "cuMemFree"}));
+  calls.clear();
+  memsetResult = 1;
+  Result<DeviceBuffer> failed = DeviceBuffer::copyOf(d, data, sizeof(data));
+  ASSERT_FALSE(bool(failed));
+  EXPECT_NE(failed.error().find("cuMemcpyHtoD"), std::string::npos)
+      << failed.error();
+  EXPECT_EQ(calls, (std::vector<std::string>{"cuMemAlloc", "cuMemcpyHtoD 12",
+                                             "cuMemFree"}));
 }
 
 } // namespace

@@ -200,6 +200,9 @@ private:
 class DeviceBuffer {
 public:
   static Result<DeviceBuffer> allocate(const CudaDriver &driver, size_t bytes);
+  /// A new buffer holding a copy of `bytes` host bytes at `data`.
+  static Result<DeviceBuffer> copyOf(const CudaDriver &driver, const void *data,
+                                     size_t bytes);
   DeviceBuffer(DeviceBuffer &&other) noexcept;
   DeviceBuffer &operator=(DeviceBuffer &&) = delete;
   DeviceBuffer(const DeviceBuffer &) = delete;
