@@ -18,19 +18,15 @@
 namespace humming::probe {
 
 Result<Policy> policy(FirstUseProbe asked, const char *env, const Chip &chip) {
+  if (Status s = checkEnvironment(env); !s)
+    return Error{s.error()};
   Policy p;
   if (env && *env) {
-    if (std::strcmp(env, "auto") == 0)
-      asked = FirstUseProbe::Auto;
-    else if (std::strcmp(env, "always") == 0)
-      asked = FirstUseProbe::Always;
-    else if (std::strcmp(env, "never") == 0)
-      asked = FirstUseProbe::Never;
-    else if (std::strcmp(env, "mismatch") == 0) {
-      asked = FirstUseProbe::Always;
-      p.forceMismatch = true;
-    } else if (Status s = checkEnvironment(env); !s)
-      return Error{s.error()};
+    // (mismatch: always, with the layer's output taken as zero.)
+    p.forceMismatch = std::strcmp(env, "mismatch") == 0;
+    asked = std::strcmp(env, "auto") == 0    ? FirstUseProbe::Auto
+            : std::strcmp(env, "never") == 0 ? FirstUseProbe::Never
+                                             : FirstUseProbe::Always;
   }
   switch (asked) {
   case FirstUseProbe::Never:

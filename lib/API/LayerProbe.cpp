@@ -442,7 +442,7 @@ Status Layer::probeKernels(const LayerTarget &target) {
   Result<Decision> made = probeDecision(target, *ref, policy->forceMismatch);
   if (!made)
     return Error{made.error()};
-  if (made->text.rfind("not probed", 0) == 0) {
+  if (!made->probed) {
     l.stats.probe = made->text;
     rt::logInfo(concat("first-use probe on ", l.chip, ": ", made->text));
     return Status::success();
@@ -493,8 +493,10 @@ Result<probe::Decision> Layer::probeDecision(const LayerTarget &target,
     return Error{reference.error()};
   if (Status s = reference->transformKernels(probeTarget(target, ref, true));
       !s)
-    return Decision{Kept::Own, concat("not probed: ", ref.describe(),
-                                      " could not be made: ", s.error())};
+    return Decision{Kept::Own,
+                    concat("not probed: ", ref.describe(),
+                           " could not be made: ", s.error()),
+                    /*probed=*/false};
   // Each probe M within the probe's bytes (activations, outputs).
   const int64_t topK =
       l.moe && l.moe->routing == GemmType::Indexed ? l.moe->topK : 1;
@@ -508,7 +510,8 @@ Result<probe::Decision> Layer::probeDecision(const LayerTarget &target,
   if (rows.empty())
     return Decision{Kept::Own,
                     concat("not probed: every kernel's probe is larger than ",
-                           probe::kMaxBytes, " bytes")};
+                           probe::kMaxBytes, " bytes"),
+                    /*probed=*/false};
   Result<ProbeBench> bench = ProbeBench::create(
       *l.driver, l.input, l.output, l.n, l.k, l.kAct, l.moe, l.weight.experts,
       rows, probe::tolerance(l.output, l.compute.f16Accumulation),

@@ -124,6 +124,9 @@ enum class Kept { Own, Plain, Reference };
 struct Decision {
   Kept kept = Kept::Own;
   std::string text;
+  /// False where no comparison could be made (the text says why): the
+  /// layer keeps its kernels and nothing is recorded.
+  bool probed = true;
 };
 /// Decisions outlive the process in the kernel cache's directory `dir`
 /// ("": a cache in memory, nothing is kept): probe-<key>.txt (`key` a

@@ -380,7 +380,7 @@ private:
   /// this process, or recorded in the kernel cache) is applied as it is.
   Status probeKernels(const LayerTarget &target);
   /// The probe against `ref` on the GPU and the vote after a disagreement
-  /// (a "not probed: ..." decision where no reference could be made).
+  /// (a decision not `probed` where no comparison could be made).
   Result<probe::Decision> probeDecision(const LayerTarget &target,
                                         const probe::Reference &ref,
                                         bool forceMismatch);
