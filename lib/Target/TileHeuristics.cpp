@@ -659,16 +659,14 @@ std::optional<TileConfig> kMajorPrefillTile(const WeightSchema &w,
   // work), hence 128 tokens up to 2048 (the crossover between is
   // unmeasured). Per-group activation scales and per-K weight scales
   // carried beside the sums spilled at 192; the fold reads them late
-  // instead (WgmmaKernel.cpp, lateTokenScales; bench/NOTES.md "8-bit
-  // activations"). MoE GEMMs keep 128 (unmeasured there; an indexed
-  // routing's block_size would have to be a multiple of 192).
-  // fp8 with per-group activation scales (fine-grained: 128 x 128 weight
-  // blocks) and 4-bit weights converted in registers take it too since
-  // the fold reads the token scales late (lateTokenScales): H100, 8192^2,
+  // instead (WgmmaKernel.cpp, lateTokenScales), with which fp8 under
+  // per-group activation scales (fine-grained: 128 x 128 weight blocks) and
+  // 4-bit weights converted in registers take 192 too: H100, 8192^2,
   // fine-grained M = 4096 / 8192 685.1 / 1401.0 -> 654.0 / 1280.0 us, W4A8
-  // below (2026-12-07). int8 with per-group activation scales and 8-bit
-  // weights with per-K scales under per-token activations keep 128
-  // (unmeasured at 192).
+  // in selectEightBitTiles (2026-12-07). int8 with per-group activation
+  // scales and 8-bit weights with per-K scales under per-token activations
+  // keep 128 (unmeasured at 192), and so do MoE GEMMs (unmeasured there; an
+  // indexed routing's block_size would have to be a multiple of 192).
   const bool lateScales =
       (in.scaling != ActScaling::Group && !w.hasPerKScales()) ||
       registerWeights ||
