@@ -81,16 +81,14 @@ Result<DeviceInfo> tileDeviceFacts(std::string_view device,
     facts = *rep;
   }
   // The chip's variant of the device's SM (sm_90 of an sm_90a device): the
-  // device's facts under that target. (A representative device may be of
-  // a sibling SM: B200's facts stand for sm_103a.)
+  // device's facts under that target. A representative stands for its
+  // chip (B200's facts for sm_103a). A named device of another SM lends its
+  // facts whole, its chip included: its tiles compiled for this chip
+  // (humming-gpu-test --tiles-for=L40S on an H200).
   if (parsed) {
     std::optional<Chip> own = Chip::parse(facts.chip);
-    if (!device.empty() && own && own->sm != parsed->sm)
-      return Error{concat("device ", facts.name, " is ", own->str(),
-                          "; expected chip ", own->str(),
-                          " or another target of sm_", own->sm,
-                          " beside it, got ", parsed->str())};
-    facts.chip = parsed->str();
+    if (device.empty() || (own && own->sm == parsed->sm))
+      facts.chip = parsed->str();
   }
   return facts;
 }

@@ -36,11 +36,11 @@ std::vector<TileConfig> forcedTileConfigs(TileConfig forced);
 
 /// The facts the tile heuristics use for a named device, else for the
 /// chip's representative device (humming-select-tiles and humming::Layer
-/// choose the same way). A chip given beside a device must be one of that
-/// device's targets (the same SM: sm_90 for an H200, whose facts say
-/// sm_90a); the facts then carry that chip, so that the heuristics choose
-/// only what it has (no wgmma on plain sm_90). Errors name what was
-/// expected.
+/// choose the same way). A chip given beside a device of its SM (sm_90 for
+/// an H200, whose facts say sm_90a) goes into the facts, so that the
+/// heuristics choose only what it has (no wgmma on plain sm_90); beside a
+/// device of another SM the device's facts stay whole (its tiles, for
+/// running them on another GPU). Errors name what was expected.
 Result<DeviceInfo> tileDeviceFacts(std::string_view device,
                                    std::string_view chip);
 
